@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs what EchoMQ's commands need, only what is missing: running it twice is harmless.
+#   valkey-server 8.0 (Debian bookworm-backports), libclang (bindgen for the module crate),
+#   npm dev dependencies (bun, deno, typescript, glide, …), and the native module build.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+need_apt=()
+command -v valkey-server >/dev/null 2>&1 || need_apt+=(valkey-server valkey-tools)
+[ -n "$(ls /usr/lib/llvm-*/lib/libclang.so 2>/dev/null | head -1)" ] || need_apt+=(libclang-dev)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  # Valkey is in bookworm-backports only; derive that suite from the machine's own sources.
+  src=/etc/apt/sources.list.d/debian.sources
+  bp=/etc/apt/sources.list.d/emq-backports.sources
+  if [ -f "$src" ] && [ ! -f "$bp" ] && ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d; then
+    log "adding bookworm-backports from $src"
+    awk 'BEGIN{RS=""; ORS="\n\n"} NR==1{print; exit}' "$src" \
+      | sed -E 's/^Suites:.*/Suites: bookworm-backports/' | sudo_ tee "$bp" >/dev/null
+  fi
+  log "apt-get install ${need_apt[*]}"
+  sudo_ apt-get update -qq
+  for p in "${need_apt[@]}"; do
+    case "$p" in
+      valkey-*) sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -t bookworm-backports "$p" >/dev/null ;;
+      *) sudo_ env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$p" >/dev/null ;;
+    esac
+  done
+  # The package starts a system service on 6379; EchoMQ starts its own servers on free ports.
+  if command -v systemctl >/dev/null 2>&1; then sudo_ systemctl disable --now valkey-server >/dev/null 2>&1 || true; fi
+fi
+
+# npm dependencies: reinstall when package-lock.json is newer than the last install.
+stamp=node_modules/.emq-installed
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ] || [ package.json -nt "$stamp" ]; then
+  log "npm install"
+  # npm ci refuses this lock (it lacks other platforms' optional binaries); install honours it.
+  npm install --no-audit --no-fund --loglevel=error
+  touch "$stamp"
+fi
+
+# The native module: cargo decides what is stale.
+if [ "${EMQ_SKIP_NATIVE:-}" != 1 ] && [ -f native/Cargo.toml ]; then
+  command -v cargo >/dev/null 2>&1 || { log "cargo not found: install Rust (rustup) to build the module"; exit 1; }
+  log "cargo build --release (native module)"
+  cargo build --release --quiet --manifest-path native/Cargo.toml
+fi
