@@ -1,0 +1,218 @@
+/**
+ * One `valkey-server` process on a free loopback port in its own temporary directory, and a
+ * primary + replica pair.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { register, unregister } from "./cleanup.ts";
+import { moduleBuilt, modulePath, serverBinary } from "./paths.ts";
+import { freePort, LOOPBACK } from "./ports.ts";
+import { command, infoFields, waitUntil } from "./resp.ts";
+
+/** Options for {@link startServer}. */
+export interface ServerOptions {
+  /**
+   * The module to load with `--loadmodule`: a path, `false` for none, or omitted for the built
+   * native module ({@link modulePath}) when that file exists and none otherwise.
+   */
+  module?: string | false | undefined;
+  /** Start as a replica of the server on this loopback port. */
+  replicaOf?: number;
+  /** Extra `valkey-server` arguments, appended last (e.g. `["--emq.wire", "3"]`). */
+  args?: string[] | undefined;
+  /** Start in cluster mode (`--cluster-enabled yes`); used by the cluster launcher. */
+  cluster?: boolean;
+  /** Milliseconds to wait for the server to answer PING (default 20000). */
+  readyTimeoutMs?: number;
+}
+
+/** A running server. */
+export interface ServerHandle {
+  /** Always `127.0.0.1`. */
+  readonly host: string;
+  /** The client port. */
+  readonly port: number;
+  /** `127.0.0.1:<port>`. */
+  readonly address: string;
+  /** The server's process id. */
+  readonly pid: number;
+  /** Its temporary working directory (log file `valkey.log`, cluster `nodes.conf`). */
+  readonly dir: string;
+  /** The module path loaded, or null. */
+  readonly module: string | null;
+  /** The contents of the server's log file so far. */
+  log(): string;
+  /** Kills the server and removes its directory. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/** Resolves the module option to a path or null. */
+function resolveModule(option: string | false | undefined): string | null {
+  if (option === false) return null;
+  if (typeof option === "string") {
+    if (!existsSync(option)) throw new Error(`module not found: ${option}`);
+    return option;
+  }
+  return moduleBuilt() ? modulePath() : null;
+}
+
+function readLog(dir: string): string {
+  try {
+    return readFileSync(join(dir, "valkey.log"), "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise<void>((done) => {
+    if (child.exitCode !== null || child.signalCode !== null) return done();
+    child.once("exit", () => done());
+  });
+}
+
+async function startOnce(opts: ServerOptions, mod: string | null): Promise<ServerHandle | "port-in-use"> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "emq-valkey-"));
+  const argv: string[] = [
+    "--port", String(port),
+    "--bind", LOOPBACK,
+    "--dir", dir,
+    "--logfile", join(dir, "valkey.log"),
+    "--save", "",
+    "--appendonly", "no",
+    "--daemonize", "no",
+    "--protected-mode", "no",
+    "--enable-debug-command", "local",
+    "--enable-module-command", "local",
+    "--repl-diskless-sync-delay", "0",
+  ];
+  if (opts.cluster) {
+    argv.push(
+      "--cluster-enabled", "yes",
+      "--cluster-config-file", join(dir, "nodes.conf"),
+      "--cluster-node-timeout", "5000",
+    );
+  }
+  if (mod) argv.push("--loadmodule", mod);
+  if (opts.replicaOf !== undefined) argv.push("--replicaof", LOOPBACK, String(opts.replicaOf));
+  if (opts.args) argv.push(...opts.args);
+
+  const child = spawn(serverBinary(), argv, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr?.on("data", (c: Uint8Array) => {
+    stderr += new TextDecoder().decode(c);
+  });
+  const spawnError = new Promise<Error>((done) => child.once("error", (e: Error) => done(e)));
+  const pid = child.pid;
+  if (pid === undefined) {
+    rmSync(dir, { recursive: true, force: true });
+    throw await spawnError;
+  }
+  register(pid, dir);
+
+  let stopped: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    if (stopped) return stopped;
+    stopped = (async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await exited(child);
+      }
+      unregister(pid);
+      rmSync(dir, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+
+  const handle: ServerHandle = {
+    host: LOOPBACK,
+    port,
+    address: `${LOOPBACK}:${port}`,
+    pid,
+    dir,
+    module: mod,
+    log: () => readLog(dir),
+    stop,
+  };
+
+  const died = exited(child).then(() => "died" as const);
+  const ready = waitUntil(
+    `valkey-server on port ${port} to answer PING`,
+    async () => (await command(port, ["PING"], 1000)) === "PONG",
+    opts.readyTimeoutMs ?? 20000,
+    25,
+  ).then(() => "ready" as const);
+  const outcome = await Promise.race([died, ready]).catch((e: Error) => e);
+  if (outcome === "ready") return handle;
+  const text = readLog(dir) + stderr;
+  await stop();
+  if (/address already in use/i.test(text)) return "port-in-use";
+  const why = outcome instanceof Error ? outcome.message : "valkey-server exited";
+  throw new Error(`${why}\n--- valkey-server ${argv.join(" ")}\n${text.split("\n").slice(-30).join("\n")}`);
+}
+
+/**
+ * Starts one `valkey-server` on a free loopback port in a fresh temporary directory, without
+ * persistence, with `DEBUG` and `MODULE` commands enabled for local clients, and waits until it
+ * answers PING. Loads the native module unless `module: false`.
+ */
+export async function startServer(opts: ServerOptions = {}): Promise<ServerHandle> {
+  const mod = resolveModule(opts.module);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const h = await startOnce(opts, mod);
+    if (h !== "port-in-use") return h;
+  }
+  throw new Error("could not bind a free loopback port after 5 attempts");
+}
+
+/** A primary with one replica, in sync. */
+export interface ReplicatedHandle {
+  /** The primary. */
+  readonly primary: ServerHandle;
+  /** The replica (`replicaof` the primary). */
+  readonly replica: ServerHandle;
+  /** Stops both servers. Safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Waits until the replica on `replicaPort` is linked to its primary and has applied everything the
+ * primary on `primaryPort` has sent so far (equal replication offsets).
+ */
+export async function waitForSync(primaryPort: number, replicaPort: number, timeoutMs = 30000): Promise<void> {
+  await waitUntil(`replica ${replicaPort} in sync with ${primaryPort}`, async () => {
+    const r = infoFields(await command(replicaPort, ["INFO", "replication"]));
+    if (r["master_link_status"] !== "up" || r["master_sync_in_progress"] !== "0") return false;
+    const p = infoFields(await command(primaryPort, ["INFO", "replication"]));
+    const off = p["master_repl_offset"];
+    return off !== undefined && r["slave_repl_offset"] === off;
+  }, timeoutMs);
+}
+
+/**
+ * Starts a primary and one replica of it (both with the same options) and waits until the replica
+ * has completed its initial sync.
+ */
+export async function startReplicated(opts: Omit<ServerOptions, "replicaOf"> = {}): Promise<ReplicatedHandle> {
+  const primary = await startServer(opts);
+  let replica: ServerHandle | undefined;
+  try {
+    replica = await startServer({ ...opts, replicaOf: primary.port });
+    await waitForSync(primary.port, replica.port);
+  } catch (e) {
+    await Promise.all([replica?.stop(), primary.stop()]);
+    throw e;
+  }
+  const r = replica;
+  let stopped: Promise<void> | null = null;
+  return {
+    primary,
+    replica: r,
+    stop: () => (stopped ??= Promise.all([r.stop(), primary.stop()]).then(() => undefined)),
+  };
+}
