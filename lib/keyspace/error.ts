@@ -1,0 +1,31 @@
+/** The rule a refused name, id or type broke; tests and callers match on it. */
+export type KeyspaceRule =
+  | "queue-not-string"
+  | "queue-close-brace"
+  | "queue-open-brace"
+  | "queue-nul"
+  | "queue-type"
+  | "id-not-string"
+  | "id-length"
+  | "id-namespace"
+  | "id-payload";
+
+/**
+ * Raised before any wire when a queue name, key type or job id breaks the grammar.
+ * The message names the rule and quotes the offending value.
+ */
+export class KeyspaceError extends TypeError {
+  /** Which rule was broken. */
+  readonly rule: KeyspaceRule;
+  /** Builds the error for `rule` with a human message. */
+  constructor(rule: KeyspaceRule, message: string) {
+    super(message);
+    this.name = "KeyspaceError";
+    this.rule = rule;
+  }
+}
+
+/** Quotes a value so that NUL and other control bytes stay visible in a message. */
+export function quote(x: unknown): string {
+  return typeof x === "string" ? JSON.stringify(x) : String(x);
+}

@@ -1,0 +1,76 @@
+import type { CheckJobId } from "../types/branded_id.ts";
+import type { JobKey, QueueBase, QueueKey } from "../types/keys.ts";
+import type { CheckQueue } from "../types/queue_name.ts";
+import { assertJobId } from "./branded_id.ts";
+import { assertValidQueue } from "./queue_name.ts";
+import { slot } from "./slot.ts";
+import { splitQueueKey } from "./split.ts";
+
+/**
+ * Every key of one queue, built once from its name: the host twin of the native `Queue`.
+ * All keys share the `{name}` hashtag, so they live in one cluster slot, {@link Keyspace.slot}.
+ */
+export class Keyspace<Q extends string = string> {
+  /** The queue name. */
+  readonly name: Q;
+  /** `emq:{name}:` — never a key itself; a row is base + `job:` + id. */
+  readonly base: QueueBase<Q>;
+  /** `emq:{name}:pending`, the list of ready ids. */
+  readonly pending: QueueKey<Q, "pending">;
+  /** `emq:{name}:active`, claimed ids scored by lease deadline. */
+  readonly active: QueueKey<Q, "active">;
+  /** `emq:{name}:schedule`, delayed ids scored by due time. */
+  readonly schedule: QueueKey<Q, "schedule">;
+  /** `emq:{name}:dead`, buried ids scored by burial time. */
+  readonly dead: QueueKey<Q, "dead">;
+  /** `emq:{name}:meta`, queue-level facts. */
+  readonly meta: QueueKey<Q, "meta">;
+  /**
+   * The cluster slot of every key of this queue, computed once. For the empty name (standalone
+   * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
+   */
+  readonly slot: number;
+
+  /** Checks the name (throws {@link KeyspaceError}) and builds every key. */
+  constructor(name: Q) {
+    assertValidQueue(name);
+    this.name = name;
+    this.base = `emq:{${name}}:`;
+    this.pending = `${this.base}pending`;
+    this.active = `${this.base}active`;
+    this.schedule = `${this.base}schedule`;
+    this.dead = `${this.base}dead`;
+    this.meta = `${this.base}meta`;
+    this.slot = slot(name === "" ? this.pending : `{${name}}`);
+  }
+
+  /** The row key of one job; the id must be a full job id (checked at compile and run time). */
+  job<const Id extends string>(id: CheckJobId<Id>): JobKey<Q, Id> {
+    assertJobId(id);
+    return `${this.base}job:${id}` as JobKey<Q, Id>;
+  }
+
+  /**
+   * The port of the native `Queue::from_key`: the keyspace of the queue that `key` belongs to,
+   * when its type is exactly `type` and its name is non-empty; `null` otherwise.
+   */
+  static fromKey(key: string, type: string): Keyspace | null {
+    const parts = splitQueueKey(key);
+    if (parts === null || parts.type !== type || parts.queue === "") return null;
+    return new Keyspace(parts.queue);
+  }
+}
+
+/**
+ * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `base`, `job(id)`,
+ * `name` and `slot`. A literal name keeps literal key types.
+ *
+ * @example
+ * ```ts
+ * const orders = keyspace("orders");
+ * orders.pending; // "emq:{orders}:pending"
+ * ```
+ */
+export function keyspace<const Q extends string>(queue: CheckQueue<Q>): Keyspace<Q> {
+  return new Keyspace(queue as Q);
+}

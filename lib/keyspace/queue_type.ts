@@ -1,0 +1,16 @@
+/** The five per-queue key types of the grammar (DESIGN §1), in wire order. */
+export const QUEUE_TYPES: readonly ["pending", "active", "schedule", "dead", "meta"] = [
+  "pending",
+  "active",
+  "schedule",
+  "dead",
+  "meta",
+] as const;
+
+/** A per-queue key type: `pending` (list), `active`, `schedule`, `dead` (sorted sets), `meta` (hash). */
+export type QueueType = (typeof QUEUE_TYPES)[number];
+
+/** True when `x` is one of the five {@link QueueType} names. */
+export function isQueueType(x: unknown): x is QueueType {
+  return x === "pending" || x === "active" || x === "schedule" || x === "dead" || x === "meta";
+}

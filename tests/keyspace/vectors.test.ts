@@ -1,0 +1,76 @@
+// The shared vectors: every row must agree with the host keyspace (the native module's unit tests
+// read the same file).
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import {
+  hashtag,
+  isBrandedId,
+  isJobId,
+  jobKey,
+  Keyspace,
+  keyspace,
+  queueKey,
+  type QueueType,
+  slot,
+  splitQueueKey,
+  validQueue,
+} from "../../mod.ts";
+
+interface Row {
+  note: string;
+  key: string;
+  queue?: string;
+  type?: string;
+  valid?: boolean;
+  id?: string;
+  idValid?: boolean;
+  jobId?: boolean;
+  split: { queue: string; type: string } | null;
+  fromKey: { type: string; queue: string | null };
+  hashtag: string | null;
+  slot: number;
+}
+
+const rows: Row[] = JSON.parse(readFileSync(new URL("../vectors/keys.json", import.meta.url), "utf8")).cases;
+const label = (r: Row): string => `${r.note} ${JSON.stringify(r.key).slice(0, 40)}`;
+
+describe("shared vectors", () => {
+  test("cover what the issue lists", () => {
+    expect(rows.length).toBeGreaterThanOrEqual(60);
+    const names = rows.map((r) => r.queue);
+    for (const q of ["", "a}b", "a{b", "a\0b", "a:b", "q".repeat(1000)]) expect(names).toContain(q);
+    expect(rows.some((r) => r.id !== undefined && r.idValid)).toBe(true);
+    expect(rows.some((r) => r.id !== undefined && !r.idValid)).toBe(true);
+  });
+
+  test.each(rows.map((r) => [label(r), r] as const))("%s", (_, r) => {
+    expect(splitQueueKey(r.key)).toEqual(r.split);
+    expect(Keyspace.fromKey(r.key, r.fromKey.type)?.name ?? null).toBe(r.fromKey.queue);
+    expect(hashtag(r.key)).toBe(r.hashtag);
+    expect(hashtag(new TextEncoder().encode(r.key))).toBe(r.hashtag);
+    expect(slot(r.key)).toBe(r.slot);
+    expect(slot(new TextEncoder().encode(r.key))).toBe(r.slot);
+    if (r.queue === undefined) return;
+    expect(validQueue(r.queue)).toBe(r.valid!);
+    if (r.id !== undefined) {
+      expect(isBrandedId(r.id)).toBe(r.idValid!);
+      expect(isJobId(r.id)).toBe(r.jobId!);
+      const build = (): string => jobKey(r.queue as string, r.id as string);
+      if (r.valid && r.jobId) {
+        expect(build()).toBe(r.key);
+        expect(keyspace(r.queue as string).job(r.id as string)).toBe(r.key);
+      } else expect(build).toThrow(TypeError);
+      return;
+    }
+    const build = (): string => queueKey(r.queue as string, r.type as QueueType);
+    if (!r.valid) {
+      expect(build).toThrow(TypeError);
+      return;
+    }
+    expect(build()).toBe(r.key);
+    const ks = keyspace(r.queue as string);
+    expect(ks[r.type as QueueType]).toBe(r.key);
+    // Every key of a non-empty queue shares the queue's slot.
+    if (r.queue !== "") expect(ks.slot).toBe(r.slot);
+  });
+});
