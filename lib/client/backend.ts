@@ -1,0 +1,158 @@
+/**
+ * Backend selection: the native module's `EMQ.*` commands, or the Lua twin through EVALSHA.
+ * Both take the same {@link WireCall}s and give the same replies; server refusals become
+ * {@link WireError}s. `auto` picks the module when every primary has it.
+ *
+ * @module
+ */
+import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
+import { SCRIPTS, type Verb } from "../scripts/mod.ts";
+import type { BackendChoice, Connection } from "./connection.ts";
+import { BackendError, isNoScript, wireError } from "./errors.ts";
+import type { WireCall } from "./wire.ts";
+
+/** The implementation behind the verbs. */
+export interface Backend {
+  /** Which one this is. */
+  readonly kind: "module" | "scripts";
+  /** Sends one call; a server refusal is thrown as a {@link WireError}. */
+  call(call: WireCall, decoder?: Decoder): Promise<GlideReturnType>;
+  /**
+   * Sends calls of one queue in one non-atomic batch to the queue's primary: a reply or an error
+   * (a {@link WireError} for a refusal) per call, in order.
+   */
+  callMany(calls: WireCall[]): Promise<Array<GlideReturnType | Error>>;
+  /** Frees what the backend holds (script handles). */
+  close(): void;
+}
+
+function asError(verb: string, e: unknown): Error {
+  const mapped = wireError(verb, e);
+  return mapped instanceof Error ? mapped : new Error(String(mapped));
+}
+
+/** The native module: `EMQ.<VERB> <numkeys> <keys…> <args…>`, routed by the first key. */
+export class ModuleBackend implements Backend {
+  /** Always `module`. */
+  readonly kind: "module" = "module";
+  readonly #conn: Connection;
+
+  /** A backend sending on `conn`. */
+  constructor(conn: Connection) {
+    this.#conn = conn;
+  }
+
+  #argv(c: WireCall): GlideString[] {
+    return [`EMQ.${c.verb}`, String(c.keys.length), ...c.keys, ...c.args];
+  }
+
+  /** {@inheritDoc Backend.call} */
+  async call(c: WireCall, decoder?: Decoder): Promise<GlideReturnType> {
+    try {
+      return await this.#conn.command(this.#argv(c), c.keys[0]!, decoder);
+    } catch (e) {
+      throw wireError(`EMQ.${c.verb}`, e);
+    }
+  }
+
+  /** {@inheritDoc Backend.callMany} */
+  async callMany(calls: WireCall[]): Promise<Array<GlideReturnType | Error>> {
+    if (calls.length === 0) return [];
+    const replies = await this.#conn.batch(calls.map((c) => this.#argv(c)), calls[0]!.keys[0]!);
+    return replies.map((r, i) => (r instanceof Error ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+  }
+
+  /** Nothing to free. */
+  close(): void {}
+}
+
+/** The Lua twin: one glide `Script` per verb (EVALSHA, EVAL on NOSCRIPT). */
+export class ScriptBackend implements Backend {
+  /** Always `scripts`. */
+  readonly kind: "scripts" = "scripts";
+  readonly #conn: Connection;
+  readonly #scripts: Map<Verb, Script> = new Map();
+
+  /** A backend sending on `conn`. */
+  constructor(conn: Connection) {
+    this.#conn = conn;
+    for (const [verb, source] of Object.entries(SCRIPTS) as Array<[Verb, string]>) {
+      this.#scripts.set(verb, new Script(source));
+    }
+  }
+
+  #script(verb: Verb): Script {
+    const s = this.#scripts.get(verb);
+    if (!s) throw new BackendError("the script backend is closed");
+    return s;
+  }
+
+  /** {@inheritDoc Backend.call} */
+  async call(c: WireCall, decoder?: Decoder): Promise<GlideReturnType> {
+    try {
+      return await this.#conn.script(this.#script(c.verb), c.keys, c.args, decoder);
+    } catch (e) {
+      throw wireError(`EMQ.${c.verb}`, e);
+    }
+  }
+
+  /** {@inheritDoc Backend.callMany} — EVALSHA in a batch; NOSCRIPT loads the script and resends. */
+  async callMany(calls: WireCall[]): Promise<Array<GlideReturnType | Error>> {
+    if (calls.length === 0) return [];
+    const route = calls[0]!.keys[0]!;
+    const argv = (c: WireCall): GlideString[] => [
+      "EVALSHA",
+      this.#script(c.verb).getHash(),
+      String(c.keys.length),
+      ...c.keys,
+      ...c.args,
+    ];
+    const out: Array<GlideReturnType | Error> = await this.#conn.batch(calls.map(argv), route);
+    const missing = out.flatMap((r, i) => (isNoScript(r) ? [i] : []));
+    if (missing.length > 0) {
+      const verbs = new Set(missing.map((i) => calls[i]!.verb));
+      for (const verb of verbs) await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+      const again = await this.#conn.batch(missing.map((i) => argv(calls[i]!)), route);
+      missing.forEach((i, j) => (out[i] = again[j]!));
+    }
+    return out.map((r, i) => (r instanceof Error ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+  }
+
+  /** Releases the script handles. */
+  close(): void {
+    for (const s of this.#scripts.values()) s.release();
+    this.#scripts.clear();
+  }
+}
+
+/** True when every primary answers `COMMAND INFO emq.enqueue` (or lists a module named emq). */
+export async function moduleLoaded(conn: Connection): Promise<boolean> {
+  try {
+    const replies = await conn.everyPrimary(["COMMAND", "INFO", "emq.enqueue"]);
+    return replies.length > 0 && replies.every((r) => Array.isArray(r) && r.length > 0 && r[0] !== null);
+  } catch {
+    try {
+      const replies = await conn.everyPrimary(["MODULE", "LIST"]);
+      return replies.length > 0 && replies.every((r) => JSON.stringify(r).toLowerCase().includes('"emq"'));
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Picks the backend for `choice`; `module` without the module loaded is a {@link BackendError}. */
+export async function selectBackend(conn: Connection, choice: BackendChoice): Promise<Backend> {
+  if (choice === "scripts") return new ScriptBackend(conn);
+  const loaded = await moduleLoaded(conn);
+  if (choice === "module") {
+    if (!loaded) {
+      throw new BackendError(
+        'backend "module" requested, but the server does not have the emq module ' +
+          '(COMMAND INFO emq.enqueue is empty on at least one primary); use backend "scripts" or "auto"',
+      );
+    }
+    return new ModuleBackend(conn);
+  }
+  if (choice !== "auto") throw new BackendError(`unknown backend ${JSON.stringify(choice)}: module, scripts or auto`);
+  return loaded ? new ModuleBackend(conn) : new ScriptBackend(conn);
+}

@@ -1,0 +1,339 @@
+/**
+ * The EchoMQ client: connect, then enqueue, schedule, claim, ack, retry, bury, promote, reap and
+ * count jobs of named queues, through the native module or the Lua twin (same replies, same
+ * keyspace). Every call goes to the primary that owns the queue's slot.
+ *
+ * @module
+ */
+import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
+import { assertJobId, assertValidQueue, type JobId, Keyspace, newJobId } from "../../mod.ts";
+import { type Backend, selectBackend } from "./backend.ts";
+import { byteLength, type Codec, json, toWire } from "./codec.ts";
+import { Connection, type ConnectionOptions } from "./connection.ts";
+import { DuplicateIdError, EchoMQError } from "./errors.ts";
+import type { Counts, Job, JobRef } from "./job.ts";
+import {
+  ackCall,
+  buryCall,
+  claimCall,
+  enqueueCall,
+  promoteCall,
+  reapCall,
+  retryCall,
+  scheduleCall,
+  type WireCall,
+} from "./wire.ts";
+import { type Handler, Worker, type WorkerOptions } from "./worker.ts";
+
+/** Options of {@link EchoMQ.connect}: the connection, the payload codec and the id source. */
+export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
+  /** How payloads become bytes (default {@link json}). */
+  codec?: Codec<P>;
+  /** Where new job ids come from (default `newJobId` from `mod.ts`); must return valid JOB ids. */
+  newId?: () => JobId;
+}
+
+/** Options of {@link EchoMQ.enqueue} and {@link EchoMQ.schedule}. */
+export interface EnqueueOptions {
+  /**
+   * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
+   * refused with {@link DuplicateIdError} (and is not retried with another id).
+   */
+  id?: JobId;
+}
+
+/** When a scheduled job becomes due: an absolute time, or a delay from now (client clock). */
+export type When = { at: Date | number } | { delayMs: number };
+
+/** Options of {@link EchoMQ.claim}. */
+export interface ClaimOptions {
+  /** The lease: after this many ms without ack / retry / bury, `reap` hands the job out again. */
+  leaseMs: number;
+}
+
+/** Options of {@link EchoMQ.retry}. */
+export interface RetryOptions {
+  /** Milliseconds until the job is due again (≥ 1). */
+  delayMs: number;
+  /** Why it failed, kept on the row (at most 4096 bytes; default empty). */
+  reason?: string;
+}
+
+/** Default `limit` of {@link EchoMQ.promote} and {@link EchoMQ.reap}. */
+export const DEFAULT_MOVE_LIMIT = 1000;
+/** Largest number the wire accepts: 15 decimal digits. */
+export const MAX_WIRE_NUMBER = 999_999_999_999_999;
+/** Commands per `enqueueMany` batch (one in-flight request each). */
+export const BATCH_COMMANDS = 1000;
+/** Payload bytes per `enqueueMany` batch (a batch is cut earlier when it would exceed this). */
+export const BATCH_BYTES: number = 8 * 1024 * 1024;
+
+function wholeNumber(what: string, rule: EchoMQError["rule"], value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_WIRE_NUMBER) {
+    throw new EchoMQError(
+      rule,
+      `${what} must be an integer from ${min} to ${MAX_WIRE_NUMBER} (wire-4 number gate), got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+function reasonText(what: string, reason: unknown): string {
+  if (typeof reason !== "string") throw new EchoMQError("reason", `${what}: reason must be a string`);
+  if (byteLength(reason) > 4096) {
+    throw new EchoMQError("reason", `${what}: reason exceeds 4096 bytes (wire-4 reason gate)`);
+  }
+  return reason;
+}
+
+function jobRef(what: string, job: JobRef): Keyspace {
+  if (job === null || typeof job !== "object") {
+    throw new EchoMQError("job", `${what}: expected a job { id, queue }, got ${String(job)}`);
+  }
+  assertValidQueue(job.queue);
+  assertJobId(job.id);
+  return new Keyspace(job.queue);
+}
+
+function expectOne(verb: string, reply: GlideReturnType): void {
+  if (reply !== 1) throw new Error(`EMQ.${verb}: unexpected reply ${String(reply)}`);
+}
+
+function asBytes(x: GlideReturnType): Uint8Array {
+  if (x instanceof Uint8Array) return x;
+  if (typeof x === "string") return new TextEncoder().encode(x);
+  return new Uint8Array(0);
+}
+
+/**
+ * A connected EchoMQ client for payloads of type `P`.
+ *
+ * Calls on different queues are independent: nothing spanning queues is atomic (`enqueueMany`
+ * is not atomic either — each job is enqueued on its own, and the result says which id each got).
+ */
+export class EchoMQ<P = unknown> {
+  /** The backend in use after `auto` selection. */
+  readonly backend: "module" | "scripts";
+  /** The payload codec. */
+  readonly codec: Codec<P>;
+  readonly #conn: Connection;
+  readonly #impl: Backend;
+  readonly #newId: () => JobId;
+  readonly #workers: Set<Worker<P>> = new Set();
+
+  private constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
+    this.#conn = conn;
+    this.#impl = impl;
+    this.backend = impl.kind;
+    this.codec = codec;
+    this.#newId = newId;
+  }
+
+  /**
+   * Connects to a standalone server or a cluster and picks the backend (`auto` by default: the
+   * native module when every primary has it, else the Lua scripts).
+   *
+   * @example
+   * ```ts
+   * const mq = await EchoMQ.connect<{ to: string }>({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
+   * ```
+   */
+  static async connect<P = unknown>(options: EchoMQOptions<P>): Promise<EchoMQ<P>> {
+    const conn = await Connection.open(options);
+    try {
+      const impl = await selectBackend(conn, options.backend ?? "auto");
+      return new EchoMQ<P>(conn, impl, options.codec ?? json<P>(), options.newId ?? newJobId);
+    } catch (e) {
+      conn.close();
+      throw e;
+    }
+  }
+
+  /** True when connected to a cluster. */
+  get cluster(): boolean {
+    return this.#conn.cluster;
+  }
+
+  #keyspace(queue: string): Keyspace {
+    assertValidQueue(queue);
+    return new Keyspace(queue);
+  }
+
+  #id(): JobId {
+    const id = this.#newId();
+    assertJobId(id);
+    return id;
+  }
+
+  async #admit(make: (id: JobId) => WireCall, given: JobId | undefined): Promise<JobId> {
+    if (given !== undefined) {
+      assertJobId(given);
+      expectOne(make(given).verb, await this.#impl.call(make(given)));
+      return given;
+    }
+    let id = this.#id();
+    try {
+      expectOne(make(id).verb, await this.#impl.call(make(id)));
+    } catch (e) {
+      if (!(e instanceof DuplicateIdError)) throw e;
+      id = this.#id(); // an id collision: retried once with a fresh id
+      expectOne(make(id).verb, await this.#impl.call(make(id)));
+    }
+    return id;
+  }
+
+  /**
+   * Adds a job to the head of `queue`'s pending list and returns its new id. A refusal of the id
+   * as a duplicate (a collision) is retried once with a fresh id.
+   */
+  enqueue(queue: string, payload: P, opts?: EnqueueOptions): Promise<JobId> {
+    const ks = this.#keyspace(queue);
+    const wire = toWire(this.codec.encode(payload));
+    return this.#admit((id) => enqueueCall(ks, id, wire), opts?.id);
+  }
+
+  /**
+   * Enqueues many jobs on one queue through non-atomic batches (at most {@link BATCH_COMMANDS}
+   * jobs per batch; in-flight requests stay under the limit). Not atomic: on an error some jobs
+   * may be enqueued and others not. Returns the ids in payload order.
+   */
+  async enqueueMany(queue: string, payloads: readonly P[]): Promise<JobId[]> {
+    const ks = this.#keyspace(queue);
+    const calls = payloads.map((p) => enqueueCall(ks, this.#id(), toWire(this.codec.encode(p))));
+    const chunks: Array<{ start: number; calls: WireCall[] }> = [];
+    let start = 0;
+    let bytes = 0;
+    for (let i = 0; i < calls.length; i++) {
+      const size = byteLength(calls[i]!.args[1] as string | Uint8Array);
+      if (i > start && (i - start >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) {
+        chunks.push({ start, calls: calls.slice(start, i) });
+        start = i;
+        bytes = 0;
+      }
+      bytes += size;
+    }
+    if (start < calls.length) chunks.push({ start, calls: calls.slice(start) });
+    const ids = calls.map((c) => c.args[0] as JobId);
+    let next = 0;
+    const runners = Math.max(1, Math.min(8, this.#conn.inflightLimit - 1, chunks.length));
+    const run = async (): Promise<void> => {
+      while (next < chunks.length) {
+        const chunk = chunks[next++]!;
+        const replies = await this.#impl.callMany(chunk.calls);
+        for (let j = 0; j < replies.length; j++) {
+          const r = replies[j];
+          if (r === 1) continue;
+          if (r instanceof DuplicateIdError) {
+            const at = chunk.start + j;
+            const id = this.#id();
+            expectOne("ENQUEUE", await this.#impl.call(enqueueCall(ks, id, chunk.calls[j]!.args[1]!)));
+            ids[at] = id;
+            continue;
+          }
+          if (r instanceof Error) throw r;
+          expectOne("ENQUEUE", r!);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: runners }, run));
+    return ids;
+  }
+
+  /**
+   * Adds a job that becomes due at `when` (`{ at }` a Date or ms since epoch, or `{ delayMs }`
+   * from now); `promote` (or a worker) moves it to pending once due. Returns its id.
+   */
+  schedule(queue: string, payload: P, when: When, opts?: EnqueueOptions): Promise<JobId> {
+    const ks = this.#keyspace(queue);
+    let due: number;
+    if (when && "at" in when) {
+      due = when.at instanceof Date ? when.at.getTime() : when.at;
+      wholeNumber("schedule: at (ms since epoch)", "due-ms", due, 0);
+    } else if (when && "delayMs" in when) {
+      due = Date.now() + wholeNumber("schedule: delayMs", "delay-ms", when.delayMs, 0);
+    } else {
+      throw new EchoMQError("options", "schedule: when must be { at } or { delayMs }");
+    }
+    const wire = toWire(this.codec.encode(payload));
+    return this.#admit((id) => scheduleCall(ks, id, due, wire), opts?.id);
+  }
+
+  /**
+   * Claims the next job of `queue` (FIFO) for `leaseMs`, or returns null when none is ready.
+   */
+  async claim(queue: string, opts: ClaimOptions): Promise<Job<P> | null> {
+    const ks = this.#keyspace(queue);
+    const leaseMs = wholeNumber("claim: leaseMs", "lease-ms", opts?.leaseMs, 1);
+    const reply = await this.#impl.call(claimCall(ks, leaseMs), Decoder.Bytes);
+    if (reply === null) return null;
+    if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
+    const id = new TextDecoder().decode(asBytes(reply[0]!)) as JobId;
+    return { id, queue, payload: this.codec.decode(asBytes(reply[1]!)), attempts: Number(reply[2]) };
+  }
+
+  /** Acknowledges a claimed job: it leaves active and its row is deleted. */
+  async ack(job: JobRef): Promise<void> {
+    const ks = jobRef("ack", job);
+    expectOne("ACK", await this.#impl.call(ackCall(ks, job.id)));
+  }
+
+  /** Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`. */
+  async retry(job: JobRef, opts: RetryOptions): Promise<void> {
+    const ks = jobRef("retry", job);
+    const delay = wholeNumber("retry: delayMs", "delay-ms", opts?.delayMs, 1);
+    const reason = reasonText("retry", opts?.reason ?? "");
+    expectOne("RETRY", await this.#impl.call(retryCall(ks, job.id, delay, reason)));
+  }
+
+  /** Moves a claimed job to the dead set with `reason`. */
+  async bury(job: JobRef, reason: string): Promise<void> {
+    const ks = jobRef("bury", job);
+    const why = reasonText("bury", reason);
+    expectOne("BURY", await this.#impl.call(buryCall(ks, job.id, why)));
+  }
+
+  /** Moves up to `limit` due scheduled jobs to pending; returns how many moved. */
+  async promote(queue: string, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
+    const ks = this.#keyspace(queue);
+    const n = wholeNumber("promote: limit", "limit", limit, 1);
+    return Number(await this.#impl.call(promoteCall(ks, n)));
+  }
+
+  /** Hands up to `limit` jobs whose lease expired back to pending (claimed next); returns the count. */
+  async reap(queue: string, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
+    const ks = this.#keyspace(queue);
+    const n = wholeNumber("reap: limit", "limit", limit, 1);
+    return Number(await this.#impl.call(reapCall(ks, n)));
+  }
+
+  /** The sizes of `queue`'s pending, active, schedule and dead sets, read atomically. */
+  async counts(queue: string): Promise<Counts> {
+    const ks = this.#keyspace(queue);
+    const replies = await this.#conn.batch(
+      [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead]],
+      ks.pending,
+      true,
+    );
+    for (const r of replies) if (r instanceof Error) throw r;
+    const [pending, active, schedule, dead] = replies.map(Number) as [number, number, number, number];
+    return { pending, active, schedule, dead };
+  }
+
+  /**
+   * Starts a worker on `queue`: it claims jobs, runs `handler`, acks on success, retries with
+   * backoff on a throw, buries after `maxAttempts`, and promotes and reaps on its own.
+   */
+  work(queue: string, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
+    assertValidQueue(queue);
+    const worker = new Worker<P>(this, queue, handler, opts, () => this.#workers.delete(worker));
+    this.#workers.add(worker);
+    return worker;
+  }
+
+  /** Stops every worker of this client (letting in-flight jobs finish), then disconnects. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#workers].map((w) => w.stop()));
+    this.#impl.close();
+    this.#conn.close();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * The client's errors. Every refusal names the rule it enforces: a client-side check
+ * ({@link EchoMQError}), a server refusal of a wire-4 verb ({@link WireError} and its subclasses),
+ * or a backend that cannot be used ({@link BackendError}). Keyspace violations (queue names, ids)
+ * raise `KeyspaceError` from `mod.ts`, before any wire.
+ *
+ * @module
+ */
+
+/** Which rule a client-side check enforces. */
+export type ClientRule =
+  | "delay-ms"
+  | "lease-ms"
+  | "due-ms"
+  | "limit"
+  | "payload"
+  | "reason"
+  | "options"
+  | "closed"
+  | "job";
+
+/** A call refused by the client before any wire; `rule` names the check. */
+export class EchoMQError extends Error {
+  /** The rule the call broke. */
+  readonly rule: ClientRule;
+  /** Builds the error for `rule`. */
+  constructor(rule: ClientRule, message: string) {
+    super(message);
+    this.name = "EchoMQError";
+    this.rule = rule;
+  }
+}
+
+/** The step of docs/WIRE.md at which the server refused a verb. */
+export type WireRule =
+  | "shape"
+  | "layout"
+  | "fence"
+  | "gate"
+  | "wrongtype"
+  | "duplicate"
+  | "not-active"
+  | "other";
+
+/** A wire-4 verb refused by the server (module or script alike); `text` is the server's reply. */
+export class WireError extends Error {
+  /** The verb, e.g. `EMQ.ENQUEUE`. */
+  readonly verb: string;
+  /** The step that refused. */
+  readonly rule: WireRule;
+  /** The server's error text, exactly as on the wire (`ERR EMQ.ENQUEUE duplicate id`). */
+  readonly text: string;
+  /** Builds the error from the verb and the server's text. */
+  constructor(verb: string, rule: WireRule, text: string) {
+    super(`${verb} refused (${rule}): ${text}`);
+    this.name = "WireError";
+    this.verb = verb;
+    this.rule = rule;
+    this.text = text;
+  }
+}
+
+/** ENQUEUE or SCHEDULE found a row for the id already: ids are never silently merged. */
+export class DuplicateIdError extends WireError {
+  /** Builds the error. */
+  constructor(verb: string, text: string) {
+    super(verb, "duplicate", text);
+    this.name = "DuplicateIdError";
+  }
+}
+
+/** ACK, RETRY or BURY named a job that is not in active (lease expired and reaped, or done). */
+export class JobNotActiveError extends WireError {
+  /** Builds the error. */
+  constructor(verb: string, text: string) {
+    super(verb, "not-active", text);
+    this.name = "JobNotActiveError";
+  }
+}
+
+/** The server speaks another wire version than 4. */
+export class FencedError extends WireError {
+  /** Builds the error. */
+  constructor(verb: string, text: string) {
+    super(verb, "fence", text);
+    this.name = "FencedError";
+  }
+}
+
+/** The requested backend cannot serve this server (e.g. `backend: "module"` without the module). */
+export class BackendError extends Error {
+  /** Builds the error. */
+  constructor(message: string) {
+    super(message);
+    this.name = "BackendError";
+  }
+}
+
+// glide prints server errors as "An error was signalled by the server: - <Kind>: <text>" for
+// known codes, and "<CODE>: <text>" for others. These are the kinds and their wire codes.
+const KINDS: Record<string, string> = {
+  ResponseError: "ERR",
+  ExecAbortError: "EXECABORT",
+  BusyLoadingError: "LOADING",
+  NoScriptError: "NOSCRIPT",
+  Moved: "MOVED",
+  Ask: "ASK",
+  TryAgain: "TRYAGAIN",
+  ClusterDown: "CLUSTERDOWN",
+  CrossSlot: "CROSSSLOT",
+  MasterDown: "MASTERDOWN",
+  ReadOnly: "READONLY",
+  NotBusy: "NOTBUSY",
+};
+
+/**
+ * The server's error text as it was on the wire (`ERR …`, `WRONGTYPE …`, `NOSCRIPT …`), recovered
+ * from a glide error; `null` when `e` is not a server error reply (timeout, connection, …).
+ */
+export function serverText(e: unknown): string | null {
+  const message = e instanceof Error ? e.message : typeof e === "string" ? e : null;
+  if (message === null) return null;
+  const known = /^An error was signalled by the server:? - (\w+):? ?([\s\S]*)$/.exec(message);
+  if (known) {
+    const code = KINDS[known[1]!] ?? known[1]!;
+    return known[2] === "" ? code : `${code} ${known[2]}`;
+  }
+  const coded = /^([A-Z][A-Z_]+): ([\s\S]*)$/.exec(message);
+  if (coded) return `${coded[1]} ${coded[2]}`;
+  return null;
+}
+
+/** True when `e` is a server's `NOSCRIPT` reply. */
+export function isNoScript(e: unknown): boolean {
+  return serverText(e)?.startsWith("NOSCRIPT") ?? false;
+}
+
+/**
+ * Turns a server refusal of `verb` into the matching {@link WireError}; any other error (timeout,
+ * connection, a reply that is not an error of this verb) is returned unchanged.
+ */
+export function wireError(verb: string, e: unknown): unknown {
+  const text = serverText(e);
+  if (text === null) return e;
+  if (text.startsWith("WRONGTYPE")) return new WireError(verb, "wrongtype", text);
+  if (text.startsWith("ERR wrong number of arguments")) return new WireError(verb, "shape", text);
+  const prefix = `ERR ${verb} `;
+  if (!text.startsWith(prefix)) return e;
+  const rest = text.slice(prefix.length);
+  if (rest === "duplicate id") return new DuplicateIdError(verb, text);
+  if (rest === "job is not active") return new JobNotActiveError(verb, text);
+  if (rest.startsWith("fenced:")) return new FencedError(verb, text);
+  if (rest === "keys do not match the wire-4 layout") return new WireError(verb, "layout", text);
+  if (/ must be | exceeds /.test(rest)) return new WireError(verb, "gate", text);
+  return new WireError(verb, "other", text);
+}

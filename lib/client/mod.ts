@@ -1,0 +1,43 @@
+/**
+ * The EchoMQ client, by concept: connection and options, backend selection, the wire calls, the
+ * payload codecs, the worker and the errors.
+ *
+ * @module
+ */
+export {
+  BATCH_BYTES,
+  BATCH_COMMANDS,
+  type ClaimOptions,
+  DEFAULT_MOVE_LIMIT,
+  EchoMQ,
+  type EchoMQOptions,
+  type EnqueueOptions,
+  MAX_WIRE_NUMBER,
+  type RetryOptions,
+  type When,
+} from "./echomq.ts";
+export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
+export { type Backend, moduleLoaded, ModuleBackend, ScriptBackend, selectBackend } from "./backend.ts";
+export { bytes, type Codec, json, text } from "./codec.ts";
+export type { Counts, Job, JobRef } from "./job.ts";
+export {
+  type Backoff,
+  exponentialBackoff,
+  type Handler,
+  truncateUtf8,
+  Worker,
+  type WorkerClient,
+  type WorkerOptions,
+} from "./worker.ts";
+export {
+  BackendError,
+  type ClientRule,
+  DuplicateIdError,
+  EchoMQError,
+  FencedError,
+  JobNotActiveError,
+  serverText,
+  WireError,
+  type WireRule,
+} from "./errors.ts";
+export type { WireCall } from "./wire.ts";
