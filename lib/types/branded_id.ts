@@ -27,15 +27,20 @@ export type IdPayloadError = "job id payload must be 11 Base62 characters [0-9A-
 /**
  * `Id` itself when it is a job id (or not a literal: checked at run time), else the message of the
  * first broken rule — length, namespace, payload — so the compiler prints the rule.
- * Fourteen one-character `infer`s and two tuple checks: no recursion.
+ * The valid path is one template match (`JOB` + eleven one-character `infer`s) and one union
+ * check, no recursion; only a refused literal pays for {@link DiagnoseJobId}.
  */
 export type CheckJobId<Id extends string> = Id extends JobId ? Id
   : string extends Id ? Id
-  : Id extends `${infer A}${infer B}${infer C}${infer P0}${infer P1}${infer P2}${infer P3}${infer P4}${infer P5}${infer P6}${infer P7}${infer P8}${infer P9}${infer P10}${infer Rest}`
-    ? Rest extends "" ? [A, B, C] extends ["J", "O", "B"]
-        ? [P0, P1, P2, P3, P4, P5, P6, P7, P8, P9, P10] extends [B62, B62, B62, B62, B62, B62, B62, B62, B62, B62, B62]
-          ? Id
-        : IdPayloadError
-      : IdNamespaceError
-    : IdLengthError
+  : Id extends
+    `JOB${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
+    // The last `infer` takes the rest, so a longer id leaves a multi-character C10 outside B62.
+    ? C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | C10 extends B62 ? Id : DiagnoseJobId<Id>
+  : DiagnoseJobId<Id>;
+
+/** Which rule a refused job id literal broke, in the runtime's order: length, namespace, payload. */
+export type DiagnoseJobId<Id extends string> = Id extends
+  `${infer A}${infer B}${infer C}${string}${string}${string}${string}${string}${string}${string}${string}${string}${string}${string}${infer Rest}`
+  ? Rest extends "" ? [A, B, C] extends ["J", "O", "B"] ? IdPayloadError : IdNamespaceError
+  : IdLengthError
   : IdLengthError;

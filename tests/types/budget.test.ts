@@ -1,0 +1,65 @@
+// Type cost: 500 queueKey + 500 jobKey literal calls may add at most 40 instantiations per call
+// over a plain-string baseline with the same calls, measured by `tsc --extendedDiagnostics`.
+import { expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ROOT } from "./compiler.ts";
+
+const CALLS = 500;
+const BUDGET_PER_CALL = 40;
+const TYPES = ["pending", "active", "schedule", "dead", "meta"];
+const B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+// Distinct literals per call, so no call is answered from another's cached instantiation.
+const id = (i: number): string => `JOB${String(i).padStart(4, "0")}${B62.slice(i % 50, (i % 50) + 7)}`;
+
+function fixture(header: string): string {
+  const lines = [header];
+  for (let i = 0; i < CALLS; i++) {
+    lines.push(`export const q${i} = queueKey("queue-${i}", "${TYPES[i % 5]}");`);
+    lines.push(`export const j${i} = jobKey("queue-${i}", "${id(i)}");`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function instantiations(dir: string, name: string, source: string): number {
+  const file = join(dir, name);
+  writeFileSync(file, source);
+  const project = join(dir, `${name}.json`);
+  const compilerOptions = {
+    strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler",
+    allowImportingTsExtensions: true, noEmit: true, types: [], skipLibCheck: true,
+  };
+  writeFileSync(project, JSON.stringify({ compilerOptions, files: [file] }));
+  const tsc = resolve(ROOT, "node_modules/typescript/bin/tsc");
+  const run = spawnSync(process.execPath, [tsc, "--extendedDiagnostics", "-p", project], { encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`tsc failed on ${name}:\n${run.stdout}${run.stderr}`);
+  const m = /^Instantiations:\s+(\d+)/m.exec(run.stdout);
+  if (!m) throw new Error(`no Instantiations line:\n${run.stdout}`);
+  return Number(m[1]);
+}
+
+test(`${2 * CALLS} literal key calls stay within ${BUDGET_PER_CALL} instantiations per call`, () => {
+  const dir = mkdtempSync(join(tmpdir(), "emq-budget-"));
+  const mod = resolve(ROOT, "mod.ts");
+  try {
+    const literal = instantiations(dir, "literal.ts", fixture(`import { jobKey, queueKey } from "${mod}";`));
+    const baseline = instantiations(
+      dir,
+      "baseline.ts",
+      fixture(
+        `import "${mod}";\n` +
+          "const queueKey = (q: string, t: string): string => `emq:{${q}}:${t}`;\n" +
+          "const jobKey = (q: string, id: string): string => `emq:{${q}}:job:${id}`;",
+      ),
+    );
+    const perCall = (literal - baseline) / (2 * CALLS);
+    console.log(`type cost: literal ${literal}, baseline ${baseline}, ${perCall.toFixed(1)} instantiations per call`);
+    expect(literal).toBeGreaterThan(baseline); // the checks did run
+    expect(perCall).toBeLessThanOrEqual(BUDGET_PER_CALL);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,28 @@
+// Shared TypeScript compiler helpers for the type tests (pinned typescript 5.9: the compiler API).
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import ts from "typescript";
+
+/** The repository root. */
+export const ROOT: string = resolve(import.meta.dir, "../..");
+
+/** The project's compiler options (tsconfig.json), for fixtures checked outside the main run. */
+export function projectOptions(): ts.CompilerOptions {
+  const file = resolve(ROOT, "tsconfig.json");
+  const { config } = ts.readConfigFile(file, ts.sys.readFile);
+  return ts.parseJsonConfigFileContent(config, ts.sys, ROOT).options;
+}
+
+/** Diagnostics of `files` (real or in-memory), each as [file, 1-based line, flattened message]. */
+export function diagnose(files: string[], memory: Map<string, string> = new Map()): [string, number, string][] {
+  const options = projectOptions();
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile.bind(host);
+  host.readFile = (f) => memory.get(f) ?? read(f);
+  host.fileExists = (f) => memory.has(f) || existsSync(f);
+  const program = ts.createProgram(files, options, host);
+  return ts.getPreEmitDiagnostics(program).map((d) => {
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
+    return [d.file?.fileName ?? "", line, ts.flattenDiagnosticMessageText(d.messageText, "\n")];
+  });
+}
