@@ -58,7 +58,7 @@ describe("shared vectors", () => {
       const build = (): string => jobKey(r.queue as string, r.id as string);
       if (r.valid && r.jobId) {
         expect(build()).toBe(r.key);
-        expect(keyspace(r.queue as string).job(r.id as string)).toBe(r.key);
+        expect<string>(keyspace(r.queue as string).job(r.id as string)).toBe(r.key);
       } else expect(build).toThrow(TypeError);
       return;
     }
@@ -69,7 +69,7 @@ describe("shared vectors", () => {
     }
     expect(build()).toBe(r.key);
     const ks = keyspace(r.queue as string);
-    expect(ks[r.type as QueueType]).toBe(r.key);
+    expect<string>(ks[r.type as QueueType]).toBe(r.key);
     // Every key of a non-empty queue shares the queue's slot.
     if (r.queue !== "") expect(ks.slot).toBe(r.slot);
   });
