@@ -132,6 +132,10 @@ export class Connection {
     const client = this.#client;
     if (client instanceof GlideClusterClient) {
       const reply = await this.#limiter.run(() => client.customCommand(args, { route: "allPrimaries" }));
+      // A multi-node reply: a record by node address, as an object or a list of { key, value }.
+      if (Array.isArray(reply) && reply.every((e) => e !== null && typeof e === "object" && "key" in e && "value" in e)) {
+        return (reply as Array<{ value: GlideReturnType }>).map((e) => e.value);
+      }
       if (reply !== null && typeof reply === "object" && !Array.isArray(reply) && !(reply instanceof Uint8Array)) {
         return Object.values(reply as Record<string, GlideReturnType>);
       }

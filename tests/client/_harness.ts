@@ -1,0 +1,212 @@
+/**
+ * Shared pieces of the client suites: servers per topology, raw wire calls for either backend,
+ * keyspace dumps with time fields normalised, and DEBUG DIGEST.
+ */
+import { Logger } from "@valkey/valkey-glide";
+import { type JobId } from "../../mod.ts";
+import { Connection } from "../../lib/client/connection.ts";
+import { serverText } from "../../lib/client/errors.ts";
+import { SCRIPTS, type Verb } from "../../lib/scripts/mod.ts";
+import {
+  type ClusterHandle,
+  moduleBuilt,
+  modulePath,
+  type ServerHandle,
+  startCluster,
+  startServer,
+} from "../../lib/embedded/mod.ts";
+
+Logger.setLoggerConfig("off");
+
+/** Which backend a combo runs. */
+export type BackendKind = "scripts" | "module";
+/** Which topology a combo runs on. */
+export type Topology = "standalone" | "cluster";
+
+/** True when libemq.so is built and, loaded into a server, registers the EMQ.* commands. */
+async function moduleWorks(): Promise<boolean> {
+  if (!moduleBuilt()) return false;
+  let server: ServerHandle | undefined;
+  try {
+    server = await startServer({ module: modulePath() });
+    const conn = await Connection.open({ addresses: [{ host: server.host, port: server.port }] });
+    try {
+      const info = (await conn.command(["COMMAND", "INFO", "emq.enqueue"], "x")) as unknown[];
+      return Array.isArray(info) && info[0] !== null;
+    } finally {
+      conn.close();
+    }
+  } catch {
+    return false;
+  } finally {
+    await server?.stop();
+  }
+}
+
+/** Whether the module backend is tested in this run (see {@link moduleWorks}). */
+export const MODULE_WORKS: boolean = await moduleWorks();
+if (!MODULE_WORKS) {
+  console.warn(
+    moduleBuilt()
+      ? "[tests/client] libemq.so registers no EMQ.* commands yet: module backend skipped"
+      : "[tests/client] libemq.so not built: module backend skipped",
+  );
+}
+
+/** The backends to test: scripts always, the module when it is built and registers its commands. */
+export const BACKENDS: BackendKind[] = MODULE_WORKS ? ["scripts", "module"] : ["scripts"];
+/** Both topologies. */
+export const TOPOLOGIES: Topology[] = ["standalone", "cluster"];
+
+/** Running servers of one topology and how to reach them. */
+export interface Site {
+  readonly topology: Topology;
+  readonly addresses: Array<{ host: string; port: number }>;
+  readonly cluster: boolean;
+  stop(): Promise<void>;
+}
+
+/** Starts a standalone server or a 3-primary cluster, with the module loaded when it is built. */
+export async function startSite(topology: Topology, withModule: boolean = MODULE_WORKS): Promise<Site> {
+  const module = withModule ? modulePath() : false;
+  if (topology === "standalone") {
+    const s: ServerHandle = await startServer({ module });
+    return { topology, addresses: [{ host: s.host, port: s.port }], cluster: false, stop: () => s.stop() };
+  }
+  const c: ClusterHandle = await startCluster({ primaries: 3, module });
+  return { topology, addresses: [...c.addresses], cluster: true, stop: () => c.stop() };
+}
+
+/** A raw connection to a site (routing by key in cluster mode). */
+export function rawConnection(site: Site): Promise<Connection> {
+  return Connection.open({ addresses: site.addresses, cluster: site.cluster, requestTimeout: 10000 });
+}
+
+/** A reply, or the server's error text. */
+export type Outcome = { ok: unknown } | { err: string };
+
+function plain(x: unknown): unknown {
+  if (x instanceof Uint8Array) return new TextDecoder().decode(x);
+  if (Array.isArray(x)) return x.map(plain);
+  return x;
+}
+
+/** Runs `cmd` and returns its reply or the server's error text (glide's wording undone). */
+export async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: plain(await run()) };
+  } catch (e) {
+    const text = serverText(e);
+    if (text === null) throw e;
+    return { err: text };
+  }
+}
+
+/**
+ * A raw wire call: `EMQ.<verb> numkeys keys… args…` (module) or `EVAL <lua> numkeys keys… args…`
+ * (scripts), routed by the first key. `numkeys` defaults to the number of keys.
+ */
+export function wire(
+  conn: Connection,
+  backend: BackendKind,
+  verb: Verb,
+  keys: string[],
+  args: Array<string | Uint8Array>,
+  numkeys: number = keys.length,
+): Promise<Outcome> {
+  const head = backend === "module" ? [`EMQ.${verb}`] : ["EVAL", SCRIPTS[verb]];
+  const argv = [...head, String(numkeys), ...keys, ...args].map((a) =>
+    typeof a === "string" ? a : Buffer.from(a)
+  );
+  return outcome(() => conn.command(argv, keys[0] ?? "emq"));
+}
+
+/** DEBUG DIGEST of the node that owns `key`'s slot (the whole server when standalone). */
+export async function digest(conn: Connection, key: string): Promise<string> {
+  return String(await conn.command(["DEBUG", "DIGEST"], key));
+}
+
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms"]);
+const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
+
+function time(x: string): string {
+  return Number(x) >= NOW_FLOOR ? "<now>" : x;
+}
+
+/** Pairs from a RESP3 map / WITHSCORES reply as glide returns it ({key, value} list, pairs or flat). */
+function entries(reply: unknown): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
+  if (!Array.isArray(reply)) {
+    if (reply && typeof reply === "object") {
+      for (const [k, v] of Object.entries(reply as Record<string, unknown>)) out.push([k, String(v)]);
+    }
+    return out;
+  }
+  for (let i = 0; i < reply.length; i++) {
+    const x = reply[i] as unknown;
+    if (Array.isArray(x)) out.push([String(plain(x[0])), String(plain(x[1]))]);
+    else if (x && typeof x === "object" && "key" in x) {
+      const e = x as { key: unknown; value: unknown };
+      out.push([String(plain(e.key)), String(plain(e.value))]);
+    } else {
+      out.push([String(plain(x)), String(plain(reply[i + 1]))]);
+      i++;
+    }
+  }
+  return out;
+}
+
+/**
+ * Every key of queue `queue` (one slot) with its contents: hashes as sorted field lists, lists in
+ * order, sorted sets in order with now-derived scores and time fields normalised. The queue name
+ * is replaced by `Q` so that dumps of differently named queues compare.
+ */
+export async function dump(conn: Connection, queue: string): Promise<Record<string, unknown>> {
+  const route = `emq:{${queue}}:pending`;
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const reply = (await conn.command(["SCAN", cursor, "MATCH", `emq:{${queue}}:*`, "COUNT", "1000"], route)) as [
+      string,
+      string[],
+    ];
+    cursor = String(reply[0]);
+    keys.push(...reply[1].map(String));
+  } while (cursor !== "0");
+  keys.sort();
+  const out: Record<string, unknown> = {};
+  for (const key of keys) {
+    const type = String(await conn.command(["TYPE", key], key));
+    let value: unknown;
+    if (type === "hash") {
+      const pairs = entries(await conn.command(["HGETALL", key], key));
+      value = Object.fromEntries(
+        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : v]),
+      );
+    } else if (type === "list") {
+      value = ((await conn.command(["LRANGE", key, "0", "-1"], key)) as unknown[]).map(String);
+    } else if (type === "zset") {
+      value = entries(await conn.command(["ZRANGE", key, "0", "-1", "WITHSCORES"], key)).map(([m, s]) => [m, time(s)]);
+    } else {
+      value = `<${type}> ${String(await conn.command(["DUMP", key], key))}`;
+    }
+    out[key.split(`{${queue}}`).join("{Q}")] = { type, value };
+  }
+  return out;
+}
+
+/** A deterministic id source: JOB + an 11-digit counter, so two runs produce the same ids. */
+export function counterIds(start = 1): () => JobId {
+  let n = start;
+  return () => `JOB${String(n++).padStart(11, "0")}` as JobId;
+}
+
+/** The pair a combo's name prints as. */
+export function comboName(backend: BackendKind, topology: Topology): string {
+  return `${backend}/${topology}`;
+}
+
+/** Sleeps `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
