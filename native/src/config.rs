@@ -1,0 +1,23 @@
+//! The module's configuration values (`emq.wire`, `emq.max-payload`), registered in `lib.rs`.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+
+/// Default of `emq.wire`: this module speaks wire 4.
+pub const WIRE_DEFAULT: i64 = 4;
+/// Default of `emq.max-payload`: 1 MiB.
+pub const MAX_PAYLOAD_DEFAULT: i64 = 1_048_576;
+
+/// `emq.wire`: the wire identity of this node; any value but 4 fences every verb.
+pub static WIRE: AtomicI64 = AtomicI64::new(WIRE_DEFAULT);
+/// `emq.max-payload`: the longest payload ENQUEUE and SCHEDULE accept, in bytes.
+pub static MAX_PAYLOAD: AtomicI64 = AtomicI64::new(MAX_PAYLOAD_DEFAULT);
+
+/// The current `emq.wire`.
+pub fn wire() -> i64 {
+    WIRE.load(Ordering::Relaxed)
+}
+
+/// The current `emq.max-payload`.
+pub fn max_payload() -> i64 {
+    MAX_PAYLOAD.load(Ordering::Relaxed)
+}

@@ -1,0 +1,265 @@
+//! The owned keyspace, byte for byte the mirror of the TypeScript twin (`splitQueueKey`,
+//! `validQueue`, `Keyspace.fromKey`). Pure code: no server call, unit-tested against the shared
+//! vectors in `tests/vectors/keys.json`.
+//!
+//! Every per-queue key is `emq:{<q>}:<type>`. The module recovers one queue name from one declared
+//! key and rebuilds every other key from that name, so a call can only touch one queue (one
+//! hashtag, one cluster slot).
+
+/// The literal every key starts with, up to and including the opening brace.
+pub const PREFIX: &[u8] = b"emq:{";
+
+/// The bytes after the name: the closing brace and the colon before the type.
+const CLOSE: &[u8] = b"}:";
+
+/// Type of the ready list.
+pub const PENDING: &[u8] = b"pending";
+/// Type of the claimed set.
+pub const ACTIVE: &[u8] = b"active";
+/// Type of the delayed set.
+pub const SCHEDULE: &[u8] = b"schedule";
+/// Type of the buried set.
+pub const DEAD: &[u8] = b"dead";
+/// Type of the queue's facts hash.
+pub const META: &[u8] = b"meta";
+/// A row's type is this prefix followed by the job id.
+pub const JOB: &[u8] = b"job:";
+
+/// Whether `name` is a valid queue name for the host grammar: any bytes except `{`, `}` and NUL.
+/// The empty name is valid here; the module additionally refuses it (see [`Queue::new`]).
+pub fn valid_queue(name: &[u8]) -> bool {
+    !name.iter().any(|&b| b == b'{' || b == b'}' || b == 0)
+}
+
+/// Splits `emq:{<q>}:<type>` into `(q, type)`: the `emq:{` literal, the name up to the first `}`,
+/// then `}:`, and the rest as the type (possibly empty: the base). `None` when the key does not
+/// have that shape or the name is not [`valid_queue`] (the empty name splits).
+pub fn split_queue_key(key: &[u8]) -> Option<(&[u8], &[u8])> {
+    let rest = key.strip_prefix(PREFIX)?;
+    let close = rest.iter().position(|&b| b == b'}')?;
+    let name = &rest[..close];
+    let ty = rest[close..].strip_prefix(CLOSE)?;
+    if !valid_queue(name) {
+        return None;
+    }
+    Some((name, ty))
+}
+
+/// One queue, known by a valid non-empty name; builds every key of that queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Queue<'a> {
+    name: &'a [u8],
+}
+
+impl<'a> Queue<'a> {
+    /// A queue from its name: `None` unless the name is valid and non-empty (an empty `{}` carries
+    /// no hashtag and would spread one queue over many slots).
+    pub fn new(name: &'a [u8]) -> Option<Self> {
+        if name.is_empty() || !valid_queue(name) {
+            return None;
+        }
+        Some(Queue { name })
+    }
+
+    /// Recovers the queue from a key whose type must be exactly `ty` (byte for byte; `job:<id>`
+    /// for a row, the empty type for the base). `None` when the key does not split, the type
+    /// differs, or the name is empty.
+    pub fn from_key(key: &'a [u8], ty: &[u8]) -> Option<Self> {
+        let (name, found) = split_queue_key(key)?;
+        if found != ty {
+            return None;
+        }
+        Queue::new(name)
+    }
+
+    /// The queue name.
+    pub fn name(&self) -> &'a [u8] {
+        self.name
+    }
+
+    /// Whether `key` is exactly this queue's key of type `ty`, without building it.
+    pub fn is_key(&self, key: &[u8], ty: &[u8]) -> bool {
+        let n = self.name.len();
+        key.len() == PREFIX.len() + n + CLOSE.len() + ty.len()
+            && key.starts_with(PREFIX)
+            && &key[PREFIX.len()..PREFIX.len() + n] == self.name
+            && &key[PREFIX.len() + n..PREFIX.len() + n + CLOSE.len()] == CLOSE
+            && &key[PREFIX.len() + n + CLOSE.len()..] == ty
+    }
+
+    /// Whether `key` is exactly the row of `id` in this queue.
+    pub fn is_job_key(&self, key: &[u8], id: &[u8]) -> bool {
+        let base = PREFIX.len() + self.name.len() + CLOSE.len();
+        key.len() == base + JOB.len() + id.len()
+            && self.is_key(&key[..base], b"")
+            && &key[base..base + JOB.len()] == JOB
+            && &key[base + JOB.len()..] == id
+    }
+
+    /// The key of type `ty`: `emq:{q}:` + `ty`.
+    pub fn key(&self, ty: &[u8]) -> Vec<u8> {
+        let mut k = Vec::with_capacity(PREFIX.len() + self.name.len() + CLOSE.len() + ty.len());
+        k.extend_from_slice(PREFIX);
+        k.extend_from_slice(self.name);
+        k.extend_from_slice(CLOSE);
+        k.extend_from_slice(ty);
+        k
+    }
+
+    /// The base `emq:{q}:`: never a key itself; rows are base + `job:` + id.
+    pub fn base(&self) -> Vec<u8> {
+        self.key(b"")
+    }
+
+    /// The row of one job: `emq:{q}:job:<id>` (the id is not checked here).
+    pub fn job(&self, id: &[u8]) -> Vec<u8> {
+        let mut k = self.key(JOB);
+        k.extend_from_slice(id);
+        k
+    }
+
+    /// `emq:{q}:meta`.
+    pub fn meta(&self) -> Vec<u8> {
+        self.key(META)
+    }
+
+    /// `emq:{q}:pending`.
+    pub fn pending(&self) -> Vec<u8> {
+        self.key(PENDING)
+    }
+
+    /// `emq:{q}:active`.
+    pub fn active(&self) -> Vec<u8> {
+        self.key(ACTIVE)
+    }
+
+    /// `emq:{q}:schedule`.
+    pub fn schedule(&self) -> Vec<u8> {
+        self.key(SCHEDULE)
+    }
+
+    /// `emq:{q}:dead`.
+    pub fn dead(&self) -> Vec<u8> {
+        self.key(DEAD)
+    }
+}
+
+/// The row key of `id` under a base key `emq:{q}:` (used when ids come out of a list or set).
+pub fn row_of(base: &[u8], id: &[u8]) -> Vec<u8> {
+    let mut k = Vec::with_capacity(base.len() + JOB.len() + id.len());
+    k.extend_from_slice(base);
+    k.extend_from_slice(JOB);
+    k.extend_from_slice(id);
+    k
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn s(v: &Value) -> Option<&[u8]> {
+        v.as_str().map(str::as_bytes)
+    }
+
+    fn load_vectors() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/keys.json");
+        let text = std::fs::read_to_string(path).expect("tests/vectors/keys.json is readable");
+        serde_json::from_str(&text).expect("tests/vectors/keys.json is JSON")
+    }
+
+    #[test]
+    fn shared_vectors_agree() {
+        let vectors = load_vectors();
+        let cases = vectors["cases"].as_array().expect("cases array");
+        assert!(
+            cases.len() >= 20,
+            "suspiciously few vectors: {}",
+            cases.len()
+        );
+        for case in cases {
+            let note = case["note"].as_str().unwrap_or("?");
+            let key = s(&case["key"]).expect("key");
+
+            let split = split_queue_key(key);
+            let want_split = match &case["split"] {
+                Value::Null => None,
+                v => Some((s(&v["queue"]).unwrap(), s(&v["type"]).unwrap())),
+            };
+            assert_eq!(split, want_split, "split_queue_key: {note}");
+
+            let ty = s(&case["fromKey"]["type"]).expect("fromKey.type");
+            let got = Queue::from_key(key, ty).map(|q| q.name());
+            assert_eq!(got, s(&case["fromKey"]["queue"]), "Queue::from_key: {note}");
+
+            if let Some(queue) = s(&case["queue"]) {
+                let native_valid = case["nativeValid"].as_bool().expect("nativeValid");
+                assert_eq!(
+                    valid_queue(queue) && !queue.is_empty(),
+                    native_valid,
+                    "valid_queue: {note}"
+                );
+                assert_eq!(
+                    Queue::new(queue).is_some(),
+                    native_valid,
+                    "Queue::new: {note}"
+                );
+                assert_eq!(
+                    valid_queue(queue),
+                    case["valid"].as_bool().unwrap(),
+                    "valid: {note}"
+                );
+                if native_valid {
+                    let q = Queue::new(queue).unwrap();
+                    let t = s(&case["type"]).expect("type");
+                    let built = match t {
+                        b"pending" => q.pending(),
+                        b"active" => q.active(),
+                        b"schedule" => q.schedule(),
+                        b"dead" => q.dead(),
+                        b"meta" => q.meta(),
+                        _ => {
+                            let id = t.strip_prefix(JOB).expect("job:<id> type");
+                            assert!(q.is_job_key(key, id), "is_job_key: {note}");
+                            q.job(id)
+                        }
+                    };
+                    assert_eq!(built, key, "builder: {note}");
+                    assert!(q.is_key(key, t), "is_key: {note}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn builders() {
+        let q = Queue::new(b"orders").unwrap();
+        assert_eq!(q.base(), b"emq:{orders}:");
+        assert_eq!(q.job(b"JOB0Nb1VTbfnu4"), b"emq:{orders}:job:JOB0Nb1VTbfnu4");
+        assert_eq!(row_of(&q.base(), b"JOBx"), b"emq:{orders}:job:JOBx");
+        assert!(q.is_key(b"emq:{orders}:", b""));
+        assert!(!q.is_key(b"emq:{orders}:pending", b"active"));
+        assert!(!q.is_key(b"emq:{order}:pending", b"pending"));
+        assert!(!q.is_job_key(b"emq:{orders}:job:JOBx", b"JOBy"));
+        assert!(!q.is_job_key(b"emq:{orders}:jobs:JOBx", b"JOBx"));
+    }
+
+    #[test]
+    fn names() {
+        assert!(valid_queue(b""));
+        assert!(Queue::new(b"").is_none());
+        assert!(!valid_queue(b"a}b"));
+        assert!(!valid_queue(b"a\0b"));
+        assert!(valid_queue(b"a:b"));
+        assert_eq!(
+            split_queue_key(b"emq:{}:pending"),
+            Some((&b""[..], &b"pending"[..]))
+        );
+        assert_eq!(split_queue_key(b"emq:{a}b}:pending"), None);
+        assert_eq!(Queue::from_key(b"emq:{}:pending", b"pending"), None);
+        assert_eq!(
+            Queue::from_key(b"emq:{q}:", b"").map(|q| q.name()),
+            Some(&b"q"[..])
+        );
+    }
+}
