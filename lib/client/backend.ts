@@ -6,6 +6,7 @@
  * @module
  */
 import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
+import { slot } from "../../mod.ts";
 import { SCRIPTS, type Verb } from "../scripts/mod.ts";
 import type { BackendChoice, Connection } from "./connection.ts";
 import { BackendError, isNoScript, wireError } from "./errors.ts";
@@ -72,6 +73,7 @@ export class ScriptBackend implements Backend {
   readonly kind: "scripts" = "scripts";
   readonly #conn: Connection;
   readonly #scripts: Map<Verb, Script> = new Map();
+  readonly #loaded: Set<string> = new Set();
 
   /** A backend sending on `conn`. */
   constructor(conn: Connection) {
@@ -107,11 +109,22 @@ export class ScriptBackend implements Backend {
       ...c.keys,
       ...c.args,
     ];
+    // Load the scripts on the route's node first, once per slot: a NOSCRIPT inside a batch would
+    // send those calls again after the others and so reorder them.
+    const key = `${slot(route)}`;
+    for (const verb of new Set(calls.map((c) => c.verb))) {
+      if (this.#loaded.has(`${verb}@${key}`)) continue;
+      await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+      this.#loaded.add(`${verb}@${key}`);
+    }
     const out: Array<GlideReturnType | Error> = await this.#conn.batch(calls.map(argv), route);
     const missing = out.flatMap((r, i) => (isNoScript(r) ? [i] : []));
     if (missing.length > 0) {
       const verbs = new Set(missing.map((i) => calls[i]!.verb));
-      for (const verb of verbs) await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+      for (const verb of verbs) {
+        await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+        this.#loaded.add(`${verb}@${key}`);
+      }
       const again = await this.#conn.batch(missing.map((i) => argv(calls[i]!)), route);
       missing.forEach((i, j) => (out[i] = again[j]!));
     }

@@ -120,6 +120,7 @@ export class EchoMQ<P = unknown> {
   readonly #impl: Backend;
   readonly #newId: () => JobId;
   readonly #workers: Set<Worker<P>> = new Set();
+  #closed = false;
 
   private constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
     this.#conn = conn;
@@ -155,8 +156,13 @@ export class EchoMQ<P = unknown> {
   }
 
   #keyspace(queue: string): Keyspace {
+    this.#open();
     assertValidQueue(queue);
     return new Keyspace(queue);
+  }
+
+  #open(): void {
+    if (this.#closed) throw new EchoMQError("closed", "the EchoMQ client is closed");
   }
 
   #id(): JobId {
@@ -186,7 +192,7 @@ export class EchoMQ<P = unknown> {
    * Adds a job to the head of `queue`'s pending list and returns its new id. A refusal of the id
    * as a duplicate (a collision) is retried once with a fresh id.
    */
-  enqueue(queue: string, payload: P, opts?: EnqueueOptions): Promise<JobId> {
+  async enqueue(queue: string, payload: P, opts?: EnqueueOptions): Promise<JobId> {
     const ks = this.#keyspace(queue);
     const wire = toWire(this.codec.encode(payload));
     return this.#admit((id) => enqueueCall(ks, id, wire), opts?.id);
@@ -243,7 +249,7 @@ export class EchoMQ<P = unknown> {
    * Adds a job that becomes due at `when` (`{ at }` a Date or ms since epoch, or `{ delayMs }`
    * from now); `promote` (or a worker) moves it to pending once due. Returns its id.
    */
-  schedule(queue: string, payload: P, when: When, opts?: EnqueueOptions): Promise<JobId> {
+  async schedule(queue: string, payload: P, when: When, opts?: EnqueueOptions): Promise<JobId> {
     const ks = this.#keyspace(queue);
     let due: number;
     if (when && "at" in when) {
@@ -273,12 +279,14 @@ export class EchoMQ<P = unknown> {
 
   /** Acknowledges a claimed job: it leaves active and its row is deleted. */
   async ack(job: JobRef): Promise<void> {
+    this.#open();
     const ks = jobRef("ack", job);
     expectOne("ACK", await this.#impl.call(ackCall(ks, job.id)));
   }
 
   /** Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`. */
   async retry(job: JobRef, opts: RetryOptions): Promise<void> {
+    this.#open();
     const ks = jobRef("retry", job);
     const delay = wholeNumber("retry: delayMs", "delay-ms", opts?.delayMs, 1);
     const reason = reasonText("retry", opts?.reason ?? "");
@@ -287,6 +295,7 @@ export class EchoMQ<P = unknown> {
 
   /** Moves a claimed job to the dead set with `reason`. */
   async bury(job: JobRef, reason: string): Promise<void> {
+    this.#open();
     const ks = jobRef("bury", job);
     const why = reasonText("bury", reason);
     expectOne("BURY", await this.#impl.call(buryCall(ks, job.id, why)));
@@ -324,6 +333,7 @@ export class EchoMQ<P = unknown> {
    * backoff on a throw, buries after `maxAttempts`, and promotes and reaps on its own.
    */
   work(queue: string, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
+    this.#open();
     assertValidQueue(queue);
     const worker = new Worker<P>(this, queue, handler, opts, () => this.#workers.delete(worker));
     this.#workers.add(worker);
@@ -332,6 +342,8 @@ export class EchoMQ<P = unknown> {
 
   /** Stops every worker of this client (letting in-flight jobs finish), then disconnects. */
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await Promise.all([...this.#workers].map((w) => w.stop()));
     this.#impl.close();
     this.#conn.close();

@@ -351,9 +351,12 @@ for (const topology of TOPOLOGIES) {
       test("client-side checks raise before any wire", async () => {
         const key = keyspace("cs").pending;
         const d0 = await digest(raw, key);
-        expect(() => mq.enqueue("a}b", 1)).toThrow(KeyspaceError);
-        expect(() => mq.enqueue("a{b", 1)).toThrow(KeyspaceError);
-        expect(() => mq.enqueue("a\0b", 1)).toThrow(KeyspaceError);
+        await expect(mq.enqueue("a}b", 1)).rejects.toBeInstanceOf(KeyspaceError);
+        await expect(mq.enqueue("a{b", 1)).rejects.toBeInstanceOf(KeyspaceError);
+        await expect(mq.enqueue("a\0b", 1)).rejects.toBeInstanceOf(KeyspaceError);
+        await expect(mq.enqueueMany("a\0b", [1])).rejects.toBeInstanceOf(KeyspaceError);
+        await expect(mq.schedule("a}b", 1, { delayMs: 1 })).rejects.toBeInstanceOf(KeyspaceError);
+        expect(() => mq.work("a}b", () => {})).toThrow(KeyspaceError);
         await expect(mq.claim("cs", { leaseMs: 0 })).rejects.toBeInstanceOf(EchoMQError);
         await expect(mq.claim("a}b", { leaseMs: 10 })).rejects.toBeInstanceOf(KeyspaceError);
         await expect(mq.promote("cs", 0)).rejects.toMatchObject({ rule: "limit" });
@@ -361,7 +364,7 @@ for (const topology of TOPOLOGIES) {
         await expect(mq.ack({ id: "JOBnope" as JobId, queue: "cs" })).rejects.toBeInstanceOf(KeyspaceError);
         await expect(mq.retry({ id: N, queue: "cs" }, { delayMs: 0 })).rejects.toMatchObject({ rule: "delay-ms" });
         await expect(mq.bury({ id: N, queue: "cs" }, "r".repeat(4097))).rejects.toMatchObject({ rule: "reason" });
-        expect(() => mq.schedule("cs", 1, { at: -5 })).toThrow(EchoMQError);
+        await expect(mq.schedule("cs", 1, { at: -5 })).rejects.toBeInstanceOf(EchoMQError);
         expect(await digest(raw, key)).toBe(d0);
         // Refusals that pass the client's checks surface as typed wire errors.
         await expect(mq.ack({ id: N, queue: "cs" })).rejects.toMatchObject({ name: "JobNotActiveError" });
