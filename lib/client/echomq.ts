@@ -343,8 +343,9 @@ export class EchoMQ<P = unknown> {
   /** Stops every worker of this client (letting in-flight jobs finish), then disconnects. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    this.#closed = true;
+    // Workers settle their in-flight jobs (ack / retry / bury) before the client refuses calls.
     await Promise.all([...this.#workers].map((w) => w.stop()));
+    this.#closed = true;
     this.#impl.close();
     this.#conn.close();
   }

@@ -1,0 +1,154 @@
+/**
+ * The worker, for each backend × topology: retries with backoff then buries after maxAttempts,
+ * survives throwing handlers, promotes and reaps on its own, and `stop()` drains in-flight jobs.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { keyspace } from "../../mod.ts";
+import { EchoMQ, type Job } from "../../client.ts";
+import type { Connection } from "../../lib/client/connection.ts";
+import { BACKENDS, comboName, rawConnection, type Site, sleep, startSite, type Topology, TOPOLOGIES } from "./_harness.ts";
+
+const sites = new Map<Topology, Site>();
+const raws = new Map<Topology, Connection>();
+
+beforeAll(async () => {
+  const started = await Promise.all(TOPOLOGIES.map((t) => startSite(t)));
+  for (const s of started) {
+    sites.set(s.topology, s);
+    raws.set(s.topology, await rawConnection(s));
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of raws.values()) c.close();
+  await Promise.all([...sites.values()].map((s) => s.stop()));
+});
+
+/** Polls `check` every 10 ms until it is true or `ms` pass. */
+async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await sleep(10);
+  }
+  throw new Error("condition not met in time");
+}
+
+const FAST = { pollMs: 5, maintenanceMs: 10 };
+
+for (const topology of TOPOLOGIES) {
+  for (const backend of BACKENDS) {
+    describe(comboName(backend, topology), () => {
+      let mq: EchoMQ<{ n: number }>;
+      let raw: Connection;
+      beforeAll(async () => {
+        const site = sites.get(topology)!;
+        raw = raws.get(topology)!;
+        mq = await EchoMQ.connect({ addresses: site.addresses, cluster: site.cluster, backend });
+      });
+      afterAll(async () => {
+        await mq.close();
+      });
+
+      test("a throwing handler: retried with backoff, buried after maxAttempts; the loop goes on", async () => {
+        const q = `wk-fail-${backend}`;
+        const seen: Array<{ n: number; attempts: number }> = [];
+        const delays: number[] = [];
+        const errors: unknown[] = [];
+        const worker = mq.work(
+          q,
+          (job) => {
+            seen.push({ n: job.payload.n, attempts: job.attempts });
+            if (job.payload.n === 0) throw new Error(`boom ${job.attempts}`);
+            if (job.payload.n === 1 && job.attempts === 1) throw new Error("flaky");
+          },
+          {
+            concurrency: 2,
+            leaseMs: 10_000,
+            maxAttempts: 3,
+            backoff: (attempts) => {
+              delays.push(attempts);
+              return 5 * attempts;
+            },
+            onError: (e) => errors.push(e),
+            ...FAST,
+          },
+        );
+        const bad = await mq.enqueue(q, { n: 0 });
+        await mq.enqueue(q, { n: 1 });
+        await mq.enqueue(q, { n: 2 });
+        await eventually(async () => {
+          const c = await mq.counts(q);
+          return c.dead === 1 && c.pending === 0 && c.schedule === 0 && c.active === 0;
+        });
+        await worker.stop();
+        expect(seen.filter((s) => s.n === 0).map((s) => s.attempts)).toEqual([1, 2, 3]);
+        expect(seen.filter((s) => s.n === 1).map((s) => s.attempts)).toEqual([1, 2]);
+        expect(seen.filter((s) => s.n === 2).map((s) => s.attempts)).toEqual([1]);
+        expect(delays.sort()).toEqual([1, 1, 2]);
+        expect(worker.completed).toBe(2);
+        expect(worker.failed).toBe(4);
+        expect(worker.buried).toBe(1);
+        expect(errors).toEqual([]);
+        const K = keyspace(q);
+        const row = (await raw.command(["HMGET", K.job(bad), "state", "reason", "attempts"], K.pending)) as string[];
+        expect(row.map(String)).toEqual(["dead", "Error: boom 3", "3"]);
+      });
+
+      test("promotes due jobs and reaps expired leases on its own", async () => {
+        const q = `wk-maint-${backend}`;
+        const done: number[] = [];
+        await mq.schedule(q, { n: 7 }, { delayMs: 30 });
+        await mq.enqueue(q, { n: 8 });
+        const lost = await mq.claim(q, { leaseMs: 20 }); // a consumer that died holding the job
+        expect(lost?.payload.n).toBe(8);
+        const worker = mq.work(q, (job) => void done.push(job.payload.n), { leaseMs: 5000, ...FAST });
+        await eventually(() => done.length === 2);
+        await worker.stop();
+        expect(done.sort()).toEqual([7, 8]);
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      });
+
+      test("stop() lets in-flight jobs finish and claims nothing more", async () => {
+        const q = `wk-stop-${backend}`;
+        for (let n = 0; n < 6; n++) await mq.enqueue(q, { n });
+        const started: Array<Job<{ n: number }>> = [];
+        let finished = 0;
+        const worker = mq.work(
+          q,
+          async (job) => {
+            started.push(job);
+            await sleep(150);
+            finished++;
+          },
+          { concurrency: 2, ...FAST },
+        );
+        await eventually(() => started.length === 2);
+        const stopping = worker.stop();
+        expect(worker.running).toBe(false);
+        await stopping;
+        expect(finished).toBe(2);
+        expect(started).toHaveLength(2);
+        expect(worker.completed).toBe(2);
+        expect(await mq.counts(q)).toEqual({ pending: 4, active: 0, schedule: 0, dead: 0 });
+        expect(await worker.stop()).toBeUndefined(); // idempotent
+      });
+
+      test("close() stops the client's workers first", async () => {
+        const site = sites.get(topology)!;
+        const other = await EchoMQ.connect<number>({ addresses: site.addresses, cluster: site.cluster, backend });
+        const q = `wk-close-${backend}`;
+        await other.enqueue(q, 1);
+        let finished = 0;
+        other.work(q, async () => {
+          await sleep(50);
+          finished++;
+        }, FAST);
+        await eventually(async () => (await mq.counts(q)).active === 1);
+        await other.close();
+        expect(finished).toBe(1);
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      });
+    });
+  }
+}
