@@ -129,7 +129,7 @@ export async function digest(conn: Connection, key: string): Promise<string> {
 const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
-function time(x: string): string {
+function normaliseTime(x: string): string {
   return Number(x) >= NOW_FLOOR ? "<now>" : x;
 }
 
@@ -161,7 +161,12 @@ function entries(reply: unknown): Array<[string, string]> {
  * order, sorted sets in order with now-derived scores and time fields normalised. The queue name
  * is replaced by `Q` so that dumps of differently named queues compare.
  */
-export async function dump(conn: Connection, queue: string): Promise<Record<string, unknown>> {
+/** Runs one command routed by a key: a Connection, or any function (e.g. a raw RESP helper). */
+export type Runner = Connection | ((args: string[], routeKey: string) => Promise<unknown>);
+
+export async function dump(via: Runner, queue: string, normalise = true): Promise<Record<string, unknown>> {
+  const time = normalise ? normaliseTime : (x: string): string => x;
+  const conn = { command: typeof via === "function" ? via : (a: string[], k: string) => via.command(a, k) };
   const route = `emq:{${queue}}:pending`;
   const keys: string[] = [];
   let cursor = "0";

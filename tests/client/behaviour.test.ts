@@ -186,6 +186,8 @@ for (const topology of TOPOLOGIES) {
         await raw.command(["SET", W(9).schedule, "x"], W(9).pending);
         await raw.command(["HSET", W(10).job(N), "state", "pending"], W(10).pending); // row, not active
         await raw.command(["ZADD", W(11).active, "1", N], W(11).pending); // active, no row
+        await raw.command(["HSET", W(12).job(N), "state", "pending"], W(12).pending); // duplicate row …
+        await raw.command(["SET", W(12).pending, "x"], W(12).pending); // … and a pending of the wrong type
 
         type Case = [string, Verb, string[], string[], number?];
         const row = K.job(N);
@@ -207,6 +209,7 @@ for (const topology of TOPOLOGIES) {
           ["enqueue wrongtype pending", "ENQUEUE", [W(1).job(N), W(1).pending], [N, "p"]],
           ["enqueue wrongtype row", "ENQUEUE", [W(2).job(N), W(2).pending], [N, "p"]],
           ["enqueue duplicate", "ENQUEUE", [K.job(J), K.pending], [J, "p"]],
+          ["enqueue wrongtype before duplicate", "ENQUEUE", [W(12).job(N), W(12).pending], [N, "p"]],
           // SCHEDULE
           ["schedule argc", "SCHEDULE", [row, K.schedule], [N, "5"]],
           ["schedule layout", "SCHEDULE", [row, K.pending], [N, "5", "p"]],
@@ -327,6 +330,29 @@ for (const topology of TOPOLOGIES) {
           note("non-string identity unfenced", await wire(raw, backend, "PROMOTE", [K.schedule, K.pending, K.base], ["1"]));
         } finally {
           await raw.command(["DEL", "{emq}:version"], "{emq}:version");
+        }
+      });
+
+      test.skipIf(topology !== "cluster")("fence in cluster mode: module config emq.wire; scripts unfenced", async () => {
+        const q = `fc-${backend}`;
+        const K = keyspace(q);
+        const call = (): Promise<Outcome> => wire(raw, backend, "PROMOTE", [K.schedule, K.pending, K.base], ["1"]);
+        if (backend === "module") {
+          await raw.everyPrimary(["CONFIG", "SET", "emq.wire", "3"]);
+          try {
+            expect(await call()).toEqual({ err: "ERR EMQ.PROMOTE fenced: this server speaks wire 3, not wire 4" });
+          } finally {
+            await raw.everyPrimary(["CONFIG", "SET", "emq.wire", "4"]);
+          }
+          expect(await call()).toEqual({ ok: 0 });
+        } else {
+          // `{emq}:version` lives in another slot: the script's read fails there and counts as unfenced.
+          await raw.command(["SET", "{emq}:version", "3"], "{emq}:version");
+          try {
+            expect(await call()).toEqual({ ok: 0 });
+          } finally {
+            await raw.command(["DEL", "{emq}:version"], "{emq}:version");
+          }
         }
       });
 

@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
 import { BackendError, bytes, DuplicateIdError, EchoMQ, text } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
+import { command, modulePath, startReplicated, waitForSync } from "../../lib/embedded/mod.ts";
 import {
   BACKENDS,
   comboName,
   counterIds,
+  dump,
   MODULE_WORKS,
   rawConnection,
   type Site,
@@ -156,4 +158,40 @@ describe("backend selection", () => {
     await mq.close();
     await expect(mq.enqueue("q", 1)).rejects.toMatchObject({ rule: "closed" });
   });
+});
+
+describe("replication", () => {
+  for (const backend of BACKENDS) {
+    test(`${backend}: a replica ends with the same keyspace, time fields included (effects replicated)`, async () => {
+      const pair = await startReplicated({ module: backend === "module" ? modulePath() : false });
+      // The same raw RESP helper reads both servers (glide refuses a standalone replica alone).
+      const primary = (args: string[]) => command(pair.primary.port, args);
+      const replica = (args: string[]) => command(pair.replica.port, args);
+      const mq = await EchoMQ.connect<number>({ addresses: [{ host: pair.primary.host, port: pair.primary.port }], backend });
+      try {
+        const q = "repl";
+        await mq.enqueueMany(q, [1, 2, 3, 4]);
+        await mq.schedule(q, 5, { at: 1000 });
+        await mq.schedule(q, 6, { delayMs: 60_000 });
+        const a = await mq.claim(q, { leaseMs: 60_000 });
+        await mq.ack(a!);
+        const b = await mq.claim(q, { leaseMs: 60_000 });
+        await mq.retry(b!, { delayMs: 5, reason: "again" });
+        const c = await mq.claim(q, { leaseMs: 1 });
+        await new Promise((r) => setTimeout(r, 10));
+        await mq.reap(q);
+        await mq.promote(q);
+        const d = await mq.claim(q, { leaseMs: 60_000 });
+        await mq.bury(d!, "dead");
+        expect(c).not.toBeNull();
+        await waitForSync(pair.primary.port, pair.replica.port);
+        const onPrimary = await dump(primary, q, false);
+        expect(Object.keys(onPrimary).length).toBeGreaterThan(5);
+        expect(await dump(replica, q, false)).toEqual(onPrimary);
+      } finally {
+        await mq.close();
+        await pair.stop();
+      }
+    });
+  }
 });
