@@ -45,6 +45,6 @@ fi
 # The native module: cargo decides what is stale.
 if [ "${EMQ_SKIP_NATIVE:-}" != 1 ] && [ -f native/Cargo.toml ]; then
   command -v cargo >/dev/null 2>&1 || { log "cargo not found: install Rust (rustup) to build the module"; exit 1; }
-  log "cargo build --release (native module)"
+  [ -f native/target/release/libemq.so ] || log "cargo build --release (native module, first build: a few minutes)"
   cargo build --release --quiet --manifest-path native/Cargo.toml
 fi
