@@ -92,3 +92,26 @@ mod module {
         ]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::VERBS;
+
+    #[test]
+    fn verb_table_is_consistent() {
+        let mut seen = std::collections::HashSet::new();
+        let mut entries = std::collections::HashSet::new();
+        for (verb, entry) in VERBS {
+            assert!(
+                entries.insert(entry as usize),
+                "shared entry point for {}",
+                verb.name
+            );
+            assert!(seen.insert(verb.name), "duplicate {}", verb.name);
+            assert_eq!(format!("{}\0", verb.name.to_lowercase()), verb.command);
+            assert_eq!(verb.numkeys, verb.keys.to_string().as_bytes());
+            assert!(verb.keys >= 2 && verb.args >= 1);
+        }
+        assert_eq!(seen.len(), 8);
+    }
+}
