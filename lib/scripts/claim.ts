@@ -26,6 +26,19 @@ while skip < len do
   if redis.call('EXISTS', key) == 1 then id, row = candidate, key break end
   skip = skip + 1
 end
+-- The counter as HINCRBY reads it (optional '-', digits without leading zero, within i64), and
+-- room for + 1: checked here because a failing HINCRBY after the RPOPs would not be rolled back.
+local count = id and redis.call('HGET', row, 'attempts')
+if count then
+  local digits = string.gsub(count, '^%-', '', 1)
+  local max = (digits == count) and '9223372036854775807' or '9223372036854775808'
+  local ok = count ~= '-0' and digits ~= '' and not string.find(digits, '[^0-9]')
+    and (digits == '0' or string.sub(digits, 1, 1) ~= '0')
+    and (#digits < 19 or (#digits == 19 and digits <= max))
+  if not ok or count == '9223372036854775807' then
+    return redis.error_reply('ERR hash value is not an integer')
+  end
+end
 for _ = 1, skip do redis.call('RPOP', KEYS[1]) end
 if id == nil then return false end
 local deadline = emq_int(emq_now() + lease)

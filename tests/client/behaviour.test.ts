@@ -52,6 +52,7 @@ function summary(job: Job<unknown> | null): unknown {
 function expectedRefusal(label: string, verb: Verb, topology: Topology): string {
   const V = `EMQ.${verb}`;
   if (/numkeys|argc/.test(label)) return `ERR wrong number of arguments for '${V}' command`;
+  if (/counter/.test(label)) return "ERR hash value is not an integer";
   if (/wrongtype/.test(label)) return "WRONGTYPE Operation against a key holding the wrong kind of value";
   if (/duplicate/.test(label)) return `ERR ${V} duplicate id`;
   if (/not active/.test(label)) return `ERR ${V} job is not active`;
@@ -188,6 +189,10 @@ for (const topology of TOPOLOGIES) {
         await raw.command(["ZADD", W(11).active, "1", N], W(11).pending); // active, no row
         await raw.command(["HSET", W(12).job(N), "state", "pending"], W(12).pending); // duplicate row …
         await raw.command(["SET", W(12).pending, "x"], W(12).pending); // … and a pending of the wrong type
+        await raw.command(["RPUSH", W(13).pending, N, "JOBghost00013"], W(13).pending); // ghost at the tail …
+        await raw.command(["HSET", W(13).job(N), "payload", "p", "attempts", "01"], W(13).pending); // … bad counter
+        await raw.command(["RPUSH", W(14).pending, N], W(14).pending);
+        await raw.command(["HSET", W(14).job(N), "payload", "p", "attempts", "9223372036854775807"], W(14).pending);
 
         type Case = [string, Verb, string[], string[], number?];
         const row = K.job(N);
@@ -245,6 +250,8 @@ for (const topology of TOPOLOGIES) {
           ["claim wrongtype pending", "CLAIM", [W(1).pending, W(1).active, W(1).base], ["10"]],
           ["claim wrongtype active", "CLAIM", [W(4).pending, W(4).active, W(4).base], ["10"]],
           ["claim wrongtype tail row", "CLAIM", [W(8).pending, W(8).active, W(8).base], ["10"]],
+          ["claim counter not an integer", "CLAIM", [W(13).pending, W(13).active, W(13).base], ["10"]],
+          ["claim counter would overflow", "CLAIM", [W(14).pending, W(14).active, W(14).base], ["10"]],
           // ACK
           ["ack argc", "ACK", [K.job(J), K.active], []],
           ["ack layout", "ACK", [K.job(J), K.pending], [J]],
