@@ -120,6 +120,7 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
     if (stopped) return stopped;
     stopped = (async () => {
       if (child.exitCode === null && child.signalCode === null) {
+        child.ref?.(); // keep the host alive until the server is really gone
         child.kill("SIGKILL");
         await exited(child);
       }
@@ -148,7 +149,12 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
     25,
   ).then(() => "ready" as const);
   const outcome = await Promise.race([died, ready]).catch((e: Error) => e);
-  if (outcome === "ready") return handle;
+  if (outcome === "ready") {
+    // A forgotten server must not keep the host alive: the exit hooks kill it when the host ends.
+    child.unref?.();
+    (child.stderr as { unref?: () => void } | null)?.unref?.();
+    return handle;
+  }
   const text = readLog(dir) + stderr;
   await stop();
   if (/address already in use/i.test(text)) return "port-in-use";
