@@ -1,11 +1,20 @@
 /**
  * The native module on a 3-primary cluster: the server itself routes EMQ.* by the declared keys
  * (COMMAND GETKEYS, MOVED, CROSSSLOT), no node ever holds a key of a slot it does not own, and the
- * per-node `emq.wire` configuration fences a node.
+ * per-node `emq.wire` configuration fences a node. Each primary has one replica (the module is
+ * loaded there too) whose digest must follow its primary's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClusterClient, Routes } from "@valkey/valkey-glide";
-import { type ClusterHandle, type ClusterNode, command, RespError, startCluster } from "../../lib/embedded/mod.ts";
+import {
+  type ClusterHandle,
+  type ClusterNode,
+  command,
+  infoFields,
+  RespError,
+  startCluster,
+  waitForSync,
+} from "../../lib/embedded/mod.ts";
 import {
   call,
   cluster,
@@ -25,7 +34,7 @@ let c: ClusterHandle;
 let client: GlideClusterClient;
 
 beforeAll(async () => {
-  c = await startCluster({ primaries: 3, replicasPerPrimary: 0, module: requireModule() });
+  c = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: requireModule() });
   client = await cluster(c.addresses);
 }, 90_000);
 
@@ -164,6 +173,16 @@ describe("ownership", () => {
       }
     }
     expect(holders.size).toBe(c.primaries.length);
+
+    // every replica (module loaded, effects replicated) ends with its primary's digest
+    expect(c.replicas.length).toBe(c.primaries.length);
+    for (const replica of c.replicas) {
+      const primaryPort = Number(infoFields(await on(replica, ["INFO", "replication"]))["master_port"]);
+      await waitForSync(primaryPort, replica.server.port);
+      const want = String(await command(primaryPort, ["DEBUG", "DIGEST"]));
+      expect(want).not.toBe("0".repeat(40));
+      expect(String(await on(replica, ["DEBUG", "DIGEST"]))).toBe(want);
+    }
   });
 });
 
