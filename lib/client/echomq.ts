@@ -6,7 +6,7 @@
  * @module
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
-import { assertJobId, assertValidQueue, type JobId, Keyspace, newJobId } from "../../mod.ts";
+import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, newJobId } from "../../mod.ts";
 import { type Backend, selectBackend } from "./backend.ts";
 import { byteLength, type Codec, json, toWire } from "./codec.ts";
 import { Connection, type ConnectionOptions } from "./connection.ts";
@@ -155,7 +155,7 @@ export class EchoMQ<P = unknown> {
     return this.#conn.cluster;
   }
 
-  #keyspace(queue: string): Keyspace {
+  #keyspace(queue: unknown): Keyspace {
     this.#open();
     assertValidQueue(queue);
     return new Keyspace(queue);
@@ -192,7 +192,7 @@ export class EchoMQ<P = unknown> {
    * Adds a job to the head of `queue`'s pending list and returns its new id. A refusal of the id
    * as a duplicate (a collision) is retried once with a fresh id.
    */
-  async enqueue(queue: string, payload: P, opts?: EnqueueOptions): Promise<JobId> {
+  async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: P, opts?: EnqueueOptions): Promise<JobId> {
     const ks = this.#keyspace(queue);
     const wire = toWire(this.codec.encode(payload));
     return this.#admit((id) => enqueueCall(ks, id, wire), opts?.id);
@@ -203,7 +203,7 @@ export class EchoMQ<P = unknown> {
    * jobs per batch; in-flight requests stay under the limit). Not atomic: on an error some jobs
    * may be enqueued and others not. Returns the ids in payload order.
    */
-  async enqueueMany(queue: string, payloads: readonly P[]): Promise<JobId[]> {
+  async enqueueMany<const Q extends string>(queue: CheckQueue<Q>, payloads: readonly P[]): Promise<JobId[]> {
     const ks = this.#keyspace(queue);
     const calls = payloads.map((p) => enqueueCall(ks, this.#id(), toWire(this.codec.encode(p))));
     const chunks: Array<{ start: number; calls: WireCall[] }> = [];
@@ -249,7 +249,12 @@ export class EchoMQ<P = unknown> {
    * Adds a job that becomes due at `when` (`{ at }` a Date or ms since epoch, or `{ delayMs }`
    * from now); `promote` (or a worker) moves it to pending once due. Returns its id.
    */
-  async schedule(queue: string, payload: P, when: When, opts?: EnqueueOptions): Promise<JobId> {
+  async schedule<const Q extends string>(
+    queue: CheckQueue<Q>,
+    payload: P,
+    when: When,
+    opts?: EnqueueOptions,
+  ): Promise<JobId> {
     const ks = this.#keyspace(queue);
     let due: number;
     if (when && "at" in when) {
@@ -267,14 +272,14 @@ export class EchoMQ<P = unknown> {
   /**
    * Claims the next job of `queue` (FIFO) for `leaseMs`, or returns null when none is ready.
    */
-  async claim(queue: string, opts: ClaimOptions): Promise<Job<P> | null> {
+  async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<P> | null> {
     const ks = this.#keyspace(queue);
     const leaseMs = wholeNumber("claim: leaseMs", "lease-ms", opts?.leaseMs, 1);
     const reply = await this.#impl.call(claimCall(ks, leaseMs), Decoder.Bytes);
     if (reply === null) return null;
     if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
     const id = new TextDecoder().decode(asBytes(reply[0]!)) as JobId;
-    return { id, queue, payload: this.codec.decode(asBytes(reply[1]!)), attempts: Number(reply[2]) };
+    return { id, queue: ks.name, payload: this.codec.decode(asBytes(reply[1]!)), attempts: Number(reply[2]) };
   }
 
   /** Acknowledges a claimed job: it leaves active and its row is deleted. */
@@ -302,21 +307,21 @@ export class EchoMQ<P = unknown> {
   }
 
   /** Moves up to `limit` due scheduled jobs to pending; returns how many moved. */
-  async promote(queue: string, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
+  async promote<const Q extends string>(queue: CheckQueue<Q>, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
     const ks = this.#keyspace(queue);
     const n = wholeNumber("promote: limit", "limit", limit, 1);
     return Number(await this.#impl.call(promoteCall(ks, n)));
   }
 
   /** Hands up to `limit` jobs whose lease expired back to pending (claimed next); returns the count. */
-  async reap(queue: string, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
+  async reap<const Q extends string>(queue: CheckQueue<Q>, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
     const ks = this.#keyspace(queue);
     const n = wholeNumber("reap: limit", "limit", limit, 1);
     return Number(await this.#impl.call(reapCall(ks, n)));
   }
 
   /** The sizes of `queue`'s pending, active, schedule and dead sets, read atomically. */
-  async counts(queue: string): Promise<Counts> {
+  async counts<const Q extends string>(queue: CheckQueue<Q>): Promise<Counts> {
     const ks = this.#keyspace(queue);
     const replies = await this.#conn.batch(
       [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead]],
@@ -332,10 +337,10 @@ export class EchoMQ<P = unknown> {
    * Starts a worker on `queue`: it claims jobs, runs `handler`, acks on success, retries with
    * backoff on a throw, buries after `maxAttempts`, and promotes and reaps on its own.
    */
-  work(queue: string, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
+  work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
     this.#open();
     assertValidQueue(queue);
-    const worker = new Worker<P>(this, queue, handler, opts, () => this.#workers.delete(worker));
+    const worker = new Worker<P>(this, queue as string, handler, opts, () => this.#workers.delete(worker));
     this.#workers.add(worker);
     return worker;
   }
