@@ -111,16 +111,12 @@ export class Connection {
   command(args: GlideString[], routeKey: string, decoder?: Decoder): Promise<GlideReturnType> {
     this.#check();
     const client = this.#client;
-    return this.#limiter.run(async () => {
-      if (client instanceof GlideClusterClient) {
-        const reply = await client.customCommand(args, {
-          route: { type: "primarySlotKey", key: routeKey },
-          ...(decoder === undefined ? {} : { decoder }),
-        });
-        return reply as GlideReturnType;
-      }
-      return await client.customCommand(args, decoder === undefined ? {} : { decoder });
-    });
+    if (client instanceof GlideClusterClient) {
+      const options = { route: { type: "primarySlotKey", key: routeKey }, ...(decoder === undefined ? {} : { decoder }) } as const;
+      return this.#limiter.run(() => client.customCommand(args, options) as Promise<GlideReturnType>);
+    }
+    const options = decoder === undefined ? {} : { decoder };
+    return this.#limiter.run(() => client.customCommand(args, options));
   }
 
   /**

@@ -121,6 +121,8 @@ export class EchoMQ<P = unknown> {
   readonly #newId: () => JobId;
   readonly #workers: Set<Worker<P>> = new Set();
   #closed = false;
+  // Keys built once per queue name (bounded: cleared past 1024 names).
+  readonly #keyspaces: Map<string, Keyspace> = new Map();
 
   private constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
     this.#conn = conn;
@@ -158,7 +160,13 @@ export class EchoMQ<P = unknown> {
   #keyspace(queue: unknown): Keyspace {
     this.#open();
     assertValidQueue(queue);
-    return new Keyspace(queue);
+    let ks = this.#keyspaces.get(queue);
+    if (ks === undefined) {
+      if (this.#keyspaces.size >= 1024) this.#keyspaces.clear();
+      ks = new Keyspace(queue);
+      this.#keyspaces.set(queue, ks);
+    }
+    return ks;
   }
 
   #open(): void {
@@ -174,16 +182,19 @@ export class EchoMQ<P = unknown> {
   async #admit(make: (id: JobId) => WireCall, given: JobId | undefined): Promise<JobId> {
     if (given !== undefined) {
       assertJobId(given);
-      expectOne(make(given).verb, await this.#impl.call(make(given)));
+      const call = make(given);
+      expectOne(call.verb, await this.#impl.call(call));
       return given;
     }
     let id = this.#id();
+    let call = make(id);
     try {
-      expectOne(make(id).verb, await this.#impl.call(make(id)));
+      expectOne(call.verb, await this.#impl.call(call));
     } catch (e) {
       if (!(e instanceof DuplicateIdError)) throw e;
       id = this.#id(); // an id collision: retried once with a fresh id
-      expectOne(make(id).verb, await this.#impl.call(make(id)));
+      call = make(id);
+      expectOne(call.verb, await this.#impl.call(call));
     }
     return id;
   }

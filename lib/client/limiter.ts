@@ -17,15 +17,29 @@ export class Limiter {
   }
 
   /** Runs `task` when a slot is free and frees the slot when it settles. */
-  async run<T>(task: () => Promise<T>): Promise<T> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((wake) => this.#waiting.push(wake));
-    try {
-      return await task();
-    } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
+  run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.#free > 0) {
+      this.#free--;
+      return this.#settle(task);
     }
+    return new Promise<void>((wake) => this.#waiting.push(wake)).then(() => this.#settle(task));
+  }
+
+  #settle<T>(task: () => Promise<T>): Promise<T> {
+    let running: Promise<T>;
+    try {
+      running = task();
+    } catch (e) {
+      this.#release();
+      return Promise.reject(e);
+    }
+    return running.finally(() => this.#release());
+  }
+
+  // Hands the slot to the next waiter, or frees it.
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
   }
 }
