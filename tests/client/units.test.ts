@@ -1,0 +1,95 @@
+/** Pure pieces of the client: the limiter, glide error texts, wire error mapping, small helpers. */
+import { describe, expect, test } from "bun:test";
+import { Limiter } from "../../lib/client/limiter.ts";
+import { isNoScript, serverText, wireError } from "../../lib/client/errors.ts";
+import {
+  DuplicateIdError,
+  exponentialBackoff,
+  FencedError,
+  JobNotActiveError,
+  json,
+  truncateUtf8,
+  WireError,
+} from "../../client.ts";
+
+describe("Limiter", () => {
+  test("never runs more than its permits at once; throws and rejections free their slot", async () => {
+    const limiter = new Limiter(3);
+    let running = 0;
+    let peak = 0;
+    const task = async (i: number): Promise<number> => {
+      running++;
+      peak = Math.max(peak, running);
+      await new Promise((r) => setTimeout(r, 1));
+      running--;
+      if (i % 5 === 0) throw new Error(`fail ${i}`);
+      return i;
+    };
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => limiter.run(() => task(i))));
+    expect(peak).toBe(3);
+    expect(results.filter((r) => r.status === "rejected")).toHaveLength(8);
+    await expect(limiter.run(() => {
+      throw new Error("sync");
+    })).rejects.toThrow("sync");
+    // all permits are back: three tasks run together
+    running = 0;
+    peak = 0;
+    await Promise.all([1, 2, 3].map((i) => limiter.run(() => task(i))));
+    expect(peak).toBe(3);
+  });
+});
+
+describe("server error texts", () => {
+  test("glide's wording is undone", () => {
+    expect(serverText(new Error("An error was signalled by the server: - ResponseError: EMQ.ACK job is not active")))
+      .toBe("ERR EMQ.ACK job is not active");
+    expect(serverText(new Error("WRONGTYPE: Operation against a key holding the wrong kind of value")))
+      .toBe("WRONGTYPE Operation against a key holding the wrong kind of value");
+    expect(serverText(new Error("An error was signalled by the server: - NoScriptError: No matching script.")))
+      .toBe("NOSCRIPT No matching script.");
+    expect(serverText(new Error("An error was signalled by the server: - CrossSlot: Keys in request don't hash to the same slot")))
+      .toBe("CROSSSLOT Keys in request don't hash to the same slot");
+    expect(serverText(new Error("timed out"))).toBeNull();
+    expect(isNoScript(new Error("An error was signalled by the server: - NoScriptError: No matching script."))).toBe(true);
+  });
+
+  test("refusals map to typed errors naming the step", () => {
+    const glide = (t: string): Error => new Error(`An error was signalled by the server: - ResponseError: ${t}`);
+    expect(wireError("EMQ.ENQUEUE", glide("EMQ.ENQUEUE duplicate id"))).toBeInstanceOf(DuplicateIdError);
+    expect(wireError("EMQ.ACK", glide("EMQ.ACK job is not active"))).toBeInstanceOf(JobNotActiveError);
+    expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 3, not wire 4"))).toBeInstanceOf(FencedError);
+    const rules = [
+      ["EMQ.ACK keys do not match the wire-4 layout", "layout"],
+      ["EMQ.CLAIM lease_ms must be a positive integer", "gate"],
+      ["EMQ.ENQUEUE payload exceeds 1048576 bytes", "gate"],
+      ["wrong number of arguments for 'EMQ.ACK' command", "shape"],
+    ] as const;
+    for (const [text, rule] of rules) {
+      const e = wireError(text.includes("CLAIM") ? "EMQ.CLAIM" : text.includes("ENQUEUE") ? "EMQ.ENQUEUE" : "EMQ.ACK", glide(text));
+      expect(e).toBeInstanceOf(WireError);
+      expect((e as WireError).rule).toBe(rule);
+      expect((e as WireError).text).toBe(`ERR ${text}`);
+    }
+    const timeout = new Error("timed out");
+    expect(wireError("EMQ.ACK", timeout)).toBe(timeout);
+  });
+});
+
+describe("helpers", () => {
+  test("truncateUtf8 never splits a character", () => {
+    expect(truncateUtf8("abc", 4096)).toBe("abc");
+    expect(truncateUtf8("é".repeat(3000), 4096)).toBe("é".repeat(2048));
+    expect(truncateUtf8("a" + "€".repeat(2000), 4096)).toBe("a" + "€".repeat(1365));
+    expect(new TextEncoder().encode(truncateUtf8("✓".repeat(5000), 4096)).length).toBeLessThanOrEqual(4096);
+  });
+
+  test("exponential backoff: 1 s doubling, capped at one hour", () => {
+    expect([1, 2, 3, 4].map(exponentialBackoff)).toEqual([1000, 2000, 4000, 8000]);
+    expect(exponentialBackoff(40)).toBe(3_600_000);
+  });
+
+  test("the JSON codec refuses values without a JSON form", () => {
+    expect(() => json().encode(undefined)).toThrow(TypeError);
+    expect(json<number[]>().decode(new TextEncoder().encode("[1,2]"))).toEqual([1, 2]);
+  });
+});
