@@ -19,6 +19,7 @@ import {
   RespError,
   startReplicated,
   startServer,
+  waitForSync,
 } from "../../lib/embedded/mod.ts";
 
 /** Whether `pid` runs (a zombie awaiting its reaper counts as dead). */
@@ -104,7 +105,7 @@ describe("startReplicated", () => {
     const pair = await startReplicated({ module: false });
     try {
       expect(await command(pair.primary.port, ["SET", "k", "v"])).toBe("OK");
-      expect(await command(pair.primary.port, ["WAIT", "1", "5000"])).toBe(1);
+      await waitForSync(pair.primary.port, pair.replica.port);
       expect(await command(pair.replica.port, ["GET", "k"])).toBe("v");
       const info = infoFields(await command(pair.replica.port, ["INFO", "replication"]));
       expect(info["role"]).toBe("slave");

@@ -1,7 +1,9 @@
 /**
  * Server CPU per call: each verb on the native module costs at most 0.4× the same verb as the Lua
  * twin (lib/scripts), measured by the server itself (`INFO commandstats` usec_per_call after
- * `CONFIG RESETSTAT`), same server, same workload, one phase per verb.
+ * `CONFIG RESETSTAT`), same server, same workload, one phase per verb. Lua and native rounds
+ * alternate and each verb keeps its best round, so a busy neighbour on a shared machine does not
+ * decide the verdict.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
@@ -12,6 +14,7 @@ import { call, expectOk, jobId, queue, requireModule, sleep, standalone, type Ve
 const N = 4000;
 const WINDOW = 200;
 const TARGET = 0.4;
+const ROUNDS = 3;
 
 let server: ServerHandle;
 let db: GlideClient;
@@ -55,8 +58,8 @@ async function phase(lua: boolean, verb: VerbName, count: number, make: (i: numb
 }
 
 /** The whole life cycle on one queue, one phase per verb; returns usec_per_call by verb. */
-async function lifecycle(lua: boolean): Promise<Record<VerbName, number>> {
-  const q = queue(lua ? "cost-lua" : "cost-native");
+async function lifecycle(lua: boolean, round: number): Promise<Record<VerbName, number>> {
+  const q = queue(`cost-${lua ? "lua" : "native"}-${round}`);
   const half = N / 2;
   const out = {} as Record<VerbName, number>;
   out.ENQUEUE = await phase(lua, "ENQUEUE", N, (i) => ["2", q.row(jobId(i)), q.pending, jobId(i), "payload-0123456789"]);
@@ -74,9 +77,22 @@ async function lifecycle(lua: boolean): Promise<Record<VerbName, number>> {
   return out;
 }
 
+/** Per verb, the lowest of several rounds: the machine is shared, so noise only ever adds. */
+function best(rounds: Array<Record<VerbName, number>>): Record<VerbName, number> {
+  const out = { ...rounds[0]! };
+  for (const r of rounds) for (const v of Object.keys(r) as VerbName[]) out[v] = Math.min(out[v], r[v]);
+  return out;
+}
+
 test(`native server CPU per call ≤ ${TARGET}× the Lua twin, every verb`, async () => {
-  const lua = await lifecycle(true);
-  const native = await lifecycle(false);
+  const luaRounds: Array<Record<VerbName, number>> = [];
+  const nativeRounds: Array<Record<VerbName, number>> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    luaRounds.push(await lifecycle(true, round));
+    nativeRounds.push(await lifecycle(false, round));
+  }
+  const lua = best(luaRounds);
+  const native = best(nativeRounds);
   const table = Object.fromEntries(
     (Object.keys(lua) as VerbName[]).map((v) => [v, { lua: lua[v], native: native[v], ratio: +(native[v] / lua[v]).toFixed(3) }]),
   );
