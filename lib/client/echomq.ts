@@ -10,7 +10,7 @@ import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, n
 import { type Backend, selectBackend } from "./backend.ts";
 import { byteLength, type Codec, json, toWire } from "./codec.ts";
 import { Connection, type ConnectionOptions } from "./connection.ts";
-import { DuplicateIdError, EchoMQError } from "./errors.ts";
+import { DuplicateIdError, EchoMQError, PayloadDecodeError } from "./errors.ts";
 import type { Counts, Job, JobRef } from "./job.ts";
 import {
   ackCall,
@@ -282,6 +282,7 @@ export class EchoMQ<P = unknown> {
 
   /**
    * Claims the next job of `queue` (FIFO) for `leaseMs`, or returns null when none is ready.
+   * A payload the codec cannot decode raises {@link PayloadDecodeError} naming the (claimed) job.
    */
   async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<P> | null> {
     const ks = this.#keyspace(queue);
@@ -290,7 +291,14 @@ export class EchoMQ<P = unknown> {
     if (reply === null) return null;
     if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
     const id = new TextDecoder().decode(asBytes(reply[0]!)) as JobId;
-    return { id, queue: ks.name, payload: this.codec.decode(asBytes(reply[1]!)), attempts: Number(reply[2]) };
+    const attempts = Number(reply[2]);
+    let payload: P;
+    try {
+      payload = this.codec.decode(asBytes(reply[1]!));
+    } catch (e) {
+      throw new PayloadDecodeError(this.codec.name, { id, queue: ks.name, attempts }, e);
+    }
+    return { id, queue: ks.name, payload, attempts };
   }
 
   /** Acknowledges a claimed job: it leaves active and its row is deleted. */

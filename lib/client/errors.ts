@@ -31,6 +31,28 @@ export class EchoMQError extends Error {
   }
 }
 
+/**
+ * A claimed job whose stored payload the codec could not decode. The job *is* claimed (active,
+ * lease running): `job` names it so the caller can retry or bury it; a worker treats this as a
+ * failed attempt.
+ */
+export class PayloadDecodeError extends EchoMQError {
+  /** The claimed job (its payload is missing here: it could not be decoded). */
+  readonly job: { readonly id: string; readonly queue: string; readonly attempts: number };
+  /** Builds the error for `job`, with the codec's error as the cause. */
+  constructor(codec: string, job: { id: string; queue: string; attempts: number }, cause: unknown) {
+    super(
+      "payload",
+      `claim: the ${codec} codec could not decode the payload of ${job.id} on queue ${JSON.stringify(job.queue)}: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+    );
+    this.name = "PayloadDecodeError";
+    this.job = job;
+    this.cause = cause;
+  }
+}
+
 /** The step of docs/WIRE.md at which the server refused a verb. */
 export type WireRule =
   | "shape"

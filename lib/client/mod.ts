@@ -36,6 +36,7 @@ export {
   EchoMQError,
   FencedError,
   JobNotActiveError,
+  PayloadDecodeError,
   serverText,
   WireError,
   type WireRule,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { PayloadDecodeError } from "./errors.ts";
 import type { Job, JobRef } from "./job.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
@@ -156,6 +157,11 @@ export class Worker<P> {
       try {
         job = await this.#client.claim(this.queue, { leaseMs: this.#leaseMs });
       } catch (e) {
+        if (e instanceof PayloadDecodeError) {
+          // claimed but unreadable: a failed attempt (retried, then buried), not a stuck lease
+          await this.#settle(e.job as JobRef & { attempts: number }, true, e);
+          continue;
+        }
         this.#report(e);
         await this.#sleep(this.#pollMs);
         continue;
@@ -177,6 +183,10 @@ export class Worker<P> {
       threw = true;
       failure = e;
     }
+    await this.#settle(job, threw, failure);
+  }
+
+  async #settle(job: JobRef & { readonly attempts: number }, threw: boolean, failure: unknown): Promise<void> {
     try {
       if (!threw) {
         await this.#client.ack(job);

@@ -134,6 +134,22 @@ for (const topology of TOPOLOGIES) {
         expect(await worker.stop()).toBeUndefined(); // idempotent
       });
 
+      test("an undecodable payload is a failed attempt: retried, then buried (no stuck lease)", async () => {
+        const q = `wk-bad-${backend}`;
+        const K = keyspace(q);
+        const id = "JOB0000000bad1";
+        await raw.command(["EVAL", "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); return redis.call('LPUSH', KEYS[2], ARGV[1])", "2", K.job(id as never), K.pending, id], K.pending);
+        await expect(mq.claim(q, { leaseMs: 1 })).rejects.toMatchObject({ name: "PayloadDecodeError", job: { id, queue: q, attempts: 1 } });
+        let ran = 0;
+        const worker = mq.work(q, () => void ran++, { maxAttempts: 3, backoff: 1, leaseMs: 5000, ...FAST });
+        await eventually(async () => (await mq.counts(q)).dead === 1);
+        await worker.stop();
+        expect(ran).toBe(0);
+        const row = (await raw.command(["HMGET", K.job(id as never), "attempts", "reason"], K.pending)) as string[];
+        expect(String(row[0])).toBe("3");
+        expect(String(row[1])).toStartWith("PayloadDecodeError: claim: the json codec could not decode the payload");
+      });
+
       test("close() stops the client's workers first", async () => {
         const site = sites.get(topology)!;
         const other = await EchoMQ.connect<number>({ addresses: site.addresses, cluster: site.cluster, backend });
