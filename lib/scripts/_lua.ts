@@ -103,15 +103,27 @@ local function emq_int(n)
   return string.format('%d', n)
 end
 
--- The rows of ids, after checking that each is a hash or absent (nothing written yet).
-local function emq_rows(base, ids)
+-- PROMOTE and REAP: up to limit ids of the sorted set KEYS[1] (type from) whose score is due
+-- (<= now), ascending, move to pending with push ('LPUSH': the head, 'RPUSH': the tail, claimed
+-- next); rows that exist are marked pending. Every row is type-checked before the first write.
+local function emq_move_due(from, push)
+  local e = emq_shape(3, 1) if e then return e end
+  local base, e = emq_layout({from, 'pending', ''}) if e then return e end
+  e = emq_fence() if e then return e end
+  local limit, e = emq_number(ARGV[1], 'limit', 1) if e then return e end
+  e = emq_type(KEYS[1], 'zset') or emq_type(KEYS[2], 'list') if e then return e end
+  local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', emq_int(emq_now()), 'LIMIT', 0, limit)
   local rows = {}
   for i, id in ipairs(ids) do
     rows[i] = base .. 'job:' .. id
-    local e = emq_type(rows[i], 'hash')
-    if e then return nil, e end
+    e = emq_type(rows[i], 'hash') if e then return e end
   end
-  return rows
+  for i, id in ipairs(ids) do
+    redis.call('ZREM', KEYS[1], id)
+    redis.call(push, KEYS[2], id)
+    if redis.call('EXISTS', rows[i]) == 1 then redis.call('HSET', rows[i], 'state', 'pending') end
+  end
+  return #ids
 end
 `;
 

@@ -2,6 +2,7 @@
  * Shared pieces of the client suites: servers per topology, raw wire calls for either backend,
  * keyspace dumps with time fields normalised, and DEBUG DIGEST.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { Logger } from "@valkey/valkey-glide";
 import { type JobId } from "../../mod.ts";
 import { Connection } from "../../lib/client/connection.ts";
@@ -80,6 +81,27 @@ export async function startSite(topology: Topology, withModule: boolean = MODULE
 /** A raw connection to a site (routing by key in cluster mode). */
 export function rawConnection(site: Site): Promise<Connection> {
   return Connection.open({ addresses: site.addresses, cluster: site.cluster, requestTimeout: 10000 });
+}
+
+/**
+ * Starts one site per topology (and a raw connection to each) before the enclosing suite's tests,
+ * and stops them after. Call at the top level of a test file or inside a `describe`.
+ */
+export function useSites(): { sites: Map<Topology, Site>; raws: Map<Topology, Connection> } {
+  const sites = new Map<Topology, Site>();
+  const raws = new Map<Topology, Connection>();
+  beforeAll(async () => {
+    const started = await Promise.all(TOPOLOGIES.map((t) => startSite(t)));
+    for (const s of started) {
+      sites.set(s.topology, s);
+      raws.set(s.topology, await rawConnection(s));
+    }
+  }, 120_000);
+  afterAll(async () => {
+    for (const c of raws.values()) c.close();
+    await Promise.all([...sites.values()].map((s) => s.stop()));
+  });
+  return { sites, raws };
 }
 
 /** A reply, or the server's error text. */

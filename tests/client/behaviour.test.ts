@@ -17,32 +17,16 @@ import {
   digest,
   dump,
   type Outcome,
-  rawConnection,
-  type Site,
   sleep,
-  startSite,
   type Topology,
   TOPOLOGIES,
   wire,
+  useSites,
 } from "./_harness.ts";
 
-const sites = new Map<Topology, Site>();
-const raws = new Map<Topology, Connection>();
+const { sites, raws } = useSites();
 const transcripts = new Map<string, Array<[string, unknown]>>();
 const dumps = new Map<string, unknown>();
-
-beforeAll(async () => {
-  const started = await Promise.all(TOPOLOGIES.map((t) => startSite(t)));
-  for (const s of started) {
-    sites.set(s.topology, s);
-    raws.set(s.topology, await rawConnection(s));
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of raws.values()) c.close();
-  await Promise.all([...sites.values()].map((s) => s.stop()));
-});
 
 function summary(job: Job<unknown> | null): unknown {
   return job === null ? null : { id: job.id, payload: job.payload, attempts: job.attempts };

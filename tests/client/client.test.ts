@@ -5,7 +5,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
 import { BackendError, bytes, DuplicateIdError, EchoMQ, text } from "../../client.ts";
-import type { Connection } from "../../lib/client/connection.ts";
 import { command, modulePath, startReplicated, waitForSync } from "../../lib/embedded/mod.ts";
 import {
   BACKENDS,
@@ -13,28 +12,13 @@ import {
   counterIds,
   dump,
   MODULE_WORKS,
-  rawConnection,
   type Site,
   startSite,
-  type Topology,
   TOPOLOGIES,
+  useSites,
 } from "./_harness.ts";
 
-const sites = new Map<Topology, Site>();
-const raws = new Map<Topology, Connection>();
-
-beforeAll(async () => {
-  const started = await Promise.all(TOPOLOGIES.map((t) => startSite(t)));
-  for (const s of started) {
-    sites.set(s.topology, s);
-    raws.set(s.topology, await rawConnection(s));
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of raws.values()) c.close();
-  await Promise.all([...sites.values()].map((s) => s.stop()));
-});
+const { sites, raws } = useSites();
 
 for (const topology of TOPOLOGIES) {
   for (const backend of BACKENDS) {

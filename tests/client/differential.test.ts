@@ -4,23 +4,19 @@
  * reply and the resulting keyspaces must be identical (time fields normalised). Runs only when
  * libemq.so is built and registers its commands.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
-import type { Connection } from "../../lib/client/connection.ts";
 import type { Verb } from "../../lib/scripts/mod.ts";
 import {
   type BackendKind,
   dump,
   MODULE_WORKS,
   type Outcome,
-  rawConnection,
-  type Site,
   sleep,
-  startSite,
-  type Topology,
   TOPOLOGIES,
   wire,
+  useSites,
 } from "./_harness.ts";
 
 const IDS = ["JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004", "XOB00000000001"];
@@ -88,22 +84,9 @@ function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>): [Verb, string
   }
 }
 
-const sites = new Map<Topology, Site>();
-const raws = new Map<Topology, Connection>();
 
 describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call sequences", () => {
-  beforeAll(async () => {
-    const started = await Promise.all(TOPOLOGIES.map((t) => startSite(t)));
-    for (const s of started) {
-      sites.set(s.topology, s);
-      raws.set(s.topology, await rawConnection(s));
-    }
-  }, 120_000);
-
-  afterAll(async () => {
-    for (const c of raws.values()) c.close();
-    await Promise.all([...sites.values()].map((s) => s.stop()));
-  });
+  const { raws } = useSites();
 
   test("known differences before the verb runs (docs/WIRE.md): EVALSHA parses numkeys itself", async () => {
     const raw = raws.get("standalone")!;

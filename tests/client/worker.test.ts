@@ -6,23 +6,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { EchoMQ, type Job } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import { BACKENDS, comboName, rawConnection, type Site, sleep, startSite, type Topology, TOPOLOGIES } from "./_harness.ts";
+import {
+  BACKENDS,
+  comboName,
+  sleep,
+  TOPOLOGIES,
+  useSites,
+} from "./_harness.ts";
 
-const sites = new Map<Topology, Site>();
-const raws = new Map<Topology, Connection>();
-
-beforeAll(async () => {
-  const started = await Promise.all(TOPOLOGIES.map((t) => startSite(t)));
-  for (const s of started) {
-    sites.set(s.topology, s);
-    raws.set(s.topology, await rawConnection(s));
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const c of raws.values()) c.close();
-  await Promise.all([...sites.values()].map((s) => s.stop()));
-});
+const { sites, raws } = useSites();
 
 /** Polls `check` every 10 ms until it is true or `ms` pass. */
 async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
