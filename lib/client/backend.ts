@@ -20,11 +20,25 @@ export interface Backend {
   call(call: WireCall, decoder?: Decoder): Promise<GlideReturnType>;
   /**
    * Sends calls of one queue in one non-atomic batch to the queue's primary: a reply or an error
-   * (a {@link WireError} for a refusal) per call, in order.
+   * (a {@link WireError} for a refusal) per call, in order. With `wait`, the batch ends with
+   * `WAIT <replicas> <timeoutMs>` on the same connection, and its reply (the number of replicas
+   * that acknowledged every write before it) or error is one more element, last.
    */
-  callMany(calls: WireCall[]): Promise<Array<GlideReturnType | Error>>;
+  callMany(calls: WireCall[], wait?: WaitFor): Promise<Array<GlideReturnType | Error>>;
   /** Frees what the backend holds (script handles). */
   close(): void;
+}
+
+/** A `WAIT` ending a batch: how many replicas must acknowledge, and for how long to block. */
+export interface WaitFor {
+  /** Replicas that must acknowledge the batch's writes (≥ 1). */
+  readonly replicas: number;
+  /** Milliseconds `WAIT` blocks at most (≥ 1; `WAIT … 0` would block forever). */
+  readonly timeoutMs: number;
+}
+
+function waitArgs(wait: WaitFor | undefined): GlideString[][] {
+  return wait === undefined ? [] : [["WAIT", String(wait.replicas), String(wait.timeoutMs)]];
 }
 
 function asError(verb: string, e: unknown): Error {
@@ -57,10 +71,11 @@ export class ModuleBackend implements Backend {
   }
 
   /** {@inheritDoc Backend.callMany} */
-  async callMany(calls: WireCall[]): Promise<Array<GlideReturnType | Error>> {
+  async callMany(calls: WireCall[], wait?: WaitFor): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
-    const replies = await this.#conn.batch(calls.map((c) => this.#argv(c)), calls[0]!.keys[0]!);
-    return replies.map((r, i) => (r instanceof Error ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+    const commands = [...calls.map((c) => this.#argv(c)), ...waitArgs(wait)];
+    const replies = await this.#conn.batch(commands, calls[0]!.keys[0]!, false, wait?.timeoutMs ?? 0);
+    return replies.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
   }
 
   /** Nothing to free. */
@@ -99,7 +114,7 @@ export class ScriptBackend implements Backend {
   }
 
   /** {@inheritDoc Backend.callMany} — EVALSHA in a batch; NOSCRIPT loads the script and resends. */
-  async callMany(calls: WireCall[]): Promise<Array<GlideReturnType | Error>> {
+  async callMany(calls: WireCall[], wait?: WaitFor): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
     const route = calls[0]!.keys[0]!;
     const argv = (c: WireCall): GlideString[] => [
@@ -117,18 +132,31 @@ export class ScriptBackend implements Backend {
       await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
       this.#loaded.add(`${verb}@${key}`);
     }
-    const out: Array<GlideReturnType | Error> = await this.#conn.batch(calls.map(argv), route);
-    const missing = out.flatMap((r, i) => (isNoScript(r) ? [i] : []));
+    const extraMs = wait?.timeoutMs ?? 0;
+    const out: Array<GlideReturnType | Error> = await this.#conn.batch(
+      [...calls.map(argv), ...waitArgs(wait)],
+      route,
+      false,
+      extraMs,
+    );
+    const missing = out.flatMap((r, i) => (i < calls.length && isNoScript(r) ? [i] : []));
     if (missing.length > 0) {
       const verbs = new Set(missing.map((i) => calls[i]!.verb));
       for (const verb of verbs) {
         await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
         this.#loaded.add(`${verb}@${key}`);
       }
-      const again = await this.#conn.batch(missing.map((i) => argv(calls[i]!)), route);
+      // resent after the others: a WAIT must follow them too, or it would not cover their writes
+      const again = await this.#conn.batch(
+        [...missing.map((i) => argv(calls[i]!)), ...waitArgs(wait)],
+        route,
+        false,
+        extraMs,
+      );
       missing.forEach((i, j) => (out[i] = again[j]!));
+      if (wait !== undefined) out[calls.length] = again[missing.length]!;
     }
-    return out.map((r, i) => (r instanceof Error ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+    return out.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
   }
 
   /** Releases the script handles. */

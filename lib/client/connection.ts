@@ -64,14 +64,17 @@ export class Connection {
   readonly cluster: boolean;
   /** The in-flight limit in force. */
   readonly inflightLimit: number;
+  /** Milliseconds before a request fails (the `requestTimeout` in force). */
+  readonly requestTimeout: number;
   readonly #client: GlideClient | GlideClusterClient;
   readonly #limiter: Limiter;
   #closed = false;
 
-  private constructor(client: GlideClient | GlideClusterClient, cluster: boolean, limit: number) {
+  private constructor(client: GlideClient | GlideClusterClient, cluster: boolean, limit: number, timeout: number) {
     this.#client = client;
     this.cluster = cluster;
     this.inflightLimit = limit;
+    this.requestTimeout = timeout;
     // One permit stays free for glide's own bookkeeping requests.
     this.#limiter = new Limiter(Math.max(1, limit - 1));
   }
@@ -97,10 +100,10 @@ export class Connection {
     const advanced = insecure ? { advancedConfiguration: { tlsAdvancedConfiguration: { insecure: true } } } : {};
     if (options.cluster) {
       const config: GlideClusterClientConfiguration = { ...base, ...advanced };
-      return new Connection(await GlideClusterClient.createClient(config), true, limit);
+      return new Connection(await GlideClusterClient.createClient(config), true, limit, base.requestTimeout);
     }
     const config: GlideClientConfiguration = { ...base, ...advanced };
-    return new Connection(await GlideClient.createClient(config), false, limit);
+    return new Connection(await GlideClient.createClient(config), false, limit, base.requestTimeout);
   }
 
   #check(): void {
@@ -155,20 +158,22 @@ export class Connection {
   /**
    * Commands in one batch (one in-flight request), all on the primary of `routeKey`'s slot.
    * Non-atomic unless `atomic`; each command's error is returned in its place, not thrown.
+   * `extraMs` lengthens the request timeout (a batch ending in a blocking `WAIT`).
    */
-  batch(commands: GlideString[][], routeKey: string, atomic = false): Promise<BatchReply> {
+  batch(commands: GlideString[][], routeKey: string, atomic = false, extraMs = 0): Promise<BatchReply> {
     this.#check();
     const client = this.#client;
+    const timeout = extraMs > 0 ? { timeout: this.requestTimeout + extraMs } : {};
     return this.#limiter.run(async () => {
       let reply: GlideReturnType[] | null;
       if (client instanceof GlideClusterClient) {
         const batch = new ClusterBatch(atomic);
         for (const c of commands) batch.customCommand(c);
-        reply = await client.exec(batch, false, { route: { type: "primarySlotKey", key: routeKey } });
+        reply = await client.exec(batch, false, { route: { type: "primarySlotKey", key: routeKey }, ...timeout });
       } else {
         const batch = new Batch(atomic);
         for (const c of commands) batch.customCommand(c);
-        reply = await client.exec(batch, false);
+        reply = await client.exec(batch, false, timeout);
       }
       if (reply === null) throw new Error("batch aborted (WATCH)");
       return reply as BatchReply;

@@ -7,10 +7,10 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, newJobId } from "../../mod.ts";
-import { type Backend, selectBackend } from "./backend.ts";
+import { type Backend, selectBackend, type WaitFor } from "./backend.ts";
 import { byteLength, type Codec, json, toWire } from "./codec.ts";
 import { Connection, type ConnectionOptions } from "./connection.ts";
-import { DuplicateIdError, EchoMQError, PayloadDecodeError } from "./errors.ts";
+import { DuplicateIdError, DurabilityError, EchoMQError, PayloadDecodeError } from "./errors.ts";
 import type { Counts, Job, JobRef } from "./job.ts";
 import {
   ackCall,
@@ -33,13 +33,41 @@ export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
   newId?: () => JobId;
 }
 
+/** What a `durable` write asks for: how many replicas must acknowledge it, and how long to wait. */
+export interface DurableOptions {
+  /** Replicas that must acknowledge the write (default 1). */
+  replicas?: number;
+  /** Milliseconds to wait for them (default {@link DEFAULT_DURABLE_TIMEOUT_MS}, at most one hour). */
+  timeoutMs?: number;
+}
+
+/** Options of {@link EchoMQ.enqueueMany}. */
+export interface EnqueueManyOptions {
+  /**
+   * Resolve only once at least one replica (or `replicas`) acknowledged every job: each batch ends
+   * with `WAIT`, as for {@link EnqueueOptions.durable}. A shortfall rejects with
+   * {@link DurabilityError} naming that batch's ids.
+   */
+  durable?: boolean | DurableOptions;
+}
+
 /** Options of {@link EchoMQ.enqueue} and {@link EchoMQ.schedule}. */
-export interface EnqueueOptions {
+export interface EnqueueOptions extends EnqueueManyOptions {
   /**
    * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
    * refused with {@link DuplicateIdError} (and is not retried with another id).
    */
   id?: JobId;
+  /**
+   * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
+   * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
+   * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
+   * within the timeout rejects with {@link DurabilityError} (the job *is* on the primary). While
+   * `WAIT` blocks, this client's other calls to that node queue behind it. In a cluster, a write
+   * redirected by `MOVED` (a slot being migrated) is not covered by the `WAIT`, which stays on
+   * the node first asked.
+   */
+  durable?: boolean | DurableOptions;
 }
 
 /** When a scheduled job becomes due: an absolute time, or a delay from now (client clock). */
@@ -67,6 +95,8 @@ export const MAX_WIRE_NUMBER = 999_999_999_999_999;
 export const BATCH_COMMANDS = 1000;
 /** Payload bytes per `enqueueMany` batch (a batch is cut earlier when it would exceed this). */
 export const BATCH_BYTES: number = 8 * 1024 * 1024;
+/** Default `timeoutMs` of a `durable` write. */
+export const DEFAULT_DURABLE_TIMEOUT_MS = 1000;
 
 function wholeNumber(what: string, rule: EchoMQError["rule"], value: unknown, min: number): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_WIRE_NUMBER) {
@@ -76,6 +106,38 @@ function wholeNumber(what: string, rule: EchoMQError["rule"], value: unknown, mi
     );
   }
   return value;
+}
+
+function waitFor(what: string, durable: boolean | DurableOptions | undefined): WaitFor | undefined {
+  if (durable === undefined || durable === false) return undefined;
+  if (durable === true) return { replicas: 1, timeoutMs: DEFAULT_DURABLE_TIMEOUT_MS };
+  if (durable === null || typeof durable !== "object") {
+    throw new EchoMQError("durable", `${what}: durable must be true, false or { replicas?, timeoutMs? }`);
+  }
+  const replicas = durable.replicas ?? 1;
+  const timeoutMs = durable.timeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS;
+  if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 1000) {
+    throw new EchoMQError("durable", `${what}: durable.replicas must be an integer from 1 to 1000, got ${String(replicas)}`);
+  }
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000) {
+    throw new EchoMQError(
+      "durable",
+      `${what}: durable.timeoutMs must be an integer from 1 to 3600000 (WAIT 0 would block forever), got ${
+        String(timeoutMs)
+      }`,
+    );
+  }
+  return { replicas, timeoutMs };
+}
+
+/** Throws {@link DurabilityError} unless `reply` (a `WAIT`'s) counts enough replicas. */
+function checkWait(what: string, queue: string, ids: readonly string[], reply: unknown, wait: WaitFor): void {
+  if (reply instanceof Error) throw new DurabilityError(what, queue, ids, 0, wait, reply);
+  const acknowledged = Number(reply);
+  if (!Number.isFinite(acknowledged)) {
+    throw new DurabilityError(what, queue, ids, 0, wait, new Error(`unexpected WAIT reply ${String(reply)}`));
+  }
+  if (acknowledged < wait.replicas) throw new DurabilityError(what, queue, ids, acknowledged, wait);
 }
 
 function reasonText(what: string, reason: unknown): string {
@@ -179,43 +241,66 @@ export class EchoMQ<P = unknown> {
     return id;
   }
 
-  async #admit(make: (id: JobId) => WireCall, given: JobId | undefined): Promise<JobId> {
+  /** Sends one admission call; with `wait`, followed by `WAIT` in the same batch and checked. */
+  async #send(what: string, queue: string, call: WireCall, wait: WaitFor | undefined): Promise<void> {
+    if (wait === undefined) {
+      expectOne(call.verb, await this.#impl.call(call));
+      return;
+    }
+    const [reply, acknowledged] = await this.#impl.callMany([call], wait);
+    if (reply instanceof Error) throw reply;
+    expectOne(call.verb, reply!);
+    checkWait(what, queue, [call.args[0] as string], acknowledged, wait);
+  }
+
+  async #admit(
+    what: string,
+    ks: Keyspace,
+    make: (id: JobId) => WireCall,
+    opts: EnqueueOptions | undefined,
+  ): Promise<JobId> {
+    const wait = waitFor(what, opts?.durable);
+    const given = opts?.id;
     if (given !== undefined) {
       assertJobId(given);
-      const call = make(given);
-      expectOne(call.verb, await this.#impl.call(call));
+      await this.#send(what, ks.name, make(given), wait);
       return given;
     }
     let id = this.#id();
-    let call = make(id);
     try {
-      expectOne(call.verb, await this.#impl.call(call));
+      await this.#send(what, ks.name, make(id), wait);
     } catch (e) {
       if (!(e instanceof DuplicateIdError)) throw e;
       id = this.#id(); // an id collision: retried once with a fresh id
-      call = make(id);
-      expectOne(call.verb, await this.#impl.call(call));
+      await this.#send(what, ks.name, make(id), wait);
     }
     return id;
   }
 
   /**
    * Adds a job to the head of `queue`'s pending list and returns its new id. A refusal of the id
-   * as a duplicate (a collision) is retried once with a fresh id.
+   * as a duplicate (a collision) is retried once with a fresh id. With `durable`, resolves only
+   * once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
    */
   async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: P, opts?: EnqueueOptions): Promise<JobId> {
     const ks = this.#keyspace(queue);
     const wire = toWire(this.codec.encode(payload));
-    return this.#admit((id) => enqueueCall(ks, id, wire), opts?.id);
+    return this.#admit("enqueue", ks, (id) => enqueueCall(ks, id, wire), opts);
   }
 
   /**
    * Enqueues many jobs on one queue through non-atomic batches (at most {@link BATCH_COMMANDS}
    * jobs per batch; in-flight requests stay under the limit). Not atomic: on an error some jobs
-   * may be enqueued and others not. Returns the ids in payload order.
+   * may be enqueued and others not. Returns the ids in payload order. With `durable`, each batch
+   * ends with `WAIT` and resolves only once a replica acknowledged it.
    */
-  async enqueueMany<const Q extends string>(queue: CheckQueue<Q>, payloads: readonly P[]): Promise<JobId[]> {
+  async enqueueMany<const Q extends string>(
+    queue: CheckQueue<Q>,
+    payloads: readonly P[],
+    opts?: EnqueueManyOptions,
+  ): Promise<JobId[]> {
     const ks = this.#keyspace(queue);
+    const wait = waitFor("enqueueMany", opts?.durable);
     const calls = payloads.map((p) => enqueueCall(ks, this.#id(), toWire(this.codec.encode(p))));
     const chunks: Array<{ start: number; calls: WireCall[] }> = [];
     let start = 0;
@@ -236,19 +321,22 @@ export class EchoMQ<P = unknown> {
     const run = async (): Promise<void> => {
       while (next < chunks.length) {
         const chunk = chunks[next++]!;
-        const replies = await this.#impl.callMany(chunk.calls);
-        for (let j = 0; j < replies.length; j++) {
+        const replies = await this.#impl.callMany(chunk.calls, wait);
+        for (let j = 0; j < chunk.calls.length; j++) {
           const r = replies[j];
           if (r === 1) continue;
           if (r instanceof DuplicateIdError) {
             const at = chunk.start + j;
             const id = this.#id();
-            expectOne("ENQUEUE", await this.#impl.call(enqueueCall(ks, id, chunk.calls[j]!.args[1]!)));
+            await this.#send("enqueueMany", ks.name, enqueueCall(ks, id, chunk.calls[j]!.args[1]!), wait);
             ids[at] = id;
             continue;
           }
           if (r instanceof Error) throw r;
           expectOne("ENQUEUE", r!);
+        }
+        if (wait !== undefined) {
+          checkWait("enqueueMany", ks.name, chunk.calls.map((c) => c.args[0] as string), replies[chunk.calls.length], wait);
         }
       }
     };
@@ -258,7 +346,8 @@ export class EchoMQ<P = unknown> {
 
   /**
    * Adds a job that becomes due at `when` (`{ at }` a Date or ms since epoch, or `{ delayMs }`
-   * from now); `promote` (or a worker) moves it to pending once due. Returns its id.
+   * from now); `promote` (or a worker) moves it to pending once due. Returns its id. With
+   * `durable`, resolves only once a replica acknowledged the write.
    */
   async schedule<const Q extends string>(
     queue: CheckQueue<Q>,
@@ -277,7 +366,7 @@ export class EchoMQ<P = unknown> {
       throw new EchoMQError("options", "schedule: when must be { at } or { delayMs }");
     }
     const wire = toWire(this.codec.encode(payload));
-    return this.#admit((id) => scheduleCall(ks, id, due, wire), opts?.id);
+    return this.#admit("schedule", ks, (id) => scheduleCall(ks, id, due, wire), opts);
   }
 
   /**

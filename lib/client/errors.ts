@@ -17,9 +17,13 @@ export type ClientRule =
   | "reason"
   | "options"
   | "closed"
-  | "job";
+  | "job"
+  | "durable";
 
-/** A call refused by the client before any wire; `rule` names the check. */
+/**
+ * A call refused by the client before any wire; `rule` names the check. (One rule is checked
+ * after the wire: `durable`, see {@link DurabilityError}.)
+ */
 export class EchoMQError extends Error {
   /** The rule the call broke. */
   readonly rule: ClientRule;
@@ -50,6 +54,52 @@ export class PayloadDecodeError extends EchoMQError {
     this.name = "PayloadDecodeError";
     this.job = job;
     this.cause = cause;
+  }
+}
+
+/**
+ * A `durable` enqueue or schedule was written on the primary, but fewer replicas than asked
+ * acknowledged it within the timeout (`WAIT` after the write, on the same connection) — or the
+ * `WAIT` itself failed (`cause`). The jobs exist on the primary; they may be lost if it fails before
+ * a replica copies them. To be sure, enqueue again with the same id: a `DuplicateIdError` then says
+ * the job was kept.
+ */
+export class DurabilityError extends EchoMQError {
+  /** The queue written. */
+  readonly queue: string;
+  /** The ids written on the primary but not acknowledged by enough replicas. */
+  readonly ids: readonly string[];
+  /** Replicas that acknowledged (0 when `WAIT` failed). */
+  readonly acknowledged: number;
+  /** Replicas asked for. */
+  readonly replicas: number;
+  /** How long `WAIT` blocked at most, in ms. */
+  readonly timeoutMs: number;
+  /** Builds the error; `cause` is the `WAIT`'s own error, if it failed. */
+  constructor(
+    what: string,
+    queue: string,
+    ids: readonly string[],
+    acknowledged: number,
+    wait: { readonly replicas: number; readonly timeoutMs: number },
+    cause?: unknown,
+  ) {
+    const which = ids.length === 1 ? ids[0]! : `${ids.length} jobs (${ids[0]} …)`;
+    const why = cause === undefined
+      ? `${acknowledged} of ${wait.replicas} replica(s) acknowledged it within ${wait.timeoutMs} ms`
+      : `WAIT failed: ${cause instanceof Error ? cause.message : String(cause)}`;
+    super(
+      "durable",
+      `${what}: ${which} on queue ${JSON.stringify(queue)} was written on the primary, but ${why} ` +
+        "(durable rule: it may be lost if the primary fails; enqueue it again with the same id to make sure)",
+    );
+    this.name = "DurabilityError";
+    this.queue = queue;
+    this.ids = ids;
+    this.acknowledged = acknowledged;
+    this.replicas = wait.replicas;
+    this.timeoutMs = wait.timeoutMs;
+    if (cause !== undefined) this.cause = cause;
   }
 }
 

@@ -8,16 +8,26 @@ export {
   BATCH_BYTES,
   BATCH_COMMANDS,
   type ClaimOptions,
+  DEFAULT_DURABLE_TIMEOUT_MS,
   DEFAULT_MOVE_LIMIT,
+  type DurableOptions,
   EchoMQ,
   type EchoMQOptions,
+  type EnqueueManyOptions,
   type EnqueueOptions,
   MAX_WIRE_NUMBER,
   type RetryOptions,
   type When,
 } from "./echomq.ts";
 export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
-export { type Backend, moduleLoaded, ModuleBackend, ScriptBackend, selectBackend } from "./backend.ts";
+export {
+  type Backend,
+  moduleLoaded,
+  ModuleBackend,
+  ScriptBackend,
+  selectBackend,
+  type WaitFor,
+} from "./backend.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef } from "./job.ts";
 export {
@@ -33,6 +43,7 @@ export {
   BackendError,
   type ClientRule,
   DuplicateIdError,
+  DurabilityError,
   EchoMQError,
   FencedError,
   JobNotActiveError,

@@ -1,0 +1,122 @@
+/**
+ * Durable enqueue: `durable` sends the verb and `WAIT 1 <timeoutMs>` to the queue's primary in one
+ * ordered batch. With a replica the call resolves and the replica already has the row; without
+ * one it rejects with DurabilityError (rule `durable`) once the timeout has passed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Logger } from "@valkey/valkey-glide";
+import { DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
+import { jobKey } from "../../mod.ts";
+import {
+  command,
+  modulePath,
+  type ReplicatedHandle,
+  type ServerHandle,
+  startReplicated,
+  startServer,
+} from "../../lib/embedded/mod.ts";
+import { requireModule } from "../native/_native.ts";
+
+Logger.setLoggerConfig("off");
+
+let pair: ReplicatedHandle;
+let lone: ServerHandle;
+
+beforeAll(async () => {
+  requireModule();
+  [pair, lone] = await Promise.all([startReplicated({ module: modulePath() }), startServer({ module: modulePath() })]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([pair?.stop(), lone?.stop()]);
+});
+
+function connect(port: number, backend: "module" | "scripts"): Promise<EchoMQ<{ n: number }>> {
+  return EchoMQ.connect<{ n: number }>({ addresses: [{ host: "127.0.0.1", port }], backend, requestTimeout: 10_000 });
+}
+
+for (const backend of ["module", "scripts"] as const) {
+  describe(`durable (${backend})`, () => {
+    test("with a replica: enqueue, schedule and enqueueMany resolve, and the replica has every row", async () => {
+      const mq = await connect(pair.primary.port, backend);
+      try {
+        const q = `durable-${backend}`;
+        const one = await mq.enqueue(q, { n: 1 }, { durable: true });
+        // read at once, on a fresh connection to the replica: WAIT already proved it applied the write
+        expect(await command(pair.replica.port, ["HGET", jobKey(q, one), "state"])).toBe("pending");
+        const later = await mq.schedule(q, { n: 2 }, { delayMs: 60_000 }, { durable: { timeoutMs: 5_000 } });
+        expect(await command(pair.replica.port, ["HGET", jobKey(q, later), "state"])).toBe("scheduled");
+        const many = await mq.enqueueMany(q, Array.from({ length: 1500 }, (_, n) => ({ n })), { durable: true });
+        expect(many.length).toBe(1500);
+        let present = 0;
+        for (let i = 0; i < many.length; i += 500) {
+          const keys = many.slice(i, i + 500).map((id) => jobKey(q, id));
+          present += Number(await command(pair.replica.port, ["EXISTS", ...keys]));
+        }
+        expect(present).toBe(1500);
+        expect(await command(pair.replica.port, ["LLEN", `emq:{${q}}:pending`])).toBe(1501);
+      } finally {
+        await mq.close();
+      }
+    }, 60_000);
+
+    test("without a replica: rejects with DurabilityError after the timeout; the row is on the primary", async () => {
+      const mq = await connect(lone.port, backend);
+      try {
+        const q = `lonely-${backend}`;
+        const t0 = Date.now();
+        const err = await mq.enqueue(q, { n: 1 }, { durable: { timeoutMs: 300 } }).catch((e: unknown) => e);
+        const elapsed = Date.now() - t0;
+        expect(err).toBeInstanceOf(DurabilityError);
+        const d = err as DurabilityError;
+        expect(d.rule).toBe("durable");
+        expect(d.acknowledged).toBe(0);
+        expect(d.replicas).toBe(1);
+        expect(d.timeoutMs).toBe(300);
+        expect(d.queue).toBe(q);
+        expect(d.ids.length).toBe(1);
+        expect(d.message).toContain("0 of 1 replica(s) acknowledged it within 300 ms");
+        expect(d.message).toContain("durable rule");
+        // WAIT blocked for the timeout (less a scheduler tick), and not much longer
+        expect(elapsed).toBeGreaterThanOrEqual(250);
+        expect(elapsed).toBeLessThan(10_000);
+        expect(await command(lone.port, ["HGET", jobKey(q, d.ids[0]!), "state"])).toBe("pending");
+
+        const s = await mq.schedule(q, { n: 2 }, { delayMs: 1 }, { durable: { timeoutMs: 100 } }).catch((e) => e);
+        expect(s).toBeInstanceOf(DurabilityError);
+        const m = await mq.enqueueMany(q, [{ n: 3 }, { n: 4 }], { durable: { timeoutMs: 100 } }).catch((e) => e);
+        expect(m).toBeInstanceOf(DurabilityError);
+        expect((m as DurabilityError).ids.length).toBe(2);
+        // asking for 2 replicas of a pair with one also falls short
+        const two = await connect(pair.primary.port, backend);
+        try {
+          const e2 = await two.enqueue(q, { n: 5 }, { durable: { replicas: 2, timeoutMs: 100 } }).catch((e) => e);
+          expect(e2).toBeInstanceOf(DurabilityError);
+          expect((e2 as DurabilityError).acknowledged).toBe(1);
+        } finally {
+          await two.close();
+        }
+        // a plain enqueue is unaffected
+        expect(typeof (await mq.enqueue(q, { n: 6 }))).toBe("string");
+      } finally {
+        await mq.close();
+      }
+    }, 60_000);
+  });
+}
+
+test("bad durable options are refused before any wire (rule durable)", async () => {
+  const mq = await connect(lone.port, "module");
+  try {
+    for (const durable of [{ timeoutMs: 0 }, { timeoutMs: -1 }, { timeoutMs: 1.5 }, { replicas: 0 }, { timeoutMs: 4e6 }]) {
+      const e = await mq.enqueue("opts", { n: 0 }, { durable }).catch((x) => x);
+      expect(e).toBeInstanceOf(EchoMQError);
+      expect((e as EchoMQError).rule).toBe("durable");
+    }
+    const bad = await mq.enqueue("opts", { n: 0 }, { durable: "yes" as unknown as boolean }).catch((x) => x);
+    expect((bad as EchoMQError).rule).toBe("durable");
+    expect(await command(lone.port, ["EXISTS", "emq:{opts}:pending"])).toBe(0);
+  } finally {
+    await mq.close();
+  }
+}, 30_000);
