@@ -6,11 +6,10 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { keyspace } from "../../mod.ts";
 import type { Worker } from "../../client.ts";
 import { openTarget } from "./target.ts";
-import { UsageError } from "./usage.ts";
+import { parseFlags, UsageError } from "./usage.ts";
 
 const QUEUES = ["orders", "emails", "reports"] as const;
 /** Share of attempts that fail at random, per queue: enough to show retries. */
@@ -32,20 +31,15 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /** Parses the demo's flags; refuses unknown ones with a one-line error. */
 function options(argv: string[]): { cluster: boolean; backend: "module" | "scripts" | "auto"; url?: string; seconds: number } {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      options: {
-        cluster: { type: "boolean", default: false },
-        backend: { type: "string", default: "auto" },
-        url: { type: "string" },
-        seconds: { type: "string", default: "5" },
-      },
-    }).values;
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const parsed = parseFlags({
+    args: argv,
+    options: {
+      cluster: { type: "boolean", default: false },
+      backend: { type: "string", default: "auto" },
+      url: { type: "string" },
+      seconds: { type: "string", default: "5" },
+    },
+  }).values;
   const backend = parsed.backend;
   if (backend !== "module" && backend !== "scripts" && backend !== "auto") {
     throw new UsageError(`--backend must be module, scripts or auto, not ${JSON.stringify(backend)}`);

@@ -5,10 +5,9 @@
  * @module
  */
 import { GlideClient, GlideClusterClient, type GlideReturnType } from "@valkey/valkey-glide";
-import { parseArgs } from "node:util";
 import { assertValidQueue, keyspace } from "../../mod.ts";
 import { parseUrl } from "./target.ts";
-import { UsageError } from "./usage.ts";
+import { parseFlags, UsageError } from "./usage.ts";
 
 /** Finds the `host:port` of the primary serving `slot` in a `CLUSTER SLOTS` reply. */
 function ownerIn(slots: GlideReturnType, slot: number): string {
@@ -20,16 +19,11 @@ function ownerIn(slots: GlideReturnType, slot: number): string {
 
 /** Runs `emq inspect`; resolves with the exit code. */
 export async function inspect(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { url: { type: "string" }, cluster: { type: "boolean", default: false } },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const parsed = parseFlags({
+    args: argv,
+    allowPositionals: true,
+    options: { url: { type: "string" }, cluster: { type: "boolean", default: false } },
+  });
   const [queue] = parsed.positionals;
   if (parsed.positionals.length !== 1 || parsed.values.url === undefined) {
     throw new UsageError("emq inspect takes a queue name and --url, e.g. emq inspect orders --url valkey://127.0.0.1:6379");
