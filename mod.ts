@@ -37,5 +37,21 @@ export { Keyspace, keyspace } from "./lib/keyspace/keyspace.ts";
 export { hashtag, slot, SLOTS } from "./lib/keyspace/slot.ts";
 export type { JobKey, QueueBase, QueueKey } from "./lib/types/keys.ts";
 export type { ParseQueueKey, KeyParseError } from "./lib/types/parse_key.ts";
-export type { CheckQueue } from "./lib/types/queue_name.ts";
-export type { CheckJobId } from "./lib/types/branded_id.ts";
+export type {
+  CheckQueue,
+  DiagnoseQueue,
+  QueueCloseBraceError,
+  QueueNulError,
+  QueueOpenBraceError,
+} from "./lib/types/queue_name.ts";
+export type {
+  B62,
+  CheckJobId,
+  DiagnoseJobId,
+  Digit,
+  IdLengthError,
+  IdNamespaceError,
+  IdPayloadError,
+  JobNamespace,
+  Upper,
+} from "./lib/types/branded_id.ts";

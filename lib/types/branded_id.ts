@@ -10,11 +10,14 @@ export type BrandedId<NS extends string = string> = `${NS}${string}` & { readonl
 /** A branded id in the `JOB` namespace: what `newJobId()` returns and `jobKey` takes. */
 export type JobId = BrandedId<JobNamespace>;
 
-type Upper =
+/** An ASCII capital letter: one character of a branded id's namespace. */
+export type Upper =
   | "A" | "B" | "C" | "D" | "E" | "F" | "G" | "H" | "I" | "J" | "K" | "L" | "M"
   | "N" | "O" | "P" | "Q" | "R" | "S" | "T" | "U" | "V" | "W" | "X" | "Y" | "Z";
-type Digit = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
-type B62 = Digit | Upper | Lowercase<Upper>;
+/** An ASCII digit. */
+export type Digit = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
+/** One Base62 character, `[0-9A-Za-z]`: one character of a branded id's payload. */
+export type B62 = Digit | Upper | Lowercase<Upper>;
 
 /** Compiler message when a job id literal has the wrong length. */
 export type IdLengthError =
