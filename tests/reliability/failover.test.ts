@@ -1,0 +1,257 @@
+/**
+ * Failover: a 3-primary cluster with a replica per primary (the victim's shard gets a second one,
+ * which follows the promoted replica afterwards, so durable writes can be acknowledged again), the
+ * module backend, producers enqueueing with `durable` on queues of every primary, and workers on
+ * every queue. One primary is SIGKILLed mid-run; its replica is promoted; the clients carry on
+ * without a restart. At the end every acknowledged durable enqueue was handled (acked) or is in
+ * `dead`: nothing lost. Jobs handled twice (a claim or ack lost with the dead primary, then reaped
+ * after the lease) are counted and printed.
+ */
+import { afterAll, expect, test } from "bun:test";
+import { type GlideClusterClient, Logger } from "@valkey/valkey-glide";
+import { DurabilityError, EchoMQ, JobNotActiveError, type Worker } from "../../client.ts";
+import { type JobId, keyspace, slot } from "../../mod.ts";
+import {
+  type ClusterHandle,
+  command,
+  infoFields,
+  modulePath,
+  type ServerHandle,
+  startCluster,
+  startServer,
+  waitUntil,
+} from "../../lib/embedded/mod.ts";
+import { cluster as glideCluster, requireModule, sleep } from "../native/_native.ts";
+
+Logger.setLoggerConfig("off");
+
+const NODE_TIMEOUT_MS = 2000;
+const ARGS = ["--cluster-node-timeout", String(NODE_TIMEOUT_MS)];
+const LEASE_MS = 3000;
+const PRODUCERS = 4;
+const RATE_PER_S = 1500; // producer calls per second, all loops together (paced, not a target)
+const MAX_ENQUEUES = 150_000; // bound on producer calls, whatever happens
+const BEFORE_KILL_MS = 3000;
+const AFTER_RECOVERY_MS = 2000;
+const RECOVERY_CAP_MS = 60_000;
+const DRAIN_CAP_MS = 90_000;
+
+let site: ClusterHandle | undefined;
+let extra: ServerHandle | undefined;
+const closers: Array<() => unknown> = [];
+
+afterAll(async () => {
+  for (const close of closers.reverse()) {
+    try {
+      await close();
+    } catch {
+      // best effort
+    }
+  }
+  await Promise.all([site?.stop(), extra?.stop()]);
+});
+
+async function replication(port: number): Promise<Record<string, string>> {
+  return infoFields(await command(port, ["INFO", "replication"]));
+}
+
+test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates are counted", async () => {
+  requireModule();
+  site = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: modulePath(), args: ARGS });
+  const c = site;
+  const victim = c.primaries[0]!;
+
+  // A second replica for the victim's shard: after the failover it follows the promoted replica.
+  extra = await startServer({ module: modulePath(), cluster: true, args: ARGS });
+  const x = extra;
+  await command(x.port, ["CLUSTER", "MEET", "127.0.0.1", String(victim.server.port)]);
+  await waitUntil("the new node to know the victim", async () =>
+    String(await command(x.port, ["CLUSTER", "NODES"])).includes(victim.id), 30_000, 100);
+  await waitUntil("CLUSTER REPLICATE to be accepted", async () =>
+    (await command(x.port, ["CLUSTER", "REPLICATE", victim.id])) === "OK", 30_000, 200);
+  await waitUntil("the second replica to sync", async () => {
+    const r = await replication(x.port);
+    return r["master_link_status"] === "up" && r["master_sync_in_progress"] === "0";
+  }, 60_000, 100);
+  for (const n of [...c.nodes.map((n) => n.server), x]) {
+    await waitUntil(`${n.address} to know 7 nodes`, async () =>
+      infoFields(await command(n.port, ["CLUSTER", "INFO"]))["cluster_known_nodes"] === "7", 30_000, 100);
+  }
+  const victimReplicaPorts: number[] = [x.port];
+  for (const r of c.replicas) {
+    if ((await replication(r.server.port))["master_port"] === String(victim.server.port)) {
+      victimReplicaPorts.push(r.server.port);
+    }
+  }
+  expect(victimReplicaPorts.length).toBe(2);
+
+  // Two queues per primary.
+  const queues: string[] = [];
+  const perPrimary = new Map<string, number>();
+  for (let i = 0; queues.length < 6 && i < 10_000; i++) {
+    const q = `fo-${i}`;
+    const owner = c.primaryForSlot(slot(keyspace(q).pending)).id;
+    if ((perPrimary.get(owner) ?? 0) >= 2) continue;
+    perPrimary.set(owner, (perPrimary.get(owner) ?? 0) + 1);
+    queues.push(q);
+  }
+  const onVictim = new Set(queues.filter((q) => c.primaryForSlot(slot(keyspace(q).pending)).id === victim.id));
+  expect(onVictim.size).toBe(2);
+
+  const options = {
+    addresses: [...c.addresses],
+    cluster: true,
+    backend: "module" as const,
+    requestTimeout: 5000,
+  };
+  const producer = await EchoMQ.connect<{ seq: number }>(options);
+  closers.push(() => producer.close());
+  const consumer = await EchoMQ.connect<{ seq: number }>(options);
+  closers.push(() => consumer.close());
+  const admin: GlideClusterClient = await glideCluster(c.addresses);
+  closers.push(() => admin.close());
+
+  // Workers: every handling is recorded.
+  const handled = new Map<string, number>();
+  let workerErrors = 0;
+  let lateAcks = 0; // an ack refused as "not active": the job had been reaped and handed out again
+  const workers: Array<Worker<{ seq: number }>> = queues.map((q) =>
+    consumer.work(q, async (job) => {
+      handled.set(job.id, (handled.get(job.id) ?? 0) + 1);
+      if (job.payload.seq % 40 === 0) await sleep(15); // some jobs are mid-handler at the kill
+    }, {
+      concurrency: 2,
+      leaseMs: LEASE_MS,
+      maintenanceMs: 500,
+      pollMs: 50,
+      maxAttempts: 5,
+      onError: (e) => {
+        workerErrors++;
+        if (e instanceof JobNotActiveError) lateAcks++;
+      },
+    })
+  );
+
+  // Producers: durable enqueues; a failed call is counted and the loop goes on.
+  const acknowledged = new Map<string, string>(); // id → queue
+  const unconfirmed = new Set<string>(); // written on a primary, not confirmed by a replica
+  const failures = new Map<string, number>();
+  let calls = 0;
+  let seq = 0;
+  // a flag in an object: a closure-captured `let` flipped from outside was seen stale by the
+  // loops under Bun 1.3.5 (JIT), so they ran on long after the stop
+  const run = { producing: true };
+  let killedAt = 0;
+  let firstWriteAfterKill = 0; // the client reached the promoted primary (acknowledged or not)
+  let firstAckAfterKill = 0; // a durable enqueue on the victim's shard acknowledged again
+  let nextAt = Date.now(); // pacing: no catching up after a stall
+  const producerLoop = async (): Promise<void> => {
+    while (run.producing && calls < MAX_ENQUEUES) {
+      const now = Date.now();
+      const wait = nextAt - now;
+      nextAt = Math.max(nextAt, now) + 1000 / RATE_PER_S;
+      if (wait > 0) await sleep(wait);
+      calls++;
+      const n = seq++;
+      const q = queues[n % queues.length]!;
+      try {
+        const id = await producer.enqueue(q, { seq: n }, { durable: { timeoutMs: 2000 } });
+        acknowledged.set(id, q);
+        if (killedAt > 0 && onVictim.has(q)) {
+          firstWriteAfterKill ||= Date.now();
+          firstAckAfterKill ||= Date.now();
+        }
+      } catch (e) {
+        const kind = e instanceof Error ? e.name : typeof e;
+        failures.set(kind, (failures.get(kind) ?? 0) + 1);
+        if (e instanceof DurabilityError) {
+          for (const id of e.ids) unconfirmed.add(id);
+          if (killedAt > 0 && onVictim.has(q)) firstWriteAfterKill ||= Date.now();
+        }
+        await sleep(20);
+      }
+    }
+  };
+  const producers = Array.from({ length: PRODUCERS }, producerLoop);
+
+  await sleep(BEFORE_KILL_MS);
+  const beforeKill = acknowledged.size;
+  process.kill(victim.server.pid, "SIGKILL");
+  killedAt = Date.now();
+  await waitUntil("a replica of the victim to be promoted", async () => {
+    for (const port of victimReplicaPorts) {
+      if ((await replication(port))["role"] === "master") return true;
+    }
+    return false;
+  }, RECOVERY_CAP_MS, 100);
+  const promotedAt = Date.now();
+  await waitUntil("a durable enqueue on the victim's shard to be acknowledged", async () =>
+    firstAckAfterKill > 0, RECOVERY_CAP_MS, 50);
+  await sleep(AFTER_RECOVERY_MS);
+  run.producing = false;
+  await Promise.all(producers);
+
+  // Drain: nothing pending, active or scheduled on any queue.
+  await waitUntil("the queues to drain", async () => {
+    for (const q of queues) {
+      const n = await consumer.counts(q);
+      if (n.pending + n.active + n.schedule > 0) return false;
+    }
+    return true;
+  }, DRAIN_CAP_MS, 250);
+  await Promise.all(workers.map((w) => w.stop()));
+
+  // The keyspace after the drain: dead ids, and rows left (only dead jobs may keep a row).
+  const dead = new Set<string>();
+  let rowsLeft = 0;
+  for (const q of queues) {
+    const ks = keyspace(q);
+    const route = { type: "primarySlotKey" as const, key: ks.pending };
+    for (const id of (await admin.customCommand(["ZRANGE", ks.dead, "0", "-1"], { route })) as string[]) {
+      dead.add(String(id));
+    }
+    let cursor = "0";
+    let guard = 0;
+    do {
+      const [next, keys] = (await admin.customCommand(
+        ["SCAN", cursor, "MATCH", `${ks.base}job:*`, "COUNT", "1000"],
+        { route },
+      )) as [string, string[]];
+      cursor = String(next);
+      rowsLeft += keys.length;
+    } while (cursor !== "0" && ++guard < 10_000);
+  }
+
+  let lost = 0;
+  const lostIds: string[] = [];
+  for (const id of acknowledged.keys()) {
+    if ((handled.get(id) ?? 0) === 0 && !dead.has(id)) {
+      lost++;
+      if (lostIds.length < 10) lostIds.push(id);
+    }
+  }
+  let duplicates = 0;
+  let handledTotal = 0;
+  for (const n of handled.values()) {
+    handledTotal += n;
+    duplicates += n - 1;
+  }
+  const unackedHandled = [...handled.keys()].filter((id) => !acknowledged.has(id)).length;
+  const completed = workers.reduce((s, w) => s + w.completed, 0);
+  const failed = [...failures.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+  console.log(
+    `[failover] recovery: promoted after ${promotedAt - killedAt} ms, client wrote to the promoted primary after ` +
+      `${firstWriteAfterKill - killedAt} ms, durable acks again after ${firstAckAfterKill - killedAt} ms | ` +
+      `enqueue calls ${calls}: acknowledged ${acknowledged.size} (${beforeKill} before the kill), ` +
+      `not acknowledged ${calls - acknowledged.size} (${failed}; ${unconfirmed.size} written but unconfirmed) | ` +
+      `handled ${handledTotal} (${handled.size} distinct, ${unackedHandled} of them never acknowledged), ` +
+      `acks ${completed}, duplicates ${duplicates} (late acks refused ${lateAcks}), dead ${dead.size}, ` +
+      `rows left ${rowsLeft}, worker errors ${workerErrors} | lost ${lost}`,
+  );
+  expect(lostIds).toEqual([]);
+  expect(lost).toBe(0);
+  expect(firstAckAfterKill).toBeGreaterThan(0);
+  expect(acknowledged.size).toBeGreaterThan(beforeKill);
+  expect(rowsLeft).toBe(dead.size); // every other row was acked (deleted)
+  for (const id of dead) expect(handled.has(id) || acknowledged.has(id as JobId) || unconfirmed.has(id)).toBe(true);
+}, 240_000);
