@@ -113,11 +113,13 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
 
   // Workers: every handling is recorded.
   const handled = new Map<string, number>();
+  const attemptsSeen = new Map<string, number[]>(); // id → attempts of each handling
   let workerErrors = 0;
   let lateAcks = 0; // an ack refused as "not active": the job had been reaped and handed out again
   const workers: Array<Worker<{ seq: number }>> = queues.map((q) =>
     consumer.work(q, async (job) => {
       handled.set(job.id, (handled.get(job.id) ?? 0) + 1);
+      attemptsSeen.set(job.id, [...(attemptsSeen.get(job.id) ?? []), job.attempts]);
       if (job.payload.seq % 40 === 0) await sleep(15); // some jobs are mid-handler at the kill
     }, {
       concurrency: 2,
@@ -232,20 +234,31 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   }
   let duplicates = 0;
   let handledTotal = 0;
-  for (const n of handled.values()) {
+  let afterReap = 0; // handed out again with a higher attempt count: a lease ran out (ack lost or late)
+  let claimLost = 0; // handed out again with the same count: the claim itself died with the primary
+  let onOtherShards = 0;
+  for (const [id, n] of handled) {
     handledTotal += n;
     duplicates += n - 1;
+    if (n < 2) continue;
+    const seen = attemptsSeen.get(id)!;
+    for (let i = 1; i < seen.length; i++) {
+      if (seen[i]! > seen[i - 1]!) afterReap++;
+      else claimLost++;
+    }
+    if (!onVictim.has(acknowledged.get(id) ?? "")) onOtherShards += n - 1;
   }
   const unackedHandled = [...handled.keys()].filter((id) => !acknowledged.has(id)).length;
   const completed = workers.reduce((s, w) => s + w.completed, 0);
   const failed = [...failures.entries()].map(([k, v]) => `${k} ${v}`).join(", ") || "none";
   console.log(
-    `[failover] recovery: promoted after ${promotedAt - killedAt} ms, client wrote to the promoted primary after ` +
+    `[failover] recovery: promotion seen (polling) after ${promotedAt - killedAt} ms, client wrote to the promoted primary after ` +
       `${firstWriteAfterKill - killedAt} ms, durable acks again after ${firstAckAfterKill - killedAt} ms | ` +
       `enqueue calls ${calls}: acknowledged ${acknowledged.size} (${beforeKill} before the kill), ` +
       `not acknowledged ${calls - acknowledged.size} (${failed}; ${unconfirmed.size} written but unconfirmed) | ` +
       `handled ${handledTotal} (${handled.size} distinct, ${unackedHandled} of them never acknowledged), ` +
-      `acks ${completed}, duplicates ${duplicates} (late acks refused ${lateAcks}), dead ${dead.size}, ` +
+      `acks ${completed}, duplicates ${duplicates} (${afterReap} after a lease ran out, ${claimLost} claim lost with ` +
+      `the primary; ${onOtherShards} on surviving shards; late acks refused ${lateAcks}), dead ${dead.size}, ` +
       `rows left ${rowsLeft}, worker errors ${workerErrors} | lost ${lost}`,
   );
   expect(lostIds).toEqual([]);
