@@ -60,6 +60,29 @@ for (const backend of ["module", "scripts"] as const) {
       }
     }, 60_000);
 
+    test("a stalled replica holds a durable enqueue back until it has the write", async () => {
+      const mq = await connect(pair.primary.port, backend);
+      try {
+        const q = `stalled-${backend}`;
+        await mq.enqueue(q, { n: 0 }, { durable: true }); // scripts loaded, connection warm
+        if (backend === "scripts") {
+          // the script cache emptied: the batch's EVALSHA gets NOSCRIPT and is resent, WAIT after it
+          expect(await command(pair.primary.port, ["SCRIPT", "FLUSH"])).toBe("OK");
+        }
+        const sleeping = command(pair.replica.port, ["DEBUG", "SLEEP", "0.8"], 10_000);
+        await new Promise((r) => setTimeout(r, 100));
+        const t0 = Date.now();
+        const id = await mq.enqueue(q, { n: 1 }, { durable: { timeoutMs: 20_000 } });
+        const waited = Date.now() - t0;
+        expect(await command(pair.replica.port, ["HGET", jobKey(q, id), "state"])).toBe("pending");
+        expect(await sleeping).toBe("OK");
+        // a lower bound only: the replica slept ≥ 0.7 s more after the call began
+        expect(waited).toBeGreaterThanOrEqual(500);
+      } finally {
+        await mq.close();
+      }
+    }, 60_000);
+
     test("without a replica: rejects with DurabilityError after the timeout; the row is on the primary", async () => {
       const mq = await connect(lone.port, backend);
       try {
