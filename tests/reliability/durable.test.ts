@@ -1,17 +1,20 @@
 /**
  * Durable enqueue: `durable` sends the verb and `WAIT 1 <timeoutMs>` to the queue's primary in one
  * ordered batch. With a replica the call resolves and the replica already has the row; without
- * one it rejects with DurabilityError (rule `durable`) once the timeout has passed.
+ * one it rejects with DurabilityError (rule `durable`) once the timeout has passed. In a cluster the
+ * WAIT runs on the queue's own primary.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Logger } from "@valkey/valkey-glide";
 import { DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
-import { jobKey } from "../../mod.ts";
+import { jobKey, keyspace, slot } from "../../mod.ts";
 import {
   command,
+  infoFields,
   modulePath,
   type ReplicatedHandle,
   type ServerHandle,
+  startCluster,
   startReplicated,
   startServer,
 } from "../../lib/embedded/mod.ts";
@@ -143,3 +146,38 @@ test("bad durable options are refused before any wire (rule durable)", async () 
     await mq.close();
   }
 }, 30_000);
+
+test("cluster: the WAIT goes to the queue's own primary (a stalled replica of one shard fails only that shard)", async () => {
+  const c = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: modulePath() });
+  const mq = await EchoMQ.connect<{ n: number }>({ addresses: [...c.addresses], cluster: true, requestTimeout: 10_000 });
+  try {
+    // one queue per primary, and each primary's replica
+    const queues = new Map<string, { queue: string; replicaPort: number }>();
+    for (let i = 0; queues.size < 3 && i < 10_000; i++) {
+      const q = `shard-${i}`;
+      const p = c.primaryForSlot(slot(keyspace(q).pending));
+      if (queues.has(p.id)) continue;
+      let replicaPort = 0;
+      for (const r of c.replicas) {
+        const info = infoFields(await command(r.server.port, ["INFO", "replication"]));
+        if (info["master_port"] === String(p.server.port)) replicaPort = r.server.port;
+      }
+      queues.set(p.id, { queue: q, replicaPort });
+    }
+    const [stalled, ...others] = [...queues.values()];
+    for (const { queue } of queues.values()) await mq.enqueue(queue, { n: 0 }, { durable: true }); // warm
+    const sleeping = command(stalled!.replicaPort, ["DEBUG", "SLEEP", "1.5"], 10_000);
+    await new Promise((r) => setTimeout(r, 100));
+    const [bad, ...good] = await Promise.all([
+      mq.enqueue(stalled!.queue, { n: 1 }, { durable: { timeoutMs: 200 } }).catch((e: unknown) => e),
+      ...others.map((o) => mq.enqueue(o.queue, { n: 1 }, { durable: { timeoutMs: 5_000 } }).catch((e: unknown) => e)),
+    ]);
+    expect(bad).toBeInstanceOf(DurabilityError);
+    expect((bad as DurabilityError).acknowledged).toBe(0);
+    for (const g of good) expect(g).toMatch(/^JOB/);
+    expect(await sleeping).toBe("OK");
+  } finally {
+    await mq.close();
+    await c.stop();
+  }
+}, 120_000);
