@@ -16,6 +16,7 @@ step() { # step <name> <command…>
 
 step "tsc --noEmit" "$bin/tsc" --noEmit -p .
 step "deno check" "$bin/deno" check --quiet mod.ts client.ts lib/cli/main.ts
+step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts
 step "deno publish --dry-run" "$bin/deno" publish --dry-run --allow-dirty --quiet
 if [ -f native/Cargo.toml ]; then
   step "cargo fmt --check" cargo fmt --manifest-path native/Cargo.toml --check

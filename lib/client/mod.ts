@@ -1,6 +1,7 @@
 /**
  * The EchoMQ client, by concept: connection and options, backend selection, the wire calls, the
- * payload codecs, the worker and the errors.
+ * payload codecs, the worker and the errors. Only what a user calls is exported here; backends
+ * and wire calls stay internal (tests import them from their files).
  *
  * @module
  */
@@ -20,21 +21,12 @@ export {
   type When,
 } from "./echomq.ts";
 export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
-export {
-  type Backend,
-  moduleLoaded,
-  ModuleBackend,
-  ScriptBackend,
-  selectBackend,
-  type WaitFor,
-} from "./backend.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef } from "./job.ts";
 export {
   type Backoff,
   exponentialBackoff,
   type Handler,
-  truncateUtf8,
   Worker,
   type WorkerClient,
   type WorkerOptions,
@@ -48,8 +40,6 @@ export {
   FencedError,
   JobNotActiveError,
   PayloadDecodeError,
-  serverText,
   WireError,
   type WireRule,
 } from "./errors.ts";
-export type { WireCall } from "./wire.ts";

@@ -8,9 +8,9 @@ import {
   FencedError,
   JobNotActiveError,
   json,
-  truncateUtf8,
   WireError,
 } from "../../client.ts";
+import { truncateUtf8 } from "../../lib/client/worker.ts";
 
 describe("Limiter", () => {
   test("never runs more than its permits at once; throws and rejections free their slot", async () => {

@@ -16,7 +16,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Batch, Decoder, type GlideClient, type GlideReturnType } from "@valkey/valkey-glide";
 import { Buffer } from "node:buffer";
-import { EchoMQ, EchoMQError, serverText, WireError } from "../../client.ts";
+import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
+import { serverText } from "../../lib/client/errors.ts";
 import { Keyspace, splitQueueKey, validQueue } from "../../mod.ts";
 import { type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
 import { call, digest, expectOk, expectRefused, jobId, requireModule, standalone } from "../native/_native.ts";
