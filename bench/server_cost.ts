@@ -1,15 +1,21 @@
 /**
- * Server CPU per call of each EchoMQ verb, module beside scripts, on one embedded server in one
- * run: `CONFIG RESETSTAT`, a phase of N calls, then `INFO commandstats` `usec_per_call`
- * (`cmdstat_emq.<verb>` for the module, `cmdstat_evalsha` for the scripts).
+ * Server CPU per call of each EchoMQ verb, module beside scripts, and of BullMQ's add, claim and
+ * complete scripts, on one embedded server in one run: `CONFIG RESETSTAT`, a phase of N calls,
+ * then `INFO commandstats` `usec_per_call` (`cmdstat_emq.<verb>` for the module,
+ * `cmdstat_evalsha` for the scripts; EVALSHA + EVAL for BullMQ, whose ioredis falls back to EVAL
+ * on NOSCRIPT). The commands each BullMQ script runs inside are listed per script call (a profile).
  * Prints a JSON report on the last line (read by bench/run.ts).
  *
- * Run: node_modules/.bin/bun bench/server_cost.ts [N]
+ * Run: node_modules/.bin/bun bench/server_cost.ts [N] [ROUNDS]
  */
+import { type Job as BullJob, Queue, Worker } from "bullmq";
 import { EchoMQ, type Job } from "../client.ts";
 import { command, infoFields, startServer } from "../lib/embedded/mod.ts";
+import { insideScripts, phase as measured, pool as poolN, scriptUsecPerCall } from "./_util.ts";
 
 const N = Number(process.argv[2] ?? 20000);
+/** Rounds of every phase, interleaved (module, scripts, BullMQ, module, …); the median is kept. */
+const ROUNDS = Number(process.argv[3] ?? 5);
 const IN_FLIGHT = 200;
 
 /** `usec_per_call` and `calls` of one command from INFO commandstats. */
@@ -54,28 +60,97 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   return out;
 }
 
+type BullVerb = "add" | "claim" | "complete";
+
+/**
+ * BullMQ 6 on the same server: `Queue.add` (the `addStandardJob` script), `Worker.getNextJob`
+ * without blocking (`moveToActive`), `Job.moveToCompleted` without fetching the next job
+ * (`moveToFinished`) — BullMQ's documented manual-processing calls, one script each. Jobs are
+ * added with `removeOnComplete: true` (EchoMQ's ack deletes the row too); the stalled-job checker
+ * and lock renewal are off so that no other script runs during a phase.
+ */
+async function measureBull(port: number, host: string, name: string) {
+  const connection = { host, port, maxRetriesPerRequest: null };
+  const queue = new Queue(name, { connection, defaultJobOptions: { removeOnComplete: true, removeOnFail: true } });
+  const worker = new Worker(name, null, {
+    connection,
+    autorun: false,
+    skipStalledCheck: true,
+    skipLockRenewal: true,
+    lockDuration: 600_000,
+  });
+  try {
+    await Promise.all([queue.waitUntilReady(), worker.waitUntilReady()]);
+    const payload = { to: "ada@example.com", body: "x".repeat(64) };
+    const token = "bench-token";
+    const usec = {} as Record<BullVerb, number>;
+    const profile = {} as Record<BullVerb, ReturnType<typeof insideScripts>>;
+    const record = (verb: BullVerb, commands: Parameters<typeof scriptUsecPerCall>[0]): void => {
+      const s = scriptUsecPerCall(commands);
+      usec[verb] = s.usecPerCall;
+      profile[verb] = insideScripts(commands, s.calls);
+    };
+    record("add", (await measured([port], () => poolN(N, IN_FLIGHT, () => queue.add("job", payload)))).cost.commands);
+    const jobs: BullJob[] = [];
+    const claimed = await measured([port], () =>
+      poolN(N, IN_FLIGHT, async () => {
+        const job = await worker.getNextJob(token, { block: false });
+        if (!job) throw new Error("BullMQ getNextJob returned no job");
+        jobs.push(job);
+      }));
+    record("claim", claimed.cost.commands);
+    record("complete", (await measured([port], () => poolN(N, IN_FLIGHT, (i) => jobs[i]!.moveToCompleted("ok", token, false)))).cost.commands);
+    return { usec, profile };
+  } finally {
+    await worker.close();
+    await queue.close();
+  }
+}
+
 const server = await startServer({});
 if (!server.module) throw new Error("the native module is not built: cargo build --release --manifest-path native/Cargo.toml");
 try {
   const address = [{ host: server.host, port: server.port }];
-  const results: Record<string, Record<Verb, number>> = {};
-  for (const backend of ["module", "scripts"] as const) {
-    const mq = await EchoMQ.connect({ addresses: address, backend, inflightRequestsLimit: 1000 });
-    results[backend] = await measure(mq, server.port, `cost-${backend}`);
-    await mq.close();
+  const rounds: Array<{ module: Record<Verb, number>; scripts: Record<Verb, number>; bull: Awaited<ReturnType<typeof measureBull>> }> = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const round = {} as (typeof rounds)[number];
+    for (const backend of ["module", "scripts"] as const) {
+      const mq = await EchoMQ.connect({ addresses: address, backend, inflightRequestsLimit: 1000 });
+      round[backend] = await measure(mq, server.port, `cost-${backend}-${r}`);
+      await mq.close();
+    }
+    round.bull = await measureBull(server.port, server.host, `cost-bullmq-${r}`);
+    rounds.push(round);
+    console.error(`round ${r + 1}/${ROUNDS}: module enqueue ${round.module.enqueue} µs, scripts ${round.scripts.enqueue} µs, BullMQ add ${round.bull.usec.add.toFixed(2)} µs`);
   }
-  const m = results.module!, s = results.scripts!;
+  const median = (xs: number[]): number => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+  };
+  const medians = <K extends string>(rows: Array<Record<K, number>>): Record<K, number> =>
+    Object.fromEntries(Object.keys(rows[0]!).map((k) => [k, median(rows.map((row) => row[k as K]))])) as Record<K, number>;
+  const results = { module: medians(rounds.map((x) => x.module)), scripts: medians(rounds.map((x) => x.scripts)) };
+  const bull = { usec: medians(rounds.map((x) => x.bull.usec)), profile: rounds.at(-1)!.bull.profile };
+  const m = results.module!, s = results.scripts!, b = bull.usec;
   const report = {
     n: N,
+    rounds: ROUNDS,
     usecPerCall: results,
+    bullmq: bull.usec,
+    bullmqProfile: bull.profile,
     ratios: {
       enqueue: m.enqueue / s.enqueue,
       claimAck: (m.claim + m.ack) / (s.claim + s.ack),
+      enqueueVsBullAdd: m.enqueue / b.add,
+      scriptEnqueueVsBullAdd: s.enqueue / b.add,
+      claimAckVsBull: (m.claim + m.ack) / (b.claim + b.complete),
+      scriptClaimAckVsBull: (s.claim + s.ack) / (b.claim + b.complete),
     },
   };
   for (const verb of Object.keys(m) as Verb[]) {
     console.log(`${verb.padEnd(9)} module ${m[verb].toFixed(2).padStart(6)} µs   scripts ${s[verb].toFixed(2).padStart(6)} µs   ratio ${(m[verb] / s[verb]).toFixed(2)}`);
   }
+  for (const verb of Object.keys(b) as BullVerb[]) console.log(`bullmq ${verb.padEnd(9)} ${b[verb].toFixed(2).padStart(6)} µs`);
   console.log(JSON.stringify(report));
 } finally {
   await server.stop();

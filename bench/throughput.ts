@@ -1,0 +1,331 @@
+/**
+ * Throughput from one Bun process to one local server (or a local cluster), EchoMQ beside BullMQ
+ * in the same run, each pair of phases back to back (EchoMQ first in even rounds, BullMQ first in
+ * odd ones):
+ * - bulk admission: EchoMQ `enqueueMany` vs BullMQ `Queue.addBulk`;
+ * - a worker (no-op handler, total concurrency 50) draining the jobs the bulk phase added, vs a
+ *   BullMQ `Worker` (same concurrency) draining its own;
+ * - single admission with 500 calls in flight: EchoMQ `enqueue` vs BullMQ `Queue.add`.
+ * Every phase also reports what the server processes spent per job (`INFO cpu` user + system over
+ * the phase, summed over the primaries) and what this process spent per job (`process.cpuUsage`).
+ * On one server, two reference phases send the same `EMQ.ENQUEUE` commands through a bare glide
+ * client (commands built before the clock starts): the client's floor under EchoMQ's own code.
+ *
+ * Options: `--n N` jobs per phase (default 100000), `--rounds R` (default 5: every phase R times,
+ * interleaved, fresh queues each round; a ratio is the median of its R per-round ratios, a phase's
+ * figures are those of its median round), `--queues Q` (default 1; jobs spread round-robin),
+ * `--cluster` (a local 3-primary cluster; queue names chosen so that the queues spread evenly over
+ * the primaries; BullMQ gets one `{name}` hashtag prefix per queue, so it spreads the same way).
+ * Prints a JSON report on the last line (read by bench/run.ts).
+ *
+ * Run: node_modules/.bin/bun bench/throughput.ts [--n 100000] [--rounds 5] [--queues 12] [--cluster]
+ */
+import { parseArgs } from "node:util";
+import { Batch, GlideClient } from "@valkey/valkey-glide";
+import { Queue, Worker as BullWorker } from "bullmq";
+import { EchoMQ, type Worker } from "../client.ts";
+import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../lib/embedded/mod.ts";
+import { keyspace, newJobId, slot } from "../mod.ts";
+import { bullConnection, bullPrefix, PAYLOAD, phase, pool, report, until } from "./_util.ts";
+
+const { values: opt } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    n: { type: "string", default: "100000" },
+    queues: { type: "string", default: "1" },
+    cluster: { type: "boolean", default: false },
+    rounds: { type: "string", default: "5" },
+  },
+});
+const N = Number(opt.n);
+const Q = Number(opt.queues);
+const CLUSTER = opt.cluster!;
+/** Rounds of every phase; each ratio is the median of its per-round ratios. */
+const ROUNDS = Number(opt.rounds);
+const CONCURRENCY = 50;
+const IN_FLIGHT = 500;
+/** BullMQ addBulk: jobs per call and calls in flight per queue, as EchoMQ's enqueueMany batches. */
+const BULK_CHUNK = 1000;
+const BULK_IN_FLIGHT = 8;
+/** Longest any phase may take before the benchmark gives up. */
+const PHASE_TIMEOUT_MS = 180_000;
+
+let cluster: ClusterHandle | null = null;
+let server: ServerHandle | null = null;
+if (CLUSTER) cluster = await startCluster({ primaries: 3 });
+else server = await startServer({});
+if (!(cluster ? cluster.primaries[0]!.server.module : server!.module)) {
+  throw new Error("the native module is not built: cargo build --release --manifest-path native/Cargo.toml");
+}
+const addresses = cluster ? cluster.addresses : [{ host: server!.host, port: server!.port }];
+const primaryPorts = cluster ? cluster.primaries.map((p) => p.server.port) : [server!.port];
+
+/**
+ * Q queue names with the given stem; on a cluster, picked in order from `<stem>-0`, `<stem>-1`, …
+ * so that each primary serves Q / primaries of them (the same slot for EchoMQ's `emq:{name}:…` and
+ * BullMQ's `{name}:name:…`).
+ */
+function queueNames(stem: string): string[] {
+  if (!cluster) return Array.from({ length: Q }, (_, i) => `${stem}-${i}`);
+  const per = Math.ceil(Q / cluster.primaries.length);
+  const load = new Map<number, number>();
+  const out: string[] = [];
+  for (let i = 0; out.length < Q && i < 10_000; i++) {
+    const name = `${stem}-${i}`;
+    const port = cluster.primaryForSlot(slot(name)).server.port;
+    if ((load.get(port) ?? 0) >= per) continue;
+    load.set(port, (load.get(port) ?? 0) + 1);
+    out.push(name);
+  }
+  return out;
+}
+
+/** Concurrency of worker i of Q, summing to CONCURRENCY. */
+const share = (i: number): number => Math.floor(CONCURRENCY / Q) + (i < CONCURRENCY % Q ? 1 : 0);
+
+interface PhaseReport {
+  jobs: number;
+  ms: number;
+  jobsPerSec: number;
+  /** Server process CPU (all primaries) per job, µs. */
+  serverUsecPerJob: number;
+  /** This process's CPU per job, µs. */
+  clientUsecPerJob: number;
+  /**
+   * Server time per job inside the verbs themselves (commandstats usec of `emq.*`, or of
+   * EVALSHA + EVAL for BullMQ's scripts); the rest of `serverUsecPerJob` is reading, parsing and
+   * replying, the event loop and the server's own housekeeping.
+   */
+  commandUsecPerJob: number;
+  /** Commandstats calls per job of the heaviest commands (a profile). */
+  calls: Record<string, number>;
+}
+
+async function measure(what: string, jobs: number, run: () => Promise<unknown>): Promise<PhaseReport> {
+  const c0 = process.cpuUsage();
+  const { ms, cost } = await phase(primaryPorts, run);
+  const c = process.cpuUsage(c0);
+  const top = Object.entries(cost.commands).sort((a, b) => b[1].usec - a[1].usec).slice(0, 6);
+  const r: PhaseReport = {
+    jobs,
+    ms,
+    jobsPerSec: jobs / (ms / 1000),
+    serverUsecPerJob: cost.processUsec / jobs,
+    commandUsecPerJob: Object.entries(cost.commands)
+      .filter(([name]) => name.startsWith("emq.") || name === "evalsha" || name === "eval")
+      .reduce((a, [, v]) => a + v.usec, 0) / jobs,
+    clientUsecPerJob: (c.user + c.system) / jobs,
+    calls: Object.fromEntries(top.map(([name, v]) => [name, Math.round((v.calls / jobs) * 100) / 100])),
+  };
+  console.error(
+    `${what.padEnd(26)} ${Math.round(r.jobsPerSec).toString().padStart(7)} jobs/s  ` +
+      `server ${r.serverUsecPerJob.toFixed(1)} µs/job  client ${r.clientUsecPerJob.toFixed(1)} µs/job`,
+  );
+  return r;
+}
+
+const perQueue = (i: number): number => Math.floor(N / Q) + (i < N % Q ? 1 : 0);
+const firstNames = queueNames("tp-bulk0");
+const emqSlots = firstNames.map((q) => slot(q));
+const spread = cluster
+  ? cluster.primaries.map((p) => firstNames.filter((q) => cluster!.primaryForSlot(slot(q)) === p).length)
+  : [Q];
+
+const mq = await EchoMQ.connect<typeof PAYLOAD>({ addresses: [...addresses], cluster: CLUSTER, backend: "module" });
+const connection = bullConnection(addresses, CLUSTER);
+const bullQueue = (name: string): Queue =>
+  new Queue(name, {
+    connection,
+    prefix: bullPrefix(name, CLUSTER),
+    defaultJobOptions: { removeOnComplete: true, removeOnFail: true },
+  });
+
+/**
+ * Every path of both libraries once, unmeasured, on queues of their own: bulk and single
+ * admission, then a worker draining them (the JIT warms up; BullMQ's scripts get loaded).
+ */
+async function warmUp(): Promise<void> {
+  const n = Math.min(20_000, Math.max(100, Math.floor(N / 5)));
+  const q = "warm-emq", name = "warm-bullmq";
+  const queue = bullQueue(name);
+  try {
+    await mq.enqueueMany(q, Array.from({ length: n }, () => PAYLOAD));
+    await pool(n, IN_FLIGHT, () => mq.enqueue(q, PAYLOAD));
+    await pool(Math.ceil(n / BULK_CHUNK), BULK_IN_FLIGHT, (c) =>
+      queue.addBulk(Array.from({ length: Math.min(BULK_CHUNK, n - c * BULK_CHUNK) }, () => ({ name: "job", data: PAYLOAD }))));
+    await pool(n, IN_FLIGHT, () => queue.add("job", PAYLOAD));
+    const w = mq.work(q, () => {}, { concurrency: CONCURRENCY, leaseMs: 60_000 });
+    await until("the warm-up EchoMQ worker", () => w.completed >= 2 * n, PHASE_TIMEOUT_MS, 5);
+    await w.stop();
+    let done = 0;
+    const bw = new BullWorker(name, async () => {}, { connection, prefix: bullPrefix(name, CLUSTER), concurrency: CONCURRENCY });
+    bw.on("completed", () => void done++);
+    await until("the warm-up BullMQ worker", () => done >= 2 * n, PHASE_TIMEOUT_MS, 5);
+    await bw.close();
+  } finally {
+    await queue.close();
+  }
+}
+
+/** One round of every phase on fresh queues (names carry the round number). */
+async function round(r: number): Promise<Record<string, PhaseReport>> {
+  const results: Record<string, PhaseReport> = {};
+  const emqNames = { bulk: queueNames(`tp-bulk${r}`), one: queueNames(`tp-one${r}`) };
+  const bullNames = { bulk: queueNames(`bq-bulk${r}`), one: queueNames(`bq-one${r}`) };
+  const bq = { bulk: bullNames.bulk.map(bullQueue), one: bullNames.one.map(bullQueue) };
+  try {
+    await Promise.all([...bq.bulk, ...bq.one].map((q) => q.waitUntilReady()));
+
+    // Each pair runs back to back; odd rounds run BullMQ's phase first.
+    const pair = async (emq: () => Promise<void>, bull: () => Promise<void>): Promise<void> => {
+      if (r % 2 === 0) {
+        await emq();
+        await bull();
+      } else {
+        await bull();
+        await emq();
+      }
+    };
+
+    // Bulk admission.
+    await pair(async () => {
+      results.emqEnqueueMany = await measure("EchoMQ enqueueMany", N, () =>
+        Promise.all(emqNames.bulk.map((q, i) => mq.enqueueMany(q, Array.from({ length: perQueue(i) }, () => PAYLOAD)))));
+    }, async () => {
+      results.bullAddBulk = await measure("BullMQ addBulk", N, () =>
+        Promise.all(bq.bulk.map((queue, i) => {
+          const n = perQueue(i);
+          return pool(Math.ceil(n / BULK_CHUNK), BULK_IN_FLIGHT, (c) =>
+            queue.addBulk(Array.from({ length: Math.min(BULK_CHUNK, n - c * BULK_CHUNK) }, () => ({ name: "job", data: PAYLOAD }))));
+        })));
+    });
+
+    // Draining what the bulk phase added.
+    await pair(async () => {
+      results.emqWorker = await measure(`EchoMQ worker (c=${CONCURRENCY})`, N, async () => {
+        const workers: Worker<typeof PAYLOAD>[] = emqNames.bulk.map((q, i) =>
+          mq.work(q, () => {}, { concurrency: share(i), leaseMs: 60_000, pollMs: 200 }));
+        const done = (): number => workers.reduce((a, w) => a + w.completed, 0);
+        await until("the EchoMQ workers to drain", () => done() >= N, PHASE_TIMEOUT_MS, 5);
+        await Promise.all(workers.map((w) => w.stop()));
+      });
+    }, async () => {
+      const bullWorkers = bullNames.bulk.map((name, i) =>
+        new BullWorker(name, async () => {}, {
+          connection,
+          prefix: bullPrefix(name, CLUSTER),
+          concurrency: share(i),
+          autorun: false,
+        }));
+      await Promise.all(bullWorkers.map((w) => w.waitUntilReady()));
+      let bullDone = 0;
+      for (const w of bullWorkers) w.on("completed", () => void bullDone++);
+      results.bullWorker = await measure(`BullMQ Worker (c=${CONCURRENCY})`, N, async () => {
+        for (const w of bullWorkers) void w.run();
+        await until("the BullMQ workers to drain", () => bullDone >= N, PHASE_TIMEOUT_MS, 5);
+      });
+      await Promise.all(bullWorkers.map((w) => w.close()));
+    });
+
+    // Single admission, 500 in flight.
+    await pair(async () => {
+      results.emqEnqueue500 = await measure(`EchoMQ enqueue (${IN_FLIGHT} in flight)`, N, () =>
+        pool(N, IN_FLIGHT, (i) => mq.enqueue(emqNames.one[i % Q]!, PAYLOAD)));
+    }, async () => {
+      results.bullAdd500 = await measure(`BullMQ add (${IN_FLIGHT} in flight)`, N, () =>
+        pool(N, IN_FLIGHT, (i) => bq.one[i % Q]!.add("job", PAYLOAD)));
+    });
+
+    // The glide floor: the same ENQUEUE commands, built beforehand, through a bare GlideClient.
+    if (!CLUSTER) {
+      const g = await GlideClient.createClient({ addresses: [...addresses], requestTimeout: 5000 });
+      try {
+        const commands = (q: string): string[][] => {
+          const ks = keyspace(q);
+          return Array.from({ length: N }, () => {
+            const id = newJobId();
+            return ["EMQ.ENQUEUE", "2", ks.job(id), ks.pending, id, JSON.stringify(PAYLOAD)];
+          });
+        };
+        const batched = commands(`tp-floor-batch${r}`);
+        results.glideBatch = await measure("bare glide Batch ENQUEUE", N, () =>
+          pool(Math.ceil(N / BULK_CHUNK), BULK_IN_FLIGHT, async (c) => {
+            const b = new Batch(false);
+            for (const cmd of batched.slice(c * BULK_CHUNK, (c + 1) * BULK_CHUNK)) b.customCommand(cmd);
+            await g.exec(b, true);
+          }));
+        const single = commands(`tp-floor-one${r}`);
+        results.glideSingle = await measure(`bare glide ENQUEUE (${IN_FLIGHT})`, N, () =>
+          pool(N, IN_FLIGHT, (i) => g.customCommand(single[i]!)));
+      } finally {
+        g.close();
+      }
+    }
+
+    // Sanity: everything drained, everything admitted.
+    let left = 0;
+    for (const q of emqNames.bulk) left += (await mq.counts(q)).pending;
+    if (left !== 0) throw new Error(`EchoMQ left ${left} jobs pending`);
+    let admitted = 0;
+    for (const q of emqNames.one) admitted += (await mq.counts(q)).pending;
+    if (admitted !== N) throw new Error(`EchoMQ admitted ${admitted} of ${N}`);
+    return results;
+  } finally {
+    await Promise.all([...bq.bulk, ...bq.one].map((q) => q.close()));
+  }
+}
+
+const rounds: Array<Record<string, PhaseReport>> = [];
+try {
+  await warmUp();
+  for (let r = 0; r < ROUNDS; r++) {
+    console.error(`round ${r + 1}/${ROUNDS}`);
+    // No FLUSHALL between rounds: the phase after one pays for regrowing the server's main hash
+    // table from empty (measured: ≈ 8 µs more server CPU per job), which would favour whichever
+    // library goes second. The single-admission phases leave their jobs (a few hundred MB by the end).
+    rounds.push(await round(r));
+  }
+} finally {
+  await mq.close();
+  if (CLUSTER) await connection.quit().catch(() => {});
+  await cluster?.stop();
+  await server?.stop();
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+/** Per phase: the round with the median jobs/s. */
+const phases: Record<string, PhaseReport> = {};
+for (const k of Object.keys(rounds[0]!)) {
+  const sorted = rounds.map((x) => x[k]!).sort((a, b) => a.jobsPerSec - b.jobsPerSec);
+  phases[k] = sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+/** A ratio of two phases: its median over the rounds (each round's phases ran back to back). */
+const ratio = (a: string, b: string): { median: number; rounds: number[] } => {
+  const xs = rounds.map((x) => x[a]!.jobsPerSec / x[b]!.jobsPerSec);
+  return { median: median(xs), rounds: xs };
+};
+const ratios = {
+  enqueueManyVsAddBulk: ratio("emqEnqueueMany", "bullAddBulk"),
+  enqueueVsAdd: ratio("emqEnqueue500", "bullAdd500"),
+  workerVsBullWorker: ratio("emqWorker", "bullWorker"),
+};
+report({
+  n: N,
+  queues: Q,
+  cluster: CLUSTER,
+  primaries: primaryPorts.length,
+  spread,
+  slots: emqSlots,
+  concurrency: CONCURRENCY,
+  inFlight: IN_FLIGHT,
+  bulkChunk: BULK_CHUNK,
+  bulkInFlight: BULK_IN_FLIGHT,
+  rounds: ROUNDS,
+  phases,
+  allRounds: rounds,
+  ratios: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, v.median])),
+  ratioRounds: Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, v.rounds])),
+});
