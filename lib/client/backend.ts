@@ -22,9 +22,10 @@ export interface Backend {
    * Sends calls of one queue in one non-atomic batch to the queue's primary: a reply or an error
    * (a {@link WireError} for a refusal) per call, in order. With `wait`, the batch ends with
    * `WAIT <replicas> <timeoutMs>` on the same connection, and its reply (the number of replicas
-   * that acknowledged every write before it) or error is one more element, last.
+   * that acknowledged every write before it) or error is one more element, last. `decoder`
+   * decodes every reply (`Decoder.Bytes` keeps claimed payloads as bytes).
    */
-  callMany(calls: WireCall[], wait?: WaitFor): Promise<Array<GlideReturnType | Error>>;
+  callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>>;
   /** Frees what the backend holds (script handles). */
   close(): void;
 }
@@ -36,6 +37,8 @@ export interface WaitFor {
   /** Milliseconds `WAIT` blocks at most (≥ 1; `WAIT … 0` would block forever). */
   readonly timeoutMs: number;
 }
+
+const UTF8 = new TextEncoder();
 
 function waitArgs(wait: WaitFor | undefined): GlideString[][] {
   return wait === undefined ? [] : [["WAIT", String(wait.replicas), String(wait.timeoutMs)]];
@@ -71,10 +74,23 @@ export class ModuleBackend implements Backend {
   }
 
   /** {@inheritDoc Backend.callMany} */
-  async callMany(calls: WireCall[], wait?: WaitFor): Promise<Array<GlideReturnType | Error>> {
+  async callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
-    const commands = [...calls.map((c) => this.#argv(c)), ...waitArgs(wait)];
-    const replies = await this.#conn.batch(commands, calls[0]!.keys[0]!, false, wait?.timeoutMs ?? 0);
+    // A call repeated in the batch (claimMany sends one CLAIM n times) is encoded once: glide
+    // turns every string argument into bytes per command, and shares byte arguments as given.
+    let last: WireCall | null = null;
+    let lastArgv: GlideString[] = [];
+    const argv = (c: WireCall): GlideString[] => {
+      if (c !== last) {
+        last = c;
+        lastArgv = this.#argv(c);
+      } else if (typeof lastArgv[0] === "string") {
+        lastArgv = lastArgv.map((a) => (typeof a === "string" ? (UTF8.encode(a) as Buffer) : a));
+      }
+      return lastArgv;
+    };
+    const commands = [...calls.map(argv), ...waitArgs(wait)];
+    const replies = await this.#conn.batch(commands, calls[0]!.keys[0]!, false, wait?.timeoutMs ?? 0, decoder);
     return replies.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
   }
 
@@ -114,7 +130,7 @@ export class ScriptBackend implements Backend {
   }
 
   /** {@inheritDoc Backend.callMany} — EVALSHA in a batch; NOSCRIPT loads the script and resends. */
-  async callMany(calls: WireCall[], wait?: WaitFor): Promise<Array<GlideReturnType | Error>> {
+  async callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
     const route = calls[0]!.keys[0]!;
     const argv = (c: WireCall): GlideString[] => [
@@ -138,6 +154,7 @@ export class ScriptBackend implements Backend {
       route,
       false,
       extraMs,
+      decoder,
     );
     const missing = out.flatMap((r, i) => (i < calls.length && isNoScript(r) ? [i] : []));
     if (missing.length > 0) {
@@ -152,6 +169,7 @@ export class ScriptBackend implements Backend {
         route,
         false,
         extraMs,
+        decoder,
       );
       missing.forEach((i, j) => (out[i] = again[j]!));
       if (wait !== undefined) out[calls.length] = again[missing.length]!;

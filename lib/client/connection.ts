@@ -158,12 +158,16 @@ export class Connection {
   /**
    * Commands in one batch (one in-flight request), all on the primary of `routeKey`'s slot.
    * Non-atomic unless `atomic`; each command's error is returned in its place, not thrown.
-   * `extraMs` lengthens the request timeout (a batch ending in a blocking `WAIT`).
+   * `extraMs` lengthens the request timeout (a batch ending in a blocking `WAIT`); `decoder`
+   * decodes every reply of the batch (e.g. `Decoder.Bytes` for payloads).
    */
-  batch(commands: GlideString[][], routeKey: string, atomic = false, extraMs = 0): Promise<BatchReply> {
+  batch(commands: GlideString[][], routeKey: string, atomic = false, extraMs = 0, decoder?: Decoder): Promise<BatchReply> {
     this.#check();
     const client = this.#client;
-    const timeout = extraMs > 0 ? { timeout: this.requestTimeout + extraMs } : {};
+    const timeout = {
+      ...(extraMs > 0 ? { timeout: this.requestTimeout + extraMs } : {}),
+      ...(decoder === undefined ? {} : { decoder }),
+    };
     return this.#limiter.run(async () => {
       let reply: GlideReturnType[] | null;
       if (client instanceof GlideClusterClient) {

@@ -11,7 +11,7 @@ import { type Backend, selectBackend, type WaitFor } from "./backend.ts";
 import { byteLength, type Codec, json, toWire } from "./codec.ts";
 import { Connection, type ConnectionOptions } from "./connection.ts";
 import { DuplicateIdError, DurabilityError, EchoMQError, PayloadDecodeError } from "./errors.ts";
-import type { Counts, Job, JobRef } from "./job.ts";
+import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import {
   ackCall,
   buryCall,
@@ -148,18 +148,38 @@ function reasonText(what: string, reason: unknown): string {
   return reason;
 }
 
-function jobRef(what: string, job: JobRef): Keyspace {
+function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => Keyspace): Keyspace {
   if (job === null || typeof job !== "object") {
     throw new EchoMQError("job", `${what}: expected a job { id, queue }, got ${String(job)}`);
   }
   assertValidQueue(job.queue);
   assertJobId(job.id);
-  return new Keyspace(job.queue);
+  return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);
+}
+
+/** The wire call of one settlement, with the same checks as ack / retry / bury. */
+function settleCall(s: Settlement, keyspace: (queue: string) => Keyspace): WireCall {
+  if (s === null || typeof s !== "object") throw new EchoMQError("job", `settleMany: expected a settlement, got ${String(s)}`);
+  switch (s.kind) {
+    case "ack":
+      return ackCall(jobRef("ack", s.job, keyspace), s.job.id);
+    case "retry": {
+      const ks = jobRef("retry", s.job, keyspace);
+      const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 1);
+      return retryCall(ks, s.job.id, delay, reasonText("retry", s.reason ?? ""));
+    }
+    case "bury":
+      return buryCall(jobRef("bury", s.job, keyspace), s.job.id, reasonText("bury", s.reason));
+    default:
+      throw new EchoMQError("options", `settleMany: kind must be ack, retry or bury, got ${String((s as { kind: unknown }).kind)}`);
+  }
 }
 
 function expectOne(verb: string, reply: GlideReturnType): void {
   if (reply !== 1) throw new Error(`EMQ.${verb}: unexpected reply ${String(reply)}`);
 }
+
+const UTF8 = new TextDecoder();
 
 function asBytes(x: GlideReturnType): Uint8Array {
   if (x instanceof Uint8Array) return x;
@@ -376,16 +396,73 @@ export class EchoMQ<P = unknown> {
   async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<P> | null> {
     const ks = this.#keyspace(queue);
     const leaseMs = wholeNumber("claim: leaseMs", "lease-ms", opts?.leaseMs, 1);
-    const reply = await this.#impl.call(claimCall(ks, leaseMs), Decoder.Bytes);
+    const job = this.#claimed(ks, await this.#impl.call(claimCall(ks, leaseMs), Decoder.Bytes));
+    if (job instanceof PayloadDecodeError) throw job;
+    return job;
+  }
+
+  /**
+   * Claims up to `n` jobs of `queue` (FIFO) for `leaseMs` each: `n` CLAIMs in one non-atomic
+   * batch to the queue's primary (batches of at most {@link BATCH_COMMANDS}), one round trip for
+   * all of them. Not atomic: each CLAIM is its own transition, and other clients' calls may run
+   * between them. Returns the claimed jobs in claim order — fewer than `n`, or none, when the
+   * queue runs dry. A claimed job whose payload the codec cannot decode is returned as a
+   * {@link PayloadDecodeError} in its place: it *is* claimed (lease running), so retry or bury
+   * it. A CLAIM the server refuses (e.g. fenced) rejects the call when nothing was claimed; when
+   * some jobs were claimed they are returned (they hold leases) and the next call meets the
+   * refusal again.
+   */
+  async claimMany<const Q extends string>(
+    queue: CheckQueue<Q>,
+    n: number,
+    opts: ClaimOptions,
+  ): Promise<Array<Job<P> | PayloadDecodeError>> {
+    const ks = this.#keyspace(queue);
+    const count = wholeNumber("claimMany: n", "limit", n, 1);
+    const leaseMs = wholeNumber("claimMany: leaseMs", "lease-ms", opts?.leaseMs, 1);
+    const out: Array<Job<P> | PayloadDecodeError> = [];
+    let refused: unknown = null;
+    for (let left = count; left > 0 && refused === null;) {
+      const size = Math.min(left, BATCH_COMMANDS);
+      left -= size;
+      const call = claimCall(ks, leaseMs);
+      const replies = await this.#impl.callMany(Array.from({ length: size }, () => call), undefined, Decoder.Bytes);
+      let empty = false;
+      // Every reply is read, not only those before the first null: another client's enqueue can
+      // land between two CLAIMs of the batch, and a job claimed after a null holds a lease too.
+      for (const reply of replies) {
+        if (reply === null) {
+          empty = true;
+          continue;
+        }
+        if (reply instanceof Error) {
+          refused ??= reply;
+          continue;
+        }
+        try {
+          const job = this.#claimed(ks, reply);
+          if (job !== null) out.push(job);
+        } catch (e) {
+          refused ??= e;
+        }
+      }
+      if (empty) break;
+    }
+    if (refused !== null && out.length === 0) throw refused;
+    return out;
+  }
+
+  /** A CLAIM reply as a job (null: nothing ready; a decode failure as the error naming the job). */
+  #claimed(ks: Keyspace, reply: GlideReturnType): Job<P> | PayloadDecodeError | null {
     if (reply === null) return null;
     if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
-    const id = new TextDecoder().decode(asBytes(reply[0]!)) as JobId;
+    const id = UTF8.decode(asBytes(reply[0]!)) as JobId;
     const attempts = Number(reply[2]);
     let payload: P;
     try {
       payload = this.codec.decode(asBytes(reply[1]!));
     } catch (e) {
-      throw new PayloadDecodeError(this.codec.name, { id, queue: ks.name, attempts }, e);
+      return new PayloadDecodeError(this.codec.name, { id, queue: ks.name, attempts }, e);
     }
     return { id, queue: ks.name, payload, attempts };
   }
@@ -412,6 +489,45 @@ export class EchoMQ<P = unknown> {
     const ks = jobRef("bury", job);
     const why = reasonText("bury", reason);
     expectOne("BURY", await this.#impl.call(buryCall(ks, job.id, why)));
+  }
+
+  /**
+   * Settles many claimed jobs — each an ack, a retry or a bury — with one non-atomic batch per
+   * queue (at most {@link BATCH_COMMANDS} calls each, sent at once) instead of one round trip per
+   * job. Not atomic. Resolves with one entry per settlement, in order: `null` when it was applied,
+   * or the error that refused it — a {@link JobNotActiveError} when the job is no longer active
+   * (its lease ran out and it was reaped), an {@link EchoMQError} when the client refused it before
+   * the wire; one refusal does not affect the others. Rejects only when a whole batch fails
+   * (connection lost, timeout): then some settlements may have been applied and others not.
+   */
+  async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
+    this.#open();
+    const out: Array<Error | null> = new Array(settlements.length).fill(null);
+    const byQueue = new Map<string, Array<{ at: number; call: WireCall }>>();
+    const keyspace = (queue: string): Keyspace => this.#keyspace(queue);
+    settlements.forEach((s, at) => {
+      try {
+        const call = settleCall(s, keyspace);
+        const list = byQueue.get(call.keys[1]!);
+        if (list) list.push({ at, call });
+        else byQueue.set(call.keys[1]!, [{ at, call }]);
+      } catch (e) {
+        out[at] = e instanceof Error ? e : new Error(String(e));
+      }
+    });
+    const chunks: Array<Array<{ at: number; call: WireCall }>> = [];
+    for (const list of byQueue.values()) {
+      for (let i = 0; i < list.length; i += BATCH_COMMANDS) chunks.push(list.slice(i, i + BATCH_COMMANDS));
+    }
+    await Promise.all(chunks.map(async (chunk) => {
+      const replies = await this.#impl.callMany(chunk.map((c) => c.call));
+      chunk.forEach(({ at, call }, i) => {
+        const r = replies[i];
+        if (r instanceof Error) out[at] = r;
+        else if (r !== 1) out[at] = new Error(`EMQ.${call.verb}: unexpected reply ${String(r)}`);
+      });
+    }));
+    return out;
   }
 
   /** Moves up to `limit` due scheduled jobs to pending; returns how many moved. */

@@ -1,6 +1,6 @@
 /**
  * The shapes the client hands out and takes back: a claimed {@link Job}, a {@link JobRef} for
- * ack / retry / bury, and a queue's {@link Counts}.
+ * ack / retry / bury, a {@link Settlement} for `settleMany`, and a queue's {@link Counts}.
  *
  * @module
  */
@@ -33,3 +33,12 @@ export interface Counts {
   /** Buried after their last attempt. */
   readonly dead: number;
 }
+
+/**
+ * One way to settle a claimed job, for `EchoMQ.settleMany`: ack it, retry it (due again in
+ * `delayMs`, with the failure `reason`) or bury it with `reason`.
+ */
+export type Settlement =
+  | { readonly kind: "ack"; readonly job: JobRef }
+  | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string }
+  | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string };

@@ -22,9 +22,10 @@ export {
 } from "./echomq.ts";
 export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
-export type { Counts, Job, JobRef } from "./job.ts";
+export type { Counts, Job, JobRef, Settlement } from "./job.ts";
 export {
   type Backoff,
+  DEFAULT_POLL_MS,
   exponentialBackoff,
   type Handler,
   Worker,

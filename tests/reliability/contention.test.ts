@@ -4,11 +4,21 @@
  * another worker), some always fail (retried, then buried). Every handling is recorded as
  * (id, worker, claim time, lease deadline, settle time); no id is ever handed to a second worker
  * while a first one holds a valid lease on it, and the totals balance: enqueued = acked + dead,
- * every acked id acked exactly once.
+ * every acked id acked exactly once. Half the workers claim and settle in batches (`claimMany`,
+ * `settleMany`), the other half one job per call (a client without the batch calls).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Logger } from "@valkey/valkey-glide";
-import { EchoMQ, type Job, type JobRef, JobNotActiveError, Worker, type WorkerClient } from "../../client.ts";
+import {
+  EchoMQ,
+  type Job,
+  type JobRef,
+  JobNotActiveError,
+  PayloadDecodeError,
+  type Settlement,
+  Worker,
+  type WorkerClient,
+} from "../../client.ts";
 import { command, type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
 import { requireModule, sleep } from "../native/_native.ts";
 
@@ -68,8 +78,51 @@ test(`${WORKERS} workers over ${JOBS} jobs: no id held twice under a valid lease
   const byJob = new WeakMap<object, Handling>();
   const otherErrors: unknown[] = [];
 
-  // Each worker gets the client's verbs through a recorder.
+  const record = (job: Job<P>, worker: number, claimStart: number, leaseMs: number): void => {
+    const h: Handling = {
+      id: job.id,
+      worker,
+      attempts: job.attempts,
+      claimStart,
+      claimEnd: Date.now(),
+      leaseEnd: claimStart + leaseMs,
+      settleStart: Infinity,
+      settleEnd: Infinity,
+      outcome: "none",
+    };
+    handlings.push(h);
+    byJob.set(job, h);
+  };
+
+  // Each worker gets the client's verbs through a recorder; even workers also get the batch calls.
   const recorder = (mq: EchoMQ<P>, worker: number): WorkerClient<P> => {
+    const batched: Pick<WorkerClient<P>, "claimMany" | "settleMany"> = worker % 2 !== 0 ? {} : {
+      async claimMany(queue: string, n: number, opts: { leaseMs: number }): Promise<Array<Job<P> | PayloadDecodeError>> {
+        const claimStart = Date.now();
+        const got = await mq.claimMany(queue, n, opts);
+        for (const job of got) if (!(job instanceof PayloadDecodeError)) record(job, worker, claimStart, opts.leaseMs);
+        return got;
+      },
+      async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
+        const hs = settlements.map((s) => byJob.get(s.job));
+        const settleStart = Date.now();
+        for (const h of hs) if (h) h.settleStart = settleStart;
+        try {
+          const results = await mq.settleMany(settlements);
+          results.forEach((r, i) => {
+            const h = hs[i];
+            if (h) h.outcome = r === null ? settlements[i]!.kind : r instanceof JobNotActiveError ? "refused" : "error";
+          });
+          return results;
+        } catch (e) {
+          for (const h of hs) if (h) h.outcome = "error";
+          throw e;
+        } finally {
+          const settleEnd = Date.now();
+          for (const h of hs) if (h) h.settleEnd = settleEnd;
+        }
+      },
+    };
     const settle = async (job: JobRef, kind: "ack" | "retry" | "bury", run: () => Promise<void>): Promise<void> => {
       const h = byJob.get(job);
       if (h) h.settleStart = Date.now();
@@ -84,23 +137,12 @@ test(`${WORKERS} workers over ${JOBS} jobs: no id held twice under a valid lease
       }
     };
     return {
+      ...batched,
       async claim(queue: string, opts: { leaseMs: number }): Promise<Job<P> | null> {
         const claimStart = Date.now();
         const job = await mq.claim(queue, opts);
         if (job === null) return null;
-        const h: Handling = {
-          id: job.id,
-          worker,
-          attempts: job.attempts,
-          claimStart,
-          claimEnd: Date.now(),
-          leaseEnd: claimStart + opts.leaseMs,
-          settleStart: Infinity,
-          settleEnd: Infinity,
-          outcome: "none",
-        };
-        handlings.push(h);
-        byJob.set(job, h);
+        record(job, worker, claimStart, opts.leaseMs);
         return job;
       },
       ack: (job) => settle(job, "ack", () => mq.ack(job)),
