@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
 import { slot } from "../../mod.ts";
 import { SCRIPTS, type Verb } from "../scripts/mod.ts";
@@ -37,8 +38,6 @@ export interface WaitFor {
   /** Milliseconds `WAIT` blocks at most (≥ 1; `WAIT … 0` would block forever). */
   readonly timeoutMs: number;
 }
-
-const UTF8 = new TextEncoder();
 
 function waitArgs(wait: WaitFor | undefined): GlideString[][] {
   return wait === undefined ? [] : [["WAIT", String(wait.replicas), String(wait.timeoutMs)]];
@@ -85,7 +84,7 @@ export class ModuleBackend implements Backend {
         last = c;
         lastArgv = this.#argv(c);
       } else if (typeof lastArgv[0] === "string") {
-        lastArgv = lastArgv.map((a) => (typeof a === "string" ? (UTF8.encode(a) as Buffer) : a));
+        lastArgv = lastArgv.map((a) => (typeof a === "string" ? Buffer.from(a, "utf8") : a));
       }
       return lastArgv;
     };

@@ -110,8 +110,9 @@ const CLAIM_STREAMS = 2;
 const FLUSH_AT = 256;
 
 /** Runs `task` on the next macrotask (after pending I/O callbacks), in Bun, Node and Deno. */
-const nextMacrotask: (task: () => void) => void = typeof globalThis.setImmediate === "function"
-  ? (task) => void globalThis.setImmediate(task)
+const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
+const nextMacrotask: (task: () => void) => void = typeof immediate === "function"
+  ? (task) => void immediate(task)
   : (task) => void setTimeout(task, 0);
 
 /** A queued settle: what to send, and how to count its outcome. */
