@@ -51,6 +51,22 @@ afterAll(async () => {
   await Promise.all([site?.stop(), extra?.stop()]);
 });
 
+
+/**
+ * Runs an admin read, retrying while the idle admin client has not yet learnt the new topology
+ * (glide answers ConnectionNotFoundForRoute for the dead primary's slots until it refreshes).
+ */
+async function settled<T>(read: () => Promise<T>, tries = 40): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await read();
+    } catch (e) {
+      if (i >= tries) throw e;
+      await sleep(250);
+    }
+  }
+}
+
 async function replication(port: number): Promise<Record<string, string>> {
   return infoFields(await command(port, ["INFO", "replication"]));
 }
@@ -209,15 +225,14 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   for (const q of queues) {
     const ks = keyspace(q);
     const route = { type: "primarySlotKey" as const, key: ks.pending };
-    for (const id of (await admin.customCommand(["ZRANGE", ks.dead, "0", "-1"], { route })) as string[]) {
+    for (const id of (await settled(() => admin.customCommand(["ZRANGE", ks.dead, "0", "-1"], { route }))) as string[]) {
       dead.add(String(id));
     }
     let cursor = "0";
     let guard = 0;
     do {
-      const [next, keys] = (await admin.customCommand(
-        ["SCAN", cursor, "MATCH", `${ks.base}job:*`, "COUNT", "1000"],
-        { route },
+      const [next, keys] = (await settled(() =>
+        admin.customCommand(["SCAN", cursor, "MATCH", `${ks.base}job:*`, "COUNT", "1000"], { route })
       )) as [string, string[]];
       cursor = String(next);
       rowsLeft += keys.length;
