@@ -4,13 +4,13 @@
  * jobs and reaps expired leases. A throwing handler never stops it; `stop()` lets in-flight jobs
  * finish and settles them.
  *
- * How it spends round trips: free slots are claimed together, `k` CLAIMs in one batch (at most
- * two claim batches in flight, so that one is on the wire while the other's jobs run); finished
- * jobs are settled together, every ack / retry / bury queued in one tick going out in one batch
- * on the next macrotask. When a claim comes back short, the queue is dry: from then on a single
- * claim of one job at a time (the scout) polls, waiting 1 ms, 2 ms, 4 ms … up to `pollMs` between
- * empty claims, while every other slot stays parked — it claims nothing until the scout finds a
- * job (then all free slots claim at once) or a slot frees.
+ * How it spends round trips: free slots are claimed together, `k` CLAIMs in one batch (from a
+ * concurrency of 16 up, two claim batches in flight, so that one is on the wire while the other's
+ * jobs run); finished jobs are settled together, every ack / retry / bury queued in one tick
+ * going out in one batch on the next macrotask. When a claim comes back short, the queue is dry:
+ * from then on a single claim of one job at a time (the scout) polls, waiting 1 ms, 2 ms, 4 ms …
+ * up to `pollMs` between empty claims, while every other slot stays parked — it claims nothing
+ * until the scout finds a job (then all free slots claim at once) or a slot frees.
  *
  * @module
  */
@@ -104,8 +104,12 @@ function describe(e: unknown): string {
   return String(e);
 }
 
-/** Claim batches in flight at once while jobs keep coming (each claims up to concurrency / this). */
-const CLAIM_STREAMS = 2;
+/**
+ * Claim batches in flight at once while jobs keep coming, each for up to concurrency / this many
+ * jobs: two from this concurrency up (one batch on the wire while the other's jobs run), else one
+ * (small batches cost more per job than the overlap saves; measured side by side).
+ */
+const TWO_STREAMS_FROM = 16;
 /** Queued settles that flush at once instead of on the next macrotask. */
 const FLUSH_AT = 256;
 
@@ -138,6 +142,7 @@ export class Worker<P> {
   readonly #client: WorkerClient<P>;
   readonly #handler: Handler<P>;
   readonly #concurrency: number;
+  readonly #streams: number;
   readonly #batchMax: number;
   readonly #leaseMs: number;
   readonly #maxAttempts: number;
@@ -180,7 +185,8 @@ export class Worker<P> {
     this.#onError = opts.onError ?? (() => {});
     this.#onStop = onStop;
     this.#concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
-    this.#batchMax = Math.ceil(this.#concurrency / CLAIM_STREAMS);
+    this.#streams = this.#concurrency >= TWO_STREAMS_FROM ? 2 : 1;
+    this.#batchMax = Math.ceil(this.#concurrency / this.#streams);
     this.#timer = setInterval(() => void this.#maintain(), opts.maintenanceMs ?? 1000);
     void this.#maintain();
     this.#pump();
@@ -251,7 +257,7 @@ export class Worker<P> {
       }, this.#wait);
       return;
     }
-    while (this.#claiming < CLAIM_STREAMS && this.#held < this.#concurrency) {
+    while (this.#claiming < this.#streams && this.#held < this.#concurrency) {
       this.#claim(Math.min(this.#concurrency - this.#held, this.#batchMax));
     }
   }
