@@ -7,8 +7,8 @@
  * would line up with it), and uniform in [0, 20) ms for BullMQ. Both workers have concurrency 1
  * and are idle between jobs.
  *
- * EchoMQ's worker polls: an empty claim sleeps `pollMs` before the next claim, so its latency
- * depends on `pollMs`; it is measured at the default (200 ms) and at a short one (5 ms). BullMQ's
+ * EchoMQ's worker polls: when idle, one scout claim backs off from 1 ms up to `pollMs`, so its latency
+ * depends on `pollMs`; it is measured at the default (DEFAULT_POLL_MS) and at a short one (5 ms). BullMQ's
  * worker blocks on `BZPOPMIN` of its marker key and wakes when a job is added.
  *
  * Options: `--samples S` per variant (default 200, after 20 warm-up jobs).
@@ -18,7 +18,7 @@
  */
 import { parseArgs } from "node:util";
 import { Queue, Worker as BullWorker } from "bullmq";
-import { EchoMQ } from "../client.ts";
+import { DEFAULT_POLL_MS, EchoMQ } from "../client.ts";
 import { command, startServer } from "../lib/embedded/mod.ts";
 import { PAYLOAD, percentile, report, sleep, until } from "./_util.ts";
 
@@ -28,7 +28,7 @@ const { values: opt } = parseArgs({
 });
 const SAMPLES = Number(opt.samples);
 const WARMUP = 20;
-const POLLS = [200, 5];
+const POLLS = [DEFAULT_POLL_MS, 5];
 
 interface Summary {
   samples: number;
@@ -97,7 +97,7 @@ try {
     // The idle cost of polling: claims a second while nothing is there.
     for (const pollMs of POLLS) {
       const queue = `idle-poll-${pollMs}`;
-      const worker = mq.work(queue, () => {}, { concurrency: 1, pollMs, maintenanceMs: 60_000 });
+      const worker = mq.work(queue, () => {}, { concurrency: 50, pollMs, maintenanceMs: 60_000 });
       await sleep(100);
       await command(server.port, ["CONFIG", "RESETSTAT"]);
       await sleep(1000);

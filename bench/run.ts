@@ -123,10 +123,10 @@ const latRow = (label: string, s: any): string =>
 const latencyTable = [
   "| worker (concurrency 1, idle between jobs) | p50 ms | p90 ms | p99 ms | max ms |",
   "| --- | --- | --- | --- | --- |",
-  ...latency.polls.map((p: number) => latRow(`EchoMQ, \`pollMs: ${p}\`${p === 200 ? " (default)" : ""}`, L[`emqPoll${p}`])),
+  ...latency.polls.map((p: number) => latRow(`EchoMQ, \`pollMs: ${p}\`${p === latency.polls[0] ? " (default)" : ""}`, L[`emqPoll${p}`])),
   latRow("BullMQ `Worker` (BZPOPMIN on its marker)", L.bullmq),
 ].join("\n");
-const poll200 = L.emqPoll200, poll5 = L.emqPoll5, bullLat = L.bullmq;
+const pollDefault = L[`emqPoll${latency.polls[0]}`], poll5 = L.emqPoll5, bullLat = L.bullmq;
 
 // ---- profile of BullMQ's scripts ---------------------------------------------------------------
 const profile = (verb: string): string =>
@@ -278,13 +278,12 @@ the server has room to spare.
 
 ${one.ratios.workerVsBullWorker >= 2
   ? `The worker meets its target (${f2(one.ratios.workerVsBullWorker)}×), with the client as the bound.`
-  : `**Missed: worker ≥ 2× BullMQ's** (${f2(one.ratios.workerVsBullWorker)}×).`} The EchoMQ worker makes two
-round trips per job (CLAIM, then ACK), each one glide command: ${f1(oneP.emqWorker.clientUsecPerJob)} µs of client CPU per job,
-${f2(oneP.emqWorker.clientUsecPerJob / oneP.glideSingle.clientUsecPerJob)}× the bare single-command figure above, against ${f1(oneP.emqWorker.serverUsecPerJob)} µs on the server. BullMQ's
-worker makes one round trip per job (\`moveToFinished\` also fetches the next job) but spends
-${f1(oneP.bullWorker.serverUsecPerJob)} µs of server CPU on it (${f1(oneP.bullWorker.serverUsecPerJob / oneP.emqWorker.serverUsecPerJob)}× EchoMQ's). Here client and server share two cores, so
-the client's cost decides; one round trip per job (an ack that claims the next job, or claims and
-acks in batches) is what would move this ratio.
+  : `**Missed: worker ≥ 2× BullMQ's** (${f2(one.ratios.workerVsBullWorker)}×).`} The EchoMQ worker claims
+free slots in one glide batch of CLAIMs (\`claimMany\`) and settles finished jobs in one batch per
+tick (\`settleMany\`), so glide's per-command client cost is paid per batch rather than twice per job:
+${f1(oneP.emqWorker.clientUsecPerJob)} µs of client CPU and ${f1(oneP.emqWorker.serverUsecPerJob)} µs of server CPU per job. BullMQ's worker makes one
+round trip per job (\`moveToFinished\` also fetches the next job) and spends ${f1(oneP.bullWorker.serverUsecPerJob)} µs of server
+CPU on it (${f1(oneP.bullWorker.serverUsecPerJob / oneP.emqWorker.serverUsecPerJob)}× EchoMQ's). Client and server share two cores here, so the client's cost decides.
 
 ## 4. Throughput on a local 3-primary cluster, 12 queues
 
@@ -321,18 +320,18 @@ arrive at a random point of the worker's poll sleep; [0, 20) ms for BullMQ).
 
 ${latencyTable}
 
-An idle EchoMQ worker loop sends ${latency.latency.idleClaimsPerSecPoll200} empty CLAIMs a second at \`pollMs: 200\` and
-${latency.latency.idleClaimsPerSecPoll5} at \`pollMs: 5\` (per loop: a worker of concurrency 50 sends 50 times that).
+An idle EchoMQ worker of concurrency 50 sends ${latency.latency[`idleClaimsPerSecPoll${latency.polls[0]}`]} empty CLAIMs a second at the default \`pollMs: ${latency.polls[0]}\` and
+${latency.latency.idleClaimsPerSecPoll5} at \`pollMs: 5\`: when a claim comes back empty only one scout keeps polling (its wait
+doubles from 1 ms up to \`pollMs\`), the other slots wait for it in-process.
 
-**EchoMQ's idle latency is poor because its worker polls.** With the default \`pollMs: 200\`, a
-job that arrives while the worker sleeps waits for the end of that sleep: p50 ${f1(poll200.p50Ms)} ms, p99 ${f1(poll200.p99Ms)} ms,
+**EchoMQ's idle latency is bounded by its poll.** At the default \`pollMs: ${latency.polls[0]}\`, a job that arrives
+while the scout waits is claimed at the end of that wait: p50 ${f1(pollDefault.p50Ms)} ms, p99 ${f1(pollDefault.p99Ms)} ms,
 against BullMQ's ${f2(bullLat.p50Ms)} / ${f2(bullLat.p99Ms)} ms (its worker blocks in \`BZPOPMIN\` on a marker key that every add
 touches, so it wakes at once). A short poll (\`pollMs: 5\`: ${f2(poll5.p50Ms)} / ${f2(poll5.p99Ms)} ms) narrows the gap
-but costs empty CLAIMs on the server all day long. The fix belongs in the protocol, not in the
-poll interval: a blocking claim — e.g. ENQUEUE also pushing a wake-up token onto a per-queue
-list (\`emq:{q}:signal\`) that an idle worker waits on with \`BLPOP\` / \`BLMOVE\` (a blocking call,
-on its own glide client with a longer request timeout) before it sends CLAIM; or a module-side
-blocking \`EMQ.CLAIM … BLOCK ms\` using the module API's blocked clients. Either keeps CLAIM
+at the price of more empty CLAIMs. Closing it needs a blocking claim, a protocol change: e.g.
+ENQUEUE also pushing a wake-up token onto a per-queue list (\`emq:{q}:signal\`) that an idle scout waits
+on with \`BLPOP\` (on its own glide client) before it sends CLAIM; or a module-side blocking
+\`EMQ.CLAIM … BLOCK ms\` using the module API's blocked clients. Either keeps CLAIM
 atomic and makes idle latency one round trip instead of half a poll period.
 `;
 writeFileSync(new URL("RESULTS.md", import.meta.url), md);
