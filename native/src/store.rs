@@ -148,10 +148,11 @@ pub enum Kind {
     Other,
 }
 
-/// An open key; closed on drop.
+/// An open key; closed on drop. It keeps its name so that its writes can replicate themselves.
 pub struct Key {
     ctx: Ctx,
     ptr: *mut raw::RedisModuleKey,
+    name: Str,
 }
 
 impl Key {
@@ -159,13 +160,13 @@ impl Key {
     pub fn write(ctx: Ctx, name: Str) -> Key {
         let mode = (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int;
         let ptr = unsafe { api!(RedisModule_OpenKey)(ctx, name, mode) };
-        Key { ctx, ptr }
+        Key { ctx, ptr, name }
     }
 
     /// Opens `name` for reading only; `None` when the key does not exist.
     pub fn read(ctx: Ctx, name: Str) -> Option<Key> {
         let ptr = unsafe { api!(RedisModule_OpenKey)(ctx, name, raw::REDISMODULE_READ as c_int) };
-        (!ptr.is_null()).then_some(Key { ctx, ptr })
+        (!ptr.is_null()).then_some(Key { ctx, ptr, name })
     }
 
     /// The key's Valkey type.
@@ -223,7 +224,7 @@ impl Key {
         Owned::adopt(self.ctx, out)
     }
 
-    /// `HSET key f1 v1 [f2 v2 …]` (up to 6 pairs in one call).
+    /// `HSET key f1 v1 [f2 v2 …]` (up to 6 pairs in one call), replicated as that effect.
     pub fn hset(&self, pairs: &[(Str, Str)]) {
         let f = api!(RedisModule_HashSet);
         let k = self.ptr;
@@ -247,6 +248,15 @@ impl Key {
                 }
             }
         };
+        // The effect, replicated as written: one place lists the fields, so the write and what
+        // replicas and the AOF receive cannot drift apart.
+        let mut args: Vec<Str> = Vec::with_capacity(1 + 2 * pairs.len());
+        args.push(self.name);
+        for &(field, value) in pairs {
+            args.push(field);
+            args.push(value);
+        }
+        replicate(self.ctx, c"HSET", &args);
     }
 
     /// `LPUSH` (head) or `RPUSH` (tail) of one element.

@@ -50,18 +50,5 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
 
     store::replicate(ctx, c"ZREM", &[active, id]);
     store::replicate(ctx, c"ZADD", &[dead, now_s.ptr(), id]);
-    store::replicate(
-        ctx,
-        c"HSET",
-        &[
-            row,
-            l.state,
-            l.dead,
-            l.reason,
-            reason,
-            l.buried_ms,
-            now_s.ptr(),
-        ],
-    );
     Ok(Reply::Int(1))
 }

@@ -59,7 +59,8 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     }
 
     let l = lit();
-    let Some((id, name, row)) = found else {
+    // `_row_name` owns the row key's name, which `row.hset` replicates: it must outlive `row`.
+    let Some((id, _row_name, row)) = found else {
         if skipped > 0 {
             for _ in 0..skipped {
                 pending_k.pop_tail();
@@ -92,19 +93,6 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     let popped = Owned::int(ctx, skipped + 1);
     store::replicate(ctx, c"RPOP", &[pending, popped.ptr()]);
     store::replicate(ctx, c"ZADD", &[active, deadline_s.ptr(), id.ptr()]);
-    store::replicate(
-        ctx,
-        c"HSET",
-        &[
-            name.ptr(),
-            l.attempts,
-            attempts_s.ptr(),
-            l.state,
-            l.active,
-            l.deadline_ms,
-            deadline_s.ptr(),
-        ],
-    );
     Ok(Reply::Claimed {
         id,
         payload,

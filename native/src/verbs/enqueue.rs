@@ -46,21 +46,6 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     ]);
     pending_k.push(false, id);
 
-    store::replicate(
-        ctx,
-        c"HSET",
-        &[
-            row,
-            l.state,
-            l.pending,
-            l.payload,
-            payload,
-            l.attempts,
-            l.zero,
-            l.created_ms,
-            now.ptr(),
-        ],
-    );
     store::replicate(ctx, c"LPUSH", &[pending, id]);
     Ok(Reply::Int(1))
 }

@@ -179,8 +179,5 @@ pub fn move_due(
     store::replicate(ctx, c"ZREM", &args);
     args[0] = pending;
     store::replicate(ctx, if tail { c"RPUSH" } else { c"LPUSH" }, &args);
-    for (name, _) in rows.iter().flatten() {
-        store::replicate(ctx, c"HSET", &[name.ptr(), l.state, l.pending]);
-    }
     Ok(crate::command::Reply::Int(ids.len() as i64))
 }

@@ -53,18 +53,5 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
 
     store::replicate(ctx, c"ZREM", &[active, id]);
     store::replicate(ctx, c"ZADD", &[schedule, due_s.ptr(), id]);
-    store::replicate(
-        ctx,
-        c"HSET",
-        &[
-            row,
-            l.state,
-            l.scheduled,
-            l.due_ms,
-            due_s.ptr(),
-            l.reason,
-            reason,
-        ],
-    );
     Ok(Reply::Int(1))
 }

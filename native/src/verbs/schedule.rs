@@ -49,23 +49,6 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     ]);
     schedule_k.zadd(due as f64, id);
 
-    store::replicate(
-        ctx,
-        c"HSET",
-        &[
-            row,
-            l.state,
-            l.scheduled,
-            l.payload,
-            payload,
-            l.attempts,
-            l.zero,
-            l.created_ms,
-            now.ptr(),
-            l.due_ms,
-            due_s.ptr(),
-        ],
-    );
     store::replicate(ctx, c"ZADD", &[schedule, due_s.ptr(), id]);
     Ok(Reply::Int(1))
 }
