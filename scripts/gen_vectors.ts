@@ -46,8 +46,9 @@ const fromKeyOracle = (key: string, type: string): { type: string; queue: string
   return { type, queue: s && s.type === type && s.queue !== "" ? s.queue : null };
 };
 
-/** A name row: the key composed without checks, so invalid names show what they would build. */
-function name(note: string, queue: string, type: string = TYPES[cases.length % TYPES.length]): void {
+/** A composed row: the key built without checks (so a bad name shows what it would build), with
+ * the host and native verdicts on the name, and on the id for a row key `job:<id>`. */
+function composed(note: string, queue: string, type: string, id?: string): void {
   const key = `emq:{${queue}}:${type}`;
   cases.push({
     note,
@@ -56,30 +57,21 @@ function name(note: string, queue: string, type: string = TYPES[cases.length % T
     type,
     valid: validName(queue),
     nativeValid: validName(queue) && queue !== "",
+    ...(id === undefined ? {} : { id, idValid: brandedOracle(id), jobId: brandedOracle(id) && id.startsWith("JOB") }),
     split: splitOracle(key),
     fromKey: fromKeyOracle(key, type),
     hashtag: hashtagOracle(key),
   });
 }
 
+/** A name row, with a queue type (cycling when none is given). */
+function name(note: string, queue: string, type: string = TYPES[cases.length % TYPES.length]): void {
+  composed(note, queue, type);
+}
+
 /** A job-row row: queue + `job:<id>`. */
 function job(note: string, queue: string, id: string): void {
-  const type = `job:${id}`;
-  const key = `emq:{${queue}}:${type}`;
-  cases.push({
-    note,
-    key,
-    queue,
-    type,
-    valid: validName(queue),
-    nativeValid: validName(queue) && queue !== "",
-    id,
-    idValid: brandedOracle(id),
-    jobId: brandedOracle(id) && id.startsWith("JOB"),
-    split: splitOracle(key),
-    fromKey: fromKeyOracle(key, type),
-    hashtag: hashtagOracle(key),
-  });
+  composed(note, queue, `job:${id}`, id);
 }
 
 /** A raw key row, asked for as `type`. */
