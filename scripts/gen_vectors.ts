@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { command, startServer } from "../lib/embedded/mod.ts";
+import { VECTORS_URL, type VectorCase } from "../tests/vectors/keys.ts";
 
 const TYPES = ["pending", "active", "schedule", "dead", "meta"] as const;
 const GOOD_ID = "JOB0Nb1VTbfnu4";
@@ -24,21 +25,8 @@ const hashtagOracle = (key: string): string | null => {
 };
 const brandedOracle = (id: string): boolean => /^[A-Z]{3}[0-9A-Za-z]{11}$/.test(id);
 
-interface Case {
-  note: string;
-  key: string;
-  queue?: string;
-  type?: string;
-  valid?: boolean;
-  nativeValid?: boolean;
-  id?: string;
-  idValid?: boolean;
-  jobId?: boolean;
-  split: { queue: string; type: string } | null;
-  fromKey: { type: string; queue: string | null };
-  hashtag: string | null;
-  slot?: number;
-}
+/** A row before its slot is read from the server. */
+type Case = Omit<VectorCase, "slot"> & { slot?: number };
 
 const cases: Case[] = [];
 const fromKeyOracle = (key: string, type: string): { type: string; queue: string | null } => {
@@ -168,5 +156,5 @@ const out = {
     "Verdicts from the grammar's oracles, slots from a real valkey-server CLUSTER KEYSLOT.",
   cases,
 };
-writeFileSync(new URL("../tests/vectors/keys.json", import.meta.url), `${JSON.stringify(out, null, 1)}\n`);
+writeFileSync(VECTORS_URL, `${JSON.stringify(out, null, 1)}\n`);
 console.log(`wrote ${cases.length} cases`);

@@ -1,7 +1,6 @@
 // The shared vectors: every row must agree with the host keyspace (the native module's unit tests
 // read the same file).
 import { describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
 import {
   hashtag,
   isBrandedId,
@@ -15,24 +14,11 @@ import {
   splitQueueKey,
   validQueue,
 } from "../../mod.ts";
+import { readVectors, type VectorCase } from "../vectors/keys.ts";
 
-interface Row {
-  note: string;
-  key: string;
-  queue?: string;
-  type?: string;
-  valid?: boolean;
-  id?: string;
-  idValid?: boolean;
-  jobId?: boolean;
-  split: { queue: string; type: string } | null;
-  fromKey: { type: string; queue: string | null };
-  hashtag: string | null;
-  slot: number;
-}
 
-const rows: Row[] = JSON.parse(readFileSync(new URL("../vectors/keys.json", import.meta.url), "utf8")).cases;
-const label = (r: Row): string => `${r.note} ${JSON.stringify(r.key).slice(0, 40)}`;
+const rows: VectorCase[] = readVectors();
+const label = (r: VectorCase): string => `${r.note} ${JSON.stringify(r.key).slice(0, 40)}`;
 
 describe("shared vectors", () => {
   test("cover what the issue lists", () => {

@@ -1,0 +1,43 @@
+/**
+ * The shape of one row of tests/vectors/keys.json, shared by the generator
+ * (scripts/gen_vectors.ts) and the host tests; the native tests read the same fields in Rust.
+ */
+import { readFileSync } from "node:fs";
+
+/** One vector: a key with its expected split, fromKey, hashtag and slot, and optional verdicts. */
+export interface VectorCase {
+  /** What the row exercises. */
+  note: string;
+  /** The key under test. */
+  key: string;
+  /** The name under test (composed rows): the key is `emq:{queue}:type`, built without checks. */
+  queue?: string;
+  /** The type the key was composed with. */
+  type?: string;
+  /** Host verdict on `queue`. */
+  valid?: boolean;
+  /** Native verdict on `queue` (valid and non-empty). */
+  nativeValid?: boolean;
+  /** The id of a row key `job:<id>`. */
+  id?: string;
+  /** Whether `id` is a branded id. */
+  idValid?: boolean;
+  /** Whether `id` is a branded id in the JOB namespace. */
+  jobId?: boolean;
+  /** Expected `splitQueueKey(key)`. */
+  split: { queue: string; type: string } | null;
+  /** Expected `Keyspace.fromKey(key, type)` queue name, or null. */
+  fromKey: { type: string; queue: string | null };
+  /** Expected `hashtag(key)`. */
+  hashtag: string | null;
+  /** The slot a real server's `CLUSTER KEYSLOT` gave. */
+  slot: number;
+}
+
+/** The file's location. */
+export const VECTORS_URL: URL = new URL("./keys.json", import.meta.url);
+
+/** Every row of tests/vectors/keys.json. */
+export function readVectors(): VectorCase[] {
+  return JSON.parse(readFileSync(VECTORS_URL, "utf8")).cases;
+}
