@@ -19,39 +19,4 @@
  *
  * @module
  */
-export { type QueueType, QUEUE_TYPES, isQueueType } from "./lib/keyspace/queue_type.ts";
-export { KeyspaceError, type KeyspaceRule } from "./lib/keyspace/error.ts";
-export { assertValidQueue, validQueue } from "./lib/keyspace/queue_name.ts";
-export {
-  assertJobId,
-  BASE62,
-  type BrandedId,
-  isBrandedId,
-  isJobId,
-  type JobId,
-  newJobId,
-} from "./lib/keyspace/branded_id.ts";
-export { assertQueueType, jobKey, queueKey } from "./lib/keyspace/keys.ts";
-export { type SplitKey, splitQueueKey } from "./lib/keyspace/split.ts";
-export { Keyspace, keyspace } from "./lib/keyspace/keyspace.ts";
-export { hashtag, slot, SLOTS } from "./lib/keyspace/slot.ts";
-export type { JobKey, QueueBase, QueueKey } from "./lib/types/keys.ts";
-export type { ParseQueueKey, KeyParseError } from "./lib/types/parse_key.ts";
-export type {
-  CheckQueue,
-  DiagnoseQueue,
-  QueueCloseBraceError,
-  QueueNulError,
-  QueueOpenBraceError,
-} from "./lib/types/queue_name.ts";
-export type {
-  B62,
-  CheckJobId,
-  DiagnoseJobId,
-  Digit,
-  IdLengthError,
-  IdNamespaceError,
-  IdPayloadError,
-  JobNamespace,
-  Upper,
-} from "./lib/types/branded_id.ts";
+export * from "./lib/keyspace/mod.ts";

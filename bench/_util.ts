@@ -6,7 +6,7 @@
  * @module
  */
 import { Cluster } from "ioredis";
-import { command, infoFields } from "../lib/embedded/mod.ts";
+import { command, infoFields } from "../tools/embedded/mod.ts";
 
 /** One command's line of INFO commandstats. */
 export interface CmdStat {

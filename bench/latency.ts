@@ -19,7 +19,7 @@
 import { parseArgs } from "node:util";
 import { Queue, Worker as BullWorker } from "bullmq";
 import { DEFAULT_POLL_MS, EchoMQ } from "../client.ts";
-import { command, startServer } from "../lib/embedded/mod.ts";
+import { command, startServer } from "../tools/embedded/mod.ts";
 import { PAYLOAD, percentile, report, sleep, until } from "./_util.ts";
 
 const { values: opt } = parseArgs({

@@ -10,7 +10,7 @@
  */
 import { type Job as BullJob, Queue, Worker } from "bullmq";
 import { EchoMQ, type Job } from "../client.ts";
-import { command, infoFields, startServer } from "../lib/embedded/mod.ts";
+import { command, infoFields, startServer } from "../tools/embedded/mod.ts";
 import { insideScripts, phase as measured, pool as poolN, scriptUsecPerCall } from "./_util.ts";
 
 const N = Number(process.argv[2] ?? 20000);

@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { Batch, GlideClient } from "@valkey/valkey-glide";
 import { Queue, Worker as BullWorker } from "bullmq";
 import { EchoMQ, type Worker } from "../client.ts";
-import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../lib/embedded/mod.ts";
+import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../tools/embedded/mod.ts";
 import { keyspace, newJobId, slot } from "../mod.ts";
 import { bullConnection, bullPrefix, PAYLOAD, phase, pool, report, until } from "./_util.ts";
 

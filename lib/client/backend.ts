@@ -7,11 +7,11 @@
  */
 import { Buffer } from "node:buffer";
 import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
-import { slot } from "../../mod.ts";
-import { SCRIPTS, type Verb } from "../scripts/mod.ts";
+import { slot } from "../keyspace/mod.ts";
+import { SCRIPTS } from "../lua/mod.ts";
+import type { Verb, WireCall } from "../wire/mod.ts";
 import type { BackendChoice, Connection } from "./connection.ts";
 import { BackendError, isNoScript, wireError } from "./errors.ts";
-import type { WireCall } from "./wire.ts";
 
 /** The implementation behind the verbs. */
 export interface Backend {

@@ -1,183 +1,35 @@
 /**
  * The EchoMQ client: connect, then enqueue, schedule, claim, ack, retry, bury, promote, reap and
  * count jobs of named queues, through the native module or the Lua twin (same replies, same
- * keyspace). Every call goes to the primary that owns the queue's slot.
+ * keyspace). Every call goes to the primary that owns the queue's slot; every call is built from
+ * the wire spec (`lib/wire`).
  *
  * @module
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
-import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, newJobId } from "../../mod.ts";
+import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, newJobId } from "../keyspace/mod.ts";
+import { type WireCall, wireCall } from "../wire/mod.ts";
 import { type Backend, selectBackend, type WaitFor } from "./backend.ts";
-import { byteLength, type Codec, json, toWire } from "./codec.ts";
-import { Connection, type ConnectionOptions } from "./connection.ts";
-import { DuplicateIdError, DurabilityError, EchoMQError, PayloadDecodeError } from "./errors.ts";
+import { type BatchContext, claimMany, enqueueMany, expectOne, settleMany } from "./batch.ts";
+import { type Codec, json, toWire } from "./codec.ts";
+import { Connection } from "./connection.ts";
+import { DuplicateIdError, EchoMQError, PayloadDecodeError } from "./errors.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import {
-  ackCall,
-  buryCall,
-  claimCall,
-  enqueueCall,
-  promoteCall,
-  reapCall,
-  retryCall,
-  scheduleCall,
-  type WireCall,
-} from "./wire.ts";
+  type ClaimOptions,
+  checkWait,
+  DEFAULT_MOVE_LIMIT,
+  type EchoMQOptions,
+  type EnqueueManyOptions,
+  type EnqueueOptions,
+  jobRef,
+  reasonText,
+  type RetryOptions,
+  waitFor,
+  type When,
+  wholeNumber,
+} from "./options.ts";
 import { type Handler, Worker, type WorkerOptions } from "./worker.ts";
-
-/** Options of {@link EchoMQ.connect}: the connection, the payload codec and the id source. */
-export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
-  /** How payloads become bytes (default {@link json}). */
-  codec?: Codec<P>;
-  /** Where new job ids come from (default `newJobId` from `mod.ts`); must return valid JOB ids. */
-  newId?: () => JobId;
-}
-
-/** What a `durable` write asks for: how many replicas must acknowledge it, and how long to wait. */
-export interface DurableOptions {
-  /** Replicas that must acknowledge the write (default 1). */
-  replicas?: number;
-  /** Milliseconds to wait for them (default {@link DEFAULT_DURABLE_TIMEOUT_MS}, at most one hour). */
-  timeoutMs?: number;
-}
-
-/** Options of {@link EchoMQ.enqueueMany}. */
-export interface EnqueueManyOptions {
-  /**
-   * Resolve only once at least one replica (or `replicas`) acknowledged every job: each batch ends
-   * with `WAIT`, as for {@link EnqueueOptions.durable}. A shortfall rejects with
-   * {@link DurabilityError} naming that batch's ids.
-   */
-  durable?: boolean | DurableOptions;
-}
-
-/** Options of {@link EchoMQ.enqueue} and {@link EchoMQ.schedule}. */
-export interface EnqueueOptions extends EnqueueManyOptions {
-  /**
-   * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
-   * refused with {@link DuplicateIdError} (and is not retried with another id).
-   */
-  id?: JobId;
-  /**
-   * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
-   * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
-   * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
-   * within the timeout rejects with {@link DurabilityError} (the job *is* on the primary). While
-   * `WAIT` blocks, this client's other calls to that node queue behind it. In a cluster, a write
-   * redirected by `MOVED` (a slot being migrated) is not covered by the `WAIT`, which stays on
-   * the node first asked.
-   */
-  durable?: boolean | DurableOptions;
-}
-
-/** When a scheduled job becomes due: an absolute time, or a delay from now (client clock). */
-export type When = { at: Date | number } | { delayMs: number };
-
-/** Options of {@link EchoMQ.claim}. */
-export interface ClaimOptions {
-  /** The lease: after this many ms without ack / retry / bury, `reap` hands the job out again. */
-  leaseMs: number;
-}
-
-/** Options of {@link EchoMQ.retry}. */
-export interface RetryOptions {
-  /** Milliseconds until the job is due again (≥ 1). */
-  delayMs: number;
-  /** Why it failed, kept on the row (at most 4096 bytes; default empty). */
-  reason?: string;
-}
-
-/** Default `limit` of {@link EchoMQ.promote} and {@link EchoMQ.reap}. */
-export const DEFAULT_MOVE_LIMIT = 1000;
-/** Largest number the wire accepts: 15 decimal digits. */
-export const MAX_WIRE_NUMBER = 999_999_999_999_999;
-/** Commands per `enqueueMany` batch (one in-flight request each). */
-export const BATCH_COMMANDS = 1000;
-/** Payload bytes per `enqueueMany` batch (a batch is cut earlier when it would exceed this). */
-export const BATCH_BYTES: number = 8 * 1024 * 1024;
-/** Default `timeoutMs` of a `durable` write. */
-export const DEFAULT_DURABLE_TIMEOUT_MS = 1000;
-
-function wholeNumber(what: string, rule: EchoMQError["rule"], value: unknown, min: number): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_WIRE_NUMBER) {
-    throw new EchoMQError(
-      rule,
-      `${what} must be an integer from ${min} to ${MAX_WIRE_NUMBER} (wire-4 number gate), got ${String(value)}`,
-    );
-  }
-  return value;
-}
-
-function waitFor(what: string, durable: boolean | DurableOptions | undefined): WaitFor | undefined {
-  if (durable === undefined || durable === false) return undefined;
-  if (durable === true) return { replicas: 1, timeoutMs: DEFAULT_DURABLE_TIMEOUT_MS };
-  if (durable === null || typeof durable !== "object") {
-    throw new EchoMQError("durable", `${what}: durable must be true, false or { replicas?, timeoutMs? }`);
-  }
-  const replicas = durable.replicas ?? 1;
-  const timeoutMs = durable.timeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS;
-  if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 1000) {
-    throw new EchoMQError("durable", `${what}: durable.replicas must be an integer from 1 to 1000, got ${String(replicas)}`);
-  }
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000) {
-    throw new EchoMQError(
-      "durable",
-      `${what}: durable.timeoutMs must be an integer from 1 to 3600000 (WAIT 0 would block forever), got ${
-        String(timeoutMs)
-      }`,
-    );
-  }
-  return { replicas, timeoutMs };
-}
-
-/** Throws {@link DurabilityError} unless `reply` (a `WAIT`'s) counts enough replicas. */
-function checkWait(what: string, queue: string, ids: readonly string[], reply: unknown, wait: WaitFor): void {
-  if (reply instanceof Error) throw new DurabilityError(what, queue, ids, 0, wait, reply);
-  const acknowledged = Number(reply);
-  if (!Number.isFinite(acknowledged)) {
-    throw new DurabilityError(what, queue, ids, 0, wait, new Error(`unexpected WAIT reply ${String(reply)}`));
-  }
-  if (acknowledged < wait.replicas) throw new DurabilityError(what, queue, ids, acknowledged, wait);
-}
-
-function reasonText(what: string, reason: unknown): string {
-  if (typeof reason !== "string") throw new EchoMQError("reason", `${what}: reason must be a string`);
-  if (byteLength(reason) > 4096) {
-    throw new EchoMQError("reason", `${what}: reason exceeds 4096 bytes (wire-4 reason gate)`);
-  }
-  return reason;
-}
-
-function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => Keyspace): Keyspace {
-  if (job === null || typeof job !== "object") {
-    throw new EchoMQError("job", `${what}: expected a job { id, queue }, got ${String(job)}`);
-  }
-  assertValidQueue(job.queue);
-  assertJobId(job.id);
-  return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);
-}
-
-/** The wire call of one settlement, with the same checks as ack / retry / bury. */
-function settleCall(s: Settlement, keyspace: (queue: string) => Keyspace): WireCall {
-  if (s === null || typeof s !== "object") throw new EchoMQError("job", `settleMany: expected a settlement, got ${String(s)}`);
-  switch (s.kind) {
-    case "ack":
-      return ackCall(jobRef("ack", s.job, keyspace), s.job.id);
-    case "retry": {
-      const ks = jobRef("retry", s.job, keyspace);
-      const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 1);
-      return retryCall(ks, s.job.id, delay, reasonText("retry", s.reason ?? ""));
-    }
-    case "bury":
-      return buryCall(jobRef("bury", s.job, keyspace), s.job.id, reasonText("bury", s.reason));
-    default:
-      throw new EchoMQError("options", `settleMany: kind must be ack, retry or bury, got ${String((s as { kind: unknown }).kind)}`);
-  }
-}
-
-function expectOne(verb: string, reply: GlideReturnType): void {
-  if (reply !== 1) throw new Error(`EMQ.${verb}: unexpected reply ${String(reply)}`);
-}
 
 const UTF8 = new TextDecoder();
 
@@ -206,12 +58,23 @@ export class EchoMQ<P = unknown> {
   // Keys built once per queue name (bounded: cleared past 1024 names).
   readonly #keyspaces: Map<string, Keyspace> = new Map();
 
+  readonly #batch: BatchContext<P>;
+
   private constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
     this.#conn = conn;
     this.#impl = impl;
     this.backend = impl.kind;
     this.codec = codec;
     this.#newId = newId;
+    this.#batch = {
+      impl,
+      inflightLimit: conn.inflightLimit,
+      id: () => this.#id(),
+      keyspace: (queue) => this.#keyspace(queue),
+      send: (what, queue, call, wait) => this.#send(what, queue, call, wait),
+      claimed: (ks, reply) => this.#claimed(ks, reply),
+      encode: (payload) => this.codec.encode(payload),
+    };
   }
 
   /**
@@ -305,7 +168,7 @@ export class EchoMQ<P = unknown> {
   async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: P, opts?: EnqueueOptions): Promise<JobId> {
     const ks = this.#keyspace(queue);
     const wire = toWire(this.codec.encode(payload));
-    return this.#admit("enqueue", ks, (id) => enqueueCall(ks, id, wire), opts);
+    return this.#admit("enqueue", ks, (id) => wireCall("ENQUEUE", ks, { id, payload: wire }), opts);
   }
 
   /**
@@ -320,48 +183,7 @@ export class EchoMQ<P = unknown> {
     opts?: EnqueueManyOptions,
   ): Promise<JobId[]> {
     const ks = this.#keyspace(queue);
-    const wait = waitFor("enqueueMany", opts?.durable);
-    const calls = payloads.map((p) => enqueueCall(ks, this.#id(), toWire(this.codec.encode(p))));
-    const chunks: Array<{ start: number; calls: WireCall[] }> = [];
-    let start = 0;
-    let bytes = 0;
-    for (let i = 0; i < calls.length; i++) {
-      const size = byteLength(calls[i]!.args[1] as string | Uint8Array);
-      if (i > start && (i - start >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) {
-        chunks.push({ start, calls: calls.slice(start, i) });
-        start = i;
-        bytes = 0;
-      }
-      bytes += size;
-    }
-    if (start < calls.length) chunks.push({ start, calls: calls.slice(start) });
-    const ids = calls.map((c) => c.args[0] as JobId);
-    let next = 0;
-    const runners = Math.max(1, Math.min(8, this.#conn.inflightLimit - 1, chunks.length));
-    const run = async (): Promise<void> => {
-      while (next < chunks.length) {
-        const chunk = chunks[next++]!;
-        const replies = await this.#impl.callMany(chunk.calls, wait);
-        for (let j = 0; j < chunk.calls.length; j++) {
-          const r = replies[j];
-          if (r === 1) continue;
-          if (r instanceof DuplicateIdError) {
-            const at = chunk.start + j;
-            const id = this.#id();
-            await this.#send("enqueueMany", ks.name, enqueueCall(ks, id, chunk.calls[j]!.args[1]!), wait);
-            ids[at] = id;
-            continue;
-          }
-          if (r instanceof Error) throw r;
-          expectOne("ENQUEUE", r!);
-        }
-        if (wait !== undefined) {
-          checkWait("enqueueMany", ks.name, chunk.calls.map((c) => c.args[0] as string), replies[chunk.calls.length], wait);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: runners }, run));
-    return ids;
+    return await enqueueMany(this.#batch, ks, payloads, waitFor("enqueueMany", opts?.durable));
   }
 
   /**
@@ -386,7 +208,7 @@ export class EchoMQ<P = unknown> {
       throw new EchoMQError("options", "schedule: when must be { at } or { delayMs }");
     }
     const wire = toWire(this.codec.encode(payload));
-    return this.#admit("schedule", ks, (id) => scheduleCall(ks, id, due, wire), opts);
+    return this.#admit("schedule", ks, (id) => wireCall("SCHEDULE", ks, { id, due_ms: due, payload: wire }), opts);
   }
 
   /**
@@ -396,7 +218,7 @@ export class EchoMQ<P = unknown> {
   async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<P> | null> {
     const ks = this.#keyspace(queue);
     const leaseMs = wholeNumber("claim: leaseMs", "lease-ms", opts?.leaseMs, 1);
-    const job = this.#claimed(ks, await this.#impl.call(claimCall(ks, leaseMs), Decoder.Bytes));
+    const job = this.#claimed(ks, await this.#impl.call(wireCall("CLAIM", ks, { lease_ms: leaseMs }), Decoder.Bytes));
     if (job instanceof PayloadDecodeError) throw job;
     return job;
   }
@@ -420,36 +242,7 @@ export class EchoMQ<P = unknown> {
     const ks = this.#keyspace(queue);
     const count = wholeNumber("claimMany: n", "limit", n, 1);
     const leaseMs = wholeNumber("claimMany: leaseMs", "lease-ms", opts?.leaseMs, 1);
-    const out: Array<Job<P> | PayloadDecodeError> = [];
-    let refused: unknown = null;
-    for (let left = count; left > 0 && refused === null;) {
-      const size = Math.min(left, BATCH_COMMANDS);
-      left -= size;
-      const call = claimCall(ks, leaseMs);
-      const replies = await this.#impl.callMany(Array.from({ length: size }, () => call), undefined, Decoder.Bytes);
-      let empty = false;
-      // Every reply is read, not only those before the first null: another client's enqueue can
-      // land between two CLAIMs of the batch, and a job claimed after a null holds a lease too.
-      for (const reply of replies) {
-        if (reply === null) {
-          empty = true;
-          continue;
-        }
-        if (reply instanceof Error) {
-          refused ??= reply;
-          continue;
-        }
-        try {
-          const job = this.#claimed(ks, reply);
-          if (job !== null) out.push(job);
-        } catch (e) {
-          refused ??= e;
-        }
-      }
-      if (empty) break;
-    }
-    if (refused !== null && out.length === 0) throw refused;
-    return out;
+    return await claimMany(this.#batch, ks, count, leaseMs);
   }
 
   /** A CLAIM reply as a job (null: nothing ready; a decode failure as the error naming the job). */
@@ -471,7 +264,7 @@ export class EchoMQ<P = unknown> {
   async ack(job: JobRef): Promise<void> {
     this.#open();
     const ks = jobRef("ack", job);
-    expectOne("ACK", await this.#impl.call(ackCall(ks, job.id)));
+    expectOne("ACK", await this.#impl.call(wireCall("ACK", ks, { id: job.id })));
   }
 
   /** Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`. */
@@ -480,7 +273,7 @@ export class EchoMQ<P = unknown> {
     const ks = jobRef("retry", job);
     const delay = wholeNumber("retry: delayMs", "delay-ms", opts?.delayMs, 1);
     const reason = reasonText("retry", opts?.reason ?? "");
-    expectOne("RETRY", await this.#impl.call(retryCall(ks, job.id, delay, reason)));
+    expectOne("RETRY", await this.#impl.call(wireCall("RETRY", ks, { id: job.id, delay_ms: delay, reason })));
   }
 
   /** Moves a claimed job to the dead set with `reason`. */
@@ -488,7 +281,7 @@ export class EchoMQ<P = unknown> {
     this.#open();
     const ks = jobRef("bury", job);
     const why = reasonText("bury", reason);
-    expectOne("BURY", await this.#impl.call(buryCall(ks, job.id, why)));
+    expectOne("BURY", await this.#impl.call(wireCall("BURY", ks, { id: job.id, reason: why })));
   }
 
   /**
@@ -502,46 +295,21 @@ export class EchoMQ<P = unknown> {
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
     this.#open();
-    const out: Array<Error | null> = new Array(settlements.length).fill(null);
-    const byQueue = new Map<string, Array<{ at: number; call: WireCall }>>();
-    const keyspace = (queue: string): Keyspace => this.#keyspace(queue);
-    settlements.forEach((s, at) => {
-      try {
-        const call = settleCall(s, keyspace);
-        const list = byQueue.get(call.keys[1]!);
-        if (list) list.push({ at, call });
-        else byQueue.set(call.keys[1]!, [{ at, call }]);
-      } catch (e) {
-        out[at] = e instanceof Error ? e : new Error(String(e));
-      }
-    });
-    const chunks: Array<Array<{ at: number; call: WireCall }>> = [];
-    for (const list of byQueue.values()) {
-      for (let i = 0; i < list.length; i += BATCH_COMMANDS) chunks.push(list.slice(i, i + BATCH_COMMANDS));
-    }
-    await Promise.all(chunks.map(async (chunk) => {
-      const replies = await this.#impl.callMany(chunk.map((c) => c.call));
-      chunk.forEach(({ at, call }, i) => {
-        const r = replies[i];
-        if (r instanceof Error) out[at] = r;
-        else if (r !== 1) out[at] = new Error(`EMQ.${call.verb}: unexpected reply ${String(r)}`);
-      });
-    }));
-    return out;
+    return await settleMany(this.#batch, settlements);
   }
 
   /** Moves up to `limit` due scheduled jobs to pending; returns how many moved. */
   async promote<const Q extends string>(queue: CheckQueue<Q>, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
     const ks = this.#keyspace(queue);
     const n = wholeNumber("promote: limit", "limit", limit, 1);
-    return Number(await this.#impl.call(promoteCall(ks, n)));
+    return Number(await this.#impl.call(wireCall("PROMOTE", ks, { limit: n })));
   }
 
   /** Hands up to `limit` jobs whose lease expired back to pending (claimed next); returns the count. */
   async reap<const Q extends string>(queue: CheckQueue<Q>, limit: number = DEFAULT_MOVE_LIMIT): Promise<number> {
     const ks = this.#keyspace(queue);
     const n = wholeNumber("reap: limit", "limit", limit, 1);
-    return Number(await this.#impl.call(reapCall(ks, n)));
+    return Number(await this.#impl.call(wireCall("REAP", ks, { limit: n })));
   }
 
   /** The sizes of `queue`'s pending, active, schedule and dead sets, read atomically. */

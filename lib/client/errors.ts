@@ -1,11 +1,14 @@
 /**
- * The client's errors. Every refusal names the rule it enforces: a client-side check
- * ({@link EchoMQError}), a server refusal of a wire-4 verb ({@link WireError} and its subclasses),
- * or a backend that cannot be used ({@link BackendError}). Keyspace violations (queue names, ids)
- * raise `KeyspaceError` from `mod.ts`, before any wire.
+ * The client's errors, one taxonomy: every error the client raises is an {@link EchoMQError} naming
+ * the rule it enforces — a client-side check, a server refusal of a wire verb ({@link WireError}
+ * and its subclasses, decoded from the server's text by the wire spec's parser, exhaustively), or
+ * a backend that cannot be used ({@link BackendError}). Keyspace violations (queue names, ids)
+ * raise `KeyspaceError` (a `TypeError`), before any wire.
  *
  * @module
  */
+import { match } from "ts-pattern";
+import { parseRefusal, type Refusal } from "../wire/mod.ts";
 
 /** Which rule a client-side check enforces. */
 export type ClientRule =
@@ -20,15 +23,21 @@ export type ClientRule =
   | "job"
   | "durable";
 
+/** Every rule an {@link EchoMQError} can name: a client-side check, a wire step, or the backend. */
+export type Rule = ClientRule | WireRule | "backend";
+
 /**
- * A call refused by the client before any wire; `rule` names the check. (One rule is checked
- * after the wire: `durable`, see {@link DurabilityError}.)
+ * The root of every error the client raises: a call refused by the client before any wire
+ * (`rule` names the check), a `durable` write not acknowledged in time ({@link DurabilityError}),
+ * a server refusal ({@link WireError} and its subclasses) or an unusable backend
+ * ({@link BackendError}). A bad queue name or id is a `KeyspaceError` instead (a `TypeError`,
+ * raised before any wire).
  */
 export class EchoMQError extends Error {
   /** The rule the call broke. */
-  readonly rule: ClientRule;
+  readonly rule: Rule;
   /** Builds the error for `rule`. */
-  constructor(rule: ClientRule, message: string) {
+  constructor(rule: Rule, message: string) {
     super(message);
     this.name = "EchoMQError";
     this.rule = rule;
@@ -103,7 +112,7 @@ export class DurabilityError extends EchoMQError {
   }
 }
 
-/** The step of docs/WIRE.md at which the server refused a verb. */
+/** The step of docs/WIRE.md at which the server refused a verb (`counter`: CLAIM's HINCRBY check). */
 export type WireRule =
   | "shape"
   | "layout"
@@ -112,22 +121,22 @@ export type WireRule =
   | "wrongtype"
   | "duplicate"
   | "not-active"
+  | "counter"
   | "other";
 
-/** A wire-4 verb refused by the server (module or script alike); `text` is the server's reply. */
-export class WireError extends Error {
+/** A wire verb refused by the server (module or script alike); `text` is the server's reply. */
+export class WireError extends EchoMQError {
   /** The verb, e.g. `EMQ.ENQUEUE`. */
   readonly verb: string;
   /** The step that refused. */
-  readonly rule: WireRule;
+  declare readonly rule: WireRule;
   /** The server's error text, exactly as on the wire (`ERR EMQ.ENQUEUE duplicate id`). */
   readonly text: string;
   /** Builds the error from the verb and the server's text. */
   constructor(verb: string, rule: WireRule, text: string) {
-    super(`${verb} refused (${rule}): ${text}`);
+    super(rule, `${verb} refused (${rule}): ${text}`);
     this.name = "WireError";
     this.verb = verb;
-    this.rule = rule;
     this.text = text;
   }
 }
@@ -150,7 +159,7 @@ export class JobNotActiveError extends WireError {
   }
 }
 
-/** The server speaks another wire version than 4. */
+/** The server speaks another wire version than this client's. */
 export class FencedError extends WireError {
   /** Builds the error. */
   constructor(verb: string, text: string) {
@@ -160,10 +169,10 @@ export class FencedError extends WireError {
 }
 
 /** The requested backend cannot serve this server (e.g. `backend: "module"` without the module). */
-export class BackendError extends Error {
+export class BackendError extends EchoMQError {
   /** Builds the error. */
   constructor(message: string) {
-    super(message);
+    super("backend", message);
     this.name = "BackendError";
   }
 }
@@ -207,6 +216,20 @@ export function isNoScript(e: unknown): boolean {
   return serverText(e)?.startsWith("NOSCRIPT") ?? false;
 }
 
+/** The typed error of a recognised refusal; a refusal added to the spec and missed here fails to compile. */
+function typed(verb: string, name: Refusal, text: string): WireError {
+  return match(name)
+    .with("duplicate", () => new DuplicateIdError(verb, text))
+    .with("not-active", () => new JobNotActiveError(verb, text))
+    .with("fenced", () => new FencedError(verb, text))
+    .with("arity", () => new WireError(verb, "shape", text))
+    .with("layout", () => new WireError(verb, "layout", text))
+    .with("job-id", "positive", "non-negative", "payload", "reason", () => new WireError(verb, "gate", text))
+    .with("wrongtype", () => new WireError(verb, "wrongtype", text))
+    .with("counter", () => new WireError(verb, "counter", text))
+    .exhaustive();
+}
+
 /**
  * Turns a server refusal of `verb` into the matching {@link WireError}; any other error (timeout,
  * connection, a reply that is not an error of this verb) is returned unchanged.
@@ -214,15 +237,9 @@ export function isNoScript(e: unknown): boolean {
 export function wireError(verb: string, e: unknown): unknown {
   const text = serverText(e);
   if (text === null) return e;
-  if (text.startsWith("WRONGTYPE")) return new WireError(verb, "wrongtype", text);
-  if (text.startsWith("ERR wrong number of arguments")) return new WireError(verb, "shape", text);
-  const prefix = `ERR ${verb} `;
-  if (!text.startsWith(prefix)) return e;
-  const rest = text.slice(prefix.length);
-  if (rest === "duplicate id") return new DuplicateIdError(verb, text);
-  if (rest === "job is not active") return new JobNotActiveError(verb, text);
-  if (rest.startsWith("fenced:")) return new FencedError(verb, text);
-  if (rest === "keys do not match the wire-4 layout") return new WireError(verb, "layout", text);
-  if (/ must be | exceeds /.test(rest)) return new WireError(verb, "gate", text);
-  return new WireError(verb, "other", text);
+  const refusal = parseRefusal(text);
+  if (refusal !== null && (refusal.verb === null || refusal.verb === verb)) return typed(verb, refusal.name, text);
+  // A refusal of this verb that the spec does not know (a newer server): still typed, as `other`.
+  if (text.startsWith(`ERR ${verb} `)) return new WireError(verb, "other", text);
+  return e;
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { JobId } from "../../mod.ts";
+import type { JobId } from "../keyspace/mod.ts";
 
 /** A job identified by queue and id: what ack, retry and bury need. */
 export interface JobRef {

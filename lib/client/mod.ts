@@ -5,6 +5,7 @@
  *
  * @module
  */
+export { EchoMQ } from "./echomq.ts";
 export {
   BATCH_BYTES,
   BATCH_COMMANDS,
@@ -12,14 +13,13 @@ export {
   DEFAULT_DURABLE_TIMEOUT_MS,
   DEFAULT_MOVE_LIMIT,
   type DurableOptions,
-  EchoMQ,
   type EchoMQOptions,
   type EnqueueManyOptions,
   type EnqueueOptions,
   MAX_WIRE_NUMBER,
   type RetryOptions,
   type When,
-} from "./echomq.ts";
+} from "./options.ts";
 export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement } from "./job.ts";
@@ -41,6 +41,8 @@ export {
   FencedError,
   JobNotActiveError,
   PayloadDecodeError,
+  type Rule,
   WireError,
   type WireRule,
 } from "./errors.ts";
+export { KeyspaceError, type KeyspaceRule } from "../keyspace/mod.ts";

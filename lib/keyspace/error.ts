@@ -1,3 +1,8 @@
+/**
+ * {@link KeyspaceError}: a name, id or type that breaks the grammar, refused before any wire.
+ *
+ * @module
+ */
 /** The rule a refused name, id or type broke; tests and callers match on it. */
 export type KeyspaceRule =
   | "queue-not-string"

@@ -1,10 +1,23 @@
-import type { CheckJobId } from "../types/branded_id.ts";
-import type { JobKey, QueueKey } from "../types/keys.ts";
-import type { CheckQueue } from "../types/queue_name.ts";
-import { assertJobId } from "./branded_id.ts";
+/**
+ * Keys, at both levels: the template types {@link QueueKey}, {@link JobKey} and {@link QueueBase}
+ * (literal in, literal out) and the builders {@link queueKey} and {@link jobKey}, which check their
+ * inputs at compile time for literals and at run time for everything.
+ *
+ * @module
+ */
+import { assertJobId, type CheckJobId } from "./branded_id.ts";
 import { KeyspaceError, quote } from "./error.ts";
-import { assertValidQueue, validQueue } from "./queue_name.ts";
+import { assertValidQueue, type CheckQueue, validQueue } from "./queue_name.ts";
 import { isQueueType, QUEUE_TYPES, type QueueType } from "./queue_type.ts";
+
+/** The key of one per-queue structure: `emq:{<Q>}:<T>`. Literal in, literal out. */
+export type QueueKey<Q extends string, T extends QueueType> = `emq:{${Q}}:${T}`;
+
+/** The row key of one job: `emq:{<Q>}:job:<Id>`. */
+export type JobKey<Q extends string, Id extends string> = `emq:{${Q}}:job:${Id}`;
+
+/** The base of a queue, `emq:{<Q>}:`: never a key itself; a row is base + `job:` + id. */
+export type QueueBase<Q extends string> = `emq:{${Q}}:`;
 
 /** Throws a {@link KeyspaceError} unless `type` is one of the five queue key types. */
 export function assertQueueType(type: unknown): asserts type is QueueType {

@@ -1,8 +1,11 @@
-import type { CheckJobId } from "../types/branded_id.ts";
-import type { JobKey, QueueBase, QueueKey } from "../types/keys.ts";
-import type { CheckQueue } from "../types/queue_name.ts";
-import { assertJobId } from "./branded_id.ts";
-import { assertValidQueue } from "./queue_name.ts";
+/**
+ * One queue's keys built once: {@link Keyspace}, the host twin of the native `Queue`.
+ *
+ * @module
+ */
+import { assertJobId, type CheckJobId } from "./branded_id.ts";
+import type { JobKey, QueueBase, QueueKey } from "./keys.ts";
+import { assertValidQueue, type CheckQueue } from "./queue_name.ts";
 import { slot } from "./slot.ts";
 import { splitQueueKey } from "./split.ts";
 

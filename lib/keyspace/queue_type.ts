@@ -1,4 +1,9 @@
-/** The five per-queue key types of the grammar (DESIGN §1), in wire order. */
+/**
+ * The per-queue key types of the grammar: {@link QUEUE_TYPES}, {@link QueueType}, {@link isQueueType}.
+ *
+ * @module
+ */
+/** The five per-queue key types of the grammar (docs/GRAMMAR.md), in wire order. */
 export const QUEUE_TYPES: readonly ["pending", "active", "schedule", "dead", "meta"] = [
   "pending",
   "active",

@@ -1,3 +1,8 @@
+/**
+ * Cluster routing: {@link hashtag} and {@link slot} (CRC16-XMODEM over UTF-8 bytes), the cluster's own rule.
+ *
+ * @module
+ */
 /** Number of hash slots in a Valkey Cluster. */
 export const SLOTS = 16384;
 

@@ -1,192 +1,203 @@
-//! Command plumbing: one C entry point per verb hands its argv to the verb's handler, answers the
-//! getkeys callback, and turns the handler's result into a reply. Registration declares the
-//! flags, arity, key specs and ACL categories of `docs/WIRE.md`.
+//! The dispatcher every verb goes through: it answers the getkeys callback, then runs steps 1–4 of
+//! `docs/WIRE.md` once for every verb from its [`Verb`] value — shape, layout, fence, gates — and
+//! hands the handler the queue and the gated arguments; the handler runs steps 5–6. The reply (or
+//! the refusal's exact text) goes back from here. Safe code: the C API is behind `ffi`.
 
-// ctx and argv come from the server for the current call and stay valid for it.
-#![allow(clippy::not_unsafe_ptr_arg_deref)]
+use crate::config;
+use crate::ffi::{lit, Ctx, Kind, Owned, Str};
+use crate::gates;
+use crate::keyspace::{self, Queue};
+use crate::verbs::VERBS;
+use crate::wire::{Gate, Refusal, Role, Verb, WIRE};
 
-use std::ffi::{c_char, c_int, CStr, CString};
-use std::mem::MaybeUninit;
-use std::ptr;
-
-use valkey_module::raw;
-
-use crate::store::{self, Ctx, Owned, Str};
-use crate::wire::{Refusal, Verb};
-
-/// One call's context and argv.
+/// One call: its context, argv and verb.
 pub struct Call<'a> {
     /// The command context.
-    pub ctx: Ctx,
-    argv: &'a [Str],
+    pub ctx: Ctx<'a>,
+    argv: &'a [Str<'a>],
+    verb: &'static Verb,
 }
 
 impl<'a> Call<'a> {
-    /// Number of argv entries, the command name included.
-    pub fn argc(&self) -> usize {
-        self.argv.len()
-    }
-
-    /// argv entry `i` (0 is the command name).
-    pub fn raw(&self, i: usize) -> Str {
-        self.argv[i]
-    }
-
-    /// Bytes of argv entry `i`.
-    pub fn bytes(&self, i: usize) -> &'a [u8] {
-        store::bytes(self.argv[i])
+    /// The verb being run.
+    pub fn verb(&self) -> &'static Verb {
+        self.verb
     }
 
     /// Declared key `i` (0-based), after a successful shape check.
-    pub fn key(&self, i: usize) -> Str {
+    pub fn key(&self, i: usize) -> Str<'a> {
         self.argv[2 + i]
     }
+}
 
-    /// Argument `i` after the keys (0-based), after a successful shape check.
-    pub fn arg(&self, verb: &Verb, i: usize) -> Str {
-        self.argv[2 + verb.keys + i]
+/// An argument after its gate: bytes, or a parsed number.
+#[derive(Clone, Copy)]
+enum Value<'a> {
+    Bytes(Str<'a>),
+    Number(i64),
+}
+
+/// The arguments of a call, in the verb's order, each through its gate.
+pub struct Args<'a> {
+    values: Vec<Value<'a>>,
+}
+
+impl<'a> Args<'a> {
+    /// Argument `i` as sent (an id, a payload, a reason).
+    pub fn bytes(&self, i: usize) -> Str<'a> {
+        match self.values[i] {
+            Value::Bytes(s) => s,
+            Value::Number(_) => unreachable!("argument {i} is a number"),
+        }
+    }
+
+    /// Argument `i` as the number its gate parsed.
+    pub fn number(&self, i: usize) -> i64 {
+        match self.values[i] {
+            Value::Number(n) => n,
+            Value::Bytes(_) => unreachable!("argument {i} is not a number"),
+        }
     }
 }
 
 /// A successful reply.
-pub enum Reply {
+pub enum Reply<'a> {
     /// An integer.
     Int(i64),
     /// Nil (CLAIM on an empty queue).
     Nil,
     /// CLAIM's `[id, payload, attempts]`.
     Claimed {
-        id: Owned,
-        payload: Option<Owned>,
+        id: Owned<'a>,
+        payload: Option<Owned<'a>>,
         attempts: i64,
     },
 }
 
-/// A verb handler: runs the six steps and either writes everything or nothing.
-pub type Handler = fn(&Call, &Verb) -> Result<Reply, Refusal>;
+/// A verb's steps 5–6: domain checks, then every write (or nothing).
+pub type Handler = for<'a> fn(&Call<'a>, &Queue<'a>, &Args<'a>) -> Result<Reply<'a>, Refusal>;
 
-/// Entry point shared by every verb.
-pub fn dispatch(
-    ctx: Ctx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-    verb: &Verb,
-    handler: Handler,
-) -> c_int {
-    let argv: &[Str] = if argv.is_null() || argc <= 0 {
-        &[]
-    } else {
-        unsafe { std::slice::from_raw_parts(argv, argc as usize) }
-    };
-    if store::keys_request(ctx) {
+/// Runs verb `index` of [`VERBS`] on one call's argv.
+pub fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
+    let (verb, handler) = VERBS[index];
+    if ctx.keys_request() {
         // getkeys callback: declare argv[2 .. 2+numkeys) when numkeys is the verb's and fits.
-        if argv.len() >= 2 + verb.keys && store::bytes(argv[1]) == verb.numkeys {
-            for pos in 2..2 + verb.keys {
-                store::key_at(ctx, pos);
+        if argv.len() >= 2 + verb.keys.len() && argv[1].bytes() == numkeys(verb).as_bytes() {
+            for pos in 2..2 + verb.keys.len() {
+                ctx.key_at(pos);
             }
         }
-        return raw::Status::Ok as c_int;
+        return;
     }
-    let call = Call { ctx, argv };
-    match handler(&call, verb) {
-        Ok(Reply::Int(n)) => store::reply_int(ctx, n),
-        Ok(Reply::Nil) => store::reply_nil(ctx),
+    let call = Call { ctx, argv, verb };
+    let outcome = steps(&call).and_then(|(q, args)| handler(&call, &q, &args));
+    match outcome {
+        Ok(Reply::Int(n)) => ctx.reply_int(n),
+        Ok(Reply::Nil) => ctx.reply_nil(),
         Ok(Reply::Claimed {
             id,
             payload,
             attempts,
         }) => {
-            store::reply_array(ctx, 3);
-            store::reply_str(ctx, id.ptr());
+            ctx.reply_array(3);
+            ctx.reply_str(id.as_str());
             match payload {
-                Some(p) => store::reply_str(ctx, p.ptr()),
-                None => store::reply_nil(ctx),
+                Some(p) => ctx.reply_str(p.as_str()),
+                None => ctx.reply_nil(),
             }
-            store::reply_int(ctx, attempts);
+            ctx.reply_int(attempts);
         }
-        Err(refusal) => store::reply_error(ctx, &refusal.text(verb)),
+        Err(refusal) => ctx.reply_error(&refusal.text(verb)),
     }
-    raw::Status::Ok as c_int
 }
 
-/// Key-spec flags of every declared key: read-write, accessed and updated.
-const KEY_FLAGS: u64 = (raw::REDISMODULE_CMD_KEY_RW
-    | raw::REDISMODULE_CMD_KEY_ACCESS
-    | raw::REDISMODULE_CMD_KEY_UPDATE) as u64;
+/// The decimal numkeys a call of `verb` must carry.
+fn numkeys(verb: &Verb) -> String {
+    verb.keys.len().to_string()
+}
 
-static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleCommandInfoVersion {
-    version: 1,
-    sizeof_historyentry: std::mem::size_of::<raw::RedisModuleCommandHistoryEntry>(),
-    sizeof_keyspec: std::mem::size_of::<raw::RedisModuleCommandKeySpec>(),
-    sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
-};
+/// Steps 1–4, in order; the first failure is the reply.
+fn steps<'a>(call: &Call<'a>) -> Result<(Queue<'a>, Args<'a>), Refusal> {
+    let verb = call.verb;
+    // 1. shape: numkeys is exactly the verb's (byte for byte, as EVAL parses it) and so is argc.
+    if call.argv.len() != verb.argc() || call.argv[1].bytes() != numkeys(verb).as_bytes() {
+        return Err(Refusal::Arity);
+    }
+    let args = &call.argv[2 + verb.keys.len()..];
+    let q = layout(call, args)?;
+    fence(call.ctx)?;
+    Ok((q, gates(verb, args)?))
+}
 
-/// Registers one verb: flags `write deny-oom getkeys-api`, arity -2, one key spec (begin-search
-/// index 1, find-keys keynum 0/1/1), ACL categories `emq` + `write`.
-pub fn register(
-    ctx: Ctx,
-    verb: &Verb,
-    entry: extern "C" fn(Ctx, *mut *mut raw::RedisModuleString, c_int) -> c_int,
-) -> Result<(), String> {
-    let name = CStr::from_bytes_with_nul(verb.command.as_bytes()).map_err(|e| e.to_string())?;
-    let flags = c"write deny-oom getkeys-api";
-    let created = unsafe {
-        raw::RedisModule_CreateCommand.ok_or("no CreateCommand")?(
-            ctx,
-            name.as_ptr(),
-            Some(entry),
-            flags.as_ptr(),
-            0,
-            0,
-            0,
-        )
-    };
-    if created != raw::Status::Ok as c_int {
-        return Err(format!("cannot create {}", verb.name));
+/// Step 2: recover one queue name from the first key (a row's type must be `job:` + the id
+/// argument, byte for byte), then every other key must be exactly that queue's key of its role.
+fn layout<'a>(call: &Call<'a>, args: &'a [Str<'a>]) -> Result<Queue<'a>, Refusal> {
+    let verb = call.verb;
+    let id = verb.id_arg().map(|i| args[i].bytes()).unwrap_or_default();
+    let first = call.key(0).bytes();
+    let q = match verb.keys[0] {
+        Role::Row => {
+            let (name, ty) = keyspace::split_queue_key(first).ok_or(Refusal::Layout)?;
+            match ty.strip_prefix(keyspace::JOB) {
+                Some(found) if found == id => Queue::new(name),
+                _ => None,
+            }
+        }
+        role => Queue::from_key(first, role.ty()),
     }
-    let cmd = unsafe { raw::RedisModule_GetCommand.ok_or("no GetCommand")?(ctx, name.as_ptr()) };
-    if cmd.is_null() {
-        return Err(format!("cannot find {}", verb.name));
+    .ok_or(Refusal::Layout)?;
+    for (i, role) in verb.keys.iter().enumerate().skip(1) {
+        let key = call.key(i).bytes();
+        let ok = match role {
+            Role::Row => q.is_job_key(key, id),
+            r => q.is_key(key, r.ty()),
+        };
+        if !ok {
+            return Err(Refusal::Layout);
+        }
     }
+    Ok(q)
+}
 
-    let notes =
-        CString::new(format!("{} keys, one queue", verb.keys)).map_err(|e| e.to_string())?;
-    let mut spec: raw::RedisModuleCommandKeySpec = unsafe { MaybeUninit::zeroed().assume_init() };
-    spec.notes = notes.as_ptr();
-    spec.flags = KEY_FLAGS;
-    spec.begin_search_type = raw::RedisModuleKeySpecBeginSearchType_REDISMODULE_KSPEC_BS_INDEX;
-    spec.bs.index.pos = 1;
-    spec.find_keys_type = raw::RedisModuleKeySpecFindKeysType_REDISMODULE_KSPEC_FK_KEYNUM;
-    spec.fk.keynum.keynumidx = 0;
-    spec.fk.keynum.firstkey = 1;
-    spec.fk.keynum.keystep = 1;
-    let terminator: raw::RedisModuleCommandKeySpec = unsafe { MaybeUninit::zeroed().assume_init() };
-    let mut specs = [spec, terminator];
-    let summary =
-        CString::new(format!("EchoMQ wire-4 {}", verb.name)).map_err(|e| e.to_string())?;
-    let info = raw::RedisModuleCommandInfo {
-        version: &INFO_VERSION,
-        summary: summary.as_ptr(),
-        complexity: ptr::null(),
-        since: c"0.1.0".as_ptr(),
-        history: ptr::null_mut(),
-        tips: ptr::null(),
-        arity: -2,
-        key_specs: specs.as_mut_ptr(),
-        args: ptr::null_mut(),
-    };
-    let ok = unsafe { raw::RedisModule_SetCommandInfo.ok_or("no SetCommandInfo")?(cmd, &info) };
-    if ok != raw::Status::Ok as c_int {
-        return Err(format!("cannot set command info of {}", verb.name));
+/// Step 3: the node's `emq.wire` must be 4; on a standalone server the string key
+/// `{emq}:version`, when present, must be `4` (a key of another type counts as absent).
+fn fence(ctx: Ctx) -> Result<(), Refusal> {
+    let w = config::wire();
+    if w != WIRE {
+        return Err(Refusal::Fenced(w.to_string().into_bytes()));
     }
-    let categories: *const c_char = c"emq write".as_ptr();
-    let ok = unsafe {
-        raw::RedisModule_SetCommandACLCategories.ok_or("no SetCommandACLCategories")?(
-            cmd, categories,
-        )
-    };
-    if ok != raw::Status::Ok as c_int {
-        return Err(format!("cannot set ACL categories of {}", verb.name));
+    if !ctx.cluster_mode() {
+        if let Some(k) = ctx.read(lit().version_key) {
+            if k.kind() == Kind::String && k.string() != WIRE.to_string().as_bytes() {
+                return Err(Refusal::Fenced(k.string().to_vec()));
+            }
+        }
     }
     Ok(())
+}
+
+/// Step 4: every argument through its gate, in argument order.
+fn gates<'a>(verb: &Verb, args: &'a [Str<'a>]) -> Result<Args<'a>, Refusal> {
+    let mut values = Vec::with_capacity(args.len());
+    for (spec, &arg) in verb.args.iter().zip(args) {
+        let b = arg.bytes();
+        values.push(match spec.gate {
+            Gate::JobId if gates::job_id(b) => Value::Bytes(arg),
+            Gate::JobId => return Err(Refusal::NotJobId),
+            Gate::Number { min } => {
+                let n = gates::digits(b).filter(|&n| n >= min);
+                Value::Number(n.ok_or(Refusal::Number(spec.name, min >= 1))? as i64)
+            }
+            Gate::Payload => {
+                let limit = config::max_payload();
+                if b.len() as i64 > limit {
+                    return Err(Refusal::PayloadTooLarge(limit));
+                }
+                Value::Bytes(arg)
+            }
+            Gate::Reason if b.len() > gates::MAX_REASON => return Err(Refusal::ReasonTooLarge),
+            Gate::Reason => Value::Bytes(arg),
+        });
+    }
+    Ok(Args { values })
 }

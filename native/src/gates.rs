@@ -1,5 +1,5 @@
 //! Argument gates (step 4 of every verb), pure and unit-tested: the job-id prefix and the
-//! numbers. Limits on payload and reason sizes are checked in the verbs against the configuration.
+//! numbers. The dispatcher (`command`) applies them to each argument as its spec says.
 
 /// The namespace every job id starts with; inside a transition this is all that is checked.
 pub const JOB_NAMESPACE: &[u8] = b"JOB";
@@ -21,16 +21,6 @@ pub fn digits(arg: &[u8]) -> Option<u64> {
         return None;
     }
     Some(arg.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')))
-}
-
-/// A number ≥ 0 (`due_ms`).
-pub fn non_negative(arg: &[u8]) -> Option<u64> {
-    digits(arg)
-}
-
-/// A number ≥ 1 (`lease_ms`, `delay_ms`, `limit`).
-pub fn positive(arg: &[u8]) -> Option<u64> {
-    digits(arg).filter(|&n| n >= 1)
 }
 
 /// Parses a stored counter (a row's `attempts`) the way HINCRBY does: an optional `-`, decimal
@@ -83,10 +73,7 @@ mod tests {
         ] {
             assert_eq!(digits(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
-        assert_eq!(non_negative(b"0"), Some(0));
-        assert_eq!(positive(b"0"), None);
-        assert_eq!(positive(b"000"), None);
-        assert_eq!(positive(b"1"), Some(1));
+        assert_eq!(digits(b"000"), Some(0));
     }
 
     #[test]

@@ -1,68 +1,48 @@
-//! EchoMQ wire-4 as a native Valkey module (`emq`). This file only registers: the eight
-//! `EMQ.*` commands (with key specs, the getkeys callback and the `emq` ACL category) and the
-//! `emq.wire` / `emq.max-payload` configurations. The keyspace mirror is in `keyspace.rs`, the
-//! argument gates in `gates.rs`, one handler per verb in `verbs/`.
+//! EchoMQ wire-4 as a native Valkey module (`emq`). This file only registers: one command per verb
+//! of `verbs::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
+//! `emq.wire` / `emq.max-payload` configurations. The C API is behind `ffi` (every `unsafe` of
+//! the crate), the dispatcher running steps 1–4 for every verb in `command`, the keyspace mirror
+//! in `keyspace`, the argument gates in `gates`, the wire's shapes and texts in `wire`, and one
+//! handler per verb (steps 5–6) in `verbs/`.
 
 pub mod command;
 pub mod config;
+pub mod ffi;
 pub mod gates;
 pub mod keyspace;
-pub mod store;
 pub mod verbs;
 pub mod wire;
 
-use std::ffi::c_int;
-
-use valkey_module::raw;
-
-/// One C entry point per verb, each handing argv to the shared dispatcher.
-macro_rules! entry {
-    ($name:ident, $verb:ident) => {
-        extern "C" fn $name(
-            ctx: *mut raw::RedisModuleCtx,
-            argv: *mut *mut raw::RedisModuleString,
-            argc: c_int,
-        ) -> c_int {
-            command::dispatch(ctx, argv, argc, &verbs::$verb::VERB, verbs::$verb::run)
-        }
-    };
-}
-
-entry!(emq_enqueue, enqueue);
-entry!(emq_schedule, schedule);
-entry!(emq_promote, promote);
-entry!(emq_claim, claim);
-entry!(emq_ack, ack);
-entry!(emq_retry, retry);
-entry!(emq_bury, bury);
-entry!(emq_reap, reap);
-
-type Entry =
-    extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
-
-/// Every verb with its entry point, in wire order.
-const VERBS: [(&wire::Verb, Entry); 8] = [
-    (&verbs::enqueue::VERB, emq_enqueue),
-    (&verbs::schedule::VERB, emq_schedule),
-    (&verbs::promote::VERB, emq_promote),
-    (&verbs::claim::VERB, emq_claim),
-    (&verbs::ack::VERB, emq_ack),
-    (&verbs::retry::VERB, emq_retry),
-    (&verbs::bury::VERB, emq_bury),
-    (&verbs::reap::VERB, emq_reap),
+/// The C entry point of each verb, by its index in `verbs::VERBS`.
+const ENTRIES: [ffi::Entry; verbs::VERBS.len()] = [
+    ffi::entry::<0>,
+    ffi::entry::<1>,
+    ffi::entry::<2>,
+    ffi::entry::<3>,
+    ffi::entry::<4>,
+    ffi::entry::<5>,
+    ffi::entry::<6>,
+    ffi::entry::<7>,
 ];
 
 #[cfg(not(test))]
 mod module {
-    use super::{config, store, VERBS};
+    use super::{config, ffi, verbs, ENTRIES};
     use valkey_module::alloc::ValkeyAlloc;
     use valkey_module::configuration::ConfigurationFlags;
     use valkey_module::{valkey_module, Context, Status, ValkeyString};
 
     fn init(ctx: &Context, _args: &[ValkeyString]) -> Status {
-        store::init_literals();
-        for (verb, entry) in VERBS {
-            if let Err(e) = super::command::register(ctx.ctx, verb, entry) {
+        ffi::init_literals();
+        for ((verb, _), entry) in verbs::VERBS.iter().zip(ENTRIES) {
+            let registration = ffi::Registration {
+                command: verb.command,
+                flags: "write deny-oom getkeys-api",
+                notes: &format!("{} keys, one queue", verb.keys.len()),
+                summary: &format!("EchoMQ wire-4 {}", verb.name),
+                categories: "emq write",
+            };
+            if let Err(e) = ffi::register(ctx, &registration, entry) {
                 ctx.log_warning(&format!("emq: {e}"));
                 return Status::Err;
             }
@@ -95,23 +75,20 @@ mod module {
 
 #[cfg(test)]
 mod tests {
-    use super::VERBS;
+    use super::{verbs::VERBS, ENTRIES};
 
     #[test]
-    fn verb_table_is_consistent() {
+    fn one_entry_per_verb() {
         let mut seen = std::collections::HashSet::new();
-        let mut entries = std::collections::HashSet::new();
-        for (verb, entry) in VERBS {
-            assert!(
-                entries.insert(entry as usize),
-                "shared entry point for {}",
-                verb.name
-            );
+        for (verb, _) in VERBS {
             assert!(seen.insert(verb.name), "duplicate {}", verb.name);
-            assert_eq!(format!("{}\0", verb.name.to_lowercase()), verb.command);
-            assert_eq!(verb.numkeys, verb.keys.to_string().as_bytes());
-            assert!(verb.keys >= 2 && verb.args >= 1);
         }
-        assert_eq!(seen.len(), 8);
+        let entries: std::collections::HashSet<usize> =
+            ENTRIES.iter().map(|e| *e as usize).collect();
+        assert_eq!(
+            entries.len(),
+            VERBS.len(),
+            "every verb has its own entry point"
+        );
     }
 }

@@ -1,28 +1,97 @@
-//! Wire-4 facts shared by every verb: the call shape of each verb and the exact refusal texts of
-//! `docs/WIRE.md`. Pure code.
+//! Wire-4 facts shared by every verb: each verb's call shape (declared keys by role, arguments with
+//! their gates) and the exact refusal texts. Pure code. The spec these mirror is the TypeScript
+//! `lib/wire`; the unit tests below check this file against it through `tests/vectors/wire.json`.
 
 /// The wire this module speaks.
 pub const WIRE: i64 = 4;
+
+/// A declared key's role (the spec's `KeyRole`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `emq:{q}:job:<id>`, `<id>` being the call's id argument.
+    Row,
+    /// `emq:{q}:pending`.
+    Pending,
+    /// `emq:{q}:active`.
+    Active,
+    /// `emq:{q}:schedule`.
+    Schedule,
+    /// `emq:{q}:dead`.
+    Dead,
+    /// `emq:{q}:` (never opened).
+    Base,
+}
+
+impl Role {
+    /// The spec's name of the role.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Role::Row => "row",
+            Role::Pending => "pending",
+            Role::Active => "active",
+            Role::Schedule => "schedule",
+            Role::Dead => "dead",
+            Role::Base => "base",
+        }
+    }
+
+    /// The key type a role's key carries after `}:` (a row's is `job:` + id, not this).
+    pub const fn ty(self) -> &'static [u8] {
+        match self {
+            Role::Row => crate::keyspace::JOB,
+            Role::Pending => crate::keyspace::PENDING,
+            Role::Active => crate::keyspace::ACTIVE,
+            Role::Schedule => crate::keyspace::SCHEDULE,
+            Role::Dead => crate::keyspace::DEAD,
+            Role::Base => b"",
+        }
+    }
+}
+
+/// How an argument is checked at step 4 (the spec's `Gate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Gate {
+    /// Starts with `JOB`.
+    JobId,
+    /// 1 to 15 ASCII digits, at least `min` (0 or 1).
+    Number { min: u64 },
+    /// At most `emq.max-payload` bytes.
+    Payload,
+    /// At most 4096 bytes.
+    Reason,
+}
+
+/// One argument: its spec name and gate.
+#[derive(Debug)]
+pub struct Arg {
+    /// The spec's name (`lease_ms`); number refusals name it.
+    pub name: &'static str,
+    /// Its gate.
+    pub gate: Gate,
+}
 
 /// One verb's call shape: `EMQ.<VERB> <numkeys> <key…> <arg…>`.
 #[derive(Debug)]
 pub struct Verb {
     /// Upper-case name used in error texts (`EMQ.ENQUEUE`).
     pub name: &'static str,
-    /// Registered command name, NUL-terminated (`emq.enqueue\0`).
+    /// Registered command name (`emq.enqueue`).
     pub command: &'static str,
-    /// Exact number of keys, as the decimal bytes the call must carry.
-    pub numkeys: &'static [u8],
-    /// Exact number of keys.
-    pub keys: usize,
-    /// Exact number of arguments after the keys.
-    pub args: usize,
+    /// Declared keys, by role, in order.
+    pub keys: &'static [Role],
+    /// Arguments after the keys, in order.
+    pub args: &'static [Arg],
 }
 
 impl Verb {
     /// The exact argv length: command, numkeys, keys, arguments.
     pub const fn argc(&self) -> usize {
-        2 + self.keys + self.args
+        2 + self.keys.len() + self.args.len()
+    }
+
+    /// Where the `id` argument is among the arguments, if the verb has one.
+    pub fn id_arg(&self) -> Option<usize> {
+        self.args.iter().position(|a| a.gate == Gate::JobId)
     }
 }
 
@@ -37,7 +106,7 @@ pub enum Refusal {
     Fenced(Vec<u8>),
     /// Step 4: the id lacks the `JOB` prefix.
     NotJobId,
-    /// Step 4: a number argument is malformed (`field`, and whether it must be ≥ 1).
+    /// Step 4: a number argument is malformed (its name, and whether it must be ≥ 1).
     Number(&'static str, bool),
     /// Step 4: the payload is longer than the configured limit (the limit).
     PayloadTooLarge(i64),
@@ -54,6 +123,24 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// The spec's name of the refusal (`lib/wire/refusals.ts`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Refusal::Arity => "arity",
+            Refusal::Layout => "layout",
+            Refusal::Fenced(_) => "fenced",
+            Refusal::NotJobId => "job-id",
+            Refusal::Number(_, true) => "positive",
+            Refusal::Number(_, false) => "non-negative",
+            Refusal::PayloadTooLarge(_) => "payload",
+            Refusal::ReasonTooLarge => "reason",
+            Refusal::WrongType => "wrongtype",
+            Refusal::Duplicate => "duplicate",
+            Refusal::NotActive => "not-active",
+            Refusal::NotInteger => "counter",
+        }
+    }
+
     /// The exact error text (with its code) for `verb`, as `docs/WIRE.md` fixes it.
     pub fn text(&self, verb: &Verb) -> Vec<u8> {
         let v = verb.name;
@@ -72,7 +159,9 @@ impl Refusal {
                 format!("ERR {v} {field} must be a non-negative integer")
             }
             Refusal::PayloadTooLarge(limit) => format!("ERR {v} payload exceeds {limit} bytes"),
-            Refusal::ReasonTooLarge => format!("ERR {v} reason exceeds 4096 bytes"),
+            Refusal::ReasonTooLarge => {
+                format!("ERR {v} reason exceeds {} bytes", crate::gates::MAX_REASON)
+            }
             Refusal::WrongType => {
                 "WRONGTYPE Operation against a key holding the wrong kind of value".to_string()
             }
@@ -97,66 +186,137 @@ fn sanitize(mut text: Vec<u8>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verbs::VERBS;
+    use serde_json::Value;
 
-    const ENQUEUE: Verb = Verb {
-        name: "EMQ.ENQUEUE",
-        command: "emq.enqueue\0",
-        numkeys: b"2",
-        keys: 2,
-        args: 2,
-    };
+    fn spec() -> Value {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/wire.json");
+        let text = std::fs::read_to_string(path).expect("tests/vectors/wire.json is readable");
+        serde_json::from_str(&text).expect("tests/vectors/wire.json is JSON")
+    }
 
-    fn text(r: Refusal) -> String {
-        String::from_utf8(r.text(&ENQUEUE)).unwrap()
+    fn gate_name(g: Gate) -> String {
+        match g {
+            Gate::JobId => "job-id".into(),
+            Gate::Number { min } => format!("number>={min}"),
+            Gate::Payload => "bytes:payload".into(),
+            Gate::Reason => format!("bytes:reason<={}", crate::gates::MAX_REASON),
+        }
+    }
+
+    /// Every verb the module registers is the spec's: name, command, numkeys, key roles, arguments
+    /// (names and gates), in the spec's order.
+    #[test]
+    fn verbs_are_the_spec() {
+        let spec = spec();
+        assert_eq!(spec["wire"].as_i64(), Some(WIRE));
+        let verbs = spec["verbs"].as_array().expect("verbs");
+        assert_eq!(
+            verbs.len(),
+            VERBS.len(),
+            "the module registers every verb of the spec, no more"
+        );
+        for (v, want) in VERBS.iter().map(|(v, _)| v).zip(verbs) {
+            assert_eq!(v.name, format!("EMQ.{}", want["verb"].as_str().unwrap()));
+            assert_eq!(v.command, v.name.to_lowercase());
+            let roles: Vec<&str> = v.keys.iter().map(|r| r.name()).collect();
+            let want_roles: Vec<&str> = want["keys"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|k| k.as_str().unwrap())
+                .collect();
+            assert_eq!(roles, want_roles, "{} keys", v.name);
+            let args: Vec<(String, String)> = v
+                .args
+                .iter()
+                .map(|a| (a.name.to_string(), gate_name(a.gate)))
+                .collect();
+            let want_args: Vec<(String, String)> = want["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| {
+                    (
+                        a["name"].as_str().unwrap().to_string(),
+                        a["gate"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect();
+            assert_eq!(args, want_args, "{} args", v.name);
+        }
+    }
+
+    /// Every refusal text is the spec's: each sample the spec renders, rebuilt as this module's
+    /// refusal, gives the same bytes; and every refusal of this module has a sample.
+    #[test]
+    fn refusal_texts_are_the_spec() {
+        let spec = spec();
+        let mut seen = std::collections::HashSet::new();
+        for s in spec["samples"].as_array().expect("samples") {
+            let verb = VERBS
+                .iter()
+                .map(|(v, _)| v)
+                .find(|v| v.name == s["verb"].as_str().unwrap())
+                .expect("a sample's verb is registered");
+            let p = |k: &str| s["params"][k].as_str().unwrap_or_default().to_string();
+            let arg = |name: String| {
+                verb.args
+                    .iter()
+                    .find(|a| a.name == name)
+                    .map(|a| a.name)
+                    .expect("a known arg")
+            };
+            let r = match s["refusal"].as_str().unwrap() {
+                "arity" => Refusal::Arity,
+                "layout" => Refusal::Layout,
+                "fenced" => Refusal::Fenced(p("found").into_bytes()),
+                "job-id" => Refusal::NotJobId,
+                "positive" => Refusal::Number(arg(p("arg")), true),
+                "non-negative" => Refusal::Number(arg(p("arg")), false),
+                "payload" => Refusal::PayloadTooLarge(p("limit").parse().unwrap()),
+                "reason" => Refusal::ReasonTooLarge,
+                "wrongtype" => Refusal::WrongType,
+                "duplicate" => Refusal::Duplicate,
+                "not-active" => Refusal::NotActive,
+                "counter" => Refusal::NotInteger,
+                other => panic!("the spec has a refusal this module does not know: {other}"),
+            };
+            assert_eq!(r.name(), s["refusal"].as_str().unwrap());
+            assert_eq!(
+                String::from_utf8(r.text(verb)).unwrap(),
+                s["text"].as_str().unwrap(),
+                "{} {}",
+                verb.name,
+                r.name()
+            );
+            seen.insert(r.name());
+        }
+        let all = [
+            Refusal::Arity,
+            Refusal::Layout,
+            Refusal::Fenced(vec![]),
+            Refusal::NotJobId,
+            Refusal::Number("", true),
+            Refusal::Number("", false),
+            Refusal::PayloadTooLarge(0),
+            Refusal::ReasonTooLarge,
+            Refusal::WrongType,
+            Refusal::Duplicate,
+            Refusal::NotActive,
+            Refusal::NotInteger,
+        ];
+        for r in all {
+            assert!(seen.contains(r.name()), "no spec sample for {}", r.name());
+        }
     }
 
     #[test]
-    fn texts() {
-        assert_eq!(ENQUEUE.argc(), 6);
+    fn fence_value_is_one_line() {
+        let (v, _) = &VERBS[0];
         assert_eq!(
-            text(Refusal::Arity),
-            "ERR wrong number of arguments for 'EMQ.ENQUEUE' command"
-        );
-        assert_eq!(
-            text(Refusal::Layout),
-            "ERR EMQ.ENQUEUE keys do not match the wire-4 layout"
-        );
-        assert_eq!(
-            text(Refusal::Fenced(b"3".to_vec())),
-            "ERR EMQ.ENQUEUE fenced: this server speaks wire 3, not wire 4"
-        );
-        assert_eq!(
-            text(Refusal::Fenced(b"a\r\nb\0".to_vec())),
+            String::from_utf8(Refusal::Fenced(b"a\r\nb\0".to_vec()).text(v)).unwrap(),
             "ERR EMQ.ENQUEUE fenced: this server speaks wire a  b , not wire 4"
-        );
-        assert_eq!(
-            text(Refusal::NotJobId),
-            "ERR EMQ.ENQUEUE id must be a JOB id"
-        );
-        assert_eq!(
-            text(Refusal::Number("due_ms", false)),
-            "ERR EMQ.ENQUEUE due_ms must be a non-negative integer"
-        );
-        assert_eq!(
-            text(Refusal::Number("limit", true)),
-            "ERR EMQ.ENQUEUE limit must be a positive integer"
-        );
-        assert_eq!(
-            text(Refusal::PayloadTooLarge(1048576)),
-            "ERR EMQ.ENQUEUE payload exceeds 1048576 bytes"
-        );
-        assert_eq!(
-            text(Refusal::ReasonTooLarge),
-            "ERR EMQ.ENQUEUE reason exceeds 4096 bytes"
-        );
-        assert_eq!(
-            text(Refusal::WrongType),
-            "WRONGTYPE Operation against a key holding the wrong kind of value"
-        );
-        assert_eq!(text(Refusal::Duplicate), "ERR EMQ.ENQUEUE duplicate id");
-        assert_eq!(
-            text(Refusal::NotActive),
-            "ERR EMQ.ENQUEUE job is not active"
         );
     }
 }

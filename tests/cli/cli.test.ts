@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { EchoMQ } from "../../client.ts";
-import { freePort, type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { freePort, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 
-const MAIN = resolve(import.meta.dir, "../../lib/cli/main.ts");
+const MAIN = resolve(import.meta.dir, "../../cli/main.ts");
 
 function emq(...args: string[]): { code: number; out: string; err: string } {
   const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });

@@ -3,11 +3,11 @@
  * keyspace dumps with time fields normalised, and DEBUG DIGEST.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { Logger } from "@valkey/valkey-glide";
 import { type JobId } from "../../mod.ts";
 import { Connection } from "../../lib/client/connection.ts";
 import { serverText } from "../../lib/client/errors.ts";
-import { SCRIPTS, type Verb } from "../../lib/scripts/mod.ts";
+import { SCRIPTS } from "../../lib/lua/mod.ts";
+import type { Verb } from "../../lib/wire/mod.ts";
 import {
   type ClusterHandle,
   moduleBuilt,
@@ -15,9 +15,8 @@ import {
   type ServerHandle,
   startCluster,
   startServer,
-} from "../../lib/embedded/mod.ts";
+} from "../../tools/embedded/mod.ts";
 
-Logger.setLoggerConfig("off");
 
 /** Which backend a combo runs. */
 export type BackendKind = "scripts" | "module";

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, KeyspaceError, keyspace } from "../../mod.ts";
 import { EchoMQ, EchoMQError, type Job, WireError } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import type { Verb } from "../../lib/scripts/mod.ts";
+import type { Verb } from "../../lib/wire/mod.ts";
 import {
   BACKENDS,
   type BackendKind,

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
 import { BackendError, bytes, DuplicateIdError, EchoMQ, text } from "../../client.ts";
-import { command, modulePath, startReplicated, waitForSync } from "../../lib/embedded/mod.ts";
+import { command, modulePath, startReplicated, waitForSync } from "../../tools/embedded/mod.ts";
 import {
   BACKENDS,
   comboName,

@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
-import type { Verb } from "../../lib/scripts/mod.ts";
+import { type Verb, wireCall } from "../../lib/wire/mod.ts";
 import {
   type BackendKind,
   dump,
@@ -61,29 +61,30 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ verb: fc.constant("SLEEP" as const) }),
 );
 
+/** The step as a wire call built from the spec (keys by role, arguments by name). */
 function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>): [Verb, string[], string[]] {
   const K = keyspace(queue);
-  const row = (id: string): string => `${K.base}job:${id}`;
-  switch (s.verb) {
-    case "ENQUEUE":
-      return ["ENQUEUE", [row(s.id), K.pending], [s.id, s.text]];
-    case "SCHEDULE":
-      return ["SCHEDULE", [row(s.id), K.schedule], [s.id, s.due, s.text]];
-    case "ACK":
-      return ["ACK", [row(s.id), K.active], [s.id]];
-    case "RETRY":
-      return ["RETRY", [row(s.id), K.active, K.schedule], [s.id, s.num, s.text]];
-    case "BURY":
-      return ["BURY", [row(s.id), K.active, K.dead], [s.id, s.text]];
-    case "PROMOTE":
-      return ["PROMOTE", [K.schedule, K.pending, K.base], [s.num]];
-    case "REAP":
-      return ["REAP", [K.active, K.pending, K.base], [s.num]];
-    case "CLAIM":
-      return ["CLAIM", [K.pending, K.active, K.base], [s.num]];
-  }
+  const c = (() => {
+    switch (s.verb) {
+      case "ENQUEUE":
+        return wireCall("ENQUEUE", K, { id: s.id, payload: s.text });
+      case "SCHEDULE":
+        return wireCall("SCHEDULE", K, { id: s.id, due_ms: s.due, payload: s.text });
+      case "ACK":
+        return wireCall("ACK", K, { id: s.id });
+      case "RETRY":
+        return wireCall("RETRY", K, { id: s.id, delay_ms: s.num, reason: s.text });
+      case "BURY":
+        return wireCall("BURY", K, { id: s.id, reason: s.text });
+      case "PROMOTE":
+      case "REAP":
+        return wireCall(s.verb, K, { limit: s.num });
+      case "CLAIM":
+        return wireCall("CLAIM", K, { lease_ms: s.num });
+    }
+  })();
+  return [c.verb, c.keys, c.args.map(String)];
 }
-
 
 describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call sequences", () => {
   const { raws } = useSites();

@@ -1,5 +1,5 @@
 /**
- * The embedded launcher (lib/embedded): real servers on free loopback ports in temporary
+ * The embedded launcher (tools/embedded): real servers on free loopback ports in temporary
  * directories, idempotent stop, pass-through arguments, module loading, replication, leak
  * protection when the host dies, and the same code under Deno.
  */
@@ -20,7 +20,7 @@ import {
   startReplicated,
   startServer,
   waitForSync,
-} from "../../lib/embedded/mod.ts";
+} from "../../tools/embedded/mod.ts";
 
 /** Whether `pid` runs (a zombie awaiting its reaper counts as dead). */
 function alive(pid: number): boolean {
@@ -123,7 +123,7 @@ describe("startReplicated", () => {
 function orphanRun(runtime: string[], how: "SIGKILL" | "exit"): Promise<{ pid: number; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "emq-launcher-test-"));
   const script = join(dir, "orphan.ts");
-  const mod = join(repoRoot(), "lib", "embedded", "mod.ts");
+  const mod = join(repoRoot(), "tools", "embedded", "mod.ts");
   writeFileSync(
     script,
     `import { startServer } from ${JSON.stringify(mod)};

@@ -2,11 +2,10 @@
  * Shared helpers of the native-module suites: glide clients with a sane timeout, a call wrapper that
  * turns server errors into values, queue key builders and the verbs' valid calls.
  */
-import { GlideClient, GlideClusterClient, Logger, type Routes } from "@valkey/valkey-glide";
+import { GlideClient, GlideClusterClient, type Routes } from "@valkey/valkey-glide";
 import { expect } from "bun:test";
-import { modulePath, moduleBuilt } from "../../lib/embedded/mod.ts";
+import { modulePath, moduleBuilt } from "../../tools/embedded/mod.ts";
 
-Logger.setLoggerConfig("off");
 
 /** Fails loudly when the module has not been built. */
 export function requireModule(): string {
@@ -77,72 +76,7 @@ export function expectOk(outcome: Outcome, value?: unknown): unknown {
   return outcome.ok;
 }
 
-/** Every key of one queue. */
-export interface QueueKeys {
-  readonly name: string;
-  readonly base: string;
-  readonly pending: string;
-  readonly active: string;
-  readonly schedule: string;
-  readonly dead: string;
-  readonly meta: string;
-  row(id: string): string;
-}
-
-/** The keys of queue `name`, composed without checks (so invalid names can be tried). */
-export function queue(name: string): QueueKeys {
-  const base = `emq:{${name}}:`;
-  return {
-    name,
-    base,
-    pending: `${base}pending`,
-    active: `${base}active`,
-    schedule: `${base}schedule`,
-    dead: `${base}dead`,
-    meta: `${base}meta`,
-    row: (id: string) => `${base}job:${id}`,
-  };
-}
-
-const B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** A valid branded JOB id for counter `n` (string order = numeric order). */
-export function jobId(n: number): string {
-  let s = "";
-  let v = n;
-  for (let i = 0; i < 11; i++) {
-    s = B62[v % 62] + s;
-    v = Math.floor(v / 62);
-  }
-  return `JOB${s}`;
-}
-
-/** The eight verbs. */
-export const VERBS = ["ENQUEUE", "SCHEDULE", "PROMOTE", "CLAIM", "ACK", "RETRY", "BURY", "REAP"] as const;
-/** One verb. */
-export type VerbName = (typeof VERBS)[number];
-
-/** A well-formed call of `verb` on queue `q` (for row verbs, of job `id`). */
-export function wellFormed(verb: VerbName, q: QueueKeys, id: string): string[] {
-  switch (verb) {
-    case "ENQUEUE":
-      return ["EMQ.ENQUEUE", "2", q.row(id), q.pending, id, "payload"];
-    case "SCHEDULE":
-      return ["EMQ.SCHEDULE", "2", q.row(id), q.schedule, id, "0", "payload"];
-    case "PROMOTE":
-      return ["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"];
-    case "CLAIM":
-      return ["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"];
-    case "ACK":
-      return ["EMQ.ACK", "2", q.row(id), q.active, id];
-    case "RETRY":
-      return ["EMQ.RETRY", "3", q.row(id), q.active, q.schedule, id, "1", "reason"];
-    case "BURY":
-      return ["EMQ.BURY", "3", q.row(id), q.active, q.dead, id, "reason"];
-    case "REAP":
-      return ["EMQ.REAP", "3", q.active, q.pending, q.base, "10"];
-  }
-}
+export { jobId, queue, type TestQueue as QueueKeys, VERBS, type VerbName, wellFormed } from "../_wire.ts";
 
 /** The declared keys of a well-formed call. */
 export function declaredKeys(args: string[]): string[] {

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
-import { type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { call, digest, expectOk, jobId, queue, requireModule, standalone, VERBS, type VerbName, wellFormed } from "./_native.ts";
 
 let server: ServerHandle;

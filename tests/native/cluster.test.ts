@@ -14,7 +14,7 @@ import {
   RespError,
   startCluster,
   waitForSync,
-} from "../../lib/embedded/mod.ts";
+} from "../../tools/embedded/mod.ts";
 import {
   call,
   cluster,

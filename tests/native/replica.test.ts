@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
-import { command, type ReplicatedHandle, startReplicated, startServer, waitForSync } from "../../lib/embedded/mod.ts";
+import { command, type ReplicatedHandle, startReplicated, startServer, waitForSync } from "../../tools/embedded/mod.ts";
 import { call, digest, expectOk, jobId, queue, requireModule, sleep, standalone } from "./_native.ts";
 
 let pair: ReplicatedHandle;

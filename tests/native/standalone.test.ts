@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
-import { type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
   call,
   digest,

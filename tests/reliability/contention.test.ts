@@ -8,7 +8,6 @@
  * `settleMany`), the other half one job per call (a client without the batch calls).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Logger } from "@valkey/valkey-glide";
 import {
   EchoMQ,
   type Job,
@@ -19,10 +18,9 @@ import {
   Worker,
   type WorkerClient,
 } from "../../client.ts";
-import { command, type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { command, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { requireModule, sleep } from "../native/_native.ts";
 
-Logger.setLoggerConfig("off");
 
 const JOBS = 20_000;
 const WORKERS = 8;

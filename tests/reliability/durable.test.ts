@@ -5,7 +5,6 @@
  * WAIT runs on the queue's own primary.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Logger } from "@valkey/valkey-glide";
 import { DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
 import { jobKey, keyspace, slot } from "../../mod.ts";
 import {
@@ -17,10 +16,9 @@ import {
   startCluster,
   startReplicated,
   startServer,
-} from "../../lib/embedded/mod.ts";
+} from "../../tools/embedded/mod.ts";
 import { requireModule } from "../native/_native.ts";
 
-Logger.setLoggerConfig("off");
 
 let pair: ReplicatedHandle;
 let lone: ServerHandle;

@@ -8,7 +8,7 @@
  * after the lease) are counted and printed.
  */
 import { afterAll, expect, test } from "bun:test";
-import { type GlideClusterClient, Logger } from "@valkey/valkey-glide";
+import { type GlideClusterClient } from "@valkey/valkey-glide";
 import { DurabilityError, EchoMQ, JobNotActiveError, type Worker } from "../../client.ts";
 import { type JobId, keyspace, slot } from "../../mod.ts";
 import {
@@ -20,10 +20,9 @@ import {
   startCluster,
   startServer,
   waitUntil,
-} from "../../lib/embedded/mod.ts";
+} from "../../tools/embedded/mod.ts";
 import { cluster as glideCluster, requireModule, sleep } from "../native/_native.ts";
 
-Logger.setLoggerConfig("off");
 
 const NODE_TIMEOUT_MS = 2000;
 const ARGS = ["--cluster-node-timeout", String(NODE_TIMEOUT_MS)];

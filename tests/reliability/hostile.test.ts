@@ -19,8 +19,19 @@ import { Buffer } from "node:buffer";
 import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { Keyspace, splitQueueKey, validQueue } from "../../mod.ts";
-import { type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { call, digest, expectOk, expectRefused, jobId, requireModule, standalone } from "../native/_native.ts";
+import {
+  ARGS,
+  type ArgName,
+  type Gate,
+  type KeyRole,
+  keyOf,
+  renderRefusal,
+  type Verb,
+  VERB_NAMES,
+  VERBS as WIRE_VERBS,
+} from "../../lib/wire/mod.ts";
 
 const SEED = 0x5eed_2026;
 const CASES = 200_000;
@@ -72,24 +83,10 @@ const bytes = (n: number): Bin => {
 // ---------------------------------------------------------------------------------------------
 // The verbs, and the host's prediction of what the module does with an argument vector
 
-type Verb = "ENQUEUE" | "SCHEDULE" | "PROMOTE" | "CLAIM" | "ACK" | "RETRY" | "BURY" | "REAP";
-type KeyType = "row" | "pending" | "active" | "schedule" | "dead" | "base";
-type ArgType = "id" | "payload" | "due" | "lease" | "delay" | "limit" | "reason";
-const SPEC: Record<Verb, { keys: KeyType[]; args: ArgType[] }> = {
-  ENQUEUE: { keys: ["row", "pending"], args: ["id", "payload"] },
-  SCHEDULE: { keys: ["row", "schedule"], args: ["id", "due", "payload"] },
-  PROMOTE: { keys: ["schedule", "pending", "base"], args: ["limit"] },
-  CLAIM: { keys: ["pending", "active", "base"], args: ["lease"] },
-  ACK: { keys: ["row", "active"], args: ["id"] },
-  RETRY: { keys: ["row", "active", "schedule"], args: ["id", "delay", "reason"] },
-  BURY: { keys: ["row", "active", "dead"], args: ["id", "reason"] },
-  REAP: { keys: ["active", "pending", "base"], args: ["limit"] },
-};
-const VERBS = Object.keys(SPEC) as Verb[];
-
-function keyOf(ks: Keyspace, type: KeyType, id: string): string {
-  return type === "row" ? `${ks.base}job:${id}` : type === "base" ? ks.base : ks[type];
-}
+type ArgType = ArgName;
+/** The spec: keys by role, arguments by name (lib/wire). */
+const SPEC = WIRE_VERBS;
+const VERBS = VERB_NAMES;
 
 /** What the module must do with a call, as the host predicts it. */
 type Prediction =
@@ -105,8 +102,10 @@ const digits = (s: Bin): number | null => (/^[0-9]{1,15}$/.test(s) ? Number(s) :
 /** The host mirror's verdict on a call's keys: the queue's keyspace, or null (a layout refusal). */
 function hostLayout(verb: Verb, keys: Bin[], args: Bin[]): Keyspace | null {
   const spec = SPEC[verb];
+  const roles: readonly KeyRole[] = spec.keys;
   const id = spec.args[0] === "id" ? args[0]! : "";
-  const firstType = spec.keys[0] === "row" ? `job:${id}` : spec.keys[0] === "base" ? "" : spec.keys[0]!;
+  const first = roles[0]!;
+  const firstType = first === "row" ? `job:${id}` : first === "base" ? "" : first;
   const ks = Keyspace.fromKey(keys[0]!, firstType);
   if (ks === null) return null;
   for (let i = 1; i < spec.keys.length; i++) if (keys[i] !== keyOf(ks, spec.keys[i]!, id)) return null;
@@ -126,27 +125,17 @@ function predict(argv: Bin[]): Prediction {
   const V = `EMQ.${verb}`;
   for (let i = 0; i < spec.args.length; i++) {
     const a = args[i]!;
-    switch (spec.args[i]!) {
-      case "id":
-        if (!a.startsWith("JOB")) return { kind: "gate", text: `ERR ${V} id must be a JOB id` };
-        break;
-      case "due":
-        if (digits(a) === null) return { kind: "gate", text: `ERR ${V} due_ms must be a non-negative integer` };
-        break;
-      case "lease":
-      case "delay":
-      case "limit": {
-        const n = digits(a);
-        const what = { lease: "lease_ms", delay: "delay_ms", limit: "limit" }[spec.args[i] as "lease"];
-        if (n === null || n < 1) return { kind: "gate", text: `ERR ${V} ${what} must be a positive integer` };
-        break;
+    const name: ArgName = spec.args[i]!;
+    const gate: Gate = ARGS[name].gate;
+    if (gate.kind === "job-id" && !a.startsWith("JOB")) return { kind: "gate", text: renderRefusal("job-id", V, {}) };
+    if (gate.kind === "number") {
+      const n = digits(a);
+      if (n === null || n < gate.min) {
+        return { kind: "gate", text: renderRefusal(gate.min === 0 ? "non-negative" : "positive", V, { arg: name }) };
       }
-      case "payload":
-        if (a.length > MAX_PAYLOAD) return { kind: "gate", text: `ERR ${V} payload exceeds ${MAX_PAYLOAD} bytes` };
-        break;
-      case "reason":
-        if (a.length > 4096) return { kind: "gate", text: `ERR ${V} reason exceeds 4096 bytes` };
-        break;
+    }
+    if (gate.kind === "bytes" && a.length > gate.limit) {
+      return { kind: "gate", text: renderRefusal(gate.refusal, V, { limit: String(gate.limit) }) };
     }
   }
   return { kind: "runs" };
@@ -173,11 +162,11 @@ const CASINGS = (v: string): string[] => [`EMQ.${v}`, `emq.${v.toLowerCase()}`, 
 
 function number(type: ArgType): Bin {
   switch (type) {
-    case "due":
+    case "due_ms":
       return String(random() < 0.7 ? int(1000) : Date.now() + 60_000);
-    case "lease":
+    case "lease_ms":
       return String(1 + int(60_000));
-    case "delay":
+    case "delay_ms":
       return String(1 + int(50));
     case "limit":
       return String(1 + int(100));
@@ -278,7 +267,7 @@ function mutate(argv: Bin[]): void {
       break;
     case 8: { // a number argument
       if (!shape) break;
-      const slots = ["due", "lease", "delay", "limit"].map((t) => shape.args.get(t as ArgType)).filter((x) => x !== undefined);
+      const slots = (["due_ms", "lease_ms", "delay_ms", "limit"] as const).map((t) => shape.args.get(t)).filter((x) => x !== undefined);
       if (slots.length === 0) break;
       argv[pick(slots)] = pick(BAD_NUMBERS);
       break;

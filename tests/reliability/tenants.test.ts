@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
 import { EchoMQ, type Job } from "../../client.ts";
 import type { JobId } from "../../mod.ts";
-import { type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { call, digest, expectOk, requireModule, sleep, standalone } from "../native/_native.ts";
 
 const NOPERM = /NOPERM|No permissions to access a key/;

@@ -6,13 +6,11 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { Logger } from "@valkey/valkey-glide";
 import { EchoMQ, type Job } from "../../client.ts";
 import { jobKey } from "../../mod.ts";
-import { command, repoRoot, type ServerHandle, startServer } from "../../lib/embedded/mod.ts";
+import { command, repoRoot, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { requireModule } from "../native/_native.ts";
 
-Logger.setLoggerConfig("off");
 
 const LEASE_MS = 1500;
 let server: ServerHandle;

@@ -1,6 +1,6 @@
 /**
  * The shape of one row of tests/vectors/keys.json, shared by the generator
- * (scripts/gen_vectors.ts) and the host tests; the native tests read the same fields in Rust.
+ * (tools/gen_vectors.ts) and the host tests; the native tests read the same fields in Rust.
  */
 import { readFileSync } from "node:fs";
 

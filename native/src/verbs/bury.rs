@@ -1,54 +1,54 @@
 //! `EMQ.BURY 3 <row> <active> <dead> <id> <reason>`: active → dead at now, the row to state
-//! `dead` with the reason and the time buried. Reply 1.
+//! `dead` with the reason kept. Reply 1.
 
-use super::{expect, expect_active, fence, gate_id, gate_reason, row_queue, same, shape};
-use crate::command::{Call, Reply};
-use crate::keyspace::{ACTIVE, DEAD};
-use crate::store::{self, lit, Key, Kind, Owned};
-use crate::wire::{Refusal, Verb};
+use super::{expect, expect_active};
+use crate::command::{Args, Call, Reply};
+use crate::ffi::{self, lit, Kind};
+use crate::keyspace::Queue;
+use crate::wire::{Arg, Gate, Refusal, Role, Verb};
 
 /// BURY's call shape.
 pub const VERB: Verb = Verb {
     name: "EMQ.BURY",
-    command: "emq.bury\0",
-    numkeys: b"3",
-    keys: 3,
-    args: 2,
+    command: "emq.bury",
+    keys: &[Role::Row, Role::Active, Role::Dead],
+    args: &[
+        Arg {
+            name: "id",
+            gate: Gate::JobId,
+        },
+        Arg {
+            name: "reason",
+            gate: Gate::Reason,
+        },
+    ],
 };
 
-/// Runs BURY.
-pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
-    shape(call, verb)?;
+/// Runs BURY's steps 5–6.
+pub fn run<'a>(call: &Call<'a>, _q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let ctx = call.ctx;
     let (row, active, dead) = (call.key(0), call.key(1), call.key(2));
-    let (id, reason) = (call.arg(verb, 0), call.arg(verb, 1));
-    let q = row_queue(call, verb)?;
-    same(call, &q, 1, ACTIVE)?;
-    same(call, &q, 2, DEAD)?;
-    fence(call)?;
-    gate_id(id)?;
-    gate_reason(reason)?;
-
-    let row_k = Key::write(ctx, row);
-    let active_k = Key::write(ctx, active);
-    let dead_k = Key::write(ctx, dead);
+    let (id, reason) = (args.bytes(0), args.bytes(1));
+    let row_k = ctx.open(row);
+    let active_k = ctx.open(active);
+    let dead_k = ctx.open(dead);
     expect(&row_k, Kind::Hash)?;
     expect(&active_k, Kind::Zset)?;
     expect(&dead_k, Kind::Zset)?;
     expect_active(&row_k, &active_k, id)?;
 
     let l = lit();
-    let now = store::now_ms();
-    let now_s = Owned::int(ctx, now);
+    let now = ffi::now_ms();
+    let now_s = ctx.int(now);
     active_k.zrem(id);
     dead_k.zadd(now as f64, id);
     row_k.hset(&[
         (l.state, l.dead),
         (l.reason, reason),
-        (l.buried_ms, now_s.ptr()),
+        (l.buried_ms, now_s.as_str()),
     ]);
 
-    store::replicate(ctx, c"ZREM", &[active, id]);
-    store::replicate(ctx, c"ZADD", &[dead, now_s.ptr(), id]);
+    ctx.replicate(c"ZREM", &[active, id]);
+    ctx.replicate(c"ZADD", &[dead, now_s.as_str(), id]);
     Ok(Reply::Int(1))
 }

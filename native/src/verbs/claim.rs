@@ -2,36 +2,31 @@
 //! whose row is missing), puts it in active at now+lease_ms, counts the attempt. Reply
 //! `[id, payload, attempts]` or nil.
 
-use super::{expect, fence, first_queue, gate_number, same, shape};
-use crate::command::{Call, Reply};
+use super::expect;
+use crate::command::{Args, Call, Reply};
+use crate::ffi::{self, lit, Kind};
 use crate::gates;
-use crate::keyspace::{self, ACTIVE, PENDING};
-use crate::store::{self, lit, Key, Kind, Owned};
-use crate::wire::{Refusal, Verb};
+use crate::keyspace::{self, Queue};
+use crate::wire::{Arg, Gate, Refusal, Role, Verb};
 
 /// CLAIM's call shape.
 pub const VERB: Verb = Verb {
     name: "EMQ.CLAIM",
-    command: "emq.claim\0",
-    numkeys: b"3",
-    keys: 3,
-    args: 1,
+    command: "emq.claim",
+    keys: &[Role::Pending, Role::Active, Role::Base],
+    args: &[Arg {
+        name: "lease_ms",
+        gate: Gate::Number { min: 1 },
+    }],
 };
 
-/// Runs CLAIM.
-pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
-    shape(call, verb)?;
+/// Runs CLAIM's steps 5–6.
+pub fn run<'a>(call: &Call<'a>, _q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let ctx = call.ctx;
     let (pending, active, base) = (call.key(0), call.key(1), call.key(2));
-    let lease = call.arg(verb, 0);
-    let q = first_queue(call, PENDING)?;
-    same(call, &q, 1, ACTIVE)?;
-    same(call, &q, 2, b"")?;
-    fence(call)?;
-    let lease = gate_number(lease, "lease_ms", true)?;
-
-    let pending_k = Key::write(ctx, pending);
-    let active_k = Key::write(ctx, active);
+    let lease = args.number(0);
+    let pending_k = ctx.open(pending);
+    let active_k = ctx.open(active);
     expect(&pending_k, Kind::List)?;
     expect(&active_k, Kind::Zset)?;
 
@@ -41,17 +36,16 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     } else {
         0
     };
-    let base_b = store::bytes(base);
     let mut skipped: i64 = 0;
     let mut found = None;
     for i in 1..=len as i64 {
         let Some(id) = pending_k.index(-i) else { break };
-        let name = Owned::new(ctx, &keyspace::row_of(base_b, id.bytes()));
-        let row = Key::write(ctx, name.ptr());
-        match row.kind() {
+        let name = ctx.string(&keyspace::row_of(base.bytes(), id.bytes()));
+        let kind = ctx.open(name.as_str()).kind();
+        match kind {
             Kind::Empty => skipped += 1,
             Kind::Hash => {
-                found = Some((id, name, row));
+                found = Some((id, name));
                 break;
             }
             _ => return Err(Refusal::WrongType),
@@ -59,17 +53,18 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     }
 
     let l = lit();
-    // `_row_name` owns the row key's name, which `row.hset` replicates: it must outlive `row`.
-    let Some((id, _row_name, row)) = found else {
+    let Some((id, row_name)) = found else {
         if skipped > 0 {
             for _ in 0..skipped {
                 pending_k.pop_tail();
             }
-            let count = Owned::int(ctx, skipped);
-            store::replicate(ctx, c"RPOP", &[pending, count.ptr()]);
+            let count = ctx.int(skipped);
+            ctx.replicate(c"RPOP", &[pending, count.as_str()]);
         }
         return Ok(Reply::Nil);
     };
+    // The row key borrows its name: the borrow checker keeps the name alive while it is open.
+    let row = ctx.open(row_name.as_str());
     let attempts = match row.hget(l.attempts) {
         None => 0,
         Some(s) => gates::counter(s.bytes()).ok_or(Refusal::NotInteger)?,
@@ -79,20 +74,20 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     for _ in 0..=skipped {
         pending_k.pop_tail();
     }
-    let deadline = store::now_ms() + lease;
-    let deadline_s = Owned::int(ctx, deadline);
-    let attempts_s = Owned::int(ctx, attempts);
-    active_k.zadd(deadline as f64, id.ptr());
+    let deadline = ffi::now_ms() + lease;
+    let deadline_s = ctx.int(deadline);
+    let attempts_s = ctx.int(attempts);
+    active_k.zadd(deadline as f64, id.as_str());
     row.hset(&[
-        (l.attempts, attempts_s.ptr()),
+        (l.attempts, attempts_s.as_str()),
         (l.state, l.active),
-        (l.deadline_ms, deadline_s.ptr()),
+        (l.deadline_ms, deadline_s.as_str()),
     ]);
     let payload = row.hget(l.payload);
 
-    let popped = Owned::int(ctx, skipped + 1);
-    store::replicate(ctx, c"RPOP", &[pending, popped.ptr()]);
-    store::replicate(ctx, c"ZADD", &[active, deadline_s.ptr(), id.ptr()]);
+    let popped = ctx.int(skipped + 1);
+    ctx.replicate(c"RPOP", &[pending, popped.as_str()]);
+    ctx.replicate(c"ZADD", &[active, deadline_s.as_str(), id.as_str()]);
     Ok(Reply::Claimed {
         id,
         payload,

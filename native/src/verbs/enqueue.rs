@@ -1,35 +1,36 @@
 //! `EMQ.ENQUEUE 2 <row> <pending> <id> <payload>`: a new row in state `pending`, the id pushed on
 //! the head of pending. Reply 1.
 
-use super::{expect, fence, gate_id, gate_payload, row_queue, same, shape};
-use crate::command::{Call, Reply};
-use crate::keyspace::PENDING;
-use crate::store::{self, lit, Key, Kind, Owned};
-use crate::wire::{Refusal, Verb};
+use super::expect;
+use crate::command::{Args, Call, Reply};
+use crate::ffi::{self, lit, Kind};
+use crate::keyspace::Queue;
+use crate::wire::{Arg, Gate, Refusal, Role, Verb};
 
 /// ENQUEUE's call shape.
 pub const VERB: Verb = Verb {
     name: "EMQ.ENQUEUE",
-    command: "emq.enqueue\0",
-    numkeys: b"2",
-    keys: 2,
-    args: 2,
+    command: "emq.enqueue",
+    keys: &[Role::Row, Role::Pending],
+    args: &[
+        Arg {
+            name: "id",
+            gate: Gate::JobId,
+        },
+        Arg {
+            name: "payload",
+            gate: Gate::Payload,
+        },
+    ],
 };
 
-/// Runs ENQUEUE.
-pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
-    shape(call, verb)?;
+/// Runs ENQUEUE's steps 5–6.
+pub fn run<'a>(call: &Call<'a>, _q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let ctx = call.ctx;
     let (row, pending) = (call.key(0), call.key(1));
-    let (id, payload) = (call.arg(verb, 0), call.arg(verb, 1));
-    let q = row_queue(call, verb)?;
-    same(call, &q, 1, PENDING)?;
-    fence(call)?;
-    gate_id(id)?;
-    gate_payload(payload)?;
-
-    let row_k = Key::write(ctx, row);
-    let pending_k = Key::write(ctx, pending);
+    let (id, payload) = (args.bytes(0), args.bytes(1));
+    let row_k = ctx.open(row);
+    let pending_k = ctx.open(pending);
     expect(&row_k, Kind::Hash)?;
     expect(&pending_k, Kind::List)?;
     if row_k.kind() != Kind::Empty {
@@ -37,15 +38,15 @@ pub fn run(call: &Call, verb: &Verb) -> Result<Reply, Refusal> {
     }
 
     let l = lit();
-    let now = Owned::int(ctx, store::now_ms());
+    let now = ctx.int(ffi::now_ms());
     row_k.hset(&[
         (l.state, l.pending),
         (l.payload, payload),
         (l.attempts, l.zero),
-        (l.created_ms, now.ptr()),
+        (l.created_ms, now.as_str()),
     ]);
     pending_k.push(false, id);
 
-    store::replicate(ctx, c"LPUSH", &[pending, id]);
+    ctx.replicate(c"LPUSH", &[pending, id]);
     Ok(Reply::Int(1))
 }

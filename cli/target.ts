@@ -1,0 +1,103 @@
+/**
+ * Where the CLI's commands run: a server given by `--url`, or an embedded one it starts (a
+ * standalone server, or a local 3-primary cluster) and stops afterwards.
+ *
+ * @module
+ */
+import { type Address, EchoMQ, type EchoMQOptions } from "../client.ts";
+import { moduleBuilt, startCluster, startServer } from "../tools/embedded/mod.ts";
+import { UsageError } from "./usage.ts";
+
+/** A connected client and how to release what was started for it. */
+export interface Target<P> {
+  /** The client. */
+  readonly mq: EchoMQ<P>;
+  /** Every address the client was given. */
+  readonly addresses: Address[];
+  /** Human description: `embedded standalone on 127.0.0.1:41234`, … */
+  readonly description: string;
+  /** The address of the primary serving `slot` (cluster), or the one server. */
+  ownerOf(slot: number): string;
+  /** Closes the client and stops any embedded server. */
+  close(): Promise<void>;
+}
+
+/** Options shared by commands that reach a server. */
+export interface TargetOptions {
+  /** `valkey://host:port` of a running server; none = start an embedded one. */
+  url?: string | undefined;
+  /** A cluster (embedded: 3 primaries on loopback). */
+  cluster: boolean;
+  /** The backend to force, or auto. */
+  backend: "module" | "scripts" | "auto";
+}
+
+/** Parses `valkey://host:port` (or `redis://`, or `host:port`). */
+export function parseUrl(url: string): Address {
+  const m = /^(?:(?:valkey|redis):\/\/)?\[?([^\]\/]+?)\]?(?::(\d+))?\/?$/.exec(url);
+  if (!m) throw new UsageError(`cannot read the address ${JSON.stringify(url)}: expected valkey://host:port`);
+  return { host: m[1], port: m[2] === undefined ? 6379 : Number(m[2]) };
+}
+
+function connectError(e: unknown, where: string): Error {
+  const text = e instanceof Error ? e.message : String(e);
+  return new UsageError(`cannot use ${where}: ${text.split("\n")[0]}`);
+}
+
+/** Connects to `--url`, or starts an embedded server or cluster and connects to it. */
+export async function openTarget<P>(opts: TargetOptions, extra: Partial<EchoMQOptions<P>> = {}): Promise<Target<P>> {
+  const connect = async (addresses: Address[]): Promise<EchoMQ<P>> =>
+    await EchoMQ.connect<P>({ addresses, cluster: opts.cluster, backend: opts.backend, requestTimeout: 5000, ...extra });
+  if (opts.url !== undefined) {
+    const address = parseUrl(opts.url);
+    const where = `${address.host}:${address.port}`;
+    let mq: EchoMQ<P>;
+    try {
+      mq = await connect([address]);
+    } catch (e) {
+      throw connectError(e, where);
+    }
+    return { mq, addresses: [address], description: where, ownerOf: () => where, close: () => mq.close() };
+  }
+  // Embedded: load the module unless the scripts are asked for (then prove they run without it).
+  const module = opts.backend === "scripts" ? false : undefined;
+  if (opts.backend === "module" && !moduleBuilt()) {
+    throw new UsageError("--backend module needs the native module: cargo build --release --manifest-path native/Cargo.toml");
+  }
+  if (opts.cluster) {
+    const cluster = await startCluster({ primaries: 3, replicasPerPrimary: 0, module });
+    try {
+      const mq = await connect(cluster.addresses.map((a) => ({ ...a })));
+      return {
+        mq,
+        addresses: cluster.addresses.map((a) => ({ ...a })),
+        description: `embedded 3-primary cluster on ${cluster.primaries.map((n) => n.server.address).join(", ")}`,
+        ownerOf: (slot) => cluster.primaryForSlot(slot).server.address,
+        close: async () => {
+          await mq.close();
+          await cluster.stop();
+        },
+      };
+    } catch (e) {
+      await cluster.stop();
+      throw connectError(e, "the embedded cluster");
+    }
+  }
+  const server = await startServer({ module });
+  try {
+    const mq = await connect([{ host: server.host, port: server.port }]);
+    return {
+      mq,
+      addresses: [{ host: server.host, port: server.port }],
+      description: `embedded valkey-server on ${server.address}`,
+      ownerOf: () => server.address,
+      close: async () => {
+        await mq.close();
+        await server.stop();
+      },
+    };
+  } catch (e) {
+    await server.stop();
+    throw connectError(e, "the embedded server");
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * What the client's calls take: the option shapes, the limits in force, and the argument checks
+ * every call runs before any wire (each refusal an {@link EchoMQError} naming its rule).
+ *
+ * @module
+ */
+import { assertJobId, assertValidQueue, type JobId, Keyspace } from "../keyspace/mod.ts";
+import { MAX_REASON_BYTES } from "../wire/mod.ts";
+import type { WaitFor } from "./backend.ts";
+import { byteLength, type Codec } from "./codec.ts";
+import type { ConnectionOptions } from "./connection.ts";
+import { type ClientRule, DurabilityError, EchoMQError } from "./errors.ts";
+import type { JobRef } from "./job.ts";
+
+/** Options of {@link EchoMQ.connect}: the connection, the payload codec and the id source. */
+export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
+  /** How payloads become bytes (default {@link json}). */
+  codec?: Codec<P>;
+  /** Where new job ids come from (default `newJobId` from `mod.ts`); must return valid JOB ids. */
+  newId?: () => JobId;
+}
+
+/** What a `durable` write asks for: how many replicas must acknowledge it, and how long to wait. */
+export interface DurableOptions {
+  /** Replicas that must acknowledge the write (default 1). */
+  replicas?: number;
+  /** Milliseconds to wait for them (default {@link DEFAULT_DURABLE_TIMEOUT_MS}, at most one hour). */
+  timeoutMs?: number;
+}
+
+/** Options of {@link EchoMQ.enqueueMany}. */
+export interface EnqueueManyOptions {
+  /**
+   * Resolve only once at least one replica (or `replicas`) acknowledged every job: each batch ends
+   * with `WAIT`, as for {@link EnqueueOptions.durable}. A shortfall rejects with
+   * {@link DurabilityError} naming that batch's ids.
+   */
+  durable?: boolean | DurableOptions;
+}
+
+/** Options of {@link EchoMQ.enqueue} and {@link EchoMQ.schedule}. */
+export interface EnqueueOptions extends EnqueueManyOptions {
+  /**
+   * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
+   * refused with {@link DuplicateIdError} (and is not retried with another id).
+   */
+  id?: JobId;
+  /**
+   * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
+   * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
+   * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
+   * within the timeout rejects with {@link DurabilityError} (the job *is* on the primary). While
+   * `WAIT` blocks, this client's other calls to that node queue behind it. In a cluster, a write
+   * redirected by `MOVED` (a slot being migrated) is not covered by the `WAIT`, which stays on
+   * the node first asked.
+   */
+  durable?: boolean | DurableOptions;
+}
+
+/** When a scheduled job becomes due: an absolute time, or a delay from now (client clock). */
+export type When = { at: Date | number } | { delayMs: number };
+
+/** Options of {@link EchoMQ.claim}. */
+export interface ClaimOptions {
+  /** The lease: after this many ms without ack / retry / bury, `reap` hands the job out again. */
+  leaseMs: number;
+}
+
+/** Options of {@link EchoMQ.retry}. */
+export interface RetryOptions {
+  /** Milliseconds until the job is due again (≥ 1). */
+  delayMs: number;
+  /** Why it failed, kept on the row (at most 4096 bytes; default empty). */
+  reason?: string;
+}
+
+/** Default `limit` of {@link EchoMQ.promote} and {@link EchoMQ.reap}. */
+export const DEFAULT_MOVE_LIMIT = 1000;
+/** Largest number the wire accepts: 15 decimal digits. */
+export const MAX_WIRE_NUMBER = 999_999_999_999_999;
+/** Commands per `enqueueMany` batch (one in-flight request each). */
+export const BATCH_COMMANDS = 1000;
+/** Payload bytes per `enqueueMany` batch (a batch is cut earlier when it would exceed this). */
+export const BATCH_BYTES: number = 8 * 1024 * 1024;
+/** Default `timeoutMs` of a `durable` write. */
+export const DEFAULT_DURABLE_TIMEOUT_MS = 1000;
+
+/** `value` as a wire number from `min` to {@link MAX_WIRE_NUMBER}, else an {@link EchoMQError} for `rule`. */
+export function wholeNumber(what: string, rule: ClientRule, value: unknown, min: number): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_WIRE_NUMBER) {
+    throw new EchoMQError(
+      rule,
+      `${what} must be an integer from ${min} to ${MAX_WIRE_NUMBER} (wire-4 number gate), got ${String(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The `WAIT` a `durable` option asks for (undefined: none); bad options are refused. */
+export function waitFor(what: string, durable: boolean | DurableOptions | undefined): WaitFor | undefined {
+  if (durable === undefined || durable === false) return undefined;
+  if (durable === true) return { replicas: 1, timeoutMs: DEFAULT_DURABLE_TIMEOUT_MS };
+  if (durable === null || typeof durable !== "object") {
+    throw new EchoMQError("durable", `${what}: durable must be true, false or { replicas?, timeoutMs? }`);
+  }
+  const replicas = durable.replicas ?? 1;
+  const timeoutMs = durable.timeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS;
+  if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 1000) {
+    throw new EchoMQError("durable", `${what}: durable.replicas must be an integer from 1 to 1000, got ${String(replicas)}`);
+  }
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000) {
+    throw new EchoMQError(
+      "durable",
+      `${what}: durable.timeoutMs must be an integer from 1 to 3600000 (WAIT 0 would block forever), got ${
+        String(timeoutMs)
+      }`,
+    );
+  }
+  return { replicas, timeoutMs };
+}
+
+/** Throws {@link DurabilityError} unless `reply` (a `WAIT`'s) counts enough replicas. */
+export function checkWait(what: string, queue: string, ids: readonly string[], reply: unknown, wait: WaitFor): void {
+  if (reply instanceof Error) throw new DurabilityError(what, queue, ids, 0, wait, reply);
+  const acknowledged = Number(reply);
+  if (!Number.isFinite(acknowledged)) {
+    throw new DurabilityError(what, queue, ids, 0, wait, new Error(`unexpected WAIT reply ${String(reply)}`));
+  }
+  if (acknowledged < wait.replicas) throw new DurabilityError(what, queue, ids, acknowledged, wait);
+}
+
+/** `reason` as sent: a string of at most 4096 UTF-8 bytes. */
+export function reasonText(what: string, reason: unknown): string {
+  if (typeof reason !== "string") throw new EchoMQError("reason", `${what}: reason must be a string`);
+  if (byteLength(reason) > MAX_REASON_BYTES) {
+    throw new EchoMQError("reason", `${what}: reason exceeds 4096 bytes (wire-4 reason gate)`);
+  }
+  return reason;
+}
+
+/** The keyspace of a job reference, after checking its queue and id. */
+export function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => Keyspace): Keyspace {
+  if (job === null || typeof job !== "object") {
+    throw new EchoMQError("job", `${what}: expected a job { id, queue }, got ${String(job)}`);
+  }
+  assertValidQueue(job.queue);
+  assertJobId(job.id);
+  return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);
+}
+

@@ -1,0 +1,54 @@
+/**
+ * EchoMQ's owned keyspace: every key of a queue is `emq:{<queue>}:<type>`, checked by the compiler,
+ * again at run time, and once more by the server's native module. The braces are the cluster
+ * hashtag, so every key of one queue lives in one slot. One concept per file, its type-level and
+ * run-time halves side by side; the native twin is `native/src/keyspace.rs`, same names, same order.
+ *
+ * No dependencies: it imports cleanly in Deno, Bun, Node and browsers.
+ *
+ * @example
+ * ```ts
+ * import { jobKey, keyspace, newJobId, queueKey, slot } from "./mod.ts";
+ *
+ * const pending = queueKey("orders", "pending"); // type "emq:{orders}:pending"
+ * const orders = keyspace("orders");
+ * const row = orders.job(newJobId());            // "emq:{orders}:job:JOB…"
+ * console.log(pending, row, orders.slot === slot(pending)); // … true
+ * console.log(jobKey("orders", "JOB0Nb1VTbfnu4"));
+ * ```
+ *
+ * @module
+ */
+export { type QueueType, QUEUE_TYPES, isQueueType } from "./queue_type.ts";
+export { KeyspaceError, type KeyspaceRule } from "./error.ts";
+export {
+  assertValidQueue,
+  type CheckQueue,
+  type DiagnoseQueue,
+  type QueueCloseBraceError,
+  type QueueNulError,
+  type QueueOpenBraceError,
+  validQueue,
+} from "./queue_name.ts";
+export {
+  assertJobId,
+  type B62,
+  BASE62,
+  type BrandedId,
+  type CheckJobId,
+  type DiagnoseJobId,
+  type Digit,
+  type IdLengthError,
+  type IdNamespaceError,
+  type IdPayloadError,
+  isBrandedId,
+  isJobId,
+  type JobId,
+  type JobNamespace,
+  newJobId,
+  type Upper,
+} from "./branded_id.ts";
+export { assertQueueType, jobKey, type JobKey, type QueueBase, queueKey, type QueueKey } from "./keys.ts";
+export { type KeyParseError, type ParseQueueKey, type SplitKey, splitQueueKey } from "./split.ts";
+export { Keyspace, keyspace } from "./keyspace.ts";
+export { hashtag, slot, SLOTS } from "./slot.ts";

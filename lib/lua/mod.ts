@@ -1,0 +1,31 @@
+/**
+ * The Lua twin of the wire verbs: one script per verb, with the same keys, arguments, checks,
+ * replies and error texts as the native module (docs/WIRE.md). Steps 1–4 of every script are
+ * generated from the wire spec (`lib/wire`); each verb's file holds its steps 5–6 only. The Lua
+ * ships as string constants, so nothing is read from disk at run time.
+ *
+ * @module
+ */
+import type { Verb } from "../wire/mod.ts";
+import { ACK_LUA } from "./ack.ts";
+import { BURY_LUA } from "./bury.ts";
+import { CLAIM_LUA } from "./claim.ts";
+import { ENQUEUE_LUA } from "./enqueue.ts";
+import { PROMOTE_LUA } from "./promote.ts";
+import { REAP_LUA } from "./reap.ts";
+import { RETRY_LUA } from "./retry.ts";
+import { SCHEDULE_LUA } from "./schedule.ts";
+
+export { luaHead, luaScript, PRELUDE } from "./_prelude.ts";
+
+/** Every verb's Lua source, by verb. */
+export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
+  ENQUEUE: ENQUEUE_LUA,
+  SCHEDULE: SCHEDULE_LUA,
+  PROMOTE: PROMOTE_LUA,
+  CLAIM: CLAIM_LUA,
+  ACK: ACK_LUA,
+  RETRY: RETRY_LUA,
+  BURY: BURY_LUA,
+  REAP: REAP_LUA,
+});

@@ -1,0 +1,159 @@
+/**
+ * Every refusal of the wire, with its exact text: written once here, rendered by the Lua twin's
+ * prelude, parsed back by the client's error decoder, checked against the native module's texts by
+ * its unit tests (through `tests/vectors/wire.json`) and printed in docs/WIRE.md.
+ *
+ * A template's `{verb}` is the upper-case verb (`EMQ.ENQUEUE`); other `{…}` are the refusal's
+ * parameters.
+ *
+ * @module
+ */
+
+/** The step of the wire at which a refusal happens (docs/WIRE.md, "Steps"). */
+export type Step = "shape" | "layout" | "fence" | "gate" | "domain";
+
+/** One refusal: the step that gives it and its text. */
+export interface RefusalSpec {
+  /** The step. */
+  readonly step: Step;
+  /** The text, with `{verb}` and the refusal's parameters as `{name}`. */
+  readonly template: string;
+  /** What it means, for docs/WIRE.md. */
+  readonly doc: string;
+}
+
+/** The refusals, in the order the steps check them. */
+export const REFUSALS = {
+  arity: {
+    step: "shape",
+    template: "ERR wrong number of arguments for '{verb}' command",
+    doc: "numkeys or the argument count is not the verb's",
+  },
+  layout: {
+    step: "layout",
+    template: "ERR {verb} keys do not match the wire-4 layout",
+    doc: "the declared keys are not one queue's keys in the verb's order (a row: the id argument's row)",
+  },
+  fenced: {
+    step: "fence",
+    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 4",
+    doc: "the server's wire identity is another wire (`found` is the value found)",
+  },
+  "job-id": {
+    step: "gate",
+    template: "ERR {verb} id must be a JOB id",
+    doc: "the id does not start with the 3 bytes `JOB`",
+  },
+  positive: {
+    step: "gate",
+    template: "ERR {verb} {arg} must be a positive integer",
+    doc: "a number argument that must be ≥ 1 is not 1 to 15 ASCII digits, or is 0",
+  },
+  "non-negative": {
+    step: "gate",
+    template: "ERR {verb} {arg} must be a non-negative integer",
+    doc: "a number argument that may be 0 is not 1 to 15 ASCII digits",
+  },
+  payload: {
+    step: "gate",
+    template: "ERR {verb} payload exceeds {limit} bytes",
+    doc: "the payload is longer than the limit in force (`emq.max-payload`; the scripts use its default)",
+  },
+  reason: {
+    step: "gate",
+    template: "ERR {verb} reason exceeds {limit} bytes",
+    doc: "a failure reason longer than 4096 bytes",
+  },
+  wrongtype: {
+    step: "domain",
+    template: "WRONGTYPE Operation against a key holding the wrong kind of value",
+    doc: "a key the verb reads or writes exists with another Valkey type",
+  },
+  duplicate: {
+    step: "domain",
+    template: "ERR {verb} duplicate id",
+    doc: "ENQUEUE or SCHEDULE of an id whose row exists",
+  },
+  "not-active": {
+    step: "domain",
+    template: "ERR {verb} job is not active",
+    doc: "ACK, RETRY or BURY of an id that is not in active, or whose row is gone",
+  },
+  counter: {
+    step: "domain",
+    template: "ERR hash value is not an integer",
+    doc: "CLAIM of a row whose `attempts` is not an integer as HINCRBY reads it, or would overflow",
+  },
+} as const satisfies Record<string, RefusalSpec>;
+
+/** The name of a refusal. */
+export type Refusal = keyof typeof REFUSALS;
+
+/** Every refusal name, in check order. */
+export const REFUSAL_NAMES: readonly Refusal[] = Object.keys(REFUSALS) as Refusal[];
+
+/** The parameter names of a template (`{verb}` excluded). */
+export type Params<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
+  ? (P extends "verb" ? never : P) | Params<Rest>
+  : never;
+
+/** The parameters of refusal `R`. */
+export type RefusalParams<R extends Refusal> = { readonly [P in Params<(typeof REFUSALS)[R]["template"]>]: string };
+
+/** A template cut at its parameters: literal text and parameter names, alternating. */
+export function pieces(template: string): Array<{ text: string } | { param: string }> {
+  const out: Array<{ text: string } | { param: string }> = [];
+  for (const part of template.split(/(\{\w+\})/)) {
+    if (part === "") continue;
+    const m = /^\{(\w+)\}$/.exec(part);
+    out.push(m ? { param: m[1]! } : { text: part });
+  }
+  return out;
+}
+
+/** The exact text of refusal `name` for `verb` (`EMQ.CLAIM`) with its parameters. */
+export function renderRefusal<R extends Refusal>(name: R, verb: string, params: RefusalParams<R>): string {
+  const values = params as Readonly<Record<string, string>>;
+  return pieces(REFUSALS[name].template)
+    .map((p) => ("text" in p ? p.text : p.param === "verb" ? verb : values[p.param] ?? ""))
+    .join("");
+}
+
+/** A server text recognised as a refusal: its name, the verb it names (if any) and its parameters. */
+export interface ParsedRefusal {
+  /** Which refusal. */
+  readonly name: Refusal;
+  /** The verb the text names (`EMQ.CLAIM`), or null for texts that name none (WRONGTYPE, counter). */
+  readonly verb: string | null;
+  /** The parameters, by name. */
+  readonly params: Readonly<Record<string, string>>;
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+// One anchored regular expression per refusal; parameters match greedily up to the next literal.
+const PARSERS: ReadonlyArray<{ name: Refusal; re: RegExp; params: string[] }> = REFUSAL_NAMES.map((name) => {
+  const params: string[] = [];
+  const source = pieces(REFUSALS[name].template).map((p) => {
+    if ("text" in p) return escape(p.text);
+    params.push(p.param);
+    return p.param === "verb" ? "(EMQ\\.[A-Z]+)" : p.param === "found" ? "([\\s\\S]*)" : "([^ ]+)";
+  }).join("");
+  return { name, re: new RegExp(`^${source}$`), params };
+});
+
+/** Recognises a server's error text as one of the wire's refusals; `null` when it is none of them. */
+export function parseRefusal(text: string): ParsedRefusal | null {
+  for (const { name, re, params } of PARSERS) {
+    const m = re.exec(text);
+    if (m === null) continue;
+    const values: Record<string, string> = {};
+    let verb: string | null = null;
+    params.forEach((p, i) => {
+      if (p === "verb") verb = m[i + 1]!;
+      else values[p] = m[i + 1]!;
+    });
+    return { name, verb, params: values };
+  }
+  return null;
+}

@@ -1,0 +1,29 @@
+/**
+ * Embedded Valkey servers for tests and benchmarks: real `valkey-server` processes on free
+ * loopback ports in temporary directories — one server, a primary with a replica, or a cluster —
+ * each with an idempotent `stop()`. Servers are also killed when the host process exits.
+ * Runs under Bun, Deno and Node (only `node:` built-ins).
+ *
+ * @example
+ * ```ts
+ * import { startServer } from "./tools/embedded/mod.ts";
+ * const server = await startServer({ module: false });
+ * // connect to server.port …
+ * await server.stop();
+ * ```
+ *
+ * @module
+ */
+export { cliBinary, moduleBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
+export { freePort, LOOPBACK, portFree } from "./ports.ts";
+export { command, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
+export {
+  type ReplicatedHandle,
+  type ServerHandle,
+  type ServerOptions,
+  startReplicated,
+  startServer,
+  waitForSync,
+} from "./server.ts";
+export { type ClusterHandle, type ClusterNode, type ClusterOptions, startCluster } from "./cluster.ts";
+export { killAll } from "./cleanup.ts";
