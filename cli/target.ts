@@ -6,6 +6,7 @@
  */
 import { type Address, EchoMQ, type EchoMQOptions } from "../client.ts";
 import { moduleBuilt, startCluster, startServer } from "../tools/embedded/mod.ts";
+import { parseUrl } from "./address.ts";
 import { UsageError } from "./usage.ts";
 
 /** A connected client and how to release what was started for it. */
@@ -32,12 +33,7 @@ export interface TargetOptions {
   backend: "module" | "scripts" | "auto";
 }
 
-/** Parses `valkey://host:port` (or `redis://`, or `host:port`). */
-export function parseUrl(url: string): Address {
-  const m = /^(?:(?:valkey|redis):\/\/)?\[?([^\]\/]+?)\]?(?::(\d+))?\/?$/.exec(url);
-  if (!m) throw new UsageError(`cannot read the address ${JSON.stringify(url)}: expected valkey://host:port`);
-  return { host: m[1], port: m[2] === undefined ? 6379 : Number(m[2]) };
-}
+export { parseUrl } from "./address.ts";
 
 function connectError(e: unknown, where: string): Error {
   const text = e instanceof Error ? e.message : String(e);
