@@ -36,6 +36,15 @@ passed=$(grep -Eo '^ *[0-9]+ pass$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo
 bun_failed=$(grep -Eo '^ *[0-9]+ fail$' "$log" | tail -1 | grep -Eo '[0-9]+' || echo 0)
 rm -f "$log"
 
+# The same keyspace and behaviour files under Deno: tests/deno.json maps `bun:test` onto Deno.test
+# (tests/_deno/shim.ts). Standalone only (the cluster combos stay with Bun). `--no-check`: tsc
+# checks these files above; the shim itself is checked here.
+deno_test=(env -u RUST_BACKTRACE EMQ_TOPOLOGIES=standalone "$bin/deno" test --quiet --no-check --config tests/deno.json
+  --preload tests/_preload.ts --allow-read --allow-write --allow-env --allow-sys --allow-ffi --allow-run
+  --allow-net=127.0.0.1 tests/_deno/shim_check.ts tests/keyspace/ tests/client/behaviour.test.ts)
+step "deno check (the bun:test shim)" env -u RUST_BACKTRACE "$bin/deno" check --quiet --config tests/deno.json tests/_deno/
+step "deno test (keyspace, client behaviour standalone; same files as bun test)" "${deno_test[@]}"
+
 if [ -f cli/demo.ts ]; then
   step "demo under Bun (short)" ./emq demo --seconds 2
   step "demo under Deno (short)" env EMQ_RUNTIME=deno ./emq demo --seconds 2

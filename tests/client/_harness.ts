@@ -55,8 +55,13 @@ if (!MODULE_WORKS) {
 
 /** The backends to test: scripts always, the module when it is built and registers its commands. */
 export const BACKENDS: BackendKind[] = MODULE_WORKS ? ["scripts", "module"] : ["scripts"];
-/** Both topologies. */
-export const TOPOLOGIES: Topology[] = ["standalone", "cluster"];
+/**
+ * The topologies to test: both, or those listed in `EMQ_TOPOLOGIES` (comma-separated, e.g.
+ * `standalone` for the shorter run under Deno).
+ */
+export const TOPOLOGIES: Topology[] = (["standalone", "cluster"] as const).filter((t) =>
+  (process.env["EMQ_TOPOLOGIES"] ?? "standalone,cluster").split(",").map((s) => s.trim()).includes(t)
+);
 
 /** Running servers of one topology and how to reach them. */
 export interface Site {
