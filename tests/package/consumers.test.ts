@@ -1,0 +1,219 @@
+/**
+ * The published package, as its consumers get it: tools/package.ts builds the JSR upload (through
+ * a stand-in of the JSR publish API) and the npm tarball into a temporary directory; then, from
+ * directories outside the repository, a consumer program that imports `@echomq/echomq` and
+ * `@echomq/echomq/client` by name enqueues a job on a real valkey-server (scripts backend via
+ * `auto`), works it, checks the payload, stops the worker and closes — under Deno (import map to the
+ * unpacked upload, glide from npm, the documented permissions only), Bun (`bun add` of the tarball)
+ * and Node (`npm install` of the tarball). docs/PACKAGE.md's samples are type-checked as a Deno
+ * consumer, and its quick start runs under Deno and Bun.
+ *
+ * Caches (Deno, Bun, npm) live in the repository's gitignored .tmp/ and are reused between runs.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import {
+  buildPackages,
+  denoEnv,
+  denoJson,
+  exportEntries,
+  type JsrBuild,
+  mustRun,
+  type NpmBuild,
+  PACKAGE_README,
+  packageJson,
+  publishedFiles,
+  ROOT,
+  type Ran,
+  run,
+} from "../../tools/package.ts";
+
+const BIN = join(ROOT, "node_modules", ".bin");
+/** Exactly what docs/PACKAGE.md tells Deno users to grant. */
+const DENO_PERMISSIONS = ["--allow-sys", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write"];
+const CACHE_ENV = {
+  BUN_INSTALL_CACHE_DIR: join(ROOT, ".tmp", "bun-cache"),
+  npm_config_cache: join(ROOT, ".tmp", "npm-cache"),
+  npm_config_update_notifier: "false",
+  npm_config_fund: "false",
+  npm_config_audit: "false",
+};
+
+let out = "";
+let jsr: JsrBuild;
+let npm: NpmBuild;
+let server: ServerHandle;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  out = mkdtempSync(join(tmpdir(), "emq-package-"));
+  [{ jsr, npm }, server] = await Promise.all([buildPackages(out), startServer({ module: false })]);
+}, 300_000);
+
+afterAll(async () => {
+  await server?.stop();
+  for (const d of [out, ...dirs]) if (d) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh consumer directory outside the repository. */
+function consumerDir(name: string): string {
+  const d = mkdtempSync(join(tmpdir(), `emq-consumer-${name}-`));
+  dirs.push(d);
+  return d;
+}
+
+/**
+ * The consumer program: plain JavaScript that is also TypeScript, so the same text runs under
+ * Deno and Bun (as .ts) and Node 20 (as .mjs). `RUNTIME` and `PORT` are filled in per run.
+ */
+const CONSUMER = `
+import { Logger } from "@valkey/valkey-glide";
+import { keyspace } from "@echomq/echomq";
+import { EchoMQ } from "@echomq/echomq/client";
+
+Logger.setLoggerConfig("off");
+const queue = "pkg-RUNTIME";
+const payload = { runtime: "RUNTIME", n: 42, text: "héllo ✓" };
+const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: PORT }], backend: "auto" });
+const seen = [];
+const worker = mq.work(queue, async (job) => {
+  seen.push({ id: job.id, payload: job.payload, attempts: job.attempts });
+}, { concurrency: 2 });
+const id = await mq.enqueue(queue, payload);
+const deadline = Date.now() + 15000;
+while (seen.length === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 5));
+await worker.stop();
+const backend = mq.backend;
+await mq.close();
+const g = globalThis;
+const version = g.Deno ? g.Deno.version.deno : g.Bun ? g.Bun.version : g.process.version;
+console.log(JSON.stringify({ runtime: "RUNTIME", version, backend, key: keyspace(queue).pending, id, seen }));
+`;
+
+function consumer(runtime: string): string {
+  return CONSUMER.replaceAll("RUNTIME", runtime).replace("PORT", String(server.port));
+}
+
+/** Checks a consumer run: exit 0 and the one job, seen once with its payload. */
+function expectConsumed(r: Ran, runtime: string): Record<string, unknown> {
+  if (r.code !== 0) throw new Error(`${runtime} consumer exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const line = r.stdout.trim().split("\n").at(-1)!;
+  const report = JSON.parse(line) as { id: string; seen: unknown[] } & Record<string, unknown>;
+  expect(report).toMatchObject({ runtime, backend: "scripts", key: `emq:{pkg-${runtime}}:pending` });
+  expect(report.seen).toEqual([{ id: report.id, payload: { runtime, n: 42, text: "héllo ✓" }, attempts: 1 }]);
+  console.log(`[package] ${line}`);
+  return report;
+}
+
+/** docs/PACKAGE.md's TypeScript samples, in order. */
+function samples(): string[] {
+  return [...readFileSync(PACKAGE_README, "utf8").matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/** The quick start, on this run's server, with its own queue name. */
+function quickStart(runtime: string): string {
+  const q = samples().find((s) => s.includes("EchoMQ.connect"));
+  if (!q) throw new Error("docs/PACKAGE.md has no quick start (a ts sample calling EchoMQ.connect)");
+  expect(q).toContain("port: 6379");
+  return q.replace("port: 6379", `port: ${server.port}`).replaceAll('"mail"', `"mail-${runtime}"`);
+}
+
+test("JSR upload: deno.json's publish set, README from docs/PACKAGE.md, bare imports rewritten to ranges", async () => {
+  // What was staged is what the dry run listed is what was uploaded.
+  expect(jsr.dryRun).toEqual(jsr.staged);
+  expect(jsr.uploaded).toEqual(jsr.staged);
+  for (const [, file] of exportEntries()) expect(jsr.uploaded).toContain(file.replace(/^\.\//, ""));
+  expect(jsr.uploaded.filter((f) => /^(tests|tools|bench|native|cli|docs)\//.test(f))).toEqual([]);
+  expect(readFileSync(join(jsr.unpacked, "README.md"), "utf8")).toBe(readFileSync(PACKAGE_README, "utf8"));
+  expect(jsr.requests.map((r) => r.method)).toContain("POST");
+
+  // The repository's own dry run (deno.json unchanged) selects the same files.
+  const repo = await mustRun(join(BIN, "deno"), ["publish", "--dry-run", "--allow-dirty"], { cwd: ROOT });
+  expect(publishedFiles(repo.stdout + repo.stderr, ROOT)).toEqual(jsr.staged);
+
+  // Dependencies are ranges, the same in deno.json (what the upload is rewritten with) and package.json.
+  const deps = packageJson().dependencies ?? {};
+  const imports = denoJson().imports ?? {};
+  expect(Object.keys(deps).sort()).toEqual(Object.keys(imports).sort());
+  for (const [name, range] of Object.entries(deps)) {
+    expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
+    expect(imports[name]).toBe(`npm:${name}@${range}`);
+  }
+  const specifiers = new Set<string>();
+  for (const f of jsr.uploaded.filter((p) => p.endsWith(".ts"))) {
+    const text = readFileSync(join(jsr.unpacked, f), "utf8");
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+      const s = m[1]!;
+      if (!s.startsWith(".") && !s.startsWith("node:")) specifiers.add(s);
+    }
+  }
+  expect([...specifiers].sort()).toEqual(Object.values(imports).sort());
+});
+
+test("npm tarball: compiled JavaScript and .d.ts for each export, package.json's ranges", () => {
+  const exp = npm.manifest["exports"] as Record<string, { types: string; default: string }>;
+  for (const [sub] of exportEntries()) {
+    expect(npm.files).toContain(exp[sub]!.default.replace(/^\.\//, ""));
+    expect(npm.files).toContain(exp[sub]!.types.replace(/^\.\//, ""));
+  }
+  expect(npm.files.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toEqual([]);
+  expect(npm.files).toContain("README.md");
+  expect(npm.manifest["dependencies"]).toEqual(packageJson().dependencies);
+  expect(npm.manifest["name"]).toBe(denoJson().name);
+});
+
+test("Deno consumer: import map to the JSR upload, glide from npm, the documented permissions", async () => {
+  const dir = consumerDir("deno");
+  const glide = denoJson().imports!["@valkey/valkey-glide"]!;
+  const map: Record<string, string> = { "@valkey/valkey-glide": glide };
+  for (const [sub, file] of exportEntries()) {
+    map[sub === "." ? "@echomq/echomq" : `@echomq/echomq/${sub.slice(2)}`] = join(jsr.unpacked, file);
+  }
+  writeFileSync(join(dir, "deno.json"), JSON.stringify({ imports: map }, null, 2));
+  writeFileSync(join(dir, "consumer.ts"), consumer("deno"));
+  const deno = join(BIN, "deno");
+  const r = await run(deno, ["run", ...DENO_PERMISSIONS, "consumer.ts"], { cwd: dir, timeoutMs: 120_000 });
+  expectConsumed(r, "deno");
+
+  // docs/PACKAGE.md: every sample type-checks against the upload; the keyspace one runs with no
+  // permission at all, the quick start with the documented ones.
+  const all = samples();
+  all.forEach((s, i) => writeFileSync(join(dir, `sample_${i}.ts`), s));
+  await mustRun(deno, ["check", ...all.map((_, i) => `sample_${i}.ts`)], { cwd: dir, timeoutMs: 120_000 });
+  const keyspaceSample = all.findIndex((s) => s.includes("keyspace(") && !s.includes("EchoMQ"));
+  const ks = await mustRun(deno, ["run", `sample_${keyspaceSample}.ts`], { cwd: dir });
+  expect(ks.stdout).toContain("emq:{orders}:pending emq:{orders}:job:JOB");
+  writeFileSync(join(dir, "quickstart.ts"), quickStart("deno"));
+  const qs = await run(deno, ["run", ...DENO_PERMISSIONS, "quickstart.ts"], { cwd: dir, timeoutMs: 60_000 });
+  expect({ code: qs.code, stderr: qs.code === 0 ? "" : qs.stderr }).toEqual({ code: 0, stderr: "" });
+  expect(qs.stdout).toContain("mail to ada@example.com (attempt 1) from emq:{mail-deno}:pending");
+}, 180_000);
+
+test("Bun consumer: bun add of the packed tarball", async () => {
+  const dir = consumerDir("bun");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bun-consumer", private: true, type: "module" }));
+  const bun = join(BIN, "bun");
+  await mustRun(bun, ["add", npm.tarball, "@valkey/valkey-glide"], { cwd: dir, env: denoEnv(CACHE_ENV), timeoutMs: 120_000 });
+  writeFileSync(join(dir, "consumer.ts"), consumer("bun"));
+  expectConsumed(await run(bun, ["consumer.ts"], { cwd: dir, timeoutMs: 60_000 }), "bun");
+  writeFileSync(join(dir, "quickstart.ts"), quickStart("bun"));
+  const qs = await run(bun, ["quickstart.ts"], { cwd: dir, timeoutMs: 60_000 });
+  expect({ code: qs.code, stderr: qs.code === 0 ? "" : qs.stderr }).toEqual({ code: 0, stderr: "" });
+  expect(qs.stdout).toContain("mail to ada@example.com (attempt 1) from emq:{mail-bun}:pending");
+}, 180_000);
+
+test("Node consumer: npm install of the packed tarball, compiled JavaScript on Node ≥ 20", async () => {
+  const dir = consumerDir("node");
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "node-consumer", private: true, type: "module" }));
+  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball, "@valkey/valkey-glide"], {
+    cwd: dir,
+    env: denoEnv(CACHE_ENV),
+    timeoutMs: 120_000,
+  });
+  writeFileSync(join(dir, "consumer.mjs"), consumer("node"));
+  const report = expectConsumed(await run("node", ["consumer.mjs"], { cwd: dir, timeoutMs: 60_000 }), "node");
+  expect(Number(/^v(\d+)\./.exec(String(report["version"]))?.[1])).toBeGreaterThanOrEqual(20);
+}, 180_000);
