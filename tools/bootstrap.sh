@@ -12,6 +12,7 @@ sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 need_apt=()
 command -v valkey-server >/dev/null 2>&1 || need_apt+=(valkey-server valkey-tools)
 [ -n "$(ls /usr/lib/llvm-*/lib/libclang.so 2>/dev/null | head -1)" ] || need_apt+=(libclang-dev)
+[ -x /usr/bin/chromium ] || need_apt+=(chromium)  # the emq ui tests drive it (playwright-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
   # Valkey is in bookworm-backports only; derive that suite from the machine's own sources.
   src=/etc/apt/sources.list.d/debian.sources
@@ -47,4 +48,18 @@ if [ "${EMQ_SKIP_NATIVE:-}" != 1 ] && [ -f native/Cargo.toml ]; then
   command -v cargo >/dev/null 2>&1 || { log "cargo not found: install Rust (rustup) to build the module"; exit 1; }
   [ -f native/target/release/libemq.so ] || log "cargo build --release (native module, first build: a few minutes)"
   cargo build --release --quiet --manifest-path native/Cargo.toml
+fi
+
+# The keyspace in WebAssembly for `emq ui` (native/wasm includes native/src/keyspace.rs): the Rust
+# target when missing, then the build into its own target dir (cargo decides what is stale).
+if [ "${EMQ_SKIP_NATIVE:-}" != 1 ] && [ -f native/wasm/Cargo.toml ]; then
+  if [ ! -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ]; then
+    log "rustup target add wasm32-unknown-unknown"
+    rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || {
+      log "cannot install the Rust target wasm32-unknown-unknown (rustup target add failed): emq ui and tests/ui need it"
+      exit 1
+    }
+  fi
+  cargo build --release --quiet --target wasm32-unknown-unknown \
+    --manifest-path native/wasm/Cargo.toml --target-dir native/wasm/target
 fi
