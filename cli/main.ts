@@ -1,5 +1,6 @@
 /**
- * The `emq` command line: `emq key <queue> <type>`, `emq demo [...]`, `emq inspect <queue> --url …`.
+ * The `emq` command line: `emq key <queue> <type>`, `emq demo [...]`, `emq inspect <queue> --url …`,
+ * `emq ui [...]`.
  * Runs under Bun and Deno. Bad input is one clear line on stderr and a non-zero exit, never a
  * stack trace.
  *
@@ -12,7 +13,8 @@ import { UsageError } from "./usage.ts";
 const USAGE = `usage:
   emq key <queue> <type>          compose a key; show its hashtag, slot, host and native verdicts
   emq demo [--cluster] [--backend auto|module|scripts] [--url valkey://host:port] [--seconds N]
-  emq inspect <queue> --url valkey://host:port [--cluster]`;
+  emq inspect <queue> --url valkey://host:port [--cluster]
+  emq ui [--url valkey://host:port] [--port N]   serve the key panel on 127.0.0.1; print its address`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -30,6 +32,10 @@ async function main(argv: string[]): Promise<number> {
     case "inspect": {
       const { inspect } = await import("./inspect.ts");
       return await inspect(rest);
+    }
+    case "ui": {
+      const { ui } = await import("./ui/main.ts");
+      return await ui(rest);
     }
     case undefined:
     case "help":

@@ -1,0 +1,44 @@
+/**
+ * The key panel's script: `cli/ui/page/panel.ts` with everything it imports — the real `mod.ts`
+ * among them — bundled for the browser by `bun build` (run as a child, so the server itself runs
+ * under Bun or Deno), and its route.
+ *
+ * @module
+ */
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { repoRoot } from "../../tools/embedded/paths.ts";
+import type { Route } from "./server.ts";
+
+/** The entry point of the bundle. */
+export function panelEntry(): string {
+  return join(repoRoot(), "cli", "ui", "page", "panel.ts");
+}
+
+function bunBinary(): string {
+  const local = join(repoRoot(), "node_modules", ".bin", "bun");
+  if (existsSync(local)) return local;
+  if (/\bbun(\.exe)?$/.test(process.execPath)) return process.execPath;
+  throw new Error("bun not found: run tools/bootstrap.sh (npm install brings it)");
+}
+
+/** Bundles the panel (`bun build --target=browser --format=esm`); resolves with the script. */
+export function buildBundle(entry: string = panelEntry()): Promise<string> {
+  const args = ["build", entry, "--target=browser", "--format=esm"];
+  return new Promise((resolve, reject) => {
+    execFile(bunBinary(), args, { cwd: repoRoot(), maxBuffer: 64 << 20 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`bun build ${entry} failed:\n${stderr || stdout}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** `GET /panel.js`: the bundle, built once before the server starts. */
+export function bundleRoute(script: string): Route {
+  return {
+    path: "/panel.js",
+    handle: () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
+  };
+}

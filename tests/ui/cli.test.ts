@@ -1,0 +1,139 @@
+// `emq ui` as a command: usage, refusals as one line, and a real child serving the panel on a
+// free port and stopping on SIGINT — under Bun, and under Deno as `EMQ_RUNTIME=deno ./emq ui` runs it.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { request } from "node:http";
+import { createServer, type Server } from "node:net";
+import { resolve } from "node:path";
+import { buildWasm } from "../../cli/ui/wasm.ts";
+
+const ROOT = resolve(import.meta.dir, "../..");
+const MAIN = resolve(ROOT, "cli/main.ts");
+// The binary itself, not node_modules/.bin/deno: that is a Node wrapper, which a signal kills
+// without passing it on to Deno.
+const DENO = resolve(ROOT, "node_modules/deno/deno");
+
+function emq(...args: string[]): { code: number; out: string; err: string } {
+  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });
+  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
+}
+
+function expectOneLineError(r: { code: number; err: string }, text: string): void {
+  expect(r.code).toBe(2);
+  const lines = r.err.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toStartWith("emq: ");
+  expect(lines[0]).toContain(text);
+}
+
+/** Starts `emq ui` as a child and resolves with it and the address it printed. */
+function startChild(cmd: string, args: string[]): Promise<{ child: ChildProcess; url: string; out: () => string }> {
+  const env = { ...process.env };
+  delete env.RUST_BACKTRACE;
+  const child = spawn(cmd, args, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => (out += String(d)));
+  child.stderr!.on("data", (d) => (err += String(d)));
+  return new Promise((resolveStart, reject) => {
+    const timer = setTimeout(() => reject(new Error(`emq ui printed no address in 60 s: ${out}${err}`)), 60_000);
+    child.on("exit", (code) => reject(new Error(`emq ui exited ${code}: ${out}${err}`)));
+    child.stdout!.on("data", () => {
+      const m = /key panel on (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C stops it\)\n/.exec(out);
+      if (!m) return;
+      clearTimeout(timer);
+      resolveStart({ child, url: m[1]!, out: () => out });
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((r) => {
+    if (child.exitCode !== null) return r(child.exitCode);
+    child.once("exit", (code) => r(code));
+    child.kill("SIGINT");
+  });
+}
+
+/** A GET with a chosen Host header (fetch would not let a test lie about it). */
+function getWithHost(url: string, host: string): Promise<number> {
+  return new Promise((r, reject) => {
+    const req = request(url, { headers: { host } }, (res) => {
+      res.resume();
+      r(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function expectPanelServed(url: string): Promise<void> {
+  const page = await fetch(url);
+  expect(page.status).toBe(200);
+  expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  expect(page.headers.get("content-security-policy")).toContain("script-src 'self' 'wasm-unsafe-eval'");
+  const html = await page.text();
+  expect(html).toContain('<label for="queue">Queue</label>');
+  const script = await fetch(new URL("/panel.js", url));
+  expect(script.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+  expect(await script.text()).toContain("emq:{");
+  const wasm = await fetch(new URL("/keyspace.wasm", url));
+  expect(wasm.headers.get("content-type")).toBe("application/wasm");
+  expect(WebAssembly.validate(new Uint8Array(await wasm.arrayBuffer()))).toBe(true);
+  expect((await fetch(new URL("/nope", url))).status).toBe(404);
+  expect((await fetch(new URL("/", url), { method: "POST" })).status).toBe(405);
+  expect((await fetch(new URL("/", url), { method: "HEAD" })).status).toBe(200);
+  expect(await getWithHost(url, "evil.example")).toBe(421);
+}
+
+beforeAll(async () => {
+  await buildWasm();
+}, 180_000);
+
+describe("emq ui", () => {
+  let busy: Server;
+  let busyPort = 0;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, "127.0.0.1", () => r()));
+    busyPort = (busy.address() as { port: number }).port;
+  });
+  afterAll(() => {
+    busy.close();
+  });
+
+  test("--help prints its usage; emq's usage lists it", () => {
+    const r = emq("ui", "--help");
+    expect(r.code).toBe(0);
+    expect(r.out).toStartWith("usage: emq ui [--url valkey://host:port] [--port N]");
+    expect(emq("--help").out).toContain("emq ui [--url valkey://host:port] [--port N]");
+  });
+
+  test("bad flags are one line and exit 2", () => {
+    expectOneLineError(emq("ui", "--port", "http"), "--port must be a port number");
+    expectOneLineError(emq("ui", "--port", "70000"), "--port must be a port number");
+    expectOneLineError(emq("ui", "--url", "http://127.0.0.1:6379"), "cannot read the address");
+    expectOneLineError(emq("ui", "--frobnicate"), "Unknown option '--frobnicate'");
+    expectOneLineError(emq("ui", "--port", String(busyPort)), `port ${busyPort} on 127.0.0.1 is in use`);
+  });
+
+  test("under Bun: serves the page, the bundle and the wasm on a free port; SIGINT stops it", async () => {
+    const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", "valkey://127.0.0.1:6399"]);
+    try {
+      expect(out()).toContain("server 127.0.0.1:6399 (the key panel does not need it)");
+      await expectPanelServed(url);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+    expect(out()).toContain("emq ui: stopped (SIGINT)");
+  }, 90_000);
+
+  test("under Deno (EMQ_RUNTIME=deno): the same", async () => {
+    const { child, url } = await startChild(DENO, ["run", "--allow-all", "--quiet", MAIN, "ui"]);
+    try {
+      await expectPanelServed(url);
+    } finally {
+      expect(await stop(child)).toBe(0);
+    }
+  }, 120_000);
+});

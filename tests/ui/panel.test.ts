@@ -1,0 +1,217 @@
+// The key panel in a real headless Chromium: presets, the shared key vectors composed on the page,
+// the keyboard, accessibility, and the red warning when host and native disagree.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { BrowserContext, Page } from "playwright-core";
+import { inspectKey } from "../../cli/key.ts";
+import { QUEUE_TYPES } from "../../mod.ts";
+import { startUi, type Ui } from "../../cli/ui/main.ts";
+import { hashtagText, verdictText, visible } from "../../cli/ui/page/verdicts.ts";
+import { buildWasm } from "../../cli/ui/wasm.ts";
+import { readVectors, type VectorCase } from "../vectors/keys.ts";
+import { compose, launchChromium, openPanel, readPanel } from "./_browser.ts";
+
+let ui: Ui;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  await buildWasm();
+  ui = await startUi();
+  browser = await launchChromium();
+  context = browser.context;
+  page = await openPanel(context, ui.url);
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.close();
+});
+
+async function reset(): Promise<void> {
+  await compose(page, "orders", "pending");
+}
+
+describe("presets", () => {
+  test("empty name: the host accepts, the native module refuses, by design", async () => {
+    await reset();
+    await page.getByRole("button", { name: "empty name" }).click();
+    const v = await readPanel(page);
+    expect(await page.getByLabel("Queue").inputValue()).toBe("");
+    expect(v.key).toBe("emq:{}:pending");
+    expect(v.mark).toBeNull();
+    expect(v.hashtag).toBe("(none: the whole key is hashed)");
+    expect(v.slot).toBe("7387");
+    expect(v.host).toBe("accepted");
+    expect(v.native).toBe("refused — the module refuses the empty name: an empty {} carries no hashtag");
+    expect(v.warning).toBeNull();
+    expect(v.note).toStartWith("By design, host and native differ here: the host accepts the empty name");
+  });
+
+  test("a}b: both refuse, the hashtag moves to a", async () => {
+    await reset();
+    await page.getByRole("button", { name: "a}b" }).click();
+    const v = await readPanel(page);
+    expect(v.key).toBe("emq:{a}b}:pending");
+    expect(v.mark).toBe("a");
+    expect(v.hashtag).toBe('"a"');
+    expect(v.slot).toBe("15495");
+    expect(v.host).toBe('refused — queue name "a}b" must not contain "}": a brace would move the cluster hashtag');
+    expect(v.native).toBe("refused — the key does not split back into this queue and type (wire-4 layout)");
+    expect(v.warning).toBeNull();
+    expect(v.note).toBeNull();
+  });
+
+  test("a colon: both accept", async () => {
+    await reset();
+    await page.getByRole("button", { name: "a colon" }).click();
+    const v = await readPanel(page);
+    expect(v.key).toBe("emq:{a:b}:pending");
+    expect(v.mark).toBe("a:b");
+    expect(v.slot).toBe("2785");
+    expect(v.host).toBe("accepted");
+    expect(v.native).toBe("accepted");
+    expect(v.warning).toBeNull();
+    expect(v.note).toBeNull();
+  });
+
+  test("job: the page appends a sample branded id", async () => {
+    await reset();
+    await page.getByLabel("Type").selectOption("job");
+    expect(await page.getByLabel("Job id").inputValue()).toBe("JOB0Nb1VTbfnu4");
+    const v = await readPanel(page);
+    expect(v.key).toBe("emq:{orders}:job:JOB0Nb1VTbfnu4");
+    expect([v.host, v.native]).toEqual(["accepted", "accepted"]);
+  });
+});
+
+// Composed rows (a queue and a type) whose queue an <input type=text> can hold: an input strips
+// line breaks and holds well-formed text only, so the "newline" row and the hostOnly rows (a lone
+// surrogate) stay with the Bun and Rust suites.
+const composed = readVectors().filter((c): c is VectorCase & { queue: string; type: string } =>
+  c.queue !== undefined && c.type !== undefined && !/[\r\n]/.test(c.queue) &&
+  !(c as { hostOnly?: boolean }).hostOnly
+);
+
+describe("the shared key vectors, composed on the page", () => {
+  test("enough rows to mean something", () => {
+    expect(composed.length).toBeGreaterThanOrEqual(20);
+  });
+
+  test.each(composed.map((c) => [c.note, c] as const))("%s", async (_note, c) => {
+    await compose(page, c.queue, c.type);
+    expect(await page.getByLabel("Queue").inputValue()).toBe(c.queue);
+    const v = await readPanel(page);
+    expect(v.key).toBe(visible(c.key));
+    expect(v.mark).toBe(c.hashtag === null ? null : visible(c.hashtag));
+    expect(v.hashtag).toBe(visible(hashtagText(c.hashtag)));
+    expect(v.slot).toBe(String(c.slot));
+    // The host refuses a bad name (valid) and, for a row, an id that is not branded (idValid);
+    // a JOB id it accepts. A branded id of another namespace is left to the word-for-word check
+    // below (the host's rule for it is the keyspace's to choose, the page only shows it).
+    const hostOk = c.id === undefined ? c.valid : !c.valid || !c.idValid ? false : c.jobId ? true : undefined;
+    if (hostOk !== undefined) expect(v.host.startsWith(hostOk ? "accepted" : "refused — ")).toBe(true);
+    expect(v.native.startsWith(c.nativeValid ? "accepted" : "refused — ")).toBe(true);
+    expect(c.nativeValid).toBe(c.fromKey.queue !== null);
+    // Word for word what `emq key` prints for the same queue and type.
+    const cli = inspectKey(c.queue, c.type);
+    expect(v.host).toBe(visible(verdictText(cli.host)));
+    expect(v.native).toBe(verdictText(cli.native));
+    expect(v.warning).toBeNull();
+    expect(v.note !== null).toBe(c.queue === "" || (v.host !== "accepted" && v.native === "accepted"));
+  });
+});
+
+describe("keyboard", () => {
+  const focused = (): Promise<string> =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      return el?.id || el?.textContent || "";
+    });
+
+  test("Tab reaches the presets after Queue and Type; Enter and Space press them", async () => {
+    await reset();
+    await page.getByLabel("Queue").focus();
+    expect(await focused()).toBe("queue");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("type");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("empty name");
+    await page.keyboard.press("Enter");
+    expect((await readPanel(page)).key).toBe("emq:{}:pending");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("a}b");
+    await page.keyboard.press("Enter");
+    const brace = await readPanel(page);
+    expect([brace.key, brace.host.slice(0, 7), brace.native.slice(0, 7)]).toEqual(["emq:{a}b}:pending", "refused", "refused"]);
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("a colon");
+    await page.keyboard.press("Space");
+    expect((await readPanel(page)).key).toBe("emq:{a:b}:pending");
+    await page.keyboard.press("Shift+Tab");
+    expect(await focused()).toBe("a}b");
+  });
+
+  test("with a job row the id field joins the tab order before the presets", async () => {
+    await reset();
+    await page.getByLabel("Type").selectOption("job");
+    await page.getByLabel("Type").focus();
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("job-id");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("empty name");
+    await page.getByLabel("Type").selectOption("pending");
+  });
+});
+
+describe("accessibility", () => {
+  test("labelled controls, a preset group, live outputs", async () => {
+    await expect(page.getByRole("textbox", { name: "Queue" }).count()).resolves.toBe(1);
+    await expect(page.getByRole("combobox", { name: "Type" }).count()).resolves.toBe(1);
+    await expect(page.getByRole("group", { name: "Presets" }).getByRole("button").count()).resolves.toBe(3);
+    for (const label of ["Key", "Hashtag", "Slot", "Host verdict", "Native verdict"]) {
+      const out = page.getByRole("status", { name: label, exact: true });
+      await expect(out.count()).resolves.toBe(1);
+      await expect(out.getAttribute("aria-live")).resolves.toBe("polite");
+    }
+    const types = await page.getByLabel("Type").locator("option").evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+    expect(types).toEqual([...QUEUE_TYPES, "job"]);
+    expect(types.slice(0, 5)).toEqual(["pending", "active", "schedule", "dead", "meta"]);
+  });
+});
+
+describe("disagreement", () => {
+  // A native half that answers the opposite: every verdict of emq_verdict flipped.
+  const FLIP = () => {
+    const instantiate = WebAssembly.instantiate.bind(WebAssembly) as (m: WebAssembly.Module, i: object) => Promise<WebAssembly.Instance>;
+    (WebAssembly as { instantiate: unknown }).instantiate = async (m: WebAssembly.Module, i: object) => {
+      const x = (await instantiate(m, i)).exports as Record<string, unknown> & { memory: WebAssembly.Memory };
+      const verdict = x.emq_verdict as (...a: number[]) => number;
+      const flipped = (k: number, kl: number, t: number, tl: number, out: number): number => {
+        const accepted = verdict(k, kl, t, tl, out) ^ 1;
+        new DataView(x.memory.buffer).setUint32(out + 20, accepted, true);
+        return accepted;
+      };
+      return { exports: { ...x, emq_verdict: flipped } };
+    };
+  };
+
+  test("a native half that disagrees raises a red alert", async () => {
+    const other = await context.newPage();
+    try {
+      await other.addInitScript(FLIP);
+      await other.goto(ui.url);
+      await other.waitForFunction(() => document.body.dataset.ready === "true");
+      const alert = other.getByRole("alert");
+      await expect(alert.textContent()).resolves.toBe(
+        'Host and native disagree where they must agree: the host accepts the name "orders", so the module must accept it, but it refuses the key.',
+      );
+      expect(await alert.evaluate((el) => getComputedStyle(el).color)).toBe("rgb(163, 38, 27)");
+      // Even the empty name, where they differ by design, is a disagreement once the module accepts it.
+      await other.getByRole("button", { name: "empty name" }).click();
+      await expect(alert.textContent()).resolves.toContain("so the module must refuse it, but it accepts the key");
+    } finally {
+      await other.close();
+    }
+  });
+});
