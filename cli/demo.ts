@@ -70,8 +70,6 @@ export async function demo(argv: string[]): Promise<number> {
         leaseMs: 10_000,
         maxAttempts: 3,
         backoff: (attempts) => 50 * attempts,
-        pollMs: 20,
-        maintenanceMs: 50,
       });
     }
     const producers = QUEUES.map(async (q) => {

@@ -13,7 +13,9 @@ import process from "node:process";
 import {
   ARGS,
   type ArgName,
+  CLAIM_MOVE_LIMIT,
   type Gate,
+  MAX_BATCH,
   MAX_PAYLOAD_BYTES,
   type Refusal,
   REFUSAL_NAMES,
@@ -23,6 +25,7 @@ import {
   type Verb,
   VERB_NAMES,
   VERBS,
+  type VerbSpec,
   WIRE,
 } from "../lib/wire/mod.ts";
 
@@ -33,24 +36,38 @@ const VECTORS = resolve(ROOT, "tests/vectors/wire.json");
 /** A gate as one word, the same in the JSON and in the Rust test. */
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
-  if (g.kind === "number") return `number>=${g.min}`;
+  if (g.kind === "number") return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}`;
   return g.refusal === "payload" ? "bytes:payload" : `bytes:reason<=${g.limit}`;
 }
 
 /** The parameters a sample of refusal `r` of `verb` is rendered with (one per number argument). */
 function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
-  const numbers = (min: 0 | 1): string[] =>
-    (VERBS[verb].args as readonly ArgName[]).filter((a) => {
+  const spec: VerbSpec = VERBS[verb];
+  const all = [...spec.args, ...spec.group] as ArgName[];
+  const numbers = (pick: (g: Gate & { kind: "number" }) => boolean): ArgName[] =>
+    all.filter((a) => {
       const g: Gate = ARGS[a].gate;
-      return g.kind === "number" && g.min === min;
+      return g.kind === "number" && pick(g);
     });
   switch (r) {
     case "fenced":
-      return [{ found: "3" }];
+      return [{ found: "4" }, { found: "unknown" }];
+    case "batch":
+      return [{ max: String(MAX_BATCH) }];
     case "positive":
-      return numbers(1).map((arg) => ({ arg }));
+      return numbers((g) => g.min === 1).map((arg) => ({ arg }));
     case "non-negative":
-      return numbers(0).map((arg) => ({ arg }));
+      return numbers((g) => g.min === 0).map((arg) => ({ arg }));
+    case "too-large":
+      return numbers((g) => g.max !== undefined).map((arg) => {
+        const g = ARGS[arg].gate as Gate & { kind: "number" };
+        return { arg, max: String(g.max) };
+      });
+    case "repeated":
+    case "duplicate":
+      return [{ id: "JOB00000000001" }];
+    case "lease-lost":
+      return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
       return [{ limit: String(MAX_PAYLOAD_BYTES) }];
     case "reason":
@@ -62,12 +79,19 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
 
 /** tests/vectors/wire.json: the verbs, the templates and rendered samples of every refusal. */
 export function vectors(): string {
-  const verbs = VERB_NAMES.map((verb) => ({
-    verb,
-    keys: VERBS[verb].keys,
-    args: VERBS[verb].args.map((name) => ({ name, gate: gateName(ARGS[name].gate) })),
-    refusals: refusalsOf(verb),
-  }));
+  const verbs = VERB_NAMES.map((verb) => {
+    const spec: VerbSpec = VERBS[verb];
+    const arg = (name: ArgName) => ({ name, gate: gateName(ARGS[name].gate) });
+    return {
+      verb,
+      keys: ["meta"],
+      args: spec.args.map(arg),
+      group: spec.group.map(arg),
+      admits: spec.admits,
+      touches: spec.touches,
+      refusals: refusalsOf(verb),
+    };
+  });
   const samples = VERB_NAMES.flatMap((verb) =>
     refusalsOf(verb).flatMap((refusal) =>
       sampleParams(verb, refusal).map((params) => ({
@@ -79,7 +103,8 @@ export function vectors(): string {
     )
   );
   const templates = Object.fromEntries(REFUSAL_NAMES.map((r) => [r, REFUSALS[r].template]));
-  return `${JSON.stringify({ wire: WIRE, generatedBy: "tools/gen_wire.ts", verbs, refusals: templates, samples }, null, 2)}\n`;
+  const head = { wire: WIRE, generatedBy: "tools/gen_wire.ts", maxBatch: MAX_BATCH, claimMoveLimit: CLAIM_MOVE_LIMIT };
+  return `${JSON.stringify({ ...head, verbs, refusals: templates, samples }, null, 2)}\n`;
 }
 
 const cell = (s: string): string => s.replace(/\|/g, "\\|");
@@ -87,11 +112,14 @@ const cell = (s: string): string => s.replace(/\|/g, "\\|");
 /** The generated sections of docs/WIRE.md, by name. */
 export function sections(): Record<string, string> {
   const calls = [
-    "| verb | numkeys | keys (in order) | args (in order) | reply | effect |",
-    "| --- | --- | --- | --- | --- | --- |",
+    "| verb | call | derives and touches | reply | effect |",
+    "| --- | --- | --- | --- | --- |",
     ...VERB_NAMES.map((v) => {
-      const s = VERBS[v];
-      return `| ${v} | ${s.keys.length} | ${s.keys.join(", ")} | ${s.args.join(", ")} | ${cell(s.reply)} | ${cell(s.effect)} |`;
+      const s: VerbSpec = VERBS[v];
+      const call = [`\`EMQ.${v} 1 <meta>`, ...s.args.map((a) => `<${a}>`)].join(" ") +
+        (s.group.length > 0 ? ` (${s.group.map((a) => `<${a}>`).join(" ")})…\`` : "`");
+      const touches = s.touches.join(", ") + (s.admits ? " (admits: refused under maxmemory)" : "");
+      return `| ${v} | ${call} | ${touches} | ${cell(s.reply)} | ${cell(s.effect)} |`;
     }),
   ].join("\n");
   const args = [
@@ -102,7 +130,7 @@ export function sections(): Record<string, string> {
       const gate = g.kind === "job-id"
         ? "starts with the 3 bytes `JOB`"
         : g.kind === "number"
-        ? `1 to 15 ASCII digits, nothing else (no sign, no space), ≥ ${g.min}`
+        ? `1 to 15 ASCII digits, nothing else (no sign, no space), ≥ ${g.min}${g.max === undefined ? "" : `, ≤ ${g.max}`}`
         : `at most ${g.refusal === "payload" ? "`emq.max-payload` (default 1048576)" : g.limit} bytes`;
       return `| ${a} | ${gate} | ${cell(ARGS[a].doc)} |`;
     }),

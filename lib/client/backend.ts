@@ -1,16 +1,16 @@
 /**
  * Backend selection: the native module's `EMQ.*` commands, or the Lua twin through EVALSHA.
  * Both take the same {@link WireCall}s and give the same replies; server refusals become
- * {@link WireError}s. `auto` picks the module when every primary has it.
+ * {@link WireError}s. `auto` picks the module when every primary has it. A call refused with a
+ * redirection that guarantees it did not run (a resharding, a failover) is sent again.
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
 import { slot } from "../keyspace/mod.ts";
 import { SCRIPTS } from "../lua/mod.ts";
 import type { Verb, WireCall } from "../wire/mod.ts";
-import type { BackendChoice, Connection } from "./connection.ts";
+import { type BackendChoice, type Connection, retryable, retryDelay } from "./connection.ts";
 import { BackendError, isNoScript, wireError } from "./errors.ts";
 
 /** The implementation behind the verbs. */
@@ -27,6 +27,8 @@ export interface Backend {
    * decodes every reply (`Decoder.Bytes` keeps claimed payloads as bytes).
    */
   callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>>;
+  /** The same backend on another connection (a dedicated one, for blocking calls). */
+  on(conn: Connection): Backend;
   /** Frees what the backend holds (script handles). */
   close(): void;
 }
@@ -48,7 +50,34 @@ function asError(verb: string, e: unknown): Error {
   return mapped instanceof Error ? mapped : new Error(String(mapped));
 }
 
-/** The native module: `EMQ.<VERB> <numkeys> <keys…> <args…>`, routed by the first key. */
+/**
+ * Sends `calls` (each an argv) and a trailing `WAIT`, if any, through `send`, then sends again, in
+ * order, the calls that came back with `again(reply)` true — each time with the `WAIT` last, so it
+ * covers every write — until none does or the connection's retry window closes. `before` runs
+ * before each resend (e.g. loading scripts).
+ */
+async function sendAll(
+  conn: Connection,
+  argv: GlideString[][],
+  wait: WaitFor | undefined,
+  send: (commands: GlideString[][]) => Promise<Array<GlideReturnType | Error>>,
+  again: (reply: GlideReturnType | Error) => boolean,
+  before: (indexes: number[]) => Promise<void> = async () => {},
+): Promise<Array<GlideReturnType | Error>> {
+  const out = await send([...argv, ...waitArgs(wait)]);
+  const until = Date.now() + conn.retryWindowMs;
+  for (let attempt = 0;; attempt++) {
+    if (attempt > 0) await new Promise((wake) => setTimeout(wake, retryDelay(attempt)));
+    const redo = argv.flatMap((_, i) => (again(out[i]!) ? [i] : []));
+    if (redo.length === 0 || Date.now() > until) return out;
+    await before(redo);
+    const more = await send([...redo.map((i) => argv[i]!), ...waitArgs(wait)]);
+    redo.forEach((i, j) => (out[i] = more[j]!));
+    if (wait !== undefined) out[argv.length] = more[redo.length]!;
+  }
+}
+
+/** The native module: `EMQ.<VERB> 1 <meta> <args…>`, routed by its key. */
 export class ModuleBackend implements Backend {
   /** Always `module`. */
   readonly kind: "module" = "module";
@@ -75,22 +104,21 @@ export class ModuleBackend implements Backend {
   /** {@inheritDoc Backend.callMany} */
   async callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
-    // A call repeated in the batch (claimMany sends one CLAIM n times) is encoded once: glide
-    // turns every string argument into bytes per command, and shares byte arguments as given.
-    let last: WireCall | null = null;
-    let lastArgv: GlideString[] = [];
-    const argv = (c: WireCall): GlideString[] => {
-      if (c !== last) {
-        last = c;
-        lastArgv = this.#argv(c);
-      } else if (typeof lastArgv[0] === "string") {
-        lastArgv = lastArgv.map((a) => (typeof a === "string" ? Buffer.from(a, "utf8") : a));
-      }
-      return lastArgv;
-    };
-    const commands = [...calls.map(argv), ...waitArgs(wait)];
-    const replies = await this.#conn.batch(commands, calls[0]!.keys[0]!, false, wait?.timeoutMs ?? 0, decoder);
+    const route = calls[0]!.keys[0]!;
+    const extraMs = wait?.timeoutMs ?? 0;
+    const replies = await sendAll(
+      this.#conn,
+      calls.map((c) => this.#argv(c)),
+      wait,
+      (commands) => this.#conn.batch(commands, route, false, extraMs, decoder),
+      (r) => r instanceof Error && retryable(r),
+    );
     return replies.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+  }
+
+  /** {@inheritDoc Backend.on} */
+  on(conn: Connection): Backend {
+    return new ModuleBackend(conn);
   }
 
   /** Nothing to free. */
@@ -128,6 +156,16 @@ export class ScriptBackend implements Backend {
     }
   }
 
+  /** Loads the scripts of `verbs` on the node of `route` (once per slot unless `force`). */
+  async #load(verbs: Iterable<Verb>, route: string, force: boolean): Promise<void> {
+    const at = `${slot(route)}`;
+    for (const verb of new Set(verbs)) {
+      if (!force && this.#loaded.has(`${verb}@${at}`)) continue;
+      await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+      this.#loaded.add(`${verb}@${at}`);
+    }
+  }
+
   /** {@inheritDoc Backend.callMany} — EVALSHA in a batch; NOSCRIPT loads the script and resends. */
   async callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
@@ -141,39 +179,22 @@ export class ScriptBackend implements Backend {
     ];
     // Load the scripts on the route's node first, once per slot: a NOSCRIPT inside a batch would
     // send those calls again after the others and so reorder them.
-    const key = `${slot(route)}`;
-    for (const verb of new Set(calls.map((c) => c.verb))) {
-      if (this.#loaded.has(`${verb}@${key}`)) continue;
-      await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
-      this.#loaded.add(`${verb}@${key}`);
-    }
+    await this.#load(calls.map((c) => c.verb), route, false);
     const extraMs = wait?.timeoutMs ?? 0;
-    const out: Array<GlideReturnType | Error> = await this.#conn.batch(
-      [...calls.map(argv), ...waitArgs(wait)],
-      route,
-      false,
-      extraMs,
-      decoder,
+    const replies = await sendAll(
+      this.#conn,
+      calls.map(argv),
+      wait,
+      (commands) => this.#conn.batch(commands, route, false, extraMs, decoder),
+      (r) => r instanceof Error && (isNoScript(r) || retryable(r)),
+      (redo) => this.#load(redo.map((i) => calls[i]!.verb), route, true),
     );
-    const missing = out.flatMap((r, i) => (i < calls.length && isNoScript(r) ? [i] : []));
-    if (missing.length > 0) {
-      const verbs = new Set(missing.map((i) => calls[i]!.verb));
-      for (const verb of verbs) {
-        await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
-        this.#loaded.add(`${verb}@${key}`);
-      }
-      // resent after the others: a WAIT must follow them too, or it would not cover their writes
-      const again = await this.#conn.batch(
-        [...missing.map((i) => argv(calls[i]!)), ...waitArgs(wait)],
-        route,
-        false,
-        extraMs,
-        decoder,
-      );
-      missing.forEach((i, j) => (out[i] = again[j]!));
-      if (wait !== undefined) out[calls.length] = again[missing.length]!;
-    }
-    return out.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+    return replies.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
+  }
+
+  /** {@inheritDoc Backend.on} */
+  on(conn: Connection): Backend {
+    return new ScriptBackend(conn);
   }
 
   /** Releases the script handles. */

@@ -1,24 +1,25 @@
 /**
- * Many jobs per round trip: `enqueueMany`, `claimMany` and `settleMany`. Each cuts its calls into
- * chunks with one helper ({@link chunk}) and sends a chunk as one non-atomic batch to the queue's
- * primary; nothing here is atomic across a chunk.
+ * Many jobs per command: `enqueueMany` (ENQUEUE with one group per job), `claimMany` (CLAIM with a
+ * count) and `settleMany` (one ACK, RETRY and BURY command per queue, each with one group per
+ * job). Each cuts its jobs into commands of at most {@link BATCH_COMMANDS} with one helper
+ * ({@link chunk}). A command is atomic (all of its jobs, or none); across commands nothing is.
  *
  * @module
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import type { JobId, Keyspace } from "../keyspace/mod.ts";
-import { type WireCall, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, groupCount, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { byteLength, toWire } from "./codec.ts";
-import { DuplicateIdError, EchoMQError, type PayloadDecodeError } from "./errors.ts";
-import type { Job, Settlement } from "./job.ts";
+import { BatchError, DuplicateIdError, EchoMQError, LeaseLostError, type PayloadDecodeError } from "./errors.ts";
+import type { Job, JobRef, Settlement } from "./job.ts";
 import { BATCH_BYTES, BATCH_COMMANDS, checkWait, jobRef, reasonText, wholeNumber } from "./options.ts";
 
 /**
  * Cuts `items` into runs of at most `max` items and (with `size`) at most `bytes` in all; an item
  * larger than `bytes` alone is a run of its own.
  */
-export function chunk<T>(items: readonly T[], max: number, size?: (item: T) => number, bytes = Infinity): T[][] {
+export function chunk<T>(items: Iterable<T>, max: number, size?: (item: T) => number, bytes = Infinity): T[][] {
   const out: T[][] = [];
   let run: T[] = [];
   let total = 0;
@@ -36,147 +37,217 @@ export function chunk<T>(items: readonly T[], max: number, size?: (item: T) => n
   return out;
 }
 
-/** Runs `work` over `items` with at most `width` at once, in order of start. */
-async function pool<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const run = async (): Promise<void> => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(width, items.length)) }, run));
-}
-
 /** What the batch verbs need of the client. */
 export interface BatchContext<P> {
   /** The backend sending the calls. */
   readonly impl: Backend;
-  /** Requests this client may have in flight. */
-  readonly inflightLimit: number;
   /** A fresh, checked job id. */
   id(): JobId;
   /** The keyspace of a queue name, checked. */
   keyspace(queue: string): Keyspace;
-  /** Sends one admission call (with `WAIT` when asked). */
-  send(what: string, queue: string, call: WireCall, wait: WaitFor | undefined): Promise<void>;
-  /** A CLAIM reply as a job (null: nothing ready). */
-  claimed(ks: Keyspace, reply: GlideReturnType): Job<P> | PayloadDecodeError | null;
   /** Encodes a payload for the wire. */
   encode(payload: P): string | Uint8Array;
+  /** A CLAIM reply's job (an undecodable payload as the error naming the claimed job). */
+  job(ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError;
 }
 
-/** See `EchoMQ.enqueueMany`. */
+/** Commands of `enqueueMany` in flight at once. */
+const IN_FLIGHT = 8;
+
+/**
+ * Sends one admission call (ENQUEUE or SCHEDULE), with `WAIT` when asked; a duplicate of an id the
+ * client made up (a collision) is sent again with a fresh id in its place. Returns the ids written.
+ */
+export async function admit<P>(
+  c: BatchContext<P>,
+  what: string,
+  ks: Keyspace,
+  verb: "ENQUEUE" | "SCHEDULE",
+  jobs: Array<GroupArgs<"ENQUEUE"> | GroupArgs<"SCHEDULE">>,
+  wait: WaitFor | undefined,
+  fresh: boolean,
+): Promise<JobId[]> {
+  for (;;) {
+    const call = wireCall(verb, ks, {}, jobs as never);
+    try {
+      if (wait === undefined) {
+        expectCount(call, await c.impl.call(call));
+      } else {
+        const [reply, acknowledged] = await c.impl.callMany([call], wait);
+        if (reply instanceof Error) throw reply;
+        expectCount(call, reply!);
+        checkWait(what, ks.name, jobs.map((j) => String(j.id)), acknowledged, wait);
+      }
+      return jobs.map((j) => j.id as JobId);
+    } catch (e) {
+      const at = e instanceof DuplicateIdError ? jobs.findIndex((j) => j.id === e.id) : -1;
+      if (!fresh || at < 0) throw e;
+      jobs[at] = { ...jobs[at]!, id: c.id() }; // an id collision: that job again with a fresh id
+    }
+  }
+}
+
+/** See `EchoMQ.enqueueMany`: input read as it is sent, a few commands in flight. */
 export async function enqueueMany<P>(
   c: BatchContext<P>,
   ks: Keyspace,
-  payloads: readonly P[],
+  payloads: Iterable<P> | AsyncIterable<P>,
   wait: WaitFor | undefined,
 ): Promise<JobId[]> {
-  const calls = payloads.map((p) => wireCall("ENQUEUE", ks, { id: c.id(), payload: toWire(c.encode(p)) }));
-  const indexed = calls.map((call, at) => ({ call, at }));
-  const chunks = chunk(indexed, BATCH_COMMANDS, (x) => byteLength(x.call.args[1] as string | Uint8Array), BATCH_BYTES);
-  const ids = calls.map((call) => call.args[0] as JobId);
-  await pool(chunks, Math.min(8, c.inflightLimit - 1), async (run) => {
-    const replies = await c.impl.callMany(run.map((x) => x.call), wait);
-    for (let j = 0; j < run.length; j++) {
-      const r = replies[j];
-      if (r === 1) continue;
-      if (r instanceof DuplicateIdError) {
-        const id = c.id(); // an id collision: retried once with a fresh id
-        await c.send("enqueueMany", ks.name, wireCall("ENQUEUE", ks, { id, payload: run[j]!.call.args[1]! }), wait);
-        ids[run[j]!.at] = id;
-        continue;
+  const landed: JobId[] = [];
+  const unsent: JobId[] = [];
+  const inFlight = new Set<Promise<void>>();
+  let failure: unknown = null;
+  let run: Array<GroupArgs<"ENQUEUE">> = [];
+  let bytes = 0;
+  const order: JobId[][] = []; // ids per command, in input order (landed is rebuilt from it)
+  const done: boolean[] = [];
+  const flush = async (): Promise<void> => {
+    const jobs = run;
+    const at = order.length;
+    order.push(jobs.map((j) => j.id as JobId));
+    done.push(false);
+    run = [];
+    bytes = 0;
+    const sending = (async () => {
+      try {
+        order[at] = await admit(c, "enqueueMany", ks, "ENQUEUE", jobs, wait, true);
+        done[at] = true;
+      } catch (e) {
+        failure ??= e;
       }
-      if (r instanceof Error) throw r;
-      expectOne("ENQUEUE", r!);
-    }
-    if (wait !== undefined) {
-      checkWait("enqueueMany", ks.name, run.map((x) => x.call.args[0] as string), replies[run.length], wait);
-    }
-  });
-  return ids;
+    })();
+    inFlight.add(sending);
+    void sending.finally(() => inFlight.delete(sending));
+    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+  };
+  for await (const payload of payloads as AsyncIterable<P>) {
+    if (failure !== null) break;
+    const data = toWire(c.encode(payload));
+    const size = byteLength(data);
+    if (run.length > 0 && (run.length >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) await flush();
+    run.push({ id: c.id(), payload: data });
+    bytes += size;
+  }
+  if (run.length > 0 && failure === null) await flush();
+  await Promise.all(inFlight);
+  order.forEach((ids, i) => (done[i] ? landed : unsent).push(...ids));
+  if (failure !== null) throw new BatchError("enqueueMany", landed, unsent, failure);
+  return landed;
 }
 
-/** See `EchoMQ.claimMany`. */
-export async function claimMany<P>(
+/** The reply of an admission or settle: the number of its groups. */
+function expectCount(call: WireCall, reply: GlideReturnType): void {
+  if (reply !== groupCount(call)) throw new Error(`EMQ.${call.verb}: unexpected reply ${String(reply)}`);
+}
+
+/** A CLAIM's reply: when something next falls due (0: nothing), and the jobs. */
+export interface Claim<P> {
+  /** ms since the epoch when a scheduled job falls due or a lease runs out; 0 when none. */
+  readonly nextMs: number;
+  /** The claimed jobs, in claim order (an undecodable one as the error naming it). */
+  readonly jobs: Array<Job<P> | PayloadDecodeError>;
+}
+
+/** One CLAIM of up to `count` jobs (≤ {@link BATCH_COMMANDS}…10000) on `backend`, waiting up to `blockMs`. */
+export async function claimOnce<P>(
   c: BatchContext<P>,
+  backend: Backend,
   ks: Keyspace,
   count: number,
   leaseMs: number,
-): Promise<Array<Job<P> | PayloadDecodeError>> {
-  const out: Array<Job<P> | PayloadDecodeError> = [];
-  let refused: unknown = null;
-  const call = wireCall("CLAIM", ks, { lease_ms: leaseMs });
-  for (const run of chunk(Array.from({ length: count }, () => call), BATCH_COMMANDS)) {
-    const replies = await c.impl.callMany(run, undefined, Decoder.Bytes);
-    let empty = false;
-    // Every reply is read, not only those before the first null: another client's enqueue can
-    // land between two CLAIMs of the batch, and a job claimed after a null holds a lease too.
-    for (const reply of replies) {
-      if (reply === null) {
-        empty = true;
-        continue;
-      }
-      if (reply instanceof Error) {
-        refused ??= reply;
-        continue;
-      }
-      try {
-        const job = c.claimed(ks, reply);
-        if (job !== null) out.push(job);
-      } catch (e) {
-        refused ??= e;
-      }
-    }
-    if (empty || refused !== null) break;
-  }
-  if (refused !== null && out.length === 0) throw refused;
-  return out;
+  blockMs: number,
+): Promise<Claim<P>> {
+  const reply = await backend.call(
+    wireCall("CLAIM", ks, { lease_ms: leaseMs, count, block_ms: blockMs }),
+    Decoder.Bytes,
+  );
+  if (!Array.isArray(reply) || reply.length < 1) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
+  return { nextMs: Number(reply[0]), jobs: reply.slice(1).map((entry) => c.job(ks, entry)) };
 }
 
-/** The wire call of one settlement, with the same checks as ack / retry / bury. */
-export function settleCall(s: Settlement, keyspace: (queue: string) => Keyspace): WireCall {
-  if (s === null || typeof s !== "object") throw new EchoMQError("job", `settleMany: expected a settlement, got ${String(s)}`);
+/** The fixed part of a settle call and its group, per kind. */
+function group(s: Settlement): { verb: Verb; group: Record<string, string | number> } {
+  const job = s.job;
   switch (s.kind) {
     case "ack":
-      return wireCall("ACK", jobRef("ack", s.job, keyspace), { id: s.job.id });
+      return { verb: "ACK", group: { id: job.id, token: job.token } };
     case "retry": {
-      const ks = jobRef("retry", s.job, keyspace);
       const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 1);
-      return wireCall("RETRY", ks, { id: s.job.id, delay_ms: delay, reason: reasonText("retry", s.reason ?? "") });
+      return { verb: "RETRY", group: { id: job.id, token: job.token, delay_ms: delay, reason: reasonText("retry", s.reason ?? "") } };
     }
     case "bury":
-      return wireCall("BURY", jobRef("bury", s.job, keyspace), { id: s.job.id, reason: reasonText("bury", s.reason) });
+      return { verb: "BURY", group: { id: job.id, token: job.token, reason: reasonText("bury", s.reason) } };
     default:
       throw new EchoMQError("options", `settleMany: kind must be ack, retry or bury, got ${String((s as { kind: unknown }).kind)}`);
   }
 }
 
-/** See `EchoMQ.settleMany`. */
+/** One queue's settles of one kind, with where each came from. */
+interface Run {
+  readonly ks: Keyspace;
+  readonly verb: Verb;
+  readonly items: Array<{ at: number; job: JobRef; group: Record<string, string | number> }>;
+}
+
+/**
+ * See `EchoMQ.settleMany`: one command per queue and kind (ACK, RETRY, BURY), in one batch per
+ * queue. A command refused because some of its jobs' leases were lost changed nothing: those jobs
+ * get a {@link LeaseLostError} each, and the command is sent again without them.
+ */
 export async function settleMany<P>(c: BatchContext<P>, settlements: readonly Settlement[]): Promise<Array<Error | null>> {
   const out: Array<Error | null> = new Array(settlements.length).fill(null);
-  const byQueue = new Map<string, Array<{ at: number; call: WireCall }>>();
+  const runs = new Map<string, Run>();
   settlements.forEach((s, at) => {
     try {
-      const call = settleCall(s, (q) => c.keyspace(q));
-      const list = byQueue.get(call.keys[1]!);
-      if (list) list.push({ at, call });
-      else byQueue.set(call.keys[1]!, [{ at, call }]);
+      if (s === null || typeof s !== "object") throw new EchoMQError("job", `settleMany: expected a settlement, got ${String(s)}`);
+      const ks = jobRef(s.kind ?? "settle", s.job, (q) => c.keyspace(q));
+      const g = group(s);
+      const key = `${g.verb} ${ks.name}`;
+      const run = runs.get(key) ?? { ks, verb: g.verb, items: [] };
+      run.items.push({ at, job: s.job, group: g.group });
+      runs.set(key, run);
     } catch (e) {
       out[at] = e instanceof Error ? e : new Error(String(e));
     }
   });
-  const runs = [...byQueue.values()].flatMap((list) => chunk(list, BATCH_COMMANDS));
-  await Promise.all(runs.map(async (run) => {
-    const replies = await c.impl.callMany(run.map((x) => x.call));
-    run.forEach(({ at, call }, i) => {
-      const r = replies[i];
-      if (r instanceof Error) out[at] = r;
-      else if (r !== 1) out[at] = new Error(`EMQ.${call.verb}: unexpected reply ${String(r)}`);
-    });
-  }));
+  const byQueue = new Map<string, Run[]>();
+  for (const run of runs.values()) {
+    for (const items of chunk(run.items, BATCH_COMMANDS)) {
+      const list = byQueue.get(run.ks.name) ?? [];
+      list.push({ ...run, items });
+      byQueue.set(run.ks.name, list);
+    }
+  }
+  await Promise.all([...byQueue.values()].map((list) => settleQueue(c, list, out)));
   return out;
 }
 
-/** A reply that must be integer 1. */
-export function expectOne(verb: string, reply: GlideReturnType): void {
-  if (reply !== 1) throw new Error(`EMQ.${verb}: unexpected reply ${String(reply)}`);
+async function settleQueue<P>(c: BatchContext<P>, list: Run[], out: Array<Error | null>): Promise<void> {
+  let pending = list.filter((r) => r.items.length > 0);
+  while (pending.length > 0) {
+    const calls = pending.map((r) => wireCall(r.verb, r.ks, {} as never, r.items.map((i) => i.group) as never));
+    const replies = await c.impl.callMany(calls);
+    const again: Run[] = [];
+    pending.forEach((run, i) => {
+      const r = replies[i];
+      if (r instanceof LeaseLostError) {
+        const lost = new Set(r.ids);
+        const rest = run.items.filter((item) => {
+          if (!lost.has(item.job.id)) return true;
+          out[item.at] = new LeaseLostError(r.verb, r.text, [item.job.id]);
+          return false;
+        });
+        // a refusal that names none of the call's ids would loop: give up on the call
+        if (rest.length === run.items.length) for (const item of rest) out[item.at] = r;
+        else if (rest.length > 0) again.push({ ...run, items: rest });
+        return;
+      }
+      if (r instanceof Error) for (const item of run.items) out[item.at] = r;
+      else if (r !== run.items.length) {
+        for (const item of run.items) out[item.at] = new Error(`EMQ.${run.verb}: unexpected reply ${String(r)}`);
+      }
+    });
+    pending = again;
+  }
 }

@@ -15,9 +15,10 @@ import {
   type GlideClusterClientConfiguration,
   type GlideReturnType,
   type GlideString,
+  Logger,
   type Script,
 } from "@valkey/valkey-glide";
-import { EchoMQError } from "./errors.ts";
+import { ConnectionError, EchoMQError, serverText } from "./errors.ts";
 import { Limiter } from "./limiter.ts";
 
 /** One server address. */
@@ -53,7 +54,39 @@ export interface ConnectionOptions {
   inflightRequestsLimit?: number;
   /** Client name shown by `CLIENT LIST`. */
   clientName?: string;
+  /**
+   * Milliseconds to reach the server before `connect` fails with {@link ConnectionError}
+   * (default 5000).
+   */
+  connectTimeout?: number;
+  /**
+   * glide's own log level (`error`, `warn`, `info`, `debug`, `trace` or `off`). Unset: glide is
+   * quiet (`off`) unless the application configured glide's `Logger` itself first.
+   */
+  logLevel?: "error" | "warn" | "info" | "debug" | "trace" | "off";
+  /**
+   * Milliseconds during which a call refused with a redirection that guarantees it did not run
+   * (TRYAGAIN, ASK, MOVED, CLUSTERDOWN, LOADING, READONLY, MASTERDOWN: a resharding or a failover)
+   * is sent again, with backoff (default 60000).
+   */
+  retryWindowMs?: number;
 }
+
+/** Server refusals after which a call certainly did not run, so sending it again is safe. */
+const RETRYABLE = /^(TRYAGAIN|ASK|MOVED|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN) /;
+
+/** True when `e` is a server refusal after which the call did not run (a redirection, a failover). */
+export function retryable(e: unknown): boolean {
+  const text = serverText(e);
+  return text !== null && RETRYABLE.test(`${text} `);
+}
+
+/** The wait before retry `attempt` (0-based): 2, 4, 8 … ms, at most 250 ms. */
+export function retryDelay(attempt: number): number {
+  return Math.min(250, 2 ** (attempt + 1));
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
 
 /** A non-atomic or atomic batch's outcome: one reply or error per command. */
 export type BatchReply = Array<GlideReturnType | Error>;
@@ -66,20 +99,29 @@ export class Connection {
   readonly inflightLimit: number;
   /** Milliseconds before a request fails (the `requestTimeout` in force). */
   readonly requestTimeout: number;
+  /** How long a call refused with a redirection is retried. */
+  readonly retryWindowMs: number;
+  /** The options this connection was opened with (a dedicated connection reuses them). */
+  readonly options: ConnectionOptions;
   readonly #client: GlideClient | GlideClusterClient;
   readonly #limiter: Limiter;
   #closed = false;
 
-  private constructor(client: GlideClient | GlideClusterClient, cluster: boolean, limit: number, timeout: number) {
+  private constructor(client: GlideClient | GlideClusterClient, options: ConnectionOptions, limit: number, timeout: number) {
     this.#client = client;
-    this.cluster = cluster;
+    this.options = options;
+    this.cluster = options.cluster === true;
     this.inflightLimit = limit;
     this.requestTimeout = timeout;
+    this.retryWindowMs = options.retryWindowMs ?? 60_000;
     // One permit stays free for glide's own bookkeeping requests.
     this.#limiter = new Limiter(Math.max(1, limit - 1));
   }
 
-  /** Connects with `options` (validated first). */
+  /**
+   * Connects with `options` (validated first). A server that cannot be reached within
+   * `connectTimeout` is a {@link ConnectionError} naming the address.
+   */
   static async open(options: ConnectionOptions): Promise<Connection> {
     if (!options || !Array.isArray(options.addresses) || options.addresses.length === 0) {
       throw new EchoMQError("options", "connect: options.addresses must list at least one { host, port }");
@@ -88,30 +130,85 @@ export class Connection {
     if (!Number.isInteger(limit) || limit < 2) {
       throw new EchoMQError("options", "connect: inflightRequestsLimit must be an integer ≥ 2");
     }
+    const timeout = options.requestTimeout ?? 5000;
+    const connectTimeout = options.connectTimeout ?? 5000;
+    for (const [name, v] of [["requestTimeout", timeout], ["connectTimeout", connectTimeout]] as const) {
+      if (!Number.isSafeInteger(v) || v < 1) {
+        throw new EchoMQError("options", `connect: ${name} must be a positive integer of milliseconds, got ${String(v)}`);
+      }
+    }
+    if (options.logLevel !== undefined) Logger.setLoggerConfig(options.logLevel);
+    else Logger.init("off");
+    const addresses = options.addresses.map((a) => ({ host: a.host, port: a.port ?? 6379 }));
+    const where = addresses.map((a) => `${a.host}:${a.port}`).join(", ");
+    const insecure = typeof options.tls === "object" && options.tls.insecure === true;
     const base = {
-      addresses: options.addresses.map((a) => ({ host: a.host, port: a.port ?? 6379 })),
-      requestTimeout: options.requestTimeout ?? 5000,
+      addresses,
+      requestTimeout: timeout,
       inflightRequestsLimit: limit,
       ...(options.tls ? { useTLS: true } : {}),
       ...(options.credentials ? { credentials: options.credentials } : {}),
       ...(options.clientName ? { clientName: options.clientName } : {}),
+      advancedConfiguration: {
+        connectionTimeout: connectTimeout,
+        ...(insecure ? { tlsAdvancedConfiguration: { insecure: true } } : {}),
+      },
     };
-    const insecure = typeof options.tls === "object" && options.tls.insecure === true;
-    const advanced = insecure ? { advancedConfiguration: { tlsAdvancedConfiguration: { insecure: true } } } : {};
-    if (options.cluster) {
-      const config: GlideClusterClientConfiguration = { ...base, ...advanced };
-      return new Connection(await GlideClusterClient.createClient(config), true, limit, base.requestTimeout);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, fail) => {
+      timer = setTimeout(
+        () => fail(new ConnectionError(where, `connect: no answer from ${where} within ${connectTimeout} ms`)),
+        connectTimeout + 1000,
+      );
+    });
+    const made = options.cluster
+      ? GlideClusterClient.createClient(base as GlideClusterClientConfiguration)
+      : GlideClient.createClient(base as GlideClientConfiguration);
+    try {
+      const client = await Promise.race([made, late]);
+      return new Connection(client, options, limit, timeout);
+    } catch (e) {
+      // a client made after the deadline is closed when it arrives
+      void made.then((c) => c.close(), () => {});
+      if (e instanceof ConnectionError) throw e;
+      const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
+      throw new ConnectionError(where, `connect: cannot reach ${where}: ${why}`, e);
+    } finally {
+      clearTimeout(timer);
     }
-    const config: GlideClientConfiguration = { ...base, ...advanced };
-    return new Connection(await GlideClient.createClient(config), false, limit, base.requestTimeout);
+  }
+
+  /**
+   * A connection of its own to the same servers, for calls that block (a waiting CLAIM, BZPOPMIN):
+   * a blocked call holds its connection, so it must not share the one other calls pipeline on.
+   * Its request timeout is `blockMs` longer.
+   */
+  dedicated(blockMs: number): Promise<Connection> {
+    return Connection.open({ ...this.options, requestTimeout: this.requestTimeout + blockMs, inflightRequestsLimit: 2 });
   }
 
   #check(): void {
     if (this.#closed) throw new EchoMQError("closed", "the EchoMQ client is closed");
   }
 
-  /** One command, routed (cluster) to the primary that owns `routeKey`'s slot. */
-  command(args: GlideString[], routeKey: string, decoder?: Decoder): Promise<GlideReturnType> {
+  /**
+   * One command, routed (cluster) to the primary that owns `routeKey`'s slot; sent again, with
+   * backoff, while it is refused with a redirection that guarantees it did not run
+   * ({@link retryable}), for at most `retryWindowMs`.
+   */
+  async command(args: GlideString[], routeKey: string, decoder?: Decoder): Promise<GlideReturnType> {
+    const until = Date.now() + this.retryWindowMs;
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await this.#once(args, routeKey, decoder);
+      } catch (e) {
+        if (!retryable(e) || Date.now() > until || this.#closed) throw e;
+        await sleep(retryDelay(attempt));
+      }
+    }
+  }
+
+  #once(args: GlideString[], routeKey: string, decoder?: Decoder): Promise<GlideReturnType> {
     this.#check();
     const client = this.#client;
     if (client instanceof GlideClusterClient) {
@@ -145,14 +242,22 @@ export class Connection {
 
   /**
    * A script by EVALSHA, with glide's fallback to EVAL on NOSCRIPT; glide routes it (cluster) by
-   * its first key, which carries the queue's hashtag.
+   * its first key, which carries the queue's hashtag. Retried as {@link Connection.command} is.
    */
-  script(script: Script, keys: GlideString[], args: GlideString[], decoder?: Decoder): Promise<GlideReturnType> {
-    this.#check();
-    const client = this.#client;
-    return this.#limiter.run(() =>
-      client.invokeScript(script, { keys, args, ...(decoder === undefined ? {} : { decoder }) })
-    );
+  async script(script: Script, keys: GlideString[], args: GlideString[], decoder?: Decoder): Promise<GlideReturnType> {
+    const until = Date.now() + this.retryWindowMs;
+    for (let attempt = 0;; attempt++) {
+      this.#check();
+      const client = this.#client;
+      try {
+        return await this.#limiter.run(() =>
+          client.invokeScript(script, { keys, args, ...(decoder === undefined ? {} : { decoder }) })
+        );
+      } catch (e) {
+        if (!retryable(e) || Date.now() > until || this.#closed) throw e;
+        await sleep(retryDelay(attempt));
+      }
+    }
   }
 
   /**

@@ -1,35 +1,34 @@
 /**
- * The EchoMQ client: connect, then enqueue, schedule, claim, ack, retry, bury, promote, reap and
- * count jobs of named queues, through the native module or the Lua twin (same replies, same
- * keyspace). Every call goes to the primary that owns the queue's slot; every call is built from
- * the wire spec (`lib/wire`).
+ * The EchoMQ client: connect, then enqueue, schedule, claim, ack, retry, bury, extend, promote,
+ * reap and count jobs of named queues, through the native module or the Lua twin (same replies,
+ * same keyspace). Every call goes to the primary that owns the queue's slot; every call is built
+ * from the wire spec (`lib/wire`).
  *
  * @module
  */
-import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
+import type { GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, newJobId } from "../keyspace/mod.ts";
-import { type WireCall, wireCall } from "../wire/mod.ts";
-import { type Backend, selectBackend, type WaitFor } from "./backend.ts";
-import { type BatchContext, claimMany, enqueueMany, expectOne, settleMany } from "./batch.ts";
+import { MAX_BATCH, wireCall } from "../wire/mod.ts";
+import { type Backend, selectBackend } from "./backend.ts";
+import { admit, type BatchContext, type Claim, claimOnce, enqueueMany, settleMany } from "./batch.ts";
 import { type Codec, json, toWire } from "./codec.ts";
 import { Connection } from "./connection.ts";
-import { DuplicateIdError, EchoMQError, PayloadDecodeError } from "./errors.ts";
+import { EchoMQError, PayloadDecodeError } from "./errors.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import {
+  type ClaimManyOptions,
   type ClaimOptions,
-  checkWait,
   DEFAULT_MOVE_LIMIT,
   type EchoMQOptions,
   type EnqueueManyOptions,
   type EnqueueOptions,
   jobRef,
-  reasonText,
   type RetryOptions,
   waitFor,
   type When,
   wholeNumber,
 } from "./options.ts";
-import { type Handler, Worker, type WorkerOptions } from "./worker.ts";
+import { type Handler, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
 
 const UTF8 = new TextDecoder();
 
@@ -42,8 +41,8 @@ function asBytes(x: GlideReturnType): Uint8Array {
 /**
  * A connected EchoMQ client for payloads of type `P`.
  *
- * Calls on different queues are independent: nothing spanning queues is atomic (`enqueueMany`
- * is not atomic either — each job is enqueued on its own, and the result says which id each got).
+ * Calls on different queues are independent: nothing spanning queues is atomic. One call on one
+ * queue is one command, atomic on the server (a batch of many jobs included).
  */
 export class EchoMQ<P = unknown> {
   /** The backend in use after `auto` selection. */
@@ -57,7 +56,6 @@ export class EchoMQ<P = unknown> {
   #closed = false;
   // Keys built once per queue name (bounded: cleared past 1024 names).
   readonly #keyspaces: Map<string, Keyspace> = new Map();
-
   readonly #batch: BatchContext<P>;
 
   private constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
@@ -68,12 +66,10 @@ export class EchoMQ<P = unknown> {
     this.#newId = newId;
     this.#batch = {
       impl,
-      inflightLimit: conn.inflightLimit,
       id: () => this.#id(),
       keyspace: (queue) => this.#keyspace(queue),
-      send: (what, queue, call, wait) => this.#send(what, queue, call, wait),
-      claimed: (ks, reply) => this.#claimed(ks, reply),
       encode: (payload) => this.codec.encode(payload),
+      job: (ks, entry) => this.#job(ks, entry),
     };
   }
 
@@ -124,62 +120,33 @@ export class EchoMQ<P = unknown> {
     return id;
   }
 
-  /** Sends one admission call; with `wait`, followed by `WAIT` in the same batch and checked. */
-  async #send(what: string, queue: string, call: WireCall, wait: WaitFor | undefined): Promise<void> {
-    if (wait === undefined) {
-      expectOne(call.verb, await this.#impl.call(call));
-      return;
-    }
-    const [reply, acknowledged] = await this.#impl.callMany([call], wait);
-    if (reply instanceof Error) throw reply;
-    expectOne(call.verb, reply!);
-    checkWait(what, queue, [call.args[0] as string], acknowledged, wait);
-  }
-
-  async #admit(
-    what: string,
-    ks: Keyspace,
-    make: (id: JobId) => WireCall,
-    opts: EnqueueOptions | undefined,
-  ): Promise<JobId> {
-    const wait = waitFor(what, opts?.durable);
-    const given = opts?.id;
-    if (given !== undefined) {
-      assertJobId(given);
-      await this.#send(what, ks.name, make(given), wait);
-      return given;
-    }
-    let id = this.#id();
-    try {
-      await this.#send(what, ks.name, make(id), wait);
-    } catch (e) {
-      if (!(e instanceof DuplicateIdError)) throw e;
-      id = this.#id(); // an id collision: retried once with a fresh id
-      await this.#send(what, ks.name, make(id), wait);
-    }
-    return id;
-  }
-
   /**
-   * Adds a job to the head of `queue`'s pending list and returns its new id. A refusal of the id
-   * as a duplicate (a collision) is retried once with a fresh id. With `durable`, resolves only
-   * once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
+   * Adds a job to the head of `queue`'s pending list and returns its id. A new id that collides
+   * with an existing row is replaced by a fresh one; a caller's `id` that exists is refused with
+   * `DuplicateIdError` (while that job's row exists: until it is acked, or removed). With
+   * `durable`, resolves only once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
    */
   async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: P, opts?: EnqueueOptions): Promise<JobId> {
     const ks = this.#keyspace(queue);
-    const wire = toWire(this.codec.encode(payload));
-    return this.#admit("enqueue", ks, (id) => wireCall("ENQUEUE", ks, { id, payload: wire }), opts);
+    const wait = waitFor("enqueue", opts?.durable);
+    const given = opts?.id;
+    if (given !== undefined) assertJobId(given);
+    const job = { id: given ?? this.#id(), payload: toWire(this.codec.encode(payload)) };
+    const [id] = await admit(this.#batch, "enqueue", ks, "ENQUEUE", [job], wait, given === undefined);
+    return id!;
   }
 
   /**
-   * Enqueues many jobs on one queue through non-atomic batches (at most {@link BATCH_COMMANDS}
-   * jobs per batch; in-flight requests stay under the limit). Not atomic: on an error some jobs
-   * may be enqueued and others not. Returns the ids in payload order. With `durable`, each batch
-   * ends with `WAIT` and resolves only once a replica acknowledged it.
+   * Enqueues many jobs on one queue: one ENQUEUE command per {@link BATCH_COMMANDS} jobs (each
+   * command atomic), a few commands in flight, the input read as it is sent (an iterable or async
+   * iterable of any length). Ids are assigned before anything is sent; returns them in input order.
+   * When a command fails, the others already sent finish and the call rejects with `BatchError`:
+   * its `landed` ids are on the server (skip them when retrying), its `unsent` ids are not. With
+   * `durable`, each command is followed by `WAIT`.
    */
   async enqueueMany<const Q extends string>(
     queue: CheckQueue<Q>,
-    payloads: readonly P[],
+    payloads: Iterable<P> | AsyncIterable<P>,
     opts?: EnqueueManyOptions,
   ): Promise<JobId[]> {
     const ks = this.#keyspace(queue);
@@ -188,8 +155,8 @@ export class EchoMQ<P = unknown> {
 
   /**
    * Adds a job that becomes due at `when` (`{ at }` a Date or ms since epoch, or `{ delayMs }`
-   * from now); `promote` (or a worker) moves it to pending once due. Returns its id. With
-   * `durable`, resolves only once a replica acknowledged the write.
+   * from now); a claim (or a worker) moves it to pending once due. Returns its id. With `durable`,
+   * resolves only once a replica acknowledged the write.
    */
   async schedule<const Q extends string>(
     queue: CheckQueue<Q>,
@@ -207,95 +174,114 @@ export class EchoMQ<P = unknown> {
     } else {
       throw new EchoMQError("options", "schedule: when must be { at } or { delayMs }");
     }
-    const wire = toWire(this.codec.encode(payload));
-    return this.#admit("schedule", ks, (id) => wireCall("SCHEDULE", ks, { id, due_ms: due, payload: wire }), opts);
+    const wait = waitFor("schedule", opts?.durable);
+    const given = opts?.id;
+    if (given !== undefined) assertJobId(given);
+    const job = { id: given ?? this.#id(), due_ms: due, payload: toWire(this.codec.encode(payload)) };
+    const [id] = await admit(this.#batch, "schedule", ks, "SCHEDULE", [job], wait, given === undefined);
+    return id!;
   }
 
   /**
-   * Claims the next job of `queue` (FIFO) for `leaseMs`, or returns null when none is ready.
-   * A payload the codec cannot decode raises {@link PayloadDecodeError} naming the (claimed) job.
+   * Claims the next job of `queue` (FIFO) for `leaseMs`, or returns null when none is ready. A
+   * payload the codec cannot decode raises {@link PayloadDecodeError} naming the (claimed) job.
    */
   async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<P> | null> {
     const ks = this.#keyspace(queue);
     const leaseMs = wholeNumber("claim: leaseMs", "lease-ms", opts?.leaseMs, 1);
-    const job = this.#claimed(ks, await this.#impl.call(wireCall("CLAIM", ks, { lease_ms: leaseMs }), Decoder.Bytes));
+    const { jobs } = await claimOnce(this.#batch, this.#impl, ks, 1, leaseMs, 0);
+    const job = jobs[0] ?? null;
     if (job instanceof PayloadDecodeError) throw job;
     return job;
   }
 
   /**
-   * Claims up to `n` jobs of `queue` (FIFO) for `leaseMs` each: `n` CLAIMs in one non-atomic
-   * batch to the queue's primary (batches of at most {@link BATCH_COMMANDS}), one round trip for
-   * all of them. Not atomic: each CLAIM is its own transition, and other clients' calls may run
-   * between them. Returns the claimed jobs in claim order — fewer than `n`, or none, when the
-   * queue runs dry. A claimed job whose payload the codec cannot decode is returned as a
-   * {@link PayloadDecodeError} in its place: it *is* claimed (lease running), so retry or bury
-   * it. A CLAIM the server refuses (e.g. fenced) rejects the call when nothing was claimed; when
-   * some jobs were claimed they are returned (they hold leases) and the next call meets the
-   * refusal again.
+   * Claims up to `n` jobs of `queue` (FIFO) for `leaseMs` each, in one CLAIM (at most 10000).
+   * Returns the claimed jobs in claim order — fewer than `n`, or none, when the queue runs dry. A
+   * claimed job whose payload the codec cannot decode is returned as a {@link PayloadDecodeError}
+   * in its place: it *is* claimed (lease running), so retry or bury it. With `blockMs` (module
+   * backend), waits on the server that long for a job when none is ready.
    */
   async claimMany<const Q extends string>(
     queue: CheckQueue<Q>,
     n: number,
-    opts: ClaimOptions,
+    opts: ClaimManyOptions,
   ): Promise<Array<Job<P> | PayloadDecodeError>> {
     const ks = this.#keyspace(queue);
-    const count = wholeNumber("claimMany: n", "limit", n, 1);
+    const count = wholeNumber("claimMany: n", "count", n, 1);
+    if (count > MAX_BATCH) throw new EchoMQError("count", `claimMany: n must be at most ${MAX_BATCH}, got ${n}`);
     const leaseMs = wholeNumber("claimMany: leaseMs", "lease-ms", opts?.leaseMs, 1);
-    return await claimMany(this.#batch, ks, count, leaseMs);
+    const blockMs = opts?.blockMs === undefined ? 0 : wholeNumber("claimMany: blockMs", "options", opts.blockMs, 0);
+    return (await claimOnce(this.#batch, this.#impl, ks, count, leaseMs, blockMs)).jobs;
   }
 
-  /** A CLAIM reply as a job (null: nothing ready; a decode failure as the error naming the job). */
-  #claimed(ks: Keyspace, reply: GlideReturnType): Job<P> | PayloadDecodeError | null {
-    if (reply === null) return null;
-    if (!Array.isArray(reply) || reply.length !== 3) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
-    const id = UTF8.decode(asBytes(reply[0]!)) as JobId;
-    const attempts = Number(reply[2]);
-    let payload: P;
+  /** A CLAIM reply's job entry `[id, payload, attempts, token]` (a decode failure as the error naming the job). */
+  #job(ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError {
+    if (!Array.isArray(entry) || entry.length !== 4) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
+    const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
+    const attempts = Number(entry[2]);
+    const token = Number(entry[3]);
     try {
-      payload = this.codec.decode(asBytes(reply[1]!));
+      return { id, queue: ks.name, token, attempts, payload: this.codec.decode(asBytes(entry[1]!)) };
     } catch (e) {
-      return new PayloadDecodeError(this.codec.name, { id, queue: ks.name, attempts }, e);
+      return new PayloadDecodeError(this.codec.name, { id, queue: ks.name, attempts, token }, e);
     }
-    return { id, queue: ks.name, payload, attempts };
+  }
+
+  /** Sends one settle of `job` and throws its refusal (a `LeaseLostError` when the lease is lost). */
+  async #settle(s: Settlement): Promise<void> {
+    this.#open();
+    const [error] = await settleMany(this.#batch, [s]);
+    if (error) throw error;
   }
 
   /** Acknowledges a claimed job: it leaves active and its row is deleted. */
-  async ack(job: JobRef): Promise<void> {
-    this.#open();
-    const ks = jobRef("ack", job);
-    expectOne("ACK", await this.#impl.call(wireCall("ACK", ks, { id: job.id })));
+  ack(job: JobRef): Promise<void> {
+    return this.#settle({ kind: "ack", job });
   }
 
   /** Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`. */
-  async retry(job: JobRef, opts: RetryOptions): Promise<void> {
-    this.#open();
-    const ks = jobRef("retry", job);
-    const delay = wholeNumber("retry: delayMs", "delay-ms", opts?.delayMs, 1);
-    const reason = reasonText("retry", opts?.reason ?? "");
-    expectOne("RETRY", await this.#impl.call(wireCall("RETRY", ks, { id: job.id, delay_ms: delay, reason })));
+  retry(job: JobRef, opts: RetryOptions): Promise<void> {
+    return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "" });
   }
 
   /** Moves a claimed job to the dead set with `reason`. */
-  async bury(job: JobRef, reason: string): Promise<void> {
-    this.#open();
-    const ks = jobRef("bury", job);
-    const why = reasonText("bury", reason);
-    expectOne("BURY", await this.#impl.call(wireCall("BURY", ks, { id: job.id, reason: why })));
+  bury(job: JobRef, reason: string): Promise<void> {
+    return this.#settle({ kind: "bury", job, reason });
   }
 
   /**
-   * Settles many claimed jobs — each an ack, a retry or a bury — with one non-atomic batch per
-   * queue (at most {@link BATCH_COMMANDS} calls each, sent at once) instead of one round trip per
-   * job. Not atomic. Resolves with one entry per settlement, in order: `null` when it was applied,
-   * or the error that refused it — a {@link JobNotActiveError} when the job is no longer active
-   * (its lease ran out and it was reaped), an {@link EchoMQError} when the client refused it before
-   * the wire; one refusal does not affect the others. Rejects only when a whole batch fails
-   * (connection lost, timeout): then some settlements may have been applied and others not.
+   * Settles many claimed jobs — each an ack, a retry or a bury — with one command per queue and
+   * kind (at most {@link BATCH_COMMANDS} jobs each) instead of one round trip per job. Resolves
+   * with one entry per settlement, in order: `null` when it was applied, or the error that refused
+   * it — a `LeaseLostError` when the job's lease is lost (the others are applied all the same), an
+   * {@link EchoMQError} when the client refused it before the wire. Rejects only when a whole
+   * command fails (connection lost, timeout): then some settlements may have been applied.
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
     this.#open();
     return await settleMany(this.#batch, settlements);
+  }
+
+  /**
+   * Extends the leases of claimed jobs (of one queue) to `leaseMs` from now, in one command. A job
+   * whose lease is lost refuses the whole call with `LeaseLostError` naming every such job, and
+   * nothing is extended.
+   */
+  async extend(jobs: JobRef | readonly JobRef[], leaseMs: number): Promise<void> {
+    this.#open();
+    const list = Array.isArray(jobs) ? jobs as readonly JobRef[] : [jobs as JobRef];
+    if (list.length === 0) return;
+    const lease = wholeNumber("extend: leaseMs", "lease-ms", leaseMs, 1);
+    const ks = jobRef("extend", list[0]!, (q) => this.#keyspace(q));
+    for (const job of list) {
+      if (jobRef("extend", job, (q) => this.#keyspace(q)) !== ks) {
+        throw new EchoMQError("job", "extend: every job must be of one queue");
+      }
+    }
+    const call = wireCall("EXTEND", ks, { lease_ms: lease }, list.map((j) => ({ id: j.id, token: j.token })));
+    const reply = await this.#impl.call(call);
+    if (reply !== list.length) throw new Error(`EMQ.EXTEND: unexpected reply ${String(reply)}`);
   }
 
   /** Moves up to `limit` due scheduled jobs to pending; returns how many moved. */
@@ -317,7 +303,7 @@ export class EchoMQ<P = unknown> {
     const ks = this.#keyspace(queue);
     const replies = await this.#conn.batch(
       [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead]],
-      ks.pending,
+      ks.meta,
       true,
     );
     for (const r of replies) if (r instanceof Error) throw r;
@@ -325,25 +311,60 @@ export class EchoMQ<P = unknown> {
     return { pending, active, schedule, dead };
   }
 
+  /** What a worker needs of this client: claims on its own connection, settles, extensions. */
+  #workerClient(): WorkerClient<P> {
+    return {
+      backend: this.backend,
+      dedicated: async (blockMs) => {
+        const conn = await this.#conn.dedicated(blockMs);
+        const impl = this.#impl.on(conn);
+        return {
+          claim: (queue, count, leaseMs, waitMs): Promise<Claim<P>> =>
+            claimOnce(this.#batch, impl, this.#keyspace(queue), count, leaseMs, waitMs),
+          wake: async (queue, timeoutMs) => {
+            const ks = this.#keyspace(queue);
+            await conn.command(["BZPOPMIN", ks.wake, String(timeoutMs / 1000)], ks.meta);
+          },
+          close: () => {
+            impl.close();
+            conn.close();
+          },
+        };
+      },
+      settleMany: (settlements) => this.settleMany(settlements),
+      extend: (jobs, leaseMs) => this.extend(jobs, leaseMs),
+      reap: (queue) => this.reap(queue),
+    };
+  }
+
   /**
-   * Starts a worker on `queue`: it claims jobs, runs `handler`, acks on success, retries with
-   * backoff on a throw, buries after `maxAttempts`, and promotes and reaps on its own.
+   * Starts a worker on `queue`: it claims jobs (waiting on the server when none is ready), runs
+   * `handler`, extends each running job's lease, acks on success, retries with backoff on a throw,
+   * and buries after `maxAttempts`.
    */
   work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
     this.#open();
-    assertValidQueue(queue);
-    const worker = new Worker<P>(this, queue as string, handler, opts, () => this.#workers.delete(worker));
+    this.#keyspace(queue);
+    const worker = new Worker<P>(this.#workerClient(), queue as string, handler, opts, () => this.#workers.delete(worker));
     this.#workers.add(worker);
     return worker;
   }
 
-  /** Stops every worker of this client (letting in-flight jobs finish), then disconnects. */
+  /**
+   * Stops every worker of this client (letting in-flight jobs finish and settle), then
+   * disconnects. Called from inside a handler, it resolves once the other jobs are settled; the
+   * handler's own job settles when the handler returns, and the connection closes after that.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
-    // Workers settle their in-flight jobs (ack / retry / bury) before the client refuses calls.
+    const inside = Worker.current();
     await Promise.all([...this.#workers].map((w) => w.stop()));
-    this.#closed = true;
-    this.#impl.close();
-    this.#conn.close();
+    const finish = (): void => {
+      this.#closed = true;
+      this.#impl.close();
+      this.#conn.close();
+    };
+    if (inside === null) finish();
+    else void inside.then(finish);
   }
 }

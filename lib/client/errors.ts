@@ -8,7 +8,8 @@
  * @module
  */
 import { match } from "ts-pattern";
-import { parseRefusal, type Refusal } from "../wire/mod.ts";
+import type { JobId } from "../keyspace/mod.ts";
+import { type ParsedRefusal, parseRefusal } from "../wire/mod.ts";
 
 /** Which rule a client-side check enforces. */
 export type ClientRule =
@@ -16,14 +17,17 @@ export type ClientRule =
   | "lease-ms"
   | "due-ms"
   | "limit"
+  | "count"
   | "payload"
   | "reason"
   | "options"
   | "closed"
   | "job"
-  | "durable";
+  | "durable"
+  | "connection"
+  | "batch";
 
-/** Every rule an {@link EchoMQError} can name: a client-side check, a wire step, or the backend. */
+/** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";
 
 /**
@@ -50,10 +54,10 @@ export class EchoMQError extends Error {
  * failed attempt.
  */
 export class PayloadDecodeError extends EchoMQError {
-  /** The claimed job (its payload is missing here: it could not be decoded). */
-  readonly job: { readonly id: string; readonly queue: string; readonly attempts: number };
+  /** The claimed job (its payload is missing here: it could not be decoded), with its lease token. */
+  readonly job: { readonly id: JobId; readonly queue: string; readonly attempts: number; readonly token: number };
   /** Builds the error for `job`, with the codec's error as the cause. */
-  constructor(codec: string, job: { id: string; queue: string; attempts: number }, cause: unknown) {
+  constructor(codec: string, job: { id: JobId; queue: string; attempts: number; token: number }, cause: unknown) {
     super(
       "payload",
       `claim: the ${codec} codec could not decode the payload of ${job.id} on queue ${JSON.stringify(job.queue)}: ${
@@ -112,25 +116,28 @@ export class DurabilityError extends EchoMQError {
   }
 }
 
-/** The step of docs/WIRE.md at which the server refused a verb (`counter`: CLAIM's HINCRBY check). */
+/** The refusal of docs/WIRE.md the server gave, by step and kind. */
 export type WireRule =
   | "shape"
   | "layout"
   | "fence"
   | "gate"
+  | "repeated"
+  | "noperm"
   | "wrongtype"
   | "duplicate"
-  | "not-active"
+  | "lease-lost"
   | "counter"
+  | "migrating"
   | "other";
 
 /** A wire verb refused by the server (module or script alike); `text` is the server's reply. */
 export class WireError extends EchoMQError {
   /** The verb, e.g. `EMQ.ENQUEUE`. */
   readonly verb: string;
-  /** The step that refused. */
+  /** Which refusal. */
   declare readonly rule: WireRule;
-  /** The server's error text, exactly as on the wire (`ERR EMQ.ENQUEUE duplicate id`). */
+  /** The server's error text, exactly as on the wire (`ERR EMQ.ENQUEUE duplicate id JOB…`). */
   readonly text: string;
   /** Builds the error from the verb and the server's text. */
   constructor(verb: string, rule: WireRule, text: string) {
@@ -141,21 +148,31 @@ export class WireError extends EchoMQError {
   }
 }
 
-/** ENQUEUE or SCHEDULE found a row for the id already: ids are never silently merged. */
+/** ENQUEUE or SCHEDULE found a row for `id` already: ids are never silently merged. */
 export class DuplicateIdError extends WireError {
+  /** The id whose row exists. */
+  readonly id: string;
   /** Builds the error. */
-  constructor(verb: string, text: string) {
+  constructor(verb: string, text: string, id: string) {
     super(verb, "duplicate", text);
     this.name = "DuplicateIdError";
+    this.id = id;
   }
 }
 
-/** ACK, RETRY or BURY named a job that is not in active (lease expired and reaped, or done). */
-export class JobNotActiveError extends WireError {
+/**
+ * A settle or extension named jobs whose lease this caller no longer holds: the lease ran out and
+ * the job was reaped (another claim may hold it now, under another token), or it was settled
+ * already. Nothing was written. `ids` lists every such job of the call.
+ */
+export class LeaseLostError extends WireError {
+  /** The jobs not held, in the call's order. */
+  readonly ids: readonly string[];
   /** Builds the error. */
-  constructor(verb: string, text: string) {
-    super(verb, "not-active", text);
-    this.name = "JobNotActiveError";
+  constructor(verb: string, text: string, ids: readonly string[]) {
+    super(verb, "lease-lost", text);
+    this.name = "LeaseLostError";
+    this.ids = ids;
   }
 }
 
@@ -165,6 +182,43 @@ export class FencedError extends WireError {
   constructor(verb: string, text: string) {
     super(verb, "fence", text);
     this.name = "FencedError";
+  }
+}
+
+/** The server could not be reached (or stopped answering): `address` names where the client looked. */
+export class ConnectionError extends EchoMQError {
+  /** The addresses tried, `host:port`. */
+  readonly address: string;
+  /** Builds the error; `cause` is glide's own error. */
+  constructor(address: string, message: string, cause?: unknown) {
+    super("connection", message);
+    this.name = "ConnectionError";
+    this.address = address;
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/**
+ * A batch that failed part way (`enqueueMany`): `landed` are the ids the server has (a retry must
+ * skip them), `unsent` those it does not; `cause` is the first failure.
+ */
+export class BatchError extends EchoMQError {
+  /** Ids written on the server. */
+  readonly landed: readonly string[];
+  /** Ids not written (refused, or never sent). */
+  readonly unsent: readonly string[];
+  /** Builds the error. */
+  constructor(what: string, landed: readonly string[], unsent: readonly string[], cause: unknown) {
+    super(
+      "batch",
+      `${what}: ${landed.length} job(s) landed, ${unsent.length} did not (first failure: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }); retry only the ids in unsent`,
+    );
+    this.name = "BatchError";
+    this.landed = landed;
+    this.unsent = unsent;
+    this.cause = cause;
   }
 }
 
@@ -217,16 +271,20 @@ export function isNoScript(e: unknown): boolean {
 }
 
 /** The typed error of a recognised refusal; a refusal added to the spec and missed here fails to compile. */
-function typed(verb: string, name: Refusal, text: string): WireError {
-  return match(name)
-    .with("duplicate", () => new DuplicateIdError(verb, text))
-    .with("not-active", () => new JobNotActiveError(verb, text))
+function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
+  const p = refusal.params;
+  return match(refusal.name)
+    .with("duplicate", () => new DuplicateIdError(verb, text, p.id ?? ""))
+    .with("lease-lost", () => new LeaseLostError(verb, text, (p.ids ?? "").split(" ").filter((x) => x !== "")))
     .with("fenced", () => new FencedError(verb, text))
-    .with("arity", () => new WireError(verb, "shape", text))
+    .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "positive", "non-negative", "payload", "reason", () => new WireError(verb, "gate", text))
+    .with("job-id", "positive", "non-negative", "too-large", "payload", "reason", () => new WireError(verb, "gate", text))
+    .with("repeated", () => new WireError(verb, "repeated", text))
+    .with("noperm", () => new WireError(verb, "noperm", text))
     .with("wrongtype", () => new WireError(verb, "wrongtype", text))
     .with("counter", () => new WireError(verb, "counter", text))
+    .with("migrating", () => new WireError(verb, "migrating", text))
     .exhaustive();
 }
 
@@ -238,7 +296,7 @@ export function wireError(verb: string, e: unknown): unknown {
   const text = serverText(e);
   if (text === null) return e;
   const refusal = parseRefusal(text);
-  if (refusal !== null && (refusal.verb === null || refusal.verb === verb)) return typed(verb, refusal.name, text);
+  if (refusal !== null && (refusal.verb === null || refusal.verb === verb)) return typed(verb, refusal, text);
   // A refusal of this verb that the spec does not know (a newer server): still typed, as `other`.
   if (text.startsWith(`ERR ${verb} `)) return new WireError(verb, "other", text);
   return e;

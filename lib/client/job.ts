@@ -1,25 +1,43 @@
 /**
  * The shapes the client hands out and takes back: a claimed {@link Job}, a {@link JobRef} for
- * ack / retry / bury, a {@link Settlement} for `settleMany`, and a queue's {@link Counts}.
+ * ack / retry / bury / extend, a {@link Settlement} for `settleMany`, and a queue's {@link Counts}.
  *
  * @module
  */
 import type { JobId } from "../keyspace/mod.ts";
 
-/** A job identified by queue and id: what ack, retry and bury need. */
+/**
+ * A claimed job as settles need it: queue, id and the lease token of the claim. A settle with a
+ * token that is not the job's current one (its lease ran out and another claim holds it, or it was
+ * settled already) is refused with `LeaseLostError` and changes nothing.
+ */
 export interface JobRef {
   /** The job's id (`JOB…`). */
   readonly id: JobId;
   /** The queue it was claimed from. */
   readonly queue: string;
+  /**
+   * The lease token of this claim: no other claim of the job ever gets it (per queue, strictly
+   * increasing). A handler may fence its own writes with it (keep the highest token seen per job).
+   */
+  readonly token: number;
 }
 
-/** A claimed job: its lease runs until acked, retried, buried or reaped. */
+/** A claimed job: its lease runs until acked, retried, buried, reaped, or extended. */
 export interface Job<P> extends JobRef {
   /** The decoded payload. */
   readonly payload: P;
   /** How many times it has been claimed, this claim included (1 on the first). */
   readonly attempts: number;
+}
+
+/**
+ * A job handed to a worker's handler: the claimed job, an `AbortSignal` that fires when its lease
+ * is lost (an extension refused) or the worker is stopped with a deadline.
+ */
+export interface WorkerJob<P> extends Job<P> {
+  /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
+  readonly signal: AbortSignal;
 }
 
 /** How many ids each of a queue's sets holds. */

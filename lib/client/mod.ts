@@ -9,6 +9,7 @@ export { EchoMQ } from "./echomq.ts";
 export {
   BATCH_BYTES,
   BATCH_COMMANDS,
+  type ClaimManyOptions,
   type ClaimOptions,
   DEFAULT_DURABLE_TIMEOUT_MS,
   DEFAULT_MOVE_LIMIT,
@@ -22,24 +23,29 @@ export {
 } from "./options.ts";
 export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
-export type { Counts, Job, JobRef, Settlement } from "./job.ts";
+export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
+export type { Claim } from "./batch.ts";
 export {
   type Backoff,
-  DEFAULT_POLL_MS,
+  type ClaimLine,
+  DEFAULT_BLOCK_MS,
   exponentialBackoff,
   type Handler,
+  type StopOptions,
   Worker,
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
 export {
   BackendError,
+  BatchError,
   type ClientRule,
+  ConnectionError,
   DuplicateIdError,
   DurabilityError,
   EchoMQError,
   FencedError,
-  JobNotActiveError,
+  LeaseLostError,
   PayloadDecodeError,
   type Rule,
   WireError,

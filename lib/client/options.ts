@@ -12,7 +12,7 @@ import type { ConnectionOptions } from "./connection.ts";
 import { type ClientRule, DurabilityError, EchoMQError } from "./errors.ts";
 import type { JobRef } from "./job.ts";
 
-/** Options of {@link EchoMQ.connect}: the connection, the payload codec and the id source. */
+/** Options of `EchoMQ.connect`: the connection, the payload codec and the id source. */
 export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
   /** How payloads become bytes (default {@link json}). */
   codec?: Codec<P>;
@@ -28,7 +28,7 @@ export interface DurableOptions {
   timeoutMs?: number;
 }
 
-/** Options of {@link EchoMQ.enqueueMany}. */
+/** Options of `EchoMQ.enqueueMany`. */
 export interface EnqueueManyOptions {
   /**
    * Resolve only once at least one replica (or `replicas`) acknowledged every job: each batch ends
@@ -38,7 +38,7 @@ export interface EnqueueManyOptions {
   durable?: boolean | DurableOptions;
 }
 
-/** Options of {@link EchoMQ.enqueue} and {@link EchoMQ.schedule}. */
+/** Options of `EchoMQ.enqueue` and `EchoMQ.schedule`. */
 export interface EnqueueOptions extends EnqueueManyOptions {
   /**
    * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
@@ -60,13 +60,26 @@ export interface EnqueueOptions extends EnqueueManyOptions {
 /** When a scheduled job becomes due: an absolute time, or a delay from now (client clock). */
 export type When = { at: Date | number } | { delayMs: number };
 
-/** Options of {@link EchoMQ.claim}. */
+/** Options of `EchoMQ.claim`. */
 export interface ClaimOptions {
-  /** The lease: after this many ms without ack / retry / bury, `reap` hands the job out again. */
+  /**
+   * The lease: after this many ms without ack / retry / bury / extend, the job is handed out again
+   * (by the next claim or reap) under a new token.
+   */
   leaseMs: number;
 }
 
-/** Options of {@link EchoMQ.retry}. */
+/** Options of `EchoMQ.claimMany`. */
+export interface ClaimManyOptions extends ClaimOptions {
+  /**
+   * When no job is ready, wait on the server for one for at most this many ms (default 0: answer
+   * at once). The module waits on the server; the scripts backend answers at once (its workers wait
+   * on the queue's `wake` key instead).
+   */
+  blockMs?: number;
+}
+
+/** Options of `EchoMQ.retry`. */
 export interface RetryOptions {
   /** Milliseconds until the job is due again (≥ 1). */
   delayMs: number;
@@ -74,13 +87,13 @@ export interface RetryOptions {
   reason?: string;
 }
 
-/** Default `limit` of {@link EchoMQ.promote} and {@link EchoMQ.reap}. */
+/** Default `limit` of `EchoMQ.promote` and `EchoMQ.reap`. */
 export const DEFAULT_MOVE_LIMIT = 1000;
 /** Largest number the wire accepts: 15 decimal digits. */
 export const MAX_WIRE_NUMBER = 999_999_999_999_999;
-/** Commands per `enqueueMany` batch (one in-flight request each). */
+/** Jobs per command of `enqueueMany`, `claimMany` and `settleMany` (one group each). */
 export const BATCH_COMMANDS = 1000;
-/** Payload bytes per `enqueueMany` batch (a batch is cut earlier when it would exceed this). */
+/** Payload bytes per `enqueueMany` command (a command is cut earlier when it would exceed this). */
 export const BATCH_BYTES: number = 8 * 1024 * 1024;
 /** Default `timeoutMs` of a `durable` write. */
 export const DEFAULT_DURABLE_TIMEOUT_MS = 1000;
@@ -138,13 +151,14 @@ export function reasonText(what: string, reason: unknown): string {
   return reason;
 }
 
-/** The keyspace of a job reference, after checking its queue and id. */
+/** The keyspace of a job reference, after checking its queue, id and token. */
 export function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => Keyspace): Keyspace {
   if (job === null || typeof job !== "object") {
-    throw new EchoMQError("job", `${what}: expected a job { id, queue }, got ${String(job)}`);
+    throw new EchoMQError("job", `${what}: expected a claimed job { id, queue, token }, got ${String(job)}`);
   }
   assertValidQueue(job.queue);
   assertJobId(job.id);
+  wholeNumber(`${what}: job.token (the claim's lease token)`, "job", job.token, 1);
   return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);
 }
 

@@ -1,88 +1,104 @@
 /**
- * The worker: claims jobs of one queue, runs a handler on each, and settles each job — ack on
- * success, retry with backoff on a throw, bury after the last attempt — while a timer promotes due
- * jobs and reaps expired leases. A throwing handler never stops it; `stop()` lets in-flight jobs
- * finish and settles them.
+ * The worker: claims jobs of one queue, runs a handler on each, keeps each running job's lease
+ * alive, and settles each job — ack on success, retry with backoff on a throw, bury after the last
+ * attempt. A throwing handler never stops it; `stop()` lets in-flight jobs finish and settles them.
  *
- * How it spends round trips: free slots are claimed together, `k` CLAIMs in one batch (from a
- * concurrency of 16 up, two claim batches in flight, so that one is on the wire while the other's
- * jobs run); finished jobs are settled together, every ack / retry / bury queued in one tick
- * going out in one batch on the next macrotask. When a claim comes back short, the queue is dry:
- * from then on a single claim of one job at a time (the scout) polls, waiting 1 ms, 2 ms, 4 ms …
- * up to `pollMs` between empty claims, while every other slot stays parked — it claims nothing
- * until the scout finds a job (then all free slots claim at once) or a slot frees.
+ * How it spends round trips: free slots are claimed together, one CLAIM for all of them (which also
+ * promotes due jobs and reaps expired leases on the server). An idle worker waits on the server, on
+ * a connection of its own — the module's CLAIM blocks until a job is ready or something falls due;
+ * with the scripts backend the worker waits on the queue's `wake` key (BZPOPMIN) — so it costs one
+ * command per `blockMs` (default 5 s) and starts a new job one round trip after it is enqueued.
+ * Finished jobs are settled together: every ack, retry and bury of one tick go out as one command
+ * per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
+ * whose lease is lost (an extension refused) has its `signal` aborted and is not settled.
  *
  * @module
  */
-import { JobNotActiveError, PayloadDecodeError } from "./errors.ts";
-import type { Job, JobRef, Settlement } from "./job.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
+import process from "node:process";
+import { EchoMQError, LeaseLostError, PayloadDecodeError } from "./errors.ts";
+import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
+import type { Claim } from "./batch.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
-export type Handler<P> = (job: Job<P>) => unknown | Promise<unknown>;
+export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
 
 /** Delay before the next attempt, from the attempts made so far (≥ 1). */
 export type Backoff = number | ((attempts: number) => number);
 
-/** Default `pollMs` of a worker. */
-export const DEFAULT_POLL_MS = 20;
+/** Default `blockMs` of a worker: how long one waiting call of an idle worker lasts. */
+export const DEFAULT_BLOCK_MS = 5000;
 
-/** Options of `EchoMQ.work`. */
+/** Options of `EchoMQ.work`; each is checked (a `RangeError` names the option and its range). */
 export interface WorkerOptions {
-  /**
-   * Jobs claimed at once (default 1): never more than this many jobs are claimed and not yet
-   * settled (each holds a lease), so at most this many handlers run at once.
-   */
+  /** Jobs run at once (1 to 10000, default 1): never more are claimed and not yet settled. */
   concurrency?: number;
-  /** Lease of each claim in ms (default 30000); a job running longer may be reaped and re-run. */
+  /** Lease of each claim in ms (100 to 86400000, default 30000); extended while the handler runs. */
   leaseMs?: number;
-  /** Attempts before a failing job is buried (default 3). */
+  /** How often running jobs' leases are extended, in ms (default `leaseMs / 3`; below `leaseMs`). */
+  heartbeatMs?: number;
+  /** Attempts before a failing job is buried (1 to 1000000, default 3). */
   maxAttempts?: number;
   /** Retry delay in ms: a constant or a function of attempts (default 1000·2^(attempts−1), ≤ 1 h). */
   backoff?: Backoff;
   /**
-   * Longest wait in ms between two claims of an idle worker (default {@link DEFAULT_POLL_MS}, 20).
-   * Once a claim comes back empty, one claim at a time polls the queue, whatever the concurrency:
-   * it waits 1 ms after the first empty claim and doubles the wait after each further one, up to
-   * `pollMs`; the first job it finds wakes every free slot. So an idle worker costs about
-   * 1000 / `pollMs` empty CLAIMs a second (≈ 50 at the default, ≈ 5 at 200) plus the maintenance
-   * calls, and a job enqueued on an idle worker's queue starts after about `pollMs` / 2 on average
-   * (at most `pollMs`) plus a round trip; sooner if the worker was busy a moment before.
+   * How long one waiting call of an idle worker lasts, in ms (10 to 600000, default 5000): an idle
+   * worker sends one command per `blockMs`, and is woken by the server as soon as a job is ready.
    */
-  pollMs?: number;
-  /** Period in ms of promote + reap (default 1000). */
+  blockMs?: number;
+  /**
+   * A worker whose every slot is busy sends no claim; every `maintenanceMs` (1000 to 3600000,
+   * default 5000) it then reaps expired leases itself, so that jobs of crashed workers do not wait
+   * for a free slot.
+   */
   maintenanceMs?: number;
   /**
-   * Called with every error the worker survives: a failed claim, promote or reap, and every ack,
-   * retry or bury the server refused (a {@link JobNotActiveError} when the job's lease ran out
-   * and it was reaped; see {@link Worker.lost}). Handler errors are not reported here.
+   * Called with every error the worker survives: a failed claim or settle, a job whose lease was
+   * lost (`LeaseLostError`), a payload the codec could not decode. Default: one line on stderr.
+   * Handler errors are not reported here (they retry or bury the job, with the reason kept).
    */
   onError?: (error: unknown) => void;
+  /**
+   * Stop this worker on SIGINT or SIGTERM (Bun, Deno, Node): claims stop, running jobs get
+   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (a
+   * retry due at once), and the process exits when nothing else keeps it alive. Default false.
+   */
+  handleSignals?: boolean;
+  /** The deadline of a stop triggered by `handleSignals`, in ms (default 10000). */
+  stopTimeoutMs?: number;
+}
+
+/** Options of {@link Worker.stop}. */
+export interface StopOptions {
+  /**
+   * Give running jobs this long to finish; then abort their signals and hand them back (a retry
+   * due at once, reason "worker stopped") instead of waiting. Default: wait for them.
+   */
+  timeoutMs?: number;
+}
+
+/** The dedicated connection a worker claims and waits on. */
+export interface ClaimLine<P> {
+  /** One CLAIM of up to `count` jobs, waiting up to `blockMs` (module) when none is ready. */
+  claim(queue: string, count: number, leaseMs: number, blockMs: number): Promise<Claim<P>>;
+  /** Scripts backend: wait up to `timeoutMs` for a marker on the queue's wake key. */
+  wake(queue: string, timeoutMs: number): Promise<void>;
+  /** Closes the connection (a call waiting on it fails). */
+  close(): void;
 }
 
 /** What a worker needs of the client (the `EchoMQ` class provides it). */
 export interface WorkerClient<P> {
-  /** Claims the next job. */
-  claim(queue: string, opts: { leaseMs: number }): Promise<Job<P> | null>;
-  /**
-   * Claims up to `n` jobs in one round trip (an undecodable one as the error naming it); without
-   * it the worker sends `n` single claims at once.
-   */
-  claimMany?(queue: string, n: number, opts: { leaseMs: number }): Promise<Array<Job<P> | PayloadDecodeError>>;
-  /** Acks a job. */
-  ack(job: JobRef): Promise<void>;
-  /** Retries a job. */
-  retry(job: JobRef, opts: { delayMs: number; reason?: string }): Promise<void>;
-  /** Buries a job. */
-  bury(job: JobRef, reason: string): Promise<void>;
-  /**
-   * Settles many jobs in one round trip: per settlement `null` (applied) or the error that refused
-   * it; without it the worker sends single acks, retries and buries at once.
-   */
-  settleMany?(settlements: readonly Settlement[]): Promise<Array<Error | null>>;
-  /** Promotes due jobs. */
-  promote(queue: string, limit?: number): Promise<number>;
-  /** Reaps expired leases. */
-  reap(queue: string, limit?: number): Promise<number>;
+  /** Which backend the client uses. */
+  readonly backend: "module" | "scripts";
+  /** A connection of its own for claims that wait. */
+  dedicated(blockMs: number): Promise<ClaimLine<P>>;
+  /** Settles many jobs; per settlement `null` or the error that refused it. */
+  settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>>;
+  /** Extends leases (refused whole, with `LeaseLostError`, when one is lost). */
+  extend(jobs: readonly JobRef[], leaseMs: number): Promise<void>;
+  /** Reaps expired leases of the queue. */
+  reap(queue: string): Promise<number>;
 }
 
 /** The default backoff: 1 s, 2 s, 4 s, … capped at one hour. */
@@ -104,14 +120,14 @@ function describe(e: unknown): string {
   return String(e);
 }
 
-/**
- * Claim batches in flight at once while jobs keep coming, each for up to concurrency / this many
- * jobs: two from this concurrency up (one batch on the wire while the other's jobs run), else one
- * (small batches cost more per job than the overlap saves; measured side by side).
- */
-const TWO_STREAMS_FROM = 16;
-/** Queued settles that flush at once instead of on the next macrotask. */
-const FLUSH_AT = 256;
+/** `value` (default `fallback`) as an integer from `min` to `max`, else a RangeError naming `name`. */
+function option(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  const v = value === undefined ? fallback : value;
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
+    throw new RangeError(`worker: ${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
+  }
+  return v;
+}
 
 /** Runs `task` on the next macrotask (after pending I/O callbacks), in Bun, Node and Deno. */
 const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
@@ -119,10 +135,21 @@ const nextMacrotask: (task: () => void) => void = typeof immediate === "function
   ? (task) => void immediate(task)
   : (task) => void setTimeout(task, 0);
 
-/** A queued settle: what to send, and how to count its outcome. */
-interface Queued {
-  readonly settlement: Settlement;
+const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+
+/** A job this worker holds: claimed and not yet settled. */
+interface Held<P> {
+  readonly job: Job<P>;
+  readonly controller: AbortController;
+  /** Its lease was lost: it is not settled. */
+  lost: boolean;
+  /** Resolves once the job is settled (or given up). */
+  readonly done: Promise<void>;
+  readonly finish: () => void;
 }
+
+/** The job whose handler is running, for `stop()` / `close()` called from inside a handler. */
+const running = new AsyncLocalStorage<Promise<void>>();
 
 /** A running worker; see `EchoMQ.work`. */
 export class Worker<P> {
@@ -135,66 +162,76 @@ export class Worker<P> {
   /** Jobs buried so far. */
   buried = 0;
   /**
-   * Settles (ack, retry or bury) refused because the job was no longer active — its lease ran out
-   * and it was reaped, so it runs again elsewhere; each is also reported to `onError`.
+   * Jobs whose lease was lost while this worker held them (an extension or a settle refused with
+   * `LeaseLostError`): they were not settled here; each is also reported to `onError`.
    */
   lost = 0;
   readonly #client: WorkerClient<P>;
   readonly #handler: Handler<P>;
   readonly #concurrency: number;
-  readonly #streams: number;
-  readonly #batchMax: number;
   readonly #leaseMs: number;
+  readonly #heartbeatMs: number;
   readonly #maxAttempts: number;
   readonly #backoff: Backoff;
-  readonly #pollMs: number;
+  readonly #blockMs: number;
+  readonly #maintenanceMs: number;
   readonly #onError: (error: unknown) => void;
-  readonly #timer: ReturnType<typeof setInterval>;
   readonly #onStop: () => void;
-  /** Claims, handler runs and settle batches still going (stop waits for them). */
-  #busy = 0;
-  /** Wakes `stop()` once nothing is going. */
-  #drained: (() => void) | null = null;
-  /** Slots taken: jobs asked for by claims in flight, plus jobs claimed and not yet settled. */
-  #held = 0;
-  /** Claim batches in flight. */
-  #claiming = 0;
-  /** The last claim came back short: one claim of one job at a time (the scout). */
-  #scouting = false;
-  /** The scout's wait before its next claim (null: claim at once). */
-  #wait: number | null = null;
-  /** The scout's pending wait (or the pause after a failed claim). */
-  #pause: ReturnType<typeof setTimeout> | null = null;
-  /** Settles waiting for the next flush. */
-  #queued: Queued[] = [];
+  readonly #held: Map<string, Held<P>> = new Map();
+  /** Wakes the claim loop when a slot frees. */
+  #roomWaiter: (() => void) | null = null;
+  #line: ClaimLine<P> | null = null;
+  #queued: Settlement[] = [];
   #flushPending = false;
-  #maintenance: Promise<void> | null = null;
+  #flushing: Set<Promise<void>> = new Set();
+  #heartbeat: ReturnType<typeof setInterval>;
+  #maintenance: ReturnType<typeof setInterval>;
+  #lastClaim = Date.now();
   #stopping = false;
   #stopped: Promise<void> | null = null;
+  #loop: Promise<void>;
+  #unhook: () => void = () => {};
 
-  /** Starts claiming and the maintenance timer; use `EchoMQ.work` rather than this. */
+  /** Starts claiming; use `EchoMQ.work` rather than this. */
   constructor(client: WorkerClient<P>, queue: string, handler: Handler<P>, opts: WorkerOptions, onStop: () => void) {
+    if (typeof handler !== "function") throw new TypeError("worker: handler must be a function");
+    if (opts === null || typeof opts !== "object") throw new TypeError("worker: options must be an object");
     this.#client = client;
     this.queue = queue;
     this.#handler = handler;
-    this.#leaseMs = opts.leaseMs ?? 30_000;
-    this.#maxAttempts = Math.max(1, opts.maxAttempts ?? 3);
-    this.#backoff = opts.backoff ?? exponentialBackoff;
-    const poll = opts.pollMs ?? DEFAULT_POLL_MS;
-    this.#pollMs = Number.isFinite(poll) ? Math.max(0, poll) : DEFAULT_POLL_MS;
-    this.#onError = opts.onError ?? (() => {});
+    this.#concurrency = option("concurrency", opts.concurrency, 1, 1, 10_000);
+    this.#leaseMs = option("leaseMs", opts.leaseMs, 30_000, 100, 86_400_000);
+    this.#heartbeatMs = option("heartbeatMs", opts.heartbeatMs, Math.max(1, Math.floor(this.#leaseMs / 3)), 1, this.#leaseMs - 1);
+    this.#maxAttempts = option("maxAttempts", opts.maxAttempts, 3, 1, 1_000_000);
+    this.#blockMs = option("blockMs", opts.blockMs, DEFAULT_BLOCK_MS, 10, 600_000);
+    this.#maintenanceMs = option("maintenanceMs", opts.maintenanceMs, 5000, 1000, 3_600_000);
+    const stopTimeoutMs = option("stopTimeoutMs", opts.stopTimeoutMs, 10_000, 0, 3_600_000);
+    const b = opts.backoff ?? exponentialBackoff;
+    if (typeof b !== "function") option("backoff", b, 0, 1, 3_600_000);
+    this.#backoff = b;
+    if (opts.onError !== undefined && typeof opts.onError !== "function") {
+      throw new TypeError("worker: onError must be a function");
+    }
+    this.#onError = opts.onError ?? ((e) => console.error(`[echomq] worker ${JSON.stringify(queue)}: ${describe(e)}`));
     this.#onStop = onStop;
-    this.#concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
-    this.#streams = this.#concurrency >= TWO_STREAMS_FROM ? 2 : 1;
-    this.#batchMax = Math.ceil(this.#concurrency / this.#streams);
-    this.#timer = setInterval(() => void this.#maintain(), opts.maintenanceMs ?? 1000);
-    void this.#maintain();
-    this.#pump();
+    this.#heartbeat = setInterval(() => void this.#extend(), this.#heartbeatMs);
+    this.#maintenance = setInterval(() => void this.#maintain(), this.#maintenanceMs);
+    if (opts.handleSignals) this.#hookSignals(stopTimeoutMs);
+    this.#loop = this.#claimLoop();
   }
 
   /** True until `stop()` is called. */
   get running(): boolean {
     return !this.#stopping;
+  }
+
+  /**
+   * Inside a handler: a promise that resolves once that handler's job is settled; else null.
+   * (`stop()` and `EchoMQ.close()` use it so that a handler may call them without waiting on
+   * itself.)
+   */
+  static current(): Promise<void> | null {
+    return running.getStore() ?? null;
   }
 
   #report(e: unknown): void {
@@ -205,152 +242,103 @@ export class Worker<P> {
     }
   }
 
-  /** Counts `task` as running until it settles (stop waits for it). */
-  #track(task: Promise<void>): void {
-    this.#busy++;
-    void task.catch((e) => this.#report(e)).finally(() => this.#done());
+  #hookSignals(timeoutMs: number): void {
+    const onSignal = (): void => void this.stop({ timeoutMs });
+    const p = process as unknown as {
+      on?: (s: string, f: () => void) => void;
+      off?: (s: string, f: () => void) => void;
+    };
+    if (typeof p.on !== "function") return;
+    p.on("SIGINT", onSignal);
+    p.on("SIGTERM", onSignal);
+    this.#unhook = () => {
+      p.off?.("SIGINT", onSignal);
+      p.off?.("SIGTERM", onSignal);
+    };
   }
 
-  /** One task (claim, handler run or settle batch) is over. */
-  #done(): void {
-    if (--this.#busy === 0 && this.#drained !== null) {
-      const wake = this.#drained;
-      this.#drained = null;
-      wake();
-    }
+  /** Resolves when a slot is free. */
+  #room(): Promise<void> {
+    if (this.#held.size < this.#concurrency || this.#stopping) return Promise.resolve();
+    return new Promise((wake) => (this.#roomWaiter = wake));
   }
 
-  #maintain(): Promise<void> {
-    if (this.#maintenance || this.#stopping) return this.#maintenance ?? Promise.resolve();
-    this.#maintenance = (async () => {
+  #freed(): void {
+    const wake = this.#roomWaiter;
+    this.#roomWaiter = null;
+    wake?.();
+  }
+
+  async #claimLoop(): Promise<void> {
+    let dry = false;
+    let failures = 0;
+    while (!this.#stopping) {
+      await this.#room();
+      if (this.#stopping) break;
       try {
-        const moved = await this.#client.promote(this.queue) + await this.#client.reap(this.queue);
-        // jobs just became ready: an idle scout claims now rather than at the end of its wait
-        if (moved > 0 && this.#scouting && this.#pause !== null) {
-          clearTimeout(this.#pause);
-          this.#pause = null;
-          this.#wait = null;
-          this.#pump();
+        this.#line ??= await this.#client.dedicated(this.#blockMs);
+        if (this.#stopping) break;
+        const want = this.#concurrency - this.#held.size;
+        const wait = this.#client.backend === "module" && dry ? this.#blockMs : 0;
+        this.#lastClaim = Date.now();
+        const claim = await this.#line.claim(this.queue, want, this.#leaseMs, wait);
+        failures = 0;
+        for (const job of claim.jobs) this.#start(job);
+        dry = claim.jobs.length < want;
+        if (claim.jobs.length === 0 && this.#client.backend === "scripts" && !this.#stopping) {
+          const untilDue = claim.nextMs > 0 ? claim.nextMs - Date.now() : this.#blockMs;
+          await this.#line.wake(this.queue, Math.max(10, Math.min(this.#blockMs, untilDue)));
         }
       } catch (e) {
+        if (this.#stopping) break;
         this.#report(e);
-      } finally {
-        this.#maintenance = null;
+        // a connection that failed is made again; back off 50 ms, 100 ms … 5 s
+        this.#line?.close();
+        this.#line = null;
+        await sleep(Math.min(5000, 50 * 2 ** failures++));
       }
-    })();
-    return this.#maintenance;
+    }
   }
 
-  /** Starts the claims the state allows: every free slot while jobs come, else the scout. */
-  #pump(): void {
-    if (this.#stopping || this.#pause !== null) return;
-    if (this.#scouting) {
-      if (this.#claiming > 0 || this.#held >= this.#concurrency) return; // parked
-      if (this.#wait === null) {
-        this.#claim(1);
-        return;
-      }
-      this.#pause = setTimeout(() => {
-        this.#pause = null;
-        if (this.#stopping || this.#claiming > 0 || this.#held >= this.#concurrency) return;
-        this.#claim(1);
-      }, this.#wait);
+  /** Takes a claimed job: runs its handler, or (an undecodable payload) fails the attempt. */
+  #start(claimed: Job<P> | PayloadDecodeError): void {
+    let finish!: () => void;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const job: Job<P> = claimed instanceof PayloadDecodeError ? { ...claimed.job, payload: undefined as P } : claimed;
+    const held: Held<P> = { job, controller: new AbortController(), lost: false, done, finish };
+    this.#held.set(job.id, held);
+    if (claimed instanceof PayloadDecodeError) {
+      this.#report(claimed);
+      this.#settle(held, claimed);
       return;
     }
-    while (this.#claiming < this.#streams && this.#held < this.#concurrency) {
-      this.#claim(Math.min(this.#concurrency - this.#held, this.#batchMax));
-    }
-  }
-
-  /** Claims up to `k` jobs (their slots taken before the wire) and starts their handlers. */
-  #claim(k: number): void {
-    this.#held += k;
-    this.#claiming++;
-    this.#track((async () => {
-      let got: Array<Job<P> | PayloadDecodeError> = [];
-      let failed = false;
-      try {
-        got = await this.#claimBatch(k);
-      } catch (e) {
-        failed = true;
-        this.#report(e);
-      }
-      this.#claiming--;
-      this.#held -= k - got.length;
-      for (const job of got) {
-        // claimed but unreadable: a failed attempt (retried, then buried), not a stuck lease
-        if (job instanceof PayloadDecodeError) this.#finish(job.job as JobRef & { attempts: number }, true, job);
-        else this.#run(job);
-      }
-      if (failed) {
-        this.#scouting = true;
-        this.#wait = this.#pollMs;
-      } else if (got.length >= k) {
-        this.#scouting = false;
-        this.#wait = null;
-      } else if (got.length > 0) {
-        this.#scouting = true; // the queue ran dry: look once more at once, then back off
-        this.#wait = null;
-      } else {
-        this.#scouting = true;
-        this.#wait = this.#wait === null ? Math.min(1, this.#pollMs) : Math.min(this.#pollMs, Math.max(1, this.#wait * 2));
-      }
-      this.#pump();
-    })());
-  }
-
-  async #claimBatch(k: number): Promise<Array<Job<P> | PayloadDecodeError>> {
-    const opts = { leaseMs: this.#leaseMs };
-    if (this.#client.claimMany) return await this.#client.claimMany(this.queue, k, opts);
-    const settled = await Promise.allSettled(Array.from({ length: k }, () => this.#client.claim(this.queue, opts)));
-    const out: Array<Job<P> | PayloadDecodeError> = [];
-    const errors: unknown[] = [];
-    for (const s of settled) {
-      if (s.status === "fulfilled") {
-        if (s.value !== null) out.push(s.value);
-      } else if (s.reason instanceof PayloadDecodeError) out.push(s.reason);
-      else errors.push(s.reason);
-    }
-    if (out.length === 0 && errors.length > 0) throw errors[0];
-    for (const e of errors) this.#report(e);
-    return out;
-  }
-
-  /** Runs the handler (a synchronous one at once, without a promise) and queues the settle. */
-  #run(job: Job<P>): void {
-    this.#busy++;
+    const view: WorkerJob<P> = { ...job, signal: held.controller.signal };
     let result: unknown;
     try {
-      result = this.#handler(job);
+      result = running.run(done, () => this.#handler(view));
     } catch (e) {
-      this.#finish(job, true, e);
-      this.#done();
+      this.#settle(held, e);
       return;
     }
     if (result === null || (typeof result !== "object" && typeof result !== "function") ||
       typeof (result as { then?: unknown }).then !== "function") {
-      this.#finish(job, false, null);
-      this.#done();
+      this.#settle(held, null);
       return;
     }
     // Promise.resolve: a thenable whose `then` throws rejects instead of escaping
-    Promise.resolve(result as PromiseLike<unknown>).then(
-      () => {
-        this.#finish(job, false, null);
-        this.#done();
-      },
-      (e: unknown) => {
-        this.#finish(job, true, e);
-        this.#done();
-      },
-    );
+    Promise.resolve(result as PromiseLike<unknown>).then(() => this.#settle(held, null), (e: unknown) => this.#settle(held, e));
   }
 
-  /** Queues the job's settle (ack, or retry / bury after a failure) for the next flush. */
-  #finish(job: JobRef & { readonly attempts: number }, threw: boolean, failure: unknown): void {
+  /** Queues the job's settle: ack (`failure` null), else retry or bury; a lost job is dropped. */
+  #settle(held: Held<P>, failure: unknown): void {
+    if (held.lost) {
+      this.#release(held);
+      return;
+    }
+    const job = held.job;
     let settlement: Settlement;
     try {
-      if (!threw) settlement = { kind: "ack", job };
+      if (failure === null) settlement = { kind: "ack", job };
       else {
         this.failed++;
         const reason = truncateUtf8(describe(failure), 4096);
@@ -358,91 +346,151 @@ export class Worker<P> {
         else {
           const b = this.#backoff;
           const raw = typeof b === "function" ? b(job.attempts) : b;
-          const delayMs = Math.max(1, Math.floor(Number.isFinite(raw) ? raw : 1));
+          const delayMs = Math.max(1, Math.min(999_999_999_999_999, Math.floor(Number.isFinite(raw) ? raw : 1)));
           settlement = { kind: "retry", job, delayMs, reason };
         }
       }
     } catch (e) {
-      // a throwing backoff: reported; the job stays active until its lease runs out and is reaped
+      // a throwing backoff: reported; the job is retried after a second
       this.#report(e);
-      this.#release(1);
-      return;
+      settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), 4096) };
     }
-    this.#queued.push({ settlement });
-    if (this.#queued.length >= FLUSH_AT) this.#flush();
-    else if (!this.#flushPending) {
+    this.#queue(settlement);
+  }
+
+  #queue(settlement: Settlement): void {
+    this.#queued.push(settlement);
+    if (!this.#flushPending) {
       this.#flushPending = true;
       nextMacrotask(() => this.#flush());
     }
   }
 
-  /** Sends every queued settle in one batch; each reply is counted or reported on its own. */
+  /** Sends every queued settle: one command per kind; each outcome counted or reported. */
   #flush(): void {
     this.#flushPending = false;
     const batch = this.#queued;
     if (batch.length === 0) return;
     this.#queued = [];
-    this.#track((async () => {
+    const sending = (async () => {
+      let results: Array<Error | null>;
       try {
-        const results = await this.#settleBatch(batch.map((q) => q.settlement));
-        batch.forEach(({ settlement }, i) => {
-          const r = results[i] ?? null;
-          if (r === null) {
-            if (settlement.kind === "ack") this.completed++;
-            else if (settlement.kind === "bury") this.buried++;
-            return;
-          }
-          if (r instanceof JobNotActiveError) this.lost++;
+        results = await this.#client.settleMany(batch);
+      } catch (e) {
+        this.#report(e); // the whole batch failed: its jobs stay active until their leases run out
+        results = batch.map(() => null);
+      }
+      batch.forEach((s, i) => {
+        const r = results[i] ?? null;
+        if (r === null) {
+          if (s.kind === "ack") this.completed++;
+          else if (s.kind === "bury") this.buried++;
+        } else {
+          if (r instanceof LeaseLostError) this.lost++;
           this.#report(r);
-        });
-      } catch (e) {
-        this.#report(e); // the whole batch failed: its jobs stay active until reaped
-      } finally {
-        this.#release(batch.length);
-      }
-    })());
+        }
+        const held = this.#held.get(s.job.id);
+        if (held !== undefined) this.#release(held);
+      });
+    })();
+    this.#flushing.add(sending);
+    void sending.finally(() => this.#flushing.delete(sending));
   }
 
-  async #settleBatch(settlements: Settlement[]): Promise<Array<Error | null>> {
-    const c = this.#client;
-    if (c.settleMany) return await c.settleMany(settlements);
-    return await Promise.all(settlements.map(async (s) => {
+  /** The job leaves this worker: its slot frees. */
+  #release(held: Held<P>): void {
+    if (this.#held.get(held.job.id) === held) this.#held.delete(held.job.id);
+    held.finish();
+    this.#freed();
+  }
+
+  /** Marks jobs lost: their signals abort, they will not be settled here. */
+  #lose(ids: Iterable<string>, error: LeaseLostError): void {
+    for (const id of ids) {
+      const held = this.#held.get(id);
+      if (held === undefined || held.lost) continue;
+      held.lost = true;
+      this.lost++;
+      held.controller.abort(error);
+    }
+    this.#report(error);
+  }
+
+  /** The heartbeat: extends every running job's lease; lost ones are dropped and the rest extended. */
+  async #extend(): Promise<void> {
+    let jobs = [...this.#held.values()].filter((h) => !h.lost).map((h) => h.job);
+    while (jobs.length > 0) {
       try {
-        if (s.kind === "ack") await c.ack(s.job);
-        else if (s.kind === "retry") await c.retry(s.job, { delayMs: s.delayMs, reason: s.reason });
-        else await c.bury(s.job, s.reason);
-        return null;
+        await this.#client.extend(jobs, this.#leaseMs);
+        return;
       } catch (e) {
-        return e instanceof Error ? e : new Error(String(e));
+        if (!(e instanceof LeaseLostError)) {
+          this.#report(e);
+          return;
+        }
+        const lost = new Set(e.ids);
+        this.#lose(lost, e);
+        const rest = jobs.filter((j) => !lost.has(j.id));
+        if (rest.length === jobs.length) return;
+        jobs = rest;
       }
-    }));
+    }
   }
 
-  /** Frees `n` slots (their jobs settled, or given up) and lets parked slots claim. */
-  #release(n: number): void {
-    this.#held -= n;
-    this.#pump();
+  /** A worker with every slot busy claims nothing: it reaps expired leases itself now and then. */
+  async #maintain(): Promise<void> {
+    if (this.#stopping || Date.now() - this.#lastClaim < this.#maintenanceMs) return;
+    try {
+      await this.#client.reap(this.queue);
+    } catch (e) {
+      this.#report(e);
+    }
   }
 
   /**
-   * Stops claiming; resolves once every in-flight job has been run and settled (acked, retried
-   * or buried) — claims already sent are run too — and maintenance has finished. Safe to call
-   * more than once.
+   * Stops claiming; resolves once every job it holds has run and been settled (claims already sent
+   * are run too). With `timeoutMs`, jobs still running then have their signals aborted and are
+   * handed back (a retry due at once). Called from inside a handler, it does not wait for that
+   * handler's own job (which settles when the handler returns). Safe to call more than once.
    */
-  stop(): Promise<void> {
+  stop(opts: StopOptions = {}): Promise<void> {
+    const self = Worker.current();
     if (this.#stopped) return this.#stopped;
     this.#stopping = true;
-    clearInterval(this.#timer);
-    if (this.#pause !== null) clearTimeout(this.#pause);
-    this.#pause = null;
+    clearInterval(this.#maintenance);
+    this.#unhook();
+    this.#freed();
+    this.#line?.close(); // a claim waiting on the server fails at once
+    const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
     this.#stopped = (async () => {
-      while (this.#busy > 0 || this.#queued.length > 0) {
-        this.#flush();
-        if (this.#busy > 0) await new Promise<void>((wake) => (this.#drained = wake));
+      await this.#loop;
+      this.#line?.close();
+      this.#line = null;
+      const others = (): Array<Promise<void>> => [...this.#held.values()].map((h) => h.done).filter((d) => d !== self);
+      if (deadline !== null) {
+        const timer = sleep(deadline).then(() => "late" as const);
+        const late = await Promise.race([Promise.all(others()).then(() => "done" as const), timer]);
+        if (late === "late") this.#handBack(self);
       }
-      await this.#maintenance;
+      await Promise.all(others());
+      while (this.#flushPending || this.#flushing.size > 0) {
+        this.#flush();
+        await Promise.all(this.#flushing);
+      }
+      clearInterval(this.#heartbeat);
       this.#onStop();
     })();
     return this.#stopped;
+  }
+
+  /** At a stop's deadline: running jobs' signals abort, and each is handed back at once. */
+  #handBack(self: Promise<void> | null): void {
+    const stopped = new EchoMQError("closed", "worker stopped before the job finished");
+    for (const held of this.#held.values()) {
+      if (held.done === self || held.lost) continue;
+      held.controller.abort(stopped);
+      held.lost = true; // its handler's outcome is ignored: the retry below settles it
+      this.#queue({ kind: "retry", job: held.job, delayMs: 1, reason: stopped.message });
+    }
   }
 }

@@ -1,8 +1,9 @@
 /**
- * Branded ids, at both levels: {@link CheckJobId} refuses a bad id literal at compile time with a
- * message naming the rule; {@link isBrandedId}, {@link isJobId} and {@link assertJobId} check any
- * value at run time, in the same order (length, namespace, payload); {@link newJobId} makes new,
- * time-ordered job ids.
+ * Branded ids, at both levels: {@link CheckBrandedId} (any namespace: what a row key takes) and
+ * {@link CheckJobId} (the `JOB` namespace: what the client's transitions take) refuse a bad id
+ * literal at compile time with a message naming the rule; {@link isBrandedId},
+ * {@link assertBrandedId}, {@link isJobId} and {@link assertJobId} check any value at run time, in
+ * the same order (length, namespace, payload); {@link newJobId} makes new, time-ordered job ids.
  *
  * @module
  */
@@ -17,7 +18,7 @@ export type JobNamespace = "JOB";
  */
 export type BrandedId<NS extends string = string> = `${NS}${string}` & { readonly "emq.brand": NS };
 
-/** A branded id in the `JOB` namespace: what `newJobId()` returns and `jobKey` takes. */
+/** A branded id in the `JOB` namespace: what `newJobId()` returns and the client's transitions take. */
 export type JobId = BrandedId<JobNamespace>;
 
 /** An ASCII capital letter: one character of a branded id's namespace. */
@@ -58,14 +59,77 @@ export type DiagnoseJobId<Id extends string> = Id extends
   : IdLengthError
   : IdLengthError;
 
+/** Compiler message when a branded id literal has the wrong length. */
+export type BrandedIdLengthError =
+  "branded id must be 14 characters: a namespace of 3 capital letters [A-Z] and 11 Base62 characters";
+/** Compiler message when a branded id literal does not start with 3 capital letters. */
+export type BrandedIdNamespaceError = "branded id namespace must be 3 capital letters [A-Z]";
+/** Compiler message when a branded id literal's payload is not Base62. */
+export type BrandedIdPayloadError = "branded id payload must be 11 Base62 characters [0-9A-Za-z]";
+
+/**
+ * `Id` itself when it is a branded id of any namespace (or not a literal: checked at run time),
+ * else the message of the first broken rule — length, namespace, payload. No recursion; only a
+ * refused literal pays for {@link DiagnoseBrandedId}. A `JOB` literal takes the same match as
+ * {@link CheckJobId} (a literal prefix and eleven one-character `infer`s); any other namespace
+ * takes fourteen `infer`s, about 10 instantiations more per call (tests/types/budget.test.ts
+ * measures both).
+ */
+export type CheckBrandedId<Id extends string> = Id extends BrandedId ? Id
+  : string extends Id ? Id
+  : Id extends `JOB${string}` ? Id extends
+      `JOB${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
+      // The last `infer` takes the rest, so a longer id leaves a multi-character C10 outside B62.
+      ? C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | C10 extends B62 ? Id : DiagnoseBrandedId<Id>
+    : DiagnoseBrandedId<Id>
+  : Id extends
+    `${infer N0}${infer N1}${infer N2}${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
+    ? N0 | N1 | N2 extends Upper ? C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | C10 extends B62 ? Id
+      : DiagnoseBrandedId<Id>
+    : DiagnoseBrandedId<Id>
+  : DiagnoseBrandedId<Id>;
+
+/** Which rule a refused branded id literal broke, in the runtime's order: length, namespace, payload. */
+export type DiagnoseBrandedId<Id extends string> = Id extends
+  `${infer A}${infer B}${infer C}${string}${string}${string}${string}${string}${string}${string}${string}${string}${string}${string}${infer Rest}`
+  ? Rest extends "" ? A | B | C extends Upper ? BrandedIdPayloadError : BrandedIdNamespaceError
+  : BrandedIdLengthError
+  : BrandedIdLengthError;
+
 /** Base62 digits in ASCII order, so that string order of ids is numeric order. */
 export const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 const BRANDED = /^[A-Z]{3}[0-9A-Za-z]{11}$/;
+const NAMESPACE = /^[A-Z]{3}/;
 
 /** True when `x` is a branded id: 3 capital letters, then 11 Base62 characters (14 bytes). */
 export function isBrandedId(x: unknown): x is BrandedId {
   return typeof x === "string" && x.length === 14 && BRANDED.test(x);
+}
+
+/**
+ * Throws a {@link KeyspaceError} naming the broken rule unless `x` is a branded id of any
+ * namespace. Checks in the same order as the type level: length, namespace, payload.
+ */
+export function assertBrandedId(x: unknown): asserts x is BrandedId {
+  if (typeof x !== "string") {
+    throw new KeyspaceError("id-not-string", `branded id must be a string, got ${typeof x}`);
+  }
+  if (x.length !== 14) {
+    throw new KeyspaceError(
+      "id-length",
+      `branded id ${quote(x)} must be 14 characters: a namespace of 3 capital letters [A-Z] and 11 Base62 characters`,
+    );
+  }
+  if (!NAMESPACE.test(x)) {
+    throw new KeyspaceError("id-namespace", `branded id ${quote(x)} namespace must be 3 capital letters [A-Z]`);
+  }
+  if (!BRANDED.test(x)) {
+    throw new KeyspaceError(
+      "id-payload",
+      `branded id ${quote(x)} payload must be 11 Base62 characters [0-9A-Za-z]`,
+    );
+  }
 }
 
 /** True when `x` is a branded id in the `JOB` namespace. */

@@ -9,6 +9,8 @@ export type KeyspaceRule =
   | "queue-close-brace"
   | "queue-open-brace"
   | "queue-nul"
+  | "queue-not-well-formed"
+  | "queue-empty"
   | "queue-type"
   | "id-not-string"
   | "id-length"

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { assertJobId, type CheckJobId } from "./branded_id.ts";
+import { assertBrandedId, type CheckBrandedId, isBrandedId } from "./branded_id.ts";
 import { KeyspaceError, quote } from "./error.ts";
 import { assertValidQueue, type CheckQueue, validQueue } from "./queue_name.ts";
 import { isQueueType, QUEUE_TYPES, type QueueType } from "./queue_type.ts";
@@ -19,7 +19,7 @@ export type JobKey<Q extends string, Id extends string> = `emq:{${Q}}:job:${Id}`
 /** The base of a queue, `emq:{<Q>}:`: never a key itself; a row is base + `job:` + id. */
 export type QueueBase<Q extends string> = `emq:{${Q}}:`;
 
-/** Throws a {@link KeyspaceError} unless `type` is one of the five queue key types. */
+/** Throws a {@link KeyspaceError} unless `type` is one of the queue key types. */
 export function assertQueueType(type: unknown): asserts type is QueueType {
   if (!isQueueType(type)) {
     throw new KeyspaceError(
@@ -50,19 +50,21 @@ export function queueKey<const Q extends string, const T extends QueueType>(
 }
 
 /**
- * The row key `emq:{<queue>}:job:<id>` of one job. The id must be a full job id
- * (`JOB` + 11 Base62 characters); a literal that is not is a compile error naming the rule.
+ * The row key `emq:{<queue>}:job:<id>` of one job. The id must be a branded id of any namespace
+ * (3 capital letters + 11 Base62 characters); a literal that is not is a compile error naming the
+ * rule. The `JOB` namespace is gated only inside transitions (by the module and the scripts).
  *
  * @example
  * ```ts
  * const row = jobKey("orders", "JOB0Nb1VTbfnu4"); // type "emq:{orders}:job:JOB0Nb1VTbfnu4"
+ * const usr = jobKey("orders", "USR0Nb1VTbfnu4"); // type "emq:{orders}:job:USR0Nb1VTbfnu4"
  * ```
  */
 export function jobKey<const Q extends string, const Id extends string>(
   queue: CheckQueue<Q>,
-  id: CheckJobId<Id>,
+  id: CheckBrandedId<Id>,
 ): JobKey<Q, Id> {
   if (!validQueue(queue)) assertValidQueue(queue);
-  assertJobId(id);
+  if (!isBrandedId(id)) assertBrandedId(id);
   return `emq:{${queue}}:job:${id}` as JobKey<Q, Id>;
 }

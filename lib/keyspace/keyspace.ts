@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { assertJobId, type CheckJobId } from "./branded_id.ts";
+import { assertBrandedId, type CheckBrandedId } from "./branded_id.ts";
 import type { JobKey, QueueBase, QueueKey } from "./keys.ts";
 import { assertValidQueue, type CheckQueue } from "./queue_name.ts";
 import { slot } from "./slot.ts";
@@ -26,8 +26,10 @@ export class Keyspace<Q extends string = string> {
   readonly schedule: QueueKey<Q, "schedule">;
   /** `emq:{name}:dead`, buried ids scored by burial time. */
   readonly dead: QueueKey<Q, "dead">;
-  /** `emq:{name}:meta`, queue-level facts. */
+  /** `emq:{name}:meta`, queue-level facts; the one key every verb declares. */
   readonly meta: QueueKey<Q, "meta">;
+  /** `emq:{name}:wake`, the markers an idle worker waits on (BZPOPMIN). */
+  readonly wake: QueueKey<Q, "wake">;
   /**
    * The cluster slot of every key of this queue, computed once. For the empty name (standalone
    * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
@@ -44,12 +46,16 @@ export class Keyspace<Q extends string = string> {
     this.schedule = `${this.base}schedule`;
     this.dead = `${this.base}dead`;
     this.meta = `${this.base}meta`;
+    this.wake = `${this.base}wake`;
     this.slot = slot(name === "" ? this.pending : `{${name}}`);
   }
 
-  /** The row key of one job; the id must be a full job id (checked at compile and run time). */
-  job<const Id extends string>(id: CheckJobId<Id>): JobKey<Q, Id> {
-    assertJobId(id);
+  /**
+   * The row key of one job; the id must be a branded id of any namespace, as for `jobKey`
+   * (checked at compile and run time; `JOB` is gated only inside transitions).
+   */
+  job<const Id extends string>(id: CheckBrandedId<Id>): JobKey<Q, Id> {
+    assertBrandedId(id);
     return `${this.base}job:${id}` as JobKey<Q, Id>;
   }
 
@@ -65,7 +71,7 @@ export class Keyspace<Q extends string = string> {
 }
 
 /**
- * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `base`, `job(id)`,
+ * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `base`, `job(id)`,
  * `name` and `slot`. A literal name keeps literal key types.
  *
  * @example

@@ -22,20 +22,29 @@
 export { type QueueType, QUEUE_TYPES, isQueueType } from "./queue_type.ts";
 export { KeyspaceError, type KeyspaceRule } from "./error.ts";
 export {
+  assertClientQueue,
   assertValidQueue,
+  type CheckClientQueue,
   type CheckQueue,
   type DiagnoseQueue,
   type QueueCloseBraceError,
+  type QueueEmptyError,
   type QueueNulError,
   type QueueOpenBraceError,
   validQueue,
 } from "./queue_name.ts";
 export {
+  assertBrandedId,
   assertJobId,
   type B62,
   BASE62,
   type BrandedId,
+  type BrandedIdLengthError,
+  type BrandedIdNamespaceError,
+  type BrandedIdPayloadError,
+  type CheckBrandedId,
   type CheckJobId,
+  type DiagnoseBrandedId,
   type DiagnoseJobId,
   type Digit,
   type IdLengthError,

@@ -1,9 +1,10 @@
 /**
  * The Lua shared by every script, generated from the wire spec (`lib/wire`): the refusal texts
- * ({@link PRELUDE}'s `emq_refuse`), the split and layout check, the fence, and each verb's steps
- * 1–4 ({@link luaHead}) — shape, layout, fence, gates — with the verb's keys and arguments bound
- * to locals named as in the spec. A verb's own Lua (steps 5–6) follows; {@link luaScript} composes
- * them.
+ * ({@link PRELUDE}'s `emq_refuse`), the split and layout check, the fence, the guarded reads that
+ * turn ACL and cluster refusals into the wire's texts, and each verb's steps 1–4
+ * ({@link luaHead}) — shape, layout, fence, gates — binding its arguments to locals named as in the
+ * spec (a group's arguments to tables indexed by job). A verb's own Lua (steps 5–6) follows;
+ * {@link luaScript} composes them.
  *
  * Every refusal is returned as an error reply (`redis.error_reply`), so its text is exactly the
  * wire's (an `error()` raise would append the script's name and line).
@@ -12,7 +13,9 @@
  */
 import {
   ARGS,
+  type ArgName,
   type Gate,
+  MAX_BATCH,
   MAX_DIGITS,
   pieces,
   type Refusal,
@@ -20,6 +23,7 @@ import {
   REFUSALS,
   type Verb,
   VERBS,
+  type VerbSpec,
   WIRE,
 } from "../wire/mod.ts";
 
@@ -31,20 +35,33 @@ export function luaString(s: string): string {
 /** `emq_refuse['<name>'](p)`: the refusal's text as a Lua concatenation of literals, VERB and `p`. */
 function refusalFunction(name: Refusal): string {
   const parts = pieces(REFUSALS[name].template).map((p) =>
-    "text" in p ? luaString(p.text) : p.param === "verb" ? "VERB" : `tostring(p.${p.param})`
+    "text" in p ? luaString(p.text) : p.param === "verb" ? "VERB" : `emq_line(p.${p.param})`
   );
   return `emq_refuse[${luaString(name)}] = function(p) return redis.error_reply(${parts.join(" .. ")}) end`;
 }
 
 /** The shared Lua: one copy, composed into every script. `VERB` is defined by the script's head. */
 export const PRELUDE: string = `
--- Refusals, one function each, texts from lib/wire/refusals.ts.
+-- Refusals, one function each, texts from lib/wire/refusals.ts. An error reply is one line:
+-- CR, LF and NUL in a parameter (an id) become spaces.
+local function emq_line(x)
+  return (string.gsub(tostring(x), '[\\r\\n%z]', ' '))
+end
 local emq_refuse = {}
 ${REFUSAL_NAMES.map(refusalFunction).join("\n")}
 
--- 1. shape: exact key and argument counts.
-local function emq_shape(nkeys, nargs)
-  if #KEYS ~= nkeys or #ARGV ~= nargs then return emq_refuse['arity']({}) end
+-- 1. shape: one key; the fixed arguments, then a whole number (>= 1) of groups. Returns the
+-- number of groups (0 for a verb without groups) or nil and the refusal.
+local function emq_shape(fixed, group)
+  local rest = #ARGV - fixed
+  if #KEYS ~= 1 or rest < 0 or (group == 0 and rest ~= 0)
+    or (group > 0 and (rest < group or rest % group ~= 0)) then
+    return nil, emq_refuse['arity']({})
+  end
+  if group == 0 then return 0 end
+  local n = rest / group
+  if n > ${MAX_BATCH} then return nil, emq_refuse['batch']({max = '${MAX_BATCH}'}) end
+  return n
 end
 
 -- The split: 'emq:{' literal, name up to the first '}', then '}:', name free of '{' and NUL
@@ -59,22 +76,24 @@ local function emq_split(key)
   return name, string.sub(key, close + 2)
 end
 
--- 2. layout: KEYS[1] splits with type types[1]; every other key is rebuilt from the name.
--- Returns the base, or nil and the refusal.
-local function emq_layout(types)
+-- 2. layout: KEYS[1] is the queue's meta. Returns the base ('emq:{q}:'), or nil and the refusal.
+local function emq_layout()
   local name, kind = emq_split(KEYS[1])
-  if name == nil or kind ~= types[1] then return nil, emq_refuse['layout']({}) end
-  local base = 'emq:{' .. name .. '}:'
-  for i = 2, #types do
-    if KEYS[i] ~= base .. types[i] then return nil, emq_refuse['layout']({}) end
-  end
-  return base
+  if name == nil or kind ~= 'meta' then return nil, emq_refuse['layout']({}) end
+  return 'emq:{' .. name .. '}:'
 end
 
--- 3. fence: the standalone identity key; a failed read (cluster mode) counts as unfenced.
+-- 3. fence: the standalone identity key. Returns whether the server looks like a cluster node
+-- (the read of a key of another slot fails there, and counts as unfenced; so does a key the
+-- caller's ACL hides), or nil and the refusal.
 local function emq_fence()
   local wire = redis.pcall('GET', '{emq}:version')
-  if type(wire) == 'string' and wire ~= '${WIRE}' then return emq_refuse['fenced']({found = wire}) end
+  if type(wire) == 'table' and wire.err then return true end
+  if type(wire) == 'string' and wire ~= '${WIRE}' then
+    local found = string.find(wire, '^[0-9]+$') and #wire <= ${MAX_DIGITS} and wire or 'unknown'
+    return nil, emq_refuse['fenced']({found = found})
+  end
+  return false
 end
 
 -- 4. a number gate: 1 to ${MAX_DIGITS} ASCII digits, nothing else, at least min; nil when not.
@@ -85,10 +104,60 @@ local function emq_number(text, min)
   return n
 end
 
--- 5. domain: a key that exists with another Valkey type than want.
+-- A read of a key the verb derives: the caller's ACL and, in a cluster, the slot's migration state
+-- apply, and their refusals become the wire's (noperm, migrating). Returns the reply, or nil and
+-- the refusal.
+local function emq_read(...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err then
+    if string.find(r.err, 'ACL', 1, true) or string.find(r.err, 'NOPERM', 1, true) then
+      return nil, emq_refuse['noperm']({})
+    end
+    if string.find(r.err, 'non local key', 1, true) or string.find(r.err, 'TRYAGAIN', 1, true)
+      or string.find(r.err, 'ASK', 1, true) or string.find(r.err, 'MOVED', 1, true) then
+      return nil, emq_refuse['migrating']({})
+    end
+    return nil, redis.error_reply(r.err)
+  end
+  return r
+end
+
+-- 5. domain: the Valkey type of a key ('none' when missing), refused when it is neither missing
+-- nor want. Returns the type, or nil and the refusal.
 local function emq_type(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then return emq_refuse['wrongtype']({}) end
+  local t, e = emq_read('TYPE', key)
+  if e then return nil, e end
+  t = t['ok']
+  if t ~= 'none' and t ~= want then return nil, emq_refuse['wrongtype']({}) end
+  return t
+end
+
+-- A counter the verb increments (HINCRBY): missing, or an integer as HINCRBY reads it (optional
+-- '-', digits without a leading zero) of at most 18 digits, so that any increment of one call fits.
+-- Returns nil, or the refusal.
+local function emq_counter(key, field)
+  local count = redis.call('HGET', key, field)
+  if not count then return nil end
+  local digits = string.gsub(count, '^%-', '', 1)
+  if count == '-0' or digits == '' or #digits > 18 or string.find(digits, '[^0-9]')
+    or (digits ~= '0' and string.sub(digits, 1, 1) == '0') then
+    return emq_refuse['counter']({})
+  end
+  return nil
+end
+
+-- In a cluster, keys the verb will write or whose absence it relies on and that are missing here
+-- may live on the other node of a slot migration: one multi-key read of meta and them answers
+-- TRYAGAIN exactly then (the server's own rule), before anything is written.
+local function emq_local(cluster, missing)
+  if not cluster then return nil end
+  for i = 1, #missing, 1000 do
+    local run = {}
+    for j = i, math.min(i + 999, #missing) do run[#run + 1] = missing[j] end
+    local _, e = emq_read('EXISTS', KEYS[1], unpack(run))
+    if e then return e end
+  end
+  return nil
 end
 
 -- The server's time in ms, and an integer as a decimal string (no exponent, no fraction).
@@ -100,51 +169,77 @@ end
 local function emq_int(n)
   return string.format('%d', n)
 end
+
+-- A command on many ids (after key, when given), in runs that stay under Lua's stack limit.
+local function emq_each(cmd, key, ids)
+  for i = 1, #ids, 1000 do
+    local args = {}
+    if key then args[1] = key end
+    for j = i, math.min(i + 999, #ids) do args[#args + 1] = ids[j] end
+    redis.call(cmd, unpack(args))
+  end
+end
 `;
 
-/** Lua that binds argument `name` (ARGV[i]) to a local and gates it: nothing for ungated bytes. */
-function gateLua(name: string, i: number, gate: Gate): string {
-  const bind = `local ${name} = ARGV[${i}]`;
+/** Lua that binds `value` (a Lua expression) with `bind` (`local x` or `x[j]`), read back as `ref`, and gates it as argument `name`. */
+function gateLua(name: ArgName, bind: string, ref: string, value: string, gate: Gate): string {
   switch (gate.kind) {
     case "job-id":
-      return `${bind}\nif string.sub(${name}, 1, 3) ~= 'JOB' then return emq_refuse['job-id']({}) end`;
+      return `${bind} = ${value}\nif string.sub(${ref}, 1, 3) ~= 'JOB' then return emq_refuse['job-id']({}) end`;
     case "number": {
       const refusal = gate.min === 0 ? "non-negative" : "positive";
-      return `local ${name} = emq_number(ARGV[${i}], ${gate.min})\n` +
-        `if not ${name} then return emq_refuse['${refusal}']({arg = '${name}'}) end`;
+      const lines = [
+        `${bind} = emq_number(${value}, ${gate.min})`,
+        `if not ${ref} then return emq_refuse['${refusal}']({arg = '${name}'}) end`,
+      ];
+      if (gate.max !== undefined) {
+        lines.push(`if ${ref} > ${gate.max} then return emq_refuse['too-large']({arg = '${name}', max = '${gate.max}'}) end`);
+      }
+      return lines.join("\n");
     }
     case "bytes":
-      return `${bind}\nif #${name} > ${gate.limit} then return emq_refuse['${gate.refusal}']({limit = '${gate.limit}'}) end`;
+      return `${bind} = ${value}\n` +
+        `if #${ref} > ${gate.limit} then return emq_refuse['${gate.refusal}']({limit = '${gate.limit}'}) end`;
   }
 }
 
 /**
- * Steps 1–4 of `verb`, generated from its spec: shape, layout (binding `base` and one local per
- * key role), fence, then one local per argument, gated in argument order.
+ * Steps 1–4 of `verb`, generated from its spec: shape (binding `n`, the number of jobs), layout
+ * (binding `base`), fence (binding `cluster`), then each fixed argument as a local and each group
+ * argument as a table indexed by job, gated in argument order.
  */
 export function luaHead(verb: Verb): string {
-  const spec = VERBS[verb];
-  const idAt = (spec.args as readonly string[]).indexOf("id") + 1;
-  const types = spec.keys.map((role) =>
-    role === "row" ? `'job:' .. ARGV[${idAt}]` : role === "base" ? "''" : luaString(role)
-  );
-  const keys: string[] = spec.keys.filter((r) => r !== "base");
-  return [
+  const spec: VerbSpec = VERBS[verb];
+  const F = spec.args.length;
+  const G = spec.group.length;
+  const lines = [
     `-- steps 1-4 of ${verb}, generated from lib/wire/verbs.ts`,
-    `local e = emq_shape(${spec.keys.length}, ${spec.args.length}) if e then return e end`,
-    `local base, e = emq_layout({${types.join(", ")}}) if e then return e end`,
-    `e = emq_fence() if e then return e end`,
-    `local ${keys.join(", ")} = ${keys.map((r) => `KEYS[${(spec.keys as readonly string[]).indexOf(r) + 1}]`).join(", ")}`,
-    ...spec.args.map((a, i) => gateLua(a, i + 1, ARGS[a].gate)),
-  ].join("\n");
+    `local n, e = emq_shape(${F}, ${G}) if e then return e end`,
+    `local base, e = emq_layout() if e then return e end`,
+    `local cluster, e = emq_fence() if e then return e end`,
+    ...spec.args.map((a, i) => gateLua(a, `local ${a}`, a, `ARGV[${i + 1}]`, ARGS[a].gate)),
+  ];
+  if (G > 0) {
+    lines.push(`local ${spec.group.join(", ")} = ${spec.group.map(() => "{}").join(", ")}`);
+    lines.push(`for j = 1, n do`);
+    lines.push(`  local at = ${F} + (j - 1) * ${G}`);
+    spec.group.forEach((a, i) => {
+      lines.push(...gateLua(a, `${a}[j]`, `${a}[j]`, `ARGV[at + ${i + 1}]`, ARGS[a].gate).split("\n").map((l) => `  ${l}`));
+    });
+    lines.push(`end`);
+  }
+  return lines.join("\n");
 }
 
 /**
- * One verb's script: the `#!lua` shebang (keys declared, writes allowed, refused under OOM), the
- * verb's name, the shared prelude, any shared helpers (`extra`), the generated steps 1–4, then the
- * verb's own steps 5–6 (`body`).
+ * One verb's script: the `#!lua` shebang (keys declared, writes allowed; a verb that does not admit
+ * jobs is flagged `allow-oom`, so that workers drain a full server), the verb's name, the shared
+ * prelude, any shared helpers (`extra`), the generated steps 1–4, then the verb's own steps 5–6
+ * (`body`).
  */
 export function luaScript(verb: Verb, body: string, extra = ""): string {
-  const parts = [`#!lua\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, extra.trim(), luaHead(verb), body.trim()];
+  const spec: VerbSpec = VERBS[verb];
+  const shebang = spec.admits ? "#!lua" : "#!lua flags=allow-oom";
+  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, extra.trim(), luaHead(verb), body.trim()];
   return `${parts.filter((p) => p !== "").join("\n")}\n`;
 }

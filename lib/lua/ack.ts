@@ -1,20 +1,21 @@
 /**
- * `EMQ.ACK` as Lua, steps 5–6: the id leaves active and its row is deleted. Reply `1`.
+ * `EMQ.ACK` as Lua, steps 5–6: the ids leave active and their rows are deleted. Reply: the count.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { LEASES_LUA } from "./leases.ts";
 
 /** The Lua twin of `EMQ.ACK`. */
 export const ACK_LUA: string = luaScript(
   "ACK",
   `
-e = emq_type(row, 'hash') or emq_type(active, 'zset') if e then return e end
-if not redis.call('ZSCORE', active, id) or redis.call('EXISTS', row) == 0 then
-  return emq_refuse['not-active']({})
-end
-redis.call('ZREM', active, id)
-redis.call('DEL', row)
-return 1
+local active = base .. 'active'
+local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, 'acked') if e then return e end
+emq_each('ZREM', active, id)
+emq_each('DEL', nil, rows)
+redis.call('HINCRBY', KEYS[1], 'acked', n)
+return n
 `,
+  LEASES_LUA,
 );

@@ -1,22 +1,26 @@
 /**
- * `EMQ.BURY` as Lua, steps 5–6: active → dead at now, the reason kept on the row. Reply `1`.
+ * `EMQ.BURY` as Lua, steps 5–6: each job goes active → dead at now, its reason kept. Reply: the
+ * count.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { LEASES_LUA } from "./leases.ts";
 
 /** The Lua twin of `EMQ.BURY`. */
 export const BURY_LUA: string = luaScript(
   "BURY",
   `
-e = emq_type(row, 'hash') or emq_type(active, 'zset') or emq_type(dead, 'zset') if e then return e end
-if not redis.call('ZSCORE', active, id) or redis.call('EXISTS', row) == 0 then
-  return emq_refuse['not-active']({})
-end
+local active, dead = base .. 'active', base .. 'dead'
+local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, 'buried') if e then return e end
 local now = emq_int(emq_now())
-redis.call('ZREM', active, id)
-redis.call('ZADD', dead, now, id)
-redis.call('HSET', row, 'state', 'dead', 'reason', reason, 'buried_ms', now)
-return 1
+emq_each('ZREM', active, id)
+for j = 1, n do
+  redis.call('ZADD', dead, now, id[j])
+  redis.call('HSET', rows[j], 'state', 'dead', 'reason', reason[j], 'buried_ms', now)
+end
+redis.call('HINCRBY', KEYS[1], 'buried', n)
+return n
 `,
+  LEASES_LUA,
 );

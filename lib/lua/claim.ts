@@ -1,48 +1,104 @@
 /**
- * `EMQ.CLAIM` as Lua, steps 5–6: the tail id of pending goes into
- * active at now + lease_ms, its attempts + 1. Tail ids whose row is missing are dropped.
- * Reply `[id, payload, attempts]` or nil.
+ * `EMQ.CLAIM` as Lua, steps 5–6. First the queue's upkeep: due scheduled ids move to the head of
+ * pending (PROMOTE) and expired leases to its tail (REAP), at most {@link CLAIM_MOVE_LIMIT} each.
+ * Then, unless the queue is paused, up to count ids are popped from the tail into active at now +
+ * lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter; tail ids whose
+ * row is missing are popped and dropped. Everything is checked first, on the list as it will be
+ * after the moves (expired ids from the last RPUSHed, then pending from its tail, then the due ids
+ * in LPUSH order), and written after. The scripts never wait: an idle worker waits on `wake`.
+ * Reply `[next_ms, [id, payload, attempts, token]…]`.
  *
  * @module
  */
+import { CLAIM_MOVE_LIMIT } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { MOVE_DUE_LUA } from "./move_due.ts";
 
 /** The Lua twin of `EMQ.CLAIM`. */
 export const CLAIM_LUA: string = luaScript(
   "CLAIM",
   `
-e = emq_type(pending, 'list') or emq_type(active, 'zset') if e then return e end
--- Walk from the tail, writing nothing, past ids whose row is missing to the first with a row.
-local len = redis.call('LLEN', pending)
-local skip, id, row = 0, nil, nil
-while skip < len do
-  local candidate = redis.call('LINDEX', pending, -1 - skip)
-  local key = base .. 'job:' .. candidate
-  e = emq_type(key, 'hash') if e then return e end
-  if redis.call('EXISTS', key) == 1 then id, row = candidate, key break end
-  skip = skip + 1
+local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
+local missing = {}
+local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
+local kinds = {}
+for _, k in ipairs({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {wake, 'zset'}}) do
+  local t, e = emq_type(k[1], k[2]) if e then return e end
+  kinds[k[1]] = t
+  if t == 'none' then missing[#missing + 1] = k[1] end
 end
--- The counter as HINCRBY reads it (optional '-', digits without leading zero, within i64), and
--- room for + 1: checked here because a failing HINCRBY after the RPOPs would not be rolled back.
-local count = id and redis.call('HGET', row, 'attempts')
-if count then
-  local digits = string.gsub(count, '^%-', '', 1)
-  local max = (digits == count) and '9223372036854775807' or '9223372036854775808'
-  local ok = count ~= '-0' and digits ~= '' and not string.find(digits, '[^0-9]')
-    and (digits == '0' or string.sub(digits, 1, 1) ~= '0')
-    and (#digits < 19 or (#digits == 19 and digits <= max))
-  if not ok or count == '9223372036854775807' then
-    return emq_refuse['counter']({})
+local now = emq_now()
+local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
+local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
+local paused = meta == 'hash' and redis.call('HGET', KEYS[1], 'paused') == '1'
+
+-- The walk, writing nothing: candidates in the order RPOP will return them after the moves.
+local len = kinds[pending] == 'list' and redis.call('LLEN', pending) or 0
+local total = #expired.ids + len + #due.ids
+local claimed, popped = {}, 0
+local i = 0
+while not paused and #claimed < count and i < total do
+  i = i + 1
+  local id, row, exists
+  if i <= #expired.ids then
+    local k = #expired.ids - i + 1
+    id, row, exists = expired.ids[k], expired.rows[k], expired.exists[k]
+  elseif i <= #expired.ids + len then
+    id = redis.call('LINDEX', pending, -(i - #expired.ids))
+    row = base .. 'job:' .. id
+    local t, e = emq_type(row, 'hash') if e then return e end
+    exists = t == 'hash'
+    if not exists then missing[#missing + 1] = row end
+  else
+    local k = i - #expired.ids - len
+    id, row, exists = due.ids[k], due.rows[k], due.exists[k]
+  end
+  popped = i
+  if exists then
+    e = emq_counter(row, 'attempts') if e then return e end
+    claimed[#claimed + 1] = {id = id, row = row}
   end
 end
-for _ = 1, skip do redis.call('RPOP', pending) end
-if id == nil then return false end
-local deadline = emq_int(emq_now() + lease_ms)
-redis.call('RPOP', pending)
-redis.call('ZADD', active, deadline, id)
-local attempts = redis.call('HINCRBY', row, 'attempts', 1)
-redis.call('HSET', row, 'state', 'active', 'deadline_ms', deadline)
-local payload = redis.call('HGET', row, 'payload')
-return {id, payload, attempts}
+if #claimed > 0 then
+  e = emq_counter(KEYS[1], 'tokens') if e then return e end
+end
+e = emq_local(cluster, missing) if e then return e end
+
+-- Writes.
+emq_move(schedule, pending, 'LPUSH', due)
+emq_move(active, pending, 'RPUSH', expired)
+if popped > 0 then redis.call('RPOP', pending, popped) end
+local reply = {0}
+if #claimed > 0 then
+  local last = redis.call('HINCRBY', KEYS[1], 'tokens', #claimed)
+  local deadline = emq_int(now + lease_ms)
+  for j, c in ipairs(claimed) do
+    local token = last - #claimed + j
+    redis.call('ZADD', active, deadline, c.id)
+    local attempts = redis.call('HINCRBY', c.row, 'attempts', 1)
+    redis.call('HSET', c.row, 'state', 'active', 'deadline_ms', deadline, 'token', emq_int(token))
+    reply[j + 1] = {c.id, redis.call('HGET', c.row, 'payload'), attempts, token}
+  end
+end
+-- wake: 'ready' while pending holds ids; a 'due' marker whose time has come is spent.
+if redis.call('LLEN', pending) > 0 then
+  if redis.call('ZSCORE', wake, 'ready') ~= '0' then redis.call('ZADD', wake, 0, 'ready') end
+elseif redis.call('ZSCORE', wake, 'ready') then
+  redis.call('ZREM', wake, 'ready')
+end
+local spent = redis.call('ZSCORE', wake, 'due')
+if spent and tonumber(spent) <= now then redis.call('ZREM', wake, 'due') end
+-- next_ms: the earliest time a scheduled job falls due or a lease runs out (0: none).
+local next_ms = 0
+for _, key in ipairs({schedule, active}) do
+  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if head[2] then
+    local at = tonumber(head[2])
+    if next_ms == 0 or at < next_ms then next_ms = at end
+  end
+end
+reply[1] = next_ms
+return reply
 `,
+  MOVE_DUE_LUA,
 );

@@ -1,19 +1,27 @@
 /**
- * `EMQ.ENQUEUE` as Lua, steps 5–6: a new row in state `pending`, its id pushed at the head of
- * pending. Reply `1`.
+ * `EMQ.ENQUEUE` as Lua, steps 5–6: new rows in state `pending`, their ids pushed at the head of
+ * pending in argument order; a `ready` marker on wake when pending was empty. Reply: the count.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { ADMIT_LUA } from "./admit.ts";
 
 /** The Lua twin of `EMQ.ENQUEUE`. */
 export const ENQUEUE_LUA: string = luaScript(
   "ENQUEUE",
   `
-e = emq_type(row, 'hash') or emq_type(pending, 'list') if e then return e end
-if redis.call('EXISTS', row) == 1 then return emq_refuse['duplicate']({}) end
-redis.call('HSET', row, 'state', 'pending', 'payload', payload, 'attempts', '0', 'created_ms', emq_int(emq_now()))
-redis.call('LPUSH', pending, id)
-return 1
+local pending = base .. 'pending'
+local a, e = emq_admit(base, n, id, pending, 'list') if e then return e end
+e = emq_local(cluster, a.missing) if e then return e end
+local now = emq_int(emq_now())
+emq_admitted(a, n, now)
+for j = 1, n do
+  redis.call('HSET', a.rows[j], 'state', 'pending', 'payload', payload[j], 'attempts', '0', 'created_ms', now)
+end
+emq_each('LPUSH', pending, id)
+if a.structure == 'none' then redis.call('ZADD', base .. 'wake', 0, 'ready') end
+return n
 `,
+  ADMIT_LUA,
 );

@@ -11,6 +11,7 @@ import { ACK_LUA } from "./ack.ts";
 import { BURY_LUA } from "./bury.ts";
 import { CLAIM_LUA } from "./claim.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
+import { EXTEND_LUA } from "./extend.ts";
 import { PROMOTE_LUA } from "./promote.ts";
 import { REAP_LUA } from "./reap.ts";
 import { RETRY_LUA } from "./retry.ts";
@@ -22,10 +23,11 @@ export { luaHead, luaScript, PRELUDE } from "./_prelude.ts";
 export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   ENQUEUE: ENQUEUE_LUA,
   SCHEDULE: SCHEDULE_LUA,
-  PROMOTE: PROMOTE_LUA,
   CLAIM: CLAIM_LUA,
   ACK: ACK_LUA,
   RETRY: RETRY_LUA,
   BURY: BURY_LUA,
+  EXTEND: EXTEND_LUA,
+  PROMOTE: PROMOTE_LUA,
   REAP: REAP_LUA,
 });

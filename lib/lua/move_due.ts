@@ -1,29 +1,36 @@
 /**
- * The mover PROMOTE and REAP share, as Lua (the twin of `native/src/verbs/move_due.rs`): up to
- * `limit` ids of a sorted set whose score is due (≤ now), ascending, move to pending; rows that
- * exist are marked pending. Every row is type-checked before the first write.
+ * The mover PROMOTE, REAP and CLAIM share, as Lua (the twin of `native/src/verbs/move_due.rs`), in
+ * two halves so that a verb checks everything before it writes anything: `emq_due` selects up to
+ * `limit` ids of a sorted set whose score is due (≤ now), ascending, and type-checks their rows;
+ * `emq_move` moves them to pending and marks the rows that exist `pending`.
  *
  * @module
  */
 
-/**
- * `emq_move_due(from, pending, base, limit, push)`: `push` is `'LPUSH'` (the head, PROMOTE) or
- * `'RPUSH'` (the tail, claimed next: REAP). Returns the number of ids moved.
- */
+/** `emq_due(base, from, now, limit, missing)` and `emq_move(from, pending, push, due)`. */
 export const MOVE_DUE_LUA: string = `
-local function emq_move_due(from, pending, base, limit, push)
-  local e = emq_type(from, 'zset') or emq_type(pending, 'list') if e then return e end
-  local ids = redis.call('ZRANGEBYSCORE', from, '-inf', emq_int(emq_now()), 'LIMIT', 0, limit)
-  local rows = {}
+-- Returns {ids, rows, exists} (rows that are missing are added to missing), or nil and the refusal.
+local function emq_due(base, from, now, limit, missing)
+  local ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
+  if e then return nil, e end
+  local due = {ids = ids, rows = {}, exists = {}}
   for i, id in ipairs(ids) do
-    rows[i] = base .. 'job:' .. id
-    e = emq_type(rows[i], 'hash') if e then return e end
+    due.rows[i] = base .. 'job:' .. id
+    local t, e = emq_type(due.rows[i], 'hash') if e then return nil, e end
+    due.exists[i] = t == 'hash'
+    if not due.exists[i] then missing[#missing + 1] = due.rows[i] end
   end
-  for i, id in ipairs(ids) do
-    redis.call('ZREM', from, id)
-    redis.call(push, pending, id)
-    if redis.call('EXISTS', rows[i]) == 1 then redis.call('HSET', rows[i], 'state', 'pending') end
+  return due
+end
+
+-- push is 'LPUSH' (the head: PROMOTE) or 'RPUSH' (the tail, claimed next: REAP). Returns the count.
+local function emq_move(from, pending, push, due)
+  if #due.ids == 0 then return 0 end
+  emq_each('ZREM', from, due.ids)
+  emq_each(push, pending, due.ids)
+  for i = 1, #due.ids do
+    if due.exists[i] then redis.call('HSET', due.rows[i], 'state', 'pending') end
   end
-  return #ids
+  return #due.ids
 end
 `;

@@ -1,23 +1,31 @@
 /**
- * `EMQ.RETRY` as Lua, steps 5–6: active → schedule at now + delay_ms, the reason kept on the row.
- * Reply `1`.
+ * `EMQ.RETRY` as Lua, steps 5–6: each job goes active → schedule at now + its delay_ms, its reason
+ * kept; the `due` marker on wake lowered to the earliest. Reply: the count.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { LEASES_LUA } from "./leases.ts";
 
 /** The Lua twin of `EMQ.RETRY`. */
 export const RETRY_LUA: string = luaScript(
   "RETRY",
   `
-e = emq_type(row, 'hash') or emq_type(active, 'zset') or emq_type(schedule, 'zset') if e then return e end
-if not redis.call('ZSCORE', active, id) or redis.call('EXISTS', row) == 0 then
-  return emq_refuse['not-active']({})
+local active, schedule, wake = base .. 'active', base .. 'schedule', base .. 'wake'
+local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {schedule, 'zset'}, {wake, 'zset'}}, 'retried')
+if e then return e end
+local now = emq_now()
+local earliest = now + delay_ms[1]
+emq_each('ZREM', active, id)
+for j = 1, n do
+  local due = now + delay_ms[j]
+  if due < earliest then earliest = due end
+  redis.call('ZADD', schedule, emq_int(due), id[j])
+  redis.call('HSET', rows[j], 'state', 'scheduled', 'due_ms', emq_int(due), 'reason', reason[j])
 end
-local due = emq_int(emq_now() + delay_ms)
-redis.call('ZREM', active, id)
-redis.call('ZADD', schedule, due, id)
-redis.call('HSET', row, 'state', 'scheduled', 'due_ms', due, 'reason', reason)
-return 1
+redis.call('HINCRBY', KEYS[1], 'retried', n)
+redis.call('ZADD', wake, 'LT', emq_int(earliest), 'due')
+return n
 `,
+  LEASES_LUA,
 );

@@ -1,20 +1,30 @@
 /**
- * `EMQ.SCHEDULE` as Lua, steps 5–6: a new row in state `scheduled`, its id in schedule at due_ms.
- * Reply `1`.
+ * `EMQ.SCHEDULE` as Lua, steps 5–6: new rows in state `scheduled`, their ids in schedule at their
+ * due_ms; the `due` marker on wake lowered to the earliest. Reply: the count.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { ADMIT_LUA } from "./admit.ts";
 
 /** The Lua twin of `EMQ.SCHEDULE`. */
 export const SCHEDULE_LUA: string = luaScript(
   "SCHEDULE",
   `
-e = emq_type(row, 'hash') or emq_type(schedule, 'zset') if e then return e end
-if redis.call('EXISTS', row) == 1 then return emq_refuse['duplicate']({}) end
-local due = emq_int(due_ms)
-redis.call('HSET', row, 'state', 'scheduled', 'payload', payload, 'attempts', '0', 'created_ms', emq_int(emq_now()), 'due_ms', due)
-redis.call('ZADD', schedule, due, id)
-return 1
+local schedule = base .. 'schedule'
+local a, e = emq_admit(base, n, id, schedule, 'zset') if e then return e end
+e = emq_local(cluster, a.missing) if e then return e end
+local now = emq_int(emq_now())
+emq_admitted(a, n, now)
+local earliest = due_ms[1]
+for j = 1, n do
+  local due = emq_int(due_ms[j])
+  redis.call('HSET', a.rows[j], 'state', 'scheduled', 'payload', payload[j], 'attempts', '0', 'created_ms', now, 'due_ms', due)
+  redis.call('ZADD', schedule, due, id[j])
+  if due_ms[j] < earliest then earliest = due_ms[j] end
+end
+redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), 'due')
+return n
 `,
+  ADMIT_LUA,
 );

@@ -1,59 +1,62 @@
 /**
- * Wire calls built from the spec: a verb's declared keys from one queue's keyspace, in the verb's
- * order, and its arguments in the verb's order. Both backends send these; only the command differs
- * (`EMQ.<VERB>` or `EVALSHA`). Nothing here spells a layout: it is read from {@link VERBS}.
+ * Wire calls built from the spec: the one declared key (the queue's `meta`), the verb's fixed
+ * arguments in order, then one group of arguments per job. Both backends send these; only the
+ * command differs (`EMQ.<VERB>` or `EVALSHA`). Nothing here spells a layout: it is read from
+ * {@link VERBS}.
  *
  * @module
  */
 import type { GlideString } from "@valkey/valkey-glide";
-import { type ArgName, type KeyRole, type Verb, VERBS } from "./verbs.ts";
+import { type ArgName, type Verb, VERBS, type VerbSpec } from "./verbs.ts";
 
-/** One verb call: its keys and arguments, in wire order. */
+/** One verb call: its declared keys and arguments, in wire order. */
 export interface WireCall {
   /** The verb (`ENQUEUE` …); the command is `EMQ.<verb>`. */
   readonly verb: Verb;
-  /** Declared keys, in the verb's order. */
+  /** Declared keys: the queue's `meta`. */
   readonly keys: string[];
-  /** Arguments, in the verb's order. */
+  /** Arguments, in the verb's order: the fixed ones, then one group per job. */
   readonly args: GlideString[];
 }
 
 /** The keys of one queue a call is built from (a `Keyspace` is one). */
 export interface QueueKeys {
-  /** `emq:{q}:` */
-  readonly base: string;
-  /** `emq:{q}:pending` */
-  readonly pending: string;
-  /** `emq:{q}:active` */
-  readonly active: string;
-  /** `emq:{q}:schedule` */
-  readonly schedule: string;
-  /** `emq:{q}:dead` */
-  readonly dead: string;
+  /** `emq:{q}:meta`, the one declared key of every verb. */
+  readonly meta: string;
 }
 
 /** An argument value: bytes or text as sent, a number in decimal. */
 export type ArgValue = GlideString | number;
 
-/** The arguments of verb `V`, by name. */
-export type CallArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["args"][number]]: ArgValue };
+/** The fixed arguments of verb `V`, by name. */
+export type FixedArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["args"][number]]: ArgValue };
 
-/** The key of `role` in `ks`; a row is the row of `id`. */
-export function keyOf(ks: QueueKeys, role: KeyRole, id: string): string {
-  return role === "row" ? `${ks.base}job:${id}` : role === "base" ? ks.base : ks[role];
+/** One group (one job) of verb `V`'s arguments, by name. */
+export type GroupArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["group"][number]]: ArgValue };
+
+const wire = (v: ArgValue): GlideString => (typeof v === "number" ? String(v) : v);
+
+/**
+ * The call of `verb` on the queue of `ks`: `fixed` arguments, then one group per element of
+ * `groups` (a verb without a group takes none). Numbers are sent in decimal.
+ */
+export function wireCall<V extends Verb>(
+  verb: V,
+  ks: QueueKeys,
+  fixed: FixedArgs<V>,
+  groups: ReadonlyArray<GroupArgs<V>> = [],
+): WireCall {
+  const spec: VerbSpec = VERBS[verb];
+  const f = fixed as unknown as Readonly<Record<ArgName, ArgValue>>;
+  const args: GlideString[] = spec.args.map((a) => wire(f[a]));
+  for (const g of groups as unknown as ReadonlyArray<Readonly<Record<ArgName, ArgValue>>>) {
+    for (const a of spec.group) args.push(wire(g[a]));
+  }
+  return { verb, keys: [ks.meta], args };
 }
 
-/** The call of `verb` on the queue of `ks` with `args` (numbers are sent in decimal). */
-export function wireCall<V extends Verb>(verb: V, ks: QueueKeys, args: CallArgs<V>): WireCall {
-  const spec = VERBS[verb];
-  const values = args as unknown as Readonly<Record<ArgName, ArgValue>>;
-  const id = spec.args[0] === "id" ? String(values.id) : "";
-  return {
-    verb,
-    keys: spec.keys.map((role) => keyOf(ks, role, id)),
-    args: spec.args.map((a) => {
-      const v = values[a];
-      return typeof v === "number" ? String(v) : v;
-    }),
-  };
+/** How many groups (jobs) `call` carries. */
+export function groupCount(call: WireCall): number {
+  const spec: VerbSpec = VERBS[call.verb];
+  return spec.group.length === 0 ? 0 : (call.args.length - spec.args.length) / spec.group.length;
 }

@@ -9,9 +9,12 @@
  * import { keyspace } from "../keyspace/mod.ts";
  * import { wireCall } from "./mod.ts";
  *
- * const call = wireCall("ENQUEUE", keyspace("orders"), { id: "JOB00000000001", payload: "{}" });
- * // { verb: "ENQUEUE", keys: ["emq:{orders}:job:JOB00000000001", "emq:{orders}:pending"], args: [...] }
- * console.log(call.keys.length); // 2
+ * const call = wireCall("ENQUEUE", keyspace("orders"), {}, [
+ *   { id: "JOB00000000001", payload: "{}" },
+ *   { id: "JOB00000000002", payload: "{}" },
+ * ]);
+ * // { verb: "ENQUEUE", keys: ["emq:{orders}:meta"], args: ["JOB00000000001", "{}", "JOB00000000002", "{}"] }
+ * console.log(call.keys, call.args.length); // ["emq:{orders}:meta"] 4
  * ```
  *
  * @module
@@ -19,8 +22,11 @@
 export {
   ARGS,
   type ArgName,
+  CLAIM_MOVE_LIMIT,
+  type Derived,
   type Gate,
-  type KeyRole,
+  gateRefusal,
+  MAX_BATCH,
   MAX_DIGITS,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
@@ -44,4 +50,12 @@ export {
   renderRefusal,
   type Step,
 } from "./refusals.ts";
-export { type ArgValue, type CallArgs, keyOf, type QueueKeys, wireCall, type WireCall } from "./calls.ts";
+export {
+  type ArgValue,
+  type FixedArgs,
+  type GroupArgs,
+  groupCount,
+  type QueueKeys,
+  wireCall,
+  type WireCall,
+} from "./calls.ts";

@@ -4,7 +4,8 @@
  * its unit tests (through `tests/vectors/wire.json`) and printed in docs/WIRE.md.
  *
  * A template's `{verb}` is the upper-case verb (`EMQ.ENQUEUE`); other `{…}` are the refusal's
- * parameters.
+ * parameters. Two refusals are the server's own texts, so that clients and cluster routers treat
+ * them as they treat the server's: `migrating` (TRYAGAIN: retry, nothing was written) and `noperm`.
  *
  * @module
  */
@@ -27,22 +28,27 @@ export const REFUSALS = {
   arity: {
     step: "shape",
     template: "ERR wrong number of arguments for '{verb}' command",
-    doc: "numkeys or the argument count is not the verb's",
+    doc: "numkeys is not 1, or the arguments are not the fixed ones plus a whole number (≥ 1) of groups",
   },
   layout: {
     step: "layout",
-    template: "ERR {verb} keys do not match the wire-4 layout",
-    doc: "the declared keys are not one queue's keys in the verb's order (a row: the id argument's row)",
+    template: "ERR {verb} keys do not match the wire-5 layout",
+    doc: "the declared key is not `emq:{q}:meta` of a valid queue name (non-empty for the module)",
   },
   fenced: {
     step: "fence",
-    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 4",
-    doc: "the server's wire identity is another wire (`found` is the value found)",
+    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 5",
+    doc: "the server's wire identity is another wire (`found`: its number, or `unknown` when not a number)",
+  },
+  batch: {
+    step: "shape",
+    template: "ERR {verb} at most {max} jobs per call",
+    doc: "more groups (jobs) in one call than the wire allows",
   },
   "job-id": {
     step: "gate",
     template: "ERR {verb} id must be a JOB id",
-    doc: "the id does not start with the 3 bytes `JOB`",
+    doc: "an id does not start with the 3 bytes `JOB`",
   },
   positive: {
     step: "gate",
@@ -54,35 +60,58 @@ export const REFUSALS = {
     template: "ERR {verb} {arg} must be a non-negative integer",
     doc: "a number argument that may be 0 is not 1 to 15 ASCII digits",
   },
+  "too-large": {
+    step: "gate",
+    template: "ERR {verb} {arg} must be at most {max}",
+    doc: "a number argument above its bound",
+  },
   payload: {
     step: "gate",
     template: "ERR {verb} payload exceeds {limit} bytes",
-    doc: "the payload is longer than the limit in force (`emq.max-payload`; the scripts use its default)",
+    doc: "a payload longer than the limit in force (`emq.max-payload`; the scripts use its default)",
   },
   reason: {
     step: "gate",
     template: "ERR {verb} reason exceeds {limit} bytes",
     doc: "a failure reason longer than 4096 bytes",
   },
+  repeated: {
+    step: "domain",
+    template: "ERR {verb} id {id} appears twice",
+    doc: "one call names the same job twice",
+  },
+  duplicate: {
+    step: "domain",
+    template: "ERR {verb} duplicate id {id}",
+    doc: "ENQUEUE or SCHEDULE of an id whose row exists (the first such id)",
+  },
+  noperm: {
+    step: "domain",
+    template: "NOPERM No permissions to access a key",
+    doc: "the caller's ACL user may not access a key the verb derives (the server's own text)",
+  },
   wrongtype: {
     step: "domain",
     template: "WRONGTYPE Operation against a key holding the wrong kind of value",
     doc: "a key the verb reads or writes exists with another Valkey type",
   },
-  duplicate: {
+  "lease-lost": {
     step: "domain",
-    template: "ERR {verb} duplicate id",
-    doc: "ENQUEUE or SCHEDULE of an id whose row exists",
-  },
-  "not-active": {
-    step: "domain",
-    template: "ERR {verb} job is not active",
-    doc: "ACK, RETRY or BURY of an id that is not in active, or whose row is gone",
+    template: "ERR {verb} lease lost: {ids}",
+    doc: "a job (every such id, space-separated) is not active under this token: its lease ran out and " +
+      "another claim holds it or it was settled, or it never was",
   },
   counter: {
     step: "domain",
     template: "ERR hash value is not an integer",
-    doc: "CLAIM of a row whose `attempts` is not an integer as HINCRBY reads it, or would overflow",
+    doc: "a counter the verb increments (a row's `attempts`, `meta`'s totals and `tokens`) is not an " +
+      "integer as HINCRBY reads it, or has more than 18 digits (HINCRBY's own text)",
+  },
+  migrating: {
+    step: "domain",
+    template: "TRYAGAIN Multiple keys request during rehashing of slot",
+    doc: "cluster: the queue's slot is being migrated and a key the verb needs is not on this node " +
+      "(the server's own text; nothing written, retry)",
   },
 } as const satisfies Record<string, RefusalSpec>;
 
@@ -123,7 +152,7 @@ export function renderRefusal<R extends Refusal>(name: R, verb: string, params: 
 export interface ParsedRefusal {
   /** Which refusal. */
   readonly name: Refusal;
-  /** The verb the text names (`EMQ.CLAIM`), or null for texts that name none (WRONGTYPE, counter). */
+  /** The verb the text names (`EMQ.CLAIM`), or null for texts that name none (WRONGTYPE, …). */
   readonly verb: string | null;
   /** The parameters, by name. */
   readonly params: Readonly<Record<string, string>>;
@@ -131,13 +160,20 @@ export interface ParsedRefusal {
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-// One anchored regular expression per refusal; parameters match greedily up to the next literal.
+/** What a parameter matches: the verb, free text (found, ids), or one word. */
+function paramPattern(p: string): string {
+  if (p === "verb") return "(EMQ\\.[A-Z]+)";
+  if (p === "found" || p === "ids") return "([\\s\\S]*)";
+  return "([^ ]+)";
+}
+
+// One anchored regular expression per refusal.
 const PARSERS: ReadonlyArray<{ name: Refusal; re: RegExp; params: string[] }> = REFUSAL_NAMES.map((name) => {
   const params: string[] = [];
   const source = pieces(REFUSALS[name].template).map((p) => {
     if ("text" in p) return escape(p.text);
     params.push(p.param);
-    return p.param === "verb" ? "(EMQ\\.[A-Z]+)" : p.param === "found" ? "([\\s\\S]*)" : "([^ ]+)";
+    return paramPattern(p.param);
   }).join("");
   return { name, re: new RegExp(`^${source}$`), params };
 });

@@ -1,28 +1,28 @@
 /**
- * The wire-4 verbs, written once: each verb's declared keys (by role, in order), its arguments (by
- * name, each with its gate), its reply, its effect and the domain refusals it can give. The client
- * builds every call from this table, the Lua twin's steps 1–4 are generated from it, docs/WIRE.md's
- * tables are printed from it, and the native module's unit tests check their own verb table
- * against it (through `tests/vectors/wire.json`).
+ * The wire-5 verbs, written once: each verb's fixed arguments and its repeated group (a batch:
+ * one group per job), each argument with its gate; the keys it derives and touches; its reply,
+ * effect and writes; its domain refusals; whether it admits memory (refused under `maxmemory`).
+ * The client builds every call from this table, the Lua twin's steps 1–4 are generated from it,
+ * docs/WIRE.md's tables are printed from it, and the native module's unit tests check their own
+ * verb table against it (through `tests/vectors/wire.json`).
+ *
+ * Every verb declares exactly one key, the queue's `meta` hash, which exists from the queue's
+ * first use and is never deleted: a declared key that may not exist would make every slot
+ * migration answer TRYAGAIN (docs/WIRE.md, "Cluster"). Every other key is derived from the queue
+ * name in `meta`'s key and checked against the caller's ACL.
  *
  * @module
  */
+import type { QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 4;
-
-/**
- * A declared key's role: one of the queue's structures, a job's row (`emq:{q}:job:<id>` with the
- * call's `id` argument), or the base (`emq:{q}:`, never opened: rows of ids popped from a list or
- * set are base + `job:` + id).
- */
-export type KeyRole = "row" | "pending" | "active" | "schedule" | "dead" | "base";
+export const WIRE = 5;
 
 /** How an argument is checked at step 4. */
 export type Gate =
   | { readonly kind: "job-id" }
-  | { readonly kind: "number"; readonly min: 0 | 1 }
+  | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number }
   | { readonly kind: "bytes"; readonly refusal: "payload" | "reason"; readonly limit: number };
 
 /** Payload limit of the scripts (the module's `emq.max-payload` default). */
@@ -31,10 +31,19 @@ export const MAX_PAYLOAD_BYTES = 1048576;
 export const MAX_REASON_BYTES = 4096;
 /** Most digits a number argument may have (so that now + n stays exact as a sorted-set score). */
 export const MAX_DIGITS = 15;
+/** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
+export const MAX_BATCH = 10000;
+/** Most due ids one CLAIM moves (schedule → pending, expired active → pending) before it claims. */
+export const CLAIM_MOVE_LIMIT = 1000;
 
 /** Every argument of the wire: its gate, a valid sample (for tests and docs) and what it is. */
 export const ARGS = {
-  id: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "the job id (a `JOB` id)" },
+  id: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "a job id (a `JOB` id)" },
+  token: {
+    gate: { kind: "number", min: 1 },
+    sample: "1",
+    doc: "the lease token CLAIM handed out with the job",
+  },
   payload: {
     gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
     sample: "payload",
@@ -42,6 +51,12 @@ export const ARGS = {
   },
   due_ms: { gate: { kind: "number", min: 0 }, sample: "0", doc: "when the job falls due, ms since the epoch" },
   lease_ms: { gate: { kind: "number", min: 1 }, sample: "60000", doc: "the lease, in ms from now" },
+  count: { gate: { kind: "number", min: 1, max: MAX_BATCH }, sample: "1", doc: "the most jobs to claim" },
+  block_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "0",
+    doc: "how long to wait for a job when none is ready (0: answer at once)",
+  },
   delay_ms: { gate: { kind: "number", min: 1 }, sample: "1", doc: "the delay before the job is due again, in ms" },
   limit: { gate: { kind: "number", min: 1 }, sample: "10", doc: "the most ids to move" },
   reason: {
@@ -54,12 +69,19 @@ export const ARGS = {
 /** The name of an argument. */
 export type ArgName = keyof typeof ARGS;
 
+/** A key a verb derives from the queue name: a grammar type, `wake`, or the rows of its jobs. */
+export type Derived = Exclude<QueueType, "meta"> | "rows";
+
 /** One verb of the wire. */
 export interface VerbSpec {
-  /** Declared keys, by role, in order. */
-  readonly keys: readonly KeyRole[];
-  /** Arguments after the keys, in order. */
+  /** Arguments after the key, in order, once. */
   readonly args: readonly ArgName[];
+  /** Arguments repeated once per job after the fixed ones (a batch); empty when none. */
+  readonly group: readonly ArgName[];
+  /** The keys it derives from the queue name and may read or write (besides `meta`). */
+  readonly touches: readonly Derived[];
+  /** Whether it admits new jobs: refused under `maxmemory` (module flag `deny-oom`, script flags). */
+  readonly admits: boolean;
   /** The reply, in words. */
   readonly reply: string;
   /** What it does, in words. */
@@ -70,75 +92,112 @@ export interface VerbSpec {
   readonly domain: readonly Refusal[];
 }
 
-/** The wire-4 verbs, in wire order. */
+/** The wire-5 verbs, in wire order. */
 export const VERBS = {
   ENQUEUE: {
-    keys: ["row", "pending"],
-    args: ["id", "payload"],
-    reply: "integer 1",
-    effect: "new row (state `pending`); id pushed on the head of pending",
-    writes: "`HSET row state pending payload <p> attempts 0 created_ms <now>`; `LPUSH pending id`",
-    domain: ["wrongtype", "duplicate"],
+    args: [],
+    group: ["id", "payload"],
+    touches: ["pending", "wake", "rows"],
+    admits: true,
+    reply: "integer: jobs admitted",
+    effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order",
+    writes: "`meta` made if missing (`wire 5 created_ms <now>`), `HINCRBY meta enqueued <n>`; per job " +
+      "`HSET row state pending payload <p> attempts 0 created_ms <now>`; `LPUSH pending <ids…>`; " +
+      "`ZADD wake 0 ready` when pending was empty",
+    domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SCHEDULE: {
-    keys: ["row", "schedule"],
-    args: ["id", "due_ms", "payload"],
-    reply: "integer 1",
-    effect: "new row (state `scheduled`); id in schedule at due_ms",
-    writes: "`HSET row state scheduled payload <p> attempts 0 created_ms <now> due_ms <due>`; `ZADD schedule <due> id`",
-    domain: ["wrongtype", "duplicate"],
+    args: [],
+    group: ["id", "due_ms", "payload"],
+    touches: ["schedule", "wake", "rows"],
+    admits: true,
+    reply: "integer: jobs admitted",
+    effect: "new rows (state `scheduled`); ids in schedule at their due_ms",
+    writes: "`meta` made if missing, `HINCRBY meta enqueued <n>`; per job `HSET row state scheduled payload <p> " +
+      "attempts 0 created_ms <now> due_ms <due>`, `ZADD schedule <due> id`; `ZADD wake LT <earliest due> due`",
+    domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+  },
+  CLAIM: {
+    args: ["lease_ms", "count", "block_ms"],
+    group: [],
+    touches: ["pending", "active", "schedule", "wake", "rows"],
+    admits: false,
+    reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due or a lease runs out, " +
+      "0 when none), then one `[id, payload, attempts, token]` per claimed job",
+    effect: "moves due ids schedule → pending and expired leases active → pending (at most " +
+      `${CLAIM_MOVE_LIMIT} each), then, unless the queue is paused, pops up to count ids from the tail of ` +
+      "pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and " +
+      "nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake)",
+    writes: "as PROMOTE and REAP; tail ids whose row is missing are popped and dropped; per claimed job " +
+      "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
+      "<now+lease_ms> token <t>`; `HINCRBY meta tokens <k>` (tokens t = old+1 … old+k); `ZADD wake 0 ready` " +
+      "when pending is left non-empty, else `ZREM wake ready`",
+    domain: ["noperm", "wrongtype", "counter", "migrating"],
+  },
+  ACK: {
+    args: [],
+    group: ["id", "token"],
+    touches: ["active", "rows"],
+    admits: false,
+    reply: "integer: jobs settled",
+    effect: "ids leave active; their rows are deleted",
+    writes: "`ZREM active <ids…>`, `DEL <rows…>`, `HINCRBY meta acked <n>`",
+    domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
+  },
+  RETRY: {
+    args: [],
+    group: ["id", "token", "delay_ms", "reason"],
+    touches: ["active", "schedule", "wake", "rows"],
+    admits: false,
+    reply: "integer: jobs settled",
+    effect: "active → schedule at now+delay_ms; reason kept",
+    writes: "per job `ZREM active id`, `ZADD schedule <now+delay_ms> id`, `HSET row state scheduled due_ms " +
+      "<now+delay_ms> reason <r>`; `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due`",
+    domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
+  },
+  BURY: {
+    args: [],
+    group: ["id", "token", "reason"],
+    touches: ["active", "dead", "rows"],
+    admits: false,
+    reply: "integer: jobs settled",
+    effect: "active → dead; reason kept",
+    writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
+      "`HINCRBY meta buried <n>`",
+    domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
+  },
+  EXTEND: {
+    args: ["lease_ms"],
+    group: ["id", "token"],
+    touches: ["active", "rows"],
+    admits: false,
+    reply: "integer: leases extended",
+    effect: "each job's lease runs until now+lease_ms",
+    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
   },
   PROMOTE: {
-    keys: ["schedule", "pending", "base"],
     args: ["limit"],
+    group: [],
+    touches: ["schedule", "pending", "wake", "rows"],
+    admits: false,
     reply: "integer: ids moved",
     effect: "up to limit due ids move schedule → pending",
     writes: "ids of schedule with score ≤ now, ascending (score, then member), at most limit: each " +
-      "`ZREM schedule id`, `LPUSH pending id`, and `HSET row state pending` when the row exists",
-    domain: ["wrongtype"],
-  },
-  CLAIM: {
-    keys: ["pending", "active", "base"],
-    args: ["lease_ms"],
-    reply: "array [id, payload, attempts (integer)] or nil",
-    effect: "pop one id; into active at now+lease; attempts+1",
-    writes: "peek the tail of pending; a tail id whose row is missing is popped and dropped, and the next " +
-      "is tried; empty → nil. Else `RPOP pending`, `ZADD active <now+lease_ms> id`, `HINCRBY row attempts 1`, " +
-      "`HSET row state active deadline_ms <now+lease_ms>`",
-    domain: ["wrongtype", "counter"],
-  },
-  ACK: {
-    keys: ["row", "active"],
-    args: ["id"],
-    reply: "integer 1",
-    effect: "id leaves active; row deleted",
-    writes: "`ZREM active id`, `DEL row`",
-    domain: ["wrongtype", "not-active"],
-  },
-  RETRY: {
-    keys: ["row", "active", "schedule"],
-    args: ["id", "delay_ms", "reason"],
-    reply: "integer 1",
-    effect: "active → schedule at now+delay; reason kept",
-    writes: "`ZREM active id`, `ZADD schedule <now+delay_ms> id`, `HSET row state scheduled due_ms <now+delay_ms> reason <r>`",
-    domain: ["wrongtype", "not-active"],
-  },
-  BURY: {
-    keys: ["row", "active", "dead"],
-    args: ["id", "reason"],
-    reply: "integer 1",
-    effect: "active → dead; reason kept",
-    writes: "`ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`",
-    domain: ["wrongtype", "not-active"],
+      "`ZREM schedule id`, `LPUSH pending id`, and `HSET row state pending` when the row exists; " +
+      "`ZADD wake 0 ready` when any moved",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
   REAP: {
-    keys: ["active", "pending", "base"],
     args: ["limit"],
+    group: [],
+    touches: ["active", "pending", "wake", "rows"],
+    admits: false,
     reply: "integer: ids moved",
-    effect: "up to limit ids whose lease expired go back to pending",
-    writes: "ids of active with score ≤ now, ascending, at most limit: each `ZREM active id`, `RPUSH pending id` " +
-      "(the tail: claimed next), and `HSET row state pending` when the row exists",
-    domain: ["wrongtype"],
+    effect: "up to limit ids whose lease expired go back to pending (the tail: claimed next)",
+    writes: "ids of active with score ≤ now, ascending, at most limit: each `ZREM active id`, `RPUSH pending id`, " +
+      "and `HSET row state pending` when the row exists; `ZADD wake 0 ready` when any moved",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
 } as const satisfies Record<string, VerbSpec>;
 
@@ -148,12 +207,24 @@ export type Verb = keyof typeof VERBS;
 /** Every verb, in wire order. */
 export const VERB_NAMES: readonly Verb[] = Object.keys(VERBS) as Verb[];
 
-/** The refusals verb `v` can give, in check order: shape, layout, fence, its gates, its domain checks. */
+/** The refusal a gate gives. */
+export function gateRefusal(g: Gate): Refusal {
+  if (g.kind === "job-id") return "job-id";
+  if (g.kind === "bytes") return g.refusal;
+  return g.min === 0 ? "non-negative" : "positive";
+}
+
+/**
+ * The refusals verb `v` can give, in check order: shape (with the batch bound), layout, fence, its
+ * gates, its domain checks.
+ */
 export function refusalsOf(v: Verb): Refusal[] {
+  const spec: VerbSpec = VERBS[v];
   const gates = new Set<Refusal>();
-  for (const a of VERBS[v].args) {
+  for (const a of [...spec.args, ...spec.group]) {
     const g: Gate = ARGS[a].gate;
-    gates.add(g.kind === "job-id" ? "job-id" : g.kind === "number" ? (g.min === 0 ? "non-negative" : "positive") : g.refusal);
+    gates.add(gateRefusal(g));
+    if (g.kind === "number" && g.max !== undefined) gates.add("too-large");
   }
-  return ["arity", "layout", "fenced", ...gates, ...VERBS[v].domain];
+  return ["arity", ...(spec.group.length > 0 ? ["batch" as const] : []), "layout", "fenced", ...gates, ...spec.domain];
 }

@@ -1,14 +1,14 @@
 //! The dispatcher every verb goes through: it answers the getkeys callback, then runs steps 1–4 of
 //! `docs/WIRE.md` once for every verb from its [`Verb`] value — shape, layout, fence, gates — and
-//! hands the handler the queue and the gated arguments; the handler runs steps 5–6. The reply (or
-//! the refusal's exact text) goes back from here. Safe code: the C API is behind `ffi`.
+//! hands the handler the queue and the gated arguments; the handler runs steps 5–6 and replies,
+//! refuses, or (CLAIM) asks to wait on a key. Safe code: the C API is behind `ffi`.
 
 use crate::config;
 use crate::ffi::{lit, Ctx, Kind, Owned, Str};
 use crate::gates;
-use crate::keyspace::{self, Queue};
+use crate::keyspace::{Queue, META};
 use crate::verbs::VERBS;
-use crate::wire::{Gate, Refusal, Role, Verb, WIRE};
+use crate::wire::{fence_found, Gate, Refusal, Verb, WIRE};
 
 /// One call: its context, argv and verb.
 pub struct Call<'a> {
@@ -16,6 +16,8 @@ pub struct Call<'a> {
     pub ctx: Ctx<'a>,
     argv: &'a [Str<'a>],
     verb: &'static Verb,
+    /// A blocked client being served: it must not block again.
+    serving: bool,
 }
 
 impl<'a> Call<'a> {
@@ -24,9 +26,15 @@ impl<'a> Call<'a> {
         self.verb
     }
 
-    /// Declared key `i` (0-based), after a successful shape check.
-    pub fn key(&self, i: usize) -> Str<'a> {
-        self.argv[2 + i]
+    /// The declared key, the queue's `meta`.
+    pub fn meta(&self) -> Str<'a> {
+        self.argv[2]
+    }
+
+    /// Whether the verb may wait on a key now (not a served blocked client, not in MULTI or a
+    /// script).
+    pub fn may_block(&self) -> bool {
+        !self.serving && self.ctx.may_block()
     }
 }
 
@@ -37,40 +45,82 @@ enum Value<'a> {
     Number(i64),
 }
 
-/// The arguments of a call, in the verb's order, each through its gate.
+/// The arguments of a call, in the verb's order, each through its gate: the fixed ones, then one
+/// group per job.
 pub struct Args<'a> {
     values: Vec<Value<'a>>,
+    fixed: usize,
+    group: usize,
+    jobs: usize,
 }
 
 impl<'a> Args<'a> {
-    /// Argument `i` as sent (an id, a payload, a reason).
-    pub fn bytes(&self, i: usize) -> Str<'a> {
+    fn bytes_at(&self, i: usize) -> Str<'a> {
         match self.values[i] {
             Value::Bytes(s) => s,
             Value::Number(_) => unreachable!("argument {i} is a number"),
         }
     }
 
-    /// Argument `i` as the number its gate parsed.
-    pub fn number(&self, i: usize) -> i64 {
+    fn number_at(&self, i: usize) -> i64 {
         match self.values[i] {
             Value::Number(n) => n,
             Value::Bytes(_) => unreachable!("argument {i} is not a number"),
         }
     }
+
+    /// Fixed argument `i` as the number its gate parsed.
+    pub fn number(&self, i: usize) -> i64 {
+        self.number_at(i)
+    }
+
+    /// How many jobs (groups) the call carries.
+    pub fn jobs(&self) -> usize {
+        self.jobs
+    }
+
+    /// Argument `k` of job `j`'s group, as sent (an id, a payload, a reason).
+    pub fn job_bytes(&self, j: usize, k: usize) -> Str<'a> {
+        self.bytes_at(self.fixed + j * self.group + k)
+    }
+
+    /// Argument `k` of job `j`'s group, as the number its gate parsed.
+    pub fn job_number(&self, j: usize, k: usize) -> i64 {
+        self.number_at(self.fixed + j * self.group + k)
+    }
+
+    /// The ids of every job (argument 0 of each group).
+    pub fn ids(&self) -> Vec<Str<'a>> {
+        (0..self.jobs).map(|j| self.job_bytes(j, 0)).collect()
+    }
 }
 
-/// A successful reply.
+/// One job a CLAIM hands out.
+pub struct Claimed<'a> {
+    /// Its id.
+    pub id: Owned<'a>,
+    /// Its payload (missing only if the row lost its field).
+    pub payload: Option<Owned<'a>>,
+    /// Its attempts, this claim included.
+    pub attempts: i64,
+    /// The lease token of this claim.
+    pub token: i64,
+}
+
+/// What a handler answers.
 pub enum Reply<'a> {
     /// An integer.
     Int(i64),
-    /// Nil (CLAIM on an empty queue).
-    Nil,
-    /// CLAIM's `[id, payload, attempts]`.
+    /// CLAIM's `[next_ms, [id, payload, attempts, token]…]`.
     Claimed {
-        id: Owned<'a>,
-        payload: Option<Owned<'a>>,
-        attempts: i64,
+        next_ms: i64,
+        jobs: Vec<Claimed<'a>>,
+    },
+    /// CLAIM found nothing and may wait: block on `key` until `timeout_ms` from now.
+    Wait {
+        key: Owned<'a>,
+        timeout_ms: i64,
+        next_ms: i64,
     },
 }
 
@@ -81,112 +131,157 @@ pub type Handler = for<'a> fn(&Call<'a>, &Queue<'a>, &Args<'a>) -> Result<Reply<
 pub fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
     let (verb, handler) = VERBS[index];
     if ctx.keys_request() {
-        // getkeys callback: declare argv[2 .. 2+numkeys) when numkeys is the verb's and fits.
-        if argv.len() >= 2 + verb.keys.len() && argv[1].bytes() == numkeys(verb).as_bytes() {
-            for pos in 2..2 + verb.keys.len() {
-                ctx.key_at(pos);
-            }
+        // getkeys callback: declare argv[2] when numkeys is 1; else no key (the call fails at shape).
+        if argv.len() >= 3 && argv[1].bytes() == b"1" {
+            ctx.key_at(2);
         }
         return;
     }
-    let call = Call { ctx, argv, verb };
-    let outcome = steps(&call).and_then(|(q, args)| handler(&call, &q, &args));
-    match outcome {
-        Ok(Reply::Int(n)) => ctx.reply_int(n),
-        Ok(Reply::Nil) => ctx.reply_nil(),
-        Ok(Reply::Claimed {
-            id,
-            payload,
-            attempts,
-        }) => {
-            ctx.reply_array(3);
-            ctx.reply_str(id.as_str());
-            match payload {
-                Some(p) => ctx.reply_str(p.as_str()),
-                None => ctx.reply_nil(),
-            }
-            ctx.reply_int(attempts);
-        }
+    let call = Call {
+        ctx,
+        argv,
+        verb,
+        serving: false,
+    };
+    match steps(&call).and_then(|(q, args)| handler(&call, &q, &args)) {
+        Ok(Reply::Wait {
+            key,
+            timeout_ms,
+            next_ms: _,
+        }) => ctx.block_on_key(key.as_str(), timeout_ms, crate::ffi::now_ms() + timeout_ms),
+        Ok(reply) => answer(ctx, reply),
         Err(refusal) => ctx.reply_error(&refusal.text(verb)),
     }
 }
 
-/// The decimal numkeys a call of `verb` must carry.
-fn numkeys(verb: &Verb) -> String {
-    verb.keys.len().to_string()
+/// A blocked CLAIM's key was signalled: run it again without waiting. Served (and unblocked) when
+/// it claimed jobs, refused, or learned that something falls due before the block's `deadline`;
+/// else it keeps waiting.
+pub fn serve_blocked<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], deadline: i64) -> bool {
+    let Some(&(verb, handler)) = VERBS.iter().find(|(v, _)| {
+        argv.first()
+            .is_some_and(|a| a.bytes().eq_ignore_ascii_case(v.command.as_bytes()))
+    }) else {
+        return false;
+    };
+    let call = Call {
+        ctx,
+        argv,
+        verb,
+        serving: true,
+    };
+    match steps(&call).and_then(|(q, args)| handler(&call, &q, &args)) {
+        Ok(Reply::Claimed { next_ms, jobs })
+            if jobs.is_empty() && (next_ms == 0 || next_ms >= deadline) =>
+        {
+            false
+        }
+        Ok(reply) => {
+            answer(ctx, reply);
+            true
+        }
+        Err(refusal) => {
+            ctx.reply_error(&refusal.text(verb));
+            true
+        }
+    }
+}
+
+/// A blocked CLAIM's time ran out: an empty claim (`next_ms` 0); the worker asks again.
+pub fn blocked_timeout(ctx: Ctx) {
+    answer(
+        ctx,
+        Reply::Claimed {
+            next_ms: 0,
+            jobs: Vec::new(),
+        },
+    );
+}
+
+fn answer(ctx: Ctx, reply: Reply) {
+    match reply {
+        Reply::Int(n) => ctx.reply_int(n),
+        Reply::Claimed { next_ms, jobs } => {
+            ctx.reply_array(1 + jobs.len());
+            ctx.reply_int(next_ms);
+            for job in jobs {
+                ctx.reply_array(4);
+                ctx.reply_str(job.id.as_str());
+                match &job.payload {
+                    Some(p) => ctx.reply_str(p.as_str()),
+                    None => ctx.reply_nil(),
+                }
+                ctx.reply_int(job.attempts);
+                ctx.reply_int(job.token);
+            }
+        }
+        Reply::Wait { next_ms, .. } => {
+            ctx.reply_array(1);
+            ctx.reply_int(next_ms);
+        }
+    }
 }
 
 /// Steps 1–4, in order; the first failure is the reply.
 fn steps<'a>(call: &Call<'a>) -> Result<(Queue<'a>, Args<'a>), Refusal> {
     let verb = call.verb;
-    // 1. shape: numkeys is exactly the verb's (byte for byte, as EVAL parses it) and so is argc.
-    if call.argv.len() != verb.argc() || call.argv[1].bytes() != numkeys(verb).as_bytes() {
+    // 1. shape: numkeys is exactly 1 (byte for byte, as EVAL parses it), then the fixed
+    // arguments and a whole number of groups, at most MAX_BATCH.
+    if call.argv.len() < 3 || call.argv[1].bytes() != b"1" {
         return Err(Refusal::Arity);
     }
-    let args = &call.argv[2 + verb.keys.len()..];
-    let q = layout(call, args)?;
+    let jobs = verb
+        .groups(call.argv.len())
+        .ok_or(Refusal::Arity)?
+        .map_err(|()| Refusal::Batch)?;
+    // 2. layout: the declared key is the meta of a valid, non-empty queue name.
+    let q = Queue::from_key(call.meta().bytes(), META).ok_or(Refusal::Layout)?;
     fence(call.ctx)?;
-    Ok((q, gates(verb, args)?))
+    Ok((q, gates(verb, &call.argv[3..], jobs)?))
 }
 
-/// Step 2: recover one queue name from the first key (a row's type must be `job:` + the id
-/// argument, byte for byte), then every other key must be exactly that queue's key of its role.
-fn layout<'a>(call: &Call<'a>, args: &'a [Str<'a>]) -> Result<Queue<'a>, Refusal> {
-    let verb = call.verb;
-    let id = verb.id_arg().map(|i| args[i].bytes()).unwrap_or_default();
-    let first = call.key(0).bytes();
-    let q = match verb.keys[0] {
-        Role::Row => {
-            let (name, ty) = keyspace::split_queue_key(first).ok_or(Refusal::Layout)?;
-            match ty.strip_prefix(keyspace::JOB) {
-                Some(found) if found == id => Queue::new(name),
-                _ => None,
-            }
-        }
-        role => Queue::from_key(first, role.ty()),
-    }
-    .ok_or(Refusal::Layout)?;
-    for (i, role) in verb.keys.iter().enumerate().skip(1) {
-        let key = call.key(i).bytes();
-        let ok = match role {
-            Role::Row => q.is_job_key(key, id),
-            r => q.is_key(key, r.ty()),
-        };
-        if !ok {
-            return Err(Refusal::Layout);
-        }
-    }
-    Ok(q)
-}
-
-/// Step 3: the node's `emq.wire` must be 4; on a standalone server the string key
-/// `{emq}:version`, when present, must be `4` (a key of another type counts as absent).
+/// Step 3: the node's `emq.wire` must be 5; on a standalone server the string key
+/// `{emq}:version`, when present and readable by the caller, must be `5` (a key of another type
+/// counts as absent, as does one the caller's ACL hides; the refusal names a number, nothing else).
 fn fence(ctx: Ctx) -> Result<(), Refusal> {
     let w = config::wire();
     if w != WIRE {
-        return Err(Refusal::Fenced(w.to_string().into_bytes()));
+        return Err(Refusal::Fenced(w.to_string()));
     }
-    if !ctx.cluster_mode() {
-        if let Some(k) = ctx.read(lit().version_key) {
-            if k.kind() == Kind::String && k.string() != WIRE.to_string().as_bytes() {
-                return Err(Refusal::Fenced(k.string().to_vec()));
-            }
+    if ctx.cluster_mode() {
+        return Ok(());
+    }
+    let key = lit().version_key;
+    if !ctx.user().is_none_or(|u| u.may_access(key)) {
+        return Ok(());
+    }
+    if let Some(k) = ctx.read(key) {
+        if k.kind() == Kind::String && k.string() != WIRE.to_string().as_bytes() {
+            return Err(Refusal::Fenced(fence_found(k.string())));
         }
     }
     Ok(())
 }
 
-/// Step 4: every argument through its gate, in argument order.
-fn gates<'a>(verb: &Verb, args: &'a [Str<'a>]) -> Result<Args<'a>, Refusal> {
+/// Step 4: every argument through its gate: the fixed ones, then each group, in argument order.
+fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, Refusal> {
+    let specs = verb
+        .args
+        .iter()
+        .chain((0..jobs).flat_map(|_| verb.group.iter()));
     let mut values = Vec::with_capacity(args.len());
-    for (spec, &arg) in verb.args.iter().zip(args) {
+    for (spec, &arg) in specs.zip(args) {
         let b = arg.bytes();
         values.push(match spec.gate {
             Gate::JobId if gates::job_id(b) => Value::Bytes(arg),
             Gate::JobId => return Err(Refusal::NotJobId),
-            Gate::Number { min } => {
+            Gate::Number { min, max } => {
                 let n = gates::digits(b).filter(|&n| n >= min);
-                Value::Number(n.ok_or(Refusal::Number(spec.name, min >= 1))? as i64)
+                let n = n.ok_or(Refusal::Number(spec.name, min >= 1))?;
+                if let Some(max) = max.filter(|&max| n > max) {
+                    return Err(Refusal::TooLarge(spec.name, max));
+                }
+                Value::Number(n as i64)
             }
             Gate::Payload => {
                 let limit = config::max_payload();
@@ -199,5 +294,10 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>]) -> Result<Args<'a>, Refusal> {
             Gate::Reason => Value::Bytes(arg),
         });
     }
-    Ok(Args { values })
+    Ok(Args {
+        values,
+        fixed: verb.args.len(),
+        group: verb.group.len(),
+        jobs,
+    })
 }

@@ -2,12 +2,12 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-/// Default of `emq.wire`: this module speaks wire 4.
-pub const WIRE_DEFAULT: i64 = 4;
+/// Default of `emq.wire`: this module speaks wire 5.
+pub const WIRE_DEFAULT: i64 = 5;
 /// Default of `emq.max-payload`: 1 MiB.
 pub const MAX_PAYLOAD_DEFAULT: i64 = 1_048_576;
 
-/// `emq.wire`: the wire identity of this node; any value but 4 fences every verb.
+/// `emq.wire`: the wire identity of this node; any value but 5 fences every verb.
 pub static WIRE: AtomicI64 = AtomicI64::new(WIRE_DEFAULT);
 /// `emq.max-payload`: the longest payload ENQUEUE and SCHEDULE accept, in bytes.
 pub static MAX_PAYLOAD: AtomicI64 = AtomicI64::new(MAX_PAYLOAD_DEFAULT);

@@ -65,7 +65,7 @@ pub struct Owned<'a> {
 
 impl<'a> Owned<'a> {
     fn adopt(ctx: Ctx<'a>, raw: *mut raw::RedisModuleString) -> Option<Owned<'a>> {
-        (!raw.is_null()).then_some(Owned { ctx, raw })
+        (!raw.is_null()).then(|| Owned { ctx, raw })
     }
 
     /// The string, borrowed for as long as this value lives.
@@ -149,7 +149,7 @@ impl<'a> Ctx<'a> {
         let raw = unsafe {
             api!(RedisModule_OpenKey)(self.raw, name.raw, raw::REDISMODULE_READ as c_int)
         };
-        (!raw.is_null()).then_some(Key {
+        (!raw.is_null()).then(|| Key {
             ctx: self,
             raw,
             name,
@@ -161,6 +161,83 @@ impl<'a> Ctx<'a> {
         // SAFETY: a valid ctx.
         let flags = unsafe { api!(RedisModule_GetContextFlags)(self.raw) } as u32;
         flags & raw::REDISMODULE_CTX_FLAGS_CLUSTER != 0
+    }
+
+    /// Whether this call may block (not inside MULTI, a script, or a blocked client's callback).
+    pub fn may_block(self) -> bool {
+        // SAFETY: a valid ctx.
+        let flags = unsafe { api!(RedisModule_GetContextFlags)(self.raw) } as u32;
+        flags & raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING == 0
+    }
+
+    /// The ACL user of the client behind this call (`None` when it has none, e.g. the AOF).
+    pub fn user(self) -> Option<User<'a>> {
+        // SAFETY: a valid ctx with a client; the name string is freed here, the user on drop.
+        unsafe {
+            let name = api!(RedisModule_GetCurrentUserName)(self.raw);
+            if name.is_null() {
+                return None;
+            }
+            let user = api!(RedisModule_GetModuleUserFromUserName)(name);
+            api!(RedisModule_FreeString)(self.raw, name);
+            (!user.is_null()).then(|| User {
+                raw: user,
+                _call: PhantomData,
+            })
+        }
+    }
+
+    /// Cluster: whether `meta` and `keys` can be served here together — a dry run of
+    /// `EXISTS meta keys…` through the server's own routing check, which refuses exactly when the
+    /// slot is being migrated and a key is missing here (it may be on the other node).
+    pub fn all_local(self, meta: Str, keys: &[Str]) -> bool {
+        let mut argv: Vec<*mut raw::RedisModuleString> = Vec::with_capacity(1 + keys.len());
+        argv.push(meta.raw);
+        argv.extend(keys.iter().map(|k| k.raw));
+        // SAFETY: a valid ctx; `v` takes an array of live strings and its length; `D` returns
+        // before running the command, `E` turns refusals into an error reply, freed here.
+        unsafe {
+            let reply = api!(RedisModule_Call)(
+                self.raw,
+                c"EXISTS".as_ptr(),
+                c"DEv".as_ptr(),
+                argv.as_mut_ptr(),
+                argv.len(),
+            );
+            if reply.is_null() {
+                return true;
+            }
+            api!(RedisModule_FreeCallReply)(reply);
+            false
+        }
+    }
+
+    /// Blocks the client on `key` for at most `timeout_ms`: when the key is signalled ready the
+    /// verb's own handler runs again ([`blocked_ready`]); on timeout [`blocked_timeout`] replies.
+    /// `deadline` (ms since the epoch) is handed to those callbacks.
+    pub fn block_on_key(self, key: Str, timeout_ms: i64, deadline: i64) {
+        let mut keys = [key.raw];
+        let privdata = Box::into_raw(Box::new(deadline)).cast::<c_void>();
+        // SAFETY: a valid ctx of a command that may block; the server keeps its own reference to
+        // the key name; privdata is freed by `free_deadline`.
+        unsafe {
+            api!(RedisModule_BlockClientOnKeys)(
+                self.raw,
+                Some(blocked_ready),
+                Some(blocked_timeout),
+                Some(free_deadline),
+                timeout_ms as c_long as _,
+                keys.as_mut_ptr(),
+                1,
+                privdata,
+            );
+        }
+    }
+
+    /// Wakes the clients blocked on `key` (they re-run their claim).
+    pub fn signal_ready(self, key: Str) {
+        // SAFETY: a valid ctx and a live key name.
+        unsafe { api!(RedisModule_SignalKeyAsReady)(self.raw, key.raw) };
     }
 
     /// Replicates one effect command to replicas and the AOF (the server wraps a call's effects in
@@ -248,6 +325,11 @@ impl<'a, 'k> Key<'a, 'k> {
     /// The key's name.
     pub fn name(&self) -> Str<'k> {
         self.name
+    }
+
+    /// The call this key was opened in.
+    pub fn ctx(&self) -> Ctx<'a> {
+        self.ctx
     }
 
     /// Length of the value (list length, set cardinality…).
@@ -364,6 +446,39 @@ impl<'a, 'k> Key<'a, 'k> {
         unsafe { api!(RedisModule_ZsetAdd)(self.raw, score, ele.raw, &mut flags) };
     }
 
+    /// `ZADD key LT score ele`: adds, or lowers an existing score; whether anything changed.
+    pub fn zadd_lt(&self, score: f64, ele: Str) -> bool {
+        let mut flags: c_int = raw::REDISMODULE_ZADD_LT as c_int;
+        // SAFETY: a key opened for writing, a live element.
+        unsafe { api!(RedisModule_ZsetAdd)(self.raw, score, ele.raw, &mut flags) };
+        flags & (raw::REDISMODULE_ZADD_ADDED | raw::REDISMODULE_ZADD_UPDATED) as c_int != 0
+    }
+
+    /// The lowest score of a sorted set, if any.
+    pub fn first_score(&self) -> Option<f64> {
+        if self.kind() != Kind::Zset {
+            return None;
+        }
+        // SAFETY: an open sorted-set key; the range iterator is stopped before returning.
+        unsafe {
+            let ok = api!(RedisModule_ZsetFirstInScoreRange)(
+                self.raw,
+                raw::REDISMODULE_NEGATIVE_INFINITE,
+                raw::REDISMODULE_POSITIVE_INFINITE,
+                0,
+                0,
+            );
+            if ok != raw::Status::Ok as c_int {
+                return None;
+            }
+            let mut score = 0f64;
+            let ele = api!(RedisModule_ZsetRangeCurrentElement)(self.raw, &mut score);
+            let found = Owned::adopt(self.ctx, ele).map(|_| score);
+            api!(RedisModule_ZsetRangeStop)(self.raw);
+            found
+        }
+    }
+
     /// `ZREM key ele`; whether it was a member.
     pub fn zrem(&self, ele: Str) -> bool {
         let mut deleted: c_int = 0;
@@ -447,6 +562,18 @@ pub struct Literals {
     pub dead: Str<'static>,
     pub zero: Str<'static>,
     pub version_key: Str<'static>,
+    pub token: Str<'static>,
+    pub wire: Str<'static>,
+    pub wire_value: Str<'static>,
+    pub paused: Str<'static>,
+    pub tokens: Str<'static>,
+    pub enqueued: Str<'static>,
+    pub acked: Str<'static>,
+    pub retried: Str<'static>,
+    pub buried: Str<'static>,
+    pub ready: Str<'static>,
+    pub due: Str<'static>,
+    pub lt: Str<'static>,
 }
 
 // SAFETY: the strings are immutable after load and only touched under the server's lock.
@@ -484,12 +611,109 @@ pub fn init_literals() {
         dead: literal(b"dead"),
         zero: literal(b"0"),
         version_key: literal(b"{emq}:version"),
+        token: literal(b"token"),
+        wire: literal(b"wire"),
+        wire_value: literal(b"5"),
+        paused: literal(b"paused"),
+        tokens: literal(b"tokens"),
+        enqueued: literal(b"enqueued"),
+        acked: literal(b"acked"),
+        retried: literal(b"retried"),
+        buried: literal(b"buried"),
+        ready: literal(b"ready"),
+        due: literal(b"due"),
+        lt: literal(b"LT"),
     });
 }
 
 /// The shared literals.
 pub fn lit() -> &'static Literals {
     LITERALS.get().expect("literals are created at load")
+}
+
+/// An ACL user, for checking keys a verb derives (the server checks declared keys itself).
+pub struct User<'a> {
+    raw: *mut raw::RedisModuleUser,
+    _call: PhantomData<&'a ()>,
+}
+
+impl User<'_> {
+    /// Whether the user may read and write `key` (the flags of the declared key's spec).
+    pub fn may_access(&self, key: Str) -> bool {
+        let flags = (raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE) as c_int;
+        // SAFETY: a live user handle and key name.
+        unsafe {
+            api!(RedisModule_ACLCheckKeyPermissions)(self.raw, key.raw, flags)
+                == raw::Status::Ok as c_int
+        }
+    }
+}
+
+impl Drop for User<'_> {
+    fn drop(&mut self) {
+        // SAFETY: obtained from GetModuleUserFromUserName, freed once.
+        unsafe { api!(RedisModule_FreeModuleUser)(self.raw) };
+    }
+}
+
+/// A blocked client's key was signalled ready: run its verb again; unblock it when served.
+extern "C" fn blocked_ready(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    // SAFETY: the server passes the blocked call's argv and the privdata set at block time.
+    let (ctx, argv, deadline) = unsafe { callback_args(ctx, argv, argc) };
+    if crate::command::serve_blocked(ctx, argv, deadline) {
+        raw::Status::Ok as c_int
+    } else {
+        raw::Status::Err as c_int
+    }
+}
+
+/// A blocked client's time ran out: it gets an empty claim and asks again.
+extern "C" fn blocked_timeout(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    // SAFETY: as in `blocked_ready`.
+    let (ctx, _, _) = unsafe { callback_args(ctx, argv, argc) };
+    crate::command::blocked_timeout(ctx);
+    raw::Status::Ok as c_int
+}
+
+extern "C" fn free_deadline(_ctx: *mut raw::RedisModuleCtx, privdata: *mut c_void) {
+    if !privdata.is_null() {
+        // SAFETY: made by Box::into_raw in `block_on_key`, freed once by the server's call here.
+        drop(unsafe { Box::from_raw(privdata.cast::<i64>()) });
+    }
+}
+
+/// The context, argv and deadline of a blocked client's callback.
+///
+/// # Safety
+/// `ctx` must be a callback context of a client blocked by [`Ctx::block_on_key`], with its argv.
+unsafe fn callback_args<'a>(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> (Ctx<'a>, &'a [Str<'a>], i64) {
+    let privdata = api!(RedisModule_GetBlockedClientPrivateData)(ctx).cast::<i64>();
+    let deadline = if privdata.is_null() { 0 } else { *privdata };
+    let argv: &[Str] = if argv.is_null() || argc <= 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(argv.cast::<Str>(), argc as usize)
+    };
+    (
+        Ctx {
+            raw: ctx,
+            _call: PhantomData,
+        },
+        argv,
+        deadline,
+    )
 }
 
 /// The C entry point of verb `V` (its index in `crate::wire::VERBS`): argv as safe borrowed

@@ -40,6 +40,16 @@ pub fn counter(stored: &[u8]) -> Option<i64> {
     text.parse::<i64>().ok()
 }
 
+/// The most digits a counter the verbs increment may have, so that any one call's increment fits.
+pub const MAX_COUNTER_DIGITS: usize = 18;
+
+/// A stored counter a verb increments (a row's `attempts`, `meta`'s totals and `tokens`): an
+/// integer as HINCRBY reads it ([`counter`]) of at most [`MAX_COUNTER_DIGITS`] digits.
+pub fn bounded_counter(stored: &[u8]) -> Option<i64> {
+    let digits = stored.strip_prefix(b"-").unwrap_or(stored).len();
+    counter(stored).filter(|_| digits <= MAX_COUNTER_DIGITS)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +84,21 @@ mod tests {
             assert_eq!(digits(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
         assert_eq!(digits(b"000"), Some(0));
+    }
+
+    #[test]
+    fn bounded_counters() {
+        assert_eq!(
+            bounded_counter(b"999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
+        assert_eq!(
+            bounded_counter(b"-999999999999999999"),
+            Some(-999_999_999_999_999_999)
+        );
+        assert_eq!(bounded_counter(b"1000000000000000000"), None);
+        assert_eq!(bounded_counter(b"01"), None);
+        assert_eq!(bounded_counter(b"7"), Some(7));
     }
 
     #[test]

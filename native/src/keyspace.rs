@@ -20,13 +20,17 @@ pub const ACTIVE: &[u8] = b"active";
 pub const SCHEDULE: &[u8] = b"schedule";
 /// Type of the buried set.
 pub const DEAD: &[u8] = b"dead";
-/// Type of the queue's facts hash.
+/// Type of the queue's facts hash, the one key every verb declares.
 pub const META: &[u8] = b"meta";
+/// Type of the markers idle workers of the scripts backend wait on (a sorted set).
+pub const WAKE: &[u8] = b"wake";
 /// A row's type is this prefix followed by the job id.
 pub const JOB: &[u8] = b"job:";
 
 /// Whether `name` is a valid queue name for the host grammar: any bytes except `{`, `}` and NUL.
 /// The empty name is valid here; the module additionally refuses it (see [`Queue::new`]).
+/// The host twin (`validQueue`) checks `}`, `{`, NUL, then that the string is well-formed UTF-16;
+/// that last rule has no twin here: bytes cannot hold a lone surrogate (a client sends U+FFFD).
 pub fn valid_queue(name: &[u8]) -> bool {
     !name.iter().any(|&b| b == b'{' || b == b'}' || b == 0)
 }
@@ -53,7 +57,8 @@ pub struct Queue<'a> {
 
 impl<'a> Queue<'a> {
     /// A queue from its name: `None` unless the name is valid and non-empty (an empty `{}` carries
-    /// no hashtag and would spread one queue over many slots).
+    /// no hashtag and would spread one queue over many slots). The host twin of the client's check
+    /// is `assertClientQueue` (rule `queue-empty`), in the same order: empty first, then the bytes.
     pub fn new(name: &'a [u8]) -> Option<Self> {
         if name.is_empty() || !valid_queue(name) {
             return None;
@@ -142,6 +147,11 @@ impl<'a> Queue<'a> {
     pub fn dead(&self) -> Vec<u8> {
         self.key(DEAD)
     }
+
+    /// `emq:{q}:wake`.
+    pub fn wake(&self) -> Vec<u8> {
+        self.key(WAKE)
+    }
 }
 
 /// The row key of `id` under a base key `emq:{q}:` (used when ids come out of a list or set).
@@ -162,23 +172,90 @@ mod tests {
         v.as_str().map(str::as_bytes)
     }
 
-    fn load_vectors() -> Value {
+    /// Four hex digits at the start of `b`, if there are.
+    fn hex4(b: &[u8]) -> Option<u32> {
+        let digits = std::str::from_utf8(b.get(..4)?).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    }
+
+    /// JSON text with every lone-surrogate escape (`\ud800`, not half of an escaped pair) replaced
+    /// by `\ufffd`, and how many were. serde_json refuses such an escape in a string, and no byte
+    /// string holds a lone surrogate: the vectors that have one are marked `hostOnly` (a host
+    /// string the client would send as U+FFFD, which the host refuses to build) and skipped.
+    fn without_lone_surrogates(text: &str) -> (String, usize) {
+        let b = text.as_bytes();
+        let (mut out, mut from, mut i, mut replaced) = (String::with_capacity(text.len()), 0, 0, 0);
+        while i < b.len() {
+            if b[i] != b'\\' {
+                i += 1;
+                continue;
+            }
+            if b.get(i + 1) != Some(&b'u') {
+                i += 2; // a one-byte escape, `\\` included
+                continue;
+            }
+            let n = hex4(&b[i + 2..]).expect("\\u and four hex digits");
+            let low_next = b.get(i + 6..i + 8) == Some(&b"\\u"[..])
+                && hex4(&b[i + 8..]).is_some_and(|m| (0xDC00..=0xDFFF).contains(&m));
+            if (0xD800..=0xDBFF).contains(&n) && low_next {
+                i += 12; // an escaped pair: one astral character
+                continue;
+            }
+            if (0xD800..=0xDFFF).contains(&n) {
+                out.push_str(&text[from..i]);
+                out.push_str("\\ufffd");
+                replaced += 1;
+                from = i + 6;
+            }
+            i += 6;
+        }
+        out.push_str(&text[from..]);
+        (out, replaced)
+    }
+
+    /// The shared vectors and how many lone-surrogate escapes they held.
+    fn load_vectors() -> (Value, usize) {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/keys.json");
         let text = std::fs::read_to_string(path).expect("tests/vectors/keys.json is readable");
-        serde_json::from_str(&text).expect("tests/vectors/keys.json is JSON")
+        let (text, replaced) = without_lone_surrogates(&text);
+        let vectors = serde_json::from_str(&text).expect("tests/vectors/keys.json is JSON");
+        (vectors, replaced)
+    }
+
+    #[test]
+    fn lone_surrogate_escapes() {
+        let (out, n) = without_lone_surrogates(
+            r#"["a\ud800b", "\udfff", "\ud83d\ude80", "\\ud800", "\ude80\ud83d", "\ud800\u0041"]"#,
+        );
+        assert_eq!(
+            out,
+            r#"["a\ufffdb", "\ufffd", "\ud83d\ude80", "\\ud800", "\ufffd\ufffd", "\ufffd\u0041"]"#
+        );
+        assert_eq!(n, 5);
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v[2], "\u{1F680}");
+        assert_eq!(v[3], "\\ud800");
     }
 
     #[test]
     fn shared_vectors_agree() {
-        let vectors = load_vectors();
+        let (vectors, replaced) = load_vectors();
         let cases = vectors["cases"].as_array().expect("cases array");
         assert!(
             cases.len() >= 20,
             "suspiciously few vectors: {}",
             cases.len()
         );
+        let mut host_only = 0;
         for case in cases {
             let note = case["note"].as_str().unwrap_or("?");
+            // A lone surrogate never reaches the module: the host refuses the name, and a client
+            // would send U+FFFD in its place (tests/keyspace/vectors.test.ts checks these rows and
+            // that the flag marks exactly them).
+            if case["hostOnly"].as_bool() == Some(true) {
+                host_only += 1;
+                continue;
+            }
             let key = s(&case["key"]).expect("key");
 
             let split = split_queue_key(key);
@@ -218,6 +295,7 @@ mod tests {
                         b"schedule" => q.schedule(),
                         b"dead" => q.dead(),
                         b"meta" => q.meta(),
+                        b"wake" => q.wake(),
                         _ => {
                             let id = t.strip_prefix(JOB).expect("job:<id> type");
                             assert!(q.is_job_key(key, id), "is_job_key: {note}");
@@ -229,6 +307,12 @@ mod tests {
                 }
             }
         }
+        // Every host-only row held at least one lone surrogate, and there are such rows.
+        assert!(host_only >= 5, "host-only rows: {host_only}");
+        assert!(
+            replaced >= host_only,
+            "{replaced} escapes for {host_only} host-only rows"
+        );
     }
 
     #[test]

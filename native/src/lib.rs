@@ -1,4 +1,4 @@
-//! EchoMQ wire-4 as a native Valkey module (`emq`). This file only registers: one command per verb
+//! EchoMQ wire-5 as a native Valkey module (`emq`). This file only registers: one command per verb
 //! of `verbs::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
 //! `emq.wire` / `emq.max-payload` configurations. The C API is behind `ffi` (every `unsafe` of
 //! the crate), the dispatcher running steps 1–4 for every verb in `command`, the keyspace mirror
@@ -23,6 +23,7 @@ const ENTRIES: [ffi::Entry; verbs::VERBS.len()] = [
     ffi::entry::<5>,
     ffi::entry::<6>,
     ffi::entry::<7>,
+    ffi::entry::<8>,
 ];
 
 #[cfg(not(test))]
@@ -37,9 +38,14 @@ mod module {
         for ((verb, _), entry) in verbs::VERBS.iter().zip(ENTRIES) {
             let registration = ffi::Registration {
                 command: verb.command,
-                flags: "write deny-oom getkeys-api",
-                notes: &format!("{} keys, one queue", verb.keys.len()),
-                summary: &format!("EchoMQ wire-4 {}", verb.name),
+                // Admissions are refused under maxmemory; settles, claims and moves drain memory.
+                flags: if verb.admits {
+                    "write deny-oom getkeys-api"
+                } else {
+                    "write getkeys-api"
+                },
+                notes: "the queue's meta, the one declared key",
+                summary: &format!("EchoMQ wire-5 {}", verb.name),
                 categories: "emq write",
             };
             if let Err(e) = ffi::register(ctx, &registration, entry) {

@@ -1,54 +1,60 @@
-//! `EMQ.BURY 3 <row> <active> <dead> <id> <reason>`: active → dead at now, the row to state
-//! `dead` with the reason kept. Reply 1.
+//! `EMQ.BURY 1 <meta> (<id> <token> <reason>)…`: each job goes active → dead at now, its reason
+//! kept. Reply: the count.
 
-use super::{expect, expect_active};
+use super::add;
+use super::leases::{held, ids};
+use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
-use crate::ffi::{self, lit, Kind};
-use crate::keyspace::Queue;
-use crate::wire::{Arg, Gate, Refusal, Role, Verb};
+use crate::ffi::{self, lit, Kind, Str};
+use crate::keyspace::{Queue, ACTIVE, DEAD};
+use crate::wire::{Arg, Gate, Refusal, Verb, ID, TOKEN};
 
 /// BURY's call shape.
 pub const VERB: Verb = Verb {
     name: "EMQ.BURY",
     command: "emq.bury",
-    keys: &[Role::Row, Role::Active, Role::Dead],
-    args: &[
-        Arg {
-            name: "id",
-            gate: Gate::JobId,
-        },
+    args: &[],
+    group: &[
+        ID,
+        TOKEN,
         Arg {
             name: "reason",
             gate: Gate::Reason,
         },
     ],
+    admits: false,
 };
 
 /// Runs BURY's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, _q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let ctx = call.ctx;
-    let (row, active, dead) = (call.key(0), call.key(1), call.key(2));
-    let (id, reason) = (args.bytes(0), args.bytes(1));
-    let row_k = ctx.open(row);
-    let active_k = ctx.open(active);
-    let dead_k = ctx.open(dead);
-    expect(&row_k, Kind::Hash)?;
-    expect(&active_k, Kind::Zset)?;
-    expect(&dead_k, Kind::Zset)?;
-    expect_active(&row_k, &active_k, id)?;
-
+pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let mut s = Scope::new(call, q);
+    let ctx = s.ctx;
     let l = lit();
+    let ids = ids(args)?;
+    let meta = s.meta()?;
+    let (active_name, dead_name) = (s.name(ACTIVE), s.name(DEAD));
+    let active = s.expect(active_name.as_str(), Kind::Zset)?;
+    let dead = s.expect(dead_name.as_str(), Kind::Zset)?;
+    let (rows, buried) = held(&mut s, args, &meta, &active, Some(l.buried))?;
+
     let now = ffi::now_ms();
     let now_s = ctx.int(now);
-    active_k.zrem(id);
-    dead_k.zadd(now as f64, id);
-    row_k.hset(&[
-        (l.state, l.dead),
-        (l.reason, reason),
-        (l.buried_ms, now_s.as_str()),
-    ]);
-
-    ctx.replicate(c"ZREM", &[active, id]);
-    ctx.replicate(c"ZADD", &[dead, now_s.as_str(), id]);
-    Ok(Reply::Int(1))
+    let mut zadd: Vec<Str> = vec![dead_name.as_str()];
+    for (j, &id) in ids.iter().enumerate() {
+        active.zrem(id);
+        dead.zadd(now as f64, id);
+        ctx.open(rows[j].as_str()).hset(&[
+            (l.state, l.dead),
+            (l.reason, args.job_bytes(j, 2)),
+            (l.buried_ms, now_s.as_str()),
+        ]);
+        zadd.push(now_s.as_str());
+        zadd.push(id);
+    }
+    let mut zrem: Vec<Str> = vec![active_name.as_str()];
+    zrem.extend(&ids);
+    ctx.replicate(c"ZREM", &zrem);
+    ctx.replicate(c"ZADD", &zadd);
+    add(&meta, l.buried, buried, ids.len() as i64);
+    Ok(Reply::Int(ids.len() as i64))
 }

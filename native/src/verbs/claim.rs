@@ -1,96 +1,212 @@
-//! `EMQ.CLAIM 3 <pending> <active> <base> <lease_ms>`: pops the tail id of pending (dropping ids
-//! whose row is missing), puts it in active at now+lease_ms, counts the attempt. Reply
-//! `[id, payload, attempts]` or nil.
+//! `EMQ.CLAIM 1 <meta> <lease_ms> <count> <block_ms>` (the twin of `lib/lua/claim.ts`). First the
+//! queue's upkeep: due scheduled ids move to the head of pending and expired leases to its tail (at
+//! most `CLAIM_MOVE_LIMIT` each). Then, unless the queue is paused, up to count ids are popped from
+//! the tail into active at now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s
+//! `tokens`; tail ids whose row is missing are popped and dropped. Everything is checked first, on
+//! the list as it will be after the moves, and written after. With nothing claimed, block_ms > 0
+//! and a caller that may wait, the client waits on pending (at most until the next due time); a
+//! signal runs the claim again. Reply `[next_ms, [id, payload, attempts, token]…]`.
 
-use super::expect;
-use crate::command::{Args, Call, Reply};
-use crate::ffi::{self, lit, Kind};
-use crate::gates;
-use crate::keyspace::{self, Queue};
-use crate::wire::{Arg, Gate, Refusal, Role, Verb};
+use super::move_due::{apply, select, Due};
+use super::scope::Scope;
+use super::{add, counter};
+use crate::command::{Args, Call, Claimed, Reply};
+use crate::ffi::{self, lit, Key, Kind, Owned, Str};
+use crate::keyspace::{Queue, ACTIVE, PENDING, SCHEDULE, WAKE};
+use crate::wire::{positive, Arg, Gate, Refusal, Verb, CLAIM_MOVE_LIMIT, MAX_BATCH};
 
 /// CLAIM's call shape.
 pub const VERB: Verb = Verb {
     name: "EMQ.CLAIM",
     command: "emq.claim",
-    keys: &[Role::Pending, Role::Active, Role::Base],
-    args: &[Arg {
-        name: "lease_ms",
-        gate: Gate::Number { min: 1 },
-    }],
+    args: &[
+        positive("lease_ms"),
+        Arg {
+            name: "count",
+            gate: Gate::Number {
+                min: 1,
+                max: Some(MAX_BATCH as u64),
+            },
+        },
+        Arg {
+            name: "block_ms",
+            gate: Gate::Number { min: 0, max: None },
+        },
+    ],
+    group: &[],
+    admits: false,
 };
 
-/// Runs CLAIM's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, _q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let ctx = call.ctx;
-    let (pending, active, base) = (call.key(0), call.key(1), call.key(2));
-    let lease = args.number(0);
-    let pending_k = ctx.open(pending);
-    let active_k = ctx.open(active);
-    expect(&pending_k, Kind::List)?;
-    expect(&active_k, Kind::Zset)?;
+/// A job the walk will claim: its id, row and attempts after this claim.
+struct Pick<'a> {
+    id: Owned<'a>,
+    row: Owned<'a>,
+    attempts: i64,
+}
 
-    // Walk from the tail, writing nothing, to the first id whose row exists.
-    let len = if pending_k.kind() == Kind::List {
-        pending_k.value_len()
+/// Runs CLAIM's steps 5–6.
+pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (lease, count, block) = (args.number(0), args.number(1) as usize, args.number(2));
+    let mut s = Scope::new(call, q);
+    let ctx = s.ctx;
+    let l = lit();
+    let meta = s.meta()?;
+    let names = [
+        s.name(PENDING),
+        s.name(ACTIVE),
+        s.name(SCHEDULE),
+        s.name(WAKE),
+    ];
+    let pending = s.expect(names[0].as_str(), Kind::List)?;
+    let active = s.expect(names[1].as_str(), Kind::Zset)?;
+    let schedule = s.expect(names[2].as_str(), Kind::Zset)?;
+    let wake = s.expect(names[3].as_str(), Kind::Zset)?;
+    let now = ffi::now_ms();
+    let due = select(&mut s, &schedule, now, CLAIM_MOVE_LIMIT)?;
+    let expired = select(&mut s, &active, now, CLAIM_MOVE_LIMIT)?;
+    let paused =
+        meta.kind() == Kind::Hash && meta.hget(l.paused).is_some_and(|p| p.bytes() == b"1");
+
+    // The walk, writing nothing: candidates in the order RPOP will return them after the moves.
+    let len = if pending.kind() == Kind::List {
+        pending.value_len()
     } else {
         0
     };
-    let mut skipped: i64 = 0;
-    let mut found = None;
-    for i in 1..=len as i64 {
-        let Some(id) = pending_k.index(-i) else { break };
-        let name = ctx.string(&keyspace::row_of(base.bytes(), id.bytes()));
-        let kind = ctx.open(name.as_str()).kind();
-        match kind {
-            Kind::Empty => skipped += 1,
-            Kind::Hash => {
-                found = Some((id, name));
-                break;
-            }
-            _ => return Err(Refusal::WrongType),
+    let total = expired.len() + len + due.len();
+    let mut picks: Vec<Pick> = Vec::new();
+    let mut popped = 0;
+    while !paused && picks.len() < count && popped < total {
+        popped += 1;
+        let (id, row, exists) = candidate(&mut s, &pending, &expired, &due, len, popped)?;
+        if exists {
+            let attempts = counter(&ctx.open(row.as_str()), l.attempts)? + 1;
+            picks.push(Pick { id, row, attempts });
         }
     }
+    let tokens = if picks.is_empty() {
+        0
+    } else {
+        counter(&meta, l.tokens)?
+    };
+    s.probe()?;
 
+    // Writes.
+    let moved =
+        apply(&s, &schedule, &pending, false, &due) + apply(&s, &active, &pending, true, &expired);
+    if popped > 0 {
+        for _ in 0..popped {
+            pending.pop_tail();
+        }
+        let n = ctx.int(popped as i64);
+        ctx.replicate(c"RPOP", &[names[0].as_str(), n.as_str()]);
+    }
+    let mut jobs = Vec::with_capacity(picks.len());
+    if !picks.is_empty() {
+        let k = picks.len() as i64;
+        let first = add(&meta, l.tokens, tokens, k) - k + 1;
+        let deadline = ctx.int(now + lease);
+        let mut zadd: Vec<Str> = vec![names[1].as_str()];
+        for p in &picks {
+            zadd.push(deadline.as_str());
+            zadd.push(p.id.as_str());
+        }
+        ctx.replicate(c"ZADD", &zadd);
+        for (j, p) in picks.iter().enumerate() {
+            let token = first + j as i64;
+            active.zadd((now + lease) as f64, p.id.as_str());
+            let row = ctx.open(p.row.as_str());
+            let (attempts_s, token_s) = (ctx.int(p.attempts), ctx.int(token));
+            row.hset(&[
+                (l.state, l.active),
+                (l.attempts, attempts_s.as_str()),
+                (l.deadline_ms, deadline.as_str()),
+                (l.token, token_s.as_str()),
+            ]);
+            let payload = row.hget(l.payload);
+            drop(row);
+            jobs.push(Claimed {
+                id: ctx.string(p.id.bytes()),
+                payload,
+                attempts: p.attempts,
+                token,
+            });
+        }
+    }
+    markers(&s, &pending, &wake, names[3].as_str(), now);
+    if moved > 0 && pending.kind() == Kind::List {
+        ctx.signal_ready(names[0].as_str());
+    }
+    let next_ms = [schedule.first_score(), active.first_score()]
+        .into_iter()
+        .flatten()
+        .map(|s| s as i64)
+        .min()
+        .unwrap_or(0);
+    if jobs.is_empty() && block > 0 && call.may_block() {
+        let until = if next_ms > 0 {
+            (next_ms - now).clamp(1, block)
+        } else {
+            block
+        };
+        return Ok(Reply::Wait {
+            key: s.name(PENDING),
+            timeout_ms: until,
+            next_ms,
+        });
+    }
+    Ok(Reply::Claimed { next_ms, jobs })
+}
+
+/// Candidate `i` (1-based) of the walk: expired ids (the last RPUSHed first), then pending from its
+/// tail, then the due ids in LPUSH order; with its row and whether the row exists.
+fn candidate<'a>(
+    s: &mut Scope<'a>,
+    pending: &Key,
+    expired: &Due<'a>,
+    due: &Due<'a>,
+    len: usize,
+    i: usize,
+) -> Result<(Owned<'a>, Owned<'a>, bool), Refusal> {
+    let ctx = s.ctx;
+    let copy = |d: &Due<'a>, k: usize| {
+        (
+            ctx.string(d.ids[k].bytes()),
+            ctx.string(d.rows[k].bytes()),
+            d.exists[k],
+        )
+    };
+    if i <= expired.len() {
+        return Ok(copy(expired, expired.len() - i));
+    }
+    if i > expired.len() + len {
+        return Ok(copy(due, i - expired.len() - len - 1));
+    }
+    let id = pending
+        .index(-((i - expired.len()) as i64))
+        .map(|id| ctx.string(id.bytes()))
+        .unwrap_or_else(|| ctx.string(b""));
+    let row = s.row_of(id.bytes());
+    let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
+    Ok((id, row, exists))
+}
+
+/// wake after a claim: `ready` while pending holds ids, else none; a `due` marker whose time has
+/// come is spent. Replicated.
+fn markers(s: &Scope, pending: &Key, wake: &Key, wake_name: Str, now: i64) {
     let l = lit();
-    let Some((id, row_name)) = found else {
-        if skipped > 0 {
-            for _ in 0..skipped {
-                pending_k.pop_tail();
-            }
-            let count = ctx.int(skipped);
-            ctx.replicate(c"RPOP", &[pending, count.as_str()]);
-        }
-        return Ok(Reply::Nil);
-    };
-    // The row key borrows its name: the borrow checker keeps the name alive while it is open.
-    let row = ctx.open(row_name.as_str());
-    let attempts = match row.hget(l.attempts) {
-        None => 0,
-        Some(s) => gates::counter(s.bytes()).ok_or(Refusal::NotInteger)?,
-    };
-    let attempts = attempts.checked_add(1).ok_or(Refusal::NotInteger)?;
-
-    for _ in 0..=skipped {
-        pending_k.pop_tail();
+    let ctx = s.ctx;
+    let left = pending.kind() == Kind::List && pending.value_len() > 0;
+    let ready = wake.zscore(l.ready);
+    if left && ready != Some(0.0) {
+        wake.zadd(0.0, l.ready);
+        ctx.replicate(c"ZADD", &[wake_name, l.zero, l.ready]);
+    } else if !left && ready.is_some() {
+        wake.zrem(l.ready);
+        ctx.replicate(c"ZREM", &[wake_name, l.ready]);
     }
-    let deadline = ffi::now_ms() + lease;
-    let deadline_s = ctx.int(deadline);
-    let attempts_s = ctx.int(attempts);
-    active_k.zadd(deadline as f64, id.as_str());
-    row.hset(&[
-        (l.attempts, attempts_s.as_str()),
-        (l.state, l.active),
-        (l.deadline_ms, deadline_s.as_str()),
-    ]);
-    let payload = row.hget(l.payload);
-
-    let popped = ctx.int(skipped + 1);
-    ctx.replicate(c"RPOP", &[pending, popped.as_str()]);
-    ctx.replicate(c"ZADD", &[active, deadline_s.as_str(), id.as_str()]);
-    Ok(Reply::Claimed {
-        id,
-        payload,
-        attempts,
-    })
+    if wake.zscore(l.due).is_some_and(|at| at as i64 <= now) {
+        wake.zrem(l.due);
+        ctx.replicate(c"ZREM", &[wake_name, l.due]);
+    }
 }

@@ -1,48 +1,64 @@
-//! The eight wire-4 verbs, one file each with its [`Verb`] value and its steps 5–6, and the table
-//! the module registers. Steps 1–4 (shape, layout, fence, gates) run in `command` for every verb
-//! before its handler; a handler checks its domain, then writes everything or nothing
-//! (`docs/WIRE.md`).
+//! The wire-5 verbs, one file each with its [`Verb`] value and its steps 5–6, the pieces several
+//! share (`scope`: access to derived keys; `admit`: ENQUEUE/SCHEDULE; `leases`: the token check of
+//! ACK/RETRY/BURY/EXTEND; `move_due`: PROMOTE/REAP/CLAIM's mover), and the table the module
+//! registers. Steps 1–4 (shape, layout, fence, gates) run in `command` for every verb before its
+//! handler; a handler checks its domain, then writes everything or nothing (`docs/WIRE.md`).
 
 pub mod ack;
+pub mod admit;
 pub mod bury;
 pub mod claim;
 pub mod enqueue;
+pub mod extend;
+pub mod leases;
 pub mod move_due;
 pub mod promote;
 pub mod reap;
 pub mod retry;
 pub mod schedule;
+pub mod scope;
 
 use crate::command::Handler;
-use crate::ffi::{Key, Kind, Str};
+use crate::ffi::{Key, Str};
+use crate::gates;
 use crate::wire::{Refusal, Verb};
 
 /// Every verb with its handler, in wire order (the spec's order).
-pub const VERBS: [(&Verb, Handler); 8] = [
+pub const VERBS: [(&Verb, Handler); 9] = [
     (&enqueue::VERB, enqueue::run),
     (&schedule::VERB, schedule::run),
-    (&promote::VERB, promote::run),
     (&claim::VERB, claim::run),
     (&ack::VERB, ack::run),
     (&retry::VERB, retry::run),
     (&bury::VERB, bury::run),
+    (&extend::VERB, extend::run),
+    (&promote::VERB, promote::run),
     (&reap::VERB, reap::run),
 ];
 
-/// Step 5: the key is missing or has type `kind`.
-pub fn expect(key: &Key, kind: Kind) -> Result<(), Refusal> {
-    if key.is_empty_or(kind) {
-        Ok(())
-    } else {
-        Err(Refusal::WrongType)
+/// Step 5: no job twice in one call (the first id seen again is refused).
+pub fn once(ids: &[Str]) -> Result<(), Refusal> {
+    let mut seen = std::collections::HashSet::with_capacity(ids.len());
+    for id in ids {
+        if !seen.insert(id.bytes()) {
+            return Err(Refusal::Repeated(id.bytes().to_vec()));
+        }
+    }
+    Ok(())
+}
+
+/// Step 5: a counter the verb will increment, as HINCRBY reads it and bounded (0 when missing).
+pub fn counter(key: &Key, field: Str) -> Result<i64, Refusal> {
+    match key.hget(field) {
+        None => Ok(0),
+        Some(s) => gates::bounded_counter(s.bytes()).ok_or(Refusal::NotInteger),
     }
 }
 
-/// Step 5 for ACK/RETRY/BURY: the id is a member of active and its row exists.
-pub fn expect_active(row: &Key, active: &Key, id: Str) -> Result<(), Refusal> {
-    if row.kind() == Kind::Hash && active.kind() == Kind::Zset && active.zscore(id).is_some() {
-        Ok(())
-    } else {
-        Err(Refusal::NotActive)
-    }
+/// Step 6: `field` of `key` set to `value` (checked by [`counter`]) plus `by`, replicated as HSET.
+pub fn add(key: &Key, field: Str, value: i64, by: i64) -> i64 {
+    let total = value + by;
+    let s = key.ctx().int(total);
+    key.hset(&[(field, s.as_str())]);
+    total
 }

@@ -1,60 +1,74 @@
-//! The mover PROMOTE and REAP share (the twin of `lib/lua/move_due.ts`): up to `limit` ids of a
-//! sorted set with score ≤ now (ascending) move onto pending, and the state of each existing row
-//! becomes `pending`. Every row is checked before anything is written.
+//! The mover PROMOTE, REAP and CLAIM share (the twin of `lib/lua/move_due.ts`), in two halves so
+//! that a verb checks everything before it writes anything: [`select`] takes up to `limit` ids of
+//! a sorted set whose score is due (≤ now), ascending, and type-checks their rows; [`apply`] moves
+//! them to pending and marks the rows that exist `pending`.
 
-use super::expect;
-use crate::command::{Call, Reply};
-use crate::ffi::{self, lit, Kind, Str};
-use crate::keyspace::{self, Queue};
+use super::scope::Scope;
+use crate::ffi::{lit, Key, Kind, Owned, Str};
 use crate::wire::Refusal;
 
-/// Keys `[from, pending, base]` of `call`: moves due ids of `from` to pending (`tail`: RPUSH,
-/// else LPUSH). Replies with the number moved.
-pub fn move_due<'a>(
-    call: &Call<'a>,
-    _q: &Queue<'a>,
-    limit: i64,
-    tail: bool,
-) -> Result<Reply<'a>, Refusal> {
-    let ctx = call.ctx;
-    let (from, pending, base) = (call.key(0), call.key(1), call.key(2));
-    let from_k = ctx.open(from);
-    let pending_k = ctx.open(pending);
-    expect(&from_k, Kind::Zset)?;
-    expect(&pending_k, Kind::List)?;
+/// Due ids of one sorted set, with their rows.
+pub struct Due<'a> {
+    /// The ids, ascending (score, then member).
+    pub ids: Vec<Owned<'a>>,
+    /// Their rows' names.
+    pub rows: Vec<Owned<'a>>,
+    /// Whether each row exists (a missing one is moved all the same, and dropped by a claim).
+    pub exists: Vec<bool>,
+}
 
-    let ids = from_k.due(ffi::now_ms() as f64, limit as u64);
-    let names: Vec<_> = ids
-        .iter()
-        .map(|id| ctx.string(&keyspace::row_of(base.bytes(), id.bytes())))
-        .collect();
-    let mut rows = Vec::with_capacity(ids.len());
-    for name in &names {
-        let row = ctx.open(name.as_str());
-        match row.kind() {
-            Kind::Empty => rows.push(None),
-            Kind::Hash => rows.push(Some(row)),
-            _ => return Err(Refusal::WrongType),
-        }
-    }
-    if ids.is_empty() {
-        return Ok(Reply::Int(0));
+impl Due<'_> {
+    /// How many ids.
+    pub fn len(&self) -> usize {
+        self.ids.len()
     }
 
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// Up to `limit` ids of `from` with score ≤ `now`, their rows type-checked (hash or missing).
+pub fn select<'a>(s: &mut Scope<'a>, from: &Key, now: i64, limit: u64) -> Result<Due<'a>, Refusal> {
+    let ids = from.due(now as f64, limit);
+    let mut due = Due {
+        rows: Vec::with_capacity(ids.len()),
+        exists: Vec::with_capacity(ids.len()),
+        ids: Vec::new(),
+    };
+    for id in &ids {
+        let name = s.row_of(id.bytes());
+        let kind = s.expect(name.as_str(), Kind::Hash)?.kind();
+        due.exists.push(kind == Kind::Hash);
+        due.rows.push(name);
+    }
+    due.ids = ids.into_iter().map(|id| s.ctx.string(id.bytes())).collect();
+    Ok(due)
+}
+
+/// Moves `due` from `from` onto `pending` (`tail`: RPUSH, the next claimed; else LPUSH) and marks
+/// the rows that exist `pending`; replicated. Returns how many moved.
+pub fn apply(s: &Scope, from: &Key, pending: &Key, tail: bool, due: &Due) -> usize {
+    if due.is_empty() {
+        return 0;
+    }
     let l = lit();
-    for (id, row) in ids.iter().zip(&rows) {
-        from_k.zrem(id.as_str());
-        pending_k.push(tail, id.as_str());
-        if let Some(row) = row {
-            row.hset(&[(l.state, l.pending)]);
+    for (i, id) in due.ids.iter().enumerate() {
+        from.zrem(id.as_str());
+        pending.push(tail, id.as_str());
+        if due.exists[i] {
+            s.ctx
+                .open(due.rows[i].as_str())
+                .hset(&[(l.state, l.pending)]);
         }
     }
-
-    let mut args: Vec<Str> = Vec::with_capacity(ids.len() + 1);
-    args.push(from);
-    args.extend(ids.iter().map(|id| id.as_str()));
-    ctx.replicate(c"ZREM", &args);
-    args[0] = pending;
-    ctx.replicate(if tail { c"RPUSH" } else { c"LPUSH" }, &args);
-    Ok(Reply::Int(ids.len() as i64))
+    let mut args: Vec<Str> = Vec::with_capacity(due.len() + 1);
+    args.push(from.name());
+    args.extend(due.ids.iter().map(|id| id.as_str()));
+    s.ctx.replicate(c"ZREM", &args);
+    args[0] = pending.name();
+    s.ctx
+        .replicate(if tail { c"RPUSH" } else { c"LPUSH" }, &args);
+    due.len()
 }

@@ -1,58 +1,76 @@
-//! `EMQ.SCHEDULE 2 <row> <schedule> <id> <due_ms> <payload>`: a new row in state `scheduled`, the
-//! id in schedule at due_ms. Reply 1.
+//! `EMQ.SCHEDULE 1 <meta> (<id> <due_ms> <payload>)…`: new rows in state `scheduled`, the ids in
+//! schedule at their due_ms; the `due` marker on wake lowered to the earliest, and waiting claims
+//! told (they may now wait less). Reply: the count.
 
-use super::expect;
+use super::admit::{admitted, new_rows};
+use super::counter;
+use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
-use crate::ffi::{self, lit, Kind};
-use crate::keyspace::Queue;
-use crate::wire::{Arg, Gate, Refusal, Role, Verb};
+use crate::ffi::{self, lit, Kind, Owned, Str};
+use crate::keyspace::{Queue, PENDING, SCHEDULE, WAKE};
+use crate::wire::{Arg, Gate, Refusal, Verb, ID};
 
 /// SCHEDULE's call shape.
 pub const VERB: Verb = Verb {
     name: "EMQ.SCHEDULE",
     command: "emq.schedule",
-    keys: &[Role::Row, Role::Schedule],
-    args: &[
-        Arg {
-            name: "id",
-            gate: Gate::JobId,
-        },
+    args: &[],
+    group: &[
+        ID,
         Arg {
             name: "due_ms",
-            gate: Gate::Number { min: 0 },
+            gate: Gate::Number { min: 0, max: None },
         },
         Arg {
             name: "payload",
             gate: Gate::Payload,
         },
     ],
+    admits: true,
 };
 
 /// Runs SCHEDULE's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, _q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let ctx = call.ctx;
-    let (row, schedule) = (call.key(0), call.key(1));
-    let (id, due, payload) = (args.bytes(0), args.number(1), args.bytes(2));
-    let row_k = ctx.open(row);
-    let schedule_k = ctx.open(schedule);
-    expect(&row_k, Kind::Hash)?;
-    expect(&schedule_k, Kind::Zset)?;
-    if row_k.kind() != Kind::Empty {
-        return Err(Refusal::Duplicate);
-    }
-
+pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let mut s = Scope::new(call, q);
+    let ctx = s.ctx;
     let l = lit();
-    let now = ctx.int(ffi::now_ms());
-    let due_s = ctx.int(due);
-    row_k.hset(&[
-        (l.state, l.scheduled),
-        (l.payload, payload),
-        (l.attempts, l.zero),
-        (l.created_ms, now.as_str()),
-        (l.due_ms, due_s.as_str()),
-    ]);
-    schedule_k.zadd(due as f64, id);
+    let ids = args.ids();
+    let rows = new_rows(&mut s, &ids)?;
+    let meta = s.meta()?;
+    let (schedule_name, wake_name) = (s.name(SCHEDULE), s.name(WAKE));
+    let schedule = s.expect(schedule_name.as_str(), Kind::Zset)?;
+    let wake = s.expect(wake_name.as_str(), Kind::Zset)?;
+    let enqueued = counter(&meta, l.enqueued)?;
+    s.probe()?;
 
-    ctx.replicate(c"ZADD", &[schedule, due_s.as_str(), id]);
-    Ok(Reply::Int(1))
+    let now = ctx.int(ffi::now_ms());
+    admitted(&meta, now.as_str(), enqueued, ids.len());
+    let dues: Vec<Owned> = (0..ids.len())
+        .map(|j| ctx.int(args.job_number(j, 1)))
+        .collect();
+    let mut zadd: Vec<Str> = Vec::with_capacity(1 + 2 * ids.len());
+    zadd.push(schedule_name.as_str());
+    for (j, name) in rows.iter().enumerate() {
+        ctx.open(name.as_str()).hset(&[
+            (l.state, l.scheduled),
+            (l.payload, args.job_bytes(j, 2)),
+            (l.attempts, l.zero),
+            (l.created_ms, now.as_str()),
+            (l.due_ms, dues[j].as_str()),
+        ]);
+        schedule.zadd(args.job_number(j, 1) as f64, ids[j]);
+        zadd.push(dues[j].as_str());
+        zadd.push(ids[j]);
+    }
+    ctx.replicate(c"ZADD", &zadd);
+    let earliest = (0..ids.len())
+        .map(|j| args.job_number(j, 1))
+        .min()
+        .unwrap_or_default();
+    if wake.zadd_lt(earliest as f64, l.due) {
+        let at = ctx.int(earliest);
+        ctx.replicate(c"ZADD", &[wake_name.as_str(), l.lt, at.as_str(), l.due]);
+    }
+    ctx.signal_ready(s.name(PENDING).as_str());
+    Ok(Reply::Int(ids.len() as i64))
 }

@@ -1,0 +1,41 @@
+/**
+ * What ENQUEUE and SCHEDULE share, as Lua (the twin of `native/src/verbs/admit.rs`): step 5 of an
+ * admission — no id twice in the call, no row already there (the first such id refused as a
+ * duplicate), then the types of meta and of the structure written — and the first write, the
+ * queue's `meta`.
+ *
+ * @module
+ */
+
+/** `emq_admit(base, n, id, structure, kind)` and `emq_admitted(meta_type, n, now)`. */
+export const ADMIT_LUA: string = `
+-- Returns {rows, meta = type, structure = type, missing}, or nil and the refusal.
+local function emq_admit(base, n, id, structure, kind)
+  local seen = {}
+  for j = 1, n do
+    if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
+    seen[id[j]] = true
+  end
+  local a = {rows = {}, missing = {}}
+  for j = 1, n do
+    a.rows[j] = base .. 'job:' .. id[j]
+    local found, e = emq_read('EXISTS', a.rows[j]) if e then return nil, e end
+    if found == 1 then return nil, emq_refuse['duplicate']({id = id[j]}) end
+    a.missing[j] = a.rows[j]
+  end
+  local e
+  a.meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
+  a.structure, e = emq_type(structure, kind) if e then return nil, e end
+  if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
+  a.wake, e = emq_type(base .. 'wake', 'zset') if e then return nil, e end
+  if a.wake == 'none' then a.missing[#a.missing + 1] = base .. 'wake' end
+  e = emq_counter(KEYS[1], 'enqueued') if e then return nil, e end
+  return a
+end
+
+-- The queue's meta: made on first use, and the admissions counted.
+local function emq_admitted(a, n, now)
+  if a.meta == 'none' then redis.call('HSET', KEYS[1], 'wire', '5', 'created_ms', now) end
+  redis.call('HINCRBY', KEYS[1], 'enqueued', n)
+end
+`;

@@ -1,0 +1,50 @@
+/**
+ * What ACK, RETRY, BURY and EXTEND share, as Lua (the twin of `native/src/verbs/leases.rs`):
+ * step 5 of a settle — no id twice in the call, the types of meta and of the structures written,
+ * each job's row, the meta counter the verb increments, the cluster probe, then whether every job
+ * is held under its token (in active, its row present, the row's `token` equal to the call's).
+ * Every stale id, in argument order, goes into one refusal.
+ *
+ * @module
+ */
+
+/** `emq_leases(base, cluster, n, id, token, structures, total)`. */
+export const LEASES_LUA: string = `
+-- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
+-- nil). Returns the rows, or nil and the refusal.
+local function emq_leases(base, cluster, n, id, token, structures, total)
+  local seen = {}
+  for j = 1, n do
+    if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
+    seen[id[j]] = true
+  end
+  local missing = {}
+  local _, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
+  for _, k in ipairs(structures) do
+    local t, e = emq_type(k[1], k[2]) if e then return nil, e end
+    if t == 'none' then missing[#missing + 1] = k[1] end
+  end
+  local active = structures[1][1]
+  local rows, held = {}, {}
+  for j = 1, n do
+    rows[j] = base .. 'job:' .. id[j]
+    local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
+    if t == 'none' then
+      missing[#missing + 1] = rows[j]
+    elseif redis.call('ZSCORE', active, id[j]) then
+      local stored = redis.call('HGET', rows[j], 'token')
+      held[j] = stored == emq_int(token[j])
+    end
+  end
+  if total then
+    e = emq_counter(KEYS[1], total) if e then return nil, e end
+  end
+  e = emq_local(cluster, missing) if e then return nil, e end
+  local stale = {}
+  for j = 1, n do
+    if not held[j] then stale[#stale + 1] = id[j] end
+  end
+  if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}) end
+  return rows
+end
+`;

@@ -1,0 +1,106 @@
+//! Step 5's door to the keys a verb derives from the queue name (every key but the declared
+//! `meta`): each is opened only after the caller's ACL user may access it (the server checks
+//! declared keys itself; these it does not), type-checked, and, in a cluster, remembered when
+//! missing, so that one probe before the first write refuses with TRYAGAIN when the queue's slot is
+//! being migrated and such a key may live on the other node.
+
+use crate::command::Call;
+use crate::ffi::{Ctx, Key, Kind, Owned, Str, User};
+use crate::keyspace::{self, Queue};
+use crate::wire::Refusal;
+
+/// One call's access to its queue's derived keys.
+pub struct Scope<'a> {
+    /// The call's context.
+    pub ctx: Ctx<'a>,
+    q: Queue<'a>,
+    meta: Str<'a>,
+    user: Option<Option<User<'a>>>,
+    cluster: bool,
+    missing: Vec<Vec<u8>>,
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of `call` on queue `q`.
+    pub fn new(call: &Call<'a>, q: &Queue<'a>) -> Scope<'a> {
+        Scope {
+            ctx: call.ctx,
+            q: *q,
+            meta: call.meta(),
+            user: None,
+            cluster: call.ctx.cluster_mode(),
+            missing: Vec::new(),
+        }
+    }
+
+    /// The name of the queue's key of type `ty`.
+    pub fn name(&self, ty: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.key(ty))
+    }
+
+    /// The name of the row of `id`.
+    pub fn row(&self, id: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.job(id))
+    }
+
+    /// The name of the row of an id popped from a list or set (`base + job: + id`).
+    pub fn row_of(&self, id: &[u8]) -> Owned<'a> {
+        self.ctx.string(&keyspace::row_of(&self.q.base(), id))
+    }
+
+    /// Opens the declared `meta` (no ACL check: the server made it) and checks it is a hash or
+    /// missing.
+    pub fn meta(&self) -> Result<Key<'a, 'a>, Refusal> {
+        let key = self.ctx.open(self.meta);
+        if key.is_empty_or(Kind::Hash) {
+            Ok(key)
+        } else {
+            Err(Refusal::WrongType)
+        }
+    }
+
+    /// Opens a derived key once the caller's ACL user may access it.
+    pub fn open<'k>(&mut self, name: Str<'k>) -> Result<Key<'a, 'k>, Refusal> {
+        let ctx = self.ctx;
+        let user = self.user.get_or_insert_with(|| ctx.user());
+        if let Some(u) = user {
+            if !u.may_access(name) {
+                return Err(Refusal::NoPerm);
+            }
+        }
+        Ok(ctx.open(name))
+    }
+
+    /// Opens a derived key that must be missing or of `kind`; a missing one is remembered.
+    pub fn expect<'k>(&mut self, name: Str<'k>, kind: Kind) -> Result<Key<'a, 'k>, Refusal> {
+        let key = self.open(name)?;
+        match key.kind() {
+            Kind::Empty => self.absent(name),
+            k if k == kind => {}
+            _ => return Err(Refusal::WrongType),
+        }
+        Ok(key)
+    }
+
+    /// Remembers a key the verb needs that is missing here.
+    pub fn absent(&mut self, name: Str) {
+        if self.cluster {
+            self.missing.push(name.bytes().to_vec());
+        }
+    }
+
+    /// Cluster: refuses with TRYAGAIN when a remembered missing key may be on the other node of a
+    /// slot migration (the server's own check, as a dry run). Called once, before the first write.
+    pub fn probe(&self) -> Result<(), Refusal> {
+        if !self.cluster || self.missing.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<Owned> = self.missing.iter().map(|m| self.ctx.string(m)).collect();
+        let strs: Vec<Str> = names.iter().map(Owned::as_str).collect();
+        if self.ctx.all_local(self.meta, &strs) {
+            Ok(())
+        } else {
+            Err(Refusal::Migrating)
+        }
+    }
+}
