@@ -38,6 +38,36 @@ function asBytes(x: GlideReturnType): Uint8Array {
   return new Uint8Array(0);
 }
 
+/** Addresses already warned about, so that a process warns once per server. */
+const warned = new Set<string>();
+
+/**
+ * Warns (once per server and process) when a primary's `maxmemory-policy` may evict keys: an
+ * evicted row or set loses acknowledged jobs silently. Servers that refuse `CONFIG GET` (managed
+ * services, restricted users) are not warned about.
+ */
+async function warnEviction(conn: Connection, warn: (message: string) => void): Promise<void> {
+  const where = conn.options.addresses.map((a) => `${a.host}:${a.port ?? 6379}`).join(",");
+  if (warned.has(where)) return;
+  let policies: unknown[];
+  try {
+    policies = await conn.everyPrimary(["CONFIG", "GET", "maxmemory-policy"]);
+  } catch {
+    return;
+  }
+  const evicting = policies.map((p) => {
+    const flat = Array.isArray(p) ? p.map(String) : p && typeof p === "object" ? Object.entries(p).flat().map(String) : [];
+    return flat[flat.indexOf("maxmemory-policy") + 1];
+  }).filter((p): p is string => p !== undefined && p !== "noeviction");
+  if (evicting.length === 0) return;
+  warned.add(where);
+  warn(
+    `[echomq] ${where}: maxmemory-policy is ${[...new Set(evicting)].join(", ")}, not noeviction: ` +
+      "when memory fills the server may evict job rows and queues, and acknowledged jobs vanish " +
+      "silently; set maxmemory-policy noeviction (admissions are then refused while workers drain)",
+  );
+}
+
 /**
  * A connected EchoMQ client for payloads of type `P`.
  *
@@ -86,6 +116,7 @@ export class EchoMQ<P = unknown> {
     const conn = await Connection.open(options);
     try {
       const impl = await selectBackend(conn, options.backend ?? "auto");
+      await warnEviction(conn, options.warn ?? ((m) => console.warn(m)));
       return new EchoMQ<P>(conn, impl, options.codec ?? json<P>(), options.newId ?? newJobId);
     } catch (e) {
       conn.close();

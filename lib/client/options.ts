@@ -18,6 +18,11 @@ export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
   codec?: Codec<P>;
   /** Where new job ids come from (default `newJobId` from `mod.ts`); must return valid JOB ids. */
   newId?: () => JobId;
+  /**
+   * Where warnings go (default `console.warn`): at connect, once per server, when a primary's
+   * `maxmemory-policy` may evict jobs (anything but `noeviction`).
+   */
+  warn?: (message: string) => void;
 }
 
 /** What a `durable` write asks for: how many replicas must acknowledge it, and how long to wait. */
