@@ -5,7 +5,7 @@
  * WAIT runs on the queue's own primary.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
+import { BatchError, DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
 import { jobKey, keyspace, slot } from "../../mod.ts";
 import {
   command,
@@ -108,9 +108,15 @@ for (const backend of ["module", "scripts"] as const) {
 
         const s = await mq.schedule(q, { n: 2 }, { delayMs: 1 }, { durable: { timeoutMs: 100 } }).catch((e) => e);
         expect(s).toBeInstanceOf(DurabilityError);
+        // enqueueMany wraps a command's failure in a BatchError; its cause is the DurabilityError
         const m = await mq.enqueueMany(q, [{ n: 3 }, { n: 4 }], { durable: { timeoutMs: 100 } }).catch((e) => e);
-        expect(m).toBeInstanceOf(DurabilityError);
-        expect((m as DurabilityError).ids.length).toBe(2);
+        expect(m).toBeInstanceOf(BatchError);
+        const cause = (m as BatchError).cause;
+        expect(cause).toBeInstanceOf(DurabilityError);
+        expect((cause as DurabilityError).ids.length).toBe(2);
+        for (const id of (cause as DurabilityError).ids) {
+          expect(await command(lone.port, ["HGET", jobKey(q, id), "state"])).toBe("pending");
+        }
         // asking for 2 replicas of a pair with one also falls short
         const two = await connect(pair.primary.port, backend);
         try {
@@ -127,6 +133,32 @@ for (const backend of ["module", "scripts"] as const) {
       }
     }, 60_000);
   });
+}
+
+// BatchError's contract: `landed` ids are on the server (skip them when retrying), `unsent` ids are
+// not. A durable shortfall leaves every job of the command on the primary, so none is unsent.
+for (const backend of ["module", "scripts"] as const) {
+  test(`enqueueMany durable shortfall (${backend}): BatchError.unsent names no job the server has`, async () => {
+    const mq = await connect(lone.port, backend);
+    try {
+      const q = `unsent-${backend}`;
+      const m = await mq.enqueueMany(q, [{ n: 1 }, { n: 2 }, { n: 3 }], { durable: { timeoutMs: 100 } }).catch((e) => e);
+      expect(m).toBeInstanceOf(BatchError);
+      const b = m as BatchError;
+      const onServer: string[] = [];
+      for (const id of [...b.landed, ...b.unsent]) {
+        if (Number(await command(lone.port, ["EXISTS", jobKey(q, id)])) === 1) onServer.push(id);
+      }
+      console.log(
+        `[durable ${backend}] enqueueMany without a replica: landed ${b.landed.length}, unsent ${b.unsent.length}, ` +
+          `on the server ${onServer.length}`,
+      );
+      expect(onServer.length).toBe(3);
+      expect(b.unsent.filter((id) => onServer.includes(id))).toEqual([]);
+    } finally {
+      await mq.close();
+    }
+  }, 30_000);
 }
 
 test("bad durable options are refused before any wire (rule durable)", async () => {

@@ -9,7 +9,7 @@
  */
 import { afterAll, expect, test } from "bun:test";
 import { type GlideClusterClient } from "@valkey/valkey-glide";
-import { DurabilityError, EchoMQ, JobNotActiveError, type Worker } from "../../client.ts";
+import { DurabilityError, EchoMQ, LeaseLostError, type Worker } from "../../client.ts";
 import { type JobId, keyspace, slot } from "../../mod.ts";
 import {
   type ClusterHandle,
@@ -130,7 +130,7 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   const handled = new Map<string, number>();
   const attemptsSeen = new Map<string, number[]>(); // id → attempts of each handling
   let workerErrors = 0;
-  let lateAcks = 0; // an ack refused as "not active": the job had been reaped and handed out again
+  let lateAcks = 0; // a settle or extension refused (LeaseLostError): the job had been reaped and handed out again
   const workers: Array<Worker<{ seq: number }>> = queues.map((q) =>
     consumer.work(q, async (job) => {
       handled.set(job.id, (handled.get(job.id) ?? 0) + 1);
@@ -139,12 +139,12 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
     }, {
       concurrency: 2,
       leaseMs: LEASE_MS,
-      maintenanceMs: 500,
-      pollMs: 50,
+      maintenanceMs: 1000,
+      blockMs: 1000,
       maxAttempts: 5,
       onError: (e) => {
         workerErrors++;
-        if (e instanceof JobNotActiveError) lateAcks++;
+        if (e instanceof LeaseLostError) lateAcks++;
       },
     })
   );
@@ -272,7 +272,7 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
       `not acknowledged ${calls - acknowledged.size} (${failed}; ${unconfirmed.size} written but unconfirmed) | ` +
       `handled ${handledTotal} (${handled.size} distinct, ${unackedHandled} of them never acknowledged), ` +
       `acks ${completed}, duplicates ${duplicates} (${afterReap} after a lease ran out, ${claimLost} claim lost with ` +
-      `the primary; ${onOtherShards} on surviving shards; late acks refused ${lateAcks}), dead ${dead.size}, ` +
+      `the primary; ${onOtherShards} on surviving shards; leases lost ${lateAcks}), dead ${dead.size}, ` +
       `rows left ${rowsLeft}, worker errors ${workerErrors} | lost ${lost}`,
   );
   expect(lostIds).toEqual([]);
