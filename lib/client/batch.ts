@@ -67,6 +67,7 @@ export async function admit<P>(
   wait: WaitFor | undefined,
   fresh: boolean,
 ): Promise<JobId[]> {
+  const refreshed = new Set<number>(); // each job gets one fresh id at most
   for (;;) {
     const call = wireCall(verb, ks, {}, jobs as never);
     try {
@@ -80,8 +81,10 @@ export async function admit<P>(
       }
       return jobs.map((j) => j.id as JobId);
     } catch (e) {
-      const at = e instanceof DuplicateIdError ? jobs.findIndex((j) => j.id === e.id) : -1;
-      if (!fresh || at < 0) throw e;
+      // the last job with that id (a repeated id: its second use)
+      const at = e instanceof DuplicateIdError ? jobs.map((j) => j.id).lastIndexOf(e.id) : -1;
+      if (!fresh || at < 0 || refreshed.has(at)) throw e;
+      refreshed.add(at);
       jobs[at] = { ...jobs[at]!, id: c.id() }; // an id collision: that job again with a fresh id
     }
   }

@@ -7,7 +7,14 @@
  * @module
  */
 import type { GlideReturnType } from "@valkey/valkey-glide";
-import { assertJobId, assertValidQueue, type CheckQueue, type JobId, Keyspace, newJobId } from "../keyspace/mod.ts";
+import {
+  assertClientQueue,
+  assertJobId,
+  type CheckClientQueue as CheckQueue,
+  type JobId,
+  Keyspace,
+  newJobId,
+} from "../keyspace/mod.ts";
 import { MAX_BATCH, wireCall } from "../wire/mod.ts";
 import { type Backend, selectBackend } from "./backend.ts";
 import { admit, type BatchContext, type Claim, claimOnce, enqueueMany, settleMany } from "./batch.ts";
@@ -55,10 +62,18 @@ async function warnEviction(conn: Connection, warn: (message: string) => void): 
   } catch {
     return;
   }
-  const evicting = policies.map((p) => {
-    const flat = Array.isArray(p) ? p.map(String) : p && typeof p === "object" ? Object.entries(p).flat().map(String) : [];
-    return flat[flat.indexOf("maxmemory-policy") + 1];
-  }).filter((p): p is string => p !== undefined && p !== "noeviction");
+  // a reply is a map: a list of { key, value } (glide's record), pairs, or a plain object
+  const policy = (reply: unknown): string | undefined => {
+    const pairs: Array<[string, string]> = Array.isArray(reply)
+      ? reply.every((e) => e !== null && typeof e === "object" && "key" in e)
+        ? (reply as Array<{ key: unknown; value: unknown }>).map((e) => [String(e.key), String(e.value)])
+        : reply.flatMap((x, i) => (i % 2 === 0 ? [[String(x), String(reply[i + 1])] as [string, string]] : []))
+      : reply && typeof reply === "object"
+      ? Object.entries(reply).map(([k, v]) => [k, String(v)])
+      : [];
+    return pairs.find(([k]) => k === "maxmemory-policy")?.[1];
+  };
+  const evicting = policies.map(policy).filter((p): p is string => p !== undefined && p !== "noeviction");
   if (evicting.length === 0) return;
   warned.add(where);
   warn(
@@ -131,7 +146,7 @@ export class EchoMQ<P = unknown> {
 
   #keyspace(queue: unknown): Keyspace {
     this.#open();
-    assertValidQueue(queue);
+    assertClientQueue(queue);
     let ks = this.#keyspaces.get(queue);
     if (ks === undefined) {
       if (this.#keyspaces.size >= 1024) this.#keyspaces.clear();

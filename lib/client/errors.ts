@@ -148,7 +148,10 @@ export class WireError extends EchoMQError {
   }
 }
 
-/** ENQUEUE or SCHEDULE found a row for `id` already: ids are never silently merged. */
+/**
+ * ENQUEUE or SCHEDULE found a row for `id` already (ids are never silently merged), or one call
+ * named `id` twice (`rule` stays `duplicate`; the text says which).
+ */
 export class DuplicateIdError extends WireError {
   /** The id whose row exists. */
   readonly id: string;
@@ -280,7 +283,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
     .with("job-id", "positive", "non-negative", "too-large", "payload", "reason", () => new WireError(verb, "gate", text))
-    .with("repeated", () => new WireError(verb, "repeated", text))
+    .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("noperm", () => new WireError(verb, "noperm", text))
     .with("wrongtype", () => new WireError(verb, "wrongtype", text))
     .with("counter", () => new WireError(verb, "counter", text))

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { assertJobId, assertValidQueue, type JobId, Keyspace } from "../keyspace/mod.ts";
+import { assertClientQueue, assertJobId, type JobId, Keyspace } from "../keyspace/mod.ts";
 import { MAX_REASON_BYTES } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
@@ -161,7 +161,7 @@ export function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => 
   if (job === null || typeof job !== "object") {
     throw new EchoMQError("job", `${what}: expected a claimed job { id, queue, token }, got ${String(job)}`);
   }
-  assertValidQueue(job.queue);
+  assertClientQueue(job.queue);
   assertJobId(job.id);
   wholeNumber(`${what}: job.token (the claim's lease token)`, "job", job.token, 1);
   return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);

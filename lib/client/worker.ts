@@ -455,32 +455,42 @@ export class Worker<P> {
    */
   stop(opts: StopOptions = {}): Promise<void> {
     const self = Worker.current();
-    if (this.#stopped) return this.#stopped;
-    this.#stopping = true;
-    clearInterval(this.#maintenance);
-    this.#unhook();
-    this.#freed();
-    this.#line?.close(); // a claim waiting on the server fails at once
-    const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
-    this.#stopped = (async () => {
-      await this.#loop;
-      this.#line?.close();
-      this.#line = null;
-      const others = (): Array<Promise<void>> => [...this.#held.values()].map((h) => h.done).filter((d) => d !== self);
-      if (deadline !== null) {
-        const timer = sleep(deadline).then(() => "late" as const);
-        const late = await Promise.race([Promise.all(others()).then(() => "done" as const), timer]);
-        if (late === "late") this.#handBack(self);
-      }
-      await Promise.all(others());
-      while (this.#flushPending || this.#flushing.size > 0) {
+    if (this.#stopped === null) {
+      this.#stopping = true;
+      clearInterval(this.#maintenance);
+      this.#unhook();
+      this.#freed();
+      this.#line?.close(); // a claim waiting on the server fails at once
+      const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
+      this.#stopped = (async () => {
+        await this.#loop;
+        this.#line?.close();
+        this.#line = null;
+        if (deadline !== null) {
+          const timer = sleep(deadline).then(() => "late" as const);
+          const late = await Promise.race([this.#drain(self).then(() => "done" as const), timer]);
+          if (late === "late") this.#handBack(self);
+        }
+        // the worker is done once every job it holds is settled: then the heartbeat stops
+        void this.#drain(null).then(() => {
+          clearInterval(this.#heartbeat);
+          this.#onStop();
+        });
+      })();
+    }
+    return this.#stopped.then(() => this.#drain(self));
+  }
+
+  /** Resolves once every job held (but `except`, the caller's own) has run and been settled. */
+  async #drain(except: Promise<void> | null): Promise<void> {
+    for (;;) {
+      const others = [...this.#held.values()].map((h) => h.done).filter((d) => d !== except);
+      if (others.length > 0) await Promise.all(others);
+      else if (this.#flushPending || this.#flushing.size > 0) {
         this.#flush();
         await Promise.all(this.#flushing);
-      }
-      clearInterval(this.#heartbeat);
-      this.#onStop();
-    })();
-    return this.#stopped;
+      } else return;
+    }
   }
 
   /** At a stop's deadline: running jobs' signals abort, and each is handed back at once. */

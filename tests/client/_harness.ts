@@ -140,11 +140,33 @@ export function wire(
   args: Array<string | Uint8Array>,
   numkeys: number = keys.length,
 ): Promise<Outcome> {
+  return outcome(() => conn.command(wireArgv(backend, verb, keys, args, numkeys), keys[0] ?? "emq"));
+}
+
+/** The argv of a raw wire call: `EMQ.<verb> …` (module) or `EVAL <lua> …` (scripts). */
+export function wireArgv(
+  backend: BackendKind,
+  verb: Verb,
+  keys: string[],
+  args: Array<string | Uint8Array>,
+  numkeys: number = keys.length,
+): Array<string | Buffer> {
   const head = backend === "module" ? [`EMQ.${verb}`] : ["EVAL", SCRIPTS[verb]];
-  const argv = [...head, String(numkeys), ...keys, ...args].map((a) =>
-    typeof a === "string" ? a : Buffer.from(a)
-  );
-  return outcome(() => conn.command(argv, keys[0] ?? "emq"));
+  return [...head, String(numkeys), ...keys, ...args].map((a) => (typeof a === "string" ? a : Buffer.from(a)));
+}
+
+/**
+ * Raw wire calls of one slot sent back to back in one non-atomic batch: the server runs them
+ * microseconds apart (twins then see the same clock boundary). Each reply or error text.
+ */
+export async function wireBatch(conn: Connection, route: string, calls: Array<Array<string | Buffer>>): Promise<Outcome[]> {
+  const replies = await conn.batch(calls, route);
+  return replies.map((r) => {
+    if (!(r instanceof Error)) return { ok: plain(r) };
+    const text = serverText(r);
+    if (text === null) throw r;
+    return { err: text };
+  });
 }
 
 /** DEBUG DIGEST of the node that owns `key`'s slot (the whole server when standalone). */
@@ -193,7 +215,7 @@ export type Runner = Connection | ((args: string[], routeKey: string) => Promise
 export async function dump(via: Runner, queue: string, normalise = true): Promise<Record<string, unknown>> {
   const time = normalise ? normaliseTime : (x: string): string => x;
   const conn = { command: typeof via === "function" ? via : (a: string[], k: string) => via.command(a, k) };
-  const route = `emq:{${queue}}:pending`;
+  const route = `emq:{${queue}}:meta`;
   const keys: string[] = [];
   let cursor = "0";
   do {
@@ -217,7 +239,12 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
     } else if (type === "list") {
       value = ((await conn.command(["LRANGE", key, "0", "-1"], key)) as unknown[]).map(String);
     } else if (type === "zset") {
-      value = entries(await conn.command(["ZRANGE", key, "0", "-1", "WITHSCORES"], key)).map(([m, s]) => [m, time(s)]);
+      // Scores derived from now differ between twins by a millisecond or so, and so may the order
+      // of members that shared one: past normalisation, those compare by member.
+      const zset = entries(await conn.command(["ZRANGE", key, "0", "-1", "WITHSCORES"], key)).map(([m, s]) => [m, time(s)]);
+      const fixed = zset.filter(([, s]) => s !== "<now>");
+      const now = zset.filter(([, s]) => s === "<now>").sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
+      value = [...fixed, ...now];
     } else {
       value = `<${type}> ${String(await conn.command(["DUMP", key], key))}`;
     }

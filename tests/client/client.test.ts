@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
-import { BackendError, bytes, DuplicateIdError, EchoMQ, text } from "../../client.ts";
-import { command, modulePath, startReplicated, waitForSync } from "../../tools/embedded/mod.ts";
+import { BackendError, bytes, ConnectionError, DuplicateIdError, EchoMQ, EchoMQError, text } from "../../client.ts";
+import { command, freePort, modulePath, startReplicated, waitForSync } from "../../tools/embedded/mod.ts";
 import {
   BACKENDS,
   comboName,
@@ -64,7 +64,7 @@ for (const topology of TOPOLOGIES) {
           // Always the same id: one retry, then the refusal surfaces.
           await expect(stuck.enqueue(q, 3)).rejects.toBeInstanceOf(DuplicateIdError);
           await expect(stuck.schedule(q, 3, { delayMs: 10 })).rejects.toBeInstanceOf(DuplicateIdError);
-          // Collisions inside one batch are retried one by one.
+          // Collisions inside one batch (with rows, or twice in the batch) are retried one by one.
           let m = 0;
           const batchy = await connect<number>({ newId: () => (m++ % 2 === 0 ? ("JOB00000000777" as JobId) : fresh()) });
           try {
@@ -111,7 +111,7 @@ for (const topology of TOPOLOGIES) {
   }
 }
 
-describe("backend selection", () => {
+describe("connecting", () => {
   let plain: Site;
   beforeAll(async () => {
     plain = await startSite("standalone", false);
@@ -136,6 +136,32 @@ describe("backend selection", () => {
       await mq.close();
     });
   }
+
+  test("a server that is down: ConnectionError naming the address, within the connect timeout", async () => {
+    const port = await freePort();
+    const t0 = Date.now();
+    const e = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port }], connectTimeout: 1000 }).catch((x) => x);
+    expect(e).toBeInstanceOf(ConnectionError);
+    expect(e).toBeInstanceOf(EchoMQError);
+    expect((e as ConnectionError).rule).toBe("connection");
+    expect((e as ConnectionError).address).toBe(`127.0.0.1:${port}`);
+    expect((e as Error).message).toStartWith(`connect: `);
+    expect((e as Error).message).toContain(`127.0.0.1:${port}`);
+    expect((e as Error).message.split("\n")).toHaveLength(1);
+    expect(Date.now() - t0).toBeLessThan(5000);
+  });
+
+  test("glide's own logging is quiet by default (no WARN line for a refusal)", async () => {
+    const script = [
+      `import { EchoMQ } from ${JSON.stringify(new URL("../../client.ts", import.meta.url).pathname)};`,
+      `const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: ${plain.addresses[0]!.port} }], backend: "scripts" });`,
+      `await mq.ack({ id: "JOB00000000001", queue: "q", token: 1 }).catch(() => {});`,
+      `await mq.close();`,
+    ].join("\n");
+    const child = Bun.spawnSync([process.execPath, "-e", script], { stderr: "pipe", stdout: "pipe" });
+    expect(child.exitCode).toBe(0);
+    expect(child.stderr.toString()).not.toContain("logger_core");
+  });
 
   test("a closed client refuses calls", async () => {
     const mq = await EchoMQ.connect({ addresses: plain.addresses, backend: "scripts" });

@@ -6,7 +6,7 @@ import {
   DuplicateIdError,
   exponentialBackoff,
   FencedError,
-  JobNotActiveError,
+  LeaseLostError,
   json,
   WireError,
 } from "../../client.ts";
@@ -41,8 +41,8 @@ describe("Limiter", () => {
 
 describe("server error texts", () => {
   test("glide's wording is undone", () => {
-    expect(serverText(new Error("An error was signalled by the server: - ResponseError: EMQ.ACK job is not active")))
-      .toBe("ERR EMQ.ACK job is not active");
+    expect(serverText(new Error("An error was signalled by the server: - ResponseError: EMQ.ACK lease lost: JOB00000000001")))
+      .toBe("ERR EMQ.ACK lease lost: JOB00000000001");
     expect(serverText(new Error("WRONGTYPE: Operation against a key holding the wrong kind of value")))
       .toBe("WRONGTYPE Operation against a key holding the wrong kind of value");
     expect(serverText(new Error("An error was signalled by the server: - NoScriptError: No matching script.")))
@@ -53,25 +53,39 @@ describe("server error texts", () => {
     expect(isNoScript(new Error("An error was signalled by the server: - NoScriptError: No matching script."))).toBe(true);
   });
 
-  test("refusals map to typed errors naming the step", () => {
+  test("refusals map to typed errors naming the refusal, with their parameters", () => {
     const glide = (t: string): Error => new Error(`An error was signalled by the server: - ResponseError: ${t}`);
-    expect(wireError("EMQ.ENQUEUE", glide("EMQ.ENQUEUE duplicate id"))).toBeInstanceOf(DuplicateIdError);
-    expect(wireError("EMQ.ACK", glide("EMQ.ACK job is not active"))).toBeInstanceOf(JobNotActiveError);
-    expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 3, not wire 4"))).toBeInstanceOf(FencedError);
+    const dup = wireError("EMQ.ENQUEUE", glide("EMQ.ENQUEUE duplicate id JOB00000000007"));
+    expect(dup).toBeInstanceOf(DuplicateIdError);
+    expect((dup as DuplicateIdError).id).toBe("JOB00000000007");
+    const twice = wireError("EMQ.ACK", glide("EMQ.ACK id JOB00000000008 appears twice"));
+    expect(twice).toMatchObject({ name: "DuplicateIdError", id: "JOB00000000008" });
+    const lost = wireError("EMQ.ACK", glide("EMQ.ACK lease lost: JOB00000000001 JOB00000000002"));
+    expect(lost).toBeInstanceOf(LeaseLostError);
+    expect((lost as LeaseLostError).ids).toEqual(["JOB00000000001", "JOB00000000002"]);
+    expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 4, not wire 5"))).toBeInstanceOf(FencedError);
     const rules = [
-      ["EMQ.ACK keys do not match the wire-4 layout", "layout"],
-      ["EMQ.CLAIM lease_ms must be a positive integer", "gate"],
-      ["EMQ.ENQUEUE payload exceeds 1048576 bytes", "gate"],
-      ["wrong number of arguments for 'EMQ.ACK' command", "shape"],
+      ["ERR EMQ.ACK keys do not match the wire-5 layout", "EMQ.ACK", "layout"],
+      ["ERR EMQ.CLAIM lease_ms must be a positive integer", "EMQ.CLAIM", "gate"],
+      ["ERR EMQ.CLAIM count must be at most 10000", "EMQ.CLAIM", "gate"],
+      ["ERR EMQ.ENQUEUE payload exceeds 1048576 bytes", "EMQ.ENQUEUE", "gate"],
+      ["ERR wrong number of arguments for 'EMQ.ACK' command", "EMQ.ACK", "shape"],
+      ["ERR EMQ.ACK at most 10000 jobs per call", "EMQ.ACK", "shape"],
+      ["ERR hash value is not an integer", "EMQ.CLAIM", "counter"],
+      ["NOPERM No permissions to access a key", "EMQ.CLAIM", "noperm"],
+      ["TRYAGAIN Multiple keys request during rehashing of slot", "EMQ.CLAIM", "migrating"],
+      ["ERR EMQ.ACK something new", "EMQ.ACK", "other"],
     ] as const;
-    for (const [text, rule] of rules) {
-      const e = wireError(text.includes("CLAIM") ? "EMQ.CLAIM" : text.includes("ENQUEUE") ? "EMQ.ENQUEUE" : "EMQ.ACK", glide(text));
+    for (const [text, verb, rule] of rules) {
+      const e = wireError(verb, new Error(text.startsWith("ERR ") ? `An error was signalled by the server: - ResponseError: ${text.slice(4)}` : text.replace(" ", ": ")));
       expect(e).toBeInstanceOf(WireError);
-      expect((e as WireError).rule).toBe(rule);
-      expect((e as WireError).text).toBe(`ERR ${text}`);
+      expect({ text, rule: (e as WireError).rule, wire: (e as WireError).text }).toEqual({ text, rule, wire: text });
     }
     const timeout = new Error("timed out");
     expect(wireError("EMQ.ACK", timeout)).toBe(timeout);
+    // another verb's refusal is not this verb's
+    const other = glide("EMQ.ACK lease lost: JOB00000000001");
+    expect(wireError("EMQ.RETRY", other)).toBe(other);
   });
 });
 

@@ -1,32 +1,26 @@
 /**
  * The worker, for each backend × topology: retries with backoff then buries after maxAttempts,
- * survives throwing handlers, promotes and reaps on its own, and `stop()` drains in-flight jobs.
- * Its batching: claims and settles go out in batches (`claimMany` / `settleMany`, also tested on
- * their own) without ever holding more than `concurrency` claimed-but-unsettled jobs; a settle
- * refused in a batch leaves the others applied; an idle worker polls with one claim at a time
- * whatever its concurrency, and still picks up a lone job quickly at the default `pollMs`.
+ * survives throwing handlers, promotes and reaps through its claims, keeps long handlers' leases
+ * alive (heartbeat) and aborts `job.signal` when a lease is lost, and `stop()` drains in-flight
+ * jobs — also when called from inside a handler. Its batching: one CLAIM for all free slots, one
+ * command per settle kind, never more than `concurrency` claimed-but-unsettled jobs. Idle, it waits
+ * on the server: at most one command a second, and a lone job starts at once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import {
-  DEFAULT_POLL_MS,
+  DEFAULT_BLOCK_MS,
   EchoMQ,
   EchoMQError,
   type Job,
-  JobNotActiveError,
+  LeaseLostError,
   PayloadDecodeError,
   type Settlement,
   Worker,
   type WorkerClient,
 } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import {
-  BACKENDS,
-  comboName,
-  sleep,
-  TOPOLOGIES,
-  useSites,
-} from "./_harness.ts";
+import { BACKENDS, comboName, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
 
 const { sites, raws } = useSites();
 
@@ -40,7 +34,12 @@ async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000):
   throw new Error("condition not met in time");
 }
 
-const FAST = { pollMs: 5, maintenanceMs: 10 };
+/** Short waits so that tests do not idle for seconds. */
+const FAST = { blockMs: 200 };
+
+const BAD_ROW =
+  "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); " +
+  "return redis.call('LPUSH', KEYS[2], ARGV[1])";
 
 for (const topology of TOPOLOGIES) {
   for (const backend of BACKENDS) {
@@ -55,6 +54,35 @@ for (const topology of TOPOLOGIES) {
       afterAll(async () => {
         await mq.close();
       });
+
+      /** A worker client over `mq`'s public API, instrumented by `hooks`. */
+      function client(hooks: {
+        claim?: (n: number, got: number) => void;
+        settle?: (settlements: readonly Settlement[]) => void;
+        settled?: (settlements: readonly Settlement[]) => void;
+      } = {}): WorkerClient<{ n: number }> {
+        return {
+          backend: mq.backend,
+          dedicated: () =>
+            Promise.resolve({
+              async claim(queue, count, leaseMs) {
+                const jobs = await mq.claimMany(queue, count, { leaseMs });
+                hooks.claim?.(count, jobs.length);
+                return { nextMs: 0, jobs };
+              },
+              wake: () => sleep(5),
+              close: () => {},
+            }),
+          async settleMany(settlements) {
+            hooks.settle?.(settlements);
+            const results = await mq.settleMany(settlements);
+            hooks.settled?.(settlements);
+            return results;
+          },
+          extend: (jobs, leaseMs) => mq.extend(jobs, leaseMs),
+          reap: (queue) => mq.reap(queue),
+        };
+      }
 
       test("a throwing handler: retried with backoff, buried after maxAttempts; the loop goes on", async () => {
         const q = `wk-fail-${backend}`;
@@ -97,11 +125,25 @@ for (const topology of TOPOLOGIES) {
         expect(worker.buried).toBe(1);
         expect(errors).toEqual([]);
         const K = keyspace(q);
-        const row = (await raw.command(["HMGET", K.job(bad), "state", "reason", "attempts"], K.pending)) as string[];
+        const row = (await raw.command(["HMGET", K.job(bad), "state", "reason", "attempts"], K.meta)) as string[];
         expect(row.map(String)).toEqual(["dead", "Error: boom 3", "3"]);
       });
 
-      test("promotes due jobs and reaps expired leases on its own", async () => {
+      test("a failure reason over 4096 bytes is cut (so the retry is accepted), then buried", async () => {
+        const q = `wk-long-reason-${backend}`;
+        const worker = mq.work(q, () => {
+          throw new Error("é".repeat(5000)); // 10,000 bytes of UTF-8
+        }, { maxAttempts: 2, backoff: 1, ...FAST });
+        const id = await mq.enqueue(q, { n: 1 });
+        await eventually(async () => (await mq.counts(q)).dead === 1);
+        await worker.stop();
+        const K = keyspace(q);
+        const reason = String(await raw.command(["HGET", K.job(id), "reason"], K.meta));
+        expect(new TextEncoder().encode(reason).length).toBeLessThanOrEqual(4096);
+        expect(reason).toStartWith("Error: éé");
+      });
+
+      test("promotes due jobs and reaps expired leases through its claims", async () => {
         const q = `wk-maint-${backend}`;
         const done: number[] = [];
         await mq.schedule(q, { n: 7 }, { delayMs: 30 });
@@ -140,18 +182,120 @@ for (const topology of TOPOLOGIES) {
         expect(await worker.stop()).toBeUndefined(); // idempotent
       });
 
+      test("stop() from inside a handler completes; the job settles when the handler returns", async () => {
+        const q = `wk-stop-inside-${backend}`;
+        await mq.enqueue(q, { n: 1 });
+        let stoppedInside = false;
+        let worker!: Worker<{ n: number }>;
+        worker = mq.work(q, async () => {
+          await worker.stop();
+          stoppedInside = true;
+        }, FAST);
+        await eventually(() => stoppedInside, 5000);
+        await worker.stop();
+        expect(worker.completed).toBe(1);
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      });
+
+      test("close() from inside a handler completes; the job settles before the connection closes", async () => {
+        const site = sites.get(topology)!;
+        const other = await EchoMQ.connect<number>({ addresses: site.addresses, cluster: site.cluster, backend });
+        const q = `wk-close-inside-${backend}`;
+        await other.enqueue(q, 1);
+        let closed = false;
+        const worker = other.work(q, async () => {
+          await other.close();
+          closed = true;
+        }, FAST);
+        await eventually(() => closed, 5000);
+        await eventually(async () => (await mq.counts(q)).active === 0, 5000);
+        expect(worker.completed).toBe(1);
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+        await expect(other.enqueue(q, 2)).rejects.toMatchObject({ rule: "closed" });
+      });
+
+      test("stop({ timeoutMs }): a handler still running then sees its signal abort, and its job is handed back", async () => {
+        const q = `wk-deadline-${backend}`;
+        const id = await mq.enqueue(q, { n: 1 });
+        let aborted: unknown = null;
+        let started = false;
+        const worker = mq.work(q, (job) =>
+          new Promise<void>((done) => {
+            started = true;
+            job.signal.addEventListener("abort", () => {
+              aborted = job.signal.reason;
+              setTimeout(done, 20);
+            });
+          }), { leaseMs: 60_000, ...FAST });
+        await eventually(() => started);
+        await worker.stop({ timeoutMs: 50 });
+        expect(aborted).toBeInstanceOf(EchoMQError);
+        expect(String((aborted as Error).message)).toContain("worker stopped");
+        // handed back: due at once, not held for its 60 s lease
+        const K = keyspace(q);
+        expect(String(await raw.command(["HGET", K.job(id), "state"], K.meta))).toBe("scheduled");
+        expect(worker.completed).toBe(0);
+      });
+
+      test("a handler far longer than its lease runs once: the heartbeat extends the lease", async () => {
+        const q = `wk-heartbeat-${backend}`;
+        await mq.enqueue(q, { n: 1 });
+        let runs = 0;
+        const worker = mq.work(q, async () => {
+          runs++;
+          await sleep(1000);
+        }, { leaseMs: 200, ...FAST });
+        // another client's claims (which reap expired leases) must not take the job meanwhile
+        for (let i = 0; i < 8; i++) {
+          await sleep(120);
+          expect(await mq.claim(q, { leaseMs: 60_000 })).toBeNull();
+        }
+        await eventually(() => worker.completed === 1, 5000);
+        await worker.stop();
+        expect(runs).toBe(1);
+        expect(worker.lost).toBe(0);
+      });
+
+      test("a lost lease aborts job.signal with a LeaseLostError; the job is not settled by this worker", async () => {
+        const q = `wk-signal-${backend}`;
+        const id = await mq.enqueue(q, { n: 1 });
+        const errors: unknown[] = [];
+        let reason: unknown = null;
+        const worker = mq.work(q, (job) =>
+          new Promise<void>((done) => {
+            job.signal.addEventListener("abort", () => {
+              reason = job.signal.reason;
+              done();
+            });
+          }), { leaseMs: 300, onError: (e) => errors.push(e), ...FAST });
+        await eventually(async () => (await mq.counts(q)).active === 1);
+        // the lease is taken away behind the worker's back: its row's token changes
+        const K = keyspace(q);
+        await raw.command(["HSET", K.job(id), "token", "999999"], K.meta);
+        await eventually(() => reason !== null, 5000);
+        expect(reason).toBeInstanceOf(LeaseLostError);
+        expect((reason as LeaseLostError).ids).toEqual([id]);
+        await eventually(() => worker.lost === 1);
+        await worker.stop();
+        expect(worker.completed).toBe(0);
+        expect(errors.some((e) => e instanceof LeaseLostError)).toBe(true);
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0 });
+      });
+
       test("an undecodable payload is a failed attempt: retried, then buried (no stuck lease)", async () => {
         const q = `wk-bad-${backend}`;
         const K = keyspace(q);
         const id = "JOB0000000bad1";
-        await raw.command(["EVAL", "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); return redis.call('LPUSH', KEYS[2], ARGV[1])", "2", K.job(id as never), K.pending, id], K.pending);
+        await raw.command(["EVAL", BAD_ROW, "2", K.job(id as never), K.pending, id], K.meta);
         await expect(mq.claim(q, { leaseMs: 1 })).rejects.toMatchObject({ name: "PayloadDecodeError", job: { id, queue: q, attempts: 1 } });
         let ran = 0;
-        const worker = mq.work(q, () => void ran++, { maxAttempts: 3, backoff: 1, leaseMs: 5000, ...FAST });
+        const errors: unknown[] = [];
+        const worker = mq.work(q, () => void ran++, { maxAttempts: 3, backoff: 1, leaseMs: 5000, onError: (e) => errors.push(e), ...FAST });
         await eventually(async () => (await mq.counts(q)).dead === 1);
         await worker.stop();
         expect(ran).toBe(0);
-        const row = (await raw.command(["HMGET", K.job(id as never), "attempts", "reason"], K.pending)) as string[];
+        expect(errors.every((e) => e instanceof PayloadDecodeError)).toBe(true);
+        const row = (await raw.command(["HMGET", K.job(id as never), "attempts", "reason"], K.meta)) as string[];
         expect(String(row[0])).toBe("3");
         expect(String(row[1])).toStartWith("PayloadDecodeError: claim: the json codec could not decode the payload");
       });
@@ -160,25 +304,26 @@ for (const topology of TOPOLOGIES) {
         const q = `wk-claimmany-${backend}`;
         const K = keyspace(q);
         const ids = await mq.enqueueMany(q, [0, 1, 2, 3, 4].map((n) => ({ n })));
-        const first = await mq.claimMany(q, 3, { leaseMs: 60_000 });
-        expect(first.map((j) => (j as Job<{ n: number }>).payload.n)).toEqual([0, 1, 2]);
-        expect(first.map((j) => (j as Job<{ n: number }>).attempts)).toEqual([1, 1, 1]);
+        const first = (await mq.claimMany(q, 3, { leaseMs: 60_000 })) as Array<Job<{ n: number }>>;
+        expect(first.map((j) => j.payload.n)).toEqual([0, 1, 2]);
+        expect(first.map((j) => j.attempts)).toEqual([1, 1, 1]);
+        expect(first.map((j) => j.token)).toEqual([first[0]!.token, first[0]!.token + 1, first[0]!.token + 2]);
         const rest = await mq.claimMany(q, 10, { leaseMs: 60_000 });
         expect(rest.map((j) => (j as Job<{ n: number }>).id)).toEqual(ids.slice(3));
         expect(await mq.claimMany(q, 4, { leaseMs: 60_000 })).toEqual([]);
         expect(await mq.counts(q)).toEqual({ pending: 0, active: 5, schedule: 0, dead: 0 });
-        await expect(mq.claimMany(q, 0, { leaseMs: 1000 })).rejects.toMatchObject({ rule: "limit" });
+        await expect(mq.claimMany(q, 0, { leaseMs: 1000 })).rejects.toMatchObject({ rule: "count" });
         await expect(mq.claimMany(q, 2, { leaseMs: 0 })).rejects.toMatchObject({ rule: "lease-ms" });
         // an undecodable payload between two good ones: claimed, returned as the error naming it
         const bad = "JOB0000000bad2";
         await mq.enqueue(q, { n: 5 });
-        await raw.command(["EVAL", "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); return redis.call('LPUSH', KEYS[2], ARGV[1])", "2", K.job(bad as never), K.pending, bad], K.pending);
+        await raw.command(["EVAL", BAD_ROW, "2", K.job(bad as never), K.pending, bad], K.meta);
         await mq.enqueue(q, { n: 6 });
         const mixed = await mq.claimMany(q, 5, { leaseMs: 60_000 });
         expect(mixed).toHaveLength(3);
         expect((mixed[0] as Job<{ n: number }>).payload.n).toBe(5);
         expect(mixed[1]).toBeInstanceOf(PayloadDecodeError);
-        expect((mixed[1] as PayloadDecodeError).job).toEqual({ id: bad, queue: q, attempts: 1 });
+        expect((mixed[1] as PayloadDecodeError).job).toMatchObject({ id: bad, queue: q, attempts: 1 });
         expect((mixed[2] as Job<{ n: number }>).payload.n).toBe(6);
         expect(await mq.counts(q)).toEqual({ pending: 0, active: 8, schedule: 0, dead: 0 });
       });
@@ -187,7 +332,7 @@ for (const topology of TOPOLOGIES) {
         const q = `wk-settlemany-${backend}`;
         await mq.enqueueMany(q, [0, 1, 2, 3].map((n) => ({ n })));
         const jobs = (await mq.claimMany(q, 4, { leaseMs: 60_000 })) as Array<Job<{ n: number }>>;
-        await mq.ack(jobs[3]!); // settled already: a second settle finds it not active
+        await mq.ack(jobs[3]!); // settled already: a second settle finds its lease gone
         const results = await mq.settleMany([
           { kind: "ack", job: jobs[0]! },
           { kind: "retry", job: jobs[1]!, delayMs: 60_000, reason: "later" },
@@ -197,7 +342,7 @@ for (const topology of TOPOLOGIES) {
         ]);
         expect(results[0]).toBeNull();
         expect(results[1]).toBeNull();
-        expect(results[2]).toBeInstanceOf(JobNotActiveError);
+        expect(results[2]).toBeInstanceOf(LeaseLostError);
         expect(results[3]).toBeInstanceOf(EchoMQError);
         expect(results[3]).toMatchObject({ rule: "delay-ms" });
         expect(results[4]).toBeNull();
@@ -216,34 +361,27 @@ for (const topology of TOPOLOGIES) {
         let maxRunning = 0;
         const claimSizes: number[] = [];
         const settleSizes: number[] = [];
-        const client: WorkerClient<{ n: number }> = {
-          claim: (queue, o) => mq.claim(queue, o),
-          async claimMany(queue, n, o) {
-            claimSizes.push(n);
-            const got = await mq.claimMany(queue, n, o);
-            outstanding += got.length;
-            maxOutstanding = Math.max(maxOutstanding, outstanding);
-            return got;
+        const worker = new Worker<{ n: number }>(
+          client({
+            claim(n, got) {
+              claimSizes.push(n);
+              outstanding += got;
+              maxOutstanding = Math.max(maxOutstanding, outstanding);
+            },
+            settle: (s) => settleSizes.push(s.length),
+            settled: (s) => (outstanding -= s.length),
+          }),
+          q,
+          async (job) => {
+            running++;
+            maxRunning = Math.max(maxRunning, running);
+            if (job.payload.n % 3 === 0) await sleep(Math.random() * 3);
+            running--;
+            if (job.payload.n % 50 === 0 && job.attempts === 1) throw new Error("again");
           },
-          ack: (job) => mq.ack(job),
-          retry: (job, o) => mq.retry(job, o),
-          bury: (job, reason) => mq.bury(job, reason),
-          async settleMany(settlements: readonly Settlement[]) {
-            settleSizes.push(settlements.length);
-            const results = await mq.settleMany(settlements);
-            outstanding -= settlements.length;
-            return results;
-          },
-          promote: (queue, limit) => mq.promote(queue, limit),
-          reap: (queue, limit) => mq.reap(queue, limit),
-        };
-        const worker = new Worker<{ n: number }>(client, q, async (job) => {
-          running++;
-          maxRunning = Math.max(maxRunning, running);
-          if (job.payload.n % 3 === 0) await sleep(Math.random() * 3);
-          running--;
-          if (job.payload.n % 50 === 0 && job.attempts === 1) throw new Error("again");
-        }, { concurrency: CONCURRENCY, leaseMs: 60_000, backoff: 1, ...FAST }, () => {});
+          { concurrency: CONCURRENCY, leaseMs: 60_000, backoff: 1, onError: () => {}, ...FAST },
+          () => {},
+        );
         await eventually(() => worker.completed === JOBS, 60_000);
         await worker.stop();
         expect(maxOutstanding).toBeLessThanOrEqual(CONCURRENCY);
@@ -261,59 +399,51 @@ for (const topology of TOPOLOGIES) {
         await mq.enqueueMany(q, [0, 1, 2, 3, 4].map((n) => ({ n })));
         const batches: number[] = [];
         const errors: unknown[] = [];
-        const client: WorkerClient<{ n: number }> = {
-          claim: (queue, o) => mq.claim(queue, o),
-          claimMany: (queue, n, o) => mq.claimMany(queue, n, o),
-          ack: (job) => mq.ack(job),
-          retry: (job, o) => mq.retry(job, o),
-          bury: (job, reason) => mq.bury(job, reason),
-          settleMany(settlements: readonly Settlement[]) {
-            batches.push(settlements.length);
-            return mq.settleMany(settlements);
-          },
-          promote: (queue, limit) => mq.promote(queue, limit),
-          reap: (queue, limit) => mq.reap(queue, limit),
-        };
         let started = 0;
         let release!: () => void;
         const barrier = new Promise<void>((done) => (release = done));
-        const worker = new Worker<{ n: number }>(client, q, async (job) => {
-          if (job.payload.n === 2) await mq.ack(job); // the job leaves active behind the worker's back
-          if (++started === 5) release();
-          await barrier; // all five finish together: their acks share one batch
-        }, { concurrency: 5, leaseMs: 60_000, onError: (e) => errors.push(e), ...FAST }, () => {});
+        const worker = new Worker<{ n: number }>(
+          client({ settle: (s) => batches.push(s.length) }),
+          q,
+          async (job) => {
+            if (job.payload.n === 2) await mq.ack(job); // the job leaves active behind the worker's back
+            if (++started === 5) release();
+            await barrier; // all five finish together: their acks share one batch
+          },
+          { concurrency: 5, leaseMs: 60_000, onError: (e) => errors.push(e), ...FAST },
+          () => {},
+        );
         await eventually(() => worker.completed + worker.lost === 5);
         await worker.stop();
         expect(batches).toEqual([5]);
         expect(worker.completed).toBe(4);
         expect(worker.lost).toBe(1);
         expect(errors).toHaveLength(1);
-        expect(errors[0]).toBeInstanceOf(JobNotActiveError);
+        expect(errors[0]).toBeInstanceOf(LeaseLostError);
         expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
       });
 
-      test("idle: one claim at a time polls, whatever the concurrency; a lone job still starts fast", async () => {
+      test("idle: it waits on the server — at most one command a second — and a lone job starts at once", async () => {
         const q = `wk-idle-${backend}`;
         const K = keyspace(q);
-        expect(DEFAULT_POLL_MS).toBe(20);
-        const claimCalls = async (): Promise<number> => {
-          const info = String(await raw.command(["INFO", "commandstats"], K.pending));
-          // the module counts EMQ.CLAIM; the scripts count every EVALSHA (claims and maintenance)
-          const names = backend === "module" ? ["emq.claim"] : ["evalsha", "eval"];
+        expect(DEFAULT_BLOCK_MS).toBe(5000);
+        const calls = async (): Promise<number> => {
+          const info = String(await raw.command(["INFO", "commandstats"], K.meta));
+          const names = ["emq\\.claim", "evalsha", "eval", "bzpopmin", "emq\\.reap", "emq\\.extend"];
           return names.reduce((sum, name) => {
-            const m = new RegExp(`cmdstat_${name.replace(".", "\\.")}:calls=(\\d+)`).exec(info);
+            const m = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
             return sum + (m ? Number(m[1]) : 0);
           }, 0);
         };
         const started: number[] = [];
-        const worker = mq.work(q, () => void started.push(performance.now()), { concurrency: 20 });
+        const worker = mq.work(q, () => void started.push(performance.now()), { concurrency: 50 });
         try {
-          await sleep(400); // past the first empty claims: the scout is at its longest wait
-          const before = await claimCalls();
-          await sleep(1000);
-          const perSecond = (await claimCalls()) - before;
-          console.log(`[worker idle] ${comboName(backend, topology)}: ${perSecond} claims in 1 s at concurrency 20`);
-          expect(perSecond).toBeLessThan(200); // ≈ 1000 / pollMs; 20 polling loops sent ≈ 100–1000
+          await sleep(300); // past the first empty claim: waiting on the server
+          const before = await calls();
+          await sleep(3000);
+          const commands = (await calls()) - before;
+          console.log(`[worker idle] ${comboName(backend, topology)}: ${commands} commands in 3 s at concurrency 50`);
+          expect(commands).toBeLessThanOrEqual(3 * 2); // ≤ 1 a second (scripts: a CLAIM and a BZPOPMIN per wait)
           const waits: number[] = [];
           for (let i = 0; i < 3; i++) {
             await sleep(300);
@@ -323,21 +453,11 @@ for (const topology of TOPOLOGIES) {
             waits.push(started[i]! - t0);
           }
           console.log(`[worker idle] ${comboName(backend, topology)}: lone jobs started after ${waits.map((w) => w.toFixed(1)).join(", ")} ms`);
-          expect(Math.max(...waits)).toBeLessThan(500);
+          expect(Math.max(...waits)).toBeLessThan(1000);
         } finally {
           await worker.stop();
         }
         expect(worker.completed).toBe(3);
-        // a short pollMs: still one poller (≈ 200 claims/s at 5 ms; 20 polling loops sent ≈ 4000)
-        const eager = mq.work(q, () => {}, { concurrency: 20, pollMs: 5, maintenanceMs: 60_000 });
-        try {
-          await sleep(200);
-          const before = await claimCalls();
-          await sleep(1000);
-          expect((await claimCalls()) - before).toBeLessThan(400);
-        } finally {
-          await eager.stop();
-        }
       });
 
       test("close() stops the client's workers first", async () => {
@@ -358,3 +478,47 @@ for (const topology of TOPOLOGIES) {
     });
   }
 }
+
+describe("options", () => {
+  const idle: WorkerClient<unknown> = {
+    backend: "scripts",
+    dedicated: () => new Promise(() => {}),
+    settleMany: () => Promise.resolve([]),
+    extend: () => Promise.resolve(),
+    reap: () => Promise.resolve(0),
+  };
+  const make = (opts: Record<string, unknown>): Worker<unknown> => new Worker(idle, "q", () => {}, opts, () => {});
+
+  test("every option is checked: a RangeError names it and its range", () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ concurrency: Number.NaN }, "worker: concurrency must be an integer from 1 to 10000, got NaN"],
+      [{ concurrency: 0 }, "worker: concurrency must be an integer from 1 to 10000, got 0"],
+      [{ leaseMs: 0.5 }, "worker: leaseMs must be an integer from 100 to 86400000, got 0.5"],
+      [{ maxAttempts: Number.NaN }, "worker: maxAttempts must be an integer from 1 to 1000000, got NaN"],
+      [{ blockMs: -1 }, "worker: blockMs must be an integer from 10 to 600000, got -1"],
+      [{ maintenanceMs: 0 }, "worker: maintenanceMs must be an integer from 1000 to 3600000, got 0"],
+      [{ leaseMs: 1000, heartbeatMs: 1000 }, "worker: heartbeatMs must be an integer from 1 to 999, got 1000"],
+      [{ backoff: -5 }, "worker: backoff must be an integer from 1 to 3600000, got -5"],
+    ];
+    for (const [opts, message] of cases) expect(() => make(opts)).toThrow(new RangeError(message));
+    expect(() => make({ onError: 5 })).toThrow(TypeError);
+  });
+
+  test("onError defaults to one line on stderr", async () => {
+    const lines: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void lines.push(args.map(String).join(" "));
+    const failing: WorkerClient<unknown> = {
+      ...idle,
+      dedicated: () => Promise.reject(new Error("no server")),
+    };
+    const worker = new Worker(failing, "q", () => {}, {}, () => {});
+    try {
+      await eventually(() => lines.length > 0, 2000);
+    } finally {
+      await worker.stop();
+      console.error = original;
+    }
+    expect(lines[0]).toBe('[echomq] worker "q": Error: no server');
+  });
+});
