@@ -187,6 +187,17 @@ export class Recorder<P> {
     };
   }
 
+  /**
+   * True when every id an EXTEND of `worker` was refused for had been settled (accepted) by that
+   * same worker: the heartbeat extended jobs whose settle was already on its way — the race of the
+   * worker's heartbeat with its own settles (see contention.test.ts), not a lease lost.
+   */
+  raced(worker: number, ids: readonly string[]): boolean {
+    return ids.every((id) =>
+      this.handlings.some((h) => h.id === id && h.worker === worker && (h.outcome === "ack" || h.outcome === "retry" || h.outcome === "bury"))
+    );
+  }
+
   /** Closes dedicated connections a worker left open (after a failed stop). */
   close(): void {
     for (const line of [...this.#lines]) line.close();
