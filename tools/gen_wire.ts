@@ -14,6 +14,8 @@ import {
   ARGS,
   type ArgName,
   CLAIM_MOVE_LIMIT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
   type Gate,
   MAX_BATCH,
   MAX_PAYLOAD_BYTES,
@@ -22,6 +24,7 @@ import {
   REFUSALS,
   refusalsOf,
   renderRefusal,
+  TRIM_LIMIT,
   type Verb,
   VERB_NAMES,
   VERBS,
@@ -37,7 +40,7 @@ const VECTORS = resolve(ROOT, "tests/vectors/wire.json");
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "number") return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}`;
-  return g.refusal === "payload" ? "bytes:payload" : `bytes:reason<=${g.limit}`;
+  return g.refusal === "payload" ? "bytes:payload" : `bytes:${g.refusal}<=${g.limit}`;
 }
 
 /** The parameters a sample of refusal `r` of `verb` is rendered with (one per number argument). */
@@ -72,6 +75,11 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
       return [{ limit: String(MAX_PAYLOAD_BYTES) }];
     case "reason":
       return [{ limit: String((ARGS.reason.gate as Gate & { limit: number }).limit) }];
+    case "progress":
+      return [{ limit: String((ARGS.value.gate as Gate & { limit: number }).limit) }];
+    case "active":
+    case "not-dead":
+      return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     default:
       return [{}];
   }
@@ -88,6 +96,7 @@ export function vectors(): string {
       args: spec.args.map(arg),
       group: spec.group.map(arg),
       admits: spec.admits,
+      minGroups: spec.minGroups ?? 1,
       touches: spec.touches,
       refusals: refusalsOf(verb),
     };
@@ -103,7 +112,15 @@ export function vectors(): string {
     )
   );
   const templates = Object.fromEntries(REFUSAL_NAMES.map((r) => [r, REFUSALS[r].template]));
-  const head = { wire: WIRE, generatedBy: "tools/gen_wire.ts", maxBatch: MAX_BATCH, claimMoveLimit: CLAIM_MOVE_LIMIT };
+  const head = {
+    wire: WIRE,
+    generatedBy: "tools/gen_wire.ts",
+    maxBatch: MAX_BATCH,
+    claimMoveLimit: CLAIM_MOVE_LIMIT,
+    deadMaxDefault: DEAD_MAX_DEFAULT,
+    deadAgeDefaultMs: DEAD_AGE_DEFAULT_MS,
+    trimLimit: TRIM_LIMIT,
+  };
   return `${JSON.stringify({ ...head, verbs, refusals: templates, samples }, null, 2)}\n`;
 }
 

@@ -8,6 +8,7 @@
 import {
   Batch,
   ClusterBatch,
+  ClusterScanCursor,
   type Decoder,
   GlideClient,
   type GlideClientConfiguration,
@@ -287,6 +288,33 @@ export class Connection {
       if (reply === null) throw new Error("batch aborted (WATCH)");
       return reply as BatchReply;
     });
+  }
+
+  /**
+   * Every key matching `match` (of Valkey type `type`) on the server, or on every primary of the
+   * cluster (glide's cluster scan), as text.
+   */
+  async scan(match: string, type: "hash" | "list" | "zset"): Promise<string[]> {
+    this.#check();
+    const client = this.#client;
+    const out: string[] = [];
+    const options = { match, count: 1000, type: type as never };
+    if (client instanceof GlideClusterClient) {
+      let cursor = new ClusterScanCursor();
+      while (!cursor.isFinished()) {
+        const [next, keys] = await this.#limiter.run(() => client.scan(cursor, options));
+        cursor = next;
+        out.push(...keys.map(String));
+      }
+      return out;
+    }
+    let cursor = "0";
+    do {
+      const [next, keys] = await this.#limiter.run(() => client.scan(cursor, options));
+      cursor = String(next);
+      out.push(...keys.map(String));
+    } while (cursor !== "0");
+    return out;
   }
 
   /** Closes the glide client. Safe to call more than once. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { GlideReturnType } from "@valkey/valkey-glide";
+import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import {
   assertClientQueue,
   assertJobId,
@@ -14,15 +14,18 @@ import {
   type JobId,
   Keyspace,
   newJobId,
+  splitQueueKey,
 } from "../keyspace/mod.ts";
-import { MAX_BATCH, wireCall } from "../wire/mod.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_BATCH, MAX_PROGRESS_BYTES, wireCall } from "../wire/mod.ts";
 import { type Backend, selectBackend } from "./backend.ts";
-import { admit, type BatchContext, type Claim, claimOnce, enqueueMany, settleMany } from "./batch.ts";
-import { type Codec, json, toWire } from "./codec.ts";
+import { admit, type BatchContext, chunk, type Claim, claimOnce, enqueueMany, settleMany } from "./batch.ts";
+import { byteLength, type Codec, json, toWire } from "./codec.ts";
+import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
 import { Connection } from "./connection.ts";
 import { EchoMQError, PayloadDecodeError } from "./errors.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import {
+  BATCH_COMMANDS,
   type ClaimManyOptions,
   type ClaimOptions,
   DEFAULT_MOVE_LIMIT,
@@ -357,14 +360,189 @@ export class EchoMQ<P = unknown> {
     return { pending, active, schedule, dead };
   }
 
+  /** A job by id, as its row has it; `null` when there is no such job. */
+  async getJob<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<JobInfo<P> | null> {
+    const ks = this.#keyspace(queue);
+    assertJobId(id);
+    const row = await this.#conn.command(["HGETALL", ks.job(id)], ks.meta, Decoder.Bytes);
+    return jobInfo(ks.name, id, fields(row), this.codec);
+  }
+
+  /**
+   * One page of `queue`'s jobs in `state`, in the order the state is served: pending in claim
+   * order, scheduled by due time, active by lease deadline, dead most recent first. `offset` ≥ 0,
+   * `limit` 1 to 1000 (default 100). A page is read in two steps (the ids, then their rows): a job
+   * that moved in between is left out.
+   */
+  async jobs<const Q extends string>(
+    queue: CheckQueue<Q>,
+    state: JobState,
+    page: { offset?: number; limit?: number } = {},
+  ): Promise<Array<JobInfo<P>>> {
+    const ks = this.#keyspace(queue);
+    if (!JOB_STATES.includes(state)) {
+      throw new EchoMQError("options", `jobs: state must be one of ${JOB_STATES.join(", ")}, got ${JSON.stringify(state)}`);
+    }
+    const offset = wholeNumber("jobs: offset", "options", page.offset ?? 0, 0);
+    const limit = wholeNumber("jobs: limit", "options", page.limit ?? 100, 1);
+    if (limit > 1000) throw new EchoMQError("options", `jobs: limit must be an integer from 1 to 1000, got ${limit}`);
+    const end = String(offset + limit - 1);
+    const read = {
+      pending: ["LRANGE", ks.pending, String(-(offset + limit)), String(-(offset + 1))],
+      scheduled: ["ZRANGE", ks.schedule, String(offset), end],
+      active: ["ZRANGE", ks.active, String(offset), end],
+      dead: ["ZRANGE", ks.dead, String(offset), end, "REV"],
+    }[state];
+    let ids = ((await this.#conn.command(read, ks.meta)) as unknown[]).map(String) as JobId[];
+    if (state === "pending") ids = ids.reverse(); // the tail is claimed first
+    if (ids.length === 0) return [];
+    const rows = await this.#conn.batch(ids.map((id) => ["HGETALL", ks.job(id)]), ks.meta, false, 0, Decoder.Bytes);
+    return ids.flatMap((id, i) => {
+      const r = rows[i];
+      const info = r instanceof Error ? null : jobInfo(ks.name, id, fields(r!), this.codec);
+      return info === null ? [] : [info];
+    });
+  }
+
+  /**
+   * Deletes a pending, scheduled or dead job: `true` when it was removed, `false` when there was no
+   * such job. An active job is refused with `JobActiveError` (its worker holds it; remove it once it
+   * is settled).
+   */
+  async remove<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<boolean> {
+    const ks = this.#keyspace(queue);
+    assertJobId(id);
+    return (await this.#impl.call(wireCall("REMOVE", ks, {}, [{ id }]))) === 1;
+  }
+
+  /**
+   * Moves dead jobs back to pending, each with a fresh attempt budget (lease tokens stay
+   * monotonic): the `ids` given (each must be dead, else `JobNotDeadError` and none moves), or all
+   * of them — at most `limit` — oldest first, a thousand per command. Returns how many moved.
+   */
+  async requeueDead<const Q extends string>(
+    queue: CheckQueue<Q>,
+    opts: { ids?: readonly string[]; limit?: number } = {},
+  ): Promise<number> {
+    const ks = this.#keyspace(queue);
+    if (opts.ids !== undefined) {
+      for (const id of opts.ids) assertJobId(id);
+      let moved = 0;
+      for (const run of chunk(opts.ids, BATCH_COMMANDS)) {
+        moved += Number(await this.#impl.call(wireCall("REQUEUE", ks, { limit: run.length }, run.map((id) => ({ id })))));
+      }
+      return moved;
+    }
+    let left = opts.limit === undefined ? Infinity : wholeNumber("requeueDead: limit", "limit", opts.limit, 1);
+    let moved = 0;
+    while (left > 0) {
+      const n = Number(await this.#impl.call(wireCall("REQUEUE", ks, { limit: Math.min(left, BATCH_COMMANDS) })));
+      moved += n;
+      left -= n;
+      if (n < Math.min(left + n, BATCH_COMMANDS)) break;
+    }
+    return moved;
+  }
+
+  /**
+   * Pauses `queue` on the server: every worker's claims hand out nothing (waiting ones keep
+   * waiting) until `resume`; the queue still admits jobs. `true` when it was running.
+   */
+  async pause<const Q extends string>(queue: CheckQueue<Q>): Promise<boolean> {
+    const ks = this.#keyspace(queue);
+    return (await this.#impl.call(wireCall("PAUSE", ks, {}))) === 1;
+  }
+
+  /** Resumes a paused `queue`; waiting workers claim at once. `true` when it was paused. */
+  async resume<const Q extends string>(queue: CheckQueue<Q>): Promise<boolean> {
+    const ks = this.#keyspace(queue);
+    return (await this.#impl.call(wireCall("RESUME", ks, {}))) === 1;
+  }
+
+  /** Whether `queue` is paused. */
+  async isPaused<const Q extends string>(queue: CheckQueue<Q>): Promise<boolean> {
+    const ks = this.#keyspace(queue);
+    return String(await this.#conn.command(["HGET", ks.meta, "paused"], ks.meta)) === "1";
+  }
+
+  /**
+   * Records a claimed job's progress (any JSON value, at most 64 KiB encoded), token-checked like a
+   * settle: a lost lease is refused with `LeaseLostError`. `getJob` shows it.
+   */
+  async progress(job: JobRef, value: unknown): Promise<void> {
+    this.#open();
+    const ks = jobRef("progress", job, (q) => this.#keyspace(q));
+    const encoded = JSON.stringify(value);
+    if (encoded === undefined) throw new EchoMQError("options", "progress: the value has no JSON form");
+    if (byteLength(encoded) > MAX_PROGRESS_BYTES) {
+      throw new EchoMQError("options", `progress: the value exceeds ${MAX_PROGRESS_BYTES} bytes of JSON`);
+    }
+    await this.#impl.call(wireCall("PROGRESS", ks, {}, [{ id: job.id, token: job.token, value: encoded }]));
+  }
+
+  /**
+   * Sets how many dead jobs `queue` keeps (`deadMax`, 0: no limit; default
+   * {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default 30 days); the next
+   * bury or claim trims the oldest past either limit.
+   */
+  async retain<const Q extends string>(queue: CheckQueue<Q>, opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
+    const ks = this.#keyspace(queue);
+    const max = wholeNumber("retain: deadMax", "options", opts?.deadMax ?? DEAD_MAX_DEFAULT, 0);
+    const age = wholeNumber("retain: deadAgeMs", "options", opts?.deadAgeMs ?? DEAD_AGE_DEFAULT_MS, 0);
+    await this.#impl.call(wireCall("RETAIN", ks, { dead_max: max, dead_age_ms: age }));
+  }
+
+  /**
+   * Every queue on the server, or on every primary of the cluster: the queues whose `meta` exists
+   * (written on first use). Sorted.
+   */
+  async queues(): Promise<string[]> {
+    this.#open();
+    const keys = await this.#conn.scan("emq:{*}:meta", "hash");
+    const names = new Set<string>();
+    for (const key of keys) {
+      const parts = splitQueueKey(key);
+      if (parts !== null && parts.type === "meta") names.add(parts.queue);
+    }
+    return [...names].sort();
+  }
+
+  /** `queue`'s counts, paused state, totals (admitted, acked, retried, buried, claims) and retention, read atomically. */
+  async stats<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueStats> {
+    const ks = this.#keyspace(queue);
+    const replies = await this.#conn.batch(
+      [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ["HGETALL", ks.meta]],
+      ks.meta,
+      true,
+    );
+    for (const r of replies) if (r instanceof Error) throw r;
+    const [pending, active, schedule, dead] = replies.slice(0, 4).map(Number) as [number, number, number, number];
+    return queueStats({ pending, active, schedule, dead }, fields(replies[4]!), {
+      deadMax: DEAD_MAX_DEFAULT,
+      deadAgeMs: DEAD_AGE_DEFAULT_MS,
+    });
+  }
+
   /** What a worker needs of this client: claims on its own connection, settles, extensions. */
   #workerClient(): WorkerClient<P> {
     return {
       backend: this.backend,
-      dedicated: async (blockMs) => {
+      dedicated: async (queue, blockMs) => {
         const conn = await this.#conn.dedicated(blockMs);
         const impl = this.#impl.on(conn);
+        const route = this.#keyspace(queue).meta;
+        // the server's id of the connection this line waits on (the queue's node)
+        let id: string;
+        try {
+          id = String(await conn.command(["CLIENT", "ID"], route));
+        } catch (e) {
+          conn.close();
+          throw e;
+        }
         return {
+          unblock: async () => {
+            await this.#conn.command(["CLIENT", "UNBLOCK", id], route);
+          },
           claim: (queue, count, leaseMs, waitMs): Promise<Claim<P>> =>
             claimOnce(this.#batch, impl, this.#keyspace(queue), count, leaseMs, waitMs),
           wake: async (queue, timeoutMs) => {
@@ -379,6 +557,7 @@ export class EchoMQ<P = unknown> {
       },
       settleMany: (settlements) => this.settleMany(settlements),
       extend: (jobs, leaseMs) => this.extend(jobs, leaseMs),
+      progress: (job, value) => this.progress(job, value),
       reap: (queue) => this.reap(queue),
     };
   }

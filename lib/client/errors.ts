@@ -127,6 +127,8 @@ export type WireRule =
   | "wrongtype"
   | "duplicate"
   | "lease-lost"
+  | "active"
+  | "not-dead"
   | "counter"
   | "migrating"
   | "other";
@@ -175,6 +177,30 @@ export class LeaseLostError extends WireError {
   constructor(verb: string, text: string, ids: readonly string[]) {
     super(verb, "lease-lost", text);
     this.name = "LeaseLostError";
+    this.ids = ids;
+  }
+}
+
+/** REMOVE named jobs a worker holds (`ids`): remove them once they are settled. Nothing was removed. */
+export class JobActiveError extends WireError {
+  /** The active jobs, in the call's order. */
+  readonly ids: readonly string[];
+  /** Builds the error. */
+  constructor(verb: string, text: string, ids: readonly string[]) {
+    super(verb, "active", text);
+    this.name = "JobActiveError";
+    this.ids = ids;
+  }
+}
+
+/** REQUEUE named jobs that are not dead (`ids`). Nothing was requeued. */
+export class JobNotDeadError extends WireError {
+  /** The ids not in the dead set, in the call's order. */
+  readonly ids: readonly string[];
+  /** Builds the error. */
+  constructor(verb: string, text: string, ids: readonly string[]) {
+    super(verb, "not-dead", text);
+    this.name = "JobNotDeadError";
     this.ids = ids;
   }
 }
@@ -276,13 +302,17 @@ export function isNoScript(e: unknown): boolean {
 /** The typed error of a recognised refusal; a refusal added to the spec and missed here fails to compile. */
 function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
   const p = refusal.params;
+  const ids = (p.ids ?? "").split(" ").filter((x) => x !== "");
   return match(refusal.name)
     .with("duplicate", () => new DuplicateIdError(verb, text, p.id ?? ""))
-    .with("lease-lost", () => new LeaseLostError(verb, text, (p.ids ?? "").split(" ").filter((x) => x !== "")))
+    .with("lease-lost", () => new LeaseLostError(verb, text, ids))
+    .with("active", () => new JobActiveError(verb, text, ids))
+    .with("not-dead", () => new JobNotDeadError(verb, text, ids))
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "positive", "non-negative", "too-large", "payload", "reason", () => new WireError(verb, "gate", text))
+    .with("job-id", "positive", "non-negative", "too-large", "payload", "reason", "progress", () =>
+      new WireError(verb, "gate", text))
     .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("noperm", () => new WireError(verb, "noperm", text))
     .with("wrongtype", () => new WireError(verb, "wrongtype", text))

@@ -33,11 +33,13 @@ export interface Job<P> extends JobRef {
 
 /**
  * A job handed to a worker's handler: the claimed job, an `AbortSignal` that fires when its lease
- * is lost (an extension refused) or the worker is stopped with a deadline.
+ * is lost (an extension refused) or the worker is stopped with a deadline, and `progress`.
  */
 export interface WorkerJob<P> extends Job<P> {
   /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
   readonly signal: AbortSignal;
+  /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
+  progress(value: unknown): Promise<void>;
 }
 
 /** How many ids each of a queue's sets holds. */

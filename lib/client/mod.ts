@@ -25,6 +25,8 @@ export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts"
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Claim } from "./batch.ts";
+export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
+export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT } from "../wire/mod.ts";
 export {
   type Backoff,
   type ClaimLine,
@@ -45,6 +47,8 @@ export {
   DurabilityError,
   EchoMQError,
   FencedError,
+  JobActiveError,
+  JobNotDeadError,
   LeaseLostError,
   PayloadDecodeError,
   type Rule,

@@ -83,6 +83,11 @@ export interface ClaimLine<P> {
   claim(queue: string, count: number, leaseMs: number, blockMs: number): Promise<Claim<P>>;
   /** Scripts backend: wait up to `timeoutMs` for a marker on the queue's wake key. */
   wake(queue: string, timeoutMs: number): Promise<void>;
+  /**
+   * Ends a call waiting on this connection at once, on the server (`CLIENT UNBLOCK`): it answers
+   * as on a timeout, so no job is claimed for a connection about to close.
+   */
+  unblock(): Promise<void>;
   /** Closes the connection (a call waiting on it fails). */
   close(): void;
 }
@@ -91,12 +96,14 @@ export interface ClaimLine<P> {
 export interface WorkerClient<P> {
   /** Which backend the client uses. */
   readonly backend: "module" | "scripts";
-  /** A connection of its own for claims that wait. */
-  dedicated(blockMs: number): Promise<ClaimLine<P>>;
+  /** A connection of its own for claims on `queue` that wait. */
+  dedicated(queue: string, blockMs: number): Promise<ClaimLine<P>>;
   /** Settles many jobs; per settlement `null` or the error that refused it. */
   settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>>;
   /** Extends leases (refused whole, with `LeaseLostError`, when one is lost). */
   extend(jobs: readonly JobRef[], leaseMs: number): Promise<void>;
+  /** Records a job's progress (token-checked). */
+  progress(job: JobRef, value: unknown): Promise<void>;
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
 }
@@ -276,7 +283,7 @@ export class Worker<P> {
       await this.#room();
       if (this.#stopping) break;
       try {
-        this.#line ??= await this.#client.dedicated(this.#blockMs);
+        this.#line ??= await this.#client.dedicated(this.queue, this.#blockMs);
         if (this.#stopping) break;
         const want = this.#concurrency - this.#held.size;
         const wait = this.#client.backend === "module" && dry ? this.#blockMs : 0;
@@ -312,7 +319,11 @@ export class Worker<P> {
       this.#settle(held, claimed);
       return;
     }
-    const view: WorkerJob<P> = { ...job, signal: held.controller.signal };
+    const view: WorkerJob<P> = {
+      ...job,
+      signal: held.controller.signal,
+      progress: (value) => this.#client.progress(job, value),
+    };
     let result: unknown;
     try {
       result = running.run(done, () => this.#handler(view));
@@ -460,9 +471,15 @@ export class Worker<P> {
       clearInterval(this.#maintenance);
       this.#unhook();
       this.#freed();
-      this.#line?.close(); // a claim waiting on the server fails at once
       const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
       this.#stopped = (async () => {
+        // A claim waiting on the server ends there first (so it claims nothing for a connection
+        // about to close); if that fails, closing the connection ends it.
+        const line = this.#line;
+        if (line !== null) {
+          await Promise.race([line.unblock().catch(() => {}), sleep(1000)]);
+          line.close();
+        }
         await this.#loop;
         this.#line?.close();
         this.#line = null;

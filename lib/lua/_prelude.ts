@@ -50,12 +50,12 @@ end
 local emq_refuse = {}
 ${REFUSAL_NAMES.map(refusalFunction).join("\n")}
 
--- 1. shape: one key; the fixed arguments, then a whole number (>= 1) of groups. Returns the
+-- 1. shape: one key; the fixed arguments, then a whole number (>= least) of groups. Returns the
 -- number of groups (0 for a verb without groups) or nil and the refusal.
-local function emq_shape(fixed, group)
+local function emq_shape(fixed, group, least)
   local rest = #ARGV - fixed
   if #KEYS ~= 1 or rest < 0 or (group == 0 and rest ~= 0)
-    or (group > 0 and (rest < group or rest % group ~= 0)) then
+    or (group > 0 and (rest < group * least or rest % group ~= 0)) then
     return nil, emq_refuse['arity']({})
   end
   if group == 0 then return 0 end
@@ -214,7 +214,7 @@ export function luaHead(verb: Verb): string {
   const G = spec.group.length;
   const lines = [
     `-- steps 1-4 of ${verb}, generated from lib/wire/verbs.ts`,
-    `local n, e = emq_shape(${F}, ${G}) if e then return e end`,
+    `local n, e = emq_shape(${F}, ${G}, ${spec.minGroups ?? 1}) if e then return e end`,
     `local base, e = emq_layout() if e then return e end`,
     `local cluster, e = emq_fence() if e then return e end`,
     ...spec.args.map((a, i) => gateLua(a, `local ${a}`, a, `ARGV[${i + 1}]`, ARGS[a].gate)),

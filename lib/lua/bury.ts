@@ -1,11 +1,12 @@
 /**
- * `EMQ.BURY` as Lua, steps 5–6: each job goes active → dead at now, its reason kept. Reply: the
- * count.
+ * `EMQ.BURY` as Lua, steps 5–6: each job goes active → dead at now, its reason kept; then the dead
+ * set is trimmed to the queue's retention. Reply: the count.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
 import { LEASES_LUA } from "./leases.ts";
+import { RETENTION_LUA } from "./retention.ts";
 
 /** The Lua twin of `EMQ.BURY`. */
 export const BURY_LUA: string = luaScript(
@@ -13,14 +14,17 @@ export const BURY_LUA: string = luaScript(
   `
 local active, dead = base .. 'active', base .. 'dead'
 local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, 'buried') if e then return e end
-local now = emq_int(emq_now())
+local now = emq_now()
+local victims, e = emq_trim_select(base, dead, now, n) if e then return e end
+local at = emq_int(now)
 emq_each('ZREM', active, id)
 for j = 1, n do
-  redis.call('ZADD', dead, now, id[j])
-  redis.call('HSET', rows[j], 'state', 'dead', 'reason', reason[j], 'buried_ms', now)
+  redis.call('ZADD', dead, at, id[j])
+  redis.call('HSET', rows[j], 'state', 'dead', 'reason', reason[j], 'buried_ms', at)
 end
 redis.call('HINCRBY', KEYS[1], 'buried', n)
+emq_trim(dead, victims)
 return n
 `,
-  LEASES_LUA,
+  LEASES_LUA + RETENTION_LUA,
 );

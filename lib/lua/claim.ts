@@ -1,7 +1,8 @@
 /**
  * `EMQ.CLAIM` as Lua, steps 5–6. First the queue's upkeep: due scheduled ids move to the head of
  * pending (PROMOTE) and expired leases to its tail (REAP), at most {@link CLAIM_MOVE_LIMIT} each.
- * Then, unless the queue is paused, up to count ids are popped from the tail into active at now +
+ * Dead jobs past the queue's retention are trimmed. Then, unless the queue is paused, up to count
+ * ids are popped from the tail into active at now +
  * lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter; tail ids whose
  * row is missing are popped and dropped. Everything is checked first, on the list as it will be
  * after the moves (expired ids from the last RPUSHed, then pending from its tail, then the due ids
@@ -13,16 +14,18 @@
 import { CLAIM_MOVE_LIMIT } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
+import { RETENTION_LUA } from "./retention.ts";
 
 /** The Lua twin of `EMQ.CLAIM`. */
 export const CLAIM_LUA: string = luaScript(
   "CLAIM",
   `
 local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
+local dead = base .. 'dead'
 local missing = {}
 local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
 local kinds = {}
-for _, k in ipairs({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {wake, 'zset'}}) do
+for _, k in ipairs({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {wake, 'zset'}}) do
   local t, e = emq_type(k[1], k[2]) if e then return e end
   kinds[k[1]] = t
   if t == 'none' then missing[#missing + 1] = k[1] end
@@ -62,12 +65,14 @@ end
 if #claimed > 0 then
   e = emq_counter(KEYS[1], 'tokens') if e then return e end
 end
+local victims, e = emq_trim_select(base, dead, now, 0) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 
 -- Writes.
 emq_move(schedule, pending, 'LPUSH', due)
 emq_move(active, pending, 'RPUSH', expired)
 if popped > 0 then redis.call('RPOP', pending, popped) end
+emq_trim(dead, victims)
 local reply = {0}
 if #claimed > 0 then
   local last = redis.call('HINCRBY', KEYS[1], 'tokens', #claimed)
@@ -100,5 +105,5 @@ end
 reply[1] = next_ms
 return reply
 `,
-  MOVE_DUE_LUA,
+  MOVE_DUE_LUA + RETENTION_LUA,
 );

@@ -12,8 +12,14 @@ import { BURY_LUA } from "./bury.ts";
 import { CLAIM_LUA } from "./claim.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
 import { EXTEND_LUA } from "./extend.ts";
+import { PAUSE_LUA } from "./pause.ts";
+import { PROGRESS_LUA } from "./progress.ts";
 import { PROMOTE_LUA } from "./promote.ts";
 import { REAP_LUA } from "./reap.ts";
+import { REMOVE_LUA } from "./remove.ts";
+import { REQUEUE_LUA } from "./requeue.ts";
+import { RESUME_LUA } from "./resume.ts";
+import { RETAIN_LUA } from "./retain.ts";
 import { RETRY_LUA } from "./retry.ts";
 import { SCHEDULE_LUA } from "./schedule.ts";
 
@@ -28,6 +34,12 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   RETRY: RETRY_LUA,
   BURY: BURY_LUA,
   EXTEND: EXTEND_LUA,
+  PROGRESS: PROGRESS_LUA,
+  REMOVE: REMOVE_LUA,
+  REQUEUE: REQUEUE_LUA,
+  PAUSE: PAUSE_LUA,
+  RESUME: RESUME_LUA,
+  RETAIN: RETAIN_LUA,
   PROMOTE: PROMOTE_LUA,
   REAP: REAP_LUA,
 });

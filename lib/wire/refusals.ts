@@ -75,6 +75,11 @@ export const REFUSALS = {
     template: "ERR {verb} reason exceeds {limit} bytes",
     doc: "a failure reason longer than 4096 bytes",
   },
+  progress: {
+    step: "gate",
+    template: "ERR {verb} progress exceeds {limit} bytes",
+    doc: "a progress value longer than 65536 bytes",
+  },
   repeated: {
     step: "domain",
     template: "ERR {verb} id {id} appears twice",
@@ -100,6 +105,16 @@ export const REFUSALS = {
     template: "ERR {verb} lease lost: {ids}",
     doc: "a job (every such id, space-separated) is not active under this token: its lease ran out and " +
       "another claim holds it or it was settled, or it never was",
+  },
+  active: {
+    step: "domain",
+    template: "ERR {verb} job is active: {ids}",
+    doc: "REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled",
+  },
+  "not-dead": {
+    step: "domain",
+    template: "ERR {verb} job is not dead: {ids}",
+    doc: "REQUEUE of ids that are not in the dead set (every such id, space-separated)",
   },
   counter: {
     step: "domain",

@@ -23,12 +23,20 @@ export const WIRE = 5;
 export type Gate =
   | { readonly kind: "job-id" }
   | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number }
-  | { readonly kind: "bytes"; readonly refusal: "payload" | "reason"; readonly limit: number };
+  | { readonly kind: "bytes"; readonly refusal: "payload" | "reason" | "progress"; readonly limit: number };
 
 /** Payload limit of the scripts (the module's `emq.max-payload` default). */
 export const MAX_PAYLOAD_BYTES = 1048576;
 /** Longest failure reason RETRY and BURY accept. */
 export const MAX_REASON_BYTES = 4096;
+/** Longest progress value PROGRESS accepts. */
+export const MAX_PROGRESS_BYTES = 65536;
+/** Dead jobs a queue keeps when its `meta` sets no `dead_max` (0 there: no limit). */
+export const DEAD_MAX_DEFAULT = 10000;
+/** How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days. */
+export const DEAD_AGE_DEFAULT_MS = 2_592_000_000;
+/** Most dead jobs one call trims (BURY, CLAIM), so that retention never blocks the server long. */
+export const TRIM_LIMIT = 1000;
 /** Most digits a number argument may have (so that now + n stays exact as a sorted-set score). */
 export const MAX_DIGITS = 15;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
@@ -64,6 +72,21 @@ export const ARGS = {
     sample: "reason",
     doc: "why the job failed, kept on its row",
   },
+  value: {
+    gate: { kind: "bytes", refusal: "progress", limit: MAX_PROGRESS_BYTES },
+    sample: "{}",
+    doc: "a job's progress, any bytes (the client sends JSON), kept on its row",
+  },
+  dead_max: {
+    gate: { kind: "number", min: 0 },
+    sample: "10000",
+    doc: "the most dead jobs the queue keeps (0: no limit)",
+  },
+  dead_age_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "2592000000",
+    doc: "how long a dead job is kept, in ms (0: no limit)",
+  },
 } as const satisfies Record<string, { gate: Gate; sample: string; doc: string }>;
 
 /** The name of an argument. */
@@ -78,6 +101,8 @@ export interface VerbSpec {
   readonly args: readonly ArgName[];
   /** Arguments repeated once per job after the fixed ones (a batch); empty when none. */
   readonly group: readonly ArgName[];
+  /** The fewest groups a call carries (1 unless the verb may name no job: REQUEUE). */
+  readonly minGroups?: 0;
   /** The keys it derives from the queue name and may read or write (besides `meta`). */
   readonly touches: readonly Derived[];
   /** Whether it admits new jobs: refused under `maxmemory` (module flag `deny-oom`, script flags). */
@@ -120,7 +145,7 @@ export const VERBS = {
   CLAIM: {
     args: ["lease_ms", "count", "block_ms"],
     group: [],
-    touches: ["pending", "active", "schedule", "wake", "rows"],
+    touches: ["pending", "active", "schedule", "dead", "wake", "rows"],
     admits: false,
     reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due or a lease runs out, " +
       "0 when none), then one `[id, payload, attempts, token]` per claimed job",
@@ -131,7 +156,7 @@ export const VERBS = {
     writes: "as PROMOTE and REAP; tail ids whose row is missing are popped and dropped; per claimed job " +
       "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
       "<now+lease_ms> token <t>`; `HINCRBY meta tokens <k>` (tokens t = old+1 … old+k); `ZADD wake 0 ready` " +
-      "when pending is left non-empty, else `ZREM wake ready`",
+      "when pending is left non-empty, else `ZREM wake ready`; retention of dead jobs, as BURY",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   ACK: {
@@ -161,9 +186,10 @@ export const VERBS = {
     touches: ["active", "dead", "rows"],
     admits: false,
     reply: "integer: jobs settled",
-    effect: "active → dead; reason kept",
+    effect: "active → dead; reason kept; the dead set trimmed to the queue's retention",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
-      "`HINCRBY meta buried <n>`",
+      "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
+      "`dead_max` or older than `dead_age_ms`, at most 1000",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   EXTEND: {
@@ -175,6 +201,69 @@ export const VERBS = {
     effect: "each job's lease runs until now+lease_ms",
     writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
+  },
+  PROGRESS: {
+    args: [],
+    group: ["id", "token", "value"],
+    touches: ["active", "rows"],
+    admits: false,
+    reply: "integer: jobs updated",
+    effect: "each held job's progress is set (token-checked like a settle)",
+    writes: "per job `HSET row progress <value>`",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
+  },
+  REMOVE: {
+    args: [],
+    group: ["id"],
+    touches: ["pending", "schedule", "dead", "active", "rows"],
+    admits: false,
+    reply: "integer: jobs removed (an id with no row counts 0)",
+    effect: "pending, scheduled or dead jobs are deleted; an active job is refused (its worker holds it)",
+    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id` (where it is), `DEL row`",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
+  },
+  REQUEUE: {
+    args: ["limit"],
+    group: ["id"],
+    minGroups: 0,
+    touches: ["dead", "pending", "wake", "rows"],
+    admits: false,
+    reply: "integer: jobs moved",
+    effect: "dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or " +
+      "without ids up to limit, oldest first",
+    writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0`, `HDEL row reason " +
+      "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
+  },
+  PAUSE: {
+    args: [],
+    group: [],
+    touches: [],
+    admits: false,
+    reply: "integer: 1 when it paused the queue, 0 when it was paused",
+    effect: "claims hand out nothing (waiting claims keep waiting); the queue still admits",
+    writes: "`meta` made if missing; `HSET meta paused 1`",
+    domain: ["wrongtype"],
+  },
+  RESUME: {
+    args: [],
+    group: [],
+    touches: ["pending", "wake"],
+    admits: false,
+    reply: "integer: 1 when it resumed the queue, 0 when it was not paused",
+    effect: "claims hand out jobs again; waiting claims are woken",
+    writes: "`HDEL meta paused`; `ZADD wake 0 ready` when pending holds ids",
+    domain: ["noperm", "wrongtype", "migrating"],
+  },
+  RETAIN: {
+    args: ["dead_max", "dead_age_ms"],
+    group: [],
+    touches: [],
+    admits: false,
+    reply: "integer 1",
+    effect: "the queue's retention of dead jobs (0: no limit; a BURY or CLAIM applies it)",
+    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`",
+    domain: ["wrongtype"],
   },
   PROMOTE: {
     args: ["limit"],

@@ -292,6 +292,10 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
             }
             Gate::Reason if b.len() > gates::MAX_REASON => return Err(Refusal::ReasonTooLarge),
             Gate::Reason => Value::Bytes(arg),
+            Gate::Progress if b.len() > crate::wire::MAX_PROGRESS => {
+                return Err(Refusal::ProgressTooLarge)
+            }
+            Gate::Progress => Value::Bytes(arg),
         });
     }
     Ok(Args {

@@ -414,6 +414,47 @@ impl<'a, 'k> Key<'a, 'k> {
         self.ctx.replicate(c"HSET", &args);
     }
 
+    /// `HDEL key f1 [f2 …]`, replicated as that effect.
+    pub fn hdel(&self, fields: &[Str]) {
+        let f = api!(RedisModule_HashSet);
+        let del = raw::REDISMODULE_HASH_DELETE as *mut raw::RedisModuleString;
+        for field in fields {
+            // SAFETY: a key opened for writing; the value REDISMODULE_HASH_DELETE deletes the field.
+            unsafe {
+                f(
+                    self.raw,
+                    raw::REDISMODULE_HASH_NONE as c_int,
+                    field.raw,
+                    del,
+                    ptr::null_mut::<c_void>(),
+                )
+            };
+        }
+        let mut args: Vec<Str> = Vec::with_capacity(1 + fields.len());
+        args.push(self.name);
+        args.extend_from_slice(fields);
+        self.ctx.replicate(c"HDEL", &args);
+    }
+
+    /// `LREM key 0 ele`: every occurrence of `ele` leaves the list; how many did. Not replicated.
+    pub fn list_remove(&self, ele: &[u8]) -> usize {
+        if self.kind() != Kind::List {
+            return 0;
+        }
+        let mut removed = 0;
+        let mut i = 0i64;
+        while (i as usize) < self.value_len() {
+            if self.index(i).is_some_and(|x| x.bytes() == ele) {
+                // SAFETY: a list key opened for writing, an index within its length.
+                unsafe { api!(RedisModule_ListDelete)(self.raw, i as c_long) };
+                removed += 1;
+            } else {
+                i += 1;
+            }
+        }
+        removed
+    }
+
     /// `LPUSH` (head) or `RPUSH` (tail) of one element.
     pub fn push(&self, tail: bool, ele: Str) {
         let at = if tail {

@@ -110,6 +110,9 @@ mod tests {
         assert_eq!(counter(b"-0"), None);
         assert_eq!(counter(b""), None);
         assert_eq!(counter(b"x"), None);
+        // Rust's parse takes a `+`; HINCRBY's reading does not (cargo mutants: `||` → `&&`).
+        assert_eq!(counter(b"+5"), None);
+        assert_eq!(counter(b"-"), None);
         assert_eq!(counter(b"99999999999999999999"), None);
     }
 }

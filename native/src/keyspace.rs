@@ -326,6 +326,13 @@ mod tests {
         assert!(!q.is_key(b"emq:{order}:pending", b"pending"));
         assert!(!q.is_job_key(b"emq:{orders}:job:JOBx", b"JOBy"));
         assert!(!q.is_job_key(b"emq:{orders}:jobs:JOBx", b"JOBx"));
+        // Right length, one part wrong: each `&&` of is_key matters (cargo mutants: `&&` → `||`).
+        assert!(q.is_key(b"emq:{orders}:pending", b"pending"));
+        assert!(!q.is_key(b"EMQ:{orders}:pending", b"pending")); // prefix
+        assert!(!q.is_key(b"emq:{ordexs}:pending", b"pending")); // name
+        assert!(!q.is_key(b"emq:{orders]:pending", b"pending")); // `}:`
+        assert!(!q.is_key(b"emq:{orders};pending", b"pending")); // `}:`, the colon
+        assert!(!q.is_key(b"emq:{orders}:pendinx", b"pending")); // type
     }
 
     #[test]

@@ -24,6 +24,12 @@ const ENTRIES: [ffi::Entry; verbs::VERBS.len()] = [
     ffi::entry::<6>,
     ffi::entry::<7>,
     ffi::entry::<8>,
+    ffi::entry::<9>,
+    ffi::entry::<10>,
+    ffi::entry::<11>,
+    ffi::entry::<12>,
+    ffi::entry::<13>,
+    ffi::entry::<14>,
 ];
 
 #[cfg(not(test))]

@@ -17,6 +17,8 @@ pub enum Gate {
     Payload,
     /// At most 4096 bytes.
     Reason,
+    /// At most 65536 bytes.
+    Progress,
 }
 
 /// One argument: its spec name and gate.
@@ -55,6 +57,8 @@ pub struct Verb {
     pub args: &'static [Arg],
     /// Arguments repeated once per job (a batch); empty when the verb has none.
     pub group: &'static [Arg],
+    /// The fewest groups a call carries (1, or 0 for a verb that may name no job).
+    pub min_groups: usize,
     /// Whether it admits jobs: refused under `maxmemory` (`deny-oom`).
     pub admits: bool,
 }
@@ -65,6 +69,18 @@ pub const MAX_BATCH: usize = 10_000;
 /// Most due ids one CLAIM moves schedule → pending and active → pending before it claims.
 pub const CLAIM_MOVE_LIMIT: u64 = 1000;
 
+/// Longest progress value PROGRESS accepts.
+pub const MAX_PROGRESS: usize = 65536;
+
+/// Dead jobs a queue keeps when its `meta` sets no `dead_max` (0 there: no limit).
+pub const DEAD_MAX_DEFAULT: i64 = 10_000;
+
+/// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
+pub const DEAD_AGE_DEFAULT_MS: i64 = 2_592_000_000;
+
+/// Most dead jobs one call trims.
+pub const TRIM_LIMIT: i64 = 1000;
+
 impl Verb {
     /// The number of groups (jobs) an argv of `argc` entries carries, or why it cannot: `None` for
     /// a malformed count (arity), `Some(Err(()))` beyond [`MAX_BATCH`].
@@ -74,7 +90,7 @@ impl Verb {
         if g == 0 {
             return (rest == 0).then_some(Ok(0));
         }
-        if rest < g || rest % g != 0 {
+        if rest < g * self.min_groups || rest % g != 0 {
             return None;
         }
         let n = rest / g;
@@ -103,6 +119,8 @@ pub enum Refusal {
     PayloadTooLarge(i64),
     /// Step 4: a reason is longer than 4096 bytes.
     ReasonTooLarge,
+    /// Step 4: a progress value is longer than 65536 bytes.
+    ProgressTooLarge,
     /// Step 5: one call names a job twice (the id).
     Repeated(Vec<u8>),
     /// Step 5: ENQUEUE/SCHEDULE of an id whose row exists (the id).
@@ -113,6 +131,10 @@ pub enum Refusal {
     WrongType,
     /// Step 5: jobs not held under the given tokens (their ids, in argument order).
     LeaseLost(Vec<Vec<u8>>),
+    /// Step 5: REMOVE of jobs a worker holds (their ids).
+    Active(Vec<Vec<u8>>),
+    /// Step 5: REQUEUE of ids not in the dead set (their ids).
+    NotDead(Vec<Vec<u8>>),
     /// Step 5: CLAIM of a row whose `attempts` is not an integer (HINCRBY's refusal).
     NotInteger,
     /// Step 5: cluster, slot migrating, a needed key is not on this node.
@@ -133,11 +155,14 @@ impl Refusal {
             Refusal::TooLarge(..) => "too-large",
             Refusal::PayloadTooLarge(_) => "payload",
             Refusal::ReasonTooLarge => "reason",
+            Refusal::ProgressTooLarge => "progress",
             Refusal::Repeated(_) => "repeated",
             Refusal::Duplicate(_) => "duplicate",
             Refusal::NoPerm => "noperm",
             Refusal::WrongType => "wrongtype",
             Refusal::LeaseLost(_) => "lease-lost",
+            Refusal::Active(_) => "active",
+            Refusal::NotDead(_) => "not-dead",
             Refusal::NotInteger => "counter",
             Refusal::Migrating => "migrating",
         }
@@ -173,6 +198,7 @@ impl Refusal {
             Refusal::ReasonTooLarge => {
                 format!("ERR {v} reason exceeds {} bytes", crate::gates::MAX_REASON)
             }
+            Refusal::ProgressTooLarge => format!("ERR {v} progress exceeds {MAX_PROGRESS} bytes"),
             Refusal::Repeated(id) => {
                 let mut out = with_ids(format!("ERR {v} id "), &[id]);
                 out.extend_from_slice(b" appears twice");
@@ -185,9 +211,14 @@ impl Refusal {
             Refusal::WrongType => {
                 "WRONGTYPE Operation against a key holding the wrong kind of value".to_string()
             }
-            Refusal::LeaseLost(ids) => {
+            Refusal::LeaseLost(ids) | Refusal::Active(ids) | Refusal::NotDead(ids) => {
+                let head = match self {
+                    Refusal::LeaseLost(_) => "lease lost",
+                    Refusal::Active(_) => "job is active",
+                    _ => "job is not dead",
+                };
                 let ids: Vec<&[u8]> = ids.iter().map(Vec::as_slice).collect();
-                return sanitize(with_ids(format!("ERR {v} lease lost: "), &ids));
+                return sanitize(with_ids(format!("ERR {v} {head}: "), &ids));
             }
             Refusal::NotInteger => "ERR hash value is not an integer".to_string(),
             Refusal::Migrating => {
@@ -238,6 +269,7 @@ mod tests {
             } => format!("number>={min}<={max}"),
             Gate::Payload => "bytes:payload".into(),
             Gate::Reason => format!("bytes:reason<={}", crate::gates::MAX_REASON),
+            Gate::Progress => format!("bytes:progress<={MAX_PROGRESS}"),
         }
     }
 
@@ -266,6 +298,9 @@ mod tests {
         assert_eq!(spec["wire"].as_i64(), Some(WIRE));
         assert_eq!(spec["maxBatch"].as_u64(), Some(MAX_BATCH as u64));
         assert_eq!(spec["claimMoveLimit"].as_u64(), Some(CLAIM_MOVE_LIMIT));
+        assert_eq!(spec["deadMaxDefault"].as_i64(), Some(DEAD_MAX_DEFAULT));
+        assert_eq!(spec["deadAgeDefaultMs"].as_i64(), Some(DEAD_AGE_DEFAULT_MS));
+        assert_eq!(spec["trimLimit"].as_i64(), Some(TRIM_LIMIT));
         let verbs = spec["verbs"].as_array().expect("verbs");
         assert_eq!(
             verbs.len(),
@@ -318,12 +353,19 @@ mod tests {
                 "too-large" => Refusal::TooLarge(arg(p("arg")), p("max").parse().unwrap()),
                 "payload" => Refusal::PayloadTooLarge(p("limit").parse().unwrap()),
                 "reason" => Refusal::ReasonTooLarge,
+                "progress" => Refusal::ProgressTooLarge,
                 "repeated" => Refusal::Repeated(p("id").into_bytes()),
                 "duplicate" => Refusal::Duplicate(p("id").into_bytes()),
                 "noperm" => Refusal::NoPerm,
                 "wrongtype" => Refusal::WrongType,
                 "lease-lost" => {
                     Refusal::LeaseLost(p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect())
+                }
+                "active" => {
+                    Refusal::Active(p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect())
+                }
+                "not-dead" => {
+                    Refusal::NotDead(p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect())
                 }
                 "counter" => Refusal::NotInteger,
                 "migrating" => Refusal::Migrating,
@@ -350,11 +392,14 @@ mod tests {
             Refusal::TooLarge("", 0),
             Refusal::PayloadTooLarge(0),
             Refusal::ReasonTooLarge,
+            Refusal::ProgressTooLarge,
             Refusal::Repeated(vec![]),
             Refusal::Duplicate(vec![]),
             Refusal::NoPerm,
             Refusal::WrongType,
             Refusal::LeaseLost(vec![]),
+            Refusal::Active(vec![]),
+            Refusal::NotDead(vec![]),
             Refusal::NotInteger,
             Refusal::Migrating,
         ];

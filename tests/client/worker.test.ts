@@ -71,6 +71,7 @@ for (const topology of TOPOLOGIES) {
                 return { nextMs: 0, jobs };
               },
               wake: () => sleep(5),
+              unblock: () => Promise.resolve(),
               close: () => {},
             }),
           async settleMany(settlements) {
@@ -80,6 +81,7 @@ for (const topology of TOPOLOGIES) {
             return results;
           },
           extend: (jobs, leaseMs) => mq.extend(jobs, leaseMs),
+          progress: (job, value) => mq.progress(job, value),
           reap: (queue) => mq.reap(queue),
         };
       }
@@ -485,6 +487,7 @@ describe("options", () => {
     dedicated: () => new Promise(() => {}),
     settleMany: () => Promise.resolve([]),
     extend: () => Promise.resolve(),
+    progress: () => Promise.resolve(),
     reap: () => Promise.resolve(0),
   };
   const make = (opts: Record<string, unknown>): Worker<unknown> => new Worker(idle, "q", () => {}, opts, () => {});

@@ -15,6 +15,7 @@ pub const VERB: Verb = Verb {
     command: "emq.ack",
     args: &[],
     group: &[ID, TOKEN],
+    min_groups: 1,
     admits: false,
 };
 

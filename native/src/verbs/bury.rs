@@ -1,8 +1,9 @@
 //! `EMQ.BURY 1 <meta> (<id> <token> <reason>)…`: each job goes active → dead at now, its reason
-//! kept. Reply: the count.
+//! kept; then the dead set is trimmed to the queue's retention. Reply: the count.
 
 use super::add;
 use super::leases::{held, ids};
+use super::retention;
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
 use crate::ffi::{self, lit, Kind, Str};
@@ -22,6 +23,7 @@ pub const VERB: Verb = Verb {
             gate: Gate::Reason,
         },
     ],
+    min_groups: 1,
     admits: false,
 };
 
@@ -36,8 +38,9 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let active = s.expect(active_name.as_str(), Kind::Zset)?;
     let dead = s.expect(dead_name.as_str(), Kind::Zset)?;
     let (rows, buried) = held(&mut s, args, &meta, &active, Some(l.buried))?;
-
     let now = ffi::now_ms();
+    let victims = retention::select(&mut s, &meta, &dead, now, ids.len() as i64)?;
+
     let now_s = ctx.int(now);
     let mut zadd: Vec<Str> = vec![dead_name.as_str()];
     for (j, &id) in ids.iter().enumerate() {
@@ -56,5 +59,6 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     ctx.replicate(c"ZREM", &zrem);
     ctx.replicate(c"ZADD", &zadd);
     add(&meta, l.buried, buried, ids.len() as i64);
+    retention::apply(&s, &dead, &victims);
     Ok(Reply::Int(ids.len() as i64))
 }

@@ -8,11 +8,12 @@
 //! signal runs the claim again. Reply `[next_ms, [id, payload, attempts, token]…]`.
 
 use super::move_due::{apply, select, Due};
+use super::retention;
 use super::scope::Scope;
 use super::{add, counter};
 use crate::command::{Args, Call, Claimed, Reply};
 use crate::ffi::{self, lit, Key, Kind, Owned, Str};
-use crate::keyspace::{Queue, ACTIVE, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{Queue, ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
 use crate::wire::{positive, Arg, Gate, Refusal, Verb, CLAIM_MOVE_LIMIT, MAX_BATCH};
 
 /// CLAIM's call shape.
@@ -34,6 +35,7 @@ pub const VERB: Verb = Verb {
         },
     ],
     group: &[],
+    min_groups: 1,
     admits: false,
 };
 
@@ -56,10 +58,12 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         s.name(ACTIVE),
         s.name(SCHEDULE),
         s.name(WAKE),
+        s.name(DEAD),
     ];
     let pending = s.expect(names[0].as_str(), Kind::List)?;
     let active = s.expect(names[1].as_str(), Kind::Zset)?;
     let schedule = s.expect(names[2].as_str(), Kind::Zset)?;
+    let dead = s.expect(names[4].as_str(), Kind::Zset)?;
     let wake = s.expect(names[3].as_str(), Kind::Zset)?;
     let now = ffi::now_ms();
     let due = select(&mut s, &schedule, now, CLAIM_MOVE_LIMIT)?;
@@ -89,6 +93,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     } else {
         counter(&meta, l.tokens)?
     };
+    let victims = retention::select(&mut s, &meta, &dead, now, 0)?;
     s.probe()?;
 
     // Writes.
@@ -101,6 +106,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         let n = ctx.int(popped as i64);
         ctx.replicate(c"RPOP", &[names[0].as_str(), n.as_str()]);
     }
+    retention::apply(&s, &dead, &victims);
     let mut jobs = Vec::with_capacity(picks.len());
     if !picks.is_empty() {
         let k = picks.len() as i64;

@@ -22,6 +22,7 @@ pub const VERB: Verb = Verb {
             gate: Gate::Payload,
         },
     ],
+    min_groups: 1,
     admits: true,
 };
 

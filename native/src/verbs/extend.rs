@@ -14,6 +14,7 @@ pub const VERB: Verb = Verb {
     command: "emq.extend",
     args: &[positive("lease_ms")],
     group: &[ID, TOKEN],
+    min_groups: 1,
     admits: false,
 };
 

@@ -1,6 +1,7 @@
 //! The wire-5 verbs, one file each with its [`Verb`] value and its steps 5–6, the pieces several
 //! share (`scope`: access to derived keys; `admit`: ENQUEUE/SCHEDULE; `leases`: the token check of
-//! ACK/RETRY/BURY/EXTEND; `move_due`: PROMOTE/REAP/CLAIM's mover), and the table the module
+//! ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`: PROMOTE/REAP/CLAIM's mover; `retention`: the dead
+//! set's trimming by BURY and CLAIM), and the table the module
 //! registers. Steps 1–4 (shape, layout, fence, gates) run in `command` for every verb before its
 //! handler; a handler checks its domain, then writes everything or nothing (`docs/WIRE.md`).
 
@@ -12,8 +13,15 @@ pub mod enqueue;
 pub mod extend;
 pub mod leases;
 pub mod move_due;
+pub mod pause;
+pub mod progress;
 pub mod promote;
 pub mod reap;
+pub mod remove;
+pub mod requeue;
+pub mod resume;
+pub mod retain;
+pub mod retention;
 pub mod retry;
 pub mod schedule;
 pub mod scope;
@@ -24,7 +32,7 @@ use crate::gates;
 use crate::wire::{Refusal, Verb};
 
 /// Every verb with its handler, in wire order (the spec's order).
-pub const VERBS: [(&Verb, Handler); 9] = [
+pub const VERBS: [(&Verb, Handler); 15] = [
     (&enqueue::VERB, enqueue::run),
     (&schedule::VERB, schedule::run),
     (&claim::VERB, claim::run),
@@ -32,6 +40,12 @@ pub const VERBS: [(&Verb, Handler); 9] = [
     (&retry::VERB, retry::run),
     (&bury::VERB, bury::run),
     (&extend::VERB, extend::run),
+    (&progress::VERB, progress::run),
+    (&remove::VERB, remove::run),
+    (&requeue::VERB, requeue::run),
+    (&pause::VERB, pause::run),
+    (&resume::VERB, resume::run),
+    (&retain::VERB, retain::run),
     (&promote::VERB, promote::run),
     (&reap::VERB, reap::run),
 ];

@@ -14,6 +14,7 @@ pub const VERB: Verb = Verb {
     command: "emq.promote",
     args: &[positive("limit")],
     group: &[],
+    min_groups: 1,
     admits: false,
 };
 

@@ -13,6 +13,7 @@ pub const VERB: Verb = Verb {
     command: "emq.reap",
     args: &[positive("limit")],
     group: &[],
+    min_groups: 1,
     admits: false,
 };
 

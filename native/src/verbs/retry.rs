@@ -24,6 +24,7 @@ pub const VERB: Verb = Verb {
             gate: Gate::Reason,
         },
     ],
+    min_groups: 1,
     admits: false,
 };
 

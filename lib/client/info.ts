@@ -1,0 +1,158 @@
+/**
+ * What the client reads back about queues and jobs, for inspection and dashboards: a job's
+ * {@link JobInfo} (from its row), a queue's {@link QueueStats} (its counts and the totals its `meta`
+ * keeps), and the parsing of the replies they come from. Reads only: nothing here writes.
+ *
+ * @module
+ */
+import type { GlideReturnType } from "@valkey/valkey-glide";
+import type { JobId } from "../keyspace/mod.ts";
+import type { Codec } from "./codec.ts";
+import type { Counts } from "./job.ts";
+
+/** Where a job is: the state its row records. */
+export type JobState = "pending" | "active" | "scheduled" | "dead";
+
+/** The job states `EchoMQ.jobs` pages through. */
+export const JOB_STATES: readonly JobState[] = ["pending", "active", "scheduled", "dead"];
+
+/** One job as its row has it. Times are ms since the epoch. */
+export interface JobInfo<P> {
+  /** The job's id. */
+  readonly id: JobId;
+  /** Its queue. */
+  readonly queue: string;
+  /** Where it is. */
+  readonly state: JobState;
+  /** Claims so far. */
+  readonly attempts: number;
+  /** The decoded payload (undefined when the codec could not decode it: see `payloadError`). */
+  readonly payload: P | undefined;
+  /** Why the payload could not be decoded, if it could not. */
+  readonly payloadError?: string;
+  /** When it was admitted. */
+  readonly createdAt: number;
+  /** When it falls due (scheduled, or waiting for a retry). */
+  readonly dueAt?: number;
+  /** When its lease runs out (active). */
+  readonly leaseUntil?: number;
+  /** The lease token of its current or last claim. */
+  readonly token?: number;
+  /** The last failure's reason (retried or dead). */
+  readonly reason?: string;
+  /** When it was buried (dead). */
+  readonly buriedAt?: number;
+  /** Its progress, as the handler reported it (JSON), if any. */
+  readonly progress?: unknown;
+}
+
+/** A queue's counts and the facts its `meta` keeps. */
+export interface QueueStats extends Counts {
+  /** Whether claims are paused. */
+  readonly paused: boolean;
+  /** When the queue was first used (ms since the epoch; 0 if never). */
+  readonly createdAt: number;
+  /** Jobs admitted so far (enqueued or scheduled). */
+  readonly enqueued: number;
+  /** Jobs acked so far. */
+  readonly acked: number;
+  /** Retries so far. */
+  readonly retried: number;
+  /** Jobs buried so far. */
+  readonly buried: number;
+  /** Claims so far (the last lease token handed out). */
+  readonly claims: number;
+  /** The most dead jobs kept (0: no limit). */
+  readonly deadMax: number;
+  /** How long dead jobs are kept, in ms (0: no limit). */
+  readonly deadAgeMs: number;
+}
+
+const UTF8 = new TextDecoder();
+
+/** A hash reply (glide's record list, pairs, or an object) as a map of raw field values. */
+export function fields(reply: GlideReturnType): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  const bytes = (x: unknown): Uint8Array => (x instanceof Uint8Array ? x : new TextEncoder().encode(String(x)));
+  if (Array.isArray(reply)) {
+    for (let i = 0; i < reply.length; i++) {
+      const e = reply[i] as unknown;
+      if (e !== null && typeof e === "object" && !(e instanceof Uint8Array) && "key" in e) {
+        const { key, value } = e as { key: unknown; value: unknown };
+        out.set(UTF8.decode(bytes(key)), bytes(value));
+      } else {
+        out.set(UTF8.decode(bytes(e)), bytes(reply[i + 1]));
+        i++;
+      }
+    }
+  } else if (reply !== null && typeof reply === "object" && !(reply instanceof Uint8Array)) {
+    for (const [k, v] of Object.entries(reply)) out.set(k, bytes(v));
+  }
+  return out;
+}
+
+const text = (f: Map<string, Uint8Array>, k: string): string | undefined => {
+  const v = f.get(k);
+  return v === undefined ? undefined : UTF8.decode(v);
+};
+const num = (f: Map<string, Uint8Array>, k: string): number | undefined => {
+  const v = text(f, k);
+  return v === undefined || v === "" || Number.isNaN(Number(v)) ? undefined : Number(v);
+};
+
+/** A job row as a {@link JobInfo}; `null` when the row is missing or has no state. */
+export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array>, codec: Codec<P>): JobInfo<P> | null {
+  const state = text(row, "state") as JobState | undefined;
+  if (state === undefined || !JOB_STATES.includes(state)) return null;
+  let payload: P | undefined;
+  let payloadError: string | undefined;
+  try {
+    payload = codec.decode(row.get("payload") ?? new Uint8Array(0));
+  } catch (e) {
+    payloadError = e instanceof Error ? e.message : String(e);
+  }
+  let progress: unknown;
+  const p = text(row, "progress");
+  if (p !== undefined) {
+    try {
+      progress = JSON.parse(p);
+    } catch {
+      progress = p;
+    }
+  }
+  const info: Record<string, unknown> = {
+    id,
+    queue,
+    state,
+    attempts: num(row, "attempts") ?? 0,
+    payload,
+    createdAt: num(row, "created_ms") ?? 0,
+  };
+  const optional: Array<[string, unknown]> = [
+    ["payloadError", payloadError],
+    ["dueAt", state === "scheduled" ? num(row, "due_ms") : undefined],
+    ["leaseUntil", state === "active" ? num(row, "deadline_ms") : undefined],
+    ["token", num(row, "token")],
+    ["reason", text(row, "reason")],
+    ["buriedAt", state === "dead" ? num(row, "buried_ms") : undefined],
+    ["progress", progress],
+  ];
+  for (const [k, v] of optional) if (v !== undefined) info[k] = v;
+  return info as unknown as JobInfo<P>;
+}
+
+/** A queue's stats from its counts and its `meta` hash. */
+export function queueStats(counts: Counts, meta: Map<string, Uint8Array>, defaults: { deadMax: number; deadAgeMs: number }): QueueStats {
+  return {
+    ...counts,
+    paused: text(meta, "paused") === "1",
+    createdAt: num(meta, "created_ms") ?? 0,
+    enqueued: num(meta, "enqueued") ?? 0,
+    acked: num(meta, "acked") ?? 0,
+    retried: num(meta, "retried") ?? 0,
+    buried: num(meta, "buried") ?? 0,
+    claims: num(meta, "tokens") ?? 0,
+    deadMax: num(meta, "dead_max") ?? defaults.deadMax,
+    deadAgeMs: num(meta, "dead_age_ms") ?? defaults.deadAgeMs,
+  };
+}

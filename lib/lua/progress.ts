@@ -1,0 +1,19 @@
+/**
+ * `EMQ.PROGRESS` as Lua, steps 5–6: each held job's progress is set (token-checked like a
+ * settle). Reply: the count.
+ *
+ * @module
+ */
+import { luaScript } from "./_prelude.ts";
+import { LEASES_LUA } from "./leases.ts";
+
+/** The Lua twin of `EMQ.PROGRESS`. */
+export const PROGRESS_LUA: string = luaScript(
+  "PROGRESS",
+  `
+local rows, e = emq_leases(base, cluster, n, id, token, {{base .. 'active', 'zset'}}) if e then return e end
+for j = 1, n do redis.call('HSET', rows[j], 'progress', value[j]) end
+return n
+`,
+  LEASES_LUA,
+);

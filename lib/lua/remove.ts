@@ -1,0 +1,50 @@
+/**
+ * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled and dead jobs are deleted, wherever they are;
+ * an active job refuses the call (its worker holds it). Reply: how many were removed (an id without
+ * a row counts 0).
+ *
+ * @module
+ */
+import { luaScript } from "./_prelude.ts";
+
+/** The Lua twin of `EMQ.REMOVE`. */
+export const REMOVE_LUA: string = luaScript(
+  "REMOVE",
+  `
+local seen = {}
+for j = 1, n do
+  if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
+  seen[id[j]] = true
+end
+local missing = {}
+local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+local sets = {}
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}}) do
+  local key = base .. k[1]
+  local t, e = emq_type(key, k[2]) if e then return e end
+  sets[k[1]] = t ~= 'none' and key or false
+  if t == 'none' then missing[#missing + 1] = key end
+end
+local rows, found, busy = {}, {}, {}
+for j = 1, n do
+  rows[j] = base .. 'job:' .. id[j]
+  local t, e = emq_type(rows[j], 'hash') if e then return e end
+  found[j] = t == 'hash'
+  if not found[j] then missing[#missing + 1] = rows[j] end
+  if sets.active and redis.call('ZSCORE', sets.active, id[j]) then busy[#busy + 1] = id[j] end
+end
+e = emq_local(cluster, missing) if e then return e end
+if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
+local removed = 0
+for j = 1, n do
+  if found[j] then
+    if sets.pending then redis.call('LREM', sets.pending, 0, id[j]) end
+    if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end
+    if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
+    redis.call('DEL', rows[j])
+    removed = removed + 1
+  end
+end
+return removed
+`,
+);

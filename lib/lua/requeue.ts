@@ -1,0 +1,52 @@
+/**
+ * `EMQ.REQUEUE` as Lua, steps 5–6: dead jobs go back to the head of pending with a fresh attempt
+ * budget — the ids given (each must be dead), or without ids up to limit, oldest first. Reply: how
+ * many moved.
+ *
+ * @module
+ */
+import { luaScript } from "./_prelude.ts";
+
+/** The Lua twin of `EMQ.REQUEUE`. */
+export const REQUEUE_LUA: string = luaScript(
+  "REQUEUE",
+  `
+local seen = {}
+for j = 1, n do
+  if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
+  seen[id[j]] = true
+end
+local dead, pending, wake = base .. 'dead', base .. 'pending', base .. 'wake'
+local missing = {}
+local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+local kinds = {}
+for _, k in ipairs({{dead, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
+  local t, e = emq_type(k[1], k[2]) if e then return e end
+  kinds[k[1]] = t
+  if t == 'none' then missing[#missing + 1] = k[1] end
+end
+local ids = id
+if n == 0 then ids = redis.call('ZRANGE', dead, 0, limit - 1) end
+local rows, exists, stray = {}, {}, {}
+for j, x in ipairs(ids) do
+  rows[j] = base .. 'job:' .. x
+  local t, e = emq_type(rows[j], 'hash') if e then return e end
+  exists[j] = t == 'hash'
+  if not exists[j] then missing[#missing + 1] = rows[j] end
+  if n > 0 and not redis.call('ZSCORE', dead, x) then stray[#stray + 1] = x end
+end
+e = emq_local(cluster, missing) if e then return e end
+if #stray > 0 then return emq_refuse['not-dead']({ids = table.concat(stray, ' ')}) end
+if #ids == 0 then return 0 end
+emq_each('ZREM', dead, ids)
+emq_each('LPUSH', pending, ids)
+for j = 1, #ids do
+  if exists[j] then
+    redis.call('HSET', rows[j], 'state', 'pending', 'attempts', '0')
+    redis.call('HDEL', rows[j], 'reason', 'buried_ms')
+  end
+end
+if kinds[pending] == 'none' then redis.call('ZADD', wake, 0, 'ready') end
+return #ids
+`,
+);

@@ -1,0 +1,27 @@
+/**
+ * `EMQ.RESUME` as Lua, steps 5–6: `paused` leaves the queue's `meta`; a `ready` marker on wake
+ * when pending holds ids, so that waiting workers claim. Reply: 1 when it resumed the queue, 0 when
+ * it was not paused.
+ *
+ * @module
+ */
+import { luaScript } from "./_prelude.ts";
+
+/** The Lua twin of `EMQ.RESUME`. */
+export const RESUME_LUA: string = luaScript(
+  "RESUME",
+  `
+local pending, wake = base .. 'pending', base .. 'wake'
+local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
+local p, e = emq_type(pending, 'list') if e then return e end
+local w, e = emq_type(wake, 'zset') if e then return e end
+local missing = {}
+if p == 'none' then missing[#missing + 1] = pending end
+if w == 'none' then missing[#missing + 1] = wake end
+e = emq_local(cluster, missing) if e then return e end
+if meta ~= 'hash' or redis.call('HGET', KEYS[1], 'paused') ~= '1' then return 0 end
+redis.call('HDEL', KEYS[1], 'paused')
+if p == 'list' then redis.call('ZADD', wake, 0, 'ready') end
+return 1
+`,
+);

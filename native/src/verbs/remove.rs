@@ -1,0 +1,69 @@
+//! `EMQ.REMOVE 1 <meta> (<id>)…`: pending, scheduled and dead jobs are deleted wherever they are;
+//! an active job refuses the call (its worker holds it), naming every such id. Reply: how many
+//! were removed (an id without a row counts 0).
+
+use super::once;
+use super::scope::Scope;
+use crate::command::{Args, Call, Reply};
+use crate::ffi::{Kind, Owned, Str};
+use crate::keyspace::{Queue, ACTIVE, DEAD, PENDING, SCHEDULE};
+use crate::wire::{Refusal, Verb, ID};
+
+/// REMOVE's call shape.
+pub const VERB: Verb = Verb {
+    name: "EMQ.REMOVE",
+    command: "emq.remove",
+    args: &[],
+    group: &[ID],
+    min_groups: 1,
+    admits: false,
+};
+
+/// Runs REMOVE's steps 5–6.
+pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let mut s = Scope::new(call, q);
+    let ctx = s.ctx;
+    let ids = args.ids();
+    once(&ids)?;
+    s.meta()?;
+    let names = [
+        s.name(PENDING),
+        s.name(SCHEDULE),
+        s.name(DEAD),
+        s.name(ACTIVE),
+    ];
+    let pending = s.expect(names[0].as_str(), Kind::List)?;
+    let schedule = s.expect(names[1].as_str(), Kind::Zset)?;
+    let dead = s.expect(names[2].as_str(), Kind::Zset)?;
+    let active = s.expect(names[3].as_str(), Kind::Zset)?;
+    let mut found: Vec<(Str, Owned)> = Vec::new();
+    let mut busy = Vec::new();
+    for &id in &ids {
+        let row = s.row(id.bytes());
+        let kind = s.expect(row.as_str(), Kind::Hash)?.kind();
+        if active.kind() == Kind::Zset && active.zscore(id).is_some() {
+            busy.push(id.bytes().to_vec());
+        }
+        if kind == Kind::Hash {
+            found.push((id, row));
+        }
+    }
+    s.probe()?;
+    if !busy.is_empty() {
+        return Err(Refusal::Active(busy));
+    }
+
+    for (id, row) in &found {
+        if pending.list_remove(id.bytes()) > 0 {
+            ctx.replicate(c"LREM", &[names[0].as_str(), ctx.int(0).as_str(), *id]);
+        }
+        for (set, name) in [(&schedule, &names[1]), (&dead, &names[2])] {
+            if set.kind() == Kind::Zset && set.zrem(*id) {
+                ctx.replicate(c"ZREM", &[name.as_str(), *id]);
+            }
+        }
+        ctx.open(row.as_str()).delete();
+        ctx.replicate(c"DEL", &[row.as_str()]);
+    }
+    Ok(Reply::Int(found.len() as i64))
+}
