@@ -1,29 +1,44 @@
 /**
- * The `emq` command line: `emq key <queue> <type>`, `emq demo [...]`, `emq inspect <queue> --url …`,
- * `emq ui [...]`.
+ * The `emq` command line: `emq demo`, `emq key`, `emq inspect`, the operations (`requeue`, `pause`,
+ * `resume`, `drop`) and `emq ui`; `emq test` and `emq bench` are run by the `emq` script itself.
  * Runs under Bun and Deno. Bad input is one clear line on stderr and a non-zero exit, never a
  * stack trace.
  *
  * @module
  */
 import process from "node:process";
-import { inspectKey, renderKeyReport } from "./key.ts";
 import { UsageError } from "./usage.ts";
 
 const USAGE = `usage:
-  emq key <queue> <type>          compose a key; show its hashtag, slot, host and native verdicts
   emq demo [--cluster] [--backend auto|module|scripts] [--url valkey://host:port] [--seconds N]
-  emq inspect <queue> --url valkey://host:port [--cluster]
-  emq ui [--url valkey://host:port] [--port N]   serve the key panel on 127.0.0.1; print its address`;
+                                  the main job: producers and workers, live progress, a summary
+  emq test                        every test (what CI runs)
+  emq bench                       the benchmarks; rewrites bench/RESULTS.md
+  emq key <queue> <type> [--url valkey://host:port]
+                                  compose a key; its hashtag, slot, host and native verdicts
+                                  (native: the module itself with --url, else its TypeScript port)
+  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
+                                  counts, paused state, totals, the latest dead jobs and reasons
+  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending
+  emq pause <queue> --url …       claims hand out nothing until resume
+  emq resume <queue> --url …
+  emq drop <queue> --url … --yes  delete every job and key of the queue
+  emq ui [--url valkey://host:port] [--port N]   serve the key panel and dashboard on 127.0.0.1
+  emq help                        this text`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   switch (command) {
     case "key": {
-      if (rest.length !== 2) throw new UsageError("emq key takes a queue name and a type, e.g. emq key orders pending");
-      const report = inspectKey(rest[0], rest[1]);
-      console.log(renderKeyReport(report));
-      return report.host === null ? 0 : 1;
+      const { key } = await import("./key_command.ts");
+      return await key(rest);
+    }
+    case "requeue":
+    case "pause":
+    case "resume":
+    case "drop": {
+      const { operate } = await import("./ops.ts");
+      return await operate(command, rest);
     }
     case "demo": {
       const { demo } = await import("./demo.ts");

@@ -493,6 +493,22 @@ export class EchoMQ<P = unknown> {
   }
 
   /**
+   * Deletes `queue` entirely — its jobs (pending, scheduled, dead) a thousand per command, then its
+   * keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
+   * worker holds one of its jobs (stop the workers first). Not atomic across commands: jobs
+   * admitted meanwhile are deleted too. Returns how many jobs were deleted.
+   */
+  async drop<const Q extends string>(queue: CheckQueue<Q>): Promise<number> {
+    const ks = this.#keyspace(queue);
+    let deleted = 0;
+    for (;;) {
+      const n = Number(await this.#impl.call(wireCall("DROP", ks, { limit: BATCH_COMMANDS })));
+      deleted += n;
+      if (n < BATCH_COMMANDS) return deleted;
+    }
+  }
+
+  /**
    * Every queue on the server, or on every primary of the cluster: the queues whose `meta` exists
    * (written on first use). Sorted.
    */

@@ -108,7 +108,7 @@ export function wholeNumber(what: string, rule: ClientRule, value: unknown, min:
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_WIRE_NUMBER) {
     throw new EchoMQError(
       rule,
-      `${what} must be an integer from ${min} to ${MAX_WIRE_NUMBER} (wire-4 number gate), got ${String(value)}`,
+      `${what} must be an integer from ${min} to ${MAX_WIRE_NUMBER} (wire number gate), got ${String(value)}`,
     );
   }
   return value;
@@ -151,7 +151,7 @@ export function checkWait(what: string, queue: string, ids: readonly string[], r
 export function reasonText(what: string, reason: unknown): string {
   if (typeof reason !== "string") throw new EchoMQError("reason", `${what}: reason must be a string`);
   if (byteLength(reason) > MAX_REASON_BYTES) {
-    throw new EchoMQError("reason", `${what}: reason exceeds 4096 bytes (wire-4 reason gate)`);
+    throw new EchoMQError("reason", `${what}: reason exceeds 4096 bytes (wire reason gate)`);
   }
   return reason;
 }

@@ -10,6 +10,7 @@ import type { Verb } from "../wire/mod.ts";
 import { ACK_LUA } from "./ack.ts";
 import { BURY_LUA } from "./bury.ts";
 import { CLAIM_LUA } from "./claim.ts";
+import { DROP_LUA } from "./drop.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
 import { EXTEND_LUA } from "./extend.ts";
 import { PAUSE_LUA } from "./pause.ts";
@@ -40,6 +41,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   PAUSE: PAUSE_LUA,
   RESUME: RESUME_LUA,
   RETAIN: RETAIN_LUA,
+  DROP: DROP_LUA,
   PROMOTE: PROMOTE_LUA,
   REAP: REAP_LUA,
 });

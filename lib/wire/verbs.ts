@@ -265,6 +265,17 @@ export const VERBS = {
     writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`",
     domain: ["wrongtype"],
   },
+  DROP: {
+    args: ["limit"],
+    group: [],
+    touches: ["pending", "schedule", "dead", "active", "wake", "rows"],
+    admits: false,
+    reply: "integer: jobs deleted; fewer than limit means the queue is gone, its meta included",
+    effect: "deletes the queue: up to limit jobs (pending, then scheduled, then dead) per call, and once none " +
+      "is left every key of the queue; refused while a job is active (its worker holds it)",
+    writes: "per job `DEL row` and its id removed; when none is left `DEL pending schedule dead wake meta`",
+    domain: ["noperm", "wrongtype", "migrating", "active"],
+  },
   PROMOTE: {
     args: ["limit"],
     group: [],

@@ -466,6 +466,13 @@ impl<'a, 'k> Key<'a, 'k> {
         unsafe { api!(RedisModule_ListPush)(self.raw, at as c_int, ele.raw) };
     }
 
+    /// `LPOP` one element.
+    pub fn pop_head(&self) -> Option<Owned<'a>> {
+        // SAFETY: a key opened for writing; the popped string is handed to us.
+        let s = unsafe { api!(RedisModule_ListPop)(self.raw, raw::REDISMODULE_LIST_HEAD as c_int) };
+        Owned::adopt(self.ctx, s)
+    }
+
     /// `RPOP` one element.
     pub fn pop_tail(&self) -> Option<Owned<'a>> {
         // SAFETY: a key opened for writing; the popped string is handed to us.

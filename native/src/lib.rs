@@ -30,6 +30,7 @@ const ENTRIES: [ffi::Entry; verbs::VERBS.len()] = [
     ffi::entry::<12>,
     ffi::entry::<13>,
     ffi::entry::<14>,
+    ffi::entry::<15>,
 ];
 
 #[cfg(not(test))]

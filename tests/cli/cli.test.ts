@@ -42,9 +42,9 @@ describe("emq key", () => {
     expect(r.out).toContain("native   refused");
   });
 
-  test("the empty name: the host accepts, the native mirror refuses", () => {
+  test("the empty name: the host accepts, the native mirror refuses, exit 1", () => {
     const r = emq("key", "", "pending");
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(1);
     expect(r.out).toContain("host     accepted");
     expect(r.out).toContain("native   refused — the module refuses the empty name");
   });
@@ -79,7 +79,9 @@ describe("bad input against servers", () => {
 
   test("an unreachable server", () => {
     expectOneLineError(emq("demo", "--url", `valkey://127.0.0.1:${closedPort}`, "--seconds", "1"), `cannot use 127.0.0.1:${closedPort}`);
-    expectOneLineError(emq("inspect", "orders", "--url", `valkey://127.0.0.1:${closedPort}`), `cannot reach 127.0.0.1:${closedPort}`);
+    expectOneLineError(emq("inspect", "orders", "--url", `valkey://127.0.0.1:${closedPort}`), `cannot use 127.0.0.1:${closedPort}`);
+    expectOneLineError(emq("pause", "orders", "--url", `valkey://127.0.0.1:${closedPort}`), `cannot use 127.0.0.1:${closedPort}`);
+    expectOneLineError(emq("key", "orders", "pending", "--url", `valkey://127.0.0.1:${closedPort}`), `cannot reach 127.0.0.1:${closedPort}`);
   });
 
   test("--backend module on a server without the module", () => {
@@ -96,15 +98,95 @@ describe("bad input against servers", () => {
     expect(emq("frobnicate").code).toBe(2);
   });
 
-  test("inspect shows counts and the oldest pending job's age", async () => {
+  test("inspect shows counts, the oldest pending job's age and the dead with their reasons", async () => {
     const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
-    const first = await mq.enqueue("inspected", { n: 1 });
+    await mq.enqueue("inspected", { n: 1 });
     await mq.enqueue("inspected", { n: 2 });
+    const doomed = await mq.enqueue("inspected", { n: 3 });
+    await mq.pause("inspected");
+    await mq.resume("inspected");
+    const [a, b, c] = await mq.claimMany("inspected", 3, { leaseMs: 10_000 });
+    await mq.retry(a!, { delayMs: 1 });
+    await mq.retry(b!, { delayMs: 1 });
+    await mq.bury(c!, "card declined: é");
+    const fourth = await mq.enqueue("inspected", { n: 4 });
     await mq.close();
     const r = emq("inspect", "inspected", "--url", `valkey://127.0.0.1:${plain.port}`);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('queue "inspected": pending 2, active 0, schedule 0, dead 0');
-    expect(r.out).toMatch(new RegExp(`oldest pending: ${first}, \\d+\\.\\ds old`));
+    const lines = r.out.split("\n");
+    expect(lines[0]).toBe('queue "inspected"');
+    expect(lines[1]).toBe("  pending 1, active 0, scheduled 2, dead 1");
+    expect(lines[2]).toBe("  totals: enqueued 4, acked 0, retried 2, buried 1, claims 3");
+    expect(lines[3]).toBe("  retention: at most 10000 dead, dead kept 720.0 h");
+    expect(lines[4]).toMatch(new RegExp(`^  oldest pending: ${fourth}, \\d+\\.\\d s old$`));
+    expect(lines[5]).toBe("  dead, most recent first (1 of 1):");
+    expect(lines[6]).toMatch(new RegExp(`^    ${doomed}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  attempts 1  "card declined: é"$`));
     expect(r.out).toContain(`served by 127.0.0.1:${plain.port}`);
   });
+
+  test("pause, resume, requeue and drop: one line each, and the state they claim", async () => {
+    const url = `valkey://127.0.0.1:${plain.port}`;
+    const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    try {
+      const ids = await mq.enqueueMany("operated", [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      expect(emq("pause", "operated", "--url", url).out).toBe('paused "operated"\n');
+      expect(await mq.isPaused("operated")).toBe(true);
+      expect(emq("pause", "operated", "--url", url).out).toBe('"operated" was paused already\n');
+      expect(inspectLine(emq("inspect", "operated", "--url", url).out)).toBe('queue "operated" (PAUSED: claims hand out nothing)');
+      expect(await mq.claimMany("operated", 3, { leaseMs: 10_000 })).toHaveLength(0);
+      expect(emq("resume", "operated", "--url", url).out).toBe('resumed "operated"\n');
+      expect(emq("resume", "operated", "--url", url).out).toBe('"operated" was not paused\n');
+      for (const j of await mq.claimMany("operated", 3, { leaseMs: 10_000 })) await mq.bury(j, "no");
+      expect((await mq.counts("operated")).dead).toBe(3);
+      expect(emq("requeue", "operated", "--url", url, "--ids", ids[0]!).out).toBe('requeued 1 dead job(s) of "operated" to pending\n');
+      expect(emq("requeue", "operated", "--url", url, "--limit", "1").out).toBe('requeued 1 dead job(s) of "operated" to pending\n');
+      expect(await mq.counts("operated")).toMatchObject({ pending: 2, dead: 1 });
+      expectOneLineError(emq("drop", "operated", "--url", url), 'emq drop deletes every job and key of "operated": add --yes to do it');
+      expect((await mq.counts("operated")).pending).toBe(2);
+      expect(emq("drop", "operated", "--url", url, "--yes").out).toBe('dropped "operated": 3 job(s) and its keys deleted\n');
+      expect(await mq.counts("operated")).toMatchObject({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expectOneLineError(emq("requeue", "operated", "--url", url, "--limit", "0"), "--limit must be a positive integer, not 0");
+      expectOneLineError(emq("pause", "operated", "--url", url, "--ids", "x"), "--ids and --limit go with emq requeue only");
+      expectOneLineError(emq("pause", "operated"), "emq pause takes a queue name and --url");
+    } finally {
+      await mq.close();
+    }
+  });
+
+  test("key --url asks the module's own verdict; without the module it says so", () => {
+    const r = emq("key", "orders", "pending", "--url", `valkey://127.0.0.1:${plain.port}`);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`(native verdict from its TypeScript port (127.0.0.1:${plain.port} has no emq module))`);
+  });
 });
+
+describe("with the module", () => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startServer({});
+  }, 60_000);
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  test("key --url: the module accepts a good name and refuses the empty one, exit 1", () => {
+    const url = `valkey://127.0.0.1:${server.port}`;
+    const good = emq("key", "orders", "pending", "--url", url);
+    expect(good.code).toBe(0);
+    expect(good.out).toContain("native   accepted");
+    expect(good.out).toContain(`(native verdict from the module on 127.0.0.1:${server.port})`);
+    const empty = emq("key", "", "pending", "--url", url);
+    expect(empty.code).toBe(1);
+    expect(empty.out).toMatch(/native {3}refused — the module refuses: /);
+  });
+
+  test("a type no verb derives is refused by the native half", () => {
+    const r = emq("key", "orders", "inbox");
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('no verb derives a key of type "inbox"');
+  });
+});
+
+function inspectLine(out: string): string {
+  return out.split("\n")[0]!;
+}

@@ -197,6 +197,21 @@ for (const topology of TOPOLOGIES) {
         await expect(mq.retain(q, { deadMax: -1 })).rejects.toBeInstanceOf(EchoMQError);
       });
 
+      test("drop: every job and key of a queue goes, meta included; refused while a job is active", async () => {
+        const q = `ops-drop-${backend}`;
+        await mq.enqueueMany(q, Array.from({ length: 1500 }, (_, n) => ({ n })));
+        await mq.schedule(q, { n: -1 }, { delayMs: 60_000 });
+        const held = (await mq.claim(q, { leaseMs: 60_000 }))!;
+        await mq.bury((await mq.claim(q, { leaseMs: 60_000 }))!, "x");
+        const e = await refused(q, () => mq.drop(q), "JobActiveError");
+        expect((e as JobActiveError).ids).toEqual([held.id]);
+        await mq.ack(held);
+        expect(await mq.drop(q)).toBe(1500); // 1498 pending, 1 scheduled, 1 dead
+        expect(await mq.queues()).not.toContain(q);
+        expect(await dump(raw, q)).toEqual({});
+        expect(await mq.drop(q)).toBe(0);
+      });
+
       test("stats: counts and the totals meta keeps; queues(): every queue, from its meta", async () => {
         const q = `ops-stats-${backend}`;
         await mq.enqueueMany(q, [1, 2, 3].map((n) => ({ n })));

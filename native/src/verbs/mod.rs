@@ -9,6 +9,7 @@ pub mod ack;
 pub mod admit;
 pub mod bury;
 pub mod claim;
+pub mod drop;
 pub mod enqueue;
 pub mod extend;
 pub mod leases;
@@ -32,7 +33,7 @@ use crate::gates;
 use crate::wire::{Refusal, Verb};
 
 /// Every verb with its handler, in wire order (the spec's order).
-pub const VERBS: [(&Verb, Handler); 15] = [
+pub const VERBS: [(&Verb, Handler); 16] = [
     (&enqueue::VERB, enqueue::run),
     (&schedule::VERB, schedule::run),
     (&claim::VERB, claim::run),
@@ -46,6 +47,7 @@ pub const VERBS: [(&Verb, Handler); 15] = [
     (&pause::VERB, pause::run),
     (&resume::VERB, resume::run),
     (&retain::VERB, retain::run),
+    (&drop::VERB, drop::run),
     (&promote::VERB, promote::run),
     (&reap::VERB, reap::run),
 ];

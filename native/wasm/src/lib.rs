@@ -34,7 +34,7 @@ impl Reason {
         match self {
             Reason::Accepted => "",
             Reason::NoSplit | Reason::OtherType => {
-                "the key does not split back into this queue and type (wire-4 layout)"
+                "the key does not split back into this queue and type (wire-5 layout)"
             }
             Reason::EmptyName => {
                 "the module refuses the empty name: an empty {} carries no hashtag"

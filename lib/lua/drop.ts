@@ -1,0 +1,46 @@
+/**
+ * `EMQ.DROP` as Lua, steps 5–6: the queue is deleted, up to limit jobs a call (pending, then
+ * scheduled, then dead), and once none is left every key of the queue, `meta` included; refused
+ * while a job is active. Reply: the jobs deleted (fewer than limit: the queue is gone).
+ *
+ * @module
+ */
+import { luaScript } from "./_prelude.ts";
+
+/** The Lua twin of `EMQ.DROP`. */
+export const DROP_LUA: string = luaScript(
+  "DROP",
+  `
+local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+local keys, kinds, missing = {}, {}, {}
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}}) do
+  keys[k[1]] = base .. k[1]
+  local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
+  kinds[k[1]] = t
+  if t == 'none' then missing[#missing + 1] = keys[k[1]] end
+end
+local busy = kinds['active'] == 'zset' and redis.call('ZRANGE', keys['active'], 0, 49) or {}
+local victims = {}
+for _, set in ipairs({'pending', 'schedule', 'dead'}) do
+  local left = limit - #victims
+  if left > 0 and kinds[set] ~= 'none' then
+    local ids = set == 'pending' and redis.call('LRANGE', keys[set], 0, left - 1) or redis.call('ZRANGE', keys[set], 0, left - 1)
+    for _, id in ipairs(ids) do
+      local row = base .. 'job:' .. id
+      local _, e = emq_read('EXISTS', row) if e then return e end
+      victims[#victims + 1] = {set = set, id = id, row = row}
+    end
+  end
+end
+e = emq_local(cluster, missing) if e then return e end
+if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
+for _, v in ipairs(victims) do
+  if v.set == 'pending' then redis.call('LPOP', keys['pending']) else redis.call('ZREM', keys[v.set], v.id) end
+  redis.call('DEL', v.row)
+end
+if #victims < limit then
+  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], KEYS[1])
+end
+return #victims
+`,
+);

@@ -1,0 +1,112 @@
+//! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit jobs a call (pending, then
+//! scheduled, then dead), and once none is left every key of the queue, `meta` included; refused
+//! while a job is active (naming up to 50 of them). Reply: the jobs deleted (fewer than limit: the
+//! queue is gone).
+
+use super::scope::Scope;
+use crate::command::{Args, Call, Reply};
+use crate::ffi::{Key, Kind, Owned, Str};
+use crate::keyspace::{Queue, ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
+use crate::wire::{positive, Refusal, Verb};
+
+/// DROP's call shape.
+pub const VERB: Verb = Verb {
+    name: "EMQ.DROP",
+    command: "emq.drop",
+    args: &[positive("limit")],
+    group: &[],
+    min_groups: 1,
+    admits: false,
+};
+
+/// Runs DROP's steps 5–6.
+pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let mut s = Scope::new(call, q);
+    let ctx = s.ctx;
+    let limit = args.number(0) as usize;
+    let meta = s.meta()?;
+    let names = [
+        s.name(PENDING),
+        s.name(SCHEDULE),
+        s.name(DEAD),
+        s.name(ACTIVE),
+        s.name(WAKE),
+    ];
+    let pending = s.expect(names[0].as_str(), Kind::List)?;
+    let schedule = s.expect(names[1].as_str(), Kind::Zset)?;
+    let dead = s.expect(names[2].as_str(), Kind::Zset)?;
+    let active = s.expect(names[3].as_str(), Kind::Zset)?;
+    let wake = s.expect(names[4].as_str(), Kind::Zset)?;
+    let busy: Vec<Vec<u8>> = active
+        .due(f64::INFINITY, 50)
+        .iter()
+        .map(|id| id.bytes().to_vec())
+        .collect();
+    // (set index, id, row): pending from its head, then the sorted sets from their lowest score
+    let mut victims: Vec<(usize, Owned, Owned)> = Vec::new();
+    if pending.kind() == Kind::List {
+        for i in 0..pending.value_len().min(limit) {
+            let Some(id) = pending.index(i as i64) else {
+                break;
+            };
+            let row = s.row_of(id.bytes());
+            s.open(row.as_str())?;
+            victims.push((0, id, row));
+        }
+    }
+    for (at, set) in [(1, &schedule), (2, &dead)] {
+        let left = limit - victims.len();
+        if left == 0 {
+            break;
+        }
+        for id in set.due(f64::INFINITY, left as u64) {
+            let row = s.row_of(id.bytes());
+            s.open(row.as_str())?;
+            victims.push((at, id, row));
+        }
+    }
+    s.probe()?;
+    if !busy.is_empty() {
+        return Err(Refusal::Active(busy));
+    }
+
+    let sets: [&Key; 3] = [&pending, &schedule, &dead];
+    for (at, id, row) in &victims {
+        if *at == 0 {
+            pending.pop_head();
+        } else {
+            sets[*at].zrem(id.as_str());
+        }
+        ctx.open(row.as_str()).delete();
+    }
+    let popped: Vec<&Owned> = victims.iter().filter(|v| v.0 == 0).map(|v| &v.1).collect();
+    if !popped.is_empty() {
+        let n = ctx.int(popped.len() as i64);
+        ctx.replicate(c"LPOP", &[names[0].as_str(), n.as_str()]);
+    }
+    for at in [1usize, 2] {
+        let mut zrem: Vec<Str> = vec![names[at].as_str()];
+        zrem.extend(victims.iter().filter(|v| v.0 == at).map(|v| v.1.as_str()));
+        if zrem.len() > 1 {
+            ctx.replicate(c"ZREM", &zrem);
+        }
+    }
+    if !victims.is_empty() {
+        let rows: Vec<Str> = victims.iter().map(|v| v.2.as_str()).collect();
+        ctx.replicate(c"DEL", &rows);
+    }
+    if victims.len() < limit {
+        for key in [&pending, &schedule, &dead, &wake, &meta] {
+            key.delete();
+        }
+        let all = [
+            names[0].as_str(),
+            names[1].as_str(),
+            names[2].as_str(),
+            names[4].as_str(),
+            call.meta(),
+        ];
+        ctx.replicate(c"DEL", &all);
+    }
+    Ok(Reply::Int(victims.len() as i64))
+}
