@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
-import { EchoMQ } from "../../client.ts";
+import { EchoMQ, type Job } from "../../client.ts";
 import { freePort, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 
 const MAIN = resolve(import.meta.dir, "../../cli/main.ts");
@@ -105,7 +105,7 @@ describe("bad input against servers", () => {
     const doomed = await mq.enqueue("inspected", { n: 3 });
     await mq.pause("inspected");
     await mq.resume("inspected");
-    const [a, b, c] = await mq.claimMany("inspected", 3, { leaseMs: 10_000 });
+    const [a, b, c] = (await mq.claimMany("inspected", 3, { leaseMs: 10_000 })) as Job<unknown>[];
     await mq.retry(a!, { delayMs: 1 });
     await mq.retry(b!, { delayMs: 1 });
     await mq.bury(c!, "card declined: é");
@@ -136,7 +136,7 @@ describe("bad input against servers", () => {
       expect(await mq.claimMany("operated", 3, { leaseMs: 10_000 })).toHaveLength(0);
       expect(emq("resume", "operated", "--url", url).out).toBe('resumed "operated"\n');
       expect(emq("resume", "operated", "--url", url).out).toBe('"operated" was not paused\n');
-      for (const j of await mq.claimMany("operated", 3, { leaseMs: 10_000 })) await mq.bury(j, "no");
+      for (const j of (await mq.claimMany("operated", 3, { leaseMs: 10_000 })) as Job<unknown>[]) await mq.bury(j, "no");
       expect((await mq.counts("operated")).dead).toBe(3);
       expect(emq("requeue", "operated", "--url", url, "--ids", ids[0]!).out).toBe('requeued 1 dead job(s) of "operated" to pending\n');
       expect(emq("requeue", "operated", "--url", url, "--limit", "1").out).toBe('requeued 1 dead job(s) of "operated" to pending\n');
