@@ -1,6 +1,7 @@
 // The `emq` command line: what it prints, and that bad input is one line and a non-zero exit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
+import { GlideClient } from "@valkey/valkey-glide";
 import { resolve } from "node:path";
 import { EchoMQ, type Job } from "../../client.ts";
 import { freePort, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
@@ -20,6 +21,14 @@ function expectOneLineError(r: { code: number; out: string; err: string }, text:
   expect(lines[0]).toStartWith("emq: ");
   expect(lines[0]).toContain(text);
 }
+
+test("--help lists every command, test and bench included", () => {
+  const r = emq("--help");
+  expect(r.code).toBe(0);
+  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "pause", "resume", "drop", "ui", "help"]) {
+    expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
+  }
+});
 
 describe("emq key", () => {
   test("shows the key, hashtag, slot and both verdicts", () => {
@@ -178,6 +187,19 @@ describe("with the module", () => {
     const empty = emq("key", "", "pending", "--url", url);
     expect(empty.code).toBe(1);
     expect(empty.out).toMatch(/native {3}refused — the module refuses: /);
+  });
+
+  test("demo --url runs on queues of its own and leaves no key behind", async () => {
+    const r = emq("demo", "--url", `valkey://127.0.0.1:${server.port}`, "--seconds", "1");
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/queues emq-demo-[a-z0-9]+-orders, emq-demo-[a-z0-9]+-emails, emq-demo-[a-z0-9]+-reports/);
+    expect(r.out).toContain(`dropped the demo's queues from 127.0.0.1:${server.port}`);
+    const client = await GlideClient.createClient({ addresses: [{ host: server.host, port: server.port }] });
+    try {
+      expect(await client.dbsize()).toBe(0);
+    } finally {
+      client.close();
+    }
   });
 
   test("a type no verb derives is refused by the native half", () => {
