@@ -47,7 +47,9 @@ export interface EnqueueManyOptions {
 export interface EnqueueOptions extends EnqueueManyOptions {
   /**
    * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
-   * refused with {@link DuplicateIdError} (and is not retried with another id).
+   * refused with {@link DuplicateIdError} (and is not retried with another id) while the job's row
+   * exists — pending, scheduled, active or dead. An ack deletes the row, and with it the memory of
+   * the id: after that the same id is admitted again as a new job.
    */
   id?: JobId;
   /**

@@ -423,8 +423,15 @@ for (const topology of TOPOLOGIES) {
         expect(await digest(raw, key)).toBe(d0);
         // Refusals that pass the client's checks surface as typed wire errors.
         await expect(mq.ack(job)).rejects.toMatchObject({ name: "LeaseLostError", ids: [N] });
-        const id = await mq.enqueue("cs", 1);
-        await expect(mq.enqueue("cs", 2, { id })).rejects.toMatchObject({ name: "DuplicateIdError", id });
+        const id = await mq.enqueue("cs-dup", 1);
+        await expect(mq.enqueue("cs-dup", 2, { id })).rejects.toMatchObject({ name: "DuplicateIdError", id });
+        // Refused while the row exists in any state (active, dead); an ack forgets the id.
+        const held = (await mq.claim("cs-dup", { leaseMs: 60_000 }))!;
+        expect(held.id).toBe(id);
+        await expect(mq.enqueue("cs-dup", 3, { id })).rejects.toMatchObject({ name: "DuplicateIdError", id });
+        await mq.ack(held);
+        expect(await mq.enqueue("cs-dup", 4, { id })).toBe(id);
+        expect((await mq.claim("cs-dup", { leaseMs: 60_000 }))!.payload).toBe(4);
       });
     });
   }
