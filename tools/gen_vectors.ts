@@ -14,7 +14,22 @@ const TYPES = ["pending", "active", "schedule", "dead", "meta"] as const;
 const GOOD_ID = "JOB0Nb1VTbfnu4";
 
 // --- oracles, straight from the grammar -------------------------------------------------------
-const validName = (q: string): boolean => !/[{}\0]/.test(q);
+/** No lone surrogate, by code units (not by regular expression: Bun's `/\p{Cs}/u` misses one
+ * followed by U+FFFD). */
+function wellFormed(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) return false;
+    if (c < 0xd800 || c > 0xdbff) continue;
+    const d = s.charCodeAt(++i);
+    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
+  }
+  return true;
+}
+const validName = (q: string): boolean => !/[{}\0]/.test(q) && wellFormed(q);
+/** A key with a lone surrogate exists only on the host: the bytes a client sends carry U+FFFD in
+ * its place (and serde_json, which the native tests read this file with, refuses the escape). */
+const hostOnly = (key: string): { hostOnly?: true } => (wellFormed(key) ? {} : { hostOnly: true });
 const splitOracle = (key: string): { queue: string; type: string } | null => {
   const m = /^emq:\{([^}]*)\}:([\s\S]*)$/.exec(key);
   return m && validName(m[1]) ? { queue: m[1], type: m[2] } : null;
@@ -40,6 +55,7 @@ function composed(note: string, queue: string, type: string, id?: string): void 
   const key = `emq:{${queue}}:${type}`;
   cases.push({
     note,
+    ...hostOnly(key),
     key,
     queue,
     type,
@@ -64,11 +80,20 @@ function job(note: string, queue: string, id: string): void {
 
 /** A raw key row, asked for as `type`. */
 function raw(note: string, key: string, type: string): void {
-  cases.push({ note, key, split: splitOracle(key), fromKey: fromKeyOracle(key, type), hashtag: hashtagOracle(key) });
+  cases.push({
+    note,
+    ...hostOnly(key),
+    key,
+    split: splitOracle(key),
+    fromKey: fromKeyOracle(key, type),
+    hashtag: hashtagOracle(key),
+  });
 }
 
 // Names: every type once for the plain name, then the edge cases the grammar names.
 for (const t of TYPES) name(`plain name, ${t}`, "orders", t);
+name("plain name, wake (the idle workers' markers, wire-5)", "orders", "wake");
+name("colon in the name, wake", "a:b", "wake");
 name("empty name: host accepts, native refuses, no hashtag", "", "pending");
 name("empty name, meta", "", "meta");
 name("close brace moves the hashtag", "a}b", "pending");
@@ -97,6 +122,14 @@ name("slash and dots", "svc/a.b-c_d", "pending");
 name("upper case", "ORDERS", "active");
 name("single char", "x", "schedule");
 name("brace at the end of a long name", `${"x".repeat(200)}}`, "pending");
+// Lone surrogates (host only): the client would send U+FFFD (EF BF BD) in their place, so three
+// different names would share one queue on the server; the host refuses them after `}`, `{`, NUL.
+name("lone high surrogate: would alias U+FFFD on the server", "a\ud800b", "pending");
+name("lone low surrogate", "\udfff", "active");
+name("surrogate pair in the wrong order", "\ude80\ud83d", "meta");
+name("lone high surrogate then U+FFFD", "\ud800\ufffd", "schedule");
+name("U+FFFD itself is well formed", "a\ufffdb", "pending");
+name("lone surrogate and a close brace: the brace is named first", "\ud800}", "dead");
 
 // Job rows.
 job("valid job id", "orders", GOOD_ID);
@@ -112,6 +145,9 @@ job("empty id", "orders", "");
 job("valid id, empty queue", "", GOOD_ID);
 job("valid id, brace queue", "a}b", GOOD_ID);
 job("valid id, non-ASCII queue", "队列", GOOD_ID);
+job("valid id, lone-surrogate queue", "q\udc00", GOOD_ID);
+job("branded USR id: a row key takes any namespace", "orders", "USR0Nb1VTbfnu4");
+job("namespace with a digit", "orders", "US10Nb1VTbfnu4");
 
 // Raw keys.
 raw("wrong-case literal prefix", "EMQ:{orders}:pending", "pending");
@@ -126,6 +162,7 @@ raw("brace inside moves the tag", "emq:{a}b}:pending", "pending");
 raw("nested braces", "emq:{{a}}:pending", "pending");
 raw("open brace in the name", "emq:{a{b}:pending", "pending");
 raw("extra segments stay in the type", "emq:{orders}:pending:extra", "pending:extra");
+raw("a brace in the type: the name ends at the first }", "emq:{q}:job:a}:b", "job:a}:b");
 raw("double colon", "emq:{orders}::pending", ":pending");
 raw("leading space", " emq:{orders}:pending", "pending");
 raw("empty key", "", "pending");
@@ -136,6 +173,8 @@ raw("empty tag then a tag", "foo{}{bar}", "pending");
 raw("double open", "foo{{bar}}zap", "pending");
 raw("two tags: the first wins", "foo{bar}{zap}", "pending");
 raw("BullMQ-style key", "bull:orders:wait", "pending");
+raw("lone surrogate in a raw key's tag", "{a\ud800b}x", "pending");
+raw("lone surrogate outside the tag", "\udc00{orders}", "pending");
 raw("no braces", "plain-key", "pending");
 
 // --- slots from a real server -----------------------------------------------------------------

@@ -1,5 +1,5 @@
 // Shared TypeScript compiler helpers for the type tests (pinned typescript 5.9: the compiler API).
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import ts from "typescript";
 
@@ -25,4 +25,14 @@ export function diagnose(files: string[], memory: Map<string, string> = new Map(
     const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : 0;
     return [d.file?.fileName ?? "", line, ts.flattenDiagnosticMessageText(d.messageText, "\n")];
   });
+}
+
+/** The `//~ <message>` marks of a compile-fail fixture, each as [1-based line, message]. */
+export function marks(file: string): (readonly [number, string])[] {
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .flatMap((text, i) => {
+      const at = text.indexOf("//~ ");
+      return at <= 0 || text.startsWith("//") ? [] : [[i + 1, text.slice(at + 4)] as const];
+    });
 }

@@ -1,14 +1,21 @@
 // Compile-pass type assertions, checked by the test command's `tsc --noEmit`: a wrong inferred
 // type makes an `Expect<…>` fail to compile.
 import {
+  type BrandedId,
+  type CheckBrandedId,
+  type CheckClientQueue,
+  type CheckJobId,
+  type CheckQueue,
   type JobId,
   jobKey,
   type JobKey,
   keyspace,
   newJobId,
   type ParseQueueKey,
+  type QueueEmptyError,
   queueKey,
   type QueueKey,
+  type QueueNulError,
 } from "../../mod.ts";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false;
@@ -20,6 +27,9 @@ const widened: string = String(Date.now());
 const dynamic = queueKey(widened, "dead");
 const orders = keyspace("orders");
 const fresh = orders.job(newJobId());
+const user = jobKey("orders", "USR0Nb1VTbfnu4");
+const userRow = orders.job("ABCzzzzzzzzzzz");
+const branded = orders.job("USR0Nb1VTbfnu4" as unknown as BrandedId<"USR">);
 
 export type Checks = [
   Expect<Equal<typeof pending, "emq:{orders}:pending">>,
@@ -45,4 +55,29 @@ export type Checks = [
     >
   >,
   Expect<Equal<ParseQueueKey<"emq:{a{b}:pending">, { readonly error: "queue name must not contain '{'" }>>,
+  // Mutation: drop ParseQueueKey's NUL line (a NUL name then parses as { queue: "a\0b" }).
+  Expect<Equal<ParseQueueKey<"emq:{a\0b}:pending">, { readonly error: "queue name must not contain NUL" }>>,
+  // Row keys take any branded id, with a literal result type (JOB is gated only in transitions).
+  Expect<Equal<typeof user, "emq:{orders}:job:USR0Nb1VTbfnu4">>,
+  Expect<Equal<typeof userRow, "emq:{orders}:job:ABCzzzzzzzzzzz">>,
+  Expect<Equal<typeof branded, JobKey<"orders", BrandedId<"USR">>>>,
+  Expect<Equal<CheckBrandedId<"USR0Nb1VTbfnu4">, "USR0Nb1VTbfnu4">>,
+  Expect<Equal<CheckBrandedId<"JOB0Nb1VTbfnu4">, "JOB0Nb1VTbfnu4">>,
+  Expect<Equal<CheckBrandedId<JobId>, JobId>>,
+  Expect<Equal<CheckBrandedId<BrandedId>, BrandedId>>,
+  Expect<Equal<CheckBrandedId<string>, string>>,
+  Expect<Equal<CheckBrandedId<"JOB0Nb1VTbfnu45">, "branded id must be 14 characters: a namespace of 3 capital letters [A-Z] and 11 Base62 characters">>,
+  Expect<Equal<CheckBrandedId<"Job0Nb1VTbfnu4">, "branded id namespace must be 3 capital letters [A-Z]">>,
+  Expect<Equal<CheckBrandedId<"USR0Nb1VTbfn-4">, "branded id payload must be 11 Base62 characters [0-9A-Za-z]">>,
+  // The client's transitions still want JOB.
+  Expect<Equal<CheckJobId<"USR0Nb1VTbfnu4">, "job id must start with the namespace JOB">>,
+  Expect<Equal<CheckJobId<JobId>, JobId>>,
+  // The keyspace accepts the empty name (standalone scripts only); the client refuses it.
+  Expect<Equal<CheckQueue<"">, "">>,
+  Expect<Equal<CheckClientQueue<"">, QueueEmptyError>>,
+  Expect<Equal<CheckClientQueue<"orders">, "orders">>,
+  Expect<Equal<CheckClientQueue<string>, string>>,
+  Expect<Equal<CheckClientQueue<"a\0b">, QueueNulError>>,
+  Expect<Equal<CheckClientQueue<"" | "orders">, QueueEmptyError | "orders">>, // a union refuses its empty member
+  Expect<Equal<QueueEmptyError, "queue name must not be empty: the server refuses an empty hashtag">>,
 ];
