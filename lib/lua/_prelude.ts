@@ -113,8 +113,11 @@ local function emq_read(...)
     if string.find(r.err, 'ACL', 1, true) or string.find(r.err, 'NOPERM', 1, true) then
       return nil, emq_refuse['noperm']({})
     end
-    if string.find(r.err, 'non local key', 1, true) or string.find(r.err, 'TRYAGAIN', 1, true)
-      or string.find(r.err, 'ASK', 1, true) or string.find(r.err, 'MOVED', 1, true) then
+    -- In a script the server words a migrating slot as 'non local key' (one key) or 'undeclared
+    -- keys were accessed during rehashing' (several), not as TRYAGAIN or ASK.
+    if string.find(r.err, 'non local key', 1, true) or string.find(r.err, 'during rehashing', 1, true)
+      or string.find(r.err, 'TRYAGAIN', 1, true) or string.find(r.err, 'ASK', 1, true)
+      or string.find(r.err, 'MOVED', 1, true) then
       return nil, emq_refuse['migrating']({})
     end
     return nil, redis.error_reply(r.err)
