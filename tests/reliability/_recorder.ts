@@ -106,14 +106,25 @@ export class Recorder<P> {
     const recorder = this;
     return {
       backend: mq.backend,
-      async dedicated(blockMs: number) {
+      async dedicated(queue: string, blockMs: number) {
         const conn = await Connection.open({
           ...options,
           requestTimeout: (options.requestTimeout ?? 5000) + blockMs,
           inflightRequestsLimit: 2,
         });
+        const route = new Keyspace(queue).meta;
+        let id: string;
+        try {
+          id = String(await conn.command(["CLIENT", "ID"], route));
+        } catch (e) {
+          conn.close();
+          throw e;
+        }
         const impl = mq.backend === "module" ? new ModuleBackend(conn) : new ScriptBackend(conn);
         const line = {
+          async unblock() {
+            await (await recorder.#control(options)).command(["CLIENT", "UNBLOCK", id], route);
+          },
           async claim(queue: string, count: number, leaseMs: number, waitMs: number) {
             const claimStart = Date.now();
             const claim = await claimOnce(ctx, impl, new Keyspace(queue), count, leaseMs, waitMs);
@@ -183,8 +194,16 @@ export class Recorder<P> {
           }
         }
       },
+      progress: (job: JobRef, value: unknown) => mq.progress(job, value),
       reap: (queue: string) => mq.reap(queue),
     };
+  }
+
+  #controlConn: Promise<Connection> | null = null;
+
+  /** A connection for CLIENT UNBLOCK (as the client sends it on its own connection). */
+  #control(options: EchoMQOptions<P>): Promise<Connection> {
+    return (this.#controlConn ??= Connection.open(options));
   }
 
   /**
@@ -201,6 +220,8 @@ export class Recorder<P> {
   /** Closes dedicated connections a worker left open (after a failed stop). */
   close(): void {
     for (const line of [...this.#lines]) line.close();
+    void this.#controlConn?.then((c) => c.close(), () => {});
+    this.#controlConn = null;
   }
 
   /** The handlings per id, in token order (the server's claim order). */
