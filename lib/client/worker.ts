@@ -15,10 +15,10 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import process from "node:process";
 import { EchoMQError, LeaseLostError, PayloadDecodeError } from "./errors.ts";
 import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 import type { Claim } from "./batch.ts";
+import { stopOnSignals } from "./signals.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
 export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
@@ -61,7 +61,9 @@ export interface WorkerOptions {
   /**
    * Stop this worker on SIGINT or SIGTERM (Bun, Deno, Node): claims stop, running jobs get
    * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (a
-   * retry due at once), and the process exits when nothing else keeps it alive. Default false.
+   * retry due at once); once every worker started with this option has stopped, the process exits
+   * with the signal's usual code (130 for SIGINT, 143 for SIGTERM). A second signal exits at once,
+   * leaving unfinished jobs to their lease. Default false.
    */
   handleSignals?: boolean;
   /** The deadline of a stop triggered by `handleSignals`, in ms (default 10000). */
@@ -223,7 +225,7 @@ export class Worker<P> {
     this.#onStop = onStop;
     this.#heartbeat = setInterval(() => void this.#extend(), this.#heartbeatMs);
     this.#maintenance = setInterval(() => void this.#maintain(), this.#maintenanceMs);
-    if (opts.handleSignals) this.#hookSignals(stopTimeoutMs);
+    if (opts.handleSignals) this.#unhook = stopOnSignals(() => this.stop({ timeoutMs: stopTimeoutMs }));
     this.#loop = this.#claimLoop();
   }
 
@@ -247,21 +249,6 @@ export class Worker<P> {
     } catch {
       // a throwing onError must not stop the worker either
     }
-  }
-
-  #hookSignals(timeoutMs: number): void {
-    const onSignal = (): void => void this.stop({ timeoutMs });
-    const p = process as unknown as {
-      on?: (s: string, f: () => void) => void;
-      off?: (s: string, f: () => void) => void;
-    };
-    if (typeof p.on !== "function") return;
-    p.on("SIGINT", onSignal);
-    p.on("SIGTERM", onSignal);
-    this.#unhook = () => {
-      p.off?.("SIGINT", onSignal);
-      p.off?.("SIGTERM", onSignal);
-    };
   }
 
   /** Resolves when a slot is free. */
