@@ -23,7 +23,9 @@ const USAGE = `usage:
   emq pause <queue> --url …       claims hand out nothing until resume
   emq resume <queue> --url …
   emq drop <queue> --url … --yes  delete every job and key of the queue
-  emq ui [--url valkey://host:port] [--port N]   serve the key panel and dashboard on 127.0.0.1
+  emq ui [--url valkey://host:port] [--cluster] [--port N]
+                                  the key panel, the dashboard (/queues) and /metrics on 127.0.0.1
+                                  (no --url: an embedded server with demo traffic to watch)
   emq help                        this text`;
 
 async function main(argv: string[]): Promise<number> {

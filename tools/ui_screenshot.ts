@@ -1,37 +1,106 @@
 /**
- * Rewrites the key panel's screenshots in docs/ (shown in README.md): `emq ui` in headless
- * Chromium after the "a}b" preset (both refuse) and the "empty name" preset (they differ by design).
- *   node_modules/.bin/bun tools/ui_screenshot.ts
+ * Rewrites the ui's screenshots in docs/ (shown in README.md):
+ *   node_modules/.bin/bun tools/ui_screenshot.ts [panel|dashboard]   (both when neither is named)
+ * - panel: `emq ui`'s key panel in headless Chromium after the "a}b" preset (both refuse) and the
+ *   "empty name" preset (they differ by design);
+ * - dashboard: a queue's page (`/queues/mail%3Aoutbox`) on an embedded server (the native module
+ *   when built), after a few seconds of traffic: counts, throughput, dead jobs with their reasons.
  *
  * @module
  */
+import process from "node:process";
 import { join } from "node:path";
+import { EchoMQ } from "../client.ts";
 import { startUi } from "../cli/ui/main.ts";
+import { queueHref } from "../cli/ui/page/api.ts";
 import { buildWasm } from "../cli/ui/wasm.ts";
 import { launchChromium } from "./chromium.ts";
-import { repoRoot } from "./embedded/paths.ts";
+import { repoRoot, startServer } from "./embedded/mod.ts";
 
 const SHOTS = [
   { preset: "a}b", file: "docs/ui-key-panel.png" },
   { preset: "empty name", file: "docs/ui-key-panel-empty-name.png" },
 ] as const;
 
+const DASHBOARD = "docs/ui-dashboard.png";
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+async function panel(browser: Awaited<ReturnType<typeof launchChromium>>): Promise<void> {
+  const ui = await startUi();
+  try {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1040, height: 560 });
+    await page.goto(ui.url);
+    await page.waitForFunction(() => document.body.dataset.ready === "true");
+    for (const { preset, file } of SHOTS) {
+      await page.getByRole("button", { name: preset, exact: true }).click();
+      await page.getByRole("button", { name: preset, exact: true }).blur();
+      await page.mouse.move(0, 0);
+      await page.screenshot({ path: join(repoRoot(), file), fullPage: true, animations: "disabled" });
+      console.log(`wrote ${file}`);
+    }
+    await page.close();
+  } finally {
+    await ui.close();
+  }
+}
+
+async function dashboard(browser: Awaited<ReturnType<typeof launchChromium>>): Promise<void> {
+  const server = await startServer();
+  const connect = () => EchoMQ.connect<{ to: string; template: string }>({ addresses: [{ host: server.host, port: server.port }] });
+  const mq = await connect();
+  const uiMq = await connect();
+  const ui = await startUi({ mq: uiMq as EchoMQ<unknown>, pollMs: 500, sampleMs: 500 });
+  const queue = "mail:outbox";
+  let producing = true;
+  let n = 0;
+  const worker = mq.work(queue, async (job) => {
+    await sleep(15 + Math.random() * 40);
+    const i = Number(job.payload.to.slice(4, job.payload.to.indexOf("@")));
+    if (i % 23 === 0) throw new Error(`SMTP 550 5.1.1 <${job.payload.to}>: mailbox unavailable`);
+    if (i % 31 === 0) throw new Error("template \"welcome\" renders <undefined> for {{name}}");
+    if (Math.random() < 0.03) throw new Error("ETIMEDOUT connecting to smtp.example.com:587");
+  }, { concurrency: 4, maxAttempts: 2, backoff: 1500, onError: () => {} });
+  const producer = (async () => {
+    for (let tick = 0; producing; tick++) {
+      const burst = 4 + Math.round(10 * (1 + Math.sin(tick / 5)));
+      await mq.enqueueMany(queue, Array.from({ length: burst }, () => ({ to: `user${n++}@example.com`, template: "welcome" })));
+      await sleep(250);
+    }
+  })();
+  try {
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1100, height: 900 });
+    await page.goto(new URL(`${queueHref(queue)}?limit=6`, ui.url).href);
+    await page.waitForFunction(() => document.body.dataset.ready === "true");
+    await sleep(14_000);
+    await mq.pause(queue); // a backlog builds up, the badge says so
+    await sleep(2_500);
+    await page.mouse.move(0, 0);
+    await page.screenshot({ path: join(repoRoot(), DASHBOARD), fullPage: true, animations: "disabled" });
+    console.log(`wrote ${DASHBOARD}`);
+    await page.close();
+  } finally {
+    producing = false;
+    await producer;
+    await worker.stop();
+    await ui.close();
+    await uiMq.close();
+    await mq.close();
+    await server.stop();
+  }
+}
+
+const which = process.argv[2];
+if (which !== undefined && which !== "panel" && which !== "dashboard") {
+  console.error("usage: bun tools/ui_screenshot.ts [panel|dashboard]");
+  process.exit(2);
+}
 await buildWasm();
-const ui = await startUi();
 const browser = await launchChromium();
 try {
-  const page = await browser.context.newPage();
-  await page.setViewportSize({ width: 1040, height: 560 });
-  await page.goto(ui.url);
-  await page.waitForFunction(() => document.body.dataset.ready === "true");
-  for (const { preset, file } of SHOTS) {
-    await page.getByRole("button", { name: preset, exact: true }).click();
-    await page.getByRole("button", { name: preset, exact: true }).blur();
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: join(repoRoot(), file), fullPage: true, animations: "disabled" });
-    console.log(`wrote ${file}`);
-  }
+  if (which !== "dashboard") await panel(browser);
+  if (which !== "panel") await dashboard(browser);
 } finally {
   await browser.close();
-  await ui.close();
 }

@@ -1,7 +1,8 @@
 /**
- * The key panel's script: `cli/ui/page/panel.ts` with everything it imports — the real `mod.ts`
- * among them — bundled for the browser by `bun build` (run as a child, so the server itself runs
- * under Bun or Deno), and its route.
+ * The pages' scripts: `cli/ui/page/panel.ts` (the key panel) with everything it imports — the
+ * real `mod.ts` among them — and `cli/ui/page/dashboard.ts` (the dashboard), each bundled for
+ * the browser by `bun build` (run as a child, so the server itself runs under Bun or Deno), and
+ * their routes.
  *
  * @module
  */
@@ -24,6 +25,11 @@ function bunBinary(): string {
   throw new Error("bun not found: run tools/bootstrap.sh (npm install brings it)");
 }
 
+/** The entry point of the dashboard's bundle. */
+export function dashboardEntry(): string {
+  return join(repoRoot(), "cli", "ui", "page", "dashboard.ts");
+}
+
 /** Bundles the panel (`bun build --target=browser --format=esm`); resolves with the script. */
 export function buildBundle(entry: string = panelEntry()): Promise<string> {
   const args = ["build", entry, "--target=browser", "--format=esm"];
@@ -35,10 +41,10 @@ export function buildBundle(entry: string = panelEntry()): Promise<string> {
   });
 }
 
-/** `GET /panel.js`: the bundle, built once before the server starts. */
-export function bundleRoute(script: string): Route {
+/** `GET /panel.js` (or `path`): a bundle, built once before the server starts. */
+export function bundleRoute(script: string, path = "/panel.js"): Route {
   return {
-    path: "/panel.js",
+    path,
     handle: () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
   };
 }

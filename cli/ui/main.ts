@@ -1,36 +1,55 @@
 /**
- * `emq ui [--url valkey://host:port] [--port N]`: serves the key panel on 127.0.0.1 and prints
- * its address; runs until interrupted. The key panel needs no server (`--url` is kept for the
- * parts that will read one).
+ * `emq ui [--url valkey://host:port] [--cluster] [--port N]`: serves the key panel (`/`), the
+ * dashboard (`/queues`, `/queues/<name>`, its JSON API under `/api/`) and Prometheus metrics
+ * (`/metrics`) on 127.0.0.1 and prints the address; runs until interrupted. Without `--url` it
+ * starts an embedded server (with the native module when built) and `emq demo`'s traffic on
+ * queues of its own, so there is something to watch; with `--url` it writes nothing on its own
+ * (only the user's clicks: requeue, pause, resume). SIGINT or SIGTERM stops everything it started.
  *
  * @module
  */
 import process from "node:process";
-import { parseUrl, type ServerAddress } from "../address.ts";
+import type { EchoMQ } from "../../client.ts";
+import { parseUrl } from "../address.ts";
+import type { Traffic } from "../demo.ts";
+import { openTarget, type Target } from "../target.ts";
+import { deferSignals } from "../../tools/embedded/mod.ts";
 import { parseFlags, UsageError } from "../usage.ts";
-import { buildBundle, bundleRoute } from "./bundle.ts";
+import { apiRoutes, Sampler } from "./api.ts";
+import { buildBundle, bundleRoute, dashboardEntry } from "./bundle.ts";
+import { pageRoutes } from "./dashboard.ts";
+import { metricsRoute } from "./metrics.ts";
 import { pageRoute } from "./page.ts";
 import { type Route, serve, type UiServer } from "./server.ts";
+import { startUiTraffic, UI_QUEUES } from "./traffic.ts";
 import { readWasm, wasmRoute } from "./wasm.ts";
 
 /** `emq ui`'s usage lines. */
-export const UI_USAGE = `usage: emq ui [--url valkey://host:port] [--port N]
-  serves the key panel on 127.0.0.1 (a free port unless --port) and prints its address; Ctrl-C stops it
-  --url   a running server (not needed by the key panel)
-  --port  the port to listen on (default: a free one)`;
+export const UI_USAGE = `usage: emq ui [--url valkey://host:port] [--cluster] [--port N]
+  serves the key panel (/), the dashboard (/queues) and Prometheus metrics (/metrics) on 127.0.0.1
+  (a free port unless --port) and prints the address; Ctrl-C stops it and everything it started
+  --url      a running server: the dashboard reads it, and writes only what you click (requeue, pause, resume)
+             without --url: an embedded valkey-server (with the native module when built) and demo
+             traffic on ${Object.keys(UI_QUEUES).join(", ")}
+  --cluster  the server is a cluster (without --url: an embedded 3-primary cluster)
+  --port     the port to listen on (default: a free one)`;
 
 /** What {@link startUi} serves and where. */
 export interface UiOptions {
   /** The port; absent or 0 = a free one. */
   readonly port?: number;
-  /** A server to read (none needed by the key panel). */
-  readonly server?: ServerAddress;
+  /** A connected client: with it the dashboard and metrics are served too (the key panel needs none). */
+  readonly mq?: EchoMQ<unknown>;
+  /** How often the dashboard's pages poll, ms (default 1000). */
+  readonly pollMs?: number;
+  /** How often a watched queue's totals are sampled for its throughput, ms (default 1000). */
+  readonly sampleMs?: number;
 }
 
 /** A running `emq ui`. */
 export interface Ui extends UiServer {
-  /** The server it was given, if any. */
-  readonly server: ServerAddress | undefined;
+  /** Whether the dashboard is served (a client was given). */
+  readonly dashboard: boolean;
 }
 
 /** The key panel's routes: the page, its bundled script and the keyspace wasm. */
@@ -39,12 +58,41 @@ export async function keyPanelRoutes(): Promise<Route[]> {
   return [pageRoute(), bundleRoute(await buildBundle()), wasmRoute(wasm)];
 }
 
+/** The dashboard's routes: its pages, their bundled script, the JSON API and `/metrics`. */
+export async function dashboardRoutes(mq: EchoMQ<unknown>, sampler: Sampler, options: { pollMs?: number } = {}): Promise<Route[]> {
+  return [
+    ...pageRoutes(mq, sampler, options),
+    bundleRoute(await buildBundle(dashboardEntry()), "/dashboard.js"),
+    ...apiRoutes(mq, sampler),
+    metricsRoute(mq),
+  ];
+}
+
 /** Builds the routes and serves them; resolves once the server listens. */
 export async function startUi(options: UiOptions = {}): Promise<Ui> {
-  const routes = await keyPanelRoutes();
-  const server = await serve(routes, options.port === undefined ? {} : { port: options.port });
-  return { ...server, server: options.server };
+  const sampler = options.mq ? new Sampler(options.mq, options.sampleMs ?? 1000) : null;
+  try {
+    const [panel, dashboard] = await Promise.all([
+      keyPanelRoutes(),
+      options.mq && sampler ? dashboardRoutes(options.mq, sampler, options.pollMs ? { pollMs: options.pollMs } : {}) : [],
+    ]);
+    const server = await serve([...panel, ...dashboard], options.port === undefined ? {} : { port: options.port });
+    return {
+      ...server,
+      dashboard: sampler !== null,
+      close: async () => {
+        sampler?.close();
+        await server.close();
+      },
+    };
+  } catch (e) {
+    sampler?.close();
+    throw e;
+  }
 }
+
+/** The signals that stop `emq ui`. */
+const SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
 function parsePort(text: string): number {
   const port = Number(text);
@@ -56,24 +104,46 @@ function parsePort(text: string): number {
 export async function ui(argv: string[]): Promise<number> {
   const { values } = parseFlags({
     args: argv,
-    options: { url: { type: "string" }, port: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: {
+      url: { type: "string" },
+      cluster: { type: "boolean", default: false },
+      port: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
   });
   if (values.help) {
     console.log(UI_USAGE);
     return 0;
   }
-  const server = values.url === undefined ? undefined : parseUrl(values.url);
+  if (values.url !== undefined) parseUrl(values.url); // a bad address is refused before anything starts
   const port = values.port === undefined ? undefined : parsePort(values.port);
-  const app = await startUi({ ...(port === undefined ? {} : { port }), ...(server ? { server } : {}) });
-  // Listening for the signals before printing the address: whoever reads it may stop us at once.
+  // Listening for the signals first: one that comes while things start stops them once started.
   const stopped = new Promise<string>((resolve) => {
-    process.once("SIGINT", () => resolve("SIGINT"));
-    process.once("SIGTERM", () => resolve("SIGTERM"));
+    for (const s of SIGNALS) process.once(s, () => resolve(s));
   });
-  if (server) console.log(`emq ui: server ${server.host}:${server.port} (the key panel does not need it)`);
-  console.log(`emq ui: key panel on ${app.url} (Ctrl-C stops it)`);
-  const signal = await stopped;
-  await app.close();
-  console.log(`emq ui: stopped (${signal})`);
-  return 0;
+  // The embedded launcher would kill its servers and exit at once (130, 143) on these signals;
+  // emq ui stops in order instead (traffic, pages, client, then the servers). Its exit hook and
+  // watchdog still kill the servers should this process die without.
+  deferSignals(() => {});
+  const target: Target<unknown> = await openTarget<unknown>({ url: values.url, cluster: values.cluster, backend: "auto" });
+  let traffic: Traffic | null = null;
+  let app: Ui | null = null;
+  try {
+    app = await startUi({ ...(port === undefined ? {} : { port }), mq: target.mq });
+    if (values.url === undefined) {
+      traffic = startUiTraffic(target.mq);
+      console.log(`emq ui: ${target.description}, backend ${target.mq.backend}; demo traffic on ${Object.keys(UI_QUEUES).join(", ")}`);
+    } else {
+      console.log(`emq ui: server ${target.description}, backend ${target.mq.backend} (it writes only what you click)`);
+    }
+    console.log(`emq ui: dashboard on ${app.url}queues, metrics on ${app.url}metrics`);
+    console.log(`emq ui: key panel on ${app.url} (Ctrl-C stops it)`);
+    const signal = await stopped;
+    console.log(`emq ui: stopped (${signal})`);
+    return 0;
+  } finally {
+    await traffic?.stop().catch(() => undefined);
+    await app?.close();
+    await target.close();
+  }
 }

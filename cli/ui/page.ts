@@ -8,11 +8,12 @@ import type { Route } from "./server.ts";
 import { PANEL_TYPES, PRESETS, SAMPLE_JOB_ID } from "./page/verdicts.ts";
 
 /** Escapes text for HTML content and attribute values. */
-function esc(s: string): string {
+export function esc(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const STYLE = `
+/** The key panel's style sheet (the dashboard's pages start from it too). */
+export const STYLE = `
 :root {
   color-scheme: light dark;
   --bg: #f6f7f9; --card: #fff; --ink: #16181d; --muted: #5b6270; --line: #d9dde4;

@@ -1,7 +1,9 @@
 /**
  * The `emq ui` web server: a table of routes on 127.0.0.1, each a web-standard
  * `Request → Response` handler, served through `node:http` so it runs under Bun and Deno alike.
- * Later parts add routes (a dashboard, its data); the server itself stays as it is.
+ * A route answers one exact path, or (`prefix`) every path under one (the dashboard's
+ * `/queues/<name>`). A POST is answered only when its `Origin` is this server's own (a page
+ * elsewhere cannot requeue, pause or resume through the user's browser).
  *
  * @module
  */
@@ -15,6 +17,11 @@ export interface Route {
   readonly method?: "GET" | "POST";
   /** The exact path, e.g. `/` or `/panel.js` (the query string is not part of it). */
   readonly path: string;
+  /**
+   * When true, `path` (ending in `/`) is a prefix: the route answers every path that starts with
+   * it and is longer (`/queues/` answers `/queues/orders`, not `/queues/`). An exact route wins.
+   */
+  readonly prefix?: boolean;
   /** Answers one request. */
   handle(request: Request): Response | Promise<Response>;
 }
@@ -93,11 +100,21 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
 export async function serve(routes: readonly Route[], options: ListenOptions = {}): Promise<UiServer> {
   const hostname = options.hostname ?? "127.0.0.1";
   const table = new Map<string, Route>();
+  const prefixed: Route[] = [];
   for (const r of routes) {
+    if (r.prefix) {
+      if (!r.path.endsWith("/")) throw new Error(`a prefix route's path ends with /: ${r.path}`);
+      prefixed.push(r);
+      continue;
+    }
     const id = `${r.method ?? "GET"} ${r.path}`;
     if (table.has(id)) throw new Error(`two routes for ${id}`);
     table.set(id, r);
   }
+  prefixed.sort((a, b) => b.path.length - a.path.length); // the longest prefix first
+  const under = (r: Route, path: string): boolean => r.prefix === true && path.startsWith(r.path) && path.length > r.path.length;
+  const find = (method: string, path: string): Route | undefined =>
+    table.get(`${method} ${path}`) ?? prefixed.find((r) => (r.method ?? "GET") === method && under(r, path));
   let port = 0;
   const server = createServer(async (req, res) => {
     try {
@@ -110,10 +127,15 @@ export async function serve(routes: readonly Route[], options: ListenOptions = {
       const path = new URL(req.url ?? "/", origin).pathname;
       const head = req.method === "HEAD";
       const method = head ? "GET" : (req.method ?? "GET");
-      const route = table.get(`${method} ${path}`);
+      const route = find(method, path);
       if (route === undefined) {
-        const other = [...table.values()].some((r) => r.path === path);
+        const other = [...table.values()].some((r) => r.path === path) || prefixed.some((r) => under(r, path));
         await send(res, other ? plain(405, `${req.method} is not allowed on ${path}`) : plain(404, `no page at ${path}`), head);
+        return;
+      }
+      if (method !== "GET" && req.headers.origin !== origin) {
+        // A browser sends Origin with every POST; only this page's own may act.
+        await send(res, plain(403, `${method} ${path} is answered only from ${origin}`), false);
         return;
       }
       await send(res, await route.handle(await toRequest(req, origin)), head);

@@ -1,11 +1,14 @@
-// `emq ui` as a command: usage, refusals as one line, and a real child serving the panel on a
-// free port and stopping on SIGINT — under Bun, and under Deno as `EMQ_RUNTIME=deno ./emq ui` runs it.
+// `emq ui` as a command: usage, refusals as one line, and a real child serving the panel and the
+// dashboard on a free port — with --url reading a server it writes nothing to, without it an
+// embedded server with demo traffic that it stops on SIGINT / SIGTERM — under Bun, and under Deno
+// as `EMQ_RUNTIME=deno ./emq ui` runs it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { createServer, type Server } from "node:net";
 import { resolve } from "node:path";
 import { buildWasm } from "../../cli/ui/wasm.ts";
+import { command, freePort, portFree, startServer } from "../../tools/embedded/mod.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const MAIN = resolve(ROOT, "cli/main.ts");
@@ -47,11 +50,11 @@ function startChild(cmd: string, args: string[]): Promise<{ child: ChildProcess;
   });
 }
 
-function stop(child: ChildProcess): Promise<number | null> {
+function stop(child: ChildProcess, signal: "SIGINT" | "SIGTERM" = "SIGINT"): Promise<number | null> {
   return new Promise((r) => {
     if (child.exitCode !== null) return r(child.exitCode);
     child.once("exit", (code) => r(code));
-    child.kill("SIGINT");
+    child.kill(signal);
   });
 }
 
@@ -86,6 +89,18 @@ async function expectPanelServed(url: string): Promise<void> {
   expect(await getWithHost(url, "evil.example")).toBe(421);
 }
 
+/** The dashboard's page, its script, its API and /metrics answer. */
+async function expectDashboardServed(url: string): Promise<unknown[]> {
+  const page = await fetch(new URL("/queues", url));
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<table id="queues" aria-labelledby="queues-title">');
+  expect((await fetch(new URL("/dashboard.js", url))).status).toBe(200);
+  const metrics = await fetch(new URL("/metrics", url));
+  expect(metrics.status).toBe(200);
+  expect(await metrics.text()).toContain("# TYPE echomq_jobs gauge\n");
+  return ((await (await fetch(new URL("/api/queues", url))).json()) as { queues: unknown[] }).queues;
+}
+
 beforeAll(async () => {
   await buildWasm();
 }, 180_000);
@@ -105,35 +120,71 @@ describe("emq ui", () => {
   test("--help prints its usage; emq's usage lists it", () => {
     const r = emq("ui", "--help");
     expect(r.code).toBe(0);
-    expect(r.out).toStartWith("usage: emq ui [--url valkey://host:port] [--port N]");
-    expect(emq("--help").out).toContain("emq ui [--url valkey://host:port] [--port N]");
+    expect(r.out).toStartWith("usage: emq ui [--url valkey://host:port] [--cluster] [--port N]");
+    expect(emq("--help").out).toContain("emq ui [--url valkey://host:port] [--cluster] [--port N]");
   });
 
-  test("bad flags are one line and exit 2", () => {
+  test("bad flags are one line and exit 2", async () => {
+    const closedPort = await freePort();
     expectOneLineError(emq("ui", "--port", "http"), "--port must be a port number");
     expectOneLineError(emq("ui", "--port", "70000"), "--port must be a port number");
     expectOneLineError(emq("ui", "--url", "http://127.0.0.1:6379"), "cannot read the address");
     expectOneLineError(emq("ui", "--frobnicate"), "Unknown option '--frobnicate'");
     expectOneLineError(emq("ui", "--port", String(busyPort)), `port ${busyPort} on 127.0.0.1 is in use`);
-  });
+    expectOneLineError(emq("ui", "--url", `valkey://127.0.0.1:${closedPort}`), `cannot use 127.0.0.1:${closedPort}`);
+  }, 60_000);
 
-  test("under Bun: serves the page, the bundle and the wasm on a free port; SIGINT stops it", async () => {
-    const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", "valkey://127.0.0.1:6399"]);
+  test("under Bun, --url: serves the panel and the dashboard of that server, writes nothing to it; SIGINT stops it", async () => {
+    const server = await startServer();
     try {
-      expect(out()).toContain("server 127.0.0.1:6399 (the key panel does not need it)");
-      await expectPanelServed(url);
+      const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", `valkey://${server.address}`]);
+      try {
+        expect(out()).toContain(`emq ui: server ${server.address}, backend `);
+        expect(out()).toContain(`emq ui: dashboard on ${url}queues, metrics on ${url}metrics\n`);
+        await expectPanelServed(url);
+        expect(await expectDashboardServed(url)).toEqual([]);
+        await new Promise((r) => setTimeout(r, 1500)); // a while of it running
+        expect(await command(server.port, ["DBSIZE"])).toBe(0);
+      } finally {
+        expect(await stop(child)).toBe(0);
+      }
+      expect(out()).toContain("emq ui: stopped (SIGINT)");
+      expect(await command(server.port, ["PING"])).toBe("PONG"); // not its server to stop
     } finally {
-      expect(await stop(child)).toBe(0);
+      await server.stop();
     }
-    expect(out()).toContain("emq ui: stopped (SIGINT)");
   }, 90_000);
 
-  test("under Deno (EMQ_RUNTIME=deno): the same", async () => {
-    const { child, url } = await startChild(DENO, ["run", "--allow-all", "--quiet", MAIN, "ui"]);
+  /** Runs `emq ui` without --url: the embedded server and its traffic show, and the signal stops them. */
+  async function embedded(cmd: string, args: string[], signal: "SIGINT" | "SIGTERM"): Promise<void> {
+    const { child, url, out } = await startChild(cmd, args);
+    const m = /emq ui: embedded valkey-server on 127\.0\.0\.1:(\d+), backend (module|scripts); demo traffic on ui:orders, ui:emails, ui:reports\n/
+      .exec(out());
+    expect(m).not.toBeNull();
+    const port = Number(m![1]);
     try {
       await expectPanelServed(url);
+      const deadline = Date.now() + 30_000;
+      let names: string[] = [];
+      while (Date.now() < deadline) {
+        names = ((await expectDashboardServed(url)) as Array<{ name: string }>).map((q) => q.name);
+        const acked = /echomq_acked_total\{queue="ui:orders"\} ([1-9]\d*)/.exec(await (await fetch(new URL("/metrics", url))).text());
+        if (names.length === 3 && acked) break;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(names).toEqual(["ui:emails", "ui:orders", "ui:reports"]);
     } finally {
-      expect(await stop(child)).toBe(0);
+      expect(await stop(child, signal)).toBe(0);
     }
+    expect(out()).toContain(`emq ui: stopped (${signal})`);
+    expect(await portFree(port)).toBe(true); // the embedded server is gone
+  }
+
+  test("under Bun, no --url: an embedded server with demo traffic; SIGTERM stops both", async () => {
+    await embedded(process.execPath, [MAIN, "ui"], "SIGTERM");
   }, 120_000);
+
+  test("under Deno (EMQ_RUNTIME=deno): the same, SIGINT", async () => {
+    await embedded(DENO, ["run", "--allow-all", "--quiet", MAIN, "ui"], "SIGINT");
+  }, 150_000);
 });

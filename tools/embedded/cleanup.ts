@@ -15,6 +15,7 @@ interface Live {
 
 const live = new Map<number, Live>();
 let hooked = false;
+let deferred: ((signal: string) => void) | null = null;
 
 type Proc = {
   pid?: number;
@@ -53,6 +54,7 @@ function hook(): void {
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     try {
       p?.once?.(sig, () => {
+        if (deferred !== null && sig !== "SIGHUP") return deferred(sig);
         killAll();
         p.exit?.(sig === "SIGINT" ? 130 : 143);
       });
@@ -60,6 +62,15 @@ function hook(): void {
       // signal listeners unsupported here
     }
   }
+}
+
+/**
+ * Hands SIGINT and SIGTERM to `handler` instead of killing every server and exiting at once: for
+ * a host that stops in its own order and stops its servers itself (`emq ui`). `null` restores the
+ * default. The exit hook and the watchdogs still kill the servers of a host that dies without.
+ */
+export function deferSignals(handler: ((signal: string) => void) | null): void {
+  deferred = handler;
 }
 
 /**

@@ -26,4 +26,4 @@ export {
   waitForSync,
 } from "./server.ts";
 export { type ClusterHandle, type ClusterNode, type ClusterOptions, startCluster } from "./cluster.ts";
-export { killAll } from "./cleanup.ts";
+export { deferSignals, killAll } from "./cleanup.ts";

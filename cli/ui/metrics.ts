@@ -1,0 +1,96 @@
+/**
+ * `GET /metrics`: every queue's counts, paused state and totals in the Prometheus text exposition
+ * format (version 0.0.4): a `# HELP` and a `# TYPE` line per metric family, one sample per queue
+ * (and per state), label values escaped as the format says (backslash, double quote, newline).
+ *
+ * @module
+ */
+import type { EchoMQ, QueueStats } from "../../client.ts";
+import { allStats } from "./api.ts";
+import type { Route } from "./server.ts";
+
+/** The exposition format's content type. */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+/** A label value as the format writes it between double quotes: `\` → `\\`, `"` → `\"`, newline → `\n`. */
+export function escapeLabel(value: string): string {
+  return value.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`));
+}
+
+/** HELP text as the format writes it: `\` → `\\`, newline → `\n`. */
+function escapeHelp(text: string): string {
+  return text.replace(/[\\\n]/g, (c) => (c === "\n" ? "\\n" : "\\\\"));
+}
+
+/** One metric family: its name, type, help, and how a queue's stats give its samples. */
+interface Family {
+  readonly name: string;
+  readonly type: "gauge" | "counter";
+  readonly help: string;
+  samples(s: QueueStats): Array<[labels: string, value: number]>;
+}
+
+const STATES = [
+  ["pending", (s: QueueStats) => s.pending],
+  ["active", (s: QueueStats) => s.active],
+  ["scheduled", (s: QueueStats) => s.schedule],
+  ["dead", (s: QueueStats) => s.dead],
+] as const;
+
+const counter = (name: string, help: string, value: (s: QueueStats) => number): Family => ({
+  name,
+  type: "counter",
+  help,
+  samples: (s) => [["", value(s)]],
+});
+
+/** The families, in the order they are written. */
+export const FAMILIES: readonly Family[] = [
+  {
+    name: "echomq_jobs",
+    type: "gauge",
+    help: "Jobs in each state of a queue (pending, active, scheduled, dead).",
+    samples: (s) => STATES.map(([state, value]) => [`,state="${state}"`, value(s)]),
+  },
+  {
+    name: "echomq_paused",
+    type: "gauge",
+    help: "1 while the queue is paused (claims hand out nothing), else 0.",
+    samples: (s) => [["", s.paused ? 1 : 0]],
+  },
+  counter("echomq_enqueued_total", "Jobs admitted to the queue (enqueued or scheduled).", (s) => s.enqueued),
+  counter("echomq_acked_total", "Jobs acked.", (s) => s.acked),
+  counter("echomq_retried_total", "Failed attempts handed back for a retry.", (s) => s.retried),
+  counter("echomq_buried_total", "Jobs buried (moved to dead).", (s) => s.buried),
+  counter("echomq_claims_total", "Claims made (lease tokens handed out).", (s) => s.claims),
+];
+
+/** The exposition of `queues` (name and stats), every family even when there is no queue. */
+export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>): string {
+  const lines: string[] = [];
+  for (const f of FAMILIES) {
+    lines.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
+    for (const [queue, stats] of queues) {
+      for (const [labels, value] of f.samples(stats)) lines.push(`${f.name}{queue="${escapeLabel(queue)}"${labels}} ${value}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+/** `GET /metrics`, read afresh on every scrape. */
+export function metricsRoute(mq: EchoMQ<unknown>): Route {
+  return {
+    path: "/metrics",
+    handle: async () => {
+      try {
+        return new Response(exposition(await allStats(mq)), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+      } catch (e) {
+        const text = e instanceof Error ? e.message : String(e);
+        return new Response(`# the server did not answer: ${text.split("\n")[0]}\n`, {
+          status: 502,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        });
+      }
+    },
+  };
+}
