@@ -89,13 +89,26 @@ export interface Ran {
 export function run(
   cmd: string,
   args: string[],
-  opts: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+  opts: {
+    cwd?: string;
+    env?: Record<string, string>;
+    timeoutMs?: number;
+    /** Send `signal` to the process once its stdout contains `when` (as a user's Ctrl-C would). */
+    interrupt?: { when: string; signal: "SIGINT" | "SIGTERM" };
+  } = {},
 ): Promise<Ran> {
   return new Promise((done, fail) => {
     const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? denoEnv(), stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
-    child.stdout!.on("data", (c: Uint8Array) => (stdout += new TextDecoder().decode(c)));
+    let interrupted = false;
+    child.stdout!.on("data", (c: Uint8Array) => {
+      stdout += new TextDecoder().decode(c);
+      if (opts.interrupt && !interrupted && stdout.includes(opts.interrupt.when)) {
+        interrupted = true;
+        child.kill(opts.interrupt.signal);
+      }
+    });
     child.stderr!.on("data", (c: Uint8Array) => (stderr += new TextDecoder().decode(c)));
     const timer = setTimeout(() => {
       stderr += `\n[killed after ${opts.timeoutMs} ms]`;

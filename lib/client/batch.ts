@@ -11,7 +11,7 @@ import type { JobId, Keyspace } from "../keyspace/mod.ts";
 import { type GroupArgs, groupCount, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { byteLength, toWire } from "./codec.ts";
-import { BatchError, DuplicateIdError, EchoMQError, LeaseLostError, type PayloadDecodeError } from "./errors.ts";
+import { BatchError, DuplicateIdError, DurabilityError, EchoMQError, LeaseLostError, type PayloadDecodeError, serverText } from "./errors.ts";
 import type { Job, JobRef, Settlement } from "./job.ts";
 import { BATCH_BYTES, BATCH_COMMANDS, checkWait, jobRef, reasonText, wholeNumber } from "./options.ts";
 
@@ -97,26 +97,26 @@ export async function enqueueMany<P>(
   payloads: Iterable<P> | AsyncIterable<P>,
   wait: WaitFor | undefined,
 ): Promise<JobId[]> {
-  const landed: JobId[] = [];
-  const unsent: JobId[] = [];
   const inFlight = new Set<Promise<void>>();
   let failure: unknown = null;
   let run: Array<GroupArgs<"ENQUEUE">> = [];
   let bytes = 0;
-  const order: JobId[][] = []; // ids per command, in input order (landed is rebuilt from it)
-  const done: boolean[] = [];
+  const order: JobId[][] = []; // ids per command, in input order (the outcome lists are rebuilt from it)
+  const outcome: Outcome[] = [];
   const flush = async (): Promise<void> => {
     const jobs = run;
     const at = order.length;
     order.push(jobs.map((j) => j.id as JobId));
-    done.push(false);
+    outcome.push("unsent");
     run = [];
     bytes = 0;
     const sending = (async () => {
       try {
         order[at] = await admit(c, "enqueueMany", ks, "ENQUEUE", jobs, wait, true);
-        done[at] = true;
+        outcome[at] = "landed";
       } catch (e) {
+        outcome[at] = written(e);
+        order[at] = jobs.map((j) => j.id as JobId); // with any fresh id admit gave a colliding one
         failure ??= e;
       }
     })();
@@ -134,9 +134,24 @@ export async function enqueueMany<P>(
   }
   if (run.length > 0 && failure === null) await flush();
   await Promise.all(inFlight);
-  order.forEach((ids, i) => (done[i] ? landed : unsent).push(...ids));
-  if (failure !== null) throw new BatchError("enqueueMany", landed, unsent, failure);
-  return landed;
+  const lists: Record<Outcome, JobId[]> = { landed: [], unsent: [], unconfirmed: [] };
+  order.forEach((ids, i) => lists[outcome[i]!].push(...ids));
+  if (failure !== null) throw new BatchError("enqueueMany", lists.landed, lists.unsent, lists.unconfirmed, failure);
+  return lists.landed;
+}
+
+/** What became of one command's jobs. */
+type Outcome = "landed" | "unsent" | "unconfirmed";
+
+/**
+ * Whether a failed admission wrote its jobs: a durable shortfall did (on the primary); a refusal
+ * by the server (every verb refuses before it writes, as do OOM, NOPERM and redirections) or by
+ * the client's checks did not; anything else (a timeout, a lost connection) may have.
+ */
+function written(e: unknown): Outcome {
+  if (e instanceof DurabilityError) return "unconfirmed";
+  if (e instanceof EchoMQError || serverText(e) !== null) return "unsent";
+  return "unconfirmed";
 }
 
 /** The reply of an admission or settle: the number of its groups. */

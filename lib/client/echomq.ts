@@ -190,8 +190,9 @@ export class EchoMQ<P = unknown> {
    * command atomic), a few commands in flight, the input read as it is sent (an iterable or async
    * iterable of any length). Ids are assigned before anything is sent; returns them in input order.
    * When a command fails, the others already sent finish and the call rejects with `BatchError`:
-   * its `landed` ids are on the server (skip them when retrying), its `unsent` ids are not. With
-   * `durable`, each command is followed by `WAIT`.
+   * its `landed` ids are on the server (skip them when retrying), its `unsent` ids are not, and its
+   * `unconfirmed` ids may be (a durable shortfall, a timeout: check before sending them again).
+   * With `durable`, each command is followed by `WAIT`.
    */
   async enqueueMany<const Q extends string>(
     queue: CheckQueue<Q>,

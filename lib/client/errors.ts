@@ -232,21 +232,29 @@ export class ConnectionError extends EchoMQError {
  * skip them), `unsent` those it does not; `cause` is the first failure.
  */
 export class BatchError extends EchoMQError {
-  /** Ids written on the server. */
+  /** Ids written on the server (and confirmed by the replicas, when durable). */
   readonly landed: readonly string[];
-  /** Ids not written (refused, or never sent). */
+  /** Ids certainly not written: refused by the server or the client, or never sent. Retry these. */
   readonly unsent: readonly string[];
+  /**
+   * Ids that may be on the server: written on the primary without enough replicas' confirmation
+   * (a durable shortfall), or sent in a request whose outcome is unknown (a timeout, a lost
+   * connection). Look them up (`getJob`) before sending them again — or send them again with the
+   * same ids (`enqueue(…, { id })`): a job still there is refused as a duplicate, not doubled.
+   */
+  readonly unconfirmed: readonly string[];
   /** Builds the error. */
-  constructor(what: string, landed: readonly string[], unsent: readonly string[], cause: unknown) {
+  constructor(what: string, landed: readonly string[], unsent: readonly string[], unconfirmed: readonly string[], cause: unknown) {
     super(
       "batch",
-      `${what}: ${landed.length} job(s) landed, ${unsent.length} did not (first failure: ${
+      `${what}: ${landed.length} job(s) landed, ${unsent.length} not written, ${unconfirmed.length} unconfirmed (first failure: ${
         cause instanceof Error ? cause.message : String(cause)
-      }); retry only the ids in unsent`,
+      }); retry only the ids in unsent, and check the unconfirmed ones first`,
     );
     this.name = "BatchError";
     this.landed = landed;
     this.unsent = unsent;
+    this.unconfirmed = unconfirmed;
     this.cause = cause;
   }
 }

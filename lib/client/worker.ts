@@ -146,12 +146,20 @@ const nextMacrotask: (task: () => void) => void = typeof immediate === "function
 
 const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
 
+/**
+ * A claim's key among the jobs held: id and token. The same worker may hold one job twice — its
+ * lease ran out and this worker claimed it again — and the two claims must stay apart.
+ */
+const claimKey = (job: JobRef): string => `${job.id} ${job.token}`;
+
 /** A job this worker holds: claimed and not yet settled. */
 interface Held<P> {
   readonly job: Job<P>;
   readonly controller: AbortController;
   /** Its lease was lost: it is not settled. */
   lost: boolean;
+  /** Its settle is queued or in flight: the heartbeat leaves it alone. */
+  settling: boolean;
   /** Resolves once the job is settled (or given up). */
   readonly done: Promise<void>;
   readonly finish: () => void;
@@ -186,6 +194,7 @@ export class Worker<P> {
   readonly #maintenanceMs: number;
   readonly #onError: (error: unknown) => void;
   readonly #onStop: () => void;
+  /** The jobs held, by {@link claimKey}. */
   readonly #held: Map<string, Held<P>> = new Map();
   /** Wakes the claim loop when a slot frees. */
   #roomWaiter: (() => void) | null = null;
@@ -299,8 +308,8 @@ export class Worker<P> {
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
     const job: Job<P> = claimed instanceof PayloadDecodeError ? { ...claimed.job, payload: undefined as P } : claimed;
-    const held: Held<P> = { job, controller: new AbortController(), lost: false, done, finish };
-    this.#held.set(job.id, held);
+    const held: Held<P> = { job, controller: new AbortController(), lost: false, settling: false, done, finish };
+    this.#held.set(claimKey(job), held);
     if (claimed instanceof PayloadDecodeError) {
       this.#report(claimed);
       this.#settle(held, claimed);
@@ -333,6 +342,7 @@ export class Worker<P> {
       this.#release(held);
       return;
     }
+    held.settling = true;
     const job = held.job;
     let settlement: Settlement;
     try {
@@ -387,7 +397,7 @@ export class Worker<P> {
           if (r instanceof LeaseLostError) this.lost++;
           this.#report(r);
         }
-        const held = this.#held.get(s.job.id);
+        const held = this.#held.get(claimKey(s.job));
         if (held !== undefined) this.#release(held);
       });
     })();
@@ -397,26 +407,33 @@ export class Worker<P> {
 
   /** The job leaves this worker: its slot frees. */
   #release(held: Held<P>): void {
-    if (this.#held.get(held.job.id) === held) this.#held.delete(held.job.id);
+    const key = claimKey(held.job);
+    if (this.#held.get(key) === held) this.#held.delete(key);
     held.finish();
     this.#freed();
   }
 
-  /** Marks jobs lost: their signals abort, they will not be settled here. */
-  #lose(ids: Iterable<string>, error: LeaseLostError): void {
-    for (const id of ids) {
-      const held = this.#held.get(id);
-      if (held === undefined || held.lost) continue;
+  /**
+   * Marks the claims of `jobs` lost: their signals abort, they will not be settled here. A claim
+   * whose settle went out meanwhile is not lost (the extension raced its own ack): the settle
+   * decides. Reported once, for the claims really lost.
+   */
+  #lose(jobs: readonly Job<P>[], error: LeaseLostError): void {
+    let lost = 0;
+    for (const job of jobs) {
+      const held = this.#held.get(claimKey(job));
+      if (held === undefined || held.lost || held.settling) continue;
       held.lost = true;
-      this.lost++;
+      lost++;
       held.controller.abort(error);
     }
-    this.#report(error);
+    this.lost += lost;
+    if (lost > 0) this.#report(error);
   }
 
   /** The heartbeat: extends every running job's lease; lost ones are dropped and the rest extended. */
   async #extend(): Promise<void> {
-    let jobs = [...this.#held.values()].filter((h) => !h.lost).map((h) => h.job);
+    let jobs = [...this.#held.values()].filter((h) => !h.lost && !h.settling).map((h) => h.job);
     while (jobs.length > 0) {
       try {
         await this.#client.extend(jobs, this.#leaseMs);
@@ -427,7 +444,7 @@ export class Worker<P> {
           return;
         }
         const lost = new Set(e.ids);
-        this.#lose(lost, e);
+        this.#lose(jobs.filter((j) => lost.has(j.id)), e);
         const rest = jobs.filter((j) => !lost.has(j.id));
         if (rest.length === jobs.length) return;
         jobs = rest;

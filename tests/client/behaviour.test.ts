@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, KeyspaceError, keyspace } from "../../mod.ts";
-import { EchoMQ, EchoMQError, type Job, LeaseLostError } from "../../client.ts";
+import { BatchError, EchoMQ, EchoMQError, type Job, LeaseLostError } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
 import {
   type FixedArgs,
@@ -395,6 +395,24 @@ for (const topology of TOPOLOGIES) {
           expect(out).toEqual(backend === "scripts" ? { ok: 1 } : { err: renderRefusal("layout", "EMQ.ENQUEUE", {}) });
           await raw.command(["DEL", keyspace("").meta, keyspace("").pending, keyspace("").wake, keyspace("").job(N)], "x");
         }
+      });
+
+      test("a failed enqueueMany says which jobs landed: a 2 MB job at index 1500 of 3000", async () => {
+        const q = `bm-${backend}`;
+        const items = Array.from({ length: 3000 }, (_, i) => (i === 1500 ? "x".repeat(2 * 1024 * 1024) : i));
+        const e = await mq.enqueueMany(q, items).catch((x) => x);
+        expect(e).toBeInstanceOf(BatchError);
+        const b = e as BatchError;
+        expect(b.message).toMatch(/^enqueueMany: \d+ job\(s\) landed, \d+ not written, 0 unconfirmed \(first failure: .*payload/);
+        expect(b.landed.length + b.unsent.length).toBe(3000);
+        expect(b.unconfirmed).toEqual([]);
+        // the command holding the big job (jobs 1000–1999) wrote nothing; the one before it landed
+        expect(b.landed.length).toBeGreaterThanOrEqual(1000);
+        expect(b.unsent.length).toBeGreaterThanOrEqual(1000);
+        expect((await mq.counts(q)).pending).toBe(b.landed.length);
+        for (const id of [b.landed[0]!, b.landed.at(-1)!]) expect(await mq.getJob(q, id)).not.toBeNull();
+        for (const id of [b.unsent[0]!, b.unsent.at(-1)!]) expect(await mq.getJob(q, id)).toBeNull();
+        await mq.drop(q);
       });
 
       test("client-side checks raise before any wire", async () => {

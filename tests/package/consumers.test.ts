@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { EchoMQ } from "../../client.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
   buildPackages,
@@ -92,6 +93,50 @@ const g = globalThis;
 const version = g.Deno ? g.Deno.version.deno : g.Bun ? g.Bun.version : g.process.version;
 console.log(JSON.stringify({ runtime: "RUNTIME", version, backend, key: keyspace(queue).pending, id, seen }));
 `;
+
+/**
+ * A worker with `handleSignals`, interrupted by the test (SIGTERM) once both its jobs run: the
+ * quick job finishes within `stopTimeoutMs` and is acked; the slow one waits for its signal, is
+ * handed back at the deadline; then the process exits by itself with 143.
+ */
+const SIGNALLED = `
+import { Logger } from "@valkey/valkey-glide";
+import { EchoMQ } from "@echomq/echomq/client";
+
+Logger.setLoggerConfig("off");
+const queue = "sig-RUNTIME";
+const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: PORT }], backend: "auto" });
+const quick = await mq.enqueue(queue, { quick: true });
+const slow = await mq.enqueue(queue, { quick: false });
+let started = 0;
+mq.work(queue, async (job) => {
+  if (++started === 2) console.log(JSON.stringify({ running: [quick, slow] }));
+  if (job.payload.quick) await new Promise((done) => setTimeout(done, 300));
+  else await new Promise((done) => job.signal.addEventListener("abort", done));
+}, { concurrency: 2, handleSignals: true, stopTimeoutMs: 1500 });
+setInterval(() => {}, 1000); // nothing else to do: only a signal ends this program
+`;
+
+/** Runs SIGNALLED (written to `file` in `dir`) with `argv`, sends SIGTERM, checks the queue after. */
+async function expectSignalled(runtime: string, dir: string, file: string, argv: string[]): Promise<void> {
+  writeFileSync(join(dir, file), SIGNALLED.replaceAll("RUNTIME", runtime).replace("PORT", String(server.port)));
+  const r = await run(argv[0]!, [...argv.slice(1), file], {
+    cwd: dir,
+    timeoutMs: 60_000,
+    interrupt: { when: '{"running"', signal: "SIGTERM" },
+  });
+  expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 143, stderr: "" });
+  const [quick, slow] = (JSON.parse(r.stdout.trim().split("\n").at(-1)!) as { running: [string, string] }).running;
+  const mq = await EchoMQ.connect({ addresses: [{ host: server.host, port: server.port }] });
+  try {
+    const q = `sig-${runtime}`;
+    expect(await mq.getJob(q, quick)).toBeNull(); // acked: its row is gone
+    expect(await mq.getJob(q, slow)).toMatchObject({ attempts: 1, reason: "worker stopped before the job finished" });
+    expect((await mq.counts(q)).active).toBe(0);
+  } finally {
+    await mq.close();
+  }
+}
 
 function consumer(runtime: string): string {
   return CONSUMER.replaceAll("RUNTIME", runtime).replace("PORT", String(server.port));
@@ -190,6 +235,7 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const qs = await run(deno, ["run", ...DENO_PERMISSIONS, "quickstart.ts"], { cwd: dir, timeoutMs: 60_000 });
   expect({ code: qs.code, stderr: qs.code === 0 ? "" : qs.stderr }).toEqual({ code: 0, stderr: "" });
   expect(qs.stdout).toContain("mail to ada@example.com (attempt 1) from emq:{mail-deno}:pending");
+  await expectSignalled("deno", dir, "signalled.ts", [deno, "run", ...DENO_PERMISSIONS]);
 }, 180_000);
 
 test("Bun consumer: bun add of the packed tarball", async () => {
@@ -203,6 +249,7 @@ test("Bun consumer: bun add of the packed tarball", async () => {
   const qs = await run(bun, ["quickstart.ts"], { cwd: dir, timeoutMs: 60_000 });
   expect({ code: qs.code, stderr: qs.code === 0 ? "" : qs.stderr }).toEqual({ code: 0, stderr: "" });
   expect(qs.stdout).toContain("mail to ada@example.com (attempt 1) from emq:{mail-bun}:pending");
+  await expectSignalled("bun", dir, "signalled.ts", [bun]);
 }, 180_000);
 
 test("Node consumer: npm install of the packed tarball, compiled JavaScript on Node ≥ 20", async () => {
@@ -216,4 +263,5 @@ test("Node consumer: npm install of the packed tarball, compiled JavaScript on N
   writeFileSync(join(dir, "consumer.mjs"), consumer("node"));
   const report = expectConsumed(await run("node", ["consumer.mjs"], { cwd: dir, timeoutMs: 60_000 }), "node");
   expect(Number(/^v(\d+)\./.exec(String(report["version"]))?.[1])).toBeGreaterThanOrEqual(20);
+  await expectSignalled("node", dir, "signalled.mjs", ["node"]);
 }, 180_000);

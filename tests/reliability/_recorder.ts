@@ -11,7 +11,7 @@
  * The client claims on a connection of its own (as `EchoMQ.work` does), through the same backend
  * classes and CLAIM decoding as the client, so a worker built on it behaves as `mq.work` does.
  */
-import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
+import type { GlideReturnType } from "@valkey/valkey-glide";
 import {
   type EchoMQ,
   type EchoMQOptions,

@@ -136,7 +136,8 @@ for (const backend of ["module", "scripts"] as const) {
 }
 
 // BatchError's contract: `landed` ids are on the server (skip them when retrying), `unsent` ids are
-// not. A durable shortfall leaves every job of the command on the primary, so none is unsent.
+// not, `unconfirmed` ones may be. A durable shortfall leaves every job of the command on the
+// primary, so none is unsent: all are unconfirmed.
 for (const backend of ["module", "scripts"] as const) {
   test(`enqueueMany durable shortfall (${backend}): BatchError.unsent names no job the server has`, async () => {
     const mq = await connect(lone.port, backend);
@@ -146,14 +147,15 @@ for (const backend of ["module", "scripts"] as const) {
       expect(m).toBeInstanceOf(BatchError);
       const b = m as BatchError;
       const onServer: string[] = [];
-      for (const id of [...b.landed, ...b.unsent]) {
+      for (const id of [...b.landed, ...b.unsent, ...b.unconfirmed]) {
         if (Number(await command(lone.port, ["EXISTS", jobKey(q, id)])) === 1) onServer.push(id);
       }
       console.log(
         `[durable ${backend}] enqueueMany without a replica: landed ${b.landed.length}, unsent ${b.unsent.length}, ` +
-          `on the server ${onServer.length}`,
+          `unconfirmed ${b.unconfirmed.length}, on the server ${onServer.length}`,
       );
       expect(onServer.length).toBe(3);
+      expect([...b.unconfirmed].sort()).toEqual([...onServer].sort());
       expect(b.unsent.filter((id) => onServer.includes(id))).toEqual([]);
     } finally {
       await mq.close();

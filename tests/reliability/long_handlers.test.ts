@@ -131,7 +131,7 @@ for (const backend of BACKENDS) {
           await sleep(2 * LEASE_MS); // a few heartbeats go through first
           const row = jobKey(q, id);
           const acked0 = Number(await command(server.port, ["HGET", `emq:{${q}}:meta`, "acked"]) ?? 0);
-          let thief: { token: number } | null = null;
+          let thief: { id: string; token: number } | null = null;
           const takenAt = Date.now();
           if (how === "token altered") {
             expect(await command(server.port, ["HSET", row, "token", "999999999"])).toBe(0);
