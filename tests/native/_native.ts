@@ -4,8 +4,9 @@
  */
 import { GlideClient, GlideClusterClient, type Routes } from "@valkey/valkey-glide";
 import { expect } from "bun:test";
-import { modulePath, moduleBuilt } from "../../tools/embedded/mod.ts";
-
+import { serverText as wireText } from "../../lib/client/errors.ts";
+import { command, modulePath, moduleBuilt, startServer } from "../../tools/embedded/mod.ts";
+import { VERB_NAMES, type Verb } from "../../lib/wire/mod.ts";
 
 /** Fails loudly when the module has not been built. */
 export function requireModule(): string {
@@ -15,30 +16,67 @@ export function requireModule(): string {
   return modulePath();
 }
 
+let registered: Promise<Verb[]> | undefined;
+
+/**
+ * The verbs of the spec (lib/wire) that the built module registers, in spec order (a throwaway
+ * server asked once per process). Suites generate their per-verb tests from this list; the
+ * standalone suite also asserts it is the whole spec, so that a verb the module lacks fails there,
+ * loudly, and not in every suite.
+ */
+export function registeredVerbs(): Promise<Verb[]> {
+  registered ??= (async () => {
+    const server = await startServer({ module: requireModule() });
+    try {
+      const out: Verb[] = [];
+      for (const verb of VERB_NAMES) {
+        const info = await command(server.port, ["COMMAND", "INFO", `emq.${verb.toLowerCase()}`]);
+        if (Array.isArray(info) && info[0] !== null) out.push(verb);
+      }
+      return out;
+    } finally {
+      await server.stop();
+    }
+  })();
+  return registered;
+}
+
 /** Glide's default 250 ms is short for a loaded 2-core machine. */
 export const REQUEST_TIMEOUT = 10_000;
 
-/** A standalone glide client. */
-export function standalone(port: number, credentials?: { username: string; password: string }): Promise<GlideClient> {
+/**
+ * A standalone glide client. A client that sends a blocking CLAIM needs a `requestTimeout` longer
+ * than the block (and a connection of its own: glide queues every other request behind it).
+ */
+export function standalone(
+  port: number,
+  credentials?: { username: string; password: string },
+  requestTimeout: number = REQUEST_TIMEOUT,
+): Promise<GlideClient> {
   return GlideClient.createClient({
     addresses: [{ host: "127.0.0.1", port }],
-    requestTimeout: REQUEST_TIMEOUT,
+    requestTimeout,
     ...(credentials ? { credentials } : {}),
   });
 }
 
 /** A cluster glide client. */
-export function cluster(addresses: ReadonlyArray<{ host: string; port: number }>): Promise<GlideClusterClient> {
-  return GlideClusterClient.createClient({ addresses: [...addresses], requestTimeout: REQUEST_TIMEOUT });
+export function cluster(
+  addresses: ReadonlyArray<{ host: string; port: number }>,
+  requestTimeout: number = REQUEST_TIMEOUT,
+): Promise<GlideClusterClient> {
+  return GlideClusterClient.createClient({ addresses: [...addresses], requestTimeout });
 }
 
 /** A call's outcome: a reply, or the server's error text. */
 export type Outcome = { ok: unknown } | { err: string };
 
-/** Strips glide's wrapper ("An error was signalled by the server: - ResponseError: …"). */
+/**
+ * The server's error text as it was on the wire (`ERR …`, `WRONGTYPE …`, `NOPERM …`, `OOM …`),
+ * recovered from glide's rendering; the message itself for errors that are not server replies.
+ */
 export function serverText(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  return m.replace(/^An error was signalled by the server: - \w+: /, "").trim();
+  return wireText(e) ?? (e instanceof Error ? e.message : String(e));
 }
 
 /** Runs a command, returning its reply or its error text. */
@@ -57,16 +95,10 @@ export async function call(
   }
 }
 
-/** Asserts a refusal with the exact text of docs/WIRE.md (glide drops a leading `ERR `). */
+/** Asserts a refusal with exactly `text` (the server's bytes, code included). */
 export function expectRefused(outcome: Outcome, text: string): void {
-  expect(outcome).toHaveProperty("err");
-  // glide renders coded errors as "CODE: text"; put them back as the server sent them
-  const got = (outcome as { err: string }).err.replace(/^([A-Z]+): /, "$1 ");
-  // glide drops the code of some errors (ERR, CROSSSLOT): the rest must still match exactly
-  const want = text.replace(/^[A-Z]+ /, "");
-  if (!(got === text || got === want)) {
-    throw new Error(`refusal text: got ${JSON.stringify(got)}, want ${JSON.stringify(text)}`);
-  }
+  if (!("err" in outcome)) throw new Error(`expected ${JSON.stringify(text)}, got the reply ${JSON.stringify(outcome.ok)}`);
+  if (outcome.err !== text) throw new Error(`refusal text: got ${JSON.stringify(outcome.err)}, want ${JSON.stringify(text)}`);
 }
 
 /** Asserts a successful reply equal to `value`. */
@@ -76,7 +108,39 @@ export function expectOk(outcome: Outcome, value?: unknown): unknown {
   return outcome.ok;
 }
 
-export { jobId, queue, type TestQueue as QueueKeys, VERBS, type VerbName, wellFormed } from "../_wire.ts";
+export {
+  argv,
+  jobId,
+  queue,
+  refusal,
+  type TestQueue as QueueKeys,
+  type Values,
+  VERBS,
+  type VerbName,
+  wellFormed,
+} from "../_wire.ts";
+
+/** One job of a CLAIM reply. */
+export interface ClaimedJob {
+  readonly id: string;
+  readonly payload: string;
+  readonly attempts: number;
+  readonly token: number;
+}
+
+/** A CLAIM reply `[next_ms, [id, payload, attempts, token]…]`, checked for its shape. */
+export function claimed(reply: unknown): { nextMs: number; jobs: ClaimedJob[] } {
+  if (!Array.isArray(reply) || reply.length < 1 || typeof reply[0] !== "number") {
+    throw new Error(`not a CLAIM reply: ${JSON.stringify(reply)}`);
+  }
+  const jobs = reply.slice(1).map((e: unknown) => {
+    if (!Array.isArray(e) || e.length !== 4 || typeof e[2] !== "number" || typeof e[3] !== "number") {
+      throw new Error(`not a claimed job: ${JSON.stringify(e)}`);
+    }
+    return { id: String(e[0]), payload: String(e[1]), attempts: e[2], token: e[3] };
+  });
+  return { nextMs: reply[0], jobs };
+}
 
 /** The declared keys of a well-formed call. */
 export function declaredKeys(args: string[]): string[] {

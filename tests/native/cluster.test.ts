@@ -1,8 +1,10 @@
 /**
- * The native module on a 3-primary cluster: the server itself routes EMQ.* by the declared keys
- * (COMMAND GETKEYS, MOVED, CROSSSLOT), no node ever holds a key of a slot it does not own, and the
- * per-node `emq.wire` configuration fences a node. Each primary has one replica (the module is
- * loaded there too) whose digest must follow its primary's.
+ * The native module on a 3-primary cluster, wire-5: every verb declares one key, the queue's meta,
+ * so the server itself routes EMQ.* by it (COMMAND GETKEYS on every node, MOVED from a node that
+ * does not own the slot, with nothing written); no node ever holds a key of a slot it does not own;
+ * the per-node `emq.wire` configuration fences a node (the `{emq}:version` key does not, in cluster
+ * mode); a CLAIM blocked on the queue's node is woken by an ENQUEUE. Each primary has one replica
+ * (the module is loaded there too) whose digest must follow its primary's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClusterClient, Routes } from "@valkey/valkey-glide";
@@ -16,22 +18,29 @@ import {
   waitForSync,
 } from "../../tools/embedded/mod.ts";
 import {
+  argv,
   call,
+  claimed,
+  type ClaimedJob,
   cluster,
-  declaredKeys,
   expectOk,
   expectRefused,
   jobId,
   queue,
   type QueueKeys,
+  refusal,
+  registeredVerbs,
   requireModule,
-  VERBS,
+  sleep,
+  type Values,
   type VerbName,
   wellFormed,
 } from "./_native.ts";
 
 let c: ClusterHandle;
 let client: GlideClusterClient;
+/** The spec's verbs the module registers (the standalone suite asserts that is all of them). */
+const VERBS: VerbName[] = await registeredVerbs();
 
 beforeAll(async () => {
   c = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: requireModule() });
@@ -45,11 +54,11 @@ afterAll(async () => {
 
 const routeTo = (key: string): Routes => ({ type: "primarySlotKey", key });
 
-/** Runs a verb through glide, routed by its first declared key. */
+/** Runs a verb through glide, routed by its one declared key (meta). */
 const run = (args: string[]) => call(client, args, routeTo(args[2]!));
 
 /** Sends a command straight to one node (no redirection). */
-const on = (node: ClusterNode, args: string[]) => command(node.server.port, args);
+const on = (node: ClusterNode, args: string[], timeoutMs?: number) => command(node.server.port, args, timeoutMs);
 
 async function slotOf(key: string): Promise<number> {
   return Number(await on(c.primaries[0]!, ["CLUSTER", "KEYSLOT", key]));
@@ -60,11 +69,11 @@ async function ownerOf(key: string): Promise<ClusterNode> {
 }
 
 /** Queue names whose slots land on pairwise different primaries. */
-async function queuesOnDistinctNodes(): Promise<QueueKeys[]> {
+async function queuesOnDistinctNodes(prefix: string): Promise<QueueKeys[]> {
   const byNode = new Map<number, QueueKeys>();
   for (let i = 0; byNode.size < c.primaries.length && i < 1000; i++) {
-    const q = queue(`q${i}`);
-    const owner = await ownerOf(q.pending);
+    const q = queue(`${prefix}${i}`);
+    const owner = await ownerOf(q.meta);
     if (!byNode.has(owner.server.port)) byNode.set(owner.server.port, q);
   }
   return [...byNode.values()];
@@ -75,62 +84,50 @@ function errorText(v: unknown): string {
   return v.message;
 }
 
-describe("routing by declared keys", () => {
-  test("COMMAND GETKEYS lists each verb's declared keys on every node", async () => {
+const groupsOf = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
+
+describe("routing by the one declared key", () => {
+  test("COMMAND GETKEYS lists only meta on every node, for one group and for a batch", async () => {
     const q = queue("orders");
     for (const verb of VERBS) {
-      const args = wellFormed(verb, q, jobId(1));
+      const one = wellFormed(verb, q, jobId(1));
+      const batch = argv(verb, q, {}, [{ id: jobId(1) }, { id: jobId(2) }, { id: jobId(3) }]);
       for (const node of c.nodes) {
-        const keys = (await on(node, ["COMMAND", "GETKEYS", ...args])) as unknown[];
-        expect(keys.map(String)).toEqual(declaredKeys(args));
+        for (const args of [one, batch]) {
+          const keys = (await on(node, ["COMMAND", "GETKEYS", ...args])) as unknown[];
+          expect(keys.map(String)).toEqual([q.meta]);
+        }
       }
     }
   });
 
   test("a node that does not own the slot answers MOVED and writes nothing", async () => {
     const q = queue("moved-here");
-    const slot = await slotOf(q.pending);
+    const slot = await slotOf(q.meta);
     const owner = c.primaryForSlot(slot);
     for (const node of c.primaries.filter((n) => n !== owner)) {
       const before = String(await on(node, ["DEBUG", "DIGEST"]));
       const size = Number(await on(node, ["DBSIZE"]));
       for (const verb of VERBS) {
-        const reply = await on(node, wellFormed(verb, q, jobId(1)));
-        expect(errorText(reply)).toBe(`MOVED ${slot} 127.0.0.1:${owner.server.port}`);
+        const batch = argv(verb, q, {}, [{ id: jobId(1) }, { id: jobId(2) }]);
+        for (const args of [wellFormed(verb, q, jobId(1)), batch]) {
+          expect(errorText(await on(node, args))).toBe(`MOVED ${slot} 127.0.0.1:${owner.server.port}`);
+        }
       }
       expect(String(await on(node, ["DEBUG", "DIGEST"]))).toBe(before);
       expect(Number(await on(node, ["DBSIZE"]))).toBe(size);
+      expect(Number(await on(node, ["CLUSTER", "COUNTKEYSINSLOT", String(slot)]))).toBe(0);
     }
     // the owner runs it
     expect(await on(owner, wellFormed("ENQUEUE", q, jobId(1)))).toBe(1);
+    expect(await on(owner, ["HGET", q.meta, "enqueued"])).toBe("1");
   });
 
-  test("keys of two queues in one call → CROSSSLOT, nothing written", async () => {
-    const [q1, q2] = await queuesOnDistinctNodes();
-    const owner = await ownerOf(q1!.pending);
-    const before = String(await on(owner, ["DEBUG", "DIGEST"]));
-    for (const verb of VERBS) {
-      const args = wellFormed(verb, q1!, jobId(1));
-      const mixed = [...args];
-      mixed[3] = wellFormed(verb, q2!, jobId(1))[3]!;
-      expect(errorText(await on(owner, mixed))).toBe("CROSSSLOT Keys in request don't hash to the same slot");
-      // through glide, routed by the first key, too
-      expectRefused(await run(mixed), "CROSSSLOT Keys in request don't hash to the same slot");
-    }
-    expect(String(await on(owner, ["DEBUG", "DIGEST"]))).toBe(before);
-  });
-
-  test("the empty queue name is refused by the module in cluster mode", async () => {
-    const args = ["EMQ.ENQUEUE", "2", "emq:{}:job:JOB0Nb1VTbfnu4", "emq:{}:pending", "JOB0Nb1VTbfnu4", "x"];
+  test("the empty queue name is refused by the module in cluster mode, nothing written", async () => {
+    const args = wellFormed("ENQUEUE", queue(""), "JOB0Nb1VTbfnu4");
     const owner = await ownerOf(args[2]!);
     const before = String(await on(owner, ["DEBUG", "DIGEST"]));
-    const reply = await on(owner, args);
-    // with no hashtag the two keys hash as whole keys: the cluster refuses them when their slots
-    // differ, the module's layout check otherwise
-    const sameSlot = (await slotOf(args[2]!)) === (await slotOf(args[3]!));
-    expect(errorText(reply)).toBe(
-      sameSlot ? "ERR EMQ.ENQUEUE keys do not match the wire-4 layout" : "CROSSSLOT Keys in request don't hash to the same slot",
-    );
+    expect(errorText(await on(owner, args))).toBe(refusal("layout", "ENQUEUE", {}));
     expect(String(await on(owner, ["DEBUG", "DIGEST"]))).toBe(before);
   });
 });
@@ -141,19 +138,18 @@ describe("ownership", () => {
     let n = 1000;
     for (const q of queues) {
       const ids = Array.from({ length: 6 }, () => jobId(++n));
-      for (const id of ids.slice(0, 4)) expectOk(await run(["EMQ.ENQUEUE", "2", q.row(id), q.pending, id, "p"]), 1);
-      for (const id of ids.slice(4)) expectOk(await run(["EMQ.SCHEDULE", "2", q.row(id), q.schedule, id, "1", "p"]), 1);
-      expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"]), 2);
-      const claimed: string[] = [];
-      for (let i = 0; i < 4; i++) {
-        const out = expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, i === 3 ? "1" : "60000"]));
-        claimed.push(String((out as unknown[])[0]));
-      }
-      expectOk(await run(["EMQ.ACK", "2", q.row(claimed[0]!), q.active, claimed[0]!]), 1);
-      expectOk(await run(["EMQ.RETRY", "3", q.row(claimed[1]!), q.active, q.schedule, claimed[1]!, "60000", "r"]), 1);
-      expectOk(await run(["EMQ.BURY", "3", q.row(claimed[2]!), q.active, q.dead, claimed[2]!, "r"]), 1);
-      await new Promise((r) => setTimeout(r, 3));
-      expectOk(await run(["EMQ.REAP", "3", q.active, q.pending, q.base, "10"]), 1);
+      expectOk(await run(argv("ENQUEUE", q, {}, ids.slice(0, 4).map((id) => ({ id })))), 4);
+      expectOk(await run(argv("SCHEDULE", q, {}, ids.slice(4).map((id) => ({ id, due_ms: 1 })))), 2);
+      expectOk(await run(wellFormed("PROMOTE", q, ids[0]!, { limit: 10 })), 2);
+      const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 4, block_ms: 0 })))).jobs;
+      const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 1, block_ms: 0 })))).jobs;
+      expect([jobs.length, short.length]).toEqual([4, 1]);
+      expectOk(await run(argv("ACK", q, {}, groupsOf(jobs.slice(0, 1)))), 1);
+      expectOk(await run(argv("RETRY", q, {}, groupsOf(jobs.slice(1, 2), { delay_ms: 60_000, reason: "r" }))), 1);
+      expectOk(await run(argv("BURY", q, {}, groupsOf(jobs.slice(2, 3), { reason: "r" }))), 1);
+      expectOk(await run(argv("EXTEND", q, { lease_ms: 90_000 }, groupsOf(jobs.slice(3)))), 1);
+      await sleep(3);
+      expectOk(await run(wellFormed("REAP", q, ids[0]!, { limit: 10 })), 1);
     }
     const holders = new Set<number>();
     for (const node of c.primaries) {
@@ -161,12 +157,11 @@ describe("ownership", () => {
       for (const key of keys) {
         const slot = await slotOf(key);
         expect({ key, owner: c.primaryForSlot(slot).server.port }).toEqual({ key, owner: node.server.port });
-        expect(Number(await on(node, ["CLUSTER", "COUNTKEYSINSLOT", String(slot)]))).toBeGreaterThan(0);
         holders.add(node.server.port);
       }
       // and for every queue this node does not own, it holds nothing of that slot
       for (const q of queues) {
-        const slot = await slotOf(q.pending);
+        const slot = await slotOf(q.meta);
         if (c.primaryForSlot(slot) !== node) {
           expect(Number(await on(node, ["CLUSTER", "COUNTKEYSINSLOT", String(slot)]))).toBe(0);
         }
@@ -187,28 +182,28 @@ describe("ownership", () => {
 });
 
 describe("fence by configuration", () => {
-  /** A call of `verb` that succeeds unfenced, given one active job `id` and one due schedule. */
+  /** A call of `verb` that succeeds unfenced, given one active job `id` (token 1). */
   function callOf(verb: VerbName, q: QueueKeys, id: string, fresh: string): string[] {
-    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? fresh : id);
+    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? fresh : id, { token: 1 });
   }
 
-  test("CONFIG SET emq.wire 3 on a node refuses every verb there; other nodes and 4 accept", async () => {
-    const [q, elsewhere] = await queuesOnDistinctNodes();
-    const node = await ownerOf(q!.pending);
+  test("CONFIG SET emq.wire 4 on one node refuses every verb there; the other nodes, and 5, accept", async () => {
+    const [q, ...elsewhere] = await queuesOnDistinctNodes("fenced-");
+    const node = await ownerOf(q!.meta);
     const id = jobId(5000);
-    expectOk(await run(["EMQ.ENQUEUE", "2", q!.row(id), q!.pending, id, "p"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q!.pending, q!.active, q!.base, "60000"]));
-    expect(await on(node, ["CONFIG", "SET", "emq.wire", "3"])).toBe("OK");
+    expectOk(await run(wellFormed("ENQUEUE", q!, id)), 1);
+    expect(claimed(expectOk(await run(argv("CLAIM", q!, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!.token).toBe(1);
+    expect(await on(node, ["CONFIG", "SET", "emq.wire", "4"])).toBe("OK");
     try {
       const before = String(await on(node, ["DEBUG", "DIGEST"]));
       for (const verb of VERBS) {
-        expectRefused(await run(callOf(verb, q!, id, jobId(5001))), `ERR EMQ.${verb} fenced: this server speaks wire 3, not wire 4`);
+        expectRefused(await run(callOf(verb, q!, id, jobId(5001))), refusal("fenced", verb, { found: "4" }));
       }
       expect(String(await on(node, ["DEBUG", "DIGEST"]))).toBe(before);
-      // an unfenced node accepts
-      expectOk(await run(["EMQ.ENQUEUE", "2", elsewhere!.row(id), elsewhere!.pending, id, "p"]), 1);
+      // unfenced nodes accept
+      for (const other of elsewhere) expectOk(await run(wellFormed("ENQUEUE", other, id)), 1);
     } finally {
-      expect(await on(node, ["CONFIG", "SET", "emq.wire", "4"])).toBe("OK");
+      expect(await on(node, ["CONFIG", "SET", "emq.wire", "5"])).toBe("OK");
     }
     expectOk(await run(callOf("ENQUEUE", q!, id, jobId(5001))), 1);
     expectOk(await run(callOf("ACK", q!, id, jobId(5001))), 1);
@@ -219,13 +214,34 @@ describe("fence by configuration", () => {
     let q: QueueKeys | undefined;
     for (let i = 0; !q && i < 1000; i++) {
       const cand = queue(`v${i}`);
-      if ((await ownerOf(cand.pending)) === versionOwner) q = cand;
+      if ((await ownerOf(cand.meta)) === versionOwner) q = cand;
     }
-    expect(await on(versionOwner, ["SET", "{emq}:version", "3"])).toBe("OK");
+    expect(await on(versionOwner, ["SET", "{emq}:version", "4"])).toBe("OK");
     try {
-      expectOk(await run(["EMQ.ENQUEUE", "2", q!.row(jobId(1)), q!.pending, jobId(1), "p"]), 1);
+      expectOk(await run(wellFormed("ENQUEUE", q!, jobId(1))), 1);
+      expect(claimed(expectOk(await run(argv("CLAIM", q!, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs.length).toBe(1);
     } finally {
       await on(versionOwner, ["DEL", "{emq}:version"]);
+    }
+  });
+});
+
+describe("the blocking CLAIM", () => {
+  test("a CLAIM blocked on the queue's node is woken by an ENQUEUE routed there", async () => {
+    for (const q of await queuesOnDistinctNodes("waits-")) {
+      const owner = await ownerOf(q.meta);
+      const t0 = Date.now();
+      const reply = on(owner, argv("CLAIM", q, { lease_ms: 60_000, count: 2, block_ms: 20_000 }), 40_000);
+      for (const until = Date.now() + 10_000;;) {
+        if (Number(infoFields(await on(owner, ["INFO", "clients"]))["blocked_clients"]) >= 1) break;
+        if (Date.now() > until) throw new Error("the CLAIM did not block");
+        await sleep(10);
+      }
+      expectOk(await run(argv("ENQUEUE", q, {}, [{ id: jobId(7001) }, { id: jobId(7002) }])), 2);
+      const got = claimed(await reply);
+      expect(got.jobs.map((j) => [j.id, j.attempts])).toEqual([[jobId(7001), 1], [jobId(7002), 1]]);
+      expect(Date.now() - t0).toBeLessThan(15_000);
+      expectOk(await run(argv("ACK", q, {}, groupsOf(got.jobs))), 2);
     }
   });
 });

@@ -1,22 +1,45 @@
 /**
- * Effects replication: a mixed workload on a primary (every verb, time-reading ones included,
- * orphans, refusals) leaves its replica with the same DEBUG DIGEST — time fields included, since
- * the module replicates the values it wrote, not the commands it ran.
+ * Effects replication, wire-5: a mixed workload on a primary (every verb, batches, EXTEND, time-
+ * reading verbs, orphans, refusals), a blocked CLAIM woken by an ENQUEUE (its writes happen in the
+ * module's blocked-client callback), and CLAIMs that meet only orphan ids (ids in pending whose
+ * row is gone: popped) leave the replica with the primary's DEBUG DIGEST — time fields included,
+ * since the module replicates the values it wrote, not the commands it ran. An AOF replay rebuilds
+ * the same keyspace.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
 import { command, type ReplicatedHandle, startReplicated, startServer, waitForSync } from "../../tools/embedded/mod.ts";
-import { call, digest, expectOk, jobId, queue, requireModule, sleep, standalone } from "./_native.ts";
+import {
+  argv,
+  call,
+  claimed,
+  type ClaimedJob,
+  digest,
+  expectOk,
+  jobId,
+  type Outcome,
+  queue,
+  type QueueKeys,
+  refusal,
+  requireModule,
+  sleep,
+  standalone,
+  type Values,
+  wellFormed,
+} from "./_native.ts";
 
 let pair: ReplicatedHandle;
 let primary: GlideClient;
+let waiter: GlideClient; // a connection of its own for blocking CLAIMs
 
 beforeAll(async () => {
   pair = await startReplicated({ module: requireModule() });
   primary = await standalone(pair.primary.port);
+  waiter = await standalone(pair.primary.port, undefined, 60_000);
 }, 60_000);
 
 afterAll(async () => {
+  waiter?.close();
   primary?.close();
   await pair?.stop();
 });
@@ -34,43 +57,8 @@ async function keyDigests(read: (args: string[]) => Promise<unknown>): Promise<R
   return out;
 }
 
-test("a mixed workload leaves primary and replica with equal digests", async () => {
-  const queues = ["alpha", "beta", "gamma:high"].map(queue);
-  let n = 0;
-  const run = async (args: string[]) => await call(primary, args);
-  for (let round = 0; round < 3; round++) {
-    for (const q of queues) {
-      const ids: string[] = [];
-      for (let i = 0; i < 30; i++) {
-        const id = jobId(++n);
-        ids.push(id);
-        if (i % 3 === 0) {
-          expectOk(await run(["EMQ.SCHEDULE", "2", q.row(id), q.schedule, id, String(i % 2 ? 1 : Date.now() + 60_000), `s${i}`]), 1);
-        } else {
-          expectOk(await run(["EMQ.ENQUEUE", "2", q.row(id), q.pending, id, JSON.stringify({ i, round })]), 1);
-        }
-      }
-      // orphans on the tail: CLAIM drops them
-      expectOk(await run(["RPUSH", q.pending, jobId(900_000 + n)]));
-      expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "7"]));
-      const claimed: string[] = [];
-      for (let i = 0; i < 12; i++) {
-        const out = expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, i % 4 === 0 ? "1" : "60000"]));
-        if (Array.isArray(out)) claimed.push(String(out[0]));
-      }
-      for (const [i, id] of claimed.entries()) {
-        if (i % 4 === 1) await run(["EMQ.ACK", "2", q.row(id), q.active, id]);
-        if (i % 4 === 2) await run(["EMQ.RETRY", "3", q.row(id), q.active, q.schedule, id, "1", `retry ${i}`]);
-        if (i % 4 === 3) await run(["EMQ.BURY", "3", q.row(id), q.active, q.dead, id, `bury ${i}`]);
-      }
-      // refusals in the mix: they must not replicate anything
-      await run(["EMQ.ENQUEUE", "2", q.row(ids[1]!), q.pending, ids[1]!, "dup"]);
-      await run(["EMQ.ACK", "2", q.row(jobId(999_999)), q.active, jobId(999_999)]);
-      await sleep(5);
-      expectOk(await run(["EMQ.REAP", "3", q.active, q.pending, q.base, "100"]));
-      expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "100"]));
-    }
-  }
+/** Waits for the replica, then asserts its digest is the primary's (and not an empty keyspace's). */
+async function sameDigest(): Promise<void> {
   expectOk(await call(primary, ["WAIT", "1", "5000"]));
   await waitForSync(pair.primary.port, pair.replica.port);
   const [dp, dr] = [await digest(primary), String(await onReplica(["DEBUG", "DIGEST"]))];
@@ -80,34 +68,161 @@ test("a mixed workload leaves primary and replica with equal digests", async () 
   }
   expect(dr).toBe(dp);
   expect(dp).not.toBe("0".repeat(40));
+}
+
+/** Waits until `n` clients are blocked on the primary. */
+async function blocked(n: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  for (;;) {
+    const info = String(expectOk(await call(primary, ["INFO", "clients"])));
+    if (Number(/blocked_clients:(\d+)/.exec(info)?.[1]) >= n) return;
+    if (Date.now() > until) throw new Error(`no blocked client after 10 s: ${info}`);
+    await sleep(10);
+  }
+}
+
+const run = (args: string[]): Promise<Outcome> => call(primary, args);
+const groupsOf = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
+
+test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and replica with equal digests", async () => {
+  const queues = ["alpha", "beta", "gamma:high"].map(queue);
+  let n = 0;
+  for (let round = 0; round < 3; round++) {
+    for (const q of queues) {
+      const ids = Array.from({ length: 30 }, () => jobId(++n));
+      // a batch of enqueues and one of schedules (due now, and in a minute)
+      const now = ids.filter((_, i) => i % 3 !== 0);
+      const later = ids.filter((_, i) => i % 3 === 0);
+      expectOk(await run(argv("ENQUEUE", q, {}, now.map((id, i) => ({ id, payload: JSON.stringify({ i, round }) })))), now.length);
+      expectOk(
+        await run(argv("SCHEDULE", q, {}, later.map((id, i) => ({ id, due_ms: i % 2 ? 1 : Date.now() + 60_000, payload: `s${i}` })))),
+        later.length,
+      );
+      // orphans on the tail: CLAIM drops them
+      expectOk(await run(["RPUSH", q.pending, jobId(900_000 + n), jobId(900_500 + n)]));
+      expectOk(await run(wellFormed("PROMOTE", q, ids[0]!, { limit: 3 })));
+      const claimedJobs: ClaimedJob[] = [];
+      for (let i = 0; i < 4; i++) {
+        claimedJobs.push(...claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 3, block_ms: 0 })))).jobs);
+      }
+      const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 3, block_ms: 0 })))).jobs;
+      const pick = (k: number) => claimedJobs.filter((_, i) => i % 4 === k);
+      expectOk(await run(argv("ACK", q, {}, groupsOf(pick(1)))), pick(1).length);
+      expectOk(await run(argv("RETRY", q, {}, groupsOf(pick(2), { delay_ms: 1, reason: `retry ${round}` }))), pick(2).length);
+      expectOk(await run(argv("BURY", q, {}, groupsOf(pick(3), { reason: `bury ${round}` }))), pick(3).length);
+      expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, groupsOf(pick(0)))), pick(0).length);
+      // refusals in the mix: they must not replicate anything
+      expect(await run(wellFormed("ENQUEUE", q, ids[1]!))).toEqual({ err: refusal("duplicate", "ENQUEUE", { id: ids[1]! }) });
+      const stale = pick(1)[0]!;
+      expect(await run(argv("ACK", q, {}, groupsOf([stale])))).toEqual({ err: refusal("lease-lost", "ACK", { ids: stale.id }) });
+      expect(await run(argv("EXTEND", q, { lease_ms: 5 }, groupsOf([pick(0)[0]!, pick(0)[0]!])))).toEqual({
+        err: refusal("repeated", "EXTEND", { id: pick(0)[0]!.id }),
+      });
+      await sleep(5);
+      // the short leases ran out: half reaped by REAP, the rest by CLAIM's upkeep
+      expectOk(await run(wellFormed("REAP", q, ids[0]!, { limit: 1 })));
+      expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 2, block_ms: 0 })));
+      expectOk(await run(wellFormed("PROMOTE", q, ids[0]!, { limit: 100 })));
+      expect(short.length).toBe(3);
+    }
+  }
+  await sameDigest();
   // time fields made it across verbatim
   const someRow = ((await onReplica(["KEYS", "emq:{alpha}:job:*"])) as unknown[]).map(String)[0]!;
-  const p = expectOk(await call(primary, ["HGET", someRow, "created_ms"]));
-  expect(await onReplica(["HGET", someRow, "created_ms"])).toEqual(p);
-  expect(Number(p)).toBeGreaterThan(1_600_000_000_000);
+  for (const field of ["created_ms", "deadline_ms", "due_ms"]) {
+    expect(await onReplica(["HGET", someRow, field])).toEqual(expectOk(await call(primary, ["HGET", someRow, field])));
+  }
+  expect(Number(await onReplica(["HGET", someRow, "created_ms"]))).toBeGreaterThan(1_600_000_000_000);
+  expect(await onReplica(["HGET", queue("alpha").meta, "tokens"])).toEqual(
+    expectOk(await call(primary, ["HGET", queue("alpha").meta, "tokens"])),
+  );
+}, 120_000);
+
+test("a blocked CLAIM woken by an ENQUEUE writes in the blocked-client callback: digests equal", async () => {
+  const q = queue("woken");
+  // an active job: the claim waits its whole block (next_ms is a minute away)
+  expectOk(await run(wellFormed("ENQUEUE", q, jobId(1))), 1);
+  expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
+  const reply = call(waiter, argv("CLAIM", q, { lease_ms: 60_000, count: 3, block_ms: 20_000 }));
+  await blocked(1);
+  expectOk(await run(argv("ENQUEUE", q, {}, [{ id: jobId(2) }, { id: jobId(3) }])), 2);
+  const got = claimed(expectOk(await reply));
+  expect(got.jobs.map((j) => [j.id, j.token])).toEqual([[jobId(2), 2], [jobId(3), 3]]);
+  await sameDigest();
+  // and once more with a batch larger than the claim's count: pending is left non-empty (ready)
+  const again = call(waiter, argv("CLAIM", q, { lease_ms: 60_000, count: 2, block_ms: 20_000 }));
+  await blocked(1);
+  expectOk(await run(argv("ENQUEUE", q, {}, [4, 5, 6].map((i) => ({ id: jobId(i) })))), 3);
+  expect(claimed(expectOk(await again)).jobs.map((j) => j.id)).toEqual([jobId(4), jobId(5)]);
+  await sameDigest();
+}, 60_000);
+
+test("CLAIMs that meet only orphan ids pop them: the replica ends with the same digest", async () => {
+  const q = queue("orphans");
+  expectOk(await run(wellFormed("ENQUEUE", q, jobId(1))), 1);
+  expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
+  // a plain CLAIM: the orphans are popped, nothing is claimed
+  expectOk(await run(["RPUSH", q.pending, jobId(50), jobId(51), jobId(52)]));
+  expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 5, block_ms: 0 })))).jobs).toEqual([]);
+  expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
+  await sameDigest();
+  // a CLAIM that meets only orphans and then waits: they are popped before it blocks
+  expectOk(await run(["RPUSH", q.pending, jobId(53), jobId(54)]));
+  const first = call(waiter, argv("CLAIM", q, { lease_ms: 60_000, count: 5, block_ms: 1_500 }));
+  await blocked(1);
+  expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
+  // orphans pushed while it waits wake it: the callback pops them and it keeps waiting
+  expectOk(await run(["RPUSH", q.pending, jobId(55), jobId(56)]));
+  await sleep(50);
+  expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
+  expect(expectOk(await first)).toEqual([expect.any(Number)]);
+  await sameDigest();
+  // and a woken claim that pops orphans and claims the job behind them
+  const second = call(waiter, argv("CLAIM", q, { lease_ms: 60_000, count: 5, block_ms: 20_000 }));
+  await blocked(1);
+  expectOk(await run(["RPUSH", q.pending, jobId(57)]));
+  await sleep(50);
+  expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
+  expectOk(await run(wellFormed("ENQUEUE", q, jobId(2))), 1);
+  expect(claimed(expectOk(await second)).jobs.map((j) => j.id)).toEqual([jobId(2)]);
+  expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
+  await sameDigest();
 }, 60_000);
 
 test("an AOF replay rebuilds the same keyspace (effects, not commands, are logged)", async () => {
   const server = await startServer({ module: requireModule(), args: ["--appendonly", "yes", "--appendfsync", "always"] });
   const db = await standalone(server.port);
+  const waits = await standalone(server.port, undefined, 60_000);
   try {
-    const q = queue("aof");
-    for (let i = 1; i <= 20; i++) {
-      expectOk(await call(db, ["EMQ.ENQUEUE", "2", q.row(jobId(i)), q.pending, jobId(i), `p${i}`]), 1);
-    }
-    expectOk(await call(db, ["EMQ.SCHEDULE", "2", q.row(jobId(21)), q.schedule, jobId(21), "1", "s"]), 1);
-    for (let i = 0; i < 10; i++) expectOk(await call(db, ["EMQ.CLAIM", "3", q.pending, q.active, q.base, i < 3 ? "1" : "60000"]));
-    expectOk(await call(db, ["EMQ.ACK", "2", q.row(jobId(4)), q.active, jobId(4)]), 1);
-    expectOk(await call(db, ["EMQ.RETRY", "3", q.row(jobId(5)), q.active, q.schedule, jobId(5), "60000", "r"]), 1);
-    expectOk(await call(db, ["EMQ.BURY", "3", q.row(jobId(6)), q.active, q.dead, jobId(6), "r"]), 1);
+    const q: QueueKeys = queue("aof");
+    const ok = async (args: string[], value?: unknown) => expectOk(await call(db, args), value);
+    await ok(argv("ENQUEUE", q, {}, Array.from({ length: 20 }, (_, i) => ({ id: jobId(i + 1), payload: `p${i + 1}` }))), 20);
+    await ok(argv("SCHEDULE", q, {}, [{ id: jobId(21), due_ms: 1 }, { id: jobId(22), due_ms: Date.now() + 60_000 }]), 2);
+    const long = claimed(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 7, block_ms: 0 }))).jobs;
+    const short = claimed(await ok(argv("CLAIM", q, { lease_ms: 1, count: 3, block_ms: 0 }))).jobs;
+    expect([short.length, long.length]).toEqual([3, 7]);
+    await ok(argv("ACK", q, {}, groupsOf(long.slice(0, 2))), 2);
+    await ok(argv("RETRY", q, {}, groupsOf(long.slice(2, 4), { delay_ms: 60_000, reason: "r" })), 2);
+    await ok(argv("BURY", q, {}, groupsOf(long.slice(4, 5), { reason: "r" })), 1);
+    await ok(argv("EXTEND", q, { lease_ms: 90_000 }, groupsOf(long.slice(5))), 2);
     await sleep(10);
-    expectOk(await call(db, ["EMQ.REAP", "3", q.active, q.pending, q.base, "10"]), 3);
-    expectOk(await call(db, ["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"]), 1);
+    await ok(wellFormed("REAP", q, jobId(1), { limit: 2 }), 2);
+    await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 4, block_ms: 0 })); // reaps the third, claims
+    await ok(wellFormed("PROMOTE", q, jobId(1), { limit: 10 }));
+    // a claim woken from its wait, writing in the callback
+    const woken = call(waits, argv("CLAIM", queue("aof-wait"), { lease_ms: 60_000, count: 1, block_ms: 20_000 }));
+    for (const until = Date.now() + 10_000; Date.now() < until;) {
+      if (/blocked_clients:1/.test(String(await ok(["INFO", "clients"])))) break;
+      await sleep(10);
+    }
+    await ok(wellFormed("ENQUEUE", queue("aof-wait"), jobId(1)), 1);
+    expect(claimed(expectOk(await woken)).jobs.length).toBe(1);
     const before = await digest(db);
     await sleep(20); // replayed time fields must not move
-    expectOk(await call(db, ["DEBUG", "LOADAOF"]));
+    await ok(["DEBUG", "LOADAOF"]);
     expect(await digest(db)).toBe(before);
   } finally {
+    waits.close();
     db.close();
     await server.stop();
   }

@@ -1,23 +1,43 @@
 /**
- * The native module on one standalone server: every verb's happy path, every refusal class with
- * its exact text and an unchanged DEBUG DIGEST, the order of the steps, the configurations, and
- * the `{emq}:version` fence.
+ * The native module on one standalone server, wire-5: every verb's happy path (batches of several
+ * groups, lease tokens, EXTEND, CLAIM's upkeep, count and next_ms, the wake markers, a paused
+ * queue), every refusal class with its exact text (rendered from the spec) and an unchanged DEBUG
+ * DIGEST, the order of the steps, the `{emq}:version` and `emq.wire` fences, the registration
+ * (flags, key specs, GETKEYS), the blocking CLAIM, and the verbs under `maxmemory`.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
-import type { GlideClient } from "@valkey/valkey-glide";
+import { Batch, type GlideClient } from "@valkey/valkey-glide";
+import { SCRIPTS } from "../../lib/lua/mod.ts";
+import {
+  ARGS,
+  type ArgName,
+  type Gate,
+  MAX_BATCH,
+  MAX_PAYLOAD_BYTES,
+  MAX_REASON_BYTES,
+  VERBS as SPEC,
+  type VerbSpec,
+} from "../../lib/wire/mod.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
+  argv,
   call,
+  claimed,
+  type ClaimedJob,
   digest,
   expectOk,
   expectRefused,
   jobId,
   type Outcome,
   queue,
+  type QueueKeys,
+  refusal,
+  registeredVerbs,
   requireModule,
   row,
   sleep,
   standalone,
+  type Values,
   type VerbName,
   VERBS,
   wellFormed,
@@ -26,8 +46,14 @@ import {
 let server: ServerHandle;
 let db: GlideClient;
 
+/** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
+const LIVE: VerbName[] = await registeredVerbs();
+/** The verbs whose domain (steps 5–6) this suite covers, each with its own cases below. */
+const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "EXTEND", "PROMOTE", "REAP"] as const satisfies
+  readonly VerbName[];
+
 beforeAll(async () => {
-  server = await startServer({ module: requireModule() });
+  server = await startServer({ module: requireModule(), args: ["--enable-debug-command", "yes"] });
   db = await standalone(server.port);
 }, 60_000);
 
@@ -41,6 +67,7 @@ beforeEach(async () => {
 });
 
 const run = (args: string[]): Promise<Outcome> => call(db, args);
+const ok = async (args: string[], value?: unknown): Promise<unknown> => expectOk(await run(args), value);
 
 /** Runs `args` and asserts the refusal `text` with the keyspace unchanged. */
 async function refuses(args: string[], text: string): Promise<void> {
@@ -50,334 +77,711 @@ async function refuses(args: string[], text: string): Promise<void> {
 }
 
 async function zscore(key: string, member: string): Promise<number | null> {
-  const out = expectOk(await run(["ZSCORE", key, member]));
+  const out = await ok(["ZSCORE", key, member]);
   return out === null ? null : Number(out);
 }
 
-async function lrange(key: string): Promise<string[]> {
-  return (expectOk(await run(["LRANGE", key, "0", "-1"])) as unknown[]).map(String);
+/** A sorted set as `{ member: score }`. */
+async function zset(key: string): Promise<Record<string, number>> {
+  const out = (await ok(["ZRANGE", key, "0", "-1", "WITHSCORES"])) as unknown[];
+  const rec: Record<string, number> = {};
+  for (const e of out) {
+    if (e !== null && typeof e === "object" && "key" in e && "value" in e) rec[String(e.key)] = Number(e.value);
+    else throw new Error(`ZRANGE WITHSCORES: unexpected entry ${JSON.stringify(e)}`);
+  }
+  return rec;
 }
+
+async function lrange(key: string): Promise<string[]> {
+  return ((await ok(["LRANGE", key, "0", "-1"])) as unknown[]).map(String);
+}
+
+async function exists(...keys: string[]): Promise<number> {
+  return Number(await ok(["EXISTS", ...keys]));
+}
+
+/** ENQUEUE of `ids` in one call (payload `p-<id>` unless given). */
+async function enqueue(q: QueueKeys, ids: string[], payload?: string): Promise<void> {
+  await ok(argv("ENQUEUE", q, {}, ids.map((id) => ({ id, payload: payload ?? `p-${id}` }))), ids.length);
+}
+
+/** SCHEDULE of `[id, due_ms]` pairs in one call. */
+async function schedule(q: QueueKeys, jobs: Array<[string, number | string]>): Promise<void> {
+  await ok(argv("SCHEDULE", q, {}, jobs.map(([id, due_ms]) => ({ id, due_ms, payload: `p-${id}` }))), jobs.length);
+}
+
+/** CLAIM without waiting; the parsed reply. */
+async function claim(q: QueueKeys, count = 1, lease_ms = 60_000): Promise<{ nextMs: number; jobs: ClaimedJob[] }> {
+  return claimed(await ok(argv("CLAIM", q, { lease_ms, count, block_ms: 0 })));
+}
+
+/** The settle groups `(id, token)` of claimed jobs, with extra group arguments. */
+const held = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 
 describe("happy paths", () => {
   const q = queue("orders");
-  const [a, b, c] = [jobId(1), jobId(2), jobId(3)];
+  const [a, b, c, d] = [jobId(1), jobId(2), jobId(3), jobId(4)];
 
-  test("ENQUEUE writes the row and pushes on the head of pending", async () => {
+  test("ENQUEUE: a batch writes rows, pushes on the head in argument order, makes meta, marks wake ready", async () => {
     const t0 = Date.now();
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "pay-a"]), 1);
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(b), q.pending, b, "pay-b"]), 1);
+    await enqueue(q, [a, b]);
     const r = await row(db, q.row(a));
     expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "payload", "state"]);
-    expect(r).toMatchObject({ state: "pending", payload: "pay-a", attempts: "0" });
+    expect(r).toMatchObject({ state: "pending", payload: `p-${a}`, attempts: "0" });
     expect(Math.abs(Number(r.created_ms) - t0)).toBeLessThan(5000);
+    expect((await row(db, q.row(b))).payload).toBe(`p-${b}`);
     expect(await lrange(q.pending)).toEqual([b, a]);
+    const meta = await row(db, q.meta);
+    expect(Object.keys(meta).sort()).toEqual(["created_ms", "enqueued", "wire"]);
+    expect(meta).toMatchObject({ wire: "5", enqueued: "2", created_ms: r.created_ms });
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
+    await sleep(2);
+    await enqueue(q, [c]);
+    expect(await lrange(q.pending)).toEqual([c, b, a]);
+    expect(await row(db, q.meta)).toEqual({ ...meta, enqueued: "3" }); // created_ms kept
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
   });
 
-  test("SCHEDULE writes a scheduled row and the score, numbers canonical", async () => {
-    expectOk(await run(["EMQ.SCHEDULE", "2", q.row(a), q.schedule, a, "007", "pay"]), 1);
+  test("SCHEDULE: a batch of scheduled rows, numbers canonical, the earliest due on wake (ZADD LT)", async () => {
+    await ok(argv("SCHEDULE", q, {}, [{ id: a, due_ms: "007", payload: "pa" }, { id: b, due_ms: "5", payload: "pb" }]), 2);
     const r = await row(db, q.row(a));
     expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "due_ms", "payload", "state"]);
-    expect(r).toMatchObject({ state: "scheduled", payload: "pay", attempts: "0", due_ms: "7" });
-    expect(await zscore(q.schedule, a)).toBe(7);
+    expect(r).toMatchObject({ state: "scheduled", payload: "pa", attempts: "0", due_ms: "7" });
+    expect(await zset(q.schedule)).toEqual({ [a]: 7, [b]: 5 });
+    expect(await zset(q.wake)).toEqual({ due: 5 });
+    expect((await row(db, q.meta)).enqueued).toBe("2");
+    await schedule(q, [[c, Date.now() + 3_600_000]]);
+    expect(await zset(q.wake)).toEqual({ due: 5 });
+    await schedule(q, [[d, 3]]);
+    expect(await zset(q.wake)).toEqual({ due: 3 });
+    expect(await exists(q.pending, q.active)).toBe(0);
   });
 
-  test("PROMOTE moves due ids (ascending, at most limit) and skips future ones", async () => {
-    const far = String(Date.now() + 3_600_000);
-    expectOk(await run(["EMQ.SCHEDULE", "2", q.row(a), q.schedule, a, "2", "x"]), 1);
-    expectOk(await run(["EMQ.SCHEDULE", "2", q.row(b), q.schedule, b, "1", "x"]), 1);
-    expectOk(await run(["EMQ.SCHEDULE", "2", q.row(c), q.schedule, c, far, "x"]), 1);
-    expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "1"]), 1);
+  test("CLAIM: pops the tail into active with attempts, deadline and a token from meta; count; next_ms", async () => {
+    await enqueue(q, [a, b, c]);
+    const t0 = Date.now();
+    const first = await claim(q, 2);
+    expect(first.jobs).toEqual([
+      { id: a, payload: `p-${a}`, attempts: 1, token: 1 },
+      { id: b, payload: `p-${b}`, attempts: 1, token: 2 },
+    ]);
+    const r = await row(db, q.row(a));
+    expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "deadline_ms", "payload", "state", "token"]);
+    expect(r).toMatchObject({ state: "active", attempts: "1", token: "1" });
+    const deadline = (await zscore(q.active, a))!;
+    expect(Number(r.deadline_ms)).toBe(deadline);
+    expect(Math.abs(deadline - (t0 + 60_000))).toBeLessThan(5000);
+    expect(first.nextMs).toBe(deadline);
+    expect((await row(db, q.meta)).tokens).toBe("2");
+    expect(await lrange(q.pending)).toEqual([c]);
+    // count above what is there: what is there
+    const second = await claim(q, 5);
+    expect(second.jobs).toEqual([{ id: c, payload: `p-${c}`, attempts: 1, token: 3 }]);
+    expect(second.nextMs).toBe(deadline);
+    expect(await exists(q.pending)).toBe(0);
+    // nothing left: next_ms alone
+    expect(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 }))).toEqual([deadline]);
+    // an empty queue: [0]
+    expect(await ok(argv("CLAIM", queue("empty"), { lease_ms: 60_000, count: 1, block_ms: 0 }))).toEqual([0]);
+    expect(await exists(queue("empty").meta)).toBe(0);
+  });
+
+  test(`CLAIM count ${MAX_BATCH}: one call claims that many, tokens old+1 … old+k in claim order`, async () => {
+    const ids = Array.from({ length: MAX_BATCH }, (_, i) => jobId(100 + i));
+    await enqueue(q, ids, "x");
+    await enqueue(q, [a], "x");
+    const got = await claim(q, MAX_BATCH);
+    expect(got.jobs.length).toBe(MAX_BATCH);
+    expect(got.jobs.map((j) => j.id)).toEqual(ids);
+    expect(got.jobs.map((j) => j.token)).toEqual(ids.map((_, i) => i + 1));
+    expect((await row(db, q.meta)).tokens).toBe(String(MAX_BATCH));
+    expect(await lrange(q.pending)).toEqual([a]);
+    expect((await claim(q, 1)).jobs[0]!.token).toBe(MAX_BATCH + 1);
+  });
+
+  test("tokens: strictly increasing per queue across reap, retry, claim again and an id enqueued again", async () => {
+    const seen: number[] = [];
+    const take = async (): Promise<ClaimedJob> => {
+      const j = (await claim(q, 1, 1)).jobs[0]!;
+      seen.push(j.token);
+      return j;
+    };
+    await enqueue(q, [a]);
+    const j1 = await take();
+    await sleep(10);
+    await ok(wellFormed("REAP", q, a, { limit: 10 }), 1);
+    const j2 = await take(); // the reaped job again
+    expect([j2.id, j2.attempts]).toEqual([a, 2]);
+    await ok(argv("RETRY", q, {}, held([j2], { delay_ms: 1, reason: "again" })), 1);
+    await sleep(10);
+    const j3 = await take(); // CLAIM promotes the retried job itself
+    expect([j3.id, j3.attempts]).toEqual([a, 3]);
+    await sleep(10); // its lease ran out; the next claim reaps it inside
+    const j4 = await take();
+    expect([j4.id, j4.attempts]).toEqual([a, 4]);
+    await ok(argv("ACK", q, {}, held([j4])), 1);
+    await enqueue(q, [a]);
+    const j5 = await take();
+    expect([j5.id, j5.attempts]).toEqual([a, 1]);
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    expect(j1.token).toBe(1);
+    // every older token is stale
+    for (const old of [j1, j2, j3, j4]) {
+      await refuses(argv("ACK", q, {}, held([old])), refusal("lease-lost", "ACK", { ids: a }));
+    }
+    // another queue counts its own
+    await enqueue(queue("other"), [a]);
+    expect((await claim(queue("other"))).jobs[0]!.token).toBe(1);
+  });
+
+  test("CLAIM's upkeep: due schedule promoted and expired leases reaped inside the claim, in RPOP order", async () => {
+    const [e, p1, p2, due, far] = [jobId(10), jobId(11), jobId(12), jobId(13), jobId(14)];
+    await enqueue(q, [e]);
+    expect((await claim(q, 1, 1)).jobs[0]!.id).toBe(e);
+    await enqueue(q, [p1, p2]);
+    await schedule(q, [[due, 1], [far, Date.now() + 3_600_000]]);
+    await sleep(10);
+    const got = await claim(q, 10);
+    // expired ids first (RPUSHed to the tail), then pending from its tail, then the due ids
+    expect(got.jobs.map((j) => [j.id, j.attempts])).toEqual([[e, 2], [p1, 1], [p2, 1], [due, 1]]);
+    expect(got.jobs.map((j) => j.token)).toEqual([2, 3, 4, 5]);
+    expect(await zset(q.schedule)).toEqual({ [far]: expect.any(Number) });
+    expect(Object.keys(await zset(q.active)).sort()).toEqual([e, p1, p2, due].sort());
+    for (const id of [e, p1, p2, due]) expect((await row(db, q.row(id))).state).toBe("active");
+    expect(await exists(q.pending)).toBe(0);
+  });
+
+  test("CLAIM's upkeep moves at most 1000 due ids per call", async () => {
+    const ids = Array.from({ length: 1001 }, (_, i) => jobId(1000 + i));
+    await schedule(q, ids.map((id, i): [string, number] => [id, i + 1]));
+    const got = await claim(q, 1);
+    expect(got.jobs.map((j) => j.id)).toEqual([ids[0]]); // the earliest due is claimed first
+    expect(Object.keys(await zset(q.schedule))).toEqual([ids[1000]]);
+    expect((await lrange(q.pending)).length).toBe(999);
+    expect(got.nextMs).toBe(1001); // the one left in schedule
+  });
+
+  test("paused: CLAIM hands out nothing (its upkeep still runs) until paused is no longer 1", async () => {
+    await enqueue(q, [a]);
+    await schedule(q, [[d, 1]]);
+    await ok(["HSET", q.meta, "paused", "1"]);
+    await sleep(5);
+    expect(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 }))).toEqual([0]);
+    expect(await lrange(q.pending)).toEqual([d, a]); // promoted, not claimed
+    expect((await row(db, q.row(d))).state).toBe("pending");
+    expect(await exists(q.active)).toBe(0);
+    await ok(["HSET", q.meta, "paused", "0"]);
+    expect((await claim(q, 10)).jobs.map((j) => j.id)).toEqual([a, d]);
+  });
+
+  test("CLAIM drops tail ids whose row is missing; only orphans → [0], pending deleted, ready removed", async () => {
+    await enqueue(q, [a]);
+    await ok(["RPUSH", q.pending, jobId(90), jobId(91)]);
+    expect((await claim(q, 1)).jobs.map((j) => j.id)).toEqual([a]);
+    expect(await exists(q.pending)).toBe(0);
+    expect(await zset(q.wake)).toEqual({});
+    await ok(["RPUSH", q.pending, jobId(92), jobId(93)]);
+    await ok(["ZADD", q.wake, "0", "ready"]);
+    const before = await row(db, q.meta);
+    expect(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 5, block_ms: 0 }))).toEqual([expect.any(Number)]);
+    expect(await exists(q.pending, q.row(jobId(92)), q.row(jobId(93)))).toBe(0);
+    expect(await zset(q.wake)).toEqual({});
+    expect(await row(db, q.meta)).toEqual(before); // no token taken
+  });
+
+  test("ACK: a batch leaves active, its rows are deleted, acked counted", async () => {
+    await enqueue(q, [a, b, c]);
+    const { jobs } = await claim(q, 3);
+    await ok(argv("ACK", q, {}, held(jobs.slice(0, 2))), 2);
+    expect(Object.keys(await zset(q.active))).toEqual([c]);
+    expect(await exists(q.row(a), q.row(b))).toBe(0);
+    expect((await row(db, q.meta)).acked).toBe("2");
+    await ok(argv("ACK", q, {}, held(jobs.slice(2))), 1);
+    expect(await exists(q.active, q.row(c))).toBe(0);
+    expect((await row(db, q.meta)).acked).toBe("3");
+  });
+
+  test("RETRY: a batch goes to schedule at now+delay with its reason; retried counted; the earliest due on wake", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2);
+    const t0 = Date.now();
+    await ok(argv("RETRY", q, {}, [
+      { id: a, token: jobs[0]!.token, delay_ms: 60_000, reason: "boom" },
+      { id: b, token: jobs[1]!.token, delay_ms: 30_000, reason: "bang" },
+    ]), 2);
+    const ra = await row(db, q.row(a));
+    expect(ra).toMatchObject({ state: "scheduled", reason: "boom", attempts: "1", token: "1" });
+    expect(Number(ra.due_ms)).toBe((await zscore(q.schedule, a))!);
+    expect(Math.abs(Number(ra.due_ms) - (t0 + 60_000))).toBeLessThan(5000);
+    const rb = await row(db, q.row(b));
+    expect(rb).toMatchObject({ state: "scheduled", reason: "bang" });
+    expect(await exists(q.active)).toBe(0);
+    expect((await row(db, q.meta)).retried).toBe("2");
+    expect(await zset(q.wake)).toEqual({ due: Number(rb.due_ms) });
+  });
+
+  test("BURY: a batch goes to dead at now with reason and buried_ms; buried counted", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("BURY", q, {}, held(jobs, { reason: "gave up" })), 2);
+    for (const id of [a, b]) {
+      const r = await row(db, q.row(id));
+      expect(r).toMatchObject({ state: "dead", reason: "gave up" });
+      expect(Number(r.buried_ms)).toBe((await zscore(q.dead, id))!);
+    }
+    expect(await exists(q.active)).toBe(0);
+    expect((await row(db, q.meta)).buried).toBe("2");
+  });
+
+  test("EXTEND: a batch's leases run until now+lease_ms; a lease run out but not reaped is still held", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2, 1);
+    await sleep(10); // both ran out; nobody reaped them
+    const t0 = Date.now();
+    await ok(argv("EXTEND", q, { lease_ms: 60_000 }, held(jobs)), 2);
+    for (const id of [a, b]) {
+      const deadline = (await zscore(q.active, id))!;
+      expect(Math.abs(deadline - (t0 + 60_000))).toBeLessThan(5000);
+      expect(Number((await row(db, q.row(id))).deadline_ms)).toBe(deadline);
+    }
+    await ok(wellFormed("REAP", q, a), 0);
+    expect((await claim(q, 1)).jobs).toEqual([]);
+    await ok(argv("ACK", q, {}, held(jobs)), 2);
+  });
+
+  test("PROMOTE: due ids ascending, at most limit, future ones stay; ready marked when any moved", async () => {
+    const far = Date.now() + 3_600_000;
+    await schedule(q, [[a, 2], [b, 1], [c, far]]);
+    await ok(["DEL", q.wake]);
+    await ok(wellFormed("PROMOTE", q, a, { limit: 1 }), 1);
     expect(await lrange(q.pending)).toEqual([b]);
-    expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"]), 1);
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
+    await ok(wellFormed("PROMOTE", q, a, { limit: 10 }), 1);
     expect(await lrange(q.pending)).toEqual([a, b]);
     expect((await row(db, q.row(a))).state).toBe("pending");
-    expect(await zscore(q.schedule, c)).toBe(Number(far));
-    expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"]), 0);
+    expect(await zset(q.schedule)).toEqual({ [c]: far });
+    await ok(["DEL", q.wake]);
+    await ok(wellFormed("PROMOTE", q, a, { limit: 10 }), 0);
+    expect(await exists(q.wake)).toBe(0);
   });
 
-  test("CLAIM pops the tail into active and counts the attempt; nil when empty", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "pay-a"]), 1);
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(b), q.pending, b, "pay-b"]), 1);
-    const t0 = Date.now();
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]), [a, "pay-a", 1]);
-    const r = await row(db, q.row(a));
-    expect(r).toMatchObject({ state: "active", attempts: "1" });
-    const deadline = await zscore(q.active, a);
-    expect(Number(r.deadline_ms)).toBe(deadline!);
-    expect(Math.abs(deadline! - (t0 + 60000))).toBeLessThan(5000);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]), [b, "pay-b", 1]);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]), null);
-  });
-
-  test("CLAIM drops tail ids whose row is missing; only orphans → nil, list emptied", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "pay-a"]), 1);
-    expectOk(await run(["RPUSH", q.pending, jobId(90), jobId(91)]));
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "1000"]), [a, "pay-a", 1]);
-    expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
-    expectOk(await run(["RPUSH", q.pending, jobId(92), jobId(93)]));
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "1000"]), null);
-    expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
-  });
-
-  test("ACK removes the id from active and deletes the row", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "p"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]));
-    expectOk(await run(["EMQ.ACK", "2", q.row(a), q.active, a]), 1);
-    expect(expectOk(await run(["EXISTS", q.row(a), q.active, q.pending]))).toBe(0);
-  });
-
-  test("RETRY → schedule at now+delay with the reason; PROMOTE and CLAIM again count attempts", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "p"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]));
-    const t0 = Date.now();
-    expectOk(await run(["EMQ.RETRY", "3", q.row(a), q.active, q.schedule, a, "5", "boom"]), 1);
-    const r = await row(db, q.row(a));
-    expect(r).toMatchObject({ state: "scheduled", reason: "boom", attempts: "1" });
-    expect(Number(r.due_ms)).toBe((await zscore(q.schedule, a))!);
-    expect(Math.abs(Number(r.due_ms) - (t0 + 5))).toBeLessThan(5000);
-    expect(await zscore(q.active, a)).toBeNull();
-    await sleep(20);
-    expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]), [a, "p", 2]);
-  });
-
-  test("BURY → dead at now with reason and buried_ms", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "p"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]));
-    expectOk(await run(["EMQ.BURY", "3", q.row(a), q.active, q.dead, a, "gave up"]), 1);
-    const r = await row(db, q.row(a));
-    expect(r).toMatchObject({ state: "dead", reason: "gave up" });
-    expect(Number(r.buried_ms)).toBe((await zscore(q.dead, a))!);
-    expect(expectOk(await run(["EXISTS", q.active]))).toBe(0);
-  });
-
-  test("REAP returns expired leases to the tail of pending (claimed next)", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "pa"]), 1);
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(b), q.pending, b, "pb"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "1"]), [a, "pa", 1]);
-    await sleep(20);
-    expectOk(await run(["EMQ.REAP", "3", q.active, q.pending, q.base, "10"]), 1);
+  test("REAP: expired leases go back to the tail of pending (claimed next), rows pending, ready marked", async () => {
+    await enqueue(q, [a, b]);
+    expect((await claim(q, 1, 1)).jobs.map((j) => j.id)).toEqual([a]);
+    await ok(["DEL", q.wake]);
+    await sleep(10);
+    await ok(wellFormed("REAP", q, a, { limit: 10 }), 1);
     expect(await lrange(q.pending)).toEqual([b, a]);
     expect((await row(db, q.row(a))).state).toBe("pending");
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]), [a, "pa", 2]);
-    expectOk(await run(["EMQ.REAP", "3", q.active, q.pending, q.base, "10"]), 0);
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
+    expect((await claim(q, 1)).jobs).toEqual([{ id: a, payload: `p-${a}`, attempts: 2, token: 2 }]);
+    await ok(wellFormed("REAP", q, a, { limit: 10 }), 0);
   });
 
-  test("PROMOTE/REAP of ids whose row is missing still move the id", async () => {
-    expectOk(await run(["ZADD", q.schedule, "1", jobId(50)]));
-    expectOk(await run(["EMQ.PROMOTE", "3", q.schedule, q.pending, q.base, "10"]), 1);
-    expect(await lrange(q.pending)).toEqual([jobId(50)]);
-    expect(expectOk(await run(["EXISTS", q.row(jobId(50))]))).toBe(0);
+  test("PROMOTE/REAP move ids whose row is missing", async () => {
+    await ok(["ZADD", q.schedule, "1", jobId(50)]);
+    await ok(["ZADD", q.active, "1", jobId(51)]);
+    await ok(wellFormed("PROMOTE", q, a), 1);
+    await ok(wellFormed("REAP", q, a), 1);
+    expect(await lrange(q.pending)).toEqual([jobId(50), jobId(51)]);
+    expect(await exists(q.row(jobId(50)), q.row(jobId(51)))).toBe(0);
+  });
+
+  test("wake: ready and due markers as docs/WIRE.md says", async () => {
+    // ENQUEUE into an empty pending writes ready; CLAIM leaving pending non-empty keeps (or writes) it
+    await enqueue(q, [a, b]);
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
+    await ok(["ZREM", q.wake, "ready"]);
+    await claim(q, 1);
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
+    // CLAIM emptying pending removes it
+    await claim(q, 1);
+    expect(await zset(q.wake)).toEqual({});
+    // SCHEDULE: due at the earliest time written; a claim keeps a due marker whose time has not come
+    const soon = Date.now() + 150;
+    await schedule(q, [[c, Date.now() + 3_600_000], [d, soon]]);
+    expect(await zset(q.wake)).toEqual({ due: soon });
+    await claim(q, 1);
+    expect(await zset(q.wake)).toEqual({ due: soon });
+    // once its time has come, CLAIM spends it (and claims the job it promoted)
+    await sleep(200);
+    const jobs = (await claim(q, 1)).jobs;
+    expect(jobs.map((j) => j.id)).toEqual([d]);
+    expect(await zset(q.wake)).toEqual({});
+    // RETRY: due at the earliest time, ZADD LT (a later one does not replace an earlier one)
+    await ok(["ZADD", q.wake, String(Date.now() + 120_000), "due"]);
+    await ok(argv("RETRY", q, {}, held(jobs, { delay_ms: 60_000, reason: "r" })), 1);
+    const due = Number((await row(db, q.row(d))).due_ms);
+    expect(await zset(q.wake)).toEqual({ due });
+    await ok(["ZADD", q.wake, "1", "due"]);
+    await ok(argv("RETRY", q, {}, [{ id: a, token: 1, delay_ms: 60_000, reason: "r" }]), 1);
+    expect(await zset(q.wake)).toEqual({ due: 1 });
+    // a claim spends a due whose time has come, with nothing to claim
+    expect((await claim(q, 1)).jobs).toEqual([]);
+    expect(await zset(q.wake)).toEqual({});
+  });
+
+  test("next_ms: the lowest score of schedule and active after the call, 0 when both are empty", async () => {
+    const far = Date.now() + 3_600_000;
+    await schedule(q, [[c, far]]);
+    expect((await claim(q)).nextMs).toBe(far);
+    await enqueue(q, [a]);
+    const got = await claim(q, 1, 60_000);
+    expect(got.nextMs).toBe((await zscore(q.active, a))!);
+    expect(got.nextMs).toBeLessThan(far);
+    await ok(argv("ACK", q, {}, held(got.jobs)), 1);
+    expect((await claim(q)).nextMs).toBe(far);
   });
 });
 
 describe("refusals write nothing", () => {
   const q = queue("orders");
   const other = queue("other");
-  const [a, b] = [jobId(1), jobId(2)];
+  const [a, b, s] = [jobId(1), jobId(2), jobId(3)];
+  const WT = refusal("wrongtype", "ENQUEUE", {});
 
-  /** A populated keyspace: a pending job, an active job, a scheduled one. */
+  /** A populated keyspace: an active job `a` (token 1), a pending job `b`, a scheduled `s`. */
   async function populate(): Promise<void> {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "pa"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]));
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(b), q.pending, b, "pb"]), 1);
-    expectOk(await run(["EMQ.SCHEDULE", "2", q.row(jobId(3)), q.schedule, jobId(3), "1", "ps"]), 1);
+    await enqueue(q, [a]);
+    expect((await claim(q, 1)).jobs[0]!.token).toBe(1);
+    await enqueue(q, [b]);
+    await schedule(q, [[s, Date.now() + 3_600_000]]);
   }
+
+  /** A call of `verb` that succeeds on the populated keyspace. */
+  const good = (verb: VerbName): string[] =>
+    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(40) : a, { token: 1 });
 
   test("the exact case: empty queue name on ENQUEUE", async () => {
     await populate();
-    await refuses(
-      ["EMQ.ENQUEUE", "2", "emq:{}:job:JOB0Nb1VTbfnu4", "emq:{}:pending", "JOB0Nb1VTbfnu4", "x"],
-      "ERR EMQ.ENQUEUE keys do not match the wire-4 layout",
-    );
-    expect(expectOk(await run(["EXISTS", "emq:{}:job:JOB0Nb1VTbfnu4", "emq:{}:pending"]))).toBe(0);
+    await refuses(wellFormed("ENQUEUE", queue(""), "JOB0Nb1VTbfnu4"), refusal("layout", "ENQUEUE", {}));
+    expect(await exists(queue("").meta, queue("").pending, queue("").row("JOB0Nb1VTbfnu4"))).toBe(0);
   });
 
-  for (const verb of VERBS) {
+  test("the populated keyspace accepts each good call", async () => {
+    for (const verb of COVERED) {
+      expectOk(await run(["FLUSHALL"]));
+      await populate();
+      expectOk(await run(good(verb)));
+    }
+  });
+
+  for (const verb of LIVE) {
+    const spec: VerbSpec = SPEC[verb];
+    const minGroups = (spec as { minGroups?: number }).minGroups ?? 1;
+    const arity = refusal("arity", verb, {});
+
+    /** Whether an argv of `argc` entries has the verb's shape: the fixed arguments and k whole groups. */
+    const shaped = (argc: number): boolean => {
+      const rest = argc - 3 - spec.args.length;
+      const G = spec.group.length;
+      return rest >= 0 && (G === 0 ? rest === 0 : rest >= G * minGroups && rest % G === 0);
+    };
+
     test(`${verb}: shape`, async () => {
       await populate();
-      const good = wellFormed(verb, q, a);
-      const arity = `ERR wrong number of arguments for 'EMQ.${verb}' command`;
-      const n = Number(good[1]);
-      await refuses([good[0]!, String(n + 1), ...good.slice(2)], arity);
-      await refuses([good[0]!, String(n - 1), ...good.slice(2)], arity);
-      await refuses([good[0]!, `0${n}`, ...good.slice(2)], arity);
-      await refuses([good[0]!, "x", ...good.slice(2)], arity);
-      await refuses([...good, "extra"], arity);
-      await refuses(good.slice(0, -1), arity);
-      await refuses(good.slice(0, 2), arity);
+      const g = good(verb);
+      for (const nk of ["2", "0", "01", "x", "-1", " 1", "", "1 "]) await refuses([g[0]!, nk, ...g.slice(2)], arity);
+      await refuses(g.slice(0, 2), arity);
+      // one argument less or more, no argument after the key, the fixed ones alone, a group and a
+      // part of another: refused wherever that is not the verb's shape
+      const variants = [
+        g.slice(0, -1),
+        [...g, "extra"],
+        g.slice(0, 3),
+        g.slice(0, 3 + spec.args.length),
+        [...g, ...g.slice(3 + spec.args.length, -1)],
+      ];
+      let refused = 0;
+      for (const v of variants.filter((v) => !shaped(v.length))) {
+        await refuses(v, arity);
+        refused++;
+      }
+      expect(refused).toBeGreaterThan(0);
+      // no argument at all: the server's own arity check (lower case)
+      expectRefused(await run([g[0]!]), refusal("arity", verb, {}).replace(`EMQ.${verb}`, `emq.${verb.toLowerCase()}`));
     });
+
+    if (spec.group.length > 0) {
+      test(`${verb}: batch — at most ${MAX_BATCH} groups, checked before the layout`, async () => {
+        await populate();
+        const groups = Array.from({ length: MAX_BATCH + 1 }, (_, i) => ({ id: jobId(5000 + i), token: 1 }));
+        const text = refusal("batch", verb, { max: String(MAX_BATCH) });
+        await refuses(argv(verb, q, { lease_ms: 1000 }, groups), text);
+        await refuses(argv(verb, queue(""), { lease_ms: 1000 }, groups), text);
+      });
+    }
 
     test(`${verb}: layout`, async () => {
       await populate();
-      const layout = `ERR EMQ.${verb} keys do not match the wire-4 layout`;
-      const good = wellFormed(verb, q, a);
-      const n = Number(good[1]);
-      for (let i = 0; i < n; i++) {
-        // key i of another queue
-        const mixed = [...good];
-        mixed[2 + i] = wellFormed(verb, other, a)[2 + i]!;
-        await refuses(mixed, layout);
-        // key i with one byte more
-        const longer = [...good];
-        longer[2 + i] = `${good[2 + i]}x`;
-        await refuses(longer, layout);
-      }
-      // keys swapped
-      const swapped = [...good];
-      [swapped[2], swapped[3]] = [good[3]!, good[2]!];
-      await refuses(swapped, layout);
-      // the empty name, and names the grammar refuses
-      for (const bad of ["", "a}b", "a{b"]) await refuses(wellFormed(verb, queue(bad), a), layout);
-      await refuses(wellFormed(verb, queue("a\u0000b"), a), layout);
-      // a foreign key shape
-      const foreign = [...good];
-      foreign[2] = "bull:orders:wait";
-      await refuses(foreign, layout);
-      if (["ENQUEUE", "SCHEDULE", "ACK", "RETRY", "BURY"].includes(verb)) {
-        // the row of another id than the argument
-        const otherRow = [...good];
-        otherRow[2] = q.row(b);
-        await refuses(otherRow, layout);
+      const layout = refusal("layout", verb, {});
+      const g = good(verb);
+      const withKey = (key: string): string[] => [g[0]!, "1", key, ...g.slice(3)];
+      for (
+        const key of [
+          q.pending, q.active, q.schedule, q.dead, q.wake, q.row(a), q.base, `${q.meta}x`, `x${q.meta}`,
+          q.meta.toUpperCase(), "emq:{orders}meta", "emq:orders:meta", "bull:orders:wait", "", "{orders}:meta",
+        ]
+      ) await refuses(withKey(key), layout);
+      for (const bad of ["", "a}b", "a{b", "a\u0000b"]) await refuses(withKey(queue(bad).meta), layout);
+      // another queue's meta is a valid call (on that queue, where `a` is not held)
+      const out = await run(withKey(other.meta));
+      if ("err" in out && (COVERED as readonly string[]).includes(verb)) {
+        expect(out.err).toBe(refusal("lease-lost", verb, { ids: a }));
       }
     });
 
-    if (["ENQUEUE", "SCHEDULE", "ACK", "RETRY", "BURY"].includes(verb)) {
-      test(`${verb}: id gate`, async () => {
-        await populate();
-        for (const id of ["ABC0Nb1VTbfnu4", "job0Nb1VTbfnu4", "JO", ""]) {
-          await refuses(wellFormed(verb, q, id), `ERR EMQ.${verb} id must be a JOB id`);
-        }
-      });
+    const gated = [...spec.args, ...spec.group] as ArgName[];
+    for (const name of gated) {
+      const gate: Gate = ARGS[name].gate;
+      if (gate.kind === "number") {
+        test(`${verb}: ${name} gate`, async () => {
+          await populate();
+          const text = refusal(gate.min === 0 ? "non-negative" : "positive", verb, { arg: name });
+          const bad = ["-1", "+1", " 1", "1 ", "1.5", "1e3", "abc", "", "1000000000000000", "0x1", "\u0661"];
+          if (gate.min === 1) bad.push("0", "000");
+          for (const value of bad) await refuses(wellFormed(verb, q, a, { token: 1, [name]: value }), text);
+          if (gate.max !== undefined) {
+            const tooLarge = refusal("too-large", verb, { arg: name, max: String(gate.max) });
+            for (const value of [String(gate.max + 1), "999999999999999"]) {
+              await refuses(wellFormed(verb, q, a, { token: 1, [name]: value }), tooLarge);
+            }
+          } else {
+            // 15 digits pass the gate (the call may still meet a domain refusal)
+            const out = await run(wellFormed(verb, q, jobId(41), { token: 1, [name]: "999999999999999" }));
+            if ("err" in out) expect(out.err).not.toBe(text);
+          }
+        });
+      }
+      if (gate.kind === "bytes") {
+        test(`${verb}: ${name} gate (at most ${gate.limit} bytes)`, async () => {
+          await populate();
+          const text = refusal(gate.refusal, verb, { limit: String(gate.limit) });
+          await refuses(wellFormed(verb, q, a, { token: 1, [name]: "x".repeat(gate.limit + 1) }), text);
+          const out = await run(wellFormed(verb, q, jobId(42), { token: 1, [name]: "x".repeat(gate.limit) }));
+          if ("err" in out) expect(out.err).not.toBe(text);
+        });
+      }
+      if (gate.kind === "job-id") {
+        test(`${verb}: id gate`, async () => {
+          await populate();
+          for (const id of ["ABC0Nb1VTbfnu4", "job0Nb1VTbfnu4", "JO", "", " JOB1", "\u0000JOB"]) {
+            await refuses(wellFormed(verb, q, id, { token: 1 }), refusal("job-id", verb, {}));
+          }
+          // any bytes after JOB pass the gate
+          expect(await run(wellFormed(verb, q, "JOB", { token: 1 }))).not.toEqual({ err: refusal("job-id", verb, {}) });
+        });
+      }
     }
-  }
-
-  const numberCases: Array<[VerbName, number, string, boolean]> = [
-    ["SCHEDULE", 5, "due_ms", false],
-    ["CLAIM", 5, "lease_ms", true],
-    ["RETRY", 6, "delay_ms", true],
-    ["PROMOTE", 5, "limit", true],
-    ["REAP", 5, "limit", true],
-  ];
-  for (const [verb, pos, field, positive] of numberCases) {
-    test(`${verb}: malformed ${field}`, async () => {
-      await populate();
-      const text = `ERR EMQ.${verb} ${field} must be a ${positive ? "positive" : "non-negative"} integer`;
-      const bad = ["-1", "+1", " 1", "1 ", "1.5", "1e3", "abc", "", "1000000000000000", "0x1"];
-      if (positive) bad.push("0", "000");
-      for (const value of bad) {
-        const args = wellFormed(verb, q, a);
-        args[pos] = value;
-        await refuses(args, text);
-      }
-      const ok = wellFormed(verb, q, verb === "SCHEDULE" ? jobId(40) : a);
-      ok[pos] = "999999999999999";
-      expect("err" in (await run(ok))).toBe(false);
-    });
   }
 
   test("payload over emq.max-payload (default and configured)", async () => {
     await populate();
-    const big = "x".repeat(1048577);
-    await refuses(["EMQ.ENQUEUE", "2", q.row(jobId(9)), q.pending, jobId(9), big], "ERR EMQ.ENQUEUE payload exceeds 1048576 bytes");
-    await refuses(
-      ["EMQ.SCHEDULE", "2", q.row(jobId(9)), q.schedule, jobId(9), "5", big],
-      "ERR EMQ.SCHEDULE payload exceeds 1048576 bytes",
-    );
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(jobId(10)), q.pending, jobId(10), "x".repeat(1048576)]), 1);
-    expectOk(await run(["CONFIG", "SET", "emq.max-payload", "10"]));
+    const big = "x".repeat(MAX_PAYLOAD_BYTES + 1);
+    const limit = String(MAX_PAYLOAD_BYTES);
+    await refuses(wellFormed("ENQUEUE", q, jobId(9), { payload: big }), refusal("payload", "ENQUEUE", { limit }));
+    await refuses(wellFormed("SCHEDULE", q, jobId(9), { payload: big }), refusal("payload", "SCHEDULE", { limit }));
+    await ok(wellFormed("ENQUEUE", q, jobId(10), { payload: "x".repeat(MAX_PAYLOAD_BYTES) }), 1);
+    await ok(["CONFIG", "SET", "emq.max-payload", "10"]);
     try {
-      await refuses(["EMQ.ENQUEUE", "2", q.row(jobId(11)), q.pending, jobId(11), "x".repeat(11)], "ERR EMQ.ENQUEUE payload exceeds 10 bytes");
-      expectOk(await run(["EMQ.ENQUEUE", "2", q.row(jobId(11)), q.pending, jobId(11), "x".repeat(10)]), 1);
+      await refuses(wellFormed("ENQUEUE", q, jobId(11), { payload: "x".repeat(11) }), refusal("payload", "ENQUEUE", { limit: "10" }));
+      // the second group's payload is gated too
+      await refuses(
+        argv("ENQUEUE", q, {}, [{ id: jobId(12), payload: "ok" }, { id: jobId(13), payload: "x".repeat(11) }]),
+        refusal("payload", "ENQUEUE", { limit: "10" }),
+      );
+      await ok(wellFormed("ENQUEUE", q, jobId(11), { payload: "x".repeat(10) }), 1);
     } finally {
-      expectOk(await run(["CONFIG", "SET", "emq.max-payload", "1048576"]));
+      await ok(["CONFIG", "SET", "emq.max-payload", limit]);
     }
   });
 
-  test("reason over 4096 bytes", async () => {
+  test(`reason over ${MAX_REASON_BYTES} bytes`, async () => {
     await populate();
-    const long = "r".repeat(4097);
-    await refuses(["EMQ.RETRY", "3", q.row(a), q.active, q.schedule, a, "5", long], "ERR EMQ.RETRY reason exceeds 4096 bytes");
-    await refuses(["EMQ.BURY", "3", q.row(a), q.active, q.dead, a, long], "ERR EMQ.BURY reason exceeds 4096 bytes");
-    expectOk(await run(["EMQ.BURY", "3", q.row(a), q.active, q.dead, a, "r".repeat(4096)]), 1);
+    const long = "r".repeat(MAX_REASON_BYTES + 1);
+    const limit = String(MAX_REASON_BYTES);
+    await refuses(wellFormed("RETRY", q, a, { token: 1, reason: long }), refusal("reason", "RETRY", { limit }));
+    await refuses(wellFormed("BURY", q, a, { token: 1, reason: long }), refusal("reason", "BURY", { limit }));
+    await ok(wellFormed("BURY", q, a, { token: 1, reason: "r".repeat(MAX_REASON_BYTES) }), 1);
   });
 
-  test("duplicate id", async () => {
+  test("repeated: one call names a job twice (checked before duplicate and lease-lost)", async () => {
     await populate();
-    await refuses(["EMQ.ENQUEUE", "2", q.row(b), q.pending, b, "again"], "ERR EMQ.ENQUEUE duplicate id");
-    await refuses(["EMQ.SCHEDULE", "2", q.row(b), q.schedule, b, "1", "again"], "ERR EMQ.SCHEDULE duplicate id");
-    await refuses(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "again"], "ERR EMQ.ENQUEUE duplicate id");
-  });
-
-  test("job not in active", async () => {
-    await populate();
-    for (const id of [b, jobId(77)]) {
-      await refuses(["EMQ.ACK", "2", q.row(id), q.active, id], "ERR EMQ.ACK job is not active");
-      await refuses(["EMQ.RETRY", "3", q.row(id), q.active, q.schedule, id, "5", "r"], "ERR EMQ.RETRY job is not active");
-      await refuses(["EMQ.BURY", "3", q.row(id), q.active, q.dead, id, "r"], "ERR EMQ.BURY job is not active");
+    const fresh = jobId(60);
+    for (const verb of COVERED.filter((v) => SPEC[v].group.length > 0)) {
+      const admits = SPEC[verb].admits;
+      // a fresh id twice (admissions) or the held job twice (settles)
+      const id = admits ? fresh : a;
+      await refuses(argv(verb, q, {}, [{ id, token: 1 }, { id: jobId(61), token: 1 }, { id, token: 1 }]), refusal("repeated", verb, { id }));
+      // an existing row twice: repeated, not duplicate; a stale job twice: repeated, not lease-lost
+      await refuses(argv(verb, q, {}, [{ id: b, token: 9 }, { id: b, token: 9 }]), refusal("repeated", verb, { id: b }));
     }
-    // in active but its row is gone
-    expectOk(await run(["ZADD", q.active, "1", jobId(78)]));
-    await refuses(["EMQ.ACK", "2", q.row(jobId(78)), q.active, jobId(78)], "ERR EMQ.ACK job is not active");
   });
 
-  test("wrong Valkey type of each declared key, and of the rows CLAIM/PROMOTE/REAP touch", async () => {
-    const WT = "WRONGTYPE Operation against a key holding the wrong kind of value";
-    for (const verb of VERBS) {
-      const good = wellFormed(verb, q, a);
-      const n = Number(good[1]);
-      for (let i = 0; i < n; i++) {
-        const key = good[2 + i]!;
-        if (key === q.base) continue; // the base is never opened
+  test("duplicate id: the first existing row of the batch is named", async () => {
+    await populate();
+    for (const verb of ["ENQUEUE", "SCHEDULE"] as const) {
+      await refuses(wellFormed(verb, q, b), refusal("duplicate", verb, { id: b }));
+      await refuses(wellFormed(verb, q, a), refusal("duplicate", verb, { id: a }));
+      await refuses(wellFormed(verb, q, s), refusal("duplicate", verb, { id: s }));
+      await refuses(argv(verb, q, {}, [{ id: jobId(70) }, { id: s }, { id: a }]), refusal("duplicate", verb, { id: s }));
+      // a row of any type is there: duplicate
+      await ok(["SET", q.row(jobId(71)), "x"]);
+      await refuses(wellFormed(verb, q, jobId(71)), refusal("duplicate", verb, { id: jobId(71) }));
+      await ok(["DEL", q.row(jobId(71))]);
+    }
+  });
+
+  test("lease-lost: a stale token for ACK/RETRY/BURY/EXTEND names every stale id, nothing written", async () => {
+    await populate();
+    const [x, y, z] = [jobId(80), jobId(81), jobId(82)];
+    await enqueue(q, [x, y, z]);
+    await ok(["LREM", q.pending, "0", b]); // so that the next claim takes x, y, z
+    const { jobs } = await claim(q, 3);
+    expect(jobs.map((j) => [j.id, j.token])).toEqual([[x, 2], [y, 3], [z, 4]]);
+    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
+      const lost = (...ids: string[]) => refusal("lease-lost", verb, { ids: ids.join(" ") });
+      // one stale token
+      await refuses(argv(verb, q, {}, [{ id: x, token: 3 }]), lost(x));
+      // a batch: one held, two stale — every stale id in argument order, the held one untouched
+      await refuses(argv(verb, q, {}, [{ id: z, token: 1 }, { id: x, token: 2 }, { id: y, token: 2 }]), lost(z, y));
+      // a job never claimed (pending), an unknown id, the active job under another's token
+      await refuses(argv(verb, q, {}, [{ id: b, token: 1 }, { id: jobId(99), token: 1 }, { id: a, token: 2 }]), lost(b, jobId(99), a));
+      // in active, but its row is gone
+      await ok(["ZADD", q.active, "1", jobId(98)]);
+      await refuses(argv(verb, q, {}, [{ id: jobId(98), token: 1 }]), lost(jobId(98)));
+      await ok(["ZREM", q.active, jobId(98)]);
+      // a row holding the token, but not in active
+      await ok(["HSET", q.row(s), "token", "1"]);
+      await refuses(argv(verb, q, {}, [{ id: s, token: 1 }]), lost(s));
+    }
+    // tokens compare as canonical decimals
+    await ok(argv("EXTEND", q, { lease_ms: 60_000 }, [{ id: x, token: "0002" }]), 1);
+    // settled: the same token again is stale
+    await ok(argv("ACK", q, {}, [{ id: x, token: 2 }]), 1);
+    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
+      await refuses(argv(verb, q, {}, [{ id: x, token: 2 }]), refusal("lease-lost", verb, { ids: x }));
+    }
+  });
+
+  test("wrong Valkey type of meta and of every key each verb derives", async () => {
+    for (const verb of COVERED) {
+      const derived = (SPEC[verb].touches as readonly string[]).filter((t) => t !== "rows");
+      for (const key of [q.meta, ...derived.map((t) => `${q.base}${t}`)]) {
         expectOk(await run(["FLUSHALL"]));
         await populate();
-        expectOk(await run(["DEL", key]));
-        expectOk(await run(["SET", key, "not-mine"]));
-        await refuses(good, WT);
+        await ok(["DEL", key]);
+        await ok(["SET", key, "not-mine"]);
+        await refuses(good(verb), WT);
       }
     }
-    // an existing row (hash) with a pending key of the wrong type is WRONGTYPE, not duplicate
+    // the rows of the jobs a settle names
+    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
+      expectOk(await run(["FLUSHALL"]));
+      await populate();
+      await ok(["DEL", q.row(a)]);
+      await ok(["SET", q.row(a), "x"]);
+      await refuses(good(verb), WT);
+    }
+    // CLAIM: the first existing row from the tail is not a hash (the orphans before it stay)
+    expectOk(await run(["FLUSHALL"]));
+    await ok(["RPUSH", q.pending, jobId(5), jobId(6)]);
+    await ok(["SET", q.row(jobId(5)), "x"]);
+    await refuses(good("CLAIM"), WT);
+    // CLAIM, PROMOTE, REAP: a due id whose row is not a hash
+    expectOk(await run(["FLUSHALL"]));
+    await ok(["ZADD", q.schedule, "1", jobId(5), "2", jobId(6)]);
+    await ok(["ZADD", q.active, "1", jobId(7), "2", jobId(8)]);
+    await ok(["SET", q.row(jobId(6)), "x"]);
+    await ok(["SET", q.row(jobId(8)), "x"]);
+    await refuses(good("PROMOTE"), WT);
+    await refuses(good("REAP"), WT);
+    await refuses(good("CLAIM"), WT);
+    // an existing row with a pending of the wrong type: duplicate (the row is checked first)
     expectOk(await run(["FLUSHALL"]));
     await populate();
-    expectOk(await run(["DEL", q.pending]));
-    expectOk(await run(["SADD", q.pending, "x"]));
-    await refuses(["EMQ.ENQUEUE", "2", q.row(b), q.pending, b, "p"], WT);
-    // CLAIM: the first existing row from the tail is not a hash (orphans before it are not dropped)
-    expectOk(await run(["FLUSHALL"]));
-    expectOk(await run(["RPUSH", q.pending, jobId(5), jobId(6)]));
-    expectOk(await run(["SET", q.row(jobId(5)), "x"]));
-    await refuses(wellFormed("CLAIM", q, a), WT);
-    // PROMOTE / REAP: a due id whose row is not a hash
-    expectOk(await run(["FLUSHALL"]));
-    expectOk(await run(["ZADD", q.schedule, "1", jobId(5), "2", jobId(6)]));
-    expectOk(await run(["ZADD", q.active, "1", jobId(5), "2", jobId(6)]));
-    expectOk(await run(["SET", q.row(jobId(6)), "x"]));
-    await refuses(wellFormed("PROMOTE", q, a), WT);
-    await refuses(wellFormed("REAP", q, a), WT);
+    await ok(["DEL", q.pending]);
+    await ok(["SADD", q.pending, "x"]);
+    await refuses(wellFormed("ENQUEUE", q, b), refusal("duplicate", "ENQUEUE", { id: b }));
+    await refuses(wellFormed("ENQUEUE", q, jobId(44)), WT);
   });
 
-  test("CLAIM of a row whose attempts is not an integer", async () => {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(a), q.pending, a, "p"]), 1);
-    expectOk(await run(["HSET", q.row(a), "attempts", "many"]));
-    await refuses(wellFormed("CLAIM", q, a), "ERR hash value is not an integer");
+  test("counters: attempts, tokens, enqueued, acked, retried, buried — not integers or > 18 digits", async () => {
+    const COUNTER = refusal("counter", "CLAIM", {});
+    const bad = ["many", "1.5", "", " 1", "1 ", "0x1", "1234567890123456789", "-1234567890123456789", "01", "-0"];
+    // CLAIM: the claimed row's attempts
+    for (const v of bad) {
+      expectOk(await run(["FLUSHALL"]));
+      await enqueue(q, [a]);
+      await ok(["HSET", q.row(a), "attempts", v]);
+      await refuses(good("CLAIM"), COUNTER);
+    }
+    // CLAIM: meta's tokens — only when something is claimed
+    for (const v of bad) {
+      expectOk(await run(["FLUSHALL"]));
+      await ok(["HSET", q.meta, "tokens", v]);
+      expect(await ok(good("CLAIM"))).toEqual([0]);
+      await enqueue(q, [a]);
+      await refuses(good("CLAIM"), COUNTER);
+    }
+    // ENQUEUE, SCHEDULE: meta's enqueued
+    for (const v of bad) {
+      expectOk(await run(["FLUSHALL"]));
+      await ok(["HSET", q.meta, "enqueued", v]);
+      await refuses(good("ENQUEUE"), COUNTER);
+      await refuses(good("SCHEDULE"), COUNTER);
+    }
+    // ACK, RETRY, BURY: their meta total (checked before lease-lost); EXTEND has none
+    for (const [verb, field] of [["ACK", "acked"], ["RETRY", "retried"], ["BURY", "buried"]] as const) {
+      for (const v of bad) {
+        expectOk(await run(["FLUSHALL"]));
+        await populate();
+        await ok(["HSET", q.meta, field, v]);
+        await refuses(good(verb), COUNTER);
+        await refuses(wellFormed(verb, q, a, { token: 7 }), COUNTER);
+      }
+    }
+    expectOk(await run(["FLUSHALL"]));
+    await populate();
+    await ok(["HSET", q.meta, "acked", "x", "retried", "x", "buried", "x"]);
+    await ok(good("EXTEND"), 1);
+    // 18 digits are an integer HINCRBY reads
+    expectOk(await run(["FLUSHALL"]));
+    await enqueue(q, [a]);
+    await ok(["HSET", q.row(a), "attempts", "100000000000000000"]);
+    await ok(["HSET", q.meta, "tokens", "41"]);
+    expect((await claim(q)).jobs.map((j) => [j.id, j.token])).toEqual([[a, 42]]);
+    expect((await row(db, q.row(a))).attempts).toBe("100000000000000001");
   });
 
-  test("steps run in order: shape, layout, fence, gates, domain", async () => {
+  test("steps run in order: shape, batch, layout, fence, gates (fixed, then each group), domain", async () => {
     await populate();
     // shape before layout
-    await refuses(["EMQ.ACK", "3", "nope", q.active, a], "ERR wrong number of arguments for 'EMQ.ACK' command");
+    await refuses(["EMQ.ACK", "2", "nope", a, "1"], refusal("arity", "ACK", {}));
     // layout before gates
-    await refuses(["EMQ.ACK", "2", "nope", q.active, "bad"], "ERR EMQ.ACK keys do not match the wire-4 layout");
-    // gates before domain: a not-active id that also fails the gate
-    await refuses(["EMQ.ACK", "2", q.row("bad"), q.active, "bad"], "ERR EMQ.ACK id must be a JOB id");
-    expectOk(await run(["SET", "{emq}:version", "3"]));
+    await refuses(["EMQ.ACK", "1", "nope", "bad", "x"], refusal("layout", "ACK", {}));
+    // gates before domain: a stale job whose token also fails its gate
+    await refuses(argv("ACK", q, {}, [{ id: b, token: "0" }]), refusal("positive", "ACK", { arg: "token" }));
+    // fixed before groups
+    await refuses(argv("EXTEND", q, { lease_ms: "0" }, [{ id: "bad", token: "0" }]), refusal("positive", "EXTEND", { arg: "lease_ms" }));
+    // group by group; in a group, argument order
+    await refuses(argv("ACK", q, {}, [{ id: a, token: "x" }, { id: "bad", token: "1" }]), refusal("positive", "ACK", { arg: "token" }));
+    await refuses(argv("ACK", q, {}, [{ id: a, token: "1" }, { id: "bad", token: "x" }]), refusal("job-id", "ACK", {}));
+    await refuses(
+      argv("RETRY", q, {}, [{ id: a, token: 1, delay_ms: 1, reason: "r".repeat(5000) }, { id: "bad", token: 1, delay_ms: 1, reason: "" }]),
+      refusal("reason", "RETRY", { limit: String(MAX_REASON_BYTES) }),
+    );
+    await ok(["SET", "{emq}:version", "4"]);
     try {
       // layout before fence
-      await refuses(["EMQ.ACK", "2", "nope", q.active, a], "ERR EMQ.ACK keys do not match the wire-4 layout");
+      await refuses(["EMQ.ACK", "1", "nope", a, "1"], refusal("layout", "ACK", {}));
       // fence before gates
-      await refuses(["EMQ.ACK", "2", q.row("bad"), q.active, "bad"], "ERR EMQ.ACK fenced: this server speaks wire 3, not wire 4");
+      await refuses(argv("ACK", q, {}, [{ id: "bad", token: "1" }]), refusal("fenced", "ACK", { found: "4" }));
+      // batch before the fence
+      const groups = Array.from({ length: MAX_BATCH + 1 }, (_, i) => ({ id: jobId(i), token: 1 }));
+      await refuses(argv("ACK", q, {}, groups), refusal("batch", "ACK", { max: String(MAX_BATCH) }));
     } finally {
-      expectOk(await run(["DEL", "{emq}:version"]));
+      await ok(["DEL", "{emq}:version"]);
     }
   });
 });
@@ -387,74 +791,216 @@ describe("fence", () => {
   const id = jobId(1);
 
   /** A call of `verb` that would succeed unfenced (given the state set up below). */
-  function callOf(verb: VerbName): string[] {
-    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(2) : id);
-  }
+  const callOf = (verb: VerbName): string[] =>
+    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(2) : id, { token: 1 });
 
   async function setup(): Promise<void> {
-    expectOk(await run(["EMQ.ENQUEUE", "2", q.row(id), q.pending, id, "p"]), 1);
-    expectOk(await run(["EMQ.CLAIM", "3", q.pending, q.active, q.base, "60000"]));
+    await enqueue(q, [id]);
+    await claim(q);
   }
 
-  test("{emq}:version = 3 refuses every verb and writes nothing", async () => {
-    await setup();
-    expectOk(await run(["SET", "{emq}:version", "3"]));
-    for (const verb of VERBS) {
-      await refuses(callOf(verb), `ERR EMQ.${verb} fenced: this server speaks wire 3, not wire 4`);
+  async function everyVerbFenced(found: string): Promise<void> {
+    for (const verb of LIVE) {
+      const before = await digest(db);
+      expectRefused(await run(callOf(verb)), refusal("fenced", verb, { found }));
+      expect(await digest(db)).toBe(before);
     }
+  }
+
+  test("{emq}:version = 4 refuses every verb and writes nothing", async () => {
+    await setup();
+    await ok(["SET", "{emq}:version", "4"]);
+    await everyVerbFenced("4");
   });
 
-  test("emq.wire = 3 refuses every verb and writes nothing", async () => {
+  test("a value that is not a number (1-15 digits) is `unknown`, never its bytes", async () => {
     await setup();
-    expectOk(await run(["CONFIG", "SET", "emq.wire", "3"]));
-    try {
-      for (const verb of VERBS) {
-        await refuses(callOf(verb), `ERR EMQ.${verb} fenced: this server speaks wire 3, not wire 4`);
+    for (const v of ["5-beta", "wire 4", "4\r\nINJECTED", " 5", "5 ", "", "1234567890123456", "\u00ff", "-4"]) {
+      await ok(["SET", "{emq}:version", v]);
+      await everyVerbFenced("unknown");
+    }
+    await ok(["SET", "{emq}:version", "0004"]);
+    await everyVerbFenced("0004");
+  });
+
+  test("CONFIG SET emq.wire 4 (or 6) refuses every verb and writes nothing", async () => {
+    await setup();
+    for (const w of ["4", "6"]) {
+      await ok(["CONFIG", "SET", "emq.wire", w]);
+      try {
+        await everyVerbFenced(w);
+      } finally {
+        await ok(["CONFIG", "SET", "emq.wire", "5"]);
       }
-    } finally {
-      expectOk(await run(["CONFIG", "SET", "emq.wire", "4"]));
     }
   });
 
-  test("{emq}:version = 4, absent, or not a string: unfenced", async () => {
+  test("{emq}:version = 5, absent, or not a string: unfenced", async () => {
     await setup();
-    expectOk(await run(["SET", "{emq}:version", "4"]));
-    expectOk(await run(callOf("ENQUEUE")), 1);
-    expectOk(await run(["DEL", "{emq}:version"]));
-    expectOk(await run(callOf("PROMOTE")), 0);
-    expectOk(await run(["HSET", "{emq}:version", "wire", "3"]));
-    expectOk(await run(callOf("ACK")), 1);
-  });
-
-  test("the fence value is reported as found", async () => {
-    expectOk(await run(["SET", "{emq}:version", "5-beta"]));
-    await refuses(callOf("ENQUEUE"), "ERR EMQ.ENQUEUE fenced: this server speaks wire 5-beta, not wire 4");
+    await ok(["SET", "{emq}:version", "5"]);
+    await ok(callOf("ENQUEUE"), 1);
+    await ok(["DEL", "{emq}:version"]);
+    await ok(callOf("PROMOTE"), 0);
+    await ok(["HSET", "{emq}:version", "wire", "4"]);
+    await ok(callOf("ACK"), 1);
   });
 });
 
 describe("registration", () => {
-  test("configs, flags, key specs and ACL categories", async () => {
-    const cfg = expectOk(await run(["CONFIG", "GET", "emq.*"]));
-    const flat = JSON.stringify(cfg);
-    expect(flat).toContain("emq.wire");
-    expect(flat).toContain("emq.max-payload");
-    for (const verb of VERBS) {
-      const info = JSON.stringify(expectOk(await run(["COMMAND", "INFO", `emq.${verb.toLowerCase()}`])));
-      expect(info).toContain("write");
-      expect(info).toContain("denyoom");
-      expect(info).toContain("movablekeys");
-      expect(info).toContain("@emq");
-      expect(info).toContain("keynum");
-      expect(info).toContain("-2");
+  test("the module registers every verb of the spec (lib/wire)", () => {
+    expect(LIVE).toEqual([...VERBS]);
+  });
+
+  test("configs, flags (deny-oom for admissions only), key specs and ACL categories", async () => {
+    const cfg = JSON.stringify(await ok(["CONFIG", "GET", "emq.*"]));
+    expect(cfg).toContain("emq.wire");
+    expect(cfg).toContain("emq.max-payload");
+    expect(JSON.stringify(await ok(["CONFIG", "GET", "emq.wire"]))).toContain('"5"');
+    for (const verb of LIVE) {
+      const info = (await ok(["COMMAND", "INFO", `emq.${verb.toLowerCase()}`])) as unknown[][];
+      const [name, arity, flags, , , , categories] = info[0]!;
+      expect(name).toBe(`emq.${verb.toLowerCase()}`);
+      expect(arity).toBe(-2);
+      expect((flags as string[]).includes("denyoom")).toBe(SPEC[verb].admits);
+      expect(flags).toEqual(expect.arrayContaining(["write", "movablekeys"]));
+      expect(categories).toEqual(expect.arrayContaining(["@emq", "@write"]));
+      const flat = JSON.stringify(info);
+      expect(flat).toContain("keynum");
+      expect(flat).toContain('"keynumidx","value":0');
     }
   });
 
-  test("COMMAND GETKEYS lists each verb's declared keys", async () => {
+  test("COMMAND GETKEYS: only meta, for one group and for a batch", async () => {
     const q = queue("orders");
-    for (const verb of VERBS) {
-      const args = wellFormed(verb, q, jobId(1));
-      const keys = expectOk(await run(["COMMAND", "GETKEYS", ...args])) as unknown[];
-      expect(keys.map(String)).toEqual(args.slice(2, 2 + Number(args[1])));
+    for (const verb of LIVE) {
+      const one = wellFormed(verb, q, jobId(1));
+      const batch = argv(verb, q, {}, [{ id: jobId(1) }, { id: jobId(2) }, { id: jobId(3) }]);
+      for (const args of [one, batch]) expect(await ok(["COMMAND", "GETKEYS", ...args])).toEqual([q.meta]);
     }
+  });
+});
+
+describe("the blocking CLAIM", () => {
+  const q = queue("waits");
+  let waiter: GlideClient;
+
+  beforeAll(async () => {
+    waiter = await standalone(server.port, undefined, 60_000);
+  });
+  afterAll(() => waiter?.close());
+
+  /** Waits until `n` clients are blocked on the server. */
+  async function blocked(n: number): Promise<void> {
+    const until = Date.now() + 10_000;
+    for (;;) {
+      const info = String(await ok(["INFO", "clients"]));
+      if (Number(/blocked_clients:(\d+)/.exec(info)?.[1]) >= n) return;
+      if (Date.now() > until) throw new Error(`no blocked client after 10 s: ${info}`);
+      await sleep(10);
+    }
+  }
+
+  const waiting = (block_ms: number, count = 1): string[] => argv("CLAIM", q, { lease_ms: 60_000, count, block_ms });
+
+  test("waits with nothing ready and is woken by an ENQUEUE from another client", async () => {
+    const t0 = Date.now();
+    const reply = call(waiter, waiting(30_000, 5));
+    await blocked(1);
+    await enqueue(q, [jobId(1), jobId(2)]);
+    const got = claimed(expectOk(await reply));
+    expect(got.jobs.map((j) => [j.id, j.token])).toEqual([[jobId(1), 1], [jobId(2), 2]]);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(await exists(q.pending)).toBe(0);
+    expect((await row(db, q.row(jobId(1)))).state).toBe("active");
+  });
+
+  test("times out with [0] when nothing comes", async () => {
+    const t0 = Date.now();
+    expect(expectOk(await call(waiter, waiting(300)))).toEqual([0]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(250);
+    expect(await exists(q.meta, q.pending, q.active)).toBe(0);
+  });
+
+  test("answers at once inside MULTI/EXEC", async () => {
+    const t0 = Date.now();
+    const tx = new Batch(true).customCommand(waiting(60_000)).customCommand(["PING"]);
+    expect(await db.exec(tx, true)).toEqual([[0], "PONG"]);
+    expect(Date.now() - t0).toBeLessThan(9_000);
+  });
+
+  test("answers at once inside EVAL (scripts deny blocking)", async () => {
+    const t0 = Date.now();
+    const lua = "return redis.call('EMQ.CLAIM', '1', KEYS[1], ARGV[1], ARGV[2], ARGV[3])";
+    const [, , , ...args] = waiting(60_000);
+    expect(await ok(["EVAL", lua, "1", q.meta, ...args])).toEqual([0]);
+    expect(Date.now() - t0).toBeLessThan(9_000);
+  });
+
+  test("a SCHEDULE due soon wakes a waiting claim early (next_ms or the job)", async () => {
+    const t0 = Date.now();
+    const reply = call(waiter, waiting(12_000));
+    await blocked(1);
+    const due = Date.now() + 500;
+    await schedule(q, [[jobId(3), due]]);
+    const got = claimed(expectOk(await reply));
+    if (got.jobs.length === 0) expect(got.nextMs).toBe(due);
+    else expect(got.jobs.map((j) => j.id)).toEqual([jobId(3)]);
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
+  test("a RETRY due soon wakes a waiting claim early (next_ms or the job)", async () => {
+    await enqueue(q, [jobId(4)]);
+    const { jobs } = await claim(q, 1, 3_600_000);
+    const t0 = Date.now();
+    const reply = call(waiter, waiting(12_000));
+    await blocked(1);
+    await ok(argv("RETRY", q, {}, held(jobs, { delay_ms: 500, reason: "soon" })), 1);
+    const due = Number((await row(db, q.row(jobId(4)))).due_ms);
+    const got = claimed(expectOk(await reply));
+    if (got.jobs.length === 0) expect(got.nextMs).toBe(due);
+    else expect(got.jobs.map((j) => j.id)).toEqual([jobId(4)]);
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+});
+
+describe("memory: under maxmemory with noeviction", () => {
+  const q = queue("full");
+  const lua = queue("full-lua");
+  const OOM = "OOM command not allowed when used memory > 'maxmemory'.";
+
+  test("ENQUEUE/SCHEDULE are refused; CLAIM, ACK, RETRY, BURY, EXTEND, PROMOTE, REAP still work (module and scripts)", async () => {
+    const sha: Record<string, string> = {};
+    for (const verb of COVERED) sha[verb] = String(await ok(["SCRIPT", "LOAD", SCRIPTS[verb]]));
+    const evalsha = (args: string[]): string[] => ["EVALSHA", sha[args[0]!.slice(4)]!, ...args.slice(1)];
+    // state for every verb, on a queue per backend
+    const prepared: Record<string, ClaimedJob[]> = {};
+    for (const k of [q, lua]) {
+      await enqueue(k, Array.from({ length: 6 }, (_, i) => jobId(i + 1)));
+      prepared[k.name] = (await claim(k, 4)).jobs;
+      await claim(k, 1, 1); // runs out: something to reap
+      await schedule(k, [[jobId(20), 1]]);
+    }
+    await sleep(10);
+    await ok(["CONFIG", "SET", "maxmemory-policy", "noeviction"]);
+    const used = Number(/used_memory:(\d+)/.exec(String(await ok(["INFO", "memory"])))![1]);
+    await ok(["CONFIG", "SET", "maxmemory", String(Math.max(1, Math.floor(used / 2)))]);
+    try {
+      for (const [k, send] of [[q, (a: string[]) => a], [lua, evalsha]] as const) {
+        await refuses(send(wellFormed("ENQUEUE", k, jobId(30))), OOM);
+        await refuses(send(wellFormed("SCHEDULE", k, jobId(30))), OOM);
+        await refuses(send(argv("ENQUEUE", k, {}, [{ id: jobId(31) }, { id: jobId(32) }])), OOM);
+        const [j1, j2, j3, j4] = prepared[k.name]!;
+        expect(claimed(expectOk(await run(send(argv("CLAIM", k, { lease_ms: 60_000, count: 1, block_ms: 0 }))))).jobs.length).toBe(1);
+        expectOk(await run(send(argv("EXTEND", k, { lease_ms: 60_000 }, held([j4!])))), 1);
+        expectOk(await run(send(argv("ACK", k, {}, held([j1!])))), 1);
+        expectOk(await run(send(argv("RETRY", k, {}, held([j2!], { delay_ms: 60_000, reason: "r" })))), 1);
+        expectOk(await run(send(argv("BURY", k, {}, held([j3!], { reason: "r" })))), 1);
+        expectOk(await run(send(wellFormed("PROMOTE", k, jobId(1)))));
+        expectOk(await run(send(wellFormed("REAP", k, jobId(1)))));
+      }
+    } finally {
+      await ok(["CONFIG", "SET", "maxmemory", "0"]);
+    }
+    await ok(wellFormed("ENQUEUE", q, jobId(30)), 1);
   });
 });

@@ -1,13 +1,20 @@
 /**
- * Hostile input: 200k random and mutated argument vectors (a seeded generator: valid calls with
- * flipped / inserted / deleted bytes, keys swapped between queues or positions, braces and NUL in
- * names, empty elements, wrong numkeys, bad numbers, bad ids, dropped / extra arguments, wrong
- * verbs, garbage keys, a few payloads over 1 MiB) go through the host's keyspace checks
- * (`splitQueueKey`, `Keyspace.fromKey`, `validQueue`) and as raw `EMQ.*` calls to a standalone
- * server with the module. For every call the host mirror predicts the module's step (unknown
- * command, shape, layout, a gate with its exact text, or "runs"), and they must agree: a layout
- * refusal iff the host mirror refuses the keys. Calls go in non-atomic batches with `DEBUG DIGEST`
- * between every two, and every refusal leaves the digest unchanged. The server survives.
+ * Hostile input, wire-5: 200k random and mutated argument vectors (a seeded generator: valid calls
+ * of every verb the module registers — batches of several groups included — with flipped /
+ * inserted / deleted bytes, the meta key moved to another queue or type, ids or tokens swapped
+ * between groups, groups duplicated or dropped, bad tokens, braces and NUL in names, empty
+ * elements, wrong numkeys, bad numbers, bad ids, dropped / extra arguments and partial groups,
+ * wrong verbs, garbage keys, a few payloads over 1 MiB, a few batches of 10000 and 10001 groups) go
+ * through the host's keyspace checks (`splitQueueKey`, `Keyspace.fromKey`, `validQueue`) and as
+ * raw `EMQ.*` calls to a standalone server with the module. For every call the host predicts the
+ * module's verdict from the spec (lib/wire): an unknown command; shape (numkeys must be `1`, the
+ * arguments the fixed ones plus k whole groups, 1 ≤ k ≤ 10000 for a verb with a group: the
+ * `batch` refusal beyond); layout (the one key is the meta of a valid, non-empty queue name); a
+ * gate with its exact text (the fixed arguments, then each group, in argument order); or "runs",
+ * where the reply is a success or one of the verb's domain refusals with the call's own ids — and
+ * exactly `repeated` when the call names a job twice. Calls go in non-atomic batches with
+ * `DEBUG DIGEST` between every two, and every refusal leaves the digest unchanged. The server
+ * survives.
  *
  * Keys and arguments are handled as binary strings (one char per byte, sent as latin1), so the host
  * checks see exactly the server's bytes; keys that are valid UTF-8 are also checked as decoded
@@ -20,24 +27,46 @@ import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { Keyspace, splitQueueKey, validQueue } from "../../mod.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { call, digest, expectOk, expectRefused, jobId, requireModule, standalone } from "../native/_native.ts";
+import {
+  argv as wireArgv,
+  call,
+  digest,
+  expectOk,
+  expectRefused,
+  jobId,
+  refusal,
+  registeredVerbs,
+  requireModule,
+  standalone,
+} from "../native/_native.ts";
 import {
   ARGS,
   type ArgName,
   type Gate,
-  type KeyRole,
-  keyOf,
+  MAX_BATCH,
+  MAX_DIGITS,
+  MAX_PAYLOAD_BYTES,
+  MAX_REASON_BYTES,
+  parseRefusal,
+  pieces,
+  type Refusal,
+  refusalsOf,
+  REFUSALS,
   renderRefusal,
   type Verb,
-  VERB_NAMES,
-  VERBS as WIRE_VERBS,
+  VERBS as SPEC,
+  type VerbSpec,
 } from "../../lib/wire/mod.ts";
 
 const SEED = 0x5eed_2026;
-const CASES = 200_000;
+const CASES = Number(process.env["EMQ_HOSTILE_CASES"] ?? 200_000);
 const BATCH = 125; // calls per batch; the keyspace is reset (FLUSHALL) and re-seeded before each
-const MAX_PAYLOAD = 1_048_576;
 const OVERSIZED_AT = new Set([1_234, 77_777, 150_001, 199_998]); // cases that carry a > 1 MiB payload
+/** Cases that carry a whole batch: this many groups (the most a call may carry, and one more). */
+const FULL_BATCH_AT = new Map([[4_321, MAX_BATCH + 1], [99_999, MAX_BATCH], [160_000, MAX_BATCH + 1]]);
+
+/** The spec's verbs the module registers (the standalone suite asserts that is all of them). */
+const VERBS: Verb[] = await registeredVerbs();
 
 let server: ServerHandle;
 let client: GlideClient;
@@ -59,6 +88,8 @@ afterAll(async () => {
 type Bin = string;
 const bin = (s: string): Bin => Buffer.from(s, "utf8").toString("latin1");
 const wire = (b: Bin): Buffer => Buffer.from(b, "latin1");
+/** Whether binary string `b` is valid UTF-8. */
+const utf8 = (b: Bin): boolean => bin(Buffer.from(b, "latin1").toString("utf8")) === b;
 
 /** mulberry32: small, fast, seeded. */
 function rng(seed: number): () => number {
@@ -81,70 +112,129 @@ const bytes = (n: number): Bin => {
 };
 
 // ---------------------------------------------------------------------------------------------
-// The verbs, and the host's prediction of what the module does with an argument vector
+// The host's prediction of what the module does with an argument vector, from the spec
 
-type ArgType = ArgName;
-/** The spec: keys by role, arguments by name (lib/wire). */
-const SPEC = WIRE_VERBS;
-const VERBS = VERB_NAMES;
+const spec = (v: Verb): VerbSpec => SPEC[v];
+const minGroups = (v: Verb): number => (spec(v) as { minGroups?: number }).minGroups ?? 1;
 
 /** What the module must do with a call, as the host predicts it. */
 type Prediction =
   | { kind: "unknown" }
-  | { kind: "shape" }
-  | { kind: "layout" }
+  | { kind: "shape"; texts: string[] }
+  | { kind: "batch"; text: string }
+  | { kind: "layout"; text: string }
   | { kind: "gate"; text: string }
-  | { kind: "runs" };
+  | { kind: "runs"; verb: Verb; ids: Bin[]; repeated: Bin | null };
 
 const ASCII_UPPER = (s: string): string => s.replace(/[a-z]/g, (c) => c.toUpperCase());
-const digits = (s: Bin): number | null => (/^[0-9]{1,15}$/.test(s) ? Number(s) : null);
+const digits = (s: Bin): number | null => (new RegExp(`^[0-9]{1,${MAX_DIGITS}}$`).test(s) ? Number(s) : null);
+/** An error reply is one line: CR, LF and NUL become spaces (docs/WIRE.md; both backends). */
+const oneLine = (s: Bin): Bin => s.replace(/[\r\n\0]/g, " ");
 
-/** The host mirror's verdict on a call's keys: the queue's keyspace, or null (a layout refusal). */
-function hostLayout(verb: Verb, keys: Bin[], args: Bin[]): Keyspace | null {
-  const spec = SPEC[verb];
-  const roles: readonly KeyRole[] = spec.keys;
-  const id = spec.args[0] === "id" ? args[0]! : "";
-  const first = roles[0]!;
-  const firstType = first === "row" ? `job:${id}` : first === "base" ? "" : first;
-  const ks = Keyspace.fromKey(keys[0]!, firstType);
-  if (ks === null) return null;
-  for (let i = 1; i < spec.keys.length; i++) if (keys[i] !== keyOf(ks, spec.keys[i]!, id)) return null;
-  return ks;
+/** The verb a call names (any ASCII casing), if the module registers it. */
+function verbOf(argv: Bin[]): Verb | null {
+  const name = ASCII_UPPER(argv[0] ?? "");
+  const verb = name.startsWith("EMQ.") ? (name.slice(4) as Verb) : null;
+  return verb !== null && VERBS.includes(verb) ? verb : null;
+}
+
+/** The step-4 refusal of argument `name` holding `a`, or null when it passes its gate. */
+function gateText(verb: Verb, name: ArgName, a: Bin): string | null {
+  const V = `EMQ.${verb}`;
+  const gate: Gate = ARGS[name].gate;
+  switch (gate.kind) {
+    case "job-id":
+      return a.startsWith("JOB") ? null : renderRefusal("job-id", V, {});
+    case "number": {
+      const n = digits(a);
+      if (n === null || n < gate.min) return renderRefusal(gate.min === 0 ? "non-negative" : "positive", V, { arg: name });
+      if (gate.max !== undefined && n > gate.max) return renderRefusal("too-large", V, { arg: name, max: String(gate.max) });
+      return null;
+    }
+    case "bytes":
+      return a.length > gate.limit ? renderRefusal(gate.refusal, V, { limit: String(gate.limit) }) : null;
+  }
 }
 
 function predict(argv: Bin[]): Prediction {
-  const name = ASCII_UPPER(argv[0] ?? "");
-  const verb = name.startsWith("EMQ.") ? (name.slice(4) as Verb) : null;
-  if (verb === null || !(verb in SPEC)) return { kind: "unknown" };
-  const spec = SPEC[verb];
-  const nk = spec.keys.length;
-  if (argv.length < 2 || argv[1] !== String(nk) || argv.length !== 2 + nk + spec.args.length) return { kind: "shape" };
-  const keys = argv.slice(2, 2 + nk);
-  const args = argv.slice(2 + nk);
-  if (hostLayout(verb, keys, args) === null) return { kind: "layout" };
+  const verb = verbOf(argv);
+  if (verb === null) return { kind: "unknown" };
+  const s = spec(verb);
   const V = `EMQ.${verb}`;
-  for (let i = 0; i < spec.args.length; i++) {
-    const a = args[i]!;
-    const name: ArgName = spec.args[i]!;
-    const gate: Gate = ARGS[name].gate;
-    if (gate.kind === "job-id" && !a.startsWith("JOB")) return { kind: "gate", text: renderRefusal("job-id", V, {}) };
-    if (gate.kind === "number") {
-      const n = digits(a);
-      if (n === null || n < gate.min) {
-        return { kind: "gate", text: renderRefusal(gate.min === 0 ? "non-negative" : "positive", V, { arg: name }) };
-      }
-    }
-    if (gate.kind === "bytes" && a.length > gate.limit) {
-      return { kind: "gate", text: renderRefusal(gate.refusal, V, { limit: String(gate.limit) }) };
-    }
+  const arity = renderRefusal("arity", V, {});
+  // 1. shape: the server's own arity check (no argument at all), then numkeys "1" and whole groups
+  if (argv.length < 2) return { kind: "shape", texts: [arity.replace(V, V.toLowerCase())] };
+  if (argv.length < 3 || argv[1] !== "1") return { kind: "shape", texts: [arity] };
+  const rest = argv.length - 3 - s.args.length;
+  const G = s.group.length;
+  if (rest < 0 || (G === 0 && rest !== 0) || (G > 0 && (rest < G * minGroups(verb) || rest % G !== 0))) {
+    return { kind: "shape", texts: [arity] };
   }
-  return { kind: "runs" };
+  const k = G === 0 ? 0 : rest / G;
+  if (k > MAX_BATCH) return { kind: "batch", text: renderRefusal("batch", V, { max: String(MAX_BATCH) }) };
+  // 2. layout: the one key is the meta of a valid, non-empty queue name
+  if (Keyspace.fromKey(argv[2]!, "meta") === null) return { kind: "layout", text: renderRefusal("layout", V, {}) };
+  // 3. fence: this server is not fenced. 4. gates: the fixed arguments, then each group
+  const values = argv.slice(3);
+  const names: ArgName[] = [...s.args, ...Array.from({ length: k }, () => s.group).flat()];
+  for (let i = 0; i < names.length; i++) {
+    const text = gateText(verb, names[i]!, values[i]!);
+    if (text !== null) return { kind: "gate", text };
+  }
+  // 5. the domain: repeated first, when the verb names jobs
+  const at = s.group.indexOf("id");
+  const ids = at < 0 ? [] : Array.from({ length: k }, (_, j) => values[s.args.length + j * G + at]!);
+  let repeated: Bin | null = null;
+  const seen = new Set<Bin>();
+  for (const id of ids) {
+    if (seen.has(id)) {
+      repeated = id;
+      break;
+    }
+    seen.add(id);
+  }
+  if (s.domain[0] !== "repeated") repeated = null;
+  return { kind: "runs", verb, ids, repeated };
 }
 
-/** Refusals a call that passed every gate may still get, from the state it meets (step 5). */
-function domainRefusal(verb: string, text: string): boolean {
-  return text === `ERR EMQ.${verb} duplicate id` || text === `ERR EMQ.${verb} job is not active` ||
-    text.startsWith("WRONGTYPE ") || text === "ERR hash value is not an integer";
+/** Refusals a call that passed every gate may still get on a standalone server as the default user. */
+function domainRefusals(verb: Verb): Refusal[] {
+  return refusalsOf(verb).filter((r) => REFUSALS[r].step === "domain" && r !== "noperm" && r !== "migrating");
+}
+
+/** Whether `ids` (space-separated in `text`) is a non-empty subsequence of the call's ids. */
+function subsequence(text: string, ids: Bin[]): boolean {
+  const want = text.split(" ");
+  if (ids.length > 12) return want.length > 0; // too many to enumerate: the parse had to succeed
+  for (let mask = 1; mask < 1 << ids.length; mask++) {
+    const sub = ids.filter((_, i) => mask & (1 << i)).map(oneLine).join(" ");
+    if (sub === text) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether `err` is a refusal the verb may give once it runs, naming the call's own ids (a verb
+ * that names no job, DROP, names ids of the queue's state: JOB ids).
+ */
+function domainAgrees(p: Extract<Prediction, { kind: "runs" }>, err: string): boolean {
+  const V = `EMQ.${p.verb}`;
+  if (p.repeated !== null) return err === renderRefusal("repeated", V, { id: oneLine(p.repeated) });
+  const parsed = parseRefusal(err);
+  if (parsed === null || !domainRefusals(p.verb).includes(parsed.name)) return false;
+  if (parsed.verb !== null && parsed.verb !== V) return false;
+  const namesJobs = spec(p.verb).group.includes("id");
+  for (const piece of pieces(REFUSALS[parsed.name].template)) {
+    if (!("param" in piece) || piece.param === "verb") continue;
+    const value = parsed.params[piece.param]!;
+    if (!namesJobs) {
+      if ((piece.param === "id" || piece.param === "ids") && !value.split(" ").every((id) => id.startsWith("JOB"))) return false;
+      continue;
+    }
+    if (piece.param === "id" && !p.ids.map(oneLine).includes(value)) return false;
+    if (piece.param === "ids" && !subsequence(value, p.ids)) return false;
+  }
+  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -152,57 +242,77 @@ function domainRefusal(verb: string, text: string): boolean {
 
 const NAMES: Bin[] = ["a", "b", "orders", "x:y", bin("ü-queue"), bin("队列"), "n".repeat(60), "sp ace", "\x7f\xff"];
 const HOSTILE_NAMES: Bin[] = ["", "a}b", "{a", "a{b}c", "a\0b", "}", "{", "{}", "emq:{a}", "\0"];
+const TYPES: Bin[] = ["pending", "active", "schedule", "dead", "wake", "job:JOB00000000001", "meta:x", "META", "", "meta\0", "metas"];
 const IDS: Bin[] = Array.from({ length: 24 }, (_, i) => jobId(i + 1));
-const SPECIAL = ["{", "}", "\0", ":", "0", "-", " ", "\xff", "\x80", "J", "9"];
-const BAD_NUMKEYS = ["999999999", "0", "-1", "-2", "1", "2", "3", "4", "02", " 2", "2 ", "abc", "", "99999999999999999999", "+2", "1e1", "\xd9\xa2"];
-const BAD_NUMBERS = ["-5", "-1", "0", "abc", "1e3", "1234567890123456", "", " 5", "5 ", "+5", "007", "999999999999999", "0x10", "5.5", "18446744073709551616", "\xd9\xa1", "00", "1"];
-const BAD_IDS = ["job00000000001", "", "JOB", "JO", "XJOB0000000001", "JOB\0", "JOB}", `${jobId(1)}x`, "J", "\0JOB"];
+const SPECIAL = ["{", "}", "\0", ":", "0", "-", " ", "\xff", "\x80", "J", "9", "\r", "\n"];
+const BAD_NUMKEYS = ["999999999", "0", "-1", "-2", "2", "3", "01", " 1", "1 ", "abc", "", "99999999999999999999", "+1", "1e0", "\xd9\xa1"];
+const BAD_NUMBERS = [
+  "-5", "-1", "0", "abc", "1e3", "1234567890123456", "", " 5", "5 ", "+5", "007", "999999999999999", "0x10", "5.5",
+  "18446744073709551616", "\xd9\xa1", "00", "1", "10000", "10001",
+];
+const BAD_IDS = ["job00000000001", "", "JOB", "JO", "XJOB0000000001", "JOB\0", "JOB}", `${jobId(1)}x`, "J", "\0JOB", "JOB\r\nX", "JOB\xff"];
 const WRONG_VERBS = ["EMQ.ENQUEUEX", "EMQ.FOO", "EMQ", "EMQ.", "EMQ.ACK ", "EMQ.ACK\0", "EMQ.ACK|x", "QME.CLAIM", "EMQ.CLAIMS", "emq.reapx"];
 const CASINGS = (v: string): string[] => [`EMQ.${v}`, `emq.${v.toLowerCase()}`, `Emq.${v[0]}${v.slice(1).toLowerCase()}`];
 
-function number(type: ArgType): Bin {
-  switch (type) {
+/** A valid value of argument `name` (job `j` of the call, ids drawn without repeats). */
+function valueOf(name: ArgName, ids: Bin[]): Bin {
+  switch (name) {
+    case "id":
+      return ids.length > 0 ? ids.pop()! : pick(IDS);
+    case "token":
+      return String(random() < 0.7 ? 1 + int(4) : 1 + int(50));
+    case "payload":
+      return bytes(int(48));
+    case "reason":
+      return random() < 0.02 ? "r".repeat(MAX_REASON_BYTES + int(2)) : bytes(int(16));
     case "due_ms":
       return String(random() < 0.7 ? int(1000) : Date.now() + 60_000);
     case "lease_ms":
-      return String(1 + int(60_000));
+      return String(random() < 0.3 ? 1 : 1 + int(60_000));
     case "delay_ms":
       return String(1 + int(50));
     case "limit":
       return String(1 + int(100));
-    default:
-      return "1";
+    case "count":
+      return String(random() < 0.01 ? MAX_BATCH + int(2) : 1 + int(5));
+    case "block_ms":
+      return random() < 0.9 ? "0" : String(1 + int(10));
   }
+  // an argument added to the spec since: a valid value from its gate
+  const gate: Gate = ARGS[name as ArgName].gate;
+  if (gate.kind === "number") return String(Math.min(gate.min + int(100), gate.max ?? Infinity));
+  if (gate.kind === "bytes") return random() < 0.02 ? "v".repeat(gate.limit + 1) : bytes(int(24));
+  return pick(IDS);
 }
 
 function validCall(): Bin[] {
   const verb = pick(VERBS);
-  const spec = SPEC[verb];
+  const s = spec(verb);
   const ks = new Keyspace(pick(NAMES));
-  const id = pick(IDS);
-  const argv = [random() < 0.8 ? `EMQ.${verb}` : pick(CASINGS(verb)), String(spec.keys.length)];
-  for (const k of spec.keys) argv.push(keyOf(ks, k, id));
-  for (const a of spec.args) {
-    if (a === "id") argv.push(id);
-    else if (a === "payload") argv.push(bytes(int(48)));
-    else if (a === "reason") argv.push(random() < 0.02 ? "r".repeat(4096 + int(2)) : bytes(int(16)));
-    else argv.push(number(a));
+  const argv = [random() < 0.8 ? `EMQ.${verb}` : pick(CASINGS(verb)), "1", ks.meta];
+  const ids = [...IDS].sort(() => random() - 0.5);
+  for (const a of s.args) argv.push(valueOf(a, ids));
+  if (s.group.length > 0) {
+    const k = random() < 0.6 ? Math.max(1, minGroups(verb)) : minGroups(verb) + int(5);
+    for (let j = 0; j < k; j++) for (const a of s.group) argv.push(valueOf(a, ids));
   }
   return argv;
 }
 
-/** Positions of the keys and of each argument type, for the verb the call was built as. */
-function layoutOf(argv: Bin[]): { verb: Verb; keys: number[]; args: Map<ArgType, number> } | null {
-  const name = ASCII_UPPER(argv[0] ?? "");
-  const verb = name.slice(4) as Verb;
-  if (!name.startsWith("EMQ.") || !(verb in SPEC)) return null;
-  const spec = SPEC[verb];
-  const keys = spec.keys.map((_, i) => 2 + i).filter((i) => i < argv.length);
-  const args = new Map<ArgType, number>();
-  spec.args.forEach((a, i) => {
-    if (2 + spec.keys.length + i < argv.length) args.set(a, 2 + spec.keys.length + i);
-  });
-  return { verb, keys, args };
+/** Where a call's arguments are, for the verb it was built as: its fixed ones and its groups. */
+function layoutOf(argv: Bin[]): { verb: Verb; s: VerbSpec; groups: number[]; at: (g: number, a: ArgName) => number } | null {
+  const verb = verbOf(argv);
+  if (verb === null) return null;
+  const s = spec(verb);
+  const G = s.group.length;
+  const first = 3 + s.args.length;
+  const k = G === 0 ? 0 : Math.max(0, Math.floor((argv.length - first) / G));
+  return {
+    verb,
+    s,
+    groups: Array.from({ length: k }, (_, j) => first + j * G),
+    at: (g, a) => g + s.group.indexOf(a),
+  };
 }
 
 function renameQueue(key: Bin, name: Bin): Bin {
@@ -212,10 +322,17 @@ function renameQueue(key: Bin, name: Bin): Bin {
   return key.slice(0, open + 1) + name + key.slice(close);
 }
 
+function retype(key: Bin, type: Bin): Bin {
+  const close = key.indexOf("}:");
+  return close < 0 ? key : key.slice(0, close + 2) + type;
+}
+
 function mutate(argv: Bin[]): void {
   const at = (): number => 1 + int(Math.max(1, argv.length - 1));
   const shape = layoutOf(argv);
-  switch (int(14)) {
+  const G = shape?.s.group.length ?? 0;
+  const group = (): number | undefined => (shape && shape.groups.length > 0 ? pick(shape.groups) : undefined);
+  switch (int(19)) {
     case 0: { // flip or replace one byte
       const i = at();
       const s = argv[i] ?? "";
@@ -240,79 +357,106 @@ function mutate(argv: Bin[]): void {
       argv[i] = s.slice(0, p) + s.slice(p + 1);
       break;
     }
-    case 3: { // one key moved to another queue
-      if (!shape || shape.keys.length === 0) break;
-      const i = pick(shape.keys);
-      argv[i] = renameQueue(argv[i]!, pick(random() < 0.7 ? NAMES : HOSTILE_NAMES));
+    case 3: // the key moved to another (possibly hostile) queue name
+      if (argv[2] !== undefined) argv[2] = renameQueue(argv[2], pick(random() < 0.6 ? NAMES : HOSTILE_NAMES));
       break;
-    }
-    case 4: { // every key of the call moved to another (possibly hostile) queue name
-      if (!shape) break;
-      const name = pick(random() < 0.5 ? NAMES : HOSTILE_NAMES);
-      for (const i of shape.keys) argv[i] = renameQueue(argv[i]!, name);
+    case 4: // the key of another type of the same queue
+      if (argv[2] !== undefined) argv[2] = retype(argv[2], pick(TYPES));
       break;
-    }
-    case 5: { // two keys swapped
-      if (!shape || shape.keys.length < 2) break;
-      const i = pick(shape.keys);
-      const j = pick(shape.keys);
+    case 5: { // ids swapped between two groups (each then names another's token)
+      const [g1, g2] = [group(), group()];
+      if (g1 === undefined || g2 === undefined || !shape!.s.group.includes("id")) break;
+      const [i, j] = [shape!.at(g1, "id"), shape!.at(g2, "id")];
       [argv[i], argv[j]] = [argv[j]!, argv[i]!];
       break;
     }
-    case 6: // an empty element
+    case 6: { // tokens (or another group argument) swapped between two groups
+      const [g1, g2] = [group(), group()];
+      if (g1 === undefined || g2 === undefined) break;
+      const a = shape!.s.group.includes("token") ? "token" : pick(shape!.s.group);
+      const [i, j] = [shape!.at(g1, a), shape!.at(g2, a)];
+      [argv[i], argv[j]] = [argv[j]!, argv[i]!];
+      break;
+    }
+    case 7: { // a group duplicated (the same job twice)
+      const g = group();
+      if (g === undefined) break;
+      const copy = argv.slice(g, g + G);
+      argv.splice(pick(shape!.groups), 0, ...copy);
+      break;
+    }
+    case 8: { // a bad token
+      const g = group();
+      if (g === undefined || !shape!.s.group.includes("token")) break;
+      argv[shape!.at(g, "token")] = pick(BAD_NUMBERS);
+      break;
+    }
+    case 9: // an empty element
       argv[at()] = "";
       break;
-    case 7: // numkeys
+    case 10: // numkeys
       argv[1] = pick(BAD_NUMKEYS);
       break;
-    case 8: { // a number argument
+    case 11: { // a number argument, fixed or in a group
       if (!shape) break;
-      const slots = (["due_ms", "lease_ms", "delay_ms", "limit"] as const).map((t) => shape.args.get(t)).filter((x) => x !== undefined);
-      if (slots.length === 0) break;
-      argv[pick(slots)] = pick(BAD_NUMBERS);
+      const slots: number[] = [];
+      shape.s.args.forEach((a, i) => ARGS[a].gate.kind === "number" && 3 + i < argv.length && slots.push(3 + i));
+      for (const g of shape.groups) for (const a of shape.s.group) if (ARGS[a].gate.kind === "number") slots.push(shape.at(g, a));
+      if (slots.length > 0) argv[pick(slots)] = pick(BAD_NUMBERS);
       break;
     }
-    case 9: { // the id (and half the time the row key with it, so the gate is reached)
-      const idAt = shape?.args.get("id");
-      if (!shape || idAt === undefined) break;
-      const id = random() < 0.5 ? pick(BAD_IDS) : pick(IDS);
-      argv[idAt] = id;
-      if (random() < 0.5 && shape.keys[0] !== undefined) {
-        const row = argv[shape.keys[0]]!;
-        const j = row.lastIndexOf(":job:");
-        if (j >= 0) argv[shape.keys[0]] = `${row.slice(0, j)}:job:${id}`;
-      }
+    case 12: { // an id: a bad one, or another valid one
+      const g = group();
+      if (g === undefined || !shape!.s.group.includes("id")) break;
+      argv[shape!.at(g, "id")] = random() < 0.5 ? pick(BAD_IDS) : pick(IDS);
       break;
     }
-    case 10: // drop an element
+    case 13: // drop an element
       argv.splice(at(), 1);
       break;
-    case 11: // one more argument
-      argv.push(random() < 0.5 ? "extra" : bytes(int(8)));
-      break;
-    case 12: // a wrong verb
-      argv[0] = pick(WRONG_VERBS);
-      break;
-    case 13: { // a garbage key
-      if (!shape || shape.keys.length === 0) break;
-      let s = "";
-      for (let n = int(6); n >= 0; n--) {
-        s += pick(["emq:{", "}", ":", "pending", "active", "job:", "{", "\0", "emq:", "}:", bytes(1 + int(4))]);
-      }
-      argv[pick(shape.keys)] = s;
+    case 14: { // more: one element, part of a group, or a whole extra group
+      const r = random();
+      if (r < 0.3 || G === 0) argv.push(random() < 0.5 ? "extra" : bytes(int(8)));
+      else if (r < 0.6) argv.push(...argv.slice(-G, -1));
+      else argv.push(...argv.slice(-G));
       break;
     }
+    case 15: // a wrong verb
+      argv[0] = pick(WRONG_VERBS);
+      break;
+    case 16: { // a garbage key
+      if (argv.length < 3) break;
+      let s = "";
+      for (let n = int(6); n >= 0; n--) {
+        s += pick(["emq:{", "}", ":", "meta", "pending", "job:", "{", "\0", "emq:", "}:", bytes(1 + int(4))]);
+      }
+      argv[2] = s;
+      break;
+    }
+    case 17: { // a whole group dropped
+      const g = group();
+      if (g !== undefined) argv.splice(g, G);
+      break;
+    }
+    case 18: // the arguments of one verb sent as another
+      argv[0] = `EMQ.${pick(VERBS)}`;
+      break;
   }
 }
 
 function hostileCall(n: number): Bin[] {
   if (OVERSIZED_AT.has(n)) {
     const ks = new Keyspace(pick(NAMES));
-    const id = pick(IDS);
-    const big = "P".repeat(MAX_PAYLOAD + 1 + int(MAX_PAYLOAD));
+    const big = "P".repeat(MAX_PAYLOAD_BYTES + 1 + int(MAX_PAYLOAD_BYTES));
     return random() < 0.5
-      ? ["EMQ.ENQUEUE", "2", ks.job(id as never), ks.pending, id, big]
-      : ["EMQ.SCHEDULE", "2", ks.job(id as never), ks.schedule, id, "0", big];
+      ? wireArgv("ENQUEUE", ks, {}, [{ id: pick(IDS), payload: big }])
+      : wireArgv("SCHEDULE", ks, {}, [{ id: pick(IDS), due_ms: 0 }, { id: jobId(900), due_ms: 0, payload: big }]);
+  }
+  const k = FULL_BATCH_AT.get(n);
+  if (k !== undefined) {
+    const ks = new Keyspace(pick(NAMES));
+    const verb = pick(["ENQUEUE", "ACK"] as const);
+    return wireArgv(verb, ks, {}, Array.from({ length: k }, (_, j) => ({ id: jobId(10_000 + j), token: 1, payload: "x" })));
   }
   if (random() < 0.03) { // fully random vector
     return Array.from({ length: 1 + int(8) }, (_, i) => (i === 0 ? pick([...WRONG_VERBS, ...VERBS.map((v) => `EMQ.${v}`)]) : bytes(int(24))));
@@ -320,37 +464,54 @@ function hostileCall(n: number): Bin[] {
   const argv = validCall();
   const rounds = random() < 0.15 ? 0 : 1 + int(3);
   for (let r = 0; r < rounds; r++) mutate(argv);
+  if (argv.some((a) => typeof a !== "string")) throw new Error(`a mutation left a hole: ${JSON.stringify(argv)}`);
   return argv;
 }
 
 /**
- * The server echoes the first arguments of an unknown command in its error text, byte for byte,
- * and glide 2.2.5 cannot parse an error reply that is not UTF-8: it drops the connection (and
- * every request in flight on it). So the arguments of an unknown command are sent as printable
- * ASCII; the module never sees these calls anyway.
+ * What glide can carry and a pipeline can survive. The server echoes the first arguments of an
+ * unknown command in its error text, byte for byte, and the module names ids in some refusals
+ * (repeated, duplicate, lease-lost); glide 2.2.5 cannot parse an error reply that is not UTF-8: it
+ * drops the connection (and every request in flight on it). So the arguments of an unknown command
+ * are sent as printable ASCII, and ids of a call that runs as valid UTF-8. A CLAIM that runs waits
+ * at most 20 ms (a longer wait would stall the pipeline). The prediction is made again after.
  */
 function sendable(argv: Bin[], p: Prediction): Bin[] {
-  if (p.kind !== "unknown") return argv;
-  return argv.map((a, i) => (i === 0 ? a : a.replace(/[^\x20-\x7e]/g, "?")));
+  if (p.kind === "unknown") return argv.map((a, i) => (i === 0 ? a : a.replace(/[^\x20-\x7e]/g, "?")));
+  if (p.kind !== "runs") return argv;
+  const out = [...argv];
+  const s = spec(p.verb);
+  if (s.group.includes("id")) {
+    const at = s.group.indexOf("id");
+    for (let i = 3 + s.args.length + at; i < out.length; i += s.group.length) {
+      if (!utf8(out[i]!)) out[i] = out[i]!.replace(/[\x80-\xff]/g, "?");
+    }
+  }
+  const block = s.args.indexOf("block_ms");
+  if (block >= 0 && Number(out[3 + block]) > 20) out[3 + block] = String(int(21));
+  return out;
 }
 
-// State for the domain steps to meet: rows, pending, active, scheduled and dead ids, and keys of
-// the wrong Valkey type. Rebuilt (after FLUSHALL) at the start of every batch.
+// State for the domain steps to meet: rows, pending, active (tokens 1–3), scheduled and dead ids,
+// keys of the wrong Valkey type, a counter that is not an integer. Rebuilt (after FLUSHALL) at the
+// start of every batch.
 function seed(): Bin[][] {
   const out: Bin[][] = [["FLUSHALL", "SYNC"]];
   // small on purpose: DEBUG DIGEST, run after every call, costs time in proportion to the keys
   for (const name of ["a", bin("ü-queue")]) {
     const ks = new Keyspace(name);
-    for (let i = 0; i < 4; i++) out.push(["EMQ.ENQUEUE", "2", `${ks.base}job:${IDS[i]}`, ks.pending, IDS[i]!, "p"]);
-    out.push(["EMQ.CLAIM", "3", ks.pending, ks.active, ks.base, "60000"]);
-    out.push(["EMQ.SCHEDULE", "2", `${ks.base}job:${IDS[10]}`, ks.schedule, IDS[10]!, "0", "s"]);
-    out.push(["EMQ.CLAIM", "3", ks.pending, ks.active, ks.base, "1"]);
+    out.push(wireArgv("ENQUEUE", ks, {}, IDS.slice(0, 4).map((id) => ({ id, payload: "p" }))));
+    out.push(wireArgv("CLAIM", ks, { lease_ms: 60_000, count: 2, block_ms: 0 }));
+    out.push(wireArgv("SCHEDULE", ks, {}, [{ id: IDS[10]!, due_ms: Date.now() + 60_000, payload: "s" }]));
+    out.push(wireArgv("CLAIM", ks, { lease_ms: 1, count: 1, block_ms: 0 }));
+    out.push(wireArgv("BURY", ks, {}, [{ id: IDS[0]!, token: 1, reason: "dead" }]));
   }
   out.push(["SET", "emq:{b}:pending", "not a list"]);
   out.push(["SET", "emq:{b}:active", "not a zset"]);
   out.push(["LPUSH", `emq:{orders}:job:${IDS[12]}`, "not a hash"]);
-  out.push(["HSET", `emq:{x:y}:job:${IDS[13]}`, "attempts", "NaN"]);
+  out.push(["HSET", `emq:{x:y}:job:${IDS[13]}`, "attempts", "NaN", "state", "pending"]);
   out.push(["LPUSH", "emq:{x:y}:pending", IDS[13]!]);
+  out.push(["HSET", "emq:{sp ace}:meta", "tokens", "x", "enqueued", "1.5"]);
   return out;
 }
 
@@ -363,32 +524,35 @@ function plainError(r: GlideReturnType | Error): string | null {
 
 test(`${CASES} hostile calls: host and module agree on every verdict; refusals change nothing`, async () => {
   const pid = server.pid;
-  const tally = { unknown: 0, shape: 0, layout: 0, gate: 0, domain: 0, ok: 0, utf8Checked: 0 };
+  const tally = { unknown: 0, shape: 0, batch: 0, layout: 0, gate: 0, domain: 0, repeated: 0, ok: 0, utf8Checked: 0 };
   const mismatches: string[] = [];
   const note = (what: string): void => {
     if (mismatches.length < 20) mismatches.push(what);
   };
   const show = (argv: Bin[]): string =>
-    JSON.stringify(argv.map((a) => (a.length > 80 ? `${a.slice(0, 40)}…(${a.length} bytes)` : a)));
+    JSON.stringify(argv.slice(0, 12).map((a) => (a.length > 80 ? `${a.slice(0, 40)}…(${a.length} bytes)` : a))) +
+    (argv.length > 12 ? `…(${argv.length} elements)` : "");
 
   for (let done = 0; done < CASES; done += BATCH) {
     const raw = Array.from({ length: Math.min(BATCH, CASES - done) }, (_, i) => hostileCall(done + i));
-    const predictions = raw.map(predict);
-    const calls = raw.map((argv, i) => sendable(argv, predictions[i]!));
+    const calls = raw.map((argv) => sendable(argv, predict(argv)));
+    const predictions = calls.map(predict);
 
-    // The host checks alone, on every key-like element: bytes and (when valid UTF-8) text agree.
+    // The host checks alone, on the key: bytes and (when valid UTF-8) text agree.
     for (const argv of calls) {
-      for (let i = 2; i < argv.length && i < 5; i++) {
-        const b = argv[i]!;
-        const split = splitQueueKey(b);
-        if (split !== null && !validQueue(split.queue)) note(`splitQueueKey accepted an invalid name: ${show([b])}`);
-        const text = Buffer.from(b, "latin1").toString("utf8");
-        if (bin(text) !== b) continue; // not valid UTF-8: the byte view is the only one
-        tally.utf8Checked++;
-        const t = splitQueueKey(text);
-        const same = (split === null && t === null) ||
-          (split !== null && t !== null && bin(t.queue) === split.queue && bin(t.type) === split.type);
-        if (!same) note(`byte and text verdicts differ for ${show([b])}`);
+      const b = argv[2];
+      if (b === undefined) continue;
+      const split = splitQueueKey(b);
+      if (split !== null && !validQueue(split.queue)) note(`splitQueueKey accepted an invalid name: ${show([b])}`);
+      const text = Buffer.from(b, "latin1").toString("utf8");
+      if (bin(text) !== b) continue; // not valid UTF-8: the byte view is the only one
+      tally.utf8Checked++;
+      const t = splitQueueKey(text);
+      const same = (split === null && t === null) ||
+        (split !== null && t !== null && bin(t.queue) === split.queue && bin(t.type) === split.type);
+      if (!same) note(`byte and text verdicts differ for ${show([b])}`);
+      if ((Keyspace.fromKey(text, "meta") === null) !== (Keyspace.fromKey(b, "meta") === null)) {
+        note(`Keyspace.fromKey differs on bytes and text for ${show([b])}`);
       }
     }
 
@@ -403,6 +567,9 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
       GlideReturnType | Error
     >;
     const base = seed().length;
+    for (let i = 0; i < base; i++) {
+      if (replies[i] instanceof Error) note(`the seed failed: ${show(seed()[i]!)} → ${plainError(replies[i]!)}`);
+    }
     for (let i = 0; i < calls.length; i++) {
       const before = String(replies[base + 2 * i]);
       const reply = replies[base + 2 * i + 1]!;
@@ -410,10 +577,13 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
       if (before.length !== 40 || after.length !== 40) note(`DEBUG DIGEST failed around ${show(calls[i]!)}`);
       const p = predictions[i]!;
       const err = plainError(reply);
-      const verb = ASCII_UPPER(calls[i]![0] ?? "").slice(4);
       if (err === null) {
         tally.ok++;
-        if (p.kind !== "runs") note(`host predicted ${JSON.stringify(p)}, module ran ${show(calls[i]!)}`);
+        if (p.kind !== "runs" || p.repeated !== null) note(`host predicted ${JSON.stringify(p)}, module ran ${show(calls[i]!)}`);
+        else if (p.verb !== "CLAIM" && typeof reply !== "number") note(`not an integer reply: ${show(calls[i]!)}`);
+        else if (p.verb === "CLAIM" && !(Array.isArray(reply) && typeof reply[0] === "number")) {
+          note(`not a CLAIM reply: ${show(calls[i]!)}`);
+        }
         continue;
       }
       if (before !== after) note(`refusal ${JSON.stringify(err)} changed the digest: ${show(calls[i]!)}`);
@@ -423,20 +593,19 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
           agree = err.startsWith("ERR unknown command");
           break;
         case "shape":
-          agree = /^ERR wrong number of arguments for 'emq\.[a-z]+' command$/i.test(err);
+          agree = p.texts.includes(err);
           break;
+        case "batch":
         case "layout":
-          agree = err === `ERR EMQ.${verb} keys do not match the wire-4 layout`;
-          break;
         case "gate":
           agree = err === p.text;
           break;
         case "runs":
-          agree = domainRefusal(verb, err);
+          agree = domainAgrees(p, err);
           break;
       }
       if (!agree) note(`host predicted ${JSON.stringify(p)}, module said ${JSON.stringify(err)}: ${show(calls[i]!)}`);
-      tally[p.kind === "runs" ? "domain" : p.kind]++;
+      tally[p.kind === "runs" ? (p.repeated !== null ? "repeated" : "domain") : p.kind]++;
     }
   }
 
@@ -445,61 +614,81 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
   expect(() => process.kill(pid, 0)).not.toThrow();
   expect(server.log()).not.toMatch(/BUG REPORT|panicked|Segmentation|crashed/i);
   console.log(
-    `[hostile] ${CASES} calls: unknown verb ${tally.unknown}, shape ${tally.shape}, layout ${tally.layout}, ` +
-      `gate ${tally.gate}, domain ${tally.domain} refusals, ${tally.ok} ran; ${tally.utf8Checked} keys also checked as ` +
-      `UTF-8 text; disagreements ${mismatches.length}`,
+    `[hostile] ${CASES} calls: unknown verb ${tally.unknown}, shape ${tally.shape}, batch ${tally.batch}, ` +
+      `layout ${tally.layout}, gate ${tally.gate}, repeated ${tally.repeated}, domain ${tally.domain} refusals, ` +
+      `${tally.ok} ran; ${tally.utf8Checked} keys also checked as UTF-8 text; disagreements ${mismatches.length}`,
   );
   expect(mismatches).toEqual([]);
-  expect(tally.layout).toBeGreaterThan(CASES / 10);
+  expect(tally.layout).toBeGreaterThan(CASES / 20);
+  expect(tally.gate).toBeGreaterThan(CASES / 20);
+  expect(tally.shape).toBeGreaterThan(CASES / 20);
+  expect(tally.domain).toBeGreaterThan(CASES / 50);
+  expect(tally.repeated).toBeGreaterThan(CASES / 200);
+  if (CASES > 4_321) expect(tally.batch).toBeGreaterThan(0);
   expect(tally.ok).toBeGreaterThan(CASES / 20);
-}, 600_000);
+}, 900_000);
 
-test("clear error texts: oversized payloads, bad numbers, huge numkeys, zero or negative leases and delays", async () => {
+test("clear error texts: oversized payloads and batches, bad numbers, huge numkeys, zero leases, delays and tokens", async () => {
   const ks = new Keyspace("texts");
   const id = jobId(1);
-  const row = ks.job(id as never);
+  const groups = (n: number) => Array.from({ length: n }, (_, j) => ({ id: jobId(100 + j), token: 1 }));
   const cases: Array<[string[], string]> = [
-    [["EMQ.ENQUEUE", "2", row, ks.pending, id, "x".repeat(MAX_PAYLOAD + 1)], "ERR EMQ.ENQUEUE payload exceeds 1048576 bytes"],
-    [["EMQ.SCHEDULE", "2", row, ks.schedule, id, "0", "x".repeat(2 * MAX_PAYLOAD)], "ERR EMQ.SCHEDULE payload exceeds 1048576 bytes"],
-    [["EMQ.SCHEDULE", "2", row, ks.schedule, id, "soon", "p"], "ERR EMQ.SCHEDULE due_ms must be a non-negative integer"],
-    [["EMQ.SCHEDULE", "2", row, ks.schedule, id, "-1", "p"], "ERR EMQ.SCHEDULE due_ms must be a non-negative integer"],
-    [["EMQ.SCHEDULE", "2", row, ks.schedule, id, "1234567890123456", "p"], "ERR EMQ.SCHEDULE due_ms must be a non-negative integer"],
-    [["EMQ.CLAIM", "3", ks.pending, ks.active, ks.base, "abc"], "ERR EMQ.CLAIM lease_ms must be a positive integer"],
-    [["EMQ.CLAIM", "3", ks.pending, ks.active, ks.base, "0"], "ERR EMQ.CLAIM lease_ms must be a positive integer"],
-    [["EMQ.CLAIM", "3", ks.pending, ks.active, ks.base, "-30000"], "ERR EMQ.CLAIM lease_ms must be a positive integer"],
-    [["EMQ.RETRY", "3", row, ks.active, ks.schedule, id, "0", "r"], "ERR EMQ.RETRY delay_ms must be a positive integer"],
-    [["EMQ.RETRY", "3", row, ks.active, ks.schedule, id, "-5", "r"], "ERR EMQ.RETRY delay_ms must be a positive integer"],
-    [["EMQ.RETRY", "3", row, ks.active, ks.schedule, id, "1.5", "r"], "ERR EMQ.RETRY delay_ms must be a positive integer"],
-    [["EMQ.PROMOTE", "3", ks.schedule, ks.pending, ks.base, "all"], "ERR EMQ.PROMOTE limit must be a positive integer"],
-    [["EMQ.REAP", "3", ks.active, ks.pending, ks.base, "0"], "ERR EMQ.REAP limit must be a positive integer"],
-    [["EMQ.BURY", "3", row, ks.active, ks.dead, id, "r".repeat(4097)], "ERR EMQ.BURY reason exceeds 4096 bytes"],
-    [["EMQ.ENQUEUE", "999999999", row, ks.pending, id, "p"], "ERR wrong number of arguments for 'EMQ.ENQUEUE' command"],
-    [["EMQ.CLAIM", "999999999", ks.pending, ks.active, ks.base, "1"], "ERR wrong number of arguments for 'EMQ.CLAIM' command"],
-    [["EMQ.ACK", "-1", row, ks.active, id], "ERR wrong number of arguments for 'EMQ.ACK' command"],
-    [["EMQ.ENQUEUE", "2", `${ks.base}job:nope`, ks.pending, "nope", "p"], "ERR EMQ.ENQUEUE id must be a JOB id"],
+    [wireArgv("ENQUEUE", ks, {}, [{ id, payload: "x".repeat(MAX_PAYLOAD_BYTES + 1) }]), refusal("payload", "ENQUEUE", { limit: String(MAX_PAYLOAD_BYTES) })],
+    [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: 0, payload: "x".repeat(2 * MAX_PAYLOAD_BYTES) }]), refusal("payload", "SCHEDULE", { limit: String(MAX_PAYLOAD_BYTES) })],
+    [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: "soon" }]), refusal("non-negative", "SCHEDULE", { arg: "due_ms" })],
+    [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: "-1" }]), refusal("non-negative", "SCHEDULE", { arg: "due_ms" })],
+    [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: "1234567890123456" }]), refusal("non-negative", "SCHEDULE", { arg: "due_ms" })],
+    [wireArgv("CLAIM", ks, { lease_ms: "abc" }), refusal("positive", "CLAIM", { arg: "lease_ms" })],
+    [wireArgv("CLAIM", ks, { lease_ms: "0" }), refusal("positive", "CLAIM", { arg: "lease_ms" })],
+    [wireArgv("CLAIM", ks, { lease_ms: "-30000" }), refusal("positive", "CLAIM", { arg: "lease_ms" })],
+    [wireArgv("CLAIM", ks, { count: "0" }), refusal("positive", "CLAIM", { arg: "count" })],
+    [wireArgv("CLAIM", ks, { count: String(MAX_BATCH + 1) }), refusal("too-large", "CLAIM", { arg: "count", max: String(MAX_BATCH) })],
+    [wireArgv("CLAIM", ks, { block_ms: "-1" }), refusal("non-negative", "CLAIM", { arg: "block_ms" })],
+    [wireArgv("RETRY", ks, {}, [{ id, delay_ms: "0" }]), refusal("positive", "RETRY", { arg: "delay_ms" })],
+    [wireArgv("RETRY", ks, {}, [{ id, delay_ms: "-5" }]), refusal("positive", "RETRY", { arg: "delay_ms" })],
+    [wireArgv("RETRY", ks, {}, [{ id, delay_ms: "1.5" }]), refusal("positive", "RETRY", { arg: "delay_ms" })],
+    [wireArgv("ACK", ks, {}, [{ id, token: "0" }]), refusal("positive", "ACK", { arg: "token" })],
+    [wireArgv("ACK", ks, {}, [{ id, token: "abc" }]), refusal("positive", "ACK", { arg: "token" })],
+    [wireArgv("EXTEND", ks, { lease_ms: "0" }, [{ id }]), refusal("positive", "EXTEND", { arg: "lease_ms" })],
+    [wireArgv("PROMOTE", ks, { limit: "all" }), refusal("positive", "PROMOTE", { arg: "limit" })],
+    [wireArgv("REAP", ks, { limit: "0" }), refusal("positive", "REAP", { arg: "limit" })],
+    [wireArgv("BURY", ks, {}, [{ id, reason: "r".repeat(MAX_REASON_BYTES + 1) }]), refusal("reason", "BURY", { limit: String(MAX_REASON_BYTES) })],
+    [wireArgv("ACK", ks, {}, groups(MAX_BATCH + 1)), refusal("batch", "ACK", { max: String(MAX_BATCH) })],
+    [wireArgv("ENQUEUE", ks, {}, [{ id }, { id: jobId(2) }, { id }]), refusal("repeated", "ENQUEUE", { id })],
+    [wireArgv("ACK", ks, {}, [{ id, token: 1 }, { id: jobId(2), token: 3 }]), refusal("lease-lost", "ACK", { ids: `${id} ${jobId(2)}` })],
+    [["EMQ.ENQUEUE", "999999999", ks.meta, id, "p"], refusal("arity", "ENQUEUE", {})],
+    [["EMQ.CLAIM", "999999999", ks.meta, "1", "1", "0"], refusal("arity", "CLAIM", {})],
+    [["EMQ.ACK", "-1", ks.meta, id, "1"], refusal("arity", "ACK", {})],
+    [["EMQ.ACK", "2", ks.meta, id, "1"], refusal("arity", "ACK", {})],
+    [wireArgv("ENQUEUE", ks, {}, [{ id: "nope" }]), refusal("job-id", "ENQUEUE", {})],
+    [wireArgv("ENQUEUE", { meta: ks.pending }, {}, [{ id }]), refusal("layout", "ENQUEUE", {})],
   ];
   for (const [argv, text] of cases) {
     const before = await digest(client);
     expectRefused(await call(client, argv), text);
     expect(await digest(client)).toBe(before);
   }
-  // exactly the limit is accepted
-  expectOk(await call(client, ["EMQ.ENQUEUE", "2", row, ks.pending, id, "x".repeat(MAX_PAYLOAD)]), 1);
+  // exactly the limits are accepted
+  expectOk(await call(client, wireArgv("ENQUEUE", ks, {}, [{ id, payload: "x".repeat(MAX_PAYLOAD_BYTES) }])), 1);
+  expectOk(await call(client, wireArgv("ENQUEUE", ks, {}, groups(MAX_BATCH))), MAX_BATCH);
 
   // through the client: the same rules, checked before any wire or named by the server's text
   const mq = await EchoMQ.connect<string>({ addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000 });
   try {
     const before = await digest(client);
-    const big = await mq.enqueue("texts", "x".repeat(MAX_PAYLOAD + 1)).catch((e) => e);
+    const big = await mq.enqueue("texts", "x".repeat(MAX_PAYLOAD_BYTES + 1)).catch((e) => e);
     expect(big).toBeInstanceOf(WireError);
     expect((big as WireError).rule).toBe("gate");
-    expect((big as WireError).text).toBe("ERR EMQ.ENQUEUE payload exceeds 1048576 bytes");
+    expect((big as WireError).text).toBe(refusal("payload", "ENQUEUE", { limit: String(MAX_PAYLOAD_BYTES) }));
+    const ref = { id: id as never, queue: "texts", token: 1 };
     for (const [run, rule] of [
       [() => mq.claim("texts", { leaseMs: 0 }), "lease-ms"],
       [() => mq.claim("texts", { leaseMs: -1 }), "lease-ms"],
       [() => mq.claim("texts", { leaseMs: Number.NaN }), "lease-ms"],
-      [() => mq.retry({ id: id as never, queue: "texts" }, { delayMs: 0 }), "delay-ms"],
-      [() => mq.retry({ id: id as never, queue: "texts" }, { delayMs: -5 }), "delay-ms"],
+      [() => mq.claimMany("texts", 0, { leaseMs: 1000 }), "count"],
+      [() => mq.extend(ref, 0), "lease-ms"],
+      [() => mq.retry(ref, { delayMs: 0 }), "delay-ms"],
+      [() => mq.retry(ref, { delayMs: -5 }), "delay-ms"],
       [() => mq.schedule("texts", "p", { delayMs: -1 }), "delay-ms"],
       [() => mq.schedule("texts", "p", { at: 1e16 }), "due-ms"],
       [() => mq.promote("texts", 0), "limit"],
@@ -508,8 +697,13 @@ test("clear error texts: oversized payloads, bad numbers, huge numkeys, zero or 
       const e = await run().catch((x) => x);
       expect(e).toBeInstanceOf(EchoMQError);
       expect((e as EchoMQError).rule).toBe(rule);
-      expect((e as EchoMQError).message).toMatch(/must be an integer from \d+ to 999999999999999 \(wire-4 number gate\)/);
+      expect((e as EchoMQError).message).toMatch(/must be an integer from \d+ to 999999999999999/);
+      // the wire is 5: a message naming wire-4 is stale
+      expect((e as EchoMQError).message).not.toMatch(/wire-4/);
     }
+    const tooMany = await mq.claimMany("texts", MAX_BATCH + 1, { leaseMs: 1000 }).catch((x) => x);
+    expect(tooMany).toBeInstanceOf(EchoMQError);
+    expect((tooMany as EchoMQError).rule).toBe("count");
     expect(await digest(client)).toBe(before);
   } finally {
     await mq.close();

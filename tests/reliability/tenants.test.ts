@@ -1,18 +1,20 @@
 /**
- * Tenants: a user limited by ACL to `~emq:{t1}:*` cannot read or change queue t2 through any
- * client call — enqueue, enqueueMany, schedule, claim, ack, retry, bury, promote, reap, counts,
- * work: each is refused with NOPERM and the server's digest (so every t2 key) is unchanged — while
- * the same calls on t1 succeed. Checked for a `+@all` user on both backends, and for a user
- * granted only the module's `@emq` category plus what connecting and `counts` need.
+ * Tenants, wire-5: a user limited by ACL to `~emq:{t1}:*` cannot read or change queue t2 through
+ * any client call — enqueue, enqueueMany, schedule, claim, claimMany, ack, retry, bury, extend,
+ * settleMany, promote, reap, counts, work: each is refused with NOPERM and the server's digest (so
+ * every t2 key) is unchanged — while the same calls on t1 succeed (claimed jobs carry their lease
+ * token; ack, retry, bury and extend take the claimed job). Checked for a `+@all` user on both
+ * backends, and for a user granted only the module's `@emq` category plus what connecting and
+ * `counts` need.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
 import { EchoMQ, type Job } from "../../client.ts";
-import type { JobId } from "../../mod.ts";
+import { serverText } from "../../lib/client/errors.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { call, digest, expectOk, requireModule, sleep, standalone } from "../native/_native.ts";
+import { call, digest, expectOk, refusal, requireModule, sleep, standalone } from "../native/_native.ts";
 
-const NOPERM = /NOPERM|No permissions to access a key/;
+const NOPERM = refusal("noperm", "CLAIM", {});
 
 let server: ServerHandle;
 let admin: GlideClient;
@@ -39,15 +41,23 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** Puts jobs on `q` in every state a call could act on; returns ids that are active. */
-async function prepare(q: string): Promise<JobId[]> {
+/** Puts jobs on `q` in every state a call could act on; returns jobs that are active (with their tokens). */
+async function prepare(q: string): Promise<Array<Job<{ n: number }>>> {
   await owner.enqueueMany(q, Array.from({ length: 8 }, (_, n) => ({ n })));
-  const active: JobId[] = [];
-  for (let i = 0; i < 3; i++) active.push((await owner.claim(q, { leaseMs: 600_000 }))!.id);
+  const active: Array<Job<{ n: number }>> = [];
+  for (let i = 0; i < 3; i++) active.push((await owner.claim(q, { leaseMs: 600_000 }))!);
   await owner.claim(q, { leaseMs: 1 }); // an expired lease: something to reap
   await owner.schedule(q, { n: 99 }, { at: Date.now() - 1000 }); // due: something to promote
   await sleep(5);
   return active;
+}
+
+/** The text of an error: the server's, as it was on the wire, when it is a server reply glide raised. */
+const textOf = (e: unknown): unknown => (e instanceof Error ? serverText(e) ?? e.message : e);
+
+/** The text of what `run` rejected with (or the value it resolved to). */
+async function outcome(run: () => Promise<unknown>): Promise<unknown> {
+  return await run().then((ok) => ({ resolved: ok }), textOf);
 }
 
 const combos = [
@@ -81,30 +91,38 @@ for (const { user, backend } of combos) {
         enqueueMany: () => mq.enqueueMany(t2, [{ n: 1 }, { n: 2 }]),
         schedule: () => mq.schedule(t2, { n: 1 }, { delayMs: 1 }),
         claim: () => mq.claim(t2, { leaseMs: 1000 }),
-        ack: () => mq.ack({ id: a!, queue: t2 }),
-        retry: () => mq.retry({ id: b!, queue: t2 }, { delayMs: 1 }),
-        bury: () => mq.bury({ id: c!, queue: t2 }, "no"),
+        claimMany: () => mq.claimMany(t2, 5, { leaseMs: 1000 }),
+        ack: () => mq.ack(a!),
+        retry: () => mq.retry(b!, { delayMs: 1 }),
+        bury: () => mq.bury(c!, "no"),
+        extend: () => mq.extend([a!, b!], 60_000),
         promote: () => mq.promote(t2),
         reap: () => mq.reap(t2),
         counts: () => mq.counts(t2),
       };
       for (const [name, run] of Object.entries(calls)) {
-        const e = await run().then((ok) => ({ resolved: ok }), (err: unknown) => err);
-        expect({ name, error: e instanceof Error ? e.message : e }).toEqual({ name, error: expect.stringMatching(NOPERM) });
+        expect({ name, error: await outcome(run) }).toEqual({ name, error: expect.stringContaining(NOPERM) });
       }
-      // a worker gets NOPERM on every claim and maintenance round, and never runs its handler
+      // settleMany resolves with one refusal per settlement
+      const settled = await mq.settleMany([{ kind: "ack", job: a! }, { kind: "bury", job: c!, reason: "no" }]);
+      expect(settled.map(textOf)).toEqual([
+        expect.stringContaining(NOPERM),
+        expect.stringContaining(NOPERM),
+      ]);
+      // a worker gets NOPERM on every claim (and wait), and never runs its handler
       const errors: unknown[] = [];
       let ran = 0;
-      const w = mq.work(t2, () => void ran++, { pollMs: 20, maintenanceMs: 50, onError: (e) => errors.push(e) });
+      const w = mq.work(t2, () => void ran++, { blockMs: 20, maintenanceMs: 1000, onError: (e) => errors.push(e) });
       const until = Date.now() + 10_000;
       while (errors.length < 5 && Date.now() < until) await sleep(20);
       await w.stop();
       expect(ran).toBe(0);
       expect(errors.length).toBeGreaterThanOrEqual(5);
-      for (const e of errors) expect(e instanceof Error ? e.message : String(e)).toMatch(NOPERM);
+      for (const e of errors) expect(String(textOf(e))).toContain(NOPERM);
       expect(await digest(admin)).toBe(before);
-      // the owner still sees t2 as prepared
+      // the owner still sees t2 as prepared, and its tokens still hold
       expect(await owner.counts(t2)).toEqual({ pending: 4, active: 4, schedule: 1, dead: 0 });
+      await owner.extend([a!, b!, c!], 600_000);
     }, 60_000);
 
     test("the same calls on t1 succeed", async () => {
@@ -116,16 +134,22 @@ for (const { user, backend } of combos) {
       const got: Array<Job<{ n: number }>> = [];
       for (let i = 0; i < 4; i++) got.push((await mq.claim(t1, { leaseMs: 600_000 }))!);
       expect(got.map((j) => j.payload.n)).toEqual([1, 2, 3, 4]);
+      // tokens: strictly increasing per queue
+      for (let i = 1; i < got.length; i++) expect(got[i]!.token).toBeGreaterThan(got[i - 1]!.token);
       await mq.ack(got[0]!);
       await mq.retry(got[1]!, { delayMs: 1, reason: "again" });
       await mq.bury(got[2]!, "done with it");
-      await mq.claim(t1, { leaseMs: 1 }); // job 5, lease runs out at once
+      await mq.extend(got[3]!, 600_000);
+      await sleep(5); // the retried job falls due: the next claim promotes it (after job 5, at the tail)
+      const five = (await mq.claim(t1, { leaseMs: 1 }))!; // its lease runs out at once
+      expect(five.payload.n).toBe(5);
       await sleep(5);
       expect(await mq.reap(t1)).toBe(1);
-      await sleep(5);
-      expect(await mq.promote(t1)).toBe(1); // the retried job
+      expect(await mq.promote(t1)).toBe(0);
+      // a settled job's token is stale
+      await expect(mq.ack(got[0]!)).rejects.toThrow(/lease lost/);
       const handled: number[] = [];
-      const w = mq.work(t1, (job) => void handled.push(job.payload.n), { pollMs: 10, maintenanceMs: 50 });
+      const w = mq.work(t1, (job) => void handled.push(job.payload.n), { blockMs: 50, maintenanceMs: 1000 });
       const until = Date.now() + 20_000;
       while (handled.length < 2 && Date.now() < until) await sleep(20);
       await w.stop();
