@@ -462,6 +462,24 @@ for (const topology of TOPOLOGIES) {
         expect(worker.completed).toBe(3);
       });
 
+      test("a worker whose first call meets an empty script cache claims (glide's NOSCRIPT reload fits its line)", async () => {
+        // With a dedicated line limited to 2 requests in flight, glide 2.5 (what consumers resolve
+        // ^2.2.5 to) failed every claim after an empty script cache ("Reached maximum inflight
+        // requests") and the job waited forever; tests/package runs that version. The module
+        // backend calls no script: same check.
+        const q = `wk-noscript-${backend}`;
+        await raw.everyPrimary(["SCRIPT", "FLUSH"]);
+        const errors: unknown[] = [];
+        const worker = mq.work(q, () => {}, { onError: (e) => void errors.push(e) });
+        try {
+          await mq.enqueue(q, { n: 1 });
+          await eventually(() => worker.completed === 1, 5000);
+        } finally {
+          await worker.stop();
+        }
+        expect(errors).toEqual([]);
+      });
+
       test("close() stops the client's workers first", async () => {
         const site = sites.get(topology)!;
         const other = await EchoMQ.connect<number>({ addresses: site.addresses, cluster: site.cluster, backend });
