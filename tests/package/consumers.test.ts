@@ -11,7 +11,7 @@
  * Caches (Deno, Bun, npm) live in the repository's gitignored .tmp/ and are reused between runs.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EchoMQ } from "../../client.ts";
@@ -235,7 +235,9 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const qs = await run(deno, ["run", ...DENO_PERMISSIONS, "quickstart.ts"], { cwd: dir, timeoutMs: 60_000 });
   expect({ code: qs.code, stderr: qs.code === 0 ? "" : qs.stderr }).toEqual({ code: 0, stderr: "" });
   expect(qs.stdout).toContain("mail to ada@example.com (attempt 1) from emq:{mail-deno}:pending");
-  await expectSignalled("deno", dir, "signalled.ts", [deno, "run", ...DENO_PERMISSIONS]);
+  // the real executable: node_modules/.bin/deno is a Node shim that would take the signal itself
+  const exe = join(ROOT, "node_modules", "deno", "deno");
+  await expectSignalled("deno", dir, "signalled.ts", [existsSync(exe) ? exe : deno, "run", ...DENO_PERMISSIONS]);
 }, 180_000);
 
 test("Bun consumer: bun add of the packed tarball", async () => {
