@@ -252,7 +252,7 @@ fn fence(ctx: Ctx) -> Result<(), Refusal> {
         return Ok(());
     }
     let key = lit().version_key;
-    if !ctx.user().is_none_or(|u| u.may_access(key)) {
+    if !ctx.user().is_none_or(|u| u.may_read(key)) {
         return Ok(());
     }
     if let Some(k) = ctx.read(key) {

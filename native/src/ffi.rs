@@ -214,14 +214,16 @@ impl<'a> Ctx<'a> {
 
     /// Blocks the client on `key` for at most `timeout_ms`: when the key is signalled ready the
     /// verb's own handler runs again ([`blocked_ready`]); on timeout [`blocked_timeout`] replies.
-    /// `deadline` (ms since the epoch) is handed to those callbacks.
+    /// `deadline` (ms since the epoch) is handed to those callbacks. Served also while the key is
+    /// missing (`UNBLOCK_DELETED`): a SCHEDULE or RETRY signals an empty pending, so that a due
+    /// time earlier than the wait's end answers the claim early.
     pub fn block_on_key(self, key: Str, timeout_ms: i64, deadline: i64) {
         let mut keys = [key.raw];
         let privdata = Box::into_raw(Box::new(deadline)).cast::<c_void>();
         // SAFETY: a valid ctx of a command that may block; the server keeps its own reference to
         // the key name; privdata is freed by `free_deadline`.
         unsafe {
-            api!(RedisModule_BlockClientOnKeys)(
+            api!(RedisModule_BlockClientOnKeysWithFlags)(
                 self.raw,
                 Some(blocked_ready),
                 Some(blocked_timeout),
@@ -230,6 +232,7 @@ impl<'a> Ctx<'a> {
                 keys.as_mut_ptr(),
                 1,
                 privdata,
+                raw::REDISMODULE_BLOCK_UNBLOCK_DELETED as c_int,
             );
         }
     }
@@ -688,10 +691,21 @@ pub struct User<'a> {
 impl User<'_> {
     /// Whether the user may read and write `key` (the flags of the declared key's spec).
     pub fn may_access(&self, key: Str) -> bool {
-        let flags = (raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE) as c_int;
+        self.may(
+            key,
+            raw::REDISMODULE_CMD_KEY_ACCESS | raw::REDISMODULE_CMD_KEY_UPDATE,
+        )
+    }
+
+    /// Whether the user may read `key` (the fence's read, as the scripts' `GET`).
+    pub fn may_read(&self, key: Str) -> bool {
+        self.may(key, raw::REDISMODULE_CMD_KEY_ACCESS)
+    }
+
+    fn may(&self, key: Str, flags: u32) -> bool {
         // SAFETY: a live user handle and key name.
         unsafe {
-            api!(RedisModule_ACLCheckKeyPermissions)(self.raw, key.raw, flags)
+            api!(RedisModule_ACLCheckKeyPermissions)(self.raw, key.raw, flags as c_int)
                 == raw::Status::Ok as c_int
         }
     }
