@@ -19,9 +19,9 @@ import {
   waitUntil,
 } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
+import { BACKENDS } from "./_server.ts";
 
 const NODE_TIMEOUT_MS = 2000;
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 const WORKERS = 2;
 const RESUME_CAP_MS = 60_000;
 type P = { n: number };

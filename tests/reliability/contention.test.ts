@@ -9,10 +9,11 @@
  * tokens are unique, and the totals balance: enqueued = acked + dead, every acked id acked exactly
  * once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { EchoMQ, type EchoMQOptions, type Job, LeaseLostError, Worker } from "../../client.ts";
-import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command } from "../../tools/embedded/mod.ts";
 import { countRows, Recorder, sleep } from "./_recorder.ts";
+import { BACKENDS, useServer } from "./_server.ts";
 
 const JOBS = 20_000;
 const WORKERS = 8;
@@ -24,26 +25,17 @@ const SLOW_MS = 1400;
 const FAIL_EVERY = 997; // these always throw: retried, then buried
 const MAX_ATTEMPTS = 3;
 const DRAIN_CAP_MS = 150_000;
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 
 type P = { seq: number };
 
-let server: ServerHandle;
-
-beforeAll(async () => {
-  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
-}, 60_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const site = useServer();
 
 for (const backend of BACKENDS) {
   describe(`contention (${backend})`, () => {
     test(`${WORKERS} workers over ${JOBS} jobs: no id held twice under a valid lease; totals balance`, async () => {
       const q = `contended-${backend}`;
       const options: EchoMQOptions<P> = {
-        addresses: [{ host: "127.0.0.1", port: server.port }],
+        addresses: [{ host: "127.0.0.1", port: site.server.port }],
         requestTimeout: 10_000,
         backend,
       };
@@ -103,8 +95,8 @@ for (const backend of BACKENDS) {
 
         const c = recorder.check();
         const counts = await producer.counts(q);
-        const dead = ((await command(server.port, ["ZRANGE", `emq:{${q}}:dead`, "0", "-1"])) as string[]).map(String);
-        const rows = await countRows((a) => command(server.port, a), q);
+        const dead = ((await command(site.server.port, ["ZRANGE", `emq:{${q}}:dead`, "0", "-1"])) as string[]).map(String);
+        const rows = await countRows((a) => command(site.server.port, a), q);
         const handlings = recorder.handlings;
         const buried = handlings.filter((h) => h.outcome === "bury").length;
         const refused = handlings.filter((h) => h.outcome === "refused").length;

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ } from "../../client.ts";
 import { command, infoFields, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
+import { BACKENDS } from "./_server.ts";
 
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 const WINDOW_MS = 6000;
 const SAMPLES = 6;
 type P = { n: number };

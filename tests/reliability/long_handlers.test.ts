@@ -1,5 +1,5 @@
 /**
- * Handlers much longer than their lease, per backend, on one standalone server.
+ * Handlers much longer than their lease, per backend, on one standalone site.server.
  *
  * 1. Handlers 5× longer than the lease (lease 300 ms, handler 1,500 ms), three workers: the
  *    heartbeat keeps every lease, so every job runs exactly once and is acked, and no worker loses
@@ -8,13 +8,13 @@
  *    deleted, or its heartbeat paused while another client claims the job — sees `job.signal`
  *    abort with a LeaseLostError at the next heartbeat, and its job is not acked by it.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { EchoMQ, type EchoMQOptions, LeaseLostError, Worker, type WorkerJob } from "../../client.ts";
 import { jobKey } from "../../mod.ts";
-import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
+import { BACKENDS, useServer } from "./_server.ts";
 
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 const LEASE_MS = 300;
 const HANDLER_MS = 1500;
 const WORKERS = 3;
@@ -22,18 +22,10 @@ const CONCURRENCY = 4;
 const JOBS = 24; // two rounds of the 12 slots
 type P = { n: number };
 
-let server: ServerHandle;
-
-beforeAll(async () => {
-  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
-}, 60_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const site = useServer();
 
 function options(backend: "module" | "scripts"): EchoMQOptions<P> {
-  return { addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000, backend };
+  return { addresses: [{ host: "127.0.0.1", port: site.server.port }], requestTimeout: 10_000, backend };
 }
 
 async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
@@ -130,13 +122,13 @@ for (const backend of BACKENDS) {
           await until("the handler to start", () => started !== null, 10_000);
           await sleep(2 * LEASE_MS); // a few heartbeats go through first
           const row = jobKey(q, id);
-          const acked0 = Number(await command(server.port, ["HGET", `emq:{${q}}:meta`, "acked"]) ?? 0);
+          const acked0 = Number(await command(site.server.port, ["HGET", `emq:{${q}}:meta`, "acked"]) ?? 0);
           let thief: { id: string; token: number } | null = null;
           const takenAt = Date.now();
           if (how === "token altered") {
-            expect(await command(server.port, ["HSET", row, "token", "999999999"])).toBe(0);
+            expect(await command(site.server.port, ["HSET", row, "token", "999999999"])).toBe(0);
           } else if (how === "active entry deleted") {
-            expect(await command(server.port, ["ZREM", `emq:{${q}}:active`, id])).toBe(1);
+            expect(await command(site.server.port, ["ZREM", `emq:{${q}}:active`, id])).toBe(1);
           } else {
             pause.on = true;
             await sleep(LEASE_MS + 100); // the lease runs out
@@ -150,8 +142,8 @@ for (const backend of BACKENDS) {
           // settle the worker would send go out, then look
           await worker.stop();
           await sleep(LEASE_MS);
-          const acked1 = Number(await command(server.port, ["HGET", `emq:{${q}}:meta`, "acked"]) ?? 0);
-          const rowLeft = Number(await command(server.port, ["EXISTS", row]));
+          const acked1 = Number(await command(site.server.port, ["HGET", `emq:{${q}}:meta`, "acked"]) ?? 0);
+          const rowLeft = Number(await command(site.server.port, ["EXISTS", row]));
           const mine = recorder.handlings.find((h) => h.token === started!.token);
           console.log(
             `[long_handlers ${backend}] lease taken away (${how}): signal aborted ${abortedAt ? abortedAt - takenAt : "never"} ms ` +
@@ -172,7 +164,7 @@ for (const backend of BACKENDS) {
           if (thief) {
             await other.ack(thief as never); // the new holder's ack goes through
             expect(rowLeft).toBe(1);
-            expect(Number(await command(server.port, ["EXISTS", row]))).toBe(0);
+            expect(Number(await command(site.server.port, ["EXISTS", row]))).toBe(0);
           }
         } finally {
           await worker?.stop().catch(() => {});

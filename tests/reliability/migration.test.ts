@@ -25,8 +25,8 @@ import {
   startCluster,
 } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
+import { BACKENDS } from "./_server.ts";
 
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 const BACKLOG = 20_000; // rows of a sibling queue in the same slot: what makes the move take seconds
 const BATCH = 10; // keys per MIGRATE, valkey-cli's default --cluster-pipeline
 const PRODUCERS = 3;

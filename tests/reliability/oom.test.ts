@@ -13,8 +13,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { BatchError, EchoMQ, type EchoMQOptions, LeaseLostError, Worker } from "../../client.ts";
 import { command, infoFields, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
+import { BACKENDS } from "./_server.ts";
 
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 const JOBS = 3000;
 const PAYLOAD = "x".repeat(500);
 const FAIL_EVERY = 10; // fail every attempt: retried once, then buried

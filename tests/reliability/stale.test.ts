@@ -1,5 +1,5 @@
 /**
- * Stale holders, per backend (the module when built, the scripts always) on one standalone server.
+ * Stale holders, per backend (the module when built, the scripts always) on one standalone site.server.
  *
  * 1. For each settle verb (ack, retry, bury, extend): 1,000 jobs are claimed with a 50 ms lease,
  *    the leases run out, a second claim takes them under new tokens; then each first claim's
@@ -24,28 +24,20 @@ import {
   type Settlement,
   Worker,
 } from "../../client.ts";
-import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
+import { BACKENDS, useServer } from "./_server.ts";
 
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
 const STALE = 1000;
 const VERBS = ["ack", "retry", "bury", "extend"] as const;
 type P = { n: number };
 
-let server: ServerHandle;
+const site = useServer();
 
-beforeAll(async () => {
-  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
-}, 60_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
-
-const digest = async (): Promise<string> => String(await command(server.port, ["DEBUG", "DIGEST"]));
+const digest = async (): Promise<string> => String(await command(site.server.port, ["DEBUG", "DIGEST"]));
 
 function options(backend: "module" | "scripts"): EchoMQOptions<P> {
-  return { addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000, backend };
+  return { addresses: [{ host: "127.0.0.1", port: site.server.port }], requestTimeout: 10_000, backend };
 }
 
 /** Runs `calls` with at most `width` in flight; the outcome of each (null: resolved). */
@@ -194,7 +186,7 @@ for (const backend of BACKENDS) {
           await sleep(50);
         }
         await Promise.all(workers.map((w) => w.stop()));
-        const dead = new Set(((await command(server.port, ["ZRANGE", `emq:{${q}}:dead`, "0", "-1"])) as string[]).map(String));
+        const dead = new Set(((await command(site.server.port, ["ZRANGE", `emq:{${q}}:dead`, "0", "-1"])) as string[]).map(String));
         const succeeded = new Set(runs.filter((r) => r.ok).map((r) => r.id));
         const deadButSucceeded = [...dead].filter((id) => succeeded.has(id));
         const c = recorder.check();

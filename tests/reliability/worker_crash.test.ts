@@ -4,31 +4,23 @@
  * process (waiting on the server, no polling) gets the job from CLAIM's own reap and completes it
  * on the second attempt, under a higher token; the dead worker's token is refused.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { EchoMQ, type Job, LeaseLostError } from "../../client.ts";
 import { jobKey } from "../../mod.ts";
-import { command, moduleBuilt, modulePath, repoRoot, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, repoRoot } from "../../tools/embedded/mod.ts";
+import { BACKENDS, useServer } from "./_server.ts";
 
 const LEASE_MS = 1500;
-const BACKENDS = moduleBuilt() ? (["module", "scripts"] as const) : (["scripts"] as const);
-let server: ServerHandle;
-
-beforeAll(async () => {
-  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
-}, 60_000);
-
-afterAll(async () => {
-  await server?.stop();
-});
+const site = useServer();
 
 for (const backend of BACKENDS) {
   describe(`worker crash (${backend})`, () => {
     test("a SIGKILLed worker's job is reaped after its lease and completed by another (attempts = 2)", async () => {
       const q = `crash-${backend}`;
       const mq = await EchoMQ.connect<{ n: number }>({
-        addresses: [{ host: "127.0.0.1", port: server.port }],
+        addresses: [{ host: "127.0.0.1", port: site.server.port }],
         requestTimeout: 10_000,
         backend,
       });
@@ -37,7 +29,7 @@ for (const backend of BACKENDS) {
         const root = repoRoot();
         const child = spawn(
           join(root, "node_modules", ".bin", "bun"),
-          [join(root, "tests", "reliability", "_crash_worker.ts"), String(server.port), q, String(LEASE_MS), backend],
+          [join(root, "tests", "reliability", "_crash_worker.ts"), String(site.server.port), q, String(LEASE_MS), backend],
           { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
         );
         const exited = new Promise<string | null>((done) => child.once("exit", (_code, signal) => done(signal)));
@@ -58,7 +50,7 @@ for (const backend of BACKENDS) {
           });
           // let the child's heartbeat extend the lease past its first deadline at least once
           await new Promise((r) => setTimeout(r, LEASE_MS + 200));
-          expect(Number(await command(server.port, ["HGET", jobKey(q, id), "deadline_ms"])) - Date.now()).toBeGreaterThan(0);
+          expect(Number(await command(site.server.port, ["HGET", jobKey(q, id), "deadline_ms"])) - Date.now()).toBeGreaterThan(0);
         } finally {
           child.kill("SIGKILL");
         }
@@ -72,7 +64,7 @@ for (const backend of BACKENDS) {
         const counts = await mq.counts(q);
         expect(counts).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0 });
         // the dead worker's lease, as the server wrote it on the row (same host clock as ours)
-        const leaseEnd = Number(await command(server.port, ["HGET", jobKey(q, id), "deadline_ms"]));
+        const leaseEnd = Number(await command(site.server.port, ["HGET", jobKey(q, id), "deadline_ms"]));
         expect(leaseEnd).toBeGreaterThan(0);
 
         const seen: Array<Job<{ n: number }> & { at: number }> = [];
@@ -100,7 +92,7 @@ for (const backend of BACKENDS) {
         expect(seen[0]!.at).toBeGreaterThanOrEqual(killedAt);
         expect(worker.completed).toBe(1);
         expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
-        expect(await command(server.port, ["EXISTS", jobKey(q, id)])).toBe(0);
+        expect(await command(site.server.port, ["EXISTS", jobKey(q, id)])).toBe(0);
         // the dead worker's claim, settled late: refused, nothing written
         const stale = await mq.ack({ id, queue: q, token: deadToken }).catch((e: unknown) => e);
         expect(stale).toBeInstanceOf(LeaseLostError);
