@@ -4,6 +4,12 @@
  * then `INFO commandstats` `usec_per_call` (`cmdstat_emq.<verb>` for the module,
  * `cmdstat_evalsha` for the scripts; EVALSHA + EVAL for BullMQ, whose ioredis falls back to EVAL
  * on NOSCRIPT). The commands each BullMQ script runs inside are listed per script call (a profile).
+ *
+ * One call is one job for every verb but two: PROMOTE moves up to 100 ids per call, and the batched
+ * admission phase (`enqueueMany` of N jobs: one ENQUEUE of 1000 groups per command, 8 in flight)
+ * whose figure is per JOB (the verb's usec over the phase divided by N), beside BullMQ's `addBulk`
+ * per job (chunks of 1000 jobs, 8 in flight: `addStandardJob` once per job inside a MULTI, so the
+ * script's usec over the phase divided by N is per job too).
  * Prints a JSON report on the last line (read by bench/run.ts).
  *
  * Run: node_modules/.bin/bun bench/server_cost.ts [N] [ROUNDS]
@@ -17,6 +23,9 @@ const N = Number(process.argv[2] ?? 20000);
 /** Rounds of every phase, interleaved (module, scripts, BullMQ, module, …); the median is kept. */
 const ROUNDS = Number(process.argv[3] ?? 5);
 const IN_FLIGHT = 200;
+/** BullMQ addBulk: jobs per call and calls in flight, as `enqueueMany` sends its commands. */
+const BULK_CHUNK = 1000;
+const BULK_IN_FLIGHT = 8;
 
 /** `usec_per_call` and `calls` of one command from INFO commandstats. */
 async function stat(port: number, name: string): Promise<{ calls: number; usecPerCall: number }> {
@@ -35,39 +44,55 @@ async function pool<T>(items: T[], task: (x: T) => Promise<unknown>): Promise<vo
   }));
 }
 
-type Verb = "enqueue" | "claim" | "ack" | "retry" | "bury" | "promote" | "reap" | "schedule";
+/** The verbs measured one job per call (PROMOTE: 100 ids per call), then `enqueueMany` per job. */
+const VERB_ORDER = [
+  "enqueue", "claim", "extend", "progress", "ack", "retry", "bury", "remove", "requeue", "schedule", "promote",
+  "enqueueBatchPerJob",
+] as const;
+type Verb = (typeof VERB_ORDER)[number];
 
 async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promise<Record<Verb, number>> {
-  const name = (verb: Verb): string => (mq.backend === "module" ? `emq.${verb}` : "evalsha");
+  const name = (verb: string): string => (mq.backend === "module" ? `emq.${verb}` : "evalsha");
   const out = {} as Record<Verb, number>;
-  const phase = async (verb: Verb, run: () => Promise<unknown>): Promise<void> => {
+  /** The verb's usec over the phase divided by `per` (default: by its calls). */
+  const phase = async (verb: Verb, run: () => Promise<unknown>, per?: number): Promise<void> => {
     await command(port, ["CONFIG", "RESETSTAT"]);
     await run();
-    const s = await stat(port, name(verb));
-    out[verb] = s.usecPerCall;
+    const s = await stat(port, name(verb === "enqueueBatchPerJob" ? "enqueue" : verb));
+    out[verb] = per === undefined ? s.usecPerCall : (s.usecPerCall * s.calls) / per;
   };
   const payload = { to: "ada@example.com", body: "x".repeat(64) };
   const ones = Array.from({ length: N }, (_, i) => i);
   await phase("enqueue", () => pool(ones, () => mq.enqueue(queue, payload)));
   const jobs: Job<unknown>[] = [];
   await phase("claim", () => pool(ones, async () => jobs.push((await mq.claim(queue, { leaseMs: 60_000 }))!)));
+  await phase("extend", () => pool(jobs, (j) => mq.extend(j, 60_000)));
+  await phase("progress", () => pool(jobs.slice(0, N / 2), (j) => mq.progress(j, { done: 50 })));
   await phase("ack", () => pool(jobs.splice(0, N / 2), (j) => mq.ack(j)));
   await phase("retry", () => pool(jobs.splice(0, N / 4), (j) => mq.retry(j, { delayMs: 1, reason: "bench" })));
-  await phase("bury", () => pool(jobs.splice(0), (j) => mq.bury(j, "bench")));
+  const dead = jobs.splice(0);
+  await phase("bury", () => pool(dead, (j) => mq.bury(j, "bench")));
+  // half of the dead jobs removed, the other half requeued, one id per call
+  await phase("remove", () => pool(dead.slice(0, N / 8), async (j) => {
+    if (!(await mq.remove(queue, j.id))) throw new Error(`remove ${j.id}: not removed`);
+  }));
+  await phase("requeue", () => pool(dead.slice(N / 8), (j) => mq.requeueDead(queue, { ids: [j.id] })));
   await phase("schedule", () => pool(ones.slice(0, N / 4), () => mq.schedule(queue, payload, { delayMs: 1 })));
   await new Promise((r) => setTimeout(r, 20));
   await phase("promote", () => pool(Array.from({ length: N / 100 }, (_, i) => i), () => mq.promote(queue, 100)));
+  await phase("enqueueBatchPerJob", () => mq.enqueueMany(`${queue}-batch`, Array.from({ length: N }, () => payload)), N);
   return out;
 }
 
-type BullVerb = "add" | "claim" | "complete";
+type BullVerb = "add" | "claim" | "complete" | "addBulkPerJob";
 
 /**
  * BullMQ 6 on the same server: `Queue.add` (the `addStandardJob` script), `Worker.getNextJob`
  * without blocking (`moveToActive`), `Job.moveToCompleted` without fetching the next job
  * (`moveToFinished`) — BullMQ's documented manual-processing calls, one script each. Jobs are
  * added with `removeOnComplete: true` (EchoMQ's ack deletes the row too); the stalled-job checker
- * and lock renewal are off so that no other script runs during a phase.
+ * and lock renewal are off so that no other script runs during a phase. Then `Queue.addBulk` of N
+ * jobs (chunks of 1000, 8 in flight): its script's usec over the phase, divided by N, per job.
  */
 async function measureBull(port: number, host: string, name: string) {
   const connection = { host, port, maxRetriesPerRequest: null };
@@ -100,6 +125,13 @@ async function measureBull(port: number, host: string, name: string) {
       }));
     record("claim", claimed.cost.commands);
     record("complete", (await measured([port], () => poolN(N, IN_FLIGHT, (i) => jobs[i]!.moveToCompleted("ok", token, false)))).cost.commands);
+    const bulk = (await measured([port], () =>
+      poolN(Math.ceil(N / BULK_CHUNK), BULK_IN_FLIGHT, (c) =>
+        queue.addBulk(Array.from({ length: Math.min(BULK_CHUNK, N - c * BULK_CHUNK) }, () => ({ name: "job", data: payload })))))).cost.commands;
+    const s = scriptUsecPerCall(bulk);
+    if (s.calls !== N) throw new Error(`BullMQ addBulk of ${N} jobs ran ${s.calls} scripts`);
+    usec.addBulkPerJob = (s.usecPerCall * s.calls) / N;
+    profile.addBulkPerJob = insideScripts(bulk, N);
     return { usec, profile };
   } finally {
     await worker.close();
@@ -121,7 +153,10 @@ try {
     }
     round.bull = await measureBull(server.port, server.host, `cost-bullmq-${r}`);
     rounds.push(round);
-    console.error(`round ${r + 1}/${ROUNDS}: module enqueue ${round.module.enqueue} µs, scripts ${round.scripts.enqueue} µs, BullMQ add ${round.bull.usec.add.toFixed(2)} µs`);
+    console.error(
+      `round ${r + 1}/${ROUNDS}: module enqueue ${round.module.enqueue} µs, batched ${round.module.enqueueBatchPerJob.toFixed(2)} µs/job; ` +
+        `scripts ${round.scripts.enqueue} µs; BullMQ add ${round.bull.usec.add.toFixed(2)} µs, addBulk ${round.bull.usec.addBulkPerJob.toFixed(2)} µs/job`,
+    );
   }
   const median = (xs: number[]): number => {
     const s = [...xs].sort((a, b) => a - b);
@@ -142,12 +177,15 @@ try {
       enqueue: m.enqueue / s.enqueue,
       claimAck: (m.claim + m.ack) / (s.claim + s.ack),
       enqueueVsBullAdd: m.enqueue / b.add,
+      enqueueBatchPerJobVsBullAdd: m.enqueueBatchPerJob / b.add,
+      enqueueBatchPerJobVsBullAddBulk: m.enqueueBatchPerJob / b.addBulkPerJob,
+      scriptEnqueueBatchPerJobVsBullAddBulk: s.enqueueBatchPerJob / b.addBulkPerJob,
       scriptEnqueueVsBullAdd: s.enqueue / b.add,
       claimAckVsBull: (m.claim + m.ack) / (b.claim + b.complete),
       scriptClaimAckVsBull: (s.claim + s.ack) / (b.claim + b.complete),
     },
   };
-  for (const verb of Object.keys(m) as Verb[]) {
+  for (const verb of VERB_ORDER) {
     console.log(`${verb.padEnd(9)} module ${m[verb].toFixed(2).padStart(6)} µs   scripts ${s[verb].toFixed(2).padStart(6)} µs   ratio ${(m[verb] / s[verb]).toFixed(2)}`);
   }
   for (const verb of Object.keys(b) as BullVerb[]) console.log(`bullmq ${verb.padEnd(9)} ${b[verb].toFixed(2).padStart(6)} µs`);

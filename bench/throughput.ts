@@ -9,7 +9,10 @@
  * Every phase also reports what the server processes spent per job (`INFO cpu` user + system over
  * the phase, summed over the primaries) and what this process spent per job (`process.cpuUsage`).
  * On one server, two reference phases send the same `EMQ.ENQUEUE` commands through a bare glide
- * client (commands built before the clock starts): the client's floor under EchoMQ's own code.
+ * client (commands built before the clock starts, from the wire spec with `wireCall`): one command
+ * of 1000 groups (jobs) each, 8 in flight, as `enqueueMany` sends them; and one command of one
+ * group per job, 500 in flight, as `enqueue` does. The client's floor under EchoMQ's own code. And
+ * glide's own client CPU per command with 1 and with 50 commands in flight (10000 PINGs each).
  *
  * Options: `--n N` jobs per phase (default 100000), `--rounds R` (default 5: every phase R times,
  * interleaved, fresh queues each round; a ratio is the median of its R per-round ratios, a phase's
@@ -21,11 +24,12 @@
  * Run: node_modules/.bin/bun bench/throughput.ts [--n 100000] [--rounds 5] [--queues 12] [--cluster]
  */
 import { parseArgs } from "node:util";
-import { Batch, GlideClient } from "@valkey/valkey-glide";
+import { GlideClient, type GlideString } from "@valkey/valkey-glide";
 import { Queue, Worker as BullWorker } from "bullmq";
 import { EchoMQ, type Worker } from "../client.ts";
 import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../tools/embedded/mod.ts";
 import { keyspace, newJobId, slot } from "../mod.ts";
+import { wireCall } from "../lib/wire/mod.ts";
 import { bullConnection, bullPrefix, PAYLOAD, phase, pool, report, until } from "./_util.ts";
 
 const { values: opt } = parseArgs({
@@ -47,6 +51,8 @@ const IN_FLIGHT = 500;
 /** BullMQ addBulk: jobs per call and calls in flight per queue, as EchoMQ's enqueueMany batches. */
 const BULK_CHUNK = 1000;
 const BULK_IN_FLIGHT = 8;
+/** PINGs of the glide reference phases (one server). */
+const PINGS = 10_000;
 /** Longest any phase may take before the benchmark gives up. */
 const PHASE_TIMEOUT_MS = 180_000;
 
@@ -99,6 +105,8 @@ interface PhaseReport {
   commandUsecPerJob: number;
   /** Commandstats calls per job of the heaviest commands (a profile). */
   calls: Record<string, number>;
+  /** Commandstats calls of every EchoMQ verb over the phase (not rounded). */
+  verbCalls: Record<string, number>;
 }
 
 async function measure(what: string, jobs: number, run: () => Promise<unknown>): Promise<PhaseReport> {
@@ -116,6 +124,7 @@ async function measure(what: string, jobs: number, run: () => Promise<unknown>):
       .reduce((a, [, v]) => a + v.usec, 0) / jobs,
     clientUsecPerJob: (c.user + c.system) / jobs,
     calls: Object.fromEntries(top.map(([name, v]) => [name, Math.round((v.calls / jobs) * 100) / 100])),
+    verbCalls: Object.fromEntries(Object.entries(cost.commands).filter(([n]) => n.startsWith("emq.")).map(([n, v]) => [n, v.calls])),
   };
   console.error(
     `${what.padEnd(26)} ${Math.round(r.jobsPerSec).toString().padStart(7)} jobs/s  ` +
@@ -204,7 +213,7 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
     await pair(async () => {
       results.emqWorker = await measure(`EchoMQ worker (c=${CONCURRENCY})`, N, async () => {
         const workers: Worker<typeof PAYLOAD>[] = emqNames.bulk.map((q, i) =>
-          mq.work(q, () => {}, { concurrency: share(i), leaseMs: 60_000, pollMs: 200 }));
+          mq.work(q, () => {}, { concurrency: share(i), leaseMs: 60_000 }));
         const done = (): number => workers.reduce((a, w) => a + w.completed, 0);
         await until("the EchoMQ workers to drain", () => done() >= N, PHASE_TIMEOUT_MS, 5);
         await Promise.all(workers.map((w) => w.stop()));
@@ -240,23 +249,27 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
     if (!CLUSTER) {
       const g = await GlideClient.createClient({ addresses: [...addresses], requestTimeout: 5000 });
       try {
-        const commands = (q: string): string[][] => {
+        // `groups` jobs per command, each command `EMQ.ENQUEUE 1 <meta> (<id> <payload>)…`
+        const commands = (q: string, groups: number): GlideString[][] => {
           const ks = keyspace(q);
-          return Array.from({ length: N }, () => {
-            const id = newJobId();
-            return ["EMQ.ENQUEUE", "2", ks.job(id), ks.pending, id, JSON.stringify(PAYLOAD)];
+          const payload = JSON.stringify(PAYLOAD);
+          return Array.from({ length: Math.ceil(N / groups) }, (_, c) => {
+            const jobs = Array.from({ length: Math.min(groups, N - c * groups) }, () => ({ id: newJobId(), payload }));
+            const call = wireCall("ENQUEUE", ks, {}, jobs);
+            return [`EMQ.${call.verb}`, String(call.keys.length), ...call.keys, ...call.args];
           });
         };
-        const batched = commands(`tp-floor-batch${r}`);
-        results.glideBatch = await measure("bare glide Batch ENQUEUE", N, () =>
-          pool(Math.ceil(N / BULK_CHUNK), BULK_IN_FLIGHT, async (c) => {
-            const b = new Batch(false);
-            for (const cmd of batched.slice(c * BULK_CHUNK, (c + 1) * BULK_CHUNK)) b.customCommand(cmd);
-            await g.exec(b, true);
+        const batched = commands(`tp-floor-batch${r}`, BULK_CHUNK);
+        results.glideBatch = await measure(`bare glide ENQUEUE ×${BULK_CHUNK}`, N, () =>
+          pool(batched.length, BULK_IN_FLIGHT, async (c) => {
+            if (await g.customCommand(batched[c]!) !== Math.min(BULK_CHUNK, N - c * BULK_CHUNK)) throw new Error("ENQUEUE: unexpected reply");
           }));
-        const single = commands(`tp-floor-one${r}`);
+        const single = commands(`tp-floor-one${r}`, 1);
         results.glideSingle = await measure(`bare glide ENQUEUE (${IN_FLIGHT})`, N, () =>
           pool(N, IN_FLIGHT, (i) => g.customCommand(single[i]!)));
+        // glide's client cost per command with 1 and with 50 commands in flight (a job here is a PING)
+        results.glidePing1 = await measure("bare glide PING (1)", PINGS, () => pool(PINGS, 1, () => g.customCommand(["PING"])));
+        results.glidePing50 = await measure("bare glide PING (50)", PINGS, () => pool(PINGS, 50, () => g.customCommand(["PING"])));
       } finally {
         g.close();
       }
