@@ -31,7 +31,10 @@ export const DEFAULT_BLOCK_MS = 5000;
 
 /** Options of `EchoMQ.work`; each is checked (a `RangeError` names the option and its range). */
 export interface WorkerOptions {
-  /** Jobs run at once (1 to 10000, default 1): never more are claimed and not yet settled. */
+  /**
+   * Handlers run at once (1 to 10000, default 1). A finished job's slot is refilled while its
+   * settle is in flight, so up to twice as many jobs may be claimed and not yet settled.
+   */
   concurrency?: number;
   /** Lease of each claim in ms (100 to 86400000, default 30000); extended while the handler runs. */
   leaseMs?: number;
@@ -196,6 +199,8 @@ export class Worker<P> {
   readonly #onStop: () => void;
   /** The jobs held, by {@link claimKey}. */
   readonly #held: Map<string, Held<P>> = new Map();
+  /** How many of them are settling (handler done, settle queued or in flight). */
+  #settling = 0;
   /** Wakes the claim loop when a slot frees. */
   #roomWaiter: (() => void) | null = null;
   #line: ClaimLine<P> | null = null;
@@ -260,9 +265,18 @@ export class Worker<P> {
     }
   }
 
+  /**
+   * Free slots: a job's slot frees when its handler is done and its settle queued, so the next
+   * claim goes out while that settle is in flight (two round trips per batch would otherwise be
+   * serial). Jobs held — running, or settling — stay below twice the concurrency.
+   */
+  #free(): number {
+    return Math.min(this.#concurrency - (this.#held.size - this.#settling), 2 * this.#concurrency - this.#held.size);
+  }
+
   /** Resolves when a slot is free. */
   #room(): Promise<void> {
-    if (this.#held.size < this.#concurrency || this.#stopping) return Promise.resolve();
+    if (this.#free() > 0 || this.#stopping) return Promise.resolve();
     return new Promise((wake) => (this.#roomWaiter = wake));
   }
 
@@ -281,7 +295,7 @@ export class Worker<P> {
       try {
         this.#line ??= await this.#client.dedicated(this.queue, this.#blockMs);
         if (this.#stopping) break;
-        const want = this.#concurrency - this.#held.size;
+        const want = this.#free();
         const wait = this.#client.backend === "module" && dry ? this.#blockMs : 0;
         this.#lastClaim = Date.now();
         const claim = await this.#line.claim(this.queue, want, this.#leaseMs, wait);
@@ -343,6 +357,8 @@ export class Worker<P> {
       return;
     }
     held.settling = true;
+    this.#settling++;
+    this.#freed();
     const job = held.job;
     let settlement: Settlement;
     try {
@@ -408,7 +424,10 @@ export class Worker<P> {
   /** The job leaves this worker: its slot frees. */
   #release(held: Held<P>): void {
     const key = claimKey(held.job);
-    if (this.#held.get(key) === held) this.#held.delete(key);
+    if (this.#held.get(key) === held) {
+      this.#held.delete(key);
+      if (held.settling) this.#settling--;
+    }
     held.finish();
     this.#freed();
   }
@@ -454,7 +473,9 @@ export class Worker<P> {
 
   /** A worker with every slot busy claims nothing: it reaps expired leases itself now and then. */
   async #maintain(): Promise<void> {
-    if (this.#stopping || Date.now() - this.#lastClaim < this.#maintenanceMs) return;
+    // Only a saturated worker (its claim loop waiting for a slot): a claim out on the server reaps
+    // there, and a waiting one is answered when the first lease runs out.
+    if (this.#stopping || this.#roomWaiter === null || Date.now() - this.#lastClaim < this.#maintenanceMs) return;
     try {
       await this.#client.reap(this.queue);
     } catch (e) {

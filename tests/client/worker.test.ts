@@ -352,7 +352,7 @@ for (const topology of TOPOLOGIES) {
         expect(await mq.settleMany([])).toEqual([]);
       });
 
-      test("batched claims and settles never hold more than concurrency jobs claimed and unsettled", async () => {
+      test("batched claims and settles: never more than concurrency handlers, nor twice as many jobs claimed and unsettled", async () => {
         const q = `wk-bound-${backend}`;
         const JOBS = 400;
         const CONCURRENCY = 7;
@@ -386,7 +386,9 @@ for (const topology of TOPOLOGIES) {
         );
         await eventually(() => worker.completed === JOBS, 60_000);
         await worker.stop();
-        expect(maxOutstanding).toBeLessThanOrEqual(CONCURRENCY);
+        // a finished job's slot is refilled while its settle is in flight (claims overlap settles)
+        expect(maxOutstanding).toBeLessThanOrEqual(2 * CONCURRENCY);
+        expect(maxOutstanding).toBeGreaterThan(CONCURRENCY);
         expect(maxRunning).toBeLessThanOrEqual(CONCURRENCY);
         expect(outstanding).toBe(0);
         expect(Math.max(...claimSizes)).toBeGreaterThan(1); // claims went out in batches
