@@ -8,24 +8,12 @@
  */
 import { writeFileSync } from "node:fs";
 import { command, startServer } from "./embedded/mod.ts";
-import { VECTORS_URL, type VectorCase } from "../tests/vectors/keys.ts";
+import { VECTORS_URL, type VectorCase, wellFormed } from "../tests/vectors/keys.ts";
 
 const TYPES = ["pending", "active", "schedule", "dead", "meta"] as const;
 const GOOD_ID = "JOB0Nb1VTbfnu4";
 
 // --- oracles, straight from the grammar -------------------------------------------------------
-/** No lone surrogate, by code units (not by regular expression: Bun's `/\p{Cs}/u` misses one
- * followed by U+FFFD). */
-function wellFormed(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff) return false;
-    if (c < 0xd800 || c > 0xdbff) continue;
-    const d = s.charCodeAt(++i);
-    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
-  }
-  return true;
-}
 const validName = (q: string): boolean => !/[{}\0]/.test(q) && wellFormed(q);
 /** A key with a lone surrogate exists only on the host: the bytes a client sends carry U+FFFD in
  * its place (and serde_json, which the native tests read this file with, refuses the escape). */

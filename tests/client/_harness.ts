@@ -268,3 +268,13 @@ export function comboName(backend: BackendKind, topology: Topology): string {
 export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
+
+/** Polls `check` every 10 ms until it is true; throws when `ms` pass first. */
+export async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (await check()) return;
+    await sleep(10);
+  }
+  throw new Error("condition not met in time");
+}

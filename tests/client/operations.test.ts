@@ -18,20 +18,10 @@ import {
 } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
-import { BACKENDS, type BackendKind, comboName, counterIds, digest, dump, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
+import { type BackendKind, BACKENDS, comboName, counterIds, digest, dump, eventually, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
 
 const { sites, raws } = useSites();
 const dumps = new Map<string, unknown>();
-
-/** Polls `check` every 10 ms until it is true or `ms` pass. */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error("condition not met in time");
-}
 
 for (const topology of TOPOLOGIES) {
   for (const backend of BACKENDS) {

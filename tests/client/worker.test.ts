@@ -20,19 +20,9 @@ import {
   type WorkerClient,
 } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import { BACKENDS, comboName, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
+import { BACKENDS, comboName, eventually, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
 
 const { sites, raws } = useSites();
-
-/** Polls `check` every 10 ms until it is true or `ms` pass. */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error("condition not met in time");
-}
 
 /** Short waits so that tests do not idle for seconds. */
 const FAST = { blockMs: 200 };

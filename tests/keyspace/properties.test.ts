@@ -2,6 +2,7 @@
 import { expect, test } from "bun:test";
 import fc from "fast-check";
 import { hashtag, keyspace, QUEUE_TYPES, queueKey, slot, splitQueueKey, validQueue } from "../../mod.ts";
+import { wellFormed } from "../vectors/keys.ts";
 
 // One UTF-16 code unit or pair of any kind, lone surrogates included: fast-check's own string units
 // ("grapheme", "binary") only ever produce well-formed strings, so they never reach the U+FFFD
@@ -26,17 +27,6 @@ const names = fc.oneof(
 );
 const types = fc.constantFrom(...QUEUE_TYPES);
 
-/** Oracle: no lone surrogate, by code units (Bun's `/\p{Cs}/u` misses "\ud800\ufffd"). */
-function wellFormed(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xdc00 && c <= 0xdfff) return false;
-    if (c < 0xd800 || c > 0xdbff) continue;
-    const d = s.charCodeAt(++i);
-    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
-  }
-  return true;
-}
 
 test("splitQueueKey(queueKey(q, t)) round-trips whenever validQueue(q)", () => {
   let valid = 0;

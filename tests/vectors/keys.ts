@@ -46,3 +46,19 @@ export const VECTORS_URL: URL = new URL("./keys.json", import.meta.url);
 export function readVectors(): VectorCase[] {
   return JSON.parse(readFileSync(VECTORS_URL, "utf8")).cases;
 }
+
+/**
+ * Oracle: no lone surrogate, by code units — not by the library's `isWellFormed`, and not by
+ * regular expression (Bun's `/\p{Cs}/u` misses one followed by U+FFFD). Shared by the vectors'
+ * generator and the property tests.
+ */
+export function wellFormed(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xdc00 && c <= 0xdfff) return false;
+    if (c < 0xd800 || c > 0xdbff) continue;
+    const d = s.charCodeAt(++i);
+    if (!(d >= 0xdc00 && d <= 0xdfff)) return false;
+  }
+  return true;
+}
