@@ -274,10 +274,9 @@ export class Worker<P> {
     return Math.min(this.#concurrency - (this.#held.size - this.#settling), 2 * this.#concurrency - this.#held.size);
   }
 
-  /** Resolves when a slot is free. */
-  #room(): Promise<void> {
-    if (this.#free() > 0 || this.#stopping) return Promise.resolve();
-    return new Promise((wake) => (this.#roomWaiter = wake));
+  /** Resolves when a slot is free (a release of a settling job may free none: wait again). */
+  async #room(): Promise<void> {
+    while (this.#free() <= 0 && !this.#stopping) await new Promise<void>((wake) => (this.#roomWaiter = wake));
   }
 
   #freed(): void {
