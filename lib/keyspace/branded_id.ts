@@ -167,13 +167,15 @@ const SEQ_SPAN = 62 ** 4;
 let lastMs = 0;
 let lastSeq = 0;
 
-function base62(n: number, width: number): string {
-  let out = "";
-  for (let i = 0; i < width; i++) {
-    out = BASE62[n % 62] + out;
+/** Scratch for {@link newJobId}: the id's 14 character codes, `JOB` first. */
+const ID_CODES: number[] = [74, 79, 66, ...new Array<number>(11).fill(48)];
+
+/** Writes `n` as `width` Base62 digits into {@link ID_CODES} at `at`, most significant first. */
+function base62(n: number, at: number, width: number): void {
+  for (let i = at + width - 1; i >= at; i--) {
+    ID_CODES[i] = BASE62.charCodeAt(n % 62);
     n = Math.floor(n / 62);
   }
-  return out;
 }
 
 /**
@@ -192,5 +194,9 @@ export function newJobId(): JobId {
     lastMs++;
     lastSeq = 0;
   }
-  return `JOB${base62(lastMs, 7)}${base62(lastSeq, 4)}` as JobId;
+  base62(lastMs, 3, 7);
+  base62(lastSeq, 10, 4);
+  // One flat string from the codes: concatenation would build a rope of 12 pieces, about 400
+  // bytes an id held (385 MB for the million ids an enqueueMany of a million jobs returns).
+  return String.fromCharCode(...ID_CODES) as JobId;
 }
