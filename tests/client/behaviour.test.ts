@@ -299,6 +299,8 @@ for (const topology of TOPOLOGIES) {
           ["layout row", K.job(J)],
           ["layout not emq", `emx:{${q}}:meta`],
           ["layout brace in name", "emq:{a{b}:meta"],
+          // issue 13, survivor 5: a Lua split that took a NUL in the name ran the verb
+          ["layout NUL in name", "emq:{a\u0000b}:meta"],
           ["layout no colon", `emq:{${q}}meta`],
         ] as const) {
           const d0 = await digest(raw, key);
