@@ -209,13 +209,18 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   await Promise.all(producers);
 
   // Drain: nothing pending, active or scheduled on any queue.
+  let left: Record<string, unknown> = {};
   await waitUntil("the queues to drain", async () => {
+    left = {};
     for (const q of queues) {
       const n = await consumer.counts(q);
-      if (n.pending + n.active + n.schedule > 0) return false;
+      if (n.pending + n.active + n.schedule > 0) left[q] = { ...n, victim: onVictim.has(q) };
     }
-    return true;
-  }, DRAIN_CAP_MS, 250);
+    return Object.keys(left).length === 0;
+  }, DRAIN_CAP_MS, 250).catch((e) => {
+    const states = workers.map((w) => `${w.queue}: running ${w.running}, completed ${w.completed}, failed ${w.failed}, lost ${w.lost}`);
+    throw new Error(`${(e as Error).message}; left ${JSON.stringify(left)}; workers ${states.join(" | ")}; errors ${workerErrors}`);
+  });
   await Promise.all(workers.map((w) => w.stop()));
 
   // The keyspace after the drain: dead ids, and rows left (only dead jobs may keep a row).

@@ -68,11 +68,36 @@ function readLog(dir: string): string {
   }
 }
 
+/**
+ * Resolves once `child` has exited: its exit event, or — when the runtime misses it (Bun 1.3.5,
+ * after Chromium ran in the same process, left a server a test SIGKILLed unreaped, and its stop
+ * waited forever) — `/proc` showing the process gone or a zombie.
+ */
 function exited(child: ChildProcess): Promise<void> {
   return new Promise<void>((done) => {
     if (child.exitCode !== null || child.signalCode !== null) return done();
-    child.once("exit", () => done());
+    const poll = setInterval(() => {
+      if (gone(child.pid)) {
+        clearInterval(poll);
+        done();
+      }
+    }, 100);
+    child.once("exit", () => {
+      clearInterval(poll);
+      done();
+    });
   });
+}
+
+/** Whether process `pid` is gone or a zombie (Linux `/proc`; elsewhere: never known). */
+function gone(pid: number | undefined): boolean {
+  if (pid === undefined) return true;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z";
+  } catch {
+    return existsSync("/proc/self");
+  }
 }
 
 async function startOnce(opts: ServerOptions, mod: string | null): Promise<ServerHandle | "port-in-use"> {
