@@ -270,11 +270,10 @@ function drainBound(t: Record<string, any>): string {
   const client = (w.clientUsecPerJob * w.jobsPerSec) / 1e6, server = (w.serverUsecPerJob * w.jobsPerSec) / 1e6;
   const cycleMs = w.ms / claims;
   return `Neither side is saturated in the median round: this process used ${f2(client)} cores and the server ${f2(server)}, of ${cpus().length}.
-The worker alternates: one CLAIM of its free slots, the handlers, one ACK of the finished jobs, and
-its next CLAIM only once that ACK is answered (a slot frees when its job is settled), so it has one
-command in flight at a time — ${f0(claims)} CLAIM and ${f0(acks)} ACK for ${f0(w.jobs)} jobs (${f0(w.jobs / claims)} jobs per CLAIM), one
-claim-to-claim cycle every ${f2(cycleMs)} ms on average. Sending the next CLAIM while the ACK is in flight
-(or both in one batch) would overlap those round trips; whether that lifts the ratio is not measured here.`;
+The worker claims its free slots with one CLAIM and settles a tick's finished jobs with one ACK; a
+slot refills as soon as its job's settle is queued, so the next CLAIM overlaps the ACK in flight —
+${f0(claims)} CLAIM and ${f0(acks)} ACK for ${f0(w.jobs)} jobs (${f0(w.jobs / claims)} jobs per CLAIM), one claim-to-claim cycle every
+${f2(cycleMs)} ms on average.`;
 }
 
 /** Why the worker's ratio differs between one queue and 12, from the commands it sent. */
@@ -290,9 +289,9 @@ function workerSplit(): string {
     ? `The worker meets its 3× target on the cluster too (${f2(cluster.ratios.workerVsBullWorker)}×).`
     : `**Missed: worker ≥ 3× BullMQ's on the cluster** (${f2(cluster.ratios.workerVsBullWorker)}×; one server with 12 queues: ${f2(twelve.ratios.workerVsBullWorker)}×, one queue: ${f2(one.ratios.workerVsBullWorker)}×).`;
   return `${verdict} With 12 queues the concurrency of 50 is split into 12 workers of 4 or 5 slots. A worker
-sends its next CLAIM only once the ACK of its previous jobs is answered (a slot frees when its job
-is settled), so each has about one command in flight at a time, and claims and settles a few jobs
-per command. Commands per job (CLAIM / ACK) and client CPU per job in the median rounds: one queue
+refills a slot as soon as its job's settle is queued (its next CLAIM overlaps the ACK in flight),
+but with 4 or 5 slots each CLAIM and each ACK carries only a few jobs, so glide's cost per command
+is paid about every 4 jobs instead of every 50. Commands per job (CLAIM / ACK) and client CPU per job in the median rounds: one queue
 of concurrency 50, ${f3(a.claims)} / ${f3(a.acks)}, ${f1(a.usec)} µs; 12 queues on one server, ${f3(b.claims)} / ${f3(b.acks)}, ${f1(b.usec)} µs; the cluster,
 ${f3(c.claims)} / ${f3(c.acks)}, ${f1(c.usec)} µs.${one.phases.glidePing1 ? ` Glide's own client cost per command grows as fewer commands are in
 flight: a bare glide PING cost ${f0(one.phases.glidePing1.clientUsecPerJob)} µs of client CPU with 1 in flight and ${f0(one.phases.glidePing50.clientUsecPerJob)} µs with 50 (same run).` : ""}
