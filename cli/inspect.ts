@@ -7,33 +7,21 @@
  */
 import { keyspace } from "../mod.ts";
 import { openTarget } from "./target.ts";
-import { parseFlags, UsageError } from "./usage.ts";
+import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** Runs `emq inspect`; resolves with the exit code. */
 export async function inspect(argv: string[]): Promise<number> {
-  const parsed = parseFlags({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      url: { type: "string" },
-      cluster: { type: "boolean", default: false },
-      dead: { type: "string", default: "10" },
-    },
-  });
-  const [queue] = parsed.positionals;
-  if (parsed.positionals.length !== 1 || parsed.values.url === undefined) {
-    throw new UsageError("emq inspect takes a queue name and --url, e.g. emq inspect orders --url valkey://127.0.0.1:6379");
-  }
-  const deadShown = Number(parsed.values.dead);
+  const { queue, url, cluster, values } = parseQueueCommand("inspect", argv, { dead: { type: "string", default: "10" } });
+  const deadShown = Number(values.dead);
   if (!Number.isInteger(deadShown) || deadShown < 0 || deadShown > 1000) {
-    throw new UsageError(`--dead must be an integer from 0 to 1000, not ${parsed.values.dead}`);
+    throw new UsageError(`--dead must be an integer from 0 to 1000, not ${values.dead}`);
   }
-  const target = await openTarget<unknown>({ url: parsed.values.url, cluster: parsed.values.cluster, backend: "auto" });
+  const target = await openTarget<unknown>({ url, cluster, backend: "auto" });
   try {
     const { mq } = target;
-    const ks = keyspace(queue!);
-    const s = await mq.stats(queue!);
-    const [oldest] = await mq.jobs(queue!, "pending", { limit: 1 });
+    const ks = keyspace(queue);
+    const s = await mq.stats(queue);
+    const [oldest] = await mq.jobs(queue, "pending", { limit: 1 });
     console.log(`queue ${JSON.stringify(ks.name)}${s.paused ? " (PAUSED: claims hand out nothing)" : ""}`);
     console.log(`  pending ${s.pending}, active ${s.active}, scheduled ${s.schedule}, dead ${s.dead}`);
     console.log(`  totals: enqueued ${s.enqueued}, acked ${s.acked}, retried ${s.retried}, buried ${s.buried}, claims ${s.claims}`);
@@ -41,7 +29,7 @@ export async function inspect(argv: string[]): Promise<number> {
     console.log(`  oldest pending: ${oldest ? `${oldest.id}, ${((Date.now() - oldest.createdAt) / 1000).toFixed(1)} s old` : "none"}`);
     if (deadShown > 0 && s.dead > 0) {
       console.log(`  dead, most recent first (${Math.min(deadShown, s.dead)} of ${s.dead}):`);
-      for (const j of await mq.jobs(queue!, "dead", { limit: deadShown })) {
+      for (const j of await mq.jobs(queue, "dead", { limit: deadShown })) {
         const when = j.buriedAt === undefined ? "" : new Date(j.buriedAt).toISOString();
         console.log(`    ${j.id}  ${when}  attempts ${j.attempts}  ${JSON.stringify(j.reason ?? "")}`);
       }

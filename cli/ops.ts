@@ -6,7 +6,7 @@
  * @module
  */
 import { openTarget } from "./target.ts";
-import { parseFlags, UsageError } from "./usage.ts";
+import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** The operations, by command name. */
 export const OPERATIONS = ["requeue", "pause", "resume", "drop"] as const;
@@ -16,22 +16,11 @@ export type Operation = (typeof OPERATIONS)[number];
 
 /** Runs `emq <operation> <queue> --url …`; resolves with the exit code. */
 export async function operate(operation: Operation, argv: string[]): Promise<number> {
-  const parsed = parseFlags({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      url: { type: "string" },
-      cluster: { type: "boolean", default: false },
-      ids: { type: "string" },
-      limit: { type: "string" },
-      yes: { type: "boolean", default: false },
-    },
+  const { queue, url, cluster, values: v } = parseQueueCommand(operation, argv, {
+    ids: { type: "string" },
+    limit: { type: "string" },
+    yes: { type: "boolean", default: false },
   });
-  const [queue] = parsed.positionals;
-  const v = parsed.values;
-  if (parsed.positionals.length !== 1 || v.url === undefined) {
-    throw new UsageError(`emq ${operation} takes a queue name and --url, e.g. emq ${operation} orders --url valkey://127.0.0.1:6379`);
-  }
   if (operation !== "requeue" && (v.ids !== undefined || v.limit !== undefined)) {
     throw new UsageError(`--ids and --limit go with emq requeue only`);
   }
@@ -40,24 +29,24 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
   }
   const limit = v.limit === undefined ? undefined : Number(v.limit);
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit must be a positive integer, not ${v.limit}`);
-  const target = await openTarget<unknown>({ url: v.url, cluster: v.cluster, backend: "auto" });
+  const target = await openTarget<unknown>({ url, cluster, backend: "auto" });
   try {
     const { mq } = target;
     switch (operation) {
       case "requeue": {
         const ids = v.ids === undefined ? undefined : v.ids.split(",").map((x) => x.trim()).filter((x) => x !== "");
-        const moved = await mq.requeueDead(queue!, { ...(ids ? { ids } : {}), ...(limit ? { limit } : {}) });
+        const moved = await mq.requeueDead(queue, { ...(ids ? { ids } : {}), ...(limit ? { limit } : {}) });
         console.log(`requeued ${moved} dead job(s) of ${JSON.stringify(queue)} to pending`);
         return 0;
       }
       case "pause":
-        console.log(await mq.pause(queue!) ? `paused ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was paused already`);
+        console.log(await mq.pause(queue) ? `paused ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was paused already`);
         return 0;
       case "resume":
-        console.log(await mq.resume(queue!) ? `resumed ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was not paused`);
+        console.log(await mq.resume(queue) ? `resumed ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was not paused`);
         return 0;
       case "drop":
-        console.log(`dropped ${JSON.stringify(queue)}: ${await mq.drop(queue!)} job(s) and its keys deleted`);
+        console.log(`dropped ${JSON.stringify(queue)}: ${await mq.drop(queue)} job(s) and its keys deleted`);
         return 0;
     }
   } finally {
