@@ -2,10 +2,12 @@
  * The mover PROMOTE, REAP and CLAIM share, as Lua (the twin of `native/src/verbs/move_due.rs`), in
  * two halves so that a verb checks everything before it writes anything: `emq_due` selects up to
  * `limit` ids of a sorted set whose score is due (≤ now), ascending, and type-checks their rows;
- * `emq_move` moves them to pending and marks the rows that exist `pending`.
+ * `emq_move` moves them to pending and marks the rows that exist `pending`. `moveDueScript` is
+ * PROMOTE and REAP whole (the twin of `move_due::moved`).
  *
  * @module
  */
+import { luaScript } from "./_prelude.ts";
 
 /** `emq_due(base, from, now, limit, missing)` and `emq_move(from, pending, push, due)`. */
 export const MOVE_DUE_LUA: string = `
@@ -34,3 +36,29 @@ local function emq_move(from, pending, push, due)
   return #due.ids
 end
 `;
+
+/**
+ * PROMOTE or REAP as Lua, steps 5–6: up to limit due ids of the queue's sorted set `from` move onto
+ * pending with `push` (LPUSH: the head; RPUSH: the tail, claimed next); a `ready` marker on wake
+ * when any moved. Reply: the count moved.
+ */
+export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "active", push: "LPUSH" | "RPUSH"): string {
+  return luaScript(
+    verb,
+    `
+local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
+local missing = {}
+local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+for _, k in ipairs({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
+  local t, e = emq_type(k[1], k[2]) if e then return e end
+  if t == 'none' then missing[#missing + 1] = k[1] end
+end
+local due, e = emq_due(base, from, emq_now(), limit, missing) if e then return e end
+e = emq_local(cluster, missing) if e then return e end
+local moved = emq_move(from, pending, '${push}', due)
+if moved > 0 then redis.call('ZADD', wake, 0, 'ready') end
+return moved
+`,
+    MOVE_DUE_LUA,
+  );
+}

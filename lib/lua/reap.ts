@@ -4,25 +4,7 @@
  *
  * @module
  */
-import { luaScript } from "./_prelude.ts";
-import { MOVE_DUE_LUA } from "./move_due.ts";
+import { moveDueScript } from "./move_due.ts";
 
 /** The Lua twin of `EMQ.REAP`. */
-export const REAP_LUA: string = luaScript(
-  "REAP",
-  `
-local active, pending, wake = base .. 'active', base .. 'pending', base .. 'wake'
-local missing = {}
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
-for _, k in ipairs({{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
-  local t, e = emq_type(k[1], k[2]) if e then return e end
-  if t == 'none' then missing[#missing + 1] = k[1] end
-end
-local due, e = emq_due(base, active, emq_now(), limit, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
-local moved = emq_move(active, pending, 'RPUSH', due)
-if moved > 0 then redis.call('ZADD', wake, 0, 'ready') end
-return moved
-`,
-  MOVE_DUE_LUA,
-);
+export const REAP_LUA: string = moveDueScript("REAP", "active", "RPUSH");

@@ -107,11 +107,14 @@ pub enum Kind {
 }
 
 /// An open key, closed on drop. It lives within the call (`'a`) and borrows its name (`'k`), which
-/// its writes replicate; what it hands out (popped ids, hash values) lives for the call.
+/// its writes replicate, or owns it ([`Ctx::open_named`]); what it hands out (popped ids, hash
+/// values) lives for the call.
 pub struct Key<'a, 'k> {
     ctx: Ctx<'a>,
     raw: *mut raw::RedisModuleKey,
     name: Str<'k>,
+    /// The name this key owns, if any (`name` points at it); freed after the key is closed.
+    _owned: Option<Owned<'a>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -140,7 +143,22 @@ impl<'a> Ctx<'a> {
             ctx: self,
             raw,
             name,
+            _owned: None,
         }
+    }
+
+    /// Opens `name` as [`open`](Self::open) does, the key owning its name: a key that can be
+    /// handed back from where its name was made.
+    pub fn open_named(self, name: Owned<'a>) -> Key<'a, 'a> {
+        let borrowed = Str {
+            raw: name.raw,
+            _owner: PhantomData,
+        };
+        let mut key = self.open(borrowed);
+        // `key.name` points at the string the key now keeps alive; `name()` hands it out only
+        // for as long as the key is borrowed.
+        key._owned = Some(name);
+        key
     }
 
     /// Opens `name` for reading only; `None` when the key does not exist.
@@ -153,6 +171,7 @@ impl<'a> Ctx<'a> {
             ctx: self,
             raw,
             name,
+            _owned: None,
         })
     }
 
@@ -325,8 +344,8 @@ impl<'a, 'k> Key<'a, 'k> {
         k == Kind::Empty || k == want
     }
 
-    /// The key's name.
-    pub fn name(&self) -> Str<'k> {
+    /// The key's name, for as long as the key is borrowed (it may own the name).
+    pub fn name(&self) -> Str<'_> {
         self.name
     }
 

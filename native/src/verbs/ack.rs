@@ -2,7 +2,7 @@
 //! the count.
 
 use super::add;
-use super::leases::{held, ids};
+use super::leases::{held, leave_active, Settle};
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
 use crate::ffi::{lit, Kind, Str};
@@ -24,23 +24,20 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let mut s = Scope::new(call, q);
     let ctx = s.ctx;
     let l = lit();
-    let ids = ids(args)?;
-    let meta = s.meta()?;
-    let active_name = s.name(ACTIVE);
-    let active = s.expect(active_name.as_str(), Kind::Zset)?;
-    let (rows, acked) = held(&mut s, args, &meta, &active, Some(l.acked))?;
+    let Settle {
+        ids,
+        rows,
+        meta,
+        keys: [active],
+        total,
+    } = held(&mut s, args, [(ACTIVE, Kind::Zset)], Some(l.acked))?;
 
-    for &id in &ids {
-        active.zrem(id);
-    }
+    leave_active(&active, &ids);
     for row in &rows {
         ctx.open(row.as_str()).delete();
     }
-    let mut zrem: Vec<Str> = vec![active_name.as_str()];
-    zrem.extend(&ids);
-    ctx.replicate(c"ZREM", &zrem);
     let del: Vec<Str> = rows.iter().map(|r| r.as_str()).collect();
     ctx.replicate(c"DEL", &del);
-    add(&meta, l.acked, acked, ids.len() as i64);
+    add(&meta, l.acked, total, ids.len() as i64);
     Ok(Reply::Int(ids.len() as i64))
 }

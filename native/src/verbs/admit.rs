@@ -1,17 +1,42 @@
-//! What ENQUEUE and SCHEDULE share (the twin of `lib/lua/admit.ts`): step 5 of an admission — no
-//! id twice, no row already there (the first such id is a duplicate) — and the first write, the
-//! queue's `meta`: made on first use, the admissions counted.
+//! What ENQUEUE and SCHEDULE share (the twin of `lib/lua/admit.ts`): step 5 of an admission
+//! (`admit`: no id twice, no row already there — the first such id is a duplicate — then the
+//! types of meta, of the structure written and of wake, and meta's `enqueued` counter), and the
+//! first write (`admitted`: the queue's `meta` made on first use, the admissions counted).
 
 use super::scope::Scope;
-use super::{add, once};
+use super::{add, counter, once};
+use crate::command::Args;
 use crate::ffi::{lit, Key, Kind, Owned, Str};
+use crate::keyspace::WAKE;
 use crate::wire::Refusal;
 
-/// The rows of `ids`, none of which may exist (each opened under the caller's ACL).
-pub fn new_rows<'a>(s: &mut Scope<'a>, ids: &[Str<'a>]) -> Result<Vec<Owned<'a>>, Refusal> {
-    once(ids)?;
+/// An admission that may be written.
+pub struct Admission<'a> {
+    /// The new jobs' ids (group argument 0), none twice.
+    pub ids: Vec<Str<'a>>,
+    /// Their rows, none of which exists.
+    pub rows: Vec<Owned<'a>>,
+    /// The queue's `meta`.
+    pub meta: Key<'a, 'a>,
+    /// The structure the jobs go to (pending, schedule).
+    pub structure: Key<'a, 'a>,
+    /// The queue's `wake`.
+    pub wake: Key<'a, 'a>,
+    /// `meta`'s `enqueued` counter now.
+    enqueued: i64,
+}
+
+/// Checks an admission of `args`' jobs into the queue's structure of type `structure` (`kind`).
+pub fn admit<'a>(
+    s: &mut Scope<'a>,
+    args: &Args<'a>,
+    structure: &[u8],
+    kind: Kind,
+) -> Result<Admission<'a>, Refusal> {
+    let ids = args.ids();
+    once(&ids)?;
     let mut rows = Vec::with_capacity(ids.len());
-    for id in ids {
+    for id in &ids {
         let name = s.row(id.bytes());
         if s.open(name.as_str())?.kind() != Kind::Empty {
             return Err(Refusal::Duplicate(id.bytes().to_vec()));
@@ -19,14 +44,25 @@ pub fn new_rows<'a>(s: &mut Scope<'a>, ids: &[Str<'a>]) -> Result<Vec<Owned<'a>>
         s.absent(name.as_str());
         rows.push(name);
     }
-    Ok(rows)
+    let meta = s.meta()?;
+    let structure = s.structure(structure, kind)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
+    let enqueued = counter(&meta, lit().enqueued)?;
+    Ok(Admission {
+        ids,
+        rows,
+        meta,
+        structure,
+        wake,
+        enqueued,
+    })
 }
 
-/// `meta` made when missing (`wire 5 created_ms <now>`), then `enqueued` (checked: `value`) + `n`.
-pub fn admitted(meta: &Key, now: Str, value: i64, n: usize) {
+/// `meta` made when missing (`wire 5 created_ms <now>`), then `enqueued` + the jobs admitted.
+pub fn admitted(a: &Admission, now: Str) {
     let l = lit();
-    if meta.kind() == Kind::Empty {
-        meta.hset(&[(l.wire, l.wire_value), (l.created_ms, now)]);
+    if a.meta.kind() == Kind::Empty {
+        a.meta.hset(&[(l.wire, l.wire_value), (l.created_ms, now)]);
     }
-    add(meta, l.enqueued, value, n as i64);
+    add(&a.meta, l.enqueued, a.enqueued, a.ids.len() as i64);
 }

@@ -2,7 +2,7 @@
 //! kept; then the dead set is trimmed to the queue's retention. Reply: the count.
 
 use super::add;
-use super::leases::{held, ids};
+use super::leases::{held, leave_active, Settle};
 use super::retention;
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
@@ -32,19 +32,25 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let mut s = Scope::new(call, q);
     let ctx = s.ctx;
     let l = lit();
-    let ids = ids(args)?;
-    let meta = s.meta()?;
-    let (active_name, dead_name) = (s.name(ACTIVE), s.name(DEAD));
-    let active = s.expect(active_name.as_str(), Kind::Zset)?;
-    let dead = s.expect(dead_name.as_str(), Kind::Zset)?;
-    let (rows, buried) = held(&mut s, args, &meta, &active, Some(l.buried))?;
+    let Settle {
+        ids,
+        rows,
+        meta,
+        keys: [active, dead],
+        total,
+    } = held(
+        &mut s,
+        args,
+        [(ACTIVE, Kind::Zset), (DEAD, Kind::Zset)],
+        Some(l.buried),
+    )?;
     let now = ffi::now_ms();
     let victims = retention::select(&mut s, &meta, &dead, now, ids.len() as i64)?;
 
+    leave_active(&active, &ids);
     let now_s = ctx.int(now);
-    let mut zadd: Vec<Str> = vec![dead_name.as_str()];
+    let mut zadd: Vec<Str> = vec![dead.name()];
     for (j, &id) in ids.iter().enumerate() {
-        active.zrem(id);
         dead.zadd(now as f64, id);
         ctx.open(rows[j].as_str()).hset(&[
             (l.state, l.dead),
@@ -54,11 +60,8 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         zadd.push(now_s.as_str());
         zadd.push(id);
     }
-    let mut zrem: Vec<Str> = vec![active_name.as_str()];
-    zrem.extend(&ids);
-    ctx.replicate(c"ZREM", &zrem);
     ctx.replicate(c"ZADD", &zadd);
-    add(&meta, l.buried, buried, ids.len() as i64);
+    add(&meta, l.buried, total, ids.len() as i64);
     retention::apply(&s, &dead, &victims);
     Ok(Reply::Int(ids.len() as i64))
 }

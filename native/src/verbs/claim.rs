@@ -53,18 +53,11 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let ctx = s.ctx;
     let l = lit();
     let meta = s.meta()?;
-    let names = [
-        s.name(PENDING),
-        s.name(ACTIVE),
-        s.name(SCHEDULE),
-        s.name(WAKE),
-        s.name(DEAD),
-    ];
-    let pending = s.expect(names[0].as_str(), Kind::List)?;
-    let active = s.expect(names[1].as_str(), Kind::Zset)?;
-    let schedule = s.expect(names[2].as_str(), Kind::Zset)?;
-    let dead = s.expect(names[4].as_str(), Kind::Zset)?;
-    let wake = s.expect(names[3].as_str(), Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let active = s.structure(ACTIVE, Kind::Zset)?;
+    let schedule = s.structure(SCHEDULE, Kind::Zset)?;
+    let dead = s.structure(DEAD, Kind::Zset)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
     let now = ffi::now_ms();
     let due = select(&mut s, &schedule, now, CLAIM_MOVE_LIMIT)?;
     let expired = select(&mut s, &active, now, CLAIM_MOVE_LIMIT)?;
@@ -104,7 +97,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             pending.pop_tail();
         }
         let n = ctx.int(popped as i64);
-        ctx.replicate(c"RPOP", &[names[0].as_str(), n.as_str()]);
+        ctx.replicate(c"RPOP", &[pending.name(), n.as_str()]);
     }
     retention::apply(&s, &dead, &victims);
     let mut jobs = Vec::with_capacity(picks.len());
@@ -112,7 +105,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         let k = picks.len() as i64;
         let first = add(&meta, l.tokens, tokens, k) - k + 1;
         let deadline = ctx.int(now + lease);
-        let mut zadd: Vec<Str> = vec![names[1].as_str()];
+        let mut zadd: Vec<Str> = vec![active.name()];
         for p in &picks {
             zadd.push(deadline.as_str());
             zadd.push(p.id.as_str());
@@ -139,9 +132,9 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             });
         }
     }
-    markers(&s, &pending, &wake, names[3].as_str(), now);
+    markers(&s, &pending, &wake, now);
     if moved > 0 && pending.kind() == Kind::List {
-        ctx.signal_ready(names[0].as_str());
+        ctx.signal_ready(pending.name());
     }
     let next_ms = [schedule.first_score(), active.first_score()]
         .into_iter()
@@ -199,7 +192,8 @@ fn candidate<'a>(
 
 /// wake after a claim: `ready` while pending holds ids, else none; a `due` marker whose time has
 /// come is spent. Replicated.
-fn markers(s: &Scope, pending: &Key, wake: &Key, wake_name: Str, now: i64) {
+fn markers(s: &Scope, pending: &Key, wake: &Key, now: i64) {
+    let wake_name = wake.name();
     let l = lit();
     let ctx = s.ctx;
     let left = pending.kind() == Kind::List && pending.value_len() > 0;

@@ -25,18 +25,11 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let ctx = s.ctx;
     let limit = args.number(0) as usize;
     let meta = s.meta()?;
-    let names = [
-        s.name(PENDING),
-        s.name(SCHEDULE),
-        s.name(DEAD),
-        s.name(ACTIVE),
-        s.name(WAKE),
-    ];
-    let pending = s.expect(names[0].as_str(), Kind::List)?;
-    let schedule = s.expect(names[1].as_str(), Kind::Zset)?;
-    let dead = s.expect(names[2].as_str(), Kind::Zset)?;
-    let active = s.expect(names[3].as_str(), Kind::Zset)?;
-    let wake = s.expect(names[4].as_str(), Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let schedule = s.structure(SCHEDULE, Kind::Zset)?;
+    let dead = s.structure(DEAD, Kind::Zset)?;
+    let active = s.structure(ACTIVE, Kind::Zset)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -82,10 +75,10 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let popped: Vec<&Owned> = victims.iter().filter(|v| v.0 == 0).map(|v| &v.1).collect();
     if !popped.is_empty() {
         let n = ctx.int(popped.len() as i64);
-        ctx.replicate(c"LPOP", &[names[0].as_str(), n.as_str()]);
+        ctx.replicate(c"LPOP", &[pending.name(), n.as_str()]);
     }
-    for at in [1usize, 2] {
-        let mut zrem: Vec<Str> = vec![names[at].as_str()];
+    for (at, set) in [(1usize, &schedule), (2, &dead)] {
+        let mut zrem: Vec<Str> = vec![set.name()];
         zrem.extend(victims.iter().filter(|v| v.0 == at).map(|v| v.1.as_str()));
         if zrem.len() > 1 {
             ctx.replicate(c"ZREM", &zrem);
@@ -100,10 +93,10 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             key.delete();
         }
         let all = [
-            names[0].as_str(),
-            names[1].as_str(),
-            names[2].as_str(),
-            names[4].as_str(),
+            pending.name(),
+            schedule.name(),
+            dead.name(),
+            wake.name(),
             call.meta(),
         ];
         ctx.replicate(c"DEL", &all);

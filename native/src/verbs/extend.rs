@@ -1,7 +1,7 @@
 //! `EMQ.EXTEND 1 <meta> <lease_ms> (<id> <token>)…`: each job's lease runs until now + lease_ms.
 //! Reply: the count.
 
-use super::leases::{held, ids};
+use super::leases::{held, Settle};
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
 use crate::ffi::{self, lit, Kind, Str};
@@ -23,15 +23,16 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let mut s = Scope::new(call, q);
     let ctx = s.ctx;
     let l = lit();
-    let ids = ids(args)?;
-    let meta = s.meta()?;
-    let active_name = s.name(ACTIVE);
-    let active = s.expect(active_name.as_str(), Kind::Zset)?;
-    let (rows, _) = held(&mut s, args, &meta, &active, None)?;
+    let Settle {
+        ids,
+        rows,
+        keys: [active],
+        ..
+    } = held(&mut s, args, [(ACTIVE, Kind::Zset)], None)?;
 
     let deadline = ffi::now_ms() + args.number(0);
     let deadline_s = ctx.int(deadline);
-    let mut zadd: Vec<Str> = vec![active_name.as_str()];
+    let mut zadd: Vec<Str> = vec![active.name()];
     for (j, &id) in ids.iter().enumerate() {
         active.zadd(deadline as f64, id);
         ctx.open(rows[j].as_str())

@@ -4,7 +4,9 @@
 //! them to pending and marks the rows that exist `pending`.
 
 use super::scope::Scope;
-use crate::ffi::{lit, Key, Kind, Owned, Str};
+use crate::command::{Call, Reply};
+use crate::ffi::{self, lit, Key, Kind, Owned, Str};
+use crate::keyspace::{Queue, PENDING, WAKE};
 use crate::wire::Refusal;
 
 /// Due ids of one sorted set, with their rows.
@@ -71,4 +73,33 @@ pub fn apply(s: &Scope, from: &Key, pending: &Key, tail: bool, due: &Due) -> usi
     s.ctx
         .replicate(if tail { c"RPUSH" } else { c"LPUSH" }, &args);
     due.len()
+}
+
+/// PROMOTE and REAP, whole: up to `limit` due ids of the sorted set of type `from` move onto
+/// pending (`tail`: RPUSH, claimed next); a `ready` marker on wake and waiting claims woken when
+/// any moved. Reply: how many moved.
+pub fn moved<'a>(
+    call: &Call<'a>,
+    q: &Queue<'a>,
+    limit: i64,
+    from: &[u8],
+    tail: bool,
+) -> Result<Reply<'a>, Refusal> {
+    let mut s = Scope::new(call, q);
+    let ctx = s.ctx;
+    s.meta()?;
+    let from = s.structure(from, Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
+    let due = select(&mut s, &from, ffi::now_ms(), limit as u64)?;
+    s.probe()?;
+
+    let moved = apply(&s, &from, &pending, tail, &due);
+    if moved > 0 {
+        let l = lit();
+        wake.zadd(0.0, l.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.ready]);
+        ctx.signal_ready(pending.name());
+    }
+    Ok(Reply::Int(moved as i64))
 }

@@ -1,7 +1,7 @@
 //! `EMQ.PROGRESS 1 <meta> (<id> <token> <value>)…`: each held job's progress is set (token-checked
 //! like a settle). Reply: the count.
 
-use super::leases::{held, ids};
+use super::leases::{held, Settle};
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
 use crate::ffi::{Kind, Str};
@@ -29,11 +29,7 @@ pub const VERB: Verb = Verb {
 pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let mut s = Scope::new(call, q);
     let ctx = s.ctx;
-    let ids = ids(args)?;
-    let meta = s.meta()?;
-    let active_name = s.name(ACTIVE);
-    let active = s.expect(active_name.as_str(), Kind::Zset)?;
-    let (rows, _) = held(&mut s, args, &meta, &active, None)?;
+    let Settle { ids, rows, .. } = held(&mut s, args, [(ACTIVE, Kind::Zset)], None)?;
 
     let field = ctx.string(b"progress");
     for (j, row) in rows.iter().enumerate() {

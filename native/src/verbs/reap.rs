@@ -2,7 +2,7 @@
 //! claimed next), their rows to state `pending`; a `ready` marker on wake when any moved. Reply:
 //! ids moved.
 
-use super::promote::moved;
+use super::move_due::moved;
 use crate::command::{Args, Call, Reply};
 use crate::keyspace::{Queue, ACTIVE};
 use crate::wire::{positive, Refusal, Verb};

@@ -26,16 +26,10 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let ids = args.ids();
     once(&ids)?;
     s.meta()?;
-    let names = [
-        s.name(PENDING),
-        s.name(SCHEDULE),
-        s.name(DEAD),
-        s.name(ACTIVE),
-    ];
-    let pending = s.expect(names[0].as_str(), Kind::List)?;
-    let schedule = s.expect(names[1].as_str(), Kind::Zset)?;
-    let dead = s.expect(names[2].as_str(), Kind::Zset)?;
-    let active = s.expect(names[3].as_str(), Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let schedule = s.structure(SCHEDULE, Kind::Zset)?;
+    let dead = s.structure(DEAD, Kind::Zset)?;
+    let active = s.structure(ACTIVE, Kind::Zset)?;
     let mut found: Vec<(Str, Owned)> = Vec::new();
     let mut busy = Vec::new();
     for &id in &ids {
@@ -55,11 +49,11 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
 
     for (id, row) in &found {
         if pending.list_remove(id.bytes()) > 0 {
-            ctx.replicate(c"LREM", &[names[0].as_str(), ctx.int(0).as_str(), *id]);
+            ctx.replicate(c"LREM", &[pending.name(), ctx.int(0).as_str(), *id]);
         }
-        for (set, name) in [(&schedule, &names[1]), (&dead, &names[2])] {
+        for set in [&schedule, &dead] {
             if set.kind() == Kind::Zset && set.zrem(*id) {
-                ctx.replicate(c"ZREM", &[name.as_str(), *id]);
+                ctx.replicate(c"ZREM", &[set.name(), *id]);
             }
         }
         ctx.open(row.as_str()).delete();

@@ -27,10 +27,9 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let given = args.ids();
     once(&given)?;
     s.meta()?;
-    let names = [s.name(DEAD), s.name(PENDING), s.name(WAKE)];
-    let dead = s.expect(names[0].as_str(), Kind::Zset)?;
-    let pending = s.expect(names[1].as_str(), Kind::List)?;
-    let wake = s.expect(names[2].as_str(), Kind::Zset)?;
+    let dead = s.structure(DEAD, Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
     let ids: Vec<Owned> = if given.is_empty() {
         dead.due(f64::INFINITY, args.number(0) as u64)
     } else {
@@ -65,15 +64,15 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             key.hdel(&[reason.as_str(), buried.as_str()]);
         }
     }
-    let mut args_: Vec<Str> = vec![names[0].as_str()];
+    let mut args_: Vec<Str> = vec![dead.name()];
     args_.extend(ids.iter().map(Owned::as_str));
     ctx.replicate(c"ZREM", &args_);
-    args_[0] = names[1].as_str();
+    args_[0] = pending.name();
     ctx.replicate(c"LPUSH", &args_);
     if was_empty {
         wake.zadd(0.0, l.ready);
-        ctx.replicate(c"ZADD", &[names[2].as_str(), l.zero, l.ready]);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.ready]);
     }
-    ctx.signal_ready(names[1].as_str());
+    ctx.signal_ready(pending.name());
     Ok(Reply::Int(ids.len() as i64))
 }

@@ -24,9 +24,8 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, _args: &Args<'a>) -> Result<Reply
     let ctx = s.ctx;
     let l = lit();
     let meta = s.meta()?;
-    let (pending_name, wake_name) = (s.name(PENDING), s.name(WAKE));
-    let pending = s.expect(pending_name.as_str(), Kind::List)?;
-    let wake = s.expect(wake_name.as_str(), Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
     s.probe()?;
     let paused =
         meta.kind() == Kind::Hash && meta.hget(l.paused).is_some_and(|p| p.bytes() == b"1");
@@ -36,8 +35,8 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, _args: &Args<'a>) -> Result<Reply
     meta.hdel(&[l.paused]);
     if pending.kind() == Kind::List {
         wake.zadd(0.0, l.ready);
-        ctx.replicate(c"ZADD", &[wake_name.as_str(), l.zero, l.ready]);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.ready]);
     }
-    ctx.signal_ready(pending_name.as_str());
+    ctx.signal_ready(pending.name());
     Ok(Reply::Int(1))
 }

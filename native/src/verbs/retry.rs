@@ -3,7 +3,7 @@
 //! waiting claims told. Reply: the count.
 
 use super::add;
-use super::leases::{held, ids};
+use super::leases::{held, leave_active, Settle};
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
 use crate::ffi::{self, lit, Kind, Owned, Str};
@@ -33,22 +33,31 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let mut s = Scope::new(call, q);
     let ctx = s.ctx;
     let l = lit();
-    let ids = ids(args)?;
-    let meta = s.meta()?;
-    let (active_name, schedule_name, wake_name) = (s.name(ACTIVE), s.name(SCHEDULE), s.name(WAKE));
-    let active = s.expect(active_name.as_str(), Kind::Zset)?;
-    let schedule = s.expect(schedule_name.as_str(), Kind::Zset)?;
-    let wake = s.expect(wake_name.as_str(), Kind::Zset)?;
-    let (rows, retried) = held(&mut s, args, &meta, &active, Some(l.retried))?;
+    let Settle {
+        ids,
+        rows,
+        meta,
+        keys: [active, schedule, wake],
+        total,
+    } = held(
+        &mut s,
+        args,
+        [
+            (ACTIVE, Kind::Zset),
+            (SCHEDULE, Kind::Zset),
+            (WAKE, Kind::Zset),
+        ],
+        Some(l.retried),
+    )?;
 
+    leave_active(&active, &ids);
     let now = ffi::now_ms();
     let dues: Vec<i64> = (0..ids.len())
         .map(|j| now + args.job_number(j, 2))
         .collect();
     let due_strs: Vec<Owned> = dues.iter().map(|&d| ctx.int(d)).collect();
-    let mut zadd: Vec<Str> = vec![schedule_name.as_str()];
+    let mut zadd: Vec<Str> = vec![schedule.name()];
     for (j, &id) in ids.iter().enumerate() {
-        active.zrem(id);
         schedule.zadd(dues[j] as f64, id);
         ctx.open(rows[j].as_str()).hset(&[
             (l.state, l.scheduled),
@@ -58,15 +67,12 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         zadd.push(due_strs[j].as_str());
         zadd.push(id);
     }
-    let mut zrem: Vec<Str> = vec![active_name.as_str()];
-    zrem.extend(&ids);
-    ctx.replicate(c"ZREM", &zrem);
     ctx.replicate(c"ZADD", &zadd);
-    add(&meta, l.retried, retried, ids.len() as i64);
+    add(&meta, l.retried, total, ids.len() as i64);
     let earliest = dues.iter().copied().min().unwrap_or(now);
     if wake.zadd_lt(earliest as f64, l.due) {
         let at = ctx.int(earliest);
-        ctx.replicate(c"ZADD", &[wake_name.as_str(), l.lt, at.as_str(), l.due]);
+        ctx.replicate(c"ZADD", &[wake.name(), l.lt, at.as_str(), l.due]);
     }
     ctx.signal_ready(s.name(PENDING).as_str());
     Ok(Reply::Int(ids.len() as i64))

@@ -2,12 +2,11 @@
 //! schedule at their due_ms; the `due` marker on wake lowered to the earliest, and waiting claims
 //! told (they may now wait less). Reply: the count.
 
-use super::admit::{admitted, new_rows};
-use super::counter;
+use super::admit::{admit, admitted};
 use super::scope::Scope;
 use crate::command::{Args, Call, Reply};
 use crate::ffi::{self, lit, Kind, Owned, Str};
-use crate::keyspace::{Queue, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{Queue, PENDING, SCHEDULE};
 use crate::wire::{Arg, Gate, Refusal, Verb, ID};
 
 /// SCHEDULE's call shape.
@@ -35,23 +34,18 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let mut s = Scope::new(call, q);
     let ctx = s.ctx;
     let l = lit();
-    let ids = args.ids();
-    let rows = new_rows(&mut s, &ids)?;
-    let meta = s.meta()?;
-    let (schedule_name, wake_name) = (s.name(SCHEDULE), s.name(WAKE));
-    let schedule = s.expect(schedule_name.as_str(), Kind::Zset)?;
-    let wake = s.expect(wake_name.as_str(), Kind::Zset)?;
-    let enqueued = counter(&meta, l.enqueued)?;
+    let a = admit(&mut s, args, SCHEDULE, Kind::Zset)?;
     s.probe()?;
 
     let now = ctx.int(ffi::now_ms());
-    admitted(&meta, now.as_str(), enqueued, ids.len());
+    admitted(&a, now.as_str());
+    let (ids, schedule) = (&a.ids, &a.structure);
     let dues: Vec<Owned> = (0..ids.len())
         .map(|j| ctx.int(args.job_number(j, 1)))
         .collect();
     let mut zadd: Vec<Str> = Vec::with_capacity(1 + 2 * ids.len());
-    zadd.push(schedule_name.as_str());
-    for (j, name) in rows.iter().enumerate() {
+    zadd.push(schedule.name());
+    for (j, name) in a.rows.iter().enumerate() {
         ctx.open(name.as_str()).hset(&[
             (l.state, l.scheduled),
             (l.payload, args.job_bytes(j, 2)),
@@ -68,9 +62,9 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         .map(|j| args.job_number(j, 1))
         .min()
         .unwrap_or_default();
-    if wake.zadd_lt(earliest as f64, l.due) {
+    if a.wake.zadd_lt(earliest as f64, l.due) {
         let at = ctx.int(earliest);
-        ctx.replicate(c"ZADD", &[wake_name.as_str(), l.lt, at.as_str(), l.due]);
+        ctx.replicate(c"ZADD", &[a.wake.name(), l.lt, at.as_str(), l.due]);
     }
     ctx.signal_ready(s.name(PENDING).as_str());
     Ok(Reply::Int(ids.len() as i64))

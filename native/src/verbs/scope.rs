@@ -61,25 +61,42 @@ impl<'a> Scope<'a> {
 
     /// Opens a derived key once the caller's ACL user may access it.
     pub fn open<'k>(&mut self, name: Str<'k>) -> Result<Key<'a, 'k>, Refusal> {
-        let ctx = self.ctx;
-        let user = self.user.get_or_insert_with(|| ctx.user());
-        if let Some(u) = user {
-            if !u.may_access(name) {
-                return Err(Refusal::NoPerm);
-            }
-        }
-        Ok(ctx.open(name))
+        self.check(name)?;
+        Ok(self.ctx.open(name))
     }
 
     /// Opens a derived key that must be missing or of `kind`; a missing one is remembered.
     pub fn expect<'k>(&mut self, name: Str<'k>, kind: Kind) -> Result<Key<'a, 'k>, Refusal> {
         let key = self.open(name)?;
+        self.typed(key, kind)
+    }
+
+    /// Refuses a derived key the caller's ACL user may not access.
+    fn check(&mut self, name: Str) -> Result<(), Refusal> {
+        let ctx = self.ctx;
+        match self.user.get_or_insert_with(|| ctx.user()) {
+            Some(u) if !u.may_access(name) => Err(Refusal::NoPerm),
+            _ => Ok(()),
+        }
+    }
+
+    /// `key`, when missing (remembered) or of `kind`.
+    fn typed<'k>(&mut self, key: Key<'a, 'k>, kind: Kind) -> Result<Key<'a, 'k>, Refusal> {
         match key.kind() {
-            Kind::Empty => self.absent(name),
+            Kind::Empty => self.absent(key.name()),
             k if k == kind => {}
             _ => return Err(Refusal::WrongType),
         }
         Ok(key)
+    }
+
+    /// Opens the queue's structure of type `ty` (`pending`, `active`, …), which must be missing or
+    /// of `kind`: the key owns its name, so it can be handed back from a shared step.
+    pub fn structure(&mut self, ty: &[u8], kind: Kind) -> Result<Key<'a, 'a>, Refusal> {
+        let name = self.name(ty);
+        self.check(name.as_str())?;
+        let key = self.ctx.open_named(name);
+        self.typed(key, kind)
     }
 
     /// Remembers a key the verb needs that is missing here.
