@@ -540,8 +540,12 @@ export class EchoMQ<P = unknown> {
     });
   }
 
-  /** What a worker needs of this client: claims on its own connection, settles, extensions. */
-  #workerClient(): WorkerClient<P> {
+  /**
+   * What a worker needs of this client: claims on a connection of its own, settles, extensions —
+   * the client `work` runs a {@link Worker} on. Wrap its methods to observe a worker (the
+   * reliability suites record every claim and settle this way).
+   */
+  workerClient(): WorkerClient<P> {
     return {
       backend: this.backend,
       dedicated: async (queue, blockMs) => {
@@ -587,7 +591,7 @@ export class EchoMQ<P = unknown> {
   work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
     this.#open();
     this.#keyspace(queue);
-    const worker = new Worker<P>(this.#workerClient(), queue as string, handler, opts, () => this.#workers.delete(worker));
+    const worker = new Worker<P>(this.workerClient(), queue as string, handler, opts, () => this.#workers.delete(worker));
     this.#workers.add(worker);
     return worker;
   }

@@ -8,23 +8,10 @@
  * - no settle or extension of a superseded claim accepted (applied after a later claim of the job);
  * - tokens unique per queue, each acked id acked exactly once.
  *
- * The client claims on a connection of its own (as `EchoMQ.work` does), through the same backend
- * classes and CLAIM decoding as the client, so a worker built on it behaves as `mq.work` does.
+ * The client is `mq`'s own worker client with recording around its calls, so a worker built on it
+ * behaves as `mq.work` does.
  */
-import type { GlideReturnType } from "@valkey/valkey-glide";
-import {
-  type EchoMQ,
-  type EchoMQOptions,
-  type JobRef,
-  LeaseLostError,
-  PayloadDecodeError,
-  type Settlement,
-  type WorkerClient,
-} from "../../client.ts";
-import { type JobId, Keyspace } from "../../mod.ts";
-import { ModuleBackend, ScriptBackend } from "../../lib/client/backend.ts";
-import { type BatchContext, claimOnce } from "../../lib/client/batch.ts";
-import { Connection } from "../../lib/client/connection.ts";
+import { type EchoMQ, type JobRef, LeaseLostError, PayloadDecodeError, type Settlement, type WorkerClient } from "../../client.ts";
 
 /** Client and server read the same host clock, each truncated to ms. */
 export const CLOCK_SLACK_MS = 2;
@@ -49,37 +36,6 @@ export interface Handling {
   outcome: "ack" | "retry" | "bury" | "refused" | "error" | "none";
 }
 
-const UTF8 = new TextDecoder();
-
-function asBytes(x: GlideReturnType): Uint8Array {
-  if (x instanceof Uint8Array) return x;
-  if (typeof x === "string") return new TextEncoder().encode(x);
-  return new Uint8Array(0);
-}
-
-/** The CLAIM entry decoding of the client (`EchoMQ.#job`), JSON payloads. */
-function context<P>(): BatchContext<P> {
-  return {
-    impl: undefined as never,
-    id: () => {
-      throw new Error("not used");
-    },
-    keyspace: (queue) => new Keyspace(queue),
-    encode: (payload) => JSON.stringify(payload),
-    job: (ks, entry) => {
-      if (!Array.isArray(entry) || entry.length !== 4) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
-      const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
-      const attempts = Number(entry[2]);
-      const token = Number(entry[3]);
-      try {
-        return { id, queue: ks.name, token, attempts, payload: JSON.parse(UTF8.decode(asBytes(entry[1]!))) as P };
-      } catch (e) {
-        return new PayloadDecodeError("json", { id, queue: ks.name, attempts, token }, e);
-      }
-    },
-  };
-}
-
 /** Options of {@link Recorder.client}. */
 export interface RecordOptions {
   /** Extensions of these jobs are silently dropped (a stalled heartbeat): their leases run out. */
@@ -98,36 +54,22 @@ export class Recorder<P> {
   }
 
   /**
-   * A worker client over `mq` (settles, extensions, reaps) that claims on connections of its own
-   * opened with `options` (as `mq` was), recording every handling as worker number `worker`.
+   * `mq`'s own worker client ({@link EchoMQ.workerClient}), recording every handling as worker
+   * number `worker`: its claims (on the worker's connection of its own, as `mq.work` does), settles
+   * and extensions.
    */
-  client(mq: EchoMQ<P>, worker: number, options: EchoMQOptions<P>, record: RecordOptions = {}): WorkerClient<P> {
-    const ctx = context<P>();
+  client(mq: EchoMQ<P>, worker: number, record: RecordOptions = {}): WorkerClient<P> {
+    const base = mq.workerClient();
     const recorder = this;
     return {
-      backend: mq.backend,
+      ...base,
       async dedicated(queue: string, blockMs: number) {
-        const conn = await Connection.open({
-          ...options,
-          requestTimeout: (options.requestTimeout ?? 5000) + blockMs,
-          inflightRequestsLimit: 2,
-        });
-        const route = new Keyspace(queue).meta;
-        let id: string;
-        try {
-          id = String(await conn.command(["CLIENT", "ID"], route));
-        } catch (e) {
-          conn.close();
-          throw e;
-        }
-        const impl = mq.backend === "module" ? new ModuleBackend(conn) : new ScriptBackend(conn);
+        const inner = await base.dedicated(queue, blockMs);
         const line = {
-          async unblock() {
-            await (await recorder.#control(options)).command(["CLIENT", "UNBLOCK", id], route);
-          },
+          ...inner,
           async claim(queue: string, count: number, leaseMs: number, waitMs: number) {
             const claimStart = Date.now();
-            const claim = await claimOnce(ctx, impl, new Keyspace(queue), count, leaseMs, waitMs);
+            const claim = await inner.claim(queue, count, leaseMs, waitMs);
             const claimEnd = Date.now();
             for (const job of claim.jobs) {
               const j = job instanceof PayloadDecodeError ? job.job : job;
@@ -149,14 +91,9 @@ export class Recorder<P> {
             }
             return claim;
           },
-          async wake(queue: string, timeoutMs: number) {
-            const ks = new Keyspace(queue);
-            await conn.command(["BZPOPMIN", ks.wake, String(timeoutMs / 1000)], ks.meta);
-          },
           close() {
             recorder.#lines.delete(line);
-            impl.close();
-            conn.close();
+            inner.close();
           },
         };
         recorder.#lines.add(line);
@@ -167,7 +104,7 @@ export class Recorder<P> {
         const settleStart = Date.now();
         for (const h of hs) if (h) h.settleStart = settleStart;
         try {
-          const results = await mq.settleMany(settlements);
+          const results = await base.settleMany(settlements);
           results.forEach((r, i) => {
             const h = hs[i];
             if (h) h.outcome = r === null ? settlements[i]!.kind : r instanceof LeaseLostError ? "refused" : "error";
@@ -185,7 +122,7 @@ export class Recorder<P> {
         const keep = record.dropExtend ? jobs.filter((j) => !record.dropExtend!(j)) : jobs;
         if (keep.length === 0) return;
         const start = Date.now();
-        await mq.extend(keep, leaseMs);
+        await base.extend(keep, leaseMs);
         for (const j of keep) {
           const h = recorder.#get(j);
           if (h) {
@@ -194,16 +131,7 @@ export class Recorder<P> {
           }
         }
       },
-      progress: (job: JobRef, value: unknown) => mq.progress(job, value),
-      reap: (queue: string) => mq.reap(queue),
     };
-  }
-
-  #controlConn: Promise<Connection> | null = null;
-
-  /** A connection for CLIENT UNBLOCK (as the client sends it on its own connection). */
-  #control(options: EchoMQOptions<P>): Promise<Connection> {
-    return (this.#controlConn ??= Connection.open(options));
   }
 
   /**
@@ -220,8 +148,6 @@ export class Recorder<P> {
   /** Closes dedicated connections a worker left open (after a failed stop). */
   close(): void {
     for (const line of [...this.#lines]) line.close();
-    void this.#controlConn?.then((c) => c.close(), () => {});
-    this.#controlConn = null;
   }
 
   /** The handlings per id, in token order (the server's claim order). */

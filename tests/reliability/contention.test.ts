@@ -61,7 +61,7 @@ for (const backend of BACKENDS) {
         };
         for (let w = 0; w < WORKERS; w++) {
           workers.push(
-            new Worker<P>(recorder.client(clients[w]!, w, options, { dropExtend: stalled }), q, handler, {
+            new Worker<P>(recorder.client(clients[w]!, w, { dropExtend: stalled }), q, handler, {
               concurrency: CONCURRENCY,
               leaseMs: LEASE_MS,
               maxAttempts: MAX_ATTEMPTS,

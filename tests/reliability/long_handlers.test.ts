@@ -99,7 +99,7 @@ for (const backend of BACKENDS) {
         let worker: Worker<P> | undefined;
         try {
           worker = new Worker<P>(
-            recorder.client(mq, 0, options(backend), { dropExtend: () => pause.on }),
+            recorder.client(mq, 0, { dropExtend: () => pause.on }),
             q,
             async (job) => {
               started = job;

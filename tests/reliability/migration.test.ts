@@ -133,7 +133,7 @@ for (const backend of BACKENDS) {
           clients.push(mq);
           const mine: number[] = [];
           starts.push(mine);
-          workers.push(new Worker<P>(recorder.client(mq, w, options), q, async () => {
+          workers.push(new Worker<P>(recorder.client(mq, w), q, async () => {
             mine.push(Date.now());
             await sleep(2);
           }, {

@@ -80,7 +80,7 @@ for (const backend of BACKENDS) {
         let raced = 0; // EXTENDs refused for jobs this worker had just settled (a client race of its own)
         const extended = { slowRuns: 0 };
         const recorder = new Recorder<P>();
-        const worker = new Worker<P>(recorder.client(mq, 0, options), q, async (job) => {
+        const worker = new Worker<P>(recorder.client(mq, 0), q, async (job) => {
           if (job.payload.seq % FAIL_EVERY === 0) throw new Error("fails every time");
           if (job.payload.seq % SLOW_EVERY === 1) {
             extended.slowRuns++;

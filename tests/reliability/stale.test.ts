@@ -166,7 +166,7 @@ for (const backend of BACKENDS) {
             run.ok = true;
           };
           workers.push(
-            new Worker<P>(recorder.client(clients[w]!, w, options(backend), { dropExtend: stalled }), q, handler, {
+            new Worker<P>(recorder.client(clients[w]!, w, { dropExtend: stalled }), q, handler, {
               concurrency: N,
               leaseMs: LEASE,
               maxAttempts: 1,
@@ -226,7 +226,7 @@ for (const backend of BACKENDS) {
       let worker: Worker<P> | undefined;
       try {
         worker = new Worker<P>(
-          recorder.client(client, 0, options(backend), { dropExtend: (j) => j.attempts === 1 }),
+          recorder.client(client, 0, { dropExtend: (j) => j.attempts === 1 }),
           q,
           async (job) => {
             const run = { token: job.token, attempts: job.attempts, aborted: false };
