@@ -350,15 +350,19 @@ export class EchoMQ<P = unknown> {
 
   /** The sizes of `queue`'s pending, active, schedule and dead sets, read atomically. */
   async counts<const Q extends string>(queue: CheckQueue<Q>): Promise<Counts> {
-    const ks = this.#keyspace(queue);
+    return (await this.#counted(this.#keyspace(queue)))[0];
+  }
+
+  /** The counts of a queue, and the replies of `extra` reads sent in the same atomic batch. */
+  async #counted(ks: Keyspace, extra: string[][] = []): Promise<[Counts, GlideReturnType[]]> {
     const replies = await this.#conn.batch(
-      [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead]],
+      [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ...extra],
       ks.meta,
       true,
     );
     for (const r of replies) if (r instanceof Error) throw r;
-    const [pending, active, schedule, dead] = replies.map(Number) as [number, number, number, number];
-    return { pending, active, schedule, dead };
+    const [pending, active, schedule, dead] = replies.slice(0, 4).map(Number) as [number, number, number, number];
+    return [{ pending, active, schedule, dead }, replies.slice(4) as GlideReturnType[]];
   }
 
   /** A job by id, as its row has it; `null` when there is no such job. */
@@ -527,14 +531,8 @@ export class EchoMQ<P = unknown> {
   /** `queue`'s counts, paused state, totals (admitted, acked, retried, buried, claims) and retention, read atomically. */
   async stats<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueStats> {
     const ks = this.#keyspace(queue);
-    const replies = await this.#conn.batch(
-      [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ["HGETALL", ks.meta]],
-      ks.meta,
-      true,
-    );
-    for (const r of replies) if (r instanceof Error) throw r;
-    const [pending, active, schedule, dead] = replies.slice(0, 4).map(Number) as [number, number, number, number];
-    return queueStats({ pending, active, schedule, dead }, fields(replies[4]!), {
+    const [counts, [meta]] = await this.#counted(ks, [["HGETALL", ks.meta]]);
+    return queueStats(counts, fields(meta!), {
       deadMax: DEAD_MAX_DEFAULT,
       deadAgeMs: DEAD_AGE_DEFAULT_MS,
     });

@@ -15,6 +15,7 @@ import {
   type ServerHandle,
   startCluster,
   startServer,
+  waitUntil,
 } from "../../tools/embedded/mod.ts";
 
 
@@ -270,11 +271,6 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Polls `check` every 10 ms until it is true; throws when `ms` pass first. */
-export async function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await sleep(10);
-  }
-  throw new Error("condition not met in time");
+export function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  return waitUntil("the condition", check, ms, 10);
 }

@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { EchoMQ, type EchoMQOptions, LeaseLostError, Worker, type WorkerJob } from "../../client.ts";
 import { jobKey } from "../../mod.ts";
-import { command } from "../../tools/embedded/mod.ts";
+import { command, waitUntil } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS, useServer } from "./_server.ts";
 
@@ -28,13 +28,7 @@ function options(backend: "module" | "scripts"): EchoMQOptions<P> {
   return { addresses: [{ host: "127.0.0.1", port: site.server.port }], requestTimeout: 10_000, backend };
 }
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const until = (what: string, check: () => Promise<boolean> | boolean, ms: number): Promise<void> => waitUntil(what, check, ms, 10);
 
 for (const backend of BACKENDS) {
   describe(`long handlers (${backend})`, () => {

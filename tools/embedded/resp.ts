@@ -122,7 +122,7 @@ export function infoFields(text: RespValue): Record<string, string> {
 /** Polls `check` every `intervalMs` until it returns true; rejects with `what` after `timeoutMs`. */
 export async function waitUntil(
   what: string,
-  check: () => Promise<boolean>,
+  check: () => Promise<boolean> | boolean,
   timeoutMs = 30000,
   intervalMs = 50,
 ): Promise<void> {
