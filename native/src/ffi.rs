@@ -208,7 +208,9 @@ impl<'a> Ctx<'a> {
 
     /// Cluster: whether `meta` and `keys` can be served here together — a dry run of
     /// `EXISTS meta keys…` through the server's own routing check, which refuses exactly when the
-    /// slot is being migrated and a key is missing here (it may be on the other node).
+    /// slot is being migrated and a key is missing here (it may be on the other node). A refusal
+    /// is an error reply; a dry run that passes answers no reply (Valkey 8.0) or a reply of
+    /// unknown type (9.x), which is not a refusal.
     pub fn all_local(self, meta: Str, keys: &[Str]) -> bool {
         let mut argv: Vec<*mut raw::RedisModuleString> = Vec::with_capacity(1 + keys.len());
         argv.push(meta.raw);
@@ -226,8 +228,10 @@ impl<'a> Ctx<'a> {
             if reply.is_null() {
                 return true;
             }
+            let refused =
+                api!(RedisModule_CallReplyType)(reply) == raw::REDISMODULE_REPLY_ERROR as c_int;
             api!(RedisModule_FreeCallReply)(reply);
-            false
+            !refused
         }
     }
 
