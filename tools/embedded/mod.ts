@@ -27,3 +27,4 @@ export {
 } from "./server.ts";
 export { type ClusterHandle, type ClusterNode, type ClusterOptions, startCluster } from "./cluster.ts";
 export { deferSignals, killAll } from "./cleanup.ts";
+export { hasAtomicSlotMigration, serverVersion, type ServerVersion } from "./version.ts";
