@@ -8,9 +8,10 @@
  */
 import { writeFileSync } from "node:fs";
 import { command, startServer } from "./embedded/mod.ts";
-import { VECTORS_URL, type VectorCase, wellFormed } from "../tests/vectors/keys.ts";
+import { type LaneKeyCase, type NameCase, VECTORS_URL, type VectorCase, wellFormed } from "../tests/vectors/keys.ts";
 
 const TYPES = ["pending", "active", "schedule", "dead", "meta"] as const;
+const PLAIN_TYPES_OF_WIRE_6 = ["ring", "lanes", "parked"] as const;
 const GOOD_ID = "JOB0Nb1VTbfnu4";
 
 // --- oracles, straight from the grammar -------------------------------------------------------
@@ -81,6 +82,9 @@ function raw(note: string, key: string, type: string): void {
 // Names: every type once for the plain name, then the edge cases the grammar names.
 for (const t of TYPES) name(`plain name, ${t}`, "orders", t);
 name("plain name, wake (the idle workers' markers, wire-5)", "orders", "wake");
+for (const t of PLAIN_TYPES_OF_WIRE_6) name(`plain name, ${t} (lanes, wire-6)`, "orders", t);
+name("a lane's ready list", "orders", "ready:0:tenant-42");
+name("the default lane's state", "orders", "lane:");
 name("colon in the name, wake", "a:b", "wake");
 name("empty name: host accepts, native refuses, no hashtag", "", "pending");
 name("empty name, meta", "", "meta");
@@ -165,6 +169,46 @@ raw("lone surrogate in a raw key's tag", "{a\ud800b}x", "pending");
 raw("lone surrogate outside the tag", "\udc00{orders}", "pending");
 raw("no braces", "plain-key", "pending");
 
+// --- names inside a queue (lanes) and the keys of a lane ----------------------------------------
+// Oracle from docs/GRAMMAR.md: non-empty, the queue-name rule, at most 1024 bytes of UTF-8.
+const nameOracle = (n: string): boolean =>
+  n !== "" && validName(n) && new TextEncoder().encode(n).length <= 1024;
+const names: NameCase[] = [
+  ["a plain lane", "tenant-42"],
+  ["one byte", "x"],
+  ["empty: the default lane's server name, not a user's", ""],
+  ["close brace", "a}b"],
+  ["open brace", "a{b"],
+  ["NUL", "a\0b"],
+  ["colon and digits are legal", "5:x"],
+  ["non-ASCII", "队列"],
+  ["1024 bytes", "n".repeat(1024)],
+  ["1025 bytes", "n".repeat(1025)],
+  ["1024 bytes of 2-byte characters", "é".repeat(512)],
+  ["1026 bytes of 2-byte characters", "é".repeat(513)],
+  ["a lone surrogate (host only)", "a\ud800"],
+].map(([note, name]) => ({ note: note!, ...hostOnly(name!), name: name!, valid: nameOracle(name!) }));
+// ready("", 0) is pending; every other list carries the priority before the lane.
+const laneKeys: LaneKeyCase[] = [
+  ["orders", "", 0],
+  ["orders", "", 5],
+  ["orders", "tenant-42", 0],
+  ["orders", "tenant-42", 2097151],
+  ["orders", "5:x", 0],
+  ["orders", "x", 5],
+  ["a:b", "队列", 1],
+].map(([queue, lane, priority]) => {
+  const base = `emq:{${queue}}:`;
+  return {
+    queue: queue as string,
+    lane: lane as string,
+    priority: priority as number,
+    ready: lane === "" && priority === 0 ? `${base}pending` : `${base}ready:${priority}:${lane}`,
+    levels: `${base}levels:${lane}`,
+    state: `${base}lane:${lane}`,
+  };
+});
+
 // --- slots from a real server -----------------------------------------------------------------
 const server = await startServer({ module: false, cluster: true });
 try {
@@ -182,6 +226,8 @@ const out = {
     "Shared keyspace vectors: regenerate with `node_modules/.bin/bun scripts/gen_vectors.ts`. " +
     "Verdicts from the grammar's oracles, slots from a real valkey-server CLUSTER KEYSLOT.",
   cases,
+  names,
+  laneKeys,
 };
 writeFileSync(VECTORS_URL, `${JSON.stringify(out, null, 1)}\n`);
 console.log(`wrote ${cases.length} cases`);

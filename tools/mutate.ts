@@ -280,8 +280,8 @@ export const MUTATIONS: Mutation[] = [
   // queue_type.ts
   {
     file: "queue_type.ts",
-    search: 'x === "schedule" || ',
-    replace: "",
+    search: 'return typeof x === "string" && TYPES.has(x);',
+    replace: 'return typeof x === "string" && TYPES.has(x) && x !== "schedule";',
     description: "isQueueType refuses schedule",
   },
   // mod.ts

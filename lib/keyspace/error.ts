@@ -12,13 +12,21 @@ export type KeyspaceRule =
   | "queue-not-well-formed"
   | "queue-empty"
   | "queue-type"
+  | "name-not-string"
+  | "name-empty"
+  | "name-close-brace"
+  | "name-open-brace"
+  | "name-nul"
+  | "name-not-well-formed"
+  | "name-too-long"
+  | "priority"
   | "id-not-string"
   | "id-length"
   | "id-namespace"
   | "id-payload";
 
 /**
- * Raised before any wire when a queue name, key type or job id breaks the grammar.
+ * Raised before any wire when a queue name, lane name, key type, priority or job id breaks the grammar.
  * The message names the rule and quotes the offending value.
  */
 export class KeyspaceError extends TypeError {

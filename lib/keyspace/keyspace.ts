@@ -4,7 +4,9 @@
  * @module
  */
 import { assertBrandedId, type CheckBrandedId } from "./branded_id.ts";
+import { KeyspaceError } from "./error.ts";
 import type { JobKey, QueueBase, QueueKey } from "./keys.ts";
+import { assertName } from "./name.ts";
 import { assertValidQueue, type CheckQueue } from "./queue_name.ts";
 import { slot } from "./slot.ts";
 import { splitQueueKey } from "./split.ts";
@@ -30,6 +32,12 @@ export class Keyspace<Q extends string = string> {
   readonly meta: QueueKey<Q, "meta">;
   /** `emq:{name}:wake`, the markers an idle worker waits on (BZPOPMIN). */
   readonly wake: QueueKey<Q, "wake">;
+  /** `emq:{name}:ring`, the lanes claims serve, round-robin (the default lane is `""`). */
+  readonly ring: QueueKey<Q, "ring">;
+  /** `emq:{name}:lanes`, every lane with a state, scored by its backlog (ready jobs). */
+  readonly lanes: QueueKey<Q, "lanes">;
+  /** `emq:{name}:parked`, lanes parked (rate-limited or penalized) until their score (ms). */
+  readonly parked: QueueKey<Q, "parked">;
   /**
    * The cluster slot of every key of this queue, computed once. For the empty name (standalone
    * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
@@ -47,6 +55,9 @@ export class Keyspace<Q extends string = string> {
     this.dead = `${this.base}dead`;
     this.meta = `${this.base}meta`;
     this.wake = `${this.base}wake`;
+    this.ring = `${this.base}ring`;
+    this.lanes = `${this.base}lanes`;
+    this.parked = `${this.base}parked`;
     this.slot = slot(name === "" ? this.pending : `{${name}}`);
   }
 
@@ -60,6 +71,31 @@ export class Keyspace<Q extends string = string> {
   }
 
   /**
+   * The ready list of `lane` at `priority`: `ready:<priority>:<lane>`, except the default lane
+   * (`""`) at priority 0, whose list is `pending`. The priority comes first so that a lane name
+   * holding `:` and digits never aliases another lane's list. The twin of the native `Queue::ready`.
+   */
+  ready(lane: string, priority: number): string {
+    checkLane(lane);
+    if (!Number.isSafeInteger(priority) || priority < 0) {
+      throw new KeyspaceError("priority", `priority must be a non-negative integer, got ${String(priority)}`);
+    }
+    return lane === "" && priority === 0 ? this.pending : `${this.base}ready:${priority}:${lane}`;
+  }
+
+  /** `levels:<lane>`: the priorities ≥ 1 whose ready list of `lane` is non-empty (a sorted set). */
+  levels(lane: string): string {
+    checkLane(lane);
+    return `${this.base}levels:${lane}`;
+  }
+
+  /** `lane:<lane>`: the state of `lane` (a hash; `lane:` is the default lane's). */
+  lane(lane: string): string {
+    checkLane(lane);
+    return `${this.base}lane:${lane}`;
+  }
+
+  /**
    * The port of the native `Queue::from_key`: the keyspace of the queue that `key` belongs to,
    * when its type is exactly `type` and its name is non-empty; `null` otherwise.
    */
@@ -70,8 +106,14 @@ export class Keyspace<Q extends string = string> {
   }
 }
 
+/** A lane as the keys take it: `""` (the default lane) or a legal lane name. */
+function checkLane(lane: string): void {
+  if (lane !== "") assertName(lane, "lane name");
+}
+
 /**
- * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `base`, `job(id)`,
+ * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
+ * `lanes`, `parked`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`, `lane(lane)`,
  * `name` and `slot`. A literal name keeps literal key types.
  *
  * @example

@@ -60,4 +60,5 @@ export {
 export { assertQueueType, jobKey, type JobKey, type QueueBase, queueKey, type QueueKey } from "./keys.ts";
 export { type KeyParseError, type ParseQueueKey, type SplitKey, splitQueueKey } from "./split.ts";
 export { Keyspace, keyspace } from "./keyspace.ts";
+export { assertName, type CheckLane, type LaneNameError, MAX_NAME_BYTES, type NameKind, validName } from "./name.ts";
 export { hashtag, slot, SLOTS } from "./slot.ts";

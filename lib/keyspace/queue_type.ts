@@ -3,23 +3,34 @@
  *
  * @module
  */
-/** The six per-queue key types of the grammar (docs/GRAMMAR.md), in wire order. */
-export const QUEUE_TYPES: readonly ["pending", "active", "schedule", "dead", "meta", "wake"] = [
+/**
+ * The plain per-queue key types of the grammar (docs/GRAMMAR.md), in wire order. The prefixed
+ * types — a job's row `job:<id>`, a lane's ready list `ready:<p>:<lane>`, its priority levels
+ * `levels:<lane>` and its state `lane:<lane>` — are built by `Keyspace`'s methods.
+ */
+export const QUEUE_TYPES: readonly ["pending", "active", "schedule", "dead", "meta", "wake", "ring", "lanes", "parked"] = [
   "pending",
   "active",
   "schedule",
   "dead",
   "meta",
   "wake",
+  "ring",
+  "lanes",
+  "parked",
 ] as const;
 
 /**
- * A per-queue key type: `pending` (list), `active`, `schedule`, `dead` (sorted sets), `meta`
- * (hash), `wake` (sorted set of markers idle workers wait on).
+ * A plain per-queue key type: `pending` (list: the default lane's ready ids at priority 0),
+ * `active`, `schedule`, `dead` (sorted sets), `meta` (hash), `wake` (sorted set of markers idle
+ * workers wait on), `ring` (list: the lanes claims serve, round-robin), `lanes` (sorted set: every
+ * lane with its backlog), `parked` (sorted set: lanes parked until a time).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
 
-/** True when `x` is one of the six {@link QueueType} names. */
+const TYPES: ReadonlySet<string> = new Set(QUEUE_TYPES);
+
+/** True when `x` is one of the plain {@link QueueType} names. */
 export function isQueueType(x: unknown): x is QueueType {
-  return x === "pending" || x === "active" || x === "schedule" || x === "dead" || x === "meta" || x === "wake";
+  return typeof x === "string" && TYPES.has(x);
 }

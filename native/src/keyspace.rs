@@ -26,6 +26,20 @@ pub const META: &[u8] = b"meta";
 pub const WAKE: &[u8] = b"wake";
 /// A row's type is this prefix followed by the job id.
 pub const JOB: &[u8] = b"job:";
+/// Type of the lanes claims serve, round-robin (a list; the default lane is the empty element).
+pub const RING: &[u8] = b"ring";
+/// Type of the index of lanes with a state, scored by backlog (a sorted set).
+pub const LANES: &[u8] = b"lanes";
+/// Type of the lanes parked until a time (a sorted set).
+pub const PARKED: &[u8] = b"parked";
+/// A lane's ready list at a priority is this prefix, the priority, `:`, the lane name.
+pub const READY: &[u8] = b"ready:";
+/// A lane's priority levels (a sorted set) are this prefix followed by the lane name.
+pub const LEVELS: &[u8] = b"levels:";
+/// A lane's state (a hash) is this prefix followed by the lane name.
+pub const LANE: &[u8] = b"lane:";
+/// The longest name inside a queue (a lane), in bytes.
+pub const MAX_NAME_BYTES: usize = 1024;
 
 /// Whether `name` is a valid queue name for the host grammar: any bytes except `{`, `}` and NUL.
 /// The empty name is valid here; the module additionally refuses it (see [`Queue::new`]).
@@ -33,6 +47,13 @@ pub const JOB: &[u8] = b"job:";
 /// that last rule has no twin here: bytes cannot hold a lone surrogate (a client sends U+FFFD).
 pub fn valid_queue(name: &[u8]) -> bool {
     !name.iter().any(|&b| b == b'{' || b == b'}' || b == 0)
+}
+
+/// Whether `name` is a legal name inside a queue (a lane): non-empty (the empty name is the
+/// default lane), at most [`MAX_NAME_BYTES`], and a [`valid_queue`] name. The host twin
+/// (`validName`) checks, in order: empty, `}`, `{`, NUL, well-formed UTF-16 (host only), length.
+pub fn valid_name(name: &[u8]) -> bool {
+    !name.is_empty() && valid_queue(name) && name.len() <= MAX_NAME_BYTES
 }
 
 /// Splits `emq:{<q>}:<type>` into `(q, type)`: the `emq:{` literal, the name up to the first `}`,
@@ -151,6 +172,33 @@ impl<'a> Queue<'a> {
     /// `emq:{q}:wake`.
     pub fn wake(&self) -> Vec<u8> {
         self.key(WAKE)
+    }
+
+    /// The ready list of `lane` at `priority`: `ready:<p>:<lane>`, except the default lane (the
+    /// empty name) at priority 0, whose list is `pending` (the host twin: `Keyspace.ready`).
+    pub fn ready(&self, lane: &[u8], priority: u64) -> Vec<u8> {
+        if lane.is_empty() && priority == 0 {
+            return self.key(PENDING);
+        }
+        let mut k = self.key(READY);
+        k.extend_from_slice(priority.to_string().as_bytes());
+        k.push(b':');
+        k.extend_from_slice(lane);
+        k
+    }
+
+    /// `levels:<lane>`: the priorities ≥ 1 whose ready list of `lane` is non-empty.
+    pub fn levels(&self, lane: &[u8]) -> Vec<u8> {
+        let mut k = self.key(LEVELS);
+        k.extend_from_slice(lane);
+        k
+    }
+
+    /// `lane:<lane>`: the state of `lane`.
+    pub fn lane(&self, lane: &[u8]) -> Vec<u8> {
+        let mut k = self.key(LANE);
+        k.extend_from_slice(lane);
+        k
     }
 }
 
@@ -296,6 +344,13 @@ mod tests {
                         b"dead" => q.dead(),
                         b"meta" => q.meta(),
                         b"wake" => q.wake(),
+                        b"ring" | b"lanes" | b"parked" => q.key(t),
+                        _ if t.starts_with(READY)
+                            || t.starts_with(LANE)
+                            || t.starts_with(LEVELS) =>
+                        {
+                            q.key(t)
+                        }
                         _ => {
                             let id = t.strip_prefix(JOB).expect("job:<id> type");
                             assert!(q.is_job_key(key, id), "is_job_key: {note}");
@@ -333,6 +388,35 @@ mod tests {
         assert!(!q.is_key(b"emq:{orders]:pending", b"pending")); // `}:`
         assert!(!q.is_key(b"emq:{orders};pending", b"pending")); // `}:`, the colon
         assert!(!q.is_key(b"emq:{orders}:pendinx", b"pending")); // type
+    }
+
+    /// The shared lane vectors: `valid_name` agrees with the host on every name both can hold,
+    /// and a lane's keys are built byte for byte as the host builds them.
+    #[test]
+    fn lane_vectors_agree() {
+        let (vectors, _) = load_vectors();
+        let names = vectors["names"].as_array().expect("names");
+        assert!(names.len() >= 12);
+        for n in names {
+            if n["hostOnly"].as_bool() == Some(true) {
+                continue;
+            }
+            let name = n["name"].as_str().unwrap().as_bytes();
+            assert_eq!(
+                valid_name(name),
+                n["valid"].as_bool().unwrap(),
+                "{}",
+                n["note"]
+            );
+        }
+        for c in vectors["laneKeys"].as_array().expect("laneKeys") {
+            let q = Queue::new(c["queue"].as_str().unwrap().as_bytes()).unwrap();
+            let lane = c["lane"].as_str().unwrap().as_bytes();
+            let p = c["priority"].as_u64().unwrap();
+            assert_eq!(q.ready(lane, p), c["ready"].as_str().unwrap().as_bytes());
+            assert_eq!(q.levels(lane), c["levels"].as_str().unwrap().as_bytes());
+            assert_eq!(q.lane(lane), c["state"].as_str().unwrap().as_bytes());
+        }
     }
 
     #[test]

@@ -12,9 +12,10 @@ import {
   type QueueType,
   slot,
   splitQueueKey,
+  validName,
   validQueue,
 } from "../../mod.ts";
-import { readVectors, type VectorCase } from "../vectors/keys.ts";
+import { readLaneVectors, readVectors, type VectorCase } from "../vectors/keys.ts";
 
 
 const rows: VectorCase[] = readVectors();
@@ -64,6 +65,8 @@ describe("shared vectors", () => {
       } else expect(build).toThrow(TypeError);
       return;
     }
+    // a lane's keys (prefixed types) are built by the keyspace's methods: see the lane vectors below
+    if (/^(ready|levels|lane):/.test(r.type!)) return;
     const build = (): string => queueKey(r.queue as string, r.type as QueueType);
     if (!r.valid) {
       expect(build).toThrow(TypeError);
@@ -75,5 +78,27 @@ describe("shared vectors", () => {
     // Every key of a non-empty queue shares the queue's slot; the empty name has no hashtag, and
     // its keyspace's slot is that of its pending key (mutation: hashing `{}` instead gives 15257).
     expect(ks.slot).toBe(r.queue === "" ? emptyPendingSlot : r.slot);
+  });
+});
+
+describe("shared lane vectors", () => {
+  const { names, laneKeys } = readLaneVectors();
+
+  test("names inside a queue: validName agrees with the grammar's oracle", () => {
+    expect(names.length).toBeGreaterThanOrEqual(12);
+    for (const n of names) expect([n.note, validName(n.name)]).toEqual([n.note, n.valid]);
+    expect(names.some((n) => n.valid) && names.some((n) => !n.valid)).toBe(true);
+  });
+
+  test("a lane's keys: ready (pending for the default lane at 0), levels, state", () => {
+    for (const c of laneKeys) {
+      const ks = keyspace(c.queue);
+      expect([ks.ready(c.lane, c.priority), ks.levels(c.lane), ks.lane(c.lane)]).toEqual([c.ready, c.levels, c.state]);
+      expect(splitQueueKey(c.ready)?.queue).toBe(c.queue);
+      expect(slot(c.ready)).toBe(ks.slot);
+    }
+    expect(() => keyspace("q").ready("a}b", 0)).toThrow(/lane name "a}b" must not contain "}"/);
+    expect(() => keyspace("q").ready("x", -1)).toThrow(/priority must be a non-negative integer/);
+    expect(() => keyspace("q").lane("n".repeat(1025))).toThrow(/at most 1024 bytes/);
   });
 });

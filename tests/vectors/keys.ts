@@ -39,12 +39,46 @@ export interface VectorCase {
   slot: number;
 }
 
+/** One name inside a queue (a lane) and its verdict on both halves. */
+export interface NameCase {
+  /** What the row exercises. */
+  note: string;
+  /** The name holds a lone surrogate: only the host checks this row. */
+  hostOnly?: true;
+  /** The name. */
+  name: string;
+  /** `validName` / `valid_name`. */
+  valid: boolean;
+}
+
+/** The keys of one lane of one queue, as both halves must build them. */
+export interface LaneKeyCase {
+  /** The queue. */
+  queue: string;
+  /** The lane (`""`: the default lane). */
+  lane: string;
+  /** The priority. */
+  priority: number;
+  /** `ready(lane, priority)`. */
+  ready: string;
+  /** `levels(lane)`. */
+  levels: string;
+  /** `lane(lane)`. */
+  state: string;
+}
+
 /** The file's location. */
 export const VECTORS_URL: URL = new URL("./keys.json", import.meta.url);
 
 /** Every row of tests/vectors/keys.json. */
 export function readVectors(): VectorCase[] {
   return JSON.parse(readFileSync(VECTORS_URL, "utf8")).cases;
+}
+
+/** The name rows and the lane-key rows of tests/vectors/keys.json. */
+export function readLaneVectors(): { names: NameCase[]; laneKeys: LaneKeyCase[] } {
+  const v = JSON.parse(readFileSync(VECTORS_URL, "utf8"));
+  return { names: v.names, laneKeys: v.laneKeys };
 }
 
 /**
