@@ -116,6 +116,16 @@ export function wholeNumber(what: string, rule: ClientRule, value: unknown, min:
   return value;
 }
 
+/** When a scheduled job falls due, in ms since the epoch (client clock); a bad `when` is refused. */
+export function dueMs(when: When): number {
+  if (when && "at" in when) {
+    const due = when.at instanceof Date ? when.at.getTime() : when.at;
+    return wholeNumber("schedule: at (ms since epoch)", "due-ms", due, 0);
+  }
+  if (when && "delayMs" in when) return Date.now() + wholeNumber("schedule: delayMs", "delay-ms", when.delayMs, 0);
+  throw new EchoMQError("options", "schedule: when must be { at } or { delayMs }");
+}
+
 /** The `WAIT` a `durable` option asks for (undefined: none); bad options are refused. */
 export function waitFor(what: string, durable: boolean | DurableOptions | undefined): WaitFor | undefined {
   if (durable === undefined || durable === false) return undefined;
