@@ -190,7 +190,7 @@ export interface Claim<P> {
   readonly jobs: Array<Job<P> | PayloadDecodeError>;
 }
 
-/** One CLAIM of up to `count` jobs (≤ {@link BATCH_COMMANDS}…10000) on `backend`, waiting up to `blockMs`. */
+/** One CLAIM of up to `count` jobs (≤ {@link BATCH_COMMANDS}…{@link MAX_BATCH}) on `backend`, waiting up to `blockMs`. */
 export async function claimOnce<P>(
   c: ClientContext<P>,
   backend: Backend,

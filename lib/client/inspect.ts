@@ -12,7 +12,7 @@ import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
 import type { Counts } from "./job.ts";
-import { wholeNumber } from "./options.ts";
+import { integerIn, refuse, wholeNumber } from "./options.ts";
 
 /** Most jobs one page of `jobs` holds. */
 const MAX_PAGE = 1000;
@@ -62,9 +62,7 @@ export async function jobs<P>(
   }
   const offset = wholeNumber("jobs: offset", "options", page.offset ?? 0, 0);
   const limit = wholeNumber("jobs: limit", "options", page.limit ?? 100, 1);
-  if (limit > MAX_PAGE) {
-    throw new EchoMQError("options", `jobs: limit must be an integer from 1 to ${MAX_PAGE}, got ${limit}`);
-  }
+  integerIn("jobs: limit", limit, 1, MAX_PAGE, refuse("options"));
   const end = String(offset + limit - 1);
   const read = {
     pending: ["LRANGE", ks.pending, String(-(offset + limit)), String(-(offset + 1))],
