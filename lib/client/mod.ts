@@ -48,6 +48,7 @@ export {
   FencedError,
   JobActiveError,
   JobNotDeadError,
+  JobRefusalError,
   LeaseLostError,
   PayloadDecodeError,
   type Rule,
