@@ -42,7 +42,7 @@ export class ClientContext<P> {
    * Connects (see `EchoMQ.connect`): opens the connection, selects the backend and warns about
    * eviction; on a failure the connection is closed again.
    */
-  static async open<P>(options: EchoMQOptions<P>): Promise<ClientContext<P>> {
+  static async connect<P>(options: EchoMQOptions<P>): Promise<ClientContext<P>> {
     const conn = await Connection.open(options);
     try {
       const impl = await selectBackend(conn, options.backend ?? "auto");
@@ -60,13 +60,13 @@ export class ClientContext<P> {
   }
 
   /** Refuses any call once the client is closed. */
-  open(): void {
+  assertOpen(): void {
     if (this.#closed) throw new EchoMQError("closed", "the EchoMQ client is closed");
   }
 
   /** The keyspace of queue `queue`: refused when the client is closed or the name is not a queue name. */
   keyspace(queue: unknown): Keyspace {
-    this.open();
+    this.assertOpen();
     assertClientQueue(queue);
     let ks = this.#keyspaces.get(queue);
     if (ks === undefined) {

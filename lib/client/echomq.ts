@@ -64,7 +64,7 @@ export class EchoMQ<P = unknown> {
    * ```
    */
   static async connect<P = unknown>(options: EchoMQOptions<P>): Promise<EchoMQ<P>> {
-    return new EchoMQ<P>(await ClientContext.open(options));
+    return new EchoMQ<P>(await ClientContext.connect(options));
   }
 
   /** True when connected to a cluster. */
@@ -138,7 +138,7 @@ export class EchoMQ<P = unknown> {
 
   /** Sends one settle of `job` and throws its refusal (a `LeaseLostError` when the lease is lost). */
   async #settle(s: Settlement): Promise<void> {
-    this.#c.open();
+    this.#c.assertOpen();
     const [error] = await batch.settleMany(this.#c, [s]);
     if (error) throw error;
   }
@@ -167,7 +167,7 @@ export class EchoMQ<P = unknown> {
    * command fails (connection lost, timeout): then some settlements may have been applied.
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
-    this.#c.open();
+    this.#c.assertOpen();
     return await batch.settleMany(this.#c, settlements);
   }
 
@@ -177,7 +177,7 @@ export class EchoMQ<P = unknown> {
    * nothing is extended.
    */
   async extend(jobs: JobRef | readonly JobRef[], leaseMs: number): Promise<void> {
-    this.#c.open();
+    this.#c.assertOpen();
     await leases.extend(this.#c, jobs, leaseMs);
   }
 
@@ -259,7 +259,7 @@ export class EchoMQ<P = unknown> {
    * settle: a lost lease is refused with `LeaseLostError`. `getJob` shows it.
    */
   async progress(job: JobRef, value: unknown): Promise<void> {
-    this.#c.open();
+    this.#c.assertOpen();
     await leases.progress(this.#c, job, value);
   }
 
@@ -287,7 +287,7 @@ export class EchoMQ<P = unknown> {
    * (written on first use). Sorted.
    */
   async queues(): Promise<string[]> {
-    this.#c.open();
+    this.#c.assertOpen();
     return await inspect.queues(this.#c);
   }
 
@@ -311,7 +311,7 @@ export class EchoMQ<P = unknown> {
    * and buries after `maxAttempts`.
    */
   work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
-    this.#c.open();
+    this.#c.assertOpen();
     this.#c.keyspace(queue);
     const worker = new Worker<P>(this.workerClient(), queue as string, handler, opts, () => this.#workers.delete(worker));
     this.#workers.add(worker);
