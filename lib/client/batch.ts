@@ -3,17 +3,31 @@
  * count) and `settleMany` (one ACK, RETRY and BURY command per queue, each with one group per
  * job). Each cuts its jobs into commands of at most {@link BATCH_COMMANDS} with one helper
  * ({@link chunk}). A command is atomic (all of its jobs, or none); across commands nothing is.
+ * `enqueue`, `schedule` and `claim` are the same calls with one job ({@link admitOne},
+ * {@link claimOne}).
  *
  * @module
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
-import type { JobId, Keyspace } from "../keyspace/mod.ts";
-import { type GroupArgs, groupCount, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
+import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
+import { type GroupArgs, groupCount, MAX_BATCH, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { byteLength, toWire } from "./codec.ts";
-import { BatchError, DuplicateIdError, DurabilityError, EchoMQError, LeaseLostError, type PayloadDecodeError, serverText } from "./errors.ts";
+import type { ClientContext } from "./context.ts";
+import { BatchError, DuplicateIdError, DurabilityError, EchoMQError, LeaseLostError, PayloadDecodeError, serverText } from "./errors.ts";
 import type { Job, JobRef, Settlement } from "./job.ts";
-import { BATCH_BYTES, BATCH_COMMANDS, checkWait, jobRef, reasonText, wholeNumber } from "./options.ts";
+import {
+  BATCH_BYTES,
+  BATCH_COMMANDS,
+  checkWait,
+  type ClaimManyOptions,
+  type ClaimOptions,
+  type EnqueueOptions,
+  jobRef,
+  reasonText,
+  waitFor,
+  wholeNumber,
+} from "./options.ts";
 
 /**
  * Cuts `items` into runs of at most `max` items and (with `size`) at most `bytes` in all; an item
@@ -37,20 +51,6 @@ export function chunk<T>(items: Iterable<T>, max: number, size?: (item: T) => nu
   return out;
 }
 
-/** What the batch verbs need of the client. */
-export interface BatchContext<P> {
-  /** The backend sending the calls. */
-  readonly impl: Backend;
-  /** A fresh, checked job id. */
-  id(): JobId;
-  /** The keyspace of a queue name, checked. */
-  keyspace(queue: string): Keyspace;
-  /** Encodes a payload for the wire. */
-  encode(payload: P): string | Uint8Array;
-  /** A CLAIM reply's job (an undecodable payload as the error naming the claimed job). */
-  job(ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError;
-}
-
 /** Commands of `enqueueMany` in flight at once. */
 const IN_FLIGHT = 8;
 
@@ -59,7 +59,7 @@ const IN_FLIGHT = 8;
  * client made up (a collision) is sent again with a fresh id in its place. Returns the ids written.
  */
 export async function admit<P>(
-  c: BatchContext<P>,
+  c: ClientContext<P>,
   what: string,
   ks: Keyspace,
   verb: "ENQUEUE" | "SCHEDULE",
@@ -90,9 +90,32 @@ export async function admit<P>(
   }
 }
 
+/**
+ * See `EchoMQ.enqueue` (`due` undefined) and `EchoMQ.schedule` (`due` in ms since the epoch): one
+ * job, its id the caller's (`opts.id`) or a fresh one.
+ */
+export async function admitOne<P>(
+  c: ClientContext<P>,
+  ks: Keyspace,
+  payload: P,
+  due: number | undefined,
+  opts: EnqueueOptions | undefined,
+): Promise<JobId> {
+  const what = due === undefined ? "enqueue" : "schedule";
+  const wait = waitFor(what, opts?.durable);
+  const given = opts?.id;
+  if (given !== undefined) assertJobId(given);
+  const id = given ?? c.id();
+  const data = toWire(c.codec.encode(payload));
+  const [written] = due === undefined
+    ? await admit(c, what, ks, "ENQUEUE", [{ id, payload: data }], wait, given === undefined)
+    : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, payload: data }], wait, given === undefined);
+  return written!;
+}
+
 /** See `EchoMQ.enqueueMany`: input read as it is sent, a few commands in flight. */
 export async function enqueueMany<P>(
-  c: BatchContext<P>,
+  c: ClientContext<P>,
   ks: Keyspace,
   payloads: Iterable<P> | AsyncIterable<P>,
   wait: WaitFor | undefined,
@@ -126,7 +149,7 @@ export async function enqueueMany<P>(
   };
   for await (const payload of payloads as AsyncIterable<P>) {
     if (failure !== null) break;
-    const data = toWire(c.encode(payload));
+    const data = toWire(c.codec.encode(payload));
     const size = byteLength(data);
     if (run.length > 0 && (run.length >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) await flush();
     run.push({ id: c.id(), payload: data });
@@ -167,9 +190,9 @@ export interface Claim<P> {
   readonly jobs: Array<Job<P> | PayloadDecodeError>;
 }
 
-/** One CLAIM of up to `count` jobs (≤ {@link BATCH_COMMANDS}…10000) on `backend`, waiting up to `blockMs`. */
+/** One CLAIM of up to `count` jobs (≤ {@link BATCH_COMMANDS}…{@link MAX_BATCH}) on `backend`, waiting up to `blockMs`. */
 export async function claimOnce<P>(
-  c: BatchContext<P>,
+  c: ClientContext<P>,
   backend: Backend,
   ks: Keyspace,
   count: number,
@@ -181,7 +204,51 @@ export async function claimOnce<P>(
     Decoder.Bytes,
   );
   if (!Array.isArray(reply) || reply.length < 1) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
-  return { nextMs: Number(reply[0]), jobs: reply.slice(1).map((entry) => c.job(ks, entry)) };
+  return { nextMs: Number(reply[0]), jobs: reply.slice(1).map((entry) => claimed(c, ks, entry)) };
+}
+
+const UTF8 = new TextDecoder();
+
+function asBytes(x: GlideReturnType): Uint8Array {
+  if (x instanceof Uint8Array) return x;
+  if (typeof x === "string") return new TextEncoder().encode(x);
+  return new Uint8Array(0);
+}
+
+/** A CLAIM reply's job entry `[id, payload, attempts, token]` (a decode failure as the error naming the job). */
+function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError {
+  if (!Array.isArray(entry) || entry.length !== 4) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
+  const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
+  const attempts = Number(entry[2]);
+  const token = Number(entry[3]);
+  try {
+    return { id, queue: ks.name, token, attempts, payload: c.codec.decode(asBytes(entry[1]!)) };
+  } catch (e) {
+    return new PayloadDecodeError(c.codec.name, { id, queue: ks.name, attempts, token }, e);
+  }
+}
+
+/** See `EchoMQ.claim`: one CLAIM of one job; an undecodable payload is thrown. */
+export async function claimOne<P>(c: ClientContext<P>, ks: Keyspace, opts: ClaimOptions): Promise<Job<P> | null> {
+  const leaseMs = wholeNumber("claim: leaseMs", "lease-ms", opts?.leaseMs, 1);
+  const { jobs } = await claimOnce(c, c.impl, ks, 1, leaseMs, 0);
+  const job = jobs[0] ?? null;
+  if (job instanceof PayloadDecodeError) throw job;
+  return job;
+}
+
+/** See `EchoMQ.claimMany`: one CLAIM of up to `n` jobs ({@link MAX_BATCH} at most). */
+export async function claimMany<P>(
+  c: ClientContext<P>,
+  ks: Keyspace,
+  n: number,
+  opts: ClaimManyOptions,
+): Promise<Array<Job<P> | PayloadDecodeError>> {
+  const count = wholeNumber("claimMany: n", "count", n, 1);
+  if (count > MAX_BATCH) throw new EchoMQError("count", `claimMany: n must be at most ${MAX_BATCH}, got ${n}`);
+  const leaseMs = wholeNumber("claimMany: leaseMs", "lease-ms", opts?.leaseMs, 1);
+  const blockMs = opts?.blockMs === undefined ? 0 : wholeNumber("claimMany: blockMs", "options", opts.blockMs, 0);
+  return (await claimOnce(c, c.impl, ks, count, leaseMs, blockMs)).jobs;
 }
 
 /** The fixed part of a settle call and its group, per kind. */
@@ -213,7 +280,7 @@ interface Run {
  * queue. A command refused because some of its jobs' leases were lost changed nothing: those jobs
  * get a {@link LeaseLostError} each, and the command is sent again without them.
  */
-export async function settleMany<P>(c: BatchContext<P>, settlements: readonly Settlement[]): Promise<Array<Error | null>> {
+export async function settleMany<P>(c: ClientContext<P>, settlements: readonly Settlement[]): Promise<Array<Error | null>> {
   const out: Array<Error | null> = new Array(settlements.length).fill(null);
   const runs = new Map<string, Run>();
   settlements.forEach((s, at) => {
@@ -241,7 +308,7 @@ export async function settleMany<P>(c: BatchContext<P>, settlements: readonly Se
   return out;
 }
 
-async function settleQueue<P>(c: BatchContext<P>, list: Run[], out: Array<Error | null>): Promise<void> {
+async function settleQueue<P>(c: ClientContext<P>, list: Run[], out: Array<Error | null>): Promise<void> {
   let pending = list.filter((r) => r.items.length > 0);
   while (pending.length > 0) {
     const calls = pending.map((r) => wireCall(r.verb, r.ks, {} as never, r.items.map((i) => i.group) as never));

@@ -166,42 +166,49 @@ export class DuplicateIdError extends WireError {
 }
 
 /**
+ * A refusal naming the jobs of the call it refused (`ids`, space-separated in the server's text):
+ * nothing was written. The base of {@link LeaseLostError}, {@link JobActiveError} and
+ * {@link JobNotDeadError}.
+ */
+export class JobRefusalError extends WireError {
+  /** The jobs refused, in the call's order. */
+  readonly ids: readonly string[];
+  /** Builds the error. */
+  constructor(verb: string, rule: "lease-lost" | "active" | "not-dead", text: string, ids: readonly string[]) {
+    super(verb, rule, text);
+    this.name = "JobRefusalError";
+    this.ids = ids;
+  }
+}
+
+/**
  * A settle or extension named jobs whose lease this caller no longer holds: the lease ran out and
  * the job was reaped (another claim may hold it now, under another token), or it was settled
  * already. Nothing was written. `ids` lists every such job of the call.
  */
-export class LeaseLostError extends WireError {
-  /** The jobs not held, in the call's order. */
-  readonly ids: readonly string[];
+export class LeaseLostError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "lease-lost", text);
+    super(verb, "lease-lost", text, ids);
     this.name = "LeaseLostError";
-    this.ids = ids;
   }
 }
 
 /** REMOVE named jobs a worker holds (`ids`): remove them once they are settled. Nothing was removed. */
-export class JobActiveError extends WireError {
-  /** The active jobs, in the call's order. */
-  readonly ids: readonly string[];
+export class JobActiveError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "active", text);
+    super(verb, "active", text, ids);
     this.name = "JobActiveError";
-    this.ids = ids;
   }
 }
 
 /** REQUEUE named jobs that are not dead (`ids`). Nothing was requeued. */
-export class JobNotDeadError extends WireError {
-  /** The ids not in the dead set, in the call's order. */
-  readonly ids: readonly string[];
+export class JobNotDeadError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "not-dead", text);
+    super(verb, "not-dead", text, ids);
     this.name = "JobNotDeadError";
-    this.ids = ids;
   }
 }
 

@@ -17,7 +17,6 @@ export {
   type EchoMQOptions,
   type EnqueueManyOptions,
   type EnqueueOptions,
-  MAX_WIRE_NUMBER,
   type RetryOptions,
   type When,
 } from "./options.ts";
@@ -26,7 +25,7 @@ export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Claim } from "./batch.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
-export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT } from "../wire/mod.ts";
+export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 export {
   type Backoff,
   type ClaimLine,
@@ -49,6 +48,7 @@ export {
   FencedError,
   JobActiveError,
   JobNotDeadError,
+  JobRefusalError,
   LeaseLostError,
   PayloadDecodeError,
   type Rule,

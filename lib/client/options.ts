@@ -5,7 +5,7 @@
  * @module
  */
 import { assertClientQueue, assertJobId, type JobId, Keyspace } from "../keyspace/mod.ts";
-import { MAX_REASON_BYTES } from "../wire/mod.ts";
+import { MAX_REASON_BYTES, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
@@ -96,8 +96,6 @@ export interface RetryOptions {
 
 /** Default `limit` of `EchoMQ.promote` and `EchoMQ.reap`. */
 export const DEFAULT_MOVE_LIMIT = 1000;
-/** Largest number the wire accepts: 15 decimal digits. */
-export const MAX_WIRE_NUMBER = 999_999_999_999_999;
 /** Jobs per command of `enqueueMany`, `claimMany` and `settleMany` (one group each). */
 export const BATCH_COMMANDS = 1000;
 /** Payload bytes per `enqueueMany` command (a command is cut earlier when it would exceed this). */
@@ -105,15 +103,43 @@ export const BATCH_BYTES: number = 8 * 1024 * 1024;
 /** Default `timeoutMs` of a `durable` write. */
 export const DEFAULT_DURABLE_TIMEOUT_MS = 1000;
 
-/** `value` as a wire number from `min` to {@link MAX_WIRE_NUMBER}, else an {@link EchoMQError} for `rule`. */
-export function wholeNumber(what: string, rule: ClientRule, value: unknown, min: number): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > MAX_WIRE_NUMBER) {
-    throw new EchoMQError(
-      rule,
-      `${what} must be an integer from ${min} to ${MAX_WIRE_NUMBER} (wire number gate), got ${String(value)}`,
-    );
+/**
+ * `value` when it is an integer from `min` to `max`, else the error `refuse` makes of the message
+ * "`what` must be an integer from `min` to `max` (`why`), got `value`": the one check of every
+ * whole-number argument and option (the client's {@link wholeNumber}, the worker's options).
+ */
+export function integerIn(
+  what: string,
+  value: unknown,
+  min: number,
+  max: number,
+  refuse: (message: string) => Error,
+  why?: string,
+): number {
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw refuse(`${what} must be an integer from ${min} to ${max}${why === undefined ? "" : ` (${why})`}, got ${String(value)}`);
   }
   return value;
+}
+
+/** The {@link EchoMQError} refusing an argument or option for `rule`. */
+export function refuse(rule: ClientRule): (message: string) => EchoMQError {
+  return (message) => new EchoMQError(rule, message);
+}
+
+/** `value` as a wire number from `min` to {@link MAX_WIRE_NUMBER}, else an {@link EchoMQError} for `rule`. */
+export function wholeNumber(what: string, rule: ClientRule, value: unknown, min: number): number {
+  return integerIn(what, value, min, MAX_WIRE_NUMBER, refuse(rule), "wire number gate");
+}
+
+/** When a scheduled job falls due, in ms since the epoch (client clock); a bad `when` is refused. */
+export function dueMs(when: When): number {
+  if (when && "at" in when) {
+    const due = when.at instanceof Date ? when.at.getTime() : when.at;
+    return wholeNumber("schedule: at (ms since epoch)", "due-ms", due, 0);
+  }
+  if (when && "delayMs" in when) return Date.now() + wholeNumber("schedule: delayMs", "delay-ms", when.delayMs, 0);
+  throw new EchoMQError("options", "schedule: when must be { at } or { delayMs }");
 }
 
 /** The `WAIT` a `durable` option asks for (undefined: none); bad options are refused. */
@@ -123,19 +149,15 @@ export function waitFor(what: string, durable: boolean | DurableOptions | undefi
   if (durable === null || typeof durable !== "object") {
     throw new EchoMQError("durable", `${what}: durable must be true, false or { replicas?, timeoutMs? }`);
   }
-  const replicas = durable.replicas ?? 1;
-  const timeoutMs = durable.timeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS;
-  if (!Number.isSafeInteger(replicas) || replicas < 1 || replicas > 1000) {
-    throw new EchoMQError("durable", `${what}: durable.replicas must be an integer from 1 to 1000, got ${String(replicas)}`);
-  }
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > 3_600_000) {
-    throw new EchoMQError(
-      "durable",
-      `${what}: durable.timeoutMs must be an integer from 1 to 3600000 (WAIT 0 would block forever), got ${
-        String(timeoutMs)
-      }`,
-    );
-  }
+  const replicas = integerIn(`${what}: durable.replicas`, durable.replicas ?? 1, 1, 1000, refuse("durable"));
+  const timeoutMs = integerIn(
+    `${what}: durable.timeoutMs`,
+    durable.timeoutMs ?? DEFAULT_DURABLE_TIMEOUT_MS,
+    1,
+    3_600_000,
+    refuse("durable"),
+    "WAIT 0 would block forever",
+  );
   return { replicas, timeoutMs };
 }
 
@@ -149,11 +171,11 @@ export function checkWait(what: string, queue: string, ids: readonly string[], r
   if (acknowledged < wait.replicas) throw new DurabilityError(what, queue, ids, acknowledged, wait);
 }
 
-/** `reason` as sent: a string of at most 4096 UTF-8 bytes. */
+/** `reason` as sent: a string of at most {@link MAX_REASON_BYTES} UTF-8 bytes. */
 export function reasonText(what: string, reason: unknown): string {
   if (typeof reason !== "string") throw new EchoMQError("reason", `${what}: reason must be a string`);
   if (byteLength(reason) > MAX_REASON_BYTES) {
-    throw new EchoMQError("reason", `${what}: reason exceeds 4096 bytes (wire reason gate)`);
+    throw new EchoMQError("reason", `${what}: reason exceeds ${MAX_REASON_BYTES} bytes (wire reason gate)`);
   }
   return reason;
 }

@@ -15,9 +15,11 @@
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
+import { MAX_BATCH, MAX_REASON_BYTES, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import { EchoMQError, LeaseLostError, PayloadDecodeError } from "./errors.ts";
 import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 import type { Claim } from "./batch.ts";
+import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
@@ -134,11 +136,7 @@ function describe(e: unknown): string {
 
 /** `value` (default `fallback`) as an integer from `min` to `max`, else a RangeError naming `name`. */
 function option(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  const v = value === undefined ? fallback : value;
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min || v > max) {
-    throw new RangeError(`worker: ${name} must be an integer from ${min} to ${max}, got ${String(v)}`);
-  }
-  return v;
+  return integerIn(`worker: ${name}`, value === undefined ? fallback : value, min, max, (m) => new RangeError(m));
 }
 
 /** Runs `task` on the next macrotask (after pending I/O callbacks), in Bun, Node and Deno. */
@@ -222,7 +220,8 @@ export class Worker<P> {
     this.#client = client;
     this.queue = queue;
     this.#handler = handler;
-    this.#concurrency = option("concurrency", opts.concurrency, 1, 1, 10_000);
+    // every free slot is claimed in one CLAIM: at most MAX_BATCH
+    this.#concurrency = option("concurrency", opts.concurrency, 1, 1, MAX_BATCH);
     this.#leaseMs = option("leaseMs", opts.leaseMs, 30_000, 100, 86_400_000);
     this.#heartbeatMs = option("heartbeatMs", opts.heartbeatMs, Math.max(1, Math.floor(this.#leaseMs / 3)), 1, this.#leaseMs - 1);
     this.#maxAttempts = option("maxAttempts", opts.maxAttempts, 3, 1, 1_000_000);
@@ -364,19 +363,19 @@ export class Worker<P> {
       if (failure === null) settlement = { kind: "ack", job };
       else {
         this.failed++;
-        const reason = truncateUtf8(describe(failure), 4096);
+        const reason = truncateUtf8(describe(failure), MAX_REASON_BYTES);
         if (job.attempts >= this.#maxAttempts) settlement = { kind: "bury", job, reason };
         else {
           const b = this.#backoff;
           const raw = typeof b === "function" ? b(job.attempts) : b;
-          const delayMs = Math.max(1, Math.min(999_999_999_999_999, Math.floor(Number.isFinite(raw) ? raw : 1)));
+          const delayMs = Math.max(1, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
           settlement = { kind: "retry", job, delayMs, reason };
         }
       }
     } catch (e) {
       // a throwing backoff: reported; the job is retried after a second
       this.#report(e);
-      settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), 4096) };
+      settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES) };
     }
     this.#queue(settlement);
   }

@@ -33,6 +33,7 @@ export {
   MAX_PAYLOAD_BYTES,
   MAX_PROGRESS_BYTES,
   MAX_REASON_BYTES,
+  MAX_WIRE_NUMBER,
   refusalsOf,
   TRIM_LIMIT,
   type Verb,

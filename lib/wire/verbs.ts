@@ -39,6 +39,8 @@ export const DEAD_AGE_DEFAULT_MS = 2_592_000_000;
 export const TRIM_LIMIT = 1000;
 /** Most digits a number argument may have (so that now + n stays exact as a sorted-set score). */
 export const MAX_DIGITS = 15;
+/** Largest number the wire accepts: {@link MAX_DIGITS} decimal digits. */
+export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
 export const MAX_BATCH = 10000;
 /** Most due ids one CLAIM moves (schedule → pending, expired active → pending) before it claims. */

@@ -1,0 +1,93 @@
+/**
+ * What every operation of the client works with: one {@link ClientContext}, owned by the `EchoMQ`
+ * class. Each concept of the client is a file of functions over it (`batch.ts` the batch verbs,
+ * `inspect.ts` the reads, `operations.ts` the queue operations, …), and the class is the facade
+ * that checks its arguments and delegates; a new feature is a new file of such functions.
+ *
+ * @module
+ */
+import { assertClientQueue, assertJobId, type JobId, Keyspace, newJobId } from "../keyspace/mod.ts";
+import { type Backend, selectBackend } from "./backend.ts";
+import { type Codec, json } from "./codec.ts";
+import { Connection } from "./connection.ts";
+import { EchoMQError } from "./errors.ts";
+import { warnEviction } from "./eviction.ts";
+import type { EchoMQOptions } from "./options.ts";
+
+/** Queue names whose keys are kept built; past this many the cache starts again. */
+const KEYSPACES_KEPT = 1024;
+
+/** A connected client's state: the connection, the backend, the codec, the id source, open or closed. */
+export class ClientContext<P> {
+  /** The connection: direct reads, atomic batches, scans, dedicated lines. */
+  readonly conn: Connection;
+  /** The backend the wire verbs go through. */
+  readonly impl: Backend;
+  /** The payload codec. */
+  readonly codec: Codec<P>;
+  readonly #newId: () => JobId;
+  // Keys built once per queue name (bounded: cleared past KEYSPACES_KEPT names).
+  readonly #keyspaces: Map<string, Keyspace> = new Map();
+  #closed = false;
+
+  /** The state of a client on `conn` through `impl`. */
+  constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
+    this.conn = conn;
+    this.impl = impl;
+    this.codec = codec;
+    this.#newId = newId;
+  }
+
+  /**
+   * Connects (see `EchoMQ.connect`): opens the connection, selects the backend and warns about
+   * eviction; on a failure the connection is closed again.
+   */
+  static async connect<P>(options: EchoMQOptions<P>): Promise<ClientContext<P>> {
+    const conn = await Connection.open(options);
+    try {
+      const impl = await selectBackend(conn, options.backend ?? "auto");
+      await warnEviction(conn, options.warn ?? ((m) => console.warn(m)));
+      return new ClientContext<P>(conn, impl, options.codec ?? json<P>(), options.newId ?? newJobId);
+    } catch (e) {
+      conn.close();
+      throw e;
+    }
+  }
+
+  /** True once {@link close} ran. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Refuses any call once the client is closed. */
+  assertOpen(): void {
+    if (this.#closed) throw new EchoMQError("closed", "the EchoMQ client is closed");
+  }
+
+  /** The keyspace of queue `queue`: refused when the client is closed or the name is not a queue name. */
+  keyspace(queue: unknown): Keyspace {
+    this.assertOpen();
+    assertClientQueue(queue);
+    let ks = this.#keyspaces.get(queue);
+    if (ks === undefined) {
+      if (this.#keyspaces.size >= KEYSPACES_KEPT) this.#keyspaces.clear();
+      ks = new Keyspace(queue);
+      this.#keyspaces.set(queue, ks);
+    }
+    return ks;
+  }
+
+  /** A new job id from the id source, checked. */
+  id(): JobId {
+    const id = this.#newId();
+    assertJobId(id);
+    return id;
+  }
+
+  /** Closes the backend and the connection; every call after this is refused. */
+  close(): void {
+    this.#closed = true;
+    this.impl.close();
+    this.conn.close();
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * Reading a queue without changing it: its counts and stats (read atomically), one job, a page of
+ * jobs in one state, whether it is paused, and which queues exist (discovery). Plain reads of the
+ * queue's keys, routed by its `meta`; none is a wire verb.
+ *
+ * @module
+ */
+import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
+import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT } from "../wire/mod.ts";
+import type { ClientContext } from "./context.ts";
+import { EchoMQError } from "./errors.ts";
+import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
+import type { Counts } from "./job.ts";
+import { integerIn, refuse, wholeNumber } from "./options.ts";
+
+/** Most jobs one page of `jobs` holds. */
+const MAX_PAGE = 1000;
+
+/** The counts of a queue, and the replies of `extra` reads sent in the same atomic batch. */
+async function counted<P>(c: ClientContext<P>, ks: Keyspace, extra: string[][] = []): Promise<[Counts, GlideReturnType[]]> {
+  const replies = await c.conn.batch(
+    [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ...extra],
+    ks.meta,
+    true,
+  );
+  for (const r of replies) if (r instanceof Error) throw r;
+  const [pending, active, schedule, dead] = replies.slice(0, 4).map(Number) as [number, number, number, number];
+  return [{ pending, active, schedule, dead }, replies.slice(4) as GlideReturnType[]];
+}
+
+/** See `EchoMQ.counts`. */
+export async function counts<P>(c: ClientContext<P>, ks: Keyspace): Promise<Counts> {
+  return (await counted(c, ks))[0];
+}
+
+/** See `EchoMQ.stats`. */
+export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<QueueStats> {
+  const [totals, [meta]] = await counted(c, ks, [["HGETALL", ks.meta]]);
+  return queueStats(totals, fields(meta!), {
+    deadMax: DEAD_MAX_DEFAULT,
+    deadAgeMs: DEAD_AGE_DEFAULT_MS,
+  });
+}
+
+/** See `EchoMQ.getJob`. */
+export async function getJob<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<JobInfo<P> | null> {
+  assertJobId(id);
+  const row = await c.conn.command(["HGETALL", ks.job(id)], ks.meta, Decoder.Bytes);
+  return jobInfo(ks.name, id, fields(row), c.codec);
+}
+
+/** See `EchoMQ.jobs`. */
+export async function jobs<P>(
+  c: ClientContext<P>,
+  ks: Keyspace,
+  state: JobState,
+  page: { offset?: number; limit?: number },
+): Promise<Array<JobInfo<P>>> {
+  if (!JOB_STATES.includes(state)) {
+    throw new EchoMQError("options", `jobs: state must be one of ${JOB_STATES.join(", ")}, got ${JSON.stringify(state)}`);
+  }
+  const offset = wholeNumber("jobs: offset", "options", page.offset ?? 0, 0);
+  const limit = wholeNumber("jobs: limit", "options", page.limit ?? 100, 1);
+  integerIn("jobs: limit", limit, 1, MAX_PAGE, refuse("options"));
+  const end = String(offset + limit - 1);
+  const read = {
+    pending: ["LRANGE", ks.pending, String(-(offset + limit)), String(-(offset + 1))],
+    scheduled: ["ZRANGE", ks.schedule, String(offset), end],
+    active: ["ZRANGE", ks.active, String(offset), end],
+    dead: ["ZRANGE", ks.dead, String(offset), end, "REV"],
+  }[state];
+  let ids = ((await c.conn.command(read, ks.meta)) as unknown[]).map(String) as JobId[];
+  if (state === "pending") ids = ids.reverse(); // the tail is claimed first
+  if (ids.length === 0) return [];
+  const rows = await c.conn.batch(ids.map((id) => ["HGETALL", ks.job(id)]), ks.meta, false, 0, Decoder.Bytes);
+  return ids.flatMap((id, i) => {
+    const r = rows[i];
+    const info = r instanceof Error ? null : jobInfo(ks.name, id, fields(r!), c.codec);
+    return info === null ? [] : [info];
+  });
+}
+
+/** See `EchoMQ.isPaused`. */
+export async function isPaused<P>(c: ClientContext<P>, ks: Keyspace): Promise<boolean> {
+  return String(await c.conn.command(["HGET", ks.meta, "paused"], ks.meta)) === "1";
+}
+
+/** See `EchoMQ.queues`: the names of every `meta` on every primary, sorted. */
+export async function queues<P>(c: ClientContext<P>): Promise<string[]> {
+  const keys = await c.conn.scan("emq:{*}:meta", "hash");
+  const names = new Set<string>();
+  for (const key of keys) {
+    const parts = splitQueueKey(key);
+    if (parts !== null && parts.type === "meta") names.add(parts.queue);
+  }
+  return [...names].sort();
+}

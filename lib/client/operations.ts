@@ -1,0 +1,72 @@
+/**
+ * The queue operations, each a wire verb on one queue: moving due jobs (promote, reap), removing
+ * a job, requeueing dead ones, pausing and resuming, retention of the dead set, and dropping the
+ * queue. The verbs that may touch many jobs (REQUEUE, DROP) go a thousand jobs per command.
+ *
+ * @module
+ */
+import type { Keyspace } from "../keyspace/mod.ts";
+import { assertJobId } from "../keyspace/mod.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, wireCall } from "../wire/mod.ts";
+import { chunk } from "./batch.ts";
+import type { ClientContext } from "./context.ts";
+import { BATCH_COMMANDS, wholeNumber } from "./options.ts";
+
+/** See `EchoMQ.promote` and `EchoMQ.reap`: one PROMOTE or REAP of up to `limit` jobs. */
+export async function moveDue<P>(c: ClientContext<P>, verb: "PROMOTE" | "REAP", ks: Keyspace, limit: number): Promise<number> {
+  const n = wholeNumber(`${verb.toLowerCase()}: limit`, "limit", limit, 1);
+  return Number(await c.impl.call(wireCall(verb, ks, { limit: n })));
+}
+
+/** See `EchoMQ.remove`. */
+export async function remove<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<boolean> {
+  assertJobId(id);
+  return (await c.impl.call(wireCall("REMOVE", ks, {}, [{ id }]))) === 1;
+}
+
+/** See `EchoMQ.requeueDead`. */
+export async function requeueDead<P>(
+  c: ClientContext<P>,
+  ks: Keyspace,
+  opts: { ids?: readonly string[]; limit?: number },
+): Promise<number> {
+  if (opts.ids !== undefined) {
+    for (const id of opts.ids) assertJobId(id);
+    let moved = 0;
+    for (const run of chunk(opts.ids, BATCH_COMMANDS)) {
+      moved += Number(await c.impl.call(wireCall("REQUEUE", ks, { limit: run.length }, run.map((id) => ({ id })))));
+    }
+    return moved;
+  }
+  let left = opts.limit === undefined ? Infinity : wholeNumber("requeueDead: limit", "limit", opts.limit, 1);
+  let moved = 0;
+  while (left > 0) {
+    const n = Number(await c.impl.call(wireCall("REQUEUE", ks, { limit: Math.min(left, BATCH_COMMANDS) })));
+    moved += n;
+    left -= n;
+    if (n < Math.min(left + n, BATCH_COMMANDS)) break;
+  }
+  return moved;
+}
+
+/** See `EchoMQ.pause` and `EchoMQ.resume`: `true` when the queue was in the other state. */
+export async function setPaused<P>(c: ClientContext<P>, verb: "PAUSE" | "RESUME", ks: Keyspace): Promise<boolean> {
+  return (await c.impl.call(wireCall(verb, ks, {}))) === 1;
+}
+
+/** See `EchoMQ.retain`. */
+export async function retain<P>(c: ClientContext<P>, ks: Keyspace, opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
+  const max = wholeNumber("retain: deadMax", "options", opts?.deadMax ?? DEAD_MAX_DEFAULT, 0);
+  const age = wholeNumber("retain: deadAgeMs", "options", opts?.deadAgeMs ?? DEAD_AGE_DEFAULT_MS, 0);
+  await c.impl.call(wireCall("RETAIN", ks, { dead_max: max, dead_age_ms: age }));
+}
+
+/** See `EchoMQ.drop`: DROP until a command deletes fewer than it may. */
+export async function drop<P>(c: ClientContext<P>, ks: Keyspace): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const n = Number(await c.impl.call(wireCall("DROP", ks, { limit: BATCH_COMMANDS })));
+    deleted += n;
+    if (n < BATCH_COMMANDS) return deleted;
+  }
+}
