@@ -51,7 +51,7 @@ async function main(argv: string[]): Promise<number> {
       return await inspect(rest);
     }
     case "ui": {
-      const { ui } = await import("./ui/main.ts");
+      const { ui } = await import("./ui/command.ts");
       return await ui(rest);
     }
     case undefined:

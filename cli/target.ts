@@ -62,38 +62,51 @@ export async function openTarget<P>(opts: TargetOptions, extra: Partial<EchoMQOp
   }
   if (opts.cluster) {
     const cluster = await startCluster({ primaries: 3, replicasPerPrimary: 0, module });
-    try {
-      const mq = await connect(cluster.addresses.map((a) => ({ ...a })));
-      return {
-        mq,
-        addresses: cluster.addresses.map((a) => ({ ...a })),
-        description: `embedded 3-primary cluster on ${cluster.primaries.map((n) => n.server.address).join(", ")}`,
-        ownerOf: (slot) => cluster.primaryForSlot(slot).server.address,
-        close: async () => {
-          await mq.close();
-          await cluster.stop();
-        },
-      };
-    } catch (e) {
-      await cluster.stop();
-      throw connectError(e, "the embedded cluster");
-    }
+    return await onEmbedded(connect, {
+      what: "the embedded cluster",
+      addresses: () => cluster.addresses.map((a) => ({ ...a })),
+      description: `embedded 3-primary cluster on ${cluster.primaries.map((n) => n.server.address).join(", ")}`,
+      ownerOf: (slot) => cluster.primaryForSlot(slot).server.address,
+      stop: () => cluster.stop(),
+    });
   }
   const server = await startServer({ module });
+  return await onEmbedded(connect, {
+    what: "the embedded server",
+    addresses: () => [{ host: server.host, port: server.port }],
+    description: `embedded valkey-server on ${server.address}`,
+    ownerOf: () => server.address,
+    stop: () => server.stop(),
+  });
+}
+
+/** A server or cluster started for a target, and what the target says of it. */
+interface Embedded {
+  /** What it is, for a refusal: `the embedded server`. */
+  readonly what: string;
+  /** Its addresses, a fresh copy each call. */
+  addresses(): Address[];
+  readonly description: string;
+  ownerOf(slot: number): string;
+  stop(): Promise<void>;
+}
+
+/** Connects to a started server or cluster; stops it when the client cannot connect. */
+async function onEmbedded<P>(connect: (addresses: Address[]) => Promise<EchoMQ<P>>, started: Embedded): Promise<Target<P>> {
   try {
-    const mq = await connect([{ host: server.host, port: server.port }]);
+    const mq = await connect(started.addresses());
     return {
       mq,
-      addresses: [{ host: server.host, port: server.port }],
-      description: `embedded valkey-server on ${server.address}`,
-      ownerOf: () => server.address,
+      addresses: started.addresses(),
+      description: started.description,
+      ownerOf: started.ownerOf,
       close: async () => {
         await mq.close();
-        await server.stop();
+        await started.stop();
       },
     };
   } catch (e) {
-    await server.stop();
-    throw connectError(e, "the embedded server");
+    await started.stop();
+    throw connectError(e, started.what);
   }
 }

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { createServer, type Server } from "node:net";
 import { resolve } from "node:path";
-import { buildWasm } from "../../cli/ui/wasm.ts";
+import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { command, freePort, portFree, startServer } from "../../tools/embedded/mod.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");

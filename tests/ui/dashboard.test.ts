@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { EchoMQ } from "../../client.ts";
-import { startUi, type Ui } from "../../cli/ui/main.ts";
-import { escapeLabel } from "../../cli/ui/metrics.ts";
-import { queueHref, shown } from "../../cli/ui/page/api.ts";
-import { buildWasm } from "../../cli/ui/wasm.ts";
+import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { escapeLabel } from "../../cli/ui/server/metrics.ts";
+import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { queueHref } from "../../cli/ui/shared/json_api.ts";
+import { visible } from "../../cli/ui/shared/visible.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { launchChromium } from "./_browser.ts";
 
@@ -193,7 +194,7 @@ for (const backend of BACKENDS) {
       for (const r of rows) {
         const s = await mq.stats(r.name);
         expect(r.cells).toEqual([String(s.pending), String(s.active), String(s.schedule), String(s.dead), s.paused ? "paused" : "running"]);
-        expect(r.text).toBe(shown(r.name));
+        expect(r.text).toBe(visible(r.name));
         expect(r.href).toBe(queueHref(r.name));
         expect(decodeURIComponent(r.href.slice("/queues/".length))).toBe(r.name);
       }
@@ -330,10 +331,10 @@ for (const backend of BACKENDS) {
       await until("ü resumed", () => mq.isPaused(UMLAUT), (p) => !p);
 
       await open(page, ui, "/queues");
-      await page.getByRole("link", { name: shown(WEIRD), exact: true }).click();
+      await page.getByRole("link", { name: visible(WEIRD), exact: true }).click();
       await page.waitForFunction(() => document.body.dataset.ready === "true");
-      expect(await page.locator("#queue-title .qname").textContent()).toBe(shown(WEIRD));
-      expect(await page.title()).toBe(`emq ui — ${shown(WEIRD)}`);
+      expect(await page.locator("#queue-title .qname").textContent()).toBe(visible(WEIRD));
+      expect(await page.title()).toBe(`emq ui — ${visible(WEIRD)}`);
       await until("its pending job", () => readJobs(page, "Pending jobs"), (r) => r.length === 1);
     });
 

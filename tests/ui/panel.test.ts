@@ -4,9 +4,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { inspectKey } from "../../cli/key.ts";
 import { QUEUE_TYPES } from "../../mod.ts";
-import { startUi, type Ui } from "../../cli/ui/main.ts";
-import { hashtagText, verdictText, visible } from "../../cli/ui/page/verdicts.ts";
-import { buildWasm } from "../../cli/ui/wasm.ts";
+import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { hashtagText, verdictText } from "../../cli/ui/shared/verdicts.ts";
+import { visible } from "../../cli/ui/shared/visible.ts";
 import { readVectors, type VectorCase } from "../vectors/keys.ts";
 import { compose, launchChromium, openPanel, readPanel } from "./_browser.ts";
 

@@ -5,9 +5,11 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats } from "../../client.ts";
-import { allStats } from "./api.ts";
-import type { Route } from "./server.ts";
+import type { EchoMQ, QueueStats } from "../../../client.ts";
+import { COUNTED_STATES } from "../shared/json_api.ts";
+import type { Route } from "./route_table.ts";
+import { allStats, countsView } from "./queue_rows.ts";
+import { answer, plain } from "./responses.ts";
 
 /** The exposition format's content type. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -30,13 +32,6 @@ interface Family {
   samples(s: QueueStats): Array<[labels: string, value: number]>;
 }
 
-const STATES = [
-  ["pending", (s: QueueStats) => s.pending],
-  ["active", (s: QueueStats) => s.active],
-  ["scheduled", (s: QueueStats) => s.schedule],
-  ["dead", (s: QueueStats) => s.dead],
-] as const;
-
 const counter = (name: string, help: string, value: (s: QueueStats) => number): Family => ({
   name,
   type: "counter",
@@ -50,7 +45,10 @@ export const FAMILIES: readonly Family[] = [
     name: "echomq_jobs",
     type: "gauge",
     help: "Jobs in each state of a queue (pending, active, scheduled, dead).",
-    samples: (s) => STATES.map(([state, value]) => [`,state="${state}"`, value(s)]),
+    samples: (s) => {
+      const counts = countsView(s);
+      return COUNTED_STATES.map((state) => [`,state="${state}"`, counts[state]]);
+    },
   },
   {
     name: "echomq_paused",
@@ -83,13 +81,10 @@ export function metricsRoute(mq: EchoMQ<unknown>): Route {
     path: "/metrics",
     handle: async () => {
       try {
-        return new Response(exposition(await allStats(mq)), { headers: { "content-type": METRICS_CONTENT_TYPE } });
+        return answer(exposition(await allStats(mq)), METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
-        return new Response(`# the server did not answer: ${text.split("\n")[0]}\n`, {
-          status: 502,
-          headers: { "content-type": "text/plain; charset=utf-8" },
-        });
+        return plain(502, `# the server did not answer: ${text.split("\n")[0]}`);
       }
     },
   };

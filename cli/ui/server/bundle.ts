@@ -1,8 +1,8 @@
 /**
- * The pages' scripts: `cli/ui/page/panel.ts` (the key panel) with everything it imports — the
- * real `mod.ts` among them — and `cli/ui/page/dashboard.ts` (the dashboard), each bundled for
- * the browser by `bun build` (run as a child, so the server itself runs under Bun or Deno), and
- * their routes.
+ * The pages' scripts: `cli/ui/browser/key_panel.ts` (the key panel) with everything it imports —
+ * the real `mod.ts` among them — and `cli/ui/browser/dashboard.ts` (the dashboard), each bundled
+ * for the browser by `bun build` (run as a child, so the server itself runs under Bun or Deno),
+ * and their routes.
  *
  * @module
  */
@@ -10,12 +10,23 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { repoRoot } from "../../tools/embedded/paths.ts";
-import type { Route } from "./server.ts";
+import { repoRoot } from "../../../tools/embedded/paths.ts";
+import type { Route } from "./route_table.ts";
+import { answer } from "./responses.ts";
 
-/** The entry point of the bundle. */
+/** A script of `cli/ui/browser/`. */
+function browserEntry(file: string): string {
+  return join(repoRoot(), "cli", "ui", "browser", file);
+}
+
+/** The entry point of the key panel's bundle. */
 export function panelEntry(): string {
-  return join(repoRoot(), "cli", "ui", "page", "panel.ts");
+  return browserEntry("key_panel.ts");
+}
+
+/** The entry point of the dashboard's bundle. */
+export function dashboardEntry(): string {
+  return browserEntry("dashboard.ts");
 }
 
 function bunBinary(): string {
@@ -25,12 +36,7 @@ function bunBinary(): string {
   throw new Error("bun not found: run tools/bootstrap.sh (npm install brings it)");
 }
 
-/** The entry point of the dashboard's bundle. */
-export function dashboardEntry(): string {
-  return join(repoRoot(), "cli", "ui", "page", "dashboard.ts");
-}
-
-/** Bundles the panel (`bun build --target=browser --format=esm`); resolves with the script. */
+/** Bundles `entry`, the key panel's unless told (`bun build --target=browser --format=esm`); resolves with the script. */
 export function buildBundle(entry: string = panelEntry()): Promise<string> {
   const args = ["build", entry, "--target=browser", "--format=esm"];
   return new Promise((resolve, reject) => {
@@ -43,8 +49,5 @@ export function buildBundle(entry: string = panelEntry()): Promise<string> {
 
 /** `GET /panel.js` (or `path`): a bundle, built once before the server starts. */
 export function bundleRoute(script: string, path = "/panel.js"): Route {
-  return {
-    path,
-    handle: () => new Response(script, { headers: { "content-type": "text/javascript; charset=utf-8" } }),
-  };
+  return { path, handle: () => answer(script, "text/javascript; charset=utf-8") };
 }

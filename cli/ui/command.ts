@@ -5,24 +5,19 @@
  * starts an embedded server (with the native module when built) and `emq demo`'s traffic on
  * queues of its own, so there is something to watch; with `--url` it writes nothing on its own
  * (only the user's clicks: requeue, pause, resume). SIGINT or SIGTERM stops everything it started.
+ * What it serves is server/app.ts ({@link startUi}); the pages' scripts are browser/, and what both
+ * halves share is shared/.
  *
  * @module
  */
 import process from "node:process";
-import type { EchoMQ } from "../../client.ts";
 import { parseUrl } from "../address.ts";
 import type { Traffic } from "../demo.ts";
 import { openTarget, type Target } from "../target.ts";
 import { deferSignals } from "../../tools/embedded/mod.ts";
 import { parseFlags, UsageError } from "../usage.ts";
-import { apiRoutes, Sampler } from "./api.ts";
-import { buildBundle, bundleRoute, dashboardEntry } from "./bundle.ts";
-import { pageRoutes } from "./dashboard.ts";
-import { metricsRoute } from "./metrics.ts";
-import { pageRoute } from "./page.ts";
-import { type Route, serve, type UiServer } from "./server.ts";
+import { startUi, type Ui } from "./server/app.ts";
 import { startUiTraffic, UI_QUEUES } from "./traffic.ts";
-import { readWasm, wasmRoute } from "./wasm.ts";
 
 /** `emq ui`'s usage lines. */
 export const UI_USAGE = `usage: emq ui [--url valkey://host:port] [--cluster] [--port N]
@@ -33,63 +28,6 @@ export const UI_USAGE = `usage: emq ui [--url valkey://host:port] [--cluster] [-
              traffic on ${Object.keys(UI_QUEUES).join(", ")}
   --cluster  the server is a cluster (without --url: an embedded 3-primary cluster)
   --port     the port to listen on (default: a free one)`;
-
-/** What {@link startUi} serves and where. */
-export interface UiOptions {
-  /** The port; absent or 0 = a free one. */
-  readonly port?: number;
-  /** A connected client: with it the dashboard and metrics are served too (the key panel needs none). */
-  readonly mq?: EchoMQ<unknown>;
-  /** How often the dashboard's pages poll, ms (default 1000). */
-  readonly pollMs?: number;
-  /** How often a watched queue's totals are sampled for its throughput, ms (default 1000). */
-  readonly sampleMs?: number;
-}
-
-/** A running `emq ui`. */
-export interface Ui extends UiServer {
-  /** Whether the dashboard is served (a client was given). */
-  readonly dashboard: boolean;
-}
-
-/** The key panel's routes: the page, its bundled script and the keyspace wasm. */
-export async function keyPanelRoutes(): Promise<Route[]> {
-  const wasm = readWasm(); // first: a missing build is the likelier refusal, and the cheaper
-  return [pageRoute(), bundleRoute(await buildBundle()), wasmRoute(wasm)];
-}
-
-/** The dashboard's routes: its pages, their bundled script, the JSON API and `/metrics`. */
-export async function dashboardRoutes(mq: EchoMQ<unknown>, sampler: Sampler, options: { pollMs?: number } = {}): Promise<Route[]> {
-  return [
-    ...pageRoutes(mq, sampler, options),
-    bundleRoute(await buildBundle(dashboardEntry()), "/dashboard.js"),
-    ...apiRoutes(mq, sampler),
-    metricsRoute(mq),
-  ];
-}
-
-/** Builds the routes and serves them; resolves once the server listens. */
-export async function startUi(options: UiOptions = {}): Promise<Ui> {
-  const sampler = options.mq ? new Sampler(options.mq, options.sampleMs ?? 1000) : null;
-  try {
-    const [panel, dashboard] = await Promise.all([
-      keyPanelRoutes(),
-      options.mq && sampler ? dashboardRoutes(options.mq, sampler, options.pollMs ? { pollMs: options.pollMs } : {}) : [],
-    ]);
-    const server = await serve([...panel, ...dashboard], options.port === undefined ? {} : { port: options.port });
-    return {
-      ...server,
-      dashboard: sampler !== null,
-      close: async () => {
-        sampler?.close();
-        await server.close();
-      },
-    };
-  } catch (e) {
-    sampler?.close();
-    throw e;
-  }
-}
 
 /** The signals that stop `emq ui`. */
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;

@@ -1,30 +1,17 @@
 /**
- * The `emq ui` web server: a table of routes on 127.0.0.1, each a web-standard
+ * The `emq ui` web server: a table of routes (route_table.ts) on 127.0.0.1, each a web-standard
  * `Request → Response` handler, served through `node:http` so it runs under Bun and Deno alike.
- * A route answers one exact path, or (`prefix`) every path under one (the dashboard's
- * `/queues/<name>`). A POST is answered only when its `Origin` is this server's own (a page
- * elsewhere cannot requeue, pause or resume through the user's browser).
+ * A request whose `Host` is not this server's loopback address is refused, and a POST is answered
+ * only when its `Origin` is this server's own (a page elsewhere cannot requeue, pause or resume
+ * through the user's browser).
  *
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { UsageError } from "../usage.ts";
-
-/** One route: a method and an exact path, and what answers it. */
-export interface Route {
-  /** The HTTP method (default `GET`; a `GET` route answers `HEAD` too). */
-  readonly method?: "GET" | "POST";
-  /** The exact path, e.g. `/` or `/panel.js` (the query string is not part of it). */
-  readonly path: string;
-  /**
-   * When true, `path` (ending in `/`) is a prefix: the route answers every path that starts with
-   * it and is longer (`/queues/` answers `/queues/orders`, not `/queues/`). An exact route wins.
-   */
-  readonly prefix?: boolean;
-  /** Answers one request. */
-  handle(request: Request): Response | Promise<Response>;
-}
+import { UsageError } from "../../usage.ts";
+import { plain } from "./responses.ts";
+import { type Route, RouteTable } from "./route_table.ts";
 
 /** A running server. */
 export interface UiServer {
@@ -52,10 +39,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "referrer-policy": "no-referrer",
   "cache-control": "no-store",
 };
-
-function plain(status: number, text: string): Response {
-  return new Response(`${text}\n`, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
-}
 
 async function toRequest(req: IncomingMessage, origin: string): Promise<Request> {
   const headers = new Headers();
@@ -99,22 +82,7 @@ async function send(res: ServerResponse, response: Response, head: boolean): Pro
  */
 export async function serve(routes: readonly Route[], options: ListenOptions = {}): Promise<UiServer> {
   const hostname = options.hostname ?? "127.0.0.1";
-  const table = new Map<string, Route>();
-  const prefixed: Route[] = [];
-  for (const r of routes) {
-    if (r.prefix) {
-      if (!r.path.endsWith("/")) throw new Error(`a prefix route's path ends with /: ${r.path}`);
-      prefixed.push(r);
-      continue;
-    }
-    const id = `${r.method ?? "GET"} ${r.path}`;
-    if (table.has(id)) throw new Error(`two routes for ${id}`);
-    table.set(id, r);
-  }
-  prefixed.sort((a, b) => b.path.length - a.path.length); // the longest prefix first
-  const under = (r: Route, path: string): boolean => r.prefix === true && path.startsWith(r.path) && path.length > r.path.length;
-  const find = (method: string, path: string): Route | undefined =>
-    table.get(`${method} ${path}`) ?? prefixed.find((r) => (r.method ?? "GET") === method && under(r, path));
+  const table = new RouteTable(routes);
   let port = 0;
   const server = createServer(async (req, res) => {
     try {
@@ -127,9 +95,9 @@ export async function serve(routes: readonly Route[], options: ListenOptions = {
       const path = new URL(req.url ?? "/", origin).pathname;
       const head = req.method === "HEAD";
       const method = head ? "GET" : (req.method ?? "GET");
-      const route = find(method, path);
+      const route = table.find(method, path);
       if (route === undefined) {
-        const other = [...table.values()].some((r) => r.path === path) || prefixed.some((r) => under(r, path));
+        const other = table.answers(path);
         await send(res, other ? plain(405, `${req.method} is not allowed on ${path}`) : plain(404, `no page at ${path}`), head);
         return;
       }

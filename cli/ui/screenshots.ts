@@ -1,6 +1,7 @@
 /**
- * Rewrites the ui's screenshots in docs/ (shown in README.md):
- *   node_modules/.bin/bun tools/ui_screenshot.ts [panel|dashboard]   (both when neither is named)
+ * A dev script, not part of the command: rewrites the ui's screenshots in docs/ (shown in
+ * README.md), driving `startUi` in-process so it can poll and sample faster than the command does:
+ *   node_modules/.bin/bun cli/ui/screenshots.ts [panel|dashboard]   (both when neither is named)
  * - panel: `emq ui`'s key panel in headless Chromium after the "a}b" preset (both refuse) and the
  *   "empty name" preset (they differ by design);
  * - dashboard: a queue's page (`/queues/mail%3Aoutbox`) on an embedded server (the native module
@@ -10,12 +11,12 @@
  */
 import process from "node:process";
 import { join } from "node:path";
-import { EchoMQ } from "../client.ts";
-import { startUi } from "../cli/ui/main.ts";
-import { queueHref } from "../cli/ui/page/api.ts";
-import { buildWasm } from "../cli/ui/wasm.ts";
-import { launchChromium } from "./chromium.ts";
-import { repoRoot, startServer } from "./embedded/mod.ts";
+import { EchoMQ } from "../../client.ts";
+import { launchChromium } from "../../tools/chromium.ts";
+import { repoRoot, startServer } from "../../tools/embedded/mod.ts";
+import { startUi } from "./server/app.ts";
+import { buildWasm } from "./server/wasm.ts";
+import { queueHref } from "./shared/json_api.ts";
 
 const SHOTS = [
   { preset: "a}b", file: "docs/ui-key-panel.png" },
@@ -25,19 +26,33 @@ const SHOTS = [
 const DASHBOARD = "docs/ui-dashboard.png";
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function panel(browser: Awaited<ReturnType<typeof launchChromium>>): Promise<void> {
+type Browser = Awaited<ReturnType<typeof launchChromium>>;
+type Page = Awaited<ReturnType<Browser["context"]["newPage"]>>;
+
+/** A new page of `size` at `url`, once its script is ready. */
+async function open(browser: Browser, size: { width: number; height: number }, url: string): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize(size);
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.ready === "true");
+  return page;
+}
+
+/** Writes the whole page to `file` (under the repository), the pointer out of the way. */
+async function shoot(page: Page, file: string): Promise<void> {
+  await page.mouse.move(0, 0);
+  await page.screenshot({ path: join(repoRoot(), file), fullPage: true, animations: "disabled" });
+  console.log(`wrote ${file}`);
+}
+
+async function panel(browser: Browser): Promise<void> {
   const ui = await startUi();
   try {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 1040, height: 560 });
-    await page.goto(ui.url);
-    await page.waitForFunction(() => document.body.dataset.ready === "true");
+    const page = await open(browser, { width: 1040, height: 560 }, ui.url);
     for (const { preset, file } of SHOTS) {
       await page.getByRole("button", { name: preset, exact: true }).click();
       await page.getByRole("button", { name: preset, exact: true }).blur();
-      await page.mouse.move(0, 0);
-      await page.screenshot({ path: join(repoRoot(), file), fullPage: true, animations: "disabled" });
-      console.log(`wrote ${file}`);
+      await shoot(page, file);
     }
     await page.close();
   } finally {
@@ -45,7 +60,7 @@ async function panel(browser: Awaited<ReturnType<typeof launchChromium>>): Promi
   }
 }
 
-async function dashboard(browser: Awaited<ReturnType<typeof launchChromium>>): Promise<void> {
+async function dashboard(browser: Browser): Promise<void> {
   const server = await startServer();
   const connect = () => EchoMQ.connect<{ to: string; template: string }>({ addresses: [{ host: server.host, port: server.port }] });
   const mq = await connect();
@@ -69,16 +84,11 @@ async function dashboard(browser: Awaited<ReturnType<typeof launchChromium>>): P
     }
   })();
   try {
-    const page = await browser.context.newPage();
-    await page.setViewportSize({ width: 1100, height: 900 });
-    await page.goto(new URL(`${queueHref(queue)}?limit=6`, ui.url).href);
-    await page.waitForFunction(() => document.body.dataset.ready === "true");
+    const page = await open(browser, { width: 1100, height: 900 }, new URL(`${queueHref(queue)}?limit=6`, ui.url).href);
     await sleep(14_000);
     await mq.pause(queue); // a backlog builds up, the badge says so
     await sleep(2_500);
-    await page.mouse.move(0, 0);
-    await page.screenshot({ path: join(repoRoot(), DASHBOARD), fullPage: true, animations: "disabled" });
-    console.log(`wrote ${DASHBOARD}`);
+    await shoot(page, DASHBOARD);
     await page.close();
   } finally {
     producing = false;
@@ -93,7 +103,7 @@ async function dashboard(browser: Awaited<ReturnType<typeof launchChromium>>): P
 
 const which = process.argv[2];
 if (which !== undefined && which !== "panel" && which !== "dashboard") {
-  console.error("usage: bun tools/ui_screenshot.ts [panel|dashboard]");
+  console.error("usage: bun cli/ui/screenshots.ts [panel|dashboard]");
   process.exit(2);
 }
 await buildWasm();

@@ -5,24 +5,10 @@
  *
  * @module
  */
-import { loadNative, type NativeKeyspace } from "./native.ts";
-import {
-  hashtagText,
-  keyParts,
-  PANEL_TYPES,
-  type PanelType,
-  type Piece,
-  PRESETS,
-  report,
-  verdictText,
-  visiblePieces,
-} from "./verdicts.ts";
-
-const $ = <T extends HTMLElement>(id: string): T => {
-  const el = document.getElementById(id);
-  if (el === null) throw new Error(`the page has no #${id}`);
-  return el as T;
-};
+import { loadNative, type NativeKeyspace } from "../shared/native.ts";
+import { hashtagText, keyParts, PANEL_TYPES, type PanelType, PRESETS, report, verdictText } from "../shared/verdicts.ts";
+import { type Piece, visiblePieces } from "../shared/visible.ts";
+import { $ } from "./dom.ts";
 
 const queue = $<HTMLInputElement>("queue");
 const type = $<HTMLSelectElement>("type");

@@ -1,7 +1,8 @@
 /**
- * The dashboard's JSON API as both halves see it (the server in `cli/ui/api.ts`, the page in
- * `dashboard.ts`): the shapes of its answers and the few rules both follow — where a queue's page
- * is, how a name with control characters is shown, the sparkline's geometry. No DOM, no client.
+ * The dashboard's JSON API as both halves see it (the server answers it in
+ * `server/api_routes.ts`, the pages' script reads it in `browser/`): the shapes of its answers and
+ * the few rules both follow — the states a page lists and counts, page sizes, where a queue's page
+ * is. No DOM, no client.
  *
  * @module
  */
@@ -11,6 +12,9 @@ export const LISTED_STATES = ["pending", "scheduled", "dead"] as const;
 
 /** One of {@link LISTED_STATES}. */
 export type ListedState = (typeof LISTED_STATES)[number];
+
+/** The four counts of a queue, in the order the pages show them. */
+export const COUNTED_STATES = ["pending", "active", "scheduled", "dead"] as const;
 
 /** A queue's four counts, named as the page shows them. */
 export interface CountsView {
@@ -34,6 +38,9 @@ export interface QueuesReply {
   readonly queues: readonly QueueRow[];
 }
 
+/** The totals a queue's `meta` keeps, in the order the pages show them. */
+export const TOTALS = ["enqueued", "acked", "retried", "buried", "claims"] as const;
+
 /** One throughput sample: acked jobs per second over the interval that ended at `t` (ms). */
 export interface RatePoint {
   readonly t: number;
@@ -48,14 +55,8 @@ export interface QueueReply {
   readonly exists: boolean;
   readonly counts: CountsView;
   readonly paused: boolean;
-  /** The totals its `meta` keeps. */
-  readonly totals: {
-    readonly enqueued: number;
-    readonly acked: number;
-    readonly retried: number;
-    readonly buried: number;
-    readonly claims: number;
-  };
+  /** The totals its `meta` keeps ({@link TOTALS}). */
+  readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */
   readonly rate: readonly RatePoint[];
 }
@@ -106,8 +107,11 @@ export interface ErrorReply {
 /** How much of a payload's JSON a row carries. */
 export const PAYLOAD_CHARS = 240;
 
-/** Jobs per page of a queue page's tables (`?limit=` changes it, 1 to 100). */
+/** Jobs per page of a queue page's tables (`?limit=` changes it, 1 to {@link MAX_PAGE_SIZE}). */
 export const DEFAULT_PAGE_SIZE = 10;
+
+/** The most jobs a page of a table holds. */
+export const MAX_PAGE_SIZE = 100;
 
 /**
  * The path of `name`'s page: `/queues/<name>` with the name percent-encoded as one segment
@@ -117,52 +121,4 @@ export const DEFAULT_PAGE_SIZE = 10;
 export function queueHref(name: string): string {
   const enc = encodeURIComponent(name);
   return name === "" || name === "." || name === ".." ? `/queues/?name=${enc}` : `/queues/${enc}`;
-}
-
-/** Text with control characters (NUL, tab, newline, DEL, …) shown as escapes, as the key panel does. */
-export function shown(s: string): string {
-  let out = "";
-  for (const ch of s) {
-    const c = ch.charCodeAt(0);
-    out += c === 0x7f ? "\\x7f" : c < 0x20 ? JSON.stringify(ch).slice(1, -1) : ch;
-  }
-  return out;
-}
-
-/** A throughput figure in words: `0`, `0.5`, `12`, `1.2k`. */
-export function perSecText(x: number): string {
-  if (x >= 10_000) return `${Math.round(x / 1000)}k`;
-  if (x >= 1000) return `${(x / 1000).toFixed(1)}k`;
-  if (x >= 10) return String(Math.round(x));
-  return String(Math.round(x * 10) / 10);
-}
-
-/**
- * The sparkline's polyline points in a `width`×`height` box: time on x (the newest point at the
- * right edge; the last `span` ms, or all the samples when they cover less), rate on y from 0 up to
- * the peak. Empty for fewer than two points.
- */
-export function sparkPoints(rate: readonly RatePoint[], width: number, height: number, span = 60_000): string {
-  const end = rate.length === 0 ? 0 : rate[rate.length - 1]!.t;
-  const shown = rate.filter((p) => p.t >= end - span);
-  if (shown.length < 2) return "";
-  const start = shown[0]!.t;
-  const peak = Math.max(1, ...shown.map((p) => p.perSec));
-  const pad = 2;
-  return shown
-    .map((p) => {
-      const x = ((p.t - start) / (end - start)) * width;
-      const y = height - pad - (p.perSec / peak) * (height - 2 * pad);
-      return `${x.toFixed(1)},${y.toFixed(1)}`;
-    })
-    .join(" ");
-}
-
-/** What the sparkline says in words (its accessible description). */
-export function rateSummary(rate: readonly RatePoint[]): string {
-  if (rate.length === 0) return "Throughput: no samples yet";
-  const now = rate[rate.length - 1]!.perSec;
-  const peak = Math.max(...rate.map((p) => p.perSec));
-  const seconds = rate.length < 2 ? 0 : Math.round((rate[rate.length - 1]!.t - rate[0]!.t) / 1000);
-  return `Throughput: ${perSecText(now)} acked/s now, peak ${perSecText(peak)}/s over the last ${seconds} s`;
 }

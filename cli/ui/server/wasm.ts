@@ -7,9 +7,10 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../../tools/embedded/paths.ts";
-import { UsageError } from "../usage.ts";
-import type { Route } from "./server.ts";
+import { repoRoot } from "../../../tools/embedded/paths.ts";
+import { UsageError } from "../../usage.ts";
+import type { Route } from "./route_table.ts";
+import { answer } from "./responses.ts";
 
 /** The Rust target the crate is built for. */
 export const WASM_TARGET = "wasm32-unknown-unknown";
@@ -59,8 +60,5 @@ export function readWasm(): Uint8Array {
 
 /** `GET /keyspace.wasm`: the bytes read once, when the route is made. */
 export function wasmRoute(bytes: Uint8Array = readWasm()): Route {
-  return {
-    path: "/keyspace.wasm",
-    handle: () => new Response(bytes as BodyInit, { headers: { "content-type": "application/wasm" } }),
-  };
+  return { path: "/keyspace.wasm", handle: () => answer(bytes as BodyInit, "application/wasm") };
 }

@@ -1,0 +1,44 @@
+/**
+ * A job as a row of its state's table: pending (its position, attempts, when created), scheduled
+ * (when due, the last failure) or dead (when buried, the reason, a Requeue button). Every piece of
+ * server data is text, never markup.
+ *
+ * @module
+ */
+import type { JobRow, ListedState } from "../shared/json_api.ts";
+import { visible } from "../shared/visible.ts";
+import { el } from "./dom.ts";
+
+/** A time: `hh:mm:ss` today, else `yyyy-mm-dd hh:mm`, the full time as its title. */
+function timeEl(ms: number | undefined): Node {
+  if (ms === undefined || ms <= 0) return document.createTextNode("—");
+  const d = new Date(ms);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const today = new Date().toDateString() === d.toDateString();
+  const text = today
+    ? `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
+    : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  return el("time", { datetime: d.toISOString(), title: d.toString() }, text);
+}
+
+const cell = (text: string, cls?: string, attrs: Record<string, string> = {}): HTMLTableCellElement =>
+  el("td", { ...(cls ? { class: cls } : {}), ...attrs }, text);
+
+/** Job `j`, number `position` (from 1) of its state, as a row; a dead one's button calls `requeue`. */
+export function jobRowEl(state: ListedState, j: JobRow, position: number, requeue: (id: string) => void): HTMLTableRowElement {
+  const tr = el("tr", { "data-id": j.id });
+  const id = el("th", { scope: "row" }, el("code", {}, j.id));
+  const payload = cell(j.payload, "payload", j.payloadError ? { "data-error": "true" } : {});
+  const attempts = cell(String(j.attempts), "num");
+  const reason = (): HTMLTableCellElement => cell(j.reason === undefined ? "—" : visible(j.reason), "reason");
+  if (state === "pending") {
+    tr.append(cell(String(position), "num"), id, attempts, el("td", {}, timeEl(j.createdAt)), payload);
+  } else if (state === "scheduled") {
+    tr.append(id, el("td", {}, timeEl(j.dueAt)), attempts, reason(), payload);
+  } else {
+    const button = el("button", { type: "button", "aria-label": `Requeue ${j.id}`, "data-key": `requeue:${j.id}` }, "Requeue");
+    button.addEventListener("click", () => requeue(j.id));
+    tr.append(id, el("td", {}, timeEl(j.buriedAt)), attempts, reason(), payload, el("td", {}, button));
+  }
+  return tr;
+}

@@ -1,0 +1,40 @@
+/**
+ * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
+ * Claims group, the requeue actions and the job tables — refreshed together every poll and after
+ * every action. The body's `data-queue` names the queue, `data-limit` the jobs per page.
+ *
+ * @module
+ */
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../shared/json_api.ts";
+import { oneAtATime } from "./actions.ts";
+import { getJson } from "./fetch_json.ts";
+import { jobTables } from "./job_tables.ts";
+import { pauseControl } from "./pause_control.ts";
+import { poll } from "./poll.ts";
+import { queueCounts } from "./queue_counts.ts";
+import { requeueControls } from "./requeue.ts";
+import { throughput } from "./throughput.ts";
+
+/** Makes the page live. */
+export function queuePage(): void {
+  const name = document.body.dataset.queue ?? "";
+  const limit = Math.min(MAX_PAGE_SIZE, Math.max(1, Number(document.body.dataset.limit) || DEFAULT_PAGE_SIZE));
+  const act = oneAtATime(() => refreshAll());
+  const showPaused = pauseControl(name, act);
+  const requeue = requeueControls(name, act);
+  const showCounts = queueCounts();
+  const showRate = throughput();
+  const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton });
+
+  const refreshQueue = async (): Promise<void> => {
+    const q = await getJson<QueueReply>(`/api/queue?name=${encodeURIComponent(name)}`);
+    showCounts(q);
+    showPaused(q.paused);
+    showRate(q.rate);
+    requeue.showDead(q.counts.dead);
+  };
+  const refreshAll = async (): Promise<void> => {
+    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh())]);
+  };
+  poll(refreshAll);
+}

@@ -1,0 +1,57 @@
+/**
+ * A queue page's throughput: acked jobs per second (the server's samples, `QueueReply.rate`) as a
+ * sparkline (`#spark`, a 320×56 box) and in words (`#spark-desc`, its accessible description).
+ *
+ * @module
+ */
+import type { RatePoint } from "../shared/json_api.ts";
+import { $ } from "./dom.ts";
+
+/** A throughput figure in words: `0`, `0.5`, `12`, `1.2k`. */
+export function perSecText(x: number): string {
+  if (x >= 10_000) return `${Math.round(x / 1000)}k`;
+  if (x >= 1000) return `${(x / 1000).toFixed(1)}k`;
+  if (x >= 10) return String(Math.round(x));
+  return String(Math.round(x * 10) / 10);
+}
+
+/**
+ * The sparkline's polyline points in a `width`×`height` box: time on x (the newest point at the
+ * right edge; the last `span` ms, or all the samples when they cover less), rate on y from 0 up to
+ * the peak. Empty for fewer than two points.
+ */
+export function sparkPoints(rate: readonly RatePoint[], width: number, height: number, span = 60_000): string {
+  const end = rate.length === 0 ? 0 : rate[rate.length - 1]!.t;
+  const shown = rate.filter((p) => p.t >= end - span);
+  if (shown.length < 2) return "";
+  const start = shown[0]!.t;
+  const peak = Math.max(1, ...shown.map((p) => p.perSec));
+  const pad = 2;
+  return shown
+    .map((p) => {
+      const x = ((p.t - start) / (end - start)) * width;
+      const y = height - pad - (p.perSec / peak) * (height - 2 * pad);
+      return `${x.toFixed(1)},${y.toFixed(1)}`;
+    })
+    .join(" ");
+}
+
+/** What the sparkline says in words (its accessible description). */
+export function rateSummary(rate: readonly RatePoint[]): string {
+  if (rate.length === 0) return "Throughput: no samples yet";
+  const now = rate[rate.length - 1]!.perSec;
+  const peak = Math.max(...rate.map((p) => p.perSec));
+  const seconds = rate.length < 2 ? 0 : Math.round((rate[rate.length - 1]!.t - rate[0]!.t) / 1000);
+  return `Throughput: ${perSecText(now)} acked/s now, peak ${perSecText(peak)}/s over the last ${seconds} s`;
+}
+
+/** The page's sparkline and its words; the function it returns draws a rate. */
+export function throughput(): (rate: readonly RatePoint[]) => void {
+  const spark = $("spark").querySelector("polyline")!;
+  const desc = $("spark-desc");
+  return (rate) => {
+    spark.setAttribute("points", sparkPoints(rate, 320, 56));
+    const summary = rateSummary(rate);
+    if (desc.textContent !== summary) desc.textContent = summary;
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
+ * counts, totals and throughput, pages of its jobs, and the three actions (requeue, pause,
+ * resume). Reads only, except for the actions, which only POSTs from the page's own origin reach
+ * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
+ * (responses.ts), so a queue name or payload can never read as markup, even to a sniffing client.
+ *
+ * @module
+ */
+import type { EchoMQ } from "../../../client.ts";
+import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RequeueReply } from "../shared/json_api.ts";
+import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "../shared/json_api.ts";
+import { answerWith, ApiError, queueName } from "./api_errors.ts";
+import type { Route } from "./route_table.ts";
+import { allStats, countsView, jobRow, queueExists, queueRow, totalsView } from "./queue_rows.ts";
+import { json } from "./responses.ts";
+import type { Sampler } from "./sampler.ts";
+
+/** Runs a handler: its value as JSON, or `{ error }` with the status `failure` gives. */
+function answerJson(run: () => Promise<unknown>): Promise<Response> {
+  return answerWith(run, (value) => json(value), (status, error) => json({ error }, status));
+}
+
+function whole(text: string | null, name: string, min: number, max: number, fallback: number): number {
+  if (text === null || text === "") return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max) throw new ApiError(400, `${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+async function body(request: Request): Promise<Record<string, unknown>> {
+  if (!(request.headers.get("content-type") ?? "").startsWith("application/json")) {
+    throw new ApiError(415, "the body must be JSON (content-type: application/json)");
+  }
+  let value: unknown;
+  try {
+    value = await request.json();
+  } catch {
+    throw new ApiError(400, "the body is not JSON");
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new ApiError(400, "the body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+/** One queue's counts, state, totals and throughput (and marks it watched). */
+export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string): Promise<QueueReply> {
+  const s = await mq.stats(name);
+  sampler.record(name, s);
+  return {
+    name,
+    href: queueHref(name),
+    exists: queueExists(s),
+    counts: countsView(s),
+    paused: s.paused,
+    totals: totalsView(s),
+    rate: sampler.rate(name),
+  };
+}
+
+/** The query parameter `key` of `request`. */
+function param(request: Request, key: string): string | null {
+  return new URL(request.url).searchParams.get(key);
+}
+
+/** `GET /api/jobs?name=…&state=…&offset=…&limit=…`: one page of a state's jobs, and how many it holds. */
+async function jobsReply(mq: EchoMQ<unknown>, request: Request): Promise<JobsReply> {
+  const name = queueName(param(request, "name"));
+  const state = param(request, "state") as ListedState;
+  if (!LISTED_STATES.includes(state)) throw new ApiError(400, `state must be one of ${LISTED_STATES.join(", ")}`);
+  const offset = whole(param(request, "offset"), "offset", 0, 1e9, 0);
+  const limit = whole(param(request, "limit"), "limit", 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
+  const [jobs, counts] = await Promise.all([mq.jobs(name, state, { offset, limit }), mq.counts(name)]);
+  const total = { pending: counts.pending, scheduled: counts.schedule, dead: counts.dead }[state];
+  return { name, state, offset, limit, total, jobs: jobs.map(jobRow) };
+}
+
+/** `POST /api/requeue` (`{ name, ids? }`): the dead jobs `ids` names, or every one, back to pending. */
+async function requeueReply(mq: EchoMQ<unknown>, request: Request): Promise<RequeueReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  if (b.ids === undefined) return { moved: await mq.requeueDead(name) };
+  if (!Array.isArray(b.ids) || b.ids.length > 1000 || !b.ids.every((id) => typeof id === "string")) {
+    throw new ApiError(400, "ids: a list of at most 1000 job ids");
+  }
+  return { moved: await mq.requeueDead(name, { ids: b.ids as string[] }) };
+}
+
+/** `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and the state. */
+async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request: Request): Promise<PauseReply> {
+  const name = queueName((await body(request)).name as string);
+  const changed = verb === "pause" ? await mq.pause(name) : await mq.resume(name);
+  return { changed, paused: await mq.isPaused(name) };
+}
+
+/** The API's routes. */
+export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler): Route[] {
+  return [
+    {
+      path: "/api/queues",
+      handle: () =>
+        answerJson(async (): Promise<QueuesReply> => ({ queues: (await allStats(mq)).map(([n, s]) => queueRow(n, s)) })),
+    },
+    {
+      path: "/api/queue",
+      handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")))),
+    },
+    { path: "/api/jobs", handle: (request) => answerJson(() => jobsReply(mq, request)) },
+    { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },
+    ...(["pause", "resume"] as const).map((verb): Route => ({
+      method: "POST",
+      path: `/api/${verb}`,
+      handle: (request) => answerJson(() => pauseReply(mq, verb, request)),
+    })),
+  ];
+}

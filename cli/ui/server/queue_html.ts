@@ -1,0 +1,81 @@
+/**
+ * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, and its dead,
+ * pending and scheduled jobs page by page, with requeue. Rendered here as the stats have it, every
+ * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
+ * actions through the JSON API.
+ *
+ * @module
+ */
+import type { QueueStats } from "../../../client.ts";
+import { DEFAULT_PAGE_SIZE, type ListedState, TOTALS } from "../shared/json_api.ts";
+import { visible } from "../shared/visible.ts";
+import { badge, capitalized, COLUMNS, frame, type PageOptions } from "./frame_html.ts";
+import { countsView, queueExists } from "./queue_rows.ts";
+import { esc } from "./responses.ts";
+
+/** What each listed state's table is called and shows. */
+export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
+  dead: { title: "Dead jobs", columns: ["Job", "Buried", "Attempts", "Reason", "Payload", "Action"] },
+  pending: { title: "Pending jobs", columns: ["#", "Job", "Attempts", "Created", "Payload"] },
+  scheduled: { title: "Scheduled jobs", columns: ["Job", "Due", "Attempts", "Last failure", "Payload"] },
+};
+
+/** The order the job tables appear in: dead first (what an operator acts on), then pending, scheduled. */
+export const TABLE_ORDER: readonly ListedState[] = ["dead", "pending", "scheduled"];
+
+function jobsSection(state: ListedState): string {
+  const t = STATE_TABLES[state];
+  const cols = t.columns.map((c) => `<th scope="col"${c === "#" || c === "Attempts" ? ' class="num"' : ""}>${c}</th>`).join("");
+  const all = state === "dead" ? `<button type="button" id="requeue-all" class="danger">Requeue all</button>` : "";
+  return `<section class="panel" aria-labelledby="${state}-title" id="${state}-section">
+<div class="bar"><h2 id="${state}-title" tabindex="-1">${t.title}</h2>${all}</div>
+<table id="jobs-${state}" aria-labelledby="${state}-title">
+<thead><tr>${cols}</tr></thead>
+<tbody><tr class="empty"><td colspan="${t.columns.length}">Loading…</td></tr></tbody>
+</table>
+<div class="pager" role="group" aria-label="${t.title} pages">
+<button type="button" data-pager="prev" disabled>Previous</button>
+<output id="${state}-range" aria-live="polite"></output>
+<button type="button" data-pager="next" disabled>Next</button>
+</div>
+</section>`;
+}
+
+/** A queue's page, its counts and state as `stats` has them (the script fills the rest in). */
+export function queueHtml(name: string, stats: QueueStats, options: PageOptions & { limit?: number } = {}): string {
+  const counts = countsView(stats);
+  const cards = COLUMNS.map(([k, label]) =>
+    `<div><dt>${label}</dt><dd id="count-${k}" data-nonzero="${counts[k] > 0}">${counts[k]}</dd></div>`
+  ).join("");
+  const totals = TOTALS.map((k) => `<div><dt>${capitalized(k)}</dt><dd id="total-${k}">${stats[k]}</dd></div>`).join("");
+  const exists = queueExists(stats);
+  const label = esc(visible(name));
+  return frame(`emq ui — ${visible(name)}`, "queue", {
+    page: "queue",
+    queue: name,
+    limit: String(options.limit ?? DEFAULT_PAGE_SIZE),
+    "poll-ms": String(options.pollMs ?? 1000),
+  }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="/queues">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
+<section class="panel" aria-labelledby="queue-title">
+<h2 id="queue-title"><span class="kind">Queue</span> <span class="qname">${label}</span></h2>
+<p id="missing" class="note"${exists ? " hidden" : ""}>No such queue on the server yet: it appears with its first job.</p>
+<div class="summary">
+<dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>
+<div class="controls" role="group" aria-label="Claims">
+<span class="label" id="state-label">Claims</span>
+<output id="state" aria-labelledby="state-label" aria-live="polite">${badge(stats.paused)}</output>
+<button type="button" id="pause"${stats.paused ? " disabled" : ""}>Pause</button>
+<button type="button" id="resume"${stats.paused ? "" : " disabled"}>Resume</button>
+</div>
+</div>
+<div class="throughput">
+<figure>
+<figcaption id="spark-title">Throughput, acked/s (last 60 s)</figcaption>
+<svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline points=""/></svg>
+<p id="spark-desc">Throughput: no samples yet</p>
+</figure>
+<dl class="totals" aria-label="Totals">${totals}</dl>
+</div>
+</section>
+${TABLE_ORDER.map(jobsSection).join("\n")}`);
+}

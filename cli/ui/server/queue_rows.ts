@@ -1,0 +1,60 @@
+/**
+ * What the client reads, in the shapes the pages show (shared/json_api.ts): a queue's counts and
+ * totals, its row of the Queues table, whether it exists, a job as a row; and every queue's stats
+ * at once.
+ *
+ * @module
+ */
+import type { EchoMQ, JobInfo, QueueStats } from "../../../client.ts";
+import { type CountsView, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "../shared/json_api.ts";
+
+/** The four counts under the page's names. */
+export function countsView(s: QueueStats): CountsView {
+  return { pending: s.pending, active: s.active, scheduled: s.schedule, dead: s.dead };
+}
+
+/** The totals its `meta` keeps, in {@link TOTALS} order. */
+export function totalsView(s: QueueStats): QueueReply["totals"] {
+  return Object.fromEntries(TOTALS.map((k) => [k, s[k]])) as QueueReply["totals"];
+}
+
+/** Whether the queue exists: its `meta` was written by a first use, or it holds jobs. */
+export function queueExists(s: QueueStats): boolean {
+  return s.createdAt > 0 || s.pending + s.active + s.schedule + s.dead > 0;
+}
+
+/** A queue's row of the Queues table. */
+export function queueRow(name: string, s: QueueStats): QueueRow {
+  return { name, href: queueHref(name), ...countsView(s), paused: s.paused };
+}
+
+/** Every queue's stats, read a few at a time; a queue that vanished between the scan and its read still has stats (zeros). */
+export async function allStats(mq: EchoMQ<unknown>): Promise<Array<[string, QueueStats]>> {
+  const names = await mq.queues();
+  const out: Array<[string, QueueStats]> = [];
+  for (let i = 0; i < names.length; i += 16) {
+    const run = names.slice(i, i + 16);
+    const stats = await Promise.all(run.map((n) => mq.stats(n)));
+    run.forEach((n, j) => out.push([n, stats[j]!]));
+  }
+  return out;
+}
+
+/** A job as a row of the page: its payload as JSON text, cut to {@link PAYLOAD_CHARS}. */
+export function jobRow(j: JobInfo<unknown>): JobRow {
+  let payload: string;
+  let payloadError = false;
+  if (j.payloadError !== undefined) {
+    payload = `cannot decode: ${j.payloadError}`;
+    payloadError = true;
+  } else {
+    payload = JSON.stringify(j.payload) ?? String(j.payload);
+  }
+  if (payload.length > PAYLOAD_CHARS) payload = `${payload.slice(0, PAYLOAD_CHARS - 1)}…`;
+  const row: Record<string, unknown> = { id: j.id, state: j.state, attempts: j.attempts, payload, createdAt: j.createdAt };
+  if (payloadError) row.payloadError = true;
+  if (j.dueAt !== undefined) row.dueAt = j.dueAt;
+  if (j.reason !== undefined) row.reason = j.reason;
+  if (j.buriedAt !== undefined) row.buriedAt = j.buriedAt;
+  return row as unknown as JobRow;
+}

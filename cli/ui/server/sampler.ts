@@ -1,0 +1,94 @@
+/**
+ * The throughput a queue's page draws: the `acked` total of every watched queue sampled at an
+ * interval, kept as a short series, read as acked jobs per second.
+ *
+ * @module
+ */
+import type { EchoMQ, QueueStats } from "../../../client.ts";
+import type { RatePoint } from "../shared/json_api.ts";
+
+interface Series {
+  samples: Array<{ t: number; acked: number }>;
+  watchedAt: number;
+}
+
+/**
+ * Samples the `acked` total of the queues a page watches (asked for within the last
+ * `forgetMs`), every `everyMs`, keeping the last `keep` samples: the throughput sparkline.
+ */
+export class Sampler {
+  readonly #mq: EchoMQ<unknown>;
+  readonly #every: number;
+  readonly #keep: number;
+  readonly #forget: number;
+  readonly #series = new Map<string, Series>();
+  readonly #timer: ReturnType<typeof setInterval>;
+  #busy = false;
+
+  /** Starts sampling (nothing is read until a queue is watched). */
+  constructor(mq: EchoMQ<unknown>, everyMs = 1000, keep = 60, forgetMs = 30_000) {
+    this.#mq = mq;
+    this.#every = everyMs;
+    this.#keep = keep;
+    this.#forget = forgetMs;
+    this.#timer = setInterval(() => void this.#tick(), everyMs);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  /** The interval between samples, ms. */
+  get everyMs(): number {
+    return this.#every;
+  }
+
+  /** Marks `queue` watched (sampled from now on) and records `stats` if a sample is due. */
+  record(queue: string, stats: QueueStats, now = Date.now()): void {
+    let s = this.#series.get(queue);
+    if (s === undefined) this.#series.set(queue, (s = { samples: [], watchedAt: now }));
+    s.watchedAt = now;
+    const last = s.samples[s.samples.length - 1];
+    if (last !== undefined && now - last.t < this.#every / 2) return;
+    s.samples.push({ t: now, acked: stats.acked });
+    if (s.samples.length > this.#keep + 1) s.samples.splice(0, s.samples.length - this.#keep - 1);
+  }
+
+  /** `queue`'s acked jobs per second between consecutive samples, oldest first. */
+  rate(queue: string): RatePoint[] {
+    const s = this.#series.get(queue)?.samples ?? [];
+    const out: RatePoint[] = [];
+    for (let i = 1; i < s.length; i++) {
+      const dt = (s[i]!.t - s[i - 1]!.t) / 1000;
+      const d = s[i]!.acked - s[i - 1]!.acked; // below 0 when the queue was made anew
+      out.push({ t: s[i]!.t, perSec: dt > 0 && d > 0 ? d / dt : 0 });
+    }
+    return out;
+  }
+
+  async #tick(): Promise<void> {
+    if (this.#busy) return;
+    this.#busy = true;
+    try {
+      const now = Date.now();
+      for (const [queue, s] of this.#series) {
+        if (now - s.watchedAt > this.#forget) {
+          this.#series.delete(queue);
+          continue;
+        }
+        try {
+          const stats = await this.#mq.stats(queue);
+          const watchedAt = s.watchedAt;
+          this.record(queue, stats);
+          s.watchedAt = watchedAt; // sampling is not watching
+        } catch {
+          // the next tick tries again; the page shows the error when its own read fails
+        }
+      }
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  /** Stops sampling. */
+  close(): void {
+    clearInterval(this.#timer);
+  }
+}
