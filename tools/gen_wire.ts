@@ -283,7 +283,7 @@ export function rust(): string {
     "//! handler does not compile), and the names the verbs store, from which the module makes its",
     "//! literals at load.",
     "",
-    "use crate::command::{Command, Commands};",
+    "use crate::command::{Command, Dispatcher};",
     "use crate::ffi::entry;",
     "use crate::verbs;",
     "use crate::wire::names;",
@@ -322,7 +322,7 @@ export function rust(): string {
     "/// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.",
     `pub static VERBS: [Command; ${VERB_NAMES.length}] = [`,
     ...VERB_NAMES.map((v, i) =>
-      `    Command { verb: verb::${v}, run: verbs::${v.toLowerCase()}::run, entry: entry::<Commands, ${i}> },`
+      `    Command { verb: verb::${v}, run: verbs::${v.toLowerCase()}::run, entry: entry::<Dispatcher, ${i}> },`
     ),
     "];",
     "",

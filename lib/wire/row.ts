@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT } from "./verbs.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, WIRE } from "./verbs.ts";
 
 /** The fields of a job's row, in the order a job's life writes them. */
 export const ROW_FIELDS = {
@@ -37,7 +37,7 @@ export const STATES = {
 
 /** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */
 export const META_FIELDS = {
-  wire: "the wire that made the queue (`5`), written with `created_ms` on first use",
+  wire: `the wire that made the queue (\`${WIRE}\`), written with \`created_ms\` on first use`,
   created_ms: "when the queue was first used",
   paused: "`1` while the queue is paused (PAUSE; RESUME deletes it)",
   tokens: "the last lease token handed out (CLAIM adds one per claimed job)",

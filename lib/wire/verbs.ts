@@ -3,8 +3,8 @@
  * one group per job), each argument with its gate; the keys it derives and touches; its reply,
  * effect and writes; its domain refusals; whether it admits memory (refused under `maxmemory`).
  * The client builds every call from this table, the Lua twin's steps 1–4 are generated from it,
- * docs/WIRE.md's tables are printed from it, and the native module's unit tests check their own
- * verb table against it (through `tests/vectors/wire.json`).
+ * docs/WIRE.md's tables are printed from it, and the native module's verb → handler table and
+ * constants are generated from it (`native/src/spec.rs`, by `tools/gen_wire.ts`).
  *
  * Every verb declares exactly one key, the queue's `meta` hash, which exists from the queue's
  * first use and is never deleted: a declared key that may not exist would make every slot

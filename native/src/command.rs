@@ -2,7 +2,7 @@
 //! `docs/WIRE.md` once for every verb from its [`Verb`] value — shape, layout, fence, gates — and
 //! hands the handler a [`Scope`] on the queue and the gated arguments; the handler runs steps 5–6
 //! and replies, refuses, or (CLAIM) asks to wait on a key. Safe code: the C API is behind `ffi`,
-//! which reaches this layer only through the [`Dispatch`] it is given ([`Commands`]) and the
+//! which reaches this layer only through the [`Dispatch`] it is given ([`Dispatcher`]) and the
 //! closures a waiting call hands it.
 
 use crate::config;
@@ -23,14 +23,14 @@ pub struct Command {
     pub verb: Verb,
     /// Its steps 5–6.
     pub run: Handler,
-    /// Its C entry point: [`Commands`]' dispatcher, with the verb's place in the table.
+    /// Its C entry point: the [`Dispatcher`], with the verb's place in the table.
     pub entry: Entry,
 }
 
 /// The dispatcher the C entry points call ([`ffi::entry`]).
-pub struct Commands;
+pub struct Dispatcher;
 
-impl Dispatch for Commands {
+impl Dispatch for Dispatcher {
     fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
         dispatch(ctx, argv, index);
     }
@@ -160,7 +160,7 @@ fn run<'a>(
 ) -> Result<Reply<'a>, Refusal> {
     let command = &VERBS[index];
     let (q, args) = steps(ctx, argv, &command.verb)?;
-    let mut scope = Scope::new(ctx, q, argv[2], !serving && ctx.may_block());
+    let mut scope = Scope::new(ctx, q, argv[2], serving);
     (command.run)(&mut scope, &args)
 }
 

@@ -6,7 +6,7 @@
 //! handler does not compile), and the names the verbs store, from which the module makes its
 //! literals at load.
 
-use crate::command::{Command, Commands};
+use crate::command::{Command, Dispatcher};
 use crate::ffi::entry;
 use crate::verbs;
 use crate::wire::names;
@@ -109,22 +109,22 @@ pub mod verb {
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
 pub static VERBS: [Command; 16] = [
-    Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Commands, 0> },
-    Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Commands, 1> },
-    Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Commands, 2> },
-    Command { verb: verb::ACK, run: verbs::ack::run, entry: entry::<Commands, 3> },
-    Command { verb: verb::RETRY, run: verbs::retry::run, entry: entry::<Commands, 4> },
-    Command { verb: verb::BURY, run: verbs::bury::run, entry: entry::<Commands, 5> },
-    Command { verb: verb::EXTEND, run: verbs::extend::run, entry: entry::<Commands, 6> },
-    Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Commands, 7> },
-    Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Commands, 8> },
-    Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Commands, 9> },
-    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Commands, 10> },
-    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Commands, 11> },
-    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Commands, 12> },
-    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Commands, 13> },
-    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Commands, 14> },
-    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Commands, 15> },
+    Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
+    Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
+    Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
+    Command { verb: verb::ACK, run: verbs::ack::run, entry: entry::<Dispatcher, 3> },
+    Command { verb: verb::RETRY, run: verbs::retry::run, entry: entry::<Dispatcher, 4> },
+    Command { verb: verb::BURY, run: verbs::bury::run, entry: entry::<Dispatcher, 5> },
+    Command { verb: verb::EXTEND, run: verbs::extend::run, entry: entry::<Dispatcher, 6> },
+    Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Dispatcher, 7> },
+    Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Dispatcher, 8> },
+    Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Dispatcher, 9> },
+    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 10> },
+    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 11> },
+    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 12> },
+    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 13> },
+    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 14> },
+    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 15> },
 ];
 
 names! {

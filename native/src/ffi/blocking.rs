@@ -107,7 +107,11 @@ unsafe fn callback_args<'a>(
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> (Ctx<'a>, &'a [Str<'a>], Option<&'a Waiting>) {
-    let privdata = api!(RedisModule_GetBlockedClientPrivateData)(ctx).cast::<Waiting>();
-    let (ctx, argv) = Ctx::from_raw(ctx, argv, argc);
-    (ctx, argv, privdata.as_ref())
+    // SAFETY: a callback context of a blocked client, whose private data `block_on_key` set to a
+    // `Waiting` (freed only after its last callback); its argv is the blocked call's.
+    unsafe {
+        let privdata = api!(RedisModule_GetBlockedClientPrivateData)(ctx).cast::<Waiting>();
+        let (ctx, argv) = Ctx::from_raw(ctx, argv, argc);
+        (ctx, argv, privdata.as_ref())
+    }
 }

@@ -28,8 +28,9 @@ impl<'a> Ctx<'a> {
         let argv: &[Str] = if argv.is_null() || argc <= 0 {
             &[]
         } else {
-            // `Str` is a transparent pointer; the slice does not outlive the call (it borrows 'a).
-            std::slice::from_raw_parts(argv.cast::<Str>(), argc as usize)
+            // SAFETY: the caller's `argc` live strings; `Str` is a transparent pointer, and the
+            // slice does not outlive the call (it borrows 'a).
+            unsafe { std::slice::from_raw_parts(argv.cast::<Str>(), argc as usize) }
         };
         (
             Ctx {

@@ -13,6 +13,7 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (settle, [active]) = held(s, args, [(ACTIVE, Kind::Zset)], None)?;
 
+    let field = lit().row.deadline_ms;
     let deadline = ffi::now_ms() + args.number(0);
     let deadline_s = s.ctx.int(deadline);
     let mut zadd: Vec<Str> = vec![active.name()];
@@ -20,7 +21,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         active.zadd(deadline as f64, id);
         s.ctx
             .open(settle.rows[j].as_str())
-            .hset(&[(lit().row.deadline_ms, deadline_s.as_str())]);
+            .hset(&[(field, deadline_s.as_str())]);
         zadd.push(deadline_s.as_str());
         zadd.push(id);
     }

@@ -13,11 +13,11 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (settle, [_]) = held(s, args, [(ACTIVE, Kind::Zset)], None)?;
 
+    let field = lit().row.progress;
     for (j, row) in settle.rows.iter().enumerate() {
-        let value = args.job_bytes(j, 2);
         s.ctx
             .open(row.as_str())
-            .hset(&[(lit().row.progress, value)]);
+            .hset(&[(field, args.job_bytes(j, 2))]);
     }
     Ok(settle.done())
 }

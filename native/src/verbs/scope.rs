@@ -14,30 +14,30 @@ pub struct Scope<'a> {
     pub ctx: Ctx<'a>,
     q: Queue<'a>,
     meta: Str<'a>,
-    may_block: bool,
+    serving: bool,
     user: Option<Option<User<'a>>>,
     cluster: bool,
     missing: Vec<Vec<u8>>,
 }
 
 impl<'a> Scope<'a> {
-    /// The scope of a call on queue `q`, whose declared key is `meta`; `may_block`: whether the
-    /// call may wait on a key (not a served blocked client, not in MULTI or a script).
-    pub fn new(ctx: Ctx<'a>, q: Queue<'a>, meta: Str<'a>, may_block: bool) -> Scope<'a> {
+    /// The scope of a call on queue `q`, whose declared key is `meta`; `serving`: a blocked client
+    /// being served, which must not block again.
+    pub fn new(ctx: Ctx<'a>, q: Queue<'a>, meta: Str<'a>, serving: bool) -> Scope<'a> {
         Scope {
             ctx,
             q,
             meta,
-            may_block,
+            serving,
             user: None,
             cluster: ctx.cluster_mode(),
             missing: Vec::new(),
         }
     }
 
-    /// Whether the call may wait on a key.
+    /// Whether the call may wait on a key (not a served blocked client, not in MULTI or a script).
     pub fn may_block(&self) -> bool {
-        self.may_block
+        !self.serving && self.ctx.may_block()
     }
 
     /// The name of the queue's key of type `ty`.
