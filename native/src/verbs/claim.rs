@@ -10,7 +10,7 @@
 use super::move_due::{apply, select, Due};
 use super::retention;
 use super::scope::Scope;
-use super::{add, counter};
+use super::{add, counter, paused};
 use crate::command::{Args, Claimed, Reply};
 use crate::ffi::{self, Key, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
@@ -38,8 +38,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let now = ffi::now_ms();
     let due = select(s, &schedule, now, CLAIM_MOVE_LIMIT)?;
     let expired = select(s, &active, now, CLAIM_MOVE_LIMIT)?;
-    let paused =
-        meta.kind() == Kind::Hash && meta.hget(l.meta.paused).is_some_and(|p| p.bytes() == b"1");
+    let paused = paused(&meta);
 
     // The walk, writing nothing: candidates in the order RPOP will return them after the moves.
     let len = if pending.kind() == Kind::List {

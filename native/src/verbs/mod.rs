@@ -59,6 +59,12 @@ pub fn add(key: &Key, field: Str, value: i64, by: i64) -> i64 {
     total
 }
 
+/// Step 5: whether the queue's `meta` says it is paused (`paused 1`).
+pub fn paused(meta: &Key) -> bool {
+    let field = lit().meta.paused;
+    meta.kind() == Kind::Hash && meta.hget(field).is_some_and(|p| p.bytes() == b"1")
+}
+
 /// Step 6: a missing `meta` made as a queue's first use makes it: `wire 5 created_ms <now>`.
 pub fn made(meta: &Key, now: Str) {
     if meta.kind() == Kind::Empty {

@@ -2,6 +2,7 @@
 //! holds ids, and waiting claims are woken. Reply: 1 when it resumed the queue, 0 when it was not
 //! paused.
 
+use super::paused;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
@@ -16,9 +17,7 @@ pub fn run<'a>(s: &mut Scope<'a>, _args: &Args<'a>) -> Result<Reply<'a>, Refusal
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     s.probe()?;
-    let paused =
-        meta.kind() == Kind::Hash && meta.hget(l.meta.paused).is_some_and(|p| p.bytes() == b"1");
-    if !paused {
+    if !paused(&meta) {
         return Ok(Reply::Int(0));
     }
     meta.hdel(&[l.meta.paused]);
