@@ -1,9 +1,11 @@
 /**
  * Writes what the wire spec (`lib/wire`) generates: the tables of docs/WIRE.md (between its
- * `BEGIN GENERATED` / `END GENERATED` markers) and `tests/vectors/wire.json`, which the native
- * module's unit tests read to prove that the verbs it registers and the texts it sends are the
- * spec's. `--check` writes nothing and fails when a committed file differs from what the spec
- * generates (the test command runs it).
+ * `BEGIN GENERATED` / `END GENERATED` markers), `tests/vectors/wire.json` (which the native module's
+ * unit tests read to prove that the texts it sends are the spec's), and `native/src/spec.rs`, the
+ * module's view of the spec: the wire's constants, every argument with its gate, every verb's call
+ * shape with its handler and C entry point, and the names the verbs store. `--check` writes
+ * nothing and fails when a committed file differs from what the spec generates (the test command
+ * runs it).
  *
  *   bun tools/gen_wire.ts [--check]
  */
@@ -16,31 +18,41 @@ import {
   CLAIM_MOVE_LIMIT,
   DEAD_AGE_DEFAULT_MS,
   DEAD_MAX_DEFAULT,
+  FENCE_KEY,
   type Gate,
   MAX_BATCH,
+  MAX_COUNTER_DIGITS,
+  MAX_DIGITS,
   MAX_PAYLOAD_BYTES,
+  MAX_PROGRESS_BYTES,
+  MAX_REASON_BYTES,
+  META_FIELDS,
   type Refusal,
   REFUSAL_NAMES,
   REFUSALS,
   refusalsOf,
   renderRefusal,
+  ROW_FIELDS,
+  STATES,
   TRIM_LIMIT,
   type Verb,
   VERB_NAMES,
   VERBS,
   type VerbSpec,
+  WAKE_MARKERS,
   WIRE,
 } from "../lib/wire/mod.ts";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const DOC = resolve(ROOT, "docs/WIRE.md");
 const VECTORS = resolve(ROOT, "tests/vectors/wire.json");
+const RUST = resolve(ROOT, "native/src/spec.rs");
 
 /** A gate as one word, the same in the JSON and in the Rust test. */
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "number") return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}`;
-  return g.refusal === "payload" ? "bytes:payload" : `bytes:${g.refusal}<=${g.limit}`;
+  return g.config !== undefined ? `bytes:${g.refusal}` : `bytes:${g.refusal}<=${g.limit}`;
 }
 
 /** The parameters a sample of refusal `r` of `verb` is rendered with (one per number argument). */
@@ -120,8 +132,18 @@ export function vectors(): string {
     deadMaxDefault: DEAD_MAX_DEFAULT,
     deadAgeDefaultMs: DEAD_AGE_DEFAULT_MS,
     trimLimit: TRIM_LIMIT,
+    maxDigits: MAX_DIGITS,
+    maxCounterDigits: MAX_COUNTER_DIGITS,
+    maxPayloadBytes: MAX_PAYLOAD_BYTES,
+    fenceKey: FENCE_KEY,
   };
-  return `${JSON.stringify({ ...head, verbs, refusals: templates, samples }, null, 2)}\n`;
+  const stored = {
+    row: Object.keys(ROW_FIELDS),
+    states: Object.keys(STATES),
+    meta: Object.keys(META_FIELDS),
+    wake: Object.keys(WAKE_MARKERS),
+  };
+  return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
 }
 
 const cell = (s: string): string => s.replace(/\|/g, "\\|");
@@ -148,7 +170,7 @@ export function sections(): Record<string, string> {
         ? "starts with the 3 bytes `JOB`"
         : g.kind === "number"
         ? `1 to 15 ASCII digits, nothing else (no sign, no space), ≥ ${g.min}${g.max === undefined ? "" : `, ≤ ${g.max}`}`
-        : `at most ${g.refusal === "payload" ? "`emq.max-payload` (default 1048576)" : g.limit} bytes`;
+        : `at most ${g.config !== undefined ? `\`emq.${g.config}\` (default ${g.limit})` : g.limit} bytes`;
       return `| ${a} | ${gate} | ${cell(ARGS[a].doc)} |`;
     }),
   ].join("\n");
@@ -167,7 +189,12 @@ export function sections(): Record<string, string> {
     "| --- | --- |",
     ...VERB_NAMES.map((v) => `| ${v} | ${cell(VERBS[v].writes)} |`),
   ].join("\n");
-  return { calls, args, refusals, "refusals-by-verb": byVerb, writes };
+  const table = (head: string, rows: Readonly<Record<string, string>>): string =>
+    [`| ${head} |`, "| --- | --- |", ...Object.entries(rows).map(([k, v]) => `| ${k} | ${cell(v)} |`)].join("\n");
+  const row = `${table("field | holds", ROW_FIELDS)}\n\n${table("state | where the job is", STATES)}`;
+  const meta = table("field | holds", META_FIELDS);
+  const wake = table("marker | means", WAKE_MARKERS);
+  return { calls, args, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake };
 }
 
 /** docs/WIRE.md with every generated section replaced by what the spec generates now. */
@@ -184,9 +211,135 @@ export function doc(current: string): string {
   return out;
 }
 
+/** The doc comment of `export const <name>` in `source`, as one line. */
+function docOf(source: string, name: string): string {
+  const m = new RegExp(`/\\*\\*((?:(?!\\*/)[^])*)\\*/\\s*export const ${name}\\b`).exec(source);
+  if (m === null) throw new Error(`gen_wire: no doc comment for ${name}`);
+  return m[1]!.split("\n").map((l) => l.replace(/^\s*\*?\s?/, "").trim()).filter((l) => l !== "").join(" ");
+}
+
+/** A Rust string literal of `s` (printable ASCII only). */
+function rustString(s: string): string {
+  if (!/^[\x20-\x7e]*$/.test(s)) throw new Error(`gen_wire: not printable ASCII: ${s}`);
+  return `"${s.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/** A Rust identifier a stored name can be (the `names!` sets use the name as the field). */
+function rustField(name: string): string {
+  if (!/^[a-z][a-z0-9_]*$/.test(name) || ["type", "move", "ref", "loop", "match", "use"].includes(name)) {
+    throw new Error(`gen_wire: ${name} cannot be a Rust field name`);
+  }
+  return name;
+}
+
+/** The Rust constants the module takes from the spec, with their Rust types. */
+const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = [
+  ["WIRE", "i64", WIRE],
+  ["FENCE_KEY", "&str", FENCE_KEY],
+  ["MAX_PAYLOAD_BYTES", "i64", MAX_PAYLOAD_BYTES],
+  ["MAX_REASON_BYTES", "i64", MAX_REASON_BYTES],
+  ["MAX_PROGRESS_BYTES", "i64", MAX_PROGRESS_BYTES],
+  ["DEAD_MAX_DEFAULT", "i64", DEAD_MAX_DEFAULT],
+  ["DEAD_AGE_DEFAULT_MS", "i64", DEAD_AGE_DEFAULT_MS],
+  ["TRIM_LIMIT", "i64", TRIM_LIMIT],
+  ["MAX_DIGITS", "usize", MAX_DIGITS],
+  ["MAX_COUNTER_DIGITS", "usize", MAX_COUNTER_DIGITS],
+  ["MAX_BATCH", "usize", MAX_BATCH],
+  ["CLAIM_MOVE_LIMIT", "u64", CLAIM_MOVE_LIMIT],
+];
+
+/** A gate as the Rust `Gate` value. */
+function rustGate(g: Gate): string {
+  if (g.kind === "job-id") return "Gate::JobId";
+  if (g.kind === "number") return `Gate::Number { min: ${g.min}, max: ${g.max === undefined ? "None" : `Some(${g.max})`} }`;
+  if (g.config !== undefined && g.config !== "max-payload") throw new Error(`gen_wire: unknown config ${g.config}`);
+  const limit = g.config === "max-payload" ? "Limit::MaxPayload" : `Limit::Fixed(${g.limit})`;
+  return `Gate::Bytes { refusal: ${rustString(g.refusal)}, limit: ${limit} }`;
+}
+
+/** A `names!` set of the Rust side: its doc, struct and constant, and each name with its doc. */
+function rustNames(doc: string, set: string, konst: string, names: Readonly<Record<string, string>>): string[] {
+  return [
+    "names! {",
+    `    /// ${doc}`,
+    `    ${set} ${konst} {`,
+    ...Object.entries(names).flatMap(([name, what]) => [`        /// ${what}`, `        ${rustField(name)},`]),
+    "    }",
+    "}",
+  ];
+}
+
+/** native/src/spec.rs: the spec as the module reads it. */
+export function rust(): string {
+  const source = readFileSync(resolve(ROOT, "lib/wire/verbs.ts"), "utf8");
+  const constName = (a: string) => a.toUpperCase();
+  const list = (args: readonly ArgName[]) => `&[${args.map(constName).join(", ")}]`;
+  const lines = [
+    "//! The wire spec as the module reads it. GENERATED by `tools/gen_wire.ts` from `lib/wire`: do",
+    "//! not edit; change the spec and run `bun tools/gen_wire.ts` (its `--check`, a step of the test",
+    "//! command, fails while this file differs from what the spec generates). The wire's constants,",
+    "//! every argument with its gate (`arg`), every verb's call shape (`verb`), the verbs in wire order",
+    "//! with their handlers (steps 5–6) and C entry points ([`VERBS`]: a verb of the spec without a",
+    "//! handler does not compile), and the names the verbs store, from which the module makes its",
+    "//! literals at load.",
+    "",
+    "use crate::command::{Command, Dispatcher};",
+    "use crate::ffi::entry;",
+    "use crate::verbs;",
+    "use crate::wire::names;",
+    "",
+    ...RUST_CONSTANTS.flatMap(([name, type, value]) => [
+      `/// ${docOf(source, name)}`,
+      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : value};`,
+    ]),
+    "",
+    "/// Every argument of the wire, with its gate (step 4).",
+    "pub mod arg {",
+    "    use crate::wire::{Arg, Gate, Limit};",
+    "",
+    ...(Object.keys(ARGS) as ArgName[]).flatMap((a) => [
+      `    /// ${ARGS[a].doc}`,
+      `    pub const ${constName(a)}: Arg = Arg { name: ${rustString(a)}, gate: ${rustGate(ARGS[a].gate)} };`,
+    ]),
+    "}",
+    "",
+    "/// Every verb's call shape, in wire order.",
+    "pub mod verb {",
+    "    use super::arg::*;",
+    "    use crate::wire::Verb;",
+    "",
+    ...VERB_NAMES.flatMap((v) => {
+      const s: VerbSpec = VERBS[v];
+      return [
+        `    /// \`EMQ.${v}\`: ${s.effect}.`,
+        `    pub const ${v}: Verb = Verb { name: "EMQ.${v}", command: "emq.${v.toLowerCase()}", args: ${list(s.args)}, group: ${
+          list(s.group)
+        }, min_groups: ${s.minGroups ?? 1}, admits: ${s.admits} };`,
+      ];
+    }),
+    "}",
+    "",
+    "/// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.",
+    `pub static VERBS: [Command; ${VERB_NAMES.length}] = [`,
+    ...VERB_NAMES.map((v, i) =>
+      `    Command { verb: verb::${v}, run: verbs::${v.toLowerCase()}::run, entry: entry::<Dispatcher, ${i}> },`
+    ),
+    "];",
+    "",
+    ...rustNames("The fields of a job's row (`emq:{q}:job:<id>`, a hash).", "Row", "ROW", ROW_FIELDS),
+    "",
+    ...rustNames("The states a row's `state` takes.", "States", "STATE", STATES),
+    "",
+    ...rustNames("The fields of the queue's `meta` hash.", "Meta", "META", META_FIELDS),
+    "",
+    ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
 if (import.meta.main) {
   const check = process.argv.includes("--check");
-  const want = new Map([[VECTORS, vectors()], [DOC, doc(readFileSync(DOC, "utf8"))]]);
+  const want = new Map([[VECTORS, vectors()], [DOC, doc(readFileSync(DOC, "utf8"))], [RUST, rust()]]);
   const stale: string[] = [];
   for (const [file, text] of want) {
     const have = (() => {

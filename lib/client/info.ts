@@ -7,6 +7,7 @@
  */
 import type { GlideReturnType } from "@valkey/valkey-glide";
 import type { JobId } from "../keyspace/mod.ts";
+import { META, ROW, STATE } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
 import type { Counts } from "./job.ts";
 
@@ -14,7 +15,7 @@ import type { Counts } from "./job.ts";
 export type JobState = "pending" | "active" | "scheduled" | "dead";
 
 /** The job states `EchoMQ.jobs` pages through. */
-export const JOB_STATES: readonly JobState[] = ["pending", "active", "scheduled", "dead"];
+export const JOB_STATES: readonly JobState[] = [STATE.pending, STATE.active, STATE.scheduled, STATE.dead];
 
 /** One job as its row has it. Times are ms since the epoch. */
 export interface JobInfo<P> {
@@ -102,17 +103,17 @@ const num = (f: Map<string, Uint8Array>, k: string): number | undefined => {
 
 /** A job row as a {@link JobInfo}; `null` when the row is missing or has no state. */
 export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array>, codec: Codec<P>): JobInfo<P> | null {
-  const state = text(row, "state") as JobState | undefined;
+  const state = text(row, ROW.state) as JobState | undefined;
   if (state === undefined || !JOB_STATES.includes(state)) return null;
   let payload: P | undefined;
   let payloadError: string | undefined;
   try {
-    payload = codec.decode(row.get("payload") ?? new Uint8Array(0));
+    payload = codec.decode(row.get(ROW.payload) ?? new Uint8Array(0));
   } catch (e) {
     payloadError = e instanceof Error ? e.message : String(e);
   }
   let progress: unknown;
-  const p = text(row, "progress");
+  const p = text(row, ROW.progress);
   if (p !== undefined) {
     try {
       progress = JSON.parse(p);
@@ -124,17 +125,17 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     id,
     queue,
     state,
-    attempts: num(row, "attempts") ?? 0,
+    attempts: num(row, ROW.attempts) ?? 0,
     payload,
-    createdAt: num(row, "created_ms") ?? 0,
+    createdAt: num(row, ROW.created_ms) ?? 0,
   };
   const optional: Array<[string, unknown]> = [
     ["payloadError", payloadError],
-    ["dueAt", state === "scheduled" ? num(row, "due_ms") : undefined],
-    ["leaseUntil", state === "active" ? num(row, "deadline_ms") : undefined],
-    ["token", num(row, "token")],
-    ["reason", text(row, "reason")],
-    ["buriedAt", state === "dead" ? num(row, "buried_ms") : undefined],
+    ["dueAt", state === STATE.scheduled ? num(row, ROW.due_ms) : undefined],
+    ["leaseUntil", state === STATE.active ? num(row, ROW.deadline_ms) : undefined],
+    ["token", num(row, ROW.token)],
+    ["reason", text(row, ROW.reason)],
+    ["buriedAt", state === STATE.dead ? num(row, ROW.buried_ms) : undefined],
     ["progress", progress],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
@@ -145,14 +146,14 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
 export function queueStats(counts: Counts, meta: Map<string, Uint8Array>, defaults: { deadMax: number; deadAgeMs: number }): QueueStats {
   return {
     ...counts,
-    paused: text(meta, "paused") === "1",
-    createdAt: num(meta, "created_ms") ?? 0,
-    enqueued: num(meta, "enqueued") ?? 0,
-    acked: num(meta, "acked") ?? 0,
-    retried: num(meta, "retried") ?? 0,
-    buried: num(meta, "buried") ?? 0,
-    claims: num(meta, "tokens") ?? 0,
-    deadMax: num(meta, "dead_max") ?? defaults.deadMax,
-    deadAgeMs: num(meta, "dead_age_ms") ?? defaults.deadAgeMs,
+    paused: text(meta, META.paused) === "1",
+    createdAt: num(meta, META.created_ms) ?? 0,
+    enqueued: num(meta, META.enqueued) ?? 0,
+    acked: num(meta, META.acked) ?? 0,
+    retried: num(meta, META.retried) ?? 0,
+    buried: num(meta, META.buried) ?? 0,
+    claims: num(meta, META.tokens) ?? 0,
+    deadMax: num(meta, META.dead_max) ?? defaults.deadMax,
+    deadAgeMs: num(meta, META.dead_age_ms) ?? defaults.deadAgeMs,
   };
 }

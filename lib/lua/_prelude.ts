@@ -14,8 +14,10 @@
 import {
   ARGS,
   type ArgName,
+  FENCE_KEY,
   type Gate,
   MAX_BATCH,
+  MAX_COUNTER_DIGITS,
   MAX_DIGITS,
   pieces,
   type Refusal,
@@ -87,7 +89,7 @@ end
 -- (the read of a key of another slot fails there, and counts as unfenced; so does a key the
 -- caller's ACL hides), or nil and the refusal.
 local function emq_fence()
-  local wire = redis.pcall('GET', '{emq}:version')
+  local wire = redis.pcall('GET', ${luaString(FENCE_KEY)})
   if type(wire) == 'table' and wire.err then return true end
   if type(wire) == 'string' and wire ~= '${WIRE}' then
     local found = string.find(wire, '^[0-9]+$') and #wire <= ${MAX_DIGITS} and wire or 'unknown'
@@ -136,13 +138,13 @@ local function emq_type(key, want)
 end
 
 -- A counter the verb increments (HINCRBY): missing, or an integer as HINCRBY reads it (optional
--- '-', digits without a leading zero) of at most 18 digits, so that any increment of one call fits.
+-- '-', digits without a leading zero) of at most ${MAX_COUNTER_DIGITS} digits, so that any increment of one call fits.
 -- Returns nil, or the refusal.
 local function emq_counter(key, field)
   local count = redis.call('HGET', key, field)
   if not count then return nil end
   local digits = string.gsub(count, '^%-', '', 1)
-  if count == '-0' or digits == '' or #digits > 18 or string.find(digits, '[^0-9]')
+  if count == '-0' or digits == '' or #digits > ${MAX_COUNTER_DIGITS} or string.find(digits, '[^0-9]')
     or (digits ~= '0' and string.sub(digits, 1, 1) == '0') then
     return emq_refuse['counter']({})
   end

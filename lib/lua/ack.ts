@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { META } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { LEASES_LUA } from "./leases.ts";
 
@@ -11,10 +12,10 @@ export const ACK_LUA: string = luaScript(
   "ACK",
   `
 local active = base .. 'active'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, 'acked') if e then return e end
+local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, '${META.acked}') if e then return e end
 emq_each('ZREM', active, id)
 emq_each('DEL', nil, rows)
-redis.call('HINCRBY', KEYS[1], 'acked', n)
+redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
 return n
 `,
   LEASES_LUA,

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { META, WIRE } from "../wire/mod.ts";
 
 /** `emq_admit(base, n, id, structure, kind)` and `emq_admitted(meta_type, n, now)`. */
 export const ADMIT_LUA: string = `
@@ -29,13 +30,13 @@ local function emq_admit(base, n, id, structure, kind)
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
   a.wake, e = emq_type(base .. 'wake', 'zset') if e then return nil, e end
   if a.wake == 'none' then a.missing[#a.missing + 1] = base .. 'wake' end
-  e = emq_counter(KEYS[1], 'enqueued') if e then return nil, e end
+  e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
   return a
 end
 
 -- The queue's meta: made on first use, and the admissions counted.
 local function emq_admitted(a, n, now)
-  if a.meta == 'none' then redis.call('HSET', KEYS[1], 'wire', '5', 'created_ms', now) end
-  redis.call('HINCRBY', KEYS[1], 'enqueued', n)
+  if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
+  redis.call('HINCRBY', KEYS[1], '${META.enqueued}', n)
 end
 `;

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { META, ROW, STATE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
@@ -13,16 +14,16 @@ export const BURY_LUA: string = luaScript(
   "BURY",
   `
 local active, dead = base .. 'active', base .. 'dead'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, 'buried') if e then return e end
+local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, '${META.buried}') if e then return e end
 local now = emq_now()
 local victims, e = emq_trim_select(base, dead, now, n) if e then return e end
 local at = emq_int(now)
 emq_each('ZREM', active, id)
 for j = 1, n do
   redis.call('ZADD', dead, at, id[j])
-  redis.call('HSET', rows[j], 'state', 'dead', 'reason', reason[j], 'buried_ms', at)
+  redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
 end
-redis.call('HINCRBY', KEYS[1], 'buried', n)
+redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
 emq_trim(dead, victims)
 return n
 `,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { CLAIM_MOVE_LIMIT } from "../wire/mod.ts";
+import { CLAIM_MOVE_LIMIT, META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
@@ -33,7 +33,7 @@ end
 local now = emq_now()
 local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
 local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
-local paused = meta == 'hash' and redis.call('HGET', KEYS[1], 'paused') == '1'
+local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
 
 -- The walk, writing nothing: candidates in the order RPOP will return them after the moves.
 local len = kinds[pending] == 'list' and redis.call('LLEN', pending) or 0
@@ -58,12 +58,12 @@ while not paused and #claimed < count and i < total do
   end
   popped = i
   if exists then
-    e = emq_counter(row, 'attempts') if e then return e end
+    e = emq_counter(row, '${ROW.attempts}') if e then return e end
     claimed[#claimed + 1] = {id = id, row = row}
   end
 end
 if #claimed > 0 then
-  e = emq_counter(KEYS[1], 'tokens') if e then return e end
+  e = emq_counter(KEYS[1], '${META.tokens}') if e then return e end
 end
 local victims, e = emq_trim_select(base, dead, now, 0) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
@@ -75,24 +75,24 @@ if popped > 0 then redis.call('RPOP', pending, popped) end
 emq_trim(dead, victims)
 local reply = {0}
 if #claimed > 0 then
-  local last = redis.call('HINCRBY', KEYS[1], 'tokens', #claimed)
+  local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', #claimed)
   local deadline = emq_int(now + lease_ms)
   for j, c in ipairs(claimed) do
     local token = last - #claimed + j
     redis.call('ZADD', active, deadline, c.id)
-    local attempts = redis.call('HINCRBY', c.row, 'attempts', 1)
-    redis.call('HSET', c.row, 'state', 'active', 'deadline_ms', deadline, 'token', emq_int(token))
-    reply[j + 1] = {c.id, redis.call('HGET', c.row, 'payload'), attempts, token}
+    local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
+    redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+    reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token}
   end
 end
--- wake: 'ready' while pending holds ids; a 'due' marker whose time has come is spent.
+-- wake: '${WAKE.ready}' while pending holds ids; a '${WAKE.due}' marker whose time has come is spent.
 if redis.call('LLEN', pending) > 0 then
-  if redis.call('ZSCORE', wake, 'ready') ~= '0' then redis.call('ZADD', wake, 0, 'ready') end
-elseif redis.call('ZSCORE', wake, 'ready') then
-  redis.call('ZREM', wake, 'ready')
+  if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
+  redis.call('ZREM', wake, '${WAKE.ready}')
 end
-local spent = redis.call('ZSCORE', wake, 'due')
-if spent and tonumber(spent) <= now then redis.call('ZREM', wake, 'due') end
+local spent = redis.call('ZSCORE', wake, '${WAKE.due}')
+if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
 -- next_ms: the earliest time a scheduled job falls due or a lease runs out (0: none).
 local next_ms = 0
 for _, key in ipairs({schedule, active}) do

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
 
@@ -17,10 +18,10 @@ e = emq_local(cluster, a.missing) if e then return e end
 local now = emq_int(emq_now())
 emq_admitted(a, n, now)
 for j = 1, n do
-  redis.call('HSET', a.rows[j], 'state', 'pending', 'payload', payload[j], 'attempts', '0', 'created_ms', now)
+  redis.call('HSET', a.rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.payload}', payload[j], '${ROW.attempts}', '0', '${ROW.created_ms}', now)
 end
 emq_each('LPUSH', pending, id)
-if a.structure == 'none' then redis.call('ZADD', base .. 'wake', 0, 'ready') end
+if a.structure == 'none' then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
 return n
 `,
   ADMIT_LUA,

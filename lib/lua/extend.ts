@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { LEASES_LUA } from "./leases.ts";
 
@@ -15,7 +16,7 @@ local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}) if e
 local deadline = emq_int(emq_now() + lease_ms)
 for j = 1, n do
   redis.call('ZADD', active, deadline, id[j])
-  redis.call('HSET', rows[j], 'deadline_ms', deadline)
+  redis.call('HSET', rows[j], '${ROW.deadline_ms}', deadline)
 end
 return n
 `,

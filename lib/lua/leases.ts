@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ROW } from "../wire/mod.ts";
 
 /** `emq_leases(base, cluster, n, id, token, structures, total)`. */
 export const LEASES_LUA: string = `
@@ -32,7 +33,7 @@ local function emq_leases(base, cluster, n, id, token, structures, total)
     if t == 'none' then
       missing[#missing + 1] = rows[j]
     elseif redis.call('ZSCORE', active, id[j]) then
-      local stored = redis.call('HGET', rows[j], 'token')
+      local stored = redis.call('HGET', rows[j], '${ROW.token}')
       held[j] = stored == emq_int(token[j])
     end
   end

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
 /** `emq_due(base, from, now, limit, missing)` and `emq_move(from, pending, push, due)`. */
@@ -31,7 +32,7 @@ local function emq_move(from, pending, push, due)
   emq_each('ZREM', from, due.ids)
   emq_each(push, pending, due.ids)
   for i = 1, #due.ids do
-    if due.exists[i] then redis.call('HSET', due.rows[i], 'state', 'pending') end
+    if due.exists[i] then redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}') end
   end
   return #due.ids
 end
@@ -56,7 +57,7 @@ end
 local due, e = emq_due(base, from, emq_now(), limit, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 local moved = emq_move(from, pending, '${push}', due)
-if moved > 0 then redis.call('ZADD', wake, 0, 'ready') end
+if moved > 0 then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return moved
 `,
     MOVE_DUE_LUA,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { META, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
 /** The Lua twin of `EMQ.PAUSE`. */
@@ -11,9 +12,9 @@ export const PAUSE_LUA: string = luaScript(
   "PAUSE",
   `
 local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
-if meta == 'hash' and redis.call('HGET', KEYS[1], 'paused') == '1' then return 0 end
-if meta == 'none' then redis.call('HSET', KEYS[1], 'wire', '5', 'created_ms', emq_int(emq_now())) end
-redis.call('HSET', KEYS[1], 'paused', '1')
+if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1' then return 0 end
+if meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end
+redis.call('HSET', KEYS[1], '${META.paused}', '1')
 return 1
 `,
 );

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { LEASES_LUA } from "./leases.ts";
 
@@ -12,7 +13,7 @@ export const PROGRESS_LUA: string = luaScript(
   "PROGRESS",
   `
 local rows, e = emq_leases(base, cluster, n, id, token, {{base .. 'active', 'zset'}}) if e then return e end
-for j = 1, n do redis.call('HSET', rows[j], 'progress', value[j]) end
+for j = 1, n do redis.call('HSET', rows[j], '${ROW.progress}', value[j]) end
 return n
 `,
   LEASES_LUA,

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
 /** The Lua twin of `EMQ.REQUEUE`. */
@@ -42,11 +43,11 @@ emq_each('ZREM', dead, ids)
 emq_each('LPUSH', pending, ids)
 for j = 1, #ids do
   if exists[j] then
-    redis.call('HSET', rows[j], 'state', 'pending', 'attempts', '0')
-    redis.call('HDEL', rows[j], 'reason', 'buried_ms')
+    redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.attempts}', '0')
+    redis.call('HDEL', rows[j], '${ROW.reason}', '${ROW.buried_ms}')
   end
 end
-if kinds[pending] == 'none' then redis.call('ZADD', wake, 0, 'ready') end
+if kinds[pending] == 'none' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return #ids
 `,
 );

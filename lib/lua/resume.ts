@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { META, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
 /** The Lua twin of `EMQ.RESUME`. */
@@ -19,9 +20,9 @@ local missing = {}
 if p == 'none' then missing[#missing + 1] = pending end
 if w == 'none' then missing[#missing + 1] = wake end
 e = emq_local(cluster, missing) if e then return e end
-if meta ~= 'hash' or redis.call('HGET', KEYS[1], 'paused') ~= '1' then return 0 end
-redis.call('HDEL', KEYS[1], 'paused')
-if p == 'list' then redis.call('ZADD', wake, 0, 'ready') end
+if meta ~= 'hash' or redis.call('HGET', KEYS[1], '${META.paused}') ~= '1' then return 0 end
+redis.call('HDEL', KEYS[1], '${META.paused}')
+if p == 'list' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return 1
 `,
 );

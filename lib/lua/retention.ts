@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, TRIM_LIMIT } from "../wire/mod.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META, TRIM_LIMIT } from "../wire/mod.ts";
 
 /** `emq_trim_select(base, dead, now, adding)` and `emq_trim(dead, victims)`. */
 export const RETENTION_LUA: string = `
@@ -23,8 +23,8 @@ local function emq_trim_select(base, dead, now, adding)
   local victims = {ids = {}, rows = {}}
   local card = redis.call('ZCARD', dead)
   if card == 0 then return victims end
-  local max = emq_limit('dead_max', ${DEAD_MAX_DEFAULT})
-  local age = emq_limit('dead_age_ms', ${DEAD_AGE_DEFAULT_MS})
+  local max = emq_limit('${META.dead_max}', ${DEAD_MAX_DEFAULT})
+  local age = emq_limit('${META.dead_age_ms}', ${DEAD_AGE_DEFAULT_MS})
   local k = 0
   if max > 0 then k = card + adding - max end
   if age > 0 then

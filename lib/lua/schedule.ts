@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
 
@@ -19,11 +20,11 @@ emq_admitted(a, n, now)
 local earliest = due_ms[1]
 for j = 1, n do
   local due = emq_int(due_ms[j])
-  redis.call('HSET', a.rows[j], 'state', 'scheduled', 'payload', payload[j], 'attempts', '0', 'created_ms', now, 'due_ms', due)
+  redis.call('HSET', a.rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.payload}', payload[j], '${ROW.attempts}', '0', '${ROW.created_ms}', now, '${ROW.due_ms}', due)
   redis.call('ZADD', schedule, due, id[j])
   if due_ms[j] < earliest then earliest = due_ms[j] end
 end
-redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), 'due')
+redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), '${WAKE.due}')
 return n
 `,
   ADMIT_LUA,

@@ -1,8 +1,11 @@
 /**
  * The wire, written once: the verbs ({@link VERBS}: keys, arguments, replies, effects), the
- * refusals with their exact texts ({@link REFUSALS}), and the calls built from them
- * ({@link wireCall}). Everything else that speaks the wire derives from this module: the client's
- * calls and error decoder, the Lua twin's steps 1–4, docs/WIRE.md and the native module's checks.
+ * refusals with their exact texts ({@link REFUSALS}), what the verbs store (the job row's fields
+ * {@link ROW_FIELDS}, its {@link STATES}, `meta`'s {@link META_FIELDS}, `wake`'s
+ * {@link WAKE_MARKERS}), and the calls built from them ({@link wireCall}). Everything else that
+ * speaks the wire derives from this module: the client's calls, readers and error decoder, the Lua
+ * twin's steps 1–4 and the names its bodies store, docs/WIRE.md, and the native module's verb
+ * table, constants and literals (`native/src/spec.rs`).
  *
  * @example
  * ```ts
@@ -26,9 +29,11 @@ export {
   DEAD_AGE_DEFAULT_MS,
   DEAD_MAX_DEFAULT,
   type Derived,
+  FENCE_KEY,
   type Gate,
   gateRefusal,
   MAX_BATCH,
+  MAX_COUNTER_DIGITS,
   MAX_DIGITS,
   MAX_PAYLOAD_BYTES,
   MAX_PROGRESS_BYTES,
@@ -42,6 +47,21 @@ export {
   type VerbSpec,
   WIRE,
 } from "./verbs.ts";
+export {
+  META,
+  META_FIELDS,
+  type MetaField,
+  type Names,
+  ROW,
+  ROW_FIELDS,
+  type RowField,
+  STATE,
+  type StateName,
+  STATES,
+  WAKE,
+  WAKE_MARKERS,
+  type WakeMarker,
+} from "./row.ts";
 export {
   type ParsedRefusal,
   type Params,

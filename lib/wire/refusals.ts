@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { MAX_COUNTER_DIGITS } from "./verbs.ts";
 
 /** The step of the wire at which a refusal happens (docs/WIRE.md, "Steps"). */
 export type Step = "shape" | "layout" | "fence" | "gate" | "domain";
@@ -120,7 +121,7 @@ export const REFUSALS = {
     step: "domain",
     template: "ERR hash value is not an integer",
     doc: "a counter the verb increments (a row's `attempts`, `meta`'s totals and `tokens`) is not an " +
-      "integer as HINCRBY reads it, or has more than 18 digits (HINCRBY's own text)",
+      `integer as HINCRBY reads it, or has more than ${MAX_COUNTER_DIGITS} digits (HINCRBY's own text)`,
   },
   migrating: {
     step: "domain",

@@ -3,8 +3,8 @@
  * one group per job), each argument with its gate; the keys it derives and touches; its reply,
  * effect and writes; its domain refusals; whether it admits memory (refused under `maxmemory`).
  * The client builds every call from this table, the Lua twin's steps 1–4 are generated from it,
- * docs/WIRE.md's tables are printed from it, and the native module's unit tests check their own
- * verb table against it (through `tests/vectors/wire.json`).
+ * docs/WIRE.md's tables are printed from it, and the native module's verb → handler table and
+ * constants are generated from it (`native/src/spec.rs`, by `tools/gen_wire.ts`).
  *
  * Every verb declares exactly one key, the queue's `meta` hash, which exists from the queue's
  * first use and is never deleted: a declared key that may not exist would make every slot
@@ -19,11 +19,20 @@ import type { Refusal } from "./refusals.ts";
 /** The wire these verbs are. */
 export const WIRE = 5;
 
-/** How an argument is checked at step 4. */
+/**
+ * How an argument is checked at step 4: a `JOB` id; a number of 1 to {@link MAX_DIGITS} digits
+ * within bounds; or bytes of at most `limit` (refused with `refusal`; with `config`, the module's
+ * configuration of that name sets the limit, and `limit` is its default and the scripts' limit).
+ */
 export type Gate =
   | { readonly kind: "job-id" }
   | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number }
-  | { readonly kind: "bytes"; readonly refusal: "payload" | "reason" | "progress"; readonly limit: number };
+  | {
+    readonly kind: "bytes";
+    readonly refusal: "payload" | "reason" | "progress";
+    readonly limit: number;
+    readonly config?: "max-payload";
+  };
 
 /** Payload limit of the scripts (the module's `emq.max-payload` default). */
 export const MAX_PAYLOAD_BYTES = 1048576;
@@ -39,6 +48,10 @@ export const DEAD_AGE_DEFAULT_MS = 2_592_000_000;
 export const TRIM_LIMIT = 1000;
 /** Most digits a number argument may have (so that now + n stays exact as a sorted-set score). */
 export const MAX_DIGITS = 15;
+/** Most digits a counter a verb increments may have (so that any one call's increment fits). */
+export const MAX_COUNTER_DIGITS = 18;
+/** The standalone server's wire identity: a string key, absent (unfenced) or the wire's number. */
+export const FENCE_KEY = "{emq}:version";
 /** Largest number the wire accepts: {@link MAX_DIGITS} decimal digits. */
 export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
@@ -55,7 +68,7 @@ export const ARGS = {
     doc: "the lease token CLAIM handed out with the job",
   },
   payload: {
-    gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
+    gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES, config: "max-payload" },
     sample: "payload",
     doc: "the job's payload, any bytes",
   },

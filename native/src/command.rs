@@ -1,40 +1,38 @@
 //! The dispatcher every verb goes through: it answers the getkeys callback, then runs steps 1–4 of
 //! `docs/WIRE.md` once for every verb from its [`Verb`] value — shape, layout, fence, gates — and
-//! hands the handler the queue and the gated arguments; the handler runs steps 5–6 and replies,
-//! refuses, or (CLAIM) asks to wait on a key. Safe code: the C API is behind `ffi`.
+//! hands the handler a [`Scope`] on the queue and the gated arguments; the handler runs steps 5–6
+//! and replies, refuses, or (CLAIM) asks to wait on a key. Safe code: the C API is behind `ffi`,
+//! which reaches this layer only through the [`Dispatch`] it is given ([`Dispatcher`]) and the
+//! closures a waiting call hands it.
 
 use crate::config;
-use crate::ffi::{lit, Ctx, Kind, Owned, Str};
+use crate::ffi::{self, Ctx, Dispatch, Entry, Kind, Owned, Str};
 use crate::gates;
 use crate::keyspace::{Queue, META};
-use crate::verbs::VERBS;
-use crate::wire::{fence_found, Gate, Refusal, Verb, WIRE};
+use crate::literals::lit;
+use crate::spec::{VERBS, WIRE};
+use crate::verbs::scope::Scope;
+use crate::wire::{fence_found, Gate, Limit, Refusal, Verb};
 
-/// One call: its context, argv and verb.
-pub struct Call<'a> {
-    /// The command context.
-    pub ctx: Ctx<'a>,
-    argv: &'a [Str<'a>],
-    verb: &'static Verb,
-    /// A blocked client being served: it must not block again.
-    serving: bool,
+/// A verb's steps 5–6: domain checks, then every write (or nothing).
+pub type Handler = for<'a> fn(&mut Scope<'a>, &Args<'a>) -> Result<Reply<'a>, Refusal>;
+
+/// One verb as the module registers it (the table `spec::VERBS`, generated from the spec).
+pub struct Command {
+    /// Its call shape.
+    pub verb: Verb,
+    /// Its steps 5–6.
+    pub run: Handler,
+    /// Its C entry point: the [`Dispatcher`], with the verb's place in the table.
+    pub entry: Entry,
 }
 
-impl<'a> Call<'a> {
-    /// The verb being run.
-    pub fn verb(&self) -> &'static Verb {
-        self.verb
-    }
+/// The dispatcher the C entry points call ([`ffi::entry`]).
+pub struct Dispatcher;
 
-    /// The declared key, the queue's `meta`.
-    pub fn meta(&self) -> Str<'a> {
-        self.argv[2]
-    }
-
-    /// Whether the verb may wait on a key now (not a served blocked client, not in MULTI or a
-    /// script).
-    pub fn may_block(&self) -> bool {
-        !self.serving && self.ctx.may_block()
+impl Dispatch for Dispatcher {
+    fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
+        dispatch(ctx, argv, index);
     }
 }
 
@@ -124,12 +122,8 @@ pub enum Reply<'a> {
     },
 }
 
-/// A verb's steps 5–6: domain checks, then every write (or nothing).
-pub type Handler = for<'a> fn(&Call<'a>, &Queue<'a>, &Args<'a>) -> Result<Reply<'a>, Refusal>;
-
 /// Runs verb `index` of [`VERBS`] on one call's argv.
-pub fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
-    let (verb, handler) = VERBS[index];
+fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
     if ctx.keys_request() {
         // getkeys callback: declare argv[2] when numkeys is 1; else no key (the call fails at shape).
         if argv.len() >= 3 && argv[1].bytes() == b"1" {
@@ -137,40 +131,44 @@ pub fn dispatch<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize) {
         }
         return;
     }
-    let call = Call {
-        ctx,
-        argv,
-        verb,
-        serving: false,
-    };
-    match steps(&call).and_then(|(q, args)| handler(&call, &q, &args)) {
+    match run(ctx, argv, index, false) {
         Ok(Reply::Wait {
             key,
             timeout_ms,
             next_ms: _,
-        }) => ctx.block_on_key(key.as_str(), timeout_ms, crate::ffi::now_ms() + timeout_ms),
+        }) => {
+            let deadline = ffi::now_ms() + timeout_ms;
+            ctx.block_on_key(
+                key.as_str(),
+                timeout_ms,
+                move |ctx, argv| serve_blocked(ctx, argv, index, deadline),
+                blocked_timeout,
+            );
+        }
         Ok(reply) => answer(ctx, reply),
-        Err(refusal) => ctx.reply_error(&refusal.text(verb)),
+        Err(refusal) => ctx.reply_error(&refusal.text(&VERBS[index].verb)),
     }
+}
+
+/// Steps 1–4 of verb `index` on `argv`, then its handler on the queue's [`Scope`]; `serving`: a
+/// blocked client being served, which must not block again.
+fn run<'a>(
+    ctx: Ctx<'a>,
+    argv: &'a [Str<'a>],
+    index: usize,
+    serving: bool,
+) -> Result<Reply<'a>, Refusal> {
+    let command = &VERBS[index];
+    let (q, args) = steps(ctx, argv, &command.verb)?;
+    let mut scope = Scope::new(ctx, q, argv[2], serving);
+    (command.run)(&mut scope, &args)
 }
 
 /// A blocked CLAIM's key was signalled: run it again without waiting. Served (and unblocked) when
 /// it claimed jobs, refused, or learned that something falls due before the block's `deadline`;
 /// else it keeps waiting.
-pub fn serve_blocked<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], deadline: i64) -> bool {
-    let Some(&(verb, handler)) = VERBS.iter().find(|(v, _)| {
-        argv.first()
-            .is_some_and(|a| a.bytes().eq_ignore_ascii_case(v.command.as_bytes()))
-    }) else {
-        return false;
-    };
-    let call = Call {
-        ctx,
-        argv,
-        verb,
-        serving: true,
-    };
-    match steps(&call).and_then(|(q, args)| handler(&call, &q, &args)) {
+fn serve_blocked<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], index: usize, deadline: i64) -> bool {
+    match run(ctx, argv, index, true) {
         Ok(Reply::Claimed { next_ms, jobs })
             if jobs.is_empty() && (next_ms == 0 || next_ms >= deadline) =>
         {
@@ -181,14 +179,14 @@ pub fn serve_blocked<'a>(ctx: Ctx<'a>, argv: &'a [Str<'a>], deadline: i64) -> bo
             true
         }
         Err(refusal) => {
-            ctx.reply_error(&refusal.text(verb));
+            ctx.reply_error(&refusal.text(&VERBS[index].verb));
             true
         }
     }
 }
 
 /// A blocked CLAIM's time ran out: an empty claim (`next_ms` 0); the worker asks again.
-pub fn blocked_timeout(ctx: Ctx) {
+fn blocked_timeout(ctx: Ctx) {
     answer(
         ctx,
         Reply::Claimed {
@@ -223,21 +221,24 @@ fn answer(ctx: Ctx, reply: Reply) {
 }
 
 /// Steps 1–4, in order; the first failure is the reply.
-fn steps<'a>(call: &Call<'a>) -> Result<(Queue<'a>, Args<'a>), Refusal> {
-    let verb = call.verb;
+fn steps<'a>(
+    ctx: Ctx<'a>,
+    argv: &'a [Str<'a>],
+    verb: &Verb,
+) -> Result<(Queue<'a>, Args<'a>), Refusal> {
     // 1. shape: numkeys is exactly 1 (byte for byte, as EVAL parses it), then the fixed
     // arguments and a whole number of groups, at most MAX_BATCH.
-    if call.argv.len() < 3 || call.argv[1].bytes() != b"1" {
+    if argv.len() < 3 || argv[1].bytes() != b"1" {
         return Err(Refusal::Arity);
     }
     let jobs = verb
-        .groups(call.argv.len())
+        .groups(argv.len())
         .ok_or(Refusal::Arity)?
         .map_err(|()| Refusal::Batch)?;
     // 2. layout: the declared key is the meta of a valid, non-empty queue name.
-    let q = Queue::from_key(call.meta().bytes(), META).ok_or(Refusal::Layout)?;
-    fence(call.ctx)?;
-    Ok((q, gates(verb, &call.argv[3..], jobs)?))
+    let q = Queue::from_key(argv[2].bytes(), META).ok_or(Refusal::Layout)?;
+    fence(ctx)?;
+    Ok((q, gates(verb, &argv[3..], jobs)?))
 }
 
 /// Step 3: the node's `emq.wire` must be 5; on a standalone server the string key
@@ -251,7 +252,7 @@ fn fence(ctx: Ctx) -> Result<(), Refusal> {
     if ctx.cluster_mode() {
         return Ok(());
     }
-    let key = lit().version_key;
+    let key = lit().fence_key;
     if !ctx.user().is_none_or(|u| u.may_read(key)) {
         return Ok(());
     }
@@ -283,19 +284,16 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
                 }
                 Value::Number(n as i64)
             }
-            Gate::Payload => {
-                let limit = config::max_payload();
+            Gate::Bytes { refusal, limit } => {
+                let limit = match limit {
+                    Limit::Fixed(n) => n,
+                    Limit::MaxPayload => config::max_payload(),
+                };
                 if b.len() as i64 > limit {
-                    return Err(Refusal::PayloadTooLarge(limit));
+                    return Err(Refusal::TooLong(refusal, limit));
                 }
                 Value::Bytes(arg)
             }
-            Gate::Reason if b.len() > gates::MAX_REASON => return Err(Refusal::ReasonTooLarge),
-            Gate::Reason => Value::Bytes(arg),
-            Gate::Progress if b.len() > crate::wire::MAX_PROGRESS => {
-                return Err(Refusal::ProgressTooLarge)
-            }
-            Gate::Progress => Value::Bytes(arg),
         });
     }
     Ok(Args {

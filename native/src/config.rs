@@ -2,12 +2,14 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-/// Default of `emq.wire`: this module speaks wire 5.
-pub const WIRE_DEFAULT: i64 = 5;
-/// Default of `emq.max-payload`: 1 MiB.
-pub const MAX_PAYLOAD_DEFAULT: i64 = 1_048_576;
+use crate::spec;
 
-/// `emq.wire`: the wire identity of this node; any value but 5 fences every verb.
+/// Default of `emq.wire`: the wire this module speaks.
+pub const WIRE_DEFAULT: i64 = spec::WIRE;
+/// Default of `emq.max-payload`: the spec's payload limit (the scripts' limit), 1 MiB.
+pub const MAX_PAYLOAD_DEFAULT: i64 = spec::MAX_PAYLOAD_BYTES;
+
+/// `emq.wire`: the wire identity of this node; any value but the wire's fences every verb.
 pub static WIRE: AtomicI64 = AtomicI64::new(WIRE_DEFAULT);
 /// `emq.max-payload`: the longest payload ENQUEUE and SCHEDULE accept, in bytes.
 pub static MAX_PAYLOAD: AtomicI64 = AtomicI64::new(MAX_PAYLOAD_DEFAULT);

@@ -1,14 +1,10 @@
 //! Argument gates (step 4 of every verb), pure and unit-tested: the job-id prefix and the
 //! numbers. The dispatcher (`command`) applies them to each argument as its spec says.
 
+use crate::spec::{MAX_COUNTER_DIGITS, MAX_DIGITS};
+
 /// The namespace every job id starts with; inside a transition this is all that is checked.
 pub const JOB_NAMESPACE: &[u8] = b"JOB";
-
-/// The most digits a number argument may have (so `now + n` stays exact in a sorted-set score).
-pub const MAX_DIGITS: usize = 15;
-
-/// The most bytes a RETRY/BURY reason may have.
-pub const MAX_REASON: usize = 4096;
 
 /// Whether `id` starts with the 3 bytes `JOB`.
 pub fn job_id(id: &[u8]) -> bool {
@@ -39,9 +35,6 @@ pub fn counter(stored: &[u8]) -> Option<i64> {
     }
     text.parse::<i64>().ok()
 }
-
-/// The most digits a counter the verbs increment may have, so that any one call's increment fits.
-pub const MAX_COUNTER_DIGITS: usize = 18;
 
 /// A stored counter a verb increments (a row's `attempts`, `meta`'s totals and `tokens`): an
 /// integer as HINCRBY reads it ([`counter`]) of at most [`MAX_COUNTER_DIGITS`] digits.

@@ -1,48 +1,35 @@
 //! EchoMQ wire-5 as a native Valkey module (`emq`). This file only registers: one command per verb
-//! of `verbs::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
-//! `emq.wire` / `emq.max-payload` configurations. The C API is behind `ffi` (every `unsafe` of
-//! the crate), the dispatcher running steps 1–4 for every verb in `command`, the keyspace mirror
-//! in `keyspace`, the argument gates in `gates`, the wire's shapes and texts in `wire`, and one
-//! handler per verb (steps 5–6) in `verbs/`.
+//! of `spec::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
+//! `emq.wire` / `emq.max-payload` configurations. The layers, from the server up: `ffi/` (the C
+//! API, every `unsafe` of the crate, naming nothing above it); the pure `keyspace` mirror, argument
+//! `gates` and the wire's types and refusal texts (`wire`); `spec`, generated from `lib/wire` by
+//! `tools/gen_wire.ts` (the wire's constants, every verb's call shape, the verb → handler table
+//! with its C entry points, the names the verbs store); `literals` (those names, made once at
+//! load); the dispatcher running steps 1–4 for every verb (`command`); and one handler per verb
+//! (steps 5–6) in `verbs/`.
 
 pub mod command;
 pub mod config;
 pub mod ffi;
 pub mod gates;
 pub mod keyspace;
+pub mod literals;
+#[rustfmt::skip]
+pub mod spec;
 pub mod verbs;
 pub mod wire;
 
-/// The C entry point of each verb, by its index in `verbs::VERBS`.
-const ENTRIES: [ffi::Entry; verbs::VERBS.len()] = [
-    ffi::entry::<0>,
-    ffi::entry::<1>,
-    ffi::entry::<2>,
-    ffi::entry::<3>,
-    ffi::entry::<4>,
-    ffi::entry::<5>,
-    ffi::entry::<6>,
-    ffi::entry::<7>,
-    ffi::entry::<8>,
-    ffi::entry::<9>,
-    ffi::entry::<10>,
-    ffi::entry::<11>,
-    ffi::entry::<12>,
-    ffi::entry::<13>,
-    ffi::entry::<14>,
-    ffi::entry::<15>,
-];
-
 #[cfg(not(test))]
 mod module {
-    use super::{config, ffi, verbs, ENTRIES};
+    use super::{config, ffi, literals, spec};
     use valkey_module::alloc::ValkeyAlloc;
     use valkey_module::configuration::ConfigurationFlags;
     use valkey_module::{valkey_module, Context, Status, ValkeyString};
 
     fn init(ctx: &Context, _args: &[ValkeyString]) -> Status {
-        ffi::init_literals();
-        for ((verb, _), entry) in verbs::VERBS.iter().zip(ENTRIES) {
+        literals::init();
+        for command in &spec::VERBS {
+            let verb = &command.verb;
             let registration = ffi::Registration {
                 command: verb.command,
                 // Admissions are refused under maxmemory; settles, claims and moves drain memory.
@@ -52,10 +39,10 @@ mod module {
                     "write getkeys-api"
                 },
                 notes: "the queue's meta, the one declared key",
-                summary: &format!("EchoMQ wire-5 {}", verb.name),
+                summary: &format!("EchoMQ wire-{} {}", spec::WIRE, verb.name),
                 categories: "emq write",
             };
-            if let Err(e) = ffi::register(ctx, &registration, entry) {
+            if let Err(e) = ffi::register(ctx, &registration, command.entry) {
                 ctx.log_warning(&format!("emq: {e}"));
                 return Status::Err;
             }
@@ -88,16 +75,20 @@ mod module {
 
 #[cfg(test)]
 mod tests {
-    use super::{verbs::VERBS, ENTRIES};
+    use super::spec::VERBS;
 
     #[test]
     fn one_entry_per_verb() {
         let mut seen = std::collections::HashSet::new();
-        for (verb, _) in VERBS {
-            assert!(seen.insert(verb.name), "duplicate {}", verb.name);
+        for command in &VERBS {
+            assert!(
+                seen.insert(command.verb.name),
+                "duplicate {}",
+                command.verb.name
+            );
         }
         let entries: std::collections::HashSet<usize> =
-            ENTRIES.iter().map(|e| *e as usize).collect();
+            VERBS.iter().map(|c| c.entry as usize).collect();
         assert_eq!(
             entries.len(),
             VERBS.len(),

@@ -1,10 +1,10 @@
-//! Wire-5 facts shared by every verb: each verb's call shape (one declared key, the queue's `meta`;
-//! fixed arguments and a repeated group, each with its gate) and the exact refusal texts. Pure
-//! code. The spec these mirror is the TypeScript `lib/wire`; the unit tests below check this file
-//! against it through `tests/vectors/wire.json`.
+//! Wire-5 facts shared by every verb, as types: an argument's gate ([`Gate`]), a verb's call shape
+//! ([`Verb`]: one declared key, the queue's `meta`; fixed arguments and a repeated group, each with
+//! its gate), the refusals with their exact texts ([`Refusal`]), and the [`names!`] sets of stored
+//! names. Pure code. The values — every verb, argument and constant of the spec `lib/wire` — are
+//! generated into `spec.rs`; the unit tests below check both against `tests/vectors/wire.json`.
 
-/// The wire this module speaks.
-pub const WIRE: i64 = 5;
+use crate::spec::MAX_BATCH;
 
 /// How an argument is checked at step 4 (the spec's `Gate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -13,12 +13,17 @@ pub enum Gate {
     JobId,
     /// 1 to 15 ASCII digits, at least `min` (0 or 1), at most `max` when bounded.
     Number { min: u64, max: Option<u64> },
-    /// At most `emq.max-payload` bytes.
-    Payload,
-    /// At most 4096 bytes.
-    Reason,
-    /// At most 65536 bytes.
-    Progress,
+    /// At most `limit` bytes, else refused as `refusal` (the spec's refusal name: `payload`, …).
+    Bytes { refusal: &'static str, limit: Limit },
+}
+
+/// The most bytes a [`Gate::Bytes`] argument may have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    /// A limit the spec fixes.
+    Fixed(i64),
+    /// The node's `emq.max-payload` (the spec's default is the scripts' limit).
+    MaxPayload,
 }
 
 /// One argument: its spec name and gate.
@@ -29,22 +34,6 @@ pub struct Arg {
     /// Its gate.
     pub gate: Gate,
 }
-
-/// A number argument that must be ≥ 1.
-pub const fn positive(name: &'static str) -> Arg {
-    Arg {
-        name,
-        gate: Gate::Number { min: 1, max: None },
-    }
-}
-
-/// The id of a job, gated on its `JOB` prefix.
-pub const ID: Arg = Arg {
-    name: "id",
-    gate: Gate::JobId,
-};
-/// A lease token.
-pub const TOKEN: Arg = positive("token");
 
 /// One verb's call shape: `EMQ.<VERB> 1 <meta> <fixed args…> [<group>…]`.
 #[derive(Debug)]
@@ -63,23 +52,34 @@ pub struct Verb {
     pub admits: bool,
 }
 
-/// Most jobs one call may carry.
-pub const MAX_BATCH: usize = 10_000;
+/// A set of names the verbs store (a row's fields, the states, …), as a struct with one field per
+/// name, generic in what each holds: `NAME` holds the names as bytes (each the field's own
+/// identifier), and `map` turns them into anything else (the module's literals, at load).
+macro_rules! names {
+    ($(#[$doc:meta])* $set:ident $names:ident { $($(#[$field_doc:meta])* $field:ident,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug)]
+        pub struct $set<S> {
+            $($(#[$field_doc])* pub $field: S,)*
+        }
 
-/// Most due ids one CLAIM moves schedule → pending and active → pending before it claims.
-pub const CLAIM_MOVE_LIMIT: u64 = 1000;
+        impl<S> $set<S> {
+            /// Each name through `f`, in order.
+            pub fn map<T>(self, mut f: impl FnMut(S) -> T) -> $set<T> {
+                $set { $($field: f(self.$field),)* }
+            }
 
-/// Longest progress value PROGRESS accepts.
-pub const MAX_PROGRESS: usize = 65536;
+            /// Every name, in order.
+            pub fn all(self) -> Vec<S> {
+                vec![$(self.$field,)*]
+            }
+        }
 
-/// Dead jobs a queue keeps when its `meta` sets no `dead_max` (0 there: no limit).
-pub const DEAD_MAX_DEFAULT: i64 = 10_000;
-
-/// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
-pub const DEAD_AGE_DEFAULT_MS: i64 = 2_592_000_000;
-
-/// Most dead jobs one call trims.
-pub const TRIM_LIMIT: i64 = 1000;
+        #[doc = concat!("The names of [`", stringify!($set), "`], as stored.")]
+        pub const $names: $set<&'static [u8]> = $set { $($field: stringify!($field).as_bytes(),)* };
+    };
+}
+pub(crate) use names;
 
 impl Verb {
     /// The number of groups (jobs) an argv of `argc` entries carries, or why it cannot: `None` for
@@ -115,12 +115,8 @@ pub enum Refusal {
     Number(&'static str, bool),
     /// Step 4: a number argument above its bound (its name, the bound).
     TooLarge(&'static str, u64),
-    /// Step 4: a payload is longer than the configured limit (the limit).
-    PayloadTooLarge(i64),
-    /// Step 4: a reason is longer than 4096 bytes.
-    ReasonTooLarge,
-    /// Step 4: a progress value is longer than 65536 bytes.
-    ProgressTooLarge,
+    /// Step 4: a bytes argument is longer than its limit (the gate's refusal name, the limit).
+    TooLong(&'static str, i64),
     /// Step 5: one call names a job twice (the id).
     Repeated(Vec<u8>),
     /// Step 5: ENQUEUE/SCHEDULE of an id whose row exists (the id).
@@ -153,9 +149,7 @@ impl Refusal {
             Refusal::Number(_, true) => "positive",
             Refusal::Number(_, false) => "non-negative",
             Refusal::TooLarge(..) => "too-large",
-            Refusal::PayloadTooLarge(_) => "payload",
-            Refusal::ReasonTooLarge => "reason",
-            Refusal::ProgressTooLarge => "progress",
+            Refusal::TooLong(name, _) => name,
             Refusal::Repeated(_) => "repeated",
             Refusal::Duplicate(_) => "duplicate",
             Refusal::NoPerm => "noperm",
@@ -194,11 +188,7 @@ impl Refusal {
                 format!("ERR {v} {field} must be a non-negative integer")
             }
             Refusal::TooLarge(field, max) => format!("ERR {v} {field} must be at most {max}"),
-            Refusal::PayloadTooLarge(limit) => format!("ERR {v} payload exceeds {limit} bytes"),
-            Refusal::ReasonTooLarge => {
-                format!("ERR {v} reason exceeds {} bytes", crate::gates::MAX_REASON)
-            }
-            Refusal::ProgressTooLarge => format!("ERR {v} progress exceeds {MAX_PROGRESS} bytes"),
+            Refusal::TooLong(name, limit) => format!("ERR {v} {name} exceeds {limit} bytes"),
             Refusal::Repeated(id) => {
                 let mut out = with_ids(format!("ERR {v} id "), &[id]);
                 out.extend_from_slice(b" appears twice");
@@ -250,7 +240,7 @@ fn sanitize(mut text: Vec<u8>) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verbs::VERBS;
+    use crate::spec::{self, VERBS};
     use serde_json::Value;
 
     fn spec() -> Value {
@@ -259,6 +249,15 @@ mod tests {
         serde_json::from_str(&text).expect("tests/vectors/wire.json is JSON")
     }
 
+    fn verb(name: &str) -> &'static Verb {
+        &VERBS
+            .iter()
+            .find(|c| c.verb.name == name)
+            .expect("a registered verb")
+            .verb
+    }
+
+    /// A gate as the spec's vectors spell it (`tools/gen_wire.ts`'s `gateName`).
     fn gate_name(g: Gate) -> String {
         match g {
             Gate::JobId => "job-id".into(),
@@ -267,9 +266,14 @@ mod tests {
                 min,
                 max: Some(max),
             } => format!("number>={min}<={max}"),
-            Gate::Payload => "bytes:payload".into(),
-            Gate::Reason => format!("bytes:reason<={}", crate::gates::MAX_REASON),
-            Gate::Progress => format!("bytes:progress<={MAX_PROGRESS}"),
+            Gate::Bytes {
+                refusal,
+                limit: Limit::MaxPayload,
+            } => format!("bytes:{refusal}"),
+            Gate::Bytes {
+                refusal,
+                limit: Limit::Fixed(n),
+            } => format!("bytes:{refusal}<={n}"),
         }
     }
 
@@ -290,59 +294,95 @@ mod tests {
             .collect()
     }
 
-    /// Every verb the module registers is the spec's, in the spec's order: name, command, fixed
-    /// arguments and group (names and gates), whether it admits jobs.
+    fn strings(v: &Value) -> Vec<String> {
+        let list = v.as_array().expect("a list");
+        list.iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn names(set: Vec<&[u8]>) -> Vec<String> {
+        set.iter()
+            .map(|n| String::from_utf8(n.to_vec()).unwrap())
+            .collect()
+    }
+
+    /// The generated `spec.rs` is the spec the vectors hold, read back through this module's
+    /// types (so a hand edit of `spec.rs`, or a gate the module reads otherwise, fails here even
+    /// when `cargo test` runs alone): every verb in the spec's order — name, command, arguments
+    /// with their gates, admission — the constants, and the names the verbs store.
     #[test]
-    fn verbs_are_the_spec() {
-        let spec = spec();
-        assert_eq!(spec["wire"].as_i64(), Some(WIRE));
-        assert_eq!(spec["maxBatch"].as_u64(), Some(MAX_BATCH as u64));
-        assert_eq!(spec["claimMoveLimit"].as_u64(), Some(CLAIM_MOVE_LIMIT));
-        assert_eq!(spec["deadMaxDefault"].as_i64(), Some(DEAD_MAX_DEFAULT));
-        assert_eq!(spec["deadAgeDefaultMs"].as_i64(), Some(DEAD_AGE_DEFAULT_MS));
-        assert_eq!(spec["trimLimit"].as_i64(), Some(TRIM_LIMIT));
-        let verbs = spec["verbs"].as_array().expect("verbs");
+    fn spec_is_the_vectors() {
+        let want = spec();
+        assert_eq!(want["wire"].as_i64(), Some(spec::WIRE));
+        assert_eq!(want["maxBatch"].as_u64(), Some(MAX_BATCH as u64));
         assert_eq!(
-            verbs.len(),
-            VERBS.len(),
-            "the module registers every verb of the spec, no more"
+            want["claimMoveLimit"].as_u64(),
+            Some(spec::CLAIM_MOVE_LIMIT)
         );
-        for (v, want) in VERBS.iter().map(|(v, _)| v).zip(verbs) {
+        assert_eq!(
+            want["deadMaxDefault"].as_i64(),
+            Some(spec::DEAD_MAX_DEFAULT)
+        );
+        assert_eq!(
+            want["deadAgeDefaultMs"].as_i64(),
+            Some(spec::DEAD_AGE_DEFAULT_MS)
+        );
+        assert_eq!(want["trimLimit"].as_i64(), Some(spec::TRIM_LIMIT));
+        assert_eq!(want["maxDigits"].as_u64(), Some(spec::MAX_DIGITS as u64));
+        assert_eq!(
+            want["maxCounterDigits"].as_u64(),
+            Some(spec::MAX_COUNTER_DIGITS as u64)
+        );
+        assert_eq!(
+            want["maxPayloadBytes"].as_i64(),
+            Some(spec::MAX_PAYLOAD_BYTES)
+        );
+        assert_eq!(want["fenceKey"].as_str(), Some(spec::FENCE_KEY));
+        let verbs = want["verbs"].as_array().expect("verbs");
+        assert_eq!(verbs.len(), VERBS.len(), "every verb of the spec, no more");
+        for (v, want) in VERBS.iter().map(|c| &c.verb).zip(verbs) {
             assert_eq!(v.name, format!("EMQ.{}", want["verb"].as_str().unwrap()));
             assert_eq!(v.command, v.name.to_lowercase());
             assert_eq!(args(v.args), spec_args(&want["args"]), "{} args", v.name);
             assert_eq!(args(v.group), spec_args(&want["group"]), "{} group", v.name);
             assert_eq!(
-                Some(v.admits),
-                want["admits"].as_bool(),
-                "{} admits",
+                want["minGroups"].as_u64(),
+                Some(v.min_groups as u64),
+                "{}",
                 v.name
             );
+            assert_eq!(Some(v.admits), want["admits"].as_bool(), "{}", v.name);
         }
+        assert_eq!(names(spec::ROW.all()), strings(&want["row"]));
+        assert_eq!(names(spec::STATE.all()), strings(&want["states"]));
+        assert_eq!(names(spec::META.all()), strings(&want["meta"]));
+        assert_eq!(names(spec::WAKE.all()), strings(&want["wake"]));
     }
 
     /// Every refusal text is the spec's: each sample the spec renders, rebuilt as this module's
     /// refusal, gives the same bytes; and every refusal of this module has a sample.
     #[test]
     fn refusal_texts_are_the_spec() {
-        let spec = spec();
+        let want = spec();
         let mut seen = std::collections::HashSet::new();
-        for s in spec["samples"].as_array().expect("samples") {
-            let verb = VERBS
-                .iter()
-                .map(|(v, _)| v)
-                .find(|v| v.name == s["verb"].as_str().unwrap())
-                .expect("a sample's verb is registered");
+        for s in want["samples"].as_array().expect("samples") {
+            let verb = verb(s["verb"].as_str().unwrap());
             let p = |k: &str| s["params"][k].as_str().unwrap_or_default().to_string();
+            let all_args = || verb.args.iter().chain(verb.group);
             let arg = |name: String| {
-                verb.args
-                    .iter()
-                    .chain(verb.group)
+                all_args()
                     .find(|a| a.name == name)
-                    .map(|a| a.name)
                     .expect("a known arg")
+                    .name
             };
-            let r = match s["refusal"].as_str().unwrap() {
+            let ids = || p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect();
+            let name = s["refusal"].as_str().unwrap();
+            let bytes_gate = all_args().find_map(|a| match a.gate {
+                Gate::Bytes { refusal, .. } if refusal == name => Some(refusal),
+                _ => None,
+            });
+            let r = match name {
                 "arity" => Refusal::Arity,
                 "layout" => Refusal::Layout,
                 "fenced" => Refusal::Fenced(p("found")),
@@ -351,27 +391,21 @@ mod tests {
                 "positive" => Refusal::Number(arg(p("arg")), true),
                 "non-negative" => Refusal::Number(arg(p("arg")), false),
                 "too-large" => Refusal::TooLarge(arg(p("arg")), p("max").parse().unwrap()),
-                "payload" => Refusal::PayloadTooLarge(p("limit").parse().unwrap()),
-                "reason" => Refusal::ReasonTooLarge,
-                "progress" => Refusal::ProgressTooLarge,
+                _ if bytes_gate.is_some() => {
+                    Refusal::TooLong(bytes_gate.unwrap(), p("limit").parse().unwrap())
+                }
                 "repeated" => Refusal::Repeated(p("id").into_bytes()),
                 "duplicate" => Refusal::Duplicate(p("id").into_bytes()),
                 "noperm" => Refusal::NoPerm,
                 "wrongtype" => Refusal::WrongType,
-                "lease-lost" => {
-                    Refusal::LeaseLost(p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect())
-                }
-                "active" => {
-                    Refusal::Active(p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect())
-                }
-                "not-dead" => {
-                    Refusal::NotDead(p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect())
-                }
+                "lease-lost" => Refusal::LeaseLost(ids()),
+                "active" => Refusal::Active(ids()),
+                "not-dead" => Refusal::NotDead(ids()),
                 "counter" => Refusal::NotInteger,
                 "migrating" => Refusal::Migrating,
                 other => panic!("the spec has a refusal this module does not know: {other}"),
             };
-            assert_eq!(r.name(), s["refusal"].as_str().unwrap());
+            assert_eq!(r.name(), name);
             assert_eq!(
                 String::from_utf8(r.text(verb)).unwrap(),
                 s["text"].as_str().unwrap(),
@@ -381,6 +415,13 @@ mod tests {
             );
             seen.insert(r.name());
         }
+        let bytes = VERBS
+            .iter()
+            .flat_map(|c| c.verb.args.iter().chain(c.verb.group))
+            .filter_map(|a| match a.gate {
+                Gate::Bytes { refusal, .. } => Some(Refusal::TooLong(refusal, 0)),
+                _ => None,
+            });
         let all = [
             Refusal::Arity,
             Refusal::Layout,
@@ -390,9 +431,6 @@ mod tests {
             Refusal::Number("", true),
             Refusal::Number("", false),
             Refusal::TooLarge("", 0),
-            Refusal::PayloadTooLarge(0),
-            Refusal::ReasonTooLarge,
-            Refusal::ProgressTooLarge,
             Refusal::Repeated(vec![]),
             Refusal::Duplicate(vec![]),
             Refusal::NoPerm,
@@ -403,7 +441,7 @@ mod tests {
             Refusal::NotInteger,
             Refusal::Migrating,
         ];
-        for r in all {
+        for r in all.into_iter().chain(bytes) {
             assert!(seen.contains(r.name()), "no spec sample for {}", r.name());
         }
     }
@@ -417,7 +455,7 @@ mod tests {
 
     #[test]
     fn groups() {
-        let (ack, _) = &VERBS.iter().find(|(v, _)| v.name == "EMQ.ACK").unwrap();
+        let ack = verb("EMQ.ACK");
         assert_eq!(ack.groups(3), None);
         assert_eq!(ack.groups(5), Some(Ok(1)));
         assert_eq!(ack.groups(6), None);

@@ -4,10 +4,11 @@
 //! first write (`admitted`: the queue's `meta` made on first use, the admissions counted).
 
 use super::scope::Scope;
-use super::{add, counter, once};
+use super::{add, counter, made, once};
 use crate::command::Args;
-use crate::ffi::{lit, Key, Kind, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::WAKE;
+use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// An admission that may be written.
@@ -47,7 +48,7 @@ pub fn admit<'a>(
     let meta = s.meta()?;
     let structure = s.structure(structure, kind)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let enqueued = counter(&meta, lit().enqueued)?;
+    let enqueued = counter(&meta, lit().meta.enqueued)?;
     Ok(Admission {
         ids,
         rows,
@@ -60,9 +61,6 @@ pub fn admit<'a>(
 
 /// `meta` made when missing (`wire 5 created_ms <now>`), then `enqueued` + the jobs admitted.
 pub fn admitted(a: &Admission, now: Str) {
-    let l = lit();
-    if a.meta.kind() == Kind::Empty {
-        a.meta.hset(&[(l.wire, l.wire_value), (l.created_ms, now)]);
-    }
-    add(&a.meta, l.enqueued, a.enqueued, a.ids.len() as i64);
+    made(&a.meta, now);
+    add(&a.meta, lit().meta.enqueued, a.enqueued, a.ids.len() as i64);
 }

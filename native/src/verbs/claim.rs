@@ -10,34 +10,13 @@
 use super::move_due::{apply, select, Due};
 use super::retention;
 use super::scope::Scope;
-use super::{add, counter};
-use crate::command::{Args, Call, Claimed, Reply};
-use crate::ffi::{self, lit, Key, Kind, Owned, Str};
-use crate::keyspace::{Queue, ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
-use crate::wire::{positive, Arg, Gate, Refusal, Verb, CLAIM_MOVE_LIMIT, MAX_BATCH};
-
-/// CLAIM's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.CLAIM",
-    command: "emq.claim",
-    args: &[
-        positive("lease_ms"),
-        Arg {
-            name: "count",
-            gate: Gate::Number {
-                min: 1,
-                max: Some(MAX_BATCH as u64),
-            },
-        },
-        Arg {
-            name: "block_ms",
-            gate: Gate::Number { min: 0, max: None },
-        },
-    ],
-    group: &[],
-    min_groups: 1,
-    admits: false,
-};
+use super::{add, counter, paused};
+use crate::command::{Args, Claimed, Reply};
+use crate::ffi::{self, Key, Kind, Owned, Str};
+use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
+use crate::literals::lit;
+use crate::spec::CLAIM_MOVE_LIMIT;
+use crate::wire::Refusal;
 
 /// A job the walk will claim: its id, row and attempts after this claim.
 struct Pick<'a> {
@@ -47,11 +26,9 @@ struct Pick<'a> {
 }
 
 /// Runs CLAIM's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (lease, count, block) = (args.number(0), args.number(1) as usize, args.number(2));
-    let mut s = Scope::new(call, q);
-    let ctx = s.ctx;
-    let l = lit();
+    let (ctx, l) = (s.ctx, lit());
     let meta = s.meta()?;
     let pending = s.structure(PENDING, Kind::List)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
@@ -59,10 +36,9 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let dead = s.structure(DEAD, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let now = ffi::now_ms();
-    let due = select(&mut s, &schedule, now, CLAIM_MOVE_LIMIT)?;
-    let expired = select(&mut s, &active, now, CLAIM_MOVE_LIMIT)?;
-    let paused =
-        meta.kind() == Kind::Hash && meta.hget(l.paused).is_some_and(|p| p.bytes() == b"1");
+    let due = select(s, &schedule, now, CLAIM_MOVE_LIMIT)?;
+    let expired = select(s, &active, now, CLAIM_MOVE_LIMIT)?;
+    let paused = paused(&meta);
 
     // The walk, writing nothing: candidates in the order RPOP will return them after the moves.
     let len = if pending.kind() == Kind::List {
@@ -75,23 +51,23 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     let mut popped = 0;
     while !paused && picks.len() < count && popped < total {
         popped += 1;
-        let (id, row, exists) = candidate(&mut s, &pending, &expired, &due, len, popped)?;
+        let (id, row, exists) = candidate(s, &pending, &expired, &due, len, popped)?;
         if exists {
-            let attempts = counter(&ctx.open(row.as_str()), l.attempts)? + 1;
+            let attempts = counter(&ctx.open(row.as_str()), l.row.attempts)? + 1;
             picks.push(Pick { id, row, attempts });
         }
     }
     let tokens = if picks.is_empty() {
         0
     } else {
-        counter(&meta, l.tokens)?
+        counter(&meta, l.meta.tokens)?
     };
-    let victims = retention::select(&mut s, &meta, &dead, now, 0)?;
+    let victims = retention::select(s, &meta, &dead, now, 0)?;
     s.probe()?;
 
     // Writes.
     let moved =
-        apply(&s, &schedule, &pending, false, &due) + apply(&s, &active, &pending, true, &expired);
+        apply(s, &schedule, &pending, false, &due) + apply(s, &active, &pending, true, &expired);
     if popped > 0 {
         for _ in 0..popped {
             pending.pop_tail();
@@ -99,11 +75,11 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         let n = ctx.int(popped as i64);
         ctx.replicate(c"RPOP", &[pending.name(), n.as_str()]);
     }
-    retention::apply(&s, &dead, &victims);
+    retention::apply(s, &dead, &victims);
     let mut jobs = Vec::with_capacity(picks.len());
     if !picks.is_empty() {
         let k = picks.len() as i64;
-        let first = add(&meta, l.tokens, tokens, k) - k + 1;
+        let first = add(&meta, l.meta.tokens, tokens, k) - k + 1;
         let deadline = ctx.int(now + lease);
         let mut zadd: Vec<Str> = vec![active.name()];
         for p in &picks {
@@ -117,12 +93,12 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             let row = ctx.open(p.row.as_str());
             let (attempts_s, token_s) = (ctx.int(p.attempts), ctx.int(token));
             row.hset(&[
-                (l.state, l.active),
-                (l.attempts, attempts_s.as_str()),
-                (l.deadline_ms, deadline.as_str()),
-                (l.token, token_s.as_str()),
+                (l.row.state, l.state.active),
+                (l.row.attempts, attempts_s.as_str()),
+                (l.row.deadline_ms, deadline.as_str()),
+                (l.row.token, token_s.as_str()),
             ]);
-            let payload = row.hget(l.payload);
+            let payload = row.hget(l.row.payload);
             drop(row);
             jobs.push(Claimed {
                 id: ctx.string(p.id.bytes()),
@@ -132,7 +108,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             });
         }
     }
-    markers(&s, &pending, &wake, now);
+    markers(s, &pending, &wake, now);
     if moved > 0 && pending.kind() == Kind::List {
         ctx.signal_ready(pending.name());
     }
@@ -142,7 +118,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         .map(|s| s as i64)
         .min()
         .unwrap_or(0);
-    if jobs.is_empty() && block > 0 && call.may_block() {
+    if jobs.is_empty() && block > 0 && s.may_block() {
         let until = if next_ms > 0 {
             (next_ms - now).clamp(1, block)
         } else {
@@ -197,16 +173,16 @@ fn markers(s: &Scope, pending: &Key, wake: &Key, now: i64) {
     let l = lit();
     let ctx = s.ctx;
     let left = pending.kind() == Kind::List && pending.value_len() > 0;
-    let ready = wake.zscore(l.ready);
+    let ready = wake.zscore(l.wake.ready);
     if left && ready != Some(0.0) {
-        wake.zadd(0.0, l.ready);
-        ctx.replicate(c"ZADD", &[wake_name, l.zero, l.ready]);
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake_name, l.zero, l.wake.ready]);
     } else if !left && ready.is_some() {
-        wake.zrem(l.ready);
-        ctx.replicate(c"ZREM", &[wake_name, l.ready]);
+        wake.zrem(l.wake.ready);
+        ctx.replicate(c"ZREM", &[wake_name, l.wake.ready]);
     }
-    if wake.zscore(l.due).is_some_and(|at| at as i64 <= now) {
-        wake.zrem(l.due);
-        ctx.replicate(c"ZREM", &[wake_name, l.due]);
+    if wake.zscore(l.wake.due).is_some_and(|at| at as i64 <= now) {
+        wake.zrem(l.wake.due);
+        ctx.replicate(c"ZREM", &[wake_name, l.wake.due]);
     }
 }

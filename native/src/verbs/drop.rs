@@ -4,24 +4,13 @@
 //! queue is gone).
 
 use super::scope::Scope;
-use crate::command::{Args, Call, Reply};
+use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
-use crate::keyspace::{Queue, ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
-use crate::wire::{positive, Refusal, Verb};
-
-/// DROP's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.DROP",
-    command: "emq.drop",
-    args: &[positive("limit")],
-    group: &[],
-    min_groups: 1,
-    admits: false,
-};
+use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
+use crate::wire::Refusal;
 
 /// Runs DROP's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let mut s = Scope::new(call, q);
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let ctx = s.ctx;
     let limit = args.number(0) as usize;
     let meta = s.meta()?;
@@ -97,7 +86,7 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
             schedule.name(),
             dead.name(),
             wake.name(),
-            call.meta(),
+            meta.name(),
         ];
         ctx.replicate(c"DEL", &all);
     }

@@ -4,43 +4,26 @@
 
 use super::admit::{admit, admitted};
 use super::scope::Scope;
-use crate::command::{Args, Call, Reply};
-use crate::ffi::{self, lit, Kind, Str};
-use crate::keyspace::{Queue, PENDING};
-use crate::wire::{Arg, Gate, Refusal, Verb, ID};
-
-/// ENQUEUE's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.ENQUEUE",
-    command: "emq.enqueue",
-    args: &[],
-    group: &[
-        ID,
-        Arg {
-            name: "payload",
-            gate: Gate::Payload,
-        },
-    ],
-    min_groups: 1,
-    admits: true,
-};
+use crate::command::{Args, Reply};
+use crate::ffi::{self, Kind, Str};
+use crate::keyspace::PENDING;
+use crate::literals::lit;
+use crate::wire::Refusal;
 
 /// Runs ENQUEUE's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let mut s = Scope::new(call, q);
-    let ctx = s.ctx;
-    let l = lit();
-    let a = admit(&mut s, args, PENDING, Kind::List)?;
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let a = admit(s, args, PENDING, Kind::List)?;
     s.probe()?;
 
+    let (ctx, l) = (s.ctx, lit());
     let now = ctx.int(ffi::now_ms());
     admitted(&a, now.as_str());
     for (j, name) in a.rows.iter().enumerate() {
         ctx.open(name.as_str()).hset(&[
-            (l.state, l.pending),
-            (l.payload, args.job_bytes(j, 1)),
-            (l.attempts, l.zero),
-            (l.created_ms, now.as_str()),
+            (l.row.state, l.state.pending),
+            (l.row.payload, args.job_bytes(j, 1)),
+            (l.row.attempts, l.zero),
+            (l.row.created_ms, now.as_str()),
         ]);
     }
     let pending = &a.structure;
@@ -53,8 +36,8 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     push.extend(&a.ids);
     ctx.replicate(c"LPUSH", &push);
     if was_empty {
-        a.wake.zadd(0.0, l.ready);
-        ctx.replicate(c"ZADD", &[a.wake.name(), l.zero, l.ready]);
+        a.wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[a.wake.name(), l.zero, l.wake.ready]);
     }
     Ok(Reply::Int(a.ids.len() as i64))
 }

@@ -5,34 +5,45 @@
 //! active and its row's `token` is the call's.
 
 use super::scope::Scope;
-use super::{counter, once};
-use crate::command::Args;
-use crate::ffi::{lit, Key, Kind, Owned, Str};
+use super::{add, counter, once};
+use crate::command::{Args, Reply};
+use crate::ffi::{Key, Kind, Owned, Str};
+use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// A settle whose every job is held, with what its writes need.
-pub struct Settle<'a, const N: usize> {
+pub struct Settle<'a> {
     /// The jobs' ids (group argument 0), none twice.
     pub ids: Vec<Str<'a>>,
     /// Their rows, in the same order.
     pub rows: Vec<Owned<'a>>,
     /// The queue's `meta`.
     pub meta: Key<'a, 'a>,
-    /// The structures asked for, in order (active first).
-    pub keys: [Key<'a, 'a>; N],
-    /// The current value of the verb's meta counter (0 without one).
-    pub total: i64,
+    /// The meta counter the verb increments and its current value, if it keeps one.
+    counter: Option<(Str<'static>, i64)>,
+}
+
+impl<'a> Settle<'a> {
+    /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and
+    /// its reply: how many.
+    pub fn done(&self) -> Reply<'a> {
+        let n = self.ids.len() as i64;
+        if let Some((field, total)) = self.counter {
+            add(&self.meta, field, total, n);
+        }
+        Reply::Int(n)
+    }
 }
 
 /// Checks a settle (group arguments 0 and 1: id and token) on the queue's `structures` (type and
-/// kind, active first), with `total` the meta counter the verb increments; the jobs held, or the
-/// refusal.
+/// kind, active first), with `total` the meta counter the verb increments; the jobs held and the
+/// structures opened, or the refusal.
 pub fn held<'a, const N: usize>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
     structures: [(&[u8], Kind); N],
-    total: Option<Str>,
-) -> Result<Settle<'a, N>, Refusal> {
+    total: Option<Str<'static>>,
+) -> Result<(Settle<'a>, [Key<'a, 'a>; N]), Refusal> {
     let ids = args.ids();
     once(&ids)?;
     let meta = s.meta()?;
@@ -54,7 +65,7 @@ pub fn held<'a, const N: usize>(
         let ok = row.kind() == Kind::Hash
             && keys[0].zscore(id).is_some()
             && row
-                .hget(l.token)
+                .hget(l.row.token)
                 .is_some_and(|t| t.bytes() == token.as_bytes());
         if !ok {
             stale.push(id.bytes().to_vec());
@@ -62,21 +73,21 @@ pub fn held<'a, const N: usize>(
         drop(row);
         rows.push(name);
     }
-    let total = match total {
-        Some(field) => counter(&meta, field)?,
-        None => 0,
+    let counter = match total {
+        Some(field) => Some((field, counter(&meta, field)?)),
+        None => None,
     };
     s.probe()?;
     if !stale.is_empty() {
         return Err(Refusal::LeaseLost(stale));
     }
-    Ok(Settle {
+    let settle = Settle {
         ids,
         rows,
         meta,
-        keys,
-        total,
-    })
+        counter,
+    };
+    Ok((settle, keys))
 }
 
 /// The settled jobs leave active: `ZREM active <ids…>`, replicated.

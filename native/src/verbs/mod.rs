@@ -1,9 +1,9 @@
-//! The wire-5 verbs, one file each with its [`Verb`] value and its steps 5–6, the pieces several
-//! share (`scope`: access to derived keys; `admit`: ENQUEUE/SCHEDULE; `leases`: the token check of
-//! ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`: PROMOTE/REAP/CLAIM's mover; `retention`: the dead
-//! set's trimming by BURY and CLAIM), and the table the module
-//! registers. Steps 1–4 (shape, layout, fence, gates) run in `command` for every verb before its
-//! handler; a handler checks its domain, then writes everything or nothing (`docs/WIRE.md`).
+//! The wire-5 verbs' steps 5–6, one file each (`run`, which the generated table `spec::VERBS`
+//! names), and the pieces several share (`scope`: access to derived keys; `admit`:
+//! ENQUEUE/SCHEDULE; `leases`: the token check of ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`:
+//! PROMOTE/REAP/CLAIM's mover; `retention`: the dead set's trimming by BURY and CLAIM). Steps 1–4
+//! (shape, layout, fence, gates) run in `command` for every verb before its handler; a handler
+//! checks its domain, then writes everything or nothing (`docs/WIRE.md`).
 
 pub mod ack;
 pub mod admit;
@@ -27,30 +27,10 @@ pub mod retry;
 pub mod schedule;
 pub mod scope;
 
-use crate::command::Handler;
-use crate::ffi::{Key, Str};
+use crate::ffi::{self, Key, Kind, Str};
 use crate::gates;
-use crate::wire::{Refusal, Verb};
-
-/// Every verb with its handler, in wire order (the spec's order).
-pub const VERBS: [(&Verb, Handler); 16] = [
-    (&enqueue::VERB, enqueue::run),
-    (&schedule::VERB, schedule::run),
-    (&claim::VERB, claim::run),
-    (&ack::VERB, ack::run),
-    (&retry::VERB, retry::run),
-    (&bury::VERB, bury::run),
-    (&extend::VERB, extend::run),
-    (&progress::VERB, progress::run),
-    (&remove::VERB, remove::run),
-    (&requeue::VERB, requeue::run),
-    (&pause::VERB, pause::run),
-    (&resume::VERB, resume::run),
-    (&retain::VERB, retain::run),
-    (&drop::VERB, drop::run),
-    (&promote::VERB, promote::run),
-    (&reap::VERB, reap::run),
-];
+use crate::literals::lit;
+use crate::wire::Refusal;
 
 /// Step 5: no job twice in one call (the first id seen again is refused).
 pub fn once(ids: &[Str]) -> Result<(), Refusal> {
@@ -77,4 +57,25 @@ pub fn add(key: &Key, field: Str, value: i64, by: i64) -> i64 {
     let s = key.ctx().int(total);
     key.hset(&[(field, s.as_str())]);
     total
+}
+
+/// Step 5: whether the queue's `meta` says it is paused (`paused 1`).
+pub fn paused(meta: &Key) -> bool {
+    let field = lit().meta.paused;
+    meta.kind() == Kind::Hash && meta.hget(field).is_some_and(|p| p.bytes() == b"1")
+}
+
+/// Step 6: a missing `meta` made as a queue's first use makes it: `wire 5 created_ms <now>`.
+pub fn made(meta: &Key, now: Str) {
+    if meta.kind() == Kind::Empty {
+        let l = lit();
+        meta.hset(&[(l.meta.wire, l.wire), (l.meta.created_ms, now)]);
+    }
+}
+
+/// Step 6: [`made`] at the server's time now.
+pub fn made_now(meta: &Key) {
+    if meta.kind() == Kind::Empty {
+        made(meta, meta.ctx().int(ffi::now_ms()).as_str());
+    }
 }

@@ -4,9 +4,10 @@
 //! them to pending and marks the rows that exist `pending`.
 
 use super::scope::Scope;
-use crate::command::{Call, Reply};
-use crate::ffi::{self, lit, Key, Kind, Owned, Str};
-use crate::keyspace::{Queue, PENDING, WAKE};
+use crate::command::Reply;
+use crate::ffi::{self, Key, Kind, Owned, Str};
+use crate::keyspace::{PENDING, WAKE};
+use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Due ids of one sorted set, with their rows.
@@ -62,7 +63,7 @@ pub fn apply(s: &Scope, from: &Key, pending: &Key, tail: bool, due: &Due) -> usi
         if due.exists[i] {
             s.ctx
                 .open(due.rows[i].as_str())
-                .hset(&[(l.state, l.pending)]);
+                .hset(&[(l.row.state, l.state.pending)]);
         }
     }
     let mut args: Vec<Str> = Vec::with_capacity(due.len() + 1);
@@ -79,26 +80,24 @@ pub fn apply(s: &Scope, from: &Key, pending: &Key, tail: bool, due: &Due) -> usi
 /// pending (`tail`: RPUSH, claimed next); a `ready` marker on wake and waiting claims woken when
 /// any moved. Reply: how many moved.
 pub fn moved<'a>(
-    call: &Call<'a>,
-    q: &Queue<'a>,
+    s: &mut Scope<'a>,
     limit: i64,
     from: &[u8],
     tail: bool,
 ) -> Result<Reply<'a>, Refusal> {
-    let mut s = Scope::new(call, q);
     let ctx = s.ctx;
     s.meta()?;
     let from = s.structure(from, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let due = select(&mut s, &from, ffi::now_ms(), limit as u64)?;
+    let due = select(s, &from, ffi::now_ms(), limit as u64)?;
     s.probe()?;
 
-    let moved = apply(&s, &from, &pending, tail, &due);
+    let moved = apply(s, &from, &pending, tail, &due);
     if moved > 0 {
         let l = lit();
-        wake.zadd(0.0, l.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.ready]);
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
         ctx.signal_ready(pending.name());
     }
     Ok(Reply::Int(moved as i64))

@@ -3,21 +3,12 @@
 //! ids moved.
 
 use super::move_due::moved;
-use crate::command::{Args, Call, Reply};
-use crate::keyspace::{Queue, ACTIVE};
-use crate::wire::{positive, Refusal, Verb};
-
-/// REAP's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.REAP",
-    command: "emq.reap",
-    args: &[positive("limit")],
-    group: &[],
-    min_groups: 1,
-    admits: false,
-};
+use super::scope::Scope;
+use crate::command::{Args, Reply};
+use crate::keyspace::ACTIVE;
+use crate::wire::Refusal;
 
 /// Runs REAP's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    moved(call, q, args.number(0), ACTIVE, true)
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    moved(s, args.number(0), ACTIVE, true)
 }

@@ -4,24 +4,13 @@
 
 use super::once;
 use super::scope::Scope;
-use crate::command::{Args, Call, Reply};
+use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
-use crate::keyspace::{Queue, ACTIVE, DEAD, PENDING, SCHEDULE};
-use crate::wire::{Refusal, Verb, ID};
-
-/// REMOVE's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.REMOVE",
-    command: "emq.remove",
-    args: &[],
-    group: &[ID],
-    min_groups: 1,
-    admits: false,
-};
+use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE};
+use crate::wire::Refusal;
 
 /// Runs REMOVE's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let mut s = Scope::new(call, q);
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let ctx = s.ctx;
     let ids = args.ids();
     once(&ids)?;

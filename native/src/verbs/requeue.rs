@@ -4,26 +4,15 @@
 
 use super::once;
 use super::scope::Scope;
-use crate::command::{Args, Call, Reply};
-use crate::ffi::{lit, Kind, Owned, Str};
-use crate::keyspace::{Queue, DEAD, PENDING, WAKE};
-use crate::wire::{positive, Refusal, Verb, ID};
-
-/// REQUEUE's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.REQUEUE",
-    command: "emq.requeue",
-    args: &[positive("limit")],
-    group: &[ID],
-    min_groups: 0,
-    admits: false,
-};
+use crate::command::{Args, Reply};
+use crate::ffi::{Kind, Owned, Str};
+use crate::keyspace::{DEAD, PENDING, WAKE};
+use crate::literals::lit;
+use crate::wire::Refusal;
 
 /// Runs REQUEUE's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let mut s = Scope::new(call, q);
-    let ctx = s.ctx;
-    let l = lit();
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (ctx, l) = (s.ctx, lit());
     let given = args.ids();
     once(&given)?;
     s.meta()?;
@@ -54,14 +43,13 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     }
 
     let was_empty = pending.kind() == Kind::Empty;
-    let (reason, buried) = (ctx.string(b"reason"), ctx.string(b"buried_ms"));
     for (id, (row, exists)) in ids.iter().zip(&rows) {
         dead.zrem(id.as_str());
         pending.push(false, id.as_str());
         if *exists {
             let key = ctx.open(row.as_str());
-            key.hset(&[(l.state, l.pending), (l.attempts, l.zero)]);
-            key.hdel(&[reason.as_str(), buried.as_str()]);
+            key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
+            key.hdel(&[l.row.reason, l.row.buried_ms]);
         }
     }
     let mut args_: Vec<Str> = vec![dead.name()];
@@ -70,8 +58,8 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     args_[0] = pending.name();
     ctx.replicate(c"LPUSH", &args_);
     if was_empty {
-        wake.zadd(0.0, l.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.ready]);
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
     }
     ctx.signal_ready(pending.name());
     Ok(Reply::Int(ids.len() as i64))

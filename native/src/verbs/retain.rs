@@ -1,42 +1,21 @@
 //! `EMQ.RETAIN 1 <meta> <dead_max> <dead_age_ms>`: the queue's retention of dead jobs in its `meta`
 //! (made if missing); the next BURY or CLAIM applies it. Reply 1.
 
-use super::pause::made;
+use super::made_now;
 use super::scope::Scope;
-use crate::command::{Args, Call, Reply};
-use crate::keyspace::Queue;
-use crate::wire::{Arg, Gate, Refusal, Verb};
-
-/// RETAIN's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.RETAIN",
-    command: "emq.retain",
-    args: &[
-        Arg {
-            name: "dead_max",
-            gate: Gate::Number { min: 0, max: None },
-        },
-        Arg {
-            name: "dead_age_ms",
-            gate: Gate::Number { min: 0, max: None },
-        },
-    ],
-    group: &[],
-    min_groups: 1,
-    admits: false,
-};
+use crate::command::{Args, Reply};
+use crate::literals::lit;
+use crate::wire::Refusal;
 
 /// Runs RETAIN's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let s = Scope::new(call, q);
-    let ctx = s.ctx;
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (ctx, l) = (s.ctx, lit());
     let meta = s.meta()?;
-    made(&meta);
-    let (max_f, age_f) = (ctx.string(b"dead_max"), ctx.string(b"dead_age_ms"));
+    made_now(&meta);
     let (max, age) = (ctx.int(args.number(0)), ctx.int(args.number(1)));
     meta.hset(&[
-        (max_f.as_str(), max.as_str()),
-        (age_f.as_str(), age.as_str()),
+        (l.meta.dead_max, max.as_str()),
+        (l.meta.dead_age_ms, age.as_str()),
     ]);
     Ok(Reply::Int(1))
 }

@@ -5,9 +5,11 @@
 //! [`apply`] deletes them.
 
 use super::scope::Scope;
-use crate::ffi::{Key, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::gates;
-use crate::wire::{Refusal, DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, TRIM_LIMIT};
+use crate::literals::lit;
+use crate::spec::{DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, TRIM_LIMIT};
+use crate::wire::Refusal;
 
 /// The dead jobs to delete, with their rows.
 pub struct Victims<'a> {
@@ -16,9 +18,8 @@ pub struct Victims<'a> {
 }
 
 /// A limit of `meta`: its field when it is 1 to 15 digits, else `default`.
-fn limit(meta: &Key, field: &[u8], default: i64) -> i64 {
-    let name = meta.ctx().string(field);
-    meta.hget(name.as_str())
+fn limit(meta: &Key, field: Str, default: i64) -> i64 {
+    meta.hget(field)
         .and_then(|v| gates::digits(v.bytes()))
         .map_or(default, |n| n as i64)
 }
@@ -36,11 +37,12 @@ pub fn select<'a>(
         rows: Vec::new(),
     };
     let card = dead.value_len() as i64;
-    if card == 0 || dead.kind() != crate::ffi::Kind::Zset {
+    if card == 0 || dead.kind() != Kind::Zset {
         return Ok(victims);
     }
-    let max = limit(meta, b"dead_max", DEAD_MAX_DEFAULT);
-    let age = limit(meta, b"dead_age_ms", DEAD_AGE_DEFAULT_MS);
+    let l = lit();
+    let max = limit(meta, l.meta.dead_max, DEAD_MAX_DEFAULT);
+    let age = limit(meta, l.meta.dead_age_ms, DEAD_AGE_DEFAULT_MS);
     let mut k = if max > 0 { card + adding - max } else { 0 };
     if age > 0 {
         // older than now - age: a score at most now - age - 1 (scores are whole ms)

@@ -4,39 +4,18 @@
 
 use super::admit::{admit, admitted};
 use super::scope::Scope;
-use crate::command::{Args, Call, Reply};
-use crate::ffi::{self, lit, Kind, Owned, Str};
-use crate::keyspace::{Queue, PENDING, SCHEDULE};
-use crate::wire::{Arg, Gate, Refusal, Verb, ID};
-
-/// SCHEDULE's call shape.
-pub const VERB: Verb = Verb {
-    name: "EMQ.SCHEDULE",
-    command: "emq.schedule",
-    args: &[],
-    group: &[
-        ID,
-        Arg {
-            name: "due_ms",
-            gate: Gate::Number { min: 0, max: None },
-        },
-        Arg {
-            name: "payload",
-            gate: Gate::Payload,
-        },
-    ],
-    min_groups: 1,
-    admits: true,
-};
+use crate::command::{Args, Reply};
+use crate::ffi::{self, Kind, Owned, Str};
+use crate::keyspace::{PENDING, SCHEDULE};
+use crate::literals::lit;
+use crate::wire::Refusal;
 
 /// Runs SCHEDULE's steps 5–6.
-pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let mut s = Scope::new(call, q);
-    let ctx = s.ctx;
-    let l = lit();
-    let a = admit(&mut s, args, SCHEDULE, Kind::Zset)?;
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let a = admit(s, args, SCHEDULE, Kind::Zset)?;
     s.probe()?;
 
+    let (ctx, l) = (s.ctx, lit());
     let now = ctx.int(ffi::now_ms());
     admitted(&a, now.as_str());
     let (ids, schedule) = (&a.ids, &a.structure);
@@ -47,11 +26,11 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
     zadd.push(schedule.name());
     for (j, name) in a.rows.iter().enumerate() {
         ctx.open(name.as_str()).hset(&[
-            (l.state, l.scheduled),
-            (l.payload, args.job_bytes(j, 2)),
-            (l.attempts, l.zero),
-            (l.created_ms, now.as_str()),
-            (l.due_ms, dues[j].as_str()),
+            (l.row.state, l.state.scheduled),
+            (l.row.payload, args.job_bytes(j, 2)),
+            (l.row.attempts, l.zero),
+            (l.row.created_ms, now.as_str()),
+            (l.row.due_ms, dues[j].as_str()),
         ]);
         schedule.zadd(args.job_number(j, 1) as f64, ids[j]);
         zadd.push(dues[j].as_str());
@@ -62,9 +41,9 @@ pub fn run<'a>(call: &Call<'a>, q: &Queue<'a>, args: &Args<'a>) -> Result<Reply<
         .map(|j| args.job_number(j, 1))
         .min()
         .unwrap_or_default();
-    if a.wake.zadd_lt(earliest as f64, l.due) {
+    if a.wake.zadd_lt(earliest as f64, l.wake.due) {
         let at = ctx.int(earliest);
-        ctx.replicate(c"ZADD", &[a.wake.name(), l.lt, at.as_str(), l.due]);
+        ctx.replicate(c"ZADD", &[a.wake.name(), l.lt, at.as_str(), l.wake.due]);
     }
     ctx.signal_ready(s.name(PENDING).as_str());
     Ok(Reply::Int(ids.len() as i64))

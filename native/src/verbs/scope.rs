@@ -4,33 +4,40 @@
 //! missing, so that one probe before the first write refuses with TRYAGAIN when the queue's slot is
 //! being migrated and such a key may live on the other node.
 
-use crate::command::Call;
 use crate::ffi::{Ctx, Key, Kind, Owned, Str, User};
 use crate::keyspace::{self, Queue};
 use crate::wire::Refusal;
 
-/// One call's access to its queue's derived keys.
+/// One call's access to its queue's derived keys: what the dispatcher hands every handler.
 pub struct Scope<'a> {
     /// The call's context.
     pub ctx: Ctx<'a>,
     q: Queue<'a>,
     meta: Str<'a>,
+    serving: bool,
     user: Option<Option<User<'a>>>,
     cluster: bool,
     missing: Vec<Vec<u8>>,
 }
 
 impl<'a> Scope<'a> {
-    /// The scope of `call` on queue `q`.
-    pub fn new(call: &Call<'a>, q: &Queue<'a>) -> Scope<'a> {
+    /// The scope of a call on queue `q`, whose declared key is `meta`; `serving`: a blocked client
+    /// being served, which must not block again.
+    pub fn new(ctx: Ctx<'a>, q: Queue<'a>, meta: Str<'a>, serving: bool) -> Scope<'a> {
         Scope {
-            ctx: call.ctx,
-            q: *q,
-            meta: call.meta(),
+            ctx,
+            q,
+            meta,
+            serving,
             user: None,
-            cluster: call.ctx.cluster_mode(),
+            cluster: ctx.cluster_mode(),
             missing: Vec::new(),
         }
+    }
+
+    /// Whether the call may wait on a key (not a served blocked client, not in MULTI or a script).
+    pub fn may_block(&self) -> bool {
+        !self.serving && self.ctx.may_block()
     }
 
     /// The name of the queue's key of type `ty`.

@@ -1,0 +1,81 @@
+/**
+ * What the verbs store, written once: the fields of a job's row (`emq:{q}:job:<id>`, a hash), the
+ * states its `state` field takes, the fields of the queue's `meta` hash, and the markers on `wake`
+ * (a sorted set). Each table maps a name to what it holds; {@link ROW}, {@link STATE}, {@link META}
+ * and {@link WAKE} map each name to itself, for code to spell it. The Lua twin's bodies and the
+ * client's readers (`lib/client/info.ts`) interpolate these names, the native module's literals
+ * are generated from them (`native/src/spec.rs`), and docs/WIRE.md prints them: a name changed
+ * here changes, or fails to compile, everywhere.
+ *
+ * Numbers are stored as decimal strings; times are ms since the epoch, from the server's clock.
+ *
+ * @module
+ */
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, WIRE } from "./verbs.ts";
+
+/** The fields of a job's row, in the order a job's life writes them. */
+export const ROW_FIELDS = {
+  state: "where the job is: `pending`, `active`, `scheduled` or `dead` (the states below)",
+  payload: "the job's payload, as admitted (any bytes)",
+  attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1",
+  created_ms: "when the job was admitted",
+  due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`",
+  deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",
+  token: "the lease token of its last claim, which every settle, EXTEND and PROGRESS presents",
+  reason: "the last failure's reason (RETRY, BURY; REQUEUE deletes it)",
+  buried_ms: "when it was buried (BURY; REQUEUE deletes it)",
+  progress: "its progress, as the handler last reported it (PROGRESS)",
+} as const;
+
+/** The states a row's `state` field takes, each with the structure that holds the job's id. */
+export const STATES = {
+  pending: "in `pending`, waiting for a claim",
+  active: "in `active`, held by a worker until its `deadline_ms`",
+  scheduled: "in `schedule`, until its `due_ms`",
+  dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
+} as const;
+
+/** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */
+export const META_FIELDS = {
+  wire: `the wire that made the queue (\`${WIRE}\`), written with \`created_ms\` on first use`,
+  created_ms: "when the queue was first used",
+  paused: "`1` while the queue is paused (PAUSE; RESUME deletes it)",
+  tokens: "the last lease token handed out (CLAIM adds one per claimed job)",
+  enqueued: "jobs admitted so far (ENQUEUE, SCHEDULE)",
+  acked: "jobs acked so far",
+  retried: "retries so far",
+  buried: "jobs buried so far",
+  dead_max: `the most dead jobs kept (RETAIN; absent: ${DEAD_MAX_DEFAULT}; 0: no limit)`,
+  dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
+} as const;
+
+/** The markers on the queue's `wake`, which idle workers of the scripts backend wait on. */
+export const WAKE_MARKERS = {
+  ready: "score 0: pending holds ids (written when ids arrive in it, removed by a CLAIM that empties it)",
+  due: "score: the earliest due time a SCHEDULE or RETRY wrote (`ZADD LT`); a CLAIM removes it once due",
+} as const;
+
+/** A field of a job's row. */
+export type RowField = keyof typeof ROW_FIELDS;
+/** A job's state. */
+export type StateName = keyof typeof STATES;
+/** A field of a queue's `meta`. */
+export type MetaField = keyof typeof META_FIELDS;
+/** A marker on a queue's `wake`. */
+export type WakeMarker = keyof typeof WAKE_MARKERS;
+
+/** Each name of a table, mapped to itself. */
+export type Names<K extends string> = { readonly [N in K]: N };
+
+function names<K extends string>(table: Readonly<Record<K, string>>): Names<K> {
+  return Object.freeze(Object.fromEntries(Object.keys(table).map((k) => [k, k]))) as Names<K>;
+}
+
+/** The row's field names: `ROW.state` is `"state"`. */
+export const ROW: Names<RowField> = names(ROW_FIELDS);
+/** The state names: `STATE.pending` is `"pending"`. */
+export const STATE: Names<StateName> = names(STATES);
+/** `meta`'s field names: `META.tokens` is `"tokens"`. */
+export const META: Names<MetaField> = names(META_FIELDS);
+/** The marker names: `WAKE.ready` is `"ready"`. */
+export const WAKE: Names<WakeMarker> = names(WAKE_MARKERS);

@@ -1,0 +1,369 @@
+//! Open keys ([`Key`], closed on drop) and the low-level key API on them: the Valkey type found
+//! ([`Kind`]), hash, list and sorted-set operations through the raw `RedisModule_*` functions (no
+//! `ctx.call`); `hset` and `hdel` replicate their own effect.
+
+use std::ffi::{c_int, c_long, c_void};
+use std::marker::PhantomData;
+use std::ptr;
+
+use valkey_module::raw;
+
+use super::{Ctx, Owned, Str};
+
+/// The Valkey type found at a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// No key.
+    Empty,
+    /// A string.
+    String,
+    /// A list.
+    List,
+    /// A hash.
+    Hash,
+    /// A sorted set.
+    Zset,
+    /// Anything else (set, stream, module type).
+    Other,
+}
+
+/// An open key, closed on drop. It lives within the call (`'a`) and borrows its name (`'k`), which
+/// its writes replicate, or owns it ([`Ctx::open_named`]); what it hands out (popped ids, hash
+/// values) lives for the call.
+pub struct Key<'a, 'k> {
+    ctx: Ctx<'a>,
+    raw: *mut raw::RedisModuleKey,
+    name: Str<'k>,
+    /// The name this key owns, if any (`name` points at it); freed after the key is closed.
+    _owned: Option<Owned<'a>>,
+}
+
+impl<'a> Ctx<'a> {
+    /// Opens `name` for reading and writing (a missing key opens as [`Kind::Empty`]).
+    pub fn open<'k>(self, name: Str<'k>) -> Key<'a, 'k> {
+        let mode = (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int;
+        // SAFETY: a valid ctx and a live name; the key is closed on drop, within the call.
+        let raw = unsafe { api!(RedisModule_OpenKey)(self.raw, name.raw, mode) };
+        Key {
+            ctx: self,
+            raw,
+            name,
+            _owned: None,
+        }
+    }
+
+    /// Opens `name` as [`open`](Self::open) does, the key owning its name: a key that can be
+    /// handed back from where its name was made.
+    pub fn open_named(self, name: Owned<'a>) -> Key<'a, 'a> {
+        let borrowed = Str {
+            raw: name.raw,
+            _owner: PhantomData,
+        };
+        let mut key = self.open(borrowed);
+        // `key.name` points at the string the key now keeps alive; `name()` hands it out only
+        // for as long as the key is borrowed.
+        key._owned = Some(name);
+        key
+    }
+
+    /// Opens `name` for reading only; `None` when the key does not exist.
+    pub fn read<'k>(self, name: Str<'k>) -> Option<Key<'a, 'k>> {
+        // SAFETY: as in `open`.
+        let raw = unsafe {
+            api!(RedisModule_OpenKey)(self.raw, name.raw, raw::REDISMODULE_READ as c_int)
+        };
+        (!raw.is_null()).then(|| Key {
+            ctx: self,
+            raw,
+            name,
+            _owned: None,
+        })
+    }
+}
+
+impl<'a, 'k> Key<'a, 'k> {
+    /// The key's Valkey type.
+    pub fn kind(&self) -> Kind {
+        // SAFETY: an open key (null opens read-only missing keys are never wrapped).
+        let t = unsafe { api!(RedisModule_KeyType)(self.raw) } as isize;
+        match t {
+            raw::REDISMODULE_KEYTYPE_EMPTY => Kind::Empty,
+            raw::REDISMODULE_KEYTYPE_STRING => Kind::String,
+            raw::REDISMODULE_KEYTYPE_LIST => Kind::List,
+            raw::REDISMODULE_KEYTYPE_HASH => Kind::Hash,
+            raw::REDISMODULE_KEYTYPE_ZSET => Kind::Zset,
+            _ => Kind::Other,
+        }
+    }
+
+    /// Whether the key is missing or has type `want`.
+    pub fn is_empty_or(&self, want: Kind) -> bool {
+        let k = self.kind();
+        k == Kind::Empty || k == want
+    }
+
+    /// The key's name, for as long as the key is borrowed (it may own the name).
+    pub fn name(&self) -> Str<'_> {
+        self.name
+    }
+
+    /// The call this key was opened in.
+    pub fn ctx(&self) -> Ctx<'a> {
+        self.ctx
+    }
+
+    /// Length of the value (list length, set cardinality…).
+    pub fn value_len(&self) -> usize {
+        // SAFETY: an open key.
+        unsafe { api!(RedisModule_ValueLength)(self.raw) }
+    }
+
+    /// The bytes of a string value (read access), valid while the key is open and unchanged.
+    pub fn string(&self) -> &[u8] {
+        let mut len = 0usize;
+        // SAFETY: an open key; the slice borrows `self`, so it cannot outlive the key.
+        let p = unsafe {
+            api!(RedisModule_StringDMA)(self.raw, &mut len, raw::REDISMODULE_READ as c_int)
+        };
+        if p.is_null() || len == 0 {
+            return &[];
+        }
+        // SAFETY: `len` readable bytes at `p` while the key is open.
+        unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) }
+    }
+
+    /// Deletes the key.
+    pub fn delete(&self) {
+        // SAFETY: a key opened for writing.
+        unsafe { api!(RedisModule_DeleteKey)(self.raw) };
+    }
+
+    /// `HGET key field`.
+    pub fn hget(&self, field: Str) -> Option<Owned<'a>> {
+        let mut out: *mut raw::RedisModuleString = ptr::null_mut();
+        // SAFETY: an open key, a live field name, an out pointer the server fills (or leaves null).
+        unsafe {
+            api!(RedisModule_HashGet)(
+                self.raw,
+                raw::REDISMODULE_HASH_NONE as c_int,
+                field.raw,
+                &mut out as *mut *mut raw::RedisModuleString,
+                ptr::null_mut::<c_void>(),
+            )
+        };
+        Owned::adopt(self.ctx, out)
+    }
+
+    /// `HSET key f1 v1 [f2 v2 …]`, replicated as that effect: one place lists the fields, so the
+    /// write and what replicas and the AOF receive cannot drift apart.
+    pub fn hset(&self, pairs: &[(Str, Str)]) {
+        let f = api!(RedisModule_HashSet);
+        let (k, n, z) = (
+            self.raw,
+            raw::REDISMODULE_HASH_NONE as c_int,
+            ptr::null_mut::<c_void>(),
+        );
+        // SAFETY: a key opened for writing; every field and value is a live module string; the
+        // variadic list ends with NULL.
+        unsafe {
+            match *pairs {
+                [(a, b)] => f(k, n, a.raw, b.raw, z),
+                [(a, b), (c, d)] => f(k, n, a.raw, b.raw, c.raw, d.raw, z),
+                [(a, b), (c, d), (e, g)] => f(k, n, a.raw, b.raw, c.raw, d.raw, e.raw, g.raw, z),
+                [(a, b), (c, d), (e, g), (h, i)] => f(
+                    k, n, a.raw, b.raw, c.raw, d.raw, e.raw, g.raw, h.raw, i.raw, z,
+                ),
+                [(a, b), (c, d), (e, g), (h, i), (j, l)] => f(
+                    k, n, a.raw, b.raw, c.raw, d.raw, e.raw, g.raw, h.raw, i.raw, j.raw, l.raw, z,
+                ),
+                _ => {
+                    let mut set = 0;
+                    for &(a, b) in pairs {
+                        set += f(k, n, a.raw, b.raw, z);
+                    }
+                    set
+                }
+            }
+        };
+        let mut args: Vec<Str> = Vec::with_capacity(1 + 2 * pairs.len());
+        args.push(self.name);
+        for &(field, value) in pairs {
+            args.push(field);
+            args.push(value);
+        }
+        self.ctx.replicate(c"HSET", &args);
+    }
+
+    /// `HDEL key f1 [f2 …]`, replicated as that effect.
+    pub fn hdel(&self, fields: &[Str]) {
+        let f = api!(RedisModule_HashSet);
+        let del = raw::REDISMODULE_HASH_DELETE as *mut raw::RedisModuleString;
+        for field in fields {
+            // SAFETY: a key opened for writing; the value REDISMODULE_HASH_DELETE deletes the field.
+            unsafe {
+                f(
+                    self.raw,
+                    raw::REDISMODULE_HASH_NONE as c_int,
+                    field.raw,
+                    del,
+                    ptr::null_mut::<c_void>(),
+                )
+            };
+        }
+        let mut args: Vec<Str> = Vec::with_capacity(1 + fields.len());
+        args.push(self.name);
+        args.extend_from_slice(fields);
+        self.ctx.replicate(c"HDEL", &args);
+    }
+
+    /// `LREM key 0 ele`: every occurrence of `ele` leaves the list; how many did. Not replicated.
+    pub fn list_remove(&self, ele: &[u8]) -> usize {
+        if self.kind() != Kind::List {
+            return 0;
+        }
+        let mut removed = 0;
+        let mut i = 0i64;
+        while (i as usize) < self.value_len() {
+            if self.index(i).is_some_and(|x| x.bytes() == ele) {
+                // SAFETY: a list key opened for writing, an index within its length.
+                unsafe { api!(RedisModule_ListDelete)(self.raw, i as c_long) };
+                removed += 1;
+            } else {
+                i += 1;
+            }
+        }
+        removed
+    }
+
+    /// `LPUSH` (head) or `RPUSH` (tail) of one element.
+    pub fn push(&self, tail: bool, ele: Str) {
+        let at = if tail {
+            raw::REDISMODULE_LIST_TAIL
+        } else {
+            raw::REDISMODULE_LIST_HEAD
+        };
+        // SAFETY: a key opened for writing, a live element.
+        unsafe { api!(RedisModule_ListPush)(self.raw, at as c_int, ele.raw) };
+    }
+
+    /// `LPOP` one element.
+    pub fn pop_head(&self) -> Option<Owned<'a>> {
+        // SAFETY: a key opened for writing; the popped string is handed to us.
+        let s = unsafe { api!(RedisModule_ListPop)(self.raw, raw::REDISMODULE_LIST_HEAD as c_int) };
+        Owned::adopt(self.ctx, s)
+    }
+
+    /// `RPOP` one element.
+    pub fn pop_tail(&self) -> Option<Owned<'a>> {
+        // SAFETY: a key opened for writing; the popped string is handed to us.
+        let s = unsafe { api!(RedisModule_ListPop)(self.raw, raw::REDISMODULE_LIST_TAIL as c_int) };
+        Owned::adopt(self.ctx, s)
+    }
+
+    /// `LINDEX key index` (negative counts from the tail).
+    pub fn index(&self, index: i64) -> Option<Owned<'a>> {
+        // SAFETY: an open list key; the returned string is ours to free.
+        let s = unsafe { api!(RedisModule_ListGet)(self.raw, index as c_long) };
+        Owned::adopt(self.ctx, s)
+    }
+
+    /// `ZADD key score ele`.
+    pub fn zadd(&self, score: f64, ele: Str) {
+        let mut flags: c_int = 0;
+        // SAFETY: a key opened for writing, a live element.
+        unsafe { api!(RedisModule_ZsetAdd)(self.raw, score, ele.raw, &mut flags) };
+    }
+
+    /// `ZADD key LT score ele`: adds, or lowers an existing score; whether anything changed.
+    pub fn zadd_lt(&self, score: f64, ele: Str) -> bool {
+        let mut flags: c_int = raw::REDISMODULE_ZADD_LT as c_int;
+        // SAFETY: a key opened for writing, a live element.
+        unsafe { api!(RedisModule_ZsetAdd)(self.raw, score, ele.raw, &mut flags) };
+        flags & (raw::REDISMODULE_ZADD_ADDED | raw::REDISMODULE_ZADD_UPDATED) as c_int != 0
+    }
+
+    /// The lowest score of a sorted set, if any.
+    pub fn first_score(&self) -> Option<f64> {
+        if self.kind() != Kind::Zset {
+            return None;
+        }
+        // SAFETY: an open sorted-set key; the range iterator is stopped before returning.
+        unsafe {
+            let ok = api!(RedisModule_ZsetFirstInScoreRange)(
+                self.raw,
+                raw::REDISMODULE_NEGATIVE_INFINITE,
+                raw::REDISMODULE_POSITIVE_INFINITE,
+                0,
+                0,
+            );
+            if ok != raw::Status::Ok as c_int {
+                return None;
+            }
+            let mut score = 0f64;
+            let ele = api!(RedisModule_ZsetRangeCurrentElement)(self.raw, &mut score);
+            let found = Owned::adopt(self.ctx, ele).map(|_| score);
+            api!(RedisModule_ZsetRangeStop)(self.raw);
+            found
+        }
+    }
+
+    /// `ZREM key ele`; whether it was a member.
+    pub fn zrem(&self, ele: Str) -> bool {
+        let mut deleted: c_int = 0;
+        // SAFETY: a key opened for writing, a live element.
+        unsafe { api!(RedisModule_ZsetRem)(self.raw, ele.raw, &mut deleted) };
+        deleted != 0
+    }
+
+    /// `ZSCORE key ele`.
+    pub fn zscore(&self, ele: Str) -> Option<f64> {
+        let mut score = 0f64;
+        // SAFETY: an open sorted-set key, a live element.
+        let ok = unsafe { api!(RedisModule_ZsetScore)(self.raw, ele.raw, &mut score) };
+        (ok == raw::Status::Ok as c_int).then_some(score)
+    }
+
+    /// Members with score ≤ `max`, ascending (score, then member), at most `limit`.
+    pub fn due(&self, max: f64, limit: u64) -> Vec<Owned<'a>> {
+        let mut out = Vec::new();
+        if limit == 0 || self.kind() != Kind::Zset {
+            return out;
+        }
+        // SAFETY: an open sorted-set key; the range iterator is stopped before returning.
+        unsafe {
+            let ok = api!(RedisModule_ZsetFirstInScoreRange)(
+                self.raw,
+                raw::REDISMODULE_NEGATIVE_INFINITE,
+                max,
+                0,
+                0,
+            );
+            if ok != raw::Status::Ok as c_int {
+                return out;
+            }
+            while api!(RedisModule_ZsetRangeEndReached)(self.raw) == 0 && (out.len() as u64) < limit
+            {
+                let mut score = 0f64;
+                let ele = api!(RedisModule_ZsetRangeCurrentElement)(self.raw, &mut score);
+                match Owned::adopt(self.ctx, ele) {
+                    Some(o) => out.push(o),
+                    None => break,
+                }
+                if api!(RedisModule_ZsetRangeNext)(self.raw) == 0 {
+                    break;
+                }
+            }
+            api!(RedisModule_ZsetRangeStop)(self.raw);
+        }
+        out
+    }
+}
+
+impl Drop for Key<'_, '_> {
+    fn drop(&mut self) {
+        if !self.raw.is_null() {
+            // SAFETY: opened by OpenKey, closed exactly once.
+            unsafe { api!(RedisModule_CloseKey)(self.raw) };
+        }
+    }
+}

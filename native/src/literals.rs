@@ -1,0 +1,71 @@
+//! The strings every call needs, made once at load and shared by every call: the names the verbs
+//! store (from the spec, `spec.rs`: a row's fields, the states, `meta`'s fields, `wake`'s markers),
+//! the wire's own values, and the tokens of the effects the verbs replicate. Each is made as an
+//! `ffi::Literal`, never freed, and handed to the verbs as a `Str` by [`lit`].
+
+use std::sync::OnceLock;
+
+use crate::ffi::{Literal, Str};
+use crate::spec::{self, Meta, Row, States, Wake};
+
+/// The module's literals, each an `S`.
+#[derive(Clone, Copy)]
+pub struct Literals<S> {
+    /// A row's field names.
+    pub row: Row<S>,
+    /// The states a row's `state` takes.
+    pub state: States<S>,
+    /// `meta`'s field names.
+    pub meta: Meta<S>,
+    /// `wake`'s markers.
+    pub wake: Wake<S>,
+    /// The wire's number (`5`), as `meta` stores it.
+    pub wire: S,
+    /// The standalone server's fence key (`{emq}:version`).
+    pub fence_key: S,
+    /// `0`: a zero score, or a count.
+    pub zero: S,
+    /// `LT`, the flag of `ZADD`.
+    pub lt: S,
+}
+
+impl<S> Literals<S> {
+    fn map<T>(self, mut f: impl FnMut(S) -> T) -> Literals<T> {
+        Literals {
+            row: self.row.map(&mut f),
+            state: self.state.map(&mut f),
+            meta: self.meta.map(&mut f),
+            wake: self.wake.map(&mut f),
+            wire: f(self.wire),
+            fence_key: f(self.fence_key),
+            zero: f(self.zero),
+            lt: f(self.lt),
+        }
+    }
+}
+
+static LITERALS: OnceLock<Literals<Literal>> = OnceLock::new();
+
+/// Makes the literals; called once from `OnLoad`.
+pub fn init() {
+    let wire = spec::WIRE.to_string();
+    let names = Literals {
+        row: spec::ROW,
+        state: spec::STATE,
+        meta: spec::META,
+        wake: spec::WAKE,
+        wire: wire.as_bytes(),
+        fence_key: spec::FENCE_KEY.as_bytes(),
+        zero: b"0",
+        lt: b"LT",
+    };
+    LITERALS.get_or_init(|| names.map(Literal::new));
+}
+
+/// The literals, as strings a call may pass.
+pub fn lit() -> Literals<Str<'static>> {
+    LITERALS
+        .get()
+        .expect("literals are made at load")
+        .map(Literal::str)
+}
