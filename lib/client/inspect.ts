@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { META } from "../wire/mod.ts";
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
 import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT } from "../wire/mod.ts";
@@ -83,7 +84,7 @@ export async function jobs<P>(
 
 /** See `EchoMQ.isPaused`. */
 export async function isPaused<P>(c: ClientContext<P>, ks: Keyspace): Promise<boolean> {
-  return String(await c.conn.command(["HGET", ks.meta, "paused"], ks.meta)) === "1";
+  return String(await c.conn.command(["HGET", ks.meta, META.paused], ks.meta)) === "1";
 }
 
 /** See `EchoMQ.queues`: the names of every `meta` on every primary, sorted. */
