@@ -5,10 +5,9 @@
  *
  * @module
  */
-import { META } from "../wire/mod.ts";
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT } from "../wire/mod.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
