@@ -31,7 +31,7 @@ import {
   waitFor,
   type When,
 } from "./options.ts";
-import { type Handler, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
+import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
 import { workerClient } from "./worker_client.ts";
 
 /**
@@ -136,14 +136,29 @@ export class EchoMQ<P = unknown> {
     return await batch.claimMany(this.#c, this.#c.keyspace(queue), n, opts);
   }
 
-  /** Sends one settle of `job` and throws its refusal (a `LeaseLostError` when the lease is lost). */
+  /**
+   * Sends one settle of `job` and throws its refusal (a `LeaseLostError` when the lease is lost).
+   * From inside the handler of that claim, the worker running it is told first: it will not settle
+   * the job again.
+   */
   async #settle(s: Settlement): Promise<void> {
     this.#c.assertOpen();
-    const [error] = await batch.settleMany(this.#c, [s]);
+    const own = ownSettle(s.job, s.kind);
+    let error: Error | null;
+    try {
+      [error = null] = await batch.settleMany(this.#c, [s]);
+    } catch (e) {
+      own?.(e);
+      throw e;
+    }
+    own?.(error);
     if (error) throw error;
   }
 
-  /** Acknowledges a claimed job: it leaves active and its row is deleted. */
+  /**
+   * Acknowledges a claimed job: it leaves active and its row is deleted. A handler may settle its
+   * own job (`ack`, `retry`, `bury`): its worker then leaves the job to it.
+   */
   ack(job: JobRef): Promise<void> {
     return this.#settle({ kind: "ack", job });
   }
@@ -168,7 +183,16 @@ export class EchoMQ<P = unknown> {
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
     this.#c.assertOpen();
-    return await batch.settleMany(this.#c, settlements);
+    const own = settlements.map((s) => (s !== null && typeof s === "object" ? ownSettle(s.job, s.kind) : null));
+    let results: Array<Error | null>;
+    try {
+      results = await batch.settleMany(this.#c, settlements);
+    } catch (e) {
+      for (const o of own) o?.(e);
+      throw e;
+    }
+    own.forEach((o, i) => o?.(results[i] ?? null));
+    return results;
   }
 
   /**
@@ -320,13 +344,15 @@ export class EchoMQ<P = unknown> {
 
   /**
    * Stops every worker of this client (letting in-flight jobs finish and settle), then
-   * disconnects. Called from inside a handler, it resolves once the other jobs are settled; the
-   * handler's own job settles when the handler returns, and the connection closes after that.
+   * disconnects. With `timeoutMs`, handlers still running then are given up as `stop({ timeoutMs })`
+   * does (signals aborted, jobs handed back), so `close` returns even when a handler never does.
+   * Called from inside a handler, it resolves once the other jobs are settled; the handler's own
+   * job settles when the handler returns, and the connection closes after that.
    */
-  async close(): Promise<void> {
+  async close(opts: StopOptions = {}): Promise<void> {
     if (this.#c.closed) return;
     const inside = Worker.current();
-    await Promise.all([...this.#workers].map((w) => w.stop()));
+    await Promise.all([...this.#workers].map((w) => w.stop(opts)));
     if (inside === null) this.#c.close();
     else void inside.then(() => this.#c.close());
   }

@@ -31,12 +31,14 @@ export {
   type ClaimLine,
   DEFAULT_BLOCK_MS,
   exponentialBackoff,
+  HAND_BACK_REASON,
   type Handler,
   type StopOptions,
   Worker,
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
+export { LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 export {
   BackendError,
   BatchError,

@@ -205,8 +205,8 @@ test(`${ROUNDS} failovers under load: every worker claims again within ${RESUME_
     const roles = await Promise.all(shard.map((n) => role(n.port)));
     const primary = shard[roles.indexOf("master")]!;
     const replica = shard.find((n) => n !== primary)!;
-    const killedAt = Date.now();
     await primary.kill();
+    const killedAt = Date.now(); // the process is gone: every CLAIM answered from now on came from elsewhere
     await waitUntil("the replica to be promoted", async () => (await role(replica.port)) === "master", 30_000, 20);
     const promotedAt = Date.now();
     const delays = await load.resumed(victimQueues, killedAt, promotedAt, 10_000);
@@ -249,8 +249,8 @@ test(`${RESTARTS} restarts of a standalone server: every worker claims again wit
   const rounds: string[] = [];
   const late: string[] = [];
   for (let r = 0; r < RESTARTS; r++) {
-    const killedAt = Date.now();
     await server.kill();
+    const killedAt = Date.now();
     await sleep([0, 1000, 3000, 6000][r]!); // down a while longer each time
     await server.start();
     const upAt = Date.now();
