@@ -6,6 +6,8 @@
  * @module
  */
 export { EchoMQ } from "./echomq.ts";
+export { Queue } from "./queue.ts";
+export type { Decoded, JsonPayload, NoJson, Payload, PayloadKind } from "./payload.ts";
 export {
   BATCH_BYTES,
   BATCH_COMMANDS,

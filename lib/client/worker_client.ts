@@ -10,8 +10,8 @@
  * while a primary is dead sends its first call to the dead node and fails only ~3.9 s later, even
  * when the replica was promoted meanwhile (a new client, made then, is right at once); and a
  * standalone `createClient` started while the server is down retries on glide's own backoff, so
- * it connected up to 2.8 s after the server was back. So a line is probed (`CLIENT ID` and `TIME`
- * in one round trip) within {@link PROBE_MS}, else closed and made again; and a connection that is
+ * it connected up to 2.8 s after the server was back. So a line is probed (`CLIENT ID`, and for
+ * the scripts `TIME`, in one round trip) within {@link PROBE_MS}, else closed and made again; and a connection that is
  * slow to open gets another attempt beside it every {@link PROBE_MS} (at most
  * {@link OPENING_AT_ONCE} at once, the first to open wins, the others are closed when they do).
  *
@@ -96,16 +96,22 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
       const conn = await hedged(() => c.conn.dedicated(blockMs), PROBE_MS, OPENING_AT_ONCE, signal);
       const impl = c.impl.on(conn);
       const route = c.keyspace(queue).meta;
-      // the server's id of the connection this line waits on (the queue's node), and its clock
+      // the server's id of the connection this line waits on (the queue's node), and (scripts:
+      // the worker compares the server's times with it) the server's clock
+      const clocked = impl.kind === "scripts";
       let id = "";
       let offset = 0; // server clock − this machine's
       let measured = 0;
+      let timeRefused = false; // a user without TIME (ACL): this machine's clock, as before
       const probe = async (commands: string[][]): Promise<unknown[]> => {
         const sent = Date.now();
         const replies = await conn.batch(commands, route);
-        for (const r of replies) if (r instanceof Error) throw r;
-        offset = timeMs(replies.at(-1)) - (sent + Date.now()) / 2;
+        const time = replies.at(-1);
         measured = performance.now();
+        if (commands.at(-1)![0] === "TIME") {
+          if (time instanceof Error) timeRefused = true;
+          else offset = timeMs(time) - (sent + Date.now()) / 2;
+        }
         return replies;
       };
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -116,7 +122,8 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
             fail(new EchoMQError("connection", `worker ${JSON.stringify(queue)}: a new claim connection did not answer within ${PROBE_MS} ms`));
           }, PROBE_MS);
         });
-        const [clientId] = await Promise.race([probe([["CLIENT", "ID"], ["TIME"]]), late]);
+        const [clientId] = await Promise.race([probe(clocked ? [["CLIENT", "ID"], ["TIME"]] : [["CLIENT", "ID"]]), late]);
+        if (clientId instanceof Error) throw clientId;
         id = String(clientId);
       } catch (e) {
         conn.close();
@@ -129,7 +136,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
           await c.conn.command(["CLIENT", "UNBLOCK", id], route);
         },
         claim: async (queue, count, leaseMs, waitMs): Promise<Claim<P>> => {
-          if (performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
+          if (clocked && !timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
           return await claimOnce(c, impl, c.keyspace(queue), count, leaseMs, waitMs);
         },
         wake: async (queue, timeoutMs) => {

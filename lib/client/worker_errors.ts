@@ -15,7 +15,7 @@ import { EchoMQError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import { UnrecoverableError } from "./client.ts";
+ * import { UnrecoverableError } from "../../client.ts";
  * const handler = (job: { payload: { to: string } }) => {
  *   if (!job.payload.to.includes("@")) throw new UnrecoverableError(`not an address: ${job.payload.to}`);
  * };
