@@ -149,6 +149,13 @@ export interface WorkerClient<P> {
   progress(job: JobRef, value: unknown): Promise<void>;
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
+  /**
+   * How long one call may take beyond its own wait and still be making progress, in ms: the
+   * connection's request timeout plus the window in which it sends again a call refused by a
+   * redirection (a resharding, a failover). The watchdog waits this much longer for a claim or a
+   * settle than for the claim loop's other steps. Default 0.
+   */
+  readonly patienceMs?: number;
 }
 
 /** The default backoff: 1 s, 2 s, 4 s, … capped at one hour. */
@@ -282,8 +289,13 @@ export class Worker<P> {
    * they were not settled here; each is also reported to `onError`.
    */
   lost = 0;
-  /** Milliseconds without progress after which the watchdog reports a stall (5 × `blockMs`, ≥ 2 s). */
+  /**
+   * Milliseconds without progress after which the watchdog reports a stall of the claim loop
+   * (5 × `blockMs`, at least 2 s; a claim, a wait or a settle gets the client's `patienceMs` more).
+   */
   readonly stallMs: number;
+  /** The watchdog's limit for one claim, wait or settle: {@link stallMs} + the client's patience. */
+  readonly #callStallMs: number;
   readonly #client: WorkerClient<P>;
   readonly #handler: Handler<P>;
   readonly #concurrency: number;
@@ -348,6 +360,7 @@ export class Worker<P> {
     this.#onError = opts.onError ?? ((e) => console.error(`[echomq] worker ${JSON.stringify(queue)}: ${describe(e)}`));
     this.#onStop = onStop;
     this.stallMs = Math.max(STALL_MIN_MS, STALL_BLOCKS * this.#blockMs);
+    this.#callStallMs = this.stallMs + Math.max(0, client.patienceMs ?? 0);
     this.#heartbeat = setInterval(() => void this.#extend(), this.#heartbeatMs);
     this.#maintenance = setInterval(() => void this.#maintain(), this.#maintenanceMs);
     this.#watchEveryMs = Math.max(100, Math.floor(this.stallMs / 4));
@@ -695,7 +708,8 @@ export class Worker<P> {
 
   /**
    * The watchdog: a claim loop step (other than waiting for a slot) or a settle that has lasted
-   * longer than {@link stallMs} is reported, then undone — the claim connection is closed (the
+   * longer than {@link stallMs} (a claim, a wait or a settle: plus the client's patience) is
+   * reported, then undone — the claim connection is closed (the
    * call on it fails, and the loop makes a new one), a stuck settle's jobs are given up (their
    * leases run out on the server; their slots free here).
    */
@@ -711,9 +725,10 @@ export class Worker<P> {
       return;
     }
     const stalled = now - this.#stepSince;
-    if (!this.#stopping && this.#step !== "waiting for a free slot" && stalled > this.stallMs * (this.#stallReports + 1)) {
+    const closes = this.#step === "waiting for a CLAIM reply" || this.#step === "waiting for a job";
+    const limit = closes ? this.#callStallMs : this.stallMs;
+    if (!this.#stopping && this.#step !== "waiting for a free slot" && stalled > limit * (this.#stallReports + 1)) {
       this.#stallReports++;
-      const closes = this.#step === "waiting for a CLAIM reply" || this.#step === "waiting for a job";
       this.#report(new WorkerStalledError(
         this.queue,
         Math.round(stalled),
@@ -727,7 +742,7 @@ export class Worker<P> {
       }
     }
     for (const f of this.#flushing) {
-      if (f.givenUp || now - f.since <= this.stallMs) continue;
+      if (f.givenUp || now - f.since <= this.#callStallMs) continue;
       f.givenUp = true;
       f.end();
       const n = f.batch.length;

@@ -150,6 +150,8 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
         },
       };
     },
+    // a call may retry a redirection for the whole retry window, each try up to the request timeout
+    patienceMs: c.conn.requestTimeout + c.conn.retryWindowMs,
     settleMany: (settlements) => calls.settleMany(settlements),
     extend: (jobs, leaseMs) => calls.extend(jobs, leaseMs),
     progress: (job, value) => calls.progress(job, value),
