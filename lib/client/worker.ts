@@ -238,7 +238,9 @@ interface Queued {
 interface Flushing {
   since: number;
   readonly batch: readonly Queued[];
-  /** The watchdog gave its jobs up (their slots are free again). */
+  /** It has been out for {@link Worker.stallMs}: its jobs' slots are free again (it still counts). */
+  freed: boolean;
+  /** The watchdog gave it up: nobody waits for it any more (a stop does not). */
   givenUp: boolean;
   /** Resolves once it came back or was given up. */
   readonly over: Promise<void>;
@@ -611,7 +613,7 @@ export class Worker<P> {
     this.#queued = [];
     let end!: () => void;
     const over = new Promise<void>((done) => (end = done));
-    const flushing: Flushing = { since: performance.now(), batch, givenUp: false, over, end };
+    const flushing: Flushing = { since: performance.now(), batch, freed: false, givenUp: false, over, end };
     this.#flushing.add(flushing);
     void (async () => {
       let results: Array<Error | null>;
@@ -710,8 +712,8 @@ export class Worker<P> {
    * The watchdog: a claim loop step (other than waiting for a slot) or a settle that has lasted
    * longer than {@link stallMs} (a claim, a wait or a settle: plus the client's patience) is
    * reported, then undone — the claim connection is closed (the
-   * call on it fails, and the loop makes a new one), a stuck settle's jobs are given up (their
-   * leases run out on the server; their slots free here).
+   * call on it fails, and the loop makes a new one), a stuck settle is given up (its jobs' leases
+   * run out on the server). A settle out for {@link stallMs} already frees its jobs' slots.
    */
   #watch(): void {
     const now = performance.now();
@@ -742,6 +744,15 @@ export class Worker<P> {
       }
     }
     for (const f of this.#flushing) {
+      // a slow settle (a connection retrying a redirection, or a stale one) must not keep the
+      // claim loop from claiming: its jobs' slots free, and its outcome is still counted
+      if (!f.freed && now - f.since > this.stallMs) {
+        f.freed = true;
+        for (const q of f.batch) {
+          const held = this.#held.get(claimKey(q.settlement.job));
+          if (held !== undefined) this.#release(held);
+        }
+      }
       if (f.givenUp || now - f.since <= this.#callStallMs) continue;
       f.givenUp = true;
       f.end();
@@ -751,10 +762,6 @@ export class Worker<P> {
         Math.round(now - f.since),
         `a settle of ${n} job${n === 1 ? " has" : "s have"} not come back (given up: the lease runs out on the server)`,
       ));
-      for (const q of f.batch) {
-        const held = this.#held.get(claimKey(q.settlement.job));
-        if (held !== undefined) this.#release(held);
-      }
     }
   }
 

@@ -52,32 +52,50 @@ afterAll(async () => {
   await Promise.all([site?.stop(), standalone?.stop()]);
 });
 
-/** One worker, its queue, and when each of its CLAIMs was answered. */
+/** One worker, its queue, when each of its CLAIMs was answered, and what it is waiting for. */
 interface Watched {
   readonly backend: "module" | "scripts";
   readonly queue: string;
   readonly worker: Worker<P>;
   readonly answered: number[];
   readonly errors: string[];
+  readonly waiting: Map<string, number>; // what → since (ms since epoch)
 }
 
-/** `mq`'s worker client, recording when each CLAIM is answered. */
-function recording(mq: EchoMQ<P>, answered: number[]): WorkerClient<P> {
+/** `mq`'s worker client, recording when each CLAIM is answered and which calls are out. */
+function recording(mq: EchoMQ<P>, answered: number[], waiting: Map<string, number>): WorkerClient<P> {
   const base = mq.workerClient();
+  const out = async <T>(what: string, call: () => Promise<T>): Promise<T> => {
+    waiting.set(what, Date.now());
+    try {
+      return await call();
+    } finally {
+      waiting.delete(what);
+    }
+  };
   return {
     ...base,
-    async dedicated(queue, blockMs) {
-      const line = await base.dedicated(queue, blockMs);
+    async dedicated(queue, blockMs, signal) {
+      const line = await out("a claim connection", () => base.dedicated(queue, blockMs, signal));
       return {
         ...line,
         async claim(queue, count, leaseMs, waitMs) {
-          const claim = await line.claim(queue, count, leaseMs, waitMs);
+          const claim = await out(`a CLAIM (wait ${waitMs} ms)`, () => line.claim(queue, count, leaseMs, waitMs));
           answered.push(Date.now());
           return claim;
         },
+        wake: (queue, timeoutMs) => out(`a wake (${timeoutMs} ms)`, () => line.wake(queue, timeoutMs)),
       };
     },
+    settleMany: (settlements) => out(`a settle of ${settlements.length}`, () => base.settleMany(settlements)),
   };
+}
+
+/** What a worker that did not claim again was waiting for. */
+function stuck(w: Watched): string {
+  const now = Date.now();
+  const calls = [...w.waiting].map(([what, since]) => `${what} for ${now - since} ms`);
+  return `${w.queue}: ${calls.length ? calls.join(", ") : "no call out"}; last errors ${w.errors.slice(-3).join(" | ") || "none"}`;
 }
 
 /** Producers, workers and the record of what was acknowledged and handled, on some queues. */
@@ -94,7 +112,8 @@ class Load {
     const mq = this.clients.get(backend)!;
     const answered: number[] = [];
     const errors: string[] = [];
-    const worker = new Worker<P>(recording(mq, answered), queue, (job) => {
+    const waiting = new Map<string, number>();
+    const worker = new Worker<P>(recording(mq, answered, waiting), queue, (job) => {
       this.handled.add(job.id);
     }, {
       concurrency: 2,
@@ -103,7 +122,7 @@ class Load {
       maintenanceMs: 1000,
       onError: (e) => errors.push(e instanceof Error ? `${e.name}: ${e.message.split("\n")[0]}` : String(e)),
     }, () => {});
-    this.watched.push({ backend, queue, worker, answered, errors });
+    this.watched.push({ backend, queue, worker, answered, errors, waiting });
     const run = this.#run;
     this.#producers.push((async () => {
       for (let n = 0; run.producing; n++) {
@@ -213,6 +232,7 @@ test(`${ROUNDS} failovers under load: every worker claims again within ${RESUME_
     rounds.push(`${promotedAt - killedAt}+[${delays.map((d) => d ?? "never").join(",")}]`);
     delays.forEach((d, i) => {
       if (d === null || d > RESUME_MS) late.push(`round ${r} ${[...victimQueues][i]}: ${d ?? "never"}`);
+      if (d === null) console.log(`[failover_loop] round ${r}, not claiming: ${stuck(load.watched.filter((w) => victimQueues.has(w.queue))[i]!)}`);
     });
     await primary.start();
     await waitUntil("the killed node to follow the promoted one", async () => {
