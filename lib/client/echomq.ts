@@ -31,22 +31,27 @@ import {
   waitFor,
   type When,
 } from "./options.ts";
-import { type Handler, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
+import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
 import { workerClient } from "./worker_client.ts";
+import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
+import { Queue } from "./queue.ts";
 
 /**
- * A connected EchoMQ client for payloads of type `P`.
+ * A connected EchoMQ client for payloads of type `P`: with the default JSON codec (`K` "json"),
+ * a payload is checked by {@link JsonPayload} and comes back as JSON gives it ({@link Decoded});
+ * with a codec of your own (`K` "codec"), payloads are the codec's type. `queue<Q>(name)` gives a
+ * handle typed by that queue's own payload, so one client serves queues of different types.
  *
  * Calls on different queues are independent: nothing spanning queues is atomic. One call on one
  * queue is one command, atomic on the server (a batch of many jobs included).
  */
-export class EchoMQ<P = unknown> {
+export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /** The backend in use after `auto` selection. */
   readonly backend: "module" | "scripts";
   /** The payload codec. */
   readonly codec: Codec<P>;
   readonly #c: ClientContext<P>;
-  readonly #workers: Set<Worker<P>> = new Set();
+  readonly #workers: Set<Worker<unknown>> = new Set();
 
   private constructor(c: ClientContext<P>) {
     this.#c = c;
@@ -63,8 +68,32 @@ export class EchoMQ<P = unknown> {
    * const mq = await EchoMQ.connect<{ to: string }>({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
    * ```
    */
-  static async connect<P = unknown>(options: EchoMQOptions<P>): Promise<EchoMQ<P>> {
-    return new EchoMQ<P>(await ClientContext.connect(options));
+  static connect<P = unknown>(options: EchoMQOptions<P> & { codec?: undefined }): Promise<EchoMQ<P, "json">>;
+  /** With a codec of your own: payloads of the codec's type, in and out. */
+  static connect<P>(options: EchoMQOptions<P> & { codec: Codec<P> }): Promise<EchoMQ<P, "codec">>;
+  /** Options passed on whole, whose codec the compiler does not know: typed as with JSON. */
+  static connect<P>(options: EchoMQOptions<P>): Promise<EchoMQ<P>>;
+  static async connect<P>(options: EchoMQOptions<P>): Promise<EchoMQ<P, PayloadKind>> {
+    return new EchoMQ<P, PayloadKind>(await ClientContext.connect(options));
+  }
+
+  /**
+   * A handle on one queue, typed by that queue's payload `Q` (with the JSON codec, checked and
+   * decoded as JSON): its methods are this client's, with the queue filled in.
+   *
+   * @example
+   * ```ts
+   * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
+   * const mail = mq.queue<{ to: string }>("mail");
+   * const bills = mq.queue<{ amount: number; at: Date }>("bills");
+   * await mail.enqueue({ to: "ada@example.com" });
+   * await bills.enqueue({ amount: 12, at: new Date() });
+   * bills.work((job) => console.log(job.payload.at.slice(0, 10))); // a Date comes back a string
+   * ```
+   */
+  queue<Q = P, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K> {
+    this.#c.keyspace(name);
+    return new Queue<Q, K>(this as unknown as EchoMQ<Q, K>, name as string);
   }
 
   /** True when connected to a cluster. */
@@ -78,8 +107,8 @@ export class EchoMQ<P = unknown> {
    * `DuplicateIdError` (while that job's row exists: until it is acked, or removed). With
    * `durable`, resolves only once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
    */
-  async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: P, opts?: EnqueueOptions): Promise<JobId> {
-    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload, undefined, opts);
+  async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: Payload<P, K>, opts?: EnqueueOptions): Promise<JobId> {
+    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, undefined, opts);
   }
 
   /**
@@ -93,10 +122,10 @@ export class EchoMQ<P = unknown> {
    */
   async enqueueMany<const Q extends string>(
     queue: CheckQueue<Q>,
-    payloads: Iterable<P> | AsyncIterable<P>,
+    payloads: Iterable<Payload<P, K>> | AsyncIterable<Payload<P, K>>,
     opts?: EnqueueManyOptions,
   ): Promise<JobId[]> {
-    return await batch.enqueueMany(this.#c, this.#c.keyspace(queue), payloads, waitFor("enqueueMany", opts?.durable));
+    return await batch.enqueueMany(this.#c, this.#c.keyspace(queue), payloads as Iterable<P>, waitFor("enqueueMany", opts?.durable));
   }
 
   /**
@@ -106,19 +135,19 @@ export class EchoMQ<P = unknown> {
    */
   async schedule<const Q extends string>(
     queue: CheckQueue<Q>,
-    payload: P,
+    payload: Payload<P, K>,
     when: When,
     opts?: EnqueueOptions,
   ): Promise<JobId> {
-    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload, dueMs(when), opts);
+    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, dueMs(when), opts);
   }
 
   /**
    * Claims the next job of `queue` (FIFO) for `leaseMs`, or returns null when none is ready. A
    * payload the codec cannot decode raises {@link PayloadDecodeError} naming the (claimed) job.
    */
-  async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<P> | null> {
-    return await batch.claimOne(this.#c, this.#c.keyspace(queue), opts);
+  async claim<const Q extends string>(queue: CheckQueue<Q>, opts: ClaimOptions): Promise<Job<Decoded<P, K>> | null> {
+    return (await batch.claimOne(this.#c, this.#c.keyspace(queue), opts)) as Job<Decoded<P, K>> | null;
   }
 
   /**
@@ -132,18 +161,33 @@ export class EchoMQ<P = unknown> {
     queue: CheckQueue<Q>,
     n: number,
     opts: ClaimManyOptions,
-  ): Promise<Array<Job<P> | PayloadDecodeError>> {
-    return await batch.claimMany(this.#c, this.#c.keyspace(queue), n, opts);
+  ): Promise<Array<Job<Decoded<P, K>> | PayloadDecodeError>> {
+    return (await batch.claimMany(this.#c, this.#c.keyspace(queue), n, opts)) as Array<Job<Decoded<P, K>> | PayloadDecodeError>;
   }
 
-  /** Sends one settle of `job` and throws its refusal (a `LeaseLostError` when the lease is lost). */
+  /**
+   * Sends one settle of `job` and throws its refusal (a `LeaseLostError` when the lease is lost).
+   * From inside the handler of that claim, the worker running it is told first: it will not settle
+   * the job again.
+   */
   async #settle(s: Settlement): Promise<void> {
     this.#c.assertOpen();
-    const [error] = await batch.settleMany(this.#c, [s]);
+    const own = ownSettle(s.job, s.kind);
+    let error: Error | null;
+    try {
+      [error = null] = await batch.settleMany(this.#c, [s]);
+    } catch (e) {
+      own?.(e);
+      throw e;
+    }
+    own?.(error);
     if (error) throw error;
   }
 
-  /** Acknowledges a claimed job: it leaves active and its row is deleted. */
+  /**
+   * Acknowledges a claimed job: it leaves active and its row is deleted. A handler may settle its
+   * own job (`ack`, `retry`, `bury`): its worker then leaves the job to it.
+   */
   ack(job: JobRef): Promise<void> {
     return this.#settle({ kind: "ack", job });
   }
@@ -168,7 +212,16 @@ export class EchoMQ<P = unknown> {
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
     this.#c.assertOpen();
-    return await batch.settleMany(this.#c, settlements);
+    const own = settlements.map((s) => (s !== null && typeof s === "object" ? ownSettle(s.job, s.kind) : null));
+    let results: Array<Error | null>;
+    try {
+      results = await batch.settleMany(this.#c, settlements);
+    } catch (e) {
+      for (const o of own) o?.(e);
+      throw e;
+    }
+    own.forEach((o, i) => o?.(results[i] ?? null));
+    return results;
   }
 
   /**
@@ -197,8 +250,8 @@ export class EchoMQ<P = unknown> {
   }
 
   /** A job by id, as its row has it; `null` when there is no such job. */
-  async getJob<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<JobInfo<P> | null> {
-    return await inspect.getJob(this.#c, this.#c.keyspace(queue), id);
+  async getJob<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<JobInfo<Decoded<P, K>> | null> {
+    return (await inspect.getJob(this.#c, this.#c.keyspace(queue), id)) as JobInfo<Decoded<P, K>> | null;
   }
 
   /**
@@ -211,8 +264,8 @@ export class EchoMQ<P = unknown> {
     queue: CheckQueue<Q>,
     state: JobState,
     page: { offset?: number; limit?: number } = {},
-  ): Promise<Array<JobInfo<P>>> {
-    return await inspect.jobs(this.#c, this.#c.keyspace(queue), state, page);
+  ): Promise<Array<JobInfo<Decoded<P, K>>>> {
+    return (await inspect.jobs(this.#c, this.#c.keyspace(queue), state, page)) as Array<JobInfo<Decoded<P, K>>>;
   }
 
   /**
@@ -310,23 +363,31 @@ export class EchoMQ<P = unknown> {
    * `handler`, extends each running job's lease, acks on success, retries with backoff on a throw,
    * and buries after `maxAttempts`.
    */
-  work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<P>, opts: WorkerOptions = {}): Worker<P> {
+  work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<Decoded<P, K>>, opts: WorkerOptions = {}): Worker<Decoded<P, K>> {
     this.#c.assertOpen();
     this.#c.keyspace(queue);
-    const worker = new Worker<P>(this.workerClient(), queue as string, handler, opts, () => this.#workers.delete(worker));
-    this.#workers.add(worker);
-    return worker;
+    const worker: Worker<P> = new Worker<P>(
+      this.workerClient(),
+      queue as string,
+      handler as Handler<P>,
+      opts,
+      () => this.#workers.delete(worker as unknown as Worker<unknown>),
+    );
+    this.#workers.add(worker as unknown as Worker<unknown>);
+    return worker as unknown as Worker<Decoded<P, K>>;
   }
 
   /**
    * Stops every worker of this client (letting in-flight jobs finish and settle), then
-   * disconnects. Called from inside a handler, it resolves once the other jobs are settled; the
-   * handler's own job settles when the handler returns, and the connection closes after that.
+   * disconnects. With `timeoutMs`, handlers still running then are given up as `stop({ timeoutMs })`
+   * does (signals aborted, jobs handed back), so `close` returns even when a handler never does.
+   * Called from inside a handler, it resolves once the other jobs are settled; the handler's own
+   * job settles when the handler returns, and the connection closes after that.
    */
-  async close(): Promise<void> {
+  async close(opts: StopOptions = {}): Promise<void> {
     if (this.#c.closed) return;
     const inside = Worker.current();
-    await Promise.all([...this.#workers].map((w) => w.stop()));
+    await Promise.all([...this.#workers].map((w) => w.stop(opts)));
     if (inside === null) this.#c.close();
     else void inside.then(() => this.#c.close());
   }

@@ -33,11 +33,18 @@ export interface Job<P> extends JobRef {
 
 /**
  * A job handed to a worker's handler: the claimed job, an `AbortSignal` that fires when its lease
- * is lost (an extension refused) or the worker is stopped with a deadline, and `progress`.
+ * is lost (an extension refused) or the worker is stopped with a deadline, its lease deadline, and
+ * `progress`.
  */
 export interface WorkerJob<P> extends Job<P> {
   /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
   readonly signal: AbortSignal;
+  /**
+   * When the job's lease runs out, on this process's monotonic clock (compare with
+   * `performance.now()`): the claim's send time + `leaseMs`, moved on by each heartbeat. A lower
+   * bound of the server's deadline (until CLAIM replies carry it).
+   */
+  readonly leaseUntil: number;
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void>;
 }

@@ -6,6 +6,8 @@
  * @module
  */
 export { EchoMQ } from "./echomq.ts";
+export { Queue } from "./queue.ts";
+export type { Decoded, JsonPayload, NoJson, Payload, PayloadKind } from "./payload.ts";
 export {
   BATCH_BYTES,
   BATCH_COMMANDS,
@@ -31,12 +33,14 @@ export {
   type ClaimLine,
   DEFAULT_BLOCK_MS,
   exponentialBackoff,
+  HAND_BACK_REASON,
   type Handler,
   type StopOptions,
   Worker,
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
+export { LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 export {
   BackendError,
   BatchError,

@@ -1,7 +1,8 @@
 /**
  * The worker: claims jobs of one queue, runs a handler on each, keeps each running job's lease
  * alive, and settles each job — ack on success, retry with backoff on a throw, bury after the last
- * attempt. A throwing handler never stops it; `stop()` lets in-flight jobs finish and settles them.
+ * attempt (or at once on an `UnrecoverableError`). A throwing handler never stops it; `stop()` lets
+ * in-flight jobs finish and settles them.
  *
  * How it spends round trips: free slots are claimed together, one CLAIM for all of them (which also
  * promotes due jobs and reaps expired leases on the server). An idle worker waits on the server, on
@@ -12,6 +13,14 @@
  * per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
  * whose lease is lost (an extension refused) has its `signal` aborted and is not settled.
  *
+ * What it trusts: only what the server confirmed. A job's lease is taken to end `leaseMs` after its
+ * CLAIM was sent, on the monotonic clock (a lower bound of the server's deadline): a job whose lease
+ * has run out before its handler could start (the process was paused) is dropped, not started. A
+ * settle counts only once the server applied it. Server times (`nextMs`) are compared with the
+ * server's clock, not this machine's. A claim loop or a settle that makes no progress for
+ * {@link stallMs} is reported (`WorkerStalledError`) and undone, so a worker never sits "running"
+ * without working.
+ *
  * @module
  */
 import { AsyncLocalStorage } from "node:async_hooks";
@@ -21,15 +30,26 @@ import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 import type { Claim } from "./batch.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
+import { askedDelay, LeaseExpiredError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
 export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
 
-/** Delay before the next attempt, from the attempts made so far (≥ 1). */
-export type Backoff = number | ((attempts: number) => number);
+/**
+ * Delay before the next attempt, in ms: a constant, or a function of the attempts made so far
+ * (≥ 1) and the error the handler threw. An error with its own `retryDelayMs` (`RetryError`)
+ * overrides it.
+ */
+export type Backoff = number | ((attempts: number, error: unknown) => number);
 
 /** Default `blockMs` of a worker: how long one waiting call of an idle worker lasts. */
 export const DEFAULT_BLOCK_MS = 5000;
+
+/**
+ * The reason a hand-back writes on the job's row (`stop({ timeoutMs })`, `handleSignals`): the
+ * job goes back due at once, and the worker does not count it as a failed attempt.
+ */
+export const HAND_BACK_REASON = "hand-back: the worker stopped before the job finished (not a failure)";
 
 /** Options of `EchoMQ.work`; each is checked (a `RangeError` names the option and its range). */
 export interface WorkerOptions {
@@ -44,11 +64,17 @@ export interface WorkerOptions {
   heartbeatMs?: number;
   /** Attempts before a failing job is buried (1 to 1000000, default 3). */
   maxAttempts?: number;
-  /** Retry delay in ms: a constant or a function of attempts (default 1000·2^(attempts−1), ≤ 1 h). */
+  /**
+   * Retry delay in ms: a constant or a function of (attempts, error) (default
+   * 1000·2^(attempts−1), ≤ 1 h). A thrown error with a `retryDelayMs` (`RetryError`) sets its own.
+   */
   backoff?: Backoff;
   /**
    * How long one waiting call of an idle worker lasts, in ms (10 to 600000, default 5000): an idle
    * worker sends one command per `blockMs`, and is woken by the server as soon as a job is ready.
+   * The module's blocking CLAIM waits at most half of `leaseMs` (a job claimed at the end of a
+   * wait keeps most of its lease). The claim loop's watchdog fires after 5 × `blockMs` (at least
+   * 2 s) without progress.
    */
   blockMs?: number;
   /**
@@ -59,16 +85,17 @@ export interface WorkerOptions {
   maintenanceMs?: number;
   /**
    * Called with every error the worker survives: a failed claim or settle, a job whose lease was
-   * lost (`LeaseLostError`), a payload the codec could not decode. Default: one line on stderr.
-   * Handler errors are not reported here (they retry or bury the job, with the reason kept).
+   * lost (`LeaseLostError`) or ran out before it started (`LeaseExpiredError`), a payload the codec
+   * could not decode, a stall (`WorkerStalledError`). Default: one line on stderr. Handler errors
+   * are not reported here (they retry or bury the job, with the reason kept).
    */
   onError?: (error: unknown) => void;
   /**
    * Stop this worker on SIGINT or SIGTERM (Bun, Deno, Node): claims stop, running jobs get
-   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (a
-   * retry due at once); once every worker started with this option has stopped, the process exits
-   * with the signal's usual code (130 for SIGINT, 143 for SIGTERM). A second signal exits at once,
-   * leaving unfinished jobs to their lease. Default false.
+   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (due
+   * at once, not counted as a failure); once every worker started with this option has stopped,
+   * the process exits with the signal's usual code (130 for SIGINT, 143 for SIGTERM). A second
+   * signal exits at once, leaving unfinished jobs to their lease. Default false.
    */
   handleSignals?: boolean;
   /** The deadline of a stop triggered by `handleSignals`, in ms (default 10000). */
@@ -78,8 +105,9 @@ export interface WorkerOptions {
 /** Options of {@link Worker.stop}. */
 export interface StopOptions {
   /**
-   * Give running jobs this long to finish; then abort their signals and hand them back (a retry
-   * due at once, reason "worker stopped") instead of waiting. Default: wait for them.
+   * Give running jobs this long to finish; then abort their signals and hand them back (due at
+   * once, with the reason {@link HAND_BACK_REASON}, not counted as a failure) instead of waiting.
+   * Default: wait for them.
    */
   timeoutMs?: number;
 }
@@ -90,6 +118,11 @@ export interface ClaimLine<P> {
   claim(queue: string, count: number, leaseMs: number, blockMs: number): Promise<Claim<P>>;
   /** Scripts backend: wait up to `timeoutMs` for a marker on the queue's wake key. */
   wake(queue: string, timeoutMs: number): Promise<void>;
+  /**
+   * The server's clock now, in ms since the epoch, as this line last measured it (`TIME`): what a
+   * server time such as `Claim.nextMs` is compared with. Absent: this machine's clock.
+   */
+  serverNow?(): number;
   /**
    * Ends a call waiting on this connection at once, on the server (`CLIENT UNBLOCK`): it answers
    * as on a timeout, so no job is claimed for a connection about to close.
@@ -103,9 +136,12 @@ export interface ClaimLine<P> {
 export interface WorkerClient<P> {
   /** Which backend the client uses. */
   readonly backend: "module" | "scripts";
-  /** A connection of its own for claims on `queue` that wait. */
-  dedicated(queue: string, blockMs: number): Promise<ClaimLine<P>>;
-  /** Settles many jobs; per settlement `null` or the error that refused it. */
+  /**
+   * A connection of its own for claims on `queue` that wait. `signal` aborts when the worker no
+   * longer waits for it (a stop, or the watchdog): no attempt should start after that.
+   */
+  dedicated(queue: string, blockMs: number, signal?: AbortSignal): Promise<ClaimLine<P>>;
+  /** Settles many jobs; per settlement `null` (applied) or the error that refused it. */
   settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>>;
   /** Extends leases (refused whole, with `LeaseLostError`, when one is lost). */
   extend(jobs: readonly JobRef[], leaseMs: number): Promise<void>;
@@ -113,6 +149,13 @@ export interface WorkerClient<P> {
   progress(job: JobRef, value: unknown): Promise<void>;
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
+  /**
+   * How long one call may take beyond its own wait and still be making progress, in ms: the
+   * connection's request timeout plus the window in which it sends again a call refused by a
+   * redirection (a resharding, a failover). The watchdog waits this much longer for a claim or a
+   * settle than for the claim loop's other steps. Default 0.
+   */
+  readonly patienceMs?: number;
 }
 
 /** The default backoff: 1 s, 2 s, 4 s, … capped at one hour. */
@@ -145,7 +188,22 @@ const nextMacrotask: (task: () => void) => void = typeof immediate === "function
   ? (task) => void immediate(task)
   : (task) => void setTimeout(task, 0);
 
-const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+/**
+ * `promise`, or `fallback` once `ms` pass first — the timer is cleared either way, so nothing it
+ * started keeps the process alive.
+ */
+function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<F>((done) => (timer = setTimeout(() => done(fallback), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** The wait before reconnect attempt `n` (0-based): 50, 100, 200, 400, then 500 ms. */
+const reconnectDelay = (n: number): number => Math.min(500, 50 * 2 ** n);
+
+/** Watchdog: a claim loop step or settle stalls after this many `blockMs` (and at least the minimum). */
+const STALL_BLOCKS = 5;
+const STALL_MIN_MS = 2000;
 
 /**
  * A claim's key among the jobs held: id and token. The same worker may hold one job twice — its
@@ -157,33 +215,89 @@ const claimKey = (job: JobRef): string => `${job.id} ${job.token}`;
 interface Held<P> {
   readonly job: Job<P>;
   readonly controller: AbortController;
+  /** The lease's end on the monotonic clock (`performance.now()`), a lower bound of the server's. */
+  leaseUntil: number;
   /** Its lease was lost: it is not settled. */
   lost: boolean;
   /** Its settle is queued or in flight: the heartbeat leaves it alone. */
   settling: boolean;
+  /** Its handler settled it through the client: the worker does not. */
+  own: boolean;
   /** Resolves once the job is settled (or given up). */
   readonly done: Promise<void>;
   readonly finish: () => void;
 }
 
+/** A settle the worker queued, and why (a hand-back is not a failed attempt). */
+interface Queued {
+  readonly settlement: Settlement;
+  readonly why: "done" | "failed" | "hand-back";
+}
+
+/** A settle command in flight: when it left and what it carries. */
+interface Flushing {
+  since: number;
+  readonly batch: readonly Queued[];
+  /** It has been out for {@link Worker.stallMs}: its jobs' slots are free again (it still counts). */
+  freed: boolean;
+  /** The watchdog gave it up: nobody waits for it any more (a stop does not). */
+  givenUp: boolean;
+  /** Resolves once it came back or was given up. */
+  readonly over: Promise<void>;
+  readonly end: () => void;
+}
+
+/** What an interrupted wait of the claim loop throws (a stop, or the watchdog). */
+const INTERRUPTED: unique symbol = Symbol("interrupted");
+
+/** What a running handler's async context knows: its job's settle promise, and its own settles. */
+interface Running {
+  readonly done: Promise<void>;
+  /** `job` is the handler's own and it settles it now: the worker will not; returns the counter. */
+  settles(job: JobRef, kind: Settlement["kind"]): ((error: unknown) => void) | null;
+}
+
 /** The job whose handler is running, for `stop()` / `close()` called from inside a handler. */
-const running = new AsyncLocalStorage<Promise<void>>();
+const running = new AsyncLocalStorage<Running>();
+
+/**
+ * Called by the client before it sends a settle of `job` (`ack`, `retry`, `bury`, `settleMany`):
+ * when the caller is the handler of that very claim, its worker leaves the job alone from now on
+ * (no heartbeat, no settle of its own) and counts the outcome. Returns the function to call with
+ * the settle's outcome (`null` when applied), or null when the caller is no such handler.
+ */
+export function ownSettle(job: JobRef, kind: Settlement["kind"]): ((error: unknown) => void) | null {
+  return running.getStore()?.settles(job, kind) ?? null;
+}
+
+/** Where the claim loop is, for the watchdog. */
+type Step = "waiting for a free slot" | "connecting" | "waiting for a CLAIM reply" | "waiting for a job" | "waiting to reconnect";
 
 /** A running worker; see `EchoMQ.work`. */
 export class Worker<P> {
   /** The queue it works. */
   readonly queue: string;
-  /** Jobs acked so far. */
+  /** Jobs acked so far (acks the server applied; a settle whose command failed is not counted). */
   completed = 0;
-  /** Attempts that failed so far (retried or buried). */
+  /** Attempts that failed so far (retries and burials the server applied; hand-backs are not). */
   failed = 0;
   /** Jobs buried so far. */
   buried = 0;
+  /** Jobs handed back at a stop's deadline (due again at once; not failed attempts). */
+  handedBack = 0;
   /**
    * Jobs whose lease was lost while this worker held them (an extension or a settle refused with
-   * `LeaseLostError`): they were not settled here; each is also reported to `onError`.
+   * `LeaseLostError`), or had run out before their handler could start (`LeaseExpiredError`):
+   * they were not settled here; each is also reported to `onError`.
    */
   lost = 0;
+  /**
+   * Milliseconds without progress after which the watchdog reports a stall of the claim loop
+   * (5 × `blockMs`, at least 2 s; a claim, a wait or a settle gets the client's `patienceMs` more).
+   */
+  readonly stallMs: number;
+  /** The watchdog's limit for one claim, wait or settle: {@link stallMs} + the client's patience. */
+  readonly #callStallMs: number;
   readonly #client: WorkerClient<P>;
   readonly #handler: Handler<P>;
   readonly #concurrency: number;
@@ -202,12 +316,23 @@ export class Worker<P> {
   /** Wakes the claim loop when a slot frees. */
   #roomWaiter: (() => void) | null = null;
   #line: ClaimLine<P> | null = null;
-  #queued: Settlement[] = [];
+  /** The last line the watchdog closed: the failure of the call on it is no news. */
+  #abandoned: ClaimLine<P> | null = null;
+  #queued: Queued[] = [];
   #flushPending = false;
-  #flushing: Set<Promise<void>> = new Set();
-  #heartbeat: ReturnType<typeof setInterval>;
-  #maintenance: ReturnType<typeof setInterval>;
-  #lastClaim = Date.now();
+  readonly #flushing: Set<Flushing> = new Set();
+  readonly #heartbeat: ReturnType<typeof setInterval>;
+  readonly #maintenance: ReturnType<typeof setInterval>;
+  readonly #watchdog: ReturnType<typeof setInterval>;
+  readonly #watchEveryMs: number;
+  #lastWatch = performance.now();
+  #lastClaim = performance.now();
+  #step: Step = "connecting";
+  #stepSince = performance.now();
+  #stallReports = 0;
+  /** Ends the claim loop's current wait (a stop, or the watchdog): it throws {@link INTERRUPTED}. */
+  #interrupt: () => void = () => {};
+  #interrupted: Promise<typeof INTERRUPTED> = new Promise(() => {});
   #stopping = false;
   #stopped: Promise<void> | null = null;
   #loop: Promise<void>;
@@ -236,8 +361,12 @@ export class Worker<P> {
     }
     this.#onError = opts.onError ?? ((e) => console.error(`[echomq] worker ${JSON.stringify(queue)}: ${describe(e)}`));
     this.#onStop = onStop;
+    this.stallMs = Math.max(STALL_MIN_MS, STALL_BLOCKS * this.#blockMs);
+    this.#callStallMs = this.stallMs + Math.max(0, client.patienceMs ?? 0);
     this.#heartbeat = setInterval(() => void this.#extend(), this.#heartbeatMs);
     this.#maintenance = setInterval(() => void this.#maintain(), this.#maintenanceMs);
+    this.#watchEveryMs = Math.max(100, Math.floor(this.stallMs / 4));
+    this.#watchdog = setInterval(() => this.#watch(), this.#watchEveryMs);
     if (opts.handleSignals) this.#unhook = stopOnSignals(() => this.stop({ timeoutMs: stopTimeoutMs }));
     this.#loop = this.#claimLoop();
   }
@@ -253,7 +382,7 @@ export class Worker<P> {
    * itself.)
    */
   static current(): Promise<void> | null {
-    return running.getStore() ?? null;
+    return running.getStore()?.done ?? null;
   }
 
   #report(e: unknown): void {
@@ -284,44 +413,101 @@ export class Worker<P> {
     wake?.();
   }
 
+  /** The claim loop is at `step` from now on (the watchdog times each step, and may end its wait). */
+  #at(step: Step): void {
+    this.#step = step;
+    this.#stepSince = performance.now();
+    this.#stallReports = 0;
+    this.#interrupted = new Promise((fire) => (this.#interrupt = () => fire(INTERRUPTED)));
+    if (this.#stopping) this.#interrupt();
+  }
+
+  /**
+   * `promise`, unless the current step is interrupted first (a stop, or the watchdog): then it
+   * throws {@link INTERRUPTED}, and `late` gets what the promise brings afterwards.
+   */
+  async #wait<T>(promise: Promise<T>, late: (value: T) => void = () => {}): Promise<T> {
+    let abandoned = false;
+    void promise.then((value) => abandoned && late(value), () => {});
+    const r = await Promise.race([promise, this.#interrupted]);
+    if (r !== INTERRUPTED) return r as T;
+    abandoned = true;
+    throw INTERRUPTED;
+  }
+
   async #claimLoop(): Promise<void> {
     let dry = false;
     let failures = 0;
+    // the module's blocking CLAIM: at most half the lease, so a job claimed at the end of a wait
+    // still has most of its lease by the lower bound the worker keeps (sent + leaseMs)
+    const blockingMs = Math.max(1, Math.min(this.#blockMs, Math.floor(this.#leaseMs / 2)));
     while (!this.#stopping) {
+      this.#at("waiting for a free slot");
       await this.#room();
       if (this.#stopping) break;
+      let line: ClaimLine<P> | null = this.#line;
       try {
-        this.#line ??= await this.#client.dedicated(this.queue, this.#blockMs);
-        if (this.#stopping) break;
+        if (line === null) {
+          this.#at("connecting");
+          const giveUp = new AbortController();
+          void this.#interrupted.then(() => giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection")));
+          line = await this.#wait(this.#client.dedicated(this.queue, this.#blockMs, giveUp.signal), (l) => l.close());
+          this.#line = line;
+        }
         const want = this.#free();
-        const wait = this.#client.backend === "module" && dry ? this.#blockMs : 0;
-        this.#lastClaim = Date.now();
-        const claim = await this.#line.claim(this.queue, want, this.#leaseMs, wait);
+        const waitMs = this.#client.backend === "module" && dry ? blockingMs : 0;
+        this.#lastClaim = performance.now();
+        this.#at("waiting for a CLAIM reply");
+        const sentAt = performance.now();
+        const claim: Claim<P> = await this.#wait(line.claim(this.queue, want, this.#leaseMs, waitMs));
         failures = 0;
-        for (const job of claim.jobs) this.#start(job);
+        for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
         dry = claim.jobs.length < want;
         if (claim.jobs.length === 0 && this.#client.backend === "scripts" && !this.#stopping) {
-          const untilDue = claim.nextMs > 0 ? claim.nextMs - Date.now() : this.#blockMs;
-          await this.#line.wake(this.queue, Math.max(10, Math.min(this.#blockMs, untilDue)));
+          // nextMs is the server's time: compared with the server's clock, not this machine's
+          const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : this.#blockMs;
+          this.#at("waiting for a job");
+          await this.#wait(line.wake(this.queue, Math.max(10, Math.min(this.#blockMs, Math.ceil(untilDue)))));
         }
       } catch (e) {
         if (this.#stopping) break;
-        this.#report(e);
-        // a connection that failed is made again; back off 50 ms, 100 ms … 5 s
+        // (an interrupted wait, or a line the watchdog closed, has been reported already)
+        if (e !== INTERRUPTED && (line === null || line !== this.#abandoned)) this.#report(e);
+        // a connection that failed is made again, soon: 50 ms, 100 ms … 500 ms
         this.#line?.close();
         this.#line = null;
-        await sleep(Math.min(5000, 50 * 2 ** failures++));
+        this.#at("waiting to reconnect");
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await this.#wait(new Promise<void>((wake) => (timer = setTimeout(wake, reconnectDelay(failures++))))).catch(() => {});
+        clearTimeout(timer);
       }
     }
   }
 
-  /** Takes a claimed job: runs its handler, or (an undecodable payload) fails the attempt. */
-  #start(claimed: Job<P> | PayloadDecodeError): void {
+  /**
+   * Takes a claimed job: runs its handler, or (an undecodable payload) fails the attempt. A job
+   * whose lease has run out by the monotonic clock is not started: another claim has it.
+   */
+  #start(claimed: Job<P> | PayloadDecodeError, leaseUntil: number): void {
+    const job: Job<P> = claimed instanceof PayloadDecodeError ? { ...claimed.job, payload: undefined as P } : claimed;
+    const late = performance.now() - leaseUntil;
+    if (late >= 0) {
+      this.lost++;
+      this.#report(new LeaseExpiredError(job, late));
+      return;
+    }
+    const key = claimKey(job);
+    const twin = this.#held.get(key);
+    if (twin !== undefined) {
+      // the same claim again (a failover lost its record, and the server handed out the same
+      // token): the handler already running settles it
+      twin.leaseUntil = Math.max(twin.leaseUntil, leaseUntil);
+      return;
+    }
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const job: Job<P> = claimed instanceof PayloadDecodeError ? { ...claimed.job, payload: undefined as P } : claimed;
-    const held: Held<P> = { job, controller: new AbortController(), lost: false, settling: false, done, finish };
-    this.#held.set(claimKey(job), held);
+    const held: Held<P> = { job, controller: new AbortController(), leaseUntil, lost: false, settling: false, own: false, done, finish };
+    this.#held.set(key, held);
     if (claimed instanceof PayloadDecodeError) {
       this.#report(claimed);
       this.#settle(held, claimed);
@@ -330,11 +516,22 @@ export class Worker<P> {
     const view: WorkerJob<P> = {
       ...job,
       signal: held.controller.signal,
+      get leaseUntil(): number {
+        return held.leaseUntil;
+      },
       progress: (value) => this.#client.progress(job, value),
+    };
+    const context: Running = {
+      done,
+      settles: (ref, kind) => {
+        if (ref.id !== job.id || ref.token !== job.token || held.lost || held.settling) return null;
+        held.own = true;
+        return (error) => this.#ownSettled(kind, error);
+      },
     };
     let result: unknown;
     try {
-      result = running.run(done, () => this.#handler(view));
+      result = running.run(context, () => this.#handler(view));
     } catch (e) {
       this.#settle(held, e);
       return;
@@ -348,9 +545,15 @@ export class Worker<P> {
     Promise.resolve(result as PromiseLike<unknown>).then(() => this.#settle(held, null), (e: unknown) => this.#settle(held, e));
   }
 
+  /** A handler settled its own job: counted as the worker's own settles are (only when applied). */
+  #ownSettled(kind: Settlement["kind"], error: unknown): void {
+    if (error === null || error === undefined) this.#count(kind === "ack" ? "done" : "failed", kind);
+    else if (error instanceof LeaseLostError) this.lost++;
+  }
+
   /** Queues the job's settle: ack (`failure` null), else retry or bury; a lost job is dropped. */
   #settle(held: Held<P>, failure: unknown): void {
-    if (held.lost) {
+    if (held.lost || held.own) {
       this.#release(held);
       return;
     }
@@ -358,65 +561,88 @@ export class Worker<P> {
     this.#settling++;
     this.#freed();
     const job = held.job;
+    if (failure === null) {
+      this.#queue({ settlement: { kind: "ack", job }, why: "done" });
+      return;
+    }
+    const reason = truncateUtf8(describe(failure), MAX_REASON_BYTES);
+    if (failure instanceof UnrecoverableError || job.attempts >= this.#maxAttempts) {
+      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" });
+      return;
+    }
     let settlement: Settlement;
     try {
-      if (failure === null) settlement = { kind: "ack", job };
-      else {
-        this.failed++;
-        const reason = truncateUtf8(describe(failure), MAX_REASON_BYTES);
-        if (job.attempts >= this.#maxAttempts) settlement = { kind: "bury", job, reason };
-        else {
-          const b = this.#backoff;
-          const raw = typeof b === "function" ? b(job.attempts) : b;
-          const delayMs = Math.max(1, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
-          settlement = { kind: "retry", job, delayMs, reason };
-        }
-      }
+      const b = this.#backoff;
+      const raw = askedDelay(failure) ?? (typeof b === "function" ? b(job.attempts, failure) : b);
+      const delayMs = Math.max(1, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
+      settlement = { kind: "retry", job, delayMs, reason };
     } catch (e) {
       // a throwing backoff: reported; the job is retried after a second
       this.#report(e);
       settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES) };
     }
-    this.#queue(settlement);
+    this.#queue({ settlement, why: "failed" });
   }
 
-  #queue(settlement: Settlement): void {
-    this.#queued.push(settlement);
+  #queue(q: Queued): void {
+    this.#queued.push(q);
     if (!this.#flushPending) {
       this.#flushPending = true;
       nextMacrotask(() => this.#flush());
     }
   }
 
-  /** Sends every queued settle: one command per kind; each outcome counted or reported. */
+  /** One applied settle, counted. */
+  #count(why: Queued["why"], kind: Settlement["kind"]): void {
+    if (why === "hand-back") this.handedBack++;
+    else if (kind === "ack") this.completed++;
+    else {
+      this.failed++;
+      if (kind === "bury") this.buried++;
+    }
+  }
+
+  /**
+   * Sends every queued settle: one command per kind; each outcome counted (only when the server
+   * applied it) or reported (each distinct error once).
+   */
   #flush(): void {
     this.#flushPending = false;
     const batch = this.#queued;
     if (batch.length === 0) return;
     this.#queued = [];
-    const sending = (async () => {
+    let end!: () => void;
+    const over = new Promise<void>((done) => (end = done));
+    const flushing: Flushing = { since: performance.now(), batch, freed: false, givenUp: false, over, end };
+    this.#flushing.add(flushing);
+    void (async () => {
       let results: Array<Error | null>;
       try {
-        results = await this.#client.settleMany(batch);
+        results = await this.#client.settleMany(batch.map((q) => q.settlement));
       } catch (e) {
-        this.#report(e); // the whole batch failed: its jobs stay active until their leases run out
-        results = batch.map(() => null);
+        // the whole command failed: applied or not, nobody knows; counted as neither (the jobs
+        // stay active until their leases run out, then are claimed again)
+        const error = e instanceof Error ? e : new Error(String(e));
+        results = batch.map(() => error);
       }
-      batch.forEach((s, i) => {
+      const reported = new Set<Error>();
+      batch.forEach((q, i) => {
         const r = results[i] ?? null;
-        if (r === null) {
-          if (s.kind === "ack") this.completed++;
-          else if (s.kind === "bury") this.buried++;
-        } else {
+        if (r === null) this.#count(q.why, q.settlement.kind);
+        else {
           if (r instanceof LeaseLostError) this.lost++;
-          this.#report(r);
+          if (!reported.has(r)) {
+            reported.add(r);
+            this.#report(r);
+          }
         }
-        const held = this.#held.get(claimKey(s.job));
+        const held = this.#held.get(claimKey(q.settlement.job));
         if (held !== undefined) this.#release(held);
       });
-    })();
-    this.#flushing.add(sending);
-    void sending.finally(() => this.#flushing.delete(sending));
+    })().finally(() => {
+      this.#flushing.delete(flushing);
+      end();
+    });
   }
 
   /** The job leaves this worker: its slot frees. */
@@ -435,11 +661,10 @@ export class Worker<P> {
    * whose settle went out meanwhile is not lost (the extension raced its own ack): the settle
    * decides. Reported once, for the claims really lost.
    */
-  #lose(jobs: readonly Job<P>[], error: LeaseLostError): void {
+  #lose(jobs: readonly Held<P>[], error: LeaseLostError): void {
     let lost = 0;
-    for (const job of jobs) {
-      const held = this.#held.get(claimKey(job));
-      if (held === undefined || held.lost || held.settling) continue;
+    for (const held of jobs) {
+      if (this.#held.get(claimKey(held.job)) !== held || held.lost || held.settling || held.own) continue;
       held.lost = true;
       lost++;
       held.controller.abort(error);
@@ -450,10 +675,12 @@ export class Worker<P> {
 
   /** The heartbeat: extends every running job's lease; lost ones are dropped and the rest extended. */
   async #extend(): Promise<void> {
-    let jobs = [...this.#held.values()].filter((h) => !h.lost && !h.settling).map((h) => h.job);
-    while (jobs.length > 0) {
+    let list = [...this.#held.values()].filter((h) => !h.lost && !h.settling && !h.own);
+    while (list.length > 0) {
+      const sentAt = performance.now();
       try {
-        await this.#client.extend(jobs, this.#leaseMs);
+        await this.#client.extend(list.map((h) => h.job), this.#leaseMs);
+        for (const h of list) h.leaseUntil = Math.max(h.leaseUntil, sentAt + this.#leaseMs);
         return;
       } catch (e) {
         if (!(e instanceof LeaseLostError)) {
@@ -461,10 +688,10 @@ export class Worker<P> {
           return;
         }
         const lost = new Set(e.ids);
-        this.#lose(jobs.filter((j) => lost.has(j.id)), e);
-        const rest = jobs.filter((j) => !lost.has(j.id));
-        if (rest.length === jobs.length) return;
-        jobs = rest;
+        this.#lose(list.filter((h) => lost.has(h.job.id)), e);
+        const rest = list.filter((h) => !lost.has(h.job.id));
+        if (rest.length === list.length) return;
+        list = rest;
       }
     }
   }
@@ -473,7 +700,7 @@ export class Worker<P> {
   async #maintain(): Promise<void> {
     // Only a saturated worker (its claim loop waiting for a slot): a claim out on the server reaps
     // there, and a waiting one is answered when the first lease runs out.
-    if (this.#stopping || this.#roomWaiter === null || Date.now() - this.#lastClaim < this.#maintenanceMs) return;
+    if (this.#stopping || this.#roomWaiter === null || performance.now() - this.#lastClaim < this.#maintenanceMs) return;
     try {
       await this.#client.reap(this.queue);
     } catch (e) {
@@ -482,38 +709,98 @@ export class Worker<P> {
   }
 
   /**
+   * The watchdog: a claim loop step (other than waiting for a slot) or a settle that has lasted
+   * longer than {@link stallMs} (a claim, a wait or a settle: plus the client's patience) is
+   * reported, then undone — the claim connection is closed (the
+   * call on it fails, and the loop makes a new one), a stuck settle is given up (its jobs' leases
+   * run out on the server). A settle out for {@link stallMs} already frees its jobs' slots.
+   */
+  #watch(): void {
+    const now = performance.now();
+    // A tick that comes late says the whole process was paused (SIGSTOP, a suspended machine) or
+    // starved: that time is nobody's stall. It is taken off, and pending replies read first.
+    const paused = now - this.#lastWatch - 2 * this.#watchEveryMs;
+    this.#lastWatch = now;
+    if (paused > 0) {
+      this.#stepSince += paused;
+      for (const f of this.#flushing) f.since += paused;
+      return;
+    }
+    const stalled = now - this.#stepSince;
+    const closes = this.#step === "waiting for a CLAIM reply" || this.#step === "waiting for a job";
+    const limit = closes ? this.#callStallMs : this.stallMs;
+    if (!this.#stopping && this.#step !== "waiting for a free slot" && stalled > limit * (this.#stallReports + 1)) {
+      this.#stallReports++;
+      this.#report(new WorkerStalledError(
+        this.queue,
+        Math.round(stalled),
+        `the claim loop is ${this.#step}${closes ? " (its connection is made again)" : ""}`,
+      ));
+      if (closes && this.#line !== null) {
+        this.#abandoned = this.#line;
+        this.#line.close();
+        this.#line = null;
+        this.#interrupt(); // whether or not closing ends the call on it
+      }
+    }
+    for (const f of this.#flushing) {
+      // a slow settle (a connection retrying a redirection, or a stale one) must not keep the
+      // claim loop from claiming: its jobs' slots free, and its outcome is still counted
+      if (!f.freed && now - f.since > this.stallMs) {
+        f.freed = true;
+        for (const q of f.batch) {
+          const held = this.#held.get(claimKey(q.settlement.job));
+          if (held !== undefined) this.#release(held);
+        }
+      }
+      if (f.givenUp || now - f.since <= this.#callStallMs) continue;
+      f.givenUp = true;
+      f.end();
+      const n = f.batch.length;
+      this.#report(new WorkerStalledError(
+        this.queue,
+        Math.round(now - f.since),
+        `a settle of ${n} job${n === 1 ? " has" : "s have"} not come back (given up: the lease runs out on the server)`,
+      ));
+    }
+  }
+
+  /**
    * Stops claiming; resolves once every job it holds has run and been settled (claims already sent
    * are run too). With `timeoutMs`, jobs still running then have their signals aborted and are
-   * handed back (a retry due at once). Called from inside a handler, it does not wait for that
-   * handler's own job (which settles when the handler returns). Safe to call more than once.
+   * handed back (due at once; not a failed attempt). Called from inside a handler, it does not wait
+   * for that handler's own job (which settles when the handler returns). Safe to call more than
+   * once. Every timer the worker started is cleared by the time it resolves.
    */
   stop(opts: StopOptions = {}): Promise<void> {
     const self = Worker.current();
     if (this.#stopped === null) {
+      const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
       this.#stopping = true;
+      this.#interrupt();
       clearInterval(this.#maintenance);
       this.#unhook();
       this.#freed();
-      const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
       this.#stopped = (async () => {
         // A claim waiting on the server ends there first (so it claims nothing for a connection
         // about to close); if that fails, closing the connection ends it.
         const line = this.#line;
         if (line !== null) {
-          await Promise.race([line.unblock().catch(() => {}), sleep(1000)]);
+          await within(line.unblock().catch(() => {}), 1000, undefined);
           line.close();
         }
         await this.#loop;
         this.#line?.close();
         this.#line = null;
         if (deadline !== null) {
-          const timer = sleep(deadline).then(() => "late" as const);
-          const late = await Promise.race([this.#drain(self).then(() => "done" as const), timer]);
-          if (late === "late") this.#handBack(self);
+          const late = await within(this.#drain(self).then(() => false), deadline, true);
+          if (late) this.#handBack(self);
         }
-        // the worker is done once every job it holds is settled: then the heartbeat stops
+        // the worker is done once every job it holds is settled: then the heartbeat and the
+        // watchdog (which gives up settles that never come back) stop
         void this.#drain(null).then(() => {
           clearInterval(this.#heartbeat);
+          clearInterval(this.#watchdog);
           this.#onStop();
         });
       })();
@@ -521,26 +808,40 @@ export class Worker<P> {
     return this.#stopped.then(() => this.#drain(self));
   }
 
-  /** Resolves once every job held (but `except`, the caller's own) has run and been settled. */
+  /**
+   * Resolves once every job held (but `except`, the caller's own) has run and been settled (or its
+   * settle given up by the watchdog).
+   */
   async #drain(except: Promise<void> | null): Promise<void> {
     for (;;) {
       const others = [...this.#held.values()].map((h) => h.done).filter((d) => d !== except);
       if (others.length > 0) await Promise.all(others);
       else if (this.#flushPending || this.#flushing.size > 0) {
         this.#flush();
-        await Promise.all(this.#flushing);
+        await Promise.all([...this.#flushing].map((f) => f.over));
+        if ([...this.#flushing].every((f) => f.givenUp) && !this.#flushPending) return;
       } else return;
     }
   }
 
-  /** At a stop's deadline: running jobs' signals abort, and each is handed back at once. */
+  /**
+   * At a stop's deadline: running jobs' signals abort, and each is handed back at once (today a
+   * RETRY due in 1 ms with {@link HAND_BACK_REASON}: the attempt its claim counted stays spent
+   * until the server has a `release` settlement). A job its handler settled itself is left to it.
+   */
   #handBack(self: Promise<void> | null): void {
     const stopped = new EchoMQError("closed", "worker stopped before the job finished");
     for (const held of this.#held.values()) {
-      if (held.done === self || held.lost) continue;
+      if (held.done === self || held.lost || held.settling) continue;
       held.controller.abort(stopped);
-      held.lost = true; // its handler's outcome is ignored: the retry below settles it
-      this.#queue({ kind: "retry", job: held.job, delayMs: 1, reason: stopped.message });
+      held.lost = true; // its handler's outcome is ignored: the hand-back below settles it
+      if (held.own) {
+        this.#release(held);
+        continue;
+      }
+      held.settling = true;
+      this.#settling++;
+      this.#queue({ settlement: { kind: "retry", job: held.job, delayMs: 1, reason: HAND_BACK_REASON }, why: "hand-back" });
     }
   }
 }

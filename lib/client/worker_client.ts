@@ -1,50 +1,157 @@
 /**
  * The {@link WorkerClient} of an `EchoMQ` client: what a worker needs of it. Claims and waits go
  * on a dedicated connection of the worker's own (the queue's node), with its server id kept so
- * that `CLIENT UNBLOCK` can end a wait from the main connection; settles, extensions, progress and
+ * that `CLIENT UNBLOCK` can end a wait from the main connection, and the server's clock offset
+ * (`TIME`) so that server times compare with the server's clock; settles, extensions, progress and
  * reaps go through the client's own methods.
+ *
+ * A dedicated line is made to answer quickly or not at all. Both measured on this machine's
+ * failovers and restarts (tests/reliability/failover_loop.test.ts): a glide cluster client made
+ * while a primary is dead sends its first call to the dead node and fails only ~3.9 s later, even
+ * when the replica was promoted meanwhile (a new client, made then, is right at once); and a
+ * standalone `createClient` started while the server is down retries on glide's own backoff, so
+ * it connected up to 2.8 s after the server was back. So a line is probed (`CLIENT ID`, and for
+ * the scripts `TIME`, in one round trip) within {@link PROBE_MS}, else closed and made again; and a connection that is
+ * slow to open gets another attempt beside it every {@link PROBE_MS} (at most
+ * {@link OPENING_AT_ONCE} at once, the first to open wins, the others are closed when they do).
  *
  * @module
  */
 import { type Claim, claimOnce } from "./batch.ts";
+import type { Connection } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
+import { EchoMQError } from "./errors.ts";
 import type { WorkerClient } from "./worker.ts";
 
 /** The client's methods a worker calls as they are (the `EchoMQ` facade has them). */
 export type WorkerCalls<P> = Pick<WorkerClient<P>, "settleMany" | "extend" | "progress" | "reap">;
 
+/** How long a new line may take to answer its probe, and between two attempts to open one. */
+export const PROBE_MS = 1000;
+/** Attempts to open a line that may be pending at once. */
+export const OPENING_AT_ONCE = 3;
+/** How often a line measures the server's clock again (`TIME`, before a claim). */
+export const CLOCK_REFRESH_MS = 60_000;
+
+/**
+ * Opens a connection with `open`; while one is slow, another attempt starts beside it every
+ * `everyMs` (at most `most` pending). Resolves with the first to open (the others are closed as
+ * they arrive); rejects with the last error once every attempt has failed, or when `signal`
+ * aborts (no attempt starts after that, and those that open are closed).
+ */
+export function hedged(open: () => Promise<Connection>, everyMs: number, most: number, signal?: AbortSignal): Promise<Connection> {
+  return new Promise<Connection>((resolve, reject) => {
+    let pending = 0;
+    let won = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    signal?.addEventListener("abort", () => {
+      if (won) return;
+      won = true; // nobody's: whatever opens now is closed
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+    const attempt = (): void => {
+      pending++;
+      const started = performance.now();
+      open().then((conn) => {
+        pending--;
+        if (won) return conn.close();
+        won = true;
+        clearTimeout(timer);
+        resolve(conn);
+      }, (e: unknown) => {
+        pending--;
+        if (won) return;
+        if (pending > 0) {
+          // a slow failure gets a fresh attempt in its place (the others are older); a quick one
+          // waits for the next tick
+          if (performance.now() - started >= everyMs) attempt();
+          return;
+        }
+        clearTimeout(timer);
+        reject(e);
+      });
+    };
+    const tick = (): void => {
+      if (pending < most) attempt();
+      timer = setTimeout(tick, everyMs);
+    };
+    if (signal?.aborted) return reject(signal.reason);
+    attempt();
+    timer = setTimeout(tick, everyMs);
+  });
+}
+
+/** The server's time in ms from a `TIME` reply (`[seconds, microseconds]`). */
+function timeMs(reply: unknown): number {
+  if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`TIME: unexpected reply ${String(reply)}`);
+  return Number(reply[0]) * 1000 + Math.floor(Number(reply[1]) / 1000);
+}
+
 /** See `EchoMQ.workerClient`. */
 export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): WorkerClient<P> {
   return {
     backend: c.impl.kind,
-    dedicated: async (queue, blockMs) => {
-      const conn = await c.conn.dedicated(blockMs);
+    dedicated: async (queue, blockMs, signal) => {
+      const conn = await hedged(() => c.conn.dedicated(blockMs), PROBE_MS, OPENING_AT_ONCE, signal);
       const impl = c.impl.on(conn);
       const route = c.keyspace(queue).meta;
-      // the server's id of the connection this line waits on (the queue's node)
-      let id: string;
+      // the server's id of the connection this line waits on (the queue's node), and (scripts:
+      // the worker compares the server's times with it) the server's clock
+      const clocked = impl.kind === "scripts";
+      let id = "";
+      let offset = 0; // server clock − this machine's
+      let measured = 0;
+      let timeRefused = false; // a user without TIME (ACL): this machine's clock, as before
+      const probe = async (commands: string[][]): Promise<unknown[]> => {
+        const sent = Date.now();
+        const replies = await conn.batch(commands, route);
+        const time = replies.at(-1);
+        measured = performance.now();
+        if (commands.at(-1)![0] === "TIME") {
+          if (time instanceof Error) timeRefused = true;
+          else offset = timeMs(time) - (sent + Date.now()) / 2;
+        }
+        return replies;
+      };
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        id = String(await conn.command(["CLIENT", "ID"], route));
+        const late = new Promise<never>((_, fail) => {
+          timer = setTimeout(() => {
+            conn.close(); // the call on it fails now, not when glide gives up
+            fail(new EchoMQError("connection", `worker ${JSON.stringify(queue)}: a new claim connection did not answer within ${PROBE_MS} ms`));
+          }, PROBE_MS);
+        });
+        const [clientId] = await Promise.race([probe(clocked ? [["CLIENT", "ID"], ["TIME"]] : [["CLIENT", "ID"]]), late]);
+        if (clientId instanceof Error) throw clientId;
+        id = String(clientId);
       } catch (e) {
         conn.close();
         throw e;
+      } finally {
+        clearTimeout(timer);
       }
       return {
         unblock: async () => {
           await c.conn.command(["CLIENT", "UNBLOCK", id], route);
         },
-        claim: (queue, count, leaseMs, waitMs): Promise<Claim<P>> =>
-          claimOnce(c, impl, c.keyspace(queue), count, leaseMs, waitMs),
+        claim: async (queue, count, leaseMs, waitMs): Promise<Claim<P>> => {
+          if (clocked && !timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
+          return await claimOnce(c, impl, c.keyspace(queue), count, leaseMs, waitMs);
+        },
         wake: async (queue, timeoutMs) => {
           const ks = c.keyspace(queue);
           await conn.command(["BZPOPMIN", ks.wake, String(timeoutMs / 1000)], ks.meta);
         },
+        serverNow: () => Date.now() + offset,
         close: () => {
           impl.close();
           conn.close();
         },
       };
     },
+    // a call may retry a redirection for the whole retry window, each try up to the request timeout
+    patienceMs: c.conn.requestTimeout + c.conn.retryWindowMs,
     settleMany: (settlements) => calls.settleMany(settlements),
     extend: (jobs, leaseMs) => calls.extend(jobs, leaseMs),
     progress: (job, value) => calls.progress(job, value),

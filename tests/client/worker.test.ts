@@ -399,17 +399,23 @@ for (const topology of TOPOLOGIES) {
         let started = 0;
         let release!: () => void;
         const barrier = new Promise<void>((done) => (release = done));
+        let taken: Job<{ n: number }> | null = null;
         const worker = new Worker<{ n: number }>(
           client({ settle: (s) => batches.push(s.length) }),
           q,
           async (job) => {
-            if (job.payload.n === 2) await mq.ack(job); // the job leaves active behind the worker's back
-            if (++started === 5) release();
+            if (job.payload.n === 2) taken = job;
+            started++;
             await barrier; // all five finish together: their acks share one batch
           },
           { concurrency: 5, leaseMs: 60_000, onError: (e) => errors.push(e), ...FAST },
           () => {},
         );
+        // the job leaves active behind the worker's back: acked here, outside its handler (an ack
+        // from inside the handler is the handler settling its own job, which the worker respects)
+        await eventually(() => started === 5 && taken !== null);
+        await mq.ack(taken!);
+        release();
         await eventually(() => worker.completed + worker.lost === 5);
         await worker.stop();
         expect(batches).toEqual([5]);

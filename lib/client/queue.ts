@@ -1,0 +1,139 @@
+/**
+ * A typed queue handle: `mq.queue<P>("name")` gives the client's calls on one queue, typed by that
+ * queue's payload `P` — so one client serves queues of different payload types, each checked by
+ * the compiler (with the JSON codec: {@link JsonPayload} in, {@link Decoded} out). The handle holds
+ * no state of its own: each method is the client's, with the queue filled in.
+ *
+ * @example
+ * ```ts
+ * import { EchoMQ } from "../../client.ts";
+ *
+ * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
+ * const mail = mq.queue<{ to: string }>("mail");
+ * const thumbs = mq.queue<{ url: string; width: number }>("thumbs");
+ * await mail.enqueue({ to: "ada@example.com" });
+ * await thumbs.enqueueMany([{ url: "a.png", width: 64 }, { url: "b.png", width: 128 }]);
+ * const worker = thumbs.work((job) => console.log(job.payload.url, job.payload.width));
+ * console.log(await mail.counts(), await thumbs.getJob("JOB0000000000a"));
+ * await worker.stop();
+ * await mq.close();
+ * ```
+ *
+ * @module
+ */
+import type { JobId } from "../keyspace/mod.ts";
+import type { EchoMQ } from "./echomq.ts";
+import type { PayloadDecodeError } from "./errors.ts";
+import type { JobInfo, JobState, QueueStats } from "./info.ts";
+import type { Counts, Job } from "./job.ts";
+import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
+import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
+import type { Handler, Worker, WorkerOptions } from "./worker.ts";
+
+/** One queue of a client, typed by its payload `P` (see `EchoMQ.queue`). */
+export class Queue<P, K extends PayloadKind = "json"> {
+  /** The queue's name. */
+  readonly name: string;
+  readonly #mq: EchoMQ<P, K>;
+
+  /** The handle of queue `name` on `mq`; use `mq.queue(name)` rather than this. */
+  constructor(mq: EchoMQ<P, K>, name: string) {
+    this.#mq = mq;
+    this.name = name;
+  }
+
+  /** See `EchoMQ.enqueue`. */
+  enqueue(payload: Payload<P, K>, opts?: EnqueueOptions): Promise<JobId> {
+    return this.#mq.enqueue(this.name, payload, opts);
+  }
+
+  /** See `EchoMQ.enqueueMany`. */
+  enqueueMany(payloads: Iterable<Payload<P, K>> | AsyncIterable<Payload<P, K>>, opts?: EnqueueManyOptions): Promise<JobId[]> {
+    return this.#mq.enqueueMany(this.name, payloads, opts);
+  }
+
+  /** See `EchoMQ.schedule`. */
+  schedule(payload: Payload<P, K>, when: When, opts?: EnqueueOptions): Promise<JobId> {
+    return this.#mq.schedule(this.name, payload, when, opts);
+  }
+
+  /** See `EchoMQ.claim`. */
+  claim(opts: ClaimOptions): Promise<Job<Decoded<P, K>> | null> {
+    return this.#mq.claim(this.name, opts);
+  }
+
+  /** See `EchoMQ.claimMany`. */
+  claimMany(n: number, opts: ClaimManyOptions): Promise<Array<Job<Decoded<P, K>> | PayloadDecodeError>> {
+    return this.#mq.claimMany(this.name, n, opts);
+  }
+
+  /** See `EchoMQ.work`. */
+  work(handler: Handler<Decoded<P, K>>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
+    return this.#mq.work(this.name, handler, opts);
+  }
+
+  /** See `EchoMQ.counts`. */
+  counts(): Promise<Counts> {
+    return this.#mq.counts(this.name);
+  }
+
+  /** See `EchoMQ.stats`. */
+  stats(): Promise<QueueStats> {
+    return this.#mq.stats(this.name);
+  }
+
+  /** See `EchoMQ.getJob`. */
+  getJob(id: string): Promise<JobInfo<Decoded<P, K>> | null> {
+    return this.#mq.getJob(this.name, id);
+  }
+
+  /** See `EchoMQ.jobs`. */
+  jobs(state: JobState, page?: { offset?: number; limit?: number }): Promise<Array<JobInfo<Decoded<P, K>>>> {
+    return this.#mq.jobs(this.name, state, page);
+  }
+
+  /** See `EchoMQ.remove`. */
+  remove(id: string): Promise<boolean> {
+    return this.#mq.remove(this.name, id);
+  }
+
+  /** See `EchoMQ.requeueDead`. */
+  requeueDead(opts?: { ids?: readonly string[]; limit?: number }): Promise<number> {
+    return this.#mq.requeueDead(this.name, opts);
+  }
+
+  /** See `EchoMQ.promote`. */
+  promote(limit?: number): Promise<number> {
+    return this.#mq.promote(this.name, limit);
+  }
+
+  /** See `EchoMQ.reap`. */
+  reap(limit?: number): Promise<number> {
+    return this.#mq.reap(this.name, limit);
+  }
+
+  /** See `EchoMQ.pause`. */
+  pause(): Promise<boolean> {
+    return this.#mq.pause(this.name);
+  }
+
+  /** See `EchoMQ.resume`. */
+  resume(): Promise<boolean> {
+    return this.#mq.resume(this.name);
+  }
+
+  /** See `EchoMQ.isPaused`. */
+  isPaused(): Promise<boolean> {
+    return this.#mq.isPaused(this.name);
+  }
+
+  /** See `EchoMQ.retain`. */
+  retain(opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
+    return this.#mq.retain(this.name, opts);
+  }
+
+  /** See `EchoMQ.drop`. */
+  drop(): Promise<number> {
+    return this.#mq.drop(this.name);
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * The worker's own errors: what a handler throws to decide its job's settle
+ * ({@link UnrecoverableError}: bury now; {@link RetryError}: retry after the handler's delay), and
+ * what the worker reports to `onError` about itself ({@link WorkerStalledError}: its claim loop
+ * or a settle made no progress; {@link LeaseExpiredError}: a claimed job's lease ran out before
+ * its handler could start).
+ *
+ * @module
+ */
+import { EchoMQError } from "./errors.ts";
+
+/**
+ * Thrown by a handler: the job fails for good. The worker buries it at once, with this error as
+ * the reason, whatever attempts are left (BullMQ's name for the same thing).
+ *
+ * @example
+ * ```ts
+ * import { UnrecoverableError } from "../../client.ts";
+ * const handler = (job: { payload: { to: string } }) => {
+ *   if (!job.payload.to.includes("@")) throw new UnrecoverableError(`not an address: ${job.payload.to}`);
+ * };
+ * ```
+ */
+export class UnrecoverableError extends Error {
+  /** Builds the error. */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "UnrecoverableError";
+  }
+}
+
+/**
+ * Thrown by a handler: the attempt failed, and the job is due again in `retryDelayMs` instead of
+ * what the worker's `backoff` says (a rate-limited API's `Retry-After`, say). Any thrown error
+ * with a `retryDelayMs` property (an integer of ms ≥ 1) does the same: this class is one such
+ * error. On the last attempt the job is buried as usual.
+ */
+export class RetryError extends Error {
+  /** Milliseconds until the job is due again. */
+  readonly retryDelayMs: number;
+  /** Builds the error; `delayMs` is the delay before the next attempt. */
+  constructor(message: string, options: { delayMs: number; cause?: unknown }) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "RetryError";
+    this.retryDelayMs = options.delayMs;
+  }
+}
+
+/** The delay a thrown value asks for (`retryDelayMs`, a positive number), or null. */
+export function askedDelay(e: unknown): number | null {
+  if (e === null || typeof e !== "object" || !("retryDelayMs" in e)) return null;
+  const ms = (e as { retryDelayMs: unknown }).retryDelayMs;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 1 ? ms : null;
+}
+
+/**
+ * A worker's claim loop, or one of its settles, made no progress for too long (a call that never
+ * came back, a connection that cannot be made): the worker says so here instead of sitting
+ * "running", drops what is stuck (the claim connection is made again; stuck settles are given up,
+ * their jobs' leases run out on the server) and carries on. Reported through `onError`.
+ */
+export class WorkerStalledError extends EchoMQError {
+  /** The queue of the worker. */
+  readonly queue: string;
+  /** Milliseconds without progress. */
+  readonly stalledMs: number;
+  /** Builds the error. */
+  constructor(queue: string, stalledMs: number, what: string) {
+    super("connection", `worker ${JSON.stringify(queue)}: no progress for ${stalledMs} ms: ${what}`);
+    this.name = "WorkerStalledError";
+    this.queue = queue;
+    this.stalledMs = stalledMs;
+  }
+}
+
+/**
+ * A claimed job whose lease had already run out by the worker's monotonic clock when its handler
+ * was about to start (the process was paused, or too busy to read the claim in time): another
+ * claim has it or will have it, so its handler is not started and the worker does not settle it.
+ * Reported through `onError`; counted in the worker's `lost`.
+ */
+export class LeaseExpiredError extends EchoMQError {
+  /** The job, as claimed. */
+  readonly job: { readonly id: string; readonly queue: string; readonly token: number };
+  /** How long ago the lease ran out (at least), in ms. */
+  readonly lateMs: number;
+  /** Builds the error. */
+  constructor(job: { id: string; queue: string; token: number }, lateMs: number) {
+    super(
+      "lease-ms",
+      `worker ${JSON.stringify(job.queue)}: ${job.id} (token ${job.token}) not started: its lease ran out ` +
+        `${Math.round(lateMs)} ms before the worker could start it (paused or too busy); another claim has it or will`,
+    );
+    this.name = "LeaseExpiredError";
+    this.job = { id: job.id, queue: job.queue, token: job.token };
+    this.lateMs = lateMs;
+  }
+}

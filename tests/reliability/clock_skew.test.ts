@@ -1,0 +1,53 @@
+/**
+ * A worker whose clock is wrong, per backend and direction: the worker runs in a child process
+ * whose `Date.now` is 5 s ahead of (or behind) the host's, which the server shares. A job is
+ * scheduled 3 s ahead; the idle worker must wait for it on the server's time: a few commands
+ * while it waits (not a busy loop when ahead), and the job handled soon after it falls due (not
+ * seconds late when behind).
+ */
+import { describe, expect, test } from "bun:test";
+import { EchoMQ } from "../../client.ts";
+import { command } from "../../tools/embedded/mod.ts";
+import { child, line } from "./_child.ts";
+import { sleep } from "./_recorder.ts";
+import { BACKENDS, useServer } from "./_server.ts";
+
+const site = useServer();
+const DUE_IN_MS = 3000;
+
+async function calls(port: number): Promise<number> {
+  const info = String(await command(port, ["INFO", "commandstats"]));
+  return ["emq\\.claim", "evalsha", "bzpopmin", "time"].reduce((sum, name) => {
+    const m = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
+    return sum + (m ? Number(m[1]) : 0);
+  }, 0);
+}
+
+for (const backend of BACKENDS) {
+  for (const skew of [5000, -5000]) {
+    describe(`clock skew (${backend}, client ${skew > 0 ? "ahead" : "behind"})`, () => {
+      test(`a client clock ${Math.abs(skew)} ms ${skew > 0 ? "ahead" : "behind"}: the worker waits on the server's time`, async () => {
+        const q = `skew-${backend}-${skew > 0 ? "ahead" : "behind"}`;
+        const mq = await EchoMQ.connect<{ n: number }>({ addresses: [{ host: "127.0.0.1", port: site.server.port }], backend });
+        const c = child([String(site.server.port), q, backend, "skew", String(skew)]);
+        try {
+          await line(c.lines, "ready");
+          await sleep(500); // idle: waiting on the server
+          const before = await calls(site.server.port);
+          const due = Date.now() + DUE_IN_MS;
+          const id = await mq.schedule(q, { n: 1 }, { at: due });
+          const handled = Number((await line(c.lines, `handled ${id}`, 20_000)).split(" ")[2]);
+          const commands = (await calls(site.server.port)) - before;
+          console.log(`[clock skew ${backend} ${skew}] ${commands} commands while waiting ${DUE_IN_MS} ms; handled ${handled - due} ms after due`);
+          expect(handled - due).toBeGreaterThanOrEqual(-5);
+          expect(handled - due).toBeLessThan(600);
+          expect(commands).toBeLessThanOrEqual(12);
+        } finally {
+          c.proc.kill("SIGKILL");
+          await c.exited;
+          await mq.close();
+        }
+      }, 60_000);
+    });
+  }
+}
