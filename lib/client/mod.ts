@@ -40,8 +40,10 @@ export {
 export {
   BackendError,
   BatchError,
+  type BatchReport,
   type ClientRule,
   ConnectionError,
+  type ConnectionReason,
   DuplicateIdError,
   DurabilityError,
   EchoMQError,
@@ -51,6 +53,7 @@ export {
   JobRefusalError,
   LeaseLostError,
   PayloadDecodeError,
+  RequestTimeoutError,
   type Rule,
   WireError,
   type WireRule,
