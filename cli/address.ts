@@ -19,12 +19,12 @@ export interface ServerAddress {
 
 /** `url` with its password, if any, replaced by `***`. */
 export function redactUrl(url: string): string {
-  return url.replace(/^((?:[a-z]+:\/\/)?[^:@/]*:)[^@/]*@/i, "$1***@");
+  return url.replace(/^((?:[a-z]+:\/\/)?[^:@/]*:)[^/]*@/i, "$1***@");
 }
 
 /** Parses `valkey://[user:password@]host:port` (or `redis://`, or `host:port`). */
 export function parseUrl(url: string): ServerAddress {
-  const m = /^(?:(?:valkey|redis):\/\/)?(?:([^:@/]*):([^@/]*)@)?(?:\[([^\]]+)\]|([^:/@[\]]+))(?::(\d+))?\/?$/.exec(url);
+  const m = /^(?:(?:valkey|redis):\/\/)?(?:([^:@/]*):([^/]*)@)?(?:\[([^\]]+)\]|([^:/@[\]]+))(?::(\d+))?\/?$/.exec(url);
   if (!m) {
     throw new UsageError(`cannot read the address ${JSON.stringify(redactUrl(url))}: expected valkey://[user:password@]host:port`);
   }

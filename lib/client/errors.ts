@@ -454,7 +454,8 @@ export function serverRule(text: string): WireRule {
  * Turns an error of a call of `verb` into the client's taxonomy under that verb's name: a server
  * refusal into the matching {@link WireError} (a refusal the spec does not name, such as OOM, by
  * its code: {@link serverRule}); a {@link RequestTimeoutError} of the command that carried the verb
- * (`EVALSHA`) renamed; anything else unchanged. glide's error stays the `cause`.
+ * (`EVALSHA`) renamed; anything else — another verb's refusal included — unchanged. glide's error
+ * stays the `cause`.
  */
 export function wireError(verb: string, e: unknown): unknown {
   if (e instanceof RequestTimeoutError) return e.command === verb ? e : new RequestTimeoutError(verb, e.address, e.timeoutMs, e.cause);
@@ -462,8 +463,9 @@ export function wireError(verb: string, e: unknown): unknown {
   if (text === null) return e;
   const cause = e instanceof WireError ? e.cause : e;
   const refusal = parseRefusal(text);
+  if (refusal !== null && refusal.verb !== null && refusal.verb !== verb) return e; // another verb's refusal: not this one's
   let typedError: WireError;
-  if (refusal !== null && (refusal.verb === null || refusal.verb === verb)) typedError = typed(verb, refusal, text);
+  if (refusal !== null) typedError = typed(verb, refusal, text);
   // A refusal of this verb that the spec does not know (a newer server): still typed, as `other`.
   else if (text.startsWith(`ERR ${verb} `)) typedError = new WireError(verb, "other", text);
   else typedError = new WireError(verb, serverRule(text), text);

@@ -80,6 +80,15 @@ function classify(e: unknown, site: Site, tls: boolean, connectTimeout: number):
   if (/\bWRONGPASS\b/.test(text)) return refused("invalid username-password pair or user is disabled (WRONGPASS)");
   const noperm = /\bNOPERM\b:? ?([^)]*)/.exec(text);
   if (noperm) return refused(`the user may not run a command connecting needs (NOPERM ${noperm[1]!.trim()})`);
+  const socket = /\S*glide-socket\S*/.exec(text);
+  if (socket) {
+    // glide's JavaScript half talks to its native core over a local socket (Deno: --allow-write=/tmp)
+    const dir = socket[0].slice(0, socket[0].lastIndexOf("/") + 1) || "/tmp/";
+    return {
+      reason: "other",
+      message: `connect: glide could not open its own socket ${socket[0]} (under Deno, grant --allow-write=${dir.replace(/\/$/, "")}): ${text}`,
+    };
+  }
   if (/connection refused|os error 111/i.test(text)) {
     return { reason: "refused", message: `connect: ${site.where} refused the connection: nothing listens on that port (ECONNREFUSED)` };
   }
