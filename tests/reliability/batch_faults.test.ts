@@ -3,7 +3,8 @@
  * an async generator and from an array, and a fault once the server holds 40 % of them — the
  * queue's server SIGKILLed (AOF `always`) and restarted on the same port with its data, every
  * normal client killed (`CLIENT KILL TYPE normal`), or every client paused past the request
- * timeout (`CLIENT PAUSE 7000 ALL`) — on the module and the scripts (standalone) and on a
+ * timeout (`CLIENT PAUSE 7000 ALL`); the generator holds input 30,000 until the fault has struck
+ * — on the module and the scripts (standalone) and on a
  * 3-primary cluster (module when built). The call rejects with a `BatchError` whose lists and
  * `unreadFrom` account for every input exactly once: |landed| + |unsent| + |unconfirmed| +
  * (total − unreadFrom) = total, each input index below `unreadFrom` in exactly one list, no id
@@ -68,16 +69,22 @@ afterAll(async () => {
   await Promise.all([...servers.map((s) => s.stop()), cluster?.stop()]);
 });
 
-/** Strikes `fault` on `server` once it holds {@link FAULT_AT} jobs of `q`; resolves once the server serves again. */
-async function strike(fault: Fault, server: ServerHandle, q: string): Promise<void> {
+/**
+ * Strikes `fault` on `server` once it holds {@link FAULT_AT} jobs of `q` (`struck` resolves then);
+ * resolves once the server serves again.
+ */
+async function strike(fault: Fault, server: ServerHandle, q: string, struck: () => void): Promise<void> {
   await waitUntil(`${FAULT_AT} jobs on the server`, async () => Number(await command(server.port, ["LLEN", keyspace(q).pending])) >= FAULT_AT, 120_000, 2);
   if (fault === "restart") {
     await server.kill();
+    struck();
     await server.restart();
   } else if (fault === "client-kill") {
     await command(server.port, ["CLIENT", "KILL", "TYPE", "normal"]);
+    struck();
   } else {
     await command(server.port, ["CLIENT", "PAUSE", "7000", "ALL"]);
+    struck();
     // the pause ends: a command answers at once again
     await waitUntil("the pause to end", async () => {
       const t0 = Date.now();
@@ -111,13 +118,18 @@ describe("enqueueMany under a fault", () => {
             const mq = await EchoMQ.connect<number>({ addresses: site.addresses, cluster: site.cluster, backend: site.backend });
             const raw = await Connection.open({ addresses: site.addresses, cluster: site.cluster, requestTimeout: 20_000 });
             try {
+              let struck!: () => void;
+              const faulted = new Promise<void>((done) => (struck = done));
               let next = 0; // the generator's next input
               async function* generate(): AsyncGenerator<number> {
-                while (next < TOTAL) yield next++;
+                while (next < TOTAL) {
+                  if (next === 30_000) await faulted; // the fault strikes before the input runs out
+                  yield next++;
+                }
               }
               const inputs = Array.from({ length: TOTAL }, (_, i) => i);
               const gen = generate();
-              const striking = strike(fault, site.serverOf(q), q);
+              const striking = strike(fault, site.serverOf(q), q, struck);
               const e = await mq.enqueueMany(q, source === "array" ? inputs : gen).catch((x: unknown) => x);
               await striking;
               expect(e).toBeInstanceOf(BatchError);
