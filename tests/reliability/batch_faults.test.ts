@@ -2,9 +2,10 @@
  * `enqueueMany` under a fault, with nothing forgotten: 50,000 jobs (payload: the input index) from
  * an async generator and from an array, and a fault once the server holds 40 % of them — the
  * queue's server SIGKILLed (AOF `always`) and restarted on the same port with its data, every
- * normal client killed (`CLIENT KILL TYPE normal`), or every client paused past the request
- * timeout (`CLIENT PAUSE 7000 ALL`); the generator holds input 30,000 until the fault has struck
- * — on the module and the scripts (standalone) and on a
+ * normal client killed (`CLIENT KILL TYPE normal`), or every client paused past the request timeout
+ * (`CLIENT PAUSE 7000 ALL`) — each while a `CLIENT PAUSE … WRITE` holds a command of the call, so
+ * that the fault always finds some out (the generator holds input 30,000 until the writes are
+ * held, so that it never runs out first) — on the module and the scripts (standalone) and on a
  * 3-primary cluster (module when built). The call rejects with a `BatchError` whose lists and
  * `unreadFrom` account for every input exactly once: |landed| + |unsent| + |unconfirmed| +
  * (total − unreadFrom) = total, each input index below `unreadFrom` in exactly one list, no id
@@ -19,6 +20,7 @@ import { Connection } from "../../lib/client/connection.ts";
 import {
   type ClusterHandle,
   command,
+  infoFields,
   moduleBuilt,
   modulePath,
   type ServerHandle,
@@ -70,28 +72,32 @@ afterAll(async () => {
 });
 
 /**
- * Strikes `fault` on `server` once it holds {@link FAULT_AT} jobs of `q` (`struck` resolves then);
- * resolves once the server serves again.
+ * Strikes `fault` on `server` once it holds {@link FAULT_AT} jobs of `q`; resolves once the server
+ * serves again. First the client's writes are held (`CLIENT PAUSE … WRITE`; `held` is called then)
+ * until one is waiting, so that the fault always finds commands of the call out.
  */
-async function strike(fault: Fault, server: ServerHandle, q: string, struck: () => void): Promise<void> {
+async function strike(fault: Fault, server: ServerHandle, q: string, held: () => void): Promise<void> {
   await waitUntil(`${FAULT_AT} jobs on the server`, async () => Number(await command(server.port, ["LLEN", keyspace(q).pending])) >= FAULT_AT, 120_000, 2);
+  await command(server.port, ["CLIENT", "PAUSE", "7000", "WRITE"]);
+  held();
+  await waitUntil("a write held by the pause", async () => Number(infoFields(await command(server.port, ["INFO", "clients"]))["blocked_clients"]) > 0, 10_000, 5);
   if (fault === "restart") {
     await server.kill();
-    struck();
     await server.restart();
-  } else if (fault === "client-kill") {
-    await command(server.port, ["CLIENT", "KILL", "TYPE", "normal"]);
-    struck();
-  } else {
-    await command(server.port, ["CLIENT", "PAUSE", "7000", "ALL"]);
-    struck();
-    // the pause ends: a command answers at once again
-    await waitUntil("the pause to end", async () => {
-      const t0 = Date.now();
-      await command(server.port, ["PING"], 10_000);
-      return Date.now() - t0 < 100;
-    }, 30_000, 50);
+    return;
   }
+  if (fault === "client-kill") {
+    await command(server.port, ["CLIENT", "KILL", "TYPE", "normal"]);
+    await command(server.port, ["CLIENT", "UNPAUSE"]);
+    return;
+  }
+  await command(server.port, ["CLIENT", "PAUSE", "7000", "ALL"]);
+  // the pause ends: a command answers at once again
+  await waitUntil("the pause to end", async () => {
+    const t0 = Date.now();
+    await command(server.port, ["PING"], 10_000);
+    return Date.now() - t0 < 100;
+  }, 30_000, 50);
 }
 
 /** Every payload stored in `q` (each job's input index), through `conn`. */
@@ -118,18 +124,18 @@ describe("enqueueMany under a fault", () => {
             const mq = await EchoMQ.connect<number>({ addresses: site.addresses, cluster: site.cluster, backend: site.backend });
             const raw = await Connection.open({ addresses: site.addresses, cluster: site.cluster, requestTimeout: 20_000 });
             try {
-              let struck!: () => void;
-              const faulted = new Promise<void>((done) => (struck = done));
+              let held!: () => void;
+              const holding = new Promise<void>((done) => (held = done));
               let next = 0; // the generator's next input
               async function* generate(): AsyncGenerator<number> {
                 while (next < TOTAL) {
-                  if (next === 30_000) await faulted; // the fault strikes before the input runs out
+                  if (next === 30_000) await holding; // the writes are held before the input runs out
                   yield next++;
                 }
               }
               const inputs = Array.from({ length: TOTAL }, (_, i) => i);
               const gen = generate();
-              const striking = strike(fault, site.serverOf(q), q, struck);
+              const striking = strike(fault, site.serverOf(q), q, held);
               const e = await mq.enqueueMany(q, source === "array" ? inputs : gen).catch((x: unknown) => x);
               await striking;
               expect(e).toBeInstanceOf(BatchError);
