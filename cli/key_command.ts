@@ -44,9 +44,9 @@ export async function key(argv: string[]): Promise<number> {
  * server's refusal. `undefined` when the server has no module (the port's verdict stands).
  */
 async function askModule(url: string, cluster: boolean, queue: string): Promise<{ verdict?: string | null; source: string }> {
-  const address = parseUrl(url);
-  const where = `${address.host}:${address.port}`;
-  const config = { addresses: [address], requestTimeout: 5000 };
+  const { host, port, credentials } = parseUrl(url);
+  const where = `${host}:${port}`;
+  const config = { addresses: [{ host, port }], requestTimeout: 5000, ...(credentials ? { credentials } : {}) };
   let client: GlideClient | GlideClusterClient;
   try {
     client = cluster ? await GlideClusterClient.createClient(config) : await GlideClient.createClient(config);

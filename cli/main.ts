@@ -26,7 +26,9 @@ const USAGE = `usage:
   emq ui [--url valkey://host:port] [--cluster] [--port N]
                                   the key panel, the dashboard (/queues) and /metrics on 127.0.0.1
                                   (no --url: an embedded server with demo traffic to watch)
-  emq help                        this text`;
+  emq help                        this text
+--url takes credentials as valkey://user:password@host:port (or valkey://:password@host:port for
+requirepass), percent-encoded; no message prints the password.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -42,18 +42,25 @@ function connectError(e: unknown, where: string): Error {
 
 /** Connects to `--url`, or starts an embedded server or cluster and connects to it. */
 export async function openTarget<P>(opts: TargetOptions, extra: Partial<EchoMQOptions<P>> = {}): Promise<Target<P>> {
-  const connect = async (addresses: Address[]): Promise<EchoMQ<P>> =>
-    await EchoMQ.connect<P>({ addresses, cluster: opts.cluster, backend: opts.backend, requestTimeout: 5000, ...extra });
+  const connect = async (addresses: Address[], credentials?: EchoMQOptions<P>["credentials"]): Promise<EchoMQ<P>> =>
+    await EchoMQ.connect<P>({
+      addresses,
+      cluster: opts.cluster,
+      backend: opts.backend,
+      requestTimeout: 5000,
+      ...(credentials ? { credentials } : {}),
+      ...extra,
+    });
   if (opts.url !== undefined) {
-    const address = parseUrl(opts.url);
-    const where = `${address.host}:${address.port}`;
+    const { host, port, credentials } = parseUrl(opts.url);
+    const where = `${host}:${port}`;
     let mq: EchoMQ<P>;
     try {
-      mq = await connect([address]);
+      mq = await connect([{ host, port }], credentials);
     } catch (e) {
       throw connectError(e, where);
     }
-    return { mq, addresses: [address], description: where, ownerOf: () => where, close: () => mq.close() };
+    return { mq, addresses: [{ host, port }], description: where, ownerOf: () => where, close: () => mq.close() };
   }
   // Embedded: load the module unless the scripts are asked for (then prove they run without it).
   const module = opts.backend === "scripts" ? false : undefined;

@@ -10,11 +10,22 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { type GroupArgs, groupCount, MAX_BATCH, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, groupCount, MAX_BATCH, renderRefusal, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { byteLength, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
-import { BatchError, DuplicateIdError, DurabilityError, EchoMQError, LeaseLostError, PayloadDecodeError, serverText } from "./errors.ts";
+import {
+  BatchError,
+  ConnectionError,
+  DuplicateIdError,
+  DurabilityError,
+  EchoMQError,
+  LeaseLostError,
+  PayloadDecodeError,
+  RequestTimeoutError,
+  serverText,
+  wireError,
+} from "./errors.ts";
 import type { Job, JobRef, Settlement } from "./job.ts";
 import {
   BATCH_BYTES,
@@ -113,7 +124,24 @@ export async function admitOne<P>(
   return written!;
 }
 
-/** See `EchoMQ.enqueueMany`: input read as it is sent, a few commands in flight. */
+/** One command of `enqueueMany`: its jobs' ids and payloads, where they were in the input, and what became of them. */
+interface Sent<P> {
+  /** The input index of its first job (its jobs are consecutive inputs). */
+  readonly first: number;
+  /** The ids, in input order (with any fresh id a collision gave). */
+  ids: JobId[];
+  /** The payloads as read, until the command lands (a retry of a failed one needs them). */
+  payloads: P[] | null;
+  outcome: Outcome;
+}
+
+/**
+ * See `EchoMQ.enqueueMany`: input read as it is sent, a few commands in flight. The input is read
+ * with `next()` alone, each job's id drawn before its input is read: after the first failure
+ * nothing more is read or sent, the input is not closed (`return()` is never called, so a
+ * generator resumes where reading stopped), and the {@link BatchError} accounts for every input
+ * read.
+ */
 export async function enqueueMany<P>(
   c: ClientContext<P>,
   ks: Keyspace,
@@ -121,58 +149,120 @@ export async function enqueueMany<P>(
   wait: WaitFor | undefined,
 ): Promise<JobId[]> {
   const inFlight = new Set<Promise<void>>();
-  let failure: unknown = null;
+  let failure: { error: unknown } | null = null;
+  const sent: Array<Sent<P>> = [];
   let run: Array<GroupArgs<"ENQUEUE">> = [];
+  let read: P[] = []; // the run's payloads
   let bytes = 0;
-  const order: JobId[][] = []; // ids per command, in input order (the outcome lists are rebuilt from it)
-  const outcome: Outcome[] = [];
+  let next = 0; // the index of the next input
+  const fail = (error: unknown): void => void (failure ??= { error });
+  /** The run so far as a command that was not sent. */
+  const keep = (): Sent<P> => {
+    const s: Sent<P> = { first: next - run.length, ids: run.map((j) => j.id as JobId), payloads: read, outcome: "unsent" };
+    sent.push(s);
+    run = [];
+    read = [];
+    bytes = 0;
+    return s;
+  };
   const flush = async (): Promise<void> => {
     const jobs = run;
-    const at = order.length;
-    order.push(jobs.map((j) => j.id as JobId));
-    outcome.push("unsent");
-    run = [];
-    bytes = 0;
+    const s = keep();
     const sending = (async () => {
       try {
-        order[at] = await admit(c, "enqueueMany", ks, "ENQUEUE", jobs, wait, true);
-        outcome[at] = "landed";
+        s.ids = await admit(c, "enqueueMany", ks, "ENQUEUE", jobs, wait, true);
+        s.outcome = "landed";
+        s.payloads = null;
       } catch (e) {
-        outcome[at] = written(e);
-        order[at] = jobs.map((j) => j.id as JobId); // with any fresh id admit gave a colliding one
-        failure ??= e;
+        s.outcome = written(e);
+        s.ids = jobs.map((j) => j.id as JobId); // with any fresh id admit gave a colliding one
+        fail(e);
       }
     })();
     inFlight.add(sending);
     void sending.finally(() => inFlight.delete(sending));
     if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
   };
-  for await (const payload of payloads as AsyncIterable<P>) {
-    if (failure !== null) break;
-    const data = toWire(c.codec.encode(payload));
-    const size = byteLength(data);
-    if (run.length > 0 && (run.length >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) await flush();
-    run.push({ id: c.id(), payload: data });
-    bytes += size;
+  let exhausted = false;
+  try {
+    const async = typeof (payloads as Partial<AsyncIterable<P>>)[Symbol.asyncIterator] === "function";
+    const input = async
+      ? (payloads as AsyncIterable<P>)[Symbol.asyncIterator]()
+      : (payloads as Iterable<P>)[Symbol.iterator]();
+    while (failure === null) {
+      const id = c.id(); // before the read: an id source that throws leaves the input unread
+      let step: IteratorResult<P>;
+      try {
+        step = async ? await (input as AsyncIterator<P>).next() : (input as Iterator<P>).next();
+      } catch (e) {
+        c.unused(id);
+        throw e;
+      }
+      if (step.done) {
+        c.unused(id);
+        exhausted = true;
+        break;
+      }
+      const payload = step.value;
+      let data: string | ReturnType<typeof toWire>;
+      try {
+        data = toWire(c.codec.encode(payload));
+      } catch (e) {
+        // read but refused by the codec: unsent, with the run before it
+        if (run.length > 0) keep();
+        sent.push({ first: next++, ids: [id], payloads: [payload], outcome: "unsent" });
+        throw e;
+      }
+      const size = byteLength(data);
+      if (run.length > 0 && (run.length >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) await flush();
+      run.push({ id, payload: data });
+      read.push(payload);
+      bytes += size;
+      next++;
+    }
+  } catch (e) {
+    fail(e); // the input, the codec or the id source: nothing more is read
   }
-  if (run.length > 0 && failure === null) await flush();
+  if (run.length > 0) {
+    if (failure === null) await flush();
+    else keep(); // read, never sent
+  }
   await Promise.all(inFlight);
-  const lists: Record<Outcome, JobId[]> = { landed: [], unsent: [], unconfirmed: [] };
-  order.forEach((ids, i) => lists[outcome[i]!].push(...ids));
-  if (failure !== null) throw new BatchError("enqueueMany", lists.landed, lists.unsent, lists.unconfirmed, failure);
-  return lists.landed;
+  if (failure === null) return sent.flatMap((s) => s.ids);
+  const lists = { landed: [] as JobId[], unsent: [] as JobId[], unconfirmed: [] as JobId[] };
+  const at = { landed: [] as number[], unsent: [] as number[], unconfirmed: [] as number[] };
+  const kept = new Map<string, P>();
+  for (const s of sent) {
+    s.ids.forEach((id, k) => {
+      lists[s.outcome].push(id);
+      at[s.outcome].push(s.first + k);
+      if (s.payloads !== null) kept.set(id, s.payloads[k]!);
+    });
+  }
+  throw new BatchError<P>("enqueueMany", {
+    landed: lists.landed,
+    landedAt: at.landed,
+    unsent: lists.unsent,
+    unsentAt: at.unsent,
+    unconfirmed: lists.unconfirmed,
+    unconfirmedAt: at.unconfirmed,
+    unreadFrom: next,
+    exhausted,
+    payloads: kept,
+  }, (failure as { error: unknown }).error);
 }
 
 /** What became of one command's jobs. */
 type Outcome = "landed" | "unsent" | "unconfirmed";
 
 /**
- * Whether a failed admission wrote its jobs: a durable shortfall did (on the primary); a refusal
- * by the server (every verb refuses before it writes, as do OOM, NOPERM and redirections) or by
- * the client's checks did not; anything else (a timeout, a lost connection) may have.
+ * Whether a failed admission wrote its jobs: a durable shortfall did (on the primary); a call
+ * without a reply in time or whose connection broke may have; a refusal by the server (every verb
+ * refuses before it writes, as do OOM, NOPERM and redirections) or by the client's checks did not;
+ * anything else may have.
  */
 function written(e: unknown): Outcome {
-  if (e instanceof DurabilityError) return "unconfirmed";
+  if (e instanceof DurabilityError || e instanceof RequestTimeoutError || e instanceof ConnectionError) return "unconfirmed";
   if (e instanceof EchoMQError || serverText(e) !== null) return "unsent";
   return "unconfirmed";
 }
@@ -275,36 +365,59 @@ interface Run {
   readonly items: Array<{ at: number; job: JobRef; group: Record<string, string | number> }>;
 }
 
+/** One round of settles: a run per queue and kind, and the token of each job id in it. */
+type Round = Map<string, { run: Run; tokens: Map<string, number> }>;
+
 /**
  * See `EchoMQ.settleMany`: one command per queue and kind (ACK, RETRY, BURY), in one batch per
- * queue. A command refused because some of its jobs' leases were lost changed nothing: those jobs
- * get a {@link LeaseLostError} each, and the command is sent again without them.
+ * queue. A settlement given twice (same job, same token, same kind) is refused alone before the
+ * wire with the {@link DuplicateIdError} the server would give (`repeated`): one command must not
+ * name a job twice, and the first is settled. The same job under another token (a stale claim
+ * beside the current one) goes in a later round, so each is answered on its own. A command
+ * refused because some of its jobs' leases were lost changed nothing: those jobs get a
+ * {@link LeaseLostError} each, and the command is sent again without them. A command without an
+ * outcome (a timeout, a lost connection) gives each of its settlements that error: nothing
+ * rejects.
  */
 export async function settleMany<P>(c: ClientContext<P>, settlements: readonly Settlement[]): Promise<Array<Error | null>> {
   const out: Array<Error | null> = new Array(settlements.length).fill(null);
-  const runs = new Map<string, Run>();
+  const rounds: Round[] = [];
   settlements.forEach((s, at) => {
     try {
       if (s === null || typeof s !== "object") throw new EchoMQError("job", `settleMany: expected a settlement, got ${String(s)}`);
       const ks = jobRef(s.kind ?? "settle", s.job, (q) => c.keyspace(q));
       const g = group(s);
       const key = `${g.verb} ${ks.name}`;
-      const run = runs.get(key) ?? { ks, verb: g.verb, items: [] };
-      run.items.push({ at, job: s.job, group: g.group });
-      runs.set(key, run);
+      for (let r = 0;; r++) {
+        const round = rounds[r] ?? (rounds[r] = new Map());
+        const entry = round.get(key) ?? { run: { ks, verb: g.verb, items: [] }, tokens: new Map<string, number>() };
+        round.set(key, entry);
+        const token = entry.tokens.get(s.job.id);
+        if (token === s.job.token) {
+          const verb = `EMQ.${g.verb}`;
+          out[at] = new DuplicateIdError(verb, renderRefusal("repeated", verb, { id: s.job.id }), s.job.id);
+          return;
+        }
+        if (token !== undefined) continue; // the job under another token: the next round
+        entry.tokens.set(s.job.id, s.job.token);
+        entry.run.items.push({ at, job: s.job, group: g.group });
+        return;
+      }
     } catch (e) {
       out[at] = e instanceof Error ? e : new Error(String(e));
     }
   });
-  const byQueue = new Map<string, Run[]>();
-  for (const run of runs.values()) {
-    for (const items of chunk(run.items, BATCH_COMMANDS)) {
-      const list = byQueue.get(run.ks.name) ?? [];
-      list.push({ ...run, items });
-      byQueue.set(run.ks.name, list);
+  for (const round of rounds) {
+    const byQueue = new Map<string, Run[]>();
+    for (const { run } of round.values()) {
+      for (const items of chunk(run.items, BATCH_COMMANDS)) {
+        const list = byQueue.get(run.ks.name) ?? [];
+        list.push({ ...run, items });
+        byQueue.set(run.ks.name, list);
+      }
     }
+    await Promise.all([...byQueue.values()].map((list) => settleQueue(c, list, out)));
   }
-  await Promise.all([...byQueue.values()].map((list) => settleQueue(c, list, out)));
   return out;
 }
 
@@ -312,7 +425,17 @@ async function settleQueue<P>(c: ClientContext<P>, list: Run[], out: Array<Error
   let pending = list.filter((r) => r.items.length > 0);
   while (pending.length > 0) {
     const calls = pending.map((r) => wireCall(r.verb, r.ks, {} as never, r.items.map((i) => i.group) as never));
-    const replies = await c.impl.callMany(calls);
+    let replies: Array<GlideReturnType | Error>;
+    try {
+      replies = await c.impl.callMany(calls);
+    } catch (e) {
+      // the batch has no outcome (a timeout, a lost connection): each settlement gets the error
+      for (const run of pending) {
+        const error = wireError(`EMQ.${run.verb}`, e);
+        for (const item of run.items) out[item.at] = error instanceof Error ? error : new Error(String(error));
+      }
+      return;
+    }
     const again: Run[] = [];
     pending.forEach((run, i) => {
       const r = replies[i];

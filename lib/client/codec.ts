@@ -18,7 +18,7 @@ export interface Codec<P> {
 
 const utf8 = new TextDecoder("utf-8");
 
-/** Raw bytes, stored as given. */
+/** Raw bytes, stored as given (copied when read: the caller may reuse its buffer at once). */
 export const bytes: Codec<Uint8Array> = {
   name: "bytes",
   encode: (payload: Uint8Array): Uint8Array => payload,
@@ -48,10 +48,13 @@ export function json<P = unknown>(): Codec<P> {
   };
 }
 
-/** An encoded payload as glide takes it (a string, or a Buffer viewing the same bytes). */
+/**
+ * An encoded payload as glide takes it: a string, or a copy of the bytes. A copy, because a call
+ * reads its input before it sends it (`enqueueMany` a whole command's worth): a caller, or a codec,
+ * may rewrite its buffer as soon as the payload is read.
+ */
 export function toWire(encoded: string | Uint8Array): string | Buffer {
-  if (typeof encoded === "string") return encoded;
-  return Buffer.isBuffer(encoded) ? encoded : Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+  return typeof encoded === "string" ? encoded : Buffer.from(encoded);
 }
 
 /** The byte length of an encoded payload. */

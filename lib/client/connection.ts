@@ -1,7 +1,8 @@
 /**
  * The connection: options, the glide client (standalone or cluster) behind them, and the three
  * ways the client talks to a server — one command, one script, one batch — each routed to the
- * primary that owns the queue's slot and kept under the in-flight limit.
+ * primary that owns the queue's slot and kept under the in-flight limit. Every glide error comes
+ * out in the client's taxonomy (`glide_errors.ts`), at connect and on every call.
  *
  * @module
  */
@@ -11,15 +12,14 @@ import {
   ClusterScanCursor,
   type Decoder,
   GlideClient,
-  type GlideClientConfiguration,
   GlideClusterClient,
-  type GlideClusterClientConfiguration,
   type GlideReturnType,
   type GlideString,
   Logger,
   type Script,
 } from "@valkey/valkey-glide";
 import { ConnectionError, EchoMQError, serverText } from "./errors.ts";
+import { callError, clusterEnabledOf, connectFailure, diagnose, type ProbeConfig, type Site } from "./glide_errors.ts";
 import { Limiter } from "./limiter.ts";
 
 /** One server address. */
@@ -37,7 +37,10 @@ export type BackendChoice = "module" | "scripts" | "auto";
 export interface ConnectionOptions {
   /** Standalone: the server (and optionally its replicas). Cluster: any seed nodes. */
   addresses: Address[];
-  /** True for a Valkey Cluster (default false). */
+  /**
+   * True for a Valkey Cluster (default false). Refused at connect when it does not match the
+   * server: a cluster node (`cluster_enabled:1`) without it, a standalone server with it.
+   */
   cluster?: boolean;
   /**
    * `module` (the native `EMQ.*` commands, refused at connect if absent), `scripts` (the Lua twin,
@@ -49,7 +52,11 @@ export interface ConnectionOptions {
   requestTimeout?: number;
   /** TLS: `true`, or `{ insecure: true }` to skip certificate checks (tests only). */
   tls?: boolean | { insecure?: boolean };
-  /** ACL credentials. */
+  /**
+   * Credentials: `{ password }` for a server's `requirepass` (the `default` user), `{ username,
+   * password }` for an ACL user. Refused ones fail `connect` with a `ConnectionError` of reason
+   * `auth`; no message or log line shows the password.
+   */
   credentials?: { username?: string; password: string };
   /** Requests in flight at once (default 1000, glide's default); extra calls wait their turn. */
   inflightRequestsLimit?: number;
@@ -72,6 +79,12 @@ export interface ConnectionOptions {
    */
   retryWindowMs?: number;
 }
+
+/** After this long without a connection, `open` asks once more, quickly, why (see {@link diagnose}). */
+const DIAGNOSE_AFTER_MS = 500;
+
+/** Connect failures that waiting for glide's retries cannot mend: `open` reports them at once. */
+const PERMANENT: ReadonlySet<string> = new Set(["auth", "tls", "cluster"]);
 
 /** Server refusals after which a call certainly did not run, so sending it again is safe. */
 const RETRYABLE = /^(TRYAGAIN|ASK|MOVED|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN) /;
@@ -106,24 +119,29 @@ export class Connection {
   readonly options: ConnectionOptions;
   readonly #client: GlideClient | GlideClusterClient;
   readonly #limiter: Limiter;
+  readonly #site: Site;
   #closed = false;
 
-  private constructor(client: GlideClient | GlideClusterClient, options: ConnectionOptions, limit: number, timeout: number) {
+  private constructor(client: GlideClient | GlideClusterClient, options: ConnectionOptions, limit: number, timeout: number, site: Site) {
     this.#client = client;
     this.options = options;
     this.cluster = options.cluster === true;
     this.inflightLimit = limit;
     this.requestTimeout = timeout;
     this.retryWindowMs = options.retryWindowMs ?? 60_000;
+    this.#site = site;
     // One permit stays free for glide's own bookkeeping requests.
     this.#limiter = new Limiter(Math.max(1, limit - 1));
   }
 
   /**
    * Connects with `options` (validated first). A server that cannot be reached within
-   * `connectTimeout` is a {@link ConnectionError} naming the address.
+   * `connectTimeout`, or refuses the connection, is a {@link ConnectionError} naming the address
+   * and why (`reason`); so is a `cluster` option that does not match the server (checked with
+   * `INFO cluster`, unless the user may not run it). A `dedicated` connection (to servers already
+   * checked) skips that check.
    */
-  static async open(options: ConnectionOptions): Promise<Connection> {
+  static async open(options: ConnectionOptions, dedicated = false): Promise<Connection> {
     if (!options || !Array.isArray(options.addresses) || options.addresses.length === 0) {
       throw new EchoMQError("options", "connect: options.addresses must list at least one { host, port }");
     }
@@ -141,9 +159,9 @@ export class Connection {
     if (options.logLevel !== undefined) Logger.setLoggerConfig(options.logLevel);
     else Logger.init("off");
     const addresses = options.addresses.map((a) => ({ host: a.host, port: a.port ?? 6379 }));
-    const where = addresses.map((a) => `${a.host}:${a.port}`).join(", ");
+    const site: Site = { where: addresses.map((a) => `${a.host}:${a.port}`).join(", "), secret: options.credentials?.password };
     const insecure = typeof options.tls === "object" && options.tls.insecure === true;
-    const base = {
+    const base: ProbeConfig = {
       addresses,
       requestTimeout: timeout,
       inflightRequestsLimit: limit,
@@ -155,27 +173,60 @@ export class Connection {
         ...(insecure ? { tlsAdvancedConfiguration: { insecure: true } } : {}),
       },
     };
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<never>((_, fail) => {
-      timer = setTimeout(
-        () => fail(new ConnectionError(where, `connect: no answer from ${where} within ${connectTimeout} ms`)),
-        connectTimeout + 1000,
-      );
-    });
-    const made = options.cluster
-      ? GlideClusterClient.createClient(base as GlideClusterClientConfiguration)
-      : GlideClient.createClient(base as GlideClientConfiguration);
+    const cluster = options.cluster === true;
+    const timers: Array<ReturnType<typeof setTimeout>> = [];
+    const late = new Promise<null>((done) => timers.push(setTimeout(() => done(null), connectTimeout + 1000)));
+    // A connect still out after DIAGNOSE_AFTER_MS is failing or slow: one quick attempt says which.
+    // A failure that waiting cannot mend (credentials, TLS, the cluster option) ends the connect
+    // at once; glide's own retries would take seconds to say so.
+    let settled = false;
+    const early = new Promise<never>((_, fail) =>
+      timers.push(setTimeout(() => {
+        void diagnose(site, base, cluster, connectTimeout).then((why) => {
+          if (!settled && why !== null && PERMANENT.has(why.reason)) fail(why);
+        });
+      }, Math.min(DIAGNOSE_AFTER_MS, connectTimeout)))
+    );
+    const made = cluster ? GlideClusterClient.createClient(base) : GlideClient.createClient(base);
+    let client: GlideClient | GlideClusterClient;
     try {
-      const client = await Promise.race([made, late]);
-      return new Connection(client, options, limit, timeout);
+      const first = await Promise.race([made, late, early]);
+      // glide has not answered in time: connectFailure(null) asks once more, quickly, why
+      if (first === null) throw null;
+      client = first;
     } catch (e) {
       // a client made after the deadline is closed when it arrives
       void made.then((c) => c.close(), () => {});
-      if (e instanceof ConnectionError) throw e;
-      const why = e instanceof Error ? e.message.split("\n")[0] : String(e);
-      throw new ConnectionError(where, `connect: cannot reach ${where}: ${why}`, e);
+      throw e instanceof ConnectionError ? e : await connectFailure(e, site, base, cluster, connectTimeout);
     } finally {
-      clearTimeout(timer);
+      settled = true;
+      for (const t of timers) clearTimeout(t);
+    }
+    if (!cluster && !dedicated) {
+      const enabled = await client.customCommand(["INFO", "cluster"]).then(clusterEnabledOf, () => undefined);
+      if (enabled === true) {
+        client.close();
+        throw new ConnectionError(
+          site.where,
+          "cluster",
+          `connect: ${site.where} is a cluster node (cluster_enabled:1): pass cluster: true to connect to a cluster`,
+        );
+      }
+    }
+    return new Connection(client, options, limit, timeout, site);
+  }
+
+  /** glide's error `e` of a call of `command` in the client's taxonomy, for a request timeout of `timeoutMs`. */
+  #fail(e: unknown, command: GlideString | undefined, timeoutMs = this.requestTimeout): unknown {
+    return callError(e, String(command ?? "").toUpperCase(), this.#site, timeoutMs);
+  }
+
+  /** Runs `task` under the in-flight limit; its glide error comes out typed. */
+  async #run<T>(command: GlideString | undefined, task: () => Promise<T>, timeoutMs?: number): Promise<T> {
+    try {
+      return await this.#limiter.run(task);
+    } catch (e) {
+      throw this.#fail(e, command, timeoutMs);
     }
   }
 
@@ -188,7 +239,7 @@ export class Connection {
     // One call at a time goes out on it, but glide 2.5 counts more than our calls against the
     // limit: at 2, a script's first claim after an empty script cache failed with "Reached
     // maximum inflight requests", again and again (tests/package caught it; glide 2.2 did not).
-    return Connection.open({ ...this.options, requestTimeout: this.requestTimeout + blockMs, inflightRequestsLimit: 8 });
+    return Connection.open({ ...this.options, requestTimeout: this.requestTimeout + blockMs, inflightRequestsLimit: 8 }, true);
   }
 
   #check(): void {
@@ -217,10 +268,10 @@ export class Connection {
     const client = this.#client;
     if (client instanceof GlideClusterClient) {
       const options = { route: { type: "primarySlotKey", key: routeKey }, ...(decoder === undefined ? {} : { decoder }) } as const;
-      return this.#limiter.run(() => client.customCommand(args, options) as Promise<GlideReturnType>);
+      return this.#run(args[0], () => client.customCommand(args, options) as Promise<GlideReturnType>);
     }
     const options = decoder === undefined ? {} : { decoder };
-    return this.#limiter.run(() => client.customCommand(args, options));
+    return this.#run(args[0], () => client.customCommand(args, options));
   }
 
   /**
@@ -231,7 +282,7 @@ export class Connection {
     this.#check();
     const client = this.#client;
     if (client instanceof GlideClusterClient) {
-      const reply = await this.#limiter.run(() => client.customCommand(args, { route: "allPrimaries" }));
+      const reply = await this.#run(args[0], () => client.customCommand(args, { route: "allPrimaries" }));
       // A multi-node reply: a record by node address, as an object or a list of { key, value }.
       if (Array.isArray(reply) && reply.every((e) => e !== null && typeof e === "object" && "key" in e && "value" in e)) {
         return (reply as Array<{ value: GlideReturnType }>).map((e) => e.value);
@@ -241,7 +292,7 @@ export class Connection {
       }
       return [reply as GlideReturnType];
     }
-    return [await this.#limiter.run(() => client.customCommand(args))];
+    return [await this.#run(args[0], () => client.customCommand(args))];
   }
 
   /**
@@ -254,7 +305,7 @@ export class Connection {
       this.#check();
       const client = this.#client;
       try {
-        return await this.#limiter.run(() =>
+        return await this.#run("EVALSHA", () =>
           client.invokeScript(script, { keys, args, ...(decoder === undefined ? {} : { decoder }) })
         );
       } catch (e) {
@@ -277,7 +328,8 @@ export class Connection {
       ...(extraMs > 0 ? { timeout: this.requestTimeout + extraMs } : {}),
       ...(decoder === undefined ? {} : { decoder }),
     };
-    return this.#limiter.run(async () => {
+    const timeoutMs = this.requestTimeout + Math.max(0, extraMs);
+    return this.#run(commands[0]?.[0], async () => {
       let reply: GlideReturnType[] | null;
       if (client instanceof GlideClusterClient) {
         const batch = new ClusterBatch(atomic);
@@ -289,8 +341,9 @@ export class Connection {
         reply = await client.exec(batch, false, timeout);
       }
       if (reply === null) throw new Error("batch aborted (WATCH)");
-      return reply as BatchReply;
-    });
+      // each command's own error, typed as a call's
+      return reply.map((r, i) => (r instanceof Error ? this.#fail(r, commands[i]?.[0], timeoutMs) : r)) as BatchReply;
+    }, timeoutMs);
   }
 
   /**
@@ -305,7 +358,7 @@ export class Connection {
     if (client instanceof GlideClusterClient) {
       let cursor = new ClusterScanCursor();
       while (!cursor.isFinished()) {
-        const [next, keys] = await this.#limiter.run(() => client.scan(cursor, options));
+        const [next, keys] = await this.#run("SCAN", () => client.scan(cursor, options));
         cursor = next;
         out.push(...keys.map(String));
       }
@@ -313,7 +366,7 @@ export class Connection {
     }
     let cursor = "0";
     do {
-      const [next, keys] = await this.#limiter.run(() => client.scan(cursor, options));
+      const [next, keys] = await this.#run("SCAN", () => client.scan(cursor, options));
       cursor = String(next);
       out.push(...keys.map(String));
     } while (cursor !== "0");

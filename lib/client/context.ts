@@ -8,7 +8,7 @@
  */
 import { assertClientQueue, assertJobId, type JobId, Keyspace, newJobId } from "../keyspace/mod.ts";
 import { type Backend, selectBackend } from "./backend.ts";
-import { type Codec, json } from "./codec.ts";
+import { byteLength, type Codec, json } from "./codec.ts";
 import { Connection } from "./connection.ts";
 import { EchoMQError } from "./errors.ts";
 import { warnEviction } from "./eviction.ts";
@@ -16,6 +16,11 @@ import type { EchoMQOptions } from "./options.ts";
 
 /** Queue names whose keys are kept built; past this many the cache starts again. */
 const KEYSPACES_KEPT = 1024;
+/**
+ * Bytes of queue names (UTF-8) whose keys are kept built; past this the cache starts again, and
+ * a longer name is never kept (each kept name holds a dozen keys that repeat it).
+ */
+const KEYSPACE_BYTES_KEPT = 1 << 20;
 
 /** A connected client's state: the connection, the backend, the codec, the id source, open or closed. */
 export class ClientContext<P> {
@@ -26,8 +31,10 @@ export class ClientContext<P> {
   /** The payload codec. */
   readonly codec: Codec<P>;
   readonly #newId: () => JobId;
-  // Keys built once per queue name (bounded: cleared past KEYSPACES_KEPT names).
+  // Keys built once per queue name (bounded: cleared past KEYSPACES_KEPT names or KEYSPACE_BYTES_KEPT bytes of names).
   readonly #keyspaces: Map<string, Keyspace> = new Map();
+  #keyspaceBytes = 0;
+  #spare: JobId | null = null;
   #closed = false;
 
   /** The state of a client on `conn` through `impl`. */
@@ -68,20 +75,39 @@ export class ClientContext<P> {
   keyspace(queue: unknown): Keyspace {
     this.assertOpen();
     assertClientQueue(queue);
-    let ks = this.#keyspaces.get(queue);
-    if (ks === undefined) {
-      if (this.#keyspaces.size >= KEYSPACES_KEPT) this.#keyspaces.clear();
-      ks = new Keyspace(queue);
-      this.#keyspaces.set(queue, ks);
+    const kept = this.#keyspaces.get(queue);
+    if (kept !== undefined) return kept;
+    const ks = new Keyspace(queue);
+    const bytes = byteLength(queue);
+    if (bytes > KEYSPACE_BYTES_KEPT) return ks;
+    if (this.#keyspaces.size >= KEYSPACES_KEPT || this.#keyspaceBytes + bytes > KEYSPACE_BYTES_KEPT) {
+      this.#keyspaces.clear();
+      this.#keyspaceBytes = 0;
     }
+    this.#keyspaces.set(queue, ks);
+    this.#keyspaceBytes += bytes;
     return ks;
   }
 
-  /** A new job id from the id source, checked. */
+  /** A new job id from the id source, checked (or the one {@link unused} gave back). */
   id(): JobId {
+    const spare = this.#spare;
+    if (spare !== null) {
+      this.#spare = null;
+      return spare;
+    }
     const id = this.#newId();
     assertJobId(id);
     return id;
+  }
+
+  /**
+   * Gives back an id that {@link id} made and nothing used, for the next call: `enqueueMany` draws
+   * each job's id before reading its input (so that an id source that throws leaves that input
+   * unread), and gives the last one back when the input has ended.
+   */
+  unused(id: JobId): void {
+    this.#spare = id;
   }
 
   /** Closes the backend and the connection; every call after this is refused. */

@@ -114,11 +114,15 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /**
    * Enqueues many jobs on one queue: one ENQUEUE command per {@link BATCH_COMMANDS} jobs (each
    * command atomic), a few commands in flight, the input read as it is sent (an iterable or async
-   * iterable of any length). Ids are assigned before anything is sent; returns them in input order.
-   * When a command fails, the others already sent finish and the call rejects with `BatchError`:
-   * its `landed` ids are on the server (skip them when retrying), its `unsent` ids are not, and its
-   * `unconfirmed` ids may be (a durable shortfall, a timeout: check before sending them again).
-   * With `durable`, each command is followed by `WAIT`.
+   * iterable of any length, read with `next()` only). Ids are assigned before anything is sent;
+   * returns them in input order. At the first failure — a command refused or without a reply, a
+   * payload the codec cannot encode, an input that throws — nothing more is read or sent, the
+   * commands already sent finish, and the call rejects with a `BatchError` that accounts for every
+   * input: those read are in `landed` (on the server: skip them), `unsent` (not: send them again)
+   * or `unconfirmed` (maybe: send them again with their ids, a `DuplicateIdError` meaning it was
+   * there), each with its input index and payload; the inputs from `unreadFrom` on were never
+   * read, and the input is not closed, so the same generator (or `array.slice(unreadFrom)`)
+   * continues from there. With `durable`, each command is followed by `WAIT`.
    */
   async enqueueMany<const Q extends string>(
     queue: CheckQueue<Q>,
@@ -206,9 +210,11 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * Settles many claimed jobs — each an ack, a retry or a bury — with one command per queue and
    * kind (at most {@link BATCH_COMMANDS} jobs each) instead of one round trip per job. Resolves
    * with one entry per settlement, in order: `null` when it was applied, or the error that refused
-   * it — a `LeaseLostError` when the job's lease is lost (the others are applied all the same), an
-   * {@link EchoMQError} when the client refused it before the wire. Rejects only when a whole
-   * command fails (connection lost, timeout): then some settlements may have been applied.
+   * it — a `LeaseLostError` when the job's lease is lost, a `DuplicateIdError` for a settlement
+   * given twice (the first is applied), an {@link EchoMQError} when the client refused it before
+   * the wire; the others are applied all the same. It does not reject for what happens on the
+   * wire: a command without a reply in time (`RequestTimeoutError`) or whose connection broke
+   * (`ConnectionError`) gives that error to each of its settlements, which may have been applied.
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
     this.#c.assertOpen();

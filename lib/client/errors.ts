@@ -25,6 +25,7 @@ export type ClientRule =
   | "job"
   | "durable"
   | "connection"
+  | "timeout"
   | "batch";
 
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
@@ -33,9 +34,10 @@ export type Rule = ClientRule | WireRule | "backend";
 /**
  * The root of every error the client raises: a call refused by the client before any wire
  * (`rule` names the check), a `durable` write not acknowledged in time ({@link DurabilityError}),
- * a server refusal ({@link WireError} and its subclasses) or an unusable backend
- * ({@link BackendError}). A bad queue name or id is a `KeyspaceError` instead (a `TypeError`,
- * raised before any wire).
+ * a server refusal ({@link WireError} and its subclasses), a server that cannot be reached or a
+ * connection lost ({@link ConnectionError}), a call without a reply in time
+ * ({@link RequestTimeoutError}) or an unusable backend ({@link BackendError}). A bad queue name or
+ * id is a `KeyspaceError` instead (a `TypeError`, raised before any wire).
  */
 export class EchoMQError extends Error {
   /** The rule the call broke. */
@@ -116,7 +118,11 @@ export class DurabilityError extends EchoMQError {
   }
 }
 
-/** The refusal of docs/WIRE.md the server gave, by step and kind. */
+/**
+ * The refusal of docs/WIRE.md the server gave, by step and kind; `oom` is the server's own refusal
+ * of an admission under `maxmemory` (docs/WIRE.md, Memory), `other` any server error the spec does
+ * not name.
+ */
 export type WireRule =
   | "shape"
   | "layout"
@@ -131,22 +137,28 @@ export type WireRule =
   | "not-dead"
   | "counter"
   | "migrating"
+  | "oom"
   | "other";
 
-/** A wire verb refused by the server (module or script alike); `text` is the server's reply. */
+/**
+ * A command refused by the server: a wire verb (module or script alike), or one of the plain reads
+ * of `stats`, `counts`, `jobs`, `getJob`, `isPaused` and `queues` (`verb` is then the command, e.g.
+ * `LLEN`). `text` is the server's reply; a refused command wrote nothing. `cause` is glide's error.
+ */
 export class WireError extends EchoMQError {
-  /** The verb, e.g. `EMQ.ENQUEUE`. */
+  /** The verb, e.g. `EMQ.ENQUEUE` (or the plain command, e.g. `HGETALL`). */
   readonly verb: string;
   /** Which refusal. */
   declare readonly rule: WireRule;
   /** The server's error text, exactly as on the wire (`ERR EMQ.ENQUEUE duplicate id JOB…`). */
   readonly text: string;
-  /** Builds the error from the verb and the server's text. */
-  constructor(verb: string, rule: WireRule, text: string) {
+  /** Builds the error from the verb and the server's text; `cause` is glide's error. */
+  constructor(verb: string, rule: WireRule, text: string, cause?: unknown) {
     super(rule, `${verb} refused (${rule}): ${text}`);
     this.name = "WireError";
     this.verb = verb;
     this.text = text;
+    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -221,47 +233,142 @@ export class FencedError extends WireError {
   }
 }
 
-/** The server could not be reached (or stopped answering): `address` names where the client looked. */
+/**
+ * Why a connection failed: at connect, `auth` (NOAUTH: credentials missing; WRONGPASS: wrong; or
+ * the user may not run what connecting needs), `refused` (nothing listens on the port), `timeout`
+ * (no answer within `connectTimeout`), `tls` (the TLS handshake failed) or `cluster` (the
+ * `cluster` option does not match the server); after connect, `lost` (the connection broke while
+ * a call was out: it may or may not have run); `other` for anything else glide reports.
+ */
+export type ConnectionReason = "auth" | "refused" | "timeout" | "tls" | "cluster" | "lost" | "other";
+
+/**
+ * The server could not be reached or would not take the connection (at connect), or the
+ * connection broke while a call was out (`reason` `lost`: that call may or may not have run).
+ * `address` names where the client looked; `reason` what to do about it. No message carries a
+ * password.
+ */
 export class ConnectionError extends EchoMQError {
   /** The addresses tried, `host:port`. */
   readonly address: string;
+  /** Why: see {@link ConnectionReason}. */
+  readonly reason: ConnectionReason;
   /** Builds the error; `cause` is glide's own error. */
-  constructor(address: string, message: string, cause?: unknown) {
+  constructor(address: string, reason: ConnectionReason, message: string, cause?: unknown) {
     super("connection", message);
     this.name = "ConnectionError";
     this.address = address;
+    this.reason = reason;
     if (cause !== undefined) this.cause = cause;
   }
 }
 
 /**
- * A batch that failed part way (`enqueueMany`): `landed` are the ids the server has (a retry must
- * skip them), `unsent` those it does not; `cause` is the first failure.
+ * A call that got no reply within the request timeout (the server stopped, paused, overloaded or
+ * unreachable): it may or may not have run. A retry of a write must be idempotent — an enqueue
+ * with its id (`enqueue(…, { id })`), whose `DuplicateIdError` then says the first one ran.
+ * `cause` is glide's `TimeoutError`.
  */
-export class BatchError extends EchoMQError {
-  /** Ids written on the server (and confirmed by the replicas, when durable). */
+export class RequestTimeoutError extends EchoMQError {
+  /** The command, e.g. `EMQ.ENQUEUE` or `LLEN`. */
+  readonly command: string;
+  /** The server(s) asked, `host:port`. */
+  readonly address: string;
+  /** The request timeout in force, in ms. */
+  readonly timeoutMs: number;
+  /** Builds the error; `cause` is glide's error. */
+  constructor(command: string, address: string, timeoutMs: number, cause?: unknown) {
+    super("timeout", `${command}: no reply from ${address} within ${timeoutMs} ms (request timeout): it may or may not have run`);
+    this.name = "RequestTimeoutError";
+    this.command = command;
+    this.address = address;
+    this.timeoutMs = timeoutMs;
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
+/** What a failed `enqueueMany` did with each input it read: see {@link BatchError}. */
+export interface BatchReport<P> {
+  /** Ids on the server, in input order. */
   readonly landed: readonly string[];
-  /** Ids certainly not written: refused by the server or the client, or never sent. Retry these. */
+  /** The input index of each id of `landed`. */
+  readonly landedAt: readonly number[];
+  /** Ids certainly not on the server, in input order. */
+  readonly unsent: readonly string[];
+  /** The input index of each id of `unsent`. */
+  readonly unsentAt: readonly number[];
+  /** Ids that may be on the server, in input order. */
+  readonly unconfirmed: readonly string[];
+  /** The input index of each id of `unconfirmed`. */
+  readonly unconfirmedAt: readonly number[];
+  /** The index of the first input not read (the number of inputs read). */
+  readonly unreadFrom: number;
+  /** True when the input ran out: every input was read. */
+  readonly exhausted: boolean;
+  /** The payload of each unsent and unconfirmed id. */
+  readonly payloads: ReadonlyMap<string, P>;
+}
+
+/**
+ * An `enqueueMany` that failed part way — a command refused or without a reply, a connection
+ * lost, a payload the codec could not encode, an input that threw: `cause` is the first failure.
+ * After it nothing more is sent or read, and every input is accounted for exactly once: inputs
+ * `0 … unreadFrom − 1` were read, each in one of `landed` (on the server), `unsent` (certainly
+ * not) or `unconfirmed` (maybe), at its index (`landedAt`, `unsentAt`, `unconfirmedAt`); inputs
+ * from `unreadFrom` on were never read, and the input was left as it was: a generator or iterator
+ * is not closed (`return()` is not called), so iterating it again continues with input
+ * `unreadFrom`.
+ *
+ * To finish the job, every input once:
+ * 1. skip `landed`;
+ * 2. send each `unconfirmed` and `unsent` id again with its payload and its id —
+ *    `enqueue(queue, payloads.get(id), { id })` — and take a `DuplicateIdError` as "it was there";
+ *    an unsent payload the codec refused (`cause` says which) must be mended first;
+ * 3. send the inputs from `unreadFrom` on: `enqueueMany(queue, array.slice(unreadFrom))`, or the
+ *    same generator or iterator again.
+ */
+export class BatchError<P = unknown> extends EchoMQError {
+  /** Ids written on the server (and confirmed by the replicas, when durable), in input order. Skip them. */
+  readonly landed: readonly string[];
+  /** Ids certainly not written: refused by the server or the client, or never sent. Send them again. */
   readonly unsent: readonly string[];
   /**
    * Ids that may be on the server: written on the primary without enough replicas' confirmation
    * (a durable shortfall), or sent in a request whose outcome is unknown (a timeout, a lost
-   * connection). Look them up (`getJob`) before sending them again — or send them again with the
-   * same ids (`enqueue(…, { id })`): a job still there is refused as a duplicate, not doubled.
+   * connection). Send them again with the same ids (`enqueue(…, { id })`): a job still there is
+   * refused as a duplicate, not doubled (an ack deletes a job's row: one a worker has acked
+   * meanwhile would run twice).
    */
   readonly unconfirmed: readonly string[];
-  /** Builds the error. */
-  constructor(what: string, landed: readonly string[], unsent: readonly string[], unconfirmed: readonly string[], cause: unknown) {
+  /** `landedAt[i]` is the input index of `landed[i]`. */
+  readonly landedAt: readonly number[];
+  /** `unsentAt[i]` is the input index of `unsent[i]`. */
+  readonly unsentAt: readonly number[];
+  /** `unconfirmedAt[i]` is the input index of `unconfirmed[i]`. */
+  readonly unconfirmedAt: readonly number[];
+  /** The index of the first input not read: `enqueueMany` read inputs `0 … unreadFrom − 1` only. */
+  readonly unreadFrom: number;
+  /** The payload of each `unsent` and `unconfirmed` id, as read: what a retry sends (a stream cannot give it again). */
+  readonly payloads: ReadonlyMap<string, P>;
+  /** Builds the error from what became of each input. */
+  constructor(what: string, report: BatchReport<P>, cause: unknown) {
+    const { landed, unsent, unconfirmed, unreadFrom } = report;
     super(
       "batch",
       `${what}: ${landed.length} job(s) landed, ${unsent.length} not written, ${unconfirmed.length} unconfirmed (first failure: ${
         cause instanceof Error ? cause.message : String(cause)
-      }); retry only the ids in unsent, and check the unconfirmed ones first`,
+      }); ${report.exhausted ? "" : `inputs from index ${unreadFrom} on were not read; `}send the unconfirmed and the unsent ` +
+        `again with their ids (a DuplicateIdError means it was there)${report.exhausted ? "" : `, then the inputs from index ${unreadFrom} on`}`,
     );
     this.name = "BatchError";
     this.landed = landed;
     this.unsent = unsent;
     this.unconfirmed = unconfirmed;
+    this.landedAt = report.landedAt;
+    this.unsentAt = report.unsentAt;
+    this.unconfirmedAt = report.unconfirmedAt;
+    this.unreadFrom = unreadFrom;
+    this.payloads = report.payloads;
     this.cause = cause;
   }
 }
@@ -297,6 +404,7 @@ const KINDS: Record<string, string> = {
  * from a glide error; `null` when `e` is not a server error reply (timeout, connection, …).
  */
 export function serverText(e: unknown): string | null {
+  if (e instanceof EchoMQError) return e instanceof WireError ? e.text : null;
   const message = e instanceof Error ? e.message : typeof e === "string" ? e : null;
   if (message === null) return null;
   const known = /^An error was signalled by the server:? - (\w+):? ?([\s\S]*)$/.exec(message);
@@ -336,16 +444,36 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .exhaustive();
 }
 
+/** The rule of a server error the spec does not name, by its code: NOPERM, OOM, WRONGTYPE, … */
+export function serverRule(text: string): WireRule {
+  const code = /^[A-Z]+/.exec(text)?.[0];
+  return code === "NOPERM" ? "noperm" : code === "OOM" ? "oom" : code === "WRONGTYPE" ? "wrongtype" : "other";
+}
+
 /**
- * Turns a server refusal of `verb` into the matching {@link WireError}; any other error (timeout,
- * connection, a reply that is not an error of this verb) is returned unchanged.
+ * Turns an error of a call of `verb` into the client's taxonomy under that verb's name: a server
+ * refusal into the matching {@link WireError} (a refusal the spec does not name, such as OOM, by
+ * its code: {@link serverRule}); a {@link RequestTimeoutError} of the command that carried the verb
+ * (`EVALSHA`) renamed; anything else — another verb's refusal included — unchanged. glide's error
+ * stays the `cause`.
  */
 export function wireError(verb: string, e: unknown): unknown {
+  if (e instanceof RequestTimeoutError) return e.command === verb ? e : new RequestTimeoutError(verb, e.address, e.timeoutMs, e.cause);
   const text = serverText(e);
   if (text === null) return e;
+  const cause = e instanceof WireError ? e.cause : e;
   const refusal = parseRefusal(text);
-  if (refusal !== null && (refusal.verb === null || refusal.verb === verb)) return typed(verb, refusal, text);
+  if (refusal !== null && refusal.verb !== null && refusal.verb !== verb) return e; // another verb's refusal: not this one's
+  let typedError: WireError;
+  if (refusal !== null) typedError = typed(verb, refusal, text);
   // A refusal of this verb that the spec does not know (a newer server): still typed, as `other`.
-  if (text.startsWith(`ERR ${verb} `)) return new WireError(verb, "other", text);
-  return e;
+  else if (text.startsWith(`ERR ${verb} `)) typedError = new WireError(verb, "other", text);
+  else typedError = new WireError(verb, serverRule(text), text);
+  if (cause !== undefined) typedError.cause = cause;
+  return typedError;
+}
+
+/** `text` with every occurrence of `secret` (a password) replaced by `***`. */
+export function redact(text: string, secret: string | undefined): string {
+  return secret === undefined || secret === "" ? text : text.split(secret).join("***");
 }

@@ -18,7 +18,7 @@ export async function extend<P>(c: ClientContext<P>, jobs: JobRef | readonly Job
   const lease = wholeNumber("extend: leaseMs", "lease-ms", leaseMs, 1);
   const ks = jobRef("extend", list[0]!, (q) => c.keyspace(q));
   for (const job of list) {
-    if (jobRef("extend", job, (q) => c.keyspace(q)) !== ks) {
+    if (jobRef("extend", job, (q) => c.keyspace(q)).name !== ks.name) {
       throw new EchoMQError("job", "extend: every job must be of one queue");
     }
   }

@@ -44,8 +44,10 @@ export { LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError }
 export {
   BackendError,
   BatchError,
+  type BatchReport,
   type ClientRule,
   ConnectionError,
+  type ConnectionReason,
   DuplicateIdError,
   DurabilityError,
   EchoMQError,
@@ -55,6 +57,7 @@ export {
   JobRefusalError,
   LeaseLostError,
   PayloadDecodeError,
+  RequestTimeoutError,
   type Rule,
   WireError,
   type WireRule,

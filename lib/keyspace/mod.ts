@@ -62,3 +62,4 @@ export { type KeyParseError, type ParseQueueKey, type SplitKey, splitQueueKey } 
 export { Keyspace, keyspace } from "./keyspace.ts";
 export { assertName, type CheckLane, type LaneNameError, MAX_NAME_BYTES, type NameKind, validName } from "./name.ts";
 export { hashtag, slot, SLOTS } from "./slot.ts";
+export { type AclAccess, aclKeyPattern } from "./acl.ts";

@@ -1,13 +1,21 @@
-/** Pure pieces of the client: the limiter, glide error texts, wire error mapping, small helpers. */
+/**
+ * Pure pieces of the client: the limiter, glide error texts, wire error mapping, glide's errors in
+ * the client's taxonomy (with passwords redacted), the CLI's `--url`, small helpers.
+ */
 import { describe, expect, test } from "bun:test";
+import { ConnectionError as GlideConnectionError, RequestError, TimeoutError } from "@valkey/valkey-glide";
 import { Limiter } from "../../lib/client/limiter.ts";
-import { isNoScript, serverText, wireError } from "../../lib/client/errors.ts";
+import { isNoScript, redact, serverText, wireError } from "../../lib/client/errors.ts";
+import { callError } from "../../lib/client/glide_errors.ts";
+import { parseUrl } from "../../cli/address.ts";
 import {
+  ConnectionError,
   DuplicateIdError,
   exponentialBackoff,
   FencedError,
   LeaseLostError,
   json,
+  RequestTimeoutError,
   WireError,
 } from "../../client.ts";
 import { truncateUtf8 } from "../../lib/client/worker.ts";
@@ -86,6 +94,46 @@ describe("server error texts", () => {
     // another verb's refusal is not this verb's
     const other = glide("EMQ.ACK lease lost: JOB00000000001");
     expect(wireError("EMQ.RETRY", other)).toBe(other);
+  });
+});
+
+describe("glide's errors in the client's taxonomy", () => {
+  const site = { where: "127.0.0.1:6379", secret: "hunter2-secret" };
+
+  test("a server refusal is a WireError by its code, a timeout a RequestTimeoutError, a lost connection a ConnectionError", () => {
+    const oom = callError(new RequestError("OOM: command not allowed when used memory > 'maxmemory'."), "LLEN", site, 500);
+    expect(oom).toMatchObject({ name: "WireError", verb: "LLEN", rule: "oom", text: "OOM command not allowed when used memory > 'maxmemory'." });
+    expect(callError(new RequestError("NOPERM: No permissions to access a key"), "HGET", site, 500)).toMatchObject({ rule: "noperm" });
+    const late = callError(new TimeoutError("timed out"), "EVALSHA", site, 500);
+    expect(late).toBeInstanceOf(RequestTimeoutError);
+    expect((late as Error).message).toBe("EVALSHA: no reply from 127.0.0.1:6379 within 500 ms (request timeout): it may or may not have run");
+    // the verb it carried renames it
+    expect((wireError("EMQ.ACK", late) as Error).message).toStartWith("EMQ.ACK: no reply");
+    const lost = callError(new GlideConnectionError("Received connection error `Broken pipe`. Will attempt to reconnect"), "EVALSHA", site, 500);
+    expect(lost).toBeInstanceOf(ConnectionError);
+    expect((lost as ConnectionError).reason).toBe("lost");
+    // a lost connection is not a server refusal under any verb
+    expect(wireError("EMQ.ENQUEUE", lost)).toBe(lost);
+    expect(serverText(lost)).toBeNull();
+    const mine = new Error("not glide's");
+    expect(callError(mine, "GET", site, 500)).toBe(mine);
+  });
+
+  test("a password never shows", () => {
+    expect(redact("AUTH hunter2-secret failed: hunter2-secret", "hunter2-secret")).toBe("AUTH *** failed: ***");
+    expect(redact("nothing to hide", undefined)).toBe("nothing to hide");
+    const e = callError(new RequestError("WRONGPASS: hunter2-secret is wrong"), "AUTH", site, 500);
+    expect((e as WireError).text).toBe("WRONGPASS *** is wrong");
+    expect((e as Error).message).not.toContain("hunter2-secret");
+  });
+
+  test("the CLI's --url: credentials percent-decoded, a refused address shown without its password", () => {
+    expect(parseUrl("valkey://127.0.0.1:7000")).toEqual({ host: "127.0.0.1", port: 7000 });
+    expect(parseUrl("redis://ops:p%40ss@db.local")).toEqual({ host: "db.local", port: 6379, credentials: { username: "ops", password: "p@ss" } });
+    expect(parseUrl("valkey://:pw@[::1]:7001")).toEqual({ host: "::1", port: 7001, credentials: { password: "pw" } });
+    expect(parseUrl("valkey://ops:p@ss@db")).toEqual({ host: "db", port: 6379, credentials: { username: "ops", password: "p@ss" } });
+    expect(() => parseUrl("valkey://ops:hunter2@db:port")).toThrow('cannot read the address "valkey://ops:***@db:port"');
+    expect(() => parseUrl("valkey://ops:hun@ter2@db:port")).toThrow('cannot read the address "valkey://ops:***@db:port"');
   });
 });
 

@@ -34,7 +34,7 @@ import {
 
 const BIN = join(ROOT, "node_modules", ".bin");
 /** Exactly what docs/PACKAGE.md tells Deno users to grant. */
-const DENO_PERMISSIONS = ["--allow-sys", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write"];
+const DENO_PERMISSIONS = ["--allow-sys", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write=/tmp"];
 const CACHE_ENV = {
   BUN_INSTALL_CACHE_DIR: join(ROOT, ".tmp", "bun-cache"),
   npm_config_cache: join(ROOT, ".tmp", "npm-cache"),

@@ -38,7 +38,7 @@ export interface ServerHandle {
   readonly port: number;
   /** `127.0.0.1:<port>`. */
   readonly address: string;
-  /** The server's process id. */
+  /** The server's process id (a new one after {@link ServerHandle.restart}). */
   readonly pid: number;
   /** Its temporary working directory (log file `valkey.log`, cluster `nodes.conf`). */
   readonly dir: string;
@@ -46,6 +46,17 @@ export interface ServerHandle {
   readonly module: string | null;
   /** The contents of the server's log file so far. */
   log(): string;
+  /**
+   * SIGKILLs the server (a crash: nothing is flushed that the server had not written yet) and
+   * keeps its directory, so that {@link ServerHandle.restart} starts it again with its data.
+   */
+  kill(): Promise<void>;
+  /**
+   * Starts the server again (killing it first if it runs) with the same arguments, on the same
+   * port, in the same directory — its AOF or RDB, its cluster `nodes.conf` — and waits until it
+   * answers PING (a server still loading its data answers LOADING: not yet).
+   */
+  restart(): Promise<void>;
   /** Kills the server and removes its directory. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -127,64 +138,101 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
   if (opts.replicaOf !== undefined) argv.push("--replicaof", LOOPBACK, String(opts.replicaOf));
   if (opts.args) argv.push(...opts.args);
 
+  const first = launch(argv, dir);
+  if (first instanceof Error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw first;
+  }
+  let proc = first;
+  let stopped: Promise<void> | null = null;
+  const kill = async (): Promise<void> => {
+    const { child } = proc;
+    if (child.exitCode === null && child.signalCode === null) {
+      child.ref?.(); // keep the host alive until the server is really gone
+      child.kill("SIGKILL");
+      await exited(child);
+    }
+    unregister(proc.pid);
+  };
+  const stop = (): Promise<void> => {
+    stopped ??= (async () => {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    })();
+    return stopped;
+  };
+  const handle: ServerHandle = {
+    host: LOOPBACK,
+    port,
+    address: `${LOOPBACK}:${port}`,
+    get pid(): number {
+      return proc.pid;
+    },
+    dir,
+    module: mod,
+    log: () => readLog(dir),
+    kill,
+    restart: async () => {
+      if (stopped !== null) throw new Error(`valkey-server on port ${port} was stopped: it cannot restart`);
+      await kill();
+      const next = launch(argv, dir);
+      if (next instanceof Error) throw next;
+      proc = next;
+      const outcome = await ready(proc, port, opts.readyTimeoutMs ?? 20000);
+      if (outcome !== "ready") {
+        throw new Error(`${outcome}\n--- valkey-server ${argv.join(" ")} (restart)\n${readLog(dir).split("\n").slice(-30).join("\n")}`);
+      }
+    },
+    stop,
+  };
+
+  const outcome = await ready(proc, port, opts.readyTimeoutMs ?? 20000);
+  if (outcome === "ready") return handle;
+  const text = readLog(dir) + proc.stderr();
+  await stop();
+  if (/address already in use/i.test(text)) return "port-in-use";
+  throw new Error(`${outcome}\n--- valkey-server ${argv.join(" ")}\n${text.split("\n").slice(-30).join("\n")}`);
+}
+
+/** A running `valkey-server` process and what it printed on stderr. */
+interface Launched {
+  readonly child: ChildProcess;
+  readonly pid: number;
+  stderr(): string;
+}
+
+/** Spawns `valkey-server` with `argv` in `dir` and registers it for the exit hooks; a spawn failure is returned. */
+function launch(argv: string[], dir: string): Launched | Error {
   const child = spawn(serverBinary(), argv, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (c: Uint8Array) => {
     stderr += new TextDecoder().decode(c);
   });
-  const spawnError = new Promise<Error>((done) => child.once("error", (e: Error) => done(e)));
   const pid = child.pid;
-  if (pid === undefined) {
-    rmSync(dir, { recursive: true, force: true });
-    throw await spawnError;
-  }
+  if (pid === undefined) return new Error(`could not spawn ${serverBinary()}`);
   register(pid, dir);
+  return { child, pid, stderr: () => stderr };
+}
 
-  let stopped: Promise<void> | null = null;
-  const stop = (): Promise<void> => {
-    if (stopped) return stopped;
-    stopped = (async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.ref?.(); // keep the host alive until the server is really gone
-        child.kill("SIGKILL");
-        await exited(child);
-      }
-      unregister(pid);
-      rmSync(dir, { recursive: true, force: true });
-    })();
-    return stopped;
-  };
-
-  const handle: ServerHandle = {
-    host: LOOPBACK,
-    port,
-    address: `${LOOPBACK}:${port}`,
-    pid,
-    dir,
-    module: mod,
-    log: () => readLog(dir),
-    stop,
-  };
-
-  const died = exited(child).then(() => "died" as const);
-  const ready = waitUntil(
+/**
+ * Waits until the server of `proc` answers PING on `port` (`ready`: then it no longer keeps the
+ * host alive), or says why not (it exited, or the wait timed out).
+ */
+async function ready(proc: Launched, port: number, timeoutMs: number): Promise<string> {
+  const died = exited(proc.child).then(() => "valkey-server exited");
+  const up = waitUntil(
     `valkey-server on port ${port} to answer PING`,
     async () => (await command(port, ["PING"], 1000)) === "PONG",
-    opts.readyTimeoutMs ?? 20000,
+    timeoutMs,
     25,
-  ).then(() => "ready" as const);
-  const outcome = await Promise.race([died, ready]).catch((e: Error) => e);
+  ).then(() => "ready");
+  const outcome = await Promise.race([died, up]).catch((e: Error) => e.message);
   if (outcome === "ready") {
     // A forgotten server must not keep the host alive: the exit hooks kill it when the host ends.
-    child.unref?.();
-    (child.stderr as { unref?: () => void } | null)?.unref?.();
-    return handle;
+    proc.child.unref?.();
+    (proc.child.stderr as { unref?: () => void } | null)?.unref?.();
   }
-  const text = readLog(dir) + stderr;
-  await stop();
-  if (/address already in use/i.test(text)) return "port-in-use";
-  const why = outcome instanceof Error ? outcome.message : "valkey-server exited";
-  throw new Error(`${why}\n--- valkey-server ${argv.join(" ")}\n${text.split("\n").slice(-30).join("\n")}`);
+  return outcome;
 }
 
 /**

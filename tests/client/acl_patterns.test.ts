@@ -1,0 +1,156 @@
+/**
+ * ACL key patterns are globs, and queue names may hold glob characters: users granted
+ * `~emq:{t*}:*`, `~emq:{t?}:*` or `~emq:{t[12]}:*` each claim a job of queue `t2` and read its
+ * payload. `aclKeyPattern(queue)` builds the exact pattern of one queue (`*`, `?`, `[`, `]`, `\`
+ * escaped): a user granted `aclKeyPattern("t*")` works queue `t*` and is refused (NOPERM) on `t2`,
+ * on both backends. And the grants docs/PACKAGE.md gives a worker and an operator, tested as
+ * written: a worker's user runs a worker on its queue, an operator's user runs every operation.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EchoMQ, WireError } from "../../client.ts";
+import { aclKeyPattern } from "../../mod.ts";
+import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { BACKENDS, eventually } from "./_harness.ts";
+
+let server: ServerHandle;
+let owner: EchoMQ<string>;
+
+/** A user's rules: its password, its key patterns, its commands. */
+async function user(name: string, ...rules: string[]): Promise<void> {
+  expect(await command(server.port, ["ACL", "SETUSER", name, "reset", "on", ">pw", ...rules])).toBe("OK");
+}
+
+/** What connecting needs (docs/PACKAGE.md): glide's handshake, backend detection, the eviction check. */
+const CONNECT = ["+ping", "+info", "+client|setinfo", "+client|setname", "+client|id", "+client|unblock", "+command|info", "+config|get"];
+/** The verbs, per backend: the module's category, or EVALSHA with every command the scripts run (and a worker's wait). */
+const VERBS = {
+  module: ["+@emq"],
+  scripts: [
+    "+evalsha", "+script|load", "+bzpopmin", "+time", "+get", "+exists", "+type", "+del",
+    "+hget", "+hset", "+hdel", "+hincrby", "+lpush", "+rpush", "+lpop", "+rpop", "+lrem", "+lrange", "+lindex", "+llen",
+    "+zadd", "+zrem", "+zscore", "+zrange", "+zrangebyscore", "+zcount", "+zcard",
+  ],
+};
+/** The fence key, read-only: a user who may read it is fenced (docs/WIRE.md). */
+const FENCE = "%R~{emq}:version";
+/** What an operator's reads add: stats, counts, jobs, getJob, isPaused, queues. */
+const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+lrange", "+zrange", "+scan"];
+
+beforeAll(async () => {
+  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
+  owner = await EchoMQ.connect<string>({ addresses: [{ host: server.host, port: server.port }], backend: "scripts" });
+  await user("star", "~emq:{t*}:*", "+@all");
+  await user("question", "~emq:{t?}:*", "+@all");
+  await user("class", "~emq:{t[12]}:*", "+@all");
+  await user("exact", aclKeyPattern("t*"), "+@all");
+  for (const backend of ["module", "scripts"] as const) {
+    await user(`worker-${backend}`, aclKeyPattern("w[1]"), FENCE, ...CONNECT, ...VERBS[backend]);
+    await user(`operator-${backend}`, aclKeyPattern("w[1]"), FENCE, ...CONNECT, ...VERBS[backend], ...READS);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await owner?.close();
+  await server?.stop();
+});
+
+test("aclKeyPattern escapes every glob character of the name, for each access", () => {
+  expect(aclKeyPattern("orders")).toBe("~emq:{orders}:*");
+  expect(aclKeyPattern("t*")).toBe("~emq:{t\\*}:*");
+  expect(aclKeyPattern("a?b[c]d\\e")).toBe("~emq:{a\\?b\\[c\\]d\\\\e}:*");
+  expect(aclKeyPattern("t*", "R")).toBe("%R~emq:{t\\*}:*");
+  expect(aclKeyPattern("t*", "W")).toBe("%W~emq:{t\\*}:*");
+  expect(aclKeyPattern("t*", "RW")).toBe("~emq:{t\\*}:*");
+  expect(() => aclKeyPattern("a}b")).toThrow('queue name "a}b" must not contain "}"');
+  expect(() => aclKeyPattern("q", "X" as never)).toThrow('ACL access must be "R", "W" or "RW", got "X"');
+});
+
+for (const backend of BACKENDS) {
+  describe(`${backend} backend`, () => {
+    const as = (name: string): Promise<EchoMQ<string>> =>
+      EchoMQ.connect<string>({
+        addresses: [{ host: server.host, port: server.port }],
+        credentials: { username: name, password: "pw" },
+        backend,
+      });
+
+    test("glob characters alias: t*, t? and t[12] each claim a job of t2 and read its payload", async () => {
+      for (const name of ["star", "question", "class"]) {
+        await owner.enqueue("t2", `secret of t2 for ${name}`);
+        const mq = await as(name);
+        try {
+          const job = await mq.claim("t2", { leaseMs: 60_000 });
+          expect(job?.payload).toBe(`secret of t2 for ${name}`);
+          await mq.ack(job!);
+        } finally {
+          await mq.close();
+        }
+      }
+    });
+
+    test('aclKeyPattern("t*"): works queue t*, refused on t2', async () => {
+      await owner.enqueue("t2", "not yours");
+      const mq = await as("exact");
+      try {
+        await mq.enqueue("t*", "mine");
+        const job = await mq.claim("t*", { leaseMs: 60_000 });
+        expect(job?.payload).toBe("mine");
+        await mq.ack(job!);
+        expect(await mq.counts("t*")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+        for (const run of [() => mq.claim("t2", { leaseMs: 60_000 }), () => mq.enqueue("t2", "x"), () => mq.counts("t2")]) {
+          const e = await run().catch((x: unknown) => x);
+          expect(e).toBeInstanceOf(WireError);
+          expect((e as WireError).rule).toBe("noperm");
+        }
+        expect((await owner.counts("t2")).pending).toBe(1);
+      } finally {
+        await mq.close();
+        await owner.drop("t2");
+      }
+    });
+
+    test("the documented grants: a worker's user runs a worker, an operator's user every operation", async () => {
+      const q = "w[1]";
+      await owner.drop(q);
+      await owner.enqueueMany(q, ["a", "b", "c"]);
+      const worker = await as(`worker-${backend}`);
+      const operator = await as(`operator-${backend}`);
+      try {
+        const done: string[] = [];
+        const errors: unknown[] = [];
+        const w = worker.work(q, (job) => void done.push(job.payload), { blockMs: 100, onError: (e) => errors.push(e) });
+        await eventually(() => done.length >= 3).catch((e) => {
+          throw new Error(`${e}: ${errors.map(String).join("; ")}`);
+        });
+        await operator.enqueue(q, "d");
+        await eventually(() => done.length >= 4);
+        await w.stop();
+        expect(errors).toEqual([]);
+        expect(done.sort()).toEqual(["a", "b", "c", "d"]);
+        // an operator reads and operates
+        expect(await operator.pause(q)).toBe(true);
+        expect(await operator.isPaused(q)).toBe(true);
+        const id = await operator.enqueue(q, "e");
+        expect((await operator.getJob(q, id))?.payload).toBe("e");
+        expect((await operator.jobs(q, "pending")).map((j) => j.id)).toEqual([id]);
+        expect((await operator.stats(q)).pending).toBe(1);
+        await owner.enqueue("other-tenant", "x");
+        // SCAN is not ACL-filtered: a restricted user lists every tenant's queue names
+        expect(await operator.queues()).toEqual(expect.arrayContaining([q, "other-tenant"]));
+        await owner.drop("other-tenant");
+        expect(await operator.resume(q)).toBe(true);
+        expect(await operator.remove(q, id)).toBe(true);
+        expect(await operator.requeueDead(q)).toBe(0);
+        await operator.retain(q, { deadMax: 10 });
+        expect(await operator.drop(q)).toBe(0);
+        expect(await owner.queues()).not.toContain(q);
+        const e = await operator.counts("t2").catch((x: unknown) => x);
+        expect((e as WireError).rule).toBe("noperm");
+      } finally {
+        await worker.close();
+        await operator.close();
+      }
+    });
+  });
+}
+
