@@ -28,6 +28,7 @@ mod module {
 
     fn init(ctx: &Context, _args: &[ValkeyString]) -> Status {
         literals::init();
+        ffi::declare_module_options(ctx);
         for command in &spec::VERBS {
             let verb = &command.verb;
             let registration = ffi::Registration {

@@ -8,7 +8,7 @@
 //! literals made once at load), `keys` (the low-level key API: hash / list / sorted-set operations
 //! through the raw `RedisModule_*` functions, no `ctx.call`), `user` (ACL checks of derived keys),
 //! `blocking` (a client blocked on a key, and its callbacks) and `registration` (the C entry
-//! points, flags, arity, key specs, ACL categories). Nothing here names the layers above: the
+//! points, flags, arity, key specs, ACL categories, the module's options). Nothing here names the layers above: the
 //! command layer hands over its dispatcher as a [`Dispatch`] type when it builds the entry points,
 //! and what a blocked client runs as closures given to [`Ctx::block_on_key`].
 
@@ -31,6 +31,6 @@ mod user;
 
 pub use context::{now_ms, Ctx};
 pub use keys::{Key, Kind};
-pub use registration::{entry, register, Dispatch, Entry, Registration};
+pub use registration::{declare_module_options, entry, register, Dispatch, Entry, Registration};
 pub use strings::{Literal, Owned, Str};
 pub use user::User;

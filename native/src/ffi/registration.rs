@@ -53,6 +53,19 @@ static INFO_VERSION: raw::RedisModuleCommandInfoVersion = raw::RedisModuleComman
     sizeof_arg: std::mem::size_of::<raw::RedisModuleCommandArg>(),
 };
 
+/// `VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION` (Valkey 9): the crate has no name for it yet.
+const HANDLE_ATOMIC_SLOT_MIGRATION: c_int = 1 << 5;
+
+/// Declares that the module handles Valkey 9's atomic slot migration (`CLUSTER MIGRATESLOTS`),
+/// which the server refuses while a loaded module has not. True of this module: every write is
+/// replicated as effects (the migration streams them), no state lives outside keys, and a blocked
+/// CLAIM on a slot that moved is answered by the server (MOVED), never left waiting. Valkey 8
+/// ignores the bit.
+pub fn declare_module_options(load: &valkey_module::Context) {
+    // SAFETY: the load context, during OnLoad.
+    unsafe { api!(RedisModule_SetModuleOptions)(load.ctx, HANDLE_ATOMIC_SLOT_MIGRATION) };
+}
+
 /// What registration declares for one command.
 pub struct Registration<'s> {
     /// The command name (`emq.enqueue`).
