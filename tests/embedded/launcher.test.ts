@@ -17,8 +17,10 @@ import {
   portFree,
   repoRoot,
   RespError,
+  startCluster,
   startReplicated,
   startServer,
+  sweepOrphans,
   waitForSync,
 } from "../../tools/embedded/mod.ts";
 
@@ -119,8 +121,23 @@ describe("startReplicated", () => {
   });
 });
 
+describe("startCluster", () => {
+  test("a cluster that cannot form is retried once, then rejects naming what each node said, and leaves no node running", async () => {
+    // `--cluster-enabled no` after the launcher's own `yes`: valkey-cli refuses to join such nodes.
+    const failure = await startCluster({ module: false, args: ["--cluster-enabled", "no"] }).then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    expect(failure).toContain("the cluster did not form, twice.");
+    expect(failure).toContain("what the nodes said (all stopped):");
+    const ports = [...(failure ?? "").matchAll(/127\.0\.0\.1:(\d+): /g)].map((m) => Number(m[1]));
+    expect(ports.length).toBe(6); // 3 nodes per try, both tries reported
+    for (const port of ports) expect(await portFree(port)).toBe(true);
+  }, 120_000);
+});
+
 /** Runs a one-off script that starts a server, prints its pid and dir, then dies by `how`. */
-function orphanRun(runtime: string[], how: "SIGKILL" | "exit"): Promise<{ pid: number; dir: string }> {
+function orphanRun(runtime: string[], how: "SIGKILL" | "exit" | "unguarded"): Promise<{ pid: number; dir: string }> {
   const dir = mkdtempSync(join(tmpdir(), "emq-launcher-test-"));
   const script = join(dir, "orphan.ts");
   const mod = join(repoRoot(), "tools", "embedded", "mod.ts");
@@ -129,7 +146,8 @@ function orphanRun(runtime: string[], how: "SIGKILL" | "exit"): Promise<{ pid: n
     `import { startServer } from ${JSON.stringify(mod)};
 const s = await startServer({ module: false });
 console.log(JSON.stringify({ pid: s.pid, dir: s.dir }));
-${how === "SIGKILL" ? 'process.kill(process.pid, "SIGKILL");' : "process.exit(0);"}
+${how === "unguarded" ? `require("node:child_process").execSync("pkill -KILL -f '[e]mq-watchdog " + process.pid + " " + s.pid + "'");` : ""}
+${how === "exit" ? "process.exit(0);" : 'process.kill(process.pid, "SIGKILL");'}
 `,
   );
   return new Promise((resolve, reject) => {
@@ -161,6 +179,25 @@ describe("leak protection", () => {
     const { pid, dir } = await orphanRun([bun, "run"], "SIGKILL");
     expect(await waitFor(() => !alive(pid), 5000)).toBe(true);
     expect(await waitFor(() => !existsSync(dir), 5000)).toBe(true);
+  });
+
+  test("a server whose host and watchdog were both killed is found by its owner record and swept", async () => {
+    const { pid, dir } = await orphanRun([bun, "run"], "unguarded");
+    expect(alive(pid)).toBe(true);
+    const swept = sweepOrphans();
+    expect(swept.filter((o) => o.dir === dir)).toEqual([{ dir, pid, host: expect.any(Number) }]);
+    expect(await waitFor(() => !alive(pid), 5000)).toBe(true);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  test("a live host's servers are never swept", async () => {
+    const s = await startServer({ module: false });
+    try {
+      expect(sweepOrphans().some((o) => o.dir === s.dir)).toBe(false);
+      expect(alive(s.pid)).toBe(true);
+    } finally {
+      await s.stop();
+    }
   });
 
   test.skipIf(!existsSync(deno))("the launcher runs under Deno", async () => {

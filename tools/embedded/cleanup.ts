@@ -1,12 +1,15 @@
 /**
  * Leak protection: every server the launcher starts is registered here and killed when the host
  * process exits, and each one also gets a small `sh` watchdog that kills it (and removes its
- * directory) if the host process dies without running exit handlers (SIGKILL, crash).
+ * directory) if the host process dies without running exit handlers (SIGKILL, crash). Should
+ * both fail, `orphans.ts` finds the server by its owner record: the first launcher of every process
+ * sweeps what hosts that are gone left behind.
  *
  * @module
  */
 import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
+import { recordOwner, sweepOrphans } from "./orphans.ts";
 
 interface Live {
   pid: number;
@@ -49,6 +52,7 @@ export function killAll(): void {
 function hook(): void {
   if (hooked) return;
   hooked = true;
+  sweepOrphans();
   const p = proc();
   p?.on?.("exit", () => killAll());
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"]) {
@@ -82,6 +86,7 @@ export function register(pid: number, dir: string): void {
   live.set(pid, { pid, dir });
   const host = proc()?.pid;
   if (!host) return;
+  recordOwner(pid, dir, host);
   try {
     const dog = spawn(
       "sh",

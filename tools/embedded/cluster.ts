@@ -71,19 +71,24 @@ async function slotMap(port: number): Promise<Array<{ first: number; last: numbe
   return out;
 }
 
+/** What each node says about the cluster, for the error of a cluster that did not form. */
+async function formationReport(servers: readonly ServerHandle[]): Promise<string> {
+  const lines: string[] = [];
+  for (const s of servers) {
+    const info = await command(s.port, ["CLUSTER", "INFO"], 1000).then(infoFields, (e: Error) => ({ error: e.message }));
+    const fields = ["cluster_state", "cluster_slots_assigned", "cluster_known_nodes", "cluster_current_epoch", "error"]
+      .filter((k) => k in info).map((k) => `${k}=${(info as Record<string, string>)[k]}`);
+    lines.push(`  ${s.address}: ${fields.join(" ")}`);
+  }
+  return lines.join("\n");
+}
+
 /**
- * Starts `primaries × (1 + replicasPerPrimary)` cluster-enabled servers on loopback, joins them with
- * `valkey-cli --cluster create … --cluster-yes`, and waits until every node reports
- * `cluster_state:ok` with all 16384 slots assigned, knows every other node, and (with replicas)
- * every replica is linked to its primary.
+ * Starts the nodes and joins them; on any failure stops every node it started (so nothing is left
+ * running, whatever failed) and rethrows with what each node reported.
  */
-export async function startCluster(opts: ClusterOptions = {}): Promise<ClusterHandle> {
-  const nPrimaries = opts.primaries ?? 3;
-  const perPrimary = opts.replicasPerPrimary ?? 0;
-  if (nPrimaries < 3) throw new Error("valkey-cli --cluster create needs at least 3 primaries");
-  const total = nPrimaries * (1 + perPrimary);
+async function form(opts: ClusterOptions, total: number, perPrimary: number): Promise<ServerHandle[]> {
   const servers: ServerHandle[] = [];
-  const stopAll = (): Promise<void> => Promise.all(servers.map((s) => s.stop())).then(() => undefined);
   try {
     for (let i = 0; i < total; i++) {
       servers.push(await startServer({ module: opts.module, args: opts.args, cluster: true }));
@@ -109,6 +114,34 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<ClusterHa
         }, 60000, 100);
       }
     }
+    return servers;
+  } catch (e) {
+    const report = await formationReport(servers);
+    await Promise.all(servers.map((s) => s.stop()));
+    throw new Error(`${(e as Error).message}\nwhat the nodes said (all stopped):\n${report}`);
+  }
+}
+
+/**
+ * Starts `primaries × (1 + replicasPerPrimary)` cluster-enabled servers on loopback, joins them with
+ * `valkey-cli --cluster create … --cluster-yes`, and waits until every node reports
+ * `cluster_state:ok` with all 16384 slots assigned, knows every other node, and (with replicas)
+ * every replica is linked to its primary. A cluster that does not form is stopped and formed once
+ * more on fresh nodes (a busy machine can starve the cluster bus); a second failure rejects with
+ * what every node reported, and leaves no node running.
+ */
+export async function startCluster(opts: ClusterOptions = {}): Promise<ClusterHandle> {
+  const nPrimaries = opts.primaries ?? 3;
+  const perPrimary = opts.replicasPerPrimary ?? 0;
+  if (nPrimaries < 3) throw new Error("valkey-cli --cluster create needs at least 3 primaries");
+  const total = nPrimaries * (1 + perPrimary);
+  const servers = await form(opts, total, perPrimary).catch((first: Error) =>
+    form(opts, total, perPrimary).catch((second: Error) => {
+      throw new Error(`the cluster did not form, twice.\nfirst try: ${first.message}\nsecond try: ${second.message}`);
+    })
+  );
+  const stopAll = (): Promise<void> => Promise.all(servers.map((s) => s.stop())).then(() => undefined);
+  try {
     const map = await slotMap(servers[0]!.port);
     const nodes: ClusterNode[] = [];
     for (const s of servers) {

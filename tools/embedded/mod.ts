@@ -27,4 +27,5 @@ export {
 } from "./server.ts";
 export { type ClusterHandle, type ClusterNode, type ClusterOptions, startCluster } from "./cluster.ts";
 export { deferSignals, killAll } from "./cleanup.ts";
+export { type Orphan, sweepOrphans } from "./orphans.ts";
 export { hasAtomicSlotMigration, serverVersion, type ServerVersion } from "./version.ts";
