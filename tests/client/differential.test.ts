@@ -1,5 +1,7 @@
 /**
- * Differential test: random sequences of wire calls (valid and malformed arguments alike) run
+ * Differential test: random sequences of wire calls of every verb of the spec (built from
+ * `lib/wire`: a verb or argument added there is drawn here without a line of this file changing;
+ * valid and malformed arguments alike) run
  * against the Lua twin and the native module side by side, on twin queues of one server. Every
  * reply and the resulting keyspaces must be identical (time fields normalised). Runs only when
  * libemq.so is built and registers its commands.
@@ -7,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
-import { type Verb, wireCall } from "../../lib/wire/mod.ts";
+import { type ArgName, type FixedArgs, type GroupArgs, type Verb, VERBS, type VerbSpec, wireCall } from "../../lib/wire/mod.ts";
 import {
   type BackendKind,
   dump,
@@ -35,57 +37,56 @@ const DURATIONS = ["030", "60000", "999999999999999", ...JUNK];
 const DUES = ["1000", "007", "900000000000000", ...JUNK];
 const TEXTS = ["", "p", "héllo", "r".repeat(4096), "r".repeat(4097)];
 
-/** One job's group of a step: an id, and the rest by verb. */
-const job = fc.record({
-  id: fc.constantFrom(...IDS),
-  token: fc.constantFrom(...TOKENS),
-  num: fc.constantFrom(...DURATIONS),
-  due: fc.constantFrom(...DUES),
-  text: fc.constantFrom(...TEXTS),
-});
-type JobStep = { id: string; token: string; num: string; due: string; text: string };
+/**
+ * Values for every argument of the spec, valid and junk alike. Typed by `ArgName`: an argument
+ * the spec gains without values here does not compile, so every verb is driven by construction.
+ */
+const VALUES: { readonly [A in ArgName]: readonly string[] } = {
+  id: IDS,
+  token: TOKENS,
+  payload: TEXTS,
+  due_ms: DUES,
+  lease_ms: DURATIONS,
+  count: LIMITS,
+  // never a wait: the twins' calls go in one batch, where a blocking CLAIM answers at once anyway
+  block_ms: ["0", ...JUNK],
+  delay_ms: DURATIONS,
+  limit: LIMITS,
+  reason: TEXTS,
+  value: TEXTS,
+  dead_max: LIMITS,
+  dead_age_ms: DURATIONS,
+};
 
-/** One step: a verb with argument choices; keys are built per queue so both twins get the same shape. */
+/** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */
+const WEIGHTS: Partial<Record<Verb, number>> = { ENQUEUE: 4, SCHEDULE: 2, CLAIM: 4, DROP: 1 };
+
+/** One step: a verb of the spec with drawn arguments, or a pause that lets short times expire. */
 type Step =
-  | { verb: "ENQUEUE" | "SCHEDULE" | "ACK" | "RETRY" | "BURY"; jobs: JobStep[] }
-  | { verb: "EXTEND"; num: string; jobs: JobStep[] }
-  | { verb: "PROMOTE" | "REAP"; num: string }
-  | { verb: "CLAIM"; num: string; count: string }
+  | { verb: Verb; fixed: Record<string, string>; groups: Record<string, string>[] }
   | { verb: "SLEEP" };
 
-const jobs = fc.array(job, { minLength: 1, maxLength: 3 });
+const values = (names: readonly ArgName[]): fc.Arbitrary<Record<string, string>> =>
+  fc.record(Object.fromEntries(names.map((a) => [a, fc.constantFrom(...VALUES[a])])));
+
+/** The steps of `verb`: its fixed arguments and 0–3 groups (fewer than it takes: its refusal). */
+function stepsOf(verb: Verb): fc.Arbitrary<Step> {
+  const spec: VerbSpec = VERBS[verb];
+  const groups: fc.Arbitrary<Record<string, string>[]> = spec.group.length === 0
+    ? fc.constant([])
+    : fc.array(values(spec.group), { minLength: spec.minGroups ?? 1, maxLength: 3 });
+  return fc.record({ verb: fc.constant(verb), fixed: values(spec.args), groups });
+}
+
+const VERB_NAMES = Object.keys(VERBS) as Verb[];
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ verb: fc.constantFrom("ENQUEUE" as const, "SCHEDULE" as const, "ACK" as const, "RETRY" as const, "BURY" as const), jobs }),
-  fc.record({ verb: fc.constant("EXTEND" as const), num: fc.constantFrom(...DURATIONS), jobs }),
-  fc.record({ verb: fc.constantFrom("PROMOTE" as const, "REAP" as const), num: fc.constantFrom(...LIMITS) }),
-  fc.record({ verb: fc.constant("CLAIM" as const), num: fc.constantFrom(...DURATIONS), count: fc.constantFrom(...LIMITS) }),
-  fc.record({ verb: fc.constant("SLEEP" as const) }),
+  ...VERB_NAMES.map((verb) => ({ arbitrary: stepsOf(verb), weight: WEIGHTS[verb] ?? 2 })),
+  { arbitrary: fc.constant({ verb: "SLEEP" as const }), weight: 2 },
 );
 
 /** The step as a wire call built from the spec (the queue's meta, fixed args, one group per job). */
 function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>): [Verb, string[], string[]] {
-  const K = keyspace(queue);
-  const c = (() => {
-    switch (s.verb) {
-      case "ENQUEUE":
-        return wireCall("ENQUEUE", K, {}, s.jobs.map((j) => ({ id: j.id, payload: j.text })));
-      case "SCHEDULE":
-        return wireCall("SCHEDULE", K, {}, s.jobs.map((j) => ({ id: j.id, due_ms: j.due, payload: j.text })));
-      case "ACK":
-        return wireCall("ACK", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token })));
-      case "RETRY":
-        return wireCall("RETRY", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token, delay_ms: j.num, reason: j.text })));
-      case "BURY":
-        return wireCall("BURY", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token, reason: j.text })));
-      case "EXTEND":
-        return wireCall("EXTEND", K, { lease_ms: s.num }, s.jobs.map((j) => ({ id: j.id, token: j.token })));
-      case "PROMOTE":
-      case "REAP":
-        return wireCall(s.verb, K, { limit: s.num });
-      case "CLAIM":
-        return wireCall("CLAIM", K, { lease_ms: s.num, count: s.count, block_ms: "0" });
-    }
-  })();
+  const c = wireCall(s.verb, keyspace(queue), s.fixed as FixedArgs<Verb>, s.groups as GroupArgs<Verb>[]);
   return [c.verb, c.keys, c.args.map(String)];
 }
 
