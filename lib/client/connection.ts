@@ -78,6 +78,8 @@ export interface ConnectionOptions {
    * is sent again, with backoff (default 60000).
    */
   retryWindowMs?: number;
+  /** How long a call refused by an unavailable node (CLUSTERDOWN …) is sent again; default `retryWindowMs`. */
+  unavailableWindowMs?: number;
 }
 
 /** After this long without a connection, `open` asks once more, quickly, why (see {@link diagnose}). */
@@ -86,8 +88,16 @@ const DIAGNOSE_AFTER_MS = 500;
 /** Connect failures that waiting for glide's retries cannot mend: `open` reports them at once. */
 const PERMANENT: ReadonlySet<string> = new Set(["auth", "tls", "cluster"]);
 
+/**
+ * How long a dedicated connection's call is sent again while its node refuses to serve it at all
+ * (CLUSTERDOWN, LOADING, READONLY, MASTERDOWN: a failover in progress, or a slot map gone stale).
+ */
+export const DEDICATED_UNAVAILABLE_WINDOW_MS = 2000;
+
 /** Server refusals after which a call certainly did not run, so sending it again is safe. */
 const RETRYABLE = /^(TRYAGAIN|ASK|MOVED|CLUSTERDOWN|LOADING|READONLY|MASTERDOWN) /;
+/** Of those, the ones of a node that does not serve the slot now (not a slot on the move). */
+const UNAVAILABLE = /^(CLUSTERDOWN|LOADING|READONLY|MASTERDOWN) /;
 
 /** True when `e` is a server refusal after which the call did not run (a redirection, a failover). */
 export function retryable(e: unknown): boolean {
@@ -115,6 +125,8 @@ export class Connection {
   readonly requestTimeout: number;
   /** How long a call refused with a redirection is retried. */
   readonly retryWindowMs: number;
+  /** How long a call refused by an unavailable node is retried (at most {@link retryWindowMs}). */
+  readonly unavailableWindowMs: number;
   /** The options this connection was opened with (a dedicated connection reuses them). */
   readonly options: ConnectionOptions;
   readonly #client: GlideClient | GlideClusterClient;
@@ -129,6 +141,7 @@ export class Connection {
     this.inflightLimit = limit;
     this.requestTimeout = timeout;
     this.retryWindowMs = options.retryWindowMs ?? 60_000;
+    this.unavailableWindowMs = Math.min(this.retryWindowMs, options.unavailableWindowMs ?? this.retryWindowMs);
     this.#site = site;
     // One permit stays free for glide's own bookkeeping requests.
     this.#limiter = new Limiter(Math.max(1, limit - 1));
@@ -239,7 +252,16 @@ export class Connection {
     // One call at a time goes out on it, but glide 2.5 counts more than our calls against the
     // limit: at 2, a script's first claim after an empty script cache failed with "Reached
     // maximum inflight requests", again and again (tests/package caught it; glide 2.2 did not).
-    return Connection.open({ ...this.options, requestTimeout: this.requestTimeout + blockMs, inflightRequestsLimit: 8 }, true);
+    // A call on it refused by an unavailable node is sent again briefly only: past that it fails,
+    // and its owner makes a new connection, which reads the topology afresh — under load, one
+    // claim line sent again for the whole 60 s window kept a worker from claiming for 65 s after a
+    // failover. A slot on the move (TRYAGAIN, ASK) keeps the whole window.
+    return Connection.open({
+      ...this.options,
+      requestTimeout: this.requestTimeout + blockMs,
+      inflightRequestsLimit: 8,
+      unavailableWindowMs: Math.min(this.unavailableWindowMs, DEDICATED_UNAVAILABLE_WINDOW_MS),
+    }, true);
   }
 
   #check(): void {
@@ -252,15 +274,22 @@ export class Connection {
    * ({@link retryable}), for at most `retryWindowMs`.
    */
   async command(args: GlideString[], routeKey: string, decoder?: Decoder): Promise<GlideReturnType> {
-    const until = Date.now() + this.retryWindowMs;
+    const since = Date.now();
     for (let attempt = 0;; attempt++) {
       try {
         return await this.#once(args, routeKey, decoder);
       } catch (e) {
-        if (!retryable(e) || Date.now() > until || this.#closed) throw e;
+        if (!this.#retries(e, since)) throw e;
         await sleep(retryDelay(attempt));
       }
     }
+  }
+
+  /** Whether a call first sent at `since` and refused with `e` is sent again (its window is open). */
+  #retries(e: unknown, since: number): boolean {
+    if (!retryable(e) || this.#closed) return false;
+    const window = UNAVAILABLE.test(`${serverText(e)} `) ? this.unavailableWindowMs : this.retryWindowMs;
+    return Date.now() - since <= window;
   }
 
   #once(args: GlideString[], routeKey: string, decoder?: Decoder): Promise<GlideReturnType> {
@@ -300,7 +329,7 @@ export class Connection {
    * its first key, which carries the queue's hashtag. Retried as {@link Connection.command} is.
    */
   async script(script: Script, keys: GlideString[], args: GlideString[], decoder?: Decoder): Promise<GlideReturnType> {
-    const until = Date.now() + this.retryWindowMs;
+    const since = Date.now();
     for (let attempt = 0;; attempt++) {
       this.#check();
       const client = this.#client;
@@ -309,7 +338,7 @@ export class Connection {
           client.invokeScript(script, { keys, args, ...(decoder === undefined ? {} : { decoder }) })
         );
       } catch (e) {
-        if (!retryable(e) || Date.now() > until || this.#closed) throw e;
+        if (!this.#retries(e, since)) throw e;
         await sleep(retryDelay(attempt));
       }
     }
