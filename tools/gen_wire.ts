@@ -157,7 +157,7 @@ export function sections(): Record<string, string> {
       const s: VerbSpec = VERBS[v];
       const call = [`\`EMQ.${v} 1 <meta>`, ...s.args.map((a) => `<${a}>`)].join(" ") +
         (s.group.length > 0 ? ` (${s.group.map((a) => `<${a}>`).join(" ")})…\`` : "`");
-      const touches = s.touches.join(", ") + (s.admits ? " (admits: refused under maxmemory)" : "");
+      const touches = s.touches.join(", ") + (s.admits ? " (deny-oom: refused under maxmemory)" : "");
       return `| ${v} | ${call} | ${touches} | ${cell(s.reply)} | ${cell(s.effect)} |`;
     }),
   ].join("\n");

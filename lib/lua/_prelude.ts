@@ -237,8 +237,8 @@ export function luaHead(verb: Verb): string {
 }
 
 /**
- * One verb's script: the `#!lua` shebang (keys declared, writes allowed; a verb that does not admit
- * jobs is flagged `allow-oom`, so that workers drain a full server), the verb's name, the shared
+ * One verb's script: the `#!lua` shebang (keys declared, writes allowed; a verb that frees memory or
+ * keeps it bounded is flagged `allow-oom`, so that workers drain a full server), the verb's name, the shared
  * prelude, any shared helpers (`extra`), the generated steps 1–4, then the verb's own steps 5–6
  * (`body`).
  */

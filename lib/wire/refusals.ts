@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { MAX_COUNTER_DIGITS } from "./verbs.ts";
+import { MAX_COUNTER_DIGITS, WIRE } from "./verbs.ts";
 
 /** The step of the wire at which a refusal happens (docs/WIRE.md, "Steps"). */
 export type Step = "shape" | "layout" | "fence" | "gate" | "domain";
@@ -33,12 +33,12 @@ export const REFUSALS = {
   },
   layout: {
     step: "layout",
-    template: "ERR {verb} keys do not match the wire-5 layout",
+    template: `ERR {verb} keys do not match the wire-${WIRE} layout`,
     doc: "the declared key is not `emq:{q}:meta` of a valid queue name (non-empty for the module)",
   },
   fenced: {
     step: "fence",
-    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 5",
+    template: `ERR {verb} fenced: this server speaks wire {found}, not wire ${WIRE}`,
     doc: "the server's wire identity is another wire (`found`: its number, or `unknown` when not a number)",
   },
   batch: {

@@ -1,7 +1,7 @@
 /**
- * The wire-5 verbs, written once: each verb's fixed arguments and its repeated group (a batch:
+ * The wire's verbs, written once: each verb's fixed arguments and its repeated group (a batch:
  * one group per job), each argument with its gate; the keys it derives and touches; its reply,
- * effect and writes; its domain refusals; whether it admits memory (refused under `maxmemory`).
+ * effect and writes; its domain refusals; whether it only adds memory (refused under `maxmemory`).
  * The client builds every call from this table, the Lua twin's steps 1–4 are generated from it,
  * docs/WIRE.md's tables are printed from it, and the native module's verb → handler table and
  * constants are generated from it (`native/src/spec.rs`, by `tools/gen_wire.ts`).
@@ -17,7 +17,7 @@ import type { QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 5;
+export const WIRE = 6;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to {@link MAX_DIGITS} digits
@@ -120,7 +120,11 @@ export interface VerbSpec {
   readonly minGroups?: 0;
   /** The keys it derives from the queue name and may read or write (besides `meta`). */
   readonly touches: readonly Derived[];
-  /** Whether it admits new jobs: refused under `maxmemory` (module flag `deny-oom`, script flags). */
+  /**
+   * Whether it only adds memory (admits jobs, or stores progress): refused under `maxmemory`
+   * (module flag `deny-oom`; the script without `allow-oom`). Verbs that free memory or keep it
+   * bounded run past the limit, so that workers drain a full server.
+   */
   readonly admits: boolean;
   /** The reply, in words. */
   readonly reply: string;
@@ -132,7 +136,7 @@ export interface VerbSpec {
   readonly domain: readonly Refusal[];
 }
 
-/** The wire-5 verbs, in wire order. */
+/** The wire's verbs, in wire order. */
 export const VERBS = {
   ENQUEUE: {
     args: [],
@@ -141,7 +145,7 @@ export const VERBS = {
     admits: true,
     reply: "integer: jobs admitted",
     effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order",
-    writes: "`meta` made if missing (`wire 5 created_ms <now>`), `HINCRBY meta enqueued <n>`; per job " +
+    writes: `\`meta\` made if missing (\`wire ${WIRE} created_ms <now>\`)` + ", `HINCRBY meta enqueued <n>`; per job " +
       "`HSET row state pending payload <p> attempts 0 created_ms <now>`; `LPUSH pending <ids…>`; " +
       "`ZADD wake 0 ready` when pending was empty",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
@@ -221,7 +225,7 @@ export const VERBS = {
     args: [],
     group: ["id", "token", "value"],
     touches: ["active", "rows"],
-    admits: false,
+    admits: true,
     reply: "integer: jobs updated",
     effect: "each held job's progress is set (token-checked like a settle)",
     writes: "per job `HSET row progress <value>`",

@@ -12,7 +12,7 @@ use crate::verbs;
 use crate::wire::names;
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 5;
+pub const WIRE: i64 = 6;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// Payload limit of the scripts (the module's `emq.max-payload` default).
@@ -88,7 +88,7 @@ pub mod verb {
     /// `EMQ.EXTEND`: each job's lease runs until now+lease_ms.
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[LEASE_MS], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
-    pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[ID, TOKEN, VALUE], min_groups: 1, admits: false };
+    pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[ID, TOKEN, VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled or dead jobs are deleted; an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
@@ -170,7 +170,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`5`), written with `created_ms` on first use
+        /// the wire that made the queue (`6`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,

@@ -4,7 +4,7 @@
 //! names. Pure code. The values — every verb, argument and constant of the spec `lib/wire` — are
 //! generated into `spec.rs`; the unit tests below check both against `tests/vectors/wire.json`.
 
-use crate::spec::MAX_BATCH;
+use crate::spec::{MAX_BATCH, WIRE};
 
 /// How an argument is checked at step 4 (the spec's `Gate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,8 @@ pub struct Verb {
     pub group: &'static [Arg],
     /// The fewest groups a call carries (1, or 0 for a verb that may name no job).
     pub min_groups: usize,
-    /// Whether it admits jobs: refused under `maxmemory` (`deny-oom`).
+    /// Whether it only adds memory (admits jobs, stores progress): refused under `maxmemory`
+    /// (`deny-oom`).
     pub admits: bool,
 }
 
@@ -177,9 +178,9 @@ impl Refusal {
         };
         let t = match self {
             Refusal::Arity => format!("ERR wrong number of arguments for '{v}' command"),
-            Refusal::Layout => format!("ERR {v} keys do not match the wire-5 layout"),
+            Refusal::Layout => format!("ERR {v} keys do not match the wire-{WIRE} layout"),
             Refusal::Fenced(w) => {
-                format!("ERR {v} fenced: this server speaks wire {w}, not wire 5")
+                format!("ERR {v} fenced: this server speaks wire {w}, not wire {WIRE}")
             }
             Refusal::Batch => format!("ERR {v} at most {MAX_BATCH} jobs per call"),
             Refusal::NotJobId => format!("ERR {v} id must be a JOB id"),

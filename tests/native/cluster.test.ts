@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClusterClient, Routes } from "@valkey/valkey-glide";
+import { WIRE } from "../../lib/wire/mod.ts";
 import {
   type ClusterHandle,
   type ClusterNode,
@@ -203,7 +204,7 @@ describe("fence by configuration", () => {
       // unfenced nodes accept
       for (const other of elsewhere) expectOk(await run(wellFormed("ENQUEUE", other, id)), 1);
     } finally {
-      expect(await on(node, ["CONFIG", "SET", "emq.wire", "5"])).toBe("OK");
+      expect(await on(node, ["CONFIG", "SET", "emq.wire", String(WIRE)])).toBe("OK");
     }
     expectOk(await run(callOf("ENQUEUE", q!, id, jobId(5001))), 1);
     expectOk(await run(callOf("ACK", q!, id, jobId(5001))), 1);
