@@ -348,7 +348,7 @@ function group(s: Settlement): { verb: Verb; group: Record<string, string | numb
     case "ack":
       return { verb: "ACK", group: { id: job.id, token: job.token } };
     case "retry": {
-      const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 1);
+      const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 0);
       return { verb: "RETRY", group: { id: job.id, token: job.token, delay_ms: delay, reason: reasonText("retry", s.reason ?? "") } };
     }
     case "bury":

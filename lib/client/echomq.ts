@@ -196,7 +196,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return this.#settle({ kind: "ack", job });
   }
 
-  /** Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`. */
+  /**
+   * Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`; a
+   * `delayMs` of 0 puts it straight back in pending (ready now).
+   */
   retry(job: JobRef, opts: RetryOptions): Promise<void> {
     return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "" });
   }

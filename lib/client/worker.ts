@@ -66,7 +66,8 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /**
    * Retry delay in ms: a constant or a function of (attempts, error) (default
-   * 1000·2^(attempts−1), ≤ 1 h). A thrown error with a `retryDelayMs` (`RetryError`) sets its own.
+   * 1000·2^(attempts−1), ≤ 1 h); 0 is "ready now" (the job goes straight back to pending). A thrown
+   * error with a `retryDelayMs` (`RetryError`) sets its own.
    */
   backoff?: Backoff;
   /**
@@ -354,7 +355,7 @@ export class Worker<P> {
     this.#maintenanceMs = option("maintenanceMs", opts.maintenanceMs, 5000, 1000, 3_600_000);
     const stopTimeoutMs = option("stopTimeoutMs", opts.stopTimeoutMs, 10_000, 0, 3_600_000);
     const b = opts.backoff ?? exponentialBackoff;
-    if (typeof b !== "function") option("backoff", b, 0, 1, 3_600_000);
+    if (typeof b !== "function") option("backoff", b, 0, 0, 3_600_000);
     this.#backoff = b;
     if (opts.onError !== undefined && typeof opts.onError !== "function") {
       throw new TypeError("worker: onError must be a function");
@@ -574,7 +575,7 @@ export class Worker<P> {
     try {
       const b = this.#backoff;
       const raw = askedDelay(failure) ?? (typeof b === "function" ? b(job.attempts, failure) : b);
-      const delayMs = Math.max(1, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
+      const delayMs = Math.max(0, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
       settlement = { kind: "retry", job, delayMs, reason };
     } catch (e) {
       // a throwing backoff: reported; the job is retried after a second

@@ -80,7 +80,11 @@ export const ARGS = {
     sample: "0",
     doc: "how long to wait for a job when none is ready (0: answer at once)",
   },
-  delay_ms: { gate: { kind: "number", min: 1 }, sample: "1", doc: "the delay before the job is due again, in ms" },
+  delay_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "1",
+    doc: "the delay before the job is due again, in ms (0: ready now, back in pending)",
+  },
   limit: { gate: { kind: "number", min: 1 }, sample: "10", doc: "the most ids to move" },
   reason: {
     gate: { kind: "bytes", refusal: "reason", limit: MAX_REASON_BYTES },
@@ -191,12 +195,15 @@ export const VERBS = {
   RETRY: {
     args: [],
     group: ["id", "token", "delay_ms", "reason"],
-    touches: ["active", "schedule", "wake", "rows"],
+    touches: ["active", "schedule", "pending", "wake", "rows"],
     admits: false,
     reply: "integer: jobs settled",
-    effect: "active → schedule at now+delay_ms; reason kept",
-    writes: "per job `ZREM active id`, `ZADD schedule <now+delay_ms> id`, `HSET row state scheduled due_ms " +
-      "<now+delay_ms> reason <r>`; `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due`",
+    effect: "active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending " +
+      "(ready now, as a promotion would put it); reason kept",
+    writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
+      "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
+      "due_ms <now> reason <r>` (argument order); `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
+      "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   BURY: {

@@ -54,8 +54,8 @@ pub mod arg {
     pub const COUNT: Arg = Arg { name: "count", gate: Gate::Number { min: 1, max: Some(10000) } };
     /// how long to wait for a job when none is ready (0: answer at once)
     pub const BLOCK_MS: Arg = Arg { name: "block_ms", gate: Gate::Number { min: 0, max: None } };
-    /// the delay before the job is due again, in ms
-    pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 1, max: None } };
+    /// the delay before the job is due again, in ms (0: ready now, back in pending)
+    pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 0, max: None } };
     /// the most ids to move
     pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None } };
     /// why the job failed, kept on its row
@@ -81,7 +81,7 @@ pub mod verb {
     pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[LEASE_MS, COUNT, BLOCK_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.ACK`: ids leave active; their rows are deleted.
     pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
-    /// `EMQ.RETRY`: active → schedule at now+delay_ms; reason kept.
+    /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
     pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[ID, TOKEN, DELAY_MS, REASON], min_groups: 1, admits: false };
     /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention.
     pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[ID, TOKEN, REASON], min_groups: 1, admits: false };

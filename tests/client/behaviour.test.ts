@@ -248,7 +248,7 @@ for (const topology of TOPOLOGIES) {
           ["claim block word", "CLAIM", q, ["10", "1", "soon"], ["non-negative", { arg: "block_ms" }]],
           ["ack token 0", "ACK", q, [J, "0"], ["positive", { arg: "token" }]],
           ["ack token word", "ACK", q, [J, "one"], ["positive", { arg: "token" }]],
-          ["retry delay 0", "RETRY", q, [J, String(T), "0", "r"], ["positive", { arg: "delay_ms" }]],
+          ["retry delay -1", "RETRY", q, [J, String(T), "-1", "r"], ["non-negative", { arg: "delay_ms" }]],
           ["retry reason too long", "RETRY", q, [J, String(T), "1", LONG_REASON], ["reason", { limit: "4096" }]],
           ["bury reason too long", "BURY", q, [J, String(T), LONG_REASON], ["reason", { limit: "4096" }]],
           ["extend lease 0", "EXTEND", q, ["0", J, String(T)], ["positive", { arg: "lease_ms" }]],
@@ -435,7 +435,7 @@ for (const topology of TOPOLOGIES) {
         await expect(mq.reap("cs", 1.5)).rejects.toMatchObject({ rule: "limit" });
         await expect(mq.ack({ ...job, id: "JOBnope" as JobId })).rejects.toBeInstanceOf(KeyspaceError);
         await expect(mq.ack({ ...job, token: 0 })).rejects.toMatchObject({ rule: "job" });
-        await expect(mq.retry(job, { delayMs: 0 })).rejects.toMatchObject({ rule: "delay-ms" });
+        await expect(mq.retry(job, { delayMs: -1 })).rejects.toMatchObject({ rule: "delay-ms" });
         await expect(mq.bury(job, "r".repeat(4097))).rejects.toMatchObject({ rule: "reason" });
         // the reason gate counts UTF-8 bytes, not UTF-16 units (3000 × "é" = 6000 bytes)
         await expect(mq.bury(job, "é".repeat(3000))).rejects.toMatchObject({ name: "EchoMQError", rule: "reason" });

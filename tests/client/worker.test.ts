@@ -520,7 +520,7 @@ describe("options", () => {
       [{ blockMs: -1 }, "worker: blockMs must be an integer from 10 to 600000, got -1"],
       [{ maintenanceMs: 0 }, "worker: maintenanceMs must be an integer from 1000 to 3600000, got 0"],
       [{ leaseMs: 1000, heartbeatMs: 1000 }, "worker: heartbeatMs must be an integer from 1 to 999, got 1000"],
-      [{ backoff: -5 }, "worker: backoff must be an integer from 1 to 3600000, got -5"],
+      [{ backoff: -5 }, "worker: backoff must be an integer from 0 to 3600000, got -5"],
     ];
     for (const [opts, message] of cases) expect(() => make(opts)).toThrow(new RangeError(message));
     expect(() => make({ onError: 5 })).toThrow(TypeError);
