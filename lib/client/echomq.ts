@@ -327,11 +327,12 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * Sets how many dead jobs `queue` keeps (`deadMax`, 0: no limit; default
-   * {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default 30 days); the next
-   * bury or claim trims the oldest past either limit.
+   * {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default 30 days), and
+   * trims the oldest dead jobs past either limit now (a thousand per command, until none is left
+   * past them; later buries and claims keep trimming). Returns how many dead jobs it deleted.
    */
-  async retain<const Q extends string>(queue: CheckQueue<Q>, opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
-    await operations.retain(this.#c, this.#c.keyspace(queue), opts);
+  retain<const Q extends string>(queue: CheckQueue<Q>, opts: { deadMax?: number; deadAgeMs?: number }): Promise<number> {
+    return operations.retain(this.#c, this.#c.keyspace(queue), opts);
   }
 
   /**

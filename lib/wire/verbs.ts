@@ -284,12 +284,14 @@ export const VERBS = {
   RETAIN: {
     args: ["dead_max", "dead_age_ms"],
     group: [],
-    touches: [],
+    touches: ["dead", "rows"],
     admits: false,
-    reply: "integer 1",
-    effect: "the queue's retention of dead jobs (0: no limit; a BURY or CLAIM applies it)",
-    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`",
-    domain: ["wrongtype"],
+    reply: `integer: dead jobs deleted, at most ${TRIM_LIMIT} (${TRIM_LIMIT}: call again; fewer: the retention holds)`,
+    effect: "the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, " +
+      `at most ${TRIM_LIMIT} per call (a BURY or CLAIM applies it too)`,
+    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`; retention as BURY's, with these " +
+      "limits",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
   DROP: {
     args: ["limit"],
