@@ -210,7 +210,16 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Settles many claimed jobs — each an ack, a retry or a bury — with one command per queue and
+   * Hands a claimed job back: it goes back to pending (claimed next) and the attempt its claim
+   * counted is given back — not a failure (no reason, not counted as a retry). A worker's stop at
+   * its deadline (`stop({ timeoutMs })`, `handleSignals`, `close({ timeoutMs })`) does this.
+   */
+  release(job: JobRef): Promise<void> {
+    return this.#settle({ kind: "release", job });
+  }
+
+  /**
+   * Settles many claimed jobs — each an ack, a retry, a bury or a release — with one command per queue and
    * kind (at most {@link BATCH_COMMANDS} jobs each) instead of one round trip per job. Resolves
    * with one entry per settlement, in order: `null` when it was applied, or the error that refused
    * it — a `LeaseLostError` when the job's lease is lost, a `DuplicateIdError` for a settlement

@@ -45,12 +45,6 @@ export type Backoff = number | ((attempts: number, error: unknown) => number);
 /** Default `blockMs` of a worker: how long one waiting call of an idle worker lasts. */
 export const DEFAULT_BLOCK_MS = 5000;
 
-/**
- * The reason a hand-back writes on the job's row (`stop({ timeoutMs })`, `handleSignals`): the
- * job goes back due at once, and the worker does not count it as a failed attempt.
- */
-export const HAND_BACK_REASON = "hand-back: the worker stopped before the job finished (not a failure)";
-
 /** Options of `EchoMQ.work`; each is checked (a `RangeError` names the option and its range). */
 export interface WorkerOptions {
   /**
@@ -106,8 +100,8 @@ export interface WorkerOptions {
 /** Options of {@link Worker.stop}. */
 export interface StopOptions {
   /**
-   * Give running jobs this long to finish; then abort their signals and hand them back (due at
-   * once, with the reason {@link HAND_BACK_REASON}, not counted as a failure) instead of waiting.
+   * Give running jobs this long to finish; then abort their signals and hand them back (released:
+   * back in pending with the attempt given back, not counted as a failure) instead of waiting.
    * Default: wait for them.
    */
   timeoutMs?: number;
@@ -548,7 +542,9 @@ export class Worker<P> {
 
   /** A handler settled its own job: counted as the worker's own settles are (only when applied). */
   #ownSettled(kind: Settlement["kind"], error: unknown): void {
-    if (error === null || error === undefined) this.#count(kind === "ack" ? "done" : "failed", kind);
+    if (error === null || error === undefined) {
+      this.#count(kind === "ack" ? "done" : kind === "release" ? "hand-back" : "failed", kind);
+    }
     else if (error instanceof LeaseLostError) this.lost++;
   }
 
@@ -826,9 +822,9 @@ export class Worker<P> {
   }
 
   /**
-   * At a stop's deadline: running jobs' signals abort, and each is handed back at once (today a
-   * RETRY due in 1 ms with {@link HAND_BACK_REASON}: the attempt its claim counted stays spent
-   * until the server has a `release` settlement). A job its handler settled itself is left to it.
+   * At a stop's deadline: running jobs' signals abort, and each is handed back at once (RELEASE:
+   * back in pending, the attempt its claim counted given back). A job its handler settled itself
+   * is left to it.
    */
   #handBack(self: Promise<void> | null): void {
     const stopped = new EchoMQError("closed", "worker stopped before the job finished");
@@ -842,7 +838,7 @@ export class Worker<P> {
       }
       held.settling = true;
       this.#settling++;
-      this.#queue({ settlement: { kind: "retry", job: held.job, delayMs: 1, reason: HAND_BACK_REASON }, why: "hand-back" });
+      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" });
     }
   }
 }

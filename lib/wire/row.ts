@@ -17,7 +17,7 @@ import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, WIRE } from "./verbs.ts";
 export const ROW_FIELDS = {
   state: "where the job is: `pending`, `active`, `scheduled` or `dead` (the states below)",
   payload: "the job's payload, as admitted (any bytes)",
-  attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1",
+  attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1, RELEASE (a hand-back) takes it back",
   created_ms: "when the job was admitted",
   due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`",
   deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",

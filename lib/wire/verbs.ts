@@ -218,6 +218,18 @@ export const VERBS = {
       "`dead_max` or older than `dead_age_ms`, at most 1000",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
+  RELEASE: {
+    args: [],
+    group: ["id", "token"],
+    touches: ["active", "pending", "wake", "rows"],
+    admits: false,
+    reply: "integer: jobs released",
+    effect: "a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim " +
+      "counted given back; no reason, nothing counted",
+    writes: "`ZREM active <ids…>`, `RPUSH pending <ids…>`; per job `HSET row state pending attempts <a−1>`; " +
+      "`ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost", "counter"],
+  },
   EXTEND: {
     args: ["lease_ms"],
     group: ["id", "token"],

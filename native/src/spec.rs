@@ -85,6 +85,8 @@ pub mod verb {
     pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[ID, TOKEN, DELAY_MS, REASON], min_groups: 1, admits: false };
     /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention.
     pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[ID, TOKEN, REASON], min_groups: 1, admits: false };
+    /// `EMQ.RELEASE`: a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim counted given back; no reason, nothing counted.
+    pub const RELEASE: Verb = Verb { name: "EMQ.RELEASE", command: "emq.release", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.EXTEND`: each job's lease runs until now+lease_ms.
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[LEASE_MS], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
@@ -108,23 +110,24 @@ pub mod verb {
 }
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
-pub static VERBS: [Command; 16] = [
+pub static VERBS: [Command; 17] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
     Command { verb: verb::ACK, run: verbs::ack::run, entry: entry::<Dispatcher, 3> },
     Command { verb: verb::RETRY, run: verbs::retry::run, entry: entry::<Dispatcher, 4> },
     Command { verb: verb::BURY, run: verbs::bury::run, entry: entry::<Dispatcher, 5> },
-    Command { verb: verb::EXTEND, run: verbs::extend::run, entry: entry::<Dispatcher, 6> },
-    Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Dispatcher, 7> },
-    Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Dispatcher, 8> },
-    Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Dispatcher, 9> },
-    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 10> },
-    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 11> },
-    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 12> },
-    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 13> },
-    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 14> },
-    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 15> },
+    Command { verb: verb::RELEASE, run: verbs::release::run, entry: entry::<Dispatcher, 6> },
+    Command { verb: verb::EXTEND, run: verbs::extend::run, entry: entry::<Dispatcher, 7> },
+    Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Dispatcher, 8> },
+    Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Dispatcher, 9> },
+    Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Dispatcher, 10> },
+    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 11> },
+    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 12> },
+    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 13> },
+    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 14> },
+    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 15> },
+    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 16> },
 ];
 
 names! {
@@ -134,7 +137,7 @@ names! {
         state,
         /// the job's payload, as admitted (any bytes)
         payload,
-        /// claims so far: 0 when admitted or requeued, CLAIM adds 1
+        /// claims so far: 0 when admitted or requeued, CLAIM adds 1, RELEASE (a hand-back) takes it back
         attempts,
         /// when the job was admitted
         created_ms,

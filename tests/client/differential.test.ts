@@ -47,17 +47,30 @@ type JobStep = { id: string; token: string; num: string; due: string; text: stri
 
 /** One step: a verb with argument choices; keys are built per queue so both twins get the same shape. */
 type Step =
-  | { verb: "ENQUEUE" | "SCHEDULE" | "ACK" | "RETRY" | "BURY"; jobs: JobStep[] }
+  | { verb: "ENQUEUE" | "SCHEDULE" | "ACK" | "RETRY" | "BURY" | "RELEASE" | "PROGRESS"; jobs: JobStep[] }
   | { verb: "EXTEND"; num: string; jobs: JobStep[] }
-  | { verb: "PROMOTE" | "REAP"; num: string }
+  | { verb: "PROMOTE" | "REAP" | "DROP"; num: string }
+  | { verb: "RETAIN"; num: string; count: string }
   | { verb: "CLAIM"; num: string; count: string }
   | { verb: "SLEEP" };
 
 const jobs = fc.array(job, { minLength: 1, maxLength: 3 });
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ verb: fc.constantFrom("ENQUEUE" as const, "SCHEDULE" as const, "ACK" as const, "RETRY" as const, "BURY" as const), jobs }),
+  fc.record({
+    verb: fc.constantFrom(
+      "ENQUEUE" as const,
+      "SCHEDULE" as const,
+      "ACK" as const,
+      "RETRY" as const,
+      "BURY" as const,
+      "RELEASE" as const,
+      "PROGRESS" as const,
+    ),
+    jobs,
+  }),
   fc.record({ verb: fc.constant("EXTEND" as const), num: fc.constantFrom(...DURATIONS), jobs }),
-  fc.record({ verb: fc.constantFrom("PROMOTE" as const, "REAP" as const), num: fc.constantFrom(...LIMITS) }),
+  fc.record({ verb: fc.constantFrom("PROMOTE" as const, "REAP" as const, "DROP" as const), num: fc.constantFrom(...LIMITS) }),
+  fc.record({ verb: fc.constant("RETAIN" as const), num: fc.constantFrom(...LIMITS), count: fc.constantFrom(...DURATIONS) }),
   fc.record({ verb: fc.constant("CLAIM" as const), num: fc.constantFrom(...DURATIONS), count: fc.constantFrom(...LIMITS) }),
   fc.record({ verb: fc.constant("SLEEP" as const) }),
 );
@@ -77,11 +90,18 @@ function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>): [Verb, string
         return wireCall("RETRY", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token, delay_ms: j.num, reason: j.text })));
       case "BURY":
         return wireCall("BURY", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token, reason: j.text })));
+      case "RELEASE":
+        return wireCall("RELEASE", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token })));
+      case "PROGRESS":
+        return wireCall("PROGRESS", K, {}, s.jobs.map((j) => ({ id: j.id, token: j.token, value: j.text })));
       case "EXTEND":
         return wireCall("EXTEND", K, { lease_ms: s.num }, s.jobs.map((j) => ({ id: j.id, token: j.token })));
       case "PROMOTE":
       case "REAP":
+      case "DROP":
         return wireCall(s.verb, K, { limit: s.num });
+      case "RETAIN":
+        return wireCall("RETAIN", K, { dead_max: s.num, dead_age_ms: s.count });
       case "CLAIM":
         return wireCall("CLAIM", K, { lease_ms: s.num, count: s.count, block_ms: "0" });
     }

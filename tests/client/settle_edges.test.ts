@@ -3,6 +3,9 @@
  * - `retry(job, { delayMs: 0 })` and a backoff of 0 mean "ready now": RETRY with delay_ms 0 puts
  *   the job straight back on the head of pending (state `pending`, reason kept, `ready` on wake),
  *   claimable by the next claim; a negative or fractional delay is still refused;
+ * - RELEASE (issue 18 #16) hands a held job back: the tail of pending (claimed next), its attempt
+ *   given back, no reason, no failure counted; a stale token is refused (every stale id named),
+ *   nothing written; `mq.release(job)` and the settlement kind `release` send it;
  * - the resulting keyspaces are identical across backends.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -77,6 +80,36 @@ for (const topology of TOPOLOGIES) {
         expect(await wire(raw, backend, "RETRY", [K.meta], [job.id, String(job.token), "0", "r"])).toEqual({ ok: 1 });
         expect(await raw.command(["ZSCORE", K.wake, "ready"], K.meta)).toBe(0);
         expect(await mq.counts(q)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0 });
+      });
+
+      test("release: back to the tail of pending with the attempt given back; a stale token refused, nothing written", async () => {
+        const q = `se-release-${backend}`;
+        const K = keyspace(q);
+        await mq.enqueueMany(q, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+        const [a, b] = (await mq.claimMany(q, 3, { leaseMs: 60_000 })) as Array<Job<P>>;
+        expect(await raw.command(["EXISTS", K.pending, K.wake], K.meta)).toBe(0);
+        const d0 = await digest(raw, K.meta);
+        const stale = { ...b!, token: b!.token + 1000 };
+        expect(await wire(raw, backend, "RELEASE", [K.meta], [a!.id, String(a!.token), stale.id, String(stale.token)])).toEqual({
+          err: renderRefusal("lease-lost", "EMQ.RELEASE", { ids: stale.id }),
+        });
+        expect(await wire(raw, backend, "RELEASE", [K.meta], [a!.id, String(a!.token), a!.id, String(a!.token)])).toEqual({
+          err: renderRefusal("repeated", "EMQ.RELEASE", { id: a!.id }),
+        });
+        expect(await digest(raw, K.meta)).toBe(d0);
+        await mq.release(a!);
+        expect(await mq.settleMany([{ kind: "release", job: b! }])).toEqual([null]);
+        expect(await row(q, a!.id, "state", "attempts", "reason", "token")).toEqual(["pending", "0", "null", String(a!.token)]);
+        const pending = ((await raw.command(["LRANGE", K.pending, "0", "-1"], K.meta)) as unknown[]).map(String);
+        expect(pending).toEqual([a!.id, b!.id]); // the tail: b is claimed first, then a
+        expect(await raw.command(["ZSCORE", K.wake, "ready"], K.meta)).toBe(0);
+        expect(await mq.counts(q)).toEqual({ pending: 2, active: 1, schedule: 0, dead: 0 });
+        expect((await mq.stats(q)).retried).toBe(0);
+        await expect(mq.release(a!)).rejects.toMatchObject({ name: "LeaseLostError" });
+        dumps.set(`release ${comboName(backend, topology)}`, await dump(raw, q));
+        const again = (await mq.claimMany(q, 3, { leaseMs: 60_000 })) as Array<Job<P>>;
+        expect(again.map((j) => [j.payload.n, j.attempts])).toEqual([[2, 1], [1, 1]]);
+        expect(again[0]!.token).toBeGreaterThan(b!.token);
       });
 
       test("a worker whose backoff is 0 retries a failed job at once", async () => {

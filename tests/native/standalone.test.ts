@@ -50,7 +50,7 @@ let db: GlideClient;
 /** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
 const LIVE: VerbName[] = await registeredVerbs();
 /** The verbs whose domain (steps 5–6) this suite covers, each with its own cases below. */
-const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "EXTEND", "PROMOTE", "REAP"] as const satisfies
+const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP"] as const satisfies
   readonly VerbName[];
 
 beforeAll(async () => {
@@ -319,6 +319,36 @@ describe("happy paths", () => {
     expect(await exists(q.active)).toBe(0);
     expect((await row(db, q.meta)).retried).toBe("2");
     expect(await zset(q.wake)).toEqual({ due: Number(rb.due_ms) });
+  });
+
+  test("RETRY with delay_ms 0: straight to the head of pending (state pending, reason kept), ready on wake", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("RETRY", q, {}, [
+      { id: a, token: jobs[0]!.token, delay_ms: 0, reason: "now" },
+      { id: b, token: jobs[1]!.token, delay_ms: 60_000, reason: "later" },
+    ]), 2);
+    expect(await row(db, q.row(a))).toMatchObject({ state: "pending", reason: "now", attempts: "1" });
+    expect(await lrange(q.pending)).toEqual([a]);
+    expect(await zset(q.wake)).toMatchObject({ ready: 0 });
+    expect(Object.keys(await zset(q.schedule))).toEqual([b]);
+    expect((await row(db, q.meta)).retried).toBe("2");
+  });
+
+  test("RELEASE: a batch goes back to the tail of pending, attempts given back, no reason, nothing counted", async () => {
+    await enqueue(q, [a, b, c]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("RELEASE", q, {}, jobs.map((j) => ({ id: j.id, token: j.token }))), 2);
+    expect(await lrange(q.pending)).toEqual([c, a, b]);
+    const ra = await row(db, q.row(a));
+    expect(ra).toMatchObject({ state: "pending", attempts: "0", token: String(jobs[0]!.token) });
+    expect(ra.reason).toBeUndefined();
+    expect(await exists(q.active)).toBe(0);
+    expect((await row(db, q.meta)).retried).toBeUndefined();
+    expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]).toMatchObject({
+      id: b,
+      attempts: 1,
+    });
   });
 
   test("BURY: a batch goes to dead at now with reason and buried_ms; buried counted", async () => {
@@ -633,14 +663,14 @@ describe("refusals write nothing", () => {
     }
   });
 
-  test("lease-lost: a stale token for ACK/RETRY/BURY/EXTEND names every stale id, nothing written", async () => {
+  test("lease-lost: a stale token for ACK/RETRY/BURY/RELEASE/EXTEND names every stale id, nothing written", async () => {
     await populate();
     const [x, y, z] = [jobId(80), jobId(81), jobId(82)];
     await enqueue(q, [x, y, z]);
     await ok(["LREM", q.pending, "0", b]); // so that the next claim takes x, y, z
     const { jobs } = await claim(q, 3);
     expect(jobs.map((j) => [j.id, j.token])).toEqual([[x, 2], [y, 3], [z, 4]]);
-    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
+    for (const verb of ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND"] as const) {
       const lost = (...ids: string[]) => refusal("lease-lost", verb, { ids: ids.join(" ") });
       // one stale token
       await refuses(argv(verb, q, {}, [{ id: x, token: 3 }]), lost(x));
@@ -660,7 +690,7 @@ describe("refusals write nothing", () => {
     await ok(argv("EXTEND", q, { lease_ms: 60_000 }, [{ id: x, token: "0002" }]), 1);
     // settled: the same token again is stale
     await ok(argv("ACK", q, {}, [{ id: x, token: 2 }]), 1);
-    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
+    for (const verb of ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND"] as const) {
       await refuses(argv(verb, q, {}, [{ id: x, token: 2 }]), refusal("lease-lost", verb, { ids: x }));
     }
   });
@@ -969,9 +999,9 @@ describe("memory: under maxmemory with noeviction", () => {
   const lua = queue("full-lua");
   const OOM = "OOM command not allowed when used memory > 'maxmemory'.";
 
-  test("ENQUEUE/SCHEDULE are refused; CLAIM, ACK, RETRY, BURY, EXTEND, PROMOTE, REAP still work (module and scripts)", async () => {
+  test("ENQUEUE/SCHEDULE/PROGRESS are refused, nothing written; CLAIM, ACK, RETRY, BURY, RELEASE, EXTEND, PROMOTE, REAP still work (module and scripts)", async () => {
     const sha: Record<string, string> = {};
-    for (const verb of COVERED) sha[verb] = String(await ok(["SCRIPT", "LOAD", SCRIPTS[verb]]));
+    for (const verb of [...COVERED, "PROGRESS" as const]) sha[verb] = String(await ok(["SCRIPT", "LOAD", SCRIPTS[verb]]));
     const evalsha = (args: string[]): string[] => ["EVALSHA", sha[args[0]!.slice(4)]!, ...args.slice(1)];
     // state for every verb, on a queue per backend
     const prepared: Record<string, ClaimedJob[]> = {};
@@ -991,11 +1021,15 @@ describe("memory: under maxmemory with noeviction", () => {
         await refuses(send(wellFormed("SCHEDULE", k, jobId(30))), OOM);
         await refuses(send(argv("ENQUEUE", k, {}, [{ id: jobId(31) }, { id: jobId(32) }])), OOM);
         const [j1, j2, j3, j4] = prepared[k.name]!;
+        const before = String(await ok(["DEBUG", "DIGEST"]));
+        await refuses(send(argv("PROGRESS", k, {}, held([j4!], { value: "{}" }))), OOM);
+        expect(String(await ok(["DEBUG", "DIGEST"]))).toBe(before);
         expect(claimed(expectOk(await run(send(argv("CLAIM", k, { lease_ms: 60_000, count: 1, block_ms: 0 }))))).jobs.length).toBe(1);
         expectOk(await run(send(argv("EXTEND", k, { lease_ms: 60_000 }, held([j4!])))), 1);
         expectOk(await run(send(argv("ACK", k, {}, held([j1!])))), 1);
         expectOk(await run(send(argv("RETRY", k, {}, held([j2!], { delay_ms: 60_000, reason: "r" })))), 1);
         expectOk(await run(send(argv("BURY", k, {}, held([j3!], { reason: "r" })))), 1);
+        expectOk(await run(send(argv("RELEASE", k, {}, held([j4!])))), 1);
         expectOk(await run(send(wellFormed("PROMOTE", k, jobId(1)))));
         expectOk(await run(send(wellFormed("REAP", k, jobId(1)))));
       }
