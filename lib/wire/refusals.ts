@@ -54,7 +54,7 @@ export const REFUSALS = {
   positive: {
     step: "gate",
     template: "ERR {verb} {arg} must be a positive integer",
-    doc: "a number argument that must be ≥ 1 is not 1 to 15 ASCII digits, or is 0",
+    doc: "a number argument that must be ≥ 1 is not 1 to 15 ASCII digits (a token: 16), or is 0",
   },
   "non-negative": {
     step: "gate",
@@ -120,7 +120,7 @@ export const REFUSALS = {
   counter: {
     step: "domain",
     template: "ERR hash value is not an integer",
-    doc: "a counter the verb increments (a row's `attempts`, `meta`'s totals and `tokens`) is not an " +
+    doc: "a counter the verb increments (a row's `attempts`, `meta`'s totals, `tokens` and `claimed`) is not an " +
       `integer as HINCRBY reads it, or has more than ${MAX_COUNTER_DIGITS} digits (HINCRBY's own text)`,
   },
   migrating: {

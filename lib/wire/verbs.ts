@@ -20,13 +20,13 @@ import type { Refusal } from "./refusals.ts";
 export const WIRE = 6;
 
 /**
- * How an argument is checked at step 4: a `JOB` id; a number of 1 to {@link MAX_DIGITS} digits
- * within bounds; or bytes of at most `limit` (refused with `refusal`; with `config`, the module's
+ * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
+ * {@link MAX_DIGITS}) within bounds; or bytes of at most `limit` (refused with `refusal`; with `config`, the module's
  * configuration of that name sets the limit, and `limit` is its default and the scripts' limit).
  */
 export type Gate =
   | { readonly kind: "job-id" }
-  | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number }
+  | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number; readonly digits?: number }
   | {
     readonly kind: "bytes";
     readonly refusal: "payload" | "reason" | "progress";
@@ -52,6 +52,16 @@ export const MAX_DIGITS = 15;
 export const MAX_COUNTER_DIGITS = 18;
 /** The standalone server's wire identity: a string key, absent (unfenced) or the wire's number. */
 export const FENCE_KEY = "{emq}:version";
+/**
+ * Tokens a CLAIM may hand out per ms of server time: a claim's tokens start above now × this, so a
+ * queue dropped and made again (its `meta` and `tokens` gone) never hands out a token of an
+ * earlier life (docs/WIRE.md, "Leases and tokens").
+ */
+export const TOKENS_PER_MS = 1000;
+/** Largest token: 2^53 − 1, exact as a double (a JS number, a Lua number); now × 1000 until 2255. */
+export const MAX_TOKEN: number = Number.MAX_SAFE_INTEGER;
+/** Most digits of a token ({@link MAX_TOKEN} has 16). */
+export const TOKEN_DIGITS = 16;
 /** Largest number the wire accepts: {@link MAX_DIGITS} decimal digits. */
 export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
@@ -63,7 +73,7 @@ export const CLAIM_MOVE_LIMIT = 1000;
 export const ARGS = {
   id: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "a job id (a `JOB` id)" },
   token: {
-    gate: { kind: "number", min: 1 },
+    gate: { kind: "number", min: 1, max: MAX_TOKEN, digits: TOKEN_DIGITS },
     sample: "1",
     doc: "the lease token CLAIM handed out with the job",
   },
@@ -178,7 +188,8 @@ export const VERBS = {
       "nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake)",
     writes: "as PROMOTE and REAP; tail ids whose row is missing are popped and dropped; per claimed job " +
       "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
-      "<now+lease_ms> token <t>`; `HINCRBY meta tokens <k>` (tokens t = old+1 … old+k); `ZADD wake 0 ready` " +
+      "<now+lease_ms> token <t>`; `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
+      "`HINCRBY meta claimed <k>`; `ZADD wake 0 ready` " +
       "when pending is left non-empty, else `ZREM wake ready`; retention of dead jobs, as BURY",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
@@ -346,6 +357,11 @@ export type Verb = keyof typeof VERBS;
 
 /** Every verb, in wire order. */
 export const VERB_NAMES: readonly Verb[] = Object.keys(VERBS) as Verb[];
+
+/** The most digits a number gate takes. */
+export function gateDigits(g: Gate & { kind: "number" }): number {
+  return g.digits ?? MAX_DIGITS;
+}
 
 /** The refusal a gate gives. */
 export function gateRefusal(g: Gate): Refusal {

@@ -35,6 +35,8 @@ pub const MAX_COUNTER_DIGITS: usize = 18;
 pub const MAX_BATCH: usize = 10000;
 /// Most due ids one CLAIM moves (schedule → pending, expired active → pending) before it claims.
 pub const CLAIM_MOVE_LIMIT: u64 = 1000;
+/// Tokens a CLAIM may hand out per ms of server time: a claim's tokens start above now × this, so a queue dropped and made again (its `meta` and `tokens` gone) never hands out a token of an earlier life (docs/WIRE.md, "Leases and tokens").
+pub const TOKENS_PER_MS: i64 = 1000;
 
 /// Every argument of the wire, with its gate (step 4).
 pub mod arg {
@@ -43,29 +45,29 @@ pub mod arg {
     /// a job id (a `JOB` id)
     pub const ID: Arg = Arg { name: "id", gate: Gate::JobId };
     /// the lease token CLAIM handed out with the job
-    pub const TOKEN: Arg = Arg { name: "token", gate: Gate::Number { min: 1, max: None } };
+    pub const TOKEN: Arg = Arg { name: "token", gate: Gate::Number { min: 1, max: Some(9007199254740991), digits: 16 } };
     /// the job's payload, any bytes
     pub const PAYLOAD: Arg = Arg { name: "payload", gate: Gate::Bytes { refusal: "payload", limit: Limit::MaxPayload } };
     /// when the job falls due, ms since the epoch
-    pub const DUE_MS: Arg = Arg { name: "due_ms", gate: Gate::Number { min: 0, max: None } };
+    pub const DUE_MS: Arg = Arg { name: "due_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the lease, in ms from now
-    pub const LEASE_MS: Arg = Arg { name: "lease_ms", gate: Gate::Number { min: 1, max: None } };
+    pub const LEASE_MS: Arg = Arg { name: "lease_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
     /// the most jobs to claim
-    pub const COUNT: Arg = Arg { name: "count", gate: Gate::Number { min: 1, max: Some(10000) } };
+    pub const COUNT: Arg = Arg { name: "count", gate: Gate::Number { min: 1, max: Some(10000), digits: 15 } };
     /// how long to wait for a job when none is ready (0: answer at once)
-    pub const BLOCK_MS: Arg = Arg { name: "block_ms", gate: Gate::Number { min: 0, max: None } };
+    pub const BLOCK_MS: Arg = Arg { name: "block_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the delay before the job is due again, in ms (0: ready now, back in pending)
-    pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 0, max: None } };
+    pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the most ids to move
-    pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None } };
+    pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None, digits: 15 } };
     /// why the job failed, kept on its row
     pub const REASON: Arg = Arg { name: "reason", gate: Gate::Bytes { refusal: "reason", limit: Limit::Fixed(4096) } };
     /// a job's progress, any bytes (the client sends JSON), kept on its row
     pub const VALUE: Arg = Arg { name: "value", gate: Gate::Bytes { refusal: "progress", limit: Limit::Fixed(65536) } };
     /// the most dead jobs the queue keeps (0: no limit)
-    pub const DEAD_MAX: Arg = Arg { name: "dead_max", gate: Gate::Number { min: 0, max: None } };
+    pub const DEAD_MAX: Arg = Arg { name: "dead_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a dead job is kept, in ms (0: no limit)
-    pub const DEAD_AGE_MS: Arg = Arg { name: "dead_age_ms", gate: Gate::Number { min: 0, max: None } };
+    pub const DEAD_AGE_MS: Arg = Arg { name: "dead_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
 }
 
 /// Every verb's call shape, in wire order.
@@ -179,8 +181,10 @@ names! {
         created_ms,
         /// `1` while the queue is paused (PAUSE; RESUME deletes it)
         paused,
-        /// the last lease token handed out (CLAIM adds one per claimed job)
+        /// the last lease token handed out (CLAIM raises it to now × 1000 when below, then adds one per claimed job)
         tokens,
+        /// jobs claimed so far (CLAIM adds one per claimed job)
+        claimed,
         /// jobs admitted so far (ENQUEUE, SCHEDULE)
         enqueued,
         /// jobs acked so far

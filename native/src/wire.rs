@@ -11,8 +11,12 @@ use crate::spec::{MAX_BATCH, WIRE};
 pub enum Gate {
     /// Starts with `JOB`.
     JobId,
-    /// 1 to 15 ASCII digits, at least `min` (0 or 1), at most `max` when bounded.
-    Number { min: u64, max: Option<u64> },
+    /// 1 to `digits` ASCII digits, at least `min` (0 or 1), at most `max` when bounded.
+    Number {
+        min: u64,
+        max: Option<u64>,
+        digits: usize,
+    },
     /// At most `limit` bytes, else refused as `refusal` (the spec's refusal name: `payload`, …).
     Bytes { refusal: &'static str, limit: Limit },
 }
@@ -262,11 +266,15 @@ mod tests {
     fn gate_name(g: Gate) -> String {
         match g {
             Gate::JobId => "job-id".into(),
-            Gate::Number { min, max: None } => format!("number>={min}"),
-            Gate::Number {
-                min,
-                max: Some(max),
-            } => format!("number>={min}<={max}"),
+            Gate::Number { min, max, digits } => {
+                let max = max.map_or(String::new(), |m| format!("<={m}"));
+                let digits = if digits == spec::MAX_DIGITS {
+                    String::new()
+                } else {
+                    format!(":{digits}")
+                };
+                format!("number>={min}{max}{digits}")
+            }
             Gate::Bytes {
                 refusal,
                 limit: Limit::MaxPayload,

@@ -184,8 +184,10 @@ describe("ownership", () => {
 
 describe("fence by configuration", () => {
   /** A call of `verb` that succeeds unfenced, given one active job `id` (token 1). */
+  /** The held job's token: meta's `tokens` is set above the clock's floor (now × 1000) before its claim. */
+  const HELD = 9_000_000_000_000_001;
   function callOf(verb: VerbName, q: QueueKeys, id: string, fresh: string): string[] {
-    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? fresh : id, { token: 1 });
+    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? fresh : id, { token: HELD });
   }
 
   test("CONFIG SET emq.wire 4 on one node refuses every verb there; the other nodes, and 5, accept", async () => {
@@ -193,7 +195,8 @@ describe("fence by configuration", () => {
     const node = await ownerOf(q!.meta);
     const id = jobId(5000);
     expectOk(await run(wellFormed("ENQUEUE", q!, id)), 1);
-    expect(claimed(expectOk(await run(argv("CLAIM", q!, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!.token).toBe(1);
+    expectOk(await run(["HSET", q!.meta, "tokens", String(HELD - 1)]));
+    expect(claimed(expectOk(await run(argv("CLAIM", q!, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!.token).toBe(HELD);
     expect(await on(node, ["CONFIG", "SET", "emq.wire", "4"])).toBe("OK");
     try {
       const before = String(await on(node, ["DEBUG", "DIGEST"]));

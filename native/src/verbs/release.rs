@@ -14,7 +14,11 @@ use crate::wire::Refusal;
 /// Runs RELEASE's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
-    let structures = [(ACTIVE, Kind::Zset), (PENDING, Kind::List), (WAKE, Kind::Zset)];
+    let structures = [
+        (ACTIVE, Kind::Zset),
+        (PENDING, Kind::List),
+        (WAKE, Kind::Zset),
+    ];
     let (settle, [active, pending, wake]) = held(s, args, structures, None)?;
     let mut attempts = Vec::with_capacity(settle.rows.len());
     for row in &settle.rows {

@@ -27,5 +27,5 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (l.meta.dead_age_ms, age_s.as_str()),
     ]);
     retention::apply(s, &dead, &victims);
-    Ok(Reply::Int(victims.len() as i64))
+    Ok(Reply::Int(victims.count() as i64))
 }

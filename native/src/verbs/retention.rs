@@ -77,7 +77,7 @@ pub fn pick<'a>(
 
 impl Victims<'_> {
     /// How many jobs will be deleted.
-    pub fn len(&self) -> usize {
+    pub fn count(&self) -> usize {
         self.ids.len()
     }
 }
