@@ -775,13 +775,15 @@ describe("refusals write nothing", () => {
       await ok(["HSET", q.row(a), "attempts", v]);
       await refuses(good("CLAIM"), COUNTER);
     }
-    // CLAIM: meta's tokens — only when something is claimed
-    for (const v of bad) {
-      expectOk(await run(["FLUSHALL"]));
-      await ok(["HSET", q.meta, "tokens", v]);
-      expect(await ok(good("CLAIM"))).toEqual([0]);
-      await enqueue(q, [a]);
-      await refuses(good("CLAIM"), COUNTER);
+    // CLAIM: meta's tokens and claimed — only when something is claimed
+    for (const field of ["tokens", "claimed"]) {
+      for (const v of bad) {
+        expectOk(await run(["FLUSHALL"]));
+        await ok(["HSET", q.meta, field, v]);
+        expect(await ok(good("CLAIM"))).toEqual([0]);
+        await enqueue(q, [a]);
+        await refuses(good("CLAIM"), COUNTER);
+      }
     }
     // ENQUEUE, SCHEDULE: meta's enqueued
     for (const v of bad) {
