@@ -58,7 +58,7 @@ describe("presets", () => {
     expect(v.hashtag).toBe('"a"');
     expect(v.slot).toBe("15495");
     expect(v.host).toBe('refused — queue name "a}b" must not contain "}": a brace would move the cluster hashtag');
-    expect(v.native).toBe("refused — the key does not split back into this queue and type (the wire's layout)");
+    expect(v.native).toBe("refused — the key does not split back into this queue and type (wire-5 layout)");
     expect(v.warning).toBeNull();
     expect(v.note).toBeNull();
   });
