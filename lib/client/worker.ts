@@ -87,8 +87,8 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
   /**
    * Stop this worker on SIGINT or SIGTERM (Bun, Deno, Node): claims stop, running jobs get
-   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (due
-   * at once, not counted as a failure); once every worker started with this option has stopped,
+   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (released:
+   * pending again, the attempt given back, not counted as a failure); once every worker started with this option has stopped,
    * the process exits with the signal's usual code (130 for SIGINT, 143 for SIGTERM). A second
    * signal exits at once, leaving unfinished jobs to their lease. Default false.
    */
@@ -278,7 +278,7 @@ export class Worker<P> {
   failed = 0;
   /** Jobs buried so far. */
   buried = 0;
-  /** Jobs handed back at a stop's deadline (due again at once; not failed attempts). */
+  /** Jobs handed back at a stop's deadline (released: pending again; not failed attempts). */
   handedBack = 0;
   /**
    * Jobs whose lease was lost while this worker held them (an extension or a settle refused with
@@ -765,7 +765,7 @@ export class Worker<P> {
   /**
    * Stops claiming; resolves once every job it holds has run and been settled (claims already sent
    * are run too). With `timeoutMs`, jobs still running then have their signals aborted and are
-   * handed back (due at once; not a failed attempt). Called from inside a handler, it does not wait
+   * handed back (released: pending again, the attempt given back; not a failed attempt). Called from inside a handler, it does not wait
    * for that handler's own job (which settles when the handler returns). Safe to call more than
    * once. Every timer the worker started is cleared by the time it resolves.
    */
