@@ -20,6 +20,7 @@ import {
   DEAD_MAX_DEFAULT,
   FENCE_KEY,
   type Gate,
+  gateDigits,
   MAX_BATCH,
   MAX_COUNTER_DIGITS,
   MAX_DIGITS,
@@ -34,6 +35,7 @@ import {
   renderRefusal,
   ROW_FIELDS,
   STATES,
+  TOKENS_PER_MS,
   TRIM_LIMIT,
   type Verb,
   VERB_NAMES,
@@ -51,7 +53,9 @@ const RUST = resolve(ROOT, "native/src/spec.rs");
 /** A gate as one word, the same in the JSON and in the Rust test. */
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
-  if (g.kind === "number") return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}`;
+  if (g.kind === "number") {
+    return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}${g.digits === undefined ? "" : `:${g.digits}`}`;
+  }
   return g.config !== undefined ? `bytes:${g.refusal}` : `bytes:${g.refusal}<=${g.limit}`;
 }
 
@@ -157,7 +161,7 @@ export function sections(): Record<string, string> {
       const s: VerbSpec = VERBS[v];
       const call = [`\`EMQ.${v} 1 <meta>`, ...s.args.map((a) => `<${a}>`)].join(" ") +
         (s.group.length > 0 ? ` (${s.group.map((a) => `<${a}>`).join(" ")})…\`` : "`");
-      const touches = s.touches.join(", ") + (s.admits ? " (admits: refused under maxmemory)" : "");
+      const touches = s.touches.join(", ") + (s.admits ? " (deny-oom: refused under maxmemory)" : "");
       return `| ${v} | ${call} | ${touches} | ${cell(s.reply)} | ${cell(s.effect)} |`;
     }),
   ].join("\n");
@@ -169,7 +173,7 @@ export function sections(): Record<string, string> {
       const gate = g.kind === "job-id"
         ? "starts with the 3 bytes `JOB`"
         : g.kind === "number"
-        ? `1 to 15 ASCII digits, nothing else (no sign, no space), ≥ ${g.min}${g.max === undefined ? "" : `, ≤ ${g.max}`}`
+        ? `1 to ${gateDigits(g)} ASCII digits, nothing else (no sign, no space), ≥ ${g.min}${g.max === undefined ? "" : `, ≤ ${g.max}`}`
         : `at most ${g.config !== undefined ? `\`emq.${g.config}\` (default ${g.limit})` : g.limit} bytes`;
       return `| ${a} | ${gate} | ${cell(ARGS[a].doc)} |`;
     }),
@@ -246,12 +250,16 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_COUNTER_DIGITS", "usize", MAX_COUNTER_DIGITS],
   ["MAX_BATCH", "usize", MAX_BATCH],
   ["CLAIM_MOVE_LIMIT", "u64", CLAIM_MOVE_LIMIT],
+  ["TOKENS_PER_MS", "i64", TOKENS_PER_MS],
 ];
 
 /** A gate as the Rust `Gate` value. */
 function rustGate(g: Gate): string {
   if (g.kind === "job-id") return "Gate::JobId";
-  if (g.kind === "number") return `Gate::Number { min: ${g.min}, max: ${g.max === undefined ? "None" : `Some(${g.max})`} }`;
+  if (g.kind === "number") {
+    const max = g.max === undefined ? "None" : `Some(${g.max})`;
+    return `Gate::Number { min: ${g.min}, max: ${max}, digits: ${gateDigits(g)} }`;
+  }
   if (g.config !== undefined && g.config !== "max-payload") throw new Error(`gen_wire: unknown config ${g.config}`);
   const limit = g.config === "max-payload" ? "Limit::MaxPayload" : `Limit::Fixed(${g.limit})`;
   return `Gate::Bytes { refusal: ${rustString(g.refusal)}, limit: ${limit} }`;

@@ -348,13 +348,15 @@ function group(s: Settlement): { verb: Verb; group: Record<string, string | numb
     case "ack":
       return { verb: "ACK", group: { id: job.id, token: job.token } };
     case "retry": {
-      const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 1);
+      const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 0);
       return { verb: "RETRY", group: { id: job.id, token: job.token, delay_ms: delay, reason: reasonText("retry", s.reason ?? "") } };
     }
     case "bury":
       return { verb: "BURY", group: { id: job.id, token: job.token, reason: reasonText("bury", s.reason) } };
+    case "release":
+      return { verb: "RELEASE", group: { id: job.id, token: job.token } };
     default:
-      throw new EchoMQError("options", `settleMany: kind must be ack, retry or bury, got ${String((s as { kind: unknown }).kind)}`);
+      throw new EchoMQError("options", `settleMany: kind must be ack, retry, bury or release, got ${String((s as { kind: unknown }).kind)}`);
   }
 }
 
@@ -369,7 +371,7 @@ interface Run {
 type Round = Map<string, { run: Run; tokens: Map<string, number> }>;
 
 /**
- * See `EchoMQ.settleMany`: one command per queue and kind (ACK, RETRY, BURY), in one batch per
+ * See `EchoMQ.settleMany`: one command per queue and kind (ACK, RETRY, BURY, RELEASE), in one batch per
  * queue. A settlement given twice (same job, same token, same kind) is refused alone before the
  * wire with the {@link DuplicateIdError} the server would give (`repeated`): one command must not
  * name a job twice, and the first is settled. The same job under another token (a stale claim

@@ -196,7 +196,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return this.#settle({ kind: "ack", job });
   }
 
-  /** Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`. */
+  /**
+   * Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`; a
+   * `delayMs` of 0 puts it straight back in pending (ready now).
+   */
   retry(job: JobRef, opts: RetryOptions): Promise<void> {
     return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "" });
   }
@@ -207,7 +210,16 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Settles many claimed jobs — each an ack, a retry or a bury — with one command per queue and
+   * Hands a claimed job back: it goes back to pending (claimed next) and the attempt its claim
+   * counted is given back — not a failure (no reason, not counted as a retry). A worker's stop at
+   * its deadline (`stop({ timeoutMs })`, `handleSignals`, `close({ timeoutMs })`) does this.
+   */
+  release(job: JobRef): Promise<void> {
+    return this.#settle({ kind: "release", job });
+  }
+
+  /**
+   * Settles many claimed jobs — each an ack, a retry, a bury or a release — with one command per queue and
    * kind (at most {@link BATCH_COMMANDS} jobs each) instead of one round trip per job. Resolves
    * with one entry per settlement, in order: `null` when it was applied, or the error that refused
    * it — a `LeaseLostError` when the job's lease is lost, a `DuplicateIdError` for a settlement
@@ -324,11 +336,12 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * Sets how many dead jobs `queue` keeps (`deadMax`, 0: no limit; default
-   * {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default 30 days); the next
-   * bury or claim trims the oldest past either limit.
+   * {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default 30 days), and
+   * trims the oldest dead jobs past either limit now (a thousand per command, until none is left
+   * past them; later buries and claims keep trimming). Returns how many dead jobs it deleted.
    */
-  async retain<const Q extends string>(queue: CheckQueue<Q>, opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
-    await operations.retain(this.#c, this.#c.keyspace(queue), opts);
+  retain<const Q extends string>(queue: CheckQueue<Q>, opts: { deadMax?: number; deadAgeMs?: number }): Promise<number> {
+    return operations.retain(this.#c, this.#c.keyspace(queue), opts);
   }
 
   /**

@@ -61,7 +61,7 @@ export interface QueueStats extends Counts {
   readonly retried: number;
   /** Jobs buried so far. */
   readonly buried: number;
-  /** Claims so far (the last lease token handed out). */
+  /** Claims so far (`meta`'s `claimed`). */
   readonly claims: number;
   /** The most dead jobs kept (0: no limit). */
   readonly deadMax: number;
@@ -152,7 +152,7 @@ export function queueStats(counts: Counts, meta: Map<string, Uint8Array>, defaul
     acked: num(meta, META.acked) ?? 0,
     retried: num(meta, META.retried) ?? 0,
     buried: num(meta, META.buried) ?? 0,
-    claims: num(meta, META.tokens) ?? 0,
+    claims: num(meta, META.claimed) ?? 0,
     deadMax: num(meta, META.dead_max) ?? defaults.deadMax,
     deadAgeMs: num(meta, META.dead_age_ms) ?? defaults.deadAgeMs,
   };

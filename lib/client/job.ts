@@ -63,9 +63,11 @@ export interface Counts {
 
 /**
  * One way to settle a claimed job, for `EchoMQ.settleMany`: ack it, retry it (due again in
- * `delayMs`, with the failure `reason`) or bury it with `reason`.
+ * `delayMs`, with the failure `reason`; 0: ready now), bury it with `reason`, or release it (a
+ * hand-back: back in pending, the attempt given back, not a failure).
  */
 export type Settlement =
   | { readonly kind: "ack"; readonly job: JobRef }
+  | { readonly kind: "release"; readonly job: JobRef }
   | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string }
   | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string };

@@ -33,7 +33,6 @@ export {
   type ClaimLine,
   DEFAULT_BLOCK_MS,
   exponentialBackoff,
-  HAND_BACK_REASON,
   type Handler,
   type StopOptions,
   Worker,

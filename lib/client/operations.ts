@@ -7,7 +7,7 @@
  */
 import type { Keyspace } from "../keyspace/mod.ts";
 import { assertJobId } from "../keyspace/mod.ts";
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, wireCall } from "../wire/mod.ts";
+import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, TRIM_LIMIT, wireCall } from "../wire/mod.ts";
 import { chunk } from "./batch.ts";
 import type { ClientContext } from "./context.ts";
 import { BATCH_COMMANDS, wholeNumber } from "./options.ts";
@@ -54,11 +54,16 @@ export async function setPaused<P>(c: ClientContext<P>, verb: "PAUSE" | "RESUME"
   return (await c.impl.call(wireCall(verb, ks, {}))) === 1;
 }
 
-/** See `EchoMQ.retain`. */
-export async function retain<P>(c: ClientContext<P>, ks: Keyspace, opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
+/** See `EchoMQ.retain`: RETAIN until a command deletes fewer than it may. */
+export async function retain<P>(c: ClientContext<P>, ks: Keyspace, opts: { deadMax?: number; deadAgeMs?: number }): Promise<number> {
   const max = wholeNumber("retain: deadMax", "options", opts?.deadMax ?? DEAD_MAX_DEFAULT, 0);
   const age = wholeNumber("retain: deadAgeMs", "options", opts?.deadAgeMs ?? DEAD_AGE_DEFAULT_MS, 0);
-  await c.impl.call(wireCall("RETAIN", ks, { dead_max: max, dead_age_ms: age }));
+  let deleted = 0;
+  for (;;) {
+    const n = Number(await c.impl.call(wireCall("RETAIN", ks, { dead_max: max, dead_age_ms: age })));
+    deleted += n;
+    if (n < TRIM_LIMIT) return deleted;
+  }
 }
 
 /** See `EchoMQ.drop`: DROP until a command deletes fewer than it may. */

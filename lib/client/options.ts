@@ -5,7 +5,7 @@
  * @module
  */
 import { assertClientQueue, assertJobId, type JobId, Keyspace } from "../keyspace/mod.ts";
-import { MAX_REASON_BYTES, MAX_WIRE_NUMBER } from "../wire/mod.ts";
+import { MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
@@ -187,7 +187,7 @@ export function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => 
   }
   assertClientQueue(job.queue);
   assertJobId(job.id);
-  wholeNumber(`${what}: job.token (the claim's lease token)`, "job", job.token, 1);
+  integerIn(`${what}: job.token (the claim's lease token)`, job.token, 1, MAX_TOKEN, refuse("job"), "wire token gate");
   return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);
 }
 

@@ -128,7 +128,7 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.retain`. */
-  retain(opts: { deadMax?: number; deadAgeMs?: number }): Promise<void> {
+  retain(opts: { deadMax?: number; deadAgeMs?: number }): Promise<number> {
     return this.#mq.retain(this.name, opts);
   }
 

@@ -45,12 +45,6 @@ export type Backoff = number | ((attempts: number, error: unknown) => number);
 /** Default `blockMs` of a worker: how long one waiting call of an idle worker lasts. */
 export const DEFAULT_BLOCK_MS = 5000;
 
-/**
- * The reason a hand-back writes on the job's row (`stop({ timeoutMs })`, `handleSignals`): the
- * job goes back due at once, and the worker does not count it as a failed attempt.
- */
-export const HAND_BACK_REASON = "hand-back: the worker stopped before the job finished (not a failure)";
-
 /** Options of `EchoMQ.work`; each is checked (a `RangeError` names the option and its range). */
 export interface WorkerOptions {
   /**
@@ -66,7 +60,8 @@ export interface WorkerOptions {
   maxAttempts?: number;
   /**
    * Retry delay in ms: a constant or a function of (attempts, error) (default
-   * 1000·2^(attempts−1), ≤ 1 h). A thrown error with a `retryDelayMs` (`RetryError`) sets its own.
+   * 1000·2^(attempts−1), ≤ 1 h); 0 is "ready now" (the job goes straight back to pending). A thrown
+   * error with a `retryDelayMs` (`RetryError`) sets its own.
    */
   backoff?: Backoff;
   /**
@@ -92,8 +87,8 @@ export interface WorkerOptions {
   onError?: (error: unknown) => void;
   /**
    * Stop this worker on SIGINT or SIGTERM (Bun, Deno, Node): claims stop, running jobs get
-   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (due
-   * at once, not counted as a failure); once every worker started with this option has stopped,
+   * `stopTimeoutMs` to finish and settle, then their signals abort and they are handed back (released:
+   * pending again, the attempt given back, not counted as a failure); once every worker started with this option has stopped,
    * the process exits with the signal's usual code (130 for SIGINT, 143 for SIGTERM). A second
    * signal exits at once, leaving unfinished jobs to their lease. Default false.
    */
@@ -105,8 +100,8 @@ export interface WorkerOptions {
 /** Options of {@link Worker.stop}. */
 export interface StopOptions {
   /**
-   * Give running jobs this long to finish; then abort their signals and hand them back (due at
-   * once, with the reason {@link HAND_BACK_REASON}, not counted as a failure) instead of waiting.
+   * Give running jobs this long to finish; then abort their signals and hand them back (released:
+   * back in pending with the attempt given back, not counted as a failure) instead of waiting.
    * Default: wait for them.
    */
   timeoutMs?: number;
@@ -283,7 +278,7 @@ export class Worker<P> {
   failed = 0;
   /** Jobs buried so far. */
   buried = 0;
-  /** Jobs handed back at a stop's deadline (due again at once; not failed attempts). */
+  /** Jobs handed back at a stop's deadline (released: pending again; not failed attempts). */
   handedBack = 0;
   /**
    * Jobs whose lease was lost while this worker held them (an extension or a settle refused with
@@ -354,7 +349,7 @@ export class Worker<P> {
     this.#maintenanceMs = option("maintenanceMs", opts.maintenanceMs, 5000, 1000, 3_600_000);
     const stopTimeoutMs = option("stopTimeoutMs", opts.stopTimeoutMs, 10_000, 0, 3_600_000);
     const b = opts.backoff ?? exponentialBackoff;
-    if (typeof b !== "function") option("backoff", b, 0, 1, 3_600_000);
+    if (typeof b !== "function") option("backoff", b, 0, 0, 3_600_000);
     this.#backoff = b;
     if (opts.onError !== undefined && typeof opts.onError !== "function") {
       throw new TypeError("worker: onError must be a function");
@@ -547,7 +542,9 @@ export class Worker<P> {
 
   /** A handler settled its own job: counted as the worker's own settles are (only when applied). */
   #ownSettled(kind: Settlement["kind"], error: unknown): void {
-    if (error === null || error === undefined) this.#count(kind === "ack" ? "done" : "failed", kind);
+    if (error === null || error === undefined) {
+      this.#count(kind === "ack" ? "done" : kind === "release" ? "hand-back" : "failed", kind);
+    }
     else if (error instanceof LeaseLostError) this.lost++;
   }
 
@@ -574,7 +571,7 @@ export class Worker<P> {
     try {
       const b = this.#backoff;
       const raw = askedDelay(failure) ?? (typeof b === "function" ? b(job.attempts, failure) : b);
-      const delayMs = Math.max(1, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
+      const delayMs = Math.max(0, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
       settlement = { kind: "retry", job, delayMs, reason };
     } catch (e) {
       // a throwing backoff: reported; the job is retried after a second
@@ -768,7 +765,7 @@ export class Worker<P> {
   /**
    * Stops claiming; resolves once every job it holds has run and been settled (claims already sent
    * are run too). With `timeoutMs`, jobs still running then have their signals aborted and are
-   * handed back (due at once; not a failed attempt). Called from inside a handler, it does not wait
+   * handed back (released: pending again, the attempt given back; not a failed attempt). Called from inside a handler, it does not wait
    * for that handler's own job (which settles when the handler returns). Safe to call more than
    * once. Every timer the worker started is cleared by the time it resolves.
    */
@@ -825,9 +822,9 @@ export class Worker<P> {
   }
 
   /**
-   * At a stop's deadline: running jobs' signals abort, and each is handed back at once (today a
-   * RETRY due in 1 ms with {@link HAND_BACK_REASON}: the attempt its claim counted stays spent
-   * until the server has a `release` settlement). A job its handler settled itself is left to it.
+   * At a stop's deadline: running jobs' signals abort, and each is handed back at once (RELEASE:
+   * back in pending, the attempt its claim counted given back). A job its handler settled itself
+   * is left to it.
    */
   #handBack(self: Promise<void> | null): void {
     const stopped = new EchoMQError("closed", "worker stopped before the job finished");
@@ -841,7 +838,7 @@ export class Worker<P> {
       }
       held.settling = true;
       this.#settling++;
-      this.#queue({ settlement: { kind: "retry", job: held.job, delayMs: 1, reason: HAND_BACK_REASON }, why: "hand-back" });
+      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" });
     }
   }
 }

@@ -32,7 +32,7 @@ export class UnrecoverableError extends Error {
 /**
  * Thrown by a handler: the attempt failed, and the job is due again in `retryDelayMs` instead of
  * what the worker's `backoff` says (a rate-limited API's `Retry-After`, say). Any thrown error
- * with a `retryDelayMs` property (an integer of ms ≥ 1) does the same: this class is one such
+ * with a `retryDelayMs` property (ms ≥ 0; 0: ready now) does the same: this class is one such
  * error. On the last attempt the job is buried as usual.
  */
 export class RetryError extends Error {
@@ -46,11 +46,11 @@ export class RetryError extends Error {
   }
 }
 
-/** The delay a thrown value asks for (`retryDelayMs`, a positive number), or null. */
+/** The delay a thrown value asks for (`retryDelayMs`, a number ≥ 0), or null. */
 export function askedDelay(e: unknown): number | null {
   if (e === null || typeof e !== "object" || !("retryDelayMs" in e)) return null;
   const ms = (e as { retryDelayMs: unknown }).retryDelayMs;
-  return typeof ms === "number" && Number.isFinite(ms) && ms >= 1 ? ms : null;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? ms : null;
 }
 
 /**

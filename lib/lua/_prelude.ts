@@ -16,6 +16,7 @@ import {
   type ArgName,
   FENCE_KEY,
   type Gate,
+  gateDigits,
   MAX_BATCH,
   MAX_COUNTER_DIGITS,
   MAX_DIGITS,
@@ -98,9 +99,9 @@ local function emq_fence()
   return false
 end
 
--- 4. a number gate: 1 to ${MAX_DIGITS} ASCII digits, nothing else, at least min; nil when not.
-local function emq_number(text, min)
-  if #text < 1 or #text > ${MAX_DIGITS} or not string.find(text, '^[0-9]+$') then return nil end
+-- 4. a number gate: 1 to most ASCII digits, nothing else, at least min; nil when not.
+local function emq_number(text, min, most)
+  if #text < 1 or #text > most or not string.find(text, '^[0-9]+$') then return nil end
   local n = tonumber(text)
   if n < min then return nil end
   return n
@@ -194,7 +195,7 @@ function gateLua(name: ArgName, bind: string, ref: string, value: string, gate: 
     case "number": {
       const refusal = gate.min === 0 ? "non-negative" : "positive";
       const lines = [
-        `${bind} = emq_number(${value}, ${gate.min})`,
+        `${bind} = emq_number(${value}, ${gate.min}, ${gateDigits(gate)})`,
         `if not ${ref} then return emq_refuse['${refusal}']({arg = '${name}'}) end`,
       ];
       if (gate.max !== undefined) {
@@ -237,8 +238,8 @@ export function luaHead(verb: Verb): string {
 }
 
 /**
- * One verb's script: the `#!lua` shebang (keys declared, writes allowed; a verb that does not admit
- * jobs is flagged `allow-oom`, so that workers drain a full server), the verb's name, the shared
+ * One verb's script: the `#!lua` shebang (keys declared, writes allowed; a verb that frees memory or
+ * keeps it bounded is flagged `allow-oom`, so that workers drain a full server), the verb's name, the shared
  * prelude, any shared helpers (`extra`), the generated steps 1–4, then the verb's own steps 5–6
  * (`body`).
  */

@@ -3,7 +3,8 @@
  * pending (PROMOTE) and expired leases to its tail (REAP), at most {@link CLAIM_MOVE_LIMIT} each.
  * Dead jobs past the queue's retention are trimmed. Then, unless the queue is paused, up to count
  * ids are popped from the tail into active at now +
- * lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter; tail ids whose
+ * lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter (raised to now ×
+ * {@link TOKENS_PER_MS} first when below it); tail ids whose
  * row is missing are popped and dropped. Everything is checked first, on the list as it will be
  * after the moves (expired ids from the last RPUSHed, then pending from its tail, then the due ids
  * in LPUSH order), and written after. The scripts never wait: an idle worker waits on `wake`.
@@ -11,7 +12,7 @@
  *
  * @module
  */
-import { CLAIM_MOVE_LIMIT, META, ROW, STATE, WAKE } from "../wire/mod.ts";
+import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
@@ -64,6 +65,7 @@ while not paused and #claimed < count and i < total do
 end
 if #claimed > 0 then
   e = emq_counter(KEYS[1], '${META.tokens}') if e then return e end
+  e = emq_counter(KEYS[1], '${META.claimed}') if e then return e end
 end
 local victims, e = emq_trim_select(base, dead, now, 0) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
@@ -75,7 +77,14 @@ if popped > 0 then redis.call('RPOP', pending, popped) end
 emq_trim(dead, victims)
 local reply = {0}
 if #claimed > 0 then
-  local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', #claimed)
+  -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
+  -- the counter goes to max(tokens, floor) + k, by HINCRBY (exact for any counter emq_counter admits)
+  local old = tonumber(redis.call('HGET', KEYS[1], '${META.tokens}') or '0')
+  local floor = now * ${TOKENS_PER_MS}
+  local by = #claimed
+  if old < floor then by = floor - old + #claimed end
+  local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
+  redis.call('HINCRBY', KEYS[1], '${META.claimed}', #claimed)
   local deadline = emq_int(now + lease_ms)
   for j, c in ipairs(claimed) do
     local token = last - #claimed + j

@@ -17,6 +17,7 @@ import { PAUSE_LUA } from "./pause.ts";
 import { PROGRESS_LUA } from "./progress.ts";
 import { PROMOTE_LUA } from "./promote.ts";
 import { REAP_LUA } from "./reap.ts";
+import { RELEASE_LUA } from "./release.ts";
 import { REMOVE_LUA } from "./remove.ts";
 import { REQUEUE_LUA } from "./requeue.ts";
 import { RESUME_LUA } from "./resume.ts";
@@ -34,6 +35,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   ACK: ACK_LUA,
   RETRY: RETRY_LUA,
   BURY: BURY_LUA,
+  RELEASE: RELEASE_LUA,
   EXTEND: EXTEND_LUA,
   PROGRESS: PROGRESS_LUA,
   REMOVE: REMOVE_LUA,

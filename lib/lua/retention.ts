@@ -1,15 +1,16 @@
 /**
  * Retention of dead jobs, as Lua (the twin of `native/src/verbs/retention.rs`), in two halves so
- * that a verb checks everything before it writes: `emq_trim_select` picks the oldest dead jobs past
- * the queue's `dead_max` (counting `adding` jobs about to be buried) or older than `dead_age_ms`
- * (`meta`'s fields, else the defaults; 0: no limit), at most a thousand, from the set as it is
- * (a prefix of it, by score then member); `emq_trim` deletes them.
+ * that a verb checks everything before it writes: `emq_trim_pick` picks the oldest dead jobs past
+ * a `dead_max` (counting `adding` jobs about to be buried) or older than a `dead_age_ms` (0: no
+ * limit), at most a thousand, from the set as it is (a prefix of it, by score then member) —
+ * `emq_trim_select` with `meta`'s limits (else the defaults), RETAIN with its own; `emq_trim`
+ * deletes them.
  *
  * @module
  */
 import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META, TRIM_LIMIT } from "../wire/mod.ts";
 
-/** `emq_trim_select(base, dead, now, adding)` and `emq_trim(dead, victims)`. */
+/** `emq_trim_pick(…)`, `emq_trim_select(base, dead, now, adding)` and `emq_trim(dead, victims)`. */
 export const RETENTION_LUA: string = `
 -- A limit of meta: its field when it is 1 to 15 digits, else the default.
 local function emq_limit(field, default)
@@ -18,13 +19,12 @@ local function emq_limit(field, default)
   return default
 end
 
--- Returns {ids, rows} to delete, or nil and the refusal (a row the caller may not access).
-local function emq_trim_select(base, dead, now, adding)
+-- With the limits max and age: returns {ids, rows} to delete, or nil and the refusal (a row the
+-- caller may not access).
+local function emq_trim_pick(base, dead, now, adding, max, age)
   local victims = {ids = {}, rows = {}}
   local card = redis.call('ZCARD', dead)
   if card == 0 then return victims end
-  local max = emq_limit('${META.dead_max}', ${DEAD_MAX_DEFAULT})
-  local age = emq_limit('${META.dead_age_ms}', ${DEAD_AGE_DEFAULT_MS})
   local k = 0
   if max > 0 then k = card + adding - max end
   if age > 0 then
@@ -40,6 +40,13 @@ local function emq_trim_select(base, dead, now, adding)
     local _, e = emq_read('EXISTS', victims.rows[i]) if e then return nil, e end
   end
   return victims
+end
+
+-- With meta's limits.
+local function emq_trim_select(base, dead, now, adding)
+  local max = emq_limit('${META.dead_max}', ${DEAD_MAX_DEFAULT})
+  local age = emq_limit('${META.dead_age_ms}', ${DEAD_AGE_DEFAULT_MS})
+  return emq_trim_pick(base, dead, now, adding, max, age)
 end
 
 local function emq_trim(dead, victims)

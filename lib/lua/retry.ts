@@ -1,6 +1,7 @@
 /**
- * `EMQ.RETRY` as Lua, steps 5–6: each job goes active → schedule at now + its delay_ms, its reason
- * kept; the `due` marker on wake lowered to the earliest. Reply: the count.
+ * `EMQ.RETRY` as Lua, steps 5–6: each job goes active → schedule at now + its delay_ms, or with
+ * delay_ms 0 straight to the head of pending (ready now), its reason kept; the `due` marker on wake
+ * lowered to the earliest scheduled, `ready` written when pending was empty. Reply: the count.
  *
  * @module
  */
@@ -12,20 +13,29 @@ import { LEASES_LUA } from "./leases.ts";
 export const RETRY_LUA: string = luaScript(
   "RETRY",
   `
-local active, schedule, wake = base .. 'active', base .. 'schedule', base .. 'wake'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {schedule, 'zset'}, {wake, 'zset'}}, '${META.retried}')
+local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
+local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}
+local rows, e = emq_leases(base, cluster, n, id, token, structures, '${META.retried}')
 if e then return e end
 local now = emq_now()
-local earliest = now + delay_ms[1]
+local was_empty = redis.call('EXISTS', pending) == 0
+local earliest, ready = nil, false
 emq_each('ZREM', active, id)
 for j = 1, n do
   local due = now + delay_ms[j]
-  if due < earliest then earliest = due end
-  redis.call('ZADD', schedule, emq_int(due), id[j])
-  redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+  if delay_ms[j] == 0 then
+    ready = true
+    redis.call('LPUSH', pending, id[j])
+    redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+  else
+    if not earliest or due < earliest then earliest = due end
+    redis.call('ZADD', schedule, emq_int(due), id[j])
+    redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+  end
 end
 redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
-redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}')
+if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
+if ready and was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return n
 `,
   LEASES_LUA,

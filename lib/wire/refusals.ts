@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { MAX_COUNTER_DIGITS } from "./verbs.ts";
+import { MAX_COUNTER_DIGITS, WIRE } from "./verbs.ts";
 
 /** The step of the wire at which a refusal happens (docs/WIRE.md, "Steps"). */
 export type Step = "shape" | "layout" | "fence" | "gate" | "domain";
@@ -33,12 +33,12 @@ export const REFUSALS = {
   },
   layout: {
     step: "layout",
-    template: "ERR {verb} keys do not match the wire-5 layout",
+    template: `ERR {verb} keys do not match the wire-${WIRE} layout`,
     doc: "the declared key is not `emq:{q}:meta` of a valid queue name (non-empty for the module)",
   },
   fenced: {
     step: "fence",
-    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 5",
+    template: `ERR {verb} fenced: this server speaks wire {found}, not wire ${WIRE}`,
     doc: "the server's wire identity is another wire (`found`: its number, or `unknown` when not a number)",
   },
   batch: {
@@ -54,7 +54,7 @@ export const REFUSALS = {
   positive: {
     step: "gate",
     template: "ERR {verb} {arg} must be a positive integer",
-    doc: "a number argument that must be ≥ 1 is not 1 to 15 ASCII digits, or is 0",
+    doc: "a number argument that must be ≥ 1 is not 1 to 15 ASCII digits (a token: 16), or is 0",
   },
   "non-negative": {
     step: "gate",
@@ -120,7 +120,7 @@ export const REFUSALS = {
   counter: {
     step: "domain",
     template: "ERR hash value is not an integer",
-    doc: "a counter the verb increments (a row's `attempts`, `meta`'s totals and `tokens`) is not an " +
+    doc: "a counter the verb increments (a row's `attempts`, `meta`'s totals, `tokens` and `claimed`) is not an " +
       `integer as HINCRBY reads it, or has more than ${MAX_COUNTER_DIGITS} digits (HINCRBY's own text)`,
   },
   migrating: {

@@ -17,7 +17,7 @@ import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, WIRE } from "./verbs.ts";
 export const ROW_FIELDS = {
   state: "where the job is: `pending`, `active`, `scheduled` or `dead` (the states below)",
   payload: "the job's payload, as admitted (any bytes)",
-  attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1",
+  attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1, RELEASE (a hand-back) takes it back",
   created_ms: "when the job was admitted",
   due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`",
   deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",
@@ -40,7 +40,8 @@ export const META_FIELDS = {
   wire: `the wire that made the queue (\`${WIRE}\`), written with \`created_ms\` on first use`,
   created_ms: "when the queue was first used",
   paused: "`1` while the queue is paused (PAUSE; RESUME deletes it)",
-  tokens: "the last lease token handed out (CLAIM adds one per claimed job)",
+  tokens: "the last lease token handed out (CLAIM raises it to now × 1000 when below, then adds one per claimed job)",
+  claimed: "jobs claimed so far (CLAIM adds one per claimed job)",
   enqueued: "jobs admitted so far (ENQUEUE, SCHEDULE)",
   acked: "jobs acked so far",
   retried: "retries so far",

@@ -1,7 +1,7 @@
 /**
- * The wire-5 verbs, written once: each verb's fixed arguments and its repeated group (a batch:
+ * The wire's verbs, written once: each verb's fixed arguments and its repeated group (a batch:
  * one group per job), each argument with its gate; the keys it derives and touches; its reply,
- * effect and writes; its domain refusals; whether it admits memory (refused under `maxmemory`).
+ * effect and writes; its domain refusals; whether it only adds memory (refused under `maxmemory`).
  * The client builds every call from this table, the Lua twin's steps 1–4 are generated from it,
  * docs/WIRE.md's tables are printed from it, and the native module's verb → handler table and
  * constants are generated from it (`native/src/spec.rs`, by `tools/gen_wire.ts`).
@@ -17,16 +17,16 @@ import type { QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 5;
+export const WIRE = 6;
 
 /**
- * How an argument is checked at step 4: a `JOB` id; a number of 1 to {@link MAX_DIGITS} digits
- * within bounds; or bytes of at most `limit` (refused with `refusal`; with `config`, the module's
+ * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
+ * {@link MAX_DIGITS}) within bounds; or bytes of at most `limit` (refused with `refusal`; with `config`, the module's
  * configuration of that name sets the limit, and `limit` is its default and the scripts' limit).
  */
 export type Gate =
   | { readonly kind: "job-id" }
-  | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number }
+  | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number; readonly digits?: number }
   | {
     readonly kind: "bytes";
     readonly refusal: "payload" | "reason" | "progress";
@@ -52,6 +52,16 @@ export const MAX_DIGITS = 15;
 export const MAX_COUNTER_DIGITS = 18;
 /** The standalone server's wire identity: a string key, absent (unfenced) or the wire's number. */
 export const FENCE_KEY = "{emq}:version";
+/**
+ * Tokens a CLAIM may hand out per ms of server time: a claim's tokens start above now × this, so a
+ * queue dropped and made again (its `meta` and `tokens` gone) never hands out a token of an
+ * earlier life (docs/WIRE.md, "Leases and tokens").
+ */
+export const TOKENS_PER_MS = 1000;
+/** Largest token: 2^53 − 1, exact as a double (a JS number, a Lua number); now × 1000 until 2255. */
+export const MAX_TOKEN: number = Number.MAX_SAFE_INTEGER;
+/** Most digits of a token ({@link MAX_TOKEN} has 16). */
+export const TOKEN_DIGITS = 16;
 /** Largest number the wire accepts: {@link MAX_DIGITS} decimal digits. */
 export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
@@ -63,7 +73,7 @@ export const CLAIM_MOVE_LIMIT = 1000;
 export const ARGS = {
   id: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "a job id (a `JOB` id)" },
   token: {
-    gate: { kind: "number", min: 1 },
+    gate: { kind: "number", min: 1, max: MAX_TOKEN, digits: TOKEN_DIGITS },
     sample: "1",
     doc: "the lease token CLAIM handed out with the job",
   },
@@ -80,7 +90,11 @@ export const ARGS = {
     sample: "0",
     doc: "how long to wait for a job when none is ready (0: answer at once)",
   },
-  delay_ms: { gate: { kind: "number", min: 1 }, sample: "1", doc: "the delay before the job is due again, in ms" },
+  delay_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "1",
+    doc: "the delay before the job is due again, in ms (0: ready now, back in pending)",
+  },
   limit: { gate: { kind: "number", min: 1 }, sample: "10", doc: "the most ids to move" },
   reason: {
     gate: { kind: "bytes", refusal: "reason", limit: MAX_REASON_BYTES },
@@ -120,7 +134,11 @@ export interface VerbSpec {
   readonly minGroups?: 0;
   /** The keys it derives from the queue name and may read or write (besides `meta`). */
   readonly touches: readonly Derived[];
-  /** Whether it admits new jobs: refused under `maxmemory` (module flag `deny-oom`, script flags). */
+  /**
+   * Whether it only adds memory (admits jobs, or stores progress): refused under `maxmemory`
+   * (module flag `deny-oom`; the script without `allow-oom`). Verbs that free memory or keep it
+   * bounded run past the limit, so that workers drain a full server.
+   */
   readonly admits: boolean;
   /** The reply, in words. */
   readonly reply: string;
@@ -132,7 +150,7 @@ export interface VerbSpec {
   readonly domain: readonly Refusal[];
 }
 
-/** The wire-5 verbs, in wire order. */
+/** The wire's verbs, in wire order. */
 export const VERBS = {
   ENQUEUE: {
     args: [],
@@ -141,7 +159,7 @@ export const VERBS = {
     admits: true,
     reply: "integer: jobs admitted",
     effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order",
-    writes: "`meta` made if missing (`wire 5 created_ms <now>`), `HINCRBY meta enqueued <n>`; per job " +
+    writes: `\`meta\` made if missing (\`wire ${WIRE} created_ms <now>\`)` + ", `HINCRBY meta enqueued <n>`; per job " +
       "`HSET row state pending payload <p> attempts 0 created_ms <now>`; `LPUSH pending <ids…>`; " +
       "`ZADD wake 0 ready` when pending was empty",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
@@ -170,7 +188,8 @@ export const VERBS = {
       "nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake)",
     writes: "as PROMOTE and REAP; tail ids whose row is missing are popped and dropped; per claimed job " +
       "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
-      "<now+lease_ms> token <t>`; `HINCRBY meta tokens <k>` (tokens t = old+1 … old+k); `ZADD wake 0 ready` " +
+      "<now+lease_ms> token <t>`; `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
+      "`HINCRBY meta claimed <k>`; `ZADD wake 0 ready` " +
       "when pending is left non-empty, else `ZREM wake ready`; retention of dead jobs, as BURY",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
@@ -187,12 +206,15 @@ export const VERBS = {
   RETRY: {
     args: [],
     group: ["id", "token", "delay_ms", "reason"],
-    touches: ["active", "schedule", "wake", "rows"],
+    touches: ["active", "schedule", "pending", "wake", "rows"],
     admits: false,
     reply: "integer: jobs settled",
-    effect: "active → schedule at now+delay_ms; reason kept",
-    writes: "per job `ZREM active id`, `ZADD schedule <now+delay_ms> id`, `HSET row state scheduled due_ms " +
-      "<now+delay_ms> reason <r>`; `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due`",
+    effect: "active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending " +
+      "(ready now, as a promotion would put it); reason kept",
+    writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
+      "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
+      "due_ms <now> reason <r>` (argument order); `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
+      "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   BURY: {
@@ -206,6 +228,18 @@ export const VERBS = {
       "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
       "`dead_max` or older than `dead_age_ms`, at most 1000",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
+  },
+  RELEASE: {
+    args: [],
+    group: ["id", "token"],
+    touches: ["active", "pending", "wake", "rows"],
+    admits: false,
+    reply: "integer: jobs released",
+    effect: "a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim " +
+      "counted given back; no reason, nothing counted",
+    writes: "`ZREM active <ids…>`, `RPUSH pending <ids…>`; per job `HSET row state pending attempts <a−1>`; " +
+      "`ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost", "counter"],
   },
   EXTEND: {
     args: ["lease_ms"],
@@ -221,7 +255,7 @@ export const VERBS = {
     args: [],
     group: ["id", "token", "value"],
     touches: ["active", "rows"],
-    admits: false,
+    admits: true,
     reply: "integer: jobs updated",
     effect: "each held job's progress is set (token-checked like a settle)",
     writes: "per job `HSET row progress <value>`",
@@ -273,12 +307,14 @@ export const VERBS = {
   RETAIN: {
     args: ["dead_max", "dead_age_ms"],
     group: [],
-    touches: [],
+    touches: ["dead", "rows"],
     admits: false,
-    reply: "integer 1",
-    effect: "the queue's retention of dead jobs (0: no limit; a BURY or CLAIM applies it)",
-    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`",
-    domain: ["wrongtype"],
+    reply: `integer: dead jobs deleted, at most ${TRIM_LIMIT} (${TRIM_LIMIT}: call again; fewer: the retention holds)`,
+    effect: "the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, " +
+      `at most ${TRIM_LIMIT} per call (a BURY or CLAIM applies it too)`,
+    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`; retention as BURY's, with these " +
+      "limits",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
   DROP: {
     args: ["limit"],
@@ -321,6 +357,11 @@ export type Verb = keyof typeof VERBS;
 
 /** Every verb, in wire order. */
 export const VERB_NAMES: readonly Verb[] = Object.keys(VERBS) as Verb[];
+
+/** The most digits a number gate takes. */
+export function gateDigits(g: Gate & { kind: "number" }): number {
+  return g.digits ?? MAX_DIGITS;
+}
 
 /** The refusal a gate gives. */
 export function gateRefusal(g: Gate): Refusal {

@@ -276,8 +276,8 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
         values.push(match spec.gate {
             Gate::JobId if gates::job_id(b) => Value::Bytes(arg),
             Gate::JobId => return Err(Refusal::NotJobId),
-            Gate::Number { min, max } => {
-                let n = gates::digits(b).filter(|&n| n >= min);
+            Gate::Number { min, max, digits } => {
+                let n = gates::digits_up_to(b, digits).filter(|&n| n >= min);
                 let n = n.ok_or(Refusal::Number(spec.name, min >= 1))?;
                 if let Some(max) = max.filter(|&max| n > max) {
                     return Err(Refusal::TooLarge(spec.name, max));

@@ -13,7 +13,12 @@ pub fn job_id(id: &[u8]) -> bool {
 
 /// Parses 1 to 15 ASCII digits and nothing else (no sign, no space); leading zeros are allowed.
 pub fn digits(arg: &[u8]) -> Option<u64> {
-    if arg.is_empty() || arg.len() > MAX_DIGITS || !arg.iter().all(u8::is_ascii_digit) {
+    digits_up_to(arg, MAX_DIGITS)
+}
+
+/// Parses 1 to `most` ASCII digits and nothing else (a token's gate takes 16).
+pub fn digits_up_to(arg: &[u8], most: usize) -> Option<u64> {
+    if arg.is_empty() || arg.len() > most || !arg.iter().all(u8::is_ascii_digit) {
         return None;
     }
     Some(arg.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')))
@@ -77,6 +82,11 @@ mod tests {
             assert_eq!(digits(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }
         assert_eq!(digits(b"000"), Some(0));
+        assert_eq!(
+            digits_up_to(b"9007199254740991", 16),
+            Some(9_007_199_254_740_991)
+        );
+        assert_eq!(digits_up_to(b"10000000000000000", 16), None);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use crate::verbs;
 use crate::wire::names;
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 5;
+pub const WIRE: i64 = 6;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// Payload limit of the scripts (the module's `emq.max-payload` default).
@@ -35,6 +35,8 @@ pub const MAX_COUNTER_DIGITS: usize = 18;
 pub const MAX_BATCH: usize = 10000;
 /// Most due ids one CLAIM moves (schedule → pending, expired active → pending) before it claims.
 pub const CLAIM_MOVE_LIMIT: u64 = 1000;
+/// Tokens a CLAIM may hand out per ms of server time: a claim's tokens start above now × this, so a queue dropped and made again (its `meta` and `tokens` gone) never hands out a token of an earlier life (docs/WIRE.md, "Leases and tokens").
+pub const TOKENS_PER_MS: i64 = 1000;
 
 /// Every argument of the wire, with its gate (step 4).
 pub mod arg {
@@ -43,29 +45,29 @@ pub mod arg {
     /// a job id (a `JOB` id)
     pub const ID: Arg = Arg { name: "id", gate: Gate::JobId };
     /// the lease token CLAIM handed out with the job
-    pub const TOKEN: Arg = Arg { name: "token", gate: Gate::Number { min: 1, max: None } };
+    pub const TOKEN: Arg = Arg { name: "token", gate: Gate::Number { min: 1, max: Some(9007199254740991), digits: 16 } };
     /// the job's payload, any bytes
     pub const PAYLOAD: Arg = Arg { name: "payload", gate: Gate::Bytes { refusal: "payload", limit: Limit::MaxPayload } };
     /// when the job falls due, ms since the epoch
-    pub const DUE_MS: Arg = Arg { name: "due_ms", gate: Gate::Number { min: 0, max: None } };
+    pub const DUE_MS: Arg = Arg { name: "due_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the lease, in ms from now
-    pub const LEASE_MS: Arg = Arg { name: "lease_ms", gate: Gate::Number { min: 1, max: None } };
+    pub const LEASE_MS: Arg = Arg { name: "lease_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
     /// the most jobs to claim
-    pub const COUNT: Arg = Arg { name: "count", gate: Gate::Number { min: 1, max: Some(10000) } };
+    pub const COUNT: Arg = Arg { name: "count", gate: Gate::Number { min: 1, max: Some(10000), digits: 15 } };
     /// how long to wait for a job when none is ready (0: answer at once)
-    pub const BLOCK_MS: Arg = Arg { name: "block_ms", gate: Gate::Number { min: 0, max: None } };
-    /// the delay before the job is due again, in ms
-    pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 1, max: None } };
+    pub const BLOCK_MS: Arg = Arg { name: "block_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the delay before the job is due again, in ms (0: ready now, back in pending)
+    pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the most ids to move
-    pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None } };
+    pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None, digits: 15 } };
     /// why the job failed, kept on its row
     pub const REASON: Arg = Arg { name: "reason", gate: Gate::Bytes { refusal: "reason", limit: Limit::Fixed(4096) } };
     /// a job's progress, any bytes (the client sends JSON), kept on its row
     pub const VALUE: Arg = Arg { name: "value", gate: Gate::Bytes { refusal: "progress", limit: Limit::Fixed(65536) } };
     /// the most dead jobs the queue keeps (0: no limit)
-    pub const DEAD_MAX: Arg = Arg { name: "dead_max", gate: Gate::Number { min: 0, max: None } };
+    pub const DEAD_MAX: Arg = Arg { name: "dead_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a dead job is kept, in ms (0: no limit)
-    pub const DEAD_AGE_MS: Arg = Arg { name: "dead_age_ms", gate: Gate::Number { min: 0, max: None } };
+    pub const DEAD_AGE_MS: Arg = Arg { name: "dead_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
 }
 
 /// Every verb's call shape, in wire order.
@@ -81,14 +83,16 @@ pub mod verb {
     pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[LEASE_MS, COUNT, BLOCK_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.ACK`: ids leave active; their rows are deleted.
     pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
-    /// `EMQ.RETRY`: active → schedule at now+delay_ms; reason kept.
+    /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
     pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[ID, TOKEN, DELAY_MS, REASON], min_groups: 1, admits: false };
     /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention.
     pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[ID, TOKEN, REASON], min_groups: 1, admits: false };
+    /// `EMQ.RELEASE`: a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim counted given back; no reason, nothing counted.
+    pub const RELEASE: Verb = Verb { name: "EMQ.RELEASE", command: "emq.release", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.EXTEND`: each job's lease runs until now+lease_ms.
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[LEASE_MS], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
-    pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[ID, TOKEN, VALUE], min_groups: 1, admits: false };
+    pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[ID, TOKEN, VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled or dead jobs are deleted; an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
@@ -97,7 +101,7 @@ pub mod verb {
     pub const PAUSE: Verb = Verb { name: "EMQ.PAUSE", command: "emq.pause", args: &[], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RESUME`: claims hand out jobs again; waiting claims are woken.
     pub const RESUME: Verb = Verb { name: "EMQ.RESUME", command: "emq.resume", args: &[], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit; a BURY or CLAIM applies it).
+    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, at most 1000 per call (a BURY or CLAIM applies it too).
     pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[DEAD_MAX, DEAD_AGE_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.DROP`: deletes the queue: up to limit jobs (pending, then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
@@ -108,23 +112,24 @@ pub mod verb {
 }
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
-pub static VERBS: [Command; 16] = [
+pub static VERBS: [Command; 17] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
     Command { verb: verb::ACK, run: verbs::ack::run, entry: entry::<Dispatcher, 3> },
     Command { verb: verb::RETRY, run: verbs::retry::run, entry: entry::<Dispatcher, 4> },
     Command { verb: verb::BURY, run: verbs::bury::run, entry: entry::<Dispatcher, 5> },
-    Command { verb: verb::EXTEND, run: verbs::extend::run, entry: entry::<Dispatcher, 6> },
-    Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Dispatcher, 7> },
-    Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Dispatcher, 8> },
-    Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Dispatcher, 9> },
-    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 10> },
-    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 11> },
-    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 12> },
-    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 13> },
-    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 14> },
-    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 15> },
+    Command { verb: verb::RELEASE, run: verbs::release::run, entry: entry::<Dispatcher, 6> },
+    Command { verb: verb::EXTEND, run: verbs::extend::run, entry: entry::<Dispatcher, 7> },
+    Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Dispatcher, 8> },
+    Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Dispatcher, 9> },
+    Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Dispatcher, 10> },
+    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 11> },
+    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 12> },
+    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 13> },
+    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 14> },
+    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 15> },
+    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 16> },
 ];
 
 names! {
@@ -134,7 +139,7 @@ names! {
         state,
         /// the job's payload, as admitted (any bytes)
         payload,
-        /// claims so far: 0 when admitted or requeued, CLAIM adds 1
+        /// claims so far: 0 when admitted or requeued, CLAIM adds 1, RELEASE (a hand-back) takes it back
         attempts,
         /// when the job was admitted
         created_ms,
@@ -170,14 +175,16 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`5`), written with `created_ms` on first use
+        /// the wire that made the queue (`6`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
         /// `1` while the queue is paused (PAUSE; RESUME deletes it)
         paused,
-        /// the last lease token handed out (CLAIM adds one per claimed job)
+        /// the last lease token handed out (CLAIM raises it to now × 1000 when below, then adds one per claimed job)
         tokens,
+        /// jobs claimed so far (CLAIM adds one per claimed job)
+        claimed,
         /// jobs admitted so far (ENQUEUE, SCHEDULE)
         enqueued,
         /// jobs acked so far

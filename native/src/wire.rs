@@ -4,15 +4,19 @@
 //! names. Pure code. The values — every verb, argument and constant of the spec `lib/wire` — are
 //! generated into `spec.rs`; the unit tests below check both against `tests/vectors/wire.json`.
 
-use crate::spec::MAX_BATCH;
+use crate::spec::{MAX_BATCH, WIRE};
 
 /// How an argument is checked at step 4 (the spec's `Gate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Gate {
     /// Starts with `JOB`.
     JobId,
-    /// 1 to 15 ASCII digits, at least `min` (0 or 1), at most `max` when bounded.
-    Number { min: u64, max: Option<u64> },
+    /// 1 to `digits` ASCII digits, at least `min` (0 or 1), at most `max` when bounded.
+    Number {
+        min: u64,
+        max: Option<u64>,
+        digits: usize,
+    },
     /// At most `limit` bytes, else refused as `refusal` (the spec's refusal name: `payload`, …).
     Bytes { refusal: &'static str, limit: Limit },
 }
@@ -48,7 +52,8 @@ pub struct Verb {
     pub group: &'static [Arg],
     /// The fewest groups a call carries (1, or 0 for a verb that may name no job).
     pub min_groups: usize,
-    /// Whether it admits jobs: refused under `maxmemory` (`deny-oom`).
+    /// Whether it only adds memory (admits jobs, stores progress): refused under `maxmemory`
+    /// (`deny-oom`).
     pub admits: bool,
 }
 
@@ -177,9 +182,9 @@ impl Refusal {
         };
         let t = match self {
             Refusal::Arity => format!("ERR wrong number of arguments for '{v}' command"),
-            Refusal::Layout => format!("ERR {v} keys do not match the wire-5 layout"),
+            Refusal::Layout => format!("ERR {v} keys do not match the wire-{WIRE} layout"),
             Refusal::Fenced(w) => {
-                format!("ERR {v} fenced: this server speaks wire {w}, not wire 5")
+                format!("ERR {v} fenced: this server speaks wire {w}, not wire {WIRE}")
             }
             Refusal::Batch => format!("ERR {v} at most {MAX_BATCH} jobs per call"),
             Refusal::NotJobId => format!("ERR {v} id must be a JOB id"),
@@ -261,11 +266,15 @@ mod tests {
     fn gate_name(g: Gate) -> String {
         match g {
             Gate::JobId => "job-id".into(),
-            Gate::Number { min, max: None } => format!("number>={min}"),
-            Gate::Number {
-                min,
-                max: Some(max),
-            } => format!("number>={min}<={max}"),
+            Gate::Number { min, max, digits } => {
+                let max = max.map_or(String::new(), |m| format!("<={m}"));
+                let digits = if digits == spec::MAX_DIGITS {
+                    String::new()
+                } else {
+                    format!(":{digits}")
+                };
+                format!("number>={min}{max}{digits}")
+            }
             Gate::Bytes {
                 refusal,
                 limit: Limit::MaxPayload,

@@ -175,7 +175,8 @@ export async function digest(conn: Connection, key: string): Promise<string> {
   return String(await conn.command(["DEBUG", "DIGEST"], key));
 }
 
-const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms"]);
+/** Fields derived from now: the times, and the tokens (each claim's start above now × 1000). */
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "token", "tokens"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
 function normaliseTime(x: string): string {

@@ -25,8 +25,12 @@ import {
 
 const IDS = ["JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004", "XOB00000000001"];
 const JUNK = ["0", "-1", "", "1.5", "abc", " 1", "+1", "1000000000000000"];
-/** Tokens: the first claims' tokens, and junk. */
-const TOKENS = ["1", "2", "3", "4", "5", "6", "007", ...JUNK];
+/**
+ * Tokens: `#k` is the k-th token this twin's CLAIMs handed out (`#-1` the last; tokens start above
+ * now × 1000, so each twin has its own), `#0z` that token zero-padded (past the 16-digit gate), and
+ * small tokens and junk (never held).
+ */
+const TOKENS = ["#0", "#1", "#2", "#3", "#-1", "#-2", "#0z", "1", "007", ...JUNK];
 /** Limits and counts: any value is deterministic. */
 const LIMITS = ["1", "2", "007", "999999999999999", ...JUNK];
 /**
@@ -84,9 +88,29 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.constant({ verb: "SLEEP" as const }), weight: 2 },
 );
 
-/** The step as a wire call built from the spec (the queue's meta, fixed args, one group per job). */
-function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>): [Verb, string[], string[]] {
-  const c = wireCall(s.verb, keyspace(queue), s.fixed as FixedArgs<Verb>, s.groups as GroupArgs<Verb>[]);
+/** A token choice of {@link TOKENS} for a twin that was handed out `seen` so far. */
+function token(choice: string, seen: readonly number[]): string {
+  if (!choice.startsWith("#")) return choice;
+  const k = Number.parseInt(choice.slice(1), 10);
+  const t = seen.at(k);
+  if (t === undefined) return "1";
+  return choice.endsWith("z") ? `0${t}` : String(t);
+}
+
+/** The tokens a CLAIM reply hands out (`[next_ms, [id, payload, attempts, token]…]`). */
+function tokensOf(o: Outcome): number[] {
+  if (!("ok" in o) || !Array.isArray(o.ok)) return [];
+  return (o.ok as unknown[]).slice(1).map((j) => Number((j as unknown[])[3]));
+}
+
+/**
+ * The step as a wire call built from the spec (the queue's meta, fixed args, one group per job),
+ * its token choices resolved against the tokens this twin was handed out.
+ */
+function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>, seen: readonly number[]): [Verb, string[], string[]] {
+  const resolve = (args: Record<string, string>): Record<string, string> =>
+    "token" in args ? { ...args, token: token(args.token!, seen) } : args;
+  const c = wireCall(s.verb, keyspace(queue), resolve(s.fixed) as FixedArgs<Verb>, s.groups.map(resolve) as GroupArgs<Verb>[]);
   return [c.verb, c.keys, c.args.map(String)];
 }
 
@@ -100,11 +124,12 @@ function twins(stem: string): Record<BackendKind, string> {
   }
 }
 
-/** A CLAIM reply's next_ms is a time: it compares as "<now>" (≥ 2001) or as itself. */
+/** A CLAIM reply's next_ms and tokens are times: they compare as "<now>" (≥ 2001) or as themselves. */
 function timeless(o: Outcome): Outcome {
   if (!("ok" in o) || !Array.isArray(o.ok)) return o;
+  const now = (x: unknown): unknown => (typeof x === "number" && x >= 1e12 ? "<now>" : x);
   const [next, ...rest] = o.ok as unknown[];
-  return { ok: [typeof next === "number" && next >= 1e12 ? "<now>" : next, ...rest] };
+  return { ok: [now(next), ...rest.map((j) => (Array.isArray(j) ? [...j.slice(0, 3), now(j[3])] : j))] };
 }
 
 describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call sequences", () => {
@@ -132,6 +157,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
         fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
           run++;
           const queues = twins(`d${run}`);
+          const seen: Record<BackendKind, number[]> = { scripts: [], module: [] };
           for (const s of steps) {
             if (s.verb === "SLEEP") {
               await sleep(40); // lets 30 ms leases and delays expire, the same for both twins
@@ -139,10 +165,13 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
             }
             // both twins' calls in one batch, so that they read the same side of every expiry
             const argvs = (["scripts", "module"] as const).map((backend) => {
-              const [verb, keys, args] = call(queues[backend], s);
+              const [verb, keys, args] = call(queues[backend], s, seen[backend]);
               return wireArgv(backend, verb, keys, args);
             });
-            const outs = (await wireBatch(raw, keyspace(queues.module).meta, argvs)).map(timeless);
+            const replies = await wireBatch(raw, keyspace(queues.module).meta, argvs);
+            seen.scripts.push(...tokensOf(replies[0]!));
+            seen.module.push(...tokensOf(replies[1]!));
+            const outs = replies.map(timeless);
             expect({ step: s.verb, module: outs[1] }).toEqual({ step: s.verb, module: outs[0]! });
           }
           expect(await dump(raw, queues.module)).toEqual(await dump(raw, queues.scripts));

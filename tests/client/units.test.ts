@@ -18,6 +18,7 @@ import {
   RequestTimeoutError,
   WireError,
 } from "../../client.ts";
+import { WIRE } from "../../lib/wire/mod.ts";
 import { truncateUtf8 } from "../../lib/client/worker.ts";
 
 describe("Limiter", () => {
@@ -71,9 +72,9 @@ describe("server error texts", () => {
     const lost = wireError("EMQ.ACK", glide("EMQ.ACK lease lost: JOB00000000001 JOB00000000002"));
     expect(lost).toBeInstanceOf(LeaseLostError);
     expect((lost as LeaseLostError).ids).toEqual(["JOB00000000001", "JOB00000000002"]);
-    expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 4, not wire 5"))).toBeInstanceOf(FencedError);
+    expect(wireError("EMQ.ACK", glide(`EMQ.ACK fenced: this server speaks wire 4, not wire ${WIRE}`))).toBeInstanceOf(FencedError);
     const rules = [
-      ["ERR EMQ.ACK keys do not match the wire-5 layout", "EMQ.ACK", "layout"],
+      [`ERR EMQ.ACK keys do not match the wire-${WIRE} layout`, "EMQ.ACK", "layout"],
       ["ERR EMQ.CLAIM lease_ms must be a positive integer", "EMQ.CLAIM", "gate"],
       ["ERR EMQ.CLAIM count must be at most 10000", "EMQ.CLAIM", "gate"],
       ["ERR EMQ.ENQUEUE payload exceeds 1048576 bytes", "EMQ.ENQUEUE", "gate"],

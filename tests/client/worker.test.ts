@@ -223,9 +223,9 @@ for (const topology of TOPOLOGIES) {
         await worker.stop({ timeoutMs: 50 });
         expect(aborted).toBeInstanceOf(EchoMQError);
         expect(String((aborted as Error).message)).toContain("worker stopped");
-        // handed back: due at once, not held for its 60 s lease
+        // handed back (released): pending at once, not held for its 60 s lease
         const K = keyspace(q);
-        expect(String(await raw.command(["HGET", K.job(id), "state"], K.meta))).toBe("scheduled");
+        expect(String(await raw.command(["HGET", K.job(id), "state"], K.meta))).toBe("pending");
         expect(worker.completed).toBe(0);
       });
 
@@ -329,7 +329,7 @@ for (const topology of TOPOLOGIES) {
           { kind: "ack", job: jobs[0]! },
           { kind: "retry", job: jobs[1]!, delayMs: 60_000, reason: "later" },
           { kind: "ack", job: jobs[3]! },
-          { kind: "retry", job: jobs[2]!, delayMs: 0 }, // refused by the client: delay-ms
+          { kind: "retry", job: jobs[2]!, delayMs: -1 }, // refused by the client: delay-ms
           { kind: "bury", job: jobs[2]!, reason: "no" },
         ]);
         expect(results[0]).toBeNull();
@@ -520,7 +520,7 @@ describe("options", () => {
       [{ blockMs: -1 }, "worker: blockMs must be an integer from 10 to 600000, got -1"],
       [{ maintenanceMs: 0 }, "worker: maintenanceMs must be an integer from 1000 to 3600000, got 0"],
       [{ leaseMs: 1000, heartbeatMs: 1000 }, "worker: heartbeatMs must be an integer from 1 to 999, got 1000"],
-      [{ backoff: -5 }, "worker: backoff must be an integer from 1 to 3600000, got -5"],
+      [{ backoff: -5 }, "worker: backoff must be an integer from 0 to 3600000, got -5"],
     ];
     for (const [opts, message] of cases) expect(() => make(opts)).toThrow(new RangeError(message));
     expect(() => make({ onError: 5 })).toThrow(TypeError);

@@ -18,7 +18,6 @@ import {
   type WorkerClient,
   WorkerStalledError,
 } from "../../client.ts";
-import { HAND_BACK_REASON } from "../../lib/client/worker.ts";
 import type { Connection } from "../../lib/client/connection.ts";
 import { BACKENDS, comboName, eventually, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
 
@@ -43,7 +42,7 @@ for (const topology of TOPOLOGIES) {
         return ((await raw.command(["HMGET", K.job(id as never), ...fields], K.meta)) as unknown[]).map(String);
       };
 
-      test("a hand-back at a stop's deadline is no failed attempt: not counted, marked on the row (the attempt is spent until the server has release)", async () => {
+      test("a hand-back at a stop's deadline is no failed attempt: not counted, RELEASEd (back in pending, the attempt given back)", async () => {
         const q = `wo-handback-${backend}`;
         const id = await mq.enqueue(q, { n: 1 });
         let started = false;
@@ -56,10 +55,9 @@ for (const topology of TOPOLOGIES) {
         await first.stop({ timeoutMs: 50 });
         expect(first.failed).toBe(0);
         expect(first.handedBack).toBe(1);
-        expect(await row(q, id, "state", "reason", "attempts")).toEqual(["scheduled", HAND_BACK_REASON, "1"]);
-        // Today the hand-back is a RETRY: the claim spent the attempt, so one real failure after it
-        // buries the job (maxAttempts 2). Flip this expectation when the server has `release`: the
-        // next claim is attempt 1 again, and the failure below is retried, not buried.
+        expect(await row(q, id, "state", "reason", "attempts")).toEqual(["pending", "null", "0"]);
+        expect((await mq.stats(q)).retried).toBe(0);
+        // the next claim is attempt 1 again: one real failure after the hand-back is retried, not buried
         const seen: number[] = [];
         const second = mq.work(q, (job) => {
           seen.push(job.attempts);
@@ -67,10 +65,9 @@ for (const topology of TOPOLOGIES) {
         }, { maxAttempts: 2, backoff: 1, ...FAST });
         await eventually(async () => (await mq.counts(q)).dead === 1);
         await second.stop();
-        expect(seen).toEqual([2]); // release: [1]
+        expect(seen).toEqual([1, 2]);
         expect(await row(q, id, "state", "reason")).toEqual(["dead", "Error: real failure"]);
       });
-      test.todo("with release on the server: a handed-back job's next claim is attempt 1 again (no attempt spent)");
 
       test("UnrecoverableError buries at once, whatever attempts are left", async () => {
         const q = `wo-unrecoverable-${backend}`;
@@ -177,7 +174,7 @@ for (const topology of TOPOLOGIES) {
         await other.close({ timeoutMs: 100 });
         const took = performance.now() - t0;
         expect(took).toBeLessThan(3000);
-        expect(await row(q, id, "state", "reason")).toEqual(["scheduled", HAND_BACK_REASON]);
+        expect(await row(q, id, "state", "reason", "attempts")).toEqual(["pending", "null", "0"]);
         await expect(other.enqueue(q, { n: 2 })).rejects.toMatchObject({ rule: "closed" });
       });
     });

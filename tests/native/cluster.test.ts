@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClusterClient, Routes } from "@valkey/valkey-glide";
+import { WIRE } from "../../lib/wire/mod.ts";
 import {
   type ClusterHandle,
   type ClusterNode,
@@ -183,8 +184,10 @@ describe("ownership", () => {
 
 describe("fence by configuration", () => {
   /** A call of `verb` that succeeds unfenced, given one active job `id` (token 1). */
+  /** The held job's token: meta's `tokens` is set above the clock's floor (now × 1000) before its claim. */
+  const HELD = 9_000_000_000_000_001;
   function callOf(verb: VerbName, q: QueueKeys, id: string, fresh: string): string[] {
-    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? fresh : id, { token: 1 });
+    return wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? fresh : id, { token: HELD });
   }
 
   test("CONFIG SET emq.wire 4 on one node refuses every verb there; the other nodes, and 5, accept", async () => {
@@ -192,7 +195,8 @@ describe("fence by configuration", () => {
     const node = await ownerOf(q!.meta);
     const id = jobId(5000);
     expectOk(await run(wellFormed("ENQUEUE", q!, id)), 1);
-    expect(claimed(expectOk(await run(argv("CLAIM", q!, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!.token).toBe(1);
+    expectOk(await run(["HSET", q!.meta, "tokens", String(HELD - 1)]));
+    expect(claimed(expectOk(await run(argv("CLAIM", q!, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!.token).toBe(HELD);
     expect(await on(node, ["CONFIG", "SET", "emq.wire", "4"])).toBe("OK");
     try {
       const before = String(await on(node, ["DEBUG", "DIGEST"]));
@@ -203,7 +207,7 @@ describe("fence by configuration", () => {
       // unfenced nodes accept
       for (const other of elsewhere) expectOk(await run(wellFormed("ENQUEUE", other, id)), 1);
     } finally {
-      expect(await on(node, ["CONFIG", "SET", "emq.wire", "5"])).toBe("OK");
+      expect(await on(node, ["CONFIG", "SET", "emq.wire", String(WIRE)])).toBe("OK");
     }
     expectOk(await run(callOf("ENQUEUE", q!, id, jobId(5001))), 1);
     expectOk(await run(callOf("ACK", q!, id, jobId(5001))), 1);

@@ -102,15 +102,20 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(["RPUSH", q.pending, jobId(900_000 + n), jobId(900_500 + n)]));
       expectOk(await run(wellFormed("PROMOTE", q, ids[0]!, { limit: 3 })));
       const claimedJobs: ClaimedJob[] = [];
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < 5; i++) {
         claimedJobs.push(...claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 3, block_ms: 0 })))).jobs);
       }
       const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 3, block_ms: 0 })))).jobs;
-      const pick = (k: number) => claimedJobs.filter((_, i) => i % 4 === k);
+      const pick = (k: number) => claimedJobs.filter((_, i) => i % 5 === k);
       expectOk(await run(argv("ACK", q, {}, groupsOf(pick(1)))), pick(1).length);
       expectOk(await run(argv("RETRY", q, {}, groupsOf(pick(2), { delay_ms: 1, reason: `retry ${round}` }))), pick(2).length);
       expectOk(await run(argv("BURY", q, {}, groupsOf(pick(3), { reason: `bury ${round}` }))), pick(3).length);
       expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, groupsOf(pick(0)))), pick(0).length);
+      // wire 6: a hand-back, a retry ready now, a retention applied by RETAIN itself
+      const [ready, ...handed] = pick(4);
+      expectOk(await run(argv("RELEASE", q, {}, groupsOf(handed))), handed.length);
+      expectOk(await run(argv("RETRY", q, {}, groupsOf([ready!], { delay_ms: 0, reason: "now" }))), 1);
+      expectOk(await run(argv("RETAIN", q, { dead_max: 2, dead_age_ms: 0 })));
       // refusals in the mix: they must not replicate anything
       expect(await run(wellFormed("ENQUEUE", q, ids[1]!))).toEqual({ err: refusal("duplicate", "ENQUEUE", { id: ids[1]! }) });
       const stale = pick(1)[0]!;
@@ -133,9 +138,9 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
     expect(await onReplica(["HGET", someRow, field])).toEqual(expectOk(await call(primary, ["HGET", someRow, field])));
   }
   expect(Number(await onReplica(["HGET", someRow, "created_ms"]))).toBeGreaterThan(1_600_000_000_000);
-  expect(await onReplica(["HGET", queue("alpha").meta, "tokens"])).toEqual(
-    expectOk(await call(primary, ["HGET", queue("alpha").meta, "tokens"])),
-  );
+  for (const field of ["tokens", "claimed", "dead_max"]) {
+    expect(await onReplica(["HGET", queue("alpha").meta, field])).toEqual(expectOk(await call(primary, ["HGET", queue("alpha").meta, field])));
+  }
 }, 120_000);
 
 test("a blocked CLAIM woken by an ENQUEUE writes in the blocked-client callback: digests equal", async () => {
@@ -147,7 +152,8 @@ test("a blocked CLAIM woken by an ENQUEUE writes in the blocked-client callback:
   await blocked(1);
   expectOk(await run(argv("ENQUEUE", q, {}, [{ id: jobId(2) }, { id: jobId(3) }])), 2);
   const got = claimed(expectOk(await reply));
-  expect(got.jobs.map((j) => [j.id, j.token])).toEqual([[jobId(2), 2], [jobId(3), 3]]);
+  expect(got.jobs.map((j) => j.id)).toEqual([jobId(2), jobId(3)]);
+  expect(got.jobs[1]!.token).toBe(got.jobs[0]!.token + 1);
   await sameDigest();
   // and once more with a batch larger than the claim's count: pending is left non-empty (ready)
   const again = call(waiter, argv("CLAIM", q, { lease_ms: 60_000, count: 2, block_ms: 20_000 }));

@@ -12,11 +12,14 @@ import {
   ARGS,
   type ArgName,
   type Gate,
+  gateDigits,
   MAX_BATCH,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
   VERBS as SPEC,
+  TOKENS_PER_MS,
   type VerbSpec,
+  WIRE,
 } from "../../lib/wire/mod.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
@@ -49,7 +52,7 @@ let db: GlideClient;
 /** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
 const LIVE: VerbName[] = await registeredVerbs();
 /** The verbs whose domain (steps 5–6) this suite covers, each with its own cases below. */
-const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "EXTEND", "PROMOTE", "REAP"] as const satisfies
+const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP"] as const satisfies
   readonly VerbName[];
 
 beforeAll(async () => {
@@ -115,6 +118,15 @@ async function claim(q: QueueKeys, count = 1, lease_ms = 60_000): Promise<{ next
   return claimed(await ok(argv("CLAIM", q, { lease_ms, count, block_ms: 0 })));
 }
 
+/**
+ * Tokens of one CLAIM: consecutive (old+1 … old+k), the first above the server's now × 1000 at
+ * `t0` (client clock, same machine: 5 s of slack) — never a token of an earlier life of the queue.
+ */
+function expectTokenRun(tokens: number[], t0: number): void {
+  expect(tokens[0]!).toBeGreaterThan((t0 - 5000) * TOKENS_PER_MS);
+  expect(tokens).toEqual(tokens.map((_, i) => tokens[0]! + i));
+}
+
 /** The settle groups `(id, token)` of claimed jobs, with extra group arguments. */
 const held = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 
@@ -133,7 +145,7 @@ describe("happy paths", () => {
     expect(await lrange(q.pending)).toEqual([b, a]);
     const meta = await row(db, q.meta);
     expect(Object.keys(meta).sort()).toEqual(["created_ms", "enqueued", "wire"]);
-    expect(meta).toMatchObject({ wire: "5", enqueued: "2", created_ms: r.created_ms });
+    expect(meta).toMatchObject({ wire: String(WIRE), enqueued: "2", created_ms: r.created_ms });
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     await sleep(2);
     await enqueue(q, [c]);
@@ -161,22 +173,25 @@ describe("happy paths", () => {
     await enqueue(q, [a, b, c]);
     const t0 = Date.now();
     const first = await claim(q, 2);
+    const t1 = first.jobs[0]!.token;
+    expectTokenRun([t1, first.jobs[1]!.token], t0);
     expect(first.jobs).toEqual([
-      { id: a, payload: `p-${a}`, attempts: 1, token: 1 },
-      { id: b, payload: `p-${b}`, attempts: 1, token: 2 },
+      { id: a, payload: `p-${a}`, attempts: 1, token: t1 },
+      { id: b, payload: `p-${b}`, attempts: 1, token: t1 + 1 },
     ]);
     const r = await row(db, q.row(a));
     expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "deadline_ms", "payload", "state", "token"]);
-    expect(r).toMatchObject({ state: "active", attempts: "1", token: "1" });
+    expect(r).toMatchObject({ state: "active", attempts: "1", token: String(t1) });
     const deadline = (await zscore(q.active, a))!;
     expect(Number(r.deadline_ms)).toBe(deadline);
     expect(Math.abs(deadline - (t0 + 60_000))).toBeLessThan(5000);
     expect(first.nextMs).toBe(deadline);
-    expect((await row(db, q.meta)).tokens).toBe("2");
+    expect((await row(db, q.meta)).tokens).toBe(String(t1 + 1));
     expect(await lrange(q.pending)).toEqual([c]);
     // count above what is there: what is there
     const second = await claim(q, 5);
-    expect(second.jobs).toEqual([{ id: c, payload: `p-${c}`, attempts: 1, token: 3 }]);
+    expect(second.jobs).toEqual([{ id: c, payload: `p-${c}`, attempts: 1, token: expect.any(Number) }]);
+    expect(second.jobs[0]!.token).toBeGreaterThan(t1 + 1);
     expect(second.nextMs).toBe(deadline);
     expect(await exists(q.pending)).toBe(0);
     // nothing left: next_ms alone
@@ -190,13 +205,18 @@ describe("happy paths", () => {
     const ids = Array.from({ length: MAX_BATCH }, (_, i) => jobId(100 + i));
     await enqueue(q, ids, "x");
     await enqueue(q, [a], "x");
+    const t0 = Date.now();
     const got = await claim(q, MAX_BATCH);
     expect(got.jobs.length).toBe(MAX_BATCH);
     expect(got.jobs.map((j) => j.id)).toEqual(ids);
-    expect(got.jobs.map((j) => j.token)).toEqual(ids.map((_, i) => i + 1));
-    expect((await row(db, q.meta)).tokens).toBe(String(MAX_BATCH));
+    const tokens = got.jobs.map((j) => j.token);
+    expectTokenRun(tokens, t0);
+    expect((await row(db, q.meta)).tokens).toBe(String(tokens.at(-1)));
     expect(await lrange(q.pending)).toEqual([a]);
-    expect((await claim(q, 1)).jobs[0]!.token).toBe(MAX_BATCH + 1);
+    // 10000 tokens in one ms run ahead of the clock: the next claim continues above them
+    await ok(["HSET", q.meta, "tokens", String(Date.now() * TOKENS_PER_MS + 10_000_000)]);
+    const ahead = Number((await row(db, q.meta)).tokens);
+    expect((await claim(q, 1)).jobs[0]!.token).toBe(ahead + 1);
   });
 
   test("tokens: strictly increasing per queue across reap, retry, claim again and an id enqueued again", async () => {
@@ -223,15 +243,15 @@ describe("happy paths", () => {
     await enqueue(q, [a]);
     const j5 = await take();
     expect([j5.id, j5.attempts]).toEqual([a, 1]);
-    expect(seen).toEqual([1, 2, 3, 4, 5]);
-    expect(j1.token).toBe(1);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!).toBeGreaterThan(seen[i - 1]!);
+    expect(j1.token).toBeGreaterThan(1e15);
     // every older token is stale
     for (const old of [j1, j2, j3, j4]) {
       await refuses(argv("ACK", q, {}, held([old])), refusal("lease-lost", "ACK", { ids: a }));
     }
-    // another queue counts its own
+    // another queue counts its own, from the same floor
     await enqueue(queue("other"), [a]);
-    expect((await claim(queue("other"))).jobs[0]!.token).toBe(1);
+    expect((await claim(queue("other"))).jobs[0]!.token).toBeGreaterThan(j1.token);
   });
 
   test("CLAIM's upkeep: due schedule promoted and expired leases reaped inside the claim, in RPOP order", async () => {
@@ -244,7 +264,7 @@ describe("happy paths", () => {
     const got = await claim(q, 10);
     // expired ids first (RPUSHed to the tail), then pending from its tail, then the due ids
     expect(got.jobs.map((j) => [j.id, j.attempts])).toEqual([[e, 2], [p1, 1], [p2, 1], [due, 1]]);
-    expect(got.jobs.map((j) => j.token)).toEqual([2, 3, 4, 5]);
+    expectTokenRun(got.jobs.map((j) => j.token), Date.now());
     expect(await zset(q.schedule)).toEqual({ [far]: expect.any(Number) });
     expect(Object.keys(await zset(q.active)).sort()).toEqual([e, p1, p2, due].sort());
     for (const id of [e, p1, p2, due]) expect((await row(db, q.row(id))).state).toBe("active");
@@ -310,7 +330,7 @@ describe("happy paths", () => {
       { id: b, token: jobs[1]!.token, delay_ms: 30_000, reason: "bang" },
     ]), 2);
     const ra = await row(db, q.row(a));
-    expect(ra).toMatchObject({ state: "scheduled", reason: "boom", attempts: "1", token: "1" });
+    expect(ra).toMatchObject({ state: "scheduled", reason: "boom", attempts: "1", token: String(jobs[0]!.token) });
     expect(Number(ra.due_ms)).toBe((await zscore(q.schedule, a))!);
     expect(Math.abs(Number(ra.due_ms) - (t0 + 60_000))).toBeLessThan(5000);
     const rb = await row(db, q.row(b));
@@ -318,6 +338,36 @@ describe("happy paths", () => {
     expect(await exists(q.active)).toBe(0);
     expect((await row(db, q.meta)).retried).toBe("2");
     expect(await zset(q.wake)).toEqual({ due: Number(rb.due_ms) });
+  });
+
+  test("RETRY with delay_ms 0: straight to the head of pending (state pending, reason kept), ready on wake", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("RETRY", q, {}, [
+      { id: a, token: jobs[0]!.token, delay_ms: 0, reason: "now" },
+      { id: b, token: jobs[1]!.token, delay_ms: 60_000, reason: "later" },
+    ]), 2);
+    expect(await row(db, q.row(a))).toMatchObject({ state: "pending", reason: "now", attempts: "1" });
+    expect(await lrange(q.pending)).toEqual([a]);
+    expect(await zset(q.wake)).toMatchObject({ ready: 0 });
+    expect(Object.keys(await zset(q.schedule))).toEqual([b]);
+    expect((await row(db, q.meta)).retried).toBe("2");
+  });
+
+  test("RELEASE: a batch goes back to the tail of pending, attempts given back, no reason, nothing counted", async () => {
+    await enqueue(q, [a, b, c]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("RELEASE", q, {}, jobs.map((j) => ({ id: j.id, token: j.token }))), 2);
+    expect(await lrange(q.pending)).toEqual([c, a, b]);
+    const ra = await row(db, q.row(a));
+    expect(ra).toMatchObject({ state: "pending", attempts: "0", token: String(jobs[0]!.token) });
+    expect(ra.reason).toBeUndefined();
+    expect(await exists(q.active)).toBe(0);
+    expect((await row(db, q.meta)).retried).toBeUndefined();
+    expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]).toMatchObject({
+      id: b,
+      attempts: 1,
+    });
   });
 
   test("BURY: a batch goes to dead at now with reason and buried_ms; buried counted", async () => {
@@ -374,7 +424,7 @@ describe("happy paths", () => {
     expect(await lrange(q.pending)).toEqual([b, a]);
     expect((await row(db, q.row(a))).state).toBe("pending");
     expect(await zset(q.wake)).toEqual({ ready: 0 });
-    expect((await claim(q, 1)).jobs).toEqual([{ id: a, payload: `p-${a}`, attempts: 2, token: 2 }]);
+    expect((await claim(q, 1)).jobs).toEqual([{ id: a, payload: `p-${a}`, attempts: 2, token: expect.any(Number) }]);
     await ok(wellFormed("REAP", q, a, { limit: 10 }), 0);
   });
 
@@ -392,7 +442,7 @@ describe("happy paths", () => {
     await enqueue(q, [a, b]);
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     await ok(["ZREM", q.wake, "ready"]);
-    await claim(q, 1);
+    const held0 = (await claim(q, 1)).jobs;
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     // CLAIM emptying pending removes it
     await claim(q, 1);
@@ -414,7 +464,7 @@ describe("happy paths", () => {
     const due = Number((await row(db, q.row(d))).due_ms);
     expect(await zset(q.wake)).toEqual({ due });
     await ok(["ZADD", q.wake, "1", "due"]);
-    await ok(argv("RETRY", q, {}, [{ id: a, token: 1, delay_ms: 60_000, reason: "r" }]), 1);
+    await ok(argv("RETRY", q, {}, held(held0, { delay_ms: 60_000, reason: "r" })), 1);
     expect(await zset(q.wake)).toEqual({ due: 1 });
     // a claim spends a due whose time has come, with nothing to claim
     expect((await claim(q, 1)).jobs).toEqual([]);
@@ -439,18 +489,25 @@ describe("refusals write nothing", () => {
   const other = queue("other");
   const [a, b, s] = [jobId(1), jobId(2), jobId(3)];
   const WT = refusal("wrongtype", "ENQUEUE", {});
+  /** A tokens counter above now × 1000 (until 2255), and the token `a` gets after it. */
+  const T = 9_000_000_000_000_000;
+  const TA = T + 1;
 
-  /** A populated keyspace: an active job `a` (token 1), a pending job `b`, a scheduled `s`. */
+  /**
+   * A populated keyspace: an active job `a` (token TA), a pending job `b`, a scheduled `s`. meta's
+   * `tokens` is set above the clock's floor first, so the tokens of this block are known.
+   */
   async function populate(): Promise<void> {
     await enqueue(q, [a]);
-    expect((await claim(q, 1)).jobs[0]!.token).toBe(1);
+    await ok(["HSET", q.meta, "tokens", String(T)]);
+    expect((await claim(q, 1)).jobs[0]!.token).toBe(TA);
     await enqueue(q, [b]);
     await schedule(q, [[s, Date.now() + 3_600_000]]);
   }
 
   /** A call of `verb` that succeeds on the populated keyspace. */
   const good = (verb: VerbName): string[] =>
-    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(40) : a, { token: 1 });
+    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(40) : a, { token: TA });
 
   test("the exact case: empty queue name on ENQUEUE", async () => {
     await populate();
@@ -538,17 +595,18 @@ describe("refusals write nothing", () => {
         test(`${verb}: ${name} gate`, async () => {
           await populate();
           const text = refusal(gate.min === 0 ? "non-negative" : "positive", verb, { arg: name });
-          const bad = ["-1", "+1", " 1", "1 ", "1.5", "1e3", "abc", "", "1000000000000000", "0x1", "\u0661"];
+          const most = gateDigits(gate);
+          const bad = ["-1", "+1", " 1", "1 ", "1.5", "1e3", "abc", "", "1".padEnd(most + 1, "0"), "0x1", "\u0661"];
           if (gate.min === 1) bad.push("0", "000");
-          for (const value of bad) await refuses(wellFormed(verb, q, a, { token: 1, [name]: value }), text);
+          for (const value of bad) await refuses(wellFormed(verb, q, a, { token: TA, [name]: value }), text);
           if (gate.max !== undefined) {
             const tooLarge = refusal("too-large", verb, { arg: name, max: String(gate.max) });
-            for (const value of [String(gate.max + 1), "999999999999999"]) {
-              await refuses(wellFormed(verb, q, a, { token: 1, [name]: value }), tooLarge);
+            for (const value of [String(gate.max + 1), "9".repeat(most)]) {
+              await refuses(wellFormed(verb, q, a, { token: TA, [name]: value }), tooLarge);
             }
           } else {
             // 15 digits pass the gate (the call may still meet a domain refusal)
-            const out = await run(wellFormed(verb, q, jobId(41), { token: 1, [name]: "999999999999999" }));
+            const out = await run(wellFormed(verb, q, jobId(41), { token: TA, [name]: "999999999999999" }));
             if ("err" in out) expect(out.err).not.toBe(text);
           }
         });
@@ -557,8 +615,8 @@ describe("refusals write nothing", () => {
         test(`${verb}: ${name} gate (at most ${gate.limit} bytes)`, async () => {
           await populate();
           const text = refusal(gate.refusal, verb, { limit: String(gate.limit) });
-          await refuses(wellFormed(verb, q, a, { token: 1, [name]: "x".repeat(gate.limit + 1) }), text);
-          const out = await run(wellFormed(verb, q, jobId(42), { token: 1, [name]: "x".repeat(gate.limit) }));
+          await refuses(wellFormed(verb, q, a, { token: TA, [name]: "x".repeat(gate.limit + 1) }), text);
+          const out = await run(wellFormed(verb, q, jobId(42), { token: TA, [name]: "x".repeat(gate.limit) }));
           if ("err" in out) expect(out.err).not.toBe(text);
         });
       }
@@ -566,10 +624,10 @@ describe("refusals write nothing", () => {
         test(`${verb}: id gate`, async () => {
           await populate();
           for (const id of ["ABC0Nb1VTbfnu4", "job0Nb1VTbfnu4", "JO", "", " JOB1", "\u0000JOB"]) {
-            await refuses(wellFormed(verb, q, id, { token: 1 }), refusal("job-id", verb, {}));
+            await refuses(wellFormed(verb, q, id, { token: TA }), refusal("job-id", verb, {}));
           }
           // any bytes after JOB pass the gate
-          expect(await run(wellFormed(verb, q, "JOB", { token: 1 }))).not.toEqual({ err: refusal("job-id", verb, {}) });
+          expect(await run(wellFormed(verb, q, "JOB", { token: TA }))).not.toEqual({ err: refusal("job-id", verb, {}) });
         });
       }
     }
@@ -600,9 +658,9 @@ describe("refusals write nothing", () => {
     await populate();
     const long = "r".repeat(MAX_REASON_BYTES + 1);
     const limit = String(MAX_REASON_BYTES);
-    await refuses(wellFormed("RETRY", q, a, { token: 1, reason: long }), refusal("reason", "RETRY", { limit }));
-    await refuses(wellFormed("BURY", q, a, { token: 1, reason: long }), refusal("reason", "BURY", { limit }));
-    await ok(wellFormed("BURY", q, a, { token: 1, reason: "r".repeat(MAX_REASON_BYTES) }), 1);
+    await refuses(wellFormed("RETRY", q, a, { token: TA, reason: long }), refusal("reason", "RETRY", { limit }));
+    await refuses(wellFormed("BURY", q, a, { token: TA, reason: long }), refusal("reason", "BURY", { limit }));
+    await ok(wellFormed("BURY", q, a, { token: TA, reason: "r".repeat(MAX_REASON_BYTES) }), 1);
   });
 
   test("repeated: one call names a job twice (checked before duplicate and lease-lost)", async () => {
@@ -632,19 +690,19 @@ describe("refusals write nothing", () => {
     }
   });
 
-  test("lease-lost: a stale token for ACK/RETRY/BURY/EXTEND names every stale id, nothing written", async () => {
+  test("lease-lost: a stale token for ACK/RETRY/BURY/RELEASE/EXTEND names every stale id, nothing written", async () => {
     await populate();
     const [x, y, z] = [jobId(80), jobId(81), jobId(82)];
     await enqueue(q, [x, y, z]);
     await ok(["LREM", q.pending, "0", b]); // so that the next claim takes x, y, z
     const { jobs } = await claim(q, 3);
-    expect(jobs.map((j) => [j.id, j.token])).toEqual([[x, 2], [y, 3], [z, 4]]);
-    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
+    expect(jobs.map((j) => [j.id, j.token])).toEqual([[x, TA + 1], [y, TA + 2], [z, TA + 3]]);
+    for (const verb of ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND"] as const) {
       const lost = (...ids: string[]) => refusal("lease-lost", verb, { ids: ids.join(" ") });
       // one stale token
       await refuses(argv(verb, q, {}, [{ id: x, token: 3 }]), lost(x));
       // a batch: one held, two stale — every stale id in argument order, the held one untouched
-      await refuses(argv(verb, q, {}, [{ id: z, token: 1 }, { id: x, token: 2 }, { id: y, token: 2 }]), lost(z, y));
+      await refuses(argv(verb, q, {}, [{ id: z, token: 1 }, { id: x, token: TA + 1 }, { id: y, token: 2 }]), lost(z, y));
       // a job never claimed (pending), an unknown id, the active job under another's token
       await refuses(argv(verb, q, {}, [{ id: b, token: 1 }, { id: jobId(99), token: 1 }, { id: a, token: 2 }]), lost(b, jobId(99), a));
       // in active, but its row is gone
@@ -655,12 +713,13 @@ describe("refusals write nothing", () => {
       await ok(["HSET", q.row(s), "token", "1"]);
       await refuses(argv(verb, q, {}, [{ id: s, token: 1 }]), lost(s));
     }
-    // tokens compare as canonical decimals
-    await ok(argv("EXTEND", q, { lease_ms: 60_000 }, [{ id: x, token: "0002" }]), 1);
+    // tokens compare as canonical decimals; a real token has 16 digits, so a leading zero is past the gate
+    await refuses(argv("EXTEND", q, { lease_ms: 60_000 }, [{ id: x, token: `0${TA + 1}` }]), refusal("positive", "EXTEND", { arg: "token" }));
+    await ok(argv("EXTEND", q, { lease_ms: 60_000 }, [{ id: x, token: String(TA + 1) }]), 1);
     // settled: the same token again is stale
-    await ok(argv("ACK", q, {}, [{ id: x, token: 2 }]), 1);
-    for (const verb of ["ACK", "RETRY", "BURY", "EXTEND"] as const) {
-      await refuses(argv(verb, q, {}, [{ id: x, token: 2 }]), refusal("lease-lost", verb, { ids: x }));
+    await ok(argv("ACK", q, {}, [{ id: x, token: TA + 1 }]), 1);
+    for (const verb of ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND"] as const) {
+      await refuses(argv(verb, q, {}, [{ id: x, token: TA + 1 }]), refusal("lease-lost", verb, { ids: x }));
     }
   });
 
@@ -716,13 +775,15 @@ describe("refusals write nothing", () => {
       await ok(["HSET", q.row(a), "attempts", v]);
       await refuses(good("CLAIM"), COUNTER);
     }
-    // CLAIM: meta's tokens — only when something is claimed
-    for (const v of bad) {
-      expectOk(await run(["FLUSHALL"]));
-      await ok(["HSET", q.meta, "tokens", v]);
-      expect(await ok(good("CLAIM"))).toEqual([0]);
-      await enqueue(q, [a]);
-      await refuses(good("CLAIM"), COUNTER);
+    // CLAIM: meta's tokens and claimed — only when something is claimed
+    for (const field of ["tokens", "claimed"]) {
+      for (const v of bad) {
+        expectOk(await run(["FLUSHALL"]));
+        await ok(["HSET", q.meta, field, v]);
+        expect(await ok(good("CLAIM"))).toEqual([0]);
+        await enqueue(q, [a]);
+        await refuses(good("CLAIM"), COUNTER);
+      }
     }
     // ENQUEUE, SCHEDULE: meta's enqueued
     for (const v of bad) {
@@ -749,8 +810,8 @@ describe("refusals write nothing", () => {
     expectOk(await run(["FLUSHALL"]));
     await enqueue(q, [a]);
     await ok(["HSET", q.row(a), "attempts", "100000000000000000"]);
-    await ok(["HSET", q.meta, "tokens", "41"]);
-    expect((await claim(q)).jobs.map((j) => [j.id, j.token])).toEqual([[a, 42]]);
+    await ok(["HSET", q.meta, "tokens", String(T)]);
+    expect((await claim(q)).jobs.map((j) => [j.id, j.token])).toEqual([[a, TA]]);
     expect((await row(db, q.row(a))).attempts).toBe("100000000000000001");
   });
 
@@ -792,10 +853,13 @@ describe("fence", () => {
 
   /** A call of `verb` that would succeed unfenced (given the state set up below). */
   const callOf = (verb: VerbName): string[] =>
-    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(2) : id, { token: 1 });
+    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(2) : id, { token: HELD });
+  /** The held job's token: meta's `tokens` is set above the clock's floor before its claim. */
+  const HELD = 9_000_000_000_000_001;
 
   async function setup(): Promise<void> {
     await enqueue(q, [id]);
+    await ok(["HSET", q.meta, "tokens", String(HELD - 1)]);
     await claim(q);
   }
 
@@ -823,21 +887,21 @@ describe("fence", () => {
     await everyVerbFenced("0004");
   });
 
-  test("CONFIG SET emq.wire 4 (or 6) refuses every verb and writes nothing", async () => {
+  test("CONFIG SET emq.wire 4 (or the next wire) refuses every verb and writes nothing", async () => {
     await setup();
-    for (const w of ["4", "6"]) {
+    for (const w of ["4", String(WIRE + 1)]) {
       await ok(["CONFIG", "SET", "emq.wire", w]);
       try {
         await everyVerbFenced(w);
       } finally {
-        await ok(["CONFIG", "SET", "emq.wire", "5"]);
+        await ok(["CONFIG", "SET", "emq.wire", String(WIRE)]);
       }
     }
   });
 
-  test("{emq}:version = 5, absent, or not a string: unfenced", async () => {
+  test("{emq}:version = the wire, absent, or not a string: unfenced", async () => {
     await setup();
-    await ok(["SET", "{emq}:version", "5"]);
+    await ok(["SET", "{emq}:version", String(WIRE)]);
     await ok(callOf("ENQUEUE"), 1);
     await ok(["DEL", "{emq}:version"]);
     await ok(callOf("PROMOTE"), 0);
@@ -855,7 +919,7 @@ describe("registration", () => {
     const cfg = JSON.stringify(await ok(["CONFIG", "GET", "emq.*"]));
     expect(cfg).toContain("emq.wire");
     expect(cfg).toContain("emq.max-payload");
-    expect(JSON.stringify(await ok(["CONFIG", "GET", "emq.wire"]))).toContain('"5"');
+    expect(JSON.stringify(await ok(["CONFIG", "GET", "emq.wire"]))).toContain(`"${WIRE}"`);
     for (const verb of LIVE) {
       const info = (await ok(["COMMAND", "INFO", `emq.${verb.toLowerCase()}`])) as unknown[][];
       const [name, arity, flags, , , , categories] = info[0]!;
@@ -908,7 +972,8 @@ describe("the blocking CLAIM", () => {
     await blocked(1);
     await enqueue(q, [jobId(1), jobId(2)]);
     const got = claimed(expectOk(await reply));
-    expect(got.jobs.map((j) => [j.id, j.token])).toEqual([[jobId(1), 1], [jobId(2), 2]]);
+    expect(got.jobs.map((j) => j.id)).toEqual([jobId(1), jobId(2)]);
+    expectTokenRun(got.jobs.map((j) => j.token), t0);
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(await exists(q.pending)).toBe(0);
     expect((await row(db, q.row(jobId(1)))).state).toBe("active");
@@ -968,9 +1033,9 @@ describe("memory: under maxmemory with noeviction", () => {
   const lua = queue("full-lua");
   const OOM = "OOM command not allowed when used memory > 'maxmemory'.";
 
-  test("ENQUEUE/SCHEDULE are refused; CLAIM, ACK, RETRY, BURY, EXTEND, PROMOTE, REAP still work (module and scripts)", async () => {
+  test("ENQUEUE/SCHEDULE/PROGRESS are refused, nothing written; CLAIM, ACK, RETRY, BURY, RELEASE, EXTEND, PROMOTE, REAP still work (module and scripts)", async () => {
     const sha: Record<string, string> = {};
-    for (const verb of COVERED) sha[verb] = String(await ok(["SCRIPT", "LOAD", SCRIPTS[verb]]));
+    for (const verb of [...COVERED, "PROGRESS" as const]) sha[verb] = String(await ok(["SCRIPT", "LOAD", SCRIPTS[verb]]));
     const evalsha = (args: string[]): string[] => ["EVALSHA", sha[args[0]!.slice(4)]!, ...args.slice(1)];
     // state for every verb, on a queue per backend
     const prepared: Record<string, ClaimedJob[]> = {};
@@ -990,11 +1055,15 @@ describe("memory: under maxmemory with noeviction", () => {
         await refuses(send(wellFormed("SCHEDULE", k, jobId(30))), OOM);
         await refuses(send(argv("ENQUEUE", k, {}, [{ id: jobId(31) }, { id: jobId(32) }])), OOM);
         const [j1, j2, j3, j4] = prepared[k.name]!;
+        const before = String(await ok(["DEBUG", "DIGEST"]));
+        await refuses(send(argv("PROGRESS", k, {}, held([j4!], { value: "{}" }))), OOM);
+        expect(String(await ok(["DEBUG", "DIGEST"]))).toBe(before);
         expect(claimed(expectOk(await run(send(argv("CLAIM", k, { lease_ms: 60_000, count: 1, block_ms: 0 }))))).jobs.length).toBe(1);
         expectOk(await run(send(argv("EXTEND", k, { lease_ms: 60_000 }, held([j4!])))), 1);
         expectOk(await run(send(argv("ACK", k, {}, held([j1!])))), 1);
         expectOk(await run(send(argv("RETRY", k, {}, held([j2!], { delay_ms: 60_000, reason: "r" })))), 1);
         expectOk(await run(send(argv("BURY", k, {}, held([j3!], { reason: "r" })))), 1);
+        expectOk(await run(send(argv("RELEASE", k, {}, held([j4!])))), 1);
         expectOk(await run(send(wellFormed("PROMOTE", k, jobId(1)))));
         expectOk(await run(send(wellFormed("REAP", k, jobId(1)))));
       }

@@ -33,7 +33,7 @@ export interface Handling {
   /** Before the ack / retry / bury was sent (the server settled it no earlier). */
   settleStart: number;
   settleEnd: number;
-  outcome: "ack" | "retry" | "bury" | "refused" | "error" | "none";
+  outcome: "ack" | "retry" | "bury" | "release" | "refused" | "error" | "none";
 }
 
 /** Options of {@link Recorder.client}. */
@@ -141,7 +141,7 @@ export class Recorder<P> {
    */
   raced(worker: number, ids: readonly string[]): boolean {
     return ids.every((id) =>
-      this.handlings.some((h) => h.id === id && h.worker === worker && (h.outcome === "ack" || h.outcome === "retry" || h.outcome === "bury"))
+      this.handlings.some((h) => h.id === id && h.worker === worker && (h.outcome === "ack" || h.outcome === "retry" || h.outcome === "bury" || h.outcome === "release"))
     );
   }
 
@@ -193,7 +193,7 @@ export class Recorder<P> {
             );
           }
           if (b.claimEnd < a.settleStart) reclaimed++;
-          const settled = a.outcome === "ack" || a.outcome === "retry" || a.outcome === "bury";
+          const settled = a.outcome === "ack" || a.outcome === "retry" || a.outcome === "bury" || a.outcome === "release";
           if (settled && a.settleStart > b.claimEnd + CLOCK_SLACK_MS) {
             staleAccepted.push(`${a.id}: ${a.outcome} of token ${a.token} sent at ${a.settleStart}, after token ${b.token} was claimed (≤${b.claimEnd})`);
           }

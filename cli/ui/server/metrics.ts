@@ -60,7 +60,7 @@ export const FAMILIES: readonly Family[] = [
   counter("echomq_acked_total", "Jobs acked.", (s) => s.acked),
   counter("echomq_retried_total", "Failed attempts handed back for a retry.", (s) => s.retried),
   counter("echomq_buried_total", "Jobs buried (moved to dead).", (s) => s.buried),
-  counter("echomq_claims_total", "Claims made (lease tokens handed out).", (s) => s.claims),
+  counter("echomq_claims_total", "Jobs claimed so far (meta's claimed).", (s) => s.claims),
 ];
 
 /** The exposition of `queues` (name and stats), every family even when there is no queue. */

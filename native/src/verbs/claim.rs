@@ -2,7 +2,7 @@
 //! queue's upkeep: due scheduled ids move to the head of pending and expired leases to its tail (at
 //! most `CLAIM_MOVE_LIMIT` each). Then, unless the queue is paused, up to count ids are popped from
 //! the tail into active at now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s
-//! `tokens`; tail ids whose row is missing are popped and dropped. Everything is checked first, on
+//! `tokens` (raised to now × `TOKENS_PER_MS` first when below it); tail ids whose row is missing are popped and dropped. Everything is checked first, on
 //! the list as it will be after the moves, and written after. With nothing claimed, block_ms > 0
 //! and a caller that may wait, the client waits on pending (at most until the next due time); a
 //! signal runs the claim again. Reply `[next_ms, [id, payload, attempts, token]…]`.
@@ -15,7 +15,7 @@ use crate::command::{Args, Claimed, Reply};
 use crate::ffi::{self, Key, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
-use crate::spec::CLAIM_MOVE_LIMIT;
+use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
 use crate::wire::Refusal;
 
 /// A job the walk will claim: its id, row and attempts after this claim.
@@ -57,10 +57,13 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             picks.push(Pick { id, row, attempts });
         }
     }
-    let tokens = if picks.is_empty() {
-        0
+    let (tokens, claimed) = if picks.is_empty() {
+        (0, 0)
     } else {
-        counter(&meta, l.meta.tokens)?
+        (
+            counter(&meta, l.meta.tokens)?,
+            counter(&meta, l.meta.claimed)?,
+        )
     };
     let victims = retention::select(s, &meta, &dead, now, 0)?;
     s.probe()?;
@@ -79,7 +82,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let mut jobs = Vec::with_capacity(picks.len());
     if !picks.is_empty() {
         let k = picks.len() as i64;
-        let first = add(&meta, l.meta.tokens, tokens, k) - k + 1;
+        // above now × TOKENS_PER_MS: a queue made again never repeats a token of an earlier life
+        let floor = tokens.max(now * TOKENS_PER_MS);
+        let first = add(&meta, l.meta.tokens, floor, k) - k + 1;
+        add(&meta, l.meta.claimed, claimed, k);
         let deadline = ctx.int(now + lease);
         let mut zadd: Vec<Str> = vec![active.name()];
         for p in &picks {

@@ -18,6 +18,7 @@ pub mod pause;
 pub mod progress;
 pub mod promote;
 pub mod reap;
+pub mod release;
 pub mod remove;
 pub mod requeue;
 pub mod resume;

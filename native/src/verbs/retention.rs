@@ -1,8 +1,8 @@
 //! Retention of dead jobs (the twin of `lib/lua/retention.ts`), in two halves so that a verb checks
 //! everything before it writes: [`select`] picks the oldest dead jobs past the queue's `dead_max`
 //! (counting `adding` jobs about to be buried) or older than `dead_age_ms` (`meta`'s fields, else
-//! the defaults; 0: no limit), at most `TRIM_LIMIT`, as a prefix of the set (score, then member);
-//! [`apply`] deletes them.
+//! the defaults; [`pick`] with RETAIN's own; 0: no limit), at most `TRIM_LIMIT`, as a prefix of the
+//! set (score, then member); [`apply`] deletes them.
 
 use super::scope::Scope;
 use crate::ffi::{Key, Kind, Owned, Str};
@@ -24,13 +24,29 @@ fn limit(meta: &Key, field: Str, default: i64) -> i64 {
         .map_or(default, |n| n as i64)
 }
 
-/// The oldest dead jobs past the retention, their rows opened under the caller's ACL.
+/// The oldest dead jobs past the retention `meta` sets (else the defaults).
 pub fn select<'a>(
     s: &mut Scope<'a>,
     meta: &Key,
     dead: &Key<'a, '_>,
     now: i64,
     adding: i64,
+) -> Result<Victims<'a>, Refusal> {
+    let l = lit();
+    let max = limit(meta, l.meta.dead_max, DEAD_MAX_DEFAULT);
+    let age = limit(meta, l.meta.dead_age_ms, DEAD_AGE_DEFAULT_MS);
+    pick(s, dead, now, adding, max, age)
+}
+
+/// The oldest dead jobs past `max` (counting `adding`) or older than `age` (0: no limit), their
+/// rows opened under the caller's ACL.
+pub fn pick<'a>(
+    s: &mut Scope<'a>,
+    dead: &Key<'a, '_>,
+    now: i64,
+    adding: i64,
+    max: i64,
+    age: i64,
 ) -> Result<Victims<'a>, Refusal> {
     let mut victims = Victims {
         ids: Vec::new(),
@@ -40,9 +56,6 @@ pub fn select<'a>(
     if card == 0 || dead.kind() != Kind::Zset {
         return Ok(victims);
     }
-    let l = lit();
-    let max = limit(meta, l.meta.dead_max, DEAD_MAX_DEFAULT);
-    let age = limit(meta, l.meta.dead_age_ms, DEAD_AGE_DEFAULT_MS);
     let mut k = if max > 0 { card + adding - max } else { 0 };
     if age > 0 {
         // older than now - age: a score at most now - age - 1 (scores are whole ms)
@@ -60,6 +73,13 @@ pub fn select<'a>(
         victims.rows.push(row);
     }
     Ok(victims)
+}
+
+impl Victims<'_> {
+    /// How many jobs will be deleted.
+    pub fn count(&self) -> usize {
+        self.ids.len()
+    }
 }
 
 /// Deletes `victims` from `dead` and their rows; replicated.

@@ -1,6 +1,7 @@
 //! `EMQ.RETRY 1 <meta> (<id> <token> <delay_ms> <reason>)…`: each job goes active → schedule at
-//! now + its delay_ms with its reason kept; the `due` marker on wake lowered to the earliest, and
-//! waiting claims told. Reply: the count.
+//! now + its delay_ms, or with delay_ms 0 straight to the head of pending (ready now), its reason
+//! kept; the `due` marker on wake lowered to the earliest scheduled, `ready` written when pending
+//! was empty, and waiting claims told. Reply: the count.
 
 use super::leases::{held, leave_active};
 use super::scope::Scope;
@@ -16,35 +17,61 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let structures = [
         (ACTIVE, Kind::Zset),
         (SCHEDULE, Kind::Zset),
+        (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, schedule, wake]) = held(s, args, structures, Some(l.meta.retried))?;
+    let (settle, [active, schedule, pending, wake]) =
+        held(s, args, structures, Some(l.meta.retried))?;
 
     let ids = &settle.ids;
+    let was_empty = pending.kind() == Kind::Empty;
     leave_active(&active, ids);
     let now = ffi::now_ms();
     let dues: Vec<i64> = (0..ids.len())
         .map(|j| now + args.job_number(j, 2))
         .collect();
     let due_strs: Vec<Owned> = dues.iter().map(|&d| ctx.int(d)).collect();
-    let mut zadd: Vec<Str> = vec![schedule.name()];
+    let (mut zadd, mut lpush): (Vec<Str>, Vec<Str>) = (vec![schedule.name()], vec![pending.name()]);
+    let mut earliest: Option<i64> = None;
     for (j, &id) in ids.iter().enumerate() {
-        schedule.zadd(dues[j] as f64, id);
+        let ready = args.job_number(j, 2) == 0;
+        if ready {
+            pending.push(false, id);
+            lpush.push(id);
+        } else {
+            schedule.zadd(dues[j] as f64, id);
+            zadd.push(due_strs[j].as_str());
+            zadd.push(id);
+            earliest = Some(earliest.map_or(dues[j], |e| e.min(dues[j])));
+        }
+        let state = if ready {
+            l.state.pending
+        } else {
+            l.state.scheduled
+        };
         ctx.open(settle.rows[j].as_str()).hset(&[
-            (l.row.state, l.state.scheduled),
+            (l.row.state, state),
             (l.row.due_ms, due_strs[j].as_str()),
             (l.row.reason, args.job_bytes(j, 3)),
         ]);
-        zadd.push(due_strs[j].as_str());
-        zadd.push(id);
     }
-    ctx.replicate(c"ZADD", &zadd);
+    if zadd.len() > 1 {
+        ctx.replicate(c"ZADD", &zadd);
+    }
+    if lpush.len() > 1 {
+        ctx.replicate(c"LPUSH", &lpush);
+    }
     let reply = settle.done();
-    let earliest = dues.iter().copied().min().unwrap_or(now);
-    if wake.zadd_lt(earliest as f64, l.wake.due) {
-        let at = ctx.int(earliest);
-        ctx.replicate(c"ZADD", &[wake.name(), l.lt, at.as_str(), l.wake.due]);
+    if let Some(earliest) = earliest {
+        if wake.zadd_lt(earliest as f64, l.wake.due) {
+            let at = ctx.int(earliest);
+            ctx.replicate(c"ZADD", &[wake.name(), l.lt, at.as_str(), l.wake.due]);
+        }
     }
-    ctx.signal_ready(s.name(PENDING).as_str());
+    if lpush.len() > 1 && was_empty {
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+    }
+    ctx.signal_ready(pending.name());
     Ok(reply)
 }

@@ -1,0 +1,34 @@
+/**
+ * `EMQ.RELEASE` as Lua, steps 5–6: a hand-back, not a failure — each held job goes active → the
+ * tail of pending (claimed next) and its row's `attempts` gives back the attempt its claim counted;
+ * `ready` on wake when pending was empty. Reply: the count.
+ *
+ * @module
+ */
+import { ROW, STATE, WAKE } from "../wire/mod.ts";
+import { luaScript } from "./_prelude.ts";
+import { LEASES_LUA } from "./leases.ts";
+
+/** The Lua twin of `EMQ.RELEASE`. */
+export const RELEASE_LUA: string = luaScript(
+  "RELEASE",
+  `
+local active, pending, wake = base .. 'active', base .. 'pending', base .. 'wake'
+local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}}, nil)
+if e then return e end
+for j = 1, n do
+  e = emq_counter(rows[j], '${ROW.attempts}') if e then return e end
+end
+local was_empty = redis.call('EXISTS', pending) == 0
+emq_each('ZREM', active, id)
+emq_each('RPUSH', pending, id)
+for j = 1, n do
+  -- HINCRBY: exact for every counter emq_counter admits (a Lua number is not)
+  redis.call('HINCRBY', rows[j], '${ROW.attempts}', -1)
+  redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}')
+end
+if was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+return n
+`,
+  LEASES_LUA,
+);

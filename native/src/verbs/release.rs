@@ -1,0 +1,48 @@
+//! `EMQ.RELEASE 1 <meta> (<id> <token>)…`: a hand-back, not a failure — each held job goes active
+//! → the tail of pending (claimed next) and its row's `attempts` gives back the attempt its claim
+//! counted; `ready` on wake when pending was empty, and waiting claims told. Reply: the count.
+
+use super::counter;
+use super::leases::{held, leave_active};
+use super::scope::Scope;
+use crate::command::{Args, Reply};
+use crate::ffi::{Kind, Str};
+use crate::keyspace::{ACTIVE, PENDING, WAKE};
+use crate::literals::lit;
+use crate::wire::Refusal;
+
+/// Runs RELEASE's steps 5–6.
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (ctx, l) = (s.ctx, lit());
+    let structures = [
+        (ACTIVE, Kind::Zset),
+        (PENDING, Kind::List),
+        (WAKE, Kind::Zset),
+    ];
+    let (settle, [active, pending, wake]) = held(s, args, structures, None)?;
+    let mut attempts = Vec::with_capacity(settle.rows.len());
+    for row in &settle.rows {
+        attempts.push(counter(&ctx.open(row.as_str()), l.row.attempts)?);
+    }
+
+    let ids = &settle.ids;
+    let was_empty = pending.kind() == Kind::Empty;
+    leave_active(&active, ids);
+    let mut rpush: Vec<Str> = vec![pending.name()];
+    for (j, &id) in ids.iter().enumerate() {
+        pending.push(true, id);
+        rpush.push(id);
+        let left = ctx.int(attempts[j] - 1);
+        ctx.open(settle.rows[j].as_str()).hset(&[
+            (l.row.state, l.state.pending),
+            (l.row.attempts, left.as_str()),
+        ]);
+    }
+    ctx.replicate(c"RPUSH", &rpush);
+    if was_empty {
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+    }
+    ctx.signal_ready(pending.name());
+    Ok(settle.done())
+}
