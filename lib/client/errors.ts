@@ -434,7 +434,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "positive", "non-negative", "too-large", "payload", "reason", "progress", () =>
+    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", () =>
       new WireError(verb, "gate", text))
     .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("noperm", () => new WireError(verb, "noperm", text))

@@ -33,12 +33,12 @@ export const REFUSALS = {
   },
   layout: {
     step: "layout",
-    template: "ERR {verb} keys do not match the wire-5 layout",
+    template: "ERR {verb} keys do not match the wire-6 layout",
     doc: "the declared key is not `emq:{q}:meta` of a valid queue name (non-empty for the module)",
   },
   fenced: {
     step: "fence",
-    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 5",
+    template: "ERR {verb} fenced: this server speaks wire {found}, not wire 6",
     doc: "the server's wire identity is another wire (`found`: its number, or `unknown` when not a number)",
   },
   batch: {
@@ -75,6 +75,17 @@ export const REFUSALS = {
     step: "gate",
     template: "ERR {verb} reason exceeds {limit} bytes",
     doc: "a failure reason longer than 4096 bytes",
+  },
+  name: {
+    step: "gate",
+    template: "ERR {verb} {arg} must be a name of 1 to {max} bytes without braces or NUL",
+    doc: "a name argument (a scheduler's) that breaks the name rule: empty, longer than 1024 bytes, or " +
+      "holding `{`, `}` or NUL",
+  },
+  spec: {
+    step: "gate",
+    template: "ERR {verb} spec exceeds {limit} bytes",
+    doc: "a scheduler spec longer than 1024 bytes",
   },
   progress: {
     step: "gate",
