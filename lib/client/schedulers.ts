@@ -85,14 +85,17 @@ export async function removeScheduler<P>(c: ClientContext<P>, ks: Keyspace, name
   return (await c.impl.call(wireCall("UNSCHEDULE", ks, { name }))) === 1;
 }
 
-/** Members and scores of a `ZRANGE … WITHSCORES` reply (pairs, or alternating), in order. */
+/** Members and scores of a `ZRANGE … WITHSCORES` reply (glide's records, pairs, or alternating), in order. */
 function scored(reply: GlideReturnType): Array<[string, number]> {
   const out: Array<[string, number]> = [];
   const list = Array.isArray(reply) ? (reply as unknown[]) : [];
   for (let i = 0; i < list.length; i++) {
     const e = list[i];
     if (Array.isArray(e)) out.push([String(e[0]), Number(e[1])]);
-    else out.push([String(e), Number(list[++i])]);
+    else if (e !== null && typeof e === "object" && "key" in e) {
+      const { key, value } = e as { key: unknown; value: unknown };
+      out.push([String(key), Number(value)]);
+    } else out.push([String(e), Number(list[++i])]);
   }
   return out;
 }

@@ -31,7 +31,10 @@ local payload = redis.call('HGET', sched, '${SCHED.payload}') or ''
 emq_pushed(a, base, n, id, emq_int(emq_now()), function(j)
   return {'${ROW.payload}', payload, '${ROW.scheduler}', name, '${ROW.tick_ms}', emq_int(tick_ms[j])}
 end)
-redis.call('HSET', sched, '${SCHED.next_ms}', emq_int(next_ms), '${SCHED.last_ms}', emq_int(expected_ms))
+redis.call('HSET', sched, '${SCHED.next_ms}', emq_int(next_ms))
+local last = nil
+for j = 1, n do if last == nil or tick_ms[j] > last then last = tick_ms[j] end end
+if last then redis.call('HSET', sched, '${SCHED.last_ms}', emq_int(last)) end
 redis.call('HINCRBY', sched, '${SCHED.runs}', n)
 redis.call('ZADD', index, emq_int(next_ms), name)
 return n

@@ -58,7 +58,7 @@ export const SCHEDULER_FIELDS = {
   max_missed: "the most jobs one TICK fires for missed runs (the client's policy: 1 latest, 0 skip, N at most N)",
   payload: "the payload of every job it admits",
   runs: "jobs its ticks admitted so far",
-  last_ms: "the last run a TICK fired (absent before the first)",
+  last_ms: "the latest run a TICK admitted a job for (absent before the first)",
   created_ms: "when it was first upserted",
 } as const;
 

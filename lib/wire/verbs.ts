@@ -375,7 +375,7 @@ export const VERBS = {
       "next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits " +
       "(the scheduler's payload; the row also names the scheduler and its run) and the next run is next_ms",
     writes: "as ENQUEUE (the rows also get `scheduler <name> tick_ms <t>`); `HSET scheduler:<name> next_ms " +
-      "<next> last_ms <expected> runs <runs+n>`, `ZADD schedulers <next> name`",
+      "<next>`, with jobs `HSET scheduler:<name> last_ms <the latest tick_ms>`; `runs + n`; `ZADD schedulers <next> name`",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
 } as const satisfies Record<string, VerbSpec>;

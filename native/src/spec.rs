@@ -243,7 +243,7 @@ names! {
         payload,
         /// jobs its ticks admitted so far
         runs,
-        /// the last run a TICK fired (absent before the first)
+        /// the latest run a TICK admitted a job for (absent before the first)
         last_ms,
         /// when it was first upserted
         created_ms,

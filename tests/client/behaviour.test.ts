@@ -353,8 +353,8 @@ for (const topology of TOPOLOGIES) {
           expect(await wire(raw, backend, "PROMOTE", [keyspace(q).meta], ["1"])).toEqual({
             err: renderRefusal("fenced", "EMQ.PROMOTE", { found: "unknown" }),
           });
-          await raw.command(["SET", "{emq}:version", "5"], "{emq}:version");
-          note("wire 5 unfenced", await wire(raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
+          await raw.command(["SET", "{emq}:version", "6"], "{emq}:version");
+          note("wire 6 unfenced", await wire(raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
           await raw.command(["DEL", "{emq}:version"], "{emq}:version");
           await raw.command(["HSET", "{emq}:version", "v", "3"], "{emq}:version");
           note("non-string identity unfenced", await wire(raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
@@ -371,7 +371,7 @@ for (const topology of TOPOLOGIES) {
           try {
             expect(await go()).toEqual({ err: renderRefusal("fenced", "EMQ.PROMOTE", { found: "4" }) });
           } finally {
-            await raw.everyPrimary(["CONFIG", "SET", "emq.wire", "5"]);
+            await raw.everyPrimary(["CONFIG", "SET", "emq.wire", "6"]);
           }
           expect(await go()).toEqual({ ok: 0 });
         } else {

@@ -71,7 +71,7 @@ describe("server error texts", () => {
     const lost = wireError("EMQ.ACK", glide("EMQ.ACK lease lost: JOB00000000001 JOB00000000002"));
     expect(lost).toBeInstanceOf(LeaseLostError);
     expect((lost as LeaseLostError).ids).toEqual(["JOB00000000001", "JOB00000000002"]);
-    expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 4, not wire 5"))).toBeInstanceOf(FencedError);
+    expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 4, not wire 6"))).toBeInstanceOf(FencedError);
     const rules = [
       ["ERR EMQ.ACK keys do not match the wire-5 layout", "EMQ.ACK", "layout"],
       ["ERR EMQ.CLAIM lease_ms must be a positive integer", "EMQ.CLAIM", "gate"],

@@ -203,7 +203,7 @@ describe("fence by configuration", () => {
       // unfenced nodes accept
       for (const other of elsewhere) expectOk(await run(wellFormed("ENQUEUE", other, id)), 1);
     } finally {
-      expect(await on(node, ["CONFIG", "SET", "emq.wire", "5"])).toBe("OK");
+      expect(await on(node, ["CONFIG", "SET", "emq.wire", "6"])).toBe("OK");
     }
     expectOk(await run(callOf("ENQUEUE", q!, id, jobId(5001))), 1);
     expectOk(await run(callOf("ACK", q!, id, jobId(5001))), 1);

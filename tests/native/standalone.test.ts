@@ -133,7 +133,7 @@ describe("happy paths", () => {
     expect(await lrange(q.pending)).toEqual([b, a]);
     const meta = await row(db, q.meta);
     expect(Object.keys(meta).sort()).toEqual(["created_ms", "enqueued", "wire"]);
-    expect(meta).toMatchObject({ wire: "5", enqueued: "2", created_ms: r.created_ms });
+    expect(meta).toMatchObject({ wire: "6", enqueued: "2", created_ms: r.created_ms });
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     await sleep(2);
     await enqueue(q, [c]);
@@ -823,21 +823,21 @@ describe("fence", () => {
     await everyVerbFenced("0004");
   });
 
-  test("CONFIG SET emq.wire 4 (or 6) refuses every verb and writes nothing", async () => {
+  test("CONFIG SET emq.wire 5 (or 7) refuses every verb and writes nothing", async () => {
     await setup();
-    for (const w of ["4", "6"]) {
+    for (const w of ["5", "7"]) {
       await ok(["CONFIG", "SET", "emq.wire", w]);
       try {
         await everyVerbFenced(w);
       } finally {
-        await ok(["CONFIG", "SET", "emq.wire", "5"]);
+        await ok(["CONFIG", "SET", "emq.wire", "6"]);
       }
     }
   });
 
-  test("{emq}:version = 5, absent, or not a string: unfenced", async () => {
+  test("{emq}:version = 6, absent, or not a string: unfenced", async () => {
     await setup();
-    await ok(["SET", "{emq}:version", "5"]);
+    await ok(["SET", "{emq}:version", "6"]);
     await ok(callOf("ENQUEUE"), 1);
     await ok(["DEL", "{emq}:version"]);
     await ok(callOf("PROMOTE"), 0);
@@ -855,7 +855,7 @@ describe("registration", () => {
     const cfg = JSON.stringify(await ok(["CONFIG", "GET", "emq.*"]));
     expect(cfg).toContain("emq.wire");
     expect(cfg).toContain("emq.max-payload");
-    expect(JSON.stringify(await ok(["CONFIG", "GET", "emq.wire"]))).toContain('"5"');
+    expect(JSON.stringify(await ok(["CONFIG", "GET", "emq.wire"]))).toContain('"6"');
     for (const verb of LIVE) {
       const info = (await ok(["COMMAND", "INFO", `emq.${verb.toLowerCase()}`])) as unknown[][];
       const [name, arity, flags, , , , categories] = info[0]!;

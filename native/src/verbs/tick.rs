@@ -2,7 +2,7 @@
 //! compare-and-set on its next run. Only when the scheduler exists, its `next_ms` is expected_ms,
 //! the new next_ms is later and the queue is not paused: one job per id is admitted as ENQUEUE
 //! admits (ENQUEUE's own checks and writes, with the scheduler's payload; the row also names the
-//! scheduler and its run), and the next run becomes next_ms. Reply: the jobs admitted, or -1 when
+//! scheduler and its run), and the next run becomes next_ms (the last run: the latest tick_ms). Reply: the jobs admitted, or -1 when
 //! it did not fire (another firer took the tick, the spec changed, the queue is paused, the
 //! scheduler is gone), having written nothing.
 
@@ -50,10 +50,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ]
     });
     let next_text = ctx.int(next);
-    sched.hset(&[
-        (l.sched.next_ms, next_text.as_str()),
-        (l.sched.last_ms, expected_text.as_str()),
-    ]);
+    sched.hset(&[(l.sched.next_ms, next_text.as_str())]);
+    if let Some(last) = (0..ticks.len()).map(|j| args.job_number(j, 1)).max() {
+        sched.hset(&[(l.sched.last_ms, ctx.int(last).as_str())]);
+    }
     add(&sched, l.sched.runs, runs, a.ids.len() as i64);
     index.zadd(next as f64, name);
     ctx.replicate(c"ZADD", &[index.name(), next_text.as_str(), name]);
