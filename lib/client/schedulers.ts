@@ -144,15 +144,17 @@ function timeMs(reply: unknown): number {
 
 /**
  * Fires the queue's due schedulers once (a worker's step): one TICK per due scheduler, each
- * naming the next run it read. Returns how long to wait before looking again, in ms (until the
- * earliest next run, at most {@link FIRE_POLL_MS}).
+ * naming the next run it read. Returns how long to wait before looking again, in ms: until the
+ * earliest next run, at most {@link FIRE_POLL_MS}; `idleMs` when the queue has no scheduler (an
+ * idle worker's cadence: a queue without schedulers costs two reads per `idleMs`).
  */
-export async function fireDue<P>(c: ClientContext<P>, ks: Keyspace): Promise<number> {
-  const [time, head] = await c.conn.batch([["TIME"], ["ZRANGE", ks.schedulers, "0", String(FIRE_BATCH - 1), "WITHSCORES"]], ks.meta, true);
-  if (time instanceof Error) throw time;
+export async function fireDue<P>(c: ClientContext<P>, ks: Keyspace, idleMs: number): Promise<number> {
+  const [time, head] = await c.conn.batch([["TIME"], ["ZRANGE", ks.schedulers, "0", String(FIRE_BATCH - 1), "WITHSCORES"]], ks.meta);
   if (head instanceof Error) throw head;
-  const now = timeMs(time);
+  // the server's clock (a user whose ACL refuses TIME: this machine's)
+  const now = time instanceof Error ? Date.now() : timeMs(time);
   const entries = scored(head!);
+  if (entries.length === 0) return idleMs;
   const due = entries.filter(([, score]) => score <= now).map(([name]) => name);
   let soonest = entries.find(([, score]) => score > now)?.[1] ?? Infinity;
   if (due.length > 0) {

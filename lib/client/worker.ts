@@ -163,8 +163,11 @@ export interface WorkerClient<P> {
   progress(job: JobRef, value: unknown): Promise<void>;
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
-  /** Fires the queue's due schedulers once; resolves with the ms to wait before looking again. */
-  fireSchedulers?(queue: string): Promise<number>;
+  /**
+   * Fires the queue's due schedulers once; resolves with the ms to wait before looking again
+   * (`idleMs` when the queue has none).
+   */
+  fireSchedulers?(queue: string, idleMs: number): Promise<number>;
   /**
    * How long one call may take beyond its own wait and still be making progress, in ms: the
    * connection's request timeout plus the window in which it sends again a call refused by a
@@ -329,6 +332,8 @@ export class Worker<P> {
   readonly #maintenanceMs: number;
   readonly #timeoutMs: number | null;
   #fireTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The last firing's error text: the same error again is not reported again. */
+  #fireError: string | null = null;
   #firing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
   readonly #onStop: () => void;
@@ -400,13 +405,16 @@ export class Worker<P> {
   #fireIn(ms: number): void {
     this.#fireTimer = setTimeout(() => {
       if (this.#stopping) return;
-      this.#firing = this.#client.fireSchedulers!(this.queue).then(
+      this.#firing = this.#client.fireSchedulers!(this.queue, this.#blockMs).then(
         (wait) => {
+          this.#fireError = null;
           if (!this.#stopping) this.#fireIn(wait);
         },
         (e: unknown) => {
           if (this.#stopping) return;
-          this.#report(e);
+          const text = e instanceof Error ? e.message : String(e);
+          if (text !== this.#fireError) this.#report(e);
+          this.#fireError = text;
           this.#fireIn(FIRE_POLL_MS);
         },
       );

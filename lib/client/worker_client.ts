@@ -157,6 +157,6 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     extend: (jobs, leaseMs) => calls.extend(jobs, leaseMs),
     progress: (job, value) => calls.progress(job, value),
     reap: (queue) => calls.reap(queue),
-    fireSchedulers: (queue) => fireDue(c, c.keyspace(queue)),
+    fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
   };
 }
