@@ -73,7 +73,7 @@ describe("server error texts", () => {
     expect((lost as LeaseLostError).ids).toEqual(["JOB00000000001", "JOB00000000002"]);
     expect(wireError("EMQ.ACK", glide("EMQ.ACK fenced: this server speaks wire 4, not wire 6"))).toBeInstanceOf(FencedError);
     const rules = [
-      ["ERR EMQ.ACK keys do not match the wire-5 layout", "EMQ.ACK", "layout"],
+      ["ERR EMQ.ACK keys do not match the wire-6 layout", "EMQ.ACK", "layout"],
       ["ERR EMQ.CLAIM lease_ms must be a positive integer", "EMQ.CLAIM", "gate"],
       ["ERR EMQ.CLAIM count must be at most 10000", "EMQ.CLAIM", "gate"],
       ["ERR EMQ.ENQUEUE payload exceeds 1048576 bytes", "EMQ.ENQUEUE", "gate"],
