@@ -335,8 +335,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Deletes `queue` entirely — its jobs (pending, scheduled, dead) a thousand per command, then its
-   * keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
+   * Deletes `queue` entirely — its schedulers, its jobs (pending, scheduled, dead) a thousand per
+   * command, then its keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
    * worker holds one of its jobs (stop the workers first). Not atomic across commands: jobs
    * admitted meanwhile are deleted too. Returns how many jobs were deleted.
    */

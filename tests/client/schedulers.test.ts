@@ -205,6 +205,10 @@ for (const topology of TOPOLOGIES) {
         await w2.stop();
         expect((await mq.stats(q)).enqueued).toBe(enqueued);
         await mq.resume(q);
+        // drop takes the schedulers with the queue: no key of it is left
+        await mq.drop(q);
+        expect(await raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], keyspace(q).meta)).toEqual(["0", []]);
+        expect(await mq.schedulers(q)).toEqual([]);
       }, 60_000);
     });
   }
