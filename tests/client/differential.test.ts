@@ -34,6 +34,10 @@ const LIMITS = ["1", "2", "007", "999999999999999", ...JUNK];
 const DURATIONS = ["030", "60000", "999999999999999", ...JUNK];
 const DUES = ["1000", "007", "900000000000000", ...JUNK];
 const TEXTS = ["", "p", "héllo", "r".repeat(4096), "r".repeat(4097)];
+/** Scheduler names (the name rule), specs and missed-run bounds, valid and not. */
+const NAMES = ["s", "t", "a{b", "", "n".repeat(1025)];
+const SPECS = ["every 100", "every 200", "cron * * * * *", "x".repeat(1025)];
+const MAXES = ["0", "1", "5", "10001", ...JUNK];
 
 /** One job's group of a step: an id, and the rest by verb. */
 const job = fc.record({
@@ -51,6 +55,9 @@ type Step =
   | { verb: "EXTEND"; num: string; jobs: JobStep[] }
   | { verb: "PROMOTE" | "REAP"; num: string }
   | { verb: "CLAIM"; num: string; count: string }
+  | { verb: "SCHEDULER"; name: string; spec: string; due: string; max: string; text: string }
+  | { verb: "UNSCHEDULE"; name: string }
+  | { verb: "TICK"; name: string; due: string; num: string; jobs: JobStep[] }
   | { verb: "SLEEP" };
 
 const jobs = fc.array(job, { minLength: 1, maxLength: 3 });
@@ -59,6 +66,22 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ verb: fc.constant("EXTEND" as const), num: fc.constantFrom(...DURATIONS), jobs }),
   fc.record({ verb: fc.constantFrom("PROMOTE" as const, "REAP" as const), num: fc.constantFrom(...LIMITS) }),
   fc.record({ verb: fc.constant("CLAIM" as const), num: fc.constantFrom(...DURATIONS), count: fc.constantFrom(...LIMITS) }),
+  fc.record({
+    verb: fc.constant("SCHEDULER" as const),
+    name: fc.constantFrom(...NAMES),
+    spec: fc.constantFrom(...SPECS),
+    due: fc.constantFrom(...DUES),
+    max: fc.constantFrom(...MAXES),
+    text: fc.constantFrom(...TEXTS),
+  }),
+  fc.record({ verb: fc.constant("UNSCHEDULE" as const), name: fc.constantFrom(...NAMES) }),
+  fc.record({
+    verb: fc.constant("TICK" as const),
+    name: fc.constantFrom(...NAMES),
+    due: fc.constantFrom(...DUES),
+    num: fc.constantFrom(...DUES),
+    jobs: fc.array(job, { maxLength: 3 }),
+  }),
   fc.record({ verb: fc.constant("SLEEP" as const) }),
 );
 
@@ -84,6 +107,12 @@ function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>): [Verb, string
         return wireCall(s.verb, K, { limit: s.num });
       case "CLAIM":
         return wireCall("CLAIM", K, { lease_ms: s.num, count: s.count, block_ms: "0" });
+      case "SCHEDULER":
+        return wireCall("SCHEDULER", K, { name: s.name, spec: s.spec, next_ms: s.due, max_missed: s.max, payload: s.text });
+      case "UNSCHEDULE":
+        return wireCall("UNSCHEDULE", K, { name: s.name });
+      case "TICK":
+        return wireCall("TICK", K, { name: s.name, expected_ms: s.due, next_ms: s.num }, s.jobs.map((j) => ({ id: j.id, tick_ms: j.due })));
     }
   })();
   return [c.verb, c.keys, c.args.map(String)];
