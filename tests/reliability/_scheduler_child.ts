@@ -7,7 +7,7 @@
  * At <startAt> (ms since the epoch, so that the processes race) upserts scheduler `fast` (every
  * 100 ms, missed { max: 1000 }) — every process does —
  * and prints `next <ms>` (the next run in force), then runs <workers> workers for <ms>; each job's
- * handler prints `tick <tickAt> <id>`. Prints `done` once its workers stopped, then exits.
+ * handler prints `tick <tickAt> <id> <createdAt>`. Prints `done` once its workers stopped, then exits.
  */
 import { Logger } from "@valkey/valkey-glide";
 import { EchoMQ } from "../../client.ts";
@@ -27,7 +27,7 @@ process.stdout.write(`next ${next.getTime()}\n`);
 const running = Array.from({ length: Number(workers) }, () =>
   mq.work(queue!, async (job) => {
     const info = await mq.getJob(queue!, job.id);
-    process.stdout.write(`tick ${info?.tickAt} ${job.id}\n`);
+    process.stdout.write(`tick ${info?.tickAt} ${job.id} ${info?.createdAt}\n`);
   }, { blockMs: 100, concurrency: 2, onError: () => {} })
 );
 await new Promise((r) => setTimeout(r, Number(ms)));
