@@ -11,7 +11,9 @@
  * command per `blockMs` (default 5 s) and starts a new job one round trip after it is enqueued.
  * Finished jobs are settled together: every ack, retry and bury of one tick go out as one command
  * per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
- * whose lease is lost (an extension refused) has its `signal` aborted and is not settled.
+ * whose lease is lost (an extension refused) has its `signal` aborted and is not settled. Every
+ * worker also fires its queue's due schedulers (`schedulers.ts`: no leader, one job per run) and,
+ * with `timeoutMs`, fails an attempt whose handler runs too long (`JobTimeoutError`).
  *
  * What it trusts: only what the server confirmed. A job's lease is taken to end `leaseMs` after its
  * CLAIM was sent, on the monotonic clock (a lower bound of the server's deadline): a job whose lease
