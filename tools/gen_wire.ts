@@ -12,6 +12,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import process from "node:process";
+import { MAX_NAME_BYTES } from "../lib/keyspace/mod.ts";
 import {
   ARGS,
   type ArgName,
@@ -27,6 +28,7 @@ import {
   MAX_PAYLOAD_BYTES,
   MAX_PROGRESS_BYTES,
   MAX_REASON_BYTES,
+  MAX_SPEC_BYTES,
   META_FIELDS,
   type Refusal,
   REFUSAL_NAMES,
@@ -34,6 +36,7 @@ import {
   refusalsOf,
   renderRefusal,
   ROW_FIELDS,
+  SCHEDULER_FIELDS,
   STATES,
   TOKENS_PER_MS,
   TRIM_LIMIT,
@@ -53,6 +56,7 @@ const RUST = resolve(ROOT, "native/src/spec.rs");
 /** A gate as one word, the same in the JSON and in the Rust test. */
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
+  if (g.kind === "name") return "name";
   if (g.kind === "number") {
     return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}${g.digits === undefined ? "" : `:${g.digits}`}`;
   }
@@ -93,6 +97,10 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
       return [{ limit: String((ARGS.reason.gate as Gate & { limit: number }).limit) }];
     case "progress":
       return [{ limit: String((ARGS.value.gate as Gate & { limit: number }).limit) }];
+    case "spec":
+      return [{ limit: String(MAX_SPEC_BYTES) }];
+    case "name":
+      return all.filter((a) => ARGS[a].gate.kind === "name").map((arg) => ({ arg, max: String(MAX_NAME_BYTES) }));
     case "active":
     case "not-dead":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
@@ -146,6 +154,7 @@ export function vectors(): string {
     states: Object.keys(STATES),
     meta: Object.keys(META_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
+    scheduler: Object.keys(SCHEDULER_FIELDS),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
 }
@@ -172,6 +181,8 @@ export function sections(): Record<string, string> {
       const g: Gate = ARGS[a].gate;
       const gate = g.kind === "job-id"
         ? "starts with the 3 bytes `JOB`"
+        : g.kind === "name"
+        ? `1 to ${MAX_NAME_BYTES} bytes, none of them \`{\`, \`}\` or NUL`
         : g.kind === "number"
         ? `1 to ${gateDigits(g)} ASCII digits, nothing else (no sign, no space), ≥ ${g.min}${g.max === undefined ? "" : `, ≤ ${g.max}`}`
         : `at most ${g.config !== undefined ? `\`emq.${g.config}\` (default ${g.limit})` : g.limit} bytes`;
@@ -198,7 +209,8 @@ export function sections(): Record<string, string> {
   const row = `${table("field | holds", ROW_FIELDS)}\n\n${table("state | where the job is", STATES)}`;
   const meta = table("field | holds", META_FIELDS);
   const wake = table("marker | means", WAKE_MARKERS);
-  return { calls, args, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake };
+  const scheduler = table("field | holds", SCHEDULER_FIELDS);
+  return { calls, args, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler };
 }
 
 /** docs/WIRE.md with every generated section replaced by what the spec generates now. */
@@ -243,6 +255,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_PAYLOAD_BYTES", "i64", MAX_PAYLOAD_BYTES],
   ["MAX_REASON_BYTES", "i64", MAX_REASON_BYTES],
   ["MAX_PROGRESS_BYTES", "i64", MAX_PROGRESS_BYTES],
+  ["MAX_SPEC_BYTES", "i64", MAX_SPEC_BYTES],
   ["DEAD_MAX_DEFAULT", "i64", DEAD_MAX_DEFAULT],
   ["DEAD_AGE_DEFAULT_MS", "i64", DEAD_AGE_DEFAULT_MS],
   ["TRIM_LIMIT", "i64", TRIM_LIMIT],
@@ -256,6 +269,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
 /** A gate as the Rust `Gate` value. */
 function rustGate(g: Gate): string {
   if (g.kind === "job-id") return "Gate::JobId";
+  if (g.kind === "name") return "Gate::Name";
   if (g.kind === "number") {
     const max = g.max === undefined ? "None" : `Some(${g.max})`;
     return `Gate::Number { min: ${g.min}, max: ${max}, digits: ${gateDigits(g)} }`;
@@ -341,6 +355,8 @@ export function rust(): string {
     ...rustNames("The fields of the queue's `meta` hash.", "Meta", "META", META_FIELDS),
     "",
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
+    "",
+    ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -35,6 +35,9 @@ import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, t
 import { workerClient } from "./worker_client.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import { Queue } from "./queue.ts";
+import type { RepeatSpec } from "./repeat.ts";
+import * as schedulers from "./schedulers.ts";
+import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 
 /**
  * A connected EchoMQ client for payloads of type `P`: with the default JSON codec (`K` "json"),
@@ -345,13 +348,42 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Deletes `queue` entirely — its jobs (pending, scheduled, dead) a thousand per command, then its
-   * keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
+   * Deletes `queue` entirely — its schedulers, its jobs (pending, scheduled, dead) a thousand per
+   * command, then its keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
    * worker holds one of its jobs (stop the workers first). Not atomic across commands: jobs
    * admitted meanwhile are deleted too. Returns how many jobs were deleted.
    */
   async drop<const Q extends string>(queue: CheckQueue<Q>): Promise<number> {
     return await operations.drop(this.#c, this.#c.keyspace(queue));
+  }
+
+  /**
+   * Makes or updates scheduler `name` of `queue` (repeatable jobs): every `everyMs` ms, or on a cron
+   * pattern in time zone `tz` (IANA, default UTC; DST as croner computes it). Its jobs carry
+   * `payload`; workers of the queue fire it (no leader) and the server admits exactly one job per
+   * run, however many workers race. Upserting the same spec again changes only the payload and
+   * the missed-tick policy (its next run stays: safe on every process start); another spec takes
+   * effect from its own next run. Returns the next run in force (a `Date`; times are this machine's
+   * clock when computed here). Bad input is a `SchedulerOptionError` naming the option, before
+   * anything is sent.
+   */
+  async upsertScheduler<const Q extends string>(
+    queue: CheckQueue<Q>,
+    name: string,
+    spec: RepeatSpec,
+    opts: SchedulerOptions<Payload<P, K>>,
+  ): Promise<Date> {
+    return await schedulers.upsertScheduler(this.#c, this.#c.keyspace(queue), name, spec, opts as SchedulerOptions<P>);
+  }
+
+  /** `queue`'s schedulers, soonest first: name, spec, next run, last run, runs, policy, payload. */
+  async schedulers<const Q extends string>(queue: CheckQueue<Q>): Promise<Array<SchedulerInfo<Decoded<P, K>>>> {
+    return (await schedulers.schedulers(this.#c, this.#c.keyspace(queue))) as Array<SchedulerInfo<Decoded<P, K>>>;
+  }
+
+  /** Deletes scheduler `name` of `queue` (its jobs already admitted stay): `true` when it existed. */
+  async removeScheduler<const Q extends string>(queue: CheckQueue<Q>, name: string): Promise<boolean> {
+    return await schedulers.removeScheduler(this.#c, this.#c.keyspace(queue), name);
   }
 
   /**

@@ -26,7 +26,8 @@ export type ClientRule =
   | "durable"
   | "connection"
   | "timeout"
-  | "batch";
+  | "batch"
+  | "scheduler";
 
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";
@@ -47,6 +48,26 @@ export class EchoMQError extends Error {
     super(message);
     this.name = "EchoMQError";
     this.rule = rule;
+  }
+}
+
+/** The option of `upsertScheduler` a {@link SchedulerOptionError} names. */
+export type SchedulerOption = "name" | "cron" | "tz" | "everyMs" | "spec" | "missed" | "payload";
+
+/**
+ * A scheduler's input refused before anything is sent (`upsertScheduler`, `removeScheduler`): an
+ * invalid cron pattern, an unknown time zone, an `everyMs` that is not a positive integer, a name
+ * that breaks the name rule, a bad missed-tick policy. `option` names which.
+ */
+export class SchedulerOptionError extends EchoMQError {
+  /** The option refused. */
+  readonly option: SchedulerOption;
+  /** Builds the error for `option`. */
+  constructor(option: SchedulerOption, message: string, cause?: unknown) {
+    super("scheduler", message);
+    this.name = "SchedulerOptionError";
+    this.option = option;
+    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -434,7 +455,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "positive", "non-negative", "too-large", "payload", "reason", "progress", () =>
+    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", () =>
       new WireError(verb, "gate", text))
     .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("noperm", () => new WireError(verb, "noperm", text))

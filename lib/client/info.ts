@@ -45,6 +45,10 @@ export interface JobInfo<P> {
   readonly buriedAt?: number;
   /** Its progress, as the handler reported it (JSON), if any. */
   readonly progress?: unknown;
+  /** The scheduler whose tick admitted it (`upsertScheduler`), if one did. */
+  readonly scheduler?: string;
+  /** The scheduler's run it is for (ms since the epoch). */
+  readonly tickAt?: number;
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -137,6 +141,8 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["reason", text(row, ROW.reason)],
     ["buriedAt", state === STATE.dead ? num(row, ROW.buried_ms) : undefined],
     ["progress", progress],
+    ["scheduler", text(row, ROW.scheduler)],
+    ["tickAt", num(row, ROW.tick_ms)],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;

@@ -39,7 +39,10 @@ export {
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
-export { LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+export { JobTimeoutError, LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
+export type { MissedPolicy, RepeatSpec } from "./repeat.ts";
+export type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 export {
   BackendError,
   BatchError,
@@ -57,6 +60,8 @@ export {
   LeaseLostError,
   PayloadDecodeError,
   RequestTimeoutError,
+  SchedulerOptionError,
+  type SchedulerOption,
   type Rule,
   WireError,
   type WireRule,

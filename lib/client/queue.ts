@@ -29,6 +29,8 @@ import type { Counts, Job } from "./job.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker.ts";
+import type { RepeatSpec } from "./repeat.ts";
+import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 
 /** One queue of a client, typed by its payload `P` (see `EchoMQ.queue`). */
 export class Queue<P, K extends PayloadKind = "json"> {
@@ -135,5 +137,20 @@ export class Queue<P, K extends PayloadKind = "json"> {
   /** See `EchoMQ.drop`. */
   drop(): Promise<number> {
     return this.#mq.drop(this.name);
+  }
+
+  /** See `EchoMQ.upsertScheduler`. */
+  upsertScheduler(name: string, spec: RepeatSpec, opts: SchedulerOptions<Payload<P, K>>): Promise<Date> {
+    return this.#mq.upsertScheduler(this.name, name, spec, opts);
+  }
+
+  /** See `EchoMQ.schedulers`. */
+  schedulers(): Promise<Array<SchedulerInfo<Decoded<P, K>>>> {
+    return this.#mq.schedulers(this.name);
+  }
+
+  /** See `EchoMQ.removeScheduler`. */
+  removeScheduler(name: string): Promise<boolean> {
+    return this.#mq.removeScheduler(this.name, name);
   }
 }

@@ -11,7 +11,9 @@
  * command per `blockMs` (default 5 s) and starts a new job one round trip after it is enqueued.
  * Finished jobs are settled together: every ack, retry and bury of one tick go out as one command
  * per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
- * whose lease is lost (an extension refused) has its `signal` aborted and is not settled.
+ * whose lease is lost (an extension refused) has its `signal` aborted and is not settled. Every
+ * worker also fires its queue's due schedulers (`schedulers.ts`: no leader, one job per run) and,
+ * with `timeoutMs`, fails an attempt whose handler runs too long (`JobTimeoutError`).
  *
  * What it trusts: only what the server confirmed. A job's lease is taken to end `leaseMs` after its
  * CLAIM was sent, on the monotonic clock (a lower bound of the server's deadline): a job whose lease
@@ -30,7 +32,9 @@ import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 import type { Claim } from "./batch.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
-import { askedDelay, LeaseExpiredError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+import { askedDelay, JobTimeoutError, LeaseExpiredError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+import { FIRE_POLL_MS } from "./schedulers.ts";
+import { exponential } from "./backoff.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
 export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
@@ -95,6 +99,18 @@ export interface WorkerOptions {
   handleSignals?: boolean;
   /** The deadline of a stop triggered by `handleSignals`, in ms (default 10000). */
   stopTimeoutMs?: number;
+  /**
+   * A handler running longer than this (ms, 1 to 86400000; default: no limit) has its job's
+   * `signal` aborted with a `JobTimeoutError`, and the attempt fails at once with the reason
+   * `timed out after <ms> ms` (retried with backoff, or buried after the last attempt). A handler
+   * that ignores the signal cannot settle the job afterwards.
+   */
+  timeoutMs?: number;
+  /**
+   * Fire the queue's due schedulers (`upsertScheduler`) from this worker (default true): every
+   * worker of a queue may fire, and the server admits one job per run however many race.
+   */
+  schedulers?: boolean;
 }
 
 /** Options of {@link Worker.stop}. */
@@ -145,6 +161,11 @@ export interface WorkerClient<P> {
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
   /**
+   * Fires the queue's due schedulers once; resolves with the ms to wait before looking again
+   * (`idleMs` when the queue has none).
+   */
+  fireSchedulers?(queue: string, idleMs: number): Promise<number>;
+  /**
    * How long one call may take beyond its own wait and still be making progress, in ms: the
    * connection's request timeout plus the window in which it sends again a call refused by a
    * redirection (a resharding, a failover). The watchdog waits this much longer for a claim or a
@@ -153,9 +174,11 @@ export interface WorkerClient<P> {
   readonly patienceMs?: number;
 }
 
-/** The default backoff: 1 s, 2 s, 4 s, … capped at one hour. */
+const DEFAULT_BACKOFF = exponential();
+
+/** The default backoff: 1 s, 2 s, 4 s, … capped at one hour (`exponential()`). */
 export function exponentialBackoff(attempts: number): number {
-  return Math.min(3_600_000, 1000 * 2 ** Math.max(0, attempts - 1));
+  return DEFAULT_BACKOFF(attempts);
 }
 
 /** Cuts `text` to at most `max` UTF-8 bytes without splitting a character. */
@@ -218,6 +241,8 @@ interface Held<P> {
   settling: boolean;
   /** Its handler settled it through the client: the worker does not. */
   own: boolean;
+  /** Its handler ran past `timeoutMs`: the attempt failed then, the handler's outcome is ignored. */
+  timedOut: boolean;
   /** Resolves once the job is settled (or given up). */
   readonly done: Promise<void>;
   readonly finish: () => void;
@@ -302,6 +327,11 @@ export class Worker<P> {
   readonly #backoff: Backoff;
   readonly #blockMs: number;
   readonly #maintenanceMs: number;
+  readonly #timeoutMs: number | null;
+  #fireTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The last firing's error text: the same error again is not reported again. */
+  #fireError: string | null = null;
+  #firing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
   readonly #onStop: () => void;
   /** The jobs held, by {@link claimKey}. */
@@ -348,6 +378,7 @@ export class Worker<P> {
     this.#blockMs = option("blockMs", opts.blockMs, DEFAULT_BLOCK_MS, 10, 600_000);
     this.#maintenanceMs = option("maintenanceMs", opts.maintenanceMs, 5000, 1000, 3_600_000);
     const stopTimeoutMs = option("stopTimeoutMs", opts.stopTimeoutMs, 10_000, 0, 3_600_000);
+    this.#timeoutMs = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 1, 86_400_000);
     const b = opts.backoff ?? exponentialBackoff;
     if (typeof b !== "function") option("backoff", b, 0, 0, 3_600_000);
     this.#backoff = b;
@@ -364,6 +395,27 @@ export class Worker<P> {
     this.#watchdog = setInterval(() => this.#watch(), this.#watchEveryMs);
     if (opts.handleSignals) this.#unhook = stopOnSignals(() => this.stop({ timeoutMs: stopTimeoutMs }));
     this.#loop = this.#claimLoop();
+    if (opts.schedulers !== false && client.fireSchedulers !== undefined) this.#fireIn(0);
+  }
+
+  /** Fires the queue's due schedulers in `ms`, then again when the next one is due (no leader). */
+  #fireIn(ms: number): void {
+    this.#fireTimer = setTimeout(() => {
+      if (this.#stopping) return;
+      this.#firing = this.#client.fireSchedulers!(this.queue, this.#blockMs).then(
+        (wait) => {
+          this.#fireError = null;
+          if (!this.#stopping) this.#fireIn(wait);
+        },
+        (e: unknown) => {
+          if (this.#stopping) return;
+          const text = e instanceof Error ? e.message : String(e);
+          if (text !== this.#fireError) this.#report(e);
+          this.#fireError = text;
+          this.#fireIn(FIRE_POLL_MS);
+        },
+      );
+    }, ms);
   }
 
   /** True until `stop()` is called. */
@@ -501,7 +553,17 @@ export class Worker<P> {
     }
     let finish!: () => void;
     const done = new Promise<void>((resolve) => (finish = resolve));
-    const held: Held<P> = { job, controller: new AbortController(), leaseUntil, lost: false, settling: false, own: false, done, finish };
+    const held: Held<P> = {
+      job,
+      controller: new AbortController(),
+      leaseUntil,
+      lost: false,
+      settling: false,
+      own: false,
+      timedOut: false,
+      done,
+      finish,
+    };
     this.#held.set(key, held);
     if (claimed instanceof PayloadDecodeError) {
       this.#report(claimed);
@@ -524,6 +586,17 @@ export class Worker<P> {
         return (error) => this.#ownSettled(kind, error);
       },
     };
+    const limit = this.#timeoutMs;
+    if (limit !== null) {
+      const timer = setTimeout(() => {
+        if (held.lost || held.own || held.settling) return;
+        const timeout = new JobTimeoutError(limit);
+        held.controller.abort(timeout);
+        this.#settle(held, timeout);
+        held.timedOut = true;
+      }, limit);
+      void done.then(() => clearTimeout(timer));
+    }
     let result: unknown;
     try {
       result = running.run(context, () => this.#handler(view));
@@ -550,6 +623,7 @@ export class Worker<P> {
 
   /** Queues the job's settle: ack (`failure` null), else retry or bury; a lost job is dropped. */
   #settle(held: Held<P>, failure: unknown): void {
+    if (held.timedOut) return; // failed at its timeout already
     if (held.lost || held.own) {
       this.#release(held);
       return;
@@ -562,7 +636,7 @@ export class Worker<P> {
       this.#queue({ settlement: { kind: "ack", job }, why: "done" });
       return;
     }
-    const reason = truncateUtf8(describe(failure), MAX_REASON_BYTES);
+    const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
     if (failure instanceof UnrecoverableError || job.attempts >= this.#maxAttempts) {
       this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" });
       return;
@@ -776,6 +850,7 @@ export class Worker<P> {
       this.#stopping = true;
       this.#interrupt();
       clearInterval(this.#maintenance);
+      clearTimeout(this.#fireTimer);
       this.#unhook();
       this.#freed();
       this.#stopped = (async () => {
@@ -787,6 +862,7 @@ export class Worker<P> {
           line.close();
         }
         await this.#loop;
+        await this.#firing;
         this.#line?.close();
         this.#line = null;
         if (deadline !== null) {

@@ -18,6 +18,7 @@
  * @module
  */
 import { type Claim, claimOnce } from "./batch.ts";
+import { fireDue } from "./schedulers.ts";
 import type { Connection } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -156,5 +157,6 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     extend: (jobs, leaseMs) => calls.extend(jobs, leaseMs),
     progress: (job, value) => calls.progress(job, value),
     reap: (queue) => calls.reap(queue),
+    fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
   };
 }

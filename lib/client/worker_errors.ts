@@ -54,6 +54,23 @@ export function askedDelay(e: unknown): number | null {
 }
 
 /**
+ * What a running job's `signal` aborts with when its handler runs longer than the worker's
+ * `timeoutMs`: the attempt fails with the reason `timed out after <ms> ms` (this error's message)
+ * and follows the retry and backoff policy. A handler that ignores the signal cannot settle the
+ * job any more (the retry took it: its settle is refused as a lost lease).
+ */
+export class JobTimeoutError extends Error {
+  /** The limit that ran out, in ms. */
+  readonly timeoutMs: number;
+  /** Builds the error for a limit of `timeoutMs`. */
+  constructor(timeoutMs: number) {
+    super(`timed out after ${timeoutMs} ms`);
+    this.name = "JobTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
  * A worker's claim loop, or one of its settles, made no progress for too long (a call that never
  * came back, a connection that cannot be made): the worker says so here instead of sitting
  * "running", drops what is stuck (the claim connection is made again; stuck settles are given up,

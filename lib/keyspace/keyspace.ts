@@ -38,6 +38,8 @@ export class Keyspace<Q extends string = string> {
   readonly lanes: QueueKey<Q, "lanes">;
   /** `emq:{name}:parked`, lanes parked (rate-limited or penalized) until their score (ms). */
   readonly parked: QueueKey<Q, "parked">;
+  /** `emq:{name}:schedulers`, every scheduler's name scored by its next run (ms). */
+  readonly schedulers: QueueKey<Q, "schedulers">;
   /**
    * The cluster slot of every key of this queue, computed once. For the empty name (standalone
    * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
@@ -58,6 +60,7 @@ export class Keyspace<Q extends string = string> {
     this.ring = `${this.base}ring`;
     this.lanes = `${this.base}lanes`;
     this.parked = `${this.base}parked`;
+    this.schedulers = `${this.base}schedulers`;
     this.slot = slot(name === "" ? this.pending : `{${name}}`);
   }
 
@@ -95,6 +98,12 @@ export class Keyspace<Q extends string = string> {
     return `${this.base}lane:${lane}`;
   }
 
+  /** `scheduler:<name>`: one scheduler's hash; the name follows the name rule (`assertName`). */
+  scheduler(name: string): string {
+    assertName(name, "scheduler name");
+    return `${this.base}scheduler:${name}`;
+  }
+
   /**
    * The port of the native `Queue::from_key`: the keyspace of the queue that `key` belongs to,
    * when its type is exactly `type` and its name is non-empty; `null` otherwise.
@@ -113,8 +122,8 @@ function checkLane(lane: string): void {
 
 /**
  * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
- * `lanes`, `parked`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`, `lane(lane)`,
- * `name` and `slot`. A literal name keeps literal key types.
+ * `lanes`, `parked`, `schedulers`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
+ * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types.
  *
  * @example
  * ```ts

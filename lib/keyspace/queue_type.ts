@@ -6,9 +6,10 @@
 /**
  * The plain per-queue key types of the grammar (docs/GRAMMAR.md), in wire order. The prefixed
  * types — a job's row `job:<id>`, a lane's ready list `ready:<p>:<lane>`, its priority levels
- * `levels:<lane>` and its state `lane:<lane>` — are built by `Keyspace`'s methods.
+ * `levels:<lane>`, its state `lane:<lane>` and a scheduler's hash `scheduler:<name>` — are built by
+ * `Keyspace`'s methods.
  */
-export const QUEUE_TYPES: readonly ["pending", "active", "schedule", "dead", "meta", "wake", "ring", "lanes", "parked"] = [
+export const QUEUE_TYPES: readonly [
   "pending",
   "active",
   "schedule",
@@ -18,13 +19,26 @@ export const QUEUE_TYPES: readonly ["pending", "active", "schedule", "dead", "me
   "ring",
   "lanes",
   "parked",
+  "schedulers",
+] = [
+  "pending",
+  "active",
+  "schedule",
+  "dead",
+  "meta",
+  "wake",
+  "ring",
+  "lanes",
+  "parked",
+  "schedulers",
 ] as const;
 
 /**
  * A plain per-queue key type: `pending` (list: the default lane's ready ids at priority 0),
  * `active`, `schedule`, `dead` (sorted sets), `meta` (hash), `wake` (sorted set of markers idle
  * workers wait on), `ring` (list: the lanes claims serve, round-robin), `lanes` (sorted set: every
- * lane with its backlog), `parked` (sorted set: lanes parked until a time).
+ * lane with its backlog), `parked` (sorted set: lanes parked until a time), `schedulers` (sorted set:
+ * every scheduler's name, scored by its next run).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
 

@@ -29,6 +29,7 @@ import {
   type VerbSpec,
   WIRE,
 } from "../wire/mod.ts";
+import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
 
 /** A Lua string literal of `s` (single-quoted; backslash, quote, CR, LF and NUL escaped). */
 export function luaString(s: string): string {
@@ -203,6 +204,11 @@ function gateLua(name: ArgName, bind: string, ref: string, value: string, gate: 
       }
       return lines.join("\n");
     }
+    case "name":
+      // the name rule (lib/keyspace/name.ts): 1 to MAX_NAME_BYTES bytes, no '{', '}' or NUL
+      return `${bind} = ${value}\n` +
+        `if #${ref} < 1 or #${ref} > ${MAX_NAME_BYTES} or string.find(${ref}, '[{}%z]') then ` +
+        `return emq_refuse['name']({arg = '${name}', max = '${MAX_NAME_BYTES}'}) end`;
     case "bytes":
       return `${bind} = ${value}\n` +
         `if #${ref} > ${gate.limit} then return emq_refuse['${gate.refusal}']({limit = '${gate.limit}'}) end`;

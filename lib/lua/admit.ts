@@ -6,9 +6,12 @@
  *
  * @module
  */
-import { META, WIRE } from "../wire/mod.ts";
+import { META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
 
-/** `emq_admit(base, n, id, structure, kind)` and `emq_admitted(meta_type, n, now)`. */
+/**
+ * `emq_admit(base, n, id, structure, kind)`, `emq_admitted(a, n, now)` and `emq_pushed(a, base, n,
+ * id, now, fields)` (ENQUEUE's writes, which TICK's jobs share).
+ */
 export const ADMIT_LUA: string = `
 -- Returns {rows, meta = type, structure = type, missing}, or nil and the refusal.
 local function emq_admit(base, n, id, structure, kind)
@@ -38,5 +41,24 @@ end
 local function emq_admitted(a, n, now)
   if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', n)
+end
+
+-- Step 6 of an admission into pending: meta made and counted; per job its row (state pending, the
+-- fields fields(j) gives, its payload first, attempts 0, created_ms); the ids pushed on the head of
+-- pending in order; 'ready' on wake when pending was empty and got ids.
+local function emq_pushed(a, base, n, id, now, fields)
+  emq_admitted(a, n, now)
+  for j = 1, n do
+    local row = {'${ROW.state}', '${STATE.pending}'}
+    for _, f in ipairs(fields(j)) do row[#row + 1] = f end
+    row[#row + 1] = '${ROW.attempts}'
+    row[#row + 1] = '0'
+    row[#row + 1] = '${ROW.created_ms}'
+    row[#row + 1] = now
+    redis.call('HSET', a.rows[j], unpack(row))
+  end
+  if n == 0 then return end
+  emq_each('LPUSH', base .. 'pending', id)
+  if a.structure == 'none' then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
 end
 `;

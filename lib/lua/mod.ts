@@ -24,6 +24,9 @@ import { RESUME_LUA } from "./resume.ts";
 import { RETAIN_LUA } from "./retain.ts";
 import { RETRY_LUA } from "./retry.ts";
 import { SCHEDULE_LUA } from "./schedule.ts";
+import { SCHEDULER_LUA } from "./scheduler.ts";
+import { TICK_LUA } from "./tick.ts";
+import { UNSCHEDULE_LUA } from "./unschedule.ts";
 
 export { luaHead, luaScript, PRELUDE } from "./_prelude.ts";
 
@@ -46,4 +49,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   DROP: DROP_LUA,
   PROMOTE: PROMOTE_LUA,
   REAP: REAP_LUA,
+  SCHEDULER: SCHEDULER_LUA,
+  UNSCHEDULE: UNSCHEDULE_LUA,
+  TICK: TICK_LUA,
 });

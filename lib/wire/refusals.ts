@@ -76,6 +76,17 @@ export const REFUSALS = {
     template: "ERR {verb} reason exceeds {limit} bytes",
     doc: "a failure reason longer than 4096 bytes",
   },
+  name: {
+    step: "gate",
+    template: "ERR {verb} {arg} must be a name of 1 to {max} bytes without braces or NUL",
+    doc: "a name argument (a scheduler's) that breaks the name rule: empty, longer than 1024 bytes, or " +
+      "holding `{`, `}` or NUL",
+  },
+  spec: {
+    step: "gate",
+    template: "ERR {verb} spec exceeds {limit} bytes",
+    doc: "a scheduler spec longer than 1024 bytes",
+  },
   progress: {
     step: "gate",
     template: "ERR {verb} progress exceeds {limit} bytes",

@@ -1,7 +1,7 @@
 /**
  * What the verbs store, written once: the fields of a job's row (`emq:{q}:job:<id>`, a hash), the
  * states its `state` field takes, the fields of the queue's `meta` hash, and the markers on `wake`
- * (a sorted set). Each table maps a name to what it holds; {@link ROW}, {@link STATE}, {@link META}
+ * (a sorted set), and the fields of a scheduler's hash. Each table maps a name to what it holds; {@link ROW}, {@link STATE}, {@link META}
  * and {@link WAKE} map each name to itself, for code to spell it. The Lua twin's bodies and the
  * client's readers (`lib/client/info.ts`) interpolate these names, the native module's literals
  * are generated from them (`native/src/spec.rs`), and docs/WIRE.md prints them: a name changed
@@ -25,6 +25,8 @@ export const ROW_FIELDS = {
   reason: "the last failure's reason (RETRY, BURY; REQUEUE deletes it)",
   buried_ms: "when it was buried (BURY; REQUEUE deletes it)",
   progress: "its progress, as the handler last reported it (PROGRESS)",
+  scheduler: "the scheduler whose tick admitted it (TICK)",
+  tick_ms: "the scheduler's run it is for (TICK)",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */
@@ -50,6 +52,17 @@ export const META_FIELDS = {
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
 } as const;
 
+/** The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`, made by SCHEDULER). */
+export const SCHEDULER_FIELDS = {
+  spec: "the client's text of when it runs (`every <ms>` or `cron <pattern>[ tz=<zone>]`), opaque to the server",
+  next_ms: "its next run (also its score in `schedulers`): a TICK must name it to fire",
+  max_missed: "the most jobs one TICK fires for missed runs (the client's policy: 1 latest, 0 skip, N at most N)",
+  payload: "the payload of every job it admits",
+  runs: "jobs its ticks admitted so far",
+  last_ms: "the latest run a TICK admitted a job for (absent before the first)",
+  created_ms: "when it was first upserted",
+} as const;
+
 /** The markers on the queue's `wake`, which idle workers of the scripts backend wait on. */
 export const WAKE_MARKERS = {
   ready: "score 0: pending holds ids (written when ids arrive in it, removed by a CLAIM that empties it)",
@@ -62,6 +75,8 @@ export type RowField = keyof typeof ROW_FIELDS;
 export type StateName = keyof typeof STATES;
 /** A field of a queue's `meta`. */
 export type MetaField = keyof typeof META_FIELDS;
+/** A field of a scheduler's hash. */
+export type SchedulerField = keyof typeof SCHEDULER_FIELDS;
 /** A marker on a queue's `wake`. */
 export type WakeMarker = keyof typeof WAKE_MARKERS;
 
@@ -78,5 +93,7 @@ export const ROW: Names<RowField> = names(ROW_FIELDS);
 export const STATE: Names<StateName> = names(STATES);
 /** `meta`'s field names: `META.tokens` is `"tokens"`. */
 export const META: Names<MetaField> = names(META_FIELDS);
+/** A scheduler's field names: `SCHED.next_ms` is `"next_ms"`. */
+export const SCHED: Names<SchedulerField> = names(SCHEDULER_FIELDS);
 /** The marker names: `WAKE.ready` is `"ready"`. */
 export const WAKE: Names<WakeMarker> = names(WAKE_MARKERS);

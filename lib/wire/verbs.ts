@@ -13,7 +13,7 @@
  *
  * @module
  */
-import type { QueueType } from "../keyspace/mod.ts";
+import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
@@ -21,15 +21,18 @@ export const WIRE = 6;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
- * {@link MAX_DIGITS}) within bounds; or bytes of at most `limit` (refused with `refusal`; with `config`, the module's
- * configuration of that name sets the limit, and `limit` is its default and the scripts' limit).
+ * {@link MAX_DIGITS}) within bounds; a name inside a queue (the name rule of
+ * `lib/keyspace/name.ts`: 1 to {@link MAX_NAME_BYTES} bytes without `{`, `}` or NUL); or bytes of at
+ * most `limit` (refused with `refusal`; with `config`, the module's configuration of that name sets
+ * the limit, and `limit` is its default and the scripts' limit).
  */
 export type Gate =
   | { readonly kind: "job-id" }
+  | { readonly kind: "name" }
   | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number; readonly digits?: number }
   | {
     readonly kind: "bytes";
-    readonly refusal: "payload" | "reason" | "progress";
+    readonly refusal: "payload" | "reason" | "progress" | "spec";
     readonly limit: number;
     readonly config?: "max-payload";
   };
@@ -40,6 +43,8 @@ export const MAX_PAYLOAD_BYTES = 1048576;
 export const MAX_REASON_BYTES = 4096;
 /** Longest progress value PROGRESS accepts. */
 export const MAX_PROGRESS_BYTES = 65536;
+/** Longest scheduler spec SCHEDULER accepts (the client's text: `every <ms>`, `cron <pattern> …`). */
+export const MAX_SPEC_BYTES = 1024;
 /** Dead jobs a queue keeps when its `meta` sets no `dead_max` (0 there: no limit). */
 export const DEAD_MAX_DEFAULT = 10000;
 /** How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days. */
@@ -116,13 +121,34 @@ export const ARGS = {
     sample: "2592000000",
     doc: "how long a dead job is kept, in ms (0: no limit)",
   },
+  name: { gate: { kind: "name" }, sample: "nightly", doc: "a scheduler's name (the name rule)" },
+  spec: {
+    gate: { kind: "bytes", refusal: "spec", limit: MAX_SPEC_BYTES },
+    sample: "every 60000",
+    doc: "a scheduler's spec, the client's text (`every <ms>` or `cron <pattern>[ tz=<zone>]`), opaque to the server",
+  },
+  next_ms: { gate: { kind: "number", min: 1 }, sample: "1", doc: "a scheduler's next run, ms since the epoch" },
+  expected_ms: {
+    gate: { kind: "number", min: 1 },
+    sample: "1",
+    doc: "the next run the firer read (TICK fires only when it is still the scheduler's)",
+  },
+  max_missed: {
+    gate: { kind: "number", min: 0, max: MAX_BATCH },
+    sample: "1",
+    doc: "the most jobs one tick fires for missed runs (1: the latest only; 0: skip them)",
+  },
+  tick_ms: { gate: { kind: "number", min: 1 }, sample: "1", doc: "the run a scheduler's job is for, ms since the epoch" },
 } as const satisfies Record<string, { gate: Gate; sample: string; doc: string }>;
 
 /** The name of an argument. */
 export type ArgName = keyof typeof ARGS;
 
-/** A key a verb derives from the queue name: a grammar type, `wake`, or the rows of its jobs. */
-export type Derived = Exclude<QueueType, "meta"> | "rows";
+/**
+ * A key a verb derives from the queue name: a grammar type, `wake`, the rows of its jobs, or the
+ * hash of the scheduler it names (`scheduler:<name>`).
+ */
+export type Derived = Exclude<QueueType, "meta"> | "rows" | "scheduler";
 
 /** One verb of the wire. */
 export interface VerbSpec {
@@ -350,6 +376,44 @@ export const VERBS = {
       "and `HSET row state pending` when the row exists; `ZADD wake 0 ready` when any moved",
     domain: ["noperm", "wrongtype", "migrating"],
   },
+  SCHEDULER: {
+    args: ["name", "spec", "next_ms", "max_missed", "payload"],
+    group: [],
+    touches: ["schedulers", "scheduler"],
+    admits: true,
+    reply: "integer: the scheduler's next run in force (ms)",
+    effect: "upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed and " +
+      "payload change (its next run stays); with another spec it runs next at next_ms",
+    writes: "`meta` made if missing; new: `HSET scheduler:<name> spec <s> next_ms <n> max_missed <m> payload " +
+      "<p> runs 0 created_ms <now>`, `ZADD schedulers <n> name`; same spec: `HSET scheduler:<name> " +
+      "max_missed <m> payload <p>`; another spec: `HSET scheduler:<name> spec <s> next_ms <n> max_missed " +
+      "<m> payload <p>`, `ZADD schedulers <n> name`",
+    domain: ["noperm", "wrongtype", "migrating"],
+  },
+  UNSCHEDULE: {
+    args: ["name"],
+    group: [],
+    touches: ["schedulers", "scheduler"],
+    admits: false,
+    reply: "integer: 1 when it removed the scheduler, 0 when there was none",
+    effect: "the scheduler is deleted (its jobs already admitted stay)",
+    writes: "`DEL scheduler:<name>`, `ZREM schedulers name`",
+    domain: ["noperm", "wrongtype", "migrating"],
+  },
+  TICK: {
+    args: ["name", "expected_ms", "next_ms"],
+    group: ["id", "tick_ms"],
+    minGroups: 0,
+    touches: ["pending", "wake", "rows", "schedulers", "scheduler"],
+    admits: true,
+    reply: "integer: jobs admitted, or -1 when it did not fire (writing nothing)",
+    effect: "fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new " +
+      "next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits " +
+      "(the scheduler's payload; the row also names the scheduler and its run) and the next run is next_ms",
+    writes: "as ENQUEUE (the rows also get `scheduler <name> tick_ms <t>`); `HSET scheduler:<name> next_ms " +
+      "<next>`, with jobs `HSET scheduler:<name> last_ms <the latest tick_ms>`; `runs + n`; `ZADD schedulers <next> name`",
+    domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+  },
 } as const satisfies Record<string, VerbSpec>;
 
 /** A verb, as it appears after `EMQ.`. */
@@ -367,6 +431,7 @@ export function gateDigits(g: Gate & { kind: "number" }): number {
 export function gateRefusal(g: Gate): Refusal {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "bytes") return g.refusal;
+  if (g.kind === "name") return "name";
   return g.min === 0 ? "non-negative" : "positive";
 }
 

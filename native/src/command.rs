@@ -8,7 +8,7 @@
 use crate::config;
 use crate::ffi::{self, Ctx, Dispatch, Entry, Kind, Owned, Str};
 use crate::gates;
-use crate::keyspace::{Queue, META};
+use crate::keyspace::{self, Queue, META};
 use crate::literals::lit;
 use crate::spec::{VERBS, WIRE};
 use crate::verbs::scope::Scope;
@@ -65,6 +65,11 @@ impl<'a> Args<'a> {
             Value::Number(n) => n,
             Value::Bytes(_) => unreachable!("argument {i} is not a number"),
         }
+    }
+
+    /// Fixed argument `i`, as sent (a name, a spec, a payload).
+    pub fn bytes(&self, i: usize) -> Str<'a> {
+        self.bytes_at(i)
     }
 
     /// Fixed argument `i` as the number its gate parsed.
@@ -241,8 +246,8 @@ fn steps<'a>(
     Ok((q, gates(verb, &argv[3..], jobs)?))
 }
 
-/// Step 3: the node's `emq.wire` must be 5; on a standalone server the string key
-/// `{emq}:version`, when present and readable by the caller, must be `5` (a key of another type
+/// Step 3: the node's `emq.wire` must be [`WIRE`]; on a standalone server the string key
+/// `{emq}:version`, when present and readable by the caller, must be that number (a key of another type
 /// counts as absent, as does one the caller's ACL hides; the refusal names a number, nothing else).
 fn fence(ctx: Ctx) -> Result<(), Refusal> {
     let w = config::wire();
@@ -276,6 +281,8 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
         values.push(match spec.gate {
             Gate::JobId if gates::job_id(b) => Value::Bytes(arg),
             Gate::JobId => return Err(Refusal::NotJobId),
+            Gate::Name if keyspace::valid_name(b) => Value::Bytes(arg),
+            Gate::Name => return Err(Refusal::NotName(spec.name)),
             Gate::Number { min, max, digits } => {
                 let n = gates::digits_up_to(b, digits).filter(|&n| n >= min);
                 let n = n.ok_or(Refusal::Number(spec.name, min >= 1))?;

@@ -32,13 +32,17 @@ pub const RING: &[u8] = b"ring";
 pub const LANES: &[u8] = b"lanes";
 /// Type of the lanes parked until a time (a sorted set).
 pub const PARKED: &[u8] = b"parked";
+/// Type of the index of schedulers, scored by their next run (a sorted set).
+pub const SCHEDULERS: &[u8] = b"schedulers";
+/// A scheduler's hash is this prefix followed by its name.
+pub const SCHEDULER: &[u8] = b"scheduler:";
 /// A lane's ready list at a priority is this prefix, the priority, `:`, the lane name.
 pub const READY: &[u8] = b"ready:";
 /// A lane's priority levels (a sorted set) are this prefix followed by the lane name.
 pub const LEVELS: &[u8] = b"levels:";
 /// A lane's state (a hash) is this prefix followed by the lane name.
 pub const LANE: &[u8] = b"lane:";
-/// The longest name inside a queue (a lane), in bytes.
+/// The longest name inside a queue (a lane, a scheduler), in bytes.
 pub const MAX_NAME_BYTES: usize = 1024;
 
 /// Whether `name` is a valid queue name for the host grammar: any bytes except `{`, `}` and NUL.
@@ -49,7 +53,7 @@ pub fn valid_queue(name: &[u8]) -> bool {
     !name.iter().any(|&b| b == b'{' || b == b'}' || b == 0)
 }
 
-/// Whether `name` is a legal name inside a queue (a lane): non-empty (the empty name is the
+/// Whether `name` is a legal name inside a queue (a lane, a scheduler): non-empty (the empty name is the
 /// default lane), at most [`MAX_NAME_BYTES`], and a [`valid_queue`] name. The host twin
 /// (`validName`) checks, in order: empty, `}`, `{`, NUL, well-formed UTF-16 (host only), length.
 pub fn valid_name(name: &[u8]) -> bool {
@@ -200,6 +204,13 @@ impl<'a> Queue<'a> {
         k.extend_from_slice(lane);
         k
     }
+
+    /// `scheduler:<name>`: one scheduler's hash (the name is checked by the gate, not here).
+    pub fn scheduler(&self, name: &[u8]) -> Vec<u8> {
+        let mut k = self.key(SCHEDULER);
+        k.extend_from_slice(name);
+        k
+    }
 }
 
 /// The row key of `id` under a base key `emq:{q}:` (used when ids come out of a list or set).
@@ -344,7 +355,8 @@ mod tests {
                         b"dead" => q.dead(),
                         b"meta" => q.meta(),
                         b"wake" => q.wake(),
-                        b"ring" | b"lanes" | b"parked" => q.key(t),
+                        b"ring" | b"lanes" | b"parked" | b"schedulers" => q.key(t),
+                        _ if t.starts_with(SCHEDULER) => q.scheduler(&t[SCHEDULER.len()..]),
                         _ if t.starts_with(READY)
                             || t.starts_with(LANE)
                             || t.starts_with(LEVELS) =>

@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use crate::ffi::{Literal, Str};
-use crate::spec::{self, Meta, Row, States, Wake};
+use crate::spec::{self, Meta, Row, Scheduler, States, Wake};
 
 /// The module's literals, each an `S`.
 #[derive(Clone, Copy)]
@@ -19,7 +19,9 @@ pub struct Literals<S> {
     pub meta: Meta<S>,
     /// `wake`'s markers.
     pub wake: Wake<S>,
-    /// The wire's number (`5`), as `meta` stores it.
+    /// A scheduler's field names.
+    pub sched: Scheduler<S>,
+    /// The wire's number (`6`), as `meta` stores it.
     pub wire: S,
     /// The standalone server's fence key (`{emq}:version`).
     pub fence_key: S,
@@ -36,6 +38,7 @@ impl<S> Literals<S> {
             state: self.state.map(&mut f),
             meta: self.meta.map(&mut f),
             wake: self.wake.map(&mut f),
+            sched: self.sched.map(&mut f),
             wire: f(self.wire),
             fence_key: f(self.fence_key),
             zero: f(self.zero),
@@ -54,6 +57,7 @@ pub fn init() {
         state: spec::STATE,
         meta: spec::META,
         wake: spec::WAKE,
+        sched: spec::SCHEDULER,
         wire: wire.as_bytes(),
         fence_key: spec::FENCE_KEY.as_bytes(),
         zero: b"0",

@@ -21,6 +21,8 @@ pub const MAX_PAYLOAD_BYTES: i64 = 1048576;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Longest progress value PROGRESS accepts.
 pub const MAX_PROGRESS_BYTES: i64 = 65536;
+/// Longest scheduler spec SCHEDULER accepts (the client's text: `every <ms>`, `cron <pattern> …`).
+pub const MAX_SPEC_BYTES: i64 = 1024;
 /// Dead jobs a queue keeps when its `meta` sets no `dead_max` (0 there: no limit).
 pub const DEAD_MAX_DEFAULT: i64 = 10000;
 /// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
@@ -68,6 +70,18 @@ pub mod arg {
     pub const DEAD_MAX: Arg = Arg { name: "dead_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a dead job is kept, in ms (0: no limit)
     pub const DEAD_AGE_MS: Arg = Arg { name: "dead_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// a scheduler's name (the name rule)
+    pub const NAME: Arg = Arg { name: "name", gate: Gate::Name };
+    /// a scheduler's spec, the client's text (`every <ms>` or `cron <pattern>[ tz=<zone>]`), opaque to the server
+    pub const SPEC: Arg = Arg { name: "spec", gate: Gate::Bytes { refusal: "spec", limit: Limit::Fixed(1024) } };
+    /// a scheduler's next run, ms since the epoch
+    pub const NEXT_MS: Arg = Arg { name: "next_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
+    /// the next run the firer read (TICK fires only when it is still the scheduler's)
+    pub const EXPECTED_MS: Arg = Arg { name: "expected_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
+    /// the most jobs one tick fires for missed runs (1: the latest only; 0: skip them)
+    pub const MAX_MISSED: Arg = Arg { name: "max_missed", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
+    /// the run a scheduler's job is for, ms since the epoch
+    pub const TICK_MS: Arg = Arg { name: "tick_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
 }
 
 /// Every verb's call shape, in wire order.
@@ -109,10 +123,16 @@ pub mod verb {
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.REAP`: up to limit ids whose lease expired go back to pending (the tail: claimed next).
     pub const REAP: Verb = Verb { name: "EMQ.REAP", command: "emq.reap", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.SCHEDULER`: upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed and payload change (its next run stays); with another spec it runs next at next_ms.
+    pub const SCHEDULER: Verb = Verb { name: "EMQ.SCHEDULER", command: "emq.scheduler", args: &[NAME, SPEC, NEXT_MS, MAX_MISSED, PAYLOAD], group: &[], min_groups: 1, admits: true };
+    /// `EMQ.UNSCHEDULE`: the scheduler is deleted (its jobs already admitted stay).
+    pub const UNSCHEDULE: Verb = Verb { name: "EMQ.UNSCHEDULE", command: "emq.unschedule", args: &[NAME], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.TICK`: fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits (the scheduler's payload; the row also names the scheduler and its run) and the next run is next_ms.
+    pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[NAME, EXPECTED_MS, NEXT_MS], group: &[ID, TICK_MS], min_groups: 0, admits: true };
 }
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
-pub static VERBS: [Command; 17] = [
+pub static VERBS: [Command; 20] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -130,6 +150,9 @@ pub static VERBS: [Command; 17] = [
     Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 14> },
     Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 15> },
     Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 16> },
+    Command { verb: verb::SCHEDULER, run: verbs::scheduler::run, entry: entry::<Dispatcher, 17> },
+    Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 18> },
+    Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 19> },
 ];
 
 names! {
@@ -155,6 +178,10 @@ names! {
         buried_ms,
         /// its progress, as the handler last reported it (PROGRESS)
         progress,
+        /// the scheduler whose tick admitted it (TICK)
+        scheduler,
+        /// the scheduler's run it is for (TICK)
+        tick_ms,
     }
 }
 
@@ -207,5 +234,25 @@ names! {
         ready,
         /// score: the earliest due time a SCHEDULE or RETRY wrote (`ZADD LT`); a CLAIM removes it once due
         due,
+    }
+}
+
+names! {
+    /// The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).
+    Scheduler SCHEDULER {
+        /// the client's text of when it runs (`every <ms>` or `cron <pattern>[ tz=<zone>]`), opaque to the server
+        spec,
+        /// its next run (also its score in `schedulers`): a TICK must name it to fire
+        next_ms,
+        /// the most jobs one TICK fires for missed runs (the client's policy: 1 latest, 0 skip, N at most N)
+        max_missed,
+        /// the payload of every job it admits
+        payload,
+        /// jobs its ticks admitted so far
+        runs,
+        /// the latest run a TICK admitted a job for (absent before the first)
+        last_ms,
+        /// when it was first upserted
+        created_ms,
     }
 }

@@ -1,9 +1,10 @@
-//! Wire-5 facts shared by every verb, as types: an argument's gate ([`Gate`]), a verb's call shape
+//! Wire facts shared by every verb, as types: an argument's gate ([`Gate`]), a verb's call shape
 //! ([`Verb`]: one declared key, the queue's `meta`; fixed arguments and a repeated group, each with
 //! its gate), the refusals with their exact texts ([`Refusal`]), and the [`names!`] sets of stored
 //! names. Pure code. The values — every verb, argument and constant of the spec `lib/wire` — are
 //! generated into `spec.rs`; the unit tests below check both against `tests/vectors/wire.json`.
 
+use crate::keyspace::MAX_NAME_BYTES;
 use crate::spec::{MAX_BATCH, WIRE};
 
 /// How an argument is checked at step 4 (the spec's `Gate`).
@@ -17,6 +18,8 @@ pub enum Gate {
         max: Option<u64>,
         digits: usize,
     },
+    /// A name inside a queue (a scheduler's): `keyspace::valid_name`.
+    Name,
     /// At most `limit` bytes, else refused as `refusal` (the spec's refusal name: `payload`, …).
     Bytes { refusal: &'static str, limit: Limit },
 }
@@ -116,6 +119,8 @@ pub enum Refusal {
     Batch,
     /// Step 4: an id lacks the `JOB` prefix.
     NotJobId,
+    /// Step 4: a name argument breaks the name rule (its name).
+    NotName(&'static str),
     /// Step 4: a number argument is malformed (its name, and whether it must be ≥ 1).
     Number(&'static str, bool),
     /// Step 4: a number argument above its bound (its name, the bound).
@@ -151,6 +156,7 @@ impl Refusal {
             Refusal::Fenced(_) => "fenced",
             Refusal::Batch => "batch",
             Refusal::NotJobId => "job-id",
+            Refusal::NotName(_) => "name",
             Refusal::Number(_, true) => "positive",
             Refusal::Number(_, false) => "non-negative",
             Refusal::TooLarge(..) => "too-large",
@@ -188,6 +194,9 @@ impl Refusal {
             }
             Refusal::Batch => format!("ERR {v} at most {MAX_BATCH} jobs per call"),
             Refusal::NotJobId => format!("ERR {v} id must be a JOB id"),
+            Refusal::NotName(arg) => format!(
+                "ERR {v} {arg} must be a name of 1 to {MAX_NAME_BYTES} bytes without braces or NUL"
+            ),
             Refusal::Number(field, true) => format!("ERR {v} {field} must be a positive integer"),
             Refusal::Number(field, false) => {
                 format!("ERR {v} {field} must be a non-negative integer")
@@ -266,6 +275,7 @@ mod tests {
     fn gate_name(g: Gate) -> String {
         match g {
             Gate::JobId => "job-id".into(),
+            Gate::Name => "name".into(),
             Gate::Number { min, max, digits } => {
                 let max = max.map_or(String::new(), |m| format!("<={m}"));
                 let digits = if digits == spec::MAX_DIGITS {
@@ -367,6 +377,7 @@ mod tests {
         assert_eq!(names(spec::STATE.all()), strings(&want["states"]));
         assert_eq!(names(spec::META.all()), strings(&want["meta"]));
         assert_eq!(names(spec::WAKE.all()), strings(&want["wake"]));
+        assert_eq!(names(spec::SCHEDULER.all()), strings(&want["scheduler"]));
     }
 
     /// Every refusal text is the spec's: each sample the spec renders, rebuilt as this module's
@@ -397,6 +408,7 @@ mod tests {
                 "fenced" => Refusal::Fenced(p("found")),
                 "batch" => Refusal::Batch,
                 "job-id" => Refusal::NotJobId,
+                "name" => Refusal::NotName(arg(p("arg"))),
                 "positive" => Refusal::Number(arg(p("arg")), true),
                 "non-negative" => Refusal::Number(arg(p("arg")), false),
                 "too-large" => Refusal::TooLarge(arg(p("arg")), p("max").parse().unwrap()),
@@ -437,6 +449,7 @@ mod tests {
             Refusal::Fenced(String::new()),
             Refusal::Batch,
             Refusal::NotJobId,
+            Refusal::NotName(""),
             Refusal::Number("", true),
             Refusal::Number("", false),
             Refusal::TooLarge("", 0),

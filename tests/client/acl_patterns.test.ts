@@ -33,6 +33,8 @@ const VERBS = {
 };
 /** The fence key, read-only: a user who may read it is fenced (docs/WIRE.md). */
 const FENCE = "%R~{emq}:version";
+/** What firing schedulers adds to a worker's user: the reads of `schedulers` and a scheduler, the server's clock. */
+const FIRE = ["+zrange", "+hgetall", "+time"];
 /** What an operator's reads add: stats, counts, jobs, getJob, isPaused, queues. */
 const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+lrange", "+zrange", "+scan"];
 
@@ -44,8 +46,8 @@ beforeAll(async () => {
   await user("class", "~emq:{t[12]}:*", "+@all");
   await user("exact", aclKeyPattern("t*"), "+@all");
   for (const backend of ["module", "scripts"] as const) {
-    await user(`worker-${backend}`, aclKeyPattern("w[1]"), FENCE, ...CONNECT, ...VERBS[backend]);
-    await user(`operator-${backend}`, aclKeyPattern("w[1]"), FENCE, ...CONNECT, ...VERBS[backend], ...READS);
+    await user(`worker-${backend}`, aclKeyPattern("w[1]"), FENCE, ...CONNECT, ...VERBS[backend], ...FIRE);
+    await user(`operator-${backend}`, aclKeyPattern("w[1]"), FENCE, ...CONNECT, ...VERBS[backend], ...FIRE, ...READS);
   }
 }, 60_000);
 

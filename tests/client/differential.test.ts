@@ -40,6 +40,10 @@ const LIMITS = ["1", "2", "007", "999999999999999", ...JUNK];
 const DURATIONS = ["030", "60000", "999999999999999", ...JUNK];
 const DUES = ["1000", "007", "900000000000000", ...JUNK];
 const TEXTS = ["", "p", "héllo", "r".repeat(4096), "r".repeat(4097)];
+/** Scheduler names (the name rule), specs and missed-run bounds, valid and not. */
+const NAMES = ["s", "t", "a{b", "", "n".repeat(1025)];
+const SPECS = ["every 100", "every 200", "cron * * * * *", "x".repeat(1025)];
+const MAXES = ["0", "1", "5", "10001", ...JUNK];
 
 /**
  * Values for every argument of the spec, valid and junk alike. Typed by `ArgName`: an argument
@@ -60,6 +64,13 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   value: TEXTS,
   dead_max: LIMITS,
   dead_age_ms: DURATIONS,
+  name: NAMES,
+  spec: SPECS,
+  // a TICK fires only when its expected time is the scheduler's next run: both drawn from DUES
+  next_ms: DUES,
+  expected_ms: DUES,
+  max_missed: MAXES,
+  tick_ms: DUES,
 };
 
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */

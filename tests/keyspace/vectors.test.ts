@@ -67,6 +67,10 @@ describe("shared vectors", () => {
     }
     // a lane's keys (prefixed types) are built by the keyspace's methods: see the lane vectors below
     if (/^(ready|levels|lane):/.test(r.type!)) return;
+    if (r.type!.startsWith("scheduler:")) {
+      expect(keyspace(r.queue as string).scheduler(r.type!.slice("scheduler:".length))).toBe(r.key);
+      return;
+    }
     const build = (): string => queueKey(r.queue as string, r.type as QueueType);
     if (!r.valid) {
       expect(build).toThrow(TypeError);
@@ -100,5 +104,7 @@ describe("shared lane vectors", () => {
     expect(() => keyspace("q").ready("a}b", 0)).toThrow(/lane name "a}b" must not contain "}"/);
     expect(() => keyspace("q").ready("x", -1)).toThrow(/priority must be a non-negative integer/);
     expect(() => keyspace("q").lane("n".repeat(1025))).toThrow(/at most 1024 bytes/);
+    expect(() => keyspace("q").scheduler("a{b")).toThrow(/scheduler name "a\{b" must not contain "\{"/);
+    expect(() => keyspace("q").scheduler("")).toThrow(/scheduler name must not be empty/);
   });
 });

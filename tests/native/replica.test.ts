@@ -1,5 +1,5 @@
 /**
- * Effects replication, wire-5: a mixed workload on a primary (every verb, batches, EXTEND, time-
+ * Effects replication: a mixed workload on a primary (every verb, batches, EXTEND, time-
  * reading verbs, orphans, refusals), a blocked CLAIM woken by an ENQUEUE (its writes happen in the
  * module's blocked-client callback), and CLAIMs that meet only orphan ids (ids in pending whose
  * row is gone: popped) leave the replica with the primary's DEBUG DIGEST — time fields included,
@@ -193,6 +193,23 @@ test("CLAIMs that meet only orphan ids pop them: the replica ends with the same 
   expect(claimed(expectOk(await second)).jobs.map((j) => j.id)).toEqual([jobId(2)]);
   expect(expectOk(await run(["EXISTS", q.pending]))).toBe(0);
   await sameDigest();
+}, 60_000);
+
+test("schedulers: SCHEDULER upserts, TICKs (fired, stale, skipped), UNSCHEDULE and refusals replicate as effects", async () => {
+  const q = queue("sched");
+  const t0 = Date.now();
+  expectOk(await run(argv("SCHEDULER", q, { name: "a", spec: "every 100", next_ms: t0, max_missed: 3, payload: "pa" })), t0);
+  expectOk(await run(argv("SCHEDULER", q, { name: "a", spec: "every 100", next_ms: t0 + 5, max_missed: 1, payload: "pb" })), t0);
+  expectOk(await run(argv("SCHEDULER", q, { name: "b", spec: "cron * * * * *", next_ms: t0 + 60_000, max_missed: 1, payload: "x" })));
+  expectOk(await run(argv("TICK", q, { name: "a", expected_ms: t0, next_ms: t0 + 300 }, [{ id: jobId(1), tick_ms: t0 + 100 }, { id: jobId(2), tick_ms: t0 + 200 }])), 2);
+  expectOk(await run(argv("TICK", q, { name: "a", expected_ms: t0, next_ms: t0 + 300 }, [{ id: jobId(3), tick_ms: t0 }])), -1);
+  expectOk(await run(argv("TICK", q, { name: "a", expected_ms: t0 + 300, next_ms: t0 + 400 })), 0);
+  expect(await run(argv("TICK", q, { name: "a{", expected_ms: 1, next_ms: 2 }))).toEqual({
+    err: refusal("name", "TICK", { arg: "name", max: "1024" }),
+  });
+  expectOk(await run(argv("UNSCHEDULE", q, { name: "b" })), 1);
+  await sameDigest();
+  expect(await onReplica(["HGET", `emq:{sched}:scheduler:a`, "last_ms"])).toBe(String(t0 + 200));
 }, 60_000);
 
 test("an AOF replay rebuilds the same keyspace (effects, not commands, are logged)", async () => {

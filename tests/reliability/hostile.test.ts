@@ -25,7 +25,7 @@ import { Batch, Decoder, type GlideClient, type GlideReturnType } from "@valkey/
 import { Buffer } from "node:buffer";
 import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
 import { serverText } from "../../lib/client/errors.ts";
-import { Keyspace, splitQueueKey, validQueue } from "../../mod.ts";
+import { Keyspace, MAX_NAME_BYTES, splitQueueKey, validQueue } from "../../mod.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
   argv as wireArgv,
@@ -153,6 +153,10 @@ function gateText(verb: Verb, name: ArgName, a: Bin): string | null {
     }
     case "bytes":
       return a.length > gate.limit ? renderRefusal(gate.refusal, V, { limit: String(gate.limit) }) : null;
+    case "name":
+      return a.length >= 1 && a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a)
+        ? null
+        : renderRefusal("name", V, { arg: name, max: String(MAX_NAME_BYTES) });
   }
 }
 
@@ -286,6 +290,7 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
   const gate: Gate = ARGS[name as ArgName].gate;
   if (gate.kind === "number") return String(Math.min(gate.min + int(100), gate.max ?? Infinity));
   if (gate.kind === "bytes") return random() < 0.02 ? "v".repeat(gate.limit + 1) : bytes(int(24));
+  if (gate.kind === "name") return pick(["nightly", "n", "a{b", "", "x}"]);
   return pick(IDS);
 }
 

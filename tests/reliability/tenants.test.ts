@@ -112,7 +112,8 @@ for (const { user, backend } of combos) {
       // a worker gets NOPERM on every claim (and wait), and never runs its handler
       const errors: unknown[] = [];
       let ran = 0;
-      const w = mq.work(t2, () => void ran++, { blockMs: 20, maintenanceMs: 1000, onError: (e) => errors.push(e) });
+      // (schedulers: false — this user may not read schedulers either: docs/PACKAGE.md's grants)
+      const w = mq.work(t2, () => void ran++, { blockMs: 20, maintenanceMs: 1000, schedulers: false, onError: (e) => errors.push(e) });
       const until = Date.now() + 10_000;
       while (errors.length < 5 && Date.now() < until) await sleep(20);
       await w.stop();
@@ -149,7 +150,7 @@ for (const { user, backend } of combos) {
       // a settled job's token is stale
       await expect(mq.ack(got[0]!)).rejects.toThrow(/lease lost/);
       const handled: number[] = [];
-      const w = mq.work(t1, (job) => void handled.push(job.payload.n), { blockMs: 50, maintenanceMs: 1000 });
+      const w = mq.work(t1, (job) => void handled.push(job.payload.n), { blockMs: 50, maintenanceMs: 1000, schedulers: false });
       const until = Date.now() + 20_000;
       while (handled.length < 2 && Date.now() < until) await sleep(20);
       await w.stop();

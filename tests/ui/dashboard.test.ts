@@ -435,6 +435,7 @@ for (const backend of BACKENDS) {
     });
 
     test("/metrics: well-formed exposition, values equal to stats, label values escaped", async () => {
+      await mq.upsertScheduler((await mq.queues())[0]!, "hourly", { cron: "0 * * * *" }, { payload: 1 });
       const r = await fetch(new URL("/metrics", ui.url));
       expect(r.status).toBe(200);
       expect(r.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
@@ -448,6 +449,8 @@ for (const backend of BACKENDS) {
         echomq_retried_total: "counter",
         echomq_buried_total: "counter",
         echomq_claims_total: "counter",
+        echomq_scheduler_next_run_timestamp_seconds: "gauge",
+        echomq_scheduler_runs_total: "counter",
       };
       expect(Object.fromEntries(types)).toEqual(families);
       expect([...helps].sort()).toEqual(Object.keys(families).sort());
@@ -467,7 +470,12 @@ for (const backend of BACKENDS) {
         expect(of("echomq_buried_total")).toEqual([s.buried]);
         expect(of("echomq_claims_total")).toEqual([s.claims]);
       }
-      expect(samples.length).toBe(names.length * 10);
+      // one scheduler (made by this test): its next run and runs
+      const [sch] = await mq.schedulers(names[0]!);
+      const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
+      expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
+      expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
+      expect(samples.length).toBe(names.length * 10 + 2);
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);
       expect(escapeLabel(WEIRD)).toBe('we\\"ird\\\\na\\nme');

@@ -1,5 +1,6 @@
 /**
- * `GET /metrics`: every queue's counts, paused state and totals in the Prometheus text exposition
+ * `GET /metrics`: every queue's counts, paused state and totals (and its schedulers': see
+ * `scheduler_metrics.ts`) in the Prometheus text exposition
  * format (version 0.0.4): a `# HELP` and a `# TYPE` line per metric family, one sample per queue
  * (and per state), label values escaped as the format says (backslash, double quote, newline).
  *
@@ -10,6 +11,7 @@ import { COUNTED_STATES } from "../shared/json_api.ts";
 import type { Route } from "./route_table.ts";
 import { allStats, countsView } from "./queue_rows.ts";
 import { answer, plain } from "./responses.ts";
+import { allSchedulers, schedulerExposition } from "./scheduler_metrics.ts";
 
 /** The exposition format's content type. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -81,7 +83,9 @@ export function metricsRoute(mq: EchoMQ<unknown>): Route {
     path: "/metrics",
     handle: async () => {
       try {
-        return answer(exposition(await allStats(mq)), METRICS_CONTENT_TYPE);
+        const stats = await allStats(mq);
+        const schedulers = schedulerExposition(await allSchedulers(mq, stats.map(([q]) => q)));
+        return answer(exposition(stats) + schedulers, METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
         return plain(502, `# the server did not answer: ${text.split("\n")[0]}`);

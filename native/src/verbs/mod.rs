@@ -1,6 +1,6 @@
 //! The wire-5 verbs' steps 5–6, one file each (`run`, which the generated table `spec::VERBS`
 //! names), and the pieces several share (`scope`: access to derived keys; `admit`:
-//! ENQUEUE/SCHEDULE; `leases`: the token check of ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`:
+//! ENQUEUE/SCHEDULE/TICK; `leases`: the token check of ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`:
 //! PROMOTE/REAP/CLAIM's mover; `retention`: the dead set's trimming by BURY and CLAIM). Steps 1–4
 //! (shape, layout, fence, gates) run in `command` for every verb before its handler; a handler
 //! checks its domain, then writes everything or nothing (`docs/WIRE.md`).
@@ -26,7 +26,10 @@ pub mod retain;
 pub mod retention;
 pub mod retry;
 pub mod schedule;
+pub mod scheduler;
 pub mod scope;
+pub mod tick;
+pub mod unschedule;
 
 use crate::ffi::{self, Key, Kind, Str};
 use crate::gates;

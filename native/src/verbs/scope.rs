@@ -45,6 +45,11 @@ impl<'a> Scope<'a> {
         self.ctx.string(&self.q.key(ty))
     }
 
+    /// The name of the hash of scheduler `name`.
+    pub fn scheduler(&self, name: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.scheduler(name))
+    }
+
     /// The name of the row of `id`.
     pub fn row(&self, id: &[u8]) -> Owned<'a> {
         self.ctx.string(&self.q.job(id))

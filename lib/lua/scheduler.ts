@@ -1,0 +1,35 @@
+/**
+ * `EMQ.SCHEDULER` as Lua, steps 5–6: upserts a scheduler. New: made, first run at next_ms. Same
+ * spec: only max_missed and payload change (the next run in force stays). Another spec: its next
+ * run is next_ms. Reply: the next run in force.
+ *
+ * @module
+ */
+import { META, SCHED, WIRE } from "../wire/mod.ts";
+import { luaScript } from "./_prelude.ts";
+
+/** The Lua twin of `EMQ.SCHEDULER`. */
+export const SCHEDULER_LUA: string = luaScript(
+  "SCHEDULER",
+  `
+local sched, index = base .. 'scheduler:' .. name, base .. 'schedulers'
+local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
+local st, e = emq_type(sched, 'hash') if e then return e end
+local it, e = emq_type(index, 'zset') if e then return e end
+local missing = {}
+if st == 'none' then missing[#missing + 1] = sched end
+if it == 'none' then missing[#missing + 1] = index end
+e = emq_local(cluster, missing) if e then return e end
+local now = emq_int(emq_now())
+if meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
+local stored = redis.call('HGET', sched, '${SCHED.spec}')
+if stored == spec then
+  redis.call('HSET', sched, '${SCHED.max_missed}', emq_int(max_missed), '${SCHED.payload}', payload)
+  return tonumber(redis.call('HGET', sched, '${SCHED.next_ms}')) or 0
+end
+redis.call('HSET', sched, '${SCHED.spec}', spec, '${SCHED.next_ms}', emq_int(next_ms), '${SCHED.max_missed}', emq_int(max_missed), '${SCHED.payload}', payload)
+if not stored then redis.call('HSET', sched, '${SCHED.runs}', '0', '${SCHED.created_ms}', now) end
+redis.call('ZADD', index, emq_int(next_ms), name)
+return next_ms
+`,
+);

@@ -1,0 +1,82 @@
+/**
+ * Job timeouts and backoff helpers, for each backend on one server (client-only features, so the
+ * cluster adds nothing): a handler past the worker's `timeoutMs` has its signal aborted with a
+ * `JobTimeoutError`, the attempt fails with "timed out after <ms> ms" and follows retry and
+ * burial; a handler that ignores the signal cannot settle afterwards; `exponential` and `fixed`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EchoMQ, exponential, fixed, JobTimeoutError, LeaseLostError } from "../../client.ts";
+import { BACKENDS, eventually, startSite, type Site } from "./_harness.ts";
+
+let site: Site;
+beforeAll(async () => {
+  site = await startSite("standalone");
+}, 60_000);
+afterAll(async () => {
+  await site.stop();
+});
+
+for (const backend of BACKENDS) {
+  describe(backend, () => {
+    let mq: EchoMQ<{ n: number }>;
+    beforeAll(async () => {
+      mq = await EchoMQ.connect({ addresses: site.addresses, backend });
+    });
+    afterAll(async () => {
+      await mq.close();
+    });
+
+    test("timeoutMs: the signal aborts with JobTimeoutError, the attempt fails, retries, then buries", async () => {
+      const q = `to-${backend}`;
+      const id = await mq.enqueue(q, { n: 1 });
+      const reasons: unknown[] = [];
+      const w = mq.work(q, (job) =>
+        new Promise<void>((_, fail) => {
+          job.signal.addEventListener("abort", () => {
+            reasons.push(job.signal.reason);
+            fail(job.signal.reason);
+          });
+        }), { timeoutMs: 150, maxAttempts: 2, backoff: fixed(10), blockMs: 100 });
+      await eventually(async () => (await mq.getJob(q, id))?.state === "dead", 20_000);
+      await w.stop();
+      expect(reasons.length).toBe(2);
+      expect(reasons.every((r) => r instanceof JobTimeoutError && r.timeoutMs === 150)).toBe(true);
+      const dead = await mq.getJob(q, id);
+      expect([dead!.attempts, dead!.reason]).toEqual([2, "timed out after 150 ms"]);
+      expect([w.failed, w.buried, w.completed]).toEqual([2, 1, 0]);
+    });
+
+    test("a handler that ignores the signal cannot settle the job after its timeout", async () => {
+      const q = `to-ignore-${backend}`;
+      const id = await mq.enqueue(q, { n: 1 });
+      let late: unknown = "not settled";
+      let done = false;
+      const w = mq.work(q, async (job) => {
+        if (job.attempts > 1) return;
+        await new Promise((r) => setTimeout(r, 400)); // ignores the signal
+        late = await mq.ack(job).then(() => null, (e: unknown) => e);
+        done = true;
+      }, { timeoutMs: 100, backoff: fixed(60_000), blockMs: 100 });
+      await eventually(() => done, 20_000);
+      await w.stop();
+      expect(late).toBeInstanceOf(LeaseLostError);
+      const row = await mq.getJob(q, id);
+      expect([row!.state, row!.reason]).toEqual(["scheduled", "timed out after 100 ms"]);
+    });
+  });
+}
+
+test("backoff helpers: exponential with a cap and jitter, fixed; bad input is a RangeError", () => {
+  const e = exponential({ baseMs: 100, maxMs: 1000 });
+  expect([1, 2, 3, 4, 5, 6].map((a) => e(a))).toEqual([100, 200, 400, 800, 1000, 1000]);
+  expect(exponential()(3)).toBe(4000);
+  const j = exponential({ baseMs: 1000, jitter: 0.5 });
+  const draws = Array.from({ length: 200 }, () => j(1));
+  expect(Math.min(...draws)).toBeGreaterThanOrEqual(500);
+  expect(Math.max(...draws)).toBeLessThanOrEqual(1000);
+  expect(new Set(draws).size).toBeGreaterThan(10);
+  expect(fixed(250)()).toBe(250);
+  expect(() => exponential({ baseMs: 0 })).toThrow(RangeError);
+  expect(() => exponential({ jitter: 2 })).toThrow(/jitter must be a number from 0 to 1/);
+  expect(() => fixed(Number.NaN)).toThrow(/fixed: delayMs must be an integer/);
+});
