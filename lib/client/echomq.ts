@@ -351,7 +351,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * Deletes `queue` entirely — its schedulers, its jobs (pending, scheduled, dead) a thousand per
    * command, then its keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
    * worker holds one of its jobs (stop the workers first). Not atomic across commands: jobs
-   * admitted meanwhile are deleted too. Returns how many jobs were deleted.
+   * admitted meanwhile are deleted too. Returns how many schedulers and jobs were deleted.
    */
   async drop<const Q extends string>(queue: CheckQueue<Q>): Promise<number> {
     return await operations.drop(this.#c, this.#c.keyspace(queue));

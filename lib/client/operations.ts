@@ -67,12 +67,10 @@ export async function retain<P>(c: ClientContext<P>, ks: Keyspace, opts: { deadM
 }
 
 /**
- * See `EchoMQ.drop`: the queue's schedulers first (UNSCHEDULE each: a firer racing the drop then
- * admits nothing), then DROP until a command deletes fewer than it may.
+ * See `EchoMQ.drop`: DROP until a command deletes fewer than it may (each deletes the queue's
+ * schedulers first, so a firer racing the drop admits nothing).
  */
 export async function drop<P>(c: ClientContext<P>, ks: Keyspace): Promise<number> {
-  const names = (await c.conn.command(["ZRANGE", ks.schedulers, "0", "-1"], ks.meta)) as unknown[];
-  for (const name of names) await c.impl.call(wireCall("UNSCHEDULE", ks, { name: String(name) }));
   let deleted = 0;
   for (;;) {
     const n = Number(await c.impl.call(wireCall("DROP", ks, { limit: BATCH_COMMANDS })));

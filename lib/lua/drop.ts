@@ -1,7 +1,8 @@
 /**
- * `EMQ.DROP` as Lua, steps 5–6: the queue is deleted, up to limit jobs a call (pending, then
- * scheduled, then dead), and once none is left every key of the queue, `meta` included; refused
- * while a job is active. Reply: the jobs deleted (fewer than limit: the queue is gone).
+ * `EMQ.DROP` as Lua, steps 5–6: the queue is deleted, up to limit schedulers and jobs a call
+ * (schedulers, then pending, scheduled and dead jobs), and once none is left every key of the
+ * queue, `meta` included; refused while a job is active. Reply: the schedulers and jobs deleted
+ * (fewer than limit: the queue is gone).
  *
  * @module
  */
@@ -13,13 +14,24 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}}) do
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
   if t == 'none' then missing[#missing + 1] = keys[k[1]] end
 end
 local busy = kinds['active'] == 'zset' and redis.call('ZRANGE', keys['active'], 0, 49) or {}
+-- schedulers first (so that no tick admits a job while the queue is dropped), then jobs
+local scheds = {}
+if kinds['schedulers'] == 'zset' then
+  for _, name in ipairs(redis.call('ZRANGE', keys['schedulers'], 0, limit - 1)) do
+    local key = base .. 'scheduler:' .. name
+    local t, e = emq_type(key, 'hash') if e then return e end
+    if t == 'none' then missing[#missing + 1] = key end
+    scheds[#scheds + 1] = {name = name, key = key}
+  end
+end
+limit = limit - #scheds
 local victims = {}
 for _, set in ipairs({'pending', 'schedule', 'dead'}) do
   local left = limit - #victims
@@ -38,9 +50,13 @@ for _, v in ipairs(victims) do
   if v.set == 'pending' then redis.call('LPOP', keys['pending']) else redis.call('ZREM', keys[v.set], v.id) end
   redis.call('DEL', v.row)
 end
-if #victims < limit then
-  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], KEYS[1])
+for _, v in ipairs(scheds) do
+  redis.call('ZREM', keys['schedulers'], v.name)
+  redis.call('DEL', v.key)
 end
-return #victims
+if #victims < limit then
+  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], KEYS[1])
+end
+return #victims + #scheds
 `,
 );

@@ -345,12 +345,14 @@ export const VERBS = {
   DROP: {
     args: ["limit"],
     group: [],
-    touches: ["pending", "schedule", "dead", "active", "wake", "rows"],
+    touches: ["pending", "schedule", "dead", "active", "wake", "schedulers", "scheduler", "rows"],
     admits: false,
-    reply: "integer: jobs deleted; fewer than limit means the queue is gone, its meta included",
-    effect: "deletes the queue: up to limit jobs (pending, then scheduled, then dead) per call, and once none " +
-      "is left every key of the queue; refused while a job is active (its worker holds it)",
-    writes: "per job `DEL row` and its id removed; when none is left `DEL pending schedule dead wake meta`",
+    reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
+    effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
+      "then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job " +
+      "is active (its worker holds it)",
+    writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
+      "when none is left `DEL pending schedule dead wake schedulers meta`",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {

@@ -117,7 +117,7 @@ pub mod verb {
     pub const RESUME: Verb = Verb { name: "EMQ.RESUME", command: "emq.resume", args: &[], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, at most 1000 per call (a BURY or CLAIM applies it too).
     pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[DEAD_MAX, DEAD_AGE_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.DROP`: deletes the queue: up to limit jobs (pending, then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
+    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[LIMIT], group: &[], min_groups: 1, admits: false };

@@ -60,6 +60,22 @@ for (const topology of TOPOLOGIES) {
         expect(await raw.command(["EXISTS", ks.scheduler("other")], ks.meta)).toBe(0);
       });
 
+      test("DROP deletes the schedulers first, within its limit, then the jobs, then every key", async () => {
+        const q = `sch-drop-${backend}`;
+        const ks = keyspace(q);
+        for (const name of ["a", "b", "c"]) {
+          expect(await call(q, "SCHEDULER", [name, "every 100", "1000", "1", "p"])).toEqual({ ok: 1000 });
+        }
+        expect(await wire(raw, backend, "ENQUEUE", [ks.meta], [JOB(1), "x"])).toEqual({ ok: 1 });
+        // limit 2: two schedulers, no job; the queue is still there
+        expect(await wire(raw, backend, "DROP", [ks.meta], ["2"])).toEqual({ ok: 2 });
+        expect(await raw.command(["ZRANGE", ks.schedulers, "0", "-1"], ks.meta)).toEqual(["c"]);
+        expect(await raw.command(["EXISTS", ks.scheduler("a"), ks.scheduler("b")], ks.meta)).toBe(0);
+        // the last scheduler and the job, fewer than the limit: every key goes
+        expect(await wire(raw, backend, "DROP", [ks.meta], ["10"])).toEqual({ ok: 2 });
+        expect(await raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], ks.meta)).toEqual(["0", []]);
+      });
+
       test("TICK fires only on the next run it names: stale, not later, paused and missing write nothing", async () => {
         const q = `sch-tick-${backend}`;
         const ks = keyspace(q);

@@ -1,12 +1,12 @@
-//! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit jobs a call (pending, then
-//! scheduled, then dead), and once none is left every key of the queue, `meta` included; refused
-//! while a job is active (naming up to 50 of them). Reply: the jobs deleted (fewer than limit: the
-//! queue is gone).
+//! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit schedulers and jobs a call
+//! (schedulers, then pending, scheduled and dead jobs), and once none is left every key of
+//! the queue, `meta` included; refused while a job is active (naming up to 50 of them). Reply: the
+//! schedulers and jobs deleted (fewer than limit: the queue is gone).
 
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
-use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, SCHEDULERS, WAKE};
 use crate::wire::Refusal;
 
 /// Runs DROP's steps 5–6.
@@ -19,12 +19,23 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dead = s.structure(DEAD, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let schedulers = s.structure(SCHEDULERS, Kind::Zset)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
         .map(|id| id.bytes().to_vec())
         .collect();
-    // (set index, id, row): pending from its head, then the sorted sets from their lowest score
+    // schedulers first (so that no tick admits a job while the queue is dropped), in the order of
+    // their next runs: (name, its hash's key name)
+    let mut scheds: Vec<(Owned, Owned)> = Vec::new();
+    for name in schedulers.due(f64::INFINITY, limit as u64) {
+        let key = s.scheduler(name.bytes());
+        s.expect(key.as_str(), Kind::Hash)?;
+        scheds.push((name, key));
+    }
+    // then jobs (set index, id, row): pending from its head, then the sorted sets from their
+    // lowest score
+    let limit = limit - scheds.len();
     let mut victims: Vec<(usize, Owned, Owned)> = Vec::new();
     if pending.kind() == Kind::List {
         for i in 0..pending.value_len().min(limit) {
@@ -77,8 +88,20 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         let rows: Vec<Str> = victims.iter().map(|v| v.2.as_str()).collect();
         ctx.replicate(c"DEL", &rows);
     }
+    if !scheds.is_empty() {
+        let mut zrem: Vec<Str> = vec![schedulers.name()];
+        for (name, key) in &scheds {
+            schedulers.zrem(name.as_str());
+            ctx.open(key.as_str()).delete();
+            zrem.push(name.as_str());
+        }
+        let hashes: Vec<Str> = scheds.iter().map(|v| v.1.as_str()).collect();
+        ctx.replicate(c"ZREM", &zrem);
+        ctx.replicate(c"DEL", &hashes);
+    }
+    let deleted = victims.len() + scheds.len();
     if victims.len() < limit {
-        for key in [&pending, &schedule, &dead, &wake, &meta] {
+        for key in [&pending, &schedule, &dead, &wake, &schedulers, &meta] {
             key.delete();
         }
         let all = [
@@ -86,9 +109,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             schedule.name(),
             dead.name(),
             wake.name(),
+            schedulers.name(),
             meta.name(),
         ];
         ctx.replicate(c"DEL", &all);
     }
-    Ok(Reply::Int(victims.len() as i64))
+    Ok(Reply::Int(deleted as i64))
 }
