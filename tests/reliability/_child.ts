@@ -1,15 +1,19 @@
 /**
- * Runs `_child_worker.ts` in a process of its own and reads what it prints, line by line.
+ * Runs a child script (`_child_worker.ts` unless named) in a process of its own and reads what it
+ * prints, line by line.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
 import { repoRoot } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 
-/** Spawns the child worker; `lines` fills with what it prints. */
-export function child(args: string[]): { proc: ChildProcess; lines: string[]; exited: Promise<void> } {
+/** Spawns the child `script` of tests/reliability; `lines` fills with what it prints. */
+export function child(
+  args: string[],
+  script = "_child_worker.ts",
+): { proc: ChildProcess; lines: string[]; exited: Promise<void> } {
   const root = repoRoot();
-  const proc = spawn(join(root, "node_modules", ".bin", "bun"), [join(root, "tests", "reliability", "_child_worker.ts"), ...args], {
+  const proc = spawn(join(root, "node_modules", ".bin", "bun"), [join(root, "tests", "reliability", script), ...args], {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -8,31 +8,11 @@
 import { describe, expect, test } from "bun:test";
 import { EchoMQ } from "../../client.ts";
 import { BACKENDS, comboName, TOPOLOGIES, useSites } from "../client/_harness.ts";
-import { repoRoot } from "../../tools/embedded/mod.ts";
-import { type ChildProcess, spawn } from "node:child_process";
-import { join } from "node:path";
+import { child } from "./_child.ts";
 
 const { sites } = useSites();
 const PROCS = 4;
 const RUN_MS = 6_000;
-
-function child(args: string[]): { proc: ChildProcess; lines: string[]; exited: Promise<void> } {
-  const root = repoRoot();
-  const proc = spawn(join(root, "node_modules", ".bin", "bun"), [join(root, "tests", "reliability", "_scheduler_child.ts"), ...args], {
-    cwd: root,
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const lines: string[] = [];
-  let buffer = "";
-  proc.stdout!.on("data", (chunk: Uint8Array) => {
-    buffer += new TextDecoder().decode(chunk);
-    const parts = buffer.split("\n");
-    buffer = parts.pop()!;
-    lines.push(...parts);
-  });
-  const exited = new Promise<void>((done) => proc.once("exit", () => done()));
-  return { proc, lines, exited };
-}
 
 for (const topology of TOPOLOGIES) {
   for (const backend of BACKENDS) {
@@ -42,7 +22,7 @@ for (const topology of TOPOLOGIES) {
         const q = `sch-procs-${backend}`;
         const startAt = String(Date.now() + 4_000); // every process upserts then: a race
         const kids = Array.from({ length: PROCS }, () =>
-          child([JSON.stringify(site.addresses), site.cluster ? "1" : "0", q, backend, "2", String(RUN_MS), startAt])
+          child([JSON.stringify(site.addresses), site.cluster ? "1" : "0", q, backend, "2", String(RUN_MS), startAt], "_scheduler_child.ts")
         );
         const victim = kids[PROCS - 1]!;
         // kill one once it has fired and handled a few runs
