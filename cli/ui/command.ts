@@ -12,15 +12,17 @@
  */
 import process from "node:process";
 import { parseUrl } from "../address.ts";
+import { COMMANDS } from "../help.ts";
 import type { Traffic } from "../demo.ts";
 import { openTarget, type Target } from "../target.ts";
 import { deferSignals } from "../../tools/embedded/mod.ts";
-import { parseFlags, UsageError } from "../usage.ts";
+import { parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "../usage.ts";
 import { startUi, type Ui } from "./server/app.ts";
 import { startUiTraffic, UI_QUEUES } from "./traffic.ts";
 
 /** `emq ui`'s usage lines. */
-export const UI_USAGE = `usage: emq ui [--url valkey://host:port] [--cluster] [--port N]
+export const UI_USAGE = `usage:
+${COMMANDS.ui}
   serves the key panel (/), the dashboard (/queues) and Prometheus metrics (/metrics) on 127.0.0.1
   (a free port unless --port) and prints the address; Ctrl-C stops it and everything it started
   --url      a running server: the dashboard reads it, and writes only what you click (requeue, pause, resume)
@@ -43,8 +45,7 @@ export async function ui(argv: string[]): Promise<number> {
   const { values } = parseFlags({
     args: argv,
     options: {
-      url: { type: "string" },
-      cluster: { type: "boolean", default: false },
+      ...SERVER_FLAGS,
       port: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -63,7 +64,7 @@ export async function ui(argv: string[]): Promise<number> {
   // emq ui stops in order instead (traffic, pages, client, then the servers). Its exit hook and
   // watchdog still kill the servers should this process die without.
   deferSignals(() => {});
-  const target: Target<unknown> = await openTarget<unknown>({ url: values.url, cluster: values.cluster, backend: "auto" });
+  const target: Target<unknown> = await openTarget<unknown>({ ...serverFlags(values), backend: "auto" });
   let traffic: Traffic | null = null;
   let app: Ui | null = null;
   try {

@@ -22,7 +22,8 @@ export {
   type RetryOptions,
   type When,
 } from "./options.ts";
-export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
+export type { Address, BackendChoice, ConnectionOptions, TlsOptions } from "./connection.ts";
+export { parseServerUrl, redactUrl, type ServerUrl } from "./url.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Claim } from "./batch.ts";
