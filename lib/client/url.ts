@@ -35,7 +35,7 @@ export function parseServerUrl(url: string): ServerUrl | null {
   if (!m) return null;
   const port = m[6] === undefined ? 6379 : Number(m[6]);
   if (port < 1 || port > 65535) return null;
-  const base = { host: (m[4] ?? m[5])!, port, tls: /s$/i.test(m[1] ?? "") };
+  const base = { host: (m[4] ?? m[5])!, port, tls: /^(valkeys|rediss)$/i.test(m[1] ?? "") };
   if (m[3] === undefined) return base;
   try {
     const username = decodeURIComponent(m[2]!);
