@@ -6,10 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { EchoMQ } from "../../client.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
-import { escapeLabel } from "../../cli/ui/server/metrics.ts";
+import { escapeLabel } from "../../lib/ui/metrics.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
-import { queueHref } from "../../cli/ui/shared/json_api.ts";
-import { visible } from "../../cli/ui/shared/visible.ts";
+import { queueHref } from "../../lib/ui/json_api.ts";
+import { visible } from "../../lib/ui/visible.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { launchChromium } from "./_browser.ts";
 
@@ -69,7 +69,7 @@ function readQueues(page: Page): Promise<Array<{ name: string; text: string; hre
     trs.map((tr) => {
       const a = tr.querySelector("a")!;
       return {
-        name: (tr as HTMLElement).dataset.queue!,
+        name: decodeURIComponent((tr as HTMLElement).dataset.queue!), // percent-encoded: a CR survives
         text: a.textContent ?? "",
         href: a.getAttribute("href") ?? "",
         cells: Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? ""),
@@ -196,7 +196,7 @@ for (const backend of BACKENDS) {
         expect(r.cells).toEqual([String(s.pending), String(s.active), String(s.schedule), String(s.dead), s.paused ? "paused" : "running"]);
         expect(r.text).toBe(visible(r.name));
         expect(r.href).toBe(queueHref(r.name));
-        expect(decodeURIComponent(r.href.slice("/queues/".length))).toBe(r.name);
+        expect(decodeURIComponent(r.href.slice("queues/".length))).toBe(r.name);
       }
       expect(rows.find((r) => r.name === "mail")!.cells).toEqual(["1", "0", "0", "3", "running"]);
       expect(rows.find((r) => r.name === WEIRD)!.text).toBe('we"ird\\na\\nme');
@@ -391,7 +391,7 @@ for (const backend of BACKENDS) {
       expect(await page.locator("#status").getAttribute("aria-live")).toBe("polite");
       expect(await page.getByRole("img", { name: "Throughput, acked/s (last 60 s)" }).count()).toBe(1);
       expect(await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Queues" }).count()).toBe(1);
-      expect(await page.getByRole("navigation", { name: "emq ui" }).getByRole("link").allTextContents()).toEqual(["Key panel", "Queues", "Metrics"]);
+      expect(await page.getByRole("navigation", { name: "EchoMQ" }).getByRole("link").allTextContents()).toEqual(["Queues", "Metrics", "Key panel"]);
     });
 
     test("the throughput sparkline follows acked/s", async () => {

@@ -7,7 +7,7 @@ import { QUEUE_TYPES } from "../../mod.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { hashtagText, verdictText } from "../../cli/ui/shared/verdicts.ts";
-import { visible } from "../../cli/ui/shared/visible.ts";
+import { visible } from "../../lib/ui/visible.ts";
 import { readVectors, type VectorCase } from "../vectors/keys.ts";
 import { compose, launchChromium, openPanel, readPanel } from "./_browser.ts";
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   ui = await startUi();
   browser = await launchChromium();
   context = browser.context;
-  page = await openPanel(context, ui.url);
+  page = await openPanel(context, ui.panelUrl);
 }, 180_000);
 
 afterAll(async () => {
@@ -202,7 +202,7 @@ describe("disagreement", () => {
     const other = await context.newPage();
     try {
       await other.addInitScript(FLIP);
-      await other.goto(ui.url);
+      await other.goto(ui.panelUrl);
       await other.waitForFunction(() => document.body.dataset.ready === "true");
       const alert = other.getByRole("alert");
       await expect(alert.textContent()).resolves.toBe(

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { JobRow, ListedState } from "../shared/json_api.ts";
-import { visible } from "../shared/visible.ts";
+import type { JobRow, ListedState } from "../../../lib/ui/json_api.ts";
+import { visible } from "../../../lib/ui/visible.ts";
 import { el } from "./dom.ts";
 
 /** A time: `hh:mm:ss` today, else `yyyy-mm-dd hh:mm`, the full time as its title. */

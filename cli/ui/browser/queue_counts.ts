@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { COUNTED_STATES, type QueueReply } from "../shared/json_api.ts";
+import { COUNTED_STATES, type QueueReply } from "../../../lib/ui/json_api.ts";
 import { $, setNumber } from "./dom.ts";
 
 /** The page's counts and totals; the function it returns shows a queue's. */

@@ -4,15 +4,15 @@
  *
  * @module
  */
-import type { QueueRow } from "../shared/json_api.ts";
-import { visible } from "../shared/visible.ts";
+import type { QueueRow } from "./json_api.ts";
+import { visible } from "./visible.ts";
 import { badge, COLUMNS, frame, type PageOptions } from "./frame_html.ts";
 import { esc } from "./responses.ts";
 
 /** One row of the Queues table. */
 export function queueRowHtml(r: QueueRow): string {
   const cells = COLUMNS.map(([k]) => `<td class="num" data-col="${k}" data-nonzero="${r[k] > 0}">${r[k]}</td>`).join("");
-  return `<tr data-queue="${esc(r.name)}"><th scope="row"><a class="qname" href="${esc(r.href)}">${esc(visible(r.name))}</a></th>` +
+  return `<tr data-queue="${esc(encodeURIComponent(r.name))}"><th scope="row"><a class="qname" href="${esc(r.href)}">${esc(visible(r.name))}</a></th>` +
     `${cells}<td data-col="state">${badge(r.paused)}</td></tr>`;
 }
 
@@ -32,5 +32,5 @@ export function queuesHtml(rows: readonly QueueRow[], options: PageOptions = {})
 ${body}
 </tbody>
 </table>
-</section>`);
+</section>`, options);
 }

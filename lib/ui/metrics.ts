@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats } from "../../../client.ts";
-import { COUNTED_STATES } from "../shared/json_api.ts";
+import type { EchoMQ, QueueStats } from "../client/mod.ts";
+import { COUNTED_STATES } from "./json_api.ts";
 import type { Route } from "./route_table.ts";
 import { allStats, countsView } from "./queue_rows.ts";
 import { answer, plain } from "./responses.ts";

@@ -1,37 +1,27 @@
 /**
- * The pages' routes: `GET /` (the key panel), `/queues` and a queue's page, `/queues/<name>` (or
- * `/queues/?name=…` for the names a path segment cannot hold). Each page is HTML rendered afresh
+ * The pages' routes: `GET /` (the queues; `/queues` too) and a queue's page, `/queues/<name>` (or
+ * `/queues/?name=…` for the names a path segment cannot hold), all under the base path. Each page is HTML rendered afresh
  * from the client; one it cannot render is a problem page with the status `failure`
  * (api_errors.ts) gives. The scripts' routes are added by the caller (bundle.ts: they are built
  * once).
  *
  * @module
  */
-import type { EchoMQ } from "../../../client.ts";
-import { MAX_PAGE_SIZE } from "../shared/json_api.ts";
+import type { EchoMQ } from "../client/mod.ts";
+import { MAX_PAGE_SIZE } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
-import type { PageOptions } from "./frame_html.ts";
+import { baseTag, type PageOptions } from "./frame_html.ts";
 import type { Route } from "./route_table.ts";
-import { panelHtml } from "./key_panel_html.ts";
 import { queueHtml } from "./queue_html.ts";
 import { allStats, queueRow } from "./queue_rows.ts";
 import { queuesHtml } from "./queues_html.ts";
 import { esc, html } from "./responses.ts";
 import type { Sampler } from "./sampler.ts";
 
-/** `GET /`: the key panel. */
-export function keyPanelRoute(page: string = panelHtml()): Route {
-  return { path: "/", handle: () => html(page) };
-}
-
-function problem(status: number, text: string): Response {
-  return html(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>emq ui — ${status}</title></head>` +
-    `<body><main><h1>${status}</h1><p>${esc(text)}</p><p><a href="/queues">Queues</a></p></main></body></html>`, status);
-}
-
-/** Renders a page: its HTML, or a problem page with the status `failure` gives. */
-function answerHtml(render: () => Promise<string>): Promise<Response> {
-  return answerWith(render, (page) => html(page), problem);
+/** A page saying why another could not be rendered, with a link back to the queues. */
+function problem(options: PageOptions, status: number, text: string): Response {
+  return html(`<!doctype html><html lang="en"><head><meta charset="utf-8">${baseTag(options)}<title>EchoMQ — ${status}</title></head>` +
+    `<body><main><h1>${status}</h1><p>${esc(text)}</p><p><a href="./">Queues</a></p></main></body></html>`, status);
 }
 
 /** The name in `/queues/<name>` (one percent-encoded segment; a raw `/` is part of the name too). */
@@ -51,6 +41,10 @@ function pageLimit(request: Request): number | undefined {
 
 /** The dashboard pages' routes. */
 export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, options: PageOptions = {}): Route[] {
+  /** Renders a page: its HTML, or a problem page with the status `failure` gives. */
+  const answerHtml = (render: () => Promise<string>): Promise<Response> =>
+    answerWith(render, (page) => html(page), (status, text) => problem(options, status, text));
+  const queues = (): Promise<Response> => answerHtml(async () => queuesHtml((await allStats(mq)).map(([n, s]) => queueRow(n, s)), options));
   const queuePage = (request: Request, name: () => string | null): Promise<Response> =>
     answerHtml(async () => {
       const queue = queueName(name());
@@ -60,23 +54,21 @@ export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, options: PageO
       return queueHtml(queue, stats, { ...options, ...(limit ? { limit } : {}) });
     });
   return [
-    {
-      path: "/queues",
-      handle: () => answerHtml(async () => queuesHtml((await allStats(mq)).map(([n, s]) => queueRow(n, s)), options)),
-    },
+    { path: "/", handle: queues },
+    { path: "/queues", handle: queues },
     {
       // `/queues/?name=…`: the names a path segment cannot hold ("", ".", "..").
       path: "/queues/",
       handle: (request) => {
         const name = new URL(request.url).searchParams.get("name");
-        if (name === null) return new Response(null, { status: 303, headers: { location: "/queues" } });
+        if (name === null) return new Response(null, { status: 303, headers: { location: "../" } });
         return queuePage(request, () => name);
       },
     },
     {
       path: "/queues/",
       prefix: true,
-      handle: (request) => queuePage(request, () => nameFromPath(new URL(request.url).pathname)),
+      handle: (request, path) => queuePage(request, () => nameFromPath(path)),
     },
   ];
 }

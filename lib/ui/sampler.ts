@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats } from "../../../client.ts";
-import type { RatePoint } from "../shared/json_api.ts";
+import type { EchoMQ, QueueStats } from "../client/mod.ts";
+import type { RatePoint } from "./json_api.ts";
 
 interface Series {
   samples: Array<{ t: number; acked: number }>;

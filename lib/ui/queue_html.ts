@@ -6,9 +6,9 @@
  *
  * @module
  */
-import type { QueueStats } from "../../../client.ts";
-import { DEFAULT_PAGE_SIZE, type ListedState, TOTALS } from "../shared/json_api.ts";
-import { visible } from "../shared/visible.ts";
+import type { QueueStats } from "../client/mod.ts";
+import { DEFAULT_PAGE_SIZE, type ListedState, TOTALS } from "./json_api.ts";
+import { visible } from "./visible.ts";
 import { badge, capitalized, COLUMNS, frame, type PageOptions } from "./frame_html.ts";
 import { countsView, queueExists } from "./queue_rows.ts";
 import { esc } from "./responses.ts";
@@ -52,10 +52,10 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
   const label = esc(visible(name));
   return frame(`emq ui — ${visible(name)}`, "queue", {
     page: "queue",
-    queue: name,
+    queue: encodeURIComponent(name), // as text, an attribute's CR would come back LF (another queue)
     limit: String(options.limit ?? DEFAULT_PAGE_SIZE),
     "poll-ms": String(options.pollMs ?? 1000),
-  }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="/queues">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
+  }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
 <section class="panel" aria-labelledby="queue-title">
 <h2 id="queue-title"><span class="kind">Queue</span> <span class="qname">${label}</span></h2>
 <p id="missing" class="note"${exists ? " hidden" : ""}>No such queue on the server yet: it appears with its first job.</p>
@@ -77,5 +77,5 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>
-${TABLE_ORDER.map(jobsSection).join("\n")}`);
+${TABLE_ORDER.map(jobsSection).join("\n")}`, options);
 }

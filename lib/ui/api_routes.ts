@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { EchoMQ } from "../../../client.ts";
-import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RequeueReply } from "../shared/json_api.ts";
-import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "../shared/json_api.ts";
+import type { EchoMQ } from "../client/mod.ts";
+import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RequeueReply } from "./json_api.ts";
+import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import { allStats, countsView, jobRow, queueExists, queueRow, totalsView } from "./queue_rows.ts";

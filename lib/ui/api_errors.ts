@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { validQueue } from "../../../mod.ts";
+import { validQueue } from "../keyspace/mod.ts";
 
 /** A refusal the API answers with a status and `{ error }`. */
 export class ApiError extends Error {

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { EchoMQ, JobInfo, QueueStats } from "../../../client.ts";
-import { type CountsView, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "../shared/json_api.ts";
+import type { EchoMQ, JobInfo, QueueStats } from "../client/mod.ts";
+import { type CountsView, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "./json_api.ts";
 
 /** The four counts under the page's names. */
 export function countsView(s: QueueStats): CountsView {

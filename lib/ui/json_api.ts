@@ -114,11 +114,11 @@ export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * The path of `name`'s page: `/queues/<name>` with the name percent-encoded as one segment
- * (`/` included), or `/queues/?name=<name>` for the names a path cannot hold as a segment
- * (the empty name, `.` and `..`, which URL parsing would drop or resolve).
+ * The address of `name`'s page, relative to the dashboard's base: `queues/<name>` with the name
+ * percent-encoded as one segment (`/` included), or `queues/?name=<name>` for the names a path
+ * cannot hold as a segment (the empty name, `.` and `..`, which URL parsing would drop or resolve).
  */
 export function queueHref(name: string): string {
   const enc = encodeURIComponent(name);
-  return name === "" || name === "." || name === ".." ? `/queues/?name=${enc}` : `/queues/${enc}`;
+  return name === "" || name === "." || name === ".." ? `queues/?name=${enc}` : `queues/${enc}`;
 }
