@@ -281,6 +281,22 @@ for (const backend of BACKENDS) {
       expect([await pause.isDisabled(), await resume.isDisabled()]).toEqual([false, true]);
     });
 
+    test("a CR in a name does not retarget the page: tenant\\ra's page shows and pauses tenant\\ra, not tenant\\na", async () => {
+      const [cr, lf] = [`tenant\r${backend}`, `tenant\n${backend}`];
+      await mq.enqueueMany(cr, [{ n: 1 }, { n: 2 }]);
+      await mq.enqueue(lf, { n: 3 });
+      await bury(mq, lf, ["the other tenant's"]);
+      await open(page, ui, queueHref(cr));
+      expect(await page.locator("#count-pending").textContent()).toBe("2");
+      expect(await page.locator("#count-dead").textContent()).toBe("0");
+      await until("the live counts", () => page.locator("#count-pending").textContent(), (t) => t === "2");
+      await page.getByRole("button", { name: "Pause" }).click();
+      await until("the CR queue paused", () => mq.isPaused(cr));
+      expect(await mq.isPaused(lf)).toBe(false);
+      expect(await page.locator("#count-dead").textContent()).toBe("0");
+      await mq.resume(cr);
+    });
+
     test("paging through pending: next and previous follow mq.jobs", async () => {
       await open(page, ui, queueHref("orders"));
       const pager = page.getByRole("group", { name: "Pending jobs pages" });
