@@ -23,6 +23,8 @@
  * @module
  */
 export { type Dashboard, dashboard, type DashboardOptions } from "./lib/ui/dashboard.ts";
+export type { DiscoveryOptions } from "./lib/ui/discovery.ts";
+export type { SnapshotOptions } from "./lib/ui/snapshot.ts";
 export { type NodeListener, nodeListener } from "./lib/ui/node.ts";
 export { SECURITY_HEADERS } from "./lib/ui/handler.ts";
 export type { Route } from "./lib/ui/route_table.ts";

@@ -11,7 +11,7 @@ import {
   Batch,
   ClusterBatch,
   ClusterScanCursor,
-  type Decoder,
+  Decoder,
   GlideClient,
   GlideClusterClient,
   type GlideReturnType,
@@ -161,6 +161,9 @@ function caOf(ca: string | Uint8Array): string | Buffer {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+
+/** Where a SCAN walk is: the server's cursor (standalone), or glide's cluster scan cursor. */
+export type ScanCursor = string | ClusterScanCursor;
 
 /** A non-atomic or atomic batch's outcome: one reply or error per command. */
 export type BatchReply = Array<GlideReturnType | Error>;
@@ -408,30 +411,23 @@ export class Connection {
   }
 
   /**
-   * Every key matching `match` (of Valkey type `type`) on the server, or on every primary of the
-   * cluster (glide's cluster scan), as text.
+   * One SCAN step: up to about `count` keys matching `match` (of Valkey type `type`) from where
+   * `cursor` left off (`null`: the start), on the server or — glide's cluster scan — on every
+   * primary in turn; `cursor` of the reply is `null` once the walk is done. Keys come as bytes
+   * (`Decoder.Bytes`), so a key that is not UTF-8 cannot fail the step.
    */
-  async scan(match: string, type: "hash" | "list" | "zset"): Promise<string[]> {
+  async scanStep(cursor: ScanCursor | null, match: string, type: "hash" | "list" | "zset", count = 1000): Promise<{ cursor: ScanCursor | null; keys: Uint8Array[] }> {
     this.#check();
     const client = this.#client;
-    const out: string[] = [];
-    const options = { match, count: 1000, type: type as never };
+    const options = { match, count, type: type as never, decoder: Decoder.Bytes };
     if (client instanceof GlideClusterClient) {
-      let cursor = new ClusterScanCursor();
-      while (!cursor.isFinished()) {
-        const [next, keys] = await this.#run("SCAN", () => client.scan(cursor, options));
-        cursor = next;
-        out.push(...keys.map(String));
-      }
-      return out;
+      const from = cursor instanceof ClusterScanCursor ? cursor : new ClusterScanCursor();
+      const [next, keys] = await this.#run("SCAN", () => client.scan(from, options));
+      return { cursor: next.isFinished() ? null : next, keys: keys as Uint8Array[] };
     }
-    let cursor = "0";
-    do {
-      const [next, keys] = await this.#run("SCAN", () => client.scan(cursor, options));
-      cursor = String(next);
-      out.push(...keys.map(String));
-    } while (cursor !== "0");
-    return out;
+    const [next, keys] = await this.#run("SCAN", () => client.scan(typeof cursor === "string" ? cursor : "0", options));
+    const text = String(next);
+    return { cursor: text === "0" ? null : text, keys: keys as Uint8Array[] };
   }
 
   /** Closes the glide client. Safe to call more than once. */

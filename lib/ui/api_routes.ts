@@ -12,7 +12,8 @@ import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, Reque
 import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
-import { allStats, countsView, jobRow, queueExists, queueRow, totalsView } from "./queue_rows.ts";
+import type { Discovery } from "./discovery.ts";
+import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
 import type { Sampler } from "./sampler.ts";
 
@@ -43,9 +44,10 @@ async function body(request: Request): Promise<Record<string, unknown>> {
 }
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
-export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string): Promise<QueueReply> {
+export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string, discovery?: Discovery): Promise<QueueReply> {
   const s = await mq.stats(name);
   sampler.record(name, s);
+  if (queueExists(s)) discovery?.saw(name);
   return {
     name,
     href: queueHref(name),
@@ -93,16 +95,21 @@ async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request
 }
 
 /** The API's routes. */
-export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler): Route[] {
+export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Discovery): Route[] {
   return [
     {
       path: "/api/queues",
-      handle: () =>
-        answerJson(async (): Promise<QueuesReply> => ({ queues: (await allStats(mq)).map(([n, s]) => queueRow(n, s)) })),
+      handle: (request) =>
+        answerJson(async (): Promise<QueuesReply> => {
+          const offset = whole(param(request, "offset"), "offset", 0, 1e9, 0);
+          const limit = whole(param(request, "limit"), "limit", 1, MAX_QUEUES_PAGE, QUEUES_PAGE);
+          const page = await queuesPage(mq, discovery, offset, limit);
+          return { offset, limit, total: page.total, queues: page.rows, unreadable: discovery.unreadable };
+        }),
     },
     {
       path: "/api/queue",
-      handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")))),
+      handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")), discovery)),
     },
     { path: "/api/jobs", handle: (request) => answerJson(() => jobsReply(mq, request)) },
     { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },

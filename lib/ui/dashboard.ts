@@ -17,6 +17,8 @@ import { pageRoutes } from "./page_routes.ts";
 import { answer, plain } from "./responses.ts";
 import type { Route } from "./route_table.ts";
 import { Sampler } from "./sampler.ts";
+import { Discovery, type DiscoveryOptions } from "./discovery.ts";
+import { type SnapshotOptions, StatsSnapshot } from "./snapshot.ts";
 
 /** How {@link dashboard} answers and whom. */
 export interface DashboardOptions {
@@ -39,6 +41,10 @@ export interface DashboardOptions {
   readonly pollMs?: number;
   /** How often a watched queue's totals are sampled for its throughput, ms (default 1000). */
   readonly sampleMs?: number;
+  /** How the queues are discovered in the background (the keyspace is walked at a bounded rate). */
+  readonly discovery?: DiscoveryOptions;
+  /** How `/metrics`' background snapshot of every queue's stats is taken. */
+  readonly snapshot?: SnapshotOptions;
   /** Links the pages' navigation adds (`emq ui` adds its key panel). */
   readonly links?: ReadonlyArray<{ readonly href: string; readonly text: string }>;
   /** More routes under the base path, behind the same checks (`emq ui`'s key panel). */
@@ -51,7 +57,7 @@ export interface Dashboard {
   (request: Request): Promise<Response>;
   /** The base path it answers under, without a trailing `/` (`""` at the root). */
   readonly basePath: string;
-  /** Stops the sampler (the handler answers 503 afterwards). */
+  /** Stops the background reads: the sampler, discovery, the snapshot (the handler answers 503 afterwards). */
   close(): void;
 }
 
@@ -94,6 +100,8 @@ export function resolveDashboard(options: DashboardOptions): GuardOptions & { ba
 export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): Dashboard {
   const guard = resolveDashboard(options);
   const sampler = new Sampler(mq, options.sampleMs ?? 1000);
+  const discovery = new Discovery(mq, options.discovery);
+  const snapshot = new StatsSnapshot(mq, discovery, options.snapshot);
   const page = {
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     basePath: guard.basePath,
@@ -101,10 +109,10 @@ export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): 
     links: options.links ?? [],
   };
   const routes = routeHandler([
-    ...pageRoutes(mq, sampler, page),
+    ...pageRoutes(mq, sampler, discovery, page),
     { path: "/dashboard.js", handle: () => answer(DASHBOARD_SCRIPT, "text/javascript; charset=utf-8") },
-    ...apiRoutes(mq, sampler),
-    metricsRoute(mq),
+    ...apiRoutes(mq, sampler, discovery),
+    metricsRoute(snapshot, discovery),
     ...(options.routes ?? []),
   ], guard, guard.basePath);
   let closed = false;
@@ -115,6 +123,8 @@ export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): 
     close: () => {
       closed = true;
       sampler.close();
+      discovery.close();
+      snapshot.close();
     },
   });
 }

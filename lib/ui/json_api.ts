@@ -33,9 +33,15 @@ export interface QueueRow extends CountsView {
   readonly paused: boolean;
 }
 
-/** `GET /api/queues`. */
+/** `GET /api/queues?offset=…&limit=…`: one page of the queues, in name order. */
 export interface QueuesReply {
+  readonly offset: number;
+  readonly limit: number;
+  /** How many queues discovery knows. */
+  readonly total: number;
   readonly queues: readonly QueueRow[];
+  /** `meta` keys whose name is not UTF-8 (no call can name them), escaped: `emq:{\xff}:meta`. */
+  readonly unreadable: readonly string[];
 }
 
 /** The totals a queue's `meta` keeps, in the order the pages show them. */

@@ -5,10 +5,12 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats } from "../client/mod.ts";
+import type { QueueStats } from "../client/mod.ts";
 import { COUNTED_STATES } from "./json_api.ts";
 import type { Route } from "./route_table.ts";
-import { allStats, countsView } from "./queue_rows.ts";
+import type { Discovery } from "./discovery.ts";
+import { countsView } from "./queue_rows.ts";
+import type { StatsSnapshot } from "./snapshot.ts";
 import { answer, plain } from "./responses.ts";
 
 /** The exposition format's content type. */
@@ -63,8 +65,16 @@ export const FAMILIES: readonly Family[] = [
   counter("echomq_claims_total", "Claims made (lease tokens handed out).", (s) => s.claims),
 ];
 
+/** What a scrape exports besides the queues: the snapshot's age, and the names no call can read. */
+export interface ExpositionExtra {
+  /** Seconds since the snapshot was taken. */
+  readonly ageSeconds: number;
+  /** `meta` keys whose name is not UTF-8, escaped. */
+  readonly unreadable: readonly string[];
+}
+
 /** The exposition of `queues` (name and stats), every family even when there is no queue. */
-export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>): string {
+export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>, extra: ExpositionExtra = { ageSeconds: 0, unreadable: [] }): string {
   const lines: string[] = [];
   for (const f of FAMILIES) {
     lines.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
@@ -72,16 +82,25 @@ export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>)
       for (const [labels, value] of f.samples(stats)) lines.push(`${f.name}{queue="${escapeLabel(queue)}"${labels}} ${value}`);
     }
   }
+  lines.push(
+    "# HELP echomq_snapshot_age_seconds Seconds since the stats above were read (they are read in the background).",
+    "# TYPE echomq_snapshot_age_seconds gauge",
+    `echomq_snapshot_age_seconds ${extra.ageSeconds.toFixed(3)}`,
+    "# HELP echomq_unreadable_queue A queue whose name is not UTF-8 text (no call can name it), its meta key escaped.",
+    "# TYPE echomq_unreadable_queue gauge",
+    ...extra.unreadable.map((key) => `echomq_unreadable_queue{key="${escapeLabel(key)}"} 1`),
+  );
   return `${lines.join("\n")}\n`;
 }
 
-/** `GET /metrics`, read afresh on every scrape. */
-export function metricsRoute(mq: EchoMQ<unknown>): Route {
+/** `GET /metrics`, answered from the background snapshot (snapshot.ts). */
+export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Route {
   return {
     path: "/metrics",
     handle: async () => {
       try {
-        return answer(exposition(await allStats(mq)), METRICS_CONTENT_TYPE);
+        const snap = await snapshot.read();
+        return answer(exposition(snap.stats, { ageSeconds: (Date.now() - snap.at) / 1000, unreadable: discovery.unreadable }), METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
         return plain(502, `# the server did not answer: ${text.split("\n")[0]}`);

@@ -13,7 +13,8 @@ import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import { baseTag, type PageOptions } from "./frame_html.ts";
 import type { Route } from "./route_table.ts";
 import { queueHtml } from "./queue_html.ts";
-import { allStats, queueRow } from "./queue_rows.ts";
+import type { Discovery } from "./discovery.ts";
+import { MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE } from "./queue_rows.ts";
 import { queuesHtml } from "./queues_html.ts";
 import { esc, html } from "./responses.ts";
 import type { Sampler } from "./sampler.ts";
@@ -33,24 +34,36 @@ export function nameFromPath(path: string): string {
   }
 }
 
+/** A query parameter as a whole number from 0 to `max`; anything else is the default (undefined). */
+function wholeParam(text: string | null, max: number): number | undefined {
+  return text !== null && /^\d+$/.test(text) && +text <= max ? +text : undefined;
+}
+
 /** A queue page's `?limit=`: a whole number from 1 to {@link MAX_PAGE_SIZE}; anything else is the default (undefined). */
 function pageLimit(request: Request): number | undefined {
-  const text = new URL(request.url).searchParams.get("limit");
-  return text !== null && /^\d+$/.test(text) && +text >= 1 && +text <= MAX_PAGE_SIZE ? +text : undefined;
+  const n = wholeParam(new URL(request.url).searchParams.get("limit"), MAX_PAGE_SIZE);
+  return n === 0 ? undefined : n;
 }
 
 /** The dashboard pages' routes. */
-export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, options: PageOptions = {}): Route[] {
+export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Discovery, options: PageOptions = {}): Route[] {
   /** Renders a page: its HTML, or a problem page with the status `failure` gives. */
   const answerHtml = (render: () => Promise<string>): Promise<Response> =>
     answerWith(render, (page) => html(page), (status, text) => problem(options, status, text));
-  const queues = (): Promise<Response> => answerHtml(async () => queuesHtml((await allStats(mq)).map(([n, s]) => queueRow(n, s)), options));
+  const queues = (request: Request): Promise<Response> =>
+    answerHtml(async () => {
+      const query = new URL(request.url).searchParams;
+      const offset = wholeParam(query.get("offset"), 1e9) ?? 0;
+      const limit = wholeParam(query.get("limit"), MAX_QUEUES_PAGE) ?? QUEUES_PAGE;
+      return queuesHtml(await queuesPage(mq, discovery, offset, limit), discovery.unreadable, options);
+    });
   const queuePage = (request: Request, name: () => string | null): Promise<Response> =>
     answerHtml(async () => {
       const queue = queueName(name());
       const limit = pageLimit(request);
       const stats = await mq.stats(queue);
       sampler.record(queue, stats);
+      if (queueExists(stats)) discovery.saw(queue);
       return queueHtml(queue, stats, { ...options, ...(limit ? { limit } : {}) });
     });
   return [

@@ -6,6 +6,8 @@
  * @module
  */
 import type { EchoMQ, JobInfo, QueueStats } from "../client/mod.ts";
+import type { Discovery } from "./discovery.ts";
+import { statsOf } from "./snapshot.ts";
 import { type CountsView, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "./json_api.ts";
 
 /** The four counts under the page's names. */
@@ -28,16 +30,24 @@ export function queueRow(name: string, s: QueueStats): QueueRow {
   return { name, href: queueHref(name), ...countsView(s), paused: s.paused };
 }
 
-/** Every queue's stats, read a few at a time; a queue that vanished between the scan and its read still has stats (zeros). */
-export async function allStats(mq: EchoMQ<unknown>): Promise<Array<[string, QueueStats]>> {
-  const names = await mq.queues();
-  const out: Array<[string, QueueStats]> = [];
-  for (let i = 0; i < names.length; i += 16) {
-    const run = names.slice(i, i + 16);
-    const stats = await Promise.all(run.map((n) => mq.stats(n)));
-    run.forEach((n, j) => out.push([n, stats[j]!]));
-  }
-  return out;
+/** Queues per page of the Queues table (`?limit=` changes it, up to {@link MAX_QUEUES_PAGE}). */
+export const QUEUES_PAGE = 100;
+/** The most queues a page of the Queues table holds. */
+export const MAX_QUEUES_PAGE = 500;
+
+/** One page of the Queues table: where it starts, how many queues there are, and its rows. */
+export interface QueuesPage {
+  readonly offset: number;
+  readonly limit: number;
+  readonly total: number;
+  readonly rows: QueueRow[];
+}
+
+/** The queues from `offset` (`limit` of them) in name order, each with its stats read now. */
+export async function queuesPage(mq: EchoMQ<unknown>, discovery: Discovery, offset: number, limit: number): Promise<QueuesPage> {
+  const names = await discovery.names();
+  const page = await statsOf(mq, names.slice(offset, offset + limit));
+  return { offset, limit, total: names.length, rows: page.map(([n, s]) => queueRow(n, s)) };
 }
 
 /** A job as a row of the page: its payload as JSON text, cut to {@link PAYLOAD_CHARS}. */

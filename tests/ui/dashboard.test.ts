@@ -121,10 +121,10 @@ function parseExposition(text: string): { samples: Sample[]; types: Map<string, 
       types.set(m[1]!, m[2]!);
       continue;
     }
-    m = new RegExp(`^(${NAME})\\{(.*)\\} (-?[0-9]+(?:\\.[0-9]+)?(?:e[+-]?[0-9]+)?)$`).exec(line);
+    m = new RegExp(`^(${NAME})(?:\\{([^\\n]*)\\})? (-?[0-9]+(?:\\.[0-9]+)?(?:e[+-]?[0-9]+)?)$`).exec(line);
     if (!m) throw new Error(`not a well-formed exposition line: ${JSON.stringify(line)}`);
     const labels: Record<string, string> = {};
-    let rest = m[2]!;
+    let rest = m[2] ?? "";
     while (rest.length > 0) {
       const l = /^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\["\\n])*)"(,|$)/.exec(rest);
       if (!l) throw new Error(`bad labels in ${JSON.stringify(line)}`);
@@ -172,7 +172,7 @@ for (const backend of BACKENDS) {
       dead[UMLAUT] = await bury(mq, UMLAUT, ["ünïcödé reason"]);
       await mq.schedule(UMLAUT, { later: true }, { delayMs: 3_600_000 });
       await mq.enqueue(WEIRD, { w: 1 });
-      ui = await startUi({ mq: uiMq, pollMs: 200, sampleMs: 200 });
+      ui = await startUi({ mq: uiMq, pollMs: 200, sampleMs: 200, discovery: { cycleMs: 100, stepMs: 0 }, snapshot: { everyMs: 100 } });
       page = await context.newPage();
       page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
     }, 120_000);
@@ -451,10 +451,19 @@ for (const backend of BACKENDS) {
     });
 
     test("/metrics: well-formed exposition, values equal to stats, label values escaped", async () => {
-      const r = await fetch(new URL("/metrics", ui.url));
-      expect(r.status).toBe(200);
-      expect(r.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
-      const text = await r.text();
+      const scrape = async () => {
+        const r = await fetch(new URL("/metrics", ui.url));
+        expect(r.status).toBe(200);
+        expect(r.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+        return await r.text();
+      };
+      // the stats are a background snapshot (100 ms apart here): one taken after the last change
+      const acked = async () => (await Promise.all((await mq.queues()).map((q) => mq.stats(q)))).map((s) => s.claims).join();
+      const want = await acked();
+      const text = await until("a snapshot with every claim so far", scrape, (t) => {
+        const { samples } = parseExposition(t);
+        return samples.filter((x) => x.name === "echomq_claims_total").map((x) => x.value).join() === want;
+      });
       const { samples, types, helps } = parseExposition(text);
       const families = {
         echomq_jobs: "gauge",
@@ -464,6 +473,8 @@ for (const backend of BACKENDS) {
         echomq_retried_total: "counter",
         echomq_buried_total: "counter",
         echomq_claims_total: "counter",
+        echomq_snapshot_age_seconds: "gauge",
+        echomq_unreadable_queue: "gauge",
       };
       expect(Object.fromEntries(types)).toEqual(families);
       expect([...helps].sort()).toEqual(Object.keys(families).sort());
@@ -483,7 +494,8 @@ for (const backend of BACKENDS) {
         expect(of("echomq_buried_total")).toEqual([s.buried]);
         expect(of("echomq_claims_total")).toEqual([s.claims]);
       }
-      expect(samples.length).toBe(names.length * 10);
+      expect(samples.filter((x) => x.labels.queue !== undefined).length).toBe(names.length * 10);
+      expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);
       expect(escapeLabel(WEIRD)).toBe('we\\"ird\\\\na\\nme');

@@ -1,5 +1,6 @@
 /**
- * The `/queues` page in the browser: the table of every queue kept live. A row is made once per
+ * The Queues page in the browser: its page of the table (the body's `data-offset` and
+ * `data-limit`) kept live. A row is made once per
  * queue and its numbers and badge updated in place; when queues come or go, the rows are put in
  * the server's order, focus kept, and the change announced.
  *
@@ -60,8 +61,9 @@ function arrange(tbody: HTMLTableSectionElement, queues: readonly QueueRow[]): v
 /** Makes the page live. */
 export function queuesPage(): void {
   const tbody = $<HTMLTableElement>("queues").tBodies[0]!;
+  const { offset = "0", limit = "100" } = document.body.dataset;
   poll(async () => {
-    const { queues } = await getJson<QueuesReply>("api/queues");
+    const { queues } = await getJson<QueuesReply>(`api/queues?offset=${encodeURIComponent(offset)}&limit=${encodeURIComponent(limit)}`);
     arrange(tbody, queues);
     queues.forEach((q, i) => fill(tbody.rows[i]!, q));
   });

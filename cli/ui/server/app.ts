@@ -8,7 +8,9 @@
  */
 import type { EchoMQ } from "../../../client.ts";
 import { type Dashboard, dashboard, resolveDashboard } from "../../../lib/ui/dashboard.ts";
+import type { DiscoveryOptions } from "../../../lib/ui/discovery.ts";
 import { routeHandler } from "../../../lib/ui/handler.ts";
+import type { SnapshotOptions } from "../../../lib/ui/snapshot.ts";
 import { html } from "../../../lib/ui/responses.ts";
 import type { Route } from "../../../lib/ui/route_table.ts";
 import { buildBundle, bundleRoute } from "./bundle.ts";
@@ -28,6 +30,9 @@ export interface UiOptions {
   readonly pollMs?: number;
   /** How often a watched queue's totals are sampled for its throughput, ms (default 1000). */
   readonly sampleMs?: number;
+  /** How the dashboard discovers queues, and snapshots their stats for /metrics (tests go faster). */
+  readonly discovery?: DiscoveryOptions;
+  readonly snapshot?: SnapshotOptions;
   /** The token every request must carry (see the dashboard's options). */
   readonly token?: string;
   /** The origin users reach it at (a tunnel, a proxy). */
@@ -66,6 +71,8 @@ export async function startUi(options: UiOptions = {}): Promise<Ui> {
       ...access,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       ...(options.sampleMs === undefined ? {} : { sampleMs: options.sampleMs }),
+      ...(options.discovery === undefined ? {} : { discovery: options.discovery }),
+      ...(options.snapshot === undefined ? {} : { snapshot: options.snapshot }),
       links: [{ href: "keys", text: "Key panel" }],
       routes: panel,
     });
