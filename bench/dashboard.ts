@@ -30,7 +30,7 @@ await pool(QUEUES, 8, async (i) => {
 const filledMs = performance.now() - t0;
 const keys = Number(await command(server.port, ["DBSIZE"]));
 
-const ui = dashboard(mq, { discovery: { stepMs: 10, cycleMs: 2000 }, snapshot: { everyMs: 5000 } });
+const ui = dashboard(mq);
 const http = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => ui(r) });
 const base = `http://127.0.0.1:${http.port}`;
 

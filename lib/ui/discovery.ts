@@ -4,7 +4,8 @@
  * with 1,000,000 job rows a walk is about 1,000 steps), a pause of `cycleMs` between walks, and the
  * names found kept sorted for the pages and `/metrics` to read. A queue appears as soon as a step
  * finds it; one dropped goes at the end of the walk that no longer found it. The first walk goes
- * unpaced (the first page waits for it); walks stop while nobody asks (`idleMs`) and resume on
+ * unpaced, and the first read waits for it at most `firstWaitMs` (then answers with what it found
+ * so far, {@link Discovery.complete} false); walks stop while nobody asks (`idleMs`) and resume on
  * the next read. Names the client cannot read (not UTF-8) are kept apart, escaped.
  *
  * @module
@@ -15,10 +16,12 @@ import type { EchoMQ } from "../client/mod.ts";
 export interface DiscoveryOptions {
   /** Keys asked per SCAN step (default 1000). */
   readonly count?: number;
-  /** Pause between two steps of a walk after the first, ms (default 10: at most 100 steps a second). */
+  /** Pause between two steps of a walk after the first, ms (default 25: at most 40 steps a second). */
   readonly stepMs?: number;
-  /** Pause between walks, ms (default 2000). */
+  /** Pause between walks, ms (default 5000). */
   readonly cycleMs?: number;
+  /** How long the first read waits for the first walk, ms (default 500). */
+  readonly firstWaitMs?: number;
   /** Walks stop when nobody read the names for this long, ms (default 60000). */
   readonly idleMs?: number;
 }
@@ -32,6 +35,7 @@ export class Discovery {
   readonly #stepMs: number;
   readonly #cycleMs: number;
   readonly #idleMs: number;
+  readonly #firstWaitMs: number;
   #names: string[] = [];
   #known = new Set<string>();
   #unreadable: string[] = [];
@@ -46,18 +50,30 @@ export class Discovery {
   constructor(mq: EchoMQ<unknown>, options: DiscoveryOptions = {}) {
     this.#mq = mq;
     this.#count = options.count ?? 1000;
-    this.#stepMs = options.stepMs ?? 10;
-    this.#cycleMs = options.cycleMs ?? 2000;
+    this.#stepMs = options.stepMs ?? 25;
+    this.#cycleMs = options.cycleMs ?? 5000;
+    this.#firstWaitMs = options.firstWaitMs ?? 500;
     this.#idleMs = options.idleMs ?? 60_000;
   }
 
-  /** The queue names, sorted; the first call waits for a whole walk (and throws if it failed). */
+  /**
+   * The queue names, sorted. The first call waits for the first walk, at most `firstWaitMs` (and
+   * throws if it failed).
+   */
   async names(): Promise<readonly string[]> {
     this.#readAt = Date.now();
     this.#first ??= this.#walk(0);
     this.#running ??= this.#run();
-    await this.#first;
+    if (this.#walks === 0) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([this.#first, new Promise((r) => (timer = setTimeout(r, this.#firstWaitMs)))]).finally(() => clearTimeout(timer));
+    }
     return this.#names;
+  }
+
+  /** Whether a whole walk has finished (until then the names are those found so far). */
+  get complete(): boolean {
+    return this.#walks > 0;
   }
 
   /** `meta` keys found whose name is not UTF-8, escaped (`emq:{\xff}:meta`). */
@@ -72,14 +88,15 @@ export class Discovery {
 
   /** Adds a name the dashboard saw in use (a page of a queue that exists), before a walk finds it. */
   saw(name: string): void {
-    if (this.#walks > 0) this.#add(name);
+    this.#add([name]);
   }
 
-  /** `name` in the list, if it is not yet. */
-  #add(name: string): void {
-    if (this.#known.has(name)) return;
-    this.#known.add(name);
-    this.#names = [...this.#names, name].sort();
+  /** `names` in the list, those it does not hold yet (one sort for them all). */
+  #add(names: readonly string[]): void {
+    const fresh = names.filter((n) => !this.#known.has(n));
+    if (fresh.length === 0) return;
+    for (const n of fresh) this.#known.add(n);
+    this.#names = [...this.#names, ...fresh].sort();
   }
 
   /** Stops walking. */
@@ -121,10 +138,8 @@ export class Discovery {
     let first = true;
     for await (const page of this.#mq.scanQueues({ count: this.#count })) {
       if (this.#closed) return;
-      for (const n of page.names) {
-        found.add(n);
-        if (this.#walks > 0) this.#add(n);
-      }
+      for (const n of page.names) found.add(n);
+      this.#add(page.names);
       for (const k of page.unreadable) unreadable.add(k);
       if (!first && stepMs > 0) await sleep(stepMs);
       first = false;

@@ -7,8 +7,8 @@
  * @module
  */
 
-/** The job states a queue page lists, in its order. */
-export const LISTED_STATES = ["pending", "scheduled", "dead"] as const;
+/** The job states a queue page lists. */
+export const LISTED_STATES = ["active", "pending", "scheduled", "dead"] as const;
 
 /** One of {@link LISTED_STATES}. */
 export type ListedState = (typeof LISTED_STATES)[number];
@@ -39,6 +39,8 @@ export interface QueuesReply {
   readonly limit: number;
   /** How many queues discovery knows. */
   readonly total: number;
+  /** False while the first walk of the keyspace is still going (`total` is what it found so far). */
+  readonly complete: boolean;
   readonly queues: readonly QueueRow[];
   /** `meta` keys whose name is not UTF-8 (no call can name them), escaped: `emq:{\xff}:meta`. */
   readonly unreadable: readonly string[];
@@ -70,6 +72,8 @@ export interface QueueReply {
 /** One job as the page lists it. Times are ms since the epoch. */
 export interface JobRow {
   readonly id: string;
+  /** Its page ({@link jobHref}). */
+  readonly href: string;
   readonly state: string;
   readonly attempts: number;
   /** The payload as JSON text (cut at {@link PAYLOAD_CHARS}), or why it could not be decoded. */
@@ -80,6 +84,17 @@ export interface JobRow {
   readonly dueAt?: number;
   readonly reason?: string;
   readonly buriedAt?: number;
+  /** When its lease runs out (active; the server's clock). */
+  readonly leaseUntil?: number;
+  /** The lease token of its current or last claim. */
+  readonly token?: number;
+  /** Its progress as JSON text, as the handler reported it. */
+  readonly progress?: string;
+}
+
+/** `POST /api/remove` (`{ name, id }`): whether the job was deleted. */
+export interface RemoveReply {
+  readonly removed: boolean;
 }
 
 /** `GET /api/jobs?name=…&state=…&offset=…&limit=…`: one page of a state's jobs. */
@@ -127,4 +142,13 @@ export const MAX_PAGE_SIZE = 100;
 export function queueHref(name: string): string {
   const enc = encodeURIComponent(name);
   return name === "" || name === "." || name === ".." ? `queues/?name=${enc}` : `queues/${enc}`;
+}
+
+/**
+ * The address of job `id`'s page, relative to the dashboard's base: `job?q=…&id=…`, the queue
+ * name percent-encoded twice — the search form's hidden field holds it percent-encoded once
+ * (an attribute's CR would come back LF), and the form encodes that again.
+ */
+export function jobHref(queue: string, id: string): string {
+  return `job?q=${encodeURIComponent(encodeURIComponent(queue))}&id=${encodeURIComponent(id)}`;
 }

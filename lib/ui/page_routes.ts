@@ -8,10 +8,12 @@
  * @module
  */
 import type { EchoMQ } from "../client/mod.ts";
+import { isJobId } from "../keyspace/mod.ts";
 import { MAX_PAGE_SIZE } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import { baseTag, type PageOptions } from "./frame_html.ts";
 import type { Route } from "./route_table.ts";
+import { jobHtml } from "./job_html.ts";
 import { queueHtml } from "./queue_html.ts";
 import type { Discovery } from "./discovery.ts";
 import { MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE } from "./queue_rows.ts";
@@ -68,6 +70,25 @@ export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Dis
     });
   return [
     { path: "/", handle: queues },
+    {
+      // `/job?q=<queue, percent-encoded>&id=<id>`: one job's page (the search form's target)
+      path: "/job",
+      handle: (request) =>
+        answerHtml(async () => {
+          const query = new URL(request.url).searchParams;
+          let queue: string;
+          try {
+            queue = queueName(decodeURIComponent(query.get("q") ?? ""));
+          } catch (e) {
+            throw e instanceof ApiError ? e : new ApiError(400, "q: the queue name, percent-encoded");
+          }
+          const id = (query.get("id") ?? "").trim();
+          if (!isJobId(id)) throw new ApiError(400, `${JSON.stringify(id)} is not a job id`);
+          const job = await mq.getJob(queue, id);
+          if (job === null) throw new ApiError(404, `no job ${id} in ${JSON.stringify(queue)} (acked, removed, or never there)`);
+          return jobHtml(job, Date.now(), options);
+        }),
+    },
     { path: "/queues", handle: queues },
     {
       // `/queues/?name=…`: the names a path segment cannot hold ("", ".", "..").

@@ -15,13 +15,14 @@ import { esc } from "./responses.ts";
 
 /** What each listed state's table is called and shows. */
 export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
+  active: { title: "Active jobs", columns: ["Job", "Lease until", "Attempts", "Token", "Progress", "Payload"] },
   dead: { title: "Dead jobs", columns: ["Job", "Buried", "Attempts", "Reason", "Payload", "Action"] },
   pending: { title: "Pending jobs", columns: ["#", "Job", "Attempts", "Created", "Payload"] },
   scheduled: { title: "Scheduled jobs", columns: ["Job", "Due", "Attempts", "Last failure", "Payload"] },
 };
 
-/** The order the job tables appear in: dead first (what an operator acts on), then pending, scheduled. */
-export const TABLE_ORDER: readonly ListedState[] = ["dead", "pending", "scheduled"];
+/** The order the job tables appear in: dead first (what an operator acts on), active (what runs now), pending, scheduled. */
+export const TABLE_ORDER: readonly ListedState[] = ["dead", "active", "pending", "scheduled"];
 
 function jobsSection(state: ListedState): string {
   const t = STATE_TABLES[state];
@@ -60,6 +61,11 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <h2 id="queue-title"><span class="kind">Queue</span> <span class="qname">${label}</span></h2>
 <p id="missing" class="note"${exists ? " hidden" : ""}>No such queue on the server yet: it appears with its first job.</p>
 <div class="summary">
+<form class="search" action="job" method="get" role="search" aria-label="Find a job">
+<input type="hidden" name="q" value="${esc(encodeURIComponent(name))}">
+<label for="find-id">Job id</label> <input id="find-id" name="id" type="search" required spellcheck="false" autocapitalize="off" placeholder="JOB…">
+<button type="submit">Find</button>
+</form>
 <dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>
 <div class="controls" role="group" aria-label="Claims">
 <span class="label" id="state-label">Claims</span>
@@ -71,7 +77,8 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <div class="throughput">
 <figure>
 <figcaption id="spark-title">Throughput, acked/s (last 60 s)</figcaption>
-<svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline points=""/></svg>
+<div class="spark-axes"><span id="spark-peak" class="axis y">0/s</span><svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline points=""/></svg><span class="axis y0">0</span></div>
+<div class="axis x" aria-hidden="true"><span id="spark-start">—</span><span>now</span></div>
 <p id="spark-desc">Throughput: no samples yet</p>
 </figure>
 <dl class="totals" aria-label="Totals">${totals}</dl>

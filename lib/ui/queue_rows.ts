@@ -8,7 +8,7 @@
 import type { EchoMQ, JobInfo, QueueStats } from "../client/mod.ts";
 import type { Discovery } from "./discovery.ts";
 import { statsOf } from "./snapshot.ts";
-import { type CountsView, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "./json_api.ts";
+import { type CountsView, jobHref, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "./json_api.ts";
 
 /** The four counts under the page's names. */
 export function countsView(s: QueueStats): CountsView {
@@ -40,6 +40,8 @@ export interface QueuesPage {
   readonly offset: number;
   readonly limit: number;
   readonly total: number;
+  /** False while the first walk of the keyspace is still going: `total` is what it found so far. */
+  readonly complete: boolean;
   readonly rows: QueueRow[];
 }
 
@@ -47,7 +49,12 @@ export interface QueuesPage {
 export async function queuesPage(mq: EchoMQ<unknown>, discovery: Discovery, offset: number, limit: number): Promise<QueuesPage> {
   const names = await discovery.names();
   const page = await statsOf(mq, names.slice(offset, offset + limit));
-  return { offset, limit, total: names.length, rows: page.map(([n, s]) => queueRow(n, s)) };
+  return { offset, limit, total: names.length, complete: discovery.complete, rows: page.map(([n, s]) => queueRow(n, s)) };
+}
+
+/** `text` cut to {@link PAYLOAD_CHARS} (an ellipsis says so). */
+function cut(text: string): string {
+  return text.length > PAYLOAD_CHARS ? `${text.slice(0, PAYLOAD_CHARS - 1)}…` : text;
 }
 
 /** A job as a row of the page: its payload as JSON text, cut to {@link PAYLOAD_CHARS}. */
@@ -60,11 +67,14 @@ export function jobRow(j: JobInfo<unknown>): JobRow {
   } else {
     payload = JSON.stringify(j.payload) ?? String(j.payload);
   }
-  if (payload.length > PAYLOAD_CHARS) payload = `${payload.slice(0, PAYLOAD_CHARS - 1)}…`;
-  const row: Record<string, unknown> = { id: j.id, state: j.state, attempts: j.attempts, payload, createdAt: j.createdAt };
+  payload = cut(payload);
+  const row: Record<string, unknown> = { id: j.id, href: jobHref(j.queue, j.id), state: j.state, attempts: j.attempts, payload, createdAt: j.createdAt };
   if (payloadError) row.payloadError = true;
   if (j.dueAt !== undefined) row.dueAt = j.dueAt;
   if (j.reason !== undefined) row.reason = j.reason;
   if (j.buriedAt !== undefined) row.buriedAt = j.buriedAt;
+  if (j.leaseUntil !== undefined) row.leaseUntil = j.leaseUntil;
+  if (j.token !== undefined) row.token = j.token;
+  if (j.progress !== undefined) row.progress = cut(JSON.stringify(j.progress) ?? String(j.progress));
   return row as unknown as JobRow;
 }

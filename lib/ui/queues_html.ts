@@ -52,6 +52,6 @@ export function queuesHtml(page: QueuesPage, unreadable: readonly string[] = [],
 ${body}
 </tbody>
 </table>
-${pager(page)}${unreadableNote(unreadable)}
+${pager(page)}${unreadableNote(unreadable)}${page.complete ? "" : `<p class="note" id="discovering">Still looking for queues: ${page.total} found so far (a keyspace this large takes a while to walk).</p>`}
 </section>`, options);
 }

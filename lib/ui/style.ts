@@ -107,6 +107,16 @@ button.danger { border-color: var(--no); color: var(--no); }
 #spark { width: 320px; height: 56px; display: block; border-bottom: 1px solid var(--line); }
 #spark polyline { fill: none; stroke: var(--accent); stroke-width: 2; stroke-linejoin: round; }
 #spark-desc { margin: .2rem 0 0; font-size: .85rem; color: var(--muted); }
+.spark-axes { position: relative; padding-left: 3.2rem; }
+.axis { font-size: .75rem; color: var(--muted); font-variant-numeric: tabular-nums; }
+.axis.y { position: absolute; left: 0; top: 0; }
+.axis.y0 { position: absolute; left: 0; bottom: 0; }
+.axis.x { display: flex; justify-content: space-between; padding-left: 3.2rem; width: calc(320px + 3.2rem); }
+.search { display: flex; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
+.job dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
+.job dt { color: var(--muted); }
+.job dd { margin: 0; }
+.job pre { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); padding: .6rem .8rem; border-radius: 6px; margin: .3rem 0 1rem; }
 .totals { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; margin: 0; font-size: .93rem; }
 .totals div { display: flex; gap: .4rem; }
 .totals dt { color: var(--muted); }

@@ -368,9 +368,11 @@ for (const backend of BACKENDS) {
       await page.keyboard.press("Space");
       await until("resumed", () => mq.isPaused("keys"), (p) => !p);
       await until("the focus on Pause", () => focused(page), (f) => f === "Pause");
-      // Resume is disabled now, so the next stop is "Requeue all", then each row's button.
+      // Resume is disabled now, so the next stop is "Requeue all", then each row's link to its page and its button.
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe("Requeue all");
+      await page.keyboard.press("Tab");
+      expect(await focused(page)).toBe(newer);
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe(`Requeue ${newer}`);
       await page.keyboard.press("Enter");
@@ -445,7 +447,7 @@ for (const backend of BACKENDS) {
       const notDead = await post("/api/requeue", { "content-type": "application/json", origin },
         JSON.stringify({ name: "orders", ids: [(await mq.jobs("orders", "pending"))[0]!.id] }));
       expect(notDead.status).toBe(409);
-      expect((await fetch(api("/api/jobs?name=orders&state=active"))).status).toBe(400);
+      expect((await fetch(api("/api/jobs?name=orders&state=running"))).status).toBe(400);
       expect((await fetch(api("/queues/a%7Bb"))).status).toBe(400);
       expect((await fetch(api("/queues/%E0%A4%A"))).status).toBe(400);
     });

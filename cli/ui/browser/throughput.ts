@@ -45,12 +45,26 @@ export function rateSummary(rate: readonly RatePoint[]): string {
   return `Throughput: ${perSecText(now)} acked/s now, peak ${perSecText(peak)}/s over the last ${seconds} s`;
 }
 
-/** The page's sparkline and its words; the function it returns draws a rate. */
+/** The axes' labels of the shown samples: the peak (top of y) and how far back x starts. */
+export function axisLabels(rate: readonly RatePoint[], span = 60_000): { peak: string; start: string } {
+  const end = rate.length === 0 ? 0 : rate[rate.length - 1]!.t;
+  const shown = rate.filter((p) => p.t >= end - span);
+  if (shown.length < 2) return { peak: "0/s", start: "—" };
+  const peak = Math.max(1, ...shown.map((p) => p.perSec));
+  return { peak: `${perSecText(peak)}/s`, start: `${Math.round((end - shown[0]!.t) / 1000)} s ago` };
+}
+
+/** The page's sparkline, its axes and its words; the function it returns draws a rate. */
 export function throughput(): (rate: readonly RatePoint[]) => void {
   const spark = $("spark").querySelector("polyline")!;
   const desc = $("spark-desc");
+  const peak = $("spark-peak");
+  const start = $("spark-start");
   return (rate) => {
     spark.setAttribute("points", sparkPoints(rate, 320, 56));
+    const axes = axisLabels(rate);
+    if (peak.textContent !== axes.peak) peak.textContent = axes.peak;
+    if (start.textContent !== axes.start) start.textContent = axes.start;
     const summary = rateSummary(rate);
     if (desc.textContent !== summary) desc.textContent = summary;
   };
