@@ -9,18 +9,9 @@
 import type { JobInfo } from "../client/mod.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
+import { relative } from "./relative.ts";
 import { esc } from "./responses.ts";
 import { visible } from "./visible.ts";
-
-/** `ms` as far from `now` in words: `in 5 min`, `3 h ago`, `just now`. */
-export function relative(ms: number, now: number): string {
-  const d = ms - now;
-  const a = Math.abs(d);
-  if (a < 1000) return "just now";
-  const [n, unit] = a < 60_000 ? [a / 1000, "s"] : a < 3_600_000 ? [a / 60_000, "min"] : a < 86_400_000 ? [a / 3_600_000, "h"] : [a / 86_400_000, "d"];
-  const text = `${Math.floor(n)} ${unit}`;
-  return d > 0 ? `in ${text}` : `${text} ago`;
-}
 
 /** A time as the page shows it: UTC to the millisecond, and how far from now. */
 export function timeHtml(ms: number | undefined, now: number): string {

@@ -8,17 +8,9 @@
  * @module
  */
 import type { JobRow, ListedState } from "../../../lib/ui/json_api.ts";
+import { relative } from "../../../lib/ui/relative.ts";
 import { visible } from "../../../lib/ui/visible.ts";
 import { el } from "./dom.ts";
-
-/** `ms` as far from now in words: `in 5 min`, `3 h ago`, `just now`. */
-function relative(ms: number): string {
-  const d = ms - Date.now();
-  const a = Math.abs(d);
-  if (a < 1000) return "just now";
-  const [n, unit] = a < 60_000 ? [a / 1000, "s"] : a < 3_600_000 ? [a / 60_000, "min"] : a < 86_400_000 ? [a / 3_600_000, "h"] : [a / 86_400_000, "d"];
-  return d > 0 ? `in ${Math.floor(n)} ${unit}` : `${Math.floor(n)} ${unit} ago`;
-}
 
 /** A time: `hh:mm:ss` today, else `yyyy-mm-dd hh:mm`, then how far from now; the full time with its zone as its title. */
 function timeEl(ms: number | undefined): Node {
@@ -29,7 +21,7 @@ function timeEl(ms: number | undefined): Node {
   const text = today
     ? `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
     : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return el("time", { datetime: d.toISOString(), title: d.toString() }, `${text} (${relative(ms)})`);
+  return el("time", { datetime: d.toISOString(), title: d.toString() }, `${text} (${relative(ms, Date.now())})`);
 }
 
 const cell = (text: string, cls?: string, attrs: Record<string, string> = {}): HTMLTableCellElement =>
