@@ -11,7 +11,7 @@ import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { visible } from "../../lib/ui/visible.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { launchChromium } from "./_browser.ts";
+import { launchChromium, until } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 
@@ -33,18 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Polls `read` until `ok` holds (default: truthy); fails naming `what` with the last value. */
-async function until<T>(what: string, read: () => Promise<T> | T, ok: (v: T) => boolean = Boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await read();
-    if (ok(last)) return last;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Buries the next `reasons.length` claimed jobs of `queue`, one reason each (oldest first). */
 async function bury(mq: EchoMQ<unknown>, queue: string, reasons: string[]): Promise<string[]> {

@@ -12,7 +12,7 @@ import { startUi, type Ui } from "../../cli/ui/server/app.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { launchChromium } from "./_browser.ts";
+import { launchChromium, until } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 /** A handler's failure with its stack: longer than a table cell shows (240 characters). */
@@ -26,16 +26,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-async function until<T>(what: string, read: () => Promise<T> | T, ok: (v: T) => boolean = Boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const last = await read();
-    if (ok(last)) return last;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const cellsOf = (page: Page, table: string, id: string): Promise<string[]> =>
   page.getByRole("table", { name: table, exact: true }).locator(`tbody tr[data-id="${id}"] td`).allTextContents();
