@@ -100,6 +100,11 @@ describe("the shared key vectors, composed on the page", () => {
     expect(composed.length).toBeGreaterThanOrEqual(20);
   });
 
+  test("a hashtag with a backslash shows as it is, not JSON-escaped", async () => {
+    await compose(page, "a\\b", "pending");
+    expect((await readPanel(page)).hashtag).toBe('"a\\b"');
+  });
+
   test.each(composed.map((c) => [c.note, c] as const))("%s", async (_note, c) => {
     await compose(page, c.queue, c.type);
     expect(await page.getByLabel("Queue").inputValue()).toBe(c.queue);
