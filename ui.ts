@@ -8,8 +8,8 @@
  *
  * @example
  * ```ts
- * import { EchoMQ } from "@echomq/echomq/client";
- * import { dashboard } from "@echomq/echomq/ui";
+ * import { EchoMQ } from "./client.ts";
+ * import { dashboard } from "./ui.ts";
  *
  * const mq = await EchoMQ.connect({ url: "valkeys://ops:secret@db.internal:6380" });
  * const ui = dashboard(mq, {
