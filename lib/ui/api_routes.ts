@@ -45,10 +45,11 @@ async function body(request: Request): Promise<Record<string, unknown>> {
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
 export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string, discovery?: Discovery): Promise<QueueReply> {
-  const s = await mq.stats(name);
+  const [s, [oldest]] = await Promise.all([mq.stats(name), mq.jobs(name, "pending", { limit: 1 })]);
   sampler.record(name, s);
   if (queueExists(s)) discovery?.saw(name);
   return {
+    ...(oldest === undefined ? {} : { oldestPendingAt: oldest.createdAt }),
     name,
     href: queueHref(name),
     exists: queueExists(s),

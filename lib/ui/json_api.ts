@@ -67,6 +67,8 @@ export interface QueueReply {
   readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */
   readonly rate: readonly RatePoint[];
+  /** When the oldest pending job (the next to be claimed) was admitted; absent when none waits. */
+  readonly oldestPendingAt?: number;
 }
 
 /** One job as the page lists it. Times are ms since the epoch. */

@@ -67,6 +67,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <button type="submit">Find</button>
 </form>
 <dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>
+<p class="note" id="oldest">Oldest pending: —</p>
 <div class="controls" role="group" aria-label="Claims">
 <span class="label" id="state-label">Claims</span>
 <output id="state" aria-labelledby="state-label" aria-live="polite">${badge(stats.paused)}</output>

@@ -73,6 +73,9 @@ for (const backend of BACKENDS) {
       const cells = await until("the active row", () => cellsOf(page, "Active jobs", held.id), (c) => c.length === 5);
       expect(cells[0]).toMatch(/\(in (9|10) min\)$/);
       expect(cells.slice(1)).toEqual(["1", String(held.token), '{"pct":40}', '{"order":7,"items":["a","b"]}']);
+      expect(await page.locator("#oldest").textContent()).toBe("Oldest pending: none waiting");
+      await mq.enqueue("oncall", { order: 9 });
+      await until("the oldest pending job's age", () => page.locator("#oldest").textContent(), (t) => /^Oldest pending: admitted (just now|\d+ s ago)$/.test(t ?? ""));
     });
 
     test("a dead job's page from its row: the full reason, the payload pretty-printed, times in UTC and how long ago", async () => {
