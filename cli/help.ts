@@ -30,7 +30,7 @@ export const COMMANDS: Readonly<Record<string, string>> = {
                                   how many dead jobs the queue keeps, and how long (0: no limit)`,
   drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
   ui: `  emq ui [--url valkey://host:port] [--cluster] [--port N] [--bind ADDR] [--token T]
-         [--public-origin URL] [--read-only]
+         [--public-origin URL] [--read-only] [--queues a,b]
                                   the dashboard (/), the key panel (/keys) and /metrics
                                   (no --url: an embedded server with demo traffic to watch)`,
   help: `  emq help                        this text (emq <command> --help: that command's)`,

@@ -40,7 +40,8 @@ ${COMMANDS.ui}
                    with T as the password (or set EMQ_UI_TOKEN, which ps does not show)
   --public-origin  the origin users open it at (https://ops.example.com, an SSH tunnel's
                    http://localhost:9000): the only Host answered, the only Origin that may act
-  --read-only      no action shown or answered`;
+  --read-only      no action shown or answered
+  --queues a,b     show these queues only, without walking the keyspace (an ACL user limited to them)`;
 
 /** The signals that stop `emq ui`. */
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;
@@ -84,6 +85,7 @@ export async function ui(argv: string[]): Promise<number> {
       token: { type: "string" },
       "public-origin": { type: "string" },
       "read-only": { type: "boolean", default: false },
+      queues: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -106,7 +108,8 @@ export async function ui(argv: string[]): Promise<number> {
   let traffic: Traffic | null = null;
   let app: Ui | null = null;
   try {
-    app = await startUi({ ...(port === undefined ? {} : { port }), ...access, mq: target.mq });
+    const queues = values.queues?.split(",").map((q) => q.trim()).filter((q) => q !== "");
+    app = await startUi({ ...(port === undefined ? {} : { port }), ...access, ...(queues ? { discovery: { queues } } : {}), mq: target.mq });
     if (values.url === undefined) {
       traffic = startUiTraffic(target.mq);
       console.log(`emq ui: ${target.description}, backend ${target.mq.backend}; demo traffic on ${Object.keys(UI_QUEUES).join(", ")}`);

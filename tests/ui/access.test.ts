@@ -226,3 +226,34 @@ test("the script the package ships (lib/ui/dashboard_script.ts) is the bundle of
   expect(r.stderr.toString()).toBe("");
   expect(r.exitCode).toBe(0);
 }, 60_000);
+
+describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (backend) => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startServer({ module: backend === "module" ? undefined : false });
+    const admin = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+    await admin.enqueue("t1", { n: 1 });
+    await admin.enqueue("t2", { secret: true });
+    await admin.close();
+    expect(await command(server.port, ["ACL", "SETUSER", "tenant1", "on", ">pw-tenant1", "resetkeys", "~emq:{t1}:*", "+@all"])).toBe("OK");
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  test("with discovery: { queues }, the dashboard and /metrics show its queues and never touch the others", async () => {
+    const mq = await EchoMQ.connect({ url: `valkey://tenant1:pw-tenant1@127.0.0.1:${server.port}`, backend });
+    const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
+    const get = (path: string) => ui(new Request(`http://127.0.0.1:9${path}`, { headers: { host: "127.0.0.1:9" } }));
+    try {
+      const api = await get("/api/queues");
+      expect(api.status).toBe(200);
+      expect(((await api.json()) as { queues: Array<{ name: string; pending: number }> }).queues.map((q) => [q.name, q.pending])).toEqual([["t1", 1]]);
+      const metrics = await (await get("/metrics")).text();
+      expect(metrics).toContain('echomq_jobs{queue="t1",state="pending"} 1\n');
+      expect(metrics).not.toContain("t2");
+      expect((await get("/")).status).toBe(200);
+    } finally {
+      ui.close();
+      await mq.close();
+    }
+  });
+});
