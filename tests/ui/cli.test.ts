@@ -155,6 +155,32 @@ describe("emq ui", () => {
     }
   }, 90_000);
 
+  test("--token and --read-only: every request needs the token, and no action is answered", async () => {
+    const server = await startServer();
+    try {
+      const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", `valkey://${server.address}`, "--token", "a-token-for-the-test", "--read-only"]);
+      try {
+        expect(out()).toContain(`emq ui: dashboard on ${url}, metrics on ${url}metrics (token required), read-only\n`);
+        expect((await fetch(url)).status).toBe(401);
+        const auth = { authorization: "Bearer a-token-for-the-test" };
+        const page = await fetch(url, { headers: auth });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('data-read-only="true"');
+        const post = await fetch(new URL("/api/pause", url), {
+          method: "POST",
+          headers: { ...auth, origin: new URL(url).origin, "content-type": "application/json" },
+          body: JSON.stringify({ name: "orders" }),
+        });
+        expect([post.status, await post.text()]).toEqual([403, "this dashboard is read-only: no action is answered\n"]);
+        expect(await command(server.port, ["DBSIZE"])).toBe(0);
+      } finally {
+        expect(await stop(child)).toBe(0);
+      }
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
   /** Runs `emq ui` without --url: the embedded server and its traffic show, and the signal stops them. */
   async function embedded(cmd: string, args: string[], signal: "SIGINT" | "SIGTERM"): Promise<void> {
     const { child, url, out } = await startChild(cmd, args);
