@@ -363,6 +363,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    *
    * @example
    * ```ts
+   * const mq = await EchoMQ.connect({ url: "valkey://127.0.0.1:6379" });
    * const names = new Set<string>();
    * for await (const page of mq.scanQueues({ count: 500 })) {
    *   for (const n of page.names) names.add(n);

