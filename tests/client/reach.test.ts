@@ -134,6 +134,8 @@ describe("the CLI", () => {
     const refused = await emqAsync("inspect", "tls-cli", "--url", `valkeys://127.0.0.1:${tlsPort}`, "--tls-ca", otherCa.caFile);
     expect(refused.code).toBe(2);
     expect(refused.err).toStartWith(`emq: cannot use 127.0.0.1:${tlsPort}: connect: the TLS handshake with 127.0.0.1:${tlsPort} failed: `);
+    const insecure = await emqAsync("inspect", "tls-cli", "--url", `valkeys://127.0.0.1:${tlsPort}`, "--insecure");
+    expect([insecure.err, insecure.code]).toEqual(["", 0]);
     const plain = await emqAsync("inspect", "tls-cli", "--url", `valkey://127.0.0.1:${tlsPort}`, "--tls-ca", ca.caFile);
     expect(plain.err).toBe("emq: --tls-ca and --insecure go with a valkeys:// (TLS) --url\n");
   }, 90_000);
