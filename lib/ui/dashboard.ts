@@ -11,10 +11,10 @@ import type { EchoMQ } from "../client/mod.ts";
 import { apiRoutes } from "./api_routes.ts";
 import { DASHBOARD_SCRIPT } from "./dashboard_script.ts";
 import { type GuardOptions, loopbackHost } from "./guard.ts";
-import { routeHandler } from "./handler.ts";
+import { routeHandler, SECURITY_HEADERS } from "./handler.ts";
 import { metricsRoute } from "./metrics.ts";
 import { pageRoutes } from "./page_routes.ts";
-import { answer, plain } from "./responses.ts";
+import { answer } from "./responses.ts";
 import type { Route } from "./route_table.ts";
 import { Sampler } from "./sampler.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
@@ -117,7 +117,7 @@ export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): 
   ], guard, guard.basePath);
   let closed = false;
   const handle = (request: Request): Promise<Response> =>
-    closed ? Promise.resolve(plain(503, "the dashboard is closed")) : routes(request);
+    closed ? Promise.resolve(new Response("the dashboard is closed\n", { status: 503, headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" } })) : routes(request);
   return Object.assign(handle, {
     basePath: guard.basePath,
     close: () => {

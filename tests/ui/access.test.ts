@@ -81,11 +81,15 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       expect(r.text).toContain(`<base href="${BASE}/">`);
       expect(r.text).toContain('<script type="module" src="dashboard.js"></script>');
       expect(r.text).toContain('href="queues/orders"');
+
       const redirect = await raw(port, "GET", BASE, { ...bearer });
       expect([redirect.status, redirect.headers.location]).toEqual([308, `${BASE}/`]);
       const script = await raw(port, "GET", `${BASE}/dashboard.js`, bearer);
       expect([script.status, script.headers["content-type"]]).toEqual([200, "text/javascript; charset=utf-8"]);
       expect((await raw(port, "GET", "/elsewhere", bearer)).status).toBe(404);
+      ui.close();
+      const closed = await raw(port, "GET", `${BASE}/`, bearer);
+      expect([closed.status, closed.text, closed.headers["x-content-type-options"]]).toEqual([503, "the dashboard is closed\n", "nosniff"]);
     } finally {
       node.closeAllConnections();
       node.close();
