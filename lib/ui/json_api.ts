@@ -52,7 +52,10 @@ export const TOTALS = ["enqueued", "acked", "retried", "buried", "claims"] as co
 /** One throughput sample: acked jobs per second over the interval that ended at `t` (ms). */
 export interface RatePoint {
   readonly t: number;
+  /** Jobs acked per second since the sample before. */
   readonly perSec: number;
+  /** Failed attempts (retried or buried) per second since the sample before. */
+  readonly failedPerSec: number;
 }
 
 /** `GET /api/queue?name=…`: a queue's counts, state, totals and throughput. */

@@ -77,8 +77,9 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 </div>
 <div class="throughput">
 <figure>
-<figcaption id="spark-title">Throughput, acked/s (last 60 s)</figcaption>
-<div class="spark-axes"><span id="spark-peak" class="axis y">0/s</span><svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline points=""/></svg><span class="axis y0">0</span></div>
+<figcaption id="spark-title">Throughput and failures, per second (last 60 s)</figcaption>
+<div class="spark-axes"><span id="spark-peak" class="axis y">0/s</span><svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline class="acked" points=""/><polyline class="failed" points=""/></svg><span class="axis y0">0</span></div>
+<div class="legend" aria-hidden="true"><span class="acked">acked</span> <span class="failed">failed (retried or buried)</span></div>
 <div class="axis x" aria-hidden="true"><span id="spark-start">—</span><span>now</span></div>
 <p id="spark-desc">Throughput: no samples yet</p>
 </figure>

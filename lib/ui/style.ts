@@ -106,6 +106,10 @@ button.danger { border-color: var(--no); color: var(--no); }
 .throughput figcaption { font-size: .85rem; font-weight: 600; color: var(--muted); }
 #spark { width: 320px; height: 56px; display: block; border-bottom: 1px solid var(--line); }
 #spark polyline { fill: none; stroke: var(--accent); stroke-width: 2; stroke-linejoin: round; }
+#spark polyline.failed { stroke: var(--no); stroke-dasharray: 4 3; }
+.legend { font-size: .75rem; color: var(--muted); padding-left: 3.2rem; }
+.legend .acked::before, .legend .failed::before { content: ""; display: inline-block; width: 1rem; height: 0; margin-right: .3rem; vertical-align: middle; border-top: 2px solid var(--accent); }
+.legend .failed::before { border-top: 2px dashed var(--no); }
 #spark-desc { margin: .2rem 0 0; font-size: .85rem; color: var(--muted); }
 .spark-axes { position: relative; padding-left: 3.2rem; }
 .axis { font-size: .75rem; color: var(--muted); font-variant-numeric: tabular-nums; }

@@ -50,11 +50,12 @@ function startChild(cmd: string, args: string[]): Promise<{ child: ChildProcess;
   });
 }
 
+/** Stops `child` with `signal`; resolves with its exit code once its output is read to the end ("close", not "exit"). */
 function stop(child: ChildProcess, signal: "SIGINT" | "SIGTERM" = "SIGINT"): Promise<number | null> {
   return new Promise((r) => {
-    if (child.exitCode !== null) return r(child.exitCode);
-    child.once("exit", (code) => r(code));
-    child.kill(signal);
+    if (child.exitCode !== null && child.stdout?.readableEnded !== false) return r(child.exitCode);
+    child.once("close", (code) => r(code));
+    if (child.exitCode === null) child.kill(signal);
   });
 }
 

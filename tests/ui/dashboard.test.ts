@@ -395,7 +395,7 @@ for (const backend of BACKENDS) {
       expect(await page.locator("#counts").getAttribute("aria-live")).toBe("polite");
       expect(await page.getByRole("status").count()).toBeGreaterThanOrEqual(1);
       expect(await page.locator("#status").getAttribute("aria-live")).toBe("polite");
-      expect(await page.getByRole("img", { name: "Throughput, acked/s (last 60 s)" }).count()).toBe(1);
+      expect(await page.getByRole("img", { name: "Throughput and failures, per second (last 60 s)" }).count()).toBe(1);
       expect(await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Queues" }).count()).toBe(1);
       expect(await page.getByRole("navigation", { name: "EchoMQ" }).getByRole("link").allTextContents()).toEqual(["Queues", "Metrics", "Key panel"]);
     });
@@ -408,10 +408,10 @@ for (const backend of BACKENDS) {
       try {
         const read = async () => ({
           desc: (await page.locator("#spark-desc").textContent()) ?? "",
-          points: ((await page.locator("#spark polyline").getAttribute("points")) ?? "").split(" ").filter(Boolean).length,
+          points: ((await page.locator("#spark polyline.acked").getAttribute("points")) ?? "").split(" ").filter(Boolean).length,
         });
         const seen = await until("a line with a rate above zero", read, (v) => /peak [1-9]/.test(v.desc) && v.points >= 3);
-        expect(seen.desc).toMatch(/^Throughput: \S+ acked\/s now, peak \S+\/s over the last \d+ s$/);
+        expect(seen.desc).toMatch(/^Throughput: \S+ acked\/s now, peak \S+\/s over the last \d+ s; 0 failed\/s now$/);
       } finally {
         await worker.stop();
       }

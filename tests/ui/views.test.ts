@@ -113,15 +113,21 @@ for (const backend of BACKENDS) {
       expect(missing?.status()).toBe(404);
     });
 
-    test("the throughput's axes are labelled: the peak rate and how far back", async () => {
+    test("throughput and failures over time, the axes labelled: the peak rate and how far back", async () => {
       const q = `axes-${backend}`;
       await mq.enqueueMany(q, Array.from({ length: 300 }, (_, n) => ({ n })));
       await page.goto(new URL(queueHref(q), ui.url).href);
-      const worker = mq.work(q, () => new Promise((r) => setTimeout(r, 5)), { concurrency: 4 });
+      // every third job fails its attempts: a failure line beside the acked one
+      const worker = mq.work(q, async (job) => {
+        await new Promise((r) => setTimeout(r, 5));
+        if ((job.payload as { n: number }).n % 3 === 0) throw new Error("flaky");
+      }, { concurrency: 4, maxAttempts: 2, backoff: () => 1 });
       try {
         const peak = await until("a peak above zero", () => page.locator("#spark-peak").textContent(), (t) => /^[1-9][\d.k]*\/s$/.test(t ?? ""));
         expect(peak).toMatch(/\/s$/);
         expect(await page.locator("#spark-start").textContent()).toMatch(/^\d+ s ago$/);
+        const failedPoints = () => page.locator("#spark polyline.failed").getAttribute("points").then((p) => p ?? "");
+        await until("a failure line that rises above the floor", failedPoints, (p) => p.split(" ").some((xy) => Number(xy.split(",")[1]) < 54));
       } finally {
         await worker.stop();
       }
