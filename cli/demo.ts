@@ -8,8 +8,8 @@
 import process from "node:process";
 import { keyspace } from "../mod.ts";
 import type { EchoMQ, Worker } from "../client.ts";
-import { openTarget } from "./target.ts";
-import { parseFlags, UsageError } from "./usage.ts";
+import { openTarget, type TargetOptions } from "./target.ts";
+import { parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
 
 const QUEUES = ["orders", "emails", "reports"] as const;
 /** Share of attempts that fail at random, per queue: enough to show retries. */
@@ -126,13 +126,12 @@ export function startTraffic(mq: EchoMQ<Payload>, queues: Readonly<Record<string
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Parses the demo's flags; refuses unknown ones with a one-line error. */
-function options(argv: string[]): { cluster: boolean; backend: "module" | "scripts" | "auto"; url?: string; seconds: number } {
+function options(argv: string[]): TargetOptions & { seconds: number } {
   const parsed = parseFlags({
     args: argv,
     options: {
-      cluster: { type: "boolean", default: false },
+      ...SERVER_FLAGS,
       backend: { type: "string", default: "auto" },
-      url: { type: "string" },
       seconds: { type: "string", default: "5" },
     },
   }).values;
@@ -142,7 +141,7 @@ function options(argv: string[]): { cluster: boolean; backend: "module" | "scrip
   }
   const seconds = Number(parsed.seconds);
   if (!(seconds > 0 && seconds <= 3600)) throw new UsageError(`--seconds must be between 0 and 3600, not ${parsed.seconds}`);
-  return { cluster: parsed.cluster, backend, url: parsed.url, seconds };
+  return { ...serverFlags(parsed), backend, seconds };
 }
 
 /** Runs the demo; resolves with the exit code (1 when the totals do not balance). */
@@ -210,7 +209,7 @@ async function summary(target: Awaited<ReturnType<typeof openTarget<Payload>>>, 
     );
   }
   const ks = keyspace([...tallies.keys()][0]!);
-  console.log(`\nkey family of queue "${ks.name}": slot ${ks.slot}, served by ${target.ownerOf(ks.slot)}`);
+  console.log(`\nkey family of queue "${ks.name}": slot ${ks.slot}, served by ${await target.ownerOf(ks.slot)}`);
   for (const k of [ks.pending, ks.active, ks.schedule, ks.dead, ks.meta, `${ks.base}job:<id>`]) console.log(`  ${k}`);
   if (!balanced) console.log("\nsome totals do not balance (enqueued = acked + dead): see the table above");
   return balanced ? 0 : 1;

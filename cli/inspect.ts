@@ -1,25 +1,28 @@
 /**
  * `emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]`: a queue's counts, paused
  * state, totals and retention, its oldest pending job, its most recent dead jobs with their
- * reasons, and its keys with their slot and owning node. Read-only.
+ * reasons, and its keys with their slot and the node that serves it (on a cluster, as the cluster
+ * says now). Read-only; a queue that does not exist is said so (exit 1).
  *
  * @module
  */
 import { keyspace } from "../mod.ts";
+import { NoSuchQueueError, queueExists } from "./ops.ts";
 import { openTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** Runs `emq inspect`; resolves with the exit code. */
 export async function inspect(argv: string[]): Promise<number> {
-  const { queue, url, cluster, values } = parseQueueCommand("inspect", argv, { dead: { type: "string", default: "10" } });
+  const { queue, server, values } = parseQueueCommand("inspect", argv, { dead: { type: "string", default: "10" } });
   const deadShown = Number(values.dead);
   if (!Number.isInteger(deadShown) || deadShown < 0 || deadShown > 1000) {
     throw new UsageError(`--dead must be an integer from 0 to 1000, not ${values.dead}`);
   }
-  const target = await openTarget<unknown>({ url, cluster, backend: "auto" });
+  const target = await openTarget<unknown>({ ...server, backend: "auto" });
   try {
     const { mq } = target;
     const ks = keyspace(queue);
+    if (!(await queueExists(mq, queue))) throw new NoSuchQueueError(queue, target.description);
     const s = await mq.stats(queue);
     const [oldest] = await mq.jobs(queue, "pending", { limit: 1 });
     console.log(`queue ${JSON.stringify(ks.name)}${s.paused ? " (PAUSED: claims hand out nothing)" : ""}`);
@@ -34,7 +37,7 @@ export async function inspect(argv: string[]): Promise<number> {
         console.log(`    ${j.id}  ${when}  attempts ${j.attempts}  ${JSON.stringify(j.reason ?? "")}`);
       }
     }
-    console.log(`  keys (slot ${ks.slot}, served by ${target.ownerOf(ks.slot)}):`);
+    console.log(`  keys (slot ${ks.slot}, served by ${await target.ownerOf(ks.slot)}):`);
     for (const k of [ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.wake, `${ks.base}job:<id>`]) console.log(`    ${k}`);
     return 0;
   } finally {

@@ -40,7 +40,17 @@ export function inspectKey(queue: string, type: string): KeyReport {
   return { key, hashtag: hashtag(key), slot: slot(key), host, native };
 }
 
-/** Renders a report as the lines `emq key` prints. */
+/** Why the halves disagree, when they do: which half a call would meet first. */
+function disagreement(r: KeyReport): string[] {
+  if ((r.host === null) === (r.native === null)) return [];
+  return [
+    r.host !== null
+      ? "note     the halves disagree: the module's layout check accepts the key, but the client refuses the name or id before any call is sent"
+      : "note     the halves disagree: the client sends it, and the module refuses it on the server",
+  ];
+}
+
+/** Renders a report as the lines `emq key` prints (and a note when the two verdicts differ). */
 export function renderKeyReport(r: KeyReport): string {
   const verdict = (v: string | null): string => (v === null ? "accepted" : `refused — ${v}`);
   return [
@@ -49,5 +59,6 @@ export function renderKeyReport(r: KeyReport): string {
     `slot     ${r.slot}`,
     `host     ${verdict(r.host)}`,
     `native   ${verdict(r.native)}`,
+    ...disagreement(r),
   ].join("\n");
 }

@@ -6,26 +6,28 @@
  *
  * @module
  */
-import { GlideClient, GlideClusterClient, type GlideReturnType } from "@valkey/valkey-glide";
+import { Connection } from "../lib/client/connection.ts";
 import { isQueueType } from "../mod.ts";
 import { parseUrl } from "./address.ts";
 import { inspectKey, renderKeyReport } from "./key.ts";
-import { parseFlags, UsageError } from "./usage.ts";
+import { urlOptions } from "./target.ts";
+import { parseFlags, SERVER_FLAGS, type ServerFlags, serverFlags, UsageError } from "./usage.ts";
 
 /** Runs `emq key`; resolves with the exit code. */
 export async function key(argv: string[]): Promise<number> {
   const parsed = parseFlags({
     args: argv,
     allowPositionals: true,
-    options: { url: { type: "string" }, cluster: { type: "boolean", default: false } },
+    options: SERVER_FLAGS,
   });
+  const server = serverFlags(parsed.values);
   if (parsed.positionals.length !== 2) throw new UsageError("emq key takes a queue name and a type, e.g. emq key orders pending");
   const [queue, type] = parsed.positionals as [string, string];
   const report = inspectKey(queue, type);
   let native = report.native;
   let source = "its TypeScript port (no server asked: give --url to ask the module)";
-  if (parsed.values.url !== undefined) {
-    const asked = await askModule(parsed.values.url, parsed.values.cluster, queue);
+  if (server.url !== undefined) {
+    const asked = await askModule({ ...server, url: server.url }, queue);
     source = asked.source;
     if (asked.verdict !== undefined) native = asked.verdict;
   }
@@ -43,21 +45,18 @@ export async function key(argv: string[]): Promise<number> {
  * layout and stops at its lease gate (writing nothing) when the name is accepted (`null`); else the
  * server's refusal. `undefined` when the server has no module (the port's verdict stands).
  */
-async function askModule(url: string, cluster: boolean, queue: string): Promise<{ verdict?: string | null; source: string }> {
-  const { host, port, credentials } = parseUrl(url);
+async function askModule(server: ServerFlags & { url: string }, queue: string): Promise<{ verdict?: string | null; source: string }> {
+  const { host, port } = parseUrl(server.url);
   const where = `${host}:${port}`;
-  const config = { addresses: [{ host, port }], requestTimeout: 5000, ...(credentials ? { credentials } : {}) };
-  let client: GlideClient | GlideClusterClient;
+  let conn: Connection;
   try {
-    client = cluster ? await GlideClusterClient.createClient(config) : await GlideClient.createClient(config);
+    // the client's connection: glide's logger off (nothing of glide on stdout), errors typed
+    conn = await Connection.open({ ...urlOptions(server), cluster: server.cluster, requestTimeout: 5000 }, true);
   } catch (e) {
     throw new UsageError(`cannot reach ${where}: ${(e as Error).message.split("\n")[0]}`);
   }
   const meta = `emq:{${queue}}:meta`;
-  const call = (args: string[]): Promise<GlideReturnType> =>
-    client instanceof GlideClusterClient
-      ? client.customCommand(args, { route: { type: "primarySlotKey", key: meta } })
-      : client.customCommand(args);
+  const call = (args: string[]): Promise<unknown> => conn.command(args, meta);
   try {
     const info = await call(["COMMAND", "INFO", "emq.claim"]);
     if (!Array.isArray(info) || info[0] === null) return { source: `its TypeScript port (${where} has no emq module)` };
@@ -66,6 +65,6 @@ async function askModule(url: string, cluster: boolean, queue: string): Promise<
     const text = reply.replace(/^[\s\S]*?(keys do not match[^\n]*|CROSSSLOT[^\n]*|MOVED[^\n]*)/, "$1").split("\n")[0]!;
     return { verdict: `the module refuses: ${text}`, source: `the module on ${where}` };
   } finally {
-    client.close();
+    conn.close();
   }
 }

@@ -1,37 +1,22 @@
 /**
  * The `emq` command line: `emq demo`, `emq key`, `emq inspect`, the operations (`requeue`, `pause`,
- * `resume`, `drop`) and `emq ui`; `emq test` and `emq bench` are run by the `emq` script itself.
+ * `resume`, `retain`, `drop`) and `emq ui`; `emq test` and `emq bench` are run by the `emq` script itself.
  * Runs under Bun and Deno. Bad input is one clear line on stderr and a non-zero exit, never a
  * stack trace.
  *
  * @module
  */
 import process from "node:process";
+import { asksHelp, commandUsage, COMMANDS, usage } from "./help.ts";
 import { UsageError } from "./usage.ts";
-
-const USAGE = `usage:
-  emq demo [--cluster] [--backend auto|module|scripts] [--url valkey://host:port] [--seconds N]
-                                  the main job: producers and workers, live progress, a summary
-  emq test                        every test (what CI runs)
-  emq bench                       the benchmarks; rewrites bench/RESULTS.md
-  emq key <queue> <type> [--url valkey://host:port]
-                                  compose a key; its hashtag, slot, host and native verdicts
-                                  (native: the module itself with --url, else its TypeScript port)
-  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
-                                  counts, paused state, totals, the latest dead jobs and reasons
-  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending
-  emq pause <queue> --url …       claims hand out nothing until resume
-  emq resume <queue> --url …
-  emq drop <queue> --url … --yes  delete every job and key of the queue
-  emq ui [--url valkey://host:port] [--cluster] [--port N]
-                                  the key panel, the dashboard (/queues) and /metrics on 127.0.0.1
-                                  (no --url: an embedded server with demo traffic to watch)
-  emq help                        this text
---url takes credentials as valkey://user:password@host:port (or valkey://:password@host:port for
-requirepass), percent-encoded; no message prints the password.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `emq <command> --help` prints that command's usage and does nothing else (emq ui has its own).
+  if (command !== undefined && command !== "ui" && Object.hasOwn(COMMANDS, command) && asksHelp(rest)) {
+    console.log(commandUsage(command));
+    return 0;
+  }
   switch (command) {
     case "key": {
       const { key } = await import("./key_command.ts");
@@ -40,6 +25,7 @@ async function main(argv: string[]): Promise<number> {
     case "requeue":
     case "pause":
     case "resume":
+    case "retain":
     case "drop": {
       const { operate } = await import("./ops.ts");
       return await operate(command, rest);
@@ -60,10 +46,10 @@ async function main(argv: string[]): Promise<number> {
     case "help":
     case "--help":
     case "-h":
-      console.log(USAGE);
+      console.log(usage());
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`unknown command ${JSON.stringify(command)}\n${USAGE}`);
+      throw new UsageError(`unknown command ${JSON.stringify(command)}\n${usage()}`);
   }
 }
 

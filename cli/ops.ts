@@ -1,37 +1,70 @@
 /**
  * The operator's commands on a running server: `emq requeue <queue> [--ids a,b] [--limit N]`,
- * `emq pause <queue>`, `emq resume <queue>` and `emq drop <queue> --yes`, each with
- * `--url valkey://host:port [--cluster]`. One line of outcome each.
+ * `emq pause <queue>`, `emq resume <queue>`, `emq retain <queue> [--dead-max N]
+ * [--dead-age-ms N]` and `emq drop <queue> --yes`, each with `--url valkey://host:port
+ * [--cluster]`. One line of outcome each. Requeue, pause, resume and retain refuse a queue that
+ * does not exist (exit 1) and create nothing: their verbs would write the queue's `meta`, and a
+ * typo would become a queue in `queues()` and the dashboard.
  *
  * @module
  */
+import type { EchoMQ } from "../client.ts";
 import { openTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** The operations, by command name. */
-export const OPERATIONS = ["requeue", "pause", "resume", "drop"] as const;
+export const OPERATIONS = ["requeue", "pause", "resume", "retain", "drop"] as const;
 
 /** An operation. */
 export type Operation = (typeof OPERATIONS)[number];
 
+/** A queue the server does not have: a one-line refusal, exit 1. */
+export class NoSuchQueueError extends Error {
+  /** Names the queue and the server; `tail` says what was not done. */
+  constructor(queue: string, where: string, tail = "") {
+    super(`no queue ${JSON.stringify(queue)} on ${where} (no meta key and no jobs)${tail}`);
+    this.name = "NoSuchQueueError";
+  }
+}
+
+/** Whether `queue` exists: its `meta` was written by a first use, or it holds jobs. */
+export async function queueExists(mq: EchoMQ<unknown>, queue: string): Promise<boolean> {
+  const s = await mq.stats(queue);
+  return s.createdAt > 0 || s.pending + s.active + s.schedule + s.dead > 0;
+}
+
+function positive(flag: string, text: string | undefined, min: number): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min) throw new UsageError(`${flag} must be ${min === 0 ? "a whole number" : "a positive integer"}, not ${text}`);
+  return n;
+}
+
 /** Runs `emq <operation> <queue> --url …`; resolves with the exit code. */
 export async function operate(operation: Operation, argv: string[]): Promise<number> {
-  const { queue, url, cluster, values: v } = parseQueueCommand(operation, argv, {
+  const { queue, server, values: v } = parseQueueCommand(operation, argv, {
     ids: { type: "string" },
     limit: { type: "string" },
+    "dead-max": { type: "string" },
+    "dead-age-ms": { type: "string" },
     yes: { type: "boolean", default: false },
   });
   if (operation !== "requeue" && (v.ids !== undefined || v.limit !== undefined)) {
     throw new UsageError(`--ids and --limit go with emq requeue only`);
   }
+  if (operation !== "retain" && (v["dead-max"] !== undefined || v["dead-age-ms"] !== undefined)) {
+    throw new UsageError(`--dead-max and --dead-age-ms go with emq retain only`);
+  }
   if (operation === "drop" && !v.yes) {
     throw new UsageError(`emq drop deletes every job and key of ${JSON.stringify(queue)}: add --yes to do it`);
   }
-  const limit = v.limit === undefined ? undefined : Number(v.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) throw new UsageError(`--limit must be a positive integer, not ${v.limit}`);
-  const target = await openTarget<unknown>({ url, cluster, backend: "auto" });
+  const limit = positive("--limit", v.limit, 1);
+  const deadMax = positive("--dead-max", v["dead-max"], 0);
+  const deadAgeMs = positive("--dead-age-ms", v["dead-age-ms"], 0);
+  const target = await openTarget<unknown>({ ...server, backend: "auto" });
   try {
     const { mq } = target;
+    if (operation !== "drop" && !(await queueExists(mq, queue))) throw new NoSuchQueueError(queue, target.description, ": nothing done, and no queue created");
     switch (operation) {
       case "requeue": {
         const ids = v.ids === undefined ? undefined : v.ids.split(",").map((x) => x.trim()).filter((x) => x !== "");
@@ -45,6 +78,12 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
       case "resume":
         console.log(await mq.resume(queue) ? `resumed ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was not paused`);
         return 0;
+      case "retain": {
+        await mq.retain(queue, { ...(deadMax === undefined ? {} : { deadMax }), ...(deadAgeMs === undefined ? {} : { deadAgeMs }) });
+        const s = await mq.stats(queue);
+        console.log(`${JSON.stringify(queue)} keeps ${s.deadMax === 0 ? "any number of" : `at most ${s.deadMax}`} dead job(s), ${s.deadAgeMs === 0 ? "for ever" : `for ${s.deadAgeMs} ms`}`);
+        return 0;
+      }
       case "drop":
         console.log(`dropped ${JSON.stringify(queue)}: ${await mq.drop(queue)} job(s) and its keys deleted`);
         return 0;

@@ -18,25 +18,50 @@ export function parseFlags<T extends ParseArgsConfig>(config: T): ReturnType<typ
   }
 }
 
-/** The flags every command on a running server takes. */
-const SERVER_FLAGS = {
+/** The flags every command on a server takes: where it is, a cluster or not, and TLS's trust. */
+export const SERVER_FLAGS = {
   url: { type: "string" },
   cluster: { type: "boolean", default: false },
+  "tls-ca": { type: "string" },
+  insecure: { type: "boolean", default: false },
 } as const;
 
+/** What {@link SERVER_FLAGS} gave. */
+export interface ServerFlags {
+  /** `--url`, when given. */
+  readonly url?: string | undefined;
+  /** `--cluster`. */
+  readonly cluster: boolean;
+  /** `--tls-ca <file>`: the CA that signs the server's certificate (PEM). */
+  readonly tlsCa?: string | undefined;
+  /** `--insecure`: no certificate check. */
+  readonly insecure: boolean;
+}
+
+/** The server flags among parsed `values`. */
+export function serverFlags(values: Record<string, unknown>): ServerFlags {
+  return {
+    url: values.url as string | undefined,
+    cluster: values.cluster === true,
+    tlsCa: values["tls-ca"] as string | undefined,
+    insecure: values.insecure === true,
+  };
+}
+
 /**
- * Parses `emq <command> <queue> --url valkey://host:port [--cluster]` plus the command's own
- * `options`; refuses anything but one queue name with `--url` in one usage line.
+ * Parses `emq <command> <queue> --url valkey://host:port [--cluster] [--tls-ca F] [--insecure]`
+ * plus the command's own `options`; refuses anything but one queue name with `--url` in one
+ * usage line.
  */
 export function parseQueueCommand<O extends NonNullable<ParseArgsConfig["options"]>>(
   command: string,
   argv: string[],
   options: O,
-): { queue: string; url: string; cluster: boolean; values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>["values"] } {
+): { queue: string; server: ServerFlags & { url: string }; values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true }>>["values"] } {
   const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS, ...options } });
-  const { url, cluster } = parsed.values as { url?: string; cluster: boolean };
-  if (parsed.positionals.length !== 1 || url === undefined) {
+  const server = serverFlags(parsed.values);
+  if (parsed.positionals.length !== 1 || server.url === undefined) {
     throw new UsageError(`emq ${command} takes a queue name and --url, e.g. emq ${command} orders --url valkey://127.0.0.1:6379`);
   }
-  return { queue: parsed.positionals[0]!, url, cluster, values: parsed.values as never };
+  return { queue: parsed.positionals[0]!, server: { ...server, url: server.url }, values: parsed.values as never };
 }

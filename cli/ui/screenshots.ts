@@ -16,7 +16,7 @@ import { launchChromium } from "../../tools/chromium.ts";
 import { repoRoot, startServer } from "../../tools/embedded/mod.ts";
 import { startUi } from "./server/app.ts";
 import { buildWasm } from "./server/wasm.ts";
-import { queueHref } from "./shared/json_api.ts";
+import { queueHref } from "../../lib/ui/json_api.ts";
 
 const SHOTS = [
   { preset: "a}b", file: "docs/ui-key-panel.png" },
@@ -48,7 +48,7 @@ async function shoot(page: Page, file: string): Promise<void> {
 async function panel(browser: Browser): Promise<void> {
   const ui = await startUi();
   try {
-    const page = await open(browser, { width: 1040, height: 560 }, ui.url);
+    const page = await open(browser, { width: 1040, height: 560 }, ui.panelUrl);
     for (const { preset, file } of SHOTS) {
       await page.getByRole("button", { name: preset, exact: true }).click();
       await page.getByRole("button", { name: preset, exact: true }).blur();

@@ -6,11 +6,12 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import {
   Batch,
   ClusterBatch,
   ClusterScanCursor,
-  type Decoder,
+  Decoder,
   GlideClient,
   GlideClusterClient,
   type GlideReturnType,
@@ -21,6 +22,7 @@ import {
 import { ConnectionError, EchoMQError, serverText } from "./errors.ts";
 import { callError, clusterEnabledOf, connectFailure, diagnose, type ProbeConfig, type Site } from "./glide_errors.ts";
 import { Limiter } from "./limiter.ts";
+import { parseServerUrl, redactUrl, URL_SHAPE } from "./url.ts";
 
 /** One server address. */
 export interface Address {
@@ -33,10 +35,29 @@ export interface Address {
 /** Which implementation of the verbs to use. */
 export type BackendChoice = "module" | "scripts" | "auto";
 
+/** TLS options: which certificate authorities to trust, or no certificate check at all. */
+export interface TlsOptions {
+  /**
+   * PEM text (or bytes) of the certificate authorities the server's certificate must chain to,
+   * instead of the system's (a private CA). Read a file yourself: `readFileSync("ca.pem", "utf8")`.
+   */
+  ca?: string | Uint8Array;
+  /** Skip the certificate check entirely (tests only: anyone in the middle is trusted). */
+  insecure?: boolean;
+}
+
 /** How to reach the server(s). */
 export interface ConnectionOptions {
-  /** Standalone: the server (and optionally its replicas). Cluster: any seed nodes. */
-  addresses: Address[];
+  /**
+   * The server as a URL: `valkey://[user:password@]host:port`, `valkeys://…` for TLS (or
+   * `redis://`, `rediss://`), the user and password percent-encoded. For a cluster, any one node
+   * (with `cluster: true`): the others are discovered. `addresses`, `tls` and `credentials`, when
+   * given too, win over what the URL says. A URL that cannot be read is refused (`options`), its
+   * password not shown.
+   */
+  url?: string;
+  /** Standalone: the server (and optionally its replicas). Cluster: any seed nodes. Required without `url`. */
+  addresses?: Address[];
   /**
    * True for a Valkey Cluster (default false). Refused at connect when it does not match the
    * server: a cluster node (`cluster_enabled:1`) without it, a standalone server with it.
@@ -50,8 +71,12 @@ export interface ConnectionOptions {
   backend?: BackendChoice;
   /** Milliseconds before a request fails (default 5000; glide's own default of 250 is short). */
   requestTimeout?: number;
-  /** TLS: `true`, or `{ insecure: true }` to skip certificate checks (tests only). */
-  tls?: boolean | { insecure?: boolean };
+  /**
+   * TLS: `true` (the system's certificate authorities), or {@link TlsOptions} (`{ ca }` for a
+   * private CA, `{ insecure: true }` to skip the check). A handshake that fails is a
+   * `ConnectionError` of reason `tls` at connect.
+   */
+  tls?: boolean | TlsOptions;
   /**
    * Credentials: `{ password }` for a server's `requirepass` (the `default` user), `{ username,
    * password }` for an ACL user. Refused ones fail `connect` with a `ConnectionError` of reason
@@ -82,6 +107,34 @@ export interface ConnectionOptions {
   unavailableWindowMs?: number;
 }
 
+/** Options with the URL read into them: the addresses always there. */
+export type ResolvedOptions = Omit<ConnectionOptions, "url" | "addresses"> & { addresses: Address[] };
+
+/**
+ * `options` with its `url` read: the URL's host and port, TLS (`valkeys://`) and credentials,
+ * unless `addresses`, `tls` or `credentials` say otherwise. Refused (`options`) without either.
+ */
+export function resolveOptions(options: ConnectionOptions): ResolvedOptions {
+  if (!options || typeof options !== "object") throw new EchoMQError("options", "connect: options must be an object");
+  const { url, ...rest } = options;
+  if (url === undefined) {
+    if (!Array.isArray(rest.addresses) || rest.addresses.length === 0) {
+      throw new EchoMQError("options", "connect: options.addresses must list at least one { host, port } (or give url)");
+    }
+    return rest as ResolvedOptions;
+  }
+  const parsed = typeof url === "string" ? parseServerUrl(url) : null;
+  if (parsed === null) {
+    throw new EchoMQError("options", `connect: cannot read the url ${JSON.stringify(redactUrl(String(url)))}: expected ${URL_SHAPE}`);
+  }
+  return {
+    ...rest,
+    addresses: rest.addresses?.length ? rest.addresses : [{ host: parsed.host, port: parsed.port }],
+    ...(rest.tls === undefined && parsed.tls ? { tls: true } : {}),
+    ...(rest.credentials === undefined && parsed.credentials ? { credentials: { ...parsed.credentials } } : {}),
+  };
+}
+
 /** After this long without a connection, `open` asks once more, quickly, why (see {@link diagnose}). */
 const DIAGNOSE_AFTER_MS = 500;
 
@@ -110,7 +163,17 @@ export function retryDelay(attempt: number): number {
   return Math.min(250, 2 ** (attempt + 1));
 }
 
+/** The CA option as glide takes it (a string or a Buffer). */
+function caOf(ca: string | Uint8Array): string | Buffer {
+  if (typeof ca === "string") return ca;
+  if (ca instanceof Uint8Array) return Buffer.from(ca);
+  throw new EchoMQError("options", "connect: tls.ca must be PEM text or bytes");
+}
+
 const sleep = (ms: number): Promise<void> => new Promise((wake) => setTimeout(wake, ms));
+
+/** Where a SCAN walk is: the server's cursor (standalone), or glide's cluster scan cursor. */
+export type ScanCursor = string | ClusterScanCursor;
 
 /** A non-atomic or atomic batch's outcome: one reply or error per command. */
 export type BatchReply = Array<GlideReturnType | Error>;
@@ -127,14 +190,14 @@ export class Connection {
   readonly retryWindowMs: number;
   /** How long a call refused by an unavailable node is retried (at most {@link retryWindowMs}). */
   readonly unavailableWindowMs: number;
-  /** The options this connection was opened with (a dedicated connection reuses them). */
-  readonly options: ConnectionOptions;
+  /** The options this connection was opened with, its URL read (a dedicated connection reuses them). */
+  readonly options: ResolvedOptions;
   readonly #client: GlideClient | GlideClusterClient;
   readonly #limiter: Limiter;
   readonly #site: Site;
   #closed = false;
 
-  private constructor(client: GlideClient | GlideClusterClient, options: ConnectionOptions, limit: number, timeout: number, site: Site) {
+  private constructor(client: GlideClient | GlideClusterClient, options: ResolvedOptions, limit: number, timeout: number, site: Site) {
     this.#client = client;
     this.options = options;
     this.cluster = options.cluster === true;
@@ -154,10 +217,8 @@ export class Connection {
    * `INFO cluster`, unless the user may not run it). A `dedicated` connection (to servers already
    * checked) skips that check.
    */
-  static async open(options: ConnectionOptions, dedicated = false): Promise<Connection> {
-    if (!options || !Array.isArray(options.addresses) || options.addresses.length === 0) {
-      throw new EchoMQError("options", "connect: options.addresses must list at least one { host, port }");
-    }
+  static async open(given: ConnectionOptions, dedicated = false): Promise<Connection> {
+    const options = resolveOptions(given);
     const limit = options.inflightRequestsLimit ?? 1000;
     if (!Number.isInteger(limit) || limit < 2) {
       throw new EchoMQError("options", "connect: inflightRequestsLimit must be an integer ≥ 2");
@@ -173,7 +234,8 @@ export class Connection {
     else Logger.init("off");
     const addresses = options.addresses.map((a) => ({ host: a.host, port: a.port ?? 6379 }));
     const site: Site = { where: addresses.map((a) => `${a.host}:${a.port}`).join(", "), secret: options.credentials?.password };
-    const insecure = typeof options.tls === "object" && options.tls.insecure === true;
+    const tls = typeof options.tls === "object" ? options.tls : {};
+    const insecure = tls.insecure === true;
     const base: ProbeConfig = {
       addresses,
       requestTimeout: timeout,
@@ -183,7 +245,9 @@ export class Connection {
       ...(options.clientName ? { clientName: options.clientName } : {}),
       advancedConfiguration: {
         connectionTimeout: connectTimeout,
-        ...(insecure ? { tlsAdvancedConfiguration: { insecure: true } } : {}),
+        ...(insecure || tls.ca !== undefined
+          ? { tlsAdvancedConfiguration: { ...(insecure ? { insecure: true } : {}), ...(tls.ca === undefined ? {} : { rootCertificates: caOf(tls.ca) }) } }
+          : {}),
       },
     };
     const cluster = options.cluster === true;
@@ -376,30 +440,23 @@ export class Connection {
   }
 
   /**
-   * Every key matching `match` (of Valkey type `type`) on the server, or on every primary of the
-   * cluster (glide's cluster scan), as text.
+   * One SCAN step: up to about `count` keys matching `match` (of Valkey type `type`) from where
+   * `cursor` left off (`null`: the start), on the server or — glide's cluster scan — on every
+   * primary in turn; `cursor` of the reply is `null` once the walk is done. Keys come as bytes
+   * (`Decoder.Bytes`), so a key that is not UTF-8 cannot fail the step.
    */
-  async scan(match: string, type: "hash" | "list" | "zset"): Promise<string[]> {
+  async scanStep(cursor: ScanCursor | null, match: string, type: "hash" | "list" | "zset", count = 1000): Promise<{ cursor: ScanCursor | null; keys: Uint8Array[] }> {
     this.#check();
     const client = this.#client;
-    const out: string[] = [];
-    const options = { match, count: 1000, type: type as never };
+    const options = { match, count, type: type as never, decoder: Decoder.Bytes };
     if (client instanceof GlideClusterClient) {
-      let cursor = new ClusterScanCursor();
-      while (!cursor.isFinished()) {
-        const [next, keys] = await this.#run("SCAN", () => client.scan(cursor, options));
-        cursor = next;
-        out.push(...keys.map(String));
-      }
-      return out;
+      const from = cursor instanceof ClusterScanCursor ? cursor : new ClusterScanCursor();
+      const [next, keys] = await this.#run("SCAN", () => client.scan(from, options));
+      return { cursor: next.isFinished() ? null : next, keys: keys as Uint8Array[] };
     }
-    let cursor = "0";
-    do {
-      const [next, keys] = await this.#run("SCAN", () => client.scan(cursor, options));
-      cursor = String(next);
-      out.push(...keys.map(String));
-    } while (cursor !== "0");
-    return out;
+    const [next, keys] = await this.#run("SCAN", () => client.scan(typeof cursor === "string" ? cursor : "0", options));
+    const text = String(next);
+    return { cursor: text === "0" ? null : text, keys: keys as Uint8Array[] };
   }
 
   /** Closes the glide client. Safe to call more than once. */

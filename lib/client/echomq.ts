@@ -14,6 +14,7 @@ import type { Codec } from "./codec.ts";
 import { ClientContext } from "./context.ts";
 import type { EchoMQError, PayloadDecodeError } from "./errors.ts";
 import * as inspect from "./inspect.ts";
+import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import * as leases from "./leases.ts";
@@ -27,6 +28,8 @@ import {
   type EchoMQOptions,
   type EnqueueManyOptions,
   type EnqueueOptions,
+  integerIn,
+  refuse,
   type RetryOptions,
   waitFor,
   type When,
@@ -388,11 +391,35 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * Every queue on the server, or on every primary of the cluster: the queues whose `meta` exists
-   * (written on first use). Sorted.
+   * (written on first use). Sorted. A walk of the whole keyspace (SCAN): for a page that asks
+   * often, or a keyspace of millions of jobs, keep the names yourself with {@link scanQueues}. A
+   * `meta` whose name is not UTF-8 is left out (scanQueues reports it).
    */
   async queues(): Promise<string[]> {
     this.#c.assertOpen();
     return await inspect.queues(this.#c);
+  }
+
+  /**
+   * Queue discovery a step at a time: each page is one SCAN step (about `count` keys examined,
+   * default 1000) over every primary in turn, so the caller sets the pace — the dashboard walks
+   * the keyspace in the background at a bounded rate and answers from what it found. A name may
+   * show on more than one page; `meta` keys whose name is not UTF-8 come as `unreadable`, escaped.
+   *
+   * @example
+   * ```ts
+   * const mq = await EchoMQ.connect({ url: "valkey://127.0.0.1:6379" });
+   * const names = new Set<string>();
+   * for await (const page of mq.scanQueues({ count: 500 })) {
+   *   for (const n of page.names) names.add(n);
+   *   await new Promise((r) => setTimeout(r, 10)); // at most 100 steps a second
+   * }
+   * ```
+   */
+  scanQueues(opts: { count?: number } = {}): AsyncGenerator<QueueScanPage, void, undefined> {
+    this.#c.assertOpen();
+    const count = integerIn("scanQueues: count", opts.count ?? 1000, 1, 100_000, refuse("options"));
+    return inspect.scanQueues(this.#c, count);
   }
 
   /** `queue`'s counts, paused state, totals (admitted, acked, retried, buried, claims) and retention, read atomically. */

@@ -8,6 +8,7 @@
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
 import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META } from "../wire/mod.ts";
+import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
@@ -86,13 +87,57 @@ export async function isPaused<P>(c: ClientContext<P>, ks: Keyspace): Promise<bo
   return String(await c.conn.command(["HGET", ks.meta, META.paused], ks.meta)) === "1";
 }
 
-/** See `EchoMQ.queues`: the names of every `meta` on every primary, sorted. */
-export async function queues<P>(c: ClientContext<P>): Promise<string[]> {
-  const keys = await c.conn.scan("emq:{*}:meta", "hash");
-  const names = new Set<string>();
-  for (const key of keys) {
+/** One step of queue discovery: the queues whose `meta` it found, and the keys it could not read as a name. */
+export interface QueueScanPage {
+  /** Queue names (a queue's `meta` on a cluster of several primaries can show more than once over a walk). */
+  readonly names: string[];
+  /**
+   * `meta` keys whose name is not UTF-8 text, which no call of the client can name: each key with
+   * every byte outside printable ASCII (and the backslash) written `\xNN`, e.g. `emq:{\xff}:meta`.
+   */
+  readonly unreadable: string[];
+}
+
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
+/** `bytes` as text, each byte outside printable ASCII (and `\`) as `\xNN`. */
+export function escapeBytes(bytes: Uint8Array): string {
+  let out = "";
+  for (const b of bytes) out += b >= 0x20 && b < 0x7f && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, "0")}`;
+  return out;
+}
+
+/** The step of `keys` as a {@link QueueScanPage}. */
+function scanPage(keys: readonly Uint8Array[]): QueueScanPage {
+  const names: string[] = [];
+  const unreadable: string[] = [];
+  for (const bytes of keys) {
+    let key: string;
+    try {
+      key = UTF8.decode(bytes);
+    } catch {
+      unreadable.push(escapeBytes(bytes));
+      continue;
+    }
     const parts = splitQueueKey(key);
-    if (parts !== null && parts.type === "meta") names.add(parts.queue);
+    if (parts !== null && parts.type === "meta") names.push(parts.queue);
   }
+  return { names, unreadable };
+}
+
+/** See `EchoMQ.scanQueues`: one SCAN step per page, `count` keys asked each. */
+export async function* scanQueues<P>(c: ClientContext<P>, count: number): AsyncGenerator<QueueScanPage, void, undefined> {
+  let cursor: ScanCursor | null = null;
+  do {
+    const step: { cursor: ScanCursor | null; keys: Uint8Array[] } = await c.conn.scanStep(cursor, "emq:{*}:meta", "hash", count);
+    cursor = step.cursor;
+    yield scanPage(step.keys);
+  } while (cursor !== null);
+}
+
+/** See `EchoMQ.queues`: the names of every `meta` on every primary, sorted (names that are not UTF-8 left out). */
+export async function queues<P>(c: ClientContext<P>): Promise<string[]> {
+  const names = new Set<string>();
+  for await (const page of scanQueues(c, 1000)) for (const n of page.names) names.add(n);
   return [...names].sort();
 }

@@ -22,11 +22,13 @@ export {
   type RetryOptions,
   type When,
 } from "./options.ts";
-export type { Address, BackendChoice, ConnectionOptions } from "./connection.ts";
+export type { Address, BackendChoice, ConnectionOptions, TlsOptions } from "./connection.ts";
+export { parseServerUrl, redactUrl, type ServerUrl } from "./url.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Claim } from "./batch.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
+export type { QueueScanPage } from "./inspect.ts";
 export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 export {
   type Backoff,

@@ -1,31 +1,14 @@
 // The `emq` command line: what it prints, and that bad input is one line and a non-zero exit.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { spawnSync } from "node:child_process";
 import { GlideClient } from "@valkey/valkey-glide";
-import { resolve } from "node:path";
 import { EchoMQ, type Job } from "../../client.ts";
 import { freePort, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-
-const MAIN = resolve(import.meta.dir, "../../cli/main.ts");
-
-function emq(...args: string[]): { code: number; out: string; err: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });
-  return { code: r.status ?? -1, out: r.stdout, err: r.stderr };
-}
-
-/** A refusal: exactly one line on stderr, starting `emq: `, no stack trace, non-zero exit. */
-function expectOneLineError(r: { code: number; out: string; err: string }, text: string): void {
-  expect(r.code).not.toBe(0);
-  const lines = r.err.trim().split("\n");
-  expect(lines).toHaveLength(1);
-  expect(lines[0]).toStartWith("emq: ");
-  expect(lines[0]).toContain(text);
-}
+import { emq, expectOneLineError } from "./_emq.ts";
 
 test("--help lists every command, test and bench included", () => {
   const r = emq("--help");
   expect(r.code).toBe(0);
-  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "pause", "resume", "drop", "ui", "help"]) {
+  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "pause", "resume", "retain", "drop", "ui", "help"]) {
     expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
   }
 });

@@ -129,10 +129,12 @@ describe("glide's errors in the client's taxonomy", () => {
   });
 
   test("the CLI's --url: credentials percent-decoded, a refused address shown without its password", () => {
-    expect(parseUrl("valkey://127.0.0.1:7000")).toEqual({ host: "127.0.0.1", port: 7000 });
-    expect(parseUrl("redis://ops:p%40ss@db.local")).toEqual({ host: "db.local", port: 6379, credentials: { username: "ops", password: "p@ss" } });
-    expect(parseUrl("valkey://:pw@[::1]:7001")).toEqual({ host: "::1", port: 7001, credentials: { password: "pw" } });
-    expect(parseUrl("valkey://ops:p@ss@db")).toEqual({ host: "db", port: 6379, credentials: { username: "ops", password: "p@ss" } });
+    expect(parseUrl("valkey://127.0.0.1:7000")).toEqual({ host: "127.0.0.1", port: 7000, tls: false });
+    expect(parseUrl("redis://ops:p%40ss@db.local")).toEqual({ host: "db.local", port: 6379, tls: false, credentials: { username: "ops", password: "p@ss" } });
+    expect(parseUrl("valkey://:pw@[::1]:7001")).toEqual({ host: "::1", port: 7001, tls: false, credentials: { password: "pw" } });
+    expect(parseUrl("valkey://ops:p@ss@db")).toEqual({ host: "db", port: 6379, tls: false, credentials: { username: "ops", password: "p@ss" } });
+    expect(parseUrl("valkeys://ops:pw@db:6380")).toEqual({ host: "db", port: 6380, tls: true, credentials: { username: "ops", password: "pw" } });
+    expect(parseUrl("rediss://db")).toEqual({ host: "db", port: 6379, tls: true });
     expect(() => parseUrl("valkey://ops:hunter2@db:port")).toThrow('cannot read the address "valkey://ops:***@db:port"');
     expect(() => parseUrl("valkey://ops:hun@ter2@db:port")).toThrow('cannot read the address "valkey://ops:***@db:port"');
   });

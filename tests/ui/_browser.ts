@@ -63,3 +63,15 @@ export async function compose(page: Page, queue: string, type: string): Promise<
   if (kind === "job") await page.getByLabel("Job id", { exact: true }).fill(rest.join(":"));
   await page.getByLabel("Queue", { exact: true }).fill(queue);
 }
+
+/** Polls `read` until `ok` holds (default: truthy); fails naming `what` with the last value. */
+export async function until<T>(what: string, read: () => Promise<T> | T, ok: (v: T) => boolean = Boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T;
+  for (;;) {
+    last = await read();
+    if (ok(last)) return last;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

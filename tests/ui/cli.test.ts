@@ -42,7 +42,7 @@ function startChild(cmd: string, args: string[]): Promise<{ child: ChildProcess;
     const timer = setTimeout(() => reject(new Error(`emq ui printed no address in 60 s: ${out}${err}`)), 60_000);
     child.on("exit", (code) => reject(new Error(`emq ui exited ${code}: ${out}${err}`)));
     child.stdout!.on("data", () => {
-      const m = /key panel on (http:\/\/127\.0\.0\.1:\d+\/) \(Ctrl-C stops it\)\n/.exec(out);
+      const m = /key panel on (http:\/\/127\.0\.0\.1:\d+\/)keys \(Ctrl-C stops it\)\n/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       resolveStart({ child, url: m[1]!, out: () => out });
@@ -50,11 +50,12 @@ function startChild(cmd: string, args: string[]): Promise<{ child: ChildProcess;
   });
 }
 
+/** Stops `child` with `signal`; resolves with its exit code once its output is read to the end ("close", not "exit"). */
 function stop(child: ChildProcess, signal: "SIGINT" | "SIGTERM" = "SIGINT"): Promise<number | null> {
   return new Promise((r) => {
-    if (child.exitCode !== null) return r(child.exitCode);
-    child.once("exit", (code) => r(code));
-    child.kill(signal);
+    if (child.exitCode !== null && child.stdout?.readableEnded !== false) return r(child.exitCode);
+    child.once("close", (code) => r(code));
+    if (child.exitCode === null) child.kill(signal);
   });
 }
 
@@ -71,7 +72,7 @@ function getWithHost(url: string, host: string): Promise<number> {
 }
 
 async function expectPanelServed(url: string): Promise<void> {
-  const page = await fetch(url);
+  const page = await fetch(new URL("/keys", url));
   expect(page.status).toBe(200);
   expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
   expect(page.headers.get("content-security-policy")).toContain("script-src 'self' 'wasm-unsafe-eval'");
@@ -84,14 +85,14 @@ async function expectPanelServed(url: string): Promise<void> {
   expect(wasm.headers.get("content-type")).toBe("application/wasm");
   expect(WebAssembly.validate(new Uint8Array(await wasm.arrayBuffer()))).toBe(true);
   expect((await fetch(new URL("/nope", url))).status).toBe(404);
-  expect((await fetch(new URL("/", url), { method: "POST" })).status).toBe(405);
-  expect((await fetch(new URL("/", url), { method: "HEAD" })).status).toBe(200);
+  expect((await fetch(new URL("/keys", url), { method: "POST", headers: { origin: new URL(url).origin } })).status).toBe(405);
+  expect((await fetch(new URL("/keys", url), { method: "HEAD" })).status).toBe(200);
   expect(await getWithHost(url, "evil.example")).toBe(421);
 }
 
 /** The dashboard's page, its script, its API and /metrics answer. */
 async function expectDashboardServed(url: string): Promise<unknown[]> {
-  const page = await fetch(new URL("/queues", url));
+  const page = await fetch(url); // the dashboard is the root
   expect(page.status).toBe(200);
   expect(await page.text()).toContain('<table id="queues" aria-labelledby="queues-title">');
   expect((await fetch(new URL("/dashboard.js", url))).status).toBe(200);
@@ -120,8 +121,8 @@ describe("emq ui", () => {
   test("--help prints its usage; emq's usage lists it", () => {
     const r = emq("ui", "--help");
     expect(r.code).toBe(0);
-    expect(r.out).toStartWith("usage: emq ui [--url valkey://host:port] [--cluster] [--port N]");
-    expect(emq("--help").out).toContain("emq ui [--url valkey://host:port] [--cluster] [--port N]");
+    expect(r.out).toStartWith("usage:\n  emq ui [--url valkey://host:port] [--cluster] [--port N] [--bind ADDR] [--token T]");
+    expect(emq("--help").out).toContain("emq ui [--url valkey://host:port] [--cluster] [--port N] [--bind ADDR] [--token T]");
   });
 
   test("bad flags are one line and exit 2", async () => {
@@ -140,7 +141,7 @@ describe("emq ui", () => {
       const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", `valkey://${server.address}`]);
       try {
         expect(out()).toContain(`emq ui: server ${server.address}, backend `);
-        expect(out()).toContain(`emq ui: dashboard on ${url}queues, metrics on ${url}metrics\n`);
+        expect(out()).toContain(`emq ui: dashboard on ${url}, metrics on ${url}metrics\n`);
         await expectPanelServed(url);
         expect(await expectDashboardServed(url)).toEqual([]);
         await new Promise((r) => setTimeout(r, 1500)); // a while of it running
@@ -150,6 +151,32 @@ describe("emq ui", () => {
       }
       expect(out()).toContain("emq ui: stopped (SIGINT)");
       expect(await command(server.port, ["PING"])).toBe("PONG"); // not its server to stop
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
+  test("--token and --read-only: every request needs the token, and no action is answered", async () => {
+    const server = await startServer();
+    try {
+      const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", `valkey://${server.address}`, "--token", "a-token-for-the-test", "--read-only"]);
+      try {
+        expect(out()).toContain(`emq ui: dashboard on ${url}, metrics on ${url}metrics (token required), read-only\n`);
+        expect((await fetch(url)).status).toBe(401);
+        const auth = { authorization: "Bearer a-token-for-the-test" };
+        const page = await fetch(url, { headers: auth });
+        expect(page.status).toBe(200);
+        expect(await page.text()).toContain('data-read-only="true"');
+        const post = await fetch(new URL("/api/pause", url), {
+          method: "POST",
+          headers: { ...auth, origin: new URL(url).origin, "content-type": "application/json" },
+          body: JSON.stringify({ name: "orders" }),
+        });
+        expect([post.status, await post.text()]).toEqual([403, "this dashboard is read-only: no action is answered\n"]);
+        expect(await command(server.port, ["DBSIZE"])).toBe(0);
+      } finally {
+        expect(await stop(child)).toBe(0);
+      }
     } finally {
       await server.stop();
     }

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { EchoMQ } from "../../client.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
-import { escapeLabel } from "../../cli/ui/server/metrics.ts";
+import { escapeLabel } from "../../lib/ui/metrics.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
-import { queueHref } from "../../cli/ui/shared/json_api.ts";
-import { visible } from "../../cli/ui/shared/visible.ts";
+import { queueHref } from "../../lib/ui/json_api.ts";
+import { visible } from "../../lib/ui/visible.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { launchChromium } from "./_browser.ts";
+import { launchChromium, until } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 
@@ -33,18 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
 });
-
-/** Polls `read` until `ok` holds (default: truthy); fails naming `what` with the last value. */
-async function until<T>(what: string, read: () => Promise<T> | T, ok: (v: T) => boolean = Boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await read();
-    if (ok(last)) return last;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Buries the next `reasons.length` claimed jobs of `queue`, one reason each (oldest first). */
 async function bury(mq: EchoMQ<unknown>, queue: string, reasons: string[]): Promise<string[]> {
@@ -69,7 +57,7 @@ function readQueues(page: Page): Promise<Array<{ name: string; text: string; hre
     trs.map((tr) => {
       const a = tr.querySelector("a")!;
       return {
-        name: (tr as HTMLElement).dataset.queue!,
+        name: decodeURIComponent((tr as HTMLElement).dataset.queue!), // percent-encoded: a CR survives
         text: a.textContent ?? "",
         href: a.getAttribute("href") ?? "",
         cells: Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? ""),
@@ -121,10 +109,10 @@ function parseExposition(text: string): { samples: Sample[]; types: Map<string, 
       types.set(m[1]!, m[2]!);
       continue;
     }
-    m = new RegExp(`^(${NAME})\\{(.*)\\} (-?[0-9]+(?:\\.[0-9]+)?(?:e[+-]?[0-9]+)?)$`).exec(line);
+    m = new RegExp(`^(${NAME})(?:\\{([^\\n]*)\\})? (-?[0-9]+(?:\\.[0-9]+)?(?:e[+-]?[0-9]+)?)$`).exec(line);
     if (!m) throw new Error(`not a well-formed exposition line: ${JSON.stringify(line)}`);
     const labels: Record<string, string> = {};
-    let rest = m[2]!;
+    let rest = m[2] ?? "";
     while (rest.length > 0) {
       const l = /^([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\\n]|\\["\\n])*)"(,|$)/.exec(rest);
       if (!l) throw new Error(`bad labels in ${JSON.stringify(line)}`);
@@ -172,7 +160,7 @@ for (const backend of BACKENDS) {
       dead[UMLAUT] = await bury(mq, UMLAUT, ["ünïcödé reason"]);
       await mq.schedule(UMLAUT, { later: true }, { delayMs: 3_600_000 });
       await mq.enqueue(WEIRD, { w: 1 });
-      ui = await startUi({ mq: uiMq, pollMs: 200, sampleMs: 200 });
+      ui = await startUi({ mq: uiMq, pollMs: 200, sampleMs: 200, discovery: { cycleMs: 100, stepMs: 0 }, snapshot: { everyMs: 100 } });
       page = await context.newPage();
       page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
     }, 120_000);
@@ -196,7 +184,7 @@ for (const backend of BACKENDS) {
         expect(r.cells).toEqual([String(s.pending), String(s.active), String(s.schedule), String(s.dead), s.paused ? "paused" : "running"]);
         expect(r.text).toBe(visible(r.name));
         expect(r.href).toBe(queueHref(r.name));
-        expect(decodeURIComponent(r.href.slice("/queues/".length))).toBe(r.name);
+        expect(decodeURIComponent(r.href.slice("queues/".length))).toBe(r.name);
       }
       expect(rows.find((r) => r.name === "mail")!.cells).toEqual(["1", "0", "0", "3", "running"]);
       expect(rows.find((r) => r.name === WEIRD)!.text).toBe('we"ird\\na\\nme');
@@ -281,6 +269,22 @@ for (const backend of BACKENDS) {
       expect([await pause.isDisabled(), await resume.isDisabled()]).toEqual([false, true]);
     });
 
+    test("a CR in a name does not retarget the page: tenant\\ra's page shows and pauses tenant\\ra, not tenant\\na", async () => {
+      const [cr, lf] = [`tenant\r${backend}`, `tenant\n${backend}`];
+      await mq.enqueueMany(cr, [{ n: 1 }, { n: 2 }]);
+      await mq.enqueue(lf, { n: 3 });
+      await bury(mq, lf, ["the other tenant's"]);
+      await open(page, ui, queueHref(cr));
+      expect(await page.locator("#count-pending").textContent()).toBe("2");
+      expect(await page.locator("#count-dead").textContent()).toBe("0");
+      await until("the live counts", () => page.locator("#count-pending").textContent(), (t) => t === "2");
+      await page.getByRole("button", { name: "Pause" }).click();
+      await until("the CR queue paused", () => mq.isPaused(cr));
+      expect(await mq.isPaused(lf)).toBe(false);
+      expect(await page.locator("#count-dead").textContent()).toBe("0");
+      await mq.resume(cr);
+    });
+
     test("paging through pending: next and previous follow mq.jobs", async () => {
       await open(page, ui, queueHref("orders"));
       const pager = page.getByRole("group", { name: "Pending jobs pages" });
@@ -352,9 +356,11 @@ for (const backend of BACKENDS) {
       await page.keyboard.press("Space");
       await until("resumed", () => mq.isPaused("keys"), (p) => !p);
       await until("the focus on Pause", () => focused(page), (f) => f === "Pause");
-      // Resume is disabled now, so the next stop is "Requeue all", then each row's button.
+      // Resume is disabled now, so the next stop is "Requeue all", then each row's link to its page and its button.
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe("Requeue all");
+      await page.keyboard.press("Tab");
+      expect(await focused(page)).toBe(newer);
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe(`Requeue ${newer}`);
       await page.keyboard.press("Enter");
@@ -389,9 +395,9 @@ for (const backend of BACKENDS) {
       expect(await page.locator("#counts").getAttribute("aria-live")).toBe("polite");
       expect(await page.getByRole("status").count()).toBeGreaterThanOrEqual(1);
       expect(await page.locator("#status").getAttribute("aria-live")).toBe("polite");
-      expect(await page.getByRole("img", { name: "Throughput, acked/s (last 60 s)" }).count()).toBe(1);
+      expect(await page.getByRole("img", { name: "Throughput and failures, per second (last 60 s)" }).count()).toBe(1);
       expect(await page.getByRole("navigation", { name: "Breadcrumb" }).getByRole("link", { name: "Queues" }).count()).toBe(1);
-      expect(await page.getByRole("navigation", { name: "emq ui" }).getByRole("link").allTextContents()).toEqual(["Key panel", "Queues", "Metrics"]);
+      expect(await page.getByRole("navigation", { name: "EchoMQ" }).getByRole("link").allTextContents()).toEqual(["Queues", "Metrics", "Key panel"]);
     });
 
     test("the throughput sparkline follows acked/s", async () => {
@@ -402,10 +408,10 @@ for (const backend of BACKENDS) {
       try {
         const read = async () => ({
           desc: (await page.locator("#spark-desc").textContent()) ?? "",
-          points: ((await page.locator("#spark polyline").getAttribute("points")) ?? "").split(" ").filter(Boolean).length,
+          points: ((await page.locator("#spark polyline.acked").getAttribute("points")) ?? "").split(" ").filter(Boolean).length,
         });
         const seen = await until("a line with a rate above zero", read, (v) => /peak [1-9]/.test(v.desc) && v.points >= 3);
-        expect(seen.desc).toMatch(/^Throughput: \S+ acked\/s now, peak \S+\/s over the last \d+ s$/);
+        expect(seen.desc).toMatch(/^Throughput: \S+ acked\/s now, peak \S+\/s over the last \d+ s; 0 failed\/s now$/);
       } finally {
         await worker.stop();
       }
@@ -429,17 +435,27 @@ for (const backend of BACKENDS) {
       const notDead = await post("/api/requeue", { "content-type": "application/json", origin },
         JSON.stringify({ name: "orders", ids: [(await mq.jobs("orders", "pending"))[0]!.id] }));
       expect(notDead.status).toBe(409);
-      expect((await fetch(api("/api/jobs?name=orders&state=active"))).status).toBe(400);
+      expect((await fetch(api("/api/jobs?name=orders&state=running"))).status).toBe(400);
       expect((await fetch(api("/queues/a%7Bb"))).status).toBe(400);
       expect((await fetch(api("/queues/%E0%A4%A"))).status).toBe(400);
     });
 
     test("/metrics: well-formed exposition, values equal to stats, label values escaped", async () => {
       await mq.upsertScheduler((await mq.queues())[0]!, "hourly", { cron: "0 * * * *" }, { payload: 1 });
-      const r = await fetch(new URL("/metrics", ui.url));
-      expect(r.status).toBe(200);
-      expect(r.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
-      const text = await r.text();
+      const scrape = async () => {
+        const r = await fetch(new URL("/metrics", ui.url));
+        expect(r.status).toBe(200);
+        expect(r.headers.get("content-type")).toBe("text/plain; version=0.0.4; charset=utf-8");
+        return await r.text();
+      };
+      // the stats are a background snapshot (100 ms apart here): one taken after the last change
+      const acked = async () => (await Promise.all((await mq.queues()).map((q) => mq.stats(q)))).map((s) => s.claims).join();
+      const want = await acked();
+      const text = await until("a snapshot with every claim so far and the scheduler", scrape, (t) => {
+        const { samples } = parseExposition(t);
+        return samples.filter((x) => x.name === "echomq_claims_total").map((x) => x.value).join() === want &&
+          samples.some((x) => x.labels.scheduler === "hourly");
+      });
       const { samples, types, helps } = parseExposition(text);
       const families = {
         echomq_jobs: "gauge",
@@ -451,6 +467,8 @@ for (const backend of BACKENDS) {
         echomq_claims_total: "counter",
         echomq_scheduler_next_run_timestamp_seconds: "gauge",
         echomq_scheduler_runs_total: "counter",
+        echomq_snapshot_age_seconds: "gauge",
+        echomq_unreadable_queue: "gauge",
       };
       expect(Object.fromEntries(types)).toEqual(families);
       expect([...helps].sort()).toEqual(Object.keys(families).sort());
@@ -475,7 +493,8 @@ for (const backend of BACKENDS) {
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.length).toBe(names.length * 10 + 2);
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 10);
+      expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);
       expect(escapeLabel(WEIRD)).toBe('we\\"ird\\\\na\\nme');

@@ -7,7 +7,7 @@ import { QUEUE_TYPES } from "../../mod.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { hashtagText, verdictText } from "../../cli/ui/shared/verdicts.ts";
-import { visible } from "../../cli/ui/shared/visible.ts";
+import { visible } from "../../lib/ui/visible.ts";
 import { readVectors, type VectorCase } from "../vectors/keys.ts";
 import { compose, launchChromium, openPanel, readPanel } from "./_browser.ts";
 
@@ -21,7 +21,7 @@ beforeAll(async () => {
   ui = await startUi();
   browser = await launchChromium();
   context = browser.context;
-  page = await openPanel(context, ui.url);
+  page = await openPanel(context, ui.panelUrl);
 }, 180_000);
 
 afterAll(async () => {
@@ -99,6 +99,11 @@ const composed = readVectors().filter((c): c is VectorCase & { queue: string; ty
 describe("the shared key vectors, composed on the page", () => {
   test("enough rows to mean something", () => {
     expect(composed.length).toBeGreaterThanOrEqual(20);
+  });
+
+  test("a hashtag with a backslash shows as it is, not JSON-escaped", async () => {
+    await compose(page, "a\\b", "pending");
+    expect((await readPanel(page)).hashtag).toBe('"a\\b"');
   });
 
   test.each(composed.map((c) => [c.note, c] as const))("%s", async (_note, c) => {
@@ -203,7 +208,7 @@ describe("disagreement", () => {
     const other = await context.newPage();
     try {
       await other.addInitScript(FLIP);
-      await other.goto(ui.url);
+      await other.goto(ui.panelUrl);
       await other.waitForFunction(() => document.body.dataset.ready === "true");
       const alert = other.getByRole("alert");
       await expect(alert.textContent()).resolves.toBe(

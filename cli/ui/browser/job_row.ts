@@ -1,15 +1,18 @@
 /**
- * A job as a row of its state's table: pending (its position, attempts, when created), scheduled
- * (when due, the last failure) or dead (when buried, the reason, a Requeue button). Every piece of
+ * A job as a row of its state's table: active (its lease deadline, attempts, lease token,
+ * progress), pending (its position, attempts, when created), scheduled (when due, the last failure)
+ * or dead (when buried, the reason, a Requeue button); its id links to its page. Times show the
+ * local clock and how far from now, the full time with its zone as their title. Every piece of
  * server data is text, never markup.
  *
  * @module
  */
-import type { JobRow, ListedState } from "../shared/json_api.ts";
-import { visible } from "../shared/visible.ts";
+import type { JobRow, ListedState } from "../../../lib/ui/json_api.ts";
+import { relative } from "../../../lib/ui/relative.ts";
+import { visible } from "../../../lib/ui/visible.ts";
 import { el } from "./dom.ts";
 
-/** A time: `hh:mm:ss` today, else `yyyy-mm-dd hh:mm`, the full time as its title. */
+/** A time: `hh:mm:ss` today, else `yyyy-mm-dd hh:mm`, then how far from now; the full time with its zone as its title. */
 function timeEl(ms: number | undefined): Node {
   if (ms === undefined || ms <= 0) return document.createTextNode("—");
   const d = new Date(ms);
@@ -18,7 +21,7 @@ function timeEl(ms: number | undefined): Node {
   const text = today
     ? `${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`
     : `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return el("time", { datetime: d.toISOString(), title: d.toString() }, text);
+  return el("time", { datetime: d.toISOString(), title: d.toString() }, `${text} (${relative(ms, Date.now())})`);
 }
 
 const cell = (text: string, cls?: string, attrs: Record<string, string> = {}): HTMLTableCellElement =>
@@ -27,11 +30,14 @@ const cell = (text: string, cls?: string, attrs: Record<string, string> = {}): H
 /** Job `j`, number `position` (from 1) of its state, as a row; a dead one's button calls `requeue`. */
 export function jobRowEl(state: ListedState, j: JobRow, position: number, requeue: (id: string) => void): HTMLTableRowElement {
   const tr = el("tr", { "data-id": j.id });
-  const id = el("th", { scope: "row" }, el("code", {}, j.id));
+  const id = el("th", { scope: "row" }, el("a", { href: j.href, "data-key": `job:${j.id}` }, el("code", {}, j.id)));
   const payload = cell(j.payload, "payload", j.payloadError ? { "data-error": "true" } : {});
   const attempts = cell(String(j.attempts), "num");
   const reason = (): HTMLTableCellElement => cell(j.reason === undefined ? "—" : visible(j.reason), "reason");
-  if (state === "pending") {
+  if (state === "active") {
+    tr.append(id, el("td", {}, timeEl(j.leaseUntil)), attempts, cell(j.token === undefined ? "—" : String(j.token), "num"),
+      cell(j.progress ?? "—", "payload"), payload);
+  } else if (state === "pending") {
     tr.append(cell(String(position), "num"), id, attempts, el("td", {}, timeEl(j.createdAt)), payload);
   } else if (state === "scheduled") {
     tr.append(id, el("td", {}, timeEl(j.dueAt)), attempts, reason(), payload);

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type JobsReply, LISTED_STATES, type ListedState } from "../shared/json_api.ts";
+import { type JobsReply, LISTED_STATES, type ListedState } from "../../../lib/ui/json_api.ts";
 import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
 import { focusedKey, restoreFocus } from "./focus.ts";
@@ -61,7 +61,7 @@ function jobTable(state: ListedState, { name, limit, requeue, requeueAll }: JobT
   let offset = 0;
   let last = ""; // the JSON of the last page rendered
   const read = (): Promise<JobsReply> =>
-    getJson<JobsReply>(`/api/jobs?name=${encodeURIComponent(name)}&state=${state}&offset=${offset}&limit=${limit}`);
+    getJson<JobsReply>(`api/jobs?name=${encodeURIComponent(name)}&state=${state}&offset=${offset}&limit=${limit}`);
 
   const render = (page: JobsReply): void => {
     const focus = focusedKey(tbody);

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PauseReply } from "../shared/json_api.ts";
+import type { PauseReply } from "../../../lib/ui/json_api.ts";
 import type { Act } from "./actions.ts";
 import { showBadge } from "./badge.ts";
 import { $ } from "./dom.ts";
@@ -25,7 +25,7 @@ export function pauseControl(name: string, act: Act): (paused: boolean) => void 
   };
   const set = (verb: "pause" | "resume"): void =>
     void act(async () => {
-      const r = await postJson<PauseReply>(`/api/${verb}`, { name });
+      const r = await postJson<PauseReply>(`api/${verb}`, { name });
       show(r.paused);
       return r.paused ? "Paused: workers claim nothing from this queue until it is resumed." : "Resumed: workers claim again.";
     }).then(() => (paused ? resumeButton : pauseButton).focus());

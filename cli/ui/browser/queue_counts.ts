@@ -1,17 +1,22 @@
 /**
- * A queue page's numbers: its four counts (`#count-<state>`), its totals (`#total-<name>`) and the
- * note shown while the queue does not exist yet (`#missing`).
+ * A queue page's numbers: its four counts (`#count-<state>`), its totals (`#total-<name>`), how
+ * long its oldest pending job has waited (`#oldest`) and the note shown while the queue does not
+ * exist yet (`#missing`).
  *
  * @module
  */
-import { COUNTED_STATES, type QueueReply } from "../shared/json_api.ts";
+import { COUNTED_STATES, type QueueReply } from "../../../lib/ui/json_api.ts";
+import { relative } from "../../../lib/ui/relative.ts";
 import { $, setNumber } from "./dom.ts";
 
 /** The page's counts and totals; the function it returns shows a queue's. */
 export function queueCounts(): (q: QueueReply) => void {
   const missing = $("missing");
+  const oldest = $("oldest");
   return (q) => {
     missing.hidden = q.exists;
+    const waited = q.oldestPendingAt === undefined ? "Oldest pending: none waiting" : `Oldest pending: admitted ${relative(q.oldestPendingAt, Date.now())}`;
+    if (oldest.textContent !== waited) oldest.textContent = waited;
     for (const k of COUNTED_STATES) setNumber($(`count-${k}`), q.counts[k]);
     for (const [k, v] of Object.entries(q.totals)) setNumber($(`total-${k}`), v);
   };

@@ -1,11 +1,11 @@
 /**
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
  * Claims group, the requeue actions and the job tables — refreshed together every poll and after
- * every action. The body's `data-queue` names the queue, `data-limit` the jobs per page.
+ * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
  * @module
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../shared/json_api.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/ui/json_api.ts";
 import { oneAtATime } from "./actions.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobTables } from "./job_tables.ts";
@@ -17,7 +17,8 @@ import { throughput } from "./throughput.ts";
 
 /** Makes the page live. */
 export function queuePage(): void {
-  const name = document.body.dataset.queue ?? "";
+  // percent-encoded by the server: an attribute's CR (or CRLF) would be read back as LF
+  const name = decodeURIComponent(document.body.dataset.queue ?? "");
   const limit = Math.min(MAX_PAGE_SIZE, Math.max(1, Number(document.body.dataset.limit) || DEFAULT_PAGE_SIZE));
   const act = oneAtATime(() => refreshAll());
   const showPaused = pauseControl(name, act);
@@ -27,7 +28,7 @@ export function queuePage(): void {
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton });
 
   const refreshQueue = async (): Promise<void> => {
-    const q = await getJson<QueueReply>(`/api/queue?name=${encodeURIComponent(name)}`);
+    const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
     showCounts(q);
     showPaused(q.paused);
     showRate(q.rate);

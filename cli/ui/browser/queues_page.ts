@@ -1,12 +1,13 @@
 /**
- * The `/queues` page in the browser: the table of every queue kept live. A row is made once per
+ * The Queues page in the browser: its page of the table (the body's `data-offset` and
+ * `data-limit`) kept live. A row is made once per
  * queue and its numbers and badge updated in place; when queues come or go, the rows are put in
  * the server's order, focus kept, and the change announced.
  *
  * @module
  */
-import { COUNTED_STATES, type QueueRow, type QueuesReply } from "../shared/json_api.ts";
-import { visible } from "../shared/visible.ts";
+import { COUNTED_STATES, type QueueRow, type QueuesReply } from "../../../lib/ui/json_api.ts";
+import { visible } from "../../../lib/ui/visible.ts";
 import { showBadge } from "./badge.ts";
 import { $, el, setNumber } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
@@ -16,7 +17,7 @@ import { announce } from "./status.ts";
 
 /** A new row for queue `q` (its cells are filled by {@link fill}). */
 function row(q: QueueRow): HTMLTableRowElement {
-  const tr = el("tr", { "data-queue": q.name });
+  const tr = el("tr", { "data-queue": encodeURIComponent(q.name) });
   tr.append(el("th", { scope: "row" }, el("a", { class: "qname", href: q.href, "data-key": `queue:${q.href}` }, visible(q.name))));
   for (const c of COUNTED_STATES) tr.append(el("td", { class: "num", "data-col": c }));
   tr.append(el("td", { "data-col": "state" }));
@@ -40,12 +41,14 @@ function announceChanges(before: ReadonlySet<string>, queues: readonly QueueRow[
 
 /** Puts one row per queue in `tbody`, in the server's order, reusing the rows it has. */
 function arrange(tbody: HTMLTableSectionElement, queues: readonly QueueRow[]): void {
+  // data-queue holds the name percent-encoded: an attribute's CR would be read back as LF
   const rows = Array.from(tbody.rows).filter((r) => r.dataset.queue !== undefined);
-  const same = rows.length === queues.length && rows.every((r, i) => r.dataset.queue === queues[i]!.name);
+  const nameOf = (r: HTMLTableRowElement): string => decodeURIComponent(r.dataset.queue!);
+  const same = rows.length === queues.length && rows.every((r, i) => nameOf(r) === queues[i]!.name);
   if (same) return;
-  const before = new Set(rows.map((r) => r.dataset.queue!));
+  const before = new Set(rows.map(nameOf));
   const focus = focusedKey(tbody);
-  const byName = new Map(rows.map((r) => [r.dataset.queue!, r]));
+  const byName = new Map(rows.map((r) => [nameOf(r), r]));
   const next = queues.map((q) => byName.get(q.name) ?? row(q));
   if (next.length === 0) {
     next.push(el("tr", { class: "empty" }, el("td", { colspan: "6" }, "No queues on the server yet (a queue appears with its first job).")));
@@ -58,8 +61,9 @@ function arrange(tbody: HTMLTableSectionElement, queues: readonly QueueRow[]): v
 /** Makes the page live. */
 export function queuesPage(): void {
   const tbody = $<HTMLTableElement>("queues").tBodies[0]!;
+  const { offset = "0", limit = "100" } = document.body.dataset;
   poll(async () => {
-    const { queues } = await getJson<QueuesReply>("/api/queues");
+    const { queues } = await getJson<QueuesReply>(`api/queues?offset=${encodeURIComponent(offset)}&limit=${encodeURIComponent(limit)}`);
     arrange(tbody, queues);
     queues.forEach((q, i) => fill(tbody.rows[i]!, q));
   });

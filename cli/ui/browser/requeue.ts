@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RequeueReply } from "../shared/json_api.ts";
+import type { RequeueReply } from "../../../lib/ui/json_api.ts";
 import type { Act } from "./actions.ts";
 import { $ } from "./dom.ts";
 import { postJson } from "./fetch_json.ts";
@@ -26,7 +26,7 @@ export function requeueControls(name: string, act: Act): Requeue {
   const deadHeading = $("dead-title");
   all.addEventListener("click", () =>
     void act(async () => {
-      const r = await postJson<RequeueReply>("/api/requeue", { name });
+      const r = await postJson<RequeueReply>("api/requeue", { name });
       return `Requeued ${r.moved} dead job${r.moved === 1 ? "" : "s"}: pending again.`;
     }).then(() => {
       if (all.disabled && document.activeElement === document.body) deadHeading.focus();
@@ -35,7 +35,7 @@ export function requeueControls(name: string, act: Act): Requeue {
     allButton: all,
     one: (id) =>
       void act(async () => {
-        const r = await postJson<RequeueReply>("/api/requeue", { name, ids: [id] });
+        const r = await postJson<RequeueReply>("api/requeue", { name, ids: [id] });
         return r.moved === 1 ? `Requeued ${id}: it is pending again.` : `${id} was not requeued (no longer dead).`;
       }),
     showDead: (dead) => {

@@ -1,73 +1,98 @@
 /**
- * What `emq ui` serves: the key panel's routes (its page, script and the keyspace wasm; no client
- * needed) and, given a connected client, the dashboard's (its pages, script, JSON API and
- * `/metrics`), all on one loopback server (http.ts).
+ * What `emq ui` serves: the package's dashboard (lib/ui: the queues at `/`, their pages, JSON API
+ * and `/metrics`) given a connected client, with the key panel's routes (`/keys`, its script and
+ * the keyspace wasm; no client needed) mounted beside it behind the same checks, on one server
+ * (http.ts).
  *
  * @module
  */
 import type { EchoMQ } from "../../../client.ts";
-import { apiRoutes } from "./api_routes.ts";
-import { buildBundle, bundleRoute, dashboardEntry } from "./bundle.ts";
+import { type Dashboard, dashboard, resolveDashboard } from "../../../lib/ui/dashboard.ts";
+import type { DiscoveryOptions } from "../../../lib/ui/discovery.ts";
+import { routeHandler } from "../../../lib/ui/handler.ts";
+import type { SnapshotOptions } from "../../../lib/ui/snapshot.ts";
+import { html } from "../../../lib/ui/responses.ts";
+import type { Route } from "../../../lib/ui/route_table.ts";
+import { buildBundle, bundleRoute } from "./bundle.ts";
 import { serve, type UiServer } from "./http.ts";
-import { metricsRoute } from "./metrics.ts";
-import { keyPanelRoute, pageRoutes } from "./page_routes.ts";
-import type { Route } from "./route_table.ts";
-import { Sampler } from "./sampler.ts";
+import { panelHtml } from "./key_panel_html.ts";
 import { readWasm, wasmRoute } from "./wasm.ts";
 
-/** What {@link startUi} serves and where. */
+/** What {@link startUi} serves, where, and to whom. */
 export interface UiOptions {
   /** The port; absent or 0 = a free one. */
   readonly port?: number;
+  /** The address to listen on (default 127.0.0.1). */
+  readonly bind?: string;
   /** A connected client: with it the dashboard and metrics are served too (the key panel needs none). */
   readonly mq?: EchoMQ<unknown>;
   /** How often the dashboard's pages poll, ms (default 1000). */
   readonly pollMs?: number;
   /** How often a watched queue's totals are sampled for its throughput, ms (default 1000). */
   readonly sampleMs?: number;
+  /** How the dashboard discovers queues, and snapshots their stats for /metrics (tests go faster). */
+  readonly discovery?: DiscoveryOptions;
+  readonly snapshot?: SnapshotOptions;
+  /** The token every request must carry (see the dashboard's options). */
+  readonly token?: string;
+  /** The origin users reach it at (a tunnel, a proxy). */
+  readonly publicOrigin?: string;
+  /** No action shown or answered. */
+  readonly readOnly?: boolean;
 }
 
 /** A running `emq ui`. */
 export interface Ui extends UiServer {
   /** Whether the dashboard is served (a client was given). */
   readonly dashboard: boolean;
+  /** The key panel's address (`<url>keys`). */
+  readonly panelUrl: string;
 }
 
-/** The key panel's routes: the page, its bundled script and the keyspace wasm. */
-export async function keyPanelRoutes(): Promise<Route[]> {
+/** The key panel's routes: the page (`/keys`), its bundled script and the keyspace wasm. */
+export async function keyPanelRoutes(withDashboard: boolean): Promise<Route[]> {
   const wasm = readWasm(); // first: a missing build is the likelier refusal, and the cheaper
-  return [keyPanelRoute(), bundleRoute(await buildBundle()), wasmRoute(wasm)];
-}
-
-/** The dashboard's routes: its pages, their bundled script, the JSON API and `/metrics`. */
-export async function dashboardRoutes(mq: EchoMQ<unknown>, sampler: Sampler, options: { pollMs?: number } = {}): Promise<Route[]> {
-  return [
-    ...pageRoutes(mq, sampler, options),
-    bundleRoute(await buildBundle(dashboardEntry()), "/dashboard.js"),
-    ...apiRoutes(mq, sampler),
-    metricsRoute(mq),
-  ];
+  const page = panelHtml(withDashboard);
+  return [{ path: "/keys", handle: () => html(page) }, bundleRoute(await buildBundle()), wasmRoute(wasm)];
 }
 
 /** Builds the routes and serves them; resolves once the server listens. */
 export async function startUi(options: UiOptions = {}): Promise<Ui> {
-  const sampler = options.mq ? new Sampler(options.mq, options.sampleMs ?? 1000) : null;
+  const access = {
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
+    readOnly: options.readOnly === true,
+  };
+  const panel = await keyPanelRoutes(options.mq !== undefined);
+  let board: Dashboard | null = null;
+  let handler: (request: Request) => Promise<Response>;
+  if (options.mq) {
+    board = dashboard(options.mq, {
+      ...access,
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...(options.sampleMs === undefined ? {} : { sampleMs: options.sampleMs }),
+      ...(options.discovery === undefined ? {} : { discovery: options.discovery }),
+      ...(options.snapshot === undefined ? {} : { snapshot: options.snapshot }),
+      links: [{ href: "keys", text: "Key panel" }],
+      routes: panel,
+    });
+    handler = board;
+  } else {
+    handler = routeHandler(panel, resolveDashboard(access), "");
+  }
   try {
-    const [panel, dashboard] = await Promise.all([
-      keyPanelRoutes(),
-      options.mq && sampler ? dashboardRoutes(options.mq, sampler, options.pollMs ? { pollMs: options.pollMs } : {}) : [],
-    ]);
-    const server = await serve([...panel, ...dashboard], options.port === undefined ? {} : { port: options.port });
+    const server = await serve(handler, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.bind ? { hostname: options.bind } : {}) });
     return {
       ...server,
-      dashboard: sampler !== null,
+      dashboard: board !== null,
+      panelUrl: `${server.url}keys`,
       close: async () => {
-        sampler?.close();
+        board?.close();
         await server.close();
       },
     };
   } catch (e) {
-    sampler?.close();
+    board?.close();
     throw e;
   }
 }

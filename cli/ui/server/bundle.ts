@@ -1,8 +1,8 @@
 /**
- * The pages' scripts: `cli/ui/browser/key_panel.ts` (the key panel) with everything it imports —
- * the real `mod.ts` among them — and `cli/ui/browser/dashboard.ts` (the dashboard), each bundled
- * for the browser by `bun build` (run as a child, so the server itself runs under Bun or Deno),
- * and their routes.
+ * The key panel's script: `cli/ui/browser/key_panel.ts` with everything it imports — the real
+ * `mod.ts` among them — bundled for the browser by `bun build` (run as a child, so the server
+ * itself runs under Bun or Deno), and its route. (The dashboard's script ships with the package,
+ * bundled ahead of time: tools/gen_ui.ts.)
  *
  * @module
  */
@@ -11,8 +11,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { repoRoot } from "../../../tools/embedded/paths.ts";
-import type { Route } from "./route_table.ts";
-import { answer } from "./responses.ts";
+import type { Route } from "../../../lib/ui/route_table.ts";
+import { answer } from "../../../lib/ui/responses.ts";
 
 /** A script of `cli/ui/browser/`. */
 function browserEntry(file: string): string {
@@ -22,11 +22,6 @@ function browserEntry(file: string): string {
 /** The entry point of the key panel's bundle. */
 export function panelEntry(): string {
   return browserEntry("key_panel.ts");
-}
-
-/** The entry point of the dashboard's bundle. */
-export function dashboardEntry(): string {
-  return browserEntry("dashboard.ts");
 }
 
 function bunBinary(): string {

@@ -1,23 +1,23 @@
 /**
- * The key panel's page (`GET /`): plain HTML and CSS, no framework. Its script is `/panel.js`
+ * The key panel's page (`GET /keys`): plain HTML and CSS, no framework. Its script is `/panel.js`
  * (browser/key_panel.ts, bundled), which runs the host half (`mod.ts`) and loads the native half
  * (`/keyspace.wasm`).
  *
  * @module
  */
 import { PANEL_TYPES, PRESETS, SAMPLE_JOB_ID } from "../shared/verdicts.ts";
-import { htmlDocument } from "./document_html.ts";
-import { esc } from "./responses.ts";
-import { STYLE } from "./style.ts";
+import { htmlDocument } from "../../../lib/ui/document_html.ts";
+import { esc } from "../../../lib/ui/responses.ts";
+import { STYLE } from "../../../lib/ui/style.ts";
 
-/** The key panel's page (`GET /`). */
-export function panelHtml(): string {
+/** The key panel's page (`GET /keys`). */
+export function panelHtml(withDashboard = false): string {
   const options = PANEL_TYPES.map((t) => `<option value="${t}">${t === "job" ? "job (a row)" : t}</option>`).join("");
   const presets = PRESETS.map((p) => `<button type="button" data-preset="${esc(p.label)}">${esc(p.label)}</button>`).join(" ");
   return htmlDocument({ title: "emq ui — key panel", style: STYLE, script: "/panel.js" }, `<body>
 <header>
 <h1>EchoMQ</h1>
-<p>emq ui</p>
+<p>emq ui${withDashboard ? ' · <a href="/">Dashboard</a>' : ""}</p>
 </header>
 <main>
 <section class="panel" aria-labelledby="panel-title">

@@ -9,8 +9,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../../../tools/embedded/paths.ts";
 import { UsageError } from "../../usage.ts";
-import type { Route } from "./route_table.ts";
-import { answer } from "./responses.ts";
+import type { Route } from "../../../lib/ui/route_table.ts";
+import { answer } from "../../../lib/ui/responses.ts";
 
 /** The Rust target the crate is built for. */
 export const WASM_TARGET = "wasm32-unknown-unknown";

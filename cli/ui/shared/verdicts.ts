@@ -104,9 +104,11 @@ export function verdictText(refusal: string | null): string {
   return refusal === null ? "accepted" : `refused — ${refusal}`;
 }
 
-/** The hashtag in words, as `emq key` prints it. */
+/** The hashtag in words: quoted as it is (`emq key` prints it as JSON, for a terminal). */
 export function hashtagText(tag: string | null): string {
-  return tag === null ? "(none: the whole key is hashed)" : JSON.stringify(tag);
+  // quoted as it is: JSON would double a backslash (`a\b` read as "a\\b"); the page shows
+  // control characters visibly itself
+  return tag === null ? "(none: the whole key is hashed)" : `"${tag}"`;
 }
 
 /**

@@ -1,23 +1,13 @@
 /**
  * The schedulers' part of `GET /metrics`: per scheduler (labels `queue`, `scheduler`) its next run
  * (`echomq_scheduler_next_run_timestamp_seconds`, a gauge: a value in the past means no worker is
- * firing it) and the jobs its runs admitted (`echomq_scheduler_runs_total`).
+ * firing it) and the jobs its runs admitted (`echomq_scheduler_runs_total`), from the background
+ * snapshot (snapshot.ts) as the queues' figures are.
  *
  * @module
  */
-import type { EchoMQ, SchedulerInfo } from "../../../client.ts";
+import type { SchedulerInfo } from "../client/mod.ts";
 import { escapeLabel } from "./metrics.ts";
-
-/** Every queue's schedulers (16 queues read at once). */
-export async function allSchedulers(mq: EchoMQ<unknown>, queues: readonly string[]): Promise<Array<[string, Array<SchedulerInfo<unknown>>]>> {
-  const out: Array<[string, Array<SchedulerInfo<unknown>>]> = [];
-  for (let i = 0; i < queues.length; i += 16) {
-    const run = queues.slice(i, i + 16);
-    const lists = await Promise.all(run.map((q) => mq.schedulers(q)));
-    run.forEach((q, j) => out.push([q, lists[j]!]));
-  }
-  return out;
-}
 
 /** The schedulers' families, written even when there is none. */
 export function schedulerExposition(queues: ReadonlyArray<readonly [string, ReadonlyArray<SchedulerInfo<unknown>>]>): string {

@@ -6,12 +6,14 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats } from "../../../client.ts";
-import { COUNTED_STATES } from "../shared/json_api.ts";
+import type { QueueStats } from "../client/mod.ts";
+import { COUNTED_STATES } from "./json_api.ts";
 import type { Route } from "./route_table.ts";
-import { allStats, countsView } from "./queue_rows.ts";
+import type { Discovery } from "./discovery.ts";
+import { countsView } from "./queue_rows.ts";
+import type { StatsSnapshot } from "./snapshot.ts";
 import { answer, plain } from "./responses.ts";
-import { allSchedulers, schedulerExposition } from "./scheduler_metrics.ts";
+import { schedulerExposition } from "./scheduler_metrics.ts";
 
 /** The exposition format's content type. */
 export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -65,8 +67,16 @@ export const FAMILIES: readonly Family[] = [
   counter("echomq_claims_total", "Jobs claimed so far (meta's claimed).", (s) => s.claims),
 ];
 
+/** What a scrape exports besides the queues: the snapshot's age, and the names no call can read. */
+export interface ExpositionExtra {
+  /** Seconds since the snapshot was taken. */
+  readonly ageSeconds: number;
+  /** `meta` keys whose name is not UTF-8, escaped. */
+  readonly unreadable: readonly string[];
+}
+
 /** The exposition of `queues` (name and stats), every family even when there is no queue. */
-export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>): string {
+export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>, extra: ExpositionExtra = { ageSeconds: 0, unreadable: [] }): string {
   const lines: string[] = [];
   for (const f of FAMILIES) {
     lines.push(`# HELP ${f.name} ${escapeHelp(f.help)}`, `# TYPE ${f.name} ${f.type}`);
@@ -74,18 +84,26 @@ export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>)
       for (const [labels, value] of f.samples(stats)) lines.push(`${f.name}{queue="${escapeLabel(queue)}"${labels}} ${value}`);
     }
   }
+  lines.push(
+    "# HELP echomq_snapshot_age_seconds Seconds since the stats above were read (they are read in the background).",
+    "# TYPE echomq_snapshot_age_seconds gauge",
+    `echomq_snapshot_age_seconds ${extra.ageSeconds.toFixed(3)}`,
+    "# HELP echomq_unreadable_queue A queue whose name is not UTF-8 text (no call can name it), its meta key escaped.",
+    "# TYPE echomq_unreadable_queue gauge",
+    ...extra.unreadable.map((key) => `echomq_unreadable_queue{key="${escapeLabel(key)}"} 1`),
+  );
   return `${lines.join("\n")}\n`;
 }
 
-/** `GET /metrics`, read afresh on every scrape. */
-export function metricsRoute(mq: EchoMQ<unknown>): Route {
+/** `GET /metrics`, answered from the background snapshot (snapshot.ts). */
+export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Route {
   return {
     path: "/metrics",
     handle: async () => {
       try {
-        const stats = await allStats(mq);
-        const schedulers = schedulerExposition(await allSchedulers(mq, stats.map(([q]) => q)));
-        return answer(exposition(stats) + schedulers, METRICS_CONTENT_TYPE);
+        const snap = await snapshot.read();
+        const queues = exposition(snap.stats, { ageSeconds: (Date.now() - snap.at) / 1000, unreadable: discovery.unreadable });
+        return answer(queues + schedulerExposition(snap.schedulers), METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
         return plain(502, `# the server did not answer: ${text.split("\n")[0]}`);

@@ -1,5 +1,6 @@
 /**
- * The server's routes: each a method and a path with a web-standard `Request → Response` handler.
+ * The dashboard's routes: each a method and a path (under the base path) with a web-standard
+ * `Request → Response` handler.
  * A route answers one exact path, or (`prefix`) every path under one (the dashboard's
  * `/queues/<name>`); an exact route wins, then the longest prefix.
  *
@@ -17,8 +18,8 @@ export interface Route {
    * it and is longer (`/queues/` answers `/queues/orders`, not `/queues/`). An exact route wins.
    */
   readonly prefix?: boolean;
-  /** Answers one request. */
-  handle(request: Request): Response | Promise<Response>;
+  /** Answers one request; `path` is its path under the dashboard's base path. */
+  handle(request: Request, path: string): Response | Promise<Response>;
 }
 
 /** Routes looked up by method and path. */

@@ -106,7 +106,21 @@ button.danger { border-color: var(--no); color: var(--no); }
 .throughput figcaption { font-size: .85rem; font-weight: 600; color: var(--muted); }
 #spark { width: 320px; height: 56px; display: block; border-bottom: 1px solid var(--line); }
 #spark polyline { fill: none; stroke: var(--accent); stroke-width: 2; stroke-linejoin: round; }
+#spark polyline.failed { stroke: var(--no); stroke-dasharray: 4 3; }
+.legend { font-size: .75rem; color: var(--muted); padding-left: 3.2rem; }
+.legend .acked::before, .legend .failed::before { content: ""; display: inline-block; width: 1rem; height: 0; margin-right: .3rem; vertical-align: middle; border-top: 2px solid var(--accent); }
+.legend .failed::before { border-top: 2px dashed var(--no); }
 #spark-desc { margin: .2rem 0 0; font-size: .85rem; color: var(--muted); }
+.spark-axes { position: relative; padding-left: 3.2rem; }
+.axis { font-size: .75rem; color: var(--muted); font-variant-numeric: tabular-nums; }
+.axis.y { position: absolute; left: 0; top: 0; }
+.axis.y0 { position: absolute; left: 0; bottom: 0; }
+.axis.x { display: flex; justify-content: space-between; padding-left: 3.2rem; width: calc(320px + 3.2rem); }
+.search { display: flex; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
+.job dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
+.job dt { color: var(--muted); }
+.job dd { margin: 0; }
+.job pre { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); padding: .6rem .8rem; border-radius: 6px; margin: .3rem 0 1rem; }
 .totals { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; margin: 0; font-size: .93rem; }
 .totals div { display: flex; gap: .4rem; }
 .totals dt { color: var(--muted); }

@@ -1,18 +1,19 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
- * counts, totals and throughput, pages of its jobs, and the three actions (requeue, pause,
+ * counts, totals and throughput, pages of its jobs, and the actions (requeue, remove, pause,
  * resume). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
  * (responses.ts), so a queue name or payload can never read as markup, even to a sniffing client.
  *
  * @module
  */
-import type { EchoMQ } from "../../../client.ts";
-import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RequeueReply } from "../shared/json_api.ts";
-import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "../shared/json_api.ts";
+import type { EchoMQ } from "../client/mod.ts";
+import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RemoveReply, RequeueReply } from "./json_api.ts";
+import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
-import { allStats, countsView, jobRow, queueExists, queueRow, totalsView } from "./queue_rows.ts";
+import type { Discovery } from "./discovery.ts";
+import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
 import type { Sampler } from "./sampler.ts";
 
@@ -43,10 +44,12 @@ async function body(request: Request): Promise<Record<string, unknown>> {
 }
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
-export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string): Promise<QueueReply> {
-  const s = await mq.stats(name);
+export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string, discovery?: Discovery): Promise<QueueReply> {
+  const [s, [oldest]] = await Promise.all([mq.stats(name), mq.jobs(name, "pending", { limit: 1 })]);
   sampler.record(name, s);
+  if (queueExists(s)) discovery?.saw(name);
   return {
+    ...(oldest === undefined ? {} : { oldestPendingAt: oldest.createdAt }),
     name,
     href: queueHref(name),
     exists: queueExists(s),
@@ -70,7 +73,7 @@ async function jobsReply(mq: EchoMQ<unknown>, request: Request): Promise<JobsRep
   const offset = whole(param(request, "offset"), "offset", 0, 1e9, 0);
   const limit = whole(param(request, "limit"), "limit", 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
   const [jobs, counts] = await Promise.all([mq.jobs(name, state, { offset, limit }), mq.counts(name)]);
-  const total = { pending: counts.pending, scheduled: counts.schedule, dead: counts.dead }[state];
+  const total = { active: counts.active, pending: counts.pending, scheduled: counts.schedule, dead: counts.dead }[state];
   return { name, state, offset, limit, total, jobs: jobs.map(jobRow) };
 }
 
@@ -85,6 +88,14 @@ async function requeueReply(mq: EchoMQ<unknown>, request: Request): Promise<Requ
   return { moved: await mq.requeueDead(name, { ids: b.ids as string[] }) };
 }
 
+/** `POST /api/remove` (`{ name, id }`): deletes a pending, scheduled or dead job (an active one is refused: 409). */
+async function removeReply(mq: EchoMQ<unknown>, request: Request): Promise<RemoveReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  if (typeof b.id !== "string") throw new ApiError(400, "id: a job id is required");
+  return { removed: await mq.remove(name, b.id) };
+}
+
 /** `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and the state. */
 async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request: Request): Promise<PauseReply> {
   const name = queueName((await body(request)).name as string);
@@ -93,19 +104,25 @@ async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request
 }
 
 /** The API's routes. */
-export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler): Route[] {
+export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Discovery): Route[] {
   return [
     {
       path: "/api/queues",
-      handle: () =>
-        answerJson(async (): Promise<QueuesReply> => ({ queues: (await allStats(mq)).map(([n, s]) => queueRow(n, s)) })),
+      handle: (request) =>
+        answerJson(async (): Promise<QueuesReply> => {
+          const offset = whole(param(request, "offset"), "offset", 0, 1e9, 0);
+          const limit = whole(param(request, "limit"), "limit", 1, MAX_QUEUES_PAGE, QUEUES_PAGE);
+          const page = await queuesPage(mq, discovery, offset, limit);
+          return { offset, limit, total: page.total, complete: page.complete, queues: page.rows, unreadable: discovery.unreadable };
+        }),
     },
     {
       path: "/api/queue",
-      handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")))),
+      handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")), discovery)),
     },
     { path: "/api/jobs", handle: (request) => answerJson(() => jobsReply(mq, request)) },
     { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },
+    { method: "POST", path: "/api/remove", handle: (request) => answerJson(() => removeReply(mq, request)) },
     ...(["pause", "resume"] as const).map((verb): Route => ({
       method: "POST",
       path: `/api/${verb}`,

@@ -7,8 +7,8 @@
  * @module
  */
 
-/** The job states a queue page lists, in its order. */
-export const LISTED_STATES = ["pending", "scheduled", "dead"] as const;
+/** The job states a queue page lists. */
+export const LISTED_STATES = ["active", "pending", "scheduled", "dead"] as const;
 
 /** One of {@link LISTED_STATES}. */
 export type ListedState = (typeof LISTED_STATES)[number];
@@ -33,9 +33,17 @@ export interface QueueRow extends CountsView {
   readonly paused: boolean;
 }
 
-/** `GET /api/queues`. */
+/** `GET /api/queues?offset=…&limit=…`: one page of the queues, in name order. */
 export interface QueuesReply {
+  readonly offset: number;
+  readonly limit: number;
+  /** How many queues discovery knows. */
+  readonly total: number;
+  /** False while the first walk of the keyspace is still going (`total` is what it found so far). */
+  readonly complete: boolean;
   readonly queues: readonly QueueRow[];
+  /** `meta` keys whose name is not UTF-8 (no call can name them), escaped: `emq:{\xff}:meta`. */
+  readonly unreadable: readonly string[];
 }
 
 /** The totals a queue's `meta` keeps, in the order the pages show them. */
@@ -44,7 +52,10 @@ export const TOTALS = ["enqueued", "acked", "retried", "buried", "claims"] as co
 /** One throughput sample: acked jobs per second over the interval that ended at `t` (ms). */
 export interface RatePoint {
   readonly t: number;
+  /** Jobs acked per second since the sample before. */
   readonly perSec: number;
+  /** Failed attempts (retried or buried) per second since the sample before. */
+  readonly failedPerSec: number;
 }
 
 /** `GET /api/queue?name=…`: a queue's counts, state, totals and throughput. */
@@ -59,11 +70,15 @@ export interface QueueReply {
   readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */
   readonly rate: readonly RatePoint[];
+  /** When the oldest pending job (the next to be claimed) was admitted; absent when none waits. */
+  readonly oldestPendingAt?: number;
 }
 
 /** One job as the page lists it. Times are ms since the epoch. */
 export interface JobRow {
   readonly id: string;
+  /** Its page ({@link jobHref}). */
+  readonly href: string;
   readonly state: string;
   readonly attempts: number;
   /** The payload as JSON text (cut at {@link PAYLOAD_CHARS}), or why it could not be decoded. */
@@ -74,6 +89,17 @@ export interface JobRow {
   readonly dueAt?: number;
   readonly reason?: string;
   readonly buriedAt?: number;
+  /** When its lease runs out (active; the server's clock). */
+  readonly leaseUntil?: number;
+  /** The lease token of its current or last claim. */
+  readonly token?: number;
+  /** Its progress as JSON text, as the handler reported it. */
+  readonly progress?: string;
+}
+
+/** `POST /api/remove` (`{ name, id }`): whether the job was deleted. */
+export interface RemoveReply {
+  readonly removed: boolean;
 }
 
 /** `GET /api/jobs?name=…&state=…&offset=…&limit=…`: one page of a state's jobs. */
@@ -114,11 +140,20 @@ export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 100;
 
 /**
- * The path of `name`'s page: `/queues/<name>` with the name percent-encoded as one segment
- * (`/` included), or `/queues/?name=<name>` for the names a path cannot hold as a segment
- * (the empty name, `.` and `..`, which URL parsing would drop or resolve).
+ * The address of `name`'s page, relative to the dashboard's base: `queues/<name>` with the name
+ * percent-encoded as one segment (`/` included), or `queues/?name=<name>` for the names a path
+ * cannot hold as a segment (the empty name, `.` and `..`, which URL parsing would drop or resolve).
  */
 export function queueHref(name: string): string {
   const enc = encodeURIComponent(name);
-  return name === "" || name === "." || name === ".." ? `/queues/?name=${enc}` : `/queues/${enc}`;
+  return name === "" || name === "." || name === ".." ? `queues/?name=${enc}` : `queues/${enc}`;
+}
+
+/**
+ * The address of job `id`'s page, relative to the dashboard's base: `job?q=…&id=…`, the queue
+ * name percent-encoded twice — the search form's hidden field holds it percent-encoded once
+ * (an attribute's CR would come back LF), and the form encodes that again.
+ */
+export function jobHref(queue: string, id: string): string {
+  return `job?q=${encodeURIComponent(encodeURIComponent(queue))}&id=${encodeURIComponent(id)}`;
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { validQueue } from "../../../mod.ts";
+import { validQueue } from "../keyspace/mod.ts";
 
 /** A refusal the API answers with a status and `{ error }`. */
 export class ApiError extends Error {
@@ -36,7 +36,7 @@ export function failure(e: unknown): { status: number; text: string } {
   const text = (e instanceof Error ? e.message : String(e)).split("\n")[0]!;
   const name = (e as { name?: unknown } | null)?.name;
   if (name === "KeyspaceError") return { status: 400, text };
-  if (name === "JobNotDeadError") return { status: 409, text };
+  if (name === "JobNotDeadError" || name === "JobActiveError") return { status: 409, text };
   return { status: 502, text: `the server refused or did not answer: ${text}` };
 }
 

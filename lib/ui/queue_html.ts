@@ -6,22 +6,23 @@
  *
  * @module
  */
-import type { QueueStats } from "../../../client.ts";
-import { DEFAULT_PAGE_SIZE, type ListedState, TOTALS } from "../shared/json_api.ts";
-import { visible } from "../shared/visible.ts";
+import type { QueueStats } from "../client/mod.ts";
+import { DEFAULT_PAGE_SIZE, type ListedState, TOTALS } from "./json_api.ts";
+import { visible } from "./visible.ts";
 import { badge, capitalized, COLUMNS, frame, type PageOptions } from "./frame_html.ts";
 import { countsView, queueExists } from "./queue_rows.ts";
 import { esc } from "./responses.ts";
 
 /** What each listed state's table is called and shows. */
 export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
+  active: { title: "Active jobs", columns: ["Job", "Lease until", "Attempts", "Token", "Progress", "Payload"] },
   dead: { title: "Dead jobs", columns: ["Job", "Buried", "Attempts", "Reason", "Payload", "Action"] },
   pending: { title: "Pending jobs", columns: ["#", "Job", "Attempts", "Created", "Payload"] },
   scheduled: { title: "Scheduled jobs", columns: ["Job", "Due", "Attempts", "Last failure", "Payload"] },
 };
 
-/** The order the job tables appear in: dead first (what an operator acts on), then pending, scheduled. */
-export const TABLE_ORDER: readonly ListedState[] = ["dead", "pending", "scheduled"];
+/** The order the job tables appear in: dead first (what an operator acts on), active (what runs now), pending, scheduled. */
+export const TABLE_ORDER: readonly ListedState[] = ["dead", "active", "pending", "scheduled"];
 
 function jobsSection(state: ListedState): string {
   const t = STATE_TABLES[state];
@@ -52,15 +53,21 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
   const label = esc(visible(name));
   return frame(`emq ui — ${visible(name)}`, "queue", {
     page: "queue",
-    queue: name,
+    queue: encodeURIComponent(name), // as text, an attribute's CR would come back LF (another queue)
     limit: String(options.limit ?? DEFAULT_PAGE_SIZE),
     "poll-ms": String(options.pollMs ?? 1000),
-  }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="/queues">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
+  }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
 <section class="panel" aria-labelledby="queue-title">
 <h2 id="queue-title"><span class="kind">Queue</span> <span class="qname">${label}</span></h2>
 <p id="missing" class="note"${exists ? " hidden" : ""}>No such queue on the server yet: it appears with its first job.</p>
 <div class="summary">
+<form class="search" action="job" method="get" role="search" aria-label="Find a job">
+<input type="hidden" name="q" value="${esc(encodeURIComponent(name))}">
+<label for="find-id">Job id</label> <input id="find-id" name="id" type="search" required spellcheck="false" autocapitalize="off" placeholder="JOB…">
+<button type="submit">Find</button>
+</form>
 <dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>
+<p class="note" id="oldest">Oldest pending: —</p>
 <div class="controls" role="group" aria-label="Claims">
 <span class="label" id="state-label">Claims</span>
 <output id="state" aria-labelledby="state-label" aria-live="polite">${badge(stats.paused)}</output>
@@ -70,12 +77,14 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 </div>
 <div class="throughput">
 <figure>
-<figcaption id="spark-title">Throughput, acked/s (last 60 s)</figcaption>
-<svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline points=""/></svg>
+<figcaption id="spark-title">Throughput and failures, per second (last 60 s)</figcaption>
+<div class="spark-axes"><span id="spark-peak" class="axis y">0/s</span><svg id="spark" role="img" aria-labelledby="spark-title" aria-describedby="spark-desc" viewBox="0 0 320 56" preserveAspectRatio="none"><polyline class="acked" points=""/><polyline class="failed" points=""/></svg><span class="axis y0">0</span></div>
+<div class="legend" aria-hidden="true"><span class="acked">acked</span> <span class="failed">failed (retried or buried)</span></div>
+<div class="axis x" aria-hidden="true"><span id="spark-start">—</span><span>now</span></div>
 <p id="spark-desc">Throughput: no samples yet</p>
 </figure>
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>
-${TABLE_ORDER.map(jobsSection).join("\n")}`);
+${TABLE_ORDER.map(jobsSection).join("\n")}`, options);
 }

@@ -1,19 +1,19 @@
 /**
- * The throughput a queue's page draws: the `acked` total of every watched queue sampled at an
- * interval, kept as a short series, read as acked jobs per second.
+ * The throughput a queue's page draws: the `acked` and failure (`retried` + `buried`) totals of
+ * every watched queue sampled at an interval, kept as a short series, read as per second.
  *
  * @module
  */
-import type { EchoMQ, QueueStats } from "../../../client.ts";
-import type { RatePoint } from "../shared/json_api.ts";
+import type { EchoMQ, QueueStats } from "../client/mod.ts";
+import type { RatePoint } from "./json_api.ts";
 
 interface Series {
-  samples: Array<{ t: number; acked: number }>;
+  samples: Array<{ t: number; acked: number; failed: number }>;
   watchedAt: number;
 }
 
 /**
- * Samples the `acked` total of the queues a page watches (asked for within the last
+ * Samples the `acked` and failure totals of the queues a page watches (asked for within the last
  * `forgetMs`), every `everyMs`, keeping the last `keep` samples: the throughput sparkline.
  */
 export class Sampler {
@@ -47,18 +47,19 @@ export class Sampler {
     s.watchedAt = now;
     const last = s.samples[s.samples.length - 1];
     if (last !== undefined && now - last.t < this.#every / 2) return;
-    s.samples.push({ t: now, acked: stats.acked });
+    s.samples.push({ t: now, acked: stats.acked, failed: stats.retried + stats.buried });
     if (s.samples.length > this.#keep + 1) s.samples.splice(0, s.samples.length - this.#keep - 1);
   }
 
-  /** `queue`'s acked jobs per second between consecutive samples, oldest first. */
+  /** `queue`'s acked jobs and failed attempts per second between consecutive samples, oldest first. */
   rate(queue: string): RatePoint[] {
     const s = this.#series.get(queue)?.samples ?? [];
     const out: RatePoint[] = [];
     for (let i = 1; i < s.length; i++) {
       const dt = (s[i]!.t - s[i - 1]!.t) / 1000;
-      const d = s[i]!.acked - s[i - 1]!.acked; // below 0 when the queue was made anew
-      out.push({ t: s[i]!.t, perSec: dt > 0 && d > 0 ? d / dt : 0 });
+      // a difference below 0: the queue was made anew
+      const per = (d: number): number => (dt > 0 && d > 0 ? d / dt : 0);
+      out.push({ t: s[i]!.t, perSec: per(s[i]!.acked - s[i - 1]!.acked), failedPerSec: per(s[i]!.failed - s[i - 1]!.failed) });
     }
     return out;
   }

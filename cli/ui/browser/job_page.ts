@@ -1,0 +1,31 @@
+/**
+ * A job's page in the browser: its Delete and Retry now buttons (rendered by the server only where
+ * they apply) as same-origin POSTs; after one, the page is read again (the server renders it).
+ *
+ * @module
+ */
+import type { RemoveReply, RequeueReply } from "../../../lib/ui/json_api.ts";
+import { postJson } from "./fetch_json.ts";
+import { announce, cannotRefresh } from "./status.ts";
+
+/** Wires the page's buttons. */
+export function jobPage(): void {
+  const name = decodeURIComponent(document.body.dataset.queue ?? "");
+  const id = document.body.dataset.job ?? "";
+  const wire = (button: string, run: () => Promise<string>): void => {
+    document.getElementById(button)?.addEventListener("click", () =>
+      void run().then((said) => {
+        announce(said);
+        location.reload();
+      }, cannotRefresh));
+  };
+  wire("job-delete", async () => {
+    const r = await postJson<RemoveReply>("api/remove", { name, id });
+    return r.removed ? `Deleted ${id}.` : `${id} was gone already.`;
+  });
+  wire("job-retry", async () => {
+    const r = await postJson<RequeueReply>("api/requeue", { name, ids: [id] });
+    return r.moved === 1 ? `${id} is pending again.` : `${id} was not requeued (no longer dead).`;
+  });
+  document.body.dataset.ready = "true";
+}

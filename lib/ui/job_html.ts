@@ -1,0 +1,55 @@
+/**
+ * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
+ * deadline, progress, every timestamp (UTC, with how long ago or ahead, the server's render time),
+ * the full failure reason, the payload pretty-printed — and its actions: Delete (not while a
+ * worker holds it) and, for a dead job, Retry now. Every piece of user data escaped.
+ *
+ * @module
+ */
+import type { JobInfo } from "../client/mod.ts";
+import { frame, type PageOptions } from "./frame_html.ts";
+import { queueHref } from "./json_api.ts";
+import { relative } from "./relative.ts";
+import { esc } from "./responses.ts";
+import { visible } from "./visible.ts";
+
+/** A time as the page shows it: UTC to the millisecond, and how far from now. */
+export function timeHtml(ms: number | undefined, now: number): string {
+  if (ms === undefined || ms <= 0) return "—";
+  const iso = new Date(ms).toISOString();
+  return `<time datetime="${iso}">${iso.replace("T", " ").replace("Z", " UTC")}</time> (${relative(ms, now)})`;
+}
+
+/** JSON text of `value`, indented; `undefined` as a dash. */
+function pretty(value: unknown): string {
+  return value === undefined ? "—" : (JSON.stringify(value, null, 2) ?? String(value));
+}
+
+/** Job `j`'s page (`now`: the render time, for the relative times). */
+export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}): string {
+  const facts: Array<[string, string]> = [
+    ["State", esc(j.state)],
+    ["Attempts", String(j.attempts)],
+    ["Lease token", j.token === undefined ? "—" : String(j.token)],
+    ["Created", timeHtml(j.createdAt, now)],
+    ["Due", timeHtml(j.dueAt, now)],
+    ["Lease until", timeHtml(j.leaseUntil, now)],
+    ["Buried", timeHtml(j.buriedAt, now)],
+  ];
+  const name = esc(visible(j.queue));
+  const actions = [
+    j.state === "active" ? "" : `<button type="button" id="job-delete" class="danger">Delete</button>`,
+    j.state === "dead" ? `<button type="button" id="job-retry">Retry now</button>` : "",
+  ].join("");
+  return frame(`EchoMQ — ${j.id}`, "queue", { page: "job", queue: encodeURIComponent(j.queue), job: j.id }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <a href="${esc(queueHref(j.queue))}" class="qname">${name}</a> / <span aria-current="page"><code>${esc(j.id)}</code></span></nav>
+<section class="panel job" aria-labelledby="job-title">
+<div class="bar"><h2 id="job-title"><span class="kind">Job</span> <code>${esc(j.id)}</code></h2><div class="controls" role="group" aria-label="Job actions">${actions}</div></div>
+<dl aria-label="Facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><dd>${v}</dd></div>`).join("")}</dl>
+<h3>Failure reason</h3>
+<pre id="job-reason">${j.reason === undefined ? "—" : esc(j.reason)}</pre>
+<h3>Progress</h3>
+<pre id="job-progress">${esc(pretty(j.progress))}</pre>
+<h3>Payload</h3>
+<pre id="job-payload"${j.payloadError === undefined ? "" : ' data-error="true"'}>${esc(j.payloadError === undefined ? pretty(j.payload) : `cannot decode: ${j.payloadError}`)}</pre>
+</section>`, options);
+}

@@ -1,0 +1,16 @@
+/**
+ * How far a time is from now, in words, as both halves of the dashboard write it (the job page on
+ * the server, the job tables in the browser). No DOM, no client.
+ *
+ * @module
+ */
+
+/** `ms` as far from `now` in words: `in 5 min`, `3 h ago`, `just now` (whole units, rounded down). */
+export function relative(ms: number, now: number): string {
+  const d = ms - now;
+  const a = Math.abs(d);
+  if (a < 1000) return "just now";
+  const [n, unit] = a < 60_000 ? [a / 1000, "s"] : a < 3_600_000 ? [a / 60_000, "min"] : a < 86_400_000 ? [a / 3_600_000, "h"] : [a / 86_400_000, "d"];
+  const text = `${Math.floor(n)} ${unit}`;
+  return d > 0 ? `in ${text}` : `${text} ago`;
+}

@@ -1,0 +1,263 @@
+/**
+ * The dashboard as a handler users mount (issue 22 §1, §3): served through Bun.serve, Deno.serve
+ * and node:http (nodeListener) under a base path, one request each; and who it answers — a wrong
+ * or missing token, a foreign Host, a foreign Origin, an action on a read-only dashboard — each
+ * refused with its status and text, and nothing changed on the server (DEBUG DIGEST before and
+ * after). On both backends.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { spawn } from "node:child_process";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
+import { EchoMQ } from "../../client.ts";
+import { dashboard, nodeListener } from "../../ui.ts";
+import { command, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { emq } from "../cli/_emq.ts";
+
+const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
+const ROOT = resolve(import.meta.dir, "../..");
+const DENO = resolve(ROOT, "node_modules/deno/deno");
+const TOKEN = "s3cret-token-of-the-test";
+const BASE = "/admin/queues";
+
+/** One request over node:http, so the Host header is what the test says. */
+function raw(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+  return new Promise((done, fail) => {
+    const req = httpRequest({ host: "127.0.0.1", port, method, path, headers }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => done({ status: res.statusCode ?? 0, headers: res.headers, text }));
+    });
+    req.on("error", fail);
+    req.end(body);
+  });
+}
+
+const bearer = { authorization: `Bearer ${TOKEN}` };
+const basic = (password: string) => ({ authorization: `Basic ${btoa(`ops:${password}`)}` });
+
+describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
+  let server: ServerHandle;
+  let mq: EchoMQ<unknown>;
+  const digest = async (): Promise<string> => String(await command(server.port, ["DEBUG", "DIGEST"]));
+
+  beforeAll(async () => {
+    server = await startServer({ module: backend === "module" ? undefined : false });
+    mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+    await mq.enqueue("orders", { n: 1 });
+    const job = await mq.claim("orders", { leaseMs: 60_000 });
+    await mq.bury(job!, "card declined");
+  }, 60_000);
+  afterAll(async () => {
+    await mq?.close();
+    await server?.stop();
+  });
+
+  test("through Bun.serve: the queues under the base path, with the token", async () => {
+    const ui = dashboard(mq, { basePath: BASE, token: TOKEN });
+    const bun = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (request) => ui(request) });
+    try {
+      const r = await fetch(`http://127.0.0.1:${bun.port}${BASE}/api/queues`, { headers: bearer });
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(((await r.json()) as { queues: Array<{ name: string; dead: number }> }).queues).toEqual([
+        { name: "orders", href: "queues/orders", pending: 0, active: 0, scheduled: 0, dead: 1, paused: false },
+      ] as never);
+    } finally {
+      bun.stop(true);
+      ui.close();
+    }
+  });
+
+  test("through node:http (nodeListener): the dashboard page, its <base> the base path", async () => {
+    const ui = dashboard(mq, { basePath: BASE, token: TOKEN });
+    const node = createServer(nodeListener(ui));
+    await new Promise<void>((r) => node.listen(0, "127.0.0.1", () => r()));
+    try {
+      const port = (node.address() as AddressInfo).port;
+      const r = await raw(port, "GET", `${BASE}/`, { host: `127.0.0.1:${port}`, ...basic(TOKEN) });
+      expect(r.status).toBe(200);
+      expect(r.text).toContain(`<base href="${BASE}/">`);
+      expect(r.text).toContain('<script type="module" src="dashboard.js"></script>');
+      expect(r.text).toContain('href="queues/orders"');
+
+      const redirect = await raw(port, "GET", BASE, { ...bearer });
+      expect([redirect.status, redirect.headers.location]).toEqual([308, `${BASE}/`]);
+      const script = await raw(port, "GET", `${BASE}/dashboard.js`, bearer);
+      expect([script.status, script.headers["content-type"]]).toEqual([200, "text/javascript; charset=utf-8"]);
+      expect((await raw(port, "GET", "/elsewhere", bearer)).status).toBe(404);
+      ui.close();
+      const closed = await raw(port, "GET", `${BASE}/`, bearer);
+      expect([closed.status, closed.text, closed.headers["x-content-type-options"]]).toEqual([503, "the dashboard is closed\n", "nosniff"]);
+    } finally {
+      node.closeAllConnections();
+      node.close();
+      ui.close();
+    }
+  });
+
+  test("through Deno.serve: /metrics with the token", async () => {
+    const env = { ...process.env };
+    delete env.RUST_BACKTRACE;
+    const child = spawn(DENO, ["run", "--allow-all", "--quiet", "--config", resolve(ROOT, "deno.json"), resolve(import.meta.dir, "_deno_serve.ts"),
+      `valkey://127.0.0.1:${server.port}`, BASE, TOKEN], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    try {
+      const port = await new Promise<number>((done, fail) => {
+        const timer = setTimeout(() => fail(new Error(`deno printed no port in 90 s: ${out}${err}`)), 90_000);
+        child.on("exit", (code) => fail(new Error(`deno exited ${code}: ${out}${err}`)));
+        child.stdout.on("data", () => {
+          const m = /listening (\d+)/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            done(Number(m[1]));
+          }
+        });
+      });
+      const r = await fetch(`http://127.0.0.1:${port}${BASE}/metrics`, { headers: bearer });
+      expect(r.status).toBe(200);
+      expect(await r.text()).toContain('echomq_jobs{queue="orders",state="dead"} 1\n');
+      expect((await fetch(`http://127.0.0.1:${port}${BASE}/metrics`)).status).toBe(401);
+    } finally {
+      child.kill("SIGTERM");
+    }
+  }, 120_000);
+
+  describe("refusals change nothing", () => {
+    let port = 0;
+    let close: () => void = () => {};
+    const post = (verb: string, headers: Record<string, string>) =>
+      raw(port, "POST", `${BASE}/api/${verb}`, { "content-type": "application/json", ...headers }, JSON.stringify({ name: "orders" }));
+
+    beforeAll(async () => {
+      const ui = dashboard(mq, { basePath: BASE, token: TOKEN, publicOrigin: "https://ops.example.com" });
+      const node = createServer(nodeListener(ui));
+      await new Promise<void>((r) => node.listen(0, "127.0.0.1", () => r()));
+      port = (node.address() as AddressInfo).port;
+      close = () => {
+        node.closeAllConnections();
+        node.close();
+        ui.close();
+      };
+    });
+    afterAll(() => close());
+
+    test("no token, a wrong token (Bearer or Basic): 401 with a Basic challenge", async () => {
+      const before = await digest();
+      const host = { host: "ops.example.com", origin: "https://ops.example.com" };
+      for (const headers of [{}, { authorization: "Bearer nope" }, basic("nope"), { authorization: `Bearer ${TOKEN}x` }]) {
+        for (const r of [await post("pause", { ...host, ...headers }), await post("requeue", { ...host, ...headers }), await raw(port, "GET", `${BASE}/api/queues`, { ...host, ...headers })]) {
+          expect(r.status).toBe(401);
+          expect(r.text).toBe("a token is required (Authorization: Bearer <token>, or Basic with the token as the password)\n");
+          expect(r.headers["www-authenticate"]).toBe('Basic realm="EchoMQ", charset="UTF-8"');
+        }
+      }
+      expect(await digest()).toBe(before);
+      expect(await mq.isPaused("orders")).toBe(false);
+    });
+
+    test("a foreign Host (DNS rebinding, a host the proxy does not own): 421", async () => {
+      const before = await digest();
+      for (const host of ["evil.example", `127.0.0.1:${port}`, "ops.example.com.evil.example"]) {
+        const r = await post("pause", { host, origin: "https://ops.example.com", ...bearer });
+        expect(r.status).toBe(421);
+        expect(r.text).toBe(`this dashboard answers only to ops.example.com, not ${JSON.stringify(host)}\n`);
+      }
+      expect(await digest()).toBe(before);
+    });
+
+    test("a foreign Origin, or none, on an action: 403; the public origin's own acts", async () => {
+      const before = await digest();
+      for (const origin of [{ origin: "https://evil.example" }, { origin: "http://ops.example.com" }, {}] as Array<Record<string, string>>) {
+        const r = await post("pause", { host: "ops.example.com", ...origin, ...bearer });
+        expect(r.status).toBe(403);
+        expect(r.text).toBe("POST is answered only from https://ops.example.com\n");
+      }
+      expect(await digest()).toBe(before);
+      const ok = await post("pause", { host: "ops.example.com", origin: "https://ops.example.com", ...bearer });
+      expect([ok.status, JSON.parse(ok.text)]).toEqual([200, { changed: true, paused: true }]);
+      await mq.resume("orders");
+    });
+  });
+
+  test("read-only: actions hidden on the page and refused (403), nothing changed", async () => {
+    const ui = dashboard(mq, { readOnly: true });
+    try {
+      const before = await digest();
+      const at = `http://127.0.0.1:9/`;
+      const r = await ui(new Request(`${at}api/requeue`, { method: "POST", headers: { host: "127.0.0.1:9", origin: "http://127.0.0.1:9", "content-type": "application/json" }, body: JSON.stringify({ name: "orders" }) }));
+      expect(r.status).toBe(403);
+      expect(await r.text()).toBe("this dashboard is read-only: no action is answered\n");
+      expect(await digest()).toBe(before);
+      const page = await (await ui(new Request(`${at}queues/orders`, { headers: { host: "127.0.0.1:9" } }))).text();
+      expect(page).toContain('data-read-only="true"');
+      expect(page).toContain("#pause, #resume, #requeue-all, button[data-key^=\"requeue:\"] { display: none; }");
+    } finally {
+      ui.close();
+    }
+  });
+
+  test("no token: loopback Hosts only, on any port (an SSH tunnel); others 421", async () => {
+    const ui = dashboard(mq);
+    try {
+      for (const host of ["127.0.0.1:9000", "localhost:1234", "[::1]:8080", "localhost"]) {
+        expect((await ui(new Request(`http://${host}/api/queues`, { headers: { host } }))).status).toBe(200);
+      }
+      const r = await ui(new Request("http://10.0.0.5:8080/api/queues", { headers: { host: "10.0.0.5:8080" } }));
+      expect([r.status, await r.text()]).toEqual([421, 'this dashboard answers only to a loopback address (127.0.0.1, localhost, [::1]), not "10.0.0.5:8080"\n']);
+    } finally {
+      ui.close();
+    }
+  });
+});
+
+test("options that would open it without a login are refused", () => {
+  const mq = {} as EchoMQ<unknown>;
+  expect(() => dashboard(mq, { publicOrigin: "https://ops.example.com" })).toThrow("dashboard: a public origin off loopback (https://ops.example.com) needs a token");
+  expect(() => dashboard(mq, { token: "short" })).toThrow("dashboard: token must be a string of at least 8 characters");
+  expect(() => dashboard(mq, { publicOrigin: "https://ops.example.com/admin", token: TOKEN })).toThrow("without a path");
+  expect(() => dashboard(mq, { basePath: "admin" })).toThrow("dashboard: basePath must start with /");
+  const r = emq("ui", "--bind", "0.0.0.0", "--url", "valkey://127.0.0.1:1");
+  expect([r.code, r.err]).toEqual([2, "emq: --bind 0.0.0.0 is off loopback: add --token (or EMQ_UI_TOKEN); there is no login without one\n"]);
+});
+
+test("the script the package ships (lib/ui/dashboard_script.ts) is the bundle of cli/ui/browser as it is", () => {
+  const r = Bun.spawnSync([process.execPath, resolve(ROOT, "tools/gen_ui.ts"), "--check"], { cwd: ROOT });
+  expect(r.stderr.toString()).toBe("");
+  expect(r.exitCode).toBe(0);
+}, 60_000);
+
+describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (backend) => {
+  let server: ServerHandle;
+  beforeAll(async () => {
+    server = await startServer({ module: backend === "module" ? undefined : false });
+    const admin = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+    await admin.enqueue("t1", { n: 1 });
+    await admin.enqueue("t2", { secret: true });
+    await admin.close();
+    expect(await command(server.port, ["ACL", "SETUSER", "tenant1", "on", ">pw-tenant1", "resetkeys", "~emq:{t1}:*", "+@all"])).toBe("OK");
+  }, 60_000);
+  afterAll(() => server?.stop());
+
+  test("with discovery: { queues }, the dashboard and /metrics show its queues and never touch the others", async () => {
+    const mq = await EchoMQ.connect({ url: `valkey://tenant1:pw-tenant1@127.0.0.1:${server.port}`, backend });
+    const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
+    const get = (path: string) => ui(new Request(`http://127.0.0.1:9${path}`, { headers: { host: "127.0.0.1:9" } }));
+    try {
+      const api = await get("/api/queues");
+      expect(api.status).toBe(200);
+      expect(((await api.json()) as { queues: Array<{ name: string; pending: number }> }).queues.map((q) => [q.name, q.pending])).toEqual([["t1", 1]]);
+      const metrics = await (await get("/metrics")).text();
+      expect(metrics).toContain('echomq_jobs{queue="t1",state="pending"} 1\n');
+      expect(metrics).not.toContain("t2");
+      expect((await get("/")).status).toBe(200);
+    } finally {
+      ui.close();
+      await mq.close();
+    }
+  });
+});

@@ -1,0 +1,136 @@
+/**
+ * What on-call looks at (issue 22 §4), in a real headless Chromium on both backends: `/` is the
+ * dashboard with the key panel one link away; active jobs listed with their lease deadline,
+ * attempts, token and progress; a job's page (payload pretty-printed, attempts, times in UTC with
+ * how long ago, the full failure reason) reached from its row and by searching its id; Delete and
+ * Retry now from it; the throughput's axes labelled.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { EchoMQ, type Job } from "../../client.ts";
+import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { queueHref } from "../../lib/ui/json_api.ts";
+import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { launchChromium, until } from "./_browser.ts";
+
+const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
+/** A handler's failure with its stack: longer than a table cell shows (240 characters). */
+const REASON = `TypeError: card declined\n${Array.from({ length: 12 }, (_, i) => `    at charge (billing.ts:${i + 10}:7)`).join("\n")}`;
+
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+beforeAll(async () => {
+  await buildWasm();
+  browser = await launchChromium();
+}, 180_000);
+afterAll(async () => {
+  await browser?.close();
+});
+
+const cellsOf = (page: Page, table: string, id: string): Promise<string[]> =>
+  page.getByRole("table", { name: table, exact: true }).locator(`tbody tr[data-id="${id}"] td`).allTextContents();
+
+for (const backend of BACKENDS) {
+  describe(`views (${backend} backend)`, () => {
+    let server: ServerHandle;
+    let mq: EchoMQ<unknown>;
+    let ui: Ui;
+    let page: Page;
+    let held: Job<unknown>;
+    let dead: string;
+
+    beforeAll(async () => {
+      server = await startServer({ module: backend === "scripts" ? false : undefined });
+      mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+      await mq.enqueue("oncall", { order: 7, items: ["a", "b"] });
+      held = (await mq.claim("oncall", { leaseMs: 600_000 }))!;
+      await mq.progress(held, { pct: 40 });
+      await mq.enqueue("oncall", { order: 8 });
+      const failing = (await mq.claim("oncall", { leaseMs: 60_000 }))!;
+      await mq.bury(failing, REASON);
+      dead = failing.id;
+      ui = await startUi({ mq, pollMs: 200, sampleMs: 200 });
+      page = await browser.context.newPage();
+    }, 120_000);
+    afterAll(async () => {
+      await page?.close();
+      await ui?.close();
+      await mq?.close();
+      await server?.stop();
+    });
+
+    test("/ is the dashboard; the key panel is one link away", async () => {
+      await page.goto(ui.url);
+      await page.waitForFunction(() => document.body.dataset.ready === "true");
+      expect(await page.getByRole("table", { name: "Queues", exact: true }).count()).toBe(1);
+      await page.getByRole("navigation", { name: "EchoMQ" }).getByRole("link", { name: "Key panel" }).click();
+      await page.waitForURL(`${ui.url}keys`);
+      expect(await page.getByLabel("Queue", { exact: true }).count()).toBe(1);
+    });
+
+    test("active jobs: lease deadline (ahead), attempts, token, progress", async () => {
+      await page.goto(new URL(queueHref("oncall"), ui.url).href);
+      const cells = await until("the active row", () => cellsOf(page, "Active jobs", held.id), (c) => c.length === 5);
+      expect(cells[0]).toMatch(/\(in (9|10) min\)$/);
+      expect(cells.slice(1)).toEqual(["1", String(held.token), '{"pct":40}', '{"order":7,"items":["a","b"]}']);
+      expect(await page.locator("#oldest").textContent()).toBe("Oldest pending: none waiting");
+      await mq.enqueue("oncall", { order: 9 });
+      await until("the oldest pending job's age", () => page.locator("#oldest").textContent(), (t) => /^Oldest pending: admitted (just now|\d+ s ago)$/.test(t ?? ""));
+    });
+
+    test("a dead job's page from its row: the full reason, the payload pretty-printed, times in UTC and how long ago", async () => {
+      await page.goto(new URL(queueHref("oncall"), ui.url).href);
+      await until("the dead row", () => cellsOf(page, "Dead jobs", dead), (c) => c.length > 0);
+      await page.getByRole("table", { name: "Dead jobs", exact: true }).getByRole("link", { name: dead }).click();
+      await page.waitForFunction(() => document.body.dataset.page === "job");
+      expect(await page.locator("#job-reason").textContent()).toBe(REASON);
+      expect(await page.locator("#job-payload").textContent()).toBe('{\n  "order": 8\n}');
+      const facts = await page.getByLabel("Facts").locator("div").allTextContents();
+      expect(facts[0]).toBe("Statedead");
+      expect(facts[1]).toBe("Attempts1");
+      expect(facts[3]).toMatch(/^Created\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
+      expect(facts[6]).toMatch(/^Buried\d{4}-\d\d-\d\d .* UTC \(/);
+      expect(await page.getByRole("button", { name: "Retry now" }).count()).toBe(1);
+    });
+
+    test("search by id, then Retry now: pending again; Delete: gone", async () => {
+      await page.goto(new URL(queueHref("oncall"), ui.url).href);
+      await page.getByRole("search", { name: "Find a job" }).getByLabel("Job id").fill(dead);
+      await page.getByRole("button", { name: "Find" }).click();
+      await page.waitForFunction(() => document.body.dataset.page === "job");
+      expect(await page.locator("h2 code").textContent()).toBe(dead);
+      await page.getByRole("button", { name: "Retry now" }).click();
+      await until("pending again", () => mq.getJob("oncall", dead), (j) => j?.state === "pending");
+      await page.waitForFunction(() => document.querySelector("#job-retry") === null); // the page read again
+      expect(await page.getByLabel("Facts").locator("div").first().textContent()).toBe("Statepending");
+      await page.getByRole("button", { name: "Delete" }).click();
+      await until("deleted", () => mq.getJob("oncall", dead), (j) => j === null);
+      await page.getByText(`no job ${dead} in "oncall"`).waitFor(); // the page read again: gone
+      // an active job has no Delete (its worker holds it); an unknown id is a 404 page
+      await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${held.id}`, ui.url).href);
+      expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0);
+      const missing = await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${dead}`, ui.url).href);
+      expect(missing?.status()).toBe(404);
+    });
+
+    test("throughput and failures over time, the axes labelled: the peak rate and how far back", async () => {
+      const q = `axes-${backend}`;
+      await mq.enqueueMany(q, Array.from({ length: 300 }, (_, n) => ({ n })));
+      await page.goto(new URL(queueHref(q), ui.url).href);
+      // every third job fails its attempts: a failure line beside the acked one
+      const worker = mq.work(q, async (job) => {
+        await new Promise((r) => setTimeout(r, 5));
+        if ((job.payload as { n: number }).n % 3 === 0) throw new Error("flaky");
+      }, { concurrency: 4, maxAttempts: 2, backoff: () => 1 });
+      try {
+        const peak = await until("a peak above zero", () => page.locator("#spark-peak").textContent(), (t) => /^[1-9][\d.k]*\/s$/.test(t ?? ""));
+        expect(peak).toMatch(/\/s$/);
+        expect(await page.locator("#spark-start").textContent()).toMatch(/^\d+ s ago$/);
+        const failedPoints = () => page.locator("#spark polyline.failed").getAttribute("points").then((p) => p ?? "");
+        await until("a failure line that rises above the floor", failedPoints, (p) => p.split(" ").some((xy) => Number(xy.split(",")[1]) < 54));
+      } finally {
+        await worker.stop();
+      }
+    });
+  });
+}
