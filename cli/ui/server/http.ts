@@ -16,7 +16,7 @@ export interface UiServer {
   readonly url: string;
   /** The port it listens on. */
   readonly port: number;
-  /** Stops listening and closes open connections. */
+  /** Stops listening and closes open connections (waiting at most 2 s for responses in flight). */
   close(): Promise<void>;
 }
 
@@ -56,7 +56,14 @@ export async function serve(handler: (request: Request) => Promise<Response>, op
     port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        // a response still being written (a handler awaiting the server) must not hold the
+        // stop forever: it is cut after 2 s
+        const cut = setTimeout(resolve, 2000);
+        (cut as { unref?: () => void }).unref?.();
+        server.close(() => {
+          clearTimeout(cut);
+          resolve();
+        });
         server.closeAllConnections?.();
       }),
   };
