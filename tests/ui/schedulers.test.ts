@@ -8,13 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { EchoMQ } from "../../client.ts";
+import type { EchoMQ } from "../../client.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
-import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { visible } from "../../lib/ui/visible.ts";
-import { command, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { launchChromium, until } from "./_browser.ts";
+import { command, moduleBuilt, type ServerHandle } from "../../tools/embedded/mod.ts";
+import { suiteBrowser, uiRig, type UiRig, until } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 /** Names the rule allows: a quote, a CR (a page attribute would read it back as LF: the sibling). */
@@ -22,14 +21,7 @@ const ODD = 'nightly "report"\r\nx';
 const SIBLING = 'nightly "report"\nx';
 const UTC_TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC`;
 
-let browser: Awaited<ReturnType<typeof launchChromium>>;
-beforeAll(async () => {
-  await buildWasm();
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = suiteBrowser();
 
 /** The Schedulers table's rows, each as its cells' text (the name first). */
 const rowsOf = (page: Page): Promise<string[][]> =>
@@ -39,6 +31,7 @@ const rowsOf = (page: Page): Promise<string[][]> =>
 
 for (const backend of BACKENDS) {
   describe(`schedulers on the queue page (${backend} backend)`, () => {
+    let rig: UiRig;
     let server: ServerHandle;
     let mq: EchoMQ<unknown>;
     let ui: Ui;
@@ -46,17 +39,10 @@ for (const backend of BACKENDS) {
     const digest = async (): Promise<string> => String(await command(server.port, ["DEBUG", "DIGEST"]));
 
     beforeAll(async () => {
-      server = await startServer({ module: backend === "scripts" ? false : undefined });
-      mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
-      ui = await startUi({ mq, pollMs: 200, sampleMs: 200 });
-      page = await browser.context.newPage();
+      rig = await uiRig(backend, browser());
+      ({ server, mq, ui, page } = rig);
     }, 120_000);
-    afterAll(async () => {
-      await page?.close();
-      await ui?.close();
-      await mq?.close();
-      await server?.stop();
-    });
+    afterAll(() => rig?.close());
 
     test("each scheduler with its spec, next run (ahead), last run, runs and missed policy", async () => {
       await mq.upsertScheduler("timed", "digest", { everyMs: 3_600_000 }, { payload: { n: 1 } });
