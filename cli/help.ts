@@ -21,7 +21,8 @@ export const COMMANDS: Readonly<Record<string, string>> = {
                                   (native: the module itself with --url, else its TypeScript port)`,
   inspect: `  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
                                   counts, paused state, totals, the latest dead jobs and reasons,
-                                  the node that serves the queue's slot; a queue that does not exist
+                                  the schedulers (name, spec, next run, runs), the node that
+                                  serves the queue's slot; a queue that does not exist
                                   is said so (exit 1)`,
   requeue: `  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending`,
   pause: `  emq pause <queue> --url …       claims hand out nothing until resume`,

@@ -1,12 +1,14 @@
 /**
  * `emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]`: a queue's counts, paused
  * state, totals and retention, its oldest pending job, its most recent dead jobs with their
- * reasons, and its keys with their slot and the node that serves it (on a cluster, as the cluster
+ * reasons, its schedulers (name, spec, next run, runs), and its keys with their slot and the node that serves it (on a cluster, as the cluster
  * says now). Read-only; a queue that does not exist is said so (exit 1).
  *
  * @module
  */
 import { keyspace } from "../mod.ts";
+import { relative, utcText } from "../lib/ui/relative.ts";
+import { specWords } from "../lib/ui/scheduler_rows.ts";
 import { NoSuchQueueError, queueExists } from "./ops.ts";
 import { openTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
@@ -37,8 +39,15 @@ export async function inspect(argv: string[]): Promise<number> {
         console.log(`    ${j.id}  ${when}  attempts ${j.attempts}  ${JSON.stringify(j.reason ?? "")}`);
       }
     }
+    const scheds = await mq.schedulers(queue);
+    console.log(`  schedulers${scheds.length === 0 ? ": none" : `, soonest first (${scheds.length}):`}`);
+    const now = Date.now();
+    for (const sc of scheds) {
+      const next = sc.nextRun.getTime();
+      console.log(`    ${JSON.stringify(sc.name)}  ${specWords(sc.spec)}  next ${utcText(next)} (${relative(next, now)})  runs ${sc.runs}`);
+    }
     console.log(`  keys (slot ${ks.slot}, served by ${await target.ownerOf(ks.slot)}):`);
-    for (const k of [ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.wake, `${ks.base}job:<id>`]) console.log(`    ${k}`);
+    for (const k of [ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`]) console.log(`    ${k}`);
     return 0;
   } finally {
     await target.close();

@@ -1,20 +1,22 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
- * counts, totals and throughput, pages of its jobs, and the actions (requeue, remove, pause,
- * resume). Reads only, except for the actions, which only POSTs from the page's own origin reach
+ * counts, totals and throughput, pages of its jobs, its schedulers, and the actions (requeue,
+ * remove, pause, resume, remove a scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
  * (responses.ts), so a queue name or payload can never read as markup, even to a sniffing client.
  *
  * @module
  */
 import type { EchoMQ } from "../client/mod.ts";
-import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RemoveReply, RequeueReply } from "./json_api.ts";
+import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RemoveReply, RemoveSchedulerReply, RequeueReply, SchedulersReply } from "./json_api.ts";
 import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
 import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
+import { schedulerRows } from "./scheduler_rows.ts";
+import { validName } from "../keyspace/mod.ts";
 import type { Sampler } from "./sampler.ts";
 
 /** Runs a handler: its value as JSON, or `{ error }` with the status `failure` gives. */
@@ -103,6 +105,14 @@ async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request
   return { changed, paused: await mq.isPaused(name) };
 }
 
+/** `POST /api/schedulers/remove` (`{ name, scheduler }`): removes queue `name`'s scheduler `scheduler`. */
+async function removeSchedulerReply(mq: EchoMQ<unknown>, request: Request): Promise<RemoveSchedulerReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  if (!validName(b.scheduler)) throw new ApiError(400, "scheduler: a scheduler name is required (1 to 1024 bytes, no {, } or NUL)");
+  return { removed: await mq.removeScheduler(name, b.scheduler) };
+}
+
 /** The API's routes. */
 export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Discovery): Route[] {
   return [
@@ -121,6 +131,15 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
       handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")), discovery)),
     },
     { path: "/api/jobs", handle: (request) => answerJson(() => jobsReply(mq, request)) },
+    {
+      path: "/api/schedulers",
+      handle: (request) =>
+        answerJson(async (): Promise<SchedulersReply> => {
+          const name = queueName(param(request, "name"));
+          return { name, schedulers: await schedulerRows(mq, name) };
+        }),
+    },
+    { method: "POST", path: "/api/schedulers/remove", handle: (request) => answerJson(() => removeSchedulerReply(mq, request)) },
     { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },
     { method: "POST", path: "/api/remove", handle: (request) => answerJson(() => removeReply(mq, request)) },
     ...(["pause", "resume"] as const).map((verb): Route => ({

@@ -9,15 +9,14 @@
 import type { JobInfo } from "../client/mod.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
-import { relative } from "./relative.ts";
+import { relative, utcText } from "./relative.ts";
 import { esc } from "./responses.ts";
 import { visible } from "./visible.ts";
 
 /** A time as the page shows it: UTC to the millisecond, and how far from now. */
 export function timeHtml(ms: number | undefined, now: number): string {
   if (ms === undefined || ms <= 0) return "—";
-  const iso = new Date(ms).toISOString();
-  return `<time datetime="${iso}">${iso.replace("T", " ").replace("Z", " UTC")}</time> (${relative(ms, now)})`;
+  return `<time datetime="${new Date(ms).toISOString()}">${utcText(ms)}</time> (${relative(ms, now)})`;
 }
 
 /** JSON text of `value`, indented; `undefined` as a dash. */

@@ -125,6 +125,38 @@ export interface PauseReply {
   readonly paused: boolean;
 }
 
+/** One scheduler as a queue page lists it. Times are ms since the epoch. */
+export interface SchedulerRow {
+  /** Its name, as the server has it. */
+  readonly name: string;
+  /** When it runs, in words (scheduler_words.ts): `cron "0 9 * * *" tz Europe/Paris`, `every 60000 ms`. */
+  readonly spec: string;
+  readonly nextRun: number;
+  /** The last run a tick fired; absent before the first. */
+  readonly lastRun?: number;
+  /** Jobs its ticks admitted so far. */
+  readonly runs: number;
+  /** Its missed-run policy: `latest`, `skip` or `max N`. */
+  readonly missed: string;
+}
+
+/** `GET /api/schedulers?name=…`: a queue's schedulers, by next run. */
+export interface SchedulersReply {
+  readonly name: string;
+  readonly schedulers: readonly SchedulerRow[];
+}
+
+/** `POST /api/schedulers/remove` (`{ name, scheduler }`): whether the scheduler was removed. */
+export interface RemoveSchedulerReply {
+  readonly removed: boolean;
+}
+
+/**
+ * How far in the past a next run may lie before the page says no worker is firing it, ms: a
+ * firing worker looks at least every second (FIRE_POLL_MS), so a run this late has no firer.
+ */
+export const OVERDUE_MS = 5000;
+
 /** An error answer of the API (4xx, 5xx). */
 export interface ErrorReply {
   readonly error: string;

@@ -1,6 +1,6 @@
 /**
- * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, and its dead,
- * pending and scheduled jobs page by page, with requeue. Rendered here as the stats have it, every
+ * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its dead, active,
+ * pending and scheduled jobs page by page, with requeue, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
  * actions through the JSON API.
  *
@@ -39,6 +39,22 @@ function jobsSection(state: ListedState): string {
 <output id="${state}-range" aria-live="polite"></output>
 <button type="button" data-pager="next" disabled>Next</button>
 </div>
+</section>`;
+}
+
+/** The columns of the Schedulers table. */
+export const SCHEDULER_COLUMNS = ["Scheduler", "Spec", "Next run", "Last run", "Runs", "Missed", "Action"] as const;
+
+/** The Schedulers section (the script fills it in from `GET /api/schedulers`). */
+function schedulersSection(): string {
+  const cols = SCHEDULER_COLUMNS.map((c) => `<th scope="col"${c === "Runs" ? ' class="num"' : ""}>${c}</th>`).join("");
+  return `<section class="panel" aria-labelledby="schedulers-title" id="schedulers-section">
+<div class="bar"><h2 id="schedulers-title" tabindex="-1">Schedulers</h2></div>
+<p id="schedulers-overdue" class="note" hidden></p>
+<table id="schedulers" aria-labelledby="schedulers-title">
+<thead><tr>${cols}</tr></thead>
+<tbody><tr class="empty"><td colspan="${SCHEDULER_COLUMNS.length}">Loading…</td></tr></tbody>
+</table>
 </section>`;
 }
 
@@ -86,5 +102,6 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>
-${TABLE_ORDER.map(jobsSection).join("\n")}`, options);
+${TABLE_ORDER.map(jobsSection).join("\n")}
+${schedulersSection()}`, options);
 }

@@ -1,6 +1,6 @@
 /**
- * How far a time is from now, in words, as both halves of the dashboard write it (the job page on
- * the server, the job tables in the browser). No DOM, no client.
+ * How far a time is from now, in words, and a time in UTC, as both halves of the dashboard write
+ * them (the job page on the server, the tables in the browser, `emq inspect`). No DOM, no client.
  *
  * @module
  */
@@ -13,4 +13,9 @@ export function relative(ms: number, now: number): string {
   const [n, unit] = a < 60_000 ? [a / 1000, "s"] : a < 3_600_000 ? [a / 60_000, "min"] : a < 86_400_000 ? [a / 3_600_000, "h"] : [a / 86_400_000, "d"];
   const text = `${Math.floor(n)} ${unit}`;
   return d > 0 ? `in ${text}` : `${text} ago`;
+}
+
+/** `ms` in UTC to the millisecond: `2026-12-02 02:15:48.123 UTC`. */
+export function utcText(ms: number): string {
+  return new Date(ms).toISOString().replace("T", " ").replace("Z", " UTC");
 }

@@ -116,6 +116,33 @@ describe("bad input against servers", () => {
     expect(r.out).toContain(`served by 127.0.0.1:${plain.port}`);
   });
 
+  test("inspect lists the queue's schedulers, soonest first: name, spec, next run, runs; its --help says so", async () => {
+    const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    const odd = 'nightly "report"\r\nx'; // the name rule allows a quote and CR/LF: JSON-quoted, one line
+    let order: string[];
+    try {
+      await mq.enqueue("timed", { n: 1 });
+      expect(emq("inspect", "timed", "--url", `valkey://127.0.0.1:${plain.port}`).out).toContain("\n  schedulers: none\n");
+      await mq.upsertScheduler("timed", odd, { cron: "0 9 * * *", tz: "Europe/Paris" }, { payload: { report: true } });
+      await mq.upsertScheduler("timed", "heartbeat", { everyMs: 3_600_000 }, { payload: {} });
+      order = (await mq.schedulers("timed")).map((x) => JSON.stringify(x.name)); // by next run, as the client lists them
+    } finally {
+      await mq.close();
+    }
+    const r = emq("inspect", "timed", "--url", `valkey://127.0.0.1:${plain.port}`);
+    expect(r.code).toBe(0);
+    const lines = r.out.split("\n");
+    const at = lines.indexOf("  schedulers, soonest first (2):");
+    expect(at).toBeGreaterThan(0);
+    const listed = lines.slice(at + 1, at + 3);
+    expect(listed.map((l) => l.slice(4, l.indexOf("  ", 4)))).toEqual(order);
+    expect(listed).toContainEqual(expect.stringMatching(/^    "heartbeat"  every 3600000 ms  next \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \(in (59|60) min\)  runs 0$/));
+    expect(listed).toContainEqual(expect.stringMatching(/^    "nightly \\"report\\"\\r\\nx"  cron "0 9 \* \* \*" tz Europe\/Paris  next \d{4}-.* UTC \(in \d+ (s|min|h)\)  runs 0$/));
+    expect(lines[at + 3]).toMatch(/^  keys \(slot/);
+    expect(r.out).toContain("    emq:{timed}:schedulers\n");
+    expect(emq("inspect", "--help").out).toContain("the schedulers (name, spec, next run, runs)");
+  });
+
   test("pause, resume, requeue and drop: one line each, and the state they claim", async () => {
     const url = `valkey://127.0.0.1:${plain.port}`;
     const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });

@@ -1,10 +1,57 @@
 /**
- * Shared by the ui suites: the browser (tools/chromium.ts), opening the key panel, and readers for
- * its outputs.
+ * Shared by the ui suites: the browser (tools/chromium.ts), a dashboard over a server of one
+ * backend, opening the key panel, and readers for its outputs.
  */
+import { afterAll, beforeAll } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
+import { EchoMQ } from "../../client.ts";
+import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { launchChromium } from "../../tools/chromium.ts";
+import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 
 export { CHROMIUM, launchChromium } from "../../tools/chromium.ts";
+
+/**
+ * Builds the key panel's wasm and launches Chromium before the file's tests, closes it after;
+ * the getter gives the browser's context (in a test or a hook).
+ */
+export function suiteBrowser(): () => BrowserContext {
+  let browser: Awaited<ReturnType<typeof launchChromium>> | undefined;
+  beforeAll(async () => {
+    await buildWasm();
+    browser = await launchChromium();
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => browser!.context;
+}
+
+/** A server of one backend, a client of it, `emq ui` over the client (polling fast) and a page. */
+export interface UiRig {
+  readonly server: ServerHandle;
+  readonly mq: EchoMQ<unknown>;
+  readonly ui: Ui;
+  readonly page: Page;
+  /** Closes them all, the page first. */
+  close(): Promise<void>;
+}
+
+/** Starts a {@link UiRig} on `backend`, its page in `context`. */
+export async function uiRig(backend: "module" | "scripts", context: BrowserContext): Promise<UiRig> {
+  const server = await startServer({ module: backend === "scripts" ? false : undefined });
+  const mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+  const ui = await startUi({ mq, pollMs: 200, sampleMs: 200 });
+  const page = await context.newPage();
+  const close = async (): Promise<void> => {
+    await page.close();
+    await ui.close();
+    await mq.close();
+    await server.stop();
+  };
+  return { server, mq, ui, page, close };
+}
 
 /** Opens the panel and waits until the native half (the wasm) has loaded. */
 export async function openPanel(context: BrowserContext, url: string): Promise<Page> {

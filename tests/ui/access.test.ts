@@ -195,7 +195,7 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       expect(await digest()).toBe(before);
       const page = await (await ui(new Request(`${at}queues/orders`, { headers: { host: "127.0.0.1:9" } }))).text();
       expect(page).toContain('data-read-only="true"');
-      expect(page).toContain("#pause, #resume, #requeue-all, button[data-key^=\"requeue:\"] { display: none; }");
+      expect(page).toContain("#pause, #resume, #requeue-all, button[data-key^=\"requeue:\"], button[data-key^=\"unschedule:\"] { display: none; }");
     } finally {
       ui.close();
     }

@@ -7,32 +7,24 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { EchoMQ, type Job } from "../../client.ts";
-import { startUi, type Ui } from "../../cli/ui/server/app.ts";
-import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import type { EchoMQ, Job } from "../../client.ts";
+import type { Ui } from "../../cli/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
-import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { launchChromium, until } from "./_browser.ts";
+import { moduleBuilt } from "../../tools/embedded/mod.ts";
+import { suiteBrowser, uiRig, type UiRig, until } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 /** A handler's failure with its stack: longer than a table cell shows (240 characters). */
 const REASON = `TypeError: card declined\n${Array.from({ length: 12 }, (_, i) => `    at charge (billing.ts:${i + 10}:7)`).join("\n")}`;
 
-let browser: Awaited<ReturnType<typeof launchChromium>>;
-beforeAll(async () => {
-  await buildWasm();
-  browser = await launchChromium();
-}, 180_000);
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = suiteBrowser();
 
 const cellsOf = (page: Page, table: string, id: string): Promise<string[]> =>
   page.getByRole("table", { name: table, exact: true }).locator(`tbody tr[data-id="${id}"] td`).allTextContents();
 
 for (const backend of BACKENDS) {
   describe(`views (${backend} backend)`, () => {
-    let server: ServerHandle;
+    let rig: UiRig;
     let mq: EchoMQ<unknown>;
     let ui: Ui;
     let page: Page;
@@ -40,8 +32,8 @@ for (const backend of BACKENDS) {
     let dead: string;
 
     beforeAll(async () => {
-      server = await startServer({ module: backend === "scripts" ? false : undefined });
-      mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+      rig = await uiRig(backend, browser());
+      ({ mq, ui, page } = rig);
       await mq.enqueue("oncall", { order: 7, items: ["a", "b"] });
       held = (await mq.claim("oncall", { leaseMs: 600_000 }))!;
       await mq.progress(held, { pct: 40 });
@@ -49,15 +41,8 @@ for (const backend of BACKENDS) {
       const failing = (await mq.claim("oncall", { leaseMs: 60_000 }))!;
       await mq.bury(failing, REASON);
       dead = failing.id;
-      ui = await startUi({ mq, pollMs: 200, sampleMs: 200 });
-      page = await browser.context.newPage();
     }, 120_000);
-    afterAll(async () => {
-      await page?.close();
-      await ui?.close();
-      await mq?.close();
-      await server?.stop();
-    });
+    afterAll(() => rig?.close());
 
     test("/ is the dashboard; the key panel is one link away", async () => {
       await page.goto(ui.url);

@@ -1,6 +1,6 @@
 /**
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
- * Claims group, the requeue actions and the job tables — refreshed together every poll and after
+ * Claims group, the requeue actions, the job tables and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
  * @module
@@ -13,6 +13,7 @@ import { pauseControl } from "./pause_control.ts";
 import { poll } from "./poll.ts";
 import { queueCounts } from "./queue_counts.ts";
 import { requeueControls } from "./requeue.ts";
+import { schedulersTable } from "./schedulers.ts";
 import { throughput } from "./throughput.ts";
 
 /** Makes the page live. */
@@ -26,6 +27,7 @@ export function queuePage(): void {
   const showCounts = queueCounts();
   const showRate = throughput();
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton });
+  const refreshSchedulers = schedulersTable(name, act);
 
   const refreshQueue = async (): Promise<void> => {
     const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
@@ -35,7 +37,7 @@ export function queuePage(): void {
     requeue.showDead(q.counts.dead);
   };
   const refreshAll = async (): Promise<void> => {
-    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh())]);
+    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers()]);
   };
   poll(refreshAll);
 }
