@@ -602,9 +602,11 @@ ${dashboardSection()}
 
 ${valkey9()}
 `;
-/** Section 6, from bench/dashboard.ts (nothing when the reports predate it). */
+/** Section 6, from bench/dashboard.ts (a line saying so when the reports predate it). */
 function dashboardSection(): string {
-  if (dashboard === undefined) return "";
+  if (dashboard === undefined) {
+    return "\n## 6. The dashboard on a large keyspace (bench/dashboard.ts)\n\nNot in this run: these reports were saved before bench/dashboard.ts was part of `./emq bench` (run it alone: `bun bench/dashboard.ts 2000 1000000 30`).\n";
+  }
   const d = dashboard;
   const row = (what: string, p: { medianMs: number; p95Ms: number }): string => `| ${what} | ${f1(p.medianMs)} | ${f1(p.p95Ms)} |`;
   return `
