@@ -249,12 +249,12 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
     if (!CLUSTER) {
       const g = await GlideClient.createClient({ addresses: [...addresses], requestTimeout: 5000 });
       try {
-        // `groups` jobs per command, each command `EMQ.ENQUEUE 1 <meta> (<id> <payload>)…`
+        // `groups` jobs per command, each command `EMQ.ENQUEUE 1 <meta> (<id> <opts> <payload>)…`
         const commands = (q: string, groups: number): GlideString[][] => {
           const ks = keyspace(q);
           const payload = JSON.stringify(PAYLOAD);
           return Array.from({ length: Math.ceil(N / groups) }, (_, c) => {
-            const jobs = Array.from({ length: Math.min(groups, N - c * groups) }, () => ({ id: newJobId(), payload }));
+            const jobs = Array.from({ length: Math.min(groups, N - c * groups) }, () => ({ id: newJobId(), opts: "", payload }));
             const call = wireCall("ENQUEUE", ks, {}, jobs);
             return [`EMQ.${call.verb}`, String(call.keys.length), ...call.keys, ...call.args];
           });

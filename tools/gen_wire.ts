@@ -25,11 +25,14 @@ import {
   MAX_BATCH,
   MAX_COUNTER_DIGITS,
   MAX_DIGITS,
+  MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_PROGRESS_BYTES,
   MAX_REASON_BYTES,
   MAX_SPEC_BYTES,
   META_FIELDS,
+  OPTION_NAMES,
+  OPTIONS,
   type Refusal,
   REFUSAL_NAMES,
   REFUSALS,
@@ -57,6 +60,7 @@ const RUST = resolve(ROOT, "native/src/spec.rs");
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "name") return "name";
+  if (g.kind === "options") return `options<=${MAX_OPTIONS_BYTES}`;
   if (g.kind === "number") {
     return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}${g.digits === undefined ? "" : `:${g.digits}`}`;
   }
@@ -67,11 +71,14 @@ function gateName(g: Gate): string {
 function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
   const spec: VerbSpec = VERBS[verb];
   const all = [...spec.args, ...spec.group] as ArgName[];
-  const numbers = (pick: (g: Gate & { kind: "number" }) => boolean): ArgName[] =>
-    all.filter((a) => {
-      const g: Gate = ARGS[a].gate;
-      return g.kind === "number" && pick(g);
-    });
+  // the options an options argument carries gate as arguments named by their keys
+  const opts = all.some((a) => ARGS[a].gate.kind === "options") ? OPTION_NAMES : [];
+  const gated: Array<readonly [string, Gate]> = [
+    ...all.map((a) => [a, ARGS[a].gate as Gate] as const),
+    ...opts.map((o) => [o, OPTIONS[o].gate as Gate] as const),
+  ];
+  const numbers = (pick: (g: Gate & { kind: "number" }) => boolean): string[] =>
+    gated.filter(([, g]) => g.kind === "number" && pick(g)).map(([a]) => a);
   switch (r) {
     case "fenced":
       return [{ found: "4" }, { found: "unknown" }];
@@ -82,10 +89,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "non-negative":
       return numbers((g) => g.min === 0).map((arg) => ({ arg }));
     case "too-large":
-      return numbers((g) => g.max !== undefined).map((arg) => {
-        const g = ARGS[arg].gate as Gate & { kind: "number" };
-        return { arg, max: String(g.max) };
-      });
+      return gated.flatMap(([arg, g]) => (g.kind === "number" && g.max !== undefined ? [{ arg, max: String(g.max) }] : []));
     case "repeated":
     case "duplicate":
       return [{ id: "JOB00000000001" }];
@@ -100,7 +104,18 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "spec":
       return [{ limit: String(MAX_SPEC_BYTES) }];
     case "name":
-      return all.filter((a) => ARGS[a].gate.kind === "name").map((arg) => ({ arg, max: String(MAX_NAME_BYTES) }));
+      return gated.filter(([, g]) => g.kind === "name").map(([arg]) => ({ arg, max: String(MAX_NAME_BYTES) }));
+    case "options":
+      return [{ limit: String(MAX_OPTIONS_BYTES) }];
+    case "option-unknown":
+      return [{ option: "lane" }, { option: "x y" }];
+    case "option-repeated":
+      return opts.map((option) => ({ option }));
+    case "option-needs":
+      return opts.flatMap((option) => {
+        const needs = (OPTIONS[option] as { needs?: string }).needs;
+        return needs === undefined ? [] : [{ option, needs }];
+      });
     case "active":
     case "not-dead":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
@@ -147,7 +162,12 @@ export function vectors(): string {
     maxDigits: MAX_DIGITS,
     maxCounterDigits: MAX_COUNTER_DIGITS,
     maxPayloadBytes: MAX_PAYLOAD_BYTES,
+    maxOptionsBytes: MAX_OPTIONS_BYTES,
     fenceKey: FENCE_KEY,
+    options: OPTION_NAMES.map((name) => {
+      const o: { gate: Gate; needs?: string } = OPTIONS[name];
+      return { name, gate: gateName(o.gate), needs: o.needs ?? null };
+    }),
   };
   const stored = {
     row: Object.keys(ROW_FIELDS),
@@ -181,12 +201,22 @@ export function sections(): Record<string, string> {
       const g: Gate = ARGS[a].gate;
       const gate = g.kind === "job-id"
         ? "starts with the 3 bytes `JOB`"
+        : g.kind === "options"
+        ? `at most ${MAX_OPTIONS_BYTES} bytes: empty, or \`key=value\` items joined by NUL, each key an option below, once`
         : g.kind === "name"
         ? `1 to ${MAX_NAME_BYTES} bytes, none of them \`{\`, \`}\` or NUL`
         : g.kind === "number"
         ? `1 to ${gateDigits(g)} ASCII digits, nothing else (no sign, no space), ≥ ${g.min}${g.max === undefined ? "" : `, ≤ ${g.max}`}`
         : `at most ${g.config !== undefined ? `\`emq.${g.config}\` (default ${g.limit})` : g.limit} bytes`;
       return `| ${a} | ${gate} | ${cell(ARGS[a].doc)} |`;
+    }),
+  ].join("\n");
+  const options = [
+    "| option | gate | needs | meaning |",
+    "| --- | --- | --- | --- |",
+    ...OPTION_NAMES.map((o) => {
+      const spec: { gate: Gate; needs?: string; doc: string } = OPTIONS[o];
+      return `| ${o} | ${gateName(spec.gate)} | ${spec.needs ?? "—"} | ${cell(spec.doc)} |`;
     }),
   ].join("\n");
   const refusals = [
@@ -210,7 +240,7 @@ export function sections(): Record<string, string> {
   const meta = table("field | holds", META_FIELDS);
   const wake = table("marker | means", WAKE_MARKERS);
   const scheduler = table("field | holds", SCHEDULER_FIELDS);
-  return { calls, args, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler };
+  return { calls, args, options, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler };
 }
 
 /** docs/WIRE.md with every generated section replaced by what the spec generates now. */
@@ -253,6 +283,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["WIRE", "i64", WIRE],
   ["FENCE_KEY", "&str", FENCE_KEY],
   ["MAX_PAYLOAD_BYTES", "i64", MAX_PAYLOAD_BYTES],
+  ["MAX_OPTIONS_BYTES", "usize", MAX_OPTIONS_BYTES],
   ["MAX_REASON_BYTES", "i64", MAX_REASON_BYTES],
   ["MAX_PROGRESS_BYTES", "i64", MAX_PROGRESS_BYTES],
   ["MAX_SPEC_BYTES", "i64", MAX_SPEC_BYTES],
@@ -269,6 +300,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
 /** A gate as the Rust `Gate` value. */
 function rustGate(g: Gate): string {
   if (g.kind === "job-id") return "Gate::JobId";
+  if (g.kind === "options") return "Gate::Options";
   if (g.kind === "name") return "Gate::Name";
   if (g.kind === "number") {
     const max = g.max === undefined ? "None" : `Some(${g.max})`;
@@ -308,7 +340,7 @@ export function rust(): string {
     "use crate::command::{Command, Dispatcher};",
     "use crate::ffi::entry;",
     "use crate::verbs;",
-    "use crate::wire::names;",
+    "use crate::wire::{names, Gate, Opt};",
     "",
     ...RUST_CONSTANTS.flatMap(([name, type, value]) => [
       `/// ${docOf(source, name)}`,
@@ -324,6 +356,18 @@ export function rust(): string {
       `    pub const ${constName(a)}: Arg = Arg { name: ${rustString(a)}, gate: ${rustGate(ARGS[a].gate)} };`,
     ]),
     "}",
+    "",
+    "/// Every option a job may carry (an options argument's keys), in spec order, with its gate.",
+    `pub static OPTIONS: [Opt; ${OPTION_NAMES.length}] = [`,
+    ...OPTION_NAMES.flatMap((o) => {
+      const spec: { gate: Gate; needs?: string; doc: string } = OPTIONS[o];
+      const needs = spec.needs === undefined ? "None" : `Some(${rustString(spec.needs)})`;
+      return [
+        `    // ${spec.doc.replace(/`/g, "")}`,
+        `    Opt { name: ${rustString(o)}, gate: ${rustGate(spec.gate)}, needs: ${needs} },`,
+      ];
+    }),
+    "];",
     "",
     "/// Every verb's call shape, in wire order.",
     "pub mod verb {",

@@ -10,7 +10,15 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { type GroupArgs, groupCount, MAX_BATCH, renderRefusal, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
+import {
+  decodeOptions,
+  type GroupArgs,
+  MAX_BATCH,
+  renderRefusal,
+  type Verb,
+  type WireCall,
+  wireCall,
+} from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { byteLength, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
@@ -34,6 +42,7 @@ import {
   type ClaimManyOptions,
   type ClaimOptions,
   type EnqueueOptions,
+  jobOptions,
   jobRef,
   reasonText,
   waitFor,
@@ -66,8 +75,21 @@ export function chunk<T>(items: Iterable<T>, max: number, size?: (item: T) => nu
 const IN_FLIGHT = 8;
 
 /**
+ * What became of one job of an admission: admitted under its own id, or not admitted because its
+ * `dedup` key is held — `deduplicated` (dropped), `debounced` (its payload, and from `schedule` its
+ * due time, given to the waiting holder) — with `id` the holder's.
+ */
+export interface Admitted {
+  /** The job's id, or the holder's when it was not admitted. */
+  readonly id: JobId;
+  /** `admitted`, `deduplicated` or `debounced`. */
+  readonly outcome: "admitted" | "deduplicated" | "debounced";
+}
+
+/**
  * Sends one admission call (ENQUEUE or SCHEDULE), with `WAIT` when asked; a duplicate of an id the
- * client made up (a collision) is sent again with a fresh id in its place. Returns the ids written.
+ * client made up (a collision) is sent again with a fresh id in its place. Returns each job's
+ * {@link Admitted}, in call order.
  */
 export async function admit<P>(
   c: ClientContext<P>,
@@ -77,20 +99,18 @@ export async function admit<P>(
   jobs: Array<GroupArgs<"ENQUEUE"> | GroupArgs<"SCHEDULE">>,
   wait: WaitFor | undefined,
   fresh: boolean,
-): Promise<JobId[]> {
+): Promise<Admitted[]> {
   const refreshed = new Set<number>(); // each job gets one fresh id at most
   for (;;) {
     const call = wireCall(verb, ks, {}, jobs as never);
+    const ids = jobs.map((j) => j.id as JobId);
     try {
-      if (wait === undefined) {
-        expectCount(call, await c.impl.call(call));
-      } else {
-        const [reply, acknowledged] = await c.impl.callMany([call], wait);
-        if (reply instanceof Error) throw reply;
-        expectCount(call, reply!);
-        checkWait(what, ks.name, jobs.map((j) => String(j.id)), acknowledged, wait);
-      }
-      return jobs.map((j) => j.id as JobId);
+      if (wait === undefined) return admissions(call, ids, await c.impl.call(call));
+      const [reply, acknowledged] = await c.impl.callMany([call], wait);
+      if (reply instanceof Error) throw reply;
+      const out = admissions(call, ids, reply!);
+      checkWait(what, ks.name, jobs.map((j) => String(j.id)), acknowledged, wait);
+      return out;
     } catch (e) {
       // the last job with that id (a repeated id: its second use)
       const at = e instanceof DuplicateIdError ? jobs.map((j) => j.id).lastIndexOf(e.id) : -1;
@@ -111,16 +131,17 @@ export async function admitOne<P>(
   payload: P,
   due: number | undefined,
   opts: EnqueueOptions | undefined,
-): Promise<JobId> {
-  const what = due === undefined ? "enqueue" : "schedule";
+  what: string = due === undefined ? "enqueue" : "schedule",
+): Promise<Admitted> {
   const wait = waitFor(what, opts?.durable);
   const given = opts?.id;
   if (given !== undefined) assertJobId(given);
+  const options = jobOptions(what, opts);
   const id = given ?? c.id();
   const data = toWire(c.codec.encode(payload));
   const [written] = due === undefined
-    ? await admit(c, what, ks, "ENQUEUE", [{ id, payload: data }], wait, given === undefined)
-    : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, payload: data }], wait, given === undefined);
+    ? await admit(c, what, ks, "ENQUEUE", [{ id, opts: options, payload: data }], wait, given === undefined)
+    : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, opts: options, payload: data }], wait, given === undefined);
   return written!;
 }
 
@@ -170,7 +191,7 @@ export async function enqueueMany<P>(
     const s = keep();
     const sending = (async () => {
       try {
-        s.ids = await admit(c, "enqueueMany", ks, "ENQUEUE", jobs, wait, true);
+        s.ids = (await admit(c, "enqueueMany", ks, "ENQUEUE", jobs, wait, true)).map((a) => a.id);
         s.outcome = "landed";
         s.payloads = null;
       } catch (e) {
@@ -215,7 +236,7 @@ export async function enqueueMany<P>(
       }
       const size = byteLength(data);
       if (run.length > 0 && (run.length >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) await flush();
-      run.push({ id, payload: data });
+      run.push({ id, opts: "", payload: data });
       read.push(payload);
       bytes += size;
       next++;
@@ -267,9 +288,26 @@ function written(e: unknown): Outcome {
   return "unconfirmed";
 }
 
-/** The reply of an admission or settle: the number of its groups. */
-function expectCount(call: WireCall, reply: GlideReturnType): void {
-  if (reply !== groupCount(call)) throw new Error(`EMQ.${call.verb}: unexpected reply ${String(reply)}`);
+/**
+ * The reply of an admission: the count (every job admitted), or — when a job carried a `dedup`
+ * key — `[admitted, (place, holder, outcome)…]`; each job's {@link Admitted} in call order.
+ */
+function admissions(call: WireCall, ids: readonly JobId[], reply: GlideReturnType): Admitted[] {
+  const out: Admitted[] = ids.map((id) => ({ id, outcome: "admitted" }));
+  if (typeof reply === "number" && reply === ids.length) return out;
+  if (!Array.isArray(reply) || (reply.length - 1) % 3 !== 0) throw new Error(`EMQ.${call.verb}: unexpected reply ${String(reply)}`);
+  for (let k = 1; k < reply.length; k += 3) {
+    const place = Number(reply[k]);
+    const outcome = String(reply[k + 2]);
+    if (!(place >= 0 && place < ids.length) || (outcome !== "deduplicated" && outcome !== "debounced")) {
+      throw new Error(`EMQ.${call.verb}: unexpected reply ${String(reply)}`);
+    }
+    out[place] = { id: String(reply[k + 1]) as JobId, outcome };
+  }
+  if (out.filter((a) => a.outcome === "admitted").length !== Number(reply[0])) {
+    throw new Error(`EMQ.${call.verb}: unexpected reply ${String(reply)}`);
+  }
+  return out;
 }
 
 /** A CLAIM's reply: when something next falls due (0: nothing), and the jobs. */
@@ -305,14 +343,22 @@ function asBytes(x: GlideReturnType): Uint8Array {
   return new Uint8Array(0);
 }
 
-/** A CLAIM reply's job entry `[id, payload, attempts, token]` (a decode failure as the error naming the job). */
+/**
+ * A CLAIM reply's job entry `[id, payload, attempts, token, opts]` (a decode failure as the error
+ * naming the job).
+ */
 function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError {
-  if (!Array.isArray(entry) || entry.length !== 4) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
+  if (!Array.isArray(entry) || entry.length !== 5) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
   const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
   const attempts = Number(entry[2]);
   const token = Number(entry[3]);
+  const o = decodeOptions(UTF8.decode(asBytes(entry[4]!)));
+  const extra = {
+    ...(o.timeout_ms === undefined ? {} : { timeoutMs: Number(o.timeout_ms) }),
+    ...(o.dedup === undefined ? {} : { dedupKey: o.dedup }),
+  };
   try {
-    return { id, queue: ks.name, token, attempts, payload: c.codec.decode(asBytes(entry[1]!)) };
+    return { id, queue: ks.name, token, attempts, ...extra, payload: c.codec.decode(asBytes(entry[1]!)) };
   } catch (e) {
     return new PayloadDecodeError(c.codec.name, { id, queue: ks.name, attempts, token }, e);
   }

@@ -10,6 +10,7 @@
 import type { CheckClientQueue as CheckQueue, JobId } from "../keyspace/mod.ts";
 import type { DEAD_MAX_DEFAULT } from "../wire/mod.ts";
 import * as batch from "./batch.ts";
+import type { Admitted } from "./batch.ts";
 import type { Codec } from "./codec.ts";
 import { ClientContext } from "./context.ts";
 import type { EchoMQError, PayloadDecodeError } from "./errors.ts";
@@ -112,9 +113,35 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * with an existing row is replaced by a fresh one; a caller's `id` that exists is refused with
    * `DuplicateIdError` (while that job's row exists: until it is acked, or removed). With
    * `durable`, resolves only once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
+   * With `dedup`, a held key admits nothing and the holder's id is returned ({@link submit} says
+   * which happened); `timeoutMs` limits this job's handler.
    */
   async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: Payload<P, K>, opts?: EnqueueOptions): Promise<JobId> {
-    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, undefined, opts);
+    return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, undefined, opts)).id;
+  }
+
+  /**
+   * Admits a job as `enqueue` does — or, with `at` / `delayMs`, as `schedule` does — and says what
+   * became of it: `{ id, outcome }`, `outcome` `"admitted"` (a new job, `id` its own),
+   * `"deduplicated"` (its `dedup` key is held: nothing admitted, `id` the holder's) or
+   * `"debounced"` (the waiting holder took its payload, and from a schedule its due time).
+   *
+   * @example
+   * ```ts
+   * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
+   * const first = await mq.submit("mail", { to: "ada" }, { dedup: { key: "welcome:ada" } });
+   * const again = await mq.submit("mail", { to: "ada" }, { dedup: { key: "welcome:ada" } });
+   * again.outcome; // "deduplicated", and again.id === first.id
+   * ```
+   */
+  async submit<const Q extends string>(
+    queue: CheckQueue<Q>,
+    payload: Payload<P, K>,
+    opts?: EnqueueOptions & Partial<When>,
+  ): Promise<Admitted> {
+    const timed = opts !== undefined && opts !== null && ("at" in opts || "delayMs" in opts);
+    const due = timed ? dueMs(opts as When) : undefined;
+    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, due, opts, "submit");
   }
 
   /**
@@ -149,7 +176,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     when: When,
     opts?: EnqueueOptions,
   ): Promise<JobId> {
-    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, dueMs(when), opts);
+    return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, dueMs(when), opts)).id;
   }
 
   /**

@@ -455,7 +455,8 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", () =>
+    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", "options",
+      "option-form", "option-unknown", "option-repeated", "option-needs", () =>
       new WireError(verb, "gate", text))
     .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("noperm", () => new WireError(verb, "noperm", text))

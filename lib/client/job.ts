@@ -29,6 +29,10 @@ export interface Job<P> extends JobRef {
   readonly payload: P;
   /** How many times it has been claimed, this claim included (1 on the first). */
   readonly attempts: number;
+  /** Its own handler time limit in ms (`enqueue`'s `timeoutMs`), when it was admitted with one. */
+  readonly timeoutMs?: number;
+  /** The deduplication key it was admitted under (`enqueue`'s `dedup.key`), if any. */
+  readonly dedupKey?: string;
 }
 
 /**

@@ -15,10 +15,12 @@ export {
   type ClaimOptions,
   DEFAULT_DURABLE_TIMEOUT_MS,
   DEFAULT_MOVE_LIMIT,
+  type DedupOptions,
   type DurableOptions,
   type EchoMQOptions,
   type EnqueueManyOptions,
   type EnqueueOptions,
+  MAX_JOB_TIMEOUT_MS,
   type RetryOptions,
   type When,
 } from "./options.ts";
@@ -26,7 +28,7 @@ export type { Address, BackendChoice, ConnectionOptions, TlsOptions } from "./co
 export { parseServerUrl, redactUrl, type ServerUrl } from "./url.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
-export type { Claim } from "./batch.ts";
+export type { Admitted, Claim } from "./batch.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { QueueScanPage } from "./inspect.ts";
 export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_WIRE_NUMBER } from "../wire/mod.ts";

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { assertClientQueue, assertJobId, type JobId, Keyspace } from "../keyspace/mod.ts";
-import { MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
+import { assertClientQueue, assertJobId, assertName, type JobId, Keyspace } from "../keyspace/mod.ts";
+import { encodeOptions, type JobOptions, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
@@ -53,6 +53,22 @@ export interface EnqueueOptions extends EnqueueManyOptions {
    */
   id?: JobId;
   /**
+   * This job's own handler time limit, in ms (1 to 86400000): a worker aborts the job's `signal`
+   * with a `JobTimeoutError` past it and fails the attempt, as its own `timeoutMs` does (this one
+   * wins). Kept on the job's row and handed to the worker with the claim.
+   */
+  timeoutMs?: number;
+  /**
+   * Deduplication: while a job admitted under `dedup.key` is pending, scheduled or active — or
+   * within `dedup.ttlMs` of its admission, whatever became of it — another admission under the
+   * key admits nothing and resolves with that job's id (`submit` says `deduplicated`). With
+   * `mode: "debounce"`, an admission under a key whose job still waits (pending or scheduled)
+   * gives that job its payload instead — and, from `schedule`, its due time — so the last of a
+   * burst runs (`debounced`). Decided by the server in the admission itself: racing producers
+   * get one job. The key follows the name rule (1 to 1024 bytes, no `{`, `}` or NUL).
+   */
+  dedup?: DedupOptions;
+  /**
    * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
    * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
    * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
@@ -62,6 +78,47 @@ export interface EnqueueOptions extends EnqueueManyOptions {
    * the node first asked.
    */
   durable?: boolean | DurableOptions;
+}
+
+/** The `dedup` option of `enqueue`, `schedule` and `submit`. */
+export interface DedupOptions {
+  /** The deduplication key (the name rule: 1 to 1024 bytes without `{`, `}` or NUL). */
+  key: string;
+  /** The key also holds this long after the admission, even once its job has settled (a throttle window), in ms. */
+  ttlMs?: number;
+  /** `"deduplicate"` (default): a held key drops the admission. `"debounce"`: a waiting holder takes its payload. */
+  mode?: "deduplicate" | "debounce";
+}
+
+/** The longest per-job `timeoutMs` (a day), as the worker's own. */
+export const MAX_JOB_TIMEOUT_MS = 86_400_000;
+
+/**
+ * A job's options as the wire carries them, from `enqueue`'s / `schedule`'s options; each bad
+ * one refused before any wire with an {@link EchoMQError} (`options`) naming it.
+ */
+export function jobOptions(what: string, opts: EnqueueOptions | undefined): string {
+  if (opts === undefined || opts === null) return "";
+  const o: { -readonly [K in keyof JobOptions]: JobOptions[K] } = {};
+  if (opts.timeoutMs !== undefined) {
+    o.timeout_ms = integerIn(`${what}: timeoutMs`, opts.timeoutMs, 1, MAX_JOB_TIMEOUT_MS, refuse("options"));
+  }
+  const d = opts.dedup;
+  if (d !== undefined) {
+    if (d === null || typeof d !== "object") throw new EchoMQError("options", `${what}: dedup must be { key, ttlMs?, mode? }`);
+    try {
+      assertName(d.key, "dedup key");
+    } catch (e) {
+      throw new EchoMQError("options", `${what}: dedup.key: ${(e as Error).message}`);
+    }
+    o.dedup = d.key;
+    if (d.ttlMs !== undefined) o.dedup_ms = wholeNumber(`${what}: dedup.ttlMs`, "options", d.ttlMs, 1);
+    if (d.mode !== undefined && d.mode !== "deduplicate" && d.mode !== "debounce") {
+      throw new EchoMQError("options", `${what}: dedup.mode must be "deduplicate" or "debounce", got ${String(d.mode)}`);
+    }
+    if (d.mode === "debounce") o.debounce = 1;
+  }
+  return encodeOptions(o);
 }
 
 /** When a scheduled job becomes due: an absolute time, or a delay from now (client clock). */

@@ -103,7 +103,8 @@ export interface WorkerOptions {
    * A handler running longer than this (ms, 1 to 86400000; default: no limit) has its job's
    * `signal` aborted with a `JobTimeoutError`, and the attempt fails at once with the reason
    * `timed out after <ms> ms` (retried with backoff, or buried after the last attempt). A handler
-   * that ignores the signal cannot settle the job afterwards.
+   * that ignores the signal cannot settle the job afterwards. A job enqueued with its own
+   * `timeoutMs` runs under that limit instead.
    */
   timeoutMs?: number;
   /**
@@ -586,7 +587,8 @@ export class Worker<P> {
         return (error) => this.#ownSettled(kind, error);
       },
     };
-    const limit = this.#timeoutMs;
+    // the job's own limit (enqueue's timeoutMs) wins over the worker's
+    const limit = job.timeoutMs ?? this.#timeoutMs;
     if (limit !== null) {
       const timer = setTimeout(() => {
         if (held.lost || held.own || held.settling) return;

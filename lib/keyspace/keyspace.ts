@@ -40,6 +40,10 @@ export class Keyspace<Q extends string = string> {
   readonly parked: QueueKey<Q, "parked">;
   /** `emq:{name}:schedulers`, every scheduler's name scored by its next run (ms). */
   readonly schedulers: QueueKey<Q, "schedulers">;
+  /** `emq:{name}:dedup`, each deduplication key's job (`<id> <until_ms>`): a hash. */
+  readonly dedup: QueueKey<Q, "dedup">;
+  /** `emq:{name}:dedup_ttl`, deduplication keys whose job settled, scored by when their window ends (ms). */
+  readonly dedup_ttl: QueueKey<Q, "dedup_ttl">;
   /**
    * The cluster slot of every key of this queue, computed once. For the empty name (standalone
    * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
@@ -61,6 +65,8 @@ export class Keyspace<Q extends string = string> {
     this.lanes = `${this.base}lanes`;
     this.parked = `${this.base}parked`;
     this.schedulers = `${this.base}schedulers`;
+    this.dedup = `${this.base}dedup`;
+    this.dedup_ttl = `${this.base}dedup_ttl`;
     this.slot = slot(name === "" ? this.pending : `{${name}}`);
   }
 
@@ -122,7 +128,7 @@ function checkLane(lane: string): void {
 
 /**
  * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
- * `lanes`, `parked`, `schedulers`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
+ * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
  * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types.
  *
  * @example

@@ -16,7 +16,7 @@ import { KeyspaceError, quote } from "./error.ts";
 export const MAX_NAME_BYTES = 1024;
 
 /** What a name names, as messages say it (`lane name`, …). */
-export type NameKind = "lane name" | "scheduler name";
+export type NameKind = "lane name" | "scheduler name" | "dedup key";
 
 /** Compiler messages for a refused lane-name literal, by rule. */
 export type LaneNameError =

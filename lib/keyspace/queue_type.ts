@@ -20,6 +20,8 @@ export const QUEUE_TYPES: readonly [
   "lanes",
   "parked",
   "schedulers",
+  "dedup",
+  "dedup_ttl",
 ] = [
   "pending",
   "active",
@@ -31,6 +33,8 @@ export const QUEUE_TYPES: readonly [
   "lanes",
   "parked",
   "schedulers",
+  "dedup",
+  "dedup_ttl",
 ] as const;
 
 /**
@@ -38,7 +42,9 @@ export const QUEUE_TYPES: readonly [
  * `active`, `schedule`, `dead` (sorted sets), `meta` (hash), `wake` (sorted set of markers idle
  * workers wait on), `ring` (list: the lanes claims serve, round-robin), `lanes` (sorted set: every
  * lane with its backlog), `parked` (sorted set: lanes parked until a time), `schedulers` (sorted set:
- * every scheduler's name, scored by its next run).
+ * every scheduler's name, scored by its next run), `dedup` (hash: each deduplication key's job and
+ * window end), `dedup_ttl` (sorted set: the keys whose job has settled, scored by when their window
+ * ends).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
 

@@ -13,13 +13,15 @@
  */
 import {
   ARGS,
-  type ArgName,
   FENCE_KEY,
   type Gate,
   gateDigits,
   MAX_BATCH,
   MAX_COUNTER_DIGITS,
   MAX_DIGITS,
+  MAX_OPTIONS_BYTES,
+  OPTION_NAMES,
+  OPTIONS,
   pieces,
   type Refusal,
   REFUSAL_NAMES,
@@ -188,9 +190,64 @@ local function emq_each(cmd, key, ids)
 end
 `;
 
+/** Each option's value gate, as Lua: `emq_option_gate[key](value)` returns the value or the refusal. */
+function optionGates(): string {
+  return OPTION_NAMES.map((o) =>
+    [
+      `emq_option_gate[${luaString(o)}] = function(v)`,
+      gateLua(o, "local x", "x", "v", OPTIONS[o].gate),
+      "return x",
+      "end",
+    ].join("\n")
+  ).join("\n");
+}
+
+/**
+ * `emq_options(text)`: a job's options through their gate (the twin of `native/src/options.rs`),
+ * in the spec's order — length, each item's form, key (known, once) and value gate, then each
+ * option's needs. Returns the options by key, or nil and the refusal.
+ */
+function optionsLua(): string {
+  const needs = OPTION_NAMES.flatMap((o) => {
+    const n = (OPTIONS[o] as { needs?: string }).needs;
+    return n === undefined ? [] : [`{${luaString(o)}, ${luaString(n)}}`];
+  });
+  return `
+local emq_option_gate = {}
+${optionGates()}
+local function emq_options(text)
+  if #text > ${MAX_OPTIONS_BYTES} then return nil, emq_refuse['options']({limit = '${MAX_OPTIONS_BYTES}'}) end
+  local o = {}
+  if text == '' then return o end
+  local start = 1
+  while true do
+    local stop = string.find(text, '\\0', start, true)
+    local item = string.sub(text, start, (stop or (#text + 1)) - 1)
+    local eq = string.find(item, '=', 1, true)
+    if not eq or eq == 1 then return nil, emq_refuse['option-form']({}) end
+    local key, value = string.sub(item, 1, eq - 1), string.sub(item, eq + 1)
+    local gate = emq_option_gate[key]
+    if not gate then return nil, emq_refuse['option-unknown']({option = key}) end
+    if o[key] ~= nil then return nil, emq_refuse['option-repeated']({option = key}) end
+    local v = gate(value)
+    if type(v) == 'table' then return nil, v end
+    o[key] = v
+    if not stop then break end
+    start = stop + 1
+  end
+  for _, n in ipairs({${needs.join(", ")}}) do
+    if o[n[1]] ~= nil and o[n[2]] == nil then return nil, emq_refuse['option-needs']({option = n[1], needs = n[2]}) end
+  end
+  return o
+end
+`;
+}
+
 /** Lua that binds `value` (a Lua expression) with `bind` (`local x` or `x[j]`), read back as `ref`, and gates it as argument `name`. */
-function gateLua(name: ArgName, bind: string, ref: string, value: string, gate: Gate): string {
+function gateLua(name: string, bind: string, ref: string, value: string, gate: Gate): string {
   switch (gate.kind) {
+    case "options":
+      return `${bind} = ${value}\ndo local _, e = emq_options(${ref}) if e then return e end end`;
     case "job-id":
       return `${bind} = ${value}\nif string.sub(${ref}, 1, 3) ~= 'JOB' then return emq_refuse['job-id']({}) end`;
     case "number": {
@@ -252,6 +309,9 @@ export function luaHead(verb: Verb): string {
 export function luaScript(verb: Verb, body: string, extra = ""): string {
   const spec: VerbSpec = VERBS[verb];
   const shebang = spec.admits ? "#!lua" : "#!lua flags=allow-oom";
-  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, extra.trim(), luaHead(verb), body.trim()];
+  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, OPTIONS_LUA, extra.trim(), luaHead(verb), body.trim()];
   return `${parts.filter((p) => p !== "").join("\n")}\n`;
 }
+
+/** The options gate, shared by every script (settles read a row's options too). */
+const OPTIONS_LUA: string = optionsLua().trim();

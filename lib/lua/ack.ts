@@ -1,5 +1,6 @@
 /**
- * `EMQ.ACK` as Lua, steps 5–6: the ids leave active and their rows are deleted. Reply: the count.
+ * `EMQ.ACK` as Lua, steps 5–6: the ids leave active and their rows are deleted; their deduplication
+ * keys are let go. Reply: the count.
  *
  * @module
  */
@@ -12,7 +13,8 @@ export const ACK_LUA: string = luaScript(
   "ACK",
   `
 local active = base .. 'active'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, '${META.acked}') if e then return e end
+local rows, e, going = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, '${META.acked}', true) if e then return e end
+emq_let_go(going, emq_now())
 emq_each('ZREM', active, id)
 emq_each('DEL', nil, rows)
 redis.call('HINCRBY', KEYS[1], '${META.acked}', n)

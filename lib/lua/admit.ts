@@ -1,31 +1,39 @@
 /**
- * What ENQUEUE and SCHEDULE share, as Lua (the twin of `native/src/verbs/admit.rs`): step 5 of an
- * admission — no id twice in the call, no row already there (the first such id refused as a
- * duplicate), then the types of meta and of the structure written — and the first write, the
- * queue's `meta`.
+ * What ENQUEUE, SCHEDULE and TICK share, as Lua (the twin of `native/src/verbs/admit.rs`): step 5
+ * of an admission — no id twice in the call, no row already there (the first such id refused as a
+ * duplicate), the types of meta, of the structure written and of wake, meta's `enqueued` counter,
+ * and, when a job carries a `dedup` key, who holds each key: the plan of which jobs are admitted
+ * and which fold into a holder — and the first writes (the queue's `meta`, the keys taken, the
+ * debounced holders).
  *
  * @module
  */
 import { META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
+import { DEDUP_LUA } from "./dedup.ts";
 
 /**
- * `emq_admit(base, n, id, structure, kind)`, `emq_admitted(a, n, now)` and `emq_pushed(a, base, n,
- * id, now, fields)` (ENQUEUE's writes, which TICK's jobs share).
+ * `emq_admit(base, n, id, structure, kind, opts)`, `emq_admitted(a, id, now, payload, due, schedule)`,
+ * `emq_fields(a, j, payload, opts)`, `emq_admit_reply(a)` and `emq_pushed(a, base, now, fields)`
+ * (ENQUEUE's writes, which TICK's jobs share).
  */
-export const ADMIT_LUA: string = `
--- Returns {rows, meta = type, structure = type, missing}, or nil and the refusal.
-local function emq_admit(base, n, id, structure, kind)
+export const ADMIT_LUA: string = DEDUP_LUA + `
+-- opts: the options argument of each job (nil for TICK). Returns the plan {rows, meta = type,
+-- structure = type, wake = type, missing, now, admitted = {places}, source = {place -> place},
+-- folded = {{place, holder, outcome}}, dedup = nil or {d, takes}, debounced = {{holder, from}}},
+-- or nil and the refusal.
+local function emq_admit(base, n, id, structure, kind, opts)
   local seen = {}
   for j = 1, n do
     if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
     seen[id[j]] = true
   end
-  local a = {rows = {}, missing = {}}
+  local a = {rows = {}, missing = {}, admitted = {}, source = {}, folded = {}, debounced = {}}
   for j = 1, n do
     a.rows[j] = base .. 'job:' .. id[j]
     local found, e = emq_read('EXISTS', a.rows[j]) if e then return nil, e end
     if found == 1 then return nil, emq_refuse['duplicate']({id = id[j]}) end
     a.missing[j] = a.rows[j]
+    a.source[j] = j
   end
   local e
   a.meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
@@ -34,21 +42,102 @@ local function emq_admit(base, n, id, structure, kind)
   a.wake, e = emq_type(base .. 'wake', 'zset') if e then return nil, e end
   if a.wake == 'none' then a.missing[#a.missing + 1] = base .. 'wake' end
   e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
+  a.now = emq_now()
+  local options, keyed = {}, false
+  for j = 1, n do
+    options[j] = opts and emq_options(opts[j]) or {}
+    if options[j]['dedup'] then keyed = true end
+  end
+  if not keyed then
+    for j = 1, n do a.admitted[j] = j end
+    return a
+  end
+  local d, e = emq_dedup_open(base, a.missing) if e then return nil, e end
+  local takes, taken = {}, {}
+  for j = 1, n do
+    local o = options[j]
+    local key = o['dedup']
+    local debounce = o['debounce'] == 1
+    if not key then
+      a.admitted[#a.admitted + 1] = j
+    elseif taken[key] then
+      -- a key taken earlier in this call is held by that job, which waits
+      local k = taken[key]
+      if debounce then a.source[k] = j end
+      a.folded[#a.folded + 1] = {j - 1, id[k], debounce and 'debounced' or 'deduplicated'}
+    else
+      local h, e = emq_holder(base, d, key, a.now, a.missing) if e then return nil, e end
+      if h then
+        local debounced = debounce and h.waiting
+        a.folded[#a.folded + 1] = {j - 1, h.id, debounced and 'debounced' or 'deduplicated'}
+        if debounced then
+          for i = #a.debounced, 1, -1 do
+            if a.debounced[i].holder.id == h.id then table.remove(a.debounced, i) end
+          end
+          a.debounced[#a.debounced + 1] = {holder = h, from = j}
+        end
+      else
+        local untl = o['dedup_ms'] and (a.now + o['dedup_ms']) or 0
+        takes[#takes + 1] = {place = j, key = key, untl = untl}
+        taken[key] = j
+        a.admitted[#a.admitted + 1] = j
+      end
+    end
+  end
+  a.dedup = {d = d, takes = takes}
   return a
 end
 
--- The queue's meta: made on first use, and the admissions counted.
-local function emq_admitted(a, n, now)
+-- Step 6, first: the queue's meta made on first use and the admissions counted; the keys taken;
+-- each debounced holder outside the call given its new payload (payload[j]) and, from SCHEDULE
+-- (due[j]), its new due time when scheduled. Returns the earliest due time written (0: none).
+local function emq_admitted(a, id, now, payload, due, schedule)
   if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
-  redis.call('HINCRBY', KEYS[1], '${META.enqueued}', n)
+  redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
+  if not a.dedup then return 0 end
+  for _, t in ipairs(a.dedup.takes) do emq_take(a.dedup.d, t.key, id[t.place], t.untl) end
+  local earliest = 0
+  for _, b in ipairs(a.debounced) do
+    redis.call('HSET', b.holder.row, '${ROW.payload}', payload[b.from])
+    if due and b.holder.scheduled then
+      local at = due[b.from]
+      redis.call('HSET', b.holder.row, '${ROW.due_ms}', emq_int(at))
+      redis.call('ZADD', schedule, emq_int(at), b.holder.id)
+      if earliest == 0 or at < earliest then earliest = at end
+    end
+  end
+  return earliest
 end
 
--- Step 6 of an admission into pending: meta made and counted; per job its row (state pending, the
--- fields fields(j) gives, its payload first, attempts 0, created_ms); the ids pushed on the head of
--- pending in order; 'ready' on wake when pending was empty and got ids.
-local function emq_pushed(a, base, n, id, now, fields)
-  emq_admitted(a, n, now)
-  for j = 1, n do
+-- An admitted job's row fields besides its state and counters: the payload of its source (itself,
+-- or the last job of the call debounced into it), and its options when given.
+local function emq_fields(a, j, payload, opts)
+  local f = {'${ROW.payload}', payload[a.source[j]]}
+  if opts[j] ~= '' then
+    f[3] = '${ROW.opts}'
+    f[4] = opts[j]
+  end
+  return f
+end
+
+-- The reply: the count admitted, or, when a job carried a key, {admitted, place, holder, outcome...}.
+local function emq_admit_reply(a)
+  if not a.dedup then return #a.admitted end
+  local r = {#a.admitted}
+  for _, f in ipairs(a.folded) do
+    r[#r + 1] = f[1]
+    r[#r + 1] = f[2]
+    r[#r + 1] = f[3]
+  end
+  return r
+end
+
+-- Step 6 of an admission into pending (after emq_admitted): per admitted job its row (state
+-- pending, the fields fields(j) gives, its payload first, attempts 0, created_ms); the ids pushed on
+-- the head of pending in order; 'ready' on wake when pending was empty and got ids.
+local function emq_pushed(a, base, id, now, fields)
+  local ids = {}
+  for _, j in ipairs(a.admitted) do
     local row = {'${ROW.state}', '${STATE.pending}'}
     for _, f in ipairs(fields(j)) do row[#row + 1] = f end
     row[#row + 1] = '${ROW.attempts}'
@@ -56,9 +145,10 @@ local function emq_pushed(a, base, n, id, now, fields)
     row[#row + 1] = '${ROW.created_ms}'
     row[#row + 1] = now
     redis.call('HSET', a.rows[j], unpack(row))
+    ids[#ids + 1] = id[j]
   end
-  if n == 0 then return end
-  emq_each('LPUSH', base .. 'pending', id)
+  if #ids == 0 then return end
+  emq_each('LPUSH', base .. 'pending', ids)
   if a.structure == 'none' then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
 end
 `;

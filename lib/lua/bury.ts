@@ -14,10 +14,11 @@ export const BURY_LUA: string = luaScript(
   "BURY",
   `
 local active, dead = base .. 'active', base .. 'dead'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, '${META.buried}') if e then return e end
+local rows, e, going = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, '${META.buried}', true) if e then return e end
 local now = emq_now()
 local victims, e = emq_trim_select(base, dead, now, n) if e then return e end
 local at = emq_int(now)
+emq_let_go(going, now)
 emq_each('ZREM', active, id)
 for j = 1, n do
   redis.call('ZADD', dead, at, id[j])

@@ -8,12 +8,14 @@
  * row is missing are popped and dropped. Everything is checked first, on the list as it will be
  * after the moves (expired ids from the last RPUSHed, then pending from its tail, then the due ids
  * in LPUSH order), and written after. The scripts never wait: an idle worker waits on `wake`.
- * Reply `[next_ms, [id, payload, attempts, token]…]`.
+ * Deduplication windows that ended are dropped (`dedup.ts`).
+ * Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
  *
  * @module
  */
 import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { DEDUP_LUA } from "./dedup.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -68,6 +70,7 @@ if #claimed > 0 then
   e = emq_counter(KEYS[1], '${META.claimed}') if e then return e end
 end
 local victims, e = emq_trim_select(base, dead, now, 0) if e then return e end
+local windows, e = emq_dedup_expired(base, now, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 
 -- Writes.
@@ -75,6 +78,7 @@ emq_move(schedule, pending, 'LPUSH', due)
 emq_move(active, pending, 'RPUSH', expired)
 if popped > 0 then redis.call('RPOP', pending, popped) end
 emq_trim(dead, victims)
+emq_drop_expired(windows)
 local reply = {0}
 if #claimed > 0 then
   -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
@@ -91,7 +95,8 @@ if #claimed > 0 then
     redis.call('ZADD', active, deadline, c.id)
     local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
     redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-    reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token}
+    local fields = redis.call('HMGET', c.row, '${ROW.payload}', '${ROW.opts}')
+    reply[j + 1] = {c.id, fields[1], attempts, token, fields[2] or ''}
   end
 end
 -- wake: '${WAKE.ready}' while pending holds ids; a '${WAKE.due}' marker whose time has come is spent.
@@ -114,5 +119,5 @@ end
 reply[1] = next_ms
 return reply
 `,
-  MOVE_DUE_LUA + RETENTION_LUA,
+  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA,
 );

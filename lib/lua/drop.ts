@@ -14,7 +14,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}}) do
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -55,7 +55,7 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], KEYS[1])
+  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], KEYS[1])
 end
 return #victims + #scheds
 `,

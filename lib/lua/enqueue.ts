@@ -1,11 +1,11 @@
 /**
  * `EMQ.ENQUEUE` as Lua, steps 5–6: new rows in state `pending`, their ids pushed at the head of
- * pending in argument order; a `ready` marker on wake when pending was empty. Reply: the count.
- * Its writes (`emq_pushed`, `admit.ts`) are also TICK's.
+ * pending in argument order; a `ready` marker on wake when pending was empty. A job whose `dedup`
+ * key is held is not admitted (`admit.ts`). Reply: the count, or `{admitted, place, holder,
+ * outcome…}` when a job carried a key. Its writes (`emq_pushed`) are also TICK's.
  *
  * @module
  */
-import { ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
 
@@ -13,10 +13,12 @@ import { ADMIT_LUA } from "./admit.ts";
 export const ENQUEUE_LUA: string = luaScript(
   "ENQUEUE",
   `
-local a, e = emq_admit(base, n, id, base .. 'pending', 'list') if e then return e end
+local a, e = emq_admit(base, n, id, base .. 'pending', 'list', opts) if e then return e end
 e = emq_local(cluster, a.missing) if e then return e end
-emq_pushed(a, base, n, id, emq_int(emq_now()), function(j) return {'${ROW.payload}', payload[j]} end)
-return n
+local now = emq_int(a.now)
+emq_admitted(a, id, now, payload, nil, nil)
+emq_pushed(a, base, id, now, function(j) return emq_fields(a, j, payload, opts) end)
+return emq_admit_reply(a)
 `,
   ADMIT_LUA,
 );

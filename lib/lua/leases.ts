@@ -8,12 +8,17 @@
  * @module
  */
 import { ROW } from "../wire/mod.ts";
+import { DEDUP_LUA } from "./dedup.ts";
 
-/** `emq_leases(base, cluster, n, id, token, structures, total)`. */
-export const LEASES_LUA: string = `
+/**
+ * `emq_leases(base, cluster, n, id, token, structures, total, lets_go)` (with the deduplication
+ * functions it calls).
+ */
+export const LEASES_LUA: string = DEDUP_LUA + `
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
--- nil). Returns the rows, or nil and the refusal.
-local function emq_leases(base, cluster, n, id, token, structures, total)
+-- nil); lets_go: the jobs leave for good (ACK, BURY), so their deduplication keys are checked after
+-- the counter. Returns the rows and what emq_let_go needs, or nil and the refusal.
+local function emq_leases(base, cluster, n, id, token, structures, total, lets_go)
   local seen = {}
   for j = 1, n do
     if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
@@ -40,12 +45,18 @@ local function emq_leases(base, cluster, n, id, token, structures, total)
   if total then
     e = emq_counter(KEYS[1], total) if e then return nil, e end
   end
+  local going = false
+  if lets_go then
+    local jobs = {}
+    for j = 1, n do jobs[j] = {id[j], rows[j]} end
+    going, e = emq_letting_go(base, jobs, missing) if e then return nil, e end
+  end
   e = emq_local(cluster, missing) if e then return nil, e end
   local stale = {}
   for j = 1, n do
     if not held[j] then stale[#stale + 1] = id[j] end
   end
   if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}) end
-  return rows
+  return rows, nil, going
 end
 `;

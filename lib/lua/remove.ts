@@ -1,11 +1,12 @@
 /**
  * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled and dead jobs are deleted, wherever they are;
- * an active job refuses the call (its worker holds it). Reply: how many were removed (an id without
- * a row counts 0).
+ * an active job refuses the call (its worker holds it). Their deduplication keys are let go. Reply:
+ * how many were removed (an id without a row counts 0).
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { DEDUP_LUA } from "./dedup.ts";
 
 /** The Lua twin of `EMQ.REMOVE`. */
 export const REMOVE_LUA: string = luaScript(
@@ -33,8 +34,14 @@ for j = 1, n do
   if not found[j] then missing[#missing + 1] = rows[j] end
   if sets.active and redis.call('ZSCORE', sets.active, id[j]) then busy[#busy + 1] = id[j] end
 end
+local jobs = {}
+for j = 1, n do
+  if found[j] then jobs[#jobs + 1] = {id[j], rows[j]} end
+end
+local going, e = emq_letting_go(base, jobs, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
+emq_let_go(going, emq_now())
 local removed = 0
 for j = 1, n do
   if found[j] then
@@ -47,4 +54,5 @@ for j = 1, n do
 end
 return removed
 `,
+  DEDUP_LUA,
 );

@@ -1,6 +1,8 @@
 /**
  * `EMQ.SCHEDULE` as Lua, steps 5–6: new rows in state `scheduled`, their ids in schedule at their
- * due_ms; the `due` marker on wake lowered to the earliest. Reply: the count.
+ * due_ms; the `due` marker on wake lowered to the earliest. A job whose `dedup` key is held is not
+ * admitted; a debounced one moves its scheduled holder to its own due time (`admit.ts`). Reply:
+ * the count, or `{admitted, place, holder, outcome…}` when a job carried a key.
  *
  * @module
  */
@@ -13,19 +15,29 @@ export const SCHEDULE_LUA: string = luaScript(
   "SCHEDULE",
   `
 local schedule = base .. 'schedule'
-local a, e = emq_admit(base, n, id, schedule, 'zset') if e then return e end
+local a, e = emq_admit(base, n, id, schedule, 'zset', opts) if e then return e end
 e = emq_local(cluster, a.missing) if e then return e end
-local now = emq_int(emq_now())
-emq_admitted(a, n, now)
-local earliest = due_ms[1]
-for j = 1, n do
-  local due = emq_int(due_ms[j])
-  redis.call('HSET', a.rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.payload}', payload[j], '${ROW.attempts}', '0', '${ROW.created_ms}', now, '${ROW.due_ms}', due)
+local now = emq_int(a.now)
+local earliest = emq_admitted(a, id, now, payload, due_ms, schedule)
+if earliest == 0 then earliest = nil end
+for _, j in ipairs(a.admitted) do
+  -- an admitted job's due time is its source's: its own, or the last job debounced into it
+  local at = due_ms[a.source[j]]
+  local due = emq_int(at)
+  local row = {'${ROW.state}', '${STATE.scheduled}'}
+  for _, f in ipairs(emq_fields(a, j, payload, opts)) do row[#row + 1] = f end
+  row[#row + 1] = '${ROW.attempts}'
+  row[#row + 1] = '0'
+  row[#row + 1] = '${ROW.created_ms}'
+  row[#row + 1] = now
+  row[#row + 1] = '${ROW.due_ms}'
+  row[#row + 1] = due
+  redis.call('HSET', a.rows[j], unpack(row))
   redis.call('ZADD', schedule, due, id[j])
-  if due_ms[j] < earliest then earliest = due_ms[j] end
+  if earliest == nil or at < earliest then earliest = at end
 end
-redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), '${WAKE.due}')
-return n
+if earliest then redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), '${WAKE.due}') end
+return emq_admit_reply(a)
 `,
   ADMIT_LUA,
 );

@@ -15,7 +15,7 @@ import { ADMIT_LUA } from "./admit.ts";
 export const TICK_LUA: string = luaScript(
   "TICK",
   `
-local a, e = emq_admit(base, n, id, base .. 'pending', 'list') if e then return e end
+local a, e = emq_admit(base, n, id, base .. 'pending', 'list', nil) if e then return e end
 local sched, index = base .. 'scheduler:' .. name, base .. 'schedulers'
 local st, e = emq_type(sched, 'hash') if e then return e end
 if st == 'none' then a.missing[#a.missing + 1] = sched end
@@ -28,7 +28,9 @@ if redis.call('HGET', sched, '${SCHED.next_ms}') ~= emq_int(expected_ms) or next
   return -1
 end
 local payload = redis.call('HGET', sched, '${SCHED.payload}') or ''
-emq_pushed(a, base, n, id, emq_int(emq_now()), function(j)
+local now = emq_int(a.now)
+emq_admitted(a, id, now, nil, nil, nil)
+emq_pushed(a, base, id, now, function(j)
   return {'${ROW.payload}', payload, '${ROW.scheduler}', name, '${ROW.tick_ms}', emq_int(tick_ms[j])}
 end)
 redis.call('HSET', sched, '${SCHED.next_ms}', emq_int(next_ms))

@@ -36,12 +36,18 @@ export {
   MAX_BATCH,
   MAX_COUNTER_DIGITS,
   MAX_DIGITS,
+  MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_PROGRESS_BYTES,
   MAX_REASON_BYTES,
   MAX_TOKEN,
   MAX_SPEC_BYTES,
   MAX_WIRE_NUMBER,
+  OPTION_JOIN,
+  OPTION_NAMES,
+  type OptionGate,
+  type OptionName,
+  OPTIONS,
   refusalsOf,
   TOKEN_DIGITS,
   TOKENS_PER_MS,
@@ -92,3 +98,4 @@ export {
   wireCall,
   type WireCall,
 } from "./calls.ts";
+export { decodeOptions, encodeOptions, type JobOptions } from "./options.ts";

@@ -92,6 +92,31 @@ export const REFUSALS = {
     template: "ERR {verb} progress exceeds {limit} bytes",
     doc: "a progress value longer than 65536 bytes",
   },
+  options: {
+    step: "gate",
+    template: "ERR {verb} options exceed {limit} bytes",
+    doc: "a job's options longer than 4096 bytes",
+  },
+  "option-form": {
+    step: "gate",
+    template: "ERR {verb} options must be key=value items joined by NUL",
+    doc: "a job's options hold an item without `=`, or with an empty key",
+  },
+  "option-unknown": {
+    step: "gate",
+    template: "ERR {verb} unknown option {option}",
+    doc: "a job's options name a key that is not an option of this wire (`option`: the key, CR and LF as spaces)",
+  },
+  "option-repeated": {
+    step: "gate",
+    template: "ERR {verb} option {option} appears twice",
+    doc: "a job's options give one key twice",
+  },
+  "option-needs": {
+    step: "gate",
+    template: "ERR {verb} option {option} needs option {needs}",
+    doc: "a job's options give an option without the one it qualifies (`dedup_ms` or `debounce` without `dedup`)",
+  },
   repeated: {
     step: "domain",
     template: "ERR {verb} id {id} appears twice",
@@ -191,6 +216,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 function paramPattern(p: string): string {
   if (p === "verb") return "(EMQ\\.[A-Z]+)";
   if (p === "found" || p === "ids") return "([\\s\\S]*)";
+  if (p === "option") return "([\\s\\S]*?)";
   return "([^ ]+)";
 }
 

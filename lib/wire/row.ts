@@ -27,6 +27,7 @@ export const ROW_FIELDS = {
   progress: "its progress, as the handler last reported it (PROGRESS)",
   scheduler: "the scheduler whose tick admitted it (TICK)",
   tick_ms: "the scheduler's run it is for (TICK)",
+  opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */

@@ -17,19 +17,22 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 6;
+export const WIRE = 7;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
  * {@link MAX_DIGITS}) within bounds; a name inside a queue (the name rule of
  * `lib/keyspace/name.ts`: 1 to {@link MAX_NAME_BYTES} bytes without `{`, `}` or NUL); or bytes of at
  * most `limit` (refused with `refusal`; with `config`, the module's configuration of that name sets
- * the limit, and `limit` is its default and the scripts' limit).
+ * the limit, and `limit` is its default and the scripts' limit); or a job's options
+ * ({@link OPTIONS}: at most {@link MAX_OPTIONS_BYTES}, `key=value` items joined by NUL, each key known
+ * and once, each value through its option's gate, each option's `needs` present).
  */
 export type Gate =
   | { readonly kind: "job-id" }
   | { readonly kind: "name" }
   | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number; readonly digits?: number }
+  | { readonly kind: "options" }
   | {
     readonly kind: "bytes";
     readonly refusal: "payload" | "reason" | "progress" | "spec";
@@ -71,6 +74,53 @@ export const TOKEN_DIGITS = 16;
 export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
 export const MAX_BATCH = 10000;
+/** Longest options argument a job may carry (its `key=value` items joined by NUL). */
+export const MAX_OPTIONS_BYTES = 4096;
+/** The byte that joins a job's option items (the grammar keeps NUL out of names so that it can). */
+export const OPTION_JOIN = "\0";
+
+/** The gate of an option's value: a number or a name (the name rule). */
+export type OptionGate = Gate & { readonly kind: "number" | "name" };
+
+/**
+ * The options a job may carry (ENQUEUE's and SCHEDULE's `opts`), each with the gate of its value,
+ * the option it needs (given without it, the call is refused), a valid sample and what it means.
+ * Stored on the row as sent (`opts`) and handed back by CLAIM; the server acts on the `dedup`
+ * family, and keeps the rest for the client.
+ */
+export const OPTIONS = {
+  timeout_ms: {
+    gate: { kind: "number", min: 1 },
+    sample: "30000",
+    doc: "the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)",
+  },
+  dedup: {
+    gate: { kind: "name" },
+    sample: "order-42",
+    doc: "the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), " +
+      "an admission under it admits nothing and is answered with that job's id",
+  },
+  dedup_ms: {
+    gate: { kind: "number", min: 1 },
+    needs: "dedup",
+    sample: "10000",
+    doc: "the key's window, in ms from the admission: it holds that long even once its job has settled (a throttle)",
+  },
+  debounce: {
+    gate: { kind: "number", min: 1, max: 1 },
+    needs: "dedup",
+    sample: "1",
+    doc: "`1`: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — " +
+      "and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs",
+  },
+} as const satisfies Record<string, { gate: OptionGate; needs?: string; sample: string; doc: string }>;
+
+/** The name of an option. */
+export type OptionName = keyof typeof OPTIONS;
+
+/** Every option, in spec order (the order `needs` is checked in). */
+export const OPTION_NAMES: readonly OptionName[] = Object.keys(OPTIONS) as OptionName[];
+
 /** Most due ids one CLAIM moves (schedule → pending, expired active → pending) before it claims. */
 export const CLAIM_MOVE_LIMIT = 1000;
 
@@ -81,6 +131,11 @@ export const ARGS = {
     gate: { kind: "number", min: 1, max: MAX_TOKEN, digits: TOKEN_DIGITS },
     sample: "1",
     doc: "the lease token CLAIM handed out with the job",
+  },
+  opts: {
+    gate: { kind: "options" },
+    sample: "",
+    doc: "the job's options (`key=value` items joined by NUL; empty: none)",
   },
   payload: {
     gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES, config: "max-payload" },
@@ -176,38 +231,54 @@ export interface VerbSpec {
   readonly domain: readonly Refusal[];
 }
 
+/** The reply of an admission (ENQUEUE, SCHEDULE). */
+const ADMIT_REPLY = "integer: jobs admitted; when a job of the call carries `dedup`, an array: the count admitted, " +
+  "then for each job not admitted its place in the call (0-based), the id of the job it folded into, and " +
+  "`deduplicated` or `debounced`";
+/** What an admission with `dedup` writes. */
+const DEDUP_WRITES = "per admitted job with `dedup`: `HSET dedup <key> \"<id> <until_ms>\"` (until: now + dedup_ms, " +
+  "or 0), `ZREM dedup_ttl <key>`; per debounced job: `HSET <held row> payload <p>`";
+/** What a settle or removal writes for a job admitted with `dedup`. */
+const DEDUP_RELEASE = "per job admitted with `dedup` whose key still names it: `HDEL dedup <key>` when its window " +
+  "has ended, else `ZADD dedup_ttl <until_ms> <key>`";
+
 /** The wire's verbs, in wire order. */
 export const VERBS = {
   ENQUEUE: {
     args: [],
-    group: ["id", "payload"],
-    touches: ["pending", "wake", "rows"],
+    group: ["id", "opts", "payload"],
+    touches: ["pending", "wake", "rows", "dedup", "dedup_ttl"],
     admits: true,
-    reply: "integer: jobs admitted",
-    effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order",
+    reply: ADMIT_REPLY,
+    effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order; a job whose " +
+      "`dedup` key is held is not admitted (docs/WIRE.md, \"Deduplication\")",
     writes: `\`meta\` made if missing (\`wire ${WIRE} created_ms <now>\`)` + ", `HINCRBY meta enqueued <n>`; per job " +
-      "`HSET row state pending payload <p> attempts 0 created_ms <now>`; `LPUSH pending <ids…>`; " +
-      "`ZADD wake 0 ready` when pending was empty",
+      "`HSET row state pending payload <p> attempts 0 created_ms <now>` (and `opts <o>` when given); " +
+      "`LPUSH pending <ids…>`; `ZADD wake 0 ready` when pending was empty; " + DEDUP_WRITES,
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SCHEDULE: {
     args: [],
-    group: ["id", "due_ms", "payload"],
-    touches: ["schedule", "wake", "rows"],
+    group: ["id", "due_ms", "opts", "payload"],
+    touches: ["schedule", "wake", "rows", "dedup", "dedup_ttl"],
     admits: true,
-    reply: "integer: jobs admitted",
-    effect: "new rows (state `scheduled`); ids in schedule at their due_ms",
+    reply: ADMIT_REPLY,
+    effect: "new rows (state `scheduled`); ids in schedule at their due_ms; a job whose `dedup` key is held is not " +
+      "admitted (a debounced one moves the waiting job's due time to its own)",
     writes: "`meta` made if missing, `HINCRBY meta enqueued <n>`; per job `HSET row state scheduled payload <p> " +
-      "attempts 0 created_ms <now> due_ms <due>`, `ZADD schedule <due> id`; `ZADD wake LT <earliest due> due`",
+      "attempts 0 created_ms <now> due_ms <due>` (and `opts <o>`), `ZADD schedule <due> id`; `ZADD wake LT " +
+      "<earliest due> due`; " + DEDUP_WRITES + "; a debounced scheduled job: `ZADD schedule <due> id`, `HSET row " +
+      "due_ms <due>`",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   CLAIM: {
     args: ["lease_ms", "count", "block_ms"],
     group: [],
-    touches: ["pending", "active", "schedule", "dead", "wake", "rows"],
+    touches: ["pending", "active", "schedule", "dead", "wake", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due or a lease runs out, " +
-      "0 when none), then one `[id, payload, attempts, token]` per claimed job",
+      "0 when none), then one `[id, payload, attempts, token, opts]` per claimed job (`opts` as admitted, empty " +
+      "when none)",
     effect: "moves due ids schedule → pending and expired leases active → pending (at most " +
       `${CLAIM_MOVE_LIMIT} each), then, unless the queue is paused, pops up to count ids from the tail of ` +
       "pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and " +
@@ -216,17 +287,19 @@ export const VERBS = {
       "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
       "<now+lease_ms> token <t>`; `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
       "`HINCRBY meta claimed <k>`; `ZADD wake 0 ready` " +
-      "when pending is left non-empty, else `ZREM wake ready`; retention of dead jobs, as BURY",
+      "when pending is left non-empty, else `ZREM wake ready`; retention of dead jobs, as BURY; deduplication " +
+      `windows that ended: up to ${CLAIM_MOVE_LIMIT} members of dedup_ttl with score ≤ now, each \`HDEL dedup <key>\`, ` +
+      "`ZREM dedup_ttl <key>`",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   ACK: {
     args: [],
     group: ["id", "token"],
-    touches: ["active", "rows"],
+    touches: ["active", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "integer: jobs settled",
-    effect: "ids leave active; their rows are deleted",
-    writes: "`ZREM active <ids…>`, `DEL <rows…>`, `HINCRBY meta acked <n>`",
+    effect: "ids leave active; their rows are deleted; their deduplication keys are let go",
+    writes: "`ZREM active <ids…>`, `DEL <rows…>`, `HINCRBY meta acked <n>`; " + DEDUP_RELEASE,
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RETRY: {
@@ -246,13 +319,13 @@ export const VERBS = {
   BURY: {
     args: [],
     group: ["id", "token", "reason"],
-    touches: ["active", "dead", "rows"],
+    touches: ["active", "dead", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "integer: jobs settled",
-    effect: "active → dead; reason kept; the dead set trimmed to the queue's retention",
+    effect: "active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
       "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
-      "`dead_max` or older than `dead_age_ms`, at most 1000",
+      "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE,
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RELEASE: {
@@ -290,11 +363,13 @@ export const VERBS = {
   REMOVE: {
     args: [],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "active", "rows"],
+    touches: ["pending", "schedule", "dead", "active", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
-    effect: "pending, scheduled or dead jobs are deleted; an active job is refused (its worker holds it)",
-    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id` (where it is), `DEL row`",
+    effect: "pending, scheduled or dead jobs are deleted (their deduplication keys let go); an active job is " +
+      "refused (its worker holds it)",
+    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id` (where it is), `DEL row`; " +
+      DEDUP_RELEASE,
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
   REQUEUE: {
@@ -345,14 +420,14 @@ export const VERBS = {
   DROP: {
     args: ["limit"],
     group: [],
-    touches: ["pending", "schedule", "dead", "active", "wake", "schedulers", "scheduler", "rows"],
+    touches: ["pending", "schedule", "dead", "active", "wake", "schedulers", "scheduler", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
       "then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job " +
       "is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead wake schedulers meta`",
+      "when none is left `DEL pending schedule dead wake schedulers dedup dedup_ttl meta`",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {
@@ -432,6 +507,7 @@ export function gateDigits(g: Gate & { kind: "number" }): number {
 /** The refusal a gate gives. */
 export function gateRefusal(g: Gate): Refusal {
   if (g.kind === "job-id") return "job-id";
+  if (g.kind === "options") return "options";
   if (g.kind === "bytes") return g.refusal;
   if (g.kind === "name") return "name";
   return g.min === 0 ? "non-negative" : "positive";
@@ -444,10 +520,17 @@ export function gateRefusal(g: Gate): Refusal {
 export function refusalsOf(v: Verb): Refusal[] {
   const spec: VerbSpec = VERBS[v];
   const gates = new Set<Refusal>();
-  for (const a of [...spec.args, ...spec.group]) {
-    const g: Gate = ARGS[a].gate;
+  const add = (g: Gate): void => {
     gates.add(gateRefusal(g));
     if (g.kind === "number" && g.max !== undefined) gates.add("too-large");
+  };
+  for (const a of [...spec.args, ...spec.group]) {
+    const g: Gate = ARGS[a].gate;
+    add(g);
+    if (g.kind !== "options") continue;
+    for (const r of ["option-form", "option-unknown", "option-repeated"] as const) gates.add(r);
+    for (const o of OPTION_NAMES) add(OPTIONS[o].gate);
+    gates.add("option-needs");
   }
   return ["arity", ...(spec.group.length > 0 ? ["batch" as const] : []), "layout", "fenced", ...gates, ...spec.domain];
 }

@@ -10,6 +10,7 @@ use crate::ffi::{self, Ctx, Dispatch, Entry, Kind, Owned, Str};
 use crate::gates;
 use crate::keyspace::{self, Queue, META};
 use crate::literals::lit;
+use crate::options::{self, Options};
 use crate::spec::{VERBS, WIRE};
 use crate::verbs::scope::Scope;
 use crate::wire::{fence_found, Gate, Limit, Refusal, Verb};
@@ -92,6 +93,11 @@ impl<'a> Args<'a> {
         self.number_at(self.fixed + j * self.group + k)
     }
 
+    /// Argument `k` of job `j`'s group, an options argument, parsed (step 4 gated it).
+    pub fn job_options(&self, j: usize, k: usize) -> Options<'a> {
+        options::parse(self.job_bytes(j, k).bytes()).unwrap_or_default()
+    }
+
     /// The ids of every job (argument 0 of each group).
     pub fn ids(&self) -> Vec<Str<'a>> {
         (0..self.jobs).map(|j| self.job_bytes(j, 0)).collect()
@@ -108,16 +114,23 @@ pub struct Claimed<'a> {
     pub attempts: i64,
     /// The lease token of this claim.
     pub token: i64,
+    /// The options it was admitted with (empty when none).
+    pub opts: Option<Owned<'a>>,
 }
 
 /// What a handler answers.
 pub enum Reply<'a> {
     /// An integer.
     Int(i64),
-    /// CLAIM's `[next_ms, [id, payload, attempts, token]…]`.
+    /// CLAIM's `[next_ms, [id, payload, attempts, token, opts]…]`.
     Claimed {
         next_ms: i64,
         jobs: Vec<Claimed<'a>>,
+    },
+    /// An admission of which a job carried a `dedup` key: `[admitted, (place, holder, outcome)…]`.
+    Admitted {
+        admitted: i64,
+        folded: Vec<crate::verbs::admit::Fold<'a>>,
     },
     /// CLAIM found nothing and may wait: block on `key` until `timeout_ms` from now.
     Wait {
@@ -204,11 +217,12 @@ fn blocked_timeout(ctx: Ctx) {
 fn answer(ctx: Ctx, reply: Reply) {
     match reply {
         Reply::Int(n) => ctx.reply_int(n),
+        Reply::Admitted { admitted, folded } => crate::verbs::admit::answer(ctx, admitted, &folded),
         Reply::Claimed { next_ms, jobs } => {
             ctx.reply_array(1 + jobs.len());
             ctx.reply_int(next_ms);
             for job in jobs {
-                ctx.reply_array(4);
+                ctx.reply_array(5);
                 ctx.reply_str(job.id.as_str());
                 match &job.payload {
                     Some(p) => ctx.reply_str(p.as_str()),
@@ -216,6 +230,10 @@ fn answer(ctx: Ctx, reply: Reply) {
                 }
                 ctx.reply_int(job.attempts);
                 ctx.reply_int(job.token);
+                match &job.opts {
+                    Some(o) => ctx.reply_str(o.as_str()),
+                    None => ctx.reply_str(lit().empty),
+                }
             }
         }
         Reply::Wait { next_ms, .. } => {
@@ -290,6 +308,10 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
                     return Err(Refusal::TooLarge(spec.name, max));
                 }
                 Value::Number(n as i64)
+            }
+            Gate::Options => {
+                options::parse(b)?;
+                Value::Bytes(arg)
             }
             Gate::Bytes { refusal, limit } => {
                 let limit = match limit {

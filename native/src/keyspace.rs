@@ -36,6 +36,10 @@ pub const PARKED: &[u8] = b"parked";
 pub const SCHEDULERS: &[u8] = b"schedulers";
 /// A scheduler's hash is this prefix followed by its name.
 pub const SCHEDULER: &[u8] = b"scheduler:";
+/// Type of the deduplication keys, each with its job and window end (a hash).
+pub const DEDUP: &[u8] = b"dedup";
+/// Type of the deduplication keys whose job settled, scored by their window end (a sorted set).
+pub const DEDUP_TTL: &[u8] = b"dedup_ttl";
 /// A lane's ready list at a priority is this prefix, the priority, `:`, the lane name.
 pub const READY: &[u8] = b"ready:";
 /// A lane's priority levels (a sorted set) are this prefix followed by the lane name.
@@ -355,7 +359,8 @@ mod tests {
                         b"dead" => q.dead(),
                         b"meta" => q.meta(),
                         b"wake" => q.wake(),
-                        b"ring" | b"lanes" | b"parked" | b"schedulers" => q.key(t),
+                        b"ring" | b"lanes" | b"parked" | b"schedulers" | b"dedup"
+                        | b"dedup_ttl" => q.key(t),
                         _ if t.starts_with(SCHEDULER) => q.scheduler(&t[SCHEDULER.len()..]),
                         _ if t.starts_with(READY)
                             || t.starts_with(LANE)

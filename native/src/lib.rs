@@ -1,4 +1,4 @@
-//! EchoMQ wire 6 as a native Valkey module (`emq`). This file only registers: one command per verb
+//! EchoMQ wire 7 as a native Valkey module (`emq`). This file only registers: one command per verb
 //! of `spec::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
 //! `emq.wire` / `emq.max-payload` configurations. The layers, from the server up: `ffi/` (the C
 //! API, every `unsafe` of the crate, naming nothing above it); the pure `keyspace` mirror, argument
@@ -14,6 +14,7 @@ pub mod ffi;
 pub mod gates;
 pub mod keyspace;
 pub mod literals;
+pub mod options;
 #[rustfmt::skip]
 pub mod spec;
 pub mod verbs;

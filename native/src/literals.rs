@@ -29,6 +29,12 @@ pub struct Literals<S> {
     pub zero: S,
     /// `LT`, the flag of `ZADD`.
     pub lt: S,
+    /// The empty string (a claimed job's options when it has none).
+    pub empty: S,
+    /// An admission's outcomes: folded into a holder as is, or with its payload.
+    pub deduplicated: S,
+    /// See `deduplicated`.
+    pub debounced: S,
 }
 
 impl<S> Literals<S> {
@@ -43,6 +49,9 @@ impl<S> Literals<S> {
             fence_key: f(self.fence_key),
             zero: f(self.zero),
             lt: f(self.lt),
+            empty: f(self.empty),
+            deduplicated: f(self.deduplicated),
+            debounced: f(self.debounced),
         }
     }
 }
@@ -62,6 +71,9 @@ pub fn init() {
         fence_key: spec::FENCE_KEY.as_bytes(),
         zero: b"0",
         lt: b"LT",
+        empty: b"",
+        deduplicated: b"deduplicated",
+        debounced: b"debounced",
     };
     LITERALS.get_or_init(|| names.map(Literal::new));
 }

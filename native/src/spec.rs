@@ -9,14 +9,16 @@
 use crate::command::{Command, Dispatcher};
 use crate::ffi::entry;
 use crate::verbs;
-use crate::wire::names;
+use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 6;
+pub const WIRE: i64 = 7;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// Payload limit of the scripts (the module's `emq.max-payload` default).
 pub const MAX_PAYLOAD_BYTES: i64 = 1048576;
+/// Longest options argument a job may carry (its `key=value` items joined by NUL).
+pub const MAX_OPTIONS_BYTES: usize = 4096;
 /// Longest failure reason RETRY and BURY accept.
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Longest progress value PROGRESS accepts.
@@ -48,6 +50,8 @@ pub mod arg {
     pub const ID: Arg = Arg { name: "id", gate: Gate::JobId };
     /// the lease token CLAIM handed out with the job
     pub const TOKEN: Arg = Arg { name: "token", gate: Gate::Number { min: 1, max: Some(9007199254740991), digits: 16 } };
+    /// the job's options (`key=value` items joined by NUL; empty: none)
+    pub const OPTS: Arg = Arg { name: "opts", gate: Gate::Options };
     /// the job's payload, any bytes
     pub const PAYLOAD: Arg = Arg { name: "payload", gate: Gate::Bytes { refusal: "payload", limit: Limit::MaxPayload } };
     /// when the job falls due, ms since the epoch
@@ -84,22 +88,34 @@ pub mod arg {
     pub const TICK_MS: Arg = Arg { name: "tick_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
 }
 
+/// Every option a job may carry (an options argument's keys), in spec order, with its gate.
+pub static OPTIONS: [Opt; 4] = [
+    // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
+    Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
+    // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
+    Opt { name: "dedup", gate: Gate::Name, needs: None },
+    // the key's window, in ms from the admission: it holds that long even once its job has settled (a throttle)
+    Opt { name: "dedup_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: Some("dedup") },
+    // 1: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs
+    Opt { name: "debounce", gate: Gate::Number { min: 1, max: Some(1), digits: 15 }, needs: Some("dedup") },
+];
+
 /// Every verb's call shape, in wire order.
 pub mod verb {
     use super::arg::*;
     use crate::wire::Verb;
 
-    /// `EMQ.ENQUEUE`: new rows (state `pending`); ids pushed on the head of pending, in argument order.
-    pub const ENQUEUE: Verb = Verb { name: "EMQ.ENQUEUE", command: "emq.enqueue", args: &[], group: &[ID, PAYLOAD], min_groups: 1, admits: true };
-    /// `EMQ.SCHEDULE`: new rows (state `scheduled`); ids in schedule at their due_ms.
-    pub const SCHEDULE: Verb = Verb { name: "EMQ.SCHEDULE", command: "emq.schedule", args: &[], group: &[ID, DUE_MS, PAYLOAD], min_groups: 1, admits: true };
+    /// `EMQ.ENQUEUE`: new rows (state `pending`); ids pushed on the head of pending, in argument order; a job whose `dedup` key is held is not admitted (docs/WIRE.md, "Deduplication").
+    pub const ENQUEUE: Verb = Verb { name: "EMQ.ENQUEUE", command: "emq.enqueue", args: &[], group: &[ID, OPTS, PAYLOAD], min_groups: 1, admits: true };
+    /// `EMQ.SCHEDULE`: new rows (state `scheduled`); ids in schedule at their due_ms; a job whose `dedup` key is held is not admitted (a debounced one moves the waiting job's due time to its own).
+    pub const SCHEDULE: Verb = Verb { name: "EMQ.SCHEDULE", command: "emq.schedule", args: &[], group: &[ID, DUE_MS, OPTS, PAYLOAD], min_groups: 1, admits: true };
     /// `EMQ.CLAIM`: moves due ids schedule → pending and expired leases active → pending (at most 1000 each), then, unless the queue is paused, pops up to count ids from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake).
     pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[LEASE_MS, COUNT, BLOCK_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.ACK`: ids leave active; their rows are deleted.
+    /// `EMQ.ACK`: ids leave active; their rows are deleted; their deduplication keys are let go.
     pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
     pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[ID, TOKEN, DELAY_MS, REASON], min_groups: 1, admits: false };
-    /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention.
+    /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go.
     pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[ID, TOKEN, REASON], min_groups: 1, admits: false };
     /// `EMQ.RELEASE`: a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim counted given back; no reason, nothing counted.
     pub const RELEASE: Verb = Verb { name: "EMQ.RELEASE", command: "emq.release", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
@@ -107,7 +123,7 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[LEASE_MS], group: &[ID, TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[ID, TOKEN, VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled or dead jobs are deleted; an active job is refused (its worker holds it).
+    /// `EMQ.REMOVE`: pending, scheduled or dead jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[LIMIT], group: &[ID], min_groups: 0, admits: false };
@@ -182,6 +198,8 @@ names! {
         scheduler,
         /// the scheduler's run it is for (TICK)
         tick_ms,
+        /// the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`
+        opts,
     }
 }
 
@@ -202,7 +220,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`6`), written with `created_ms` on first use
+        /// the wire that made the queue (`7`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,

@@ -5,7 +5,7 @@
 //! generated into `spec.rs`; the unit tests below check both against `tests/vectors/wire.json`.
 
 use crate::keyspace::MAX_NAME_BYTES;
-use crate::spec::{MAX_BATCH, WIRE};
+use crate::spec::{MAX_BATCH, MAX_OPTIONS_BYTES, WIRE};
 
 /// How an argument is checked at step 4 (the spec's `Gate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +22,19 @@ pub enum Gate {
     Name,
     /// At most `limit` bytes, else refused as `refusal` (the spec's refusal name: `payload`, …).
     Bytes { refusal: &'static str, limit: Limit },
+    /// A job's options: `options::parse` (the spec's `OPTIONS`, each value through its gate).
+    Options,
+}
+
+/// One option a job may carry: its key, the gate of its value, the option it needs.
+#[derive(Debug)]
+pub struct Opt {
+    /// The key (`dedup`); its gate's refusals name it.
+    pub name: &'static str,
+    /// The gate of its value (a number or a name).
+    pub gate: Gate,
+    /// The option it qualifies, which must be given with it.
+    pub needs: Option<&'static str>,
 }
 
 /// The most bytes a [`Gate::Bytes`] argument may have.
@@ -127,6 +140,16 @@ pub enum Refusal {
     TooLarge(&'static str, u64),
     /// Step 4: a bytes argument is longer than its limit (the gate's refusal name, the limit).
     TooLong(&'static str, i64),
+    /// Step 4: a job's options are longer than `MAX_OPTIONS_BYTES`.
+    OptionsTooLong,
+    /// Step 4: an option item without `=` or with an empty key.
+    OptionForm,
+    /// Step 4: an option key this wire does not have (the key as sent).
+    OptionUnknown(Vec<u8>),
+    /// Step 4: an option given twice (its key).
+    OptionRepeated(&'static str),
+    /// Step 4: an option given without the one it needs (its key, the needed key).
+    OptionNeeds(&'static str, &'static str),
     /// Step 5: one call names a job twice (the id).
     Repeated(Vec<u8>),
     /// Step 5: ENQUEUE/SCHEDULE of an id whose row exists (the id).
@@ -161,6 +184,11 @@ impl Refusal {
             Refusal::Number(_, false) => "non-negative",
             Refusal::TooLarge(..) => "too-large",
             Refusal::TooLong(name, _) => name,
+            Refusal::OptionsTooLong => "options",
+            Refusal::OptionForm => "option-form",
+            Refusal::OptionUnknown(_) => "option-unknown",
+            Refusal::OptionRepeated(_) => "option-repeated",
+            Refusal::OptionNeeds(..) => "option-needs",
             Refusal::Repeated(_) => "repeated",
             Refusal::Duplicate(_) => "duplicate",
             Refusal::NoPerm => "noperm",
@@ -203,6 +231,15 @@ impl Refusal {
             }
             Refusal::TooLarge(field, max) => format!("ERR {v} {field} must be at most {max}"),
             Refusal::TooLong(name, limit) => format!("ERR {v} {name} exceeds {limit} bytes"),
+            Refusal::OptionsTooLong => format!("ERR {v} options exceed {MAX_OPTIONS_BYTES} bytes"),
+            Refusal::OptionForm => format!("ERR {v} options must be key=value items joined by NUL"),
+            Refusal::OptionUnknown(key) => {
+                return sanitize(with_ids(format!("ERR {v} unknown option "), &[key]))
+            }
+            Refusal::OptionRepeated(key) => format!("ERR {v} option {key} appears twice"),
+            Refusal::OptionNeeds(key, needs) => {
+                format!("ERR {v} option {key} needs option {needs}")
+            }
             Refusal::Repeated(id) => {
                 let mut out = with_ids(format!("ERR {v} id "), &[id]);
                 out.extend_from_slice(b" appears twice");
@@ -276,6 +313,7 @@ mod tests {
         match g {
             Gate::JobId => "job-id".into(),
             Gate::Name => "name".into(),
+            Gate::Options => format!("options<={MAX_OPTIONS_BYTES}"),
             Gate::Number { min, max, digits } => {
                 let max = max.map_or(String::new(), |m| format!("<={m}"));
                 let digits = if digits == spec::MAX_DIGITS {
@@ -378,6 +416,22 @@ mod tests {
         assert_eq!(names(spec::META.all()), strings(&want["meta"]));
         assert_eq!(names(spec::WAKE.all()), strings(&want["wake"]));
         assert_eq!(names(spec::SCHEDULER.all()), strings(&want["scheduler"]));
+        assert_eq!(
+            want["maxOptionsBytes"].as_u64(),
+            Some(MAX_OPTIONS_BYTES as u64)
+        );
+        let options = want["options"].as_array().expect("options");
+        assert_eq!(options.len(), spec::OPTIONS.len(), "every option, no more");
+        for (o, want) in spec::OPTIONS.iter().zip(options) {
+            assert_eq!(Some(o.name), want["name"].as_str());
+            assert_eq!(
+                gate_name(o.gate),
+                want["gate"].as_str().unwrap(),
+                "{}",
+                o.name
+            );
+            assert_eq!(o.needs, want["needs"].as_str(), "{}", o.name);
+        }
     }
 
     /// Every refusal text is the spec's: each sample the spec renders, rebuilt as this module's
@@ -392,9 +446,10 @@ mod tests {
             let all_args = || verb.args.iter().chain(verb.group);
             let arg = |name: String| {
                 all_args()
-                    .find(|a| a.name == name)
-                    .expect("a known arg")
-                    .name
+                    .map(|a| a.name)
+                    .chain(spec::OPTIONS.iter().map(|o| o.name))
+                    .find(|a| *a == name)
+                    .expect("a known arg or option")
             };
             let ids = || p("ids").split(' ').map(|i| i.as_bytes().to_vec()).collect();
             let name = s["refusal"].as_str().unwrap();
@@ -415,6 +470,11 @@ mod tests {
                 _ if bytes_gate.is_some() => {
                     Refusal::TooLong(bytes_gate.unwrap(), p("limit").parse().unwrap())
                 }
+                "options" => Refusal::OptionsTooLong,
+                "option-form" => Refusal::OptionForm,
+                "option-unknown" => Refusal::OptionUnknown(p("option").into_bytes()),
+                "option-repeated" => Refusal::OptionRepeated(arg(p("option"))),
+                "option-needs" => Refusal::OptionNeeds(arg(p("option")), arg(p("needs"))),
                 "repeated" => Refusal::Repeated(p("id").into_bytes()),
                 "duplicate" => Refusal::Duplicate(p("id").into_bytes()),
                 "noperm" => Refusal::NoPerm,
@@ -453,6 +513,11 @@ mod tests {
             Refusal::Number("", true),
             Refusal::Number("", false),
             Refusal::TooLarge("", 0),
+            Refusal::OptionsTooLong,
+            Refusal::OptionForm,
+            Refusal::OptionUnknown(vec![]),
+            Refusal::OptionRepeated(""),
+            Refusal::OptionNeeds("", ""),
             Refusal::Repeated(vec![]),
             Refusal::Duplicate(vec![]),
             Refusal::NoPerm,

@@ -149,7 +149,7 @@ for (const topology of TOPOLOGIES) {
         note("claim d", summary(await mq.claim(q, { leaseMs: 60_000 })));
 
         // Raw replies: CLAIM's array with next_ms first; numbers written canonically (007 → 7).
-        note("raw schedule 007", await call(raw, backend, "SCHEDULE", q, {}, [{ id: N, due_ms: "007", payload: '"p7"' }]));
+        note("raw schedule 007", await call(raw, backend, "SCHEDULE", q, {}, [{ id: N, due_ms: "007", opts: "", payload: '"p7"' }]));
         note("raw claim", await call(raw, backend, "CLAIM", q, { lease_ms: 60_000, count: 2, block_ms: 0 }));
         // Ids without rows: PROMOTE and REAP move them, CLAIM drops them.
         await raw.command(["ZADD", K.schedule, "5", "JOBghost00001"], K.meta);
@@ -223,6 +223,8 @@ for (const topology of TOPOLOGIES) {
           ["RPUSH", Wk(13).pending, N],
           ["HSET", Wk(13).job(N), "payload", "p"],
           ["HSET", Wk(13).meta, "tokens", "-0"],
+          ["SET", Wk(14).dedup, "x"],
+          ["SET", Wk(15).dedup_ttl, "x"],
         ];
         for (const cmd of setup) await raw.command(cmd, cmd[1]!);
 
@@ -231,19 +233,29 @@ for (const topology of TOPOLOGIES) {
         const cases: Case[] = [
           // shape
           ["enqueue no group", "ENQUEUE", q, [], ["arity", {}]],
-          ["enqueue half a group", "ENQUEUE", q, [N], ["arity", {}]],
+          ["enqueue half a group", "ENQUEUE", q, [N, ""], ["arity", {}]],
           ["claim argc", "CLAIM", q, ["1", "1"], ["arity", {}]],
           ["ack one and a half groups", "ACK", q, [J, String(T), N], ["arity", {}]],
           ["promote argc", "PROMOTE", q, [], ["arity", {}]],
           ["ack 10001 jobs", "ACK", q, Array.from({ length: MAX_BATCH + 1 }, () => [J, "1"]).flat(), ["batch", { max: String(MAX_BATCH) }]],
           // gates
-          ["enqueue id not JOB", "ENQUEUE", q, ["XOB00000000001", "p"], ["job-id", {}]],
-          ["enqueue second id not JOB", "ENQUEUE", q, [N, "p", "XOB00000000001", "p"], ["job-id", {}]],
-          ["enqueue payload too big", "ENQUEUE", q, [N, BIG], ["payload", { limit: "1048576" }]],
-          ["schedule due empty", "SCHEDULE", q, [N, "", "p"], ["non-negative", { arg: "due_ms" }]],
-          ["schedule due negative", "SCHEDULE", q, [N, "-1", "p"], ["non-negative", { arg: "due_ms" }]],
-          ["schedule due 16 digits", "SCHEDULE", q, [N, "1000000000000000", "p"], ["non-negative", { arg: "due_ms" }]],
-          ["schedule due before payload", "SCHEDULE", q, [N, "x", BIG], ["non-negative", { arg: "due_ms" }]],
+          ["enqueue id not JOB", "ENQUEUE", q, ["XOB00000000001", "", "p"], ["job-id", {}]],
+          ["enqueue second id not JOB", "ENQUEUE", q, [N, "", "p", "XOB00000000001", "", "p"], ["job-id", {}]],
+          ["enqueue payload too big", "ENQUEUE", q, [N, "", BIG], ["payload", { limit: "1048576" }]],
+          ["enqueue options too long", "ENQUEUE", q, [N, "x".repeat(4097), "p"], ["options", { limit: "4096" }]],
+          ["enqueue option without =", "ENQUEUE", q, [N, "dedup", "p"], ["option-form", {}]],
+          ["enqueue option trailing NUL", "ENQUEUE", q, [N, "dedup=k\0", "p"], ["option-form", {}]],
+          ["enqueue option unknown", "ENQUEUE", q, [N, "lane=x", "p"], ["option-unknown", { option: "lane" }]],
+          ["enqueue option twice", "ENQUEUE", q, [N, "dedup=a\0dedup=b", "p"], ["option-repeated", { option: "dedup" }]],
+          ["enqueue option gate", "ENQUEUE", q, [N, "timeout_ms=0", "p"], ["positive", { arg: "timeout_ms" }]],
+          ["enqueue option name gate", "ENQUEUE", q, [N, "dedup=a}b", "p"], ["name", { arg: "dedup", max: "1024" }]],
+          ["enqueue option bound", "ENQUEUE", q, [N, "dedup=a\0debounce=2", "p"], ["too-large", { arg: "debounce", max: "1" }]],
+          ["enqueue option needs", "ENQUEUE", q, [N, "dedup_ms=10", "p"], ["option-needs", { option: "dedup_ms", needs: "dedup" }]],
+          ["schedule options before payload", "SCHEDULE", q, [N, "5", "lane=x", BIG], ["option-unknown", { option: "lane" }]],
+          ["schedule due empty", "SCHEDULE", q, [N, "", "", "p"], ["non-negative", { arg: "due_ms" }]],
+          ["schedule due negative", "SCHEDULE", q, [N, "-1", "", "p"], ["non-negative", { arg: "due_ms" }]],
+          ["schedule due 16 digits", "SCHEDULE", q, [N, "1000000000000000", "", "p"], ["non-negative", { arg: "due_ms" }]],
+          ["schedule due before payload", "SCHEDULE", q, [N, "x", "", BIG], ["non-negative", { arg: "due_ms" }]],
           ["claim lease 0", "CLAIM", q, ["0", "1", "0"], ["positive", { arg: "lease_ms" }]],
           ["claim count 0", "CLAIM", q, ["10", "0", "0"], ["positive", { arg: "count" }]],
           ["claim count 10001", "CLAIM", q, ["10", "10001", "0"], ["too-large", { arg: "count", max: "10000" }]],
@@ -256,17 +268,22 @@ for (const topology of TOPOLOGIES) {
           ["extend lease 0", "EXTEND", q, ["0", J, String(T)], ["positive", { arg: "lease_ms" }]],
           ["reap limit 16 digits", "REAP", q, ["1234567890123456"], ["positive", { arg: "limit" }]],
           // domain
-          ["enqueue id twice", "ENQUEUE", q, [N, "p", N, "p"], ["repeated", id(N)]],
+          ["enqueue id twice", "ENQUEUE", q, [N, "", "p", N, "", "p"], ["repeated", id(N)]],
           ["ack id twice", "ACK", q, [J, String(T), J, String(T)], ["repeated", id(J)]],
-          ["enqueue duplicate", "ENQUEUE", q, [N, "p", J, "p"], ["duplicate", id(J)]],
-          ["schedule duplicate", "SCHEDULE", q, [J, "5", "p"], ["duplicate", id(J)]],
-          ["enqueue duplicate before wrongtype", "ENQUEUE", W(12), [N, "p"], ["duplicate", id(N)]],
-          ["enqueue wrongtype pending", "ENQUEUE", W(1), [N, "p"], ["wrongtype", {}]],
-          ["enqueue wrongtype row", "ENQUEUE", W(2), [N, "p"], ["duplicate", id(N)]],
-          ["enqueue wrongtype meta", "ENQUEUE", W(6), [N, "p"], ["wrongtype", {}]],
-          ["enqueue wrongtype wake", "ENQUEUE", W(7), [N, "p"], ["wrongtype", {}]],
-          ["enqueue counter", "ENQUEUE", W(11), [N, "p"], ["counter", {}]],
-          ["schedule wrongtype", "SCHEDULE", W(3), [N, "5", "p"], ["wrongtype", {}]],
+          ["enqueue duplicate", "ENQUEUE", q, [N, "", "p", J, "", "p"], ["duplicate", id(J)]],
+          ["schedule duplicate", "SCHEDULE", q, [J, "5", "", "p"], ["duplicate", id(J)]],
+          ["enqueue duplicate before wrongtype", "ENQUEUE", W(12), [N, "", "p"], ["duplicate", id(N)]],
+          ["enqueue wrongtype pending", "ENQUEUE", W(1), [N, "", "p"], ["wrongtype", {}]],
+          ["enqueue wrongtype row", "ENQUEUE", W(2), [N, "", "p"], ["duplicate", id(N)]],
+          ["enqueue wrongtype meta", "ENQUEUE", W(6), [N, "", "p"], ["wrongtype", {}]],
+          ["enqueue wrongtype wake", "ENQUEUE", W(7), [N, "", "p"], ["wrongtype", {}]],
+          ["enqueue counter", "ENQUEUE", W(11), [N, "", "p"], ["counter", {}]],
+          ["schedule wrongtype", "SCHEDULE", W(3), [N, "5", "", "p"], ["wrongtype", {}]],
+          // the deduplication keys are typed when a job carries a key (and dedup_ttl by every CLAIM)
+          ["enqueue wrongtype dedup", "ENQUEUE", W(14), [N, "dedup=k", "p"], ["wrongtype", {}]],
+          ["enqueue wrongtype dedup_ttl", "ENQUEUE", W(15), [N, "dedup=k", "p"], ["wrongtype", {}]],
+          ["schedule wrongtype dedup", "SCHEDULE", W(14), [N, "5", "dedup=k", "p"], ["wrongtype", {}]],
+          ["claim wrongtype dedup_ttl", "CLAIM", W(15), ["10", "1", "0"], ["wrongtype", {}]],
           ["claim wrongtype pending", "CLAIM", W(1), ["10", "1", "0"], ["wrongtype", {}]],
           ["claim wrongtype active", "CLAIM", W(4), ["10", "1", "0"], ["wrongtype", {}]],
           ["claim wrongtype schedule", "CLAIM", W(3), ["10", "1", "0"], ["wrongtype", {}]],
@@ -331,8 +348,8 @@ for (const topology of TOPOLOGIES) {
         await raw.command(["SET", "{emq}:version", "4"], "{emq}:version");
         try {
           const calls: Array<[Verb, string[]]> = [
-            ["ENQUEUE", [N, "p"]],
-            ["SCHEDULE", [N, "1", "p"]],
+            ["ENQUEUE", [N, "", "p"]],
+            ["SCHEDULE", [N, "1", "", "p"]],
             ["CLAIM", ["1", "1", "0"]],
             ["ACK", [N, "1"]],
             ["RETRY", [N, "1", "1", "r"]],
@@ -395,7 +412,7 @@ for (const topology of TOPOLOGIES) {
         await expect(mq.ack({ id: N, queue: "", token: 1 })).rejects.toMatchObject(empty);
         expect(() => mq.work(widen(""), () => {})).toThrow("queue name must not be empty: the server refuses an empty hashtag");
         if (topology === "standalone") {
-          const out = await call(raw, backend, "ENQUEUE", "", {}, [{ id: N, payload: "p" }]);
+          const out = await call(raw, backend, "ENQUEUE", "", {}, [{ id: N, opts: "", payload: "p" }]);
           // the module refuses an empty hashtag; the scripts, like the host grammar, accept it
           expect(out).toEqual(backend === "scripts" ? { ok: 1 } : { err: renderRefusal("layout", "EMQ.ENQUEUE", {}) });
           await raw.command(["DEL", keyspace("").meta, keyspace("").pending, keyspace("").wake, keyspace("").job(N)], "x");

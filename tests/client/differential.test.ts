@@ -44,6 +44,11 @@ const TEXTS = ["", "p", "héllo", "r".repeat(4096), "r".repeat(4097)];
 const NAMES = ["s", "t", "a{b", "", "n".repeat(1025)];
 const SPECS = ["every 100", "every 200", "cron * * * * *", "x".repeat(1025)];
 const MAXES = ["0", "1", "5", "10001", ...JUNK];
+/** Job options, valid and not: none, each option, a key held twice, throttles and debounces, bad ones. */
+const OPTS = [
+  "", "", "timeout_ms=5000", "dedup=k", "dedup=k\0debounce=1", "dedup=k\0dedup_ms=30", "dedup=j\0dedup_ms=999999",
+  "dedup=k\0dedup_ms=30\0debounce=1", "timeout_ms=0", "dedup=a{b", "debounce=1", "lane=x", "dedup=k\0dedup=j", "=",
+];
 
 /**
  * Values for every argument of the spec, valid and junk alike. Typed by `ArgName`: an argument
@@ -53,6 +58,7 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   id: IDS,
   token: TOKENS,
   payload: TEXTS,
+  opts: OPTS,
   due_ms: DUES,
   lease_ms: DURATIONS,
   count: LIMITS,
@@ -108,7 +114,7 @@ function token(choice: string, seen: readonly number[]): string {
   return choice.endsWith("z") ? `0${t}` : String(t);
 }
 
-/** The tokens a CLAIM reply hands out (`[next_ms, [id, payload, attempts, token]…]`). */
+/** The tokens a CLAIM reply hands out (`[next_ms, [id, payload, attempts, token, opts]…]`). */
 function tokensOf(o: Outcome): number[] {
   if (!("ok" in o) || !Array.isArray(o.ok)) return [];
   return (o.ok as unknown[]).slice(1).map((j) => Number((j as unknown[])[3]));

@@ -126,18 +126,20 @@ export interface ClaimedJob {
   readonly payload: string;
   readonly attempts: number;
   readonly token: number;
+  /** The options it was admitted with, as sent ("" when none). */
+  readonly opts: string;
 }
 
-/** A CLAIM reply `[next_ms, [id, payload, attempts, token]…]`, checked for its shape. */
+/** A CLAIM reply `[next_ms, [id, payload, attempts, token, opts]…]`, checked for its shape. */
 export function claimed(reply: unknown): { nextMs: number; jobs: ClaimedJob[] } {
   if (!Array.isArray(reply) || reply.length < 1 || typeof reply[0] !== "number") {
     throw new Error(`not a CLAIM reply: ${JSON.stringify(reply)}`);
   }
   const jobs = reply.slice(1).map((e: unknown) => {
-    if (!Array.isArray(e) || e.length !== 4 || typeof e[2] !== "number" || typeof e[3] !== "number") {
+    if (!Array.isArray(e) || e.length !== 5 || typeof e[2] !== "number" || typeof e[3] !== "number") {
       throw new Error(`not a claimed job: ${JSON.stringify(e)}`);
     }
-    return { id: String(e[0]), payload: String(e[1]), attempts: e[2], token: e[3] };
+    return { id: String(e[0]), payload: String(e[1]), attempts: e[2], token: e[3], opts: String(e[4]) };
   });
   return { nextMs: reply[0], jobs };
 }

@@ -44,6 +44,10 @@ import {
   type ArgName,
   type Gate,
   MAX_BATCH,
+  MAX_OPTIONS_BYTES,
+  OPTION_NAMES,
+  type OptionName,
+  OPTIONS,
   gateDigits,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
@@ -140,9 +144,40 @@ function verbOf(argv: Bin[]): Verb | null {
 
 /** The step-4 refusal of argument `name` holding `a`, or null when it passes its gate. */
 function gateText(verb: Verb, name: ArgName, a: Bin): string | null {
-  const V = `EMQ.${verb}`;
-  const gate: Gate = ARGS[name].gate;
+  return gated(`EMQ.${verb}`, name, ARGS[name].gate, a);
+}
+
+/**
+ * The options gate as docs/WIRE.md ("Options") states it: at most MAX_OPTIONS_BYTES; each NUL-joined
+ * item `key=value` with a non-empty key, the key an option given once, its value through the option's
+ * gate; then each option's `needs`, in the table's order.
+ */
+function optionsText(V: string, a: Bin): string | null {
+  if (a.length > MAX_OPTIONS_BYTES) return renderRefusal("options", V, { limit: String(MAX_OPTIONS_BYTES) });
+  if (a === "") return null;
+  const seen = new Set<string>();
+  for (const item of a.split("\0")) {
+    const eq = item.indexOf("=");
+    if (eq < 1) return renderRefusal("option-form", V, {});
+    const key = item.slice(0, eq);
+    if (!(OPTION_NAMES as readonly string[]).includes(key)) return renderRefusal("option-unknown", V, { option: oneLine(key) });
+    if (seen.has(key)) return renderRefusal("option-repeated", V, { option: key });
+    seen.add(key);
+    const text = gated(V, key, OPTIONS[key as OptionName].gate, item.slice(eq + 1));
+    if (text !== null) return text;
+  }
+  for (const o of OPTION_NAMES) {
+    const needs = (OPTIONS[o] as { needs?: string }).needs;
+    if (needs !== undefined && seen.has(o) && !seen.has(needs)) return renderRefusal("option-needs", V, { option: o, needs });
+  }
+  return null;
+}
+
+/** The refusal of `gate` for an argument (or option) `name` holding `a`, or null when it passes. */
+function gated(V: string, name: string, gate: Gate, a: Bin): string | null {
   switch (gate.kind) {
+    case "options":
+      return optionsText(V, a);
     case "job-id":
       return a.startsWith("JOB") ? null : renderRefusal("job-id", V, {});
     case "number": {
@@ -287,6 +322,8 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return String(random() < 0.01 ? MAX_BATCH + int(2) : 1 + int(5));
     case "block_ms":
       return random() < 0.9 ? "0" : String(1 + int(10));
+    case "opts":
+      return pick(OPTS);
   }
   // an argument added to the spec since: a valid value from its gate
   const gate: Gate = ARGS[name as ArgName].gate;
@@ -295,6 +332,14 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
   if (gate.kind === "name") return pick(["nightly", "n", "a{b", "", "x}"]);
   return pick(IDS);
 }
+
+/** Options, valid and not: none, each option, keys held twice, bad forms, gates and needs. */
+const OPTS: readonly Bin[] = [
+  "", "", "", "timeout_ms=5000", "dedup=k1", "dedup=k2", "dedup=k1\0debounce=1", "dedup=k1\0dedup_ms=50",
+  "dedup=k1\0dedup_ms=50\0debounce=1", "timeout_ms=0", "timeout_ms=x", "dedup=a{b", "dedup=", "debounce=2\0dedup=k1",
+  "dedup_ms=5", "debounce=1", "lane=x", "dedup=k1\0dedup=k2", "dedup", "=v", "dedup=k1\0", "\0", "x".repeat(4097),
+  `dedup=${"k".repeat(1025)}`,
+];
 
 function validCall(): Bin[] {
   const verb = pick(VERBS);

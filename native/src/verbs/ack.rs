@@ -4,15 +4,22 @@
 use super::leases::{held, leave_active};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Owned, Str};
+use crate::ffi::{self, Kind, Owned, Str};
 use crate::keyspace::ACTIVE;
 use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs ACK's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [active]) = held(s, args, [(ACTIVE, Kind::Zset)], Some(lit().meta.acked))?;
+    let (settle, [active]) = held(
+        s,
+        args,
+        [(ACTIVE, Kind::Zset)],
+        Some(lit().meta.acked),
+        true,
+    )?;
 
+    settle.let_go(ffi::now_ms());
     leave_active(&active, &settle.ids);
     for row in &settle.rows {
         s.ctx.open(row.as_str()).delete();

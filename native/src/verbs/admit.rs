@@ -1,22 +1,49 @@
-//! What ENQUEUE and SCHEDULE share (the twin of `lib/lua/admit.ts`): step 5 of an admission
+//! What ENQUEUE, SCHEDULE and TICK share (the twin of `lib/lua/admit.ts`): step 5 of an admission
 //! (`admit`: no id twice, no row already there — the first such id is a duplicate — then the
-//! types of meta, of the structure written and of wake, and meta's `enqueued` counter), and the
-//! first write (`admitted`: the queue's `meta` made on first use, the admissions counted).
+//! types of meta, of the structure written and of wake, meta's `enqueued` counter, and, when a
+//! job carries a `dedup` key, who holds each key: the plan of which jobs are admitted and which
+//! fold into a holder), and the first writes (`admitted`: the queue's `meta` made on first use, the
+//! admissions counted, the keys taken, the debounced holders given their new payload).
 
+use super::dedup::{self, Dedup, Holder};
 use super::scope::Scope;
 use super::{add, counter, made, once};
-use crate::command::Args;
-use crate::ffi::{Key, Kind, Owned, Str};
+use crate::command::{Args, Reply};
+use crate::ffi::{Ctx, Key, Kind, Owned, Str};
 use crate::keyspace::WAKE;
 use crate::literals::lit;
 use crate::wire::Refusal;
 
+/// A job not admitted: its place in the call, the job it folded into, whether it was debounced.
+pub struct Fold<'a> {
+    /// Its place in the call (0-based).
+    pub place: usize,
+    /// The holder's id.
+    pub holder: Owned<'a>,
+    /// Debounced (the holder took its payload) rather than deduplicated.
+    pub debounced: bool,
+}
+
+/// A debounced holder outside the call: its row takes the payload (and due time) of a later job.
+struct Debounce<'a> {
+    holder: Holder<'a>,
+    /// The place whose payload (and due time) it takes.
+    from: usize,
+}
+
 /// An admission that may be written.
 pub struct Admission<'a> {
-    /// The new jobs' ids (group argument 0), none twice.
+    /// Every id of the call (group argument 0), none twice.
     pub ids: Vec<Str<'a>>,
     /// Their rows, none of which exists.
     pub rows: Vec<Owned<'a>>,
+    /// The places of the jobs admitted, in call order.
+    pub admitted: Vec<usize>,
+    /// For each place, the place whose payload (and due time) its row takes: its own, or the last
+    /// job of the call debounced into it.
+    pub source: Vec<usize>,
+    /// The jobs not admitted.
+    pub folded: Vec<Fold<'a>>,
     /// The queue's `meta`.
     pub meta: Key<'a, 'a>,
     /// The structure the jobs go to (pending, schedule).
@@ -25,14 +52,48 @@ pub struct Admission<'a> {
     pub wake: Key<'a, 'a>,
     /// `meta`'s `enqueued` counter now.
     enqueued: i64,
+    /// When a job carries a key: the deduplication keys, and the keys admitted jobs take.
+    dedup: Option<(Dedup<'a>, Vec<Take>)>,
+    debounced: Vec<Debounce<'a>>,
+    /// The server's time the plan was made at.
+    pub now: i64,
 }
 
-/// Checks an admission of `args`' jobs into the queue's structure of type `structure` (`kind`).
+/// A key an admitted job takes: its place, the key, the window's end (0: none).
+struct Take {
+    place: usize,
+    key: Vec<u8>,
+    until: i64,
+}
+
+impl<'a> Admission<'a> {
+    /// The ids admitted, in call order.
+    pub fn admitted_ids(&self) -> Vec<Str<'a>> {
+        self.admitted.iter().map(|&j| self.ids[j]).collect()
+    }
+
+    /// The reply: the count admitted, or — when a job carried a key — `[admitted, (place, holder,
+    /// outcome)…]`.
+    pub fn reply(self) -> Reply<'a> {
+        let admitted = self.admitted.len() as i64;
+        match self.dedup {
+            None => Reply::Int(admitted),
+            Some(_) => Reply::Admitted {
+                admitted,
+                folded: self.folded,
+            },
+        }
+    }
+}
+
+/// Checks an admission of `args`' jobs into the queue's structure of type `structure` (`kind`);
+/// `opts`: the place of the options argument in a group (none for TICK).
 pub fn admit<'a>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
     structure: &[u8],
     kind: Kind,
+    opts: Option<usize>,
 ) -> Result<Admission<'a>, Refusal> {
     let ids = args.ids();
     once(&ids)?;
@@ -49,18 +110,170 @@ pub fn admit<'a>(
     let structure = s.structure(structure, kind)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let enqueued = counter(&meta, lit().meta.enqueued)?;
-    Ok(Admission {
+    let now = crate::ffi::now_ms();
+    let mut a = Admission {
+        admitted: Vec::with_capacity(ids.len()),
+        source: (0..ids.len()).collect(),
+        folded: Vec::new(),
         ids,
         rows,
         meta,
         structure,
         wake,
         enqueued,
-    })
+        dedup: None,
+        debounced: Vec::new(),
+        now,
+    };
+    let Some(at) = opts else {
+        a.admitted = (0..a.ids.len()).collect();
+        return Ok(a);
+    };
+    let options: Vec<_> = (0..a.ids.len()).map(|j| args.job_options(j, at)).collect();
+    if options.iter().all(|o| o.bytes("dedup").is_none()) {
+        a.admitted = (0..a.ids.len()).collect();
+        return Ok(a);
+    }
+    let d = dedup::open(s)?;
+    let mut takes: Vec<Take> = Vec::new();
+    for (j, o) in options.iter().enumerate() {
+        let Some(key) = o.bytes("dedup") else {
+            a.admitted.push(j);
+            continue;
+        };
+        let debounce = o.number("debounce") == Some(1);
+        // a key taken earlier in this call is held by that job, which waits
+        if let Some(t) = takes.iter().find(|t| t.key == key) {
+            let holder = s.ctx.string(a.ids[t.place].bytes());
+            if debounce {
+                a.source[t.place] = j;
+            }
+            a.folded.push(Fold {
+                place: j,
+                holder,
+                debounced: debounce,
+            });
+            continue;
+        }
+        match dedup::holder(s, &d, key, now)? {
+            Some(h) => {
+                let debounced = debounce && h.waiting;
+                a.folded.push(Fold {
+                    place: j,
+                    holder: s.ctx.string(h.id.bytes()),
+                    debounced,
+                });
+                if debounced {
+                    a.debounced.retain(|b| b.holder.id.bytes() != h.id.bytes());
+                    a.debounced.push(Debounce { holder: h, from: j });
+                }
+            }
+            None => {
+                let until = o.number("dedup_ms").map_or(0, |ms| now + ms);
+                takes.push(Take {
+                    place: j,
+                    key: key.to_vec(),
+                    until,
+                });
+                a.admitted.push(j);
+            }
+        }
+    }
+    a.dedup = Some((d, takes));
+    Ok(a)
 }
 
-/// `meta` made when missing (`wire 5 created_ms <now>`), then `enqueued` + the jobs admitted.
-pub fn admitted(a: &Admission, now: Str) {
+/// Step 6, first: `meta` made and counted; the keys taken; each debounced holder outside the call
+/// given its new payload (group argument `payload_at`) and, from SCHEDULE (`due_at`), its new due
+/// time when scheduled. Returns the earliest due time written to a holder (0: none).
+pub fn admitted(
+    a: &Admission,
+    args: &Args,
+    now: Str,
+    payload_at: usize,
+    due_at: Option<usize>,
+) -> i64 {
+    let (ctx, l) = (a.meta.ctx(), lit());
     made(&a.meta, now);
-    add(&a.meta, lit().meta.enqueued, a.enqueued, a.ids.len() as i64);
+    add(
+        &a.meta,
+        l.meta.enqueued,
+        a.enqueued,
+        a.admitted.len() as i64,
+    );
+    let Some((d, takes)) = &a.dedup else {
+        return 0;
+    };
+    for t in takes {
+        dedup::take(ctx, d, &t.key, a.ids[t.place], t.until);
+    }
+    let mut earliest = 0;
+    for b in &a.debounced {
+        let row = &b.holder.row;
+        let payload = args.job_bytes(b.from, payload_at);
+        ctx.open(row.as_str()).hset(&[(l.row.payload, payload)]);
+        let due = due_at
+            .filter(|_| b.holder.scheduled)
+            .map(|k| args.job_number(b.from, k));
+        let Some(due) = due else {
+            ctx.replicate(c"HSET", &[row.as_str(), l.row.payload, payload]);
+            continue;
+        };
+        let due_s = ctx.int(due);
+        ctx.open(row.as_str())
+            .hset(&[(l.row.due_ms, due_s.as_str())]);
+        let fields = [
+            row.as_str(),
+            l.row.payload,
+            payload,
+            l.row.due_ms,
+            due_s.as_str(),
+        ];
+        ctx.replicate(c"HSET", &fields);
+        a.structure.zadd(due as f64, b.holder.id.as_str());
+        ctx.replicate(
+            c"ZADD",
+            &[a.structure.name(), due_s.as_str(), b.holder.id.as_str()],
+        );
+        earliest = if earliest == 0 {
+            due
+        } else {
+            earliest.min(due)
+        };
+    }
+    earliest
+}
+
+/// The fields of an admitted job's row besides its state and counters: the payload of its source,
+/// and its options when given (group argument `opts_at`).
+pub fn fields<'b>(
+    a: &Admission,
+    args: &Args<'b>,
+    j: usize,
+    payload_at: usize,
+    opts_at: usize,
+) -> Vec<(Str<'b>, Str<'b>)> {
+    let l = lit();
+    let mut out = vec![(l.row.payload, args.job_bytes(a.source[j], payload_at))];
+    let opts = args.job_bytes(j, opts_at);
+    if !opts.bytes().is_empty() {
+        out.push((l.row.opts, opts));
+    }
+    out
+}
+
+/// Replies `[admitted, place, holder, outcome, …]` (`Reply::Admitted`).
+pub fn answer(ctx: Ctx, admitted: i64, folded: &[Fold]) {
+    let l = lit();
+    ctx.reply_array(1 + 3 * folded.len());
+    ctx.reply_int(admitted);
+    for f in folded {
+        ctx.reply_int(f.place as i64);
+        ctx.reply_str(f.holder.as_str());
+        ctx.reply_str(if f.debounced {
+            l.debounced
+        } else {
+            l.deduplicated
+        });
+    }
 }

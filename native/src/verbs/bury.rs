@@ -14,10 +14,11 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let structures = [(ACTIVE, Kind::Zset), (DEAD, Kind::Zset)];
-    let (settle, [active, dead]) = held(s, args, structures, Some(l.meta.buried))?;
+    let (settle, [active, dead]) = held(s, args, structures, Some(l.meta.buried), true)?;
     let now = ffi::now_ms();
     let victims = retention::select(s, &settle.meta, &dead, now, settle.ids.len() as i64)?;
 
+    settle.let_go(now);
     leave_active(&active, &settle.ids);
     let now_s = ctx.int(now);
     let mut zadd: Vec<Str> = vec![dead.name()];

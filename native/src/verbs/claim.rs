@@ -5,8 +5,10 @@
 //! `tokens` (raised to now × `TOKENS_PER_MS` first when below it); tail ids whose row is missing are popped and dropped. Everything is checked first, on
 //! the list as it will be after the moves, and written after. With nothing claimed, block_ms > 0
 //! and a caller that may wait, the client waits on pending (at most until the next due time); a
-//! signal runs the claim again. Reply `[next_ms, [id, payload, attempts, token]…]`.
+//! signal runs the claim again. Deduplication windows that ended are dropped (`dedup::expired`).
+//! Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
 
+use super::dedup;
 use super::move_due::{apply, select, Due};
 use super::retention;
 use super::scope::Scope;
@@ -66,6 +68,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         )
     };
     let victims = retention::select(s, &meta, &dead, now, 0)?;
+    let windows = dedup::expired(s, now)?;
     s.probe()?;
 
     // Writes.
@@ -79,6 +82,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ctx.replicate(c"RPOP", &[pending.name(), n.as_str()]);
     }
     retention::apply(s, &dead, &victims);
+    if let Some((d, keys)) = &windows {
+        dedup::drop_expired(ctx, d, keys);
+    }
     let mut jobs = Vec::with_capacity(picks.len());
     if !picks.is_empty() {
         let k = picks.len() as i64;
@@ -105,12 +111,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
                 (l.row.token, token_s.as_str()),
             ]);
             let payload = row.hget(l.row.payload);
+            let opts = row.hget(l.row.opts);
             drop(row);
             jobs.push(Claimed {
                 id: ctx.string(p.id.bytes()),
                 payload,
                 attempts: p.attempts,
                 token,
+                opts,
             });
         }
     }

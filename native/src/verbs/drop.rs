@@ -6,7 +6,7 @@
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
-use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, SCHEDULERS, WAKE};
+use crate::keyspace::{ACTIVE, DEAD, DEDUP, DEDUP_TTL, PENDING, SCHEDULE, SCHEDULERS, WAKE};
 use crate::wire::Refusal;
 
 /// Runs DROP's steps 5–6.
@@ -20,6 +20,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let active = s.structure(ACTIVE, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let schedulers = s.structure(SCHEDULERS, Kind::Zset)?;
+    let dedup = s.structure(DEDUP, Kind::Hash)?;
+    let dedup_ttl = s.structure(DEDUP_TTL, Kind::Zset)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -101,17 +103,20 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     let deleted = victims.len() + scheds.len();
     if victims.len() < limit {
-        for key in [&pending, &schedule, &dead, &wake, &schedulers, &meta] {
+        let keys = [
+            &pending,
+            &schedule,
+            &dead,
+            &wake,
+            &schedulers,
+            &dedup,
+            &dedup_ttl,
+            &meta,
+        ];
+        for key in keys {
             key.delete();
         }
-        let all = [
-            pending.name(),
-            schedule.name(),
-            dead.name(),
-            wake.name(),
-            schedulers.name(),
-            meta.name(),
-        ];
+        let all = keys.map(|k| k.name());
         ctx.replicate(c"DEL", &all);
     }
     Ok(Reply::Int(deleted as i64))

@@ -4,6 +4,7 @@
 //! then the stale jobs refused, every one of them, in argument order. A job is held when it is in
 //! active and its row's `token` is the call's.
 
+use super::dedup::{self, Going};
 use super::scope::Scope;
 use super::{add, counter, once};
 use crate::command::{Args, Reply};
@@ -21,9 +22,19 @@ pub struct Settle<'a> {
     pub meta: Key<'a, 'a>,
     /// The meta counter the verb increments and its current value, if it keeps one.
     counter: Option<(Str<'static>, i64)>,
+    /// For a verb after which the jobs are gone for good (ACK, BURY): the deduplication keys
+    /// they hold, to let go (`dedup::let_go`).
+    pub dedup: Option<Going<'a>>,
 }
 
 impl<'a> Settle<'a> {
+    /// Lets go of the deduplication keys its jobs hold (ACK, BURY), before their rows change.
+    pub fn let_go(&self, now: i64) {
+        if let Some(going) = &self.dedup {
+            dedup::let_go(self.meta.ctx(), going, now);
+        }
+    }
+
     /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and
     /// its reply: how many.
     pub fn done(&self) -> Reply<'a> {
@@ -36,13 +47,15 @@ impl<'a> Settle<'a> {
 }
 
 /// Checks a settle (group arguments 0 and 1: id and token) on the queue's `structures` (type and
-/// kind, active first), with `total` the meta counter the verb increments; the jobs held and the
-/// structures opened, or the refusal.
+/// kind, active first), with `total` the meta counter the verb increments and `lets_go` whether
+/// its jobs leave for good (their deduplication keys checked after the counter); the jobs held and
+/// the structures opened, or the refusal.
 pub fn held<'a, const N: usize>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
     structures: [(&[u8], Kind); N],
     total: Option<Str<'static>>,
+    lets_go: bool,
 ) -> Result<(Settle<'a>, [Key<'a, 'a>; N]), Refusal> {
     let ids = args.ids();
     once(&ids)?;
@@ -77,6 +90,16 @@ pub fn held<'a, const N: usize>(
         Some(field) => Some((field, counter(&meta, field)?)),
         None => None,
     };
+    let dedup = if lets_go {
+        let jobs: Vec<(Str, Str)> = ids
+            .iter()
+            .zip(&rows)
+            .map(|(&i, r)| (i, r.as_str()))
+            .collect();
+        dedup::letting_go(s, &jobs)?
+    } else {
+        None
+    };
     s.probe()?;
     if !stale.is_empty() {
         return Err(Refusal::LeaseLost(stale));
@@ -86,6 +109,7 @@ pub fn held<'a, const N: usize>(
         rows,
         meta,
         counter,
+        dedup,
     };
     Ok((settle, keys))
 }

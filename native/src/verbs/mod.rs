@@ -9,6 +9,7 @@ pub mod ack;
 pub mod admit;
 pub mod bury;
 pub mod claim;
+pub mod dedup;
 pub mod drop;
 pub mod enqueue;
 pub mod extend;

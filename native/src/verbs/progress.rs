@@ -11,7 +11,7 @@ use crate::wire::Refusal;
 
 /// Runs PROGRESS's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [_]) = held(s, args, [(ACTIVE, Kind::Zset)], None)?;
+    let (settle, [_]) = held(s, args, [(ACTIVE, Kind::Zset)], None, false)?;
 
     let field = lit().row.progress;
     for (j, row) in settle.rows.iter().enumerate() {

@@ -19,7 +19,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, pending, wake]) = held(s, args, structures, None)?;
+    let (settle, [active, pending, wake]) = held(s, args, structures, None, false)?;
     let mut attempts = Vec::with_capacity(settle.rows.len());
     for row in &settle.rows {
         attempts.push(counter(&ctx.open(row.as_str()), l.row.attempts)?);

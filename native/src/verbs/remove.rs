@@ -1,11 +1,12 @@
 //! `EMQ.REMOVE 1 <meta> (<id>)…`: pending, scheduled and dead jobs are deleted wherever they are;
 //! an active job refuses the call (its worker holds it), naming every such id. Reply: how many
-//! were removed (an id without a row counts 0).
+//! were removed (an id without a row counts 0). Their deduplication keys are let go.
 
+use super::dedup;
 use super::once;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Owned, Str};
+use crate::ffi::{self, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE};
 use crate::wire::Refusal;
 
@@ -31,9 +32,15 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             found.push((id, row));
         }
     }
+    let jobs: Vec<(Str, Str)> = found.iter().map(|(i, r)| (*i, r.as_str())).collect();
+    let dedup = dedup::letting_go(s, &jobs)?;
     s.probe()?;
     if !busy.is_empty() {
         return Err(Refusal::Active(busy));
+    }
+
+    if let Some(going) = &dedup {
+        dedup::let_go(ctx, going, ffi::now_ms());
     }
 
     for (id, row) in &found {

@@ -21,7 +21,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (WAKE, Kind::Zset),
     ];
     let (settle, [active, schedule, pending, wake]) =
-        held(s, args, structures, Some(l.meta.retried))?;
+        held(s, args, structures, Some(l.meta.retried), false)?;
 
     let ids = &settle.ids;
     let was_empty = pending.kind() == Kind::Empty;

@@ -6,12 +6,12 @@
 //! it did not fire (another firer took the tick, the spec changed, the queue is paused, the
 //! scheduler is gone), having written nothing.
 
-use super::admit::admit;
+use super::admit::{admit, admitted};
 use super::enqueue::pushed;
 use super::scope::Scope;
 use super::{add, counter, paused};
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind, Owned};
+use crate::ffi::{Kind, Owned};
 use crate::keyspace::{PENDING, SCHEDULERS};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -19,7 +19,7 @@ use crate::wire::Refusal;
 /// Runs TICK's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (name, expected, next) = (args.bytes(0), args.number(1), args.number(2));
-    let a = admit(s, args, PENDING, Kind::List)?;
+    let a = admit(s, args, PENDING, Kind::List, None)?;
     let key = s.scheduler(name.bytes());
     let sched = s.expect(key.as_str(), Kind::Hash)?;
     let index = s.structure(SCHEDULERS, Kind::Zset)?;
@@ -35,7 +35,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         return Ok(Reply::Int(-1));
     }
 
-    let now = ctx.int(ffi::now_ms());
+    let now = ctx.int(a.now);
+    admitted(&a, args, now.as_str(), 0, None);
     let payload = sched
         .hget(l.sched.payload)
         .unwrap_or_else(|| ctx.string(b""));
@@ -57,5 +58,5 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     add(&sched, l.sched.runs, runs, a.ids.len() as i64);
     index.zadd(next as f64, name);
     ctx.replicate(c"ZADD", &[index.name(), next_text.as_str(), name]);
-    Ok(Reply::Int(a.ids.len() as i64))
+    Ok(a.reply())
 }
