@@ -7,7 +7,7 @@
  */
 import type { GlideReturnType } from "@valkey/valkey-glide";
 import type { JobId } from "../keyspace/mod.ts";
-import { META, ROW, STATE } from "../wire/mod.ts";
+import { decodeOptions, META, ROW, STATE } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
 import type { Counts } from "./job.ts";
 
@@ -49,6 +49,10 @@ export interface JobInfo<P> {
   readonly scheduler?: string;
   /** The scheduler's run it is for (ms since the epoch). */
   readonly tickAt?: number;
+  /** Its own handler time limit in ms (`enqueue`'s `timeoutMs`), if it has one. */
+  readonly timeoutMs?: number;
+  /** The deduplication key it was admitted under (`enqueue`'s `dedup.key`), if any. */
+  readonly dedupKey?: string;
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -125,6 +129,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
       progress = p;
     }
   }
+  const opts = decodeOptions(text(row, ROW.opts) ?? "");
   const info: Record<string, unknown> = {
     id,
     queue,
@@ -143,6 +148,8 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["progress", progress],
     ["scheduler", text(row, ROW.scheduler)],
     ["tickAt", num(row, ROW.tick_ms)],
+    ["timeoutMs", opts.timeout_ms === undefined ? undefined : Number(opts.timeout_ms)],
+    ["dedupKey", opts.dedup],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;

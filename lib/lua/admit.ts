@@ -67,7 +67,8 @@ local function emq_admit(base, n, id, structure, kind, opts)
       a.folded[#a.folded + 1] = {j - 1, id[k], debounce and 'debounced' or 'deduplicated'}
     else
       local h, e = emq_holder(base, d, key, a.now, a.missing) if e then return nil, e end
-      if h then
+      -- a debounced admission while the holder runs: the edit must run too, so it is a new job
+      if h and not (debounce and h.active) then
         local debounced = debounce and h.waiting
         a.folded[#a.folded + 1] = {j - 1, h.id, debounced and 'debounced' or 'deduplicated'}
         if debounced then

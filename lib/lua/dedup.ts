@@ -29,7 +29,7 @@ local function emq_dedup_entry(value)
   return id, tonumber(untl)
 end
 
--- The job holding key: {id, row, waiting, scheduled}, or false when the key is free (no entry, or
+-- The job holding key: {id, row, waiting, scheduled, active}, or false when the key is free (no entry, or
 -- its job is gone, dead or never was and its window has ended); or nil and the refusal.
 local function emq_holder(base, d, key, now, missing)
   local value = redis.call('HGET', d.hash, key)
@@ -42,8 +42,9 @@ local function emq_holder(base, d, key, now, missing)
   local state = t == 'hash' and redis.call('HGET', row, '${ROW.state}') or false
   local scheduled = state == '${STATE.scheduled}'
   local waiting = scheduled or state == '${STATE.pending}'
-  if waiting or state == '${STATE.active}' or now < untl then
-    return {id = id, row = row, waiting = waiting, scheduled = scheduled}
+  local active = state == '${STATE.active}'
+  if waiting or active or now < untl then
+    return {id = id, row = row, waiting = waiting, scheduled = scheduled, active = active}
   end
   return false
 end

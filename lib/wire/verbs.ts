@@ -111,7 +111,8 @@ export const OPTIONS = {
     needs: "dedup",
     sample: "1",
     doc: "`1`: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — " +
-      "and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs",
+      "and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs " +
+      "(active), the admission is a new job, which takes the key",
   },
 } as const satisfies Record<string, { gate: OptionGate; needs?: string; sample: string; doc: string }>;
 

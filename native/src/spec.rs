@@ -96,7 +96,7 @@ pub static OPTIONS: [Opt; 4] = [
     Opt { name: "dedup", gate: Gate::Name, needs: None },
     // the key's window, in ms from the admission: it holds that long even once its job has settled (a throttle)
     Opt { name: "dedup_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: Some("dedup") },
-    // 1: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs
+    // 1: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs (active), the admission is a new job, which takes the key
     Opt { name: "debounce", gate: Gate::Number { min: 1, max: Some(1), digits: 15 }, needs: Some("dedup") },
 ];
 

@@ -235,8 +235,10 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
     let value: unknown;
     if (type === "hash") {
       const pairs = entries(await conn.command(["HGETALL", key], key));
+      // a dedup entry is "<id> <until_ms>", its window's end derived from now
+      const entry = key.endsWith(":dedup") ? (v: string) => v.replace(/ (\d+)$/, (_, t: string) => ` ${time(t)}`) : null;
       value = Object.fromEntries(
-        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : v]),
+        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : entry ? entry(v) : v]),
       );
     } else if (type === "list") {
       value = ((await conn.command(["LRANGE", key, "0", "-1"], key)) as unknown[]).map(String);

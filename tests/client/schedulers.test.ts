@@ -66,7 +66,7 @@ for (const topology of TOPOLOGIES) {
         for (const name of ["a", "b", "c"]) {
           expect(await call(q, "SCHEDULER", [name, "every 100", "1000", "1", "p"])).toEqual({ ok: 1000 });
         }
-        expect(await wire(raw, backend, "ENQUEUE", [ks.meta], [JOB(1), "x"])).toEqual({ ok: 1 });
+        expect(await wire(raw, backend, "ENQUEUE", [ks.meta], [JOB(1), "", "x"])).toEqual({ ok: 1 });
         // limit 2: two schedulers, no job; the queue is still there
         expect(await wire(raw, backend, "DROP", [ks.meta], ["2"])).toEqual({ ok: 2 });
         expect(await raw.command(["ZRANGE", ks.schedulers, "0", "-1"], ks.meta)).toEqual(["c"]);

@@ -156,7 +156,8 @@ pub fn admit<'a>(
             continue;
         }
         match dedup::holder(s, &d, key, now)? {
-            Some(h) => {
+            // a debounced admission while the holder runs: the edit must run too, so it is a new job
+            Some(h) if !(debounce && h.active) => {
                 let debounced = debounce && h.waiting;
                 a.folded.push(Fold {
                     place: j,
@@ -168,7 +169,7 @@ pub fn admit<'a>(
                     a.debounced.push(Debounce { holder: h, from: j });
                 }
             }
-            None => {
+            _ => {
                 let until = o.number("dedup_ms").map_or(0, |ms| now + ms);
                 takes.push(Take {
                     place: j,

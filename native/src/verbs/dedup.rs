@@ -48,6 +48,8 @@ pub struct Holder<'a> {
     pub waiting: bool,
     /// Whether it is scheduled: a debounced SCHEDULE moves its due time.
     pub scheduled: bool,
+    /// Whether it runs (active): a debounced admission does not fold into it, but takes the key.
+    pub active: bool,
 }
 
 /// The job holding `key`; `None` when the key is free — no entry, or its job is gone, dead or never
@@ -72,13 +74,15 @@ pub fn holder<'a>(
     let is = |want: Str| state.as_ref().is_some_and(|s| s.bytes() == want.bytes());
     let scheduled = is(l.state.scheduled);
     let waiting = scheduled || is(l.state.pending);
-    if waiting || is(l.state.active) || now < until {
+    let active = is(l.state.active);
+    if waiting || active || now < until {
         let id = ctx.string(id);
         return Ok(Some(Holder {
             id,
             row,
             waiting,
             scheduled,
+            active,
         }));
     }
     Ok(None)
