@@ -227,7 +227,8 @@ local function emq_options(text)
     if not eq or eq == 1 then return nil, emq_refuse['option-form']({}) end
     local key, value = string.sub(item, 1, eq - 1), string.sub(item, eq + 1)
     local gate = emq_option_gate[key]
-    if not gate then return nil, emq_refuse['option-unknown']({option = key}) end
+    -- any bytes may come here: printable ASCII only, so that every client can parse the error
+    if not gate then return nil, emq_refuse['option-unknown']({option = (string.gsub(key, '[^\\32-\\126]', '?'))}) end
     if o[key] ~= nil then return nil, emq_refuse['option-repeated']({option = key}) end
     local v = gate(value)
     if type(v) == 'table' then return nil, v end

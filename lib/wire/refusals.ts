@@ -105,7 +105,7 @@ export const REFUSALS = {
   "option-unknown": {
     step: "gate",
     template: "ERR {verb} unknown option {option}",
-    doc: "a job's options name a key that is not an option of this wire (`option`: the key, CR and LF as spaces)",
+    doc: "a job's options name a key that is not an option of this wire (`option`: the key, each byte outside printable ASCII as `?`)",
   },
   "option-repeated": {
     step: "gate",

@@ -234,7 +234,18 @@ impl Refusal {
             Refusal::OptionsTooLong => format!("ERR {v} options exceed {MAX_OPTIONS_BYTES} bytes"),
             Refusal::OptionForm => format!("ERR {v} options must be key=value items joined by NUL"),
             Refusal::OptionUnknown(key) => {
-                return sanitize(with_ids(format!("ERR {v} unknown option "), &[key]))
+                // any bytes may come here: printable ASCII only, so that every client can parse the error
+                let key: String = key
+                    .iter()
+                    .map(|&b| {
+                        if (0x20..0x7f).contains(&b) {
+                            b as char
+                        } else {
+                            '?'
+                        }
+                    })
+                    .collect();
+                format!("ERR {v} unknown option {key}")
             }
             Refusal::OptionRepeated(key) => format!("ERR {v} option {key} appears twice"),
             Refusal::OptionNeeds(key, needs) => {
