@@ -116,6 +116,24 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(argv("RELEASE", q, {}, groupsOf(handed))), handed.length);
       expectOk(await run(argv("RETRY", q, {}, groupsOf([ready!], { delay_ms: 0, reason: "now" }))), 1);
       expectOk(await run(argv("RETAIN", q, { dead_max: 2, dead_age_ms: 0 })));
+      // wire 7: deduplication (keys taken, folded, debounced into a waiting and a scheduled holder,
+      // let go at ACK and REMOVE, a window kept past its job's settle and dropped by a later CLAIM)
+      const d = Array.from({ length: 6 }, () => jobId(++n));
+      expectOk(await run(argv("ENQUEUE", q, {}, [
+        { id: d[0]!, opts: "dedup=k\0dedup_ms=3", payload: "d0" },
+        { id: d[1]!, opts: "dedup=k\0debounce=1", payload: "d1" },
+        { id: d[2]!, opts: "dedup=j\0timeout_ms=50", payload: "d2" },
+      ])));
+      expectOk(await run(argv("SCHEDULE", q, {}, [
+        { id: d[3]!, due_ms: Date.now() + 60_000, opts: "dedup=s", payload: "d3" },
+        { id: d[4]!, due_ms: Date.now() + 90_000, opts: "dedup=s\0debounce=1", payload: "d4" },
+      ])));
+      expectOk(await run(argv("REMOVE", q, {}, [{ id: d[3]! }])), 1);
+      const dj = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 100, block_ms: 0 })))).jobs;
+      const withKey = dj.filter((j) => j.opts.startsWith("dedup="));
+      expectOk(await run(argv("ACK", q, {}, groupsOf(withKey))), withKey.length);
+      await sleep(5);
+      expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
       // refusals in the mix: they must not replicate anything
       expect(await run(wellFormed("ENQUEUE", q, ids[1]!))).toEqual({ err: refusal("duplicate", "ENQUEUE", { id: ids[1]! }) });
       const stale = pick(1)[0]!;

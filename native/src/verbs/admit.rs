@@ -212,30 +212,20 @@ pub fn admitted(
     for b in &a.debounced {
         let row = &b.holder.row;
         let payload = args.job_bytes(b.from, payload_at);
+        // `hset` replicates itself; the sorted set's write is replicated here
         ctx.open(row.as_str()).hset(&[(l.row.payload, payload)]);
         let due = due_at
             .filter(|_| b.holder.scheduled)
             .map(|k| args.job_number(b.from, k));
         let Some(due) = due else {
-            ctx.replicate(c"HSET", &[row.as_str(), l.row.payload, payload]);
             continue;
         };
         let due_s = ctx.int(due);
         ctx.open(row.as_str())
             .hset(&[(l.row.due_ms, due_s.as_str())]);
-        let fields = [
-            row.as_str(),
-            l.row.payload,
-            payload,
-            l.row.due_ms,
-            due_s.as_str(),
-        ];
-        ctx.replicate(c"HSET", &fields);
         a.structure.zadd(due as f64, b.holder.id.as_str());
-        ctx.replicate(
-            c"ZADD",
-            &[a.structure.name(), due_s.as_str(), b.holder.id.as_str()],
-        );
+        let zadd = [a.structure.name(), due_s.as_str(), b.holder.id.as_str()];
+        ctx.replicate(c"ZADD", &zadd);
         earliest = if earliest == 0 {
             due
         } else {

@@ -97,7 +97,6 @@ pub fn take(ctx: Ctx, d: &Dedup, key: &[u8], id: Str, until: i64) {
     value.extend_from_slice(until.to_string().as_bytes());
     let value = ctx.string(&value);
     d.hash.hset(&[(key.as_str(), value.as_str())]);
-    ctx.replicate(c"HSET", &[d.hash.name(), key.as_str(), value.as_str()]);
     if d.ttl.kind() == Kind::Zset && d.ttl.zrem(key.as_str()) {
         ctx.replicate(c"ZREM", &[d.ttl.name(), key.as_str()]);
     }
@@ -157,7 +156,6 @@ pub fn let_go(ctx: Ctx, going: &Going, now: i64) {
                     ctx.replicate(c"ZADD", &[d.ttl.name(), at.as_str(), key.as_str()]);
                 } else {
                     d.hash.hdel(&[key.as_str()]);
-                    ctx.replicate(c"HDEL", &[d.hash.name(), key.as_str()]);
                 }
             }
             _ => {}
@@ -193,9 +191,6 @@ pub fn drop_expired(ctx: Ctx, d: &Dedup, keys: &[Owned]) {
     for &k in &names {
         d.ttl.zrem(k);
     }
-    let mut hdel = vec![d.hash.name()];
-    hdel.extend(&names);
-    ctx.replicate(c"HDEL", &hdel);
     let mut zrem = vec![d.ttl.name()];
     zrem.extend(&names);
     ctx.replicate(c"ZREM", &zrem);
