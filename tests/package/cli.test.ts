@@ -3,9 +3,10 @@
  * a real valkey-server: under Deno as `deno run jsr:@echomq/echomq/cli …` (served from the JSR
  * upload by a stand-in of JSR's module registry, _jsr_registry.ts, with the permissions
  * docs/PACKAGE.md documents), under Bun as `bunx --bun emq …` after `bun add` of the npm tarball,
- * and under Node as `npx emq …` after `npm install` of it. Each prints the package's `--help`,
- * `inspect`s a queue of known counts line for line, refuses a queue that does not exist (exit 1)
- * and `ui` without `--url` (exit 2), and serves the dashboard of a `--url` server until SIGINT.
+ * and under Node as `npx emq …` after `npm install` of it. Each prints the package's `--help` and
+ * every command's, `inspect`s a queue of known counts line for line, refuses a queue that does not
+ * exist (exit 1) and what needs a clone (exit 2), and serves the dashboard of a `--url` server
+ * until SIGINT.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
@@ -13,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { EchoMQ } from "../../client.ts";
 import { keyspace } from "../../mod.ts";
-import { usage } from "../../lib/cli/help.ts";
+import { commandUsage, PACKAGE_COMMANDS, usage } from "../../lib/cli/help.ts";
 import { UI_USAGE } from "../../lib/cli/ui.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { denoEnv, denoJson, mustRun, type NpmBuild, type Ran, run } from "../../tools/package.ts";
@@ -72,6 +73,9 @@ async function expectCli(emq: (args: string[]) => Promise<Ran>): Promise<void> {
   expect(help).toEqual({ code: 0, stdout: `${usage()}\n`, stderr: "" });
   expect(help.stdout).toContain("In a clone of the repository, ./emq also has demo, test and bench");
   expect(await emq(["ui", "--help"])).toEqual({ code: 0, stdout: `${UI_USAGE}\n`, stderr: "" });
+  for (const c of Object.keys(PACKAGE_COMMANDS).filter((c) => c !== "ui" && c !== "help")) {
+    expect({ c, ...(await emq([c, "--help"])) }).toEqual({ c, code: 0, stdout: `${commandUsage(c)}\n`, stderr: "" });
+  }
 
   expectInspected(await emq(["inspect", QUEUE, "--url", url]));
 
