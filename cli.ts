@@ -5,13 +5,14 @@
  * cluster). Needs neither the repository nor Rust.
  *
  * Run as a program, it runs the command line it was given and sets the exit code: 0 done, 1
- * refused (a queue that does not exist, a server that cannot be reached), 2 bad usage. `--help`
- * lists every command; `emq <command> --help` shows one.
+ * refused (a queue that does not exist, a key either half refuses), 2 bad usage or a server it
+ * cannot use (unreachable, wrong password, TLS). `--help` lists every command; `emq <command>
+ * --help` shows one.
  *
  * ```sh
  * deno run -A jsr:@echomq/echomq/cli inspect orders --url valkey://127.0.0.1:6379
  * npx emq inspect orders --url valkey://127.0.0.1:6379     # after npm install of the npm build
- * bunx emq --help
+ * bunx --bun emq --help                                     # the same, under Bun
  * ```
  *
  * @example Run a command from your own code
@@ -31,7 +32,7 @@ import { PACKAGE_SETTING, runCli as run } from "./lib/cli/run.ts";
  * Runs one `emq` command line: `argv` is what follows the program's name, e.g.
  * `["inspect", "orders", "--url", "valkey://127.0.0.1:6379"]`. What the command says goes to
  * stdout, a refusal to stderr as one `emq: …` line. Resolves with the exit code (0 done, 1
- * refused, 2 bad usage); it never rejects.
+ * refused, 2 bad usage or a server it cannot use); it never rejects.
  */
 export function runCli(argv: readonly string[]): Promise<number> {
   return run([...argv], PACKAGE_SETTING);

@@ -3,7 +3,7 @@
  * `jsr:@echomq/echomq/cli`, the npm build's `emq` bin) and a repository checkout's `./emq`
  * (cli/main.ts), which passes a {@link CliSetting} of its own: its usage table, its extra commands
  * (`demo`) and what it adds to `emq ui`. Bad input is one clear line on stderr and a non-zero exit
- * (2 for usage, 1 otherwise), never a stack trace (`EMQ_DEBUG=1` prints it).
+ * (2 for a {@link UsageError}, 1 otherwise), never a stack trace (`EMQ_DEBUG=1` prints it).
  *
  * @module
  */
@@ -70,9 +70,9 @@ async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
 
 /**
  * Runs one `emq` command line (`argv` without the program: `["inspect", "orders", "--url", …]`) in
- * `setting`; resolves with its exit code: 0 done, 1 refused (a queue that does not exist, a server
- * that cannot be reached, a key either half refuses), 2 bad usage. Refusals are printed on stderr
- * as one `emq: …` line.
+ * `setting`; resolves with its exit code: 0 done, 1 refused (a queue that does not exist, a key
+ * either half refuses, a server's error), 2 bad usage or a server it cannot use (unreachable,
+ * credentials, TLS). Refusals are printed on stderr as one `emq: …` line.
  */
 export async function runCli(argv: string[], setting: CliSetting = PACKAGE_SETTING): Promise<number> {
   try {
