@@ -9,7 +9,7 @@ import process from "node:process";
 import { keyspace } from "../mod.ts";
 import type { EchoMQ, Worker } from "../client.ts";
 import { openTarget, type TargetOptions } from "./target.ts";
-import { parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
+import { parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "../lib/cli/usage.ts";
 
 const QUEUES = ["orders", "emails", "reports"] as const;
 /** Share of attempts that fail at random, per queue: enough to show retries. */

@@ -8,7 +8,8 @@
  *   tarball, unpacked: the files a Deno consumer gets, with bare imports rewritten to `npm:` ranges.
  * - **npm** (for Bun and Node): compiles the same sources to JavaScript and `.d.ts` with `tsc`
  *   (Node 20 cannot run TypeScript) and `npm pack`s them with a `package.json` whose `exports`
- *   mirror deno.json's and whose dependencies are package.json's ranges.
+ *   mirror deno.json's, whose dependencies are package.json's ranges, and whose `bin` is `emq`
+ *   (`npx emq …`, `bunx emq …`): a shim that runs the compiled `cli.ts`.
  *
  * `bun tools/package.ts [outDir]` (default `.tmp/package`) writes both tarballs there and prints
  * what they hold; `tests/package/` builds into a temporary directory and installs from it.
@@ -300,7 +301,23 @@ export interface NpmBuild {
   files: string[];
 }
 
-/** The npm package's manifest: deno.json's name, version and exports (compiled), package.json's ranges. */
+/** The npm package's `emq` command (its `bin`), relative to the package root. */
+export const NPM_BIN = "bin/emq.js";
+
+/**
+ * The `emq` command's file: Node ≥ 20 has no `import.meta.main`, so the compiled `cli.ts` cannot
+ * tell it is the program; this shim calls its `runCli` with the process's arguments. Node runs it
+ * (`npx emq`, and `bunx emq` through the shebang); `bunx --bun emq` runs it under Bun.
+ */
+export const NPM_BIN_SOURCE = `#!/usr/bin/env node
+// emq, the EchoMQ command line (the package's cli.ts): emq --help
+import process from "node:process";
+import { runCli } from "../dist/cli.js";
+
+process.exitCode = await runCli(process.argv.slice(2));
+`;
+
+/** The npm package's manifest: deno.json's name, version and exports (compiled), package.json's ranges, the `emq` bin. */
 export function npmManifest(): Record<string, unknown> {
   const d = denoJson();
   const p = packageJson();
@@ -319,7 +336,8 @@ export function npmManifest(): Record<string, unknown> {
     type: "module",
     exports,
     ...(main ? { main: main.default, types: main.types } : {}),
-    files: ["dist/", "README.md", "LICENSE"],
+    bin: { emq: `./${NPM_BIN}` },
+    files: ["dist/", "bin/", "README.md", "LICENSE"],
     engines: { node: ">=20" },
     dependencies: p.dependencies ?? {},
     repository: { type: "git", url: "git+https://github.com/echomq/echomq-ts.git" },
@@ -349,8 +367,11 @@ export async function buildNpm(outDir: string): Promise<NpmBuild> {
       "--skipLibCheck",
       "--verbatimModuleSyntax",
     ]);
+    if (!existsSync(join(stage, "dist", "cli.js"))) throw new Error("the npm bin needs dist/cli.js: deno.json must export ./cli.ts");
     const manifest = npmManifest();
     writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    mkdirSync(join(stage, dirname(NPM_BIN)), { recursive: true });
+    writeFileSync(join(stage, NPM_BIN), NPM_BIN_SOURCE, { mode: 0o755 });
     cpSync(PACKAGE_README, join(stage, "README.md"));
     cpSync(join(ROOT, "LICENSE"), join(stage, "LICENSE"));
     mkdirSync(outDir, { recursive: true });
@@ -413,6 +434,7 @@ if ((import.meta as { main?: boolean }).main && process.argv[2] === "--publish")
   console.log(`  registry calls: ${jsr.requests.map((r) => `${r.method} ${r.url}`).join(" | ")}`);
   console.log(`npm tarball  ${npm.tarball} (${kb(npm.tarball)}), ${npm.files.length} files`);
   console.log(`  exports: ${JSON.stringify(npm.manifest["exports"])}`);
+  console.log(`  bin: ${JSON.stringify(npm.manifest["bin"])}`);
   console.log(`  dependencies: ${JSON.stringify(npm.manifest["dependencies"])}`);
   console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

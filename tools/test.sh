@@ -16,10 +16,10 @@ step() { # step <name> <command…>
 
 step "wire spec: docs/WIRE.md, tests/vectors/wire.json and native/src/spec.rs are what lib/wire generates" "$bin/bun" tools/gen_wire.ts --check
 step "tsc --noEmit" "$bin/tsc" --noEmit -p .
-step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli/main.ts
-step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts
+step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts cli/main.ts
+step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts cli.ts
 step "doc examples run (deno test --doc: keyspace, wire)" env -u RUST_BACKTRACE "$bin/deno" test --doc --quiet --allow-all mod.ts lib/keyspace/ lib/wire/
-step "doc examples type-check (deno check --doc: client, ui)" env -u RUST_BACKTRACE "$bin/deno" check --doc --quiet client.ts lib/client/ ui.ts lib/ui/
+step "doc examples type-check (deno check --doc: client, ui, cli)" env -u RUST_BACKTRACE "$bin/deno" check --doc --quiet client.ts lib/client/ ui.ts lib/ui/ cli.ts
 step "deno publish --dry-run" "$bin/deno" publish --dry-run --allow-dirty --quiet
 if [ -f native/Cargo.toml ]; then
   step "cargo fmt --check" cargo fmt --manifest-path native/Cargo.toml --check

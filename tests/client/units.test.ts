@@ -7,7 +7,7 @@ import { ConnectionError as GlideConnectionError, RequestError, TimeoutError } f
 import { Limiter } from "../../lib/client/limiter.ts";
 import { isNoScript, redact, serverText, wireError } from "../../lib/client/errors.ts";
 import { callError } from "../../lib/client/glide_errors.ts";
-import { parseUrl } from "../../cli/address.ts";
+import { parseUrl } from "../../lib/cli/address.ts";
 import {
   ConnectionError,
   DuplicateIdError,

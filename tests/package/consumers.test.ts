@@ -8,16 +8,15 @@
  * and Node (`npm install` of the tarball). docs/PACKAGE.md's samples are type-checked as a Deno
  * consumer, and its quick start runs under Deno and Bun.
  *
- * Caches (Deno, Bun, npm) live in the repository's gitignored .tmp/ and are reused between runs.
+ * Caches (Deno, Bun, npm) live in the repository's gitignored .tmp/ and are reused between runs;
+ * the build is shared with the other package suites (_shared.ts).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, posix } from "node:path";
 import { EchoMQ } from "../../client.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
-  buildPackages,
   denoEnv,
   denoJson,
   exportEntries,
@@ -31,40 +30,19 @@ import {
   type Ran,
   run,
 } from "../../tools/package.ts";
+import { BIN, CACHE_ENV, consumerDir, DENO_EXE, DENO_PERMISSIONS, packages } from "./_shared.ts";
 
-const BIN = join(ROOT, "node_modules", ".bin");
-/** Exactly what docs/PACKAGE.md tells Deno users to grant. */
-const DENO_PERMISSIONS = ["--allow-sys", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write=/tmp"];
-const CACHE_ENV = {
-  BUN_INSTALL_CACHE_DIR: join(ROOT, ".tmp", "bun-cache"),
-  npm_config_cache: join(ROOT, ".tmp", "npm-cache"),
-  npm_config_update_notifier: "false",
-  npm_config_fund: "false",
-  npm_config_audit: "false",
-};
-
-let out = "";
 let jsr: JsrBuild;
 let npm: NpmBuild;
 let server: ServerHandle;
-const dirs: string[] = [];
 
 beforeAll(async () => {
-  out = mkdtempSync(join(tmpdir(), "emq-package-"));
-  [{ jsr, npm }, server] = await Promise.all([buildPackages(out), startServer({ module: false })]);
+  [{ jsr, npm }, server] = await Promise.all([packages(), startServer({ module: false })]);
 }, 300_000);
 
 afterAll(async () => {
   await server?.stop();
-  for (const d of [out, ...dirs]) if (d) rmSync(d, { recursive: true, force: true });
 });
-
-/** A fresh consumer directory outside the repository. */
-function consumerDir(name: string): string {
-  const d = mkdtempSync(join(tmpdir(), `emq-consumer-${name}-`));
-  dirs.push(d);
-  return d;
-}
 
 /**
  * The consumer program: plain JavaScript that is also TypeScript, so the same text runs under
@@ -197,6 +175,17 @@ test("JSR upload: deno.json's publish set, README from docs/PACKAGE.md, bare imp
     }
   }
   expect([...specifiers].sort()).toEqual(Object.values(imports).sort());
+
+  // Dependencies run one way: every relative import of an uploaded file is uploaded too (the
+  // published CLI, lib/cli, reaches nothing of the repository's cli/ or tools/).
+  const missing: string[] = [];
+  for (const f of jsr.uploaded.filter((p) => p.endsWith(".ts"))) {
+    for (const m of readFileSync(join(jsr.unpacked, f), "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+      const target = posix.normalize(posix.join(posix.dirname(f), m[1]!));
+      if (!jsr.uploaded.includes(target)) missing.push(`${f} → ${m[1]}`);
+    }
+  }
+  expect(missing).toEqual([]);
 });
 
 test("npm tarball: compiled JavaScript and .d.ts for each export, package.json's ranges", () => {
@@ -209,6 +198,10 @@ test("npm tarball: compiled JavaScript and .d.ts for each export, package.json's
   expect(npm.files).toContain("README.md");
   expect(npm.manifest["dependencies"]).toEqual(packageJson().dependencies);
   expect(npm.manifest["name"]).toBe(denoJson().name);
+  // the emq command: a shim that runs the compiled cli.ts
+  expect(npm.manifest["bin"]).toEqual({ emq: "./bin/emq.js" });
+  expect(npm.files).toContain("bin/emq.js");
+  expect(npm.files).toContain("dist/cli.js");
 });
 
 test("Deno consumer: import map to the JSR upload, glide from npm, the documented permissions", async () => {
@@ -236,9 +229,7 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const qs = await run(deno, ["run", ...DENO_PERMISSIONS, "quickstart.ts"], { cwd: dir, timeoutMs: 60_000 });
   expect({ code: qs.code, stderr: qs.code === 0 ? "" : qs.stderr }).toEqual({ code: 0, stderr: "" });
   expect(qs.stdout).toContain("mail to ada@example.com (attempt 1) from emq:{mail-deno}:pending");
-  // the real executable: node_modules/.bin/deno is a Node shim that would take the signal itself
-  const exe = join(ROOT, "node_modules", "deno", "deno");
-  await expectSignalled("deno", dir, "signalled.ts", [existsSync(exe) ? exe : deno, "run", ...DENO_PERMISSIONS]);
+  await expectSignalled("deno", dir, "signalled.ts", [DENO_EXE, "run", ...DENO_PERMISSIONS]);
 }, 180_000);
 
 test("Bun consumer: bun add of the packed tarball", async () => {

@@ -2,7 +2,7 @@
 // the keyboard, accessibility, and the red warning when host and native disagree.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
-import { inspectKey } from "../../cli/key.ts";
+import { inspectKey } from "../../lib/cli/key.ts";
 import { QUEUE_TYPES } from "../../mod.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";

@@ -3,7 +3,7 @@
 import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
-import { inspectKey } from "../../cli/key.ts";
+import { inspectKey } from "../../lib/cli/key.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { loadNative, type NativeKeyspace } from "../../cli/ui/shared/native.ts";
 import { Keyspace, splitQueueKey } from "../../mod.ts";

@@ -1,20 +1,22 @@
 /**
- * What `emq ui` serves: the package's dashboard (lib/ui: the queues at `/`, their pages, JSON API
- * and `/metrics`) given a connected client, with the key panel's routes (`/keys`, its script and
- * the keyspace wasm; no client needed) mounted beside it behind the same checks, on one server
- * (http.ts).
+ * What a checkout's `emq ui` serves: the package's dashboard (lib/ui: the queues at `/`, their
+ * pages, JSON API and `/metrics`) given a connected client, with the key panel's routes (`/keys`,
+ * its script and the keyspace wasm; no client needed) mounted beside it behind the same checks, on
+ * one server (lib/cli/dashboard_server.ts, lib/cli/http.ts). `emq ui` itself mounts the key panel
+ * through ../addons.ts; {@link startUi} is the same server for the tests and the screenshots.
  *
  * @module
  */
 import type { EchoMQ } from "../../../client.ts";
-import { type Dashboard, dashboard, resolveDashboard } from "../../../lib/ui/dashboard.ts";
+import { resolveDashboard } from "../../../lib/ui/dashboard.ts";
+import { serveDashboard } from "../../../lib/cli/dashboard_server.ts";
 import type { DiscoveryOptions } from "../../../lib/ui/discovery.ts";
 import { routeHandler } from "../../../lib/ui/handler.ts";
 import type { SnapshotOptions } from "../../../lib/ui/snapshot.ts";
 import { html } from "../../../lib/ui/responses.ts";
 import type { Route } from "../../../lib/ui/route_table.ts";
 import { buildBundle, bundleRoute } from "./bundle.ts";
-import { serve, type UiServer } from "./http.ts";
+import { serve, type UiServer } from "../../../lib/cli/http.ts";
 import { panelHtml } from "./key_panel_html.ts";
 import { readWasm, wasmRoute } from "./wasm.ts";
 
@@ -56,6 +58,9 @@ export async function keyPanelRoutes(withDashboard: boolean): Promise<Route[]> {
   return [{ path: "/keys", handle: () => html(page) }, bundleRoute(await buildBundle()), wasmRoute(wasm)];
 }
 
+/** The key panel's navigation link from the dashboard's pages. */
+const KEY_PANEL_LINK = { href: "keys", text: "Key panel" };
+
 /** Builds the routes and serves them; resolves once the server listens. */
 export async function startUi(options: UiOptions = {}): Promise<Ui> {
   const access = {
@@ -63,36 +68,23 @@ export async function startUi(options: UiOptions = {}): Promise<Ui> {
     ...(options.publicOrigin === undefined ? {} : { publicOrigin: options.publicOrigin }),
     readOnly: options.readOnly === true,
   };
+  const listen = { ...(options.port === undefined ? {} : { port: options.port }), ...(options.bind ? { bind: options.bind } : {}) };
   const panel = await keyPanelRoutes(options.mq !== undefined);
-  let board: Dashboard | null = null;
-  let handler: (request: Request) => Promise<Response>;
   if (options.mq) {
-    board = dashboard(options.mq, {
+    // the package's dashboard server (what emq ui serves), the key panel mounted beside it
+    const server = await serveDashboard({
+      mq: options.mq,
+      ...listen,
       ...access,
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       ...(options.sampleMs === undefined ? {} : { sampleMs: options.sampleMs }),
       ...(options.discovery === undefined ? {} : { discovery: options.discovery }),
       ...(options.snapshot === undefined ? {} : { snapshot: options.snapshot }),
-      links: [{ href: "keys", text: "Key panel" }],
+      links: [KEY_PANEL_LINK],
       routes: panel,
     });
-    handler = board;
-  } else {
-    handler = routeHandler(panel, resolveDashboard(access), "");
+    return { ...server, dashboard: true, panelUrl: `${server.url}keys` };
   }
-  try {
-    const server = await serve(handler, { ...(options.port === undefined ? {} : { port: options.port }), ...(options.bind ? { hostname: options.bind } : {}) });
-    return {
-      ...server,
-      dashboard: board !== null,
-      panelUrl: `${server.url}keys`,
-      close: async () => {
-        board?.close();
-        await server.close();
-      },
-    };
-  } catch (e) {
-    board?.close();
-    throw e;
-  }
+  const server = await serve(routeHandler(panel, resolveDashboard(access), ""), { ...(listen.port === undefined ? {} : { port: listen.port }), ...(listen.bind ? { hostname: listen.bind } : {}) });
+  return { ...server, dashboard: false, panelUrl: `${server.url}keys` };
 }

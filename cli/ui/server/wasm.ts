@@ -8,7 +8,7 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoRoot } from "../../../tools/embedded/paths.ts";
-import { UsageError } from "../../usage.ts";
+import { UsageError } from "../../../lib/cli/usage.ts";
 import type { Route } from "../../../lib/ui/route_table.ts";
 import { answer } from "../../../lib/ui/responses.ts";
 

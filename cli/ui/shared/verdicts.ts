@@ -6,7 +6,7 @@
  * @module
  */
 import { hashtag, QUEUE_TYPES, type QueueType, splitQueueKey, validQueue } from "../../../mod.ts";
-import { inspectKey, type KeyReport } from "../../key.ts";
+import { inspectKey, type KeyReport } from "../../../lib/cli/key.ts";
 import type { NativeKeyspace, NativeVerdict } from "./native.ts";
 
 /** One of {@link PANEL_TYPES}: a queue key type, or `job` for a row. */

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { keyspace } from "../mod.ts";
-import { relative, utcText } from "../lib/ui/relative.ts";
-import { specWords } from "../lib/ui/scheduler_rows.ts";
+import { keyspace } from "../keyspace/mod.ts";
+import { relative, utcText } from "../ui/relative.ts";
+import { specWords } from "../ui/scheduler_rows.ts";
 import { NoSuchQueueError, queueExists } from "./ops.ts";
-import { openTarget } from "./target.ts";
+import { openUrlTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** Runs `emq inspect`; resolves with the exit code. */
@@ -20,7 +20,7 @@ export async function inspect(argv: string[]): Promise<number> {
   if (!Number.isInteger(deadShown) || deadShown < 0 || deadShown > 1000) {
     throw new UsageError(`--dead must be an integer from 0 to 1000, not ${values.dead}`);
   }
-  const target = await openTarget<unknown>({ ...server, backend: "auto" });
+  const target = await openUrlTarget<unknown>({ ...server, backend: "auto" });
   try {
     const { mq } = target;
     const ks = keyspace(queue);

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { Connection } from "../lib/client/connection.ts";
-import { isQueueType } from "../mod.ts";
+import { Connection } from "../client/connection.ts";
+import { isQueueType } from "../keyspace/mod.ts";
 import { parseUrl } from "./address.ts";
 import { inspectKey, renderKeyReport } from "./key.ts";
 import { urlOptions } from "./target.ts";

@@ -1,14 +1,14 @@
 /**
  * The `emq ui` web server: one web-standard handler (the package's dashboard, lib/ui) served
- * through `node:http` (lib/ui/node.ts), so it runs under Bun and Deno alike, on the address
+ * through `node:http` (lib/ui/node.ts), so it runs under Deno, Bun and Node alike, on the address
  * `--bind` gives (loopback unless told). Who may ask what is the handler's business (guard.ts).
  *
  * @module
  */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { nodeListener } from "../../../lib/ui/node.ts";
-import { UsageError } from "../../usage.ts";
+import { nodeListener } from "../ui/node.ts";
+import { UsageError } from "./usage.ts";
 
 /** A running server. */
 export interface UiServer {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { parseServerUrl, redactUrl, type ServerUrl, URL_SHAPE } from "../lib/client/url.ts";
+import { parseServerUrl, redactUrl, type ServerUrl, URL_SHAPE } from "../client/url.ts";
 import { UsageError } from "./usage.ts";
 
 export { redactUrl };

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { hashtag, jobKey, Keyspace, KeyspaceError, queueKey, type QueueType, slot } from "../mod.ts";
+import { hashtag, jobKey, Keyspace, KeyspaceError, queueKey, type QueueType, slot } from "../keyspace/mod.ts";
 
 /** What `emq key` found for one queue name and type. */
 export interface KeyReport {

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import type { EchoMQ } from "../client.ts";
-import { openTarget } from "./target.ts";
+import type { EchoMQ } from "../client/mod.ts";
+import { openUrlTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** The operations, by command name. */
@@ -61,7 +61,7 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
   const limit = positive("--limit", v.limit, 1);
   const deadMax = positive("--dead-max", v["dead-max"], 0);
   const deadAgeMs = positive("--dead-age-ms", v["dead-age-ms"], 0);
-  const target = await openTarget<unknown>({ ...server, backend: "auto" });
+  const target = await openUrlTarget<unknown>({ ...server, backend: "auto" });
   try {
     const { mq } = target;
     if (operation !== "drop" && !(await queueExists(mq, queue))) throw new NoSuchQueueError(queue, target.description, ": nothing done, and no queue created");

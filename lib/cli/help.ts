@@ -1,0 +1,68 @@
+/**
+ * The CLI's usage text: one entry per command, printed whole by `emq help` and alone by
+ * `emq <command> --help` (or `-h`), which does nothing else. The package's commands are here; a
+ * repository checkout lays its own entries over them (cli/repository.ts).
+ *
+ * @module
+ */
+
+/** How every command on a server is told where it is. */
+export const URL_NOTE = `--url takes valkey://[user:password@]host:port (TLS: valkeys://…; the password percent-encoded;
+no message prints it). --tls-ca <file> trusts that CA for valkeys://; --insecure skips the
+certificate check (tests only).`;
+
+/** The commands a CLI knows, by name, each with its usage lines, in the order `emq help` lists them. */
+export type CommandTable = Readonly<Record<string, string>>;
+
+/** The package's commands: everything that reaches a server by `--url`, and `emq key`. */
+export const PACKAGE_COMMANDS: CommandTable = {
+  key: `  emq key <queue> <type> [--url valkey://host:port] [--cluster]
+                                  compose a key; its hashtag, slot, host and native verdicts
+                                  (native: the module itself with --url, else its TypeScript port)`,
+  inspect: `  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
+                                  counts, paused state, totals, the latest dead jobs and reasons,
+                                  the schedulers (name, spec, next run, runs), the node that
+                                  serves the queue's slot; a queue that does not exist
+                                  is said so (exit 1)`,
+  requeue: `  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending`,
+  pause: `  emq pause <queue> --url …       claims hand out nothing until resume`,
+  resume: `  emq resume <queue> --url …`,
+  retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N]
+                                  how many dead jobs the queue keeps, and how long (0: no limit)`,
+  drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
+  ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
+         [--public-origin URL] [--read-only] [--queues a,b]
+                                  the dashboard (/) and /metrics of that server`,
+  help: `  emq help                        this text (emq <command> --help: that command's)`,
+};
+
+/** What only a repository checkout runs: the package's CLI refuses these names with this note. */
+export const CHECKOUT_ONLY: Readonly<Record<string, string>> = {
+  demo: "demo runs in a clone of the repository (./emq demo): it starts an embedded valkey-server, and this CLI only reaches servers by --url",
+  test: "test runs in a clone of the repository (./emq test)",
+  bench: "bench runs in a clone of the repository (./emq bench)",
+};
+
+/** The package's closing note: what it does not have, and where that is. */
+export const PACKAGE_NOTE =
+  "In a clone of the repository, ./emq also has demo, test and bench, and ui without --url (an embedded\nserver with demo traffic, and the key panel).";
+
+/** Requeue, pause, resume, retain: they refuse a queue that does not exist (and create nothing). */
+const EXISTING_NOTE = "requeue, pause, resume and retain refuse a queue that does not exist, and create nothing.";
+
+/** `emq help`: every command of `table`, the notes, and `note` when given. */
+export function usage(table: CommandTable = PACKAGE_COMMANDS, note = PACKAGE_NOTE): string {
+  return `usage:\n${Object.values(table).join("\n")}\n${URL_NOTE}\n${EXISTING_NOTE}${note === "" ? "" : `\n${note}`}`;
+}
+
+/** `emq <command> --help`: that command's lines, and the note on --url when it takes one. */
+export function commandUsage(command: string, table: CommandTable = PACKAGE_COMMANDS): string {
+  const lines = table[command];
+  if (lines === undefined) return usage(table);
+  return `usage:\n${lines}${lines.includes("--url") ? `\n${URL_NOTE}` : ""}`;
+}
+
+/** Whether `argv` (a command's arguments) asks for its help. */
+export function asksHelp(argv: readonly string[]): boolean {
+  return argv.includes("--help") || argv.includes("-h");
+}
