@@ -22,6 +22,7 @@
  * @module
  */
 import type { JobId } from "../keyspace/mod.ts";
+import type { Admitted } from "./batch.ts";
 import type { EchoMQ } from "./echomq.ts";
 import type { PayloadDecodeError } from "./errors.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -47,6 +48,11 @@ export class Queue<P, K extends PayloadKind = "json"> {
   /** See `EchoMQ.enqueue`. */
   enqueue(payload: Payload<P, K>, opts?: EnqueueOptions): Promise<JobId> {
     return this.#mq.enqueue(this.name, payload, opts);
+  }
+
+  /** See `EchoMQ.submit`. */
+  submit(payload: Payload<P, K>, opts?: EnqueueOptions & Partial<When>): Promise<Admitted> {
+    return this.#mq.submit(this.name, payload, opts);
   }
 
   /** See `EchoMQ.enqueueMany`. */

@@ -13,11 +13,11 @@
  * import { wireCall } from "./mod.ts";
  *
  * const call = wireCall("ENQUEUE", keyspace("orders"), {}, [
- *   { id: "JOB00000000001", payload: "{}" },
- *   { id: "JOB00000000002", payload: "{}" },
+ *   { id: "JOB00000000001", opts: "", payload: "{}" },
+ *   { id: "JOB00000000002", opts: "dedup=order-2", payload: "{}" },
  * ]);
- * // { verb: "ENQUEUE", keys: ["emq:{orders}:meta"], args: ["JOB00000000001", "{}", "JOB00000000002", "{}"] }
- * console.log(call.keys, call.args.length); // ["emq:{orders}:meta"] 4
+ * // { verb: "ENQUEUE", keys: ["emq:{orders}:meta"], args: ["JOB00000000001", "", "{}", "JOB00000000002", …] }
+ * console.log(call.keys, call.args.length); // ["emq:{orders}:meta"] 6
  * ```
  *
  * @module

@@ -21,7 +21,7 @@ pub struct Literals<S> {
     pub wake: Wake<S>,
     /// A scheduler's field names.
     pub sched: Scheduler<S>,
-    /// The wire's number (`6`), as `meta` stores it.
+    /// The wire's number (`7`), as `meta` stores it.
     pub wire: S,
     /// The standalone server's fence key (`{emq}:version`).
     pub fence_key: S,

@@ -111,7 +111,7 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(argv("RETRY", q, {}, groupsOf(pick(2), { delay_ms: 1, reason: `retry ${round}` }))), pick(2).length);
       expectOk(await run(argv("BURY", q, {}, groupsOf(pick(3), { reason: `bury ${round}` }))), pick(3).length);
       expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, groupsOf(pick(0)))), pick(0).length);
-      // wire 6: a hand-back, a retry ready now, a retention applied by RETAIN itself
+      // a hand-back, a retry ready now, a retention applied by RETAIN itself (wire 6)
       const [ready, ...handed] = pick(4);
       expectOk(await run(argv("RELEASE", q, {}, groupsOf(handed))), handed.length);
       expectOk(await run(argv("RETRY", q, {}, groupsOf([ready!], { delay_ms: 0, reason: "now" }))), 1);
