@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { UiAddons } from "../../lib/cli/ui.ts";
+import { UI_FLAGS, type UiAddons } from "../../lib/cli/ui.ts";
 import { deferSignals } from "../../tools/embedded/mod.ts";
 import { COMMANDS } from "../help.ts";
 import { openTarget } from "../target.ts";
@@ -22,15 +22,7 @@ ${COMMANDS.ui}
                    without --url: an embedded valkey-server (with the native module when built)
                    and demo traffic on ${Object.keys(UI_QUEUES).join(", ")}
   --cluster        the server is a cluster (without --url: an embedded 3-primary cluster)
-  --tls-ca FILE    the CA of a valkeys:// server's certificate; --insecure: no check (tests only)
-  --port N         the port to listen on (default: a free one)
-  --bind ADDR      the address to listen on (default 127.0.0.1); off loopback it needs --token
-  --token T        every request must carry it: Authorization: Bearer T, or the browser's login
-                   with T as the password (or set EMQ_UI_TOKEN, which ps does not show)
-  --public-origin  the origin users open it at (https://ops.example.com, an SSH tunnel's
-                   http://localhost:9000): the only Host answered, the only Origin that may act
-  --read-only      no action shown or answered
-  --queues a,b     show these queues only, without walking the keyspace (an ACL user limited to them)`;
+${UI_FLAGS}`;
 
 /** The checkout's additions to `emq ui`. */
 export const UI_ADDONS: UiAddons = {

@@ -49,6 +49,17 @@ export interface UiAddons {
   keyPanel(): Promise<Route[]>;
 }
 
+/** The flags of `emq ui` after `--url` and `--cluster`, the same in the package and a checkout. */
+export const UI_FLAGS = `  --tls-ca FILE    the CA of a valkeys:// server's certificate; --insecure: no check (tests only)
+  --port N         the port to listen on (default: a free one)
+  --bind ADDR      the address to listen on (default 127.0.0.1); off loopback it needs --token
+  --token T        every request must carry it: Authorization: Bearer T, or the browser's login
+                   with T as the password (or set EMQ_UI_TOKEN, which ps does not show)
+  --public-origin  the origin users open it at (https://ops.example.com, an SSH tunnel's
+                   http://localhost:9000): the only Host answered, the only Origin that may act
+  --read-only      no action shown or answered
+  --queues a,b     show these queues only, without walking the keyspace (an ACL user limited to them)`;
+
 /** `emq ui --help` in the package. */
 export const UI_USAGE = `usage:
 ${PACKAGE_COMMANDS.ui}
@@ -57,15 +68,7 @@ ${PACKAGE_COMMANDS.ui}
   --url            the server (valkey://[user:password@]host:port, valkeys:// for TLS): the
                    dashboard reads it, and writes only what you click (requeue, pause, resume, …)
   --cluster        the server is a cluster
-  --tls-ca FILE    the CA of a valkeys:// server's certificate; --insecure: no check (tests only)
-  --port N         the port to listen on (default: a free one)
-  --bind ADDR      the address to listen on (default 127.0.0.1); off loopback it needs --token
-  --token T        every request must carry it: Authorization: Bearer T, or the browser's login
-                   with T as the password (or set EMQ_UI_TOKEN, which ps does not show)
-  --public-origin  the origin users open it at (https://ops.example.com, an SSH tunnel's
-                   http://localhost:9000): the only Host answered, the only Origin that may act
-  --read-only      no action shown or answered
-  --queues a,b     show these queues only, without walking the keyspace (an ACL user limited to them)
+${UI_FLAGS}
   In a clone of the repository, ./emq ui also runs without --url (an embedded server with demo
   traffic) and serves the key panel (/keys).`;
 
