@@ -95,8 +95,9 @@ if #claimed > 0 then
     redis.call('ZADD', active, deadline, c.id)
     local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
     redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-    local fields = redis.call('HMGET', c.row, '${ROW.payload}', '${ROW.opts}')
-    reply[j + 1] = {c.id, fields[1], attempts, token, fields[2] or ''}
+    -- HGET, not HMGET: a worker's documented ACL grants (docs/PACKAGE.md) list the commands the scripts run
+    local opts = redis.call('HGET', c.row, '${ROW.opts}') or ''
+    reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token, opts}
   end
 end
 -- wake: '${WAKE.ready}' while pending holds ids; a '${WAKE.due}' marker whose time has come is spent.
