@@ -15,11 +15,7 @@ import { META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
 export const ADMIT_LUA: string = `
 -- Returns {rows, meta = type, structure = type, missing}, or nil and the refusal.
 local function emq_admit(base, n, id, structure, kind)
-  local seen = {}
-  for j = 1, n do
-    if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
-    seen[id[j]] = true
-  end
+  local e = emq_repeated(n, id) if e then return nil, e end
   local a = {rows = {}, missing = {}}
   for j = 1, n do
     a.rows[j] = base .. 'job:' .. id[j]
@@ -27,7 +23,6 @@ local function emq_admit(base, n, id, structure, kind)
     if found == 1 then return nil, emq_refuse['duplicate']({id = id[j]}) end
     a.missing[j] = a.rows[j]
   end
-  local e
   a.meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
   a.structure, e = emq_type(structure, kind) if e then return nil, e end
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
