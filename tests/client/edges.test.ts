@@ -11,7 +11,7 @@
  *   job is refused alone (`LeaseLostError`) while the current one settles.
  */
 import { describe, expect, test } from "bun:test";
-import { BatchError, bytes, DuplicateIdError, LeaseLostError, type Settlement } from "../../client.ts";
+import { BatchError, bytes, DuplicateIdError, type EchoMQ, type EchoMQOptions, LeaseLostError, type Settlement } from "../../client.ts";
 import { type JobId } from "../../mod.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
 import { COMBOS, connector, sleep, useSites } from "./_harness.ts";
@@ -22,6 +22,16 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const connect = connector(servers, combo);
+    /** `body` with a client of its own (`extra` its options) on queue `q`; then `q` dropped, the client closed. */
+    async function onQueue<P>(q: string, body: (mq: EchoMQ<P>) => Promise<void>, extra: Partial<EchoMQOptions<P>> = {}): Promise<void> {
+      const mq = await connect<P>(extra);
+      try {
+        await body(mq);
+      } finally {
+        await mq.drop(q);
+        await mq.close();
+      }
+    }
 
     const inputFailures: Array<[string, (i: number) => unknown, boolean]> = [
       ["a BigInt at item 2,500 (the JSON codec throws)", (i) => (i === 2500 ? 10n : i), true],
@@ -29,9 +39,8 @@ for (const combo of COMBOS) {
     ];
     for (const [n, [name, item, read]] of inputFailures.entries()) {
       test(`enqueueMany of 5,000 with ${name}: a BatchError with complete lists`, async () => {
-        const mq = await connect<unknown>();
         const q = `edge-codec-${n}-${backend}`;
-        try {
+        await onQueue<unknown>(q, async (mq) => {
           // deliberately not JSON: the payload types refuse these at compile time, so cast past them
           const inputs = Array.from({ length: 5000 }, (_, i) => item(i)) as never[];
           const e = await mq.enqueueMany(q, inputs).catch((x: unknown) => x);
@@ -59,15 +68,11 @@ for (const combo of COMBOS) {
             stored.push(...(await mq.jobs(q, "pending", { offset, limit: 1000 })).map((j) => j.payload));
           }
           expect((stored as number[]).sort((x, y) => x - y)).toEqual(Array.from({ length: 5000 }, (_, i) => i));
-        } finally {
-          await mq.drop(q);
-          await mq.close();
-        }
+        });
       });
     }
 
     test("enqueueMany of an async source that throws after 2,500: a BatchError, its cause the source's error", async () => {
-      const mq = await connect<number>();
       const q = `edge-source-${backend}`;
       const thrown = new Error("the source broke");
       async function* source(): AsyncGenerator<number> {
@@ -76,7 +81,7 @@ for (const combo of COMBOS) {
           yield i;
         }
       }
-      try {
+      await onQueue<number>(q, async (mq) => {
         const e = await mq.enqueueMany(q, source()).catch((x: unknown) => x);
         const pending = (await mq.counts(q)).pending;
         console.log(
@@ -91,14 +96,10 @@ for (const combo of COMBOS) {
         expect(pending).toBe(b.landed.length);
         expect(b.message).toContain("the source broke");
         expect(b.message).toContain("inputs from index 2500 on were not read");
-      } finally {
-        await mq.drop(q);
-        await mq.close();
-      }
+      });
     });
 
     test("the bytes codec copies what it reads: one Uint8Array rewritten before each yield, 3,000 distinct payloads", async () => {
-      const mq = await connect<Uint8Array>({ codec: bytes });
       const q = `edge-bytes-${backend}`;
       const buffer = new Uint8Array(4);
       function* reused(): Generator<Uint8Array> {
@@ -107,7 +108,7 @@ for (const combo of COMBOS) {
           yield buffer;
         }
       }
-      try {
+      await onQueue<Uint8Array>(q, async (mq) => {
         await mq.enqueueMany(q, reused());
         const seen = new Set<string>();
         for (let offset = 0; offset < 3000; offset += 1000) {
@@ -115,16 +116,12 @@ for (const combo of COMBOS) {
         }
         console.log(`[edges ${combo.name}] bytes codec, one buffer reused: ${seen.size} distinct payloads of 3000`);
         expect(seen.size).toBe(3000);
-      } finally {
-        await mq.drop(q);
-        await mq.close();
-      }
+      }, { codec: bytes });
     });
 
     test("settleMany with one settlement twice: the others settle, the repeat alone is refused", async () => {
-      const mq = await connect<number>();
       const q = `edge-settle-${backend}`;
-      try {
+      await onQueue<number>(q, async (mq) => {
         await mq.enqueueMany(q, Array.from({ length: 10 }, (_, i) => i));
         const jobs = (await mq.claimMany(q, 10, { leaseMs: 60_000 })) as Array<Settlement["job"]>;
         const settlements: Settlement[] = [
@@ -143,16 +140,12 @@ for (const combo of COMBOS) {
         expect((results[10] as DuplicateIdError).text).toBe(renderRefusal("repeated", "EMQ.ACK", { id: jobs[3]!.id }));
         expect(stats.acked).toBe(10);
         expect(stats.active).toBe(0);
-      } finally {
-        await mq.drop(q);
-        await mq.close();
-      }
+      });
     });
 
     test("settleMany with a stale claim and the current claim of one job: the stale one refused, the current one settled", async () => {
-      const mq = await connect<number>();
       const q = `edge-stale-${backend}`;
-      try {
+      await onQueue<number>(q, async (mq) => {
         await mq.enqueue(q, 1);
         const stale = (await mq.claim(q, { leaseMs: 1 }))!;
         await sleep(5);
@@ -163,10 +156,7 @@ for (const combo of COMBOS) {
         expect(results[0]).toBeInstanceOf(LeaseLostError);
         expect(results[1]).toBeNull();
         expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
-      } finally {
-        await mq.drop(q);
-        await mq.close();
-      }
+      });
     });
   });
 }
