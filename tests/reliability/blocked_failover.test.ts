@@ -6,20 +6,19 @@
  * replica is promoted, jobs are enqueued: the same workers (no restart) resume and process them.
  * Prints how long each worker took to resume, and what reached their onError meanwhile.
  */
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { EchoMQ, type Worker } from "../../client.ts";
 import { keyspace, slot } from "../../mod.ts";
 import {
   type ClusterHandle,
   command,
   infoFields,
-  moduleBuilt,
-  modulePath,
+  moduleIfBuilt,
   startCluster,
   waitUntil,
 } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
-import { BACKENDS } from "./_server.ts";
+import { BACKENDS, useClosers } from "./_server.ts";
 
 const NODE_TIMEOUT_MS = 2000;
 const WORKERS = 2;
@@ -27,24 +26,13 @@ const RESUME_CAP_MS = 60_000;
 type P = { n: number };
 
 let site: ClusterHandle | undefined;
-const closers: Array<() => unknown> = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch {
-      // best effort
-    }
-  }
-  await site?.stop();
-});
+const closers = useClosers(() => site?.stop());
 
 test("workers blocked on a primary that dies resume on the promoted replica, without a restart", async () => {
   site = await startCluster({
     primaries: 3,
     replicasPerPrimary: 1,
-    module: moduleBuilt() ? modulePath() : false,
+    module: moduleIfBuilt(),
     args: ["--cluster-node-timeout", String(NODE_TIMEOUT_MS)],
   });
   const c = site;

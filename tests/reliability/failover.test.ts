@@ -7,7 +7,7 @@
  * `dead`: nothing lost. Jobs handled twice (a claim or ack lost with the dead primary, then reaped
  * after the lease) are counted and printed.
  */
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { type GlideClusterClient } from "@valkey/valkey-glide";
 import { DurabilityError, EchoMQ, LeaseLostError, type Worker } from "../../client.ts";
 import { type JobId, keyspace, slot } from "../../mod.ts";
@@ -22,6 +22,7 @@ import {
   waitUntil,
 } from "../../tools/embedded/mod.ts";
 import { cluster as glideCluster, requireModule, sleep } from "../native/_native.ts";
+import { useClosers } from "./_server.ts";
 
 
 const NODE_TIMEOUT_MS = 2000;
@@ -37,18 +38,7 @@ const DRAIN_CAP_MS = 90_000;
 
 let site: ClusterHandle | undefined;
 let extra: ServerHandle | undefined;
-const closers: Array<() => unknown> = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch {
-      // best effort
-    }
-  }
-  await Promise.all([site?.stop(), extra?.stop()]);
-});
+const closers = useClosers(() => Promise.all([site?.stop(), extra?.stop()]));
 
 
 /**

@@ -14,10 +14,11 @@
  *
  * @module
  */
-export { cliBinary, moduleBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
+export { cliBinary, moduleBuilt, moduleIfBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
 export { freePort, LOOPBACK, portFree } from "./ports.ts";
 export { command, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
 export {
+  baseArgs,
   type ReplicatedHandle,
   type ServerHandle,
   type ServerOptions,
