@@ -16,19 +16,8 @@ import { MAX_NAME_BYTES } from "../lib/keyspace/mod.ts";
 import {
   ARGS,
   type ArgName,
-  CLAIM_MOVE_LIMIT,
-  DEAD_AGE_DEFAULT_MS,
-  DEAD_MAX_DEFAULT,
-  FENCE_KEY,
   type Gate,
   gateDigits,
-  MAX_BATCH,
-  MAX_COUNTER_DIGITS,
-  MAX_DIGITS,
-  MAX_PAYLOAD_BYTES,
-  MAX_PROGRESS_BYTES,
-  MAX_REASON_BYTES,
-  MAX_SPEC_BYTES,
   META_FIELDS,
   type Refusal,
   REFUSAL_NAMES,
@@ -38,15 +27,14 @@ import {
   ROW_FIELDS,
   SCHEDULER_FIELDS,
   STATES,
-  TOKENS_PER_MS,
-  TRIM_LIMIT,
   type Verb,
   VERB_NAMES,
   VERBS,
   type VerbSpec,
   WAKE_MARKERS,
-  WIRE,
 } from "../lib/wire/mod.ts";
+// The constants by their names in lib/wire, so that RUST_CONSTANTS names each one once.
+import * as wire from "../lib/wire/mod.ts";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const DOC = resolve(ROOT, "docs/WIRE.md");
@@ -76,7 +64,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "fenced":
       return [{ found: "4" }, { found: "unknown" }];
     case "batch":
-      return [{ max: String(MAX_BATCH) }];
+      return [{ max: String(wire.MAX_BATCH) }];
     case "positive":
       return numbers((g) => g.min === 1).map((arg) => ({ arg }));
     case "non-negative":
@@ -92,13 +80,13 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "lease-lost":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
-      return [{ limit: String(MAX_PAYLOAD_BYTES) }];
+      return [{ limit: String(wire.MAX_PAYLOAD_BYTES) }];
     case "reason":
       return [{ limit: String((ARGS.reason.gate as Gate & { limit: number }).limit) }];
     case "progress":
       return [{ limit: String((ARGS.value.gate as Gate & { limit: number }).limit) }];
     case "spec":
-      return [{ limit: String(MAX_SPEC_BYTES) }];
+      return [{ limit: String(wire.MAX_SPEC_BYTES) }];
     case "name":
       return all.filter((a) => ARGS[a].gate.kind === "name").map((arg) => ({ arg, max: String(MAX_NAME_BYTES) }));
     case "active":
@@ -137,17 +125,17 @@ export function vectors(): string {
   );
   const templates = Object.fromEntries(REFUSAL_NAMES.map((r) => [r, REFUSALS[r].template]));
   const head = {
-    wire: WIRE,
+    wire: wire.WIRE,
     generatedBy: "tools/gen_wire.ts",
-    maxBatch: MAX_BATCH,
-    claimMoveLimit: CLAIM_MOVE_LIMIT,
-    deadMaxDefault: DEAD_MAX_DEFAULT,
-    deadAgeDefaultMs: DEAD_AGE_DEFAULT_MS,
-    trimLimit: TRIM_LIMIT,
-    maxDigits: MAX_DIGITS,
-    maxCounterDigits: MAX_COUNTER_DIGITS,
-    maxPayloadBytes: MAX_PAYLOAD_BYTES,
-    fenceKey: FENCE_KEY,
+    maxBatch: wire.MAX_BATCH,
+    claimMoveLimit: wire.CLAIM_MOVE_LIMIT,
+    deadMaxDefault: wire.DEAD_MAX_DEFAULT,
+    deadAgeDefaultMs: wire.DEAD_AGE_DEFAULT_MS,
+    trimLimit: wire.TRIM_LIMIT,
+    maxDigits: wire.MAX_DIGITS,
+    maxCounterDigits: wire.MAX_COUNTER_DIGITS,
+    maxPayloadBytes: wire.MAX_PAYLOAD_BYTES,
+    fenceKey: wire.FENCE_KEY,
   };
   const stored = {
     row: Object.keys(ROW_FIELDS),
@@ -248,23 +236,23 @@ function rustField(name: string): string {
   return name;
 }
 
-/** The Rust constants the module takes from the spec, with their Rust types. */
-const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = [
-  ["WIRE", "i64", WIRE],
-  ["FENCE_KEY", "&str", FENCE_KEY],
-  ["MAX_PAYLOAD_BYTES", "i64", MAX_PAYLOAD_BYTES],
-  ["MAX_REASON_BYTES", "i64", MAX_REASON_BYTES],
-  ["MAX_PROGRESS_BYTES", "i64", MAX_PROGRESS_BYTES],
-  ["MAX_SPEC_BYTES", "i64", MAX_SPEC_BYTES],
-  ["DEAD_MAX_DEFAULT", "i64", DEAD_MAX_DEFAULT],
-  ["DEAD_AGE_DEFAULT_MS", "i64", DEAD_AGE_DEFAULT_MS],
-  ["TRIM_LIMIT", "i64", TRIM_LIMIT],
-  ["MAX_DIGITS", "usize", MAX_DIGITS],
-  ["MAX_COUNTER_DIGITS", "usize", MAX_COUNTER_DIGITS],
-  ["MAX_BATCH", "usize", MAX_BATCH],
-  ["CLAIM_MOVE_LIMIT", "u64", CLAIM_MOVE_LIMIT],
-  ["TOKENS_PER_MS", "i64", TOKENS_PER_MS],
-];
+/** The Rust constants the module takes from the spec, by their names in lib/wire, with their Rust types. */
+const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = ([
+  ["WIRE", "i64"],
+  ["FENCE_KEY", "&str"],
+  ["MAX_PAYLOAD_BYTES", "i64"],
+  ["MAX_REASON_BYTES", "i64"],
+  ["MAX_PROGRESS_BYTES", "i64"],
+  ["MAX_SPEC_BYTES", "i64"],
+  ["DEAD_MAX_DEFAULT", "i64"],
+  ["DEAD_AGE_DEFAULT_MS", "i64"],
+  ["TRIM_LIMIT", "i64"],
+  ["MAX_DIGITS", "usize"],
+  ["MAX_COUNTER_DIGITS", "usize"],
+  ["MAX_BATCH", "usize"],
+  ["CLAIM_MOVE_LIMIT", "u64"],
+  ["TOKENS_PER_MS", "i64"],
+] as const).map(([name, type]) => [name, type, wire[name]] as const);
 
 /** A gate as the Rust `Gate` value. */
 function rustGate(g: Gate): string {
