@@ -14,6 +14,7 @@ import {
   command,
   infoFields,
   moduleIfBuilt,
+  replicasOf,
   startCluster,
   waitUntil,
 } from "../../tools/embedded/mod.ts";
@@ -37,12 +38,7 @@ test("workers blocked on a primary that dies resume on the promoted replica, wit
   });
   const c = site;
   const victim = c.primaries[0]!;
-  let replicaPort = 0;
-  for (const r of c.replicas) {
-    if (infoFields(await command(r.server.port, ["INFO", "replication"]))["master_port"] === String(victim.server.port)) {
-      replicaPort = r.server.port;
-    }
-  }
+  const replicaPort = (await replicasOf(c, victim)).at(-1)?.server.port ?? 0;
   expect(replicaPort).toBeGreaterThan(0);
 
   const queueOn = (prefix: string): string => {

@@ -16,6 +16,7 @@ import {
   command,
   infoFields,
   modulePath,
+  replicasOf,
   type ServerHandle,
   startCluster,
   startServer,
@@ -82,12 +83,7 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
     await waitUntil(`${n.address} to know 7 nodes`, async () =>
       infoFields(await command(n.port, ["CLUSTER", "INFO"]))["cluster_known_nodes"] === "7", 30_000, 100);
   }
-  const victimReplicaPorts: number[] = [x.port];
-  for (const r of c.replicas) {
-    if ((await replication(r.server.port))["master_port"] === String(victim.server.port)) {
-      victimReplicaPorts.push(r.server.port);
-    }
-  }
+  const victimReplicaPorts: number[] = [x.port, ...(await replicasOf(c, victim)).map((r) => r.server.port)];
   expect(victimReplicaPorts.length).toBe(2);
 
   // Two queues per primary.

@@ -20,6 +20,7 @@ import {
   command,
   infoFields,
   moduleIfBuilt,
+  replicasOf,
   type ServerHandle,
   startCluster,
   startServer,
@@ -186,12 +187,7 @@ test(`${ROUNDS} failovers under load: every worker claims again within ${RESUME_
   site = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: moduleIfBuilt(), args });
   const c = site;
   const victim = c.primaries[0]!;
-  let partner: ServerHandle | undefined;
-  for (const r of c.replicas) {
-    if (infoFields(await command(r.server.port, ["INFO", "replication"]))["master_port"] === String(victim.server.port)) {
-      partner = r.server;
-    }
-  }
+  const partner = (await replicasOf(c, victim)).at(-1)?.server;
   const shard: Restartable[] = [victim.server, partner!].map((s) => restartable(s, { cluster: true, args }));
   const onVictim = (q: string): boolean => c.primaryForSlot(slot(keyspace(q).pending)).id === victim.id;
   const load = new Load(await connect([...c.addresses], true), true);

@@ -26,7 +26,7 @@ export {
   startServer,
   waitForSync,
 } from "./server.ts";
-export { type ClusterHandle, type ClusterNode, type ClusterOptions, startCluster } from "./cluster.ts";
+export { type ClusterHandle, type ClusterNode, type ClusterOptions, replicasOf, startCluster } from "./cluster.ts";
 export { deferSignals, killAll } from "./cleanup.ts";
 export { type Orphan, sweepOrphans } from "./orphans.ts";
 export { hasAtomicSlotMigration, serverVersion, type ServerVersion } from "./version.ts";
