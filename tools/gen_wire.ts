@@ -16,20 +16,8 @@ import { MAX_NAME_BYTES } from "../lib/keyspace/mod.ts";
 import {
   ARGS,
   type ArgName,
-  CLAIM_MOVE_LIMIT,
-  DEAD_AGE_DEFAULT_MS,
-  DEAD_MAX_DEFAULT,
-  FENCE_KEY,
   type Gate,
   gateDigits,
-  MAX_BATCH,
-  MAX_COUNTER_DIGITS,
-  MAX_DIGITS,
-  MAX_OPTIONS_BYTES,
-  MAX_PAYLOAD_BYTES,
-  MAX_PROGRESS_BYTES,
-  MAX_REASON_BYTES,
-  MAX_SPEC_BYTES,
   META_FIELDS,
   OPTION_NAMES,
   OPTIONS,
@@ -41,15 +29,14 @@ import {
   ROW_FIELDS,
   SCHEDULER_FIELDS,
   STATES,
-  TOKENS_PER_MS,
-  TRIM_LIMIT,
   type Verb,
   VERB_NAMES,
   VERBS,
   type VerbSpec,
   WAKE_MARKERS,
-  WIRE,
 } from "../lib/wire/mod.ts";
+// The constants by their names in lib/wire, so that RUST_CONSTANTS names each one once.
+import * as wire from "../lib/wire/mod.ts";
 
 const ROOT = resolve(import.meta.dirname ?? new URL(".", import.meta.url).pathname, "..");
 const DOC = resolve(ROOT, "docs/WIRE.md");
@@ -60,7 +47,7 @@ const RUST = resolve(ROOT, "native/src/spec.rs");
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "name") return "name";
-  if (g.kind === "options") return `options<=${MAX_OPTIONS_BYTES}`;
+  if (g.kind === "options") return `options<=${wire.MAX_OPTIONS_BYTES}`;
   if (g.kind === "number") {
     return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}${g.digits === undefined ? "" : `:${g.digits}`}`;
   }
@@ -83,7 +70,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "fenced":
       return [{ found: "4" }, { found: "unknown" }];
     case "batch":
-      return [{ max: String(MAX_BATCH) }];
+      return [{ max: String(wire.MAX_BATCH) }];
     case "positive":
       return numbers((g) => g.min === 1).map((arg) => ({ arg }));
     case "non-negative":
@@ -96,17 +83,17 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "lease-lost":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
-      return [{ limit: String(MAX_PAYLOAD_BYTES) }];
+      return [{ limit: String(wire.MAX_PAYLOAD_BYTES) }];
     case "reason":
       return [{ limit: String((ARGS.reason.gate as Gate & { limit: number }).limit) }];
     case "progress":
       return [{ limit: String((ARGS.value.gate as Gate & { limit: number }).limit) }];
     case "spec":
-      return [{ limit: String(MAX_SPEC_BYTES) }];
+      return [{ limit: String(wire.MAX_SPEC_BYTES) }];
     case "name":
       return gated.filter(([, g]) => g.kind === "name").map(([arg]) => ({ arg, max: String(MAX_NAME_BYTES) }));
     case "options":
-      return [{ limit: String(MAX_OPTIONS_BYTES) }];
+      return [{ limit: String(wire.MAX_OPTIONS_BYTES) }];
     case "option-unknown":
       return [{ option: "lane" }, { option: "x y" }];
     case "option-repeated":
@@ -152,18 +139,18 @@ export function vectors(): string {
   );
   const templates = Object.fromEntries(REFUSAL_NAMES.map((r) => [r, REFUSALS[r].template]));
   const head = {
-    wire: WIRE,
+    wire: wire.WIRE,
     generatedBy: "tools/gen_wire.ts",
-    maxBatch: MAX_BATCH,
-    claimMoveLimit: CLAIM_MOVE_LIMIT,
-    deadMaxDefault: DEAD_MAX_DEFAULT,
-    deadAgeDefaultMs: DEAD_AGE_DEFAULT_MS,
-    trimLimit: TRIM_LIMIT,
-    maxDigits: MAX_DIGITS,
-    maxCounterDigits: MAX_COUNTER_DIGITS,
-    maxPayloadBytes: MAX_PAYLOAD_BYTES,
-    maxOptionsBytes: MAX_OPTIONS_BYTES,
-    fenceKey: FENCE_KEY,
+    maxBatch: wire.MAX_BATCH,
+    claimMoveLimit: wire.CLAIM_MOVE_LIMIT,
+    deadMaxDefault: wire.DEAD_MAX_DEFAULT,
+    deadAgeDefaultMs: wire.DEAD_AGE_DEFAULT_MS,
+    trimLimit: wire.TRIM_LIMIT,
+    maxDigits: wire.MAX_DIGITS,
+    maxCounterDigits: wire.MAX_COUNTER_DIGITS,
+    maxPayloadBytes: wire.MAX_PAYLOAD_BYTES,
+    maxOptionsBytes: wire.MAX_OPTIONS_BYTES,
+    fenceKey: wire.FENCE_KEY,
     options: OPTION_NAMES.map((name) => {
       const o: { gate: Gate; needs?: string } = OPTIONS[name];
       return { name, gate: gateName(o.gate), needs: o.needs ?? null };
@@ -202,7 +189,7 @@ export function sections(): Record<string, string> {
       const gate = g.kind === "job-id"
         ? "starts with the 3 bytes `JOB`"
         : g.kind === "options"
-        ? `at most ${MAX_OPTIONS_BYTES} bytes: empty, or \`key=value\` items joined by NUL, each key an option below, once`
+        ? `at most ${wire.MAX_OPTIONS_BYTES} bytes: empty, or \`key=value\` items joined by NUL, each key an option below, once`
         : g.kind === "name"
         ? `1 to ${MAX_NAME_BYTES} bytes, none of them \`{\`, \`}\` or NUL`
         : g.kind === "number"
@@ -278,24 +265,24 @@ function rustField(name: string): string {
   return name;
 }
 
-/** The Rust constants the module takes from the spec, with their Rust types. */
-const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = [
-  ["WIRE", "i64", WIRE],
-  ["FENCE_KEY", "&str", FENCE_KEY],
-  ["MAX_PAYLOAD_BYTES", "i64", MAX_PAYLOAD_BYTES],
-  ["MAX_OPTIONS_BYTES", "usize", MAX_OPTIONS_BYTES],
-  ["MAX_REASON_BYTES", "i64", MAX_REASON_BYTES],
-  ["MAX_PROGRESS_BYTES", "i64", MAX_PROGRESS_BYTES],
-  ["MAX_SPEC_BYTES", "i64", MAX_SPEC_BYTES],
-  ["DEAD_MAX_DEFAULT", "i64", DEAD_MAX_DEFAULT],
-  ["DEAD_AGE_DEFAULT_MS", "i64", DEAD_AGE_DEFAULT_MS],
-  ["TRIM_LIMIT", "i64", TRIM_LIMIT],
-  ["MAX_DIGITS", "usize", MAX_DIGITS],
-  ["MAX_COUNTER_DIGITS", "usize", MAX_COUNTER_DIGITS],
-  ["MAX_BATCH", "usize", MAX_BATCH],
-  ["CLAIM_MOVE_LIMIT", "u64", CLAIM_MOVE_LIMIT],
-  ["TOKENS_PER_MS", "i64", TOKENS_PER_MS],
-];
+/** The Rust constants the module takes from the spec, by their names in lib/wire, with their Rust types. */
+const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = ([
+  ["WIRE", "i64"],
+  ["FENCE_KEY", "&str"],
+  ["MAX_PAYLOAD_BYTES", "i64"],
+  ["MAX_OPTIONS_BYTES", "usize"],
+  ["MAX_REASON_BYTES", "i64"],
+  ["MAX_PROGRESS_BYTES", "i64"],
+  ["MAX_SPEC_BYTES", "i64"],
+  ["DEAD_MAX_DEFAULT", "i64"],
+  ["DEAD_AGE_DEFAULT_MS", "i64"],
+  ["TRIM_LIMIT", "i64"],
+  ["MAX_DIGITS", "usize"],
+  ["MAX_COUNTER_DIGITS", "usize"],
+  ["MAX_BATCH", "usize"],
+  ["CLAIM_MOVE_LIMIT", "u64"],
+  ["TOKENS_PER_MS", "i64"],
+] as const).map(([name, type]) => [name, type, wire[name]] as const);
 
 /** A gate as the Rust `Gate` value. */
 function rustGate(g: Gate): string {

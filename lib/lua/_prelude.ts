@@ -141,6 +141,32 @@ local function emq_type(key, want)
   return t
 end
 
+-- 5. domain, the keys a verb derives (the Lua side of the module's Scope::expect / absent): meta
+-- (a hash or missing), then each of wanted, {{key, kind}, ...}, in order, each refused when neither
+-- missing nor of its kind. The missing derived keys are listed for emq_local, the probe before the
+-- first write. Returns {meta = meta's type, kinds = {[key] = type}, missing = {key, ...}}, or nil
+-- and the refusal.
+local function emq_types(wanted)
+  local meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
+  local s = {meta = meta, kinds = {}, missing = {}}
+  for _, k in ipairs(wanted) do
+    local t, e = emq_type(k[1], k[2]) if e then return nil, e end
+    s.kinds[k[1]] = t
+    if t == 'none' then s.missing[#s.missing + 1] = k[1] end
+  end
+  return s
+end
+
+-- A job id given twice in one call: the refusal (the first repeat named), or nil.
+local function emq_repeated(n, id)
+  local seen = {}
+  for j = 1, n do
+    if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
+    seen[id[j]] = true
+  end
+  return nil
+end
+
 -- A counter the verb increments (HINCRBY): missing, or an integer as HINCRBY reads it (optional
 -- '-', digits without a leading zero) of at most ${MAX_COUNTER_DIGITS} digits, so that any increment of one call fits.
 -- Returns nil, or the refusal.

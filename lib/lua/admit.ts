@@ -22,11 +22,7 @@ export const ADMIT_LUA: string = DEDUP_LUA + `
 -- folded = {{place, holder, outcome}}, dedup = nil or {d, takes}, debounced = {{holder, from}}},
 -- or nil and the refusal.
 local function emq_admit(base, n, id, structure, kind, opts)
-  local seen = {}
-  for j = 1, n do
-    if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
-    seen[id[j]] = true
-  end
+  local e = emq_repeated(n, id) if e then return nil, e end
   local a = {rows = {}, missing = {}, admitted = {}, source = {}, folded = {}, debounced = {}}
   for j = 1, n do
     a.rows[j] = base .. 'job:' .. id[j]
@@ -35,7 +31,6 @@ local function emq_admit(base, n, id, structure, kind, opts)
     a.missing[j] = a.rows[j]
     a.source[j] = j
   end
-  local e
   a.meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
   a.structure, e = emq_type(structure, kind) if e then return nil, e end
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end

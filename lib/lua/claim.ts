@@ -25,14 +25,9 @@ export const CLAIM_LUA: string = luaScript(
   `
 local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
 local dead = base .. 'dead'
-local missing = {}
-local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
-local kinds = {}
-for _, k in ipairs({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {wake, 'zset'}}) do
-  local t, e = emq_type(k[1], k[2]) if e then return e end
-  kinds[k[1]] = t
-  if t == 'none' then missing[#missing + 1] = k[1] end
-end
+local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {wake, 'zset'}})
+if e then return e end
+local meta, kinds, missing = s.meta, s.kinds, s.missing
 local now = emq_now()
 local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
 local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end

@@ -19,17 +19,9 @@ export const LEASES_LUA: string = DEDUP_LUA + `
 -- nil); lets_go: the jobs leave for good (ACK, BURY), so their deduplication keys are checked after
 -- the counter. Returns the rows and what emq_let_go needs, or nil and the refusal.
 local function emq_leases(base, cluster, n, id, token, structures, total, lets_go)
-  local seen = {}
-  for j = 1, n do
-    if seen[id[j]] then return nil, emq_refuse['repeated']({id = id[j]}) end
-    seen[id[j]] = true
-  end
-  local missing = {}
-  local _, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
-  for _, k in ipairs(structures) do
-    local t, e = emq_type(k[1], k[2]) if e then return nil, e end
-    if t == 'none' then missing[#missing + 1] = k[1] end
-  end
+  local e = emq_repeated(n, id) if e then return nil, e end
+  local s, e = emq_types(structures) if e then return nil, e end
+  local missing = s.missing
   local active = structures[1][1]
   local rows, held = {}, {}
   for j = 1, n do

@@ -48,14 +48,9 @@ export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "acti
     verb,
     `
 local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
-local missing = {}
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
-for _, k in ipairs({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
-  local t, e = emq_type(k[1], k[2]) if e then return e end
-  if t == 'none' then missing[#missing + 1] = k[1] end
-end
-local due, e = emq_due(base, from, emq_now(), limit, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
+local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
+local due, e = emq_due(base, from, emq_now(), limit, s.missing) if e then return e end
+e = emq_local(cluster, s.missing) if e then return e end
 local moved = emq_move(from, pending, '${push}', due)
 if moved > 0 then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return moved

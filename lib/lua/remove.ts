@@ -12,20 +12,12 @@ import { DEDUP_LUA } from "./dedup.ts";
 export const REMOVE_LUA: string = luaScript(
   "REMOVE",
   `
-local seen = {}
-for j = 1, n do
-  if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
-  seen[id[j]] = true
-end
-local missing = {}
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
-local sets = {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}}) do
-  local key = base .. k[1]
-  local t, e = emq_type(key, k[2]) if e then return e end
-  sets[k[1]] = t ~= 'none' and key or false
-  if t == 'none' then missing[#missing + 1] = key end
-end
+local e = emq_repeated(n, id) if e then return e end
+local keys = {pending = base .. 'pending', schedule = base .. 'schedule', dead = base .. 'dead', active = base .. 'active'}
+local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.active, 'zset'}})
+if e then return e end
+local missing, sets = s.missing, {}
+for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
 local rows, found, busy = {}, {}, {}
 for j = 1, n do
   rows[j] = base .. 'job:' .. id[j]

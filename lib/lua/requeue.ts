@@ -12,20 +12,10 @@ import { luaScript } from "./_prelude.ts";
 export const REQUEUE_LUA: string = luaScript(
   "REQUEUE",
   `
-local seen = {}
-for j = 1, n do
-  if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
-  seen[id[j]] = true
-end
+local e = emq_repeated(n, id) if e then return e end
 local dead, pending, wake = base .. 'dead', base .. 'pending', base .. 'wake'
-local missing = {}
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
-local kinds = {}
-for _, k in ipairs({{dead, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
-  local t, e = emq_type(k[1], k[2]) if e then return e end
-  kinds[k[1]] = t
-  if t == 'none' then missing[#missing + 1] = k[1] end
-end
+local s, e = emq_types({{dead, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
+local kinds, missing = s.kinds, s.missing
 local ids = id
 if n == 0 then ids = redis.call('ZRANGE', dead, 0, limit - 1) end
 local rows, exists, stray = {}, {}, {}

@@ -13,16 +13,11 @@ export const RESUME_LUA: string = luaScript(
   "RESUME",
   `
 local pending, wake = base .. 'pending', base .. 'wake'
-local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
-local p, e = emq_type(pending, 'list') if e then return e end
-local w, e = emq_type(wake, 'zset') if e then return e end
-local missing = {}
-if p == 'none' then missing[#missing + 1] = pending end
-if w == 'none' then missing[#missing + 1] = wake end
-e = emq_local(cluster, missing) if e then return e end
-if meta ~= 'hash' or redis.call('HGET', KEYS[1], '${META.paused}') ~= '1' then return 0 end
+local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e end
+e = emq_local(cluster, s.missing) if e then return e end
+if s.meta ~= 'hash' or redis.call('HGET', KEYS[1], '${META.paused}') ~= '1' then return 0 end
 redis.call('HDEL', KEYS[1], '${META.paused}')
-if p == 'list' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+if s.kinds[pending] == 'list' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return 1
 `,
 );

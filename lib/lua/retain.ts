@@ -13,15 +13,12 @@ import { RETENTION_LUA } from "./retention.ts";
 export const RETAIN_LUA: string = luaScript(
   "RETAIN",
   `
-local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
 local dead = base .. 'dead'
-local t, e = emq_type(dead, 'zset') if e then return e end
-local missing = {}
-if t == 'none' then missing[1] = dead end
+local s, e = emq_types({{dead, 'zset'}}) if e then return e end
 local now = emq_now()
 local victims, e = emq_trim_pick(base, dead, now, 0, dead_max, dead_age_ms) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
-if meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(now)) end
+e = emq_local(cluster, s.missing) if e then return e end
+if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(now)) end
 redis.call('HSET', KEYS[1], '${META.dead_max}', emq_int(dead_max), '${META.dead_age_ms}', emq_int(dead_age_ms))
 emq_trim(dead, victims)
 return #victims.ids

@@ -13,15 +13,10 @@ export const SCHEDULER_LUA: string = luaScript(
   "SCHEDULER",
   `
 local sched, index = base .. 'scheduler:' .. name, base .. 'schedulers'
-local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
-local st, e = emq_type(sched, 'hash') if e then return e end
-local it, e = emq_type(index, 'zset') if e then return e end
-local missing = {}
-if st == 'none' then missing[#missing + 1] = sched end
-if it == 'none' then missing[#missing + 1] = index end
-e = emq_local(cluster, missing) if e then return e end
+local s, e = emq_types({{sched, 'hash'}, {index, 'zset'}}) if e then return e end
+e = emq_local(cluster, s.missing) if e then return e end
 local now = emq_int(emq_now())
-if meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
+if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
 local stored = redis.call('HGET', sched, '${SCHED.spec}')
 if stored == spec then
   redis.call('HSET', sched, '${SCHED.max_missed}', emq_int(max_missed), '${SCHED.payload}', payload)

@@ -11,13 +11,8 @@ export const UNSCHEDULE_LUA: string = luaScript(
   "UNSCHEDULE",
   `
 local sched, index = base .. 'scheduler:' .. name, base .. 'schedulers'
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
-local st, e = emq_type(sched, 'hash') if e then return e end
-local it, e = emq_type(index, 'zset') if e then return e end
-local missing = {}
-if st == 'none' then missing[#missing + 1] = sched end
-if it == 'none' then missing[#missing + 1] = index end
-e = emq_local(cluster, missing) if e then return e end
+local s, e = emq_types({{sched, 'hash'}, {index, 'zset'}}) if e then return e end
+e = emq_local(cluster, s.missing) if e then return e end
 local existed = redis.call('DEL', sched)
 redis.call('ZREM', index, name)
 return existed

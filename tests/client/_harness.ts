@@ -3,7 +3,8 @@
  * keyspace dumps with time fields normalised, and DEBUG DIGEST.
  */
 import { afterAll, beforeAll } from "bun:test";
-import { type JobId } from "../../mod.ts";
+import { type JobId, keyspace } from "../../mod.ts";
+import { EchoMQ, type EchoMQOptions } from "../../client.ts";
 import { Connection } from "../../lib/client/connection.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
@@ -88,11 +89,17 @@ export function rawConnection(site: Site): Promise<Connection> {
   return Connection.open({ addresses: site.addresses, cluster: site.cluster, requestTimeout: 10000 });
 }
 
+/** The sites {@link useSites} starts, by topology, and a raw connection to each. */
+export interface Sites {
+  readonly sites: Map<Topology, Site>;
+  readonly raws: Map<Topology, Connection>;
+}
+
 /**
  * Starts one site per topology (and a raw connection to each) before the enclosing suite's tests,
  * and stops them after. Call at the top level of a test file or inside a `describe`.
  */
-export function useSites(): { sites: Map<Topology, Site>; raws: Map<Topology, Connection> } {
+export function useSites(): Sites {
   const sites = new Map<Topology, Site>();
   const raws = new Map<Topology, Connection>();
   beforeAll(async () => {
@@ -107,6 +114,66 @@ export function useSites(): { sites: Map<Topology, Site>; raws: Map<Topology, Co
     await Promise.all([...sites.values()].map((s) => s.stop()));
   });
   return { sites, raws };
+}
+
+/** One backend on one topology: what one `describe` of a client suite runs on. */
+export interface Combo {
+  readonly backend: BackendKind;
+  readonly topology: Topology;
+  /** How the combo prints, e.g. `scripts/cluster` (see {@link comboName}). */
+  readonly name: string;
+}
+
+/** Every combo of this run, topology by topology: the suites' `describe`s, in their order. */
+export const COMBOS: readonly Combo[] = TOPOLOGIES.flatMap((topology) =>
+  BACKENDS.map((backend) => ({ backend, topology, name: comboName(backend, topology) }))
+);
+
+/** Connects clients of `combo`'s backend to its site; the caller closes each. */
+export function connector(
+  { sites }: Sites,
+  combo: Combo,
+): <P>(extra?: Partial<EchoMQOptions<P>>) => Promise<EchoMQ<P>> {
+  return <P>(extra: Partial<EchoMQOptions<P>> = {}) => {
+    const site = sites.get(combo.topology)!;
+    return EchoMQ.connect<P>({ addresses: site.addresses, cluster: site.cluster, backend: combo.backend, ...extra });
+  };
+}
+
+/** What {@link useClient} hands a suite; `mq` and `raw` are set before its first test. */
+export interface SuiteClient<P> {
+  /** The suite's client: `options` on the combo's backend and site. */
+  readonly mq: EchoMQ<P>;
+  /** The site's raw connection, to read and write the keyspace behind the client's back. */
+  readonly raw: Connection;
+  /** Another client of the combo's backend on its site; the caller closes it. */
+  connect<Q>(extra?: Partial<EchoMQOptions<Q>>): Promise<EchoMQ<Q>>;
+  /** Fields of job `id`'s row in queue `q`, each as a string (`"null"` for a missing one). */
+  row(q: string, id: string, ...fields: string[]): Promise<string[]>;
+}
+
+/**
+ * Connects one client for the enclosing `describe` (before its tests; closed after them) with
+ * `options` on `combo`. Call inside the combo's `describe`, so that each combo gets its own client
+ * (and its own `newId` source, when `options` make one there).
+ */
+export function useClient<P>(sites: Sites, combo: Combo, options: Partial<EchoMQOptions<P>> = {}): SuiteClient<P> {
+  const connect = connector(sites, combo);
+  const suite = {
+    connect,
+    async row(q: string, id: string, ...fields: string[]): Promise<string[]> {
+      const K = keyspace(q);
+      return ((await suite.raw.command(["HMGET", K.job(id as never), ...fields], K.meta)) as unknown[]).map(String);
+    },
+  } as { mq: EchoMQ<P>; raw: Connection } & Pick<SuiteClient<P>, "connect" | "row">;
+  beforeAll(async () => {
+    suite.raw = sites.raws.get(combo.topology)!;
+    suite.mq = await connect<P>(options);
+  });
+  afterAll(async () => {
+    await suite.mq.close();
+  });
+  return suite;
 }
 
 /** A reply, or the server's error text. */

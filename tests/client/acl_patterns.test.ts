@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ, WireError } from "../../client.ts";
 import { aclKeyPattern } from "../../mod.ts";
-import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { BACKENDS, eventually } from "./_harness.ts";
 
 let server: ServerHandle;
@@ -39,7 +39,7 @@ const FIRE = ["+zrange", "+hgetall", "+time"];
 const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+lrange", "+zrange", "+scan"];
 
 beforeAll(async () => {
-  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
+  server = await startServer({ module: moduleIfBuilt() });
   owner = await EchoMQ.connect<string>({ addresses: [{ host: server.host, port: server.port }], backend: "scripts" });
   await user("star", "~emq:{t*}:*", "+@all");
   await user("question", "~emq:{t?}:*", "+@all");

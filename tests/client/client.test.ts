@@ -6,109 +6,96 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
 import { BackendError, bytes, ConnectionError, DuplicateIdError, EchoMQ, EchoMQError, text } from "../../client.ts";
 import { command, freePort, modulePath, startReplicated, waitForSync } from "../../tools/embedded/mod.ts";
-import {
-  BACKENDS,
-  comboName,
-  counterIds,
-  dump,
-  MODULE_WORKS,
-  type Site,
-  startSite,
-  TOPOLOGIES,
-  useSites,
-} from "./_harness.ts";
+import { BACKENDS, COMBOS, connector, counterIds, dump, MODULE_WORKS, type Site, startSite, TOPOLOGIES, useSites } from "./_harness.ts";
 
-const { sites, raws } = useSites();
+const servers = useSites();
+const { sites, raws } = servers;
 
-for (const topology of TOPOLOGIES) {
-  for (const backend of BACKENDS) {
-    describe(comboName(backend, topology), () => {
-      const connect = <P>(extra: Partial<Parameters<typeof EchoMQ.connect<P>>[0]> = {}): Promise<EchoMQ<P>> => {
-        const site = sites.get(topology)!;
-        return EchoMQ.connect<P>({ addresses: site.addresses, cluster: site.cluster, backend, ...extra });
-      };
+for (const combo of COMBOS) {
+  const { backend, topology } = combo;
+  describe(combo.name, () => {
+    const connect = connector(servers, combo);
 
-      test("enqueueMany and concurrent calls beyond the in-flight limit", async () => {
-        const mq = await connect<{ n: number }>({ inflightRequestsLimit: 4 });
-        try {
-          const q = `many-${backend}`;
-          const payloads = Array.from({ length: 5000 }, (_, n) => ({ n }));
-          const ids = await mq.enqueueMany(q, payloads);
-          expect(ids).toHaveLength(5000);
-          expect(new Set(ids).size).toBe(5000);
-          const more = await Promise.all(Array.from({ length: 300 }, (_, n) => mq.enqueue(q, { n: 5000 + n })));
-          expect(new Set(more).size).toBe(300);
-          expect(await mq.counts(q)).toEqual({ pending: 5300, active: 0, schedule: 0, dead: 0 });
-          const claimed = await Promise.all(Array.from({ length: 50 }, () => mq.claim(q, { leaseMs: 60_000 })));
-          // FIFO: the first 50 enqueued come out first (in some interleaving).
-          expect(claimed.map((j) => j!.payload.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n));
-          expect(claimed.map((j) => j!.id).sort()).toEqual(ids.slice(0, 50).sort());
-          expect(await mq.enqueueMany(q, [])).toEqual([]);
-        } finally {
-          await mq.close();
-        }
-      });
-
-      test("a duplicate id is retried once with a fresh id", async () => {
-        const q = `dup-${backend}`;
-        const fixed = "JOB00000000042" as JobId;
-        const fresh = counterIds(100);
-        let calls = 0;
-        // 42, 42, then fresh ids: the second enqueue collides once and succeeds with a fresh id.
-        const mq = await connect<number>({ newId: () => (calls++ < 2 ? fixed : fresh()) });
-        const stuck = await connect<number>({ newId: () => fixed });
-        try {
-          expect(await mq.enqueue(q, 1)).toBe(fixed);
-          const second = await mq.enqueue(q, 2);
-          expect(second).toBe("JOB00000000100" as JobId);
-          // Always the same id: one retry, then the refusal surfaces.
-          await expect(stuck.enqueue(q, 3)).rejects.toBeInstanceOf(DuplicateIdError);
-          await expect(stuck.schedule(q, 3, { delayMs: 10 })).rejects.toBeInstanceOf(DuplicateIdError);
-          // Collisions inside one batch (with rows, or twice in the batch) are retried one by one.
-          let m = 0;
-          const batchy = await connect<number>({ newId: () => (m++ % 2 === 0 ? ("JOB00000000777" as JobId) : fresh()) });
-          try {
-            const ids = await batchy.enqueueMany(q, [10, 11, 12]);
-            expect(new Set(ids).size).toBe(3);
-            expect(ids[0]).toBe("JOB00000000777" as JobId);
-          } finally {
-            await batchy.close();
-          }
-          expect((await mq.counts(q)).pending).toBe(5);
-          // An explicit id is idempotent: a second use is refused, not retried.
-          await expect(mq.enqueue(q, 9, { id: fixed })).rejects.toMatchObject({ name: "DuplicateIdError", rule: "duplicate" });
-        } finally {
-          await mq.close();
-          await stuck.close();
-        }
-      });
-
-      test("codecs: bytes round-trip exactly, text and JSON", async () => {
-        const q = `codec-${backend}`;
-        const bin = await connect<Uint8Array>({ codec: bytes });
-        const str = await connect<string>({ codec: text });
-        const js = await connect<{ a: number[]; s: string }>();
-        try {
-          const all = Uint8Array.from({ length: 256 }, (_, i) => i);
-          await bin.enqueue(q, all);
-          const got = await bin.claim(q, { leaseMs: 1000 });
-          expect(got!.payload).toEqual(all);
-          await bin.ack(got!);
-          await str.enqueue(q, "héllo\u0000wörld ✓");
-          expect((await str.claim(q, { leaseMs: 1000 }))!.payload).toBe("héllo\u0000wörld ✓");
-          await js.enqueue(q, { a: [1, 2], s: "x" });
-          expect((await js.claim(q, { leaseMs: 1000 }))!.payload).toEqual({ a: [1, 2], s: "x" });
-          // A payload at the limit passes, one byte more is refused by the server.
-          const K = keyspace(q);
-          await bin.enqueue(q, new Uint8Array(1048576));
-          await expect(bin.enqueue(q, new Uint8Array(1048577))).rejects.toMatchObject({ rule: "gate" });
-          expect((await raws.get(topology)!.command(["LLEN", K.pending], K.pending)) as number).toBe(1);
-        } finally {
-          await Promise.all([bin.close(), str.close(), js.close()]);
-        }
-      });
+    test("enqueueMany and concurrent calls beyond the in-flight limit", async () => {
+      const mq = await connect<{ n: number }>({ inflightRequestsLimit: 4 });
+      try {
+        const q = `many-${backend}`;
+        const payloads = Array.from({ length: 5000 }, (_, n) => ({ n }));
+        const ids = await mq.enqueueMany(q, payloads);
+        expect(ids).toHaveLength(5000);
+        expect(new Set(ids).size).toBe(5000);
+        const more = await Promise.all(Array.from({ length: 300 }, (_, n) => mq.enqueue(q, { n: 5000 + n })));
+        expect(new Set(more).size).toBe(300);
+        expect(await mq.counts(q)).toEqual({ pending: 5300, active: 0, schedule: 0, dead: 0 });
+        const claimed = await Promise.all(Array.from({ length: 50 }, () => mq.claim(q, { leaseMs: 60_000 })));
+        // FIFO: the first 50 enqueued come out first (in some interleaving).
+        expect(claimed.map((j) => j!.payload.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n));
+        expect(claimed.map((j) => j!.id).sort()).toEqual(ids.slice(0, 50).sort());
+        expect(await mq.enqueueMany(q, [])).toEqual([]);
+      } finally {
+        await mq.close();
+      }
     });
-  }
+
+    test("a duplicate id is retried once with a fresh id", async () => {
+      const q = `dup-${backend}`;
+      const fixed = "JOB00000000042" as JobId;
+      const fresh = counterIds(100);
+      let calls = 0;
+      // 42, 42, then fresh ids: the second enqueue collides once and succeeds with a fresh id.
+      const mq = await connect<number>({ newId: () => (calls++ < 2 ? fixed : fresh()) });
+      const stuck = await connect<number>({ newId: () => fixed });
+      try {
+        expect(await mq.enqueue(q, 1)).toBe(fixed);
+        const second = await mq.enqueue(q, 2);
+        expect(second).toBe("JOB00000000100" as JobId);
+        // Always the same id: one retry, then the refusal surfaces.
+        await expect(stuck.enqueue(q, 3)).rejects.toBeInstanceOf(DuplicateIdError);
+        await expect(stuck.schedule(q, 3, { delayMs: 10 })).rejects.toBeInstanceOf(DuplicateIdError);
+        // Collisions inside one batch (with rows, or twice in the batch) are retried one by one.
+        let m = 0;
+        const batchy = await connect<number>({ newId: () => (m++ % 2 === 0 ? ("JOB00000000777" as JobId) : fresh()) });
+        try {
+          const ids = await batchy.enqueueMany(q, [10, 11, 12]);
+          expect(new Set(ids).size).toBe(3);
+          expect(ids[0]).toBe("JOB00000000777" as JobId);
+        } finally {
+          await batchy.close();
+        }
+        expect((await mq.counts(q)).pending).toBe(5);
+        // An explicit id is idempotent: a second use is refused, not retried.
+        await expect(mq.enqueue(q, 9, { id: fixed })).rejects.toMatchObject({ name: "DuplicateIdError", rule: "duplicate" });
+      } finally {
+        await mq.close();
+        await stuck.close();
+      }
+    });
+
+    test("codecs: bytes round-trip exactly, text and JSON", async () => {
+      const q = `codec-${backend}`;
+      const bin = await connect<Uint8Array>({ codec: bytes });
+      const str = await connect<string>({ codec: text });
+      const js = await connect<{ a: number[]; s: string }>();
+      try {
+        const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+        await bin.enqueue(q, all);
+        const got = await bin.claim(q, { leaseMs: 1000 });
+        expect(got!.payload).toEqual(all);
+        await bin.ack(got!);
+        await str.enqueue(q, "héllo\u0000wörld ✓");
+        expect((await str.claim(q, { leaseMs: 1000 }))!.payload).toBe("héllo\u0000wörld ✓");
+        await js.enqueue(q, { a: [1, 2], s: "x" });
+        expect((await js.claim(q, { leaseMs: 1000 }))!.payload).toEqual({ a: [1, 2], s: "x" });
+        // A payload at the limit passes, one byte more is refused by the server.
+        const K = keyspace(q);
+        await bin.enqueue(q, new Uint8Array(1048576));
+        await expect(bin.enqueue(q, new Uint8Array(1048577))).rejects.toMatchObject({ rule: "gate" });
+        expect((await raws.get(topology)!.command(["LLEN", K.pending], K.pending)) as number).toBe(1);
+      } finally {
+        await Promise.all([bin.close(), str.close(), js.close()]);
+      }
+    });
+  });
 }
 
 describe("connecting", () => {

@@ -23,8 +23,7 @@ import type { JobId } from "../../mod.ts";
 import {
   command,
   freePort,
-  moduleBuilt,
-  modulePath,
+  moduleIfBuilt,
   type ServerHandle,
   startCluster,
   startServer,
@@ -32,7 +31,7 @@ import {
 } from "../../tools/embedded/mod.ts";
 import { BACKENDS } from "./_harness.ts";
 
-const MODULE = moduleBuilt() ? modulePath() : false;
+const MODULE = moduleIfBuilt();
 const SECRET = "Tr0ub4dor-s3cret";
 const servers: ServerHandle[] = [];
 let locked: ServerHandle; // requirepass SECRET

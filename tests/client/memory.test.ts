@@ -15,11 +15,11 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { EchoMQ } from "../../client.ts";
-import { moduleBuilt, modulePath, type ServerHandle, startServer, waitUntil } from "../../tools/embedded/mod.ts";
+import { moduleIfBuilt, type ServerHandle, startServer, waitUntil } from "../../tools/embedded/mod.ts";
 
 let server: ServerHandle;
 beforeAll(async () => {
-  server = await startServer({ module: moduleBuilt() ? modulePath() : false });
+  server = await startServer({ module: moduleIfBuilt() });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();

@@ -4,51 +4,42 @@
  * enqueueMany, schedule, work, counts, stats, getJob, jobs, remove, pause / resume); a Date sent as
  * JSON comes back a string, as the type says.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { EchoMQ } from "../../client.ts";
-import { BACKENDS, comboName, eventually, TOPOLOGIES, useSites } from "./_harness.ts";
+import { describe, expect, test } from "bun:test";
+import { COMBOS, eventually, useClient, useSites } from "./_harness.ts";
 
-const { sites } = useSites();
+const servers = useSites();
 
-for (const topology of TOPOLOGIES) {
-  for (const backend of BACKENDS) {
-    describe(comboName(backend, topology), () => {
-      let mq: EchoMQ;
-      beforeAll(async () => {
-        const site = sites.get(topology)!;
-        mq = await EchoMQ.connect({ addresses: site.addresses, cluster: site.cluster, backend });
-      });
-      afterAll(async () => {
-        await mq.close();
-      });
+for (const combo of COMBOS) {
+  const { backend } = combo;
+  describe(combo.name, () => {
+    const ctx = useClient<unknown>(servers, combo);
 
-      test("two handles, two payload types, one client", async () => {
-        const mail = mq.queue<{ to: string }>(`qh-mail-${backend}`);
-        const bills = mq.queue<{ amount: number; at: Date }>(`qh-bills-${backend}`);
-        expect(mail.name).toBe(`qh-mail-${backend}`);
-        const at = new Date("2026-12-01T10:00:00.000Z");
-        const [b1] = await bills.enqueueMany([{ amount: 12, at }, { amount: 30, at }]);
-        const m1 = await mail.enqueue({ to: "ada@example.com" });
-        const later = await mail.schedule({ to: "later@example.com" }, { delayMs: 600_000 });
-        expect(await mail.counts()).toEqual({ pending: 1, active: 0, schedule: 1, dead: 0 });
-        expect((await bills.getJob(b1!))?.payload).toEqual({ amount: 12, at: "2026-12-01T10:00:00.000Z" });
-        expect((await mail.jobs("pending")).map((j) => j.payload?.to)).toEqual(["ada@example.com"]);
-        expect(await mail.remove(later)).toBe(true);
-        expect(await bills.pause()).toBe(true);
-        expect(await bills.isPaused()).toBe(true);
-        const seen: string[] = [];
-        const w1 = bills.work((job) => void seen.push(`${job.payload.amount} ${job.payload.at.slice(0, 10)}`), { concurrency: 2, blockMs: 200 });
-        const w2 = mail.work((job) => void seen.push(job.payload.to), { blockMs: 200 });
-        await eventually(() => seen.length === 1);
-        expect(seen).toEqual(["ada@example.com"]); // bills is paused
-        expect((await bills.counts()).pending).toBe(2);
-        expect(await bills.resume()).toBe(true);
-        await eventually(() => seen.length === 3);
-        await Promise.all([w1.stop(), w2.stop()]);
-        expect(seen.slice(1).sort()).toEqual(["12 2026-12-01", "30 2026-12-01"]);
-        expect((await bills.stats()).acked).toBe(2);
-        expect(await mail.getJob(m1)).toBeNull();
-      });
+    test("two handles, two payload types, one client", async () => {
+      const mail = ctx.mq.queue<{ to: string }>(`qh-mail-${backend}`);
+      const bills = ctx.mq.queue<{ amount: number; at: Date }>(`qh-bills-${backend}`);
+      expect(mail.name).toBe(`qh-mail-${backend}`);
+      const at = new Date("2026-12-01T10:00:00.000Z");
+      const [b1] = await bills.enqueueMany([{ amount: 12, at }, { amount: 30, at }]);
+      const m1 = await mail.enqueue({ to: "ada@example.com" });
+      const later = await mail.schedule({ to: "later@example.com" }, { delayMs: 600_000 });
+      expect(await mail.counts()).toEqual({ pending: 1, active: 0, schedule: 1, dead: 0 });
+      expect((await bills.getJob(b1!))?.payload).toEqual({ amount: 12, at: "2026-12-01T10:00:00.000Z" });
+      expect((await mail.jobs("pending")).map((j) => j.payload?.to)).toEqual(["ada@example.com"]);
+      expect(await mail.remove(later)).toBe(true);
+      expect(await bills.pause()).toBe(true);
+      expect(await bills.isPaused()).toBe(true);
+      const seen: string[] = [];
+      const w1 = bills.work((job) => void seen.push(`${job.payload.amount} ${job.payload.at.slice(0, 10)}`), { concurrency: 2, blockMs: 200 });
+      const w2 = mail.work((job) => void seen.push(job.payload.to), { blockMs: 200 });
+      await eventually(() => seen.length === 1);
+      expect(seen).toEqual(["ada@example.com"]); // bills is paused
+      expect((await bills.counts()).pending).toBe(2);
+      expect(await bills.resume()).toBe(true);
+      await eventually(() => seen.length === 3);
+      await Promise.all([w1.stop(), w2.stop()]);
+      expect(seen.slice(1).sort()).toEqual(["12 2026-12-01", "30 2026-12-01"]);
+      expect((await bills.stats()).acked).toBe(2);
+      expect(await mail.getJob(m1)).toBeNull();
     });
-  }
+  });
 }

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ConnectionError, EchoMQ, EchoMQError } from "../../client.ts";
-import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { emqAsync } from "../cli/_emq.ts";
 import { BACKENDS } from "./_harness.ts";
 import { makeCa, serverHasTls, startTlsServer, type TestCa } from "./_tls.ts";
@@ -16,7 +16,7 @@ import { makeCa, serverHasTls, startTlsServer, type TestCa } from "./_tls.ts";
 const TLS = serverHasTls();
 if (!TLS) console.log("[reach] this valkey-server has no TLS support: the TLS cases are skipped");
 
-const MODULE = moduleBuilt() ? modulePath() : false;
+const MODULE = moduleIfBuilt();
 const SECRET = "s3cret/with@odd:chars";
 const ENCODED = encodeURIComponent(SECRET);
 

@@ -4,75 +4,63 @@
  * deletes at most TRIM_LIMIT rows (its reply: how many); the client repeats it until one deletes
  * fewer. The oldest go first, their rows with them; the keyspaces are identical across backends.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { EchoMQ } from "../../client.ts";
-import type { Connection } from "../../lib/client/connection.ts";
 import { TRIM_LIMIT } from "../../lib/wire/mod.ts";
-import { BACKENDS, comboName, counterIds, dump, TOPOLOGIES, useSites, wire } from "./_harness.ts";
+import { COMBOS, counterIds, dump, useClient, useSites, wire } from "./_harness.ts";
 
-const { sites, raws } = useSites();
+const servers = useSites();
 const dumps = new Map<string, unknown>();
 const DEAD = 10_000;
 
-for (const topology of TOPOLOGIES) {
-  for (const backend of BACKENDS) {
-    describe(comboName(backend, topology), () => {
-      let mq: EchoMQ<number>;
-      let raw: Connection;
-      beforeAll(async () => {
-        const site = sites.get(topology)!;
-        raw = raws.get(topology)!;
-        mq = await EchoMQ.connect({ addresses: site.addresses, cluster: site.cluster, backend, newId: counterIds(1) });
-      });
-      afterAll(async () => {
-        await mq.close();
-      });
+for (const combo of COMBOS) {
+  const { backend } = combo;
+  describe(combo.name, () => {
+    const ctx = useClient<number>(servers, combo, { newId: counterIds(1) });
 
-      /** `n` dead jobs, buried through the wire (a worker would trim as it buries). */
-      async function buried(q: string, n: number): Promise<string[]> {
-        const K = keyspace(q);
-        const ids: string[] = [];
-        for (let i = 0; i < n; i += 1000) {
-          ids.push(...await mq.enqueueMany(q, Array.from({ length: Math.min(1000, n - i) }, (_, k) => i + k)));
-          const jobs = await mq.claimMany(q, 1000, { leaseMs: 60_000 });
-          await mq.settleMany(jobs.map((job) => ({ kind: "bury" as const, job: job as never, reason: "r" })));
-        }
-        // the order of burial: scores equal within a call, so the set orders by member (the id)
-        expect(await raw.command(["ZCARD", K.dead], K.meta)).toBe(n);
-        return ids;
+    /** `n` dead jobs, buried through the wire (a worker would trim as it buries). */
+    async function buried(q: string, n: number): Promise<string[]> {
+      const K = keyspace(q);
+      const ids: string[] = [];
+      for (let i = 0; i < n; i += 1000) {
+        ids.push(...await ctx.mq.enqueueMany(q, Array.from({ length: Math.min(1000, n - i) }, (_, k) => i + k)));
+        const jobs = await ctx.mq.claimMany(q, 1000, { leaseMs: 60_000 });
+        await ctx.mq.settleMany(jobs.map((job) => ({ kind: "bury" as const, job: job as never, reason: "r" })));
       }
+      // the order of burial: scores equal within a call, so the set orders by member (the id)
+      expect(await ctx.raw.command(["ZCARD", K.dead], K.meta)).toBe(n);
+      return ids;
+    }
 
-      test(`retain({ deadMax: 100 }) on a queue of ${DEAD} dead and no worker keeps 100, rows deleted`, async () => {
-        const q = `ret-${backend}`;
-        const K = keyspace(q);
-        await buried(q, DEAD);
-        const oldest = ((await raw.command(["ZRANGE", K.dead, "0", "0"], K.meta)) as unknown[]).map(String)[0]!;
-        const kept = ((await raw.command(["ZRANGE", K.dead, "-100", "-1"], K.meta)) as unknown[]).map(String);
-        expect(await mq.retain(q, { deadMax: 100 })).toBe(DEAD - 100);
-        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 100 });
-        expect(((await raw.command(["ZRANGE", K.dead, "0", "-1"], K.meta)) as unknown[]).map(String)).toEqual(kept);
-        expect(await mq.getJob(q, oldest as never)).toBeNull();
-        expect(await raw.command(["EXISTS", K.job(oldest as never)], K.meta)).toBe(0);
-        const stats = await mq.stats(q);
-        expect(stats.deadMax).toBe(100);
-        expect(await mq.retain(q, { deadMax: 100 })).toBe(0);
-        dumps.set(comboName(backend, topology), await dump(raw, q));
-      }, 120_000);
+    test(`retain({ deadMax: 100 }) on a queue of ${DEAD} dead and no worker keeps 100, rows deleted`, async () => {
+      const q = `ret-${backend}`;
+      const K = keyspace(q);
+      await buried(q, DEAD);
+      const oldest = ((await ctx.raw.command(["ZRANGE", K.dead, "0", "0"], K.meta)) as unknown[]).map(String)[0]!;
+      const kept = ((await ctx.raw.command(["ZRANGE", K.dead, "-100", "-1"], K.meta)) as unknown[]).map(String);
+      expect(await ctx.mq.retain(q, { deadMax: 100 })).toBe(DEAD - 100);
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 100 });
+      expect(((await ctx.raw.command(["ZRANGE", K.dead, "0", "-1"], K.meta)) as unknown[]).map(String)).toEqual(kept);
+      expect(await ctx.mq.getJob(q, oldest as never)).toBeNull();
+      expect(await ctx.raw.command(["EXISTS", K.job(oldest as never)], K.meta)).toBe(0);
+      const stats = await ctx.mq.stats(q);
+      expect(stats.deadMax).toBe(100);
+      expect(await ctx.mq.retain(q, { deadMax: 100 })).toBe(0);
+      dumps.set(combo.name, await dump(ctx.raw, q));
+    }, 120_000);
 
-      test(`one RETAIN deletes at most ${TRIM_LIMIT}: its reply is how many`, async () => {
-        const q = `ret-one-${backend}`;
-        const K = keyspace(q);
-        await buried(q, 1500);
-        expect(await wire(raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: TRIM_LIMIT });
-        expect(await raw.command(["ZCARD", K.dead], K.meta)).toBe(500);
-        expect(await wire(raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: 499 });
-        expect(await wire(raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: 0 });
-        expect(await wire(raw, backend, "RETAIN", [K.meta], ["0", "0"])).toEqual({ ok: 0 });
-        expect(await raw.command(["ZCARD", K.dead], K.meta)).toBe(1);
-      }, 120_000);
-    });
-  }
+    test(`one RETAIN deletes at most ${TRIM_LIMIT}: its reply is how many`, async () => {
+      const q = `ret-one-${backend}`;
+      const K = keyspace(q);
+      await buried(q, 1500);
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: TRIM_LIMIT });
+      expect(await ctx.raw.command(["ZCARD", K.dead], K.meta)).toBe(500);
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: 499 });
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: 0 });
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["0", "0"])).toEqual({ ok: 0 });
+      expect(await ctx.raw.command(["ZCARD", K.dead], K.meta)).toBe(1);
+    }, 120_000);
+  });
 }
 
 describe("identical across backends", () => {

@@ -6,228 +6,216 @@
  * workers on one scheduler every 100 ms admit exactly one job per run; a restart after missed runs
  * gives one run (the latest); a paused queue fires nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { EchoMQ, SchedulerOptionError } from "../../client.ts";
-import type { Connection } from "../../lib/client/connection.ts";
+import { SchedulerOptionError } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
-import { BACKENDS, comboName, digest, dump, eventually, sleep, TOPOLOGIES, useSites, wire } from "./_harness.ts";
+import { BACKENDS, comboName, COMBOS, digest, dump, eventually, sleep, TOPOLOGIES, useClient, useSites, wire } from "./_harness.ts";
 
-const { sites, raws } = useSites();
+const servers = useSites();
 const dumps = new Map<string, unknown>();
 const JOB = (n: number): string => `JOB${String(n).padStart(11, "0")}`;
 
-for (const topology of TOPOLOGIES) {
-  for (const backend of BACKENDS) {
-    const combo = comboName(backend, topology);
-    describe(combo, () => {
-      let mq: EchoMQ<{ n: number }>;
-      let raw: Connection;
-      beforeAll(async () => {
-        const site = sites.get(topology)!;
-        raw = raws.get(topology)!;
-        mq = await EchoMQ.connect({ addresses: site.addresses, cluster: site.cluster, backend });
-      });
-      afterAll(async () => {
-        await mq.close();
-      });
+for (const combo of COMBOS) {
+  const { backend } = combo;
+  describe(combo.name, () => {
+    const ctx = useClient<{ n: number }>(servers, combo);
 
-      const call = (q: string, verb: "SCHEDULER" | "UNSCHEDULE" | "TICK", args: string[]) => wire(raw, backend, verb, [keyspace(q).meta], args);
+    const call = (q: string, verb: "SCHEDULER" | "UNSCHEDULE" | "TICK", args: string[]) => wire(ctx.raw, backend, verb, [keyspace(q).meta], args);
 
-      /** `run` answers exactly `err` and leaves the queue's node unchanged. */
-      async function refused(q: string, run: () => Promise<unknown>, err: string): Promise<void> {
-        const d0 = await digest(raw, keyspace(q).meta);
-        expect(await run()).toEqual({ err });
-        expect(await digest(raw, keyspace(q).meta)).toBe(d0);
-      }
+    /** `run` answers exactly `err` and leaves the queue's node unchanged. */
+    async function refused(q: string, run: () => Promise<unknown>, err: string): Promise<void> {
+      const d0 = await digest(ctx.raw, keyspace(q).meta);
+      expect(await run()).toEqual({ err });
+      expect(await digest(ctx.raw, keyspace(q).meta)).toBe(d0);
+    }
 
-      test("SCHEDULER upserts: same spec keeps the next run, another spec replaces it; UNSCHEDULE deletes", async () => {
-        const q = `sch-wire-${backend}`;
-        const ks = keyspace(q);
-        expect(await call(q, "SCHEDULER", ["nightly", "every 100", "1000", "1", "p1"])).toEqual({ ok: 1000 });
-        // same spec: the next run in force stays, only max_missed and payload change
-        expect(await call(q, "SCHEDULER", ["nightly", "every 100", "5000", "3", "p2"])).toEqual({ ok: 1000 });
-        let h = (await dump(raw, q))[`emq:{Q}:scheduler:nightly`] as { value: Record<string, string> };
-        expect(h.value).toEqual({ created_ms: "<now>", max_missed: "3", next_ms: "1000", payload: "p2", runs: "0", spec: "every 100" });
-        // another spec: its own next run
-        expect(await call(q, "SCHEDULER", ["nightly", "every 200", "2000", "1", "p3"])).toEqual({ ok: 2000 });
-        h = (await dump(raw, q))[`emq:{Q}:scheduler:nightly`] as { value: Record<string, string> };
-        expect(h.value).toMatchObject({ next_ms: "2000", spec: "every 200", payload: "p3", runs: "0" });
-        expect(await raw.command(["ZSCORE", ks.schedulers, "nightly"], ks.meta)).toBe(2000);
-        expect(await call(q, "SCHEDULER", ["other", "cron 0 * * * *", "3000", "0", "x"])).toEqual({ ok: 3000 });
-        expect(await call(q, "UNSCHEDULE", ["other"])).toEqual({ ok: 1 });
-        expect(await call(q, "UNSCHEDULE", ["other"])).toEqual({ ok: 0 });
-        expect(await raw.command(["EXISTS", ks.scheduler("other")], ks.meta)).toBe(0);
-      });
-
-      test("DROP deletes the schedulers first, within its limit, then the jobs, then every key", async () => {
-        const q = `sch-drop-${backend}`;
-        const ks = keyspace(q);
-        for (const name of ["a", "b", "c"]) {
-          expect(await call(q, "SCHEDULER", [name, "every 100", "1000", "1", "p"])).toEqual({ ok: 1000 });
-        }
-        expect(await wire(raw, backend, "ENQUEUE", [ks.meta], [JOB(1), "", "x"])).toEqual({ ok: 1 });
-        // limit 2: two schedulers, no job; the queue is still there
-        expect(await wire(raw, backend, "DROP", [ks.meta], ["2"])).toEqual({ ok: 2 });
-        expect(await raw.command(["ZRANGE", ks.schedulers, "0", "-1"], ks.meta)).toEqual(["c"]);
-        expect(await raw.command(["EXISTS", ks.scheduler("a"), ks.scheduler("b")], ks.meta)).toBe(0);
-        // the last scheduler and the job, fewer than the limit: every key goes
-        expect(await wire(raw, backend, "DROP", [ks.meta], ["10"])).toEqual({ ok: 2 });
-        expect(await raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], ks.meta)).toEqual(["0", []]);
-      });
-
-      test("TICK fires only on the next run it names: stale, not later, paused and missing write nothing", async () => {
-        const q = `sch-tick-${backend}`;
-        const ks = keyspace(q);
-        expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "pay"])).toEqual({ ok: 1000 });
-        const d0 = await digest(raw, ks.meta);
-        for (const args of [["s", "999", "1100", JOB(1), "999"], ["s", "1000", "1000", JOB(1), "1000"], ["gone", "1000", "1100"]]) {
-          expect(await call(q, "TICK", args)).toEqual({ ok: -1 });
-        }
-        expect(await digest(raw, ks.meta)).toBe(d0);
-        await mq.pause(q);
-        const d1 = await digest(raw, ks.meta);
-        expect(await call(q, "TICK", ["s", "1000", "1100", JOB(1), "1000"])).toEqual({ ok: -1 });
-        expect(await digest(raw, ks.meta)).toBe(d1);
-        await mq.resume(q);
-        // two runs at once (missed runs), then the racing second firer gets -1
-        expect(await call(q, "TICK", ["s", "1000", "1300", JOB(1), "1100", JOB(2), "1200"])).toEqual({ ok: 2 });
-        expect(await call(q, "TICK", ["s", "1000", "1300", JOB(3), "1200"])).toEqual({ ok: -1 });
-        // a skip: no job, the next run moves
-        expect(await call(q, "TICK", ["s", "1300", "1400"])).toEqual({ ok: 0 });
-        const d = await dump(raw, q);
-        expect(d[`emq:{Q}:scheduler:s`]).toEqual({
-          type: "hash",
-          value: { created_ms: "<now>", last_ms: "1200", max_missed: "5", next_ms: "1400", payload: "pay", runs: "2", spec: "every 100" },
-        });
-        expect(d[`emq:{Q}:job:${JOB(1)}`]).toEqual({
-          type: "hash",
-          value: { attempts: "0", created_ms: "<now>", payload: "pay", scheduler: "s", state: "pending", tick_ms: "1100" },
-        });
-        expect((d["emq:{Q}:pending"] as { value: string[] }).value).toEqual([JOB(2), JOB(1)]);
-        expect((d["emq:{Q}:schedulers"] as { value: unknown }).value).toEqual([["s", "1400"]]);
-        expect((await mq.getJob(q, JOB(2)))).toMatchObject({ scheduler: "s", tickAt: 1200, payload: undefined });
-      });
-
-      test("refusals: the name rule, spec and bounds, a duplicate id — exact texts, nothing written", async () => {
-        const q = `sch-refuse-${backend}`;
-        await call(q, "SCHEDULER", ["s", "every 100", "1000", "1", "p"]);
-        const name = (verb: string) => renderRefusal("name", `EMQ.${verb}`, { arg: "name", max: "1024" });
-        await refused(q, () => call(q, "SCHEDULER", ["a{b", "every 1", "1", "1", "p"]), name("SCHEDULER"));
-        await refused(q, () => call(q, "SCHEDULER", ["", "every 1", "1", "1", "p"]), name("SCHEDULER"));
-        await refused(q, () => call(q, "SCHEDULER", ["n".repeat(1025), "every 1", "1", "1", "p"]), name("SCHEDULER"));
-        await refused(q, () => call(q, "UNSCHEDULE", ["x}"]), name("UNSCHEDULE"));
-        await refused(q, () => call(q, "TICK", ["a\0b", "1000", "1100"]), name("TICK"));
-        await refused(q, () => call(q, "SCHEDULER", ["s", "x".repeat(1025), "1", "1", "p"]), renderRefusal("spec", "EMQ.SCHEDULER", { limit: "1024" }));
-        await refused(q, () => call(q, "SCHEDULER", ["s", "every 1", "0", "1", "p"]), renderRefusal("positive", "EMQ.SCHEDULER", { arg: "next_ms" }));
-        await refused(
-          q,
-          () => call(q, "SCHEDULER", ["s", "every 1", "1", "10001", "p"]),
-          renderRefusal("too-large", "EMQ.SCHEDULER", { arg: "max_missed", max: "10000" }),
-        );
-        await refused(q, () => call(q, "TICK", ["s", "1000", "1100", JOB(7), "1000", JOB(7), "1000"]), renderRefusal("repeated", "EMQ.TICK", { id: JOB(7) }));
-        await mq.enqueue(q, { n: 1 }, { id: JOB(8) as never });
-        await refused(q, () => call(q, "TICK", ["s", "1000", "1100", JOB(8), "1000"]), renderRefusal("duplicate", "EMQ.TICK", { id: JOB(8) }));
-        await raw.command(["SET", keyspace(q).scheduler("str"), "x"], keyspace(q).meta);
-        await refused(q, () => call(q, "TICK", ["str", "1000", "1100"]), renderRefusal("wrongtype", "EMQ.TICK", {}));
-        await refused(q, () => call(q, "SCHEDULER", ["str", "every 1", "1", "1", "p"]), renderRefusal("wrongtype", "EMQ.SCHEDULER", {}));
-        await raw.command(["DEL", keyspace(q).scheduler("str")], keyspace(q).meta); // (a string dumps as binary)
-        await raw.command(["HSET", keyspace(q).scheduler("s"), "runs", "x"], keyspace(q).meta);
-        await refused(q, () => call(q, "TICK", ["s", "1000", "1100"]), renderRefusal("counter", "EMQ.TICK", {}));
-        dumps.set(combo, await Promise.all([`sch-wire-${backend}`, `sch-tick-${backend}`, q].map((n) => dump(raw, n))));
-      });
-
-      test("client: upsert returns the next run, lists, removes; bad input is typed before any wire", async () => {
-        const q = `sch-client-${backend}`;
-        const before = Date.now();
-        const next = await mq.upsertScheduler(q, "every-min", { everyMs: 60_000 }, { payload: { n: 1 } });
-        expect(next).toBeInstanceOf(Date);
-        expect(next.getTime()).toBeGreaterThanOrEqual(before + 60_000);
-        expect((await mq.upsertScheduler(q, "every-min", { everyMs: 60_000 }, { payload: { n: 2 }, missed: "skip" })).getTime()).toBe(next.getTime());
-        const cron = await mq.upsertScheduler(q, "hourly", { cron: "0 * * * *", tz: "Europe/Berlin" }, { payload: { n: 3 }, missed: { max: 5 } });
-        expect(cron.getUTCMinutes()).toBe(0);
-        const list = await mq.schedulers(q);
-        expect(list.map((s) => [s.name, s.spec, s.missed, s.payload, s.runs, s.lastRun])).toEqual([
-          ["every-min", { everyMs: 60_000 }, "skip", { n: 2 }, 0, null],
-          ["hourly", { cron: "0 * * * *", tz: "Europe/Berlin" }, { max: 5 }, { n: 3 }, 0, null],
-        ].sort((a, b) => (list.find((s) => s.name === a[0])!.nextRun < list.find((s) => s.name === b[0])!.nextRun ? -1 : 1)));
-        expect(await mq.removeScheduler(q, "hourly")).toBe(true);
-        expect(await mq.removeScheduler(q, "hourly")).toBe(false);
-        const d0 = await digest(raw, keyspace(q).meta);
-        const bad: Array<[() => Promise<unknown>, string, RegExp]> = [
-          [() => mq.upsertScheduler(q, "x", { cron: "not a cron" }, { payload: { n: 0 } }), "cron", /cron "not a cron" is not a cron pattern/],
-          [() => mq.upsertScheduler(q, "x", { cron: "* * * * *", tz: "Mars/Olympus" }, { payload: { n: 0 } }), "tz", /tz "Mars\/Olympus" is not a known time zone/],
-          [() => mq.upsertScheduler(q, "x", { everyMs: 0 }, { payload: { n: 0 } }), "everyMs", /everyMs must be an integer/],
-          [() => mq.upsertScheduler(q, "x", { everyMs: Number.NaN }, { payload: { n: 0 } }), "everyMs", /got NaN/],
-          [() => mq.upsertScheduler(q, "a{b", { everyMs: 10 }, { payload: { n: 0 } }), "name", /name rule/],
-          [() => mq.upsertScheduler(q, "x", { everyMs: 10 }, { payload: { n: 0 }, missed: { max: 0 } }), "missed", /missed must be/],
-          [() => mq.removeScheduler(q, ""), "name", /name rule/],
-        ];
-        for (const [run, option, text] of bad) {
-          const e = await run().then(() => null, (x: unknown) => x);
-          expect(e).toBeInstanceOf(SchedulerOptionError);
-          expect([(e as SchedulerOptionError).option as string, (e as SchedulerOptionError).rule as string]).toEqual([option, "scheduler"]);
-          expect((e as Error).message).toMatch(text);
-        }
-        expect(await digest(raw, keyspace(q).meta)).toBe(d0);
-      });
-
-      test("workers fire: 4 workers, every 100 ms, each run exactly once and none missed", async () => {
-        const q = `sch-fire-${backend}`;
-        const seen = new Map<number, number>();
-        const clients = await Promise.all([0, 1].map(() => EchoMQ.connect({ addresses: sites.get(topology)!.addresses, cluster: sites.get(topology)!.cluster, backend })));
-        await mq.upsertScheduler(q, "fast", { everyMs: 100 }, { payload: { n: 1 }, missed: { max: 1000 } });
-        const workers = clients.flatMap((c) =>
-          [0, 1].map(() =>
-            c.work(q, async (job) => {
-              const info = await c.getJob(q, job.id);
-              seen.set(info!.tickAt!, (seen.get(info!.tickAt!) ?? 0) + 1);
-            }, { blockMs: 100, concurrency: 4 })
-          )
-        );
-        await eventually(() => seen.size >= 40, 60_000);
-        await Promise.all(workers.map((w) => w.stop()));
-        await Promise.all(clients.map((c) => c.close()));
-        const ticks = [...seen.keys()].sort((a, b) => a - b);
-        expect([...seen.values()].every((n) => n === 1)).toBe(true);
-        // consecutive runs 100 ms apart from the first to the last: nothing missed, nothing twice
-        for (let i = 1; i < ticks.length; i++) expect(ticks[i]! - ticks[i - 1]!).toBe(100);
-        const [s] = await mq.schedulers(q);
-        expect(s!.runs).toBe(ticks.length + (await mq.counts(q)).pending);
-      }, 90_000);
-
-      test("a restart after 10 missed runs gives one run, the latest; a paused queue fires nothing", async () => {
-        const q = `sch-missed-${backend}`;
-        await mq.upsertScheduler(q, "m", { everyMs: 100 }, { payload: { n: 1 } });
-        await sleep(1_200); // no worker: 10 or more runs missed
-        const [before] = await mq.schedulers(q);
-        const ticks: number[] = [];
-        const w = mq.work(q, async (job) => {
-          ticks.push((await mq.getJob(q, job.id))!.tickAt!);
-        }, { blockMs: 100 });
-        await eventually(() => ticks.length >= 1, 20_000);
-        await w.stop();
-        // one run for the latest missed one: none of the 10 earlier runs has a job
-        expect(Math.min(...ticks)).toBeGreaterThanOrEqual(before!.nextRun.getTime() + 1_000);
-        expect(new Set(ticks).size).toBe(ticks.length);
-        const [after] = await mq.schedulers(q);
-        expect(after!.runs).toBe(ticks.length + (await mq.counts(q)).pending);
-        expect(after!.lastRun!.getTime()).toBe(Math.max(...ticks, after!.lastRun!.getTime()));
-        // paused: firers get -1, nothing is admitted
-        await mq.pause(q);
-        const enqueued = (await mq.stats(q)).enqueued;
-        const w2 = mq.work(q, async () => {}, { blockMs: 100 });
-        await sleep(500);
-        await w2.stop();
-        expect((await mq.stats(q)).enqueued).toBe(enqueued);
-        await mq.resume(q);
-        // drop takes the schedulers with the queue: no key of it is left
-        await mq.drop(q);
-        expect(await raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], keyspace(q).meta)).toEqual(["0", []]);
-        expect(await mq.schedulers(q)).toEqual([]);
-      }, 60_000);
+    test("SCHEDULER upserts: same spec keeps the next run, another spec replaces it; UNSCHEDULE deletes", async () => {
+      const q = `sch-wire-${backend}`;
+      const ks = keyspace(q);
+      expect(await call(q, "SCHEDULER", ["nightly", "every 100", "1000", "1", "p1"])).toEqual({ ok: 1000 });
+      // same spec: the next run in force stays, only max_missed and payload change
+      expect(await call(q, "SCHEDULER", ["nightly", "every 100", "5000", "3", "p2"])).toEqual({ ok: 1000 });
+      let h = (await dump(ctx.raw, q))[`emq:{Q}:scheduler:nightly`] as { value: Record<string, string> };
+      expect(h.value).toEqual({ created_ms: "<now>", max_missed: "3", next_ms: "1000", payload: "p2", runs: "0", spec: "every 100" });
+      // another spec: its own next run
+      expect(await call(q, "SCHEDULER", ["nightly", "every 200", "2000", "1", "p3"])).toEqual({ ok: 2000 });
+      h = (await dump(ctx.raw, q))[`emq:{Q}:scheduler:nightly`] as { value: Record<string, string> };
+      expect(h.value).toMatchObject({ next_ms: "2000", spec: "every 200", payload: "p3", runs: "0" });
+      expect(await ctx.raw.command(["ZSCORE", ks.schedulers, "nightly"], ks.meta)).toBe(2000);
+      expect(await call(q, "SCHEDULER", ["other", "cron 0 * * * *", "3000", "0", "x"])).toEqual({ ok: 3000 });
+      expect(await call(q, "UNSCHEDULE", ["other"])).toEqual({ ok: 1 });
+      expect(await call(q, "UNSCHEDULE", ["other"])).toEqual({ ok: 0 });
+      expect(await ctx.raw.command(["EXISTS", ks.scheduler("other")], ks.meta)).toBe(0);
     });
-  }
+
+    test("DROP deletes the schedulers first, within its limit, then the jobs, then every key", async () => {
+      const q = `sch-drop-${backend}`;
+      const ks = keyspace(q);
+      for (const name of ["a", "b", "c"]) {
+        expect(await call(q, "SCHEDULER", [name, "every 100", "1000", "1", "p"])).toEqual({ ok: 1000 });
+      }
+      expect(await wire(ctx.raw, backend, "ENQUEUE", [ks.meta], [JOB(1), "", "x"])).toEqual({ ok: 1 });
+      // limit 2: two schedulers, no job; the queue is still there
+      expect(await wire(ctx.raw, backend, "DROP", [ks.meta], ["2"])).toEqual({ ok: 2 });
+      expect(await ctx.raw.command(["ZRANGE", ks.schedulers, "0", "-1"], ks.meta)).toEqual(["c"]);
+      expect(await ctx.raw.command(["EXISTS", ks.scheduler("a"), ks.scheduler("b")], ks.meta)).toBe(0);
+      // the last scheduler and the job, fewer than the limit: every key goes
+      expect(await wire(ctx.raw, backend, "DROP", [ks.meta], ["10"])).toEqual({ ok: 2 });
+      expect(await ctx.raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], ks.meta)).toEqual(["0", []]);
+    });
+
+    test("TICK fires only on the next run it names: stale, not later, paused and missing write nothing", async () => {
+      const q = `sch-tick-${backend}`;
+      const ks = keyspace(q);
+      expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "pay"])).toEqual({ ok: 1000 });
+      const d0 = await digest(ctx.raw, ks.meta);
+      for (const args of [["s", "999", "1100", JOB(1), "999"], ["s", "1000", "1000", JOB(1), "1000"], ["gone", "1000", "1100"]]) {
+        expect(await call(q, "TICK", args)).toEqual({ ok: -1 });
+      }
+      expect(await digest(ctx.raw, ks.meta)).toBe(d0);
+      await ctx.mq.pause(q);
+      const d1 = await digest(ctx.raw, ks.meta);
+      expect(await call(q, "TICK", ["s", "1000", "1100", JOB(1), "1000"])).toEqual({ ok: -1 });
+      expect(await digest(ctx.raw, ks.meta)).toBe(d1);
+      await ctx.mq.resume(q);
+      // two runs at once (missed runs), then the racing second firer gets -1
+      expect(await call(q, "TICK", ["s", "1000", "1300", JOB(1), "1100", JOB(2), "1200"])).toEqual({ ok: 2 });
+      expect(await call(q, "TICK", ["s", "1000", "1300", JOB(3), "1200"])).toEqual({ ok: -1 });
+      // a skip: no job, the next run moves
+      expect(await call(q, "TICK", ["s", "1300", "1400"])).toEqual({ ok: 0 });
+      const d = await dump(ctx.raw, q);
+      expect(d[`emq:{Q}:scheduler:s`]).toEqual({
+        type: "hash",
+        value: { created_ms: "<now>", last_ms: "1200", max_missed: "5", next_ms: "1400", payload: "pay", runs: "2", spec: "every 100" },
+      });
+      expect(d[`emq:{Q}:job:${JOB(1)}`]).toEqual({
+        type: "hash",
+        value: { attempts: "0", created_ms: "<now>", payload: "pay", scheduler: "s", state: "pending", tick_ms: "1100" },
+      });
+      expect((d["emq:{Q}:pending"] as { value: string[] }).value).toEqual([JOB(2), JOB(1)]);
+      expect((d["emq:{Q}:schedulers"] as { value: unknown }).value).toEqual([["s", "1400"]]);
+      expect((await ctx.mq.getJob(q, JOB(2)))).toMatchObject({ scheduler: "s", tickAt: 1200, payload: undefined });
+    });
+
+    test("refusals: the name rule, spec and bounds, a duplicate id — exact texts, nothing written", async () => {
+      const q = `sch-refuse-${backend}`;
+      await call(q, "SCHEDULER", ["s", "every 100", "1000", "1", "p"]);
+      const name = (verb: string) => renderRefusal("name", `EMQ.${verb}`, { arg: "name", max: "1024" });
+      await refused(q, () => call(q, "SCHEDULER", ["a{b", "every 1", "1", "1", "p"]), name("SCHEDULER"));
+      await refused(q, () => call(q, "SCHEDULER", ["", "every 1", "1", "1", "p"]), name("SCHEDULER"));
+      await refused(q, () => call(q, "SCHEDULER", ["n".repeat(1025), "every 1", "1", "1", "p"]), name("SCHEDULER"));
+      await refused(q, () => call(q, "UNSCHEDULE", ["x}"]), name("UNSCHEDULE"));
+      await refused(q, () => call(q, "TICK", ["a\0b", "1000", "1100"]), name("TICK"));
+      await refused(q, () => call(q, "SCHEDULER", ["s", "x".repeat(1025), "1", "1", "p"]), renderRefusal("spec", "EMQ.SCHEDULER", { limit: "1024" }));
+      await refused(q, () => call(q, "SCHEDULER", ["s", "every 1", "0", "1", "p"]), renderRefusal("positive", "EMQ.SCHEDULER", { arg: "next_ms" }));
+      await refused(
+        q,
+        () => call(q, "SCHEDULER", ["s", "every 1", "1", "10001", "p"]),
+        renderRefusal("too-large", "EMQ.SCHEDULER", { arg: "max_missed", max: "10000" }),
+      );
+      await refused(q, () => call(q, "TICK", ["s", "1000", "1100", JOB(7), "1000", JOB(7), "1000"]), renderRefusal("repeated", "EMQ.TICK", { id: JOB(7) }));
+      await ctx.mq.enqueue(q, { n: 1 }, { id: JOB(8) as never });
+      await refused(q, () => call(q, "TICK", ["s", "1000", "1100", JOB(8), "1000"]), renderRefusal("duplicate", "EMQ.TICK", { id: JOB(8) }));
+      await ctx.raw.command(["SET", keyspace(q).scheduler("str"), "x"], keyspace(q).meta);
+      await refused(q, () => call(q, "TICK", ["str", "1000", "1100"]), renderRefusal("wrongtype", "EMQ.TICK", {}));
+      await refused(q, () => call(q, "SCHEDULER", ["str", "every 1", "1", "1", "p"]), renderRefusal("wrongtype", "EMQ.SCHEDULER", {}));
+      await ctx.raw.command(["DEL", keyspace(q).scheduler("str")], keyspace(q).meta); // (a string dumps as binary)
+      await ctx.raw.command(["HSET", keyspace(q).scheduler("s"), "runs", "x"], keyspace(q).meta);
+      await refused(q, () => call(q, "TICK", ["s", "1000", "1100"]), renderRefusal("counter", "EMQ.TICK", {}));
+      dumps.set(combo.name, await Promise.all([`sch-wire-${backend}`, `sch-tick-${backend}`, q].map((n) => dump(ctx.raw, n))));
+    });
+
+    test("client: upsert returns the next run, lists, removes; bad input is typed before any wire", async () => {
+      const q = `sch-client-${backend}`;
+      const before = Date.now();
+      const next = await ctx.mq.upsertScheduler(q, "every-min", { everyMs: 60_000 }, { payload: { n: 1 } });
+      expect(next).toBeInstanceOf(Date);
+      expect(next.getTime()).toBeGreaterThanOrEqual(before + 60_000);
+      expect((await ctx.mq.upsertScheduler(q, "every-min", { everyMs: 60_000 }, { payload: { n: 2 }, missed: "skip" })).getTime()).toBe(next.getTime());
+      const cron = await ctx.mq.upsertScheduler(q, "hourly", { cron: "0 * * * *", tz: "Europe/Berlin" }, { payload: { n: 3 }, missed: { max: 5 } });
+      expect(cron.getUTCMinutes()).toBe(0);
+      const list = await ctx.mq.schedulers(q);
+      expect(list.map((s) => [s.name, s.spec, s.missed, s.payload, s.runs, s.lastRun])).toEqual([
+        ["every-min", { everyMs: 60_000 }, "skip", { n: 2 }, 0, null],
+        ["hourly", { cron: "0 * * * *", tz: "Europe/Berlin" }, { max: 5 }, { n: 3 }, 0, null],
+      ].sort((a, b) => (list.find((s) => s.name === a[0])!.nextRun < list.find((s) => s.name === b[0])!.nextRun ? -1 : 1)));
+      expect(await ctx.mq.removeScheduler(q, "hourly")).toBe(true);
+      expect(await ctx.mq.removeScheduler(q, "hourly")).toBe(false);
+      const d0 = await digest(ctx.raw, keyspace(q).meta);
+      const bad: Array<[() => Promise<unknown>, string, RegExp]> = [
+        [() => ctx.mq.upsertScheduler(q, "x", { cron: "not a cron" }, { payload: { n: 0 } }), "cron", /cron "not a cron" is not a cron pattern/],
+        [() => ctx.mq.upsertScheduler(q, "x", { cron: "* * * * *", tz: "Mars/Olympus" }, { payload: { n: 0 } }), "tz", /tz "Mars\/Olympus" is not a known time zone/],
+        [() => ctx.mq.upsertScheduler(q, "x", { everyMs: 0 }, { payload: { n: 0 } }), "everyMs", /everyMs must be an integer/],
+        [() => ctx.mq.upsertScheduler(q, "x", { everyMs: Number.NaN }, { payload: { n: 0 } }), "everyMs", /got NaN/],
+        [() => ctx.mq.upsertScheduler(q, "a{b", { everyMs: 10 }, { payload: { n: 0 } }), "name", /name rule/],
+        [() => ctx.mq.upsertScheduler(q, "x", { everyMs: 10 }, { payload: { n: 0 }, missed: { max: 0 } }), "missed", /missed must be/],
+        [() => ctx.mq.removeScheduler(q, ""), "name", /name rule/],
+      ];
+      for (const [run, option, text] of bad) {
+        const e = await run().then(() => null, (x: unknown) => x);
+        expect(e).toBeInstanceOf(SchedulerOptionError);
+        expect([(e as SchedulerOptionError).option as string, (e as SchedulerOptionError).rule as string]).toEqual([option, "scheduler"]);
+        expect((e as Error).message).toMatch(text);
+      }
+      expect(await digest(ctx.raw, keyspace(q).meta)).toBe(d0);
+    });
+
+    test("workers fire: 4 workers, every 100 ms, each run exactly once and none missed", async () => {
+      const q = `sch-fire-${backend}`;
+      const seen = new Map<number, number>();
+      const clients = await Promise.all([0, 1].map(() => ctx.connect<{ n: number }>()));
+      await ctx.mq.upsertScheduler(q, "fast", { everyMs: 100 }, { payload: { n: 1 }, missed: { max: 1000 } });
+      const workers = clients.flatMap((c) =>
+        [0, 1].map(() =>
+          c.work(q, async (job) => {
+            const info = await c.getJob(q, job.id);
+            seen.set(info!.tickAt!, (seen.get(info!.tickAt!) ?? 0) + 1);
+          }, { blockMs: 100, concurrency: 4 })
+        )
+      );
+      await eventually(() => seen.size >= 40, 60_000);
+      await Promise.all(workers.map((w) => w.stop()));
+      await Promise.all(clients.map((c) => c.close()));
+      const ticks = [...seen.keys()].sort((a, b) => a - b);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+      // consecutive runs 100 ms apart from the first to the last: nothing missed, nothing twice
+      for (let i = 1; i < ticks.length; i++) expect(ticks[i]! - ticks[i - 1]!).toBe(100);
+      const [s] = await ctx.mq.schedulers(q);
+      expect(s!.runs).toBe(ticks.length + (await ctx.mq.counts(q)).pending);
+    }, 90_000);
+
+    test("a restart after 10 missed runs gives one run, the latest; a paused queue fires nothing", async () => {
+      const q = `sch-missed-${backend}`;
+      await ctx.mq.upsertScheduler(q, "m", { everyMs: 100 }, { payload: { n: 1 } });
+      await sleep(1_200); // no worker: 10 or more runs missed
+      const [before] = await ctx.mq.schedulers(q);
+      const ticks: number[] = [];
+      const w = ctx.mq.work(q, async (job) => {
+        ticks.push((await ctx.mq.getJob(q, job.id))!.tickAt!);
+      }, { blockMs: 100 });
+      await eventually(() => ticks.length >= 1, 20_000);
+      await w.stop();
+      // one run for the latest missed one: none of the 10 earlier runs has a job
+      expect(Math.min(...ticks)).toBeGreaterThanOrEqual(before!.nextRun.getTime() + 1_000);
+      expect(new Set(ticks).size).toBe(ticks.length);
+      const [after] = await ctx.mq.schedulers(q);
+      expect(after!.runs).toBe(ticks.length + (await ctx.mq.counts(q)).pending);
+      expect(after!.lastRun!.getTime()).toBe(Math.max(...ticks, after!.lastRun!.getTime()));
+      // paused: firers get -1, nothing is admitted
+      await ctx.mq.pause(q);
+      const enqueued = (await ctx.mq.stats(q)).enqueued;
+      const w2 = ctx.mq.work(q, async () => {}, { blockMs: 100 });
+      await sleep(500);
+      await w2.stop();
+      expect((await ctx.mq.stats(q)).enqueued).toBe(enqueued);
+      await ctx.mq.resume(q);
+      // drop takes the schedulers with the queue: no key of it is left
+      await ctx.mq.drop(q);
+      expect(await ctx.raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], keyspace(q).meta)).toEqual(["0", []]);
+      expect(await ctx.mq.schedulers(q)).toEqual([]);
+    }, 60_000);
+  });
 }
 
 describe("both backends leave identical keyspaces", () => {

@@ -9,7 +9,7 @@ import { REFUSALS, renderRefusal, VERB_NAMES, type Verb, VERBS } from "../../lib
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'"]
   .map((w) => `redis.call(${w}`)
   .concat(["emq_each(", "emq_move(", "emq_admitted(", "emq_pushed("]);
-const CHECKS = ["emq_type(", "emq_admit(", "emq_leases(", "emq_due(", "emq_local(", "emq_counter("];
+const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_leases(", "emq_due(", "emq_local(", "emq_counter("];
 
 /** Where the first write of `lua` is (-1: none). */
 function firstWrite(lua: string): number {

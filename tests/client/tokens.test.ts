@@ -5,70 +5,59 @@
  * one, and the stale holder's ack is refused (lease-lost, nothing written). Tokens start above the
  * server's now × TOKENS_PER_MS and stay within the token gate (≤ 2^53 − 1).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
-import { EchoMQ, type Job, LeaseLostError } from "../../client.ts";
-import type { Connection } from "../../lib/client/connection.ts";
+import { type Job, LeaseLostError } from "../../client.ts";
 import { MAX_TOKEN, TOKENS_PER_MS } from "../../lib/wire/mod.ts";
-import { BACKENDS, comboName, digest, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
+import { COMBOS, digest, sleep, useClient, useSites } from "./_harness.ts";
 
-const { sites, raws } = useSites();
+const servers = useSites();
 const ID = "JOBexplicit001" as JobId;
 
-for (const topology of TOPOLOGIES) {
-  for (const backend of BACKENDS) {
-    describe(comboName(backend, topology), () => {
-      let mq: EchoMQ<number>;
-      let raw: Connection;
-      beforeAll(async () => {
-        const site = sites.get(topology)!;
-        raw = raws.get(topology)!;
-        mq = await EchoMQ.connect({ addresses: site.addresses, cluster: site.cluster, backend, newId: () => ID });
-      });
-      afterAll(async () => {
-        await mq.close();
-      });
+for (const combo of COMBOS) {
+  const { backend } = combo;
+  describe(combo.name, () => {
+    const ctx = useClient<number>(servers, combo, { newId: () => ID });
 
-      /** Six claims of the one job, each lease run out and reaped before the next. */
-      async function sixClaims(q: string): Promise<Array<Job<number>>> {
-        const claims: Array<Job<number>> = [];
-        for (let i = 0; i < 6; i++) {
-          const job = (await mq.claim(q, { leaseMs: 100 }))!;
-          expect(job.id).toBe(ID);
-          claims.push(job);
-          await sleep(120);
-          expect(await mq.reap(q)).toBe(1);
-        }
-        return claims;
+    /** Six claims of the one job, each lease run out and reaped before the next. */
+    async function sixClaims(q: string): Promise<Array<Job<number>>> {
+      const claims: Array<Job<number>> = [];
+      for (let i = 0; i < 6; i++) {
+        const job = (await ctx.mq.claim(q, { leaseMs: 100 }))!;
+        expect(job.id).toBe(ID);
+        claims.push(job);
+        await sleep(120);
+        expect(await ctx.mq.reap(q)).toBe(1);
       }
+      return claims;
+    }
 
-      test("drop and the same id enqueued again: no token of the earlier life comes back", async () => {
-        const q = `tok-${backend}`;
-        const K = keyspace(q);
-        const time = (await raw.command(["TIME"], K.meta)) as unknown[];
-        const serverNow = Number(time[0]) * 1000;
-        expect(await mq.enqueue(q, 1)).toBe(ID);
-        const before = await sixClaims(q);
-        const stale = before.at(-1)!;
-        expect(await mq.drop(q)).toBe(1);
-        expect(await raw.command(["EXISTS", K.meta], K.meta)).toBe(0);
-        expect(await mq.enqueue(q, 2)).toBe(ID);
-        const after = await sixClaims(q);
-        const job = (await mq.claim(q, { leaseMs: 60_000 }))!;
-        const tokens = [...before, ...after, job].map((j) => j.token);
-        for (let i = 1; i < tokens.length; i++) expect(tokens[i]!).toBeGreaterThan(tokens[i - 1]!);
-        expect(tokens[0]!).toBeGreaterThan(serverNow * TOKENS_PER_MS);
-        expect(tokens.at(-1)!).toBeLessThanOrEqual(MAX_TOKEN);
-        // the stale holder of the earlier life is refused, and writes nothing
-        const d0 = await digest(raw, K.meta);
-        await expect(mq.ack(stale)).rejects.toBeInstanceOf(LeaseLostError);
-        for (const old of [...before, ...after]) {
-          await expect(mq.ack({ ...old, token: old.token })).rejects.toBeInstanceOf(LeaseLostError);
-        }
-        expect(await digest(raw, K.meta)).toBe(d0);
-        await mq.ack(job);
-        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
-      }, 60_000);
-    });
-  }
+    test("drop and the same id enqueued again: no token of the earlier life comes back", async () => {
+      const q = `tok-${backend}`;
+      const K = keyspace(q);
+      const time = (await ctx.raw.command(["TIME"], K.meta)) as unknown[];
+      const serverNow = Number(time[0]) * 1000;
+      expect(await ctx.mq.enqueue(q, 1)).toBe(ID);
+      const before = await sixClaims(q);
+      const stale = before.at(-1)!;
+      expect(await ctx.mq.drop(q)).toBe(1);
+      expect(await ctx.raw.command(["EXISTS", K.meta], K.meta)).toBe(0);
+      expect(await ctx.mq.enqueue(q, 2)).toBe(ID);
+      const after = await sixClaims(q);
+      const job = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
+      const tokens = [...before, ...after, job].map((j) => j.token);
+      for (let i = 1; i < tokens.length; i++) expect(tokens[i]!).toBeGreaterThan(tokens[i - 1]!);
+      expect(tokens[0]!).toBeGreaterThan(serverNow * TOKENS_PER_MS);
+      expect(tokens.at(-1)!).toBeLessThanOrEqual(MAX_TOKEN);
+      // the stale holder of the earlier life is refused, and writes nothing
+      const d0 = await digest(ctx.raw, K.meta);
+      await expect(ctx.mq.ack(stale)).rejects.toBeInstanceOf(LeaseLostError);
+      for (const old of [...before, ...after]) {
+        await expect(ctx.mq.ack({ ...old, token: old.token })).rejects.toBeInstanceOf(LeaseLostError);
+      }
+      expect(await digest(ctx.raw, K.meta)).toBe(d0);
+      await ctx.mq.ack(job);
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+    }, 60_000);
+  });
 }

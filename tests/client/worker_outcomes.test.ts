@@ -7,10 +7,9 @@
  * moved on by each heartbeat; `close({ timeoutMs })` returns even when a handler never does; a
  * claim loop that makes no progress says so (`WorkerStalledError`).
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import {
-  EchoMQ,
   type Job,
   RetryError,
   UnrecoverableError,
@@ -18,167 +17,151 @@ import {
   type WorkerClient,
   WorkerStalledError,
 } from "../../client.ts";
-import type { Connection } from "../../lib/client/connection.ts";
-import { BACKENDS, comboName, eventually, sleep, TOPOLOGIES, useSites } from "./_harness.ts";
+import { COMBOS, eventually, sleep, useClient, useSites } from "./_harness.ts";
 
-const { sites, raws } = useSites();
+const servers = useSites();
 const FAST = { blockMs: 200 };
 
-for (const topology of TOPOLOGIES) {
-  for (const backend of BACKENDS) {
-    describe(comboName(backend, topology), () => {
-      let mq: EchoMQ<{ n: number }>;
-      let raw: Connection;
-      beforeAll(async () => {
-        const site = sites.get(topology)!;
-        raw = raws.get(topology)!;
-        mq = await EchoMQ.connect({ addresses: site.addresses, cluster: site.cluster, backend });
-      });
-      afterAll(async () => {
-        await mq.close();
-      });
-      const row = async (q: string, id: string, ...fields: string[]): Promise<string[]> => {
-        const K = keyspace(q);
-        return ((await raw.command(["HMGET", K.job(id as never), ...fields], K.meta)) as unknown[]).map(String);
-      };
+for (const combo of COMBOS) {
+  const { backend } = combo;
+  describe(combo.name, () => {
+    const ctx = useClient<{ n: number }>(servers, combo);
 
-      test("a hand-back at a stop's deadline is no failed attempt: not counted, RELEASEd (back in pending, the attempt given back)", async () => {
-        const q = `wo-handback-${backend}`;
-        const id = await mq.enqueue(q, { n: 1 });
-        let started = false;
-        const first = mq.work(q, (job) =>
-          new Promise<void>((done) => {
-            started = true;
-            job.signal.addEventListener("abort", () => done());
-          }), { maxAttempts: 2, leaseMs: 60_000, ...FAST });
-        await eventually(() => started);
-        await first.stop({ timeoutMs: 50 });
-        expect(first.failed).toBe(0);
-        expect(first.handedBack).toBe(1);
-        expect(await row(q, id, "state", "reason", "attempts")).toEqual(["pending", "null", "0"]);
-        expect((await mq.stats(q)).retried).toBe(0);
-        // the next claim is attempt 1 again: one real failure after the hand-back is retried, not buried
-        const seen: number[] = [];
-        const second = mq.work(q, (job) => {
-          seen.push(job.attempts);
-          throw new Error("real failure");
-        }, { maxAttempts: 2, backoff: 1, ...FAST });
-        await eventually(async () => (await mq.counts(q)).dead === 1);
-        await second.stop();
-        expect(seen).toEqual([1, 2]);
-        expect(await row(q, id, "state", "reason")).toEqual(["dead", "Error: real failure"]);
-      });
-
-      test("UnrecoverableError buries at once, whatever attempts are left", async () => {
-        const q = `wo-unrecoverable-${backend}`;
-        const id = await mq.enqueue(q, { n: 1 });
-        const errors: unknown[] = [];
-        const worker = mq.work(q, () => {
-          throw new UnrecoverableError("bad address");
-        }, { maxAttempts: 5, backoff: 1, onError: (e) => errors.push(e), ...FAST });
-        await eventually(async () => (await mq.counts(q)).dead === 1);
-        await worker.stop();
-        expect(await row(q, id, "state", "reason", "attempts")).toEqual(["dead", "UnrecoverableError: bad address", "1"]);
-        expect([worker.failed, worker.buried, worker.completed]).toEqual([1, 1, 0]);
-        expect(errors).toEqual([]);
-      });
-
-      test("a handler that settles its own job (bury, ack, retry) is not settled again, without noise", async () => {
-        const q = `wo-own-${backend}`;
-        const [buried, acked, retried] = await mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
-        const errors: unknown[] = [];
-        const worker = mq.work(q, async (job) => {
-          if (job.payload.n === 0) await mq.bury(job, "handler says no");
-          if (job.payload.n === 1) await mq.ack(job);
-          if (job.payload.n === 2 && job.attempts === 1) {
-            await mq.retry(job, { delayMs: 1, reason: "handler says later" });
-            throw new Error("and throws too"); // already settled: ignored
-          }
-        }, { concurrency: 3, leaseMs: 30_000, onError: (e) => errors.push(e), ...FAST });
-        await eventually(async () => {
-          const c = await mq.counts(q);
-          return c.dead === 1 && c.pending + c.active + c.schedule === 0;
-        });
-        await worker.stop();
-        expect(errors).toEqual([]);
-        expect(worker.lost).toBe(0);
-        expect([worker.completed, worker.buried, worker.failed]).toEqual([2, 1, 2]);
-        expect(await row(q, buried!, "state", "reason")).toEqual(["dead", "handler says no"]);
-        expect(await mq.getJob(q, acked!)).toBeNull();
-        expect(await mq.getJob(q, retried!)).toBeNull(); // retried once, then acked by the worker
-      });
-
-      test("the backoff sees the error; an error carrying retryDelayMs (RetryError) sets the delay", async () => {
-        const q = `wo-delay-${backend}`;
-        const [a, b, c] = await mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
-        const seen: string[] = [];
-        const worker = mq.work(q, (job) => {
-          if (job.payload.n === 0) throw new Error("plain");
-          if (job.payload.n === 1) throw new RetryError("rate limited", { delayMs: 600_000 });
-          throw Object.assign(new Error("own class"), { retryDelayMs: 300_000 });
-        }, {
-          concurrency: 3,
-          maxAttempts: 3,
-          backoff: (attempts, error) => {
-            seen.push(`${attempts} ${(error as Error).message}`);
-            return 120_000;
-          },
-          ...FAST,
-        });
-        const K = keyspace(q);
-        await eventually(async () => Number(await raw.command(["ZCARD", K.schedule], K.meta)) === 3);
-        await worker.stop();
-        const due = async (id: string): Promise<number> => Number(await raw.command(["ZSCORE", K.schedule, id], K.meta)) - Date.now();
-        expect(seen).toEqual(["1 plain"]); // an error with its own delay does not ask the backoff
-        for (const [id, ms] of [[a!, 120_000], [b!, 600_000], [c!, 300_000]] as const) {
-          const left = await due(id);
-          expect(left).toBeGreaterThan(ms - 10_000);
-          expect(left).toBeLessThanOrEqual(ms);
-        }
-      });
-
-      test("the handler sees its lease deadline (job.leaseUntil, monotonic clock), moved on by each heartbeat", async () => {
-        const q = `wo-lease-until-${backend}`;
-        await mq.enqueue(q, { n: 1 });
-        const marks: Array<[number, number]> = []; // [performance.now(), job.leaseUntil]
-        let before = 0;
-        const worker = mq.work(q, async (job) => {
-          for (let i = 0; i < 4; i++) {
-            marks.push([performance.now(), job.leaseUntil]);
-            await sleep(250);
-          }
-        }, { leaseMs: 600, heartbeatMs: 200, ...FAST });
-        before = performance.now();
-        await eventually(() => worker.completed === 1, 10_000);
-        await worker.stop();
-        const [now0, until0] = marks[0]!;
-        expect(until0).toBeGreaterThan(now0); // not run out
-        expect(until0).toBeLessThanOrEqual(now0 + 600);
-        expect(until0).toBeGreaterThan(before - 1000);
-        expect(marks.at(-1)![1]).toBeGreaterThan(until0); // extended
-        for (const [now, until] of marks) expect(until).toBeGreaterThan(now);
-      });
-
-      test("close({ timeoutMs }) returns although a handler never settles; its job is handed back", async () => {
-        const site = sites.get(topology)!;
-        const other = await EchoMQ.connect<{ n: number }>({ addresses: site.addresses, cluster: site.cluster, backend });
-        const q = `wo-close-deadline-${backend}`;
-        const id = await other.enqueue(q, { n: 1 });
-        let started = false;
-        other.work(q, () => {
+    test("a hand-back at a stop's deadline is no failed attempt: not counted, RELEASEd (back in pending, the attempt given back)", async () => {
+      const q = `wo-handback-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      let started = false;
+      const first = ctx.mq.work(q, (job) =>
+        new Promise<void>((done) => {
           started = true;
-          return new Promise<void>(() => {}); // never settles, ignores its signal
-        }, { leaseMs: 60_000, ...FAST });
-        await eventually(() => started);
-        const t0 = performance.now();
-        await other.close({ timeoutMs: 100 });
-        const took = performance.now() - t0;
-        expect(took).toBeLessThan(3000);
-        expect(await row(q, id, "state", "reason", "attempts")).toEqual(["pending", "null", "0"]);
-        await expect(other.enqueue(q, { n: 2 })).rejects.toMatchObject({ rule: "closed" });
-      });
+          job.signal.addEventListener("abort", () => done());
+        }), { maxAttempts: 2, leaseMs: 60_000, ...FAST });
+      await eventually(() => started);
+      await first.stop({ timeoutMs: 50 });
+      expect(first.failed).toBe(0);
+      expect(first.handedBack).toBe(1);
+      expect(await ctx.row(q, id, "state", "reason", "attempts")).toEqual(["pending", "null", "0"]);
+      expect((await ctx.mq.stats(q)).retried).toBe(0);
+      // the next claim is attempt 1 again: one real failure after the hand-back is retried, not buried
+      const seen: number[] = [];
+      const second = ctx.mq.work(q, (job) => {
+        seen.push(job.attempts);
+        throw new Error("real failure");
+      }, { maxAttempts: 2, backoff: 1, ...FAST });
+      await eventually(async () => (await ctx.mq.counts(q)).dead === 1);
+      await second.stop();
+      expect(seen).toEqual([1, 2]);
+      expect(await ctx.row(q, id, "state", "reason")).toEqual(["dead", "Error: real failure"]);
     });
-  }
+
+    test("UnrecoverableError buries at once, whatever attempts are left", async () => {
+      const q = `wo-unrecoverable-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      const errors: unknown[] = [];
+      const worker = ctx.mq.work(q, () => {
+        throw new UnrecoverableError("bad address");
+      }, { maxAttempts: 5, backoff: 1, onError: (e) => errors.push(e), ...FAST });
+      await eventually(async () => (await ctx.mq.counts(q)).dead === 1);
+      await worker.stop();
+      expect(await ctx.row(q, id, "state", "reason", "attempts")).toEqual(["dead", "UnrecoverableError: bad address", "1"]);
+      expect([worker.failed, worker.buried, worker.completed]).toEqual([1, 1, 0]);
+      expect(errors).toEqual([]);
+    });
+
+    test("a handler that settles its own job (bury, ack, retry) is not settled again, without noise", async () => {
+      const q = `wo-own-${backend}`;
+      const [buried, acked, retried] = await ctx.mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+      const errors: unknown[] = [];
+      const worker = ctx.mq.work(q, async (job) => {
+        if (job.payload.n === 0) await ctx.mq.bury(job, "handler says no");
+        if (job.payload.n === 1) await ctx.mq.ack(job);
+        if (job.payload.n === 2 && job.attempts === 1) {
+          await ctx.mq.retry(job, { delayMs: 1, reason: "handler says later" });
+          throw new Error("and throws too"); // already settled: ignored
+        }
+      }, { concurrency: 3, leaseMs: 30_000, onError: (e) => errors.push(e), ...FAST });
+      await eventually(async () => {
+        const c = await ctx.mq.counts(q);
+        return c.dead === 1 && c.pending + c.active + c.schedule === 0;
+      });
+      await worker.stop();
+      expect(errors).toEqual([]);
+      expect(worker.lost).toBe(0);
+      expect([worker.completed, worker.buried, worker.failed]).toEqual([2, 1, 2]);
+      expect(await ctx.row(q, buried!, "state", "reason")).toEqual(["dead", "handler says no"]);
+      expect(await ctx.mq.getJob(q, acked!)).toBeNull();
+      expect(await ctx.mq.getJob(q, retried!)).toBeNull(); // retried once, then acked by the worker
+    });
+
+    test("the backoff sees the error; an error carrying retryDelayMs (RetryError) sets the delay", async () => {
+      const q = `wo-delay-${backend}`;
+      const [a, b, c] = await ctx.mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+      const seen: string[] = [];
+      const worker = ctx.mq.work(q, (job) => {
+        if (job.payload.n === 0) throw new Error("plain");
+        if (job.payload.n === 1) throw new RetryError("rate limited", { delayMs: 600_000 });
+        throw Object.assign(new Error("own class"), { retryDelayMs: 300_000 });
+      }, {
+        concurrency: 3,
+        maxAttempts: 3,
+        backoff: (attempts, error) => {
+          seen.push(`${attempts} ${(error as Error).message}`);
+          return 120_000;
+        },
+        ...FAST,
+      });
+      const K = keyspace(q);
+      await eventually(async () => Number(await ctx.raw.command(["ZCARD", K.schedule], K.meta)) === 3);
+      await worker.stop();
+      const due = async (id: string): Promise<number> => Number(await ctx.raw.command(["ZSCORE", K.schedule, id], K.meta)) - Date.now();
+      expect(seen).toEqual(["1 plain"]); // an error with its own delay does not ask the backoff
+      for (const [id, ms] of [[a!, 120_000], [b!, 600_000], [c!, 300_000]] as const) {
+        const left = await due(id);
+        expect(left).toBeGreaterThan(ms - 10_000);
+        expect(left).toBeLessThanOrEqual(ms);
+      }
+    });
+
+    test("the handler sees its lease deadline (job.leaseUntil, monotonic clock), moved on by each heartbeat", async () => {
+      const q = `wo-lease-until-${backend}`;
+      await ctx.mq.enqueue(q, { n: 1 });
+      const marks: Array<[number, number]> = []; // [performance.now(), job.leaseUntil]
+      let before = 0;
+      const worker = ctx.mq.work(q, async (job) => {
+        for (let i = 0; i < 4; i++) {
+          marks.push([performance.now(), job.leaseUntil]);
+          await sleep(250);
+        }
+      }, { leaseMs: 600, heartbeatMs: 200, ...FAST });
+      before = performance.now();
+      await eventually(() => worker.completed === 1, 10_000);
+      await worker.stop();
+      const [now0, until0] = marks[0]!;
+      expect(until0).toBeGreaterThan(now0); // not run out
+      expect(until0).toBeLessThanOrEqual(now0 + 600);
+      expect(until0).toBeGreaterThan(before - 1000);
+      expect(marks.at(-1)![1]).toBeGreaterThan(until0); // extended
+      for (const [now, until] of marks) expect(until).toBeGreaterThan(now);
+    });
+
+    test("close({ timeoutMs }) returns although a handler never settles; its job is handed back", async () => {
+      const other = await ctx.connect<{ n: number }>();
+      const q = `wo-close-deadline-${backend}`;
+      const id = await other.enqueue(q, { n: 1 });
+      let started = false;
+      other.work(q, () => {
+        started = true;
+        return new Promise<void>(() => {}); // never settles, ignores its signal
+      }, { leaseMs: 60_000, ...FAST });
+      await eventually(() => started);
+      const t0 = performance.now();
+      await other.close({ timeoutMs: 100 });
+      const took = performance.now() - t0;
+      expect(took).toBeLessThan(3000);
+      expect(await ctx.row(q, id, "state", "reason", "attempts")).toEqual(["pending", "null", "0"]);
+      await expect(other.enqueue(q, { n: 2 })).rejects.toMatchObject({ rule: "closed" });
+    });
+  });
 }
 
 describe("watchdog", () => {

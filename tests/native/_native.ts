@@ -3,9 +3,9 @@
  * turns server errors into values, queue key builders and the verbs' valid calls.
  */
 import { GlideClient, GlideClusterClient, type Routes } from "@valkey/valkey-glide";
-import { expect } from "bun:test";
+import { afterAll, beforeAll, expect } from "bun:test";
 import { serverText as wireText } from "../../lib/client/errors.ts";
-import { command, modulePath, moduleBuilt, startServer } from "../../tools/embedded/mod.ts";
+import { command, modulePath, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { VERB_NAMES, type Verb } from "../../lib/wire/mod.ts";
 
 /** Fails loudly when the module has not been built. */
@@ -58,6 +58,23 @@ export function standalone(
     requestTimeout,
     ...(credentials ? { credentials } : {}),
   });
+}
+
+/**
+ * A standalone server with the module (`args` added) and a glide client on it as the default user,
+ * started before the file's tests and stopped after them: `site.server`, `site.db`.
+ */
+export function useModuleServer(args: string[] = []): { readonly server: ServerHandle; readonly db: GlideClient } {
+  const site = {} as { server: ServerHandle; db: GlideClient };
+  beforeAll(async () => {
+    site.server = await startServer({ module: requireModule(), args });
+    site.db = await standalone(site.server.port);
+  }, 60_000);
+  afterAll(async () => {
+    site.db?.close();
+    await site.server?.stop();
+  });
+  return site;
 }
 
 /** A cluster glide client. */

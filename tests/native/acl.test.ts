@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
 import { VERBS as SPEC } from "../../lib/wire/mod.ts";
-import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
   argv,
   call,
@@ -26,15 +25,15 @@ import {
   type QueueKeys,
   refusal,
   registeredVerbs,
-  requireModule,
   sleep,
   standalone,
+  useModuleServer,
   type VerbName,
   wellFormed,
 } from "./_native.ts";
 
-let server: ServerHandle;
-let admin: GlideClient;
+const site = useModuleServer(); // site.db: the default user
+
 /** The spec's verbs the module registers (the standalone suite asserts that is all of them). */
 const VERBS: VerbName[] = await registeredVerbs();
 /** The verbs whose Lua twin and sequence this suite runs. */
@@ -46,10 +45,8 @@ const NOPERM = refusal("noperm", "CLAIM", {});
 const narrowQueue = queue("n1");
 
 beforeAll(async () => {
-  server = await startServer({ module: requireModule() });
-  admin = await standalone(server.port);
   const setUser = async (name: string, ...rules: string[]) =>
-    expectOk(await call(admin, ["ACL", "SETUSER", name, "reset", "on", ">pw", ...rules]));
+    expectOk(await call(site.db, ["ACL", "SETUSER", name, "reset", "on", ">pw", ...rules]));
   await setUser("all-t1", "~emq:{t1}:*", "+@all");
   // glide's handshake needs INFO, CLIENT and PING; the verbs come from @emq alone
   await setUser("emq-t1", "~emq:{t1}:*", "+@emq", "+info", "+client", "+ping");
@@ -59,23 +56,18 @@ beforeAll(async () => {
   await setUser("writes-version", "~emq:{t1}:*", "%W~{emq}:version", "+@all");
 }, 60_000);
 
-afterAll(async () => {
-  admin?.close();
-  await server?.stop();
-});
-
 const t1 = queue("t1");
 
 /** One Lua script's EVAL (the scripts backend sends EVALSHA of the same source). */
 const evalOf = (args: string[]): string[] => ["EVAL", SCRIPTS[args[0]!.slice(4) as VerbName], ...args.slice(1)];
 
 /** A user's client. */
-const as = (name: string): Promise<GlideClient> => standalone(server.port, { username: name, password: "pw" });
+const as = (name: string): Promise<GlideClient> => standalone(site.server.port, { username: name, password: "pw" });
 
 /** Deletes every key of queue `q` (the suites share t1: each sequence starts on an empty queue). */
 async function clear(q: QueueKeys): Promise<void> {
-  const keys = (expectOk(await call(admin, ["KEYS", `${q.base}*`])) as unknown[]).map(String);
-  if (keys.length > 0) expectOk(await call(admin, ["DEL", ...keys]));
+  const keys = (expectOk(await call(site.db, ["KEYS", `${q.base}*`])) as unknown[]).map(String);
+  if (keys.length > 0) expectOk(await call(site.db, ["DEL", ...keys]));
 }
 
 /**
@@ -140,8 +132,8 @@ for (const name of ["all-t1", "emq-t1"]) {
     });
 
     test("the module's other verbs pass its ACL checks on t1", async () => {
-      await everyVerb((args) => call(admin, args), t1, base + 20);
-      const held = claimed(expectOk(await call(admin, argv("CLAIM", t1, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs;
+      await everyVerb((args) => call(site.db, args), t1, base + 20);
+      const held = claimed(expectOk(await call(site.db, argv("CLAIM", t1, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs;
       const others = VERBS.filter((v) => !(COVERED as readonly string[]).includes(v));
       for (const verb of others) {
         const out = await call(user, wellFormed(verb, t1, held[0]?.id ?? jobId(base + 29), { token: held[0]?.token ?? 1 }));
@@ -151,17 +143,17 @@ for (const name of ["all-t1", "emq-t1"]) {
 
     test("gets NOPERM for every verb on t2, nothing written", async () => {
       // give t2 some state, so that each verb would otherwise succeed
-      await everyVerb((args) => call(admin, args), t2, base + 50);
-      expectOk(await call(admin, argv("ENQUEUE", t2, {}, [{ id: jobId(999) }])), 1);
-      const held = claimed(expectOk(await call(admin, argv("CLAIM", t2, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!;
+      await everyVerb((args) => call(site.db, args), t2, base + 50);
+      expectOk(await call(site.db, argv("ENQUEUE", t2, {}, [{ id: jobId(999) }])), 1);
+      const held = claimed(expectOk(await call(site.db, argv("CLAIM", t2, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!;
       const callOf = (verb: VerbName): string[] =>
         wellFormed(verb, t2, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(998) : held.id, { token: held.token });
-      const before = await digest(admin);
+      const before = await digest(site.db);
       for (const verb of VERBS) expect({ verb, out: await call(user, callOf(verb)) }).toEqual({ verb, out: { err: NOPERM } });
-      expect(await digest(admin)).toBe(before);
+      expect(await digest(site.db)).toBe(before);
       // the same calls by the default user run
-      expectOk(await call(admin, callOf("EXTEND")), 1);
-      expectOk(await call(admin, callOf("ENQUEUE")), 1);
+      expectOk(await call(site.db, callOf("EXTEND")), 1);
+      expectOk(await call(site.db, callOf("ENQUEUE")), 1);
     });
   });
 }
@@ -179,15 +171,15 @@ describe("user all-t1, the Lua twin (EVAL of lib/lua)", () => {
   });
 
   test("gets NOPERM for every verb on t2, nothing written", async () => {
-    await everyVerb((args) => call(admin, args), t2, 350);
-    expectOk(await call(admin, argv("ENQUEUE", t2, {}, [{ id: jobId(399) }])), 1);
-    const job = claimed(expectOk(await call(admin, argv("CLAIM", t2, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!;
-    const before = await digest(admin);
+    await everyVerb((args) => call(site.db, args), t2, 350);
+    expectOk(await call(site.db, argv("ENQUEUE", t2, {}, [{ id: jobId(399) }])), 1);
+    const job = claimed(expectOk(await call(site.db, argv("CLAIM", t2, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!;
+    const before = await digest(site.db);
     for (const verb of COVERED) {
       const args = wellFormed(verb, t2, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(398) : job.id, { token: job.token });
       expect({ verb, out: await call(user, evalOf(args)) }).toEqual({ verb, out: { err: NOPERM } });
     }
-    expect(await digest(admin)).toBe(before);
+    expect(await digest(site.db)).toBe(before);
   });
 });
 
@@ -203,27 +195,27 @@ describe("the issue's user: only t1's meta, pending and active (+@all)", () => {
   let callOf: (verb: VerbName) => string[];
 
   beforeAll(async () => {
-    await everyVerb((args) => call(admin, args), q, 500);
-    expectOk(await call(admin, argv("ENQUEUE", q, {}, [{ id: jobId(590) }, { id: jobId(591) }])), 2);
-    const job = claimed(expectOk(await call(admin, argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!;
+    await everyVerb((args) => call(site.db, args), q, 500);
+    expectOk(await call(site.db, argv("ENQUEUE", q, {}, [{ id: jobId(590) }, { id: jobId(591) }])), 2);
+    const job = claimed(expectOk(await call(site.db, argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]!;
     callOf = (verb) => wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(598) : job.id, { token: job.token });
   });
 
   test("EMQ.CLAIM and EMQ.ENQUEUE are refused NOPERM (rows and keys it may not access), digest unchanged", async () => {
-    const before = await digest(admin);
+    const before = await digest(site.db);
     expectRefused(await call(user, callOf("CLAIM")), NOPERM);
     expectRefused(await call(user, callOf("ENQUEUE")), NOPERM);
     expectRefused(await call(user, argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 })), NOPERM);
-    expect(await digest(admin)).toBe(before);
+    expect(await digest(site.db)).toBe(before);
   });
 
   test("every verb that derives a key beyond meta, pending and active is refused NOPERM, digest unchanged", async () => {
     const allowed: readonly string[] = ["pending", "active"];
     const beyond = VERBS.filter((v) => (SPEC[v].touches as readonly string[]).some((t) => !allowed.includes(t)));
     expect(beyond).toEqual(expect.arrayContaining([...COVERED]));
-    const before = await digest(admin);
+    const before = await digest(site.db);
     for (const verb of beyond) expect({ verb, out: await call(user, callOf(verb)) }).toEqual({ verb, out: { err: NOPERM } });
-    expect(await digest(admin)).toBe(before);
+    expect(await digest(site.db)).toBe(before);
     // a verb that touches only keys the user may access runs
     for (const verb of VERBS.filter((v) => !beyond.includes(v))) {
       expect({ verb, out: await call(user, callOf(verb)) }).toEqual({ verb, out: { ok: expect.anything() } });
@@ -231,11 +223,11 @@ describe("the issue's user: only t1's meta, pending and active (+@all)", () => {
   });
 
   test("the Lua twin refuses the same user with the same text, digest unchanged", async () => {
-    const before = await digest(admin);
+    const before = await digest(site.db);
     for (const verb of COVERED) {
       expect({ verb, out: await call(user, evalOf(callOf(verb))) }).toEqual({ verb, out: { err: NOPERM } });
     }
-    expect(await digest(admin)).toBe(before);
+    expect(await digest(site.db)).toBe(before);
   });
 
   test("the keys it may access it may still use directly", async () => {
@@ -266,11 +258,11 @@ describe("the fence and ACL", () => {
   }
 
   test("a user who may not read {emq}:version is not fenced by it and learns nothing of its value (both backends)", async () => {
-    expectOk(await call(admin, ["SET", "{emq}:version", "4"]));
+    expectOk(await call(site.db, ["SET", "{emq}:version", "4"]));
     try {
       // the default user, who may read it, is fenced
-      expectRefused(await call(admin, wellFormed("ENQUEUE", t1, jobId(700))), refusal("fenced", "ENQUEUE", { found: "4" }));
-      expectRefused(await call(admin, evalOf(wellFormed("ENQUEUE", t1, jobId(700)))), refusal("fenced", "ENQUEUE", { found: "4" }));
+      expectRefused(await call(site.db, wellFormed("ENQUEUE", t1, jobId(700))), refusal("fenced", "ENQUEUE", { found: "4" }));
+      expectRefused(await call(site.db, evalOf(wellFormed("ENQUEUE", t1, jobId(700)))), refusal("fenced", "ENQUEUE", { found: "4" }));
       for (const [who, client] of [["all-t1", hidden], ["writes-version", writes]] as const) {
         const n = who === "all-t1" ? 710 : 720;
         const viaModule = await enqueueAndClaim((args) => call(client, args), n);
@@ -284,14 +276,14 @@ describe("the fence and ACL", () => {
         expectRefused(await call(client, ["GET", "{emq}:version"]), NOPERM);
       }
     } finally {
-      expectOk(await call(admin, ["DEL", "{emq}:version"]));
+      expectOk(await call(site.db, ["DEL", "{emq}:version"]));
     }
   });
 
   test("a user who may only read {emq}:version is fenced by it (both backends)", async () => {
-    expectOk(await call(admin, ["SET", "{emq}:version", "4"]));
+    expectOk(await call(site.db, ["SET", "{emq}:version", "4"]));
     try {
-      const before = await digest(admin);
+      const before = await digest(site.db);
       for (const verb of COVERED) {
         const args = wellFormed(verb, t1, jobId(730), { token: 1 });
         const text = refusal("fenced", verb, { found: "4" });
@@ -301,9 +293,9 @@ describe("the fence and ACL", () => {
           scripts: { err: text },
         });
       }
-      expect(await digest(admin)).toBe(before);
+      expect(await digest(site.db)).toBe(before);
     } finally {
-      expectOk(await call(admin, ["DEL", "{emq}:version"]));
+      expectOk(await call(site.db, ["DEL", "{emq}:version"]));
     }
   });
 });

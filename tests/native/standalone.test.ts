@@ -21,7 +21,6 @@ import {
   type VerbSpec,
   WIRE,
 } from "../../lib/wire/mod.ts";
-import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
   argv,
   call,
@@ -36,18 +35,17 @@ import {
   type QueueKeys,
   refusal,
   registeredVerbs,
-  requireModule,
   row,
   sleep,
   standalone,
+  useModuleServer,
   type Values,
   type VerbName,
   VERBS,
   wellFormed,
 } from "./_native.ts";
 
-let server: ServerHandle;
-let db: GlideClient;
+const site = useModuleServer(["--enable-debug-command", "yes"]);
 
 /** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
 const LIVE: VerbName[] = await registeredVerbs();
@@ -55,28 +53,18 @@ const LIVE: VerbName[] = await registeredVerbs();
 const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP"] as const satisfies
   readonly VerbName[];
 
-beforeAll(async () => {
-  server = await startServer({ module: requireModule(), args: ["--enable-debug-command", "yes"] });
-  db = await standalone(server.port);
-}, 60_000);
-
-afterAll(async () => {
-  db?.close();
-  await server?.stop();
-});
-
 beforeEach(async () => {
-  expectOk(await call(db, ["FLUSHALL"]));
+  expectOk(await call(site.db, ["FLUSHALL"]));
 });
 
-const run = (args: string[]): Promise<Outcome> => call(db, args);
+const run = (args: string[]): Promise<Outcome> => call(site.db, args);
 const ok = async (args: string[], value?: unknown): Promise<unknown> => expectOk(await run(args), value);
 
 /** Runs `args` and asserts the refusal `text` with the keyspace unchanged. */
 async function refuses(args: string[], text: string): Promise<void> {
-  const before = await digest(db);
+  const before = await digest(site.db);
   expectRefused(await run(args), text);
-  expect(await digest(db)).toBe(before);
+  expect(await digest(site.db)).toBe(before);
 }
 
 async function zscore(key: string, member: string): Promise<number | null> {
@@ -137,31 +125,31 @@ describe("happy paths", () => {
   test("ENQUEUE: a batch writes rows, pushes on the head in argument order, makes meta, marks wake ready", async () => {
     const t0 = Date.now();
     await enqueue(q, [a, b]);
-    const r = await row(db, q.row(a));
+    const r = await row(site.db, q.row(a));
     expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "payload", "state"]);
     expect(r).toMatchObject({ state: "pending", payload: `p-${a}`, attempts: "0" });
     expect(Math.abs(Number(r.created_ms) - t0)).toBeLessThan(5000);
-    expect((await row(db, q.row(b))).payload).toBe(`p-${b}`);
+    expect((await row(site.db, q.row(b))).payload).toBe(`p-${b}`);
     expect(await lrange(q.pending)).toEqual([b, a]);
-    const meta = await row(db, q.meta);
+    const meta = await row(site.db, q.meta);
     expect(Object.keys(meta).sort()).toEqual(["created_ms", "enqueued", "wire"]);
     expect(meta).toMatchObject({ wire: String(WIRE), enqueued: "2", created_ms: r.created_ms });
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     await sleep(2);
     await enqueue(q, [c]);
     expect(await lrange(q.pending)).toEqual([c, b, a]);
-    expect(await row(db, q.meta)).toEqual({ ...meta, enqueued: "3" }); // created_ms kept
+    expect(await row(site.db, q.meta)).toEqual({ ...meta, enqueued: "3" }); // created_ms kept
     expect(await zset(q.wake)).toEqual({ ready: 0 });
   });
 
   test("SCHEDULE: a batch of scheduled rows, numbers canonical, the earliest due on wake (ZADD LT)", async () => {
     await ok(argv("SCHEDULE", q, {}, [{ id: a, due_ms: "007", payload: "pa" }, { id: b, due_ms: "5", payload: "pb" }]), 2);
-    const r = await row(db, q.row(a));
+    const r = await row(site.db, q.row(a));
     expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "due_ms", "payload", "state"]);
     expect(r).toMatchObject({ state: "scheduled", payload: "pa", attempts: "0", due_ms: "7" });
     expect(await zset(q.schedule)).toEqual({ [a]: 7, [b]: 5 });
     expect(await zset(q.wake)).toEqual({ due: 5 });
-    expect((await row(db, q.meta)).enqueued).toBe("2");
+    expect((await row(site.db, q.meta)).enqueued).toBe("2");
     await schedule(q, [[c, Date.now() + 3_600_000]]);
     expect(await zset(q.wake)).toEqual({ due: 5 });
     await schedule(q, [[d, 3]]);
@@ -179,14 +167,14 @@ describe("happy paths", () => {
       { id: a, payload: `p-${a}`, attempts: 1, token: t1, opts: "" },
       { id: b, payload: `p-${b}`, attempts: 1, token: t1 + 1, opts: "" },
     ]);
-    const r = await row(db, q.row(a));
+    const r = await row(site.db, q.row(a));
     expect(Object.keys(r).sort()).toEqual(["attempts", "created_ms", "deadline_ms", "payload", "state", "token"]);
     expect(r).toMatchObject({ state: "active", attempts: "1", token: String(t1) });
     const deadline = (await zscore(q.active, a))!;
     expect(Number(r.deadline_ms)).toBe(deadline);
     expect(Math.abs(deadline - (t0 + 60_000))).toBeLessThan(5000);
     expect(first.nextMs).toBe(deadline);
-    expect((await row(db, q.meta)).tokens).toBe(String(t1 + 1));
+    expect((await row(site.db, q.meta)).tokens).toBe(String(t1 + 1));
     expect(await lrange(q.pending)).toEqual([c]);
     // count above what is there: what is there
     const second = await claim(q, 5);
@@ -211,11 +199,11 @@ describe("happy paths", () => {
     expect(got.jobs.map((j) => j.id)).toEqual(ids);
     const tokens = got.jobs.map((j) => j.token);
     expectTokenRun(tokens, t0);
-    expect((await row(db, q.meta)).tokens).toBe(String(tokens.at(-1)));
+    expect((await row(site.db, q.meta)).tokens).toBe(String(tokens.at(-1)));
     expect(await lrange(q.pending)).toEqual([a]);
     // 10000 tokens in one ms run ahead of the clock: the next claim continues above them
     await ok(["HSET", q.meta, "tokens", String(Date.now() * TOKENS_PER_MS + 10_000_000)]);
-    const ahead = Number((await row(db, q.meta)).tokens);
+    const ahead = Number((await row(site.db, q.meta)).tokens);
     expect((await claim(q, 1)).jobs[0]!.token).toBe(ahead + 1);
   });
 
@@ -267,7 +255,7 @@ describe("happy paths", () => {
     expectTokenRun(got.jobs.map((j) => j.token), Date.now());
     expect(await zset(q.schedule)).toEqual({ [far]: expect.any(Number) });
     expect(Object.keys(await zset(q.active)).sort()).toEqual([e, p1, p2, due].sort());
-    for (const id of [e, p1, p2, due]) expect((await row(db, q.row(id))).state).toBe("active");
+    for (const id of [e, p1, p2, due]) expect((await row(site.db, q.row(id))).state).toBe("active");
     expect(await exists(q.pending)).toBe(0);
   });
 
@@ -288,7 +276,7 @@ describe("happy paths", () => {
     await sleep(5);
     expect(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 }))).toEqual([0]);
     expect(await lrange(q.pending)).toEqual([d, a]); // promoted, not claimed
-    expect((await row(db, q.row(d))).state).toBe("pending");
+    expect((await row(site.db, q.row(d))).state).toBe("pending");
     expect(await exists(q.active)).toBe(0);
     await ok(["HSET", q.meta, "paused", "0"]);
     expect((await claim(q, 10)).jobs.map((j) => j.id)).toEqual([a, d]);
@@ -302,11 +290,11 @@ describe("happy paths", () => {
     expect(await zset(q.wake)).toEqual({});
     await ok(["RPUSH", q.pending, jobId(92), jobId(93)]);
     await ok(["ZADD", q.wake, "0", "ready"]);
-    const before = await row(db, q.meta);
+    const before = await row(site.db, q.meta);
     expect(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 5, block_ms: 0 }))).toEqual([expect.any(Number)]);
     expect(await exists(q.pending, q.row(jobId(92)), q.row(jobId(93)))).toBe(0);
     expect(await zset(q.wake)).toEqual({});
-    expect(await row(db, q.meta)).toEqual(before); // no token taken
+    expect(await row(site.db, q.meta)).toEqual(before); // no token taken
   });
 
   test("ACK: a batch leaves active, its rows are deleted, acked counted", async () => {
@@ -315,10 +303,10 @@ describe("happy paths", () => {
     await ok(argv("ACK", q, {}, held(jobs.slice(0, 2))), 2);
     expect(Object.keys(await zset(q.active))).toEqual([c]);
     expect(await exists(q.row(a), q.row(b))).toBe(0);
-    expect((await row(db, q.meta)).acked).toBe("2");
+    expect((await row(site.db, q.meta)).acked).toBe("2");
     await ok(argv("ACK", q, {}, held(jobs.slice(2))), 1);
     expect(await exists(q.active, q.row(c))).toBe(0);
-    expect((await row(db, q.meta)).acked).toBe("3");
+    expect((await row(site.db, q.meta)).acked).toBe("3");
   });
 
   test("RETRY: a batch goes to schedule at now+delay with its reason; retried counted; the earliest due on wake", async () => {
@@ -329,14 +317,14 @@ describe("happy paths", () => {
       { id: a, token: jobs[0]!.token, delay_ms: 60_000, reason: "boom" },
       { id: b, token: jobs[1]!.token, delay_ms: 30_000, reason: "bang" },
     ]), 2);
-    const ra = await row(db, q.row(a));
+    const ra = await row(site.db, q.row(a));
     expect(ra).toMatchObject({ state: "scheduled", reason: "boom", attempts: "1", token: String(jobs[0]!.token) });
     expect(Number(ra.due_ms)).toBe((await zscore(q.schedule, a))!);
     expect(Math.abs(Number(ra.due_ms) - (t0 + 60_000))).toBeLessThan(5000);
-    const rb = await row(db, q.row(b));
+    const rb = await row(site.db, q.row(b));
     expect(rb).toMatchObject({ state: "scheduled", reason: "bang" });
     expect(await exists(q.active)).toBe(0);
-    expect((await row(db, q.meta)).retried).toBe("2");
+    expect((await row(site.db, q.meta)).retried).toBe("2");
     expect(await zset(q.wake)).toEqual({ due: Number(rb.due_ms) });
   });
 
@@ -347,11 +335,11 @@ describe("happy paths", () => {
       { id: a, token: jobs[0]!.token, delay_ms: 0, reason: "now" },
       { id: b, token: jobs[1]!.token, delay_ms: 60_000, reason: "later" },
     ]), 2);
-    expect(await row(db, q.row(a))).toMatchObject({ state: "pending", reason: "now", attempts: "1" });
+    expect(await row(site.db, q.row(a))).toMatchObject({ state: "pending", reason: "now", attempts: "1" });
     expect(await lrange(q.pending)).toEqual([a]);
     expect(await zset(q.wake)).toMatchObject({ ready: 0 });
     expect(Object.keys(await zset(q.schedule))).toEqual([b]);
-    expect((await row(db, q.meta)).retried).toBe("2");
+    expect((await row(site.db, q.meta)).retried).toBe("2");
   });
 
   test("RELEASE: a batch goes back to the tail of pending, attempts given back, no reason, nothing counted", async () => {
@@ -359,11 +347,11 @@ describe("happy paths", () => {
     const { jobs } = await claim(q, 2);
     await ok(argv("RELEASE", q, {}, jobs.map((j) => ({ id: j.id, token: j.token }))), 2);
     expect(await lrange(q.pending)).toEqual([c, a, b]);
-    const ra = await row(db, q.row(a));
+    const ra = await row(site.db, q.row(a));
     expect(ra).toMatchObject({ state: "pending", attempts: "0", token: String(jobs[0]!.token) });
     expect(ra.reason).toBeUndefined();
     expect(await exists(q.active)).toBe(0);
-    expect((await row(db, q.meta)).retried).toBeUndefined();
+    expect((await row(site.db, q.meta)).retried).toBeUndefined();
     expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs[0]).toMatchObject({
       id: b,
       attempts: 1,
@@ -375,12 +363,12 @@ describe("happy paths", () => {
     const { jobs } = await claim(q, 2);
     await ok(argv("BURY", q, {}, held(jobs, { reason: "gave up" })), 2);
     for (const id of [a, b]) {
-      const r = await row(db, q.row(id));
+      const r = await row(site.db, q.row(id));
       expect(r).toMatchObject({ state: "dead", reason: "gave up" });
       expect(Number(r.buried_ms)).toBe((await zscore(q.dead, id))!);
     }
     expect(await exists(q.active)).toBe(0);
-    expect((await row(db, q.meta)).buried).toBe("2");
+    expect((await row(site.db, q.meta)).buried).toBe("2");
   });
 
   test("EXTEND: a batch's leases run until now+lease_ms; a lease run out but not reaped is still held", async () => {
@@ -392,7 +380,7 @@ describe("happy paths", () => {
     for (const id of [a, b]) {
       const deadline = (await zscore(q.active, id))!;
       expect(Math.abs(deadline - (t0 + 60_000))).toBeLessThan(5000);
-      expect(Number((await row(db, q.row(id))).deadline_ms)).toBe(deadline);
+      expect(Number((await row(site.db, q.row(id))).deadline_ms)).toBe(deadline);
     }
     await ok(wellFormed("REAP", q, a), 0);
     expect((await claim(q, 1)).jobs).toEqual([]);
@@ -408,7 +396,7 @@ describe("happy paths", () => {
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     await ok(wellFormed("PROMOTE", q, a, { limit: 10 }), 1);
     expect(await lrange(q.pending)).toEqual([a, b]);
-    expect((await row(db, q.row(a))).state).toBe("pending");
+    expect((await row(site.db, q.row(a))).state).toBe("pending");
     expect(await zset(q.schedule)).toEqual({ [c]: far });
     await ok(["DEL", q.wake]);
     await ok(wellFormed("PROMOTE", q, a, { limit: 10 }), 0);
@@ -422,7 +410,7 @@ describe("happy paths", () => {
     await sleep(10);
     await ok(wellFormed("REAP", q, a, { limit: 10 }), 1);
     expect(await lrange(q.pending)).toEqual([b, a]);
-    expect((await row(db, q.row(a))).state).toBe("pending");
+    expect((await row(site.db, q.row(a))).state).toBe("pending");
     expect(await zset(q.wake)).toEqual({ ready: 0 });
     expect((await claim(q, 1)).jobs).toEqual([{ id: a, payload: `p-${a}`, attempts: 2, token: expect.any(Number), opts: "" }]);
     await ok(wellFormed("REAP", q, a, { limit: 10 }), 0);
@@ -461,7 +449,7 @@ describe("happy paths", () => {
     // RETRY: due at the earliest time, ZADD LT (a later one does not replace an earlier one)
     await ok(["ZADD", q.wake, String(Date.now() + 120_000), "due"]);
     await ok(argv("RETRY", q, {}, held(jobs, { delay_ms: 60_000, reason: "r" })), 1);
-    const due = Number((await row(db, q.row(d))).due_ms);
+    const due = Number((await row(site.db, q.row(d))).due_ms);
     expect(await zset(q.wake)).toEqual({ due });
     await ok(["ZADD", q.wake, "1", "due"]);
     await ok(argv("RETRY", q, {}, held(held0, { delay_ms: 60_000, reason: "r" })), 1);
@@ -815,7 +803,7 @@ describe("refusals write nothing", () => {
     await ok(["HSET", q.row(a), "attempts", "100000000000000000"]);
     await ok(["HSET", q.meta, "tokens", String(T)]);
     expect((await claim(q)).jobs.map((j) => [j.id, j.token])).toEqual([[a, TA]]);
-    expect((await row(db, q.row(a))).attempts).toBe("100000000000000001");
+    expect((await row(site.db, q.row(a))).attempts).toBe("100000000000000001");
   });
 
   test("steps run in order: shape, batch, layout, fence, gates (fixed, then each group), domain", async () => {
@@ -868,9 +856,9 @@ describe("fence", () => {
 
   async function everyVerbFenced(found: string): Promise<void> {
     for (const verb of LIVE) {
-      const before = await digest(db);
+      const before = await digest(site.db);
       expectRefused(await run(callOf(verb)), refusal("fenced", verb, { found }));
-      expect(await digest(db)).toBe(before);
+      expect(await digest(site.db)).toBe(before);
     }
   }
 
@@ -952,7 +940,7 @@ describe("the blocking CLAIM", () => {
   let waiter: GlideClient;
 
   beforeAll(async () => {
-    waiter = await standalone(server.port, undefined, 60_000);
+    waiter = await standalone(site.server.port, undefined, 60_000);
   });
   afterAll(() => waiter?.close());
 
@@ -979,7 +967,7 @@ describe("the blocking CLAIM", () => {
     expectTokenRun(got.jobs.map((j) => j.token), t0);
     expect(Date.now() - t0).toBeLessThan(15_000);
     expect(await exists(q.pending)).toBe(0);
-    expect((await row(db, q.row(jobId(1)))).state).toBe("active");
+    expect((await row(site.db, q.row(jobId(1)))).state).toBe("active");
   });
 
   test("times out with [0] when nothing comes", async () => {
@@ -992,7 +980,7 @@ describe("the blocking CLAIM", () => {
   test("answers at once inside MULTI/EXEC", async () => {
     const t0 = Date.now();
     const tx = new Batch(true).customCommand(waiting(60_000)).customCommand(["PING"]);
-    expect(await db.exec(tx, true)).toEqual([[0], "PONG"]);
+    expect(await site.db.exec(tx, true)).toEqual([[0], "PONG"]);
     expect(Date.now() - t0).toBeLessThan(9_000);
   });
 
@@ -1023,7 +1011,7 @@ describe("the blocking CLAIM", () => {
     const reply = call(waiter, waiting(12_000));
     await blocked(1);
     await ok(argv("RETRY", q, {}, held(jobs, { delay_ms: 500, reason: "soon" })), 1);
-    const due = Number((await row(db, q.row(jobId(4)))).due_ms);
+    const due = Number((await row(site.db, q.row(jobId(4)))).due_ms);
     const got = claimed(expectOk(await reply));
     if (got.jobs.length === 0) expect(got.nextMs).toBe(due);
     else expect(got.jobs.map((j) => j.id)).toEqual([jobId(4)]);

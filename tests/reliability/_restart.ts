@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { join } from "node:path";
-import { command, serverBinary, type ServerHandle, waitUntil } from "../../tools/embedded/mod.ts";
+import { baseArgs, command, serverBinary, type ServerHandle, waitUntil } from "../../tools/embedded/mod.ts";
 
 /** A server that can be killed and started again. */
 export interface Restartable {
@@ -36,24 +36,14 @@ function gone(pid: number): boolean {
 }
 
 /**
- * `server` as a {@link Restartable}, started again with the launcher's arguments (as
- * tools/embedded/server.ts passes them; valkey-server rewrites its own `/proc` command line) and
- * the `args` it was started with.
+ * `server` as a {@link Restartable}, started again with the launcher's arguments
+ * ({@link baseArgs}; valkey-server rewrites its own `/proc` command line) and the `args` it was
+ * started with.
  */
 export function restartable(server: ServerHandle, opts: { cluster: boolean; args: readonly string[] }): Restartable {
   const argv = [
     serverBinary(),
-    "--port", String(server.port),
-    "--bind", server.host,
-    "--dir", server.dir,
-    "--logfile", join(server.dir, "valkey.log"),
-    "--save", "",
-    "--appendonly", "no",
-    "--daemonize", "no",
-    "--protected-mode", "no",
-    "--enable-debug-command", "local",
-    "--enable-module-command", "local",
-    "--repl-diskless-sync-delay", "0",
+    ...baseArgs(server.port, server.host, server.dir),
     ...(opts.cluster ? ["--cluster-enabled", "yes", "--cluster-config-file", join(server.dir, "nodes.conf")] : []),
     ...(server.module ? ["--loadmodule", server.module] : []),
     ...opts.args,

@@ -21,8 +21,7 @@ import {
   type ClusterHandle,
   command,
   infoFields,
-  moduleBuilt,
-  modulePath,
+  moduleIfBuilt,
   type ServerHandle,
   startCluster,
   startServer,
@@ -32,7 +31,7 @@ import {
 const TOTAL = 50_000;
 const FAULT_AT = 20_000; // jobs on the server when the fault strikes (40 %)
 const AOF = ["--appendonly", "yes", "--appendfsync", "always"];
-const MODULE = moduleBuilt() ? modulePath() : false;
+const MODULE = moduleIfBuilt();
 
 type Fault = "restart" | "client-kill" | "pause";
 type Source = "generator" | "array";

@@ -6,20 +6,20 @@
  * replica is promoted, jobs are enqueued: the same workers (no restart) resume and process them.
  * Prints how long each worker took to resume, and what reached their onError meanwhile.
  */
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { EchoMQ, type Worker } from "../../client.ts";
 import { keyspace, slot } from "../../mod.ts";
 import {
   type ClusterHandle,
   command,
   infoFields,
-  moduleBuilt,
-  modulePath,
+  moduleIfBuilt,
+  replicasOf,
   startCluster,
   waitUntil,
 } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
-import { BACKENDS } from "./_server.ts";
+import { BACKENDS, useClosers } from "./_server.ts";
 
 const NODE_TIMEOUT_MS = 2000;
 const WORKERS = 2;
@@ -27,34 +27,18 @@ const RESUME_CAP_MS = 60_000;
 type P = { n: number };
 
 let site: ClusterHandle | undefined;
-const closers: Array<() => unknown> = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch {
-      // best effort
-    }
-  }
-  await site?.stop();
-});
+const closers = useClosers(() => site?.stop());
 
 test("workers blocked on a primary that dies resume on the promoted replica, without a restart", async () => {
   site = await startCluster({
     primaries: 3,
     replicasPerPrimary: 1,
-    module: moduleBuilt() ? modulePath() : false,
+    module: moduleIfBuilt(),
     args: ["--cluster-node-timeout", String(NODE_TIMEOUT_MS)],
   });
   const c = site;
   const victim = c.primaries[0]!;
-  let replicaPort = 0;
-  for (const r of c.replicas) {
-    if (infoFields(await command(r.server.port, ["INFO", "replication"]))["master_port"] === String(victim.server.port)) {
-      replicaPort = r.server.port;
-    }
-  }
+  const replicaPort = (await replicasOf(c, victim)).at(-1)?.server.port ?? 0;
   expect(replicaPort).toBeGreaterThan(0);
 
   const queueOn = (prefix: string): string => {

@@ -9,8 +9,8 @@ import { BatchError, DurabilityError, EchoMQ, EchoMQError } from "../../client.t
 import { jobKey, keyspace, slot } from "../../mod.ts";
 import {
   command,
-  infoFields,
   modulePath,
+  replicasOf,
   type ReplicatedHandle,
   type ServerHandle,
   startCluster,
@@ -189,12 +189,7 @@ test("cluster: the WAIT goes to the queue's own primary (a stalled replica of on
       const q = `shard-${i}`;
       const p = c.primaryForSlot(slot(keyspace(q).pending));
       if (queues.has(p.id)) continue;
-      let replicaPort = 0;
-      for (const r of c.replicas) {
-        const info = infoFields(await command(r.server.port, ["INFO", "replication"]));
-        if (info["master_port"] === String(p.server.port)) replicaPort = r.server.port;
-      }
-      queues.set(p.id, { queue: q, replicaPort });
+      queues.set(p.id, { queue: q, replicaPort: (await replicasOf(c, p)).at(-1)?.server.port ?? 0 });
     }
     const [stalled, ...others] = [...queues.values()];
     for (const { queue } of queues.values()) await mq.enqueue(queue, { n: 0 }, { durable: true }); // warm

@@ -7,7 +7,7 @@
  * `dead`: nothing lost. Jobs handled twice (a claim or ack lost with the dead primary, then reaped
  * after the lease) are counted and printed.
  */
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { type GlideClusterClient } from "@valkey/valkey-glide";
 import { DurabilityError, EchoMQ, LeaseLostError, type Worker } from "../../client.ts";
 import { type JobId, keyspace, slot } from "../../mod.ts";
@@ -16,12 +16,14 @@ import {
   command,
   infoFields,
   modulePath,
+  replicasOf,
   type ServerHandle,
   startCluster,
   startServer,
   waitUntil,
 } from "../../tools/embedded/mod.ts";
 import { cluster as glideCluster, requireModule, sleep } from "../native/_native.ts";
+import { useClosers } from "./_server.ts";
 
 
 const NODE_TIMEOUT_MS = 2000;
@@ -37,18 +39,7 @@ const DRAIN_CAP_MS = 90_000;
 
 let site: ClusterHandle | undefined;
 let extra: ServerHandle | undefined;
-const closers: Array<() => unknown> = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch {
-      // best effort
-    }
-  }
-  await Promise.all([site?.stop(), extra?.stop()]);
-});
+const closers = useClosers(() => Promise.all([site?.stop(), extra?.stop()]));
 
 
 /**
@@ -92,12 +83,7 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
     await waitUntil(`${n.address} to know 7 nodes`, async () =>
       infoFields(await command(n.port, ["CLUSTER", "INFO"]))["cluster_known_nodes"] === "7", 30_000, 100);
   }
-  const victimReplicaPorts: number[] = [x.port];
-  for (const r of c.replicas) {
-    if ((await replication(r.server.port))["master_port"] === String(victim.server.port)) {
-      victimReplicaPorts.push(r.server.port);
-    }
-  }
+  const victimReplicaPorts: number[] = [x.port, ...(await replicasOf(c, victim)).map((r) => r.server.port)];
   expect(victimReplicaPorts.length).toBe(2);
 
   // Two queues per primary.

@@ -12,15 +12,15 @@
  * At the end every acknowledged enqueue was handled or is dead (nothing lost), and across the
  * failovers no worker's watchdog fired (nothing hung). Prints per round how long each worker took.
  */
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { DurabilityError, EchoMQ, Worker, type WorkerClient } from "../../client.ts";
 import { keyspace, slot } from "../../mod.ts";
 import {
   type ClusterHandle,
   command,
   infoFields,
-  moduleBuilt,
-  modulePath,
+  moduleIfBuilt,
+  replicasOf,
   type ServerHandle,
   startCluster,
   startServer,
@@ -28,7 +28,7 @@ import {
 } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 import { killRestarted, type Restartable, restartable } from "./_restart.ts";
-import { BACKENDS } from "./_server.ts";
+import { BACKENDS, useClosers } from "./_server.ts";
 
 const ROUNDS = 10;
 const RESTARTS = 4;
@@ -38,18 +38,9 @@ type P = { n: number };
 
 let site: ClusterHandle | undefined;
 let standalone: ServerHandle | undefined;
-const closers: Array<() => unknown> = [];
-
-afterAll(async () => {
-  for (const close of closers.reverse()) {
-    try {
-      await close();
-    } catch {
-      // best effort
-    }
-  }
+const closers = useClosers(() => {
   killRestarted();
-  await Promise.all([site?.stop(), standalone?.stop()]);
+  return Promise.all([site?.stop(), standalone?.stop()]);
 });
 
 /** One worker, its queue, when each of its CLAIMs was answered, and what it is waiting for. */
@@ -193,15 +184,10 @@ async function connect(addresses: Array<{ host: string; port: number }>, cluster
 
 test(`${ROUNDS} failovers under load: every worker claims again within ${RESUME_MS} ms of each promotion; nothing lost`, async () => {
   const args = ["--cluster-node-timeout", String(NODE_TIMEOUT_MS), "--cluster-replica-validity-factor", "0"];
-  site = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: moduleBuilt() ? modulePath() : false, args });
+  site = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: moduleIfBuilt(), args });
   const c = site;
   const victim = c.primaries[0]!;
-  let partner: ServerHandle | undefined;
-  for (const r of c.replicas) {
-    if (infoFields(await command(r.server.port, ["INFO", "replication"]))["master_port"] === String(victim.server.port)) {
-      partner = r.server;
-    }
-  }
+  const partner = (await replicasOf(c, victim)).at(-1)?.server;
   const shard: Restartable[] = [victim.server, partner!].map((s) => restartable(s, { cluster: true, args }));
   const onVictim = (q: string): boolean => c.primaryForSlot(slot(keyspace(q).pending)).id === victim.id;
   const load = new Load(await connect([...c.addresses], true), true);
@@ -257,7 +243,7 @@ test(`${ROUNDS} failovers under load: every worker claims again within ${RESUME_
 
 test(`${RESTARTS} restarts of a standalone server: every worker claims again within ${RESUME_MS} ms; nothing lost`, async () => {
   const args = ["--appendonly", "yes", "--appendfsync", "always"];
-  standalone = await startServer({ module: moduleBuilt() ? modulePath() : false, args });
+  standalone = await startServer({ module: moduleIfBuilt(), args });
   const server = restartable(standalone, { cluster: false, args });
   const load = new Load(await connect([{ host: "127.0.0.1", port: standalone.port }], false), false);
   const queues = new Set<string>();

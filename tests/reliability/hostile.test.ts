@@ -20,13 +20,12 @@
  * checks see exactly the server's bytes; keys that are valid UTF-8 are also checked as decoded
  * text, and must get the same verdict.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Batch, Decoder, type GlideClient, type GlideReturnType } from "@valkey/valkey-glide";
+import { expect, test } from "bun:test";
+import { Batch, Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { Buffer } from "node:buffer";
 import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { Keyspace, MAX_NAME_BYTES, splitQueueKey, validQueue } from "../../mod.ts";
-import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
   argv as wireArgv,
   call,
@@ -36,8 +35,7 @@ import {
   jobId,
   refusal,
   registeredVerbs,
-  requireModule,
-  standalone,
+  useModuleServer,
 } from "../native/_native.ts";
 import {
   ARGS,
@@ -72,18 +70,7 @@ const FULL_BATCH_AT = new Map([[4_321, MAX_BATCH + 1], [99_999, MAX_BATCH], [160
 /** The spec's verbs the module registers (the standalone suite asserts that is all of them). */
 const VERBS: Verb[] = await registeredVerbs();
 
-let server: ServerHandle;
-let client: GlideClient;
-
-beforeAll(async () => {
-  server = await startServer({ module: requireModule(), args: ["--enable-debug-command", "yes"] });
-  client = await standalone(server.port);
-}, 60_000);
-
-afterAll(async () => {
-  client?.close();
-  await server?.stop();
-});
+const site = useModuleServer(["--enable-debug-command", "yes"]);
 
 // ---------------------------------------------------------------------------------------------
 // Byte strings and a seeded generator
@@ -586,7 +573,7 @@ function plainError(r: GlideReturnType | Error): string | null {
 }
 
 test(`${CASES} hostile calls: host and module agree on every verdict; refusals change nothing`, async () => {
-  const pid = server.pid;
+  const pid = site.server.pid;
   const tally = { unknown: 0, shape: 0, batch: 0, layout: 0, gate: 0, domain: 0, repeated: 0, ok: 0, utf8Checked: 0 };
   const mismatches: string[] = [];
   const note = (what: string): void => {
@@ -626,7 +613,7 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
       batch.customCommand(argv.map(wire));
       batch.customCommand(["DEBUG", "DIGEST"]);
     }
-    const replies = (await client.exec(batch, false, { decoder: Decoder.Bytes, timeout: 60_000 })) as Array<
+    const replies = (await site.db.exec(batch, false, { decoder: Decoder.Bytes, timeout: 60_000 })) as Array<
       GlideReturnType | Error
     >;
     const base = seed().length;
@@ -675,9 +662,9 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
   }
 
   // The server is alive and well.
-  expect(await client.ping()).toBe("PONG");
+  expect(await site.db.ping()).toBe("PONG");
   expect(() => process.kill(pid, 0)).not.toThrow();
-  expect(server.log()).not.toMatch(/BUG REPORT|panicked|Segmentation|crashed/i);
+  expect(site.server.log()).not.toMatch(/BUG REPORT|panicked|Segmentation|crashed/i);
   console.log(
     `[hostile] ${CASES} calls: unknown verb ${tally.unknown}, shape ${tally.shape}, batch ${tally.batch}, ` +
       `layout ${tally.layout}, gate ${tally.gate}, repeated ${tally.repeated}, domain ${tally.domain} refusals, ` +
@@ -729,18 +716,18 @@ test("clear error texts: oversized payloads and batches, bad numbers, huge numke
     [wireArgv("ENQUEUE", { meta: ks.pending }, {}, [{ id }]), refusal("layout", "ENQUEUE", {})],
   ];
   for (const [argv, text] of cases) {
-    const before = await digest(client);
-    expectRefused(await call(client, argv), text);
-    expect(await digest(client)).toBe(before);
+    const before = await digest(site.db);
+    expectRefused(await call(site.db, argv), text);
+    expect(await digest(site.db)).toBe(before);
   }
   // exactly the limits are accepted
-  expectOk(await call(client, wireArgv("ENQUEUE", ks, {}, [{ id, payload: "x".repeat(MAX_PAYLOAD_BYTES) }])), 1);
-  expectOk(await call(client, wireArgv("ENQUEUE", ks, {}, groups(MAX_BATCH))), MAX_BATCH);
+  expectOk(await call(site.db, wireArgv("ENQUEUE", ks, {}, [{ id, payload: "x".repeat(MAX_PAYLOAD_BYTES) }])), 1);
+  expectOk(await call(site.db, wireArgv("ENQUEUE", ks, {}, groups(MAX_BATCH))), MAX_BATCH);
 
   // through the client: the same rules, checked before any wire or named by the server's text
-  const mq = await EchoMQ.connect<string>({ addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000 });
+  const mq = await EchoMQ.connect<string>({ addresses: [{ host: "127.0.0.1", port: site.server.port }], requestTimeout: 10_000 });
   try {
-    const before = await digest(client);
+    const before = await digest(site.db);
     const big = await mq.enqueue("texts", "x".repeat(MAX_PAYLOAD_BYTES + 1)).catch((e) => e);
     expect(big).toBeInstanceOf(WireError);
     expect((big as WireError).rule).toBe("gate");
@@ -768,7 +755,7 @@ test("clear error texts: oversized payloads and batches, bad numbers, huge numke
     const tooMany = await mq.claimMany("texts", MAX_BATCH + 1, { leaseMs: 1000 }).catch((x) => x);
     expect(tooMany).toBeInstanceOf(EchoMQError);
     expect((tooMany as EchoMQError).rule).toBe("count");
-    expect(await digest(client)).toBe(before);
+    expect(await digest(site.db)).toBe(before);
   } finally {
     await mq.close();
   }

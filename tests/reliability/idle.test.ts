@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ } from "../../client.ts";
-import { command, infoFields, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, infoFields, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 import { BACKENDS } from "./_server.ts";
 
@@ -44,7 +44,7 @@ async function snapshot(): Promise<{ total: number; calls: Map<string, number> }
 for (const backend of BACKENDS) {
   describe(`idle (${backend})`, () => {
     beforeAll(async () => {
-      server = await startServer({ module: moduleBuilt() ? modulePath() : false });
+      server = await startServer({ module: moduleIfBuilt() });
       servers.push(server);
     }, 60_000);
     test("an idle worker (concurrency 50) sends at most 1 command/s; an enqueued job starts < 1 s later", async () => {

@@ -24,8 +24,7 @@ import {
   type ClusterNode,
   command,
   hasAtomicSlotMigration,
-  moduleBuilt,
-  modulePath,
+  moduleIfBuilt,
   RespError,
   serverVersion,
   startCluster,
@@ -51,7 +50,7 @@ const MOVERS: readonly Mover[] = hasAtomicSlotMigration() ? ["legacy", "atomic"]
 let site: ClusterHandle;
 
 beforeAll(async () => {
-  site = await startCluster({ primaries: 3, module: moduleBuilt() ? modulePath() : false });
+  site = await startCluster({ primaries: 3, module: moduleIfBuilt() });
 }, 120_000);
 
 afterAll(async () => {

@@ -11,7 +11,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { BatchError, EchoMQ, type EchoMQOptions, LeaseLostError, Worker } from "../../client.ts";
-import { command, infoFields, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, infoFields, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS } from "./_server.ts";
 
@@ -38,7 +38,7 @@ function describeError(e: unknown): string {
 for (const backend of BACKENDS) {
   describe(`oom (${backend})`, () => {
     test("maxmemory + noeviction: enqueue refused with OOM while a worker drains the queue to zero", async () => {
-      const server = await startServer({ module: moduleBuilt() ? modulePath() : false });
+      const server = await startServer({ module: moduleIfBuilt() });
       servers.push(server);
       const port = server.port;
       const warnings: string[] = [];

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { EchoMQ, WireError } from "../../client.ts";
 import { MAX_REASON_BYTES } from "../../lib/wire/mod.ts";
-import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { BACKENDS } from "./_server.ts";
 
 const servers: ServerHandle[] = [];
@@ -18,7 +18,7 @@ afterAll(async () => {
 for (const backend of BACKENDS) {
   describe(`oom writes (${backend})`, () => {
     test("a full server: PROGRESS refused with OOM and writes nothing; RETRY and BURY run, reasons bounded", async () => {
-      const server = await startServer({ module: moduleBuilt() ? modulePath() : false });
+      const server = await startServer({ module: moduleIfBuilt() });
       servers.push(server);
       const port = server.port;
       const mq = await EchoMQ.connect<{ n: number }>({ addresses: [{ host: "127.0.0.1", port }], backend });

@@ -7,7 +7,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { EchoMQ } from "../../client.ts";
-import { moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 import { killRestarted, restartable } from "./_restart.ts";
 import { BACKENDS } from "./_server.ts";
@@ -22,7 +22,7 @@ for (const backend of BACKENDS) {
   describe(`settle counts (${backend})`, () => {
     test("acks sent while the server is down are not counted as completed", async () => {
       const args = ["--appendonly", "yes", "--appendfsync", "always"];
-      const server = await startServer({ module: moduleBuilt() ? modulePath() : false, args });
+      const server = await startServer({ module: moduleIfBuilt(), args });
       servers.push(server);
       const node = restartable(server, { cluster: false, args });
       const mq = await EchoMQ.connect<{ n: number }>({

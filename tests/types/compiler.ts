@@ -1,4 +1,5 @@
 // Shared TypeScript compiler helpers for the type tests (pinned typescript 5.9: the compiler API).
+import { expect } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import ts from "typescript";
@@ -35,4 +36,19 @@ export function marks(file: string): (readonly [number, string])[] {
       const at = text.indexOf("//~ ");
       return at <= 0 || text.startsWith("//") ? [] : [[i + 1, text.slice(at + 4)] as const];
     });
+}
+
+/**
+ * Asserts that compiling `fixture` (a file of tests/types/fixtures) reports exactly its `count`
+ * `//~` marks, line by line, each message shaped by `shape` first (as the fixture writes it).
+ */
+export function expectMarks(fixture: string, count: number, shape: (message: string) => string = (m) => m): void {
+  const file = resolve(ROOT, "tests/types/fixtures", fixture);
+  const expected = marks(file);
+  expect(expected.length).toBe(count);
+  const got = diagnose([file]).map(([at, line, message]) => {
+    expect(at).toBe(file);
+    return [line, shape(message)] as const;
+  });
+  expect(got).toEqual(expected);
 }

@@ -172,3 +172,16 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<ClusterHa
     throw e;
   }
 }
+
+/**
+ * The replicas of `c` that follow `primary` now, by each one's `INFO replication` (a failover moves
+ * them: the roles `startCluster` settled are not read again).
+ */
+export async function replicasOf(c: ClusterHandle, primary: ClusterNode): Promise<ClusterNode[]> {
+  const out: ClusterNode[] = [];
+  for (const r of c.replicas) {
+    const info = infoFields(await command(r.server.port, ["INFO", "replication"]));
+    if (info["master_port"] === String(primary.server.port)) out.push(r);
+  }
+  return out;
+}

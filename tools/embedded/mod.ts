@@ -14,10 +14,11 @@
  *
  * @module
  */
-export { cliBinary, moduleBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
+export { cliBinary, moduleBuilt, moduleIfBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
 export { freePort, LOOPBACK, portFree } from "./ports.ts";
 export { command, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
 export {
+  baseArgs,
   type ReplicatedHandle,
   type ServerHandle,
   type ServerOptions,
@@ -25,7 +26,7 @@ export {
   startServer,
   waitForSync,
 } from "./server.ts";
-export { type ClusterHandle, type ClusterNode, type ClusterOptions, startCluster } from "./cluster.ts";
+export { type ClusterHandle, type ClusterNode, type ClusterOptions, replicasOf, startCluster } from "./cluster.ts";
 export { deferSignals, killAll } from "./cleanup.ts";
 export { type Orphan, sweepOrphans } from "./orphans.ts";
 export { hasAtomicSlotMigration, serverVersion, type ServerVersion } from "./version.ts";

@@ -54,6 +54,14 @@ export function moduleBuilt(): boolean {
   return existsSync(modulePath());
 }
 
+/**
+ * The native module's path when it is built, else `false`: a server's `module` option where the
+ * module is optional (the scripts backend is tested either way).
+ */
+export function moduleIfBuilt(): string | false {
+  return moduleBuilt() ? modulePath() : false;
+}
+
 /** The `valkey-server` binary: `VALKEY_SERVER` or the one on `PATH`. */
 export function serverBinary(): string {
   return env("VALKEY_SERVER") ?? "valkey-server";

@@ -111,12 +111,16 @@ function gone(pid: number | undefined): boolean {
   }
 }
 
-async function startOnce(opts: ServerOptions, mod: string | null): Promise<ServerHandle | "port-in-use"> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "emq-valkey-"));
-  const argv: string[] = [
+/**
+ * The arguments every launched server starts with, before its options' own: its port, address and
+ * directory (log inside), no persistence, DEBUG and MODULE from loopback, replicas synced at once.
+ * A test that restarts a server passes them again (valkey-server rewrites its own `/proc` command
+ * line, so they cannot be read back).
+ */
+export function baseArgs(port: number, host: string, dir: string): string[] {
+  return [
     "--port", String(port),
-    "--bind", LOOPBACK,
+    "--bind", host,
     "--dir", dir,
     "--logfile", join(dir, "valkey.log"),
     "--save", "",
@@ -127,6 +131,12 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
     "--enable-module-command", "local",
     "--repl-diskless-sync-delay", "0",
   ];
+}
+
+async function startOnce(opts: ServerOptions, mod: string | null): Promise<ServerHandle | "port-in-use"> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "emq-valkey-"));
+  const argv: string[] = baseArgs(port, LOOPBACK, dir);
   if (opts.cluster) {
     argv.push(
       "--cluster-enabled", "yes",
