@@ -113,20 +113,25 @@ mod tests {
     #[test]
     fn refusals_in_order() {
         assert_eq!(refusal(&vec![b'x'; MAX_OPTIONS_BYTES + 1]), "options");
-        assert_eq!(refusal(b"dedup"), "option-form");
-        assert_eq!(refusal(b"=x"), "option-form");
-        assert_eq!(refusal(b"dedup=a\0"), "option-form");
-        assert_eq!(refusal(b"lane=a"), "option-unknown");
-        assert_eq!(refusal(b"dedup=a\0dedup=b"), "option-repeated");
-        assert_eq!(refusal(b"timeout_ms=0"), "positive");
-        assert_eq!(refusal(b"timeout_ms=-1"), "positive");
-        assert_eq!(refusal(b"debounce=2\0dedup=a"), "too-large");
-        assert_eq!(refusal(b"dedup=a{b"), "name");
-        assert_eq!(refusal(b"dedup="), "name");
-        assert_eq!(refusal(b"dedup_ms=10"), "option-needs");
-        assert_eq!(refusal(b"debounce=1"), "option-needs");
-        // the first broken item is named, before any later one
-        assert_eq!(refusal(b"lane=a\0x"), "option-unknown");
+        let cases: [(&[u8], &str); 13] = [
+            (b"dedup", "option-form"),
+            (b"=x", "option-form"),
+            (b"dedup=a\0", "option-form"),
+            (b"lane=a", "option-unknown"),
+            (b"dedup=a\0dedup=b", "option-repeated"),
+            (b"timeout_ms=0", "positive"),
+            (b"timeout_ms=-1", "positive"),
+            (b"debounce=2\0dedup=a", "too-large"),
+            (b"dedup=a{b", "name"),
+            (b"dedup=", "name"),
+            (b"dedup_ms=10", "option-needs"),
+            (b"debounce=1", "option-needs"),
+            // the first broken item is named, before any later one
+            (b"lane=a\0x", "option-unknown"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(refusal(text), want, "{:?}", String::from_utf8_lossy(text));
+        }
         assert_eq!(
             parse(b"lane=a").unwrap_err(),
             Refusal::OptionUnknown(b"lane".to_vec())
