@@ -1,7 +1,8 @@
 /**
  * The queue operations, each a wire verb on one queue: moving due jobs (promote, reap), removing
- * a job, requeueing dead ones, pausing and resuming, retention of the dead set, and dropping the
- * queue. The verbs that may touch many jobs (REQUEUE, DROP) go a thousand jobs per command.
+ * jobs, running scheduled ones now, requeueing dead ones, pausing and resuming, retention of the
+ * dead set, and dropping the queue. The verbs that may touch many jobs (REMOVE, RUN, REQUEUE,
+ * DROP) go a thousand jobs per command.
  *
  * @module
  */
@@ -22,6 +23,26 @@ export async function moveDue<P>(c: ClientContext<P>, verb: "PROMOTE" | "REAP", 
 export async function remove<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<boolean> {
   assertJobId(id);
   return (await c.impl.call(wireCall("REMOVE", ks, {}, [{ id }]))) === 1;
+}
+
+/** See `EchoMQ.removeMany`: one REMOVE per thousand ids. */
+export async function removeMany<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly string[]): Promise<number> {
+  for (const id of ids) assertJobId(id);
+  let removed = 0;
+  for (const run of chunk(ids, BATCH_COMMANDS)) {
+    removed += Number(await c.impl.call(wireCall("REMOVE", ks, {}, run.map((id) => ({ id })))));
+  }
+  return removed;
+}
+
+/** See `EchoMQ.runNow`: one RUN per thousand ids. */
+export async function runNow<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly string[]): Promise<number> {
+  for (const id of ids) assertJobId(id);
+  let moved = 0;
+  for (const run of chunk(ids, BATCH_COMMANDS)) {
+    moved += Number(await c.impl.call(wireCall("RUN", ks, {}, run.map((id) => ({ id })))));
+  }
+  return moved;
 }
 
 /** See `EchoMQ.requeueDead`. */

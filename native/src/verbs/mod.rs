@@ -26,6 +26,7 @@ pub mod resume;
 pub mod retain;
 pub mod retention;
 pub mod retry;
+pub mod run;
 pub mod schedule;
 pub mod scheduler;
 pub mod scope;
