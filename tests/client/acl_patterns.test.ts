@@ -27,7 +27,7 @@ const VERBS = {
   module: ["+@emq"],
   scripts: [
     "+evalsha", "+script|load", "+bzpopmin", "+time", "+get", "+exists", "+type", "+del",
-    "+hget", "+hset", "+hdel", "+hincrby", "+lpush", "+rpush", "+lpop", "+rpop", "+lrem", "+lrange", "+lindex", "+llen",
+    "+hget", "+hmget", "+hset", "+hdel", "+hincrby", "+lpush", "+rpush", "+lpop", "+rpop", "+lrem", "+lrange", "+lindex", "+llen",
     "+zadd", "+zrem", "+zscore", "+zrange", "+zrangebyscore", "+zcount", "+zcard",
   ],
 };
