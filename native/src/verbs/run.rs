@@ -3,10 +3,10 @@
 //! promotion puts a due job; a `ready` marker on wake when pending was empty, and waiting claims
 //! told. Reply: how many moved.
 
-use super::once;
 use super::scope::Scope;
+use super::{moved_to_head, once};
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind, Str};
+use crate::ffi::{self, Kind};
 use crate::keyspace::{PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -45,15 +45,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
                 .hset(&[(l.row.state, l.state.pending), (l.row.due_ms, now.as_str())]);
         }
     }
-    let mut args_: Vec<Str> = vec![schedule.name()];
-    args_.extend(ids.iter().copied());
-    ctx.replicate(c"ZREM", &args_);
-    args_[0] = pending.name();
-    ctx.replicate(c"LPUSH", &args_);
-    if was_empty {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
-    }
-    ctx.signal_ready(pending.name());
+    moved_to_head(ctx, &schedule, &pending, &wake, &ids, was_empty);
     Ok(Reply::Int(ids.len() as i64))
 }
