@@ -1,7 +1,7 @@
 /**
  * The EchoMQ dashboard, to mount in your own server: `dashboard(mq, options)` is a web-standard
  * `(Request) => Promise<Response>` handler — the queues, each queue's jobs and actions (requeue,
- * pause, resume), their JSON API and Prometheus `/metrics` — for `Deno.serve`, `Bun.serve`, Node
+ * run now, delete — one job or a selection — pause, resume), their JSON API and Prometheus `/metrics` — for `Deno.serve`, `Bun.serve`, Node
  * (through `nodeListener`), Hono or any framework with a catch-all route. Off loopback it needs a
  * token (Bearer, or Basic with the token as the password) and answers only to its public origin;
  * `readOnly` shows and answers no action.

@@ -105,6 +105,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
       });
     case "active":
     case "not-dead":
+    case "not-scheduled":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     default:
       return [{}];

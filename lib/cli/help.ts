@@ -25,6 +25,9 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   serves the queue's slot; a queue that does not exist
                                   is said so (exit 1)`,
   requeue: `  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending`,
+  run: `  emq run <queue> --url … --ids id,id
+                                  scheduled jobs to pending now (each must be scheduled,
+                                  else none moves)`,
   pause: `  emq pause <queue> --url …       claims hand out nothing until resume`,
   resume: `  emq resume <queue> --url …`,
   retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N]
@@ -47,8 +50,8 @@ export const CHECKOUT_ONLY: Readonly<Record<string, string>> = {
 export const PACKAGE_NOTE =
   "In a clone of the repository, ./emq also has demo, test and bench, and ui without --url (an embedded\nserver with demo traffic, and the key panel).";
 
-/** Requeue, pause, resume, retain: they refuse a queue that does not exist (and create nothing). */
-const EXISTING_NOTE = "requeue, pause, resume and retain refuse a queue that does not exist, and create nothing.";
+/** Requeue, run, pause, resume, retain: they refuse a queue that does not exist (and create nothing). */
+const EXISTING_NOTE = "requeue, run, pause, resume and retain refuse a queue that does not exist, and create nothing.";
 
 /** `emq help`: every command of `table`, the notes, and `note` when given. */
 export function usage(table: CommandTable = PACKAGE_COMMANDS, note = PACKAGE_NOTE): string {

@@ -1,10 +1,10 @@
 /**
  * The operator's commands on a running server: `emq requeue <queue> [--ids a,b] [--limit N]`,
- * `emq pause <queue>`, `emq resume <queue>`, `emq retain <queue> [--dead-max N]
- * [--dead-age-ms N]` and `emq drop <queue> --yes`, each with `--url valkey://host:port
- * [--cluster]`. One line of outcome each. Requeue, pause, resume and retain refuse a queue that
- * does not exist (exit 1) and create nothing: their verbs would write the queue's `meta`, and a
- * typo would become a queue in `queues()` and the dashboard.
+ * `emq run <queue> --ids a,b`, `emq pause <queue>`, `emq resume <queue>`, `emq retain <queue>
+ * [--dead-max N] [--dead-age-ms N]` and `emq drop <queue> --yes`, each with `--url
+ * valkey://host:port [--cluster]`. One line of outcome each. Requeue, run, pause, resume and retain
+ * refuse a queue that does not exist (exit 1) and create nothing: their verbs would write the
+ * queue's `meta`, and a typo would become a queue in `queues()` and the dashboard.
  *
  * @module
  */
@@ -13,7 +13,7 @@ import { openUrlTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
 /** The operations, by command name. */
-export const OPERATIONS = ["requeue", "pause", "resume", "retain", "drop"] as const;
+export const OPERATIONS = ["requeue", "run", "pause", "resume", "retain", "drop"] as const;
 
 /** An operation. */
 export type Operation = (typeof OPERATIONS)[number];
@@ -49,8 +49,13 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
     "dead-age-ms": { type: "string" },
     yes: { type: "boolean", default: false },
   });
-  if (operation !== "requeue" && (v.ids !== undefined || v.limit !== undefined)) {
-    throw new UsageError(`--ids and --limit go with emq requeue only`);
+  if (operation !== "requeue" && operation !== "run" && (v.ids !== undefined || v.limit !== undefined)) {
+    throw new UsageError(`--ids and --limit go with emq requeue only (--ids with emq run too)`);
+  }
+  if (operation === "run" && v.limit !== undefined) throw new UsageError(`--limit goes with emq requeue only`);
+  const ids = v.ids === undefined ? undefined : v.ids.split(",").map((x) => x.trim()).filter((x) => x !== "");
+  if (operation === "run" && (ids === undefined || ids.length === 0)) {
+    throw new UsageError(`emq run needs --ids id,id: the scheduled jobs to run now`);
   }
   if (operation !== "retain" && (v["dead-max"] !== undefined || v["dead-age-ms"] !== undefined)) {
     throw new UsageError(`--dead-max and --dead-age-ms go with emq retain only`);
@@ -67,9 +72,13 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
     if (operation !== "drop" && !(await queueExists(mq, queue))) throw new NoSuchQueueError(queue, target.description, ": nothing done, and no queue created");
     switch (operation) {
       case "requeue": {
-        const ids = v.ids === undefined ? undefined : v.ids.split(",").map((x) => x.trim()).filter((x) => x !== "");
         const moved = await mq.requeueDead(queue, { ...(ids ? { ids } : {}), ...(limit ? { limit } : {}) });
         console.log(`requeued ${moved} dead job(s) of ${JSON.stringify(queue)} to pending`);
+        return 0;
+      }
+      case "run": {
+        const moved = await mq.runNow(queue, ids!);
+        console.log(`moved ${moved} scheduled job(s) of ${JSON.stringify(queue)} to pending, due now`);
         return 0;
       }
       case "pause":

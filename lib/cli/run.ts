@@ -41,6 +41,7 @@ async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
       return await key(rest);
     }
     case "requeue":
+    case "run":
     case "pause":
     case "resume":
     case "retain":

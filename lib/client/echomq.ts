@@ -329,6 +329,25 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
+   * Deletes pending, scheduled or dead jobs, all of `ids` in one atomic command per thousand;
+   * returns how many were removed (an id with no job counts 0). An active job is refused with
+   * `JobActiveError`, and then none of its command's jobs is removed.
+   */
+  async removeMany<const Q extends string>(queue: CheckQueue<Q>, ids: readonly string[]): Promise<number> {
+    return await operations.removeMany(this.#c, this.#c.keyspace(queue), ids);
+  }
+
+  /**
+   * Runs scheduled jobs now: each of `ids` moves from the schedule to the head of pending, due now,
+   * as if its time had come (a retry waiting on its backoff keeps its attempts). Each id must be
+   * scheduled, else `JobNotScheduledError` names every one that is not and none moves; one atomic
+   * command per thousand ids. Returns how many moved.
+   */
+  async runNow<const Q extends string>(queue: CheckQueue<Q>, ids: readonly string[]): Promise<number> {
+    return await operations.runNow(this.#c, this.#c.keyspace(queue), ids);
+  }
+
+  /**
    * Moves dead jobs back to pending, each with a fresh attempt budget (lease tokens stay
    * monotonic): the `ids` given (each must be dead, else `JobNotDeadError` and none moves), or all
    * of them — at most `limit` — oldest first, a thousand per command. Returns how many moved.

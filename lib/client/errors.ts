@@ -156,6 +156,7 @@ export type WireRule =
   | "lease-lost"
   | "active"
   | "not-dead"
+  | "not-scheduled"
   | "counter"
   | "migrating"
   | "oom"
@@ -200,14 +201,14 @@ export class DuplicateIdError extends WireError {
 
 /**
  * A refusal naming the jobs of the call it refused (`ids`, space-separated in the server's text):
- * nothing was written. The base of {@link LeaseLostError}, {@link JobActiveError} and
- * {@link JobNotDeadError}.
+ * nothing was written. The base of {@link LeaseLostError}, {@link JobActiveError},
+ * {@link JobNotDeadError} and {@link JobNotScheduledError}.
  */
 export class JobRefusalError extends WireError {
   /** The jobs refused, in the call's order. */
   readonly ids: readonly string[];
   /** Builds the error. */
-  constructor(verb: string, rule: "lease-lost" | "active" | "not-dead", text: string, ids: readonly string[]) {
+  constructor(verb: string, rule: "lease-lost" | "active" | "not-dead" | "not-scheduled", text: string, ids: readonly string[]) {
     super(verb, rule, text);
     this.name = "JobRefusalError";
     this.ids = ids;
@@ -242,6 +243,15 @@ export class JobNotDeadError extends JobRefusalError {
   constructor(verb: string, text: string, ids: readonly string[]) {
     super(verb, "not-dead", text, ids);
     this.name = "JobNotDeadError";
+  }
+}
+
+/** RUN named jobs that are not scheduled (`ids`). Nothing was moved. */
+export class JobNotScheduledError extends JobRefusalError {
+  /** Builds the error. */
+  constructor(verb: string, text: string, ids: readonly string[]) {
+    super(verb, "not-scheduled", text, ids);
+    this.name = "JobNotScheduledError";
   }
 }
 
@@ -452,6 +462,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("lease-lost", () => new LeaseLostError(verb, text, ids))
     .with("active", () => new JobActiveError(verb, text, ids))
     .with("not-dead", () => new JobNotDeadError(verb, text, ids))
+    .with("not-scheduled", () => new JobNotScheduledError(verb, text, ids))
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))

@@ -60,6 +60,7 @@ export {
   FencedError,
   JobActiveError,
   JobNotDeadError,
+  JobNotScheduledError,
   JobRefusalError,
   LeaseLostError,
   PayloadDecodeError,

@@ -1,7 +1,8 @@
 /**
  * The queue operations, each a wire verb on one queue: moving due jobs (promote, reap), removing
- * a job, requeueing dead ones, pausing and resuming, retention of the dead set, and dropping the
- * queue. The verbs that may touch many jobs (REQUEUE, DROP) go a thousand jobs per command.
+ * jobs, running scheduled ones now, requeueing dead ones, pausing and resuming, retention of the
+ * dead set, and dropping the queue. The verbs that may touch many jobs (REMOVE, RUN, REQUEUE,
+ * DROP) go a thousand jobs per command.
  *
  * @module
  */
@@ -24,20 +25,38 @@ export async function remove<P>(c: ClientContext<P>, ks: Keyspace, id: string): 
   return (await c.impl.call(wireCall("REMOVE", ks, {}, [{ id }]))) === 1;
 }
 
+/**
+ * `verb` on the jobs `ids` (every id checked first), one command per thousand — each command
+ * atomic, all of its jobs or none — and the sum of their replies.
+ */
+async function perThousand<P>(c: ClientContext<P>, verb: "REMOVE" | "RUN" | "REQUEUE", ks: Keyspace, ids: readonly string[]): Promise<number> {
+  for (const id of ids) assertJobId(id);
+  let n = 0;
+  for (const run of chunk(ids, BATCH_COMMANDS)) {
+    const groups = run.map((id) => ({ id }));
+    const call = verb === "REQUEUE" ? wireCall(verb, ks, { limit: run.length }, groups) : wireCall(verb, ks, {}, groups);
+    n += Number(await c.impl.call(call));
+  }
+  return n;
+}
+
+/** See `EchoMQ.removeMany`. */
+export function removeMany<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly string[]): Promise<number> {
+  return perThousand(c, "REMOVE", ks, ids);
+}
+
+/** See `EchoMQ.runNow`. */
+export function runNow<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly string[]): Promise<number> {
+  return perThousand(c, "RUN", ks, ids);
+}
+
 /** See `EchoMQ.requeueDead`. */
 export async function requeueDead<P>(
   c: ClientContext<P>,
   ks: Keyspace,
   opts: { ids?: readonly string[]; limit?: number },
 ): Promise<number> {
-  if (opts.ids !== undefined) {
-    for (const id of opts.ids) assertJobId(id);
-    let moved = 0;
-    for (const run of chunk(opts.ids, BATCH_COMMANDS)) {
-      moved += Number(await c.impl.call(wireCall("REQUEUE", ks, { limit: run.length }, run.map((id) => ({ id })))));
-    }
-    return moved;
-  }
+  if (opts.ids !== undefined) return await perThousand(c, "REQUEUE", ks, opts.ids);
   let left = opts.limit === undefined ? Infinity : wholeNumber("requeueDead: limit", "limit", opts.limit, 1);
   let moved = 0;
   while (left > 0) {

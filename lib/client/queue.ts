@@ -105,6 +105,16 @@ export class Queue<P, K extends PayloadKind = "json"> {
     return this.#mq.remove(this.name, id);
   }
 
+  /** See `EchoMQ.removeMany`. */
+  removeMany(ids: readonly string[]): Promise<number> {
+    return this.#mq.removeMany(this.name, ids);
+  }
+
+  /** See `EchoMQ.runNow`. */
+  runNow(ids: readonly string[]): Promise<number> {
+    return this.#mq.runNow(this.name, ids);
+  }
+
   /** See `EchoMQ.requeueDead`. */
   requeueDead(opts?: { ids?: readonly string[]; limit?: number }): Promise<number> {
     return this.#mq.requeueDead(this.name, opts);

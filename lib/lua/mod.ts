@@ -23,6 +23,7 @@ import { REQUEUE_LUA } from "./requeue.ts";
 import { RESUME_LUA } from "./resume.ts";
 import { RETAIN_LUA } from "./retain.ts";
 import { RETRY_LUA } from "./retry.ts";
+import { RUN_LUA } from "./run.ts";
 import { SCHEDULE_LUA } from "./schedule.ts";
 import { SCHEDULER_LUA } from "./scheduler.ts";
 import { TICK_LUA } from "./tick.ts";
@@ -43,6 +44,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   PROGRESS: PROGRESS_LUA,
   REMOVE: REMOVE_LUA,
   REQUEUE: REQUEUE_LUA,
+  RUN: RUN_LUA,
   PAUSE: PAUSE_LUA,
   RESUME: RESUME_LUA,
   RETAIN: RETAIN_LUA,

@@ -1,15 +1,28 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
  * counts, totals and throughput, pages of its jobs, its schedulers, and the actions (requeue,
- * remove, pause, resume, remove a scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
+ * run now, remove — one job or a selection, each one atomic verb call — pause, resume, remove a
+ * scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
  * (responses.ts), so a queue name or payload can never read as markup, even to a sniffing client.
  *
  * @module
  */
 import type { EchoMQ } from "../client/mod.ts";
-import type { JobsReply, ListedState, PauseReply, QueueReply, QueuesReply, RemoveReply, RemoveSchedulerReply, RequeueReply, SchedulersReply } from "./json_api.ts";
-import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, queueHref } from "./json_api.ts";
+import type {
+  JobsReply,
+  ListedState,
+  PauseReply,
+  QueueReply,
+  QueuesReply,
+  RemoveManyReply,
+  RemoveReply,
+  RemoveSchedulerReply,
+  RequeueReply,
+  RunReply,
+  SchedulersReply,
+} from "./json_api.ts";
+import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
@@ -79,15 +92,34 @@ async function jobsReply(mq: EchoMQ<unknown>, request: Request): Promise<JobsRep
   return { name, state, offset, limit, total, jobs: jobs.map(jobRow) };
 }
 
-/** `POST /api/requeue` (`{ name, ids? }`): the dead jobs `ids` names, or every one, back to pending. */
+/** The `ids` of a body: a list of 1 to {@link MAX_SELECTION} strings (one verb call). */
+function selection(ids: unknown): string[] {
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_SELECTION || !ids.every((id) => typeof id === "string")) {
+    throw new ApiError(400, `ids: a list of 1 to ${MAX_SELECTION} job ids`);
+  }
+  return ids as string[];
+}
+
+/** `POST /api/requeue` (`{ name, ids? }`): the dead jobs `ids` names (each must be dead), or every one, back to pending. */
 async function requeueReply(mq: EchoMQ<unknown>, request: Request): Promise<RequeueReply> {
   const b = await body(request);
   const name = queueName(b.name as string);
   if (b.ids === undefined) return { moved: await mq.requeueDead(name) };
-  if (!Array.isArray(b.ids) || b.ids.length > 1000 || !b.ids.every((id) => typeof id === "string")) {
-    throw new ApiError(400, "ids: a list of at most 1000 job ids");
-  }
-  return { moved: await mq.requeueDead(name, { ids: b.ids as string[] }) };
+  return { moved: await mq.requeueDead(name, { ids: selection(b.ids) }) };
+}
+
+/** `POST /api/run` (`{ name, ids }`): the scheduled jobs `ids` names (each must be scheduled: else 409, none moves) to pending now. */
+async function runReply(mq: EchoMQ<unknown>, request: Request): Promise<RunReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  return { moved: await mq.runNow(name, selection(b.ids)) };
+}
+
+/** `POST /api/remove-many` (`{ name, ids }`): deletes those pending, scheduled or dead jobs (an active one: 409, none deleted). */
+async function removeManyReply(mq: EchoMQ<unknown>, request: Request): Promise<RemoveManyReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  return { removed: await mq.removeMany(name, selection(b.ids)) };
 }
 
 /** `POST /api/remove` (`{ name, id }`): deletes a pending, scheduled or dead job (an active one is refused: 409). */
@@ -142,6 +174,8 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
     { method: "POST", path: "/api/schedulers/remove", handle: (request) => answerJson(() => removeSchedulerReply(mq, request)) },
     { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },
     { method: "POST", path: "/api/remove", handle: (request) => answerJson(() => removeReply(mq, request)) },
+    { method: "POST", path: "/api/remove-many", handle: (request) => answerJson(() => removeManyReply(mq, request)) },
+    { method: "POST", path: "/api/run", handle: (request) => answerJson(() => runReply(mq, request)) },
     ...(["pause", "resume"] as const).map((verb): Route => ({
       method: "POST",
       path: `/api/${verb}`,

@@ -2,7 +2,8 @@
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
  * deadline, progress, every timestamp (UTC, with how long ago or ahead, the server's render time),
  * the full failure reason, the payload pretty-printed — and its actions: Delete (not while a
- * worker holds it) and, for a dead job, Retry now. Every piece of user data escaped.
+ * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
+ * waiting on its backoff, or a delayed job). Every piece of user data escaped.
  *
  * @module
  */
@@ -42,6 +43,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
   const actions = [
     j.state === "active" ? "" : `<button type="button" id="job-delete" class="danger">Delete</button>`,
     j.state === "dead" ? `<button type="button" id="job-retry">Retry now</button>` : "",
+    j.state === "scheduled" ? `<button type="button" id="job-run">Run now</button>` : "",
   ].join("");
   return frame(`EchoMQ — ${j.id}`, "queue", { page: "job", queue: encodeURIComponent(j.queue), job: j.id }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <a href="${esc(queueHref(j.queue))}" class="qname">${name}</a> / <span aria-current="page"><code>${esc(j.id)}</code></span></nav>
 <section class="panel job" aria-labelledby="job-title">

@@ -118,6 +118,19 @@ export interface RequeueReply {
   readonly moved: number;
 }
 
+/** `POST /api/run` (`{ name, ids }`: scheduled jobs, each must be scheduled): how many moved to pending. */
+export interface RunReply {
+  readonly moved: number;
+}
+
+/** `POST /api/remove-many` (`{ name, ids }`: pending, scheduled or dead jobs): how many were deleted. */
+export interface RemoveManyReply {
+  readonly removed: number;
+}
+
+/** The most ids one action on a selection names (one verb call: all of them or none). */
+export const MAX_SELECTION = 1000;
+
 /** `POST /api/pause` and `POST /api/resume` (`{ name }`). */
 export interface PauseReply {
   /** Whether this call changed the state. */

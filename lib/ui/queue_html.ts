@@ -1,6 +1,7 @@
 /**
  * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its dead, active,
- * pending and scheduled jobs page by page, with requeue, and its schedulers, with remove. Rendered here as the stats have it, every
+ * pending and scheduled jobs page by page, with requeue, and — on a selection of the dead and
+ * scheduled jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
  * actions through the JSON API.
  *
@@ -24,12 +25,32 @@ export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string
 /** The order the job tables appear in: dead first (what an operator acts on), active (what runs now), pending, scheduled. */
 export const TABLE_ORDER: readonly ListedState[] = ["dead", "active", "pending", "scheduled"];
 
+/**
+ * The actions on a selection of a state's jobs (`data-bulk` names the action; disabled until a job
+ * is selected): each one POST naming the selected ids, one verb call.
+ */
+export const BULK_ACTIONS: Readonly<Partial<Record<ListedState, ReadonlyArray<{ readonly action: "run" | "requeue" | "remove"; readonly label: string }>>>> = {
+  dead: [{ action: "requeue", label: "Requeue selected" }, { action: "remove", label: "Delete selected" }],
+  scheduled: [{ action: "run", label: "Run selected now" }, { action: "remove", label: "Delete selected" }],
+};
+
 function jobsSection(state: ListedState): string {
   const t = STATE_TABLES[state];
-  const cols = t.columns.map((c) => `<th scope="col"${c === "#" || c === "Attempts" ? ' class="num"' : ""}>${c}</th>`).join("");
+  const bulk = BULK_ACTIONS[state] ?? [];
+  // a selectable table: the Job header holds the page's select-all box, each row's header its own box
+  const selectAll = bulk.length === 0
+    ? ""
+    : `<input type="checkbox" class="select" data-select-all="${state}" aria-label="Select every ${state} job of this page"> `;
+  const cols = t.columns.map((c) =>
+    `<th scope="col"${c === "#" || c === "Attempts" ? ' class="num"' : ""}>${c === "Job" ? selectAll : ""}${c}</th>`
+  ).join("");
   const all = state === "dead" ? `<button type="button" id="requeue-all" class="danger">Requeue all</button>` : "";
+  const actions = bulk.map((b) =>
+    `<button type="button" data-bulk="${b.action}" data-state="${state}"${b.action === "remove" ? ' class="danger"' : ""} disabled>${b.label}</button>`
+  ).join("");
+  const controls = all + actions === "" ? "" : `<div class="controls" role="group" aria-label="${t.title}: actions">${actions}${all}</div>`;
   return `<section class="panel" aria-labelledby="${state}-title" id="${state}-section">
-<div class="bar"><h2 id="${state}-title" tabindex="-1">${t.title}</h2>${all}</div>
+<div class="bar"><h2 id="${state}-title" tabindex="-1">${t.title}</h2>${controls}</div>
 <table id="jobs-${state}" aria-labelledby="${state}-title">
 <thead><tr>${cols}</tr></thead>
 <tbody><tr class="empty"><td colspan="${t.columns.length}">Loading…</td></tr></tbody>

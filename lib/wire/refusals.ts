@@ -153,6 +153,11 @@ export const REFUSALS = {
     template: "ERR {verb} job is not dead: {ids}",
     doc: "REQUEUE of ids that are not in the dead set (every such id, space-separated)",
   },
+  "not-scheduled": {
+    step: "domain",
+    template: "ERR {verb} job is not scheduled: {ids}",
+    doc: "RUN of ids that are not in the schedule (every such id, space-separated)",
+  },
   counter: {
     step: "domain",
     template: "ERR hash value is not an integer",

@@ -19,7 +19,7 @@ export const ROW_FIELDS = {
   payload: "the job's payload, as admitted (any bytes)",
   attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1, RELEASE (a hand-back) takes it back",
   created_ms: "when the job was admitted",
-  due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`",
+  due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`, RUN's now",
   deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",
   token: "the lease token of its last claim, which every settle, EXTEND and PROGRESS presents",
   reason: "the last failure's reason (RETRY, BURY; REQUEUE deletes it)",
@@ -34,7 +34,7 @@ export const ROW_FIELDS = {
 export const STATES = {
   pending: "in `pending`, waiting for a claim",
   active: "in `active`, held by a worker until its `deadline_ms`",
-  scheduled: "in `schedule`, until its `due_ms`",
+  scheduled: "in `schedule`, until its `due_ms` (or a RUN)",
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
 } as const;
 

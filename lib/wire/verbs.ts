@@ -386,6 +386,18 @@ export const VERBS = {
       "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },
+  RUN: {
+    args: [],
+    group: ["id"],
+    touches: ["schedule", "pending", "wake", "rows"],
+    admits: false,
+    reply: "integer: jobs moved",
+    effect: "scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a " +
+      "promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now)",
+    writes: "per job `ZREM schedule id`, `LPUSH pending id`, `HSET row state pending due_ms <now>` (when the row " +
+      "exists); `ZADD wake 0 ready` when pending was empty",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "not-scheduled"],
+  },
   PAUSE: {
     args: [],
     group: [],

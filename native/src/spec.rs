@@ -127,6 +127,8 @@ pub mod verb {
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[LIMIT], group: &[ID], min_groups: 0, admits: false };
+    /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
+    pub const RUN: Verb = Verb { name: "EMQ.RUN", command: "emq.run", args: &[], group: &[ID], min_groups: 1, admits: false };
     /// `EMQ.PAUSE`: claims hand out nothing (waiting claims keep waiting); the queue still admits.
     pub const PAUSE: Verb = Verb { name: "EMQ.PAUSE", command: "emq.pause", args: &[], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RESUME`: claims hand out jobs again; waiting claims are woken.
@@ -148,7 +150,7 @@ pub mod verb {
 }
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
-pub static VERBS: [Command; 20] = [
+pub static VERBS: [Command; 21] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -160,15 +162,16 @@ pub static VERBS: [Command; 20] = [
     Command { verb: verb::PROGRESS, run: verbs::progress::run, entry: entry::<Dispatcher, 8> },
     Command { verb: verb::REMOVE, run: verbs::remove::run, entry: entry::<Dispatcher, 9> },
     Command { verb: verb::REQUEUE, run: verbs::requeue::run, entry: entry::<Dispatcher, 10> },
-    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 11> },
-    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 12> },
-    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 13> },
-    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 14> },
-    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 15> },
-    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 16> },
-    Command { verb: verb::SCHEDULER, run: verbs::scheduler::run, entry: entry::<Dispatcher, 17> },
-    Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 18> },
-    Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 19> },
+    Command { verb: verb::RUN, run: verbs::run::run, entry: entry::<Dispatcher, 11> },
+    Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 12> },
+    Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 13> },
+    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 14> },
+    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 15> },
+    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 16> },
+    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 17> },
+    Command { verb: verb::SCHEDULER, run: verbs::scheduler::run, entry: entry::<Dispatcher, 18> },
+    Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 19> },
+    Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 20> },
 ];
 
 names! {
@@ -182,7 +185,7 @@ names! {
         attempts,
         /// when the job was admitted
         created_ms,
-        /// when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`
+        /// when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`, RUN's now
         due_ms,
         /// when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`
         deadline_ms,
@@ -210,7 +213,7 @@ names! {
         pending,
         /// in `active`, held by a worker until its `deadline_ms`
         active,
-        /// in `schedule`, until its `due_ms`
+        /// in `schedule`, until its `due_ms` (or a RUN)
         scheduled,
         /// in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)
         dead,

@@ -164,6 +164,8 @@ pub enum Refusal {
     Active(Vec<Vec<u8>>),
     /// Step 5: REQUEUE of ids not in the dead set (their ids).
     NotDead(Vec<Vec<u8>>),
+    /// Step 5: RUN of ids not in the schedule (their ids).
+    NotScheduled(Vec<Vec<u8>>),
     /// Step 5: CLAIM of a row whose `attempts` is not an integer (HINCRBY's refusal).
     NotInteger,
     /// Step 5: cluster, slot migrating, a needed key is not on this node.
@@ -196,6 +198,7 @@ impl Refusal {
             Refusal::LeaseLost(_) => "lease-lost",
             Refusal::Active(_) => "active",
             Refusal::NotDead(_) => "not-dead",
+            Refusal::NotScheduled(_) => "not-scheduled",
             Refusal::NotInteger => "counter",
             Refusal::Migrating => "migrating",
         }
@@ -263,10 +266,14 @@ impl Refusal {
             Refusal::WrongType => {
                 "WRONGTYPE Operation against a key holding the wrong kind of value".to_string()
             }
-            Refusal::LeaseLost(ids) | Refusal::Active(ids) | Refusal::NotDead(ids) => {
+            Refusal::LeaseLost(ids)
+            | Refusal::Active(ids)
+            | Refusal::NotDead(ids)
+            | Refusal::NotScheduled(ids) => {
                 let head = match self {
                     Refusal::LeaseLost(_) => "lease lost",
                     Refusal::Active(_) => "job is active",
+                    Refusal::NotScheduled(_) => "job is not scheduled",
                     _ => "job is not dead",
                 };
                 let ids: Vec<&[u8]> = ids.iter().map(Vec::as_slice).collect();
@@ -493,6 +500,7 @@ mod tests {
                 "lease-lost" => Refusal::LeaseLost(ids()),
                 "active" => Refusal::Active(ids()),
                 "not-dead" => Refusal::NotDead(ids()),
+                "not-scheduled" => Refusal::NotScheduled(ids()),
                 "counter" => Refusal::NotInteger,
                 "migrating" => Refusal::Migrating,
                 other => panic!("the spec has a refusal this module does not know: {other}"),
@@ -536,6 +544,7 @@ mod tests {
             Refusal::LeaseLost(vec![]),
             Refusal::Active(vec![]),
             Refusal::NotDead(vec![]),
+            Refusal::NotScheduled(vec![]),
             Refusal::NotInteger,
             Refusal::Migrating,
         ];

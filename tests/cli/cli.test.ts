@@ -8,7 +8,7 @@ import { emq, expectOneLineError } from "./_emq.ts";
 test("--help lists every command, test and bench included", () => {
   const r = emq("--help");
   expect(r.code).toBe(0);
-  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "pause", "resume", "retain", "drop", "ui", "help"]) {
+  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "drop", "ui", "help"]) {
     expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
   }
 });
@@ -167,6 +167,28 @@ describe("bad input against servers", () => {
       expectOneLineError(emq("requeue", "operated", "--url", url, "--limit", "0"), "--limit must be a positive integer, not 0");
       expectOneLineError(emq("pause", "operated", "--url", url, "--ids", "x"), "--ids and --limit go with emq requeue only");
       expectOneLineError(emq("pause", "operated"), "emq pause takes a queue name and --url");
+    } finally {
+      await mq.close();
+    }
+  });
+
+  test("run: scheduled jobs to pending now, one line; an id not scheduled is refused whole, exit 1", async () => {
+    const url = `valkey://127.0.0.1:${plain.port}`;
+    const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    try {
+      const [a, b, c] = await Promise.all([1, 2, 3].map((n) => mq.schedule("ran", { n }, { delayMs: 3_600_000 })));
+      const [p] = await mq.enqueueMany("ran", [{ n: 0 }]);
+      const refused = emq("run", "ran", "--url", url, "--ids", `${a},${p}`);
+      expectOneLineError(refused, `ERR EMQ.RUN job is not scheduled: ${p}`);
+      expect(refused.code).toBe(1);
+      expect(refused.out).toBe("");
+      expect(await mq.counts("ran")).toMatchObject({ pending: 1, schedule: 3 });
+      expect(emq("run", "ran", "--url", url, "--ids", `${a}, ${b}`).out).toBe('moved 2 scheduled job(s) of "ran" to pending, due now\n');
+      expect(await mq.counts("ran")).toMatchObject({ pending: 3, schedule: 1 });
+      expect((await mq.getJob("ran", c!))!.state).toBe("scheduled");
+      expectOneLineError(emq("run", "ran", "--url", url), "emq run needs --ids id,id: the scheduled jobs to run now");
+      expectOneLineError(emq("run", "ran", "--url", url, "--ids", c!, "--limit", "1"), "--limit goes with emq requeue only");
+      expect(emq("run", "--help").out).toContain("scheduled jobs to pending now");
     } finally {
       await mq.close();
     }

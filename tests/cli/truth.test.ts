@@ -44,9 +44,9 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
   }, 60_000);
   afterAll(() => server.stop());
 
-  test("pause, resume, retain and requeue say so, exit 1, and write nothing", async () => {
+  test("pause, resume, retain, requeue and run say so, exit 1, and write nothing", async () => {
     const before = await digest(server.port);
-    for (const op of [["pause"], ["resume"], ["retain", "--dead-max", "5"], ["requeue"], ["requeue", "--ids", "JOB0Nb1VTbfnu4"]]) {
+    for (const op of [["pause"], ["resume"], ["retain", "--dead-max", "5"], ["requeue"], ["requeue", "--ids", "JOB0Nb1VTbfnu4"], ["run", "--ids", "JOB0Nb1VTbfnu4"]]) {
       const r = emq(op[0]!, "nope", "--url", url, ...op.slice(1));
       expectOneLineError(r, `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs): nothing done, and no queue created`);
       expect(r.code).toBe(1);

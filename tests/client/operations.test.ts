@@ -1,6 +1,6 @@
 /**
- * Operating a queue, for each backend × topology: look up a job, page through a state, remove,
- * requeue dead jobs, pause and resume (server-side, obeyed by waiting workers), progress (token
+ * Operating a queue, for each backend × topology: look up a job, page through a state, remove
+ * (one or many), run scheduled jobs now, requeue dead jobs, pause and resume (server-side, obeyed by waiting workers), progress (token
  * checked), retention of the dead set, discovery of every queue, and stats with the totals `meta`
  * keeps. Every refusal is typed, writes nothing (digest unchanged) and has the spec's text; the
  * resulting keyspaces are identical across backends.
@@ -13,6 +13,7 @@ import {
   type Job,
   JobActiveError,
   JobNotDeadError,
+  JobNotScheduledError,
   LeaseLostError,
 } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
@@ -112,6 +113,46 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.getJob(q, jobs[1]!.id))!).toMatchObject({ state: "pending", attempts: 0 });
       expect((await ctx.mq.getJob(q, jobs[1]!.id))!.reason).toBeUndefined();
       expect(await ctx.mq.requeueDead(q)).toBe(0);
+    });
+
+    test("runNow: scheduled jobs to pending at once, due now, attempts kept; each must be scheduled, else none moves", async () => {
+      const { mq, raw } = ctx;
+      const q = `ops-run-${backend}`;
+      const later = Date.now() + 3_600_000;
+      const [s1, s2, s3] = await Promise.all([1, 2, 3].map((n) => mq.schedule(q, { n }, { at: later + n })));
+      const [p] = await mq.enqueueMany(q, [{ n: 0 }]);
+      // a retry waiting on its backoff, run now: attempts and reason kept
+      const first = (await mq.claim(q, { leaseMs: 60_000 }))!;
+      expect(first.id).toBe(p!);
+      await mq.retry(first, { delayMs: 3_600_000, reason: "backoff" });
+      const e = await refused(q, () => mq.runNow(q, [s1!, p!, "JOB00000009999"]), "JobNotScheduledError");
+      expect(e).toBeInstanceOf(JobNotScheduledError);
+      expect((e as JobNotScheduledError).ids).toEqual(["JOB00000009999"]);
+      expect((e as JobNotScheduledError).text).toBe(renderRefusal("not-scheduled", "EMQ.RUN", { ids: "JOB00000009999" }));
+      await refused(q, () => mq.runNow(q, [s1!, s1!]), "DuplicateIdError");
+      await expect(mq.runNow(q, ["nope"])).rejects.toMatchObject({ name: "KeyspaceError" });
+      expect(await mq.runNow(q, [])).toBe(0);
+      const t0 = Date.now();
+      expect(await mq.runNow(q, [s2!, p!])).toBe(2);
+      expect(await mq.counts(q)).toEqual({ pending: 2, active: 0, schedule: 2, dead: 0 });
+      const ran = (await mq.getJob(q, s2!))!;
+      expect(ran).toMatchObject({ state: "pending", attempts: 0 });
+      const row = keyspace(q).job(s2! as never);
+      const due = Number(await raw.command(["HGET", row, "due_ms"], row));
+      expect(due).toBeGreaterThanOrEqual(t0 - 5000);
+      expect(due).toBeLessThan(later);
+      expect(await mq.getJob(q, p!)).toMatchObject({ state: "pending", attempts: 1, reason: "backoff" });
+      // claimed in argument order (the head of pending; the first given is claimed first)
+      const claimed = (await mq.claimMany(q, 2, { leaseMs: 60_000 })).map((j) => (j as Job<{ n: number }>).id);
+      expect(claimed).toEqual([s2!, p!]);
+      // through a Queue handle
+      expect(await mq.queue(q).runNow([s3!])).toBe(1);
+      expect((await mq.claim(q, { leaseMs: 60_000 }))!.id).toBe(s3!);
+      // removeMany: one command; an active job refuses the whole command
+      const held = await refused(q, () => mq.removeMany(q, [s1!, s3!]), "JobActiveError");
+      expect((held as JobActiveError).ids).toEqual([s3!]);
+      expect(await mq.queue(q).removeMany([s1!, "JOB00000009999"])).toBe(1);
+      expect(await mq.counts(q)).toEqual({ pending: 0, active: 3, schedule: 0, dead: 0 });
     });
 
     test("pause and resume live on the server: admits while paused, claims nothing, waiting workers keep waiting; resume wakes them", async () => {
@@ -219,7 +260,7 @@ for (const combo of COMBOS) {
       for (const n of [...names, q, `ops-paused-only-${backend}`]) expect(all).toContain(n);
       expect(all).toEqual([...all].sort());
       // the queues of this combo, for the cross-backend comparison
-      dumps.set(combo.name, await Promise.all([q, "ops-requeue", "ops-remove"].map((n) => dump(ctx.raw, n.startsWith("ops-stats") ? n : `${n}-${backend}`))));
+      dumps.set(combo.name, await Promise.all([q, "ops-requeue", "ops-remove", "ops-run"].map((n) => dump(ctx.raw, n.startsWith("ops-stats") ? n : `${n}-${backend}`))));
     });
   });
 }

@@ -142,6 +142,9 @@ describe("ownership", () => {
       expectOk(await run(argv("ENQUEUE", q, {}, ids.slice(0, 4).map((id) => ({ id })))), 4);
       expectOk(await run(argv("SCHEDULE", q, {}, ids.slice(4).map((id) => ({ id, due_ms: 1 })))), 2);
       expectOk(await run(wellFormed("PROMOTE", q, ids[0]!, { limit: 10 })), 2);
+      const far = jobId(++n);
+      expectOk(await run(argv("SCHEDULE", q, {}, [{ id: far, due_ms: Date.now() + 60_000 }])), 1);
+      expectOk(await run(argv("RUN", q, {}, [{ id: far }])), 1);
       const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 4, block_ms: 0 })))).jobs;
       const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 1, block_ms: 0 })))).jobs;
       expect([jobs.length, short.length]).toEqual([4, 1]);

@@ -98,6 +98,12 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
         await run(argv("SCHEDULE", q, {}, later.map((id, i) => ({ id, due_ms: i % 2 ? 1 : Date.now() + 60_000, payload: `s${i}` })))),
         later.length,
       );
+      // the ones due in a minute run now (RUN: schedule → pending, due_ms now), one refused whole first
+      const far = later.filter((_, i) => i % 2 === 0);
+      expect(await run(argv("RUN", q, {}, [{ id: far[0]! }, { id: now[0]! }]))).toEqual({
+        err: refusal("not-scheduled", "RUN", { ids: now[0]! }),
+      });
+      expectOk(await run(argv("RUN", q, {}, far.map((id) => ({ id })))), far.length);
       // orphans on the tail: CLAIM drops them
       expectOk(await run(["RPUSH", q.pending, jobId(900_000 + n), jobId(900_500 + n)]));
       expectOk(await run(wellFormed("PROMOTE", q, ids[0]!, { limit: 3 })));

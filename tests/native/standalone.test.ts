@@ -416,6 +416,33 @@ describe("happy paths", () => {
     await ok(wellFormed("REAP", q, a, { limit: 10 }), 0);
   });
 
+  test("RUN: named scheduled jobs to the head of pending in argument order, due now, attempts and reason kept; ready when pending was empty", async () => {
+    const far = Date.now() + 3_600_000;
+    await schedule(q, [[a, far], [b, far + 1], [c, far + 2]]);
+    await ok(["HSET", q.row(b), "attempts", "2", "reason", "boom"]);
+    await ok(["DEL", q.wake]);
+    const t0 = Date.now();
+    await ok(argv("RUN", q, {}, [{ id: b }, { id: a }]), 2);
+    expect(await lrange(q.pending)).toEqual([a, b]);
+    expect(await zset(q.schedule)).toEqual({ [c]: far + 2 });
+    expect(await zset(q.wake)).toEqual({ ready: 0 });
+    const rb = await row(db, q.row(b));
+    expect(rb).toMatchObject({ state: "pending", attempts: "2", reason: "boom", payload: `p-${b}` });
+    expect(Number(rb.due_ms)).toBeGreaterThanOrEqual(t0 - 5000);
+    expect(Number(rb.due_ms)).toBeLessThan(far);
+    // pending not empty: no ready marker is written
+    await ok(["DEL", q.wake]);
+    await ok(argv("RUN", q, {}, [{ id: c }]), 1);
+    expect(await exists(q.wake)).toBe(0);
+    expect(await lrange(q.pending)).toEqual([c, a, b]);
+    expect((await claim(q, 3)).jobs.map((j) => j.id)).toEqual([b, a, c]);
+    // an id in schedule without a row moves all the same (a claim drops it)
+    await ok(["ZADD", q.schedule, String(far), jobId(52)]);
+    await ok(argv("RUN", q, {}, [{ id: jobId(52) }]), 1);
+    expect(await lrange(q.pending)).toEqual([jobId(52)]);
+    expect(await exists(q.row(jobId(52)))).toBe(0);
+  });
+
   test("PROMOTE/REAP move ids whose row is missing", async () => {
     await ok(["ZADD", q.schedule, "1", jobId(50)]);
     await ok(["ZADD", q.active, "1", jobId(51)]);
@@ -709,6 +736,31 @@ describe("refusals write nothing", () => {
     for (const verb of ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND"] as const) {
       await refuses(argv(verb, q, {}, [{ id: x, token: TA + 1 }]), refusal("lease-lost", verb, { ids: x }));
     }
+  });
+
+  test("RUN: not-scheduled names every id not in schedule (active, pending, dead, unknown), after repeated and wrongtype", async () => {
+    await populate();
+    const dead = jobId(45);
+    await enqueue(q, [dead]);
+    await ok(["LREM", q.pending, "0", dead]);
+    await ok(["ZADD", q.dead, "1", dead]);
+    await ok(["HSET", q.row(dead), "state", "dead"]);
+    const unknown = jobId(46);
+    await refuses(argv("RUN", q, {}, [{ id: s }, { id: a }, { id: b }, { id: dead }, { id: unknown }]),
+      refusal("not-scheduled", "RUN", { ids: [a, b, dead, unknown].join(" ") }));
+    await refuses(argv("RUN", q, {}, [{ id: a }, { id: s }, { id: a }]), refusal("repeated", "RUN", { id: a }));
+    await refuses(argv("RUN", other, {}, [{ id: s }]), refusal("not-scheduled", "RUN", { ids: s }));
+    // wrong Valkey types: meta, each derived key, the row of a named job (before not-scheduled)
+    for (const key of [q.meta, q.schedule, q.pending, q.wake, q.row(s)]) {
+      expectOk(await run(["FLUSHALL"]));
+      await populate();
+      await ok(["DEL", key]);
+      await ok(["SET", key, "not-mine"]);
+      await refuses(argv("RUN", q, {}, [{ id: s }, { id: a }]), WT);
+    }
+    expectOk(await run(["FLUSHALL"]));
+    await populate();
+    await ok(argv("RUN", q, {}, [{ id: s }]), 1);
   });
 
   test("wrong Valkey type of meta and of every key each verb derives", async () => {
@@ -1015,6 +1067,16 @@ describe("the blocking CLAIM", () => {
     const got = claimed(expectOk(await reply));
     if (got.jobs.length === 0) expect(got.nextMs).toBe(due);
     else expect(got.jobs.map((j) => j.id)).toEqual([jobId(4)]);
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
+  test("a RUN of a job scheduled in an hour hands it to a waiting claim at once", async () => {
+    await schedule(q, [[jobId(5), Date.now() + 3_600_000]]);
+    const t0 = Date.now();
+    const reply = call(waiter, waiting(12_000));
+    await blocked(1);
+    await ok(argv("RUN", q, {}, [{ id: jobId(5) }]), 1);
+    expect(claimed(expectOk(await reply)).jobs.map((j) => j.id)).toEqual([jobId(5)]);
     expect(Date.now() - t0).toBeLessThan(8_000);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The dashboard as a handler users mount (issue 22 §1, §3): served through Bun.serve, Deno.serve
  * and node:http (nodeListener) under a base path, one request each; and who it answers — a wrong
- * or missing token, a foreign Host, a foreign Origin, an action on a read-only dashboard — each
- * refused with its status and text, and nothing changed on the server (DEBUG DIGEST before and
+ * or missing token, a foreign Host, a foreign Origin, an action on a read-only dashboard (run now
+ * and the actions on a selection included) — each refused with its status and text, and nothing changed on the server (DEBUG DIGEST before and
  * after). On both backends.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -182,20 +182,56 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       expect([ok.status, JSON.parse(ok.text)]).toEqual([200, { changed: true, paused: true }]);
       await mq.resume("orders");
     });
+
+    test("run now and the actions on a selection: a foreign Origin, or none, 403 and nothing changed; the public origin's own acts", async () => {
+      const scheduled = await mq.schedule("orders", { n: 2 }, { delayMs: 3_600_000 });
+      const dead = (await mq.jobs("orders", "dead"))[0]!.id;
+      const act = (verb: string, ids: string[], headers: Record<string, string>) =>
+        raw(port, "POST", `${BASE}/api/${verb}`, { "content-type": "application/json", host: "ops.example.com", ...bearer, ...headers }, JSON.stringify({ name: "orders", ids }));
+      const before = await digest();
+      for (const [verb, ids] of [["run", [scheduled]], ["remove-many", [scheduled, dead]], ["requeue", [dead]]] as Array<[string, string[]]>) {
+        for (const origin of [{ origin: "https://evil.example" }, { origin: "http://ops.example.com" }, {}] as Array<Record<string, string>>) {
+          const r = await act(verb, ids, origin);
+          expect([r.status, r.text]).toEqual([403, "POST is answered only from https://ops.example.com\n"]);
+        }
+      }
+      expect(await digest()).toBe(before);
+      // from its own origin: one atomic call — refused whole when one id is not scheduled (409)
+      const stale = await act("run", [scheduled, dead], { origin: "https://ops.example.com" });
+      expect(stale.status).toBe(409);
+      expect(JSON.parse(stale.text).error).toContain(`ERR EMQ.RUN job is not scheduled: ${dead}`);
+      expect(await digest()).toBe(before);
+      const ok = await act("run", [scheduled], { origin: "https://ops.example.com" });
+      expect([ok.status, JSON.parse(ok.text)]).toEqual([200, { moved: 1 }]);
+      const gone = await act("remove-many", [scheduled], { origin: "https://ops.example.com" });
+      expect([gone.status, JSON.parse(gone.text)]).toEqual([200, { removed: 1 }]);
+      expect(await mq.getJob("orders", dead)).toMatchObject({ state: "dead" });
+    });
   });
 
   test("read-only: actions hidden on the page and refused (403), nothing changed", async () => {
     const ui = dashboard(mq, { readOnly: true });
     try {
-      const before = await digest();
       const at = `http://127.0.0.1:9/`;
-      const r = await ui(new Request(`${at}api/requeue`, { method: "POST", headers: { host: "127.0.0.1:9", origin: "http://127.0.0.1:9", "content-type": "application/json" }, body: JSON.stringify({ name: "orders" }) }));
-      expect(r.status).toBe(403);
-      expect(await r.text()).toBe("this dashboard is read-only: no action is answered\n");
+      const scheduled = await mq.schedule("orders", { n: 3 }, { delayMs: 3_600_000 });
+      const dead = (await mq.jobs("orders", "dead"))[0]!.id;
+      const before = await digest();
+      for (const [verb, ids] of [["requeue", undefined], ["requeue", [dead]], ["run", [scheduled]], ["remove-many", [scheduled, dead]], ["remove", undefined]] as Array<[string, string[] | undefined]>) {
+        const body = JSON.stringify({ name: "orders", ...(ids ? { ids } : { id: dead }) });
+        const r = await ui(new Request(`${at}api/${verb}`, { method: "POST", headers: { host: "127.0.0.1:9", origin: "http://127.0.0.1:9", "content-type": "application/json" }, body }));
+        expect(r.status).toBe(403);
+        expect(await r.text()).toBe("this dashboard is read-only: no action is answered\n");
+      }
       expect(await digest()).toBe(before);
+      const hidden = '#pause, #resume, #requeue-all, button[data-key^="requeue:"], button[data-key^="unschedule:"], button[data-bulk], input.select, ' +
+        "#job-delete, #job-retry, #job-run { display: none; }";
       const page = await (await ui(new Request(`${at}queues/orders`, { headers: { host: "127.0.0.1:9" } }))).text();
       expect(page).toContain('data-read-only="true"');
-      expect(page).toContain("#pause, #resume, #requeue-all, button[data-key^=\"requeue:\"], button[data-key^=\"unschedule:\"] { display: none; }");
+      expect(page).toContain(hidden);
+      const jobPage = await (await ui(new Request(`${at}job?q=orders&id=${scheduled}`, { headers: { host: "127.0.0.1:9" } }))).text();
+      expect(jobPage).toContain('id="job-run"');
+      expect(jobPage).toContain(hidden);
+      expect(await mq.remove("orders", scheduled)).toBe(true);
     } finally {
       ui.close();
     }

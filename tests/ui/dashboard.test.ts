@@ -356,9 +356,15 @@ for (const backend of BACKENDS) {
       await page.keyboard.press("Space");
       await until("resumed", () => mq.isPaused("keys"), (p) => !p);
       await until("the focus on Pause", () => focused(page), (f) => f === "Pause");
-      // Resume is disabled now, so the next stop is "Requeue all", then each row's link to its page and its button.
+      // Resume is disabled now (and so are the actions on a selection, nothing selected), so the next
+      // stop is "Requeue all", then the page's selection box, then each row's box, its link to its
+      // page and its button.
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe("Requeue all");
+      await page.keyboard.press("Tab");
+      expect(await focused(page)).toBe("Select every dead job of this page");
+      await page.keyboard.press("Tab");
+      expect(await focused(page)).toBe(`Select ${newer}`);
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe(newer);
       await page.keyboard.press("Tab");

@@ -1,10 +1,10 @@
 /**
- * A job's page in the browser: its Delete and Retry now buttons (rendered by the server only where
+ * A job's page in the browser: its Delete, Retry now (dead) and Run now (scheduled) buttons (rendered by the server only where
  * they apply) as same-origin POSTs; after one, the page is read again (the server renders it).
  *
  * @module
  */
-import type { RemoveReply, RequeueReply } from "../../../lib/ui/json_api.ts";
+import type { RemoveReply, RequeueReply, RunReply } from "../../../lib/ui/json_api.ts";
 import { postJson } from "./fetch_json.ts";
 import { announce, cannotRefresh } from "./status.ts";
 
@@ -26,6 +26,10 @@ export function jobPage(): void {
   wire("job-retry", async () => {
     const r = await postJson<RequeueReply>("api/requeue", { name, ids: [id] });
     return r.moved === 1 ? `${id} is pending again.` : `${id} was not requeued (no longer dead).`;
+  });
+  wire("job-run", async () => {
+    const r = await postJson<RunReply>("api/run", { name, ids: [id] });
+    return r.moved === 1 ? `${id} runs now: it is pending.` : `${id} was not moved.`;
   });
   document.body.dataset.ready = "true";
 }

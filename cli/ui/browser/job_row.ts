@@ -1,7 +1,8 @@
 /**
  * A job as a row of its state's table: active (its lease deadline, attempts, lease token,
  * progress), pending (its position, attempts, when created), scheduled (when due, the last failure)
- * or dead (when buried, the reason, a Requeue button); its id links to its page. Times show the
+ * or dead (when buried, the reason, a Requeue button); its id links to its page, after its
+ * selection box when its table has one. Times show the
  * local clock and how far from now, the full time with its zone as their title. Every piece of
  * server data is text, never markup.
  *
@@ -11,6 +12,7 @@ import type { JobRow, ListedState } from "../../../lib/ui/json_api.ts";
 import { relative } from "../../../lib/ui/relative.ts";
 import { visible } from "../../../lib/ui/visible.ts";
 import { el } from "./dom.ts";
+import type { Selection } from "./selection.ts";
 
 /** A time: `hh:mm:ss` today, else `yyyy-mm-dd hh:mm`, then how far from now; the full time with its zone as its title. */
 function timeEl(ms: number | undefined): Node {
@@ -27,10 +29,20 @@ function timeEl(ms: number | undefined): Node {
 const cell = (text: string, cls?: string, attrs: Record<string, string> = {}): HTMLTableCellElement =>
   el("td", { ...(cls ? { class: cls } : {}), ...attrs }, text);
 
-/** Job `j`, number `position` (from 1) of its state, as a row; a dead one's button calls `requeue`. */
-export function jobRowEl(state: ListedState, j: JobRow, position: number, requeue: (id: string) => void): HTMLTableRowElement {
+/**
+ * Job `j`, number `position` (from 1) of its state, as a row; a dead one's button calls `requeue`;
+ * with `select`, its header holds its selection box.
+ */
+export function jobRowEl(
+  state: ListedState,
+  j: JobRow,
+  position: number,
+  requeue: (id: string) => void,
+  select?: Selection,
+): HTMLTableRowElement {
   const tr = el("tr", { "data-id": j.id });
   const id = el("th", { scope: "row" }, el("a", { href: j.href, "data-key": `job:${j.id}` }, el("code", {}, j.id)));
+  if (select !== undefined) id.prepend(select.box(j.id), " ");
   const payload = cell(j.payload, "payload", j.payloadError ? { "data-error": "true" } : {});
   const attempts = cell(String(j.attempts), "num");
   const reason = (): HTMLTableCellElement => cell(j.reason === undefined ? "—" : visible(j.reason), "reason");

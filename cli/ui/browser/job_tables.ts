@@ -2,7 +2,8 @@
  * A queue page's job tables, one per listed state (`#jobs-<state>` in `#<state>-section`): a page
  * of `limit` jobs at a time with Previous and Next, the range shown in words. A page that did not
  * change is not rendered again (so focus and selection stay); when its jobs moved on under it, the
- * table goes to the last page there is.
+ * table goes to the last page there is. A table with a selection (dead, scheduled) keeps it for
+ * the rows it shows.
  *
  * @module
  */
@@ -11,6 +12,7 @@ import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
 import { focusedKey, restoreFocus } from "./focus.ts";
 import { jobRowEl } from "./job_row.ts";
+import type { Selection } from "./selection.ts";
 import { cannotRefresh } from "./status.ts";
 
 /** One state's table. */
@@ -29,6 +31,8 @@ export interface JobTablesOptions {
   requeue(id: string): void;
   /** "Requeue all": where focus goes when the dead table's focused row is gone and dead jobs remain. */
   readonly requeueAll: HTMLElement;
+  /** The selections of the tables that have one. */
+  readonly selections: Readonly<Partial<Record<ListedState, Selection>>>;
 }
 
 /** The tables of the page, in {@link LISTED_STATES} order. */
@@ -56,7 +60,8 @@ function tableElements(state: ListedState) {
   };
 }
 
-function jobTable(state: ListedState, { name, limit, requeue, requeueAll }: JobTablesOptions): JobTable {
+function jobTable(state: ListedState, { name, limit, requeue, requeueAll, selections }: JobTablesOptions): JobTable {
+  const select = selections[state];
   const { tbody, columns, heading, prev, next, range } = tableElements(state);
   let offset = 0;
   let last = ""; // the JSON of the last page rendered
@@ -65,10 +70,11 @@ function jobTable(state: ListedState, { name, limit, requeue, requeueAll }: JobT
 
   const render = (page: JobsReply): void => {
     const focus = focusedKey(tbody);
-    const rows = page.jobs.map((j, i) => jobRowEl(state, j, offset + i + 1, requeue));
+    const rows = page.jobs.map((j, i) => jobRowEl(state, j, offset + i + 1, requeue, select));
     if (rows.length === 0) rows.push(el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, `No ${state} jobs.`)));
     tbody.replaceChildren(...rows);
     restoreFocus(tbody, focus, state === "dead" && page.total > 0 ? requeueAll : heading);
+    select?.shown(page.jobs.map((j) => j.id));
   };
 
   const refresh = async (): Promise<void> => {

@@ -1,6 +1,7 @@
 /**
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
- * Claims group, the requeue actions, the job tables and the schedulers — refreshed together every poll and after
+ * Claims group, the requeue actions, the job tables with their selections (dead and scheduled: run
+ * now, requeue, delete) and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
  * @module
@@ -14,6 +15,7 @@ import { poll } from "./poll.ts";
 import { queueCounts } from "./queue_counts.ts";
 import { requeueControls } from "./requeue.ts";
 import { schedulersTable } from "./schedulers.ts";
+import { selectionControls } from "./selection.ts";
 import { throughput } from "./throughput.ts";
 
 /** Makes the page live. */
@@ -26,7 +28,8 @@ export function queuePage(): void {
   const requeue = requeueControls(name, act);
   const showCounts = queueCounts();
   const showRate = throughput();
-  const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton });
+  const selections = { dead: selectionControls(name, "dead", act), scheduled: selectionControls(name, "scheduled", act) };
+  const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
 
   const refreshQueue = async (): Promise<void> => {

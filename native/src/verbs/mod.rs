@@ -26,13 +26,14 @@ pub mod resume;
 pub mod retain;
 pub mod retention;
 pub mod retry;
+pub mod run;
 pub mod schedule;
 pub mod scheduler;
 pub mod scope;
 pub mod tick;
 pub mod unschedule;
 
-use crate::ffi::{self, Key, Kind, Str};
+use crate::ffi::{self, Ctx, Key, Kind, Str};
 use crate::gates;
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -68,6 +69,31 @@ pub fn add(key: &Key, field: Str, value: i64, by: i64) -> i64 {
 pub fn paused(meta: &Key) -> bool {
     let field = lit().meta.paused;
     meta.kind() == Kind::Hash && meta.hget(field).is_some_and(|p| p.bytes() == b"1")
+}
+
+/// Step 6's end of RUN and REQUEUE, once `ids` left the sorted set `from` for the head of
+/// `pending`: those moves replicated (`ZREM from ids…`, `LPUSH pending ids…`), the `ready` marker
+/// on `wake` when pending was empty before, and waiting claims told.
+pub fn moved_to_head(
+    ctx: Ctx,
+    from: &Key,
+    pending: &Key,
+    wake: &Key,
+    ids: &[Str],
+    was_empty: bool,
+) {
+    let l = lit();
+    let mut args: Vec<Str> = Vec::with_capacity(ids.len() + 1);
+    args.push(from.name());
+    args.extend_from_slice(ids);
+    ctx.replicate(c"ZREM", &args);
+    args[0] = pending.name();
+    ctx.replicate(c"LPUSH", &args);
+    if was_empty {
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+    }
+    ctx.signal_ready(pending.name());
 }
 
 /// Step 6: a missing `meta` made as a queue's first use makes it: `wire 5 created_ms <now>`.

@@ -2,8 +2,8 @@
 //! attempt budget — the ids given (each must be dead: else every stray id is named), or without ids
 //! up to limit, oldest first; a `ready` marker on wake when pending was empty. Reply: how many moved.
 
-use super::once;
 use super::scope::Scope;
+use super::{moved_to_head, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{DEAD, PENDING, WAKE};
@@ -52,15 +52,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             key.hdel(&[l.row.reason, l.row.buried_ms]);
         }
     }
-    let mut args_: Vec<Str> = vec![dead.name()];
-    args_.extend(ids.iter().map(Owned::as_str));
-    ctx.replicate(c"ZREM", &args_);
-    args_[0] = pending.name();
-    ctx.replicate(c"LPUSH", &args_);
-    if was_empty {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
-    }
-    ctx.signal_ready(pending.name());
+    let moved: Vec<Str> = ids.iter().map(Owned::as_str).collect();
+    moved_to_head(ctx, &dead, &pending, &wake, &moved, was_empty);
     Ok(Reply::Int(ids.len() as i64))
 }

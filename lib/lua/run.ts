@@ -1,0 +1,49 @@
+/**
+ * `EMQ.RUN` as Lua, steps 5–6 (the twin of `native/src/verbs/run.rs`): scheduled jobs run now —
+ * each id (each must be in schedule) moves to the head of pending, its row `pending` and due now,
+ * as a promotion puts a due job; a `ready` marker on wake when pending was empty. Reply: how many
+ * moved.
+ *
+ * @module
+ */
+import { ROW, STATE, WAKE } from "../wire/mod.ts";
+import { luaScript } from "./_prelude.ts";
+
+/** The Lua twin of `EMQ.RUN`. */
+export const RUN_LUA: string = luaScript(
+  "RUN",
+  `
+local seen = {}
+for j = 1, n do
+  if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
+  seen[id[j]] = true
+end
+local schedule, pending, wake = base .. 'schedule', base .. 'pending', base .. 'wake'
+local missing = {}
+local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+local kinds = {}
+for _, k in ipairs({{schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
+  local t, e = emq_type(k[1], k[2]) if e then return e end
+  kinds[k[1]] = t
+  if t == 'none' then missing[#missing + 1] = k[1] end
+end
+local rows, exists, stray = {}, {}, {}
+for j = 1, n do
+  rows[j] = base .. 'job:' .. id[j]
+  local t, e = emq_type(rows[j], 'hash') if e then return e end
+  exists[j] = t == 'hash'
+  if not exists[j] then missing[#missing + 1] = rows[j] end
+  if not redis.call('ZSCORE', schedule, id[j]) then stray[#stray + 1] = id[j] end
+end
+e = emq_local(cluster, missing) if e then return e end
+if #stray > 0 then return emq_refuse['not-scheduled']({ids = table.concat(stray, ' ')}) end
+local now = emq_int(emq_now())
+emq_each('ZREM', schedule, id)
+emq_each('LPUSH', pending, id)
+for j = 1, n do
+  if exists[j] then redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', now) end
+end
+if kinds[pending] == 'none' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+return n
+`,
+);

@@ -1,0 +1,50 @@
+//! `EMQ.RUN 1 <meta> (<id>)…`: scheduled jobs run now — each id (each must be in schedule: else
+//! every stray id is named) moves to the head of pending, its row `pending` and due now, as a
+//! promotion puts a due job; a `ready` marker on wake when pending was empty, and waiting claims
+//! told. Reply: how many moved.
+
+use super::scope::Scope;
+use super::{moved_to_head, once};
+use crate::command::{Args, Reply};
+use crate::ffi::{self, Kind};
+use crate::keyspace::{PENDING, SCHEDULE, WAKE};
+use crate::literals::lit;
+use crate::wire::Refusal;
+
+/// Runs RUN's steps 5–6.
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (ctx, l) = (s.ctx, lit());
+    let ids = args.ids();
+    once(&ids)?;
+    s.meta()?;
+    let schedule = s.structure(SCHEDULE, Kind::Zset)?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
+    let mut rows = Vec::with_capacity(ids.len());
+    let mut stray = Vec::new();
+    for id in &ids {
+        let row = s.row_of(id.bytes());
+        let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
+        if schedule.kind() != Kind::Zset || schedule.zscore(*id).is_none() {
+            stray.push(id.bytes().to_vec());
+        }
+        rows.push((row, exists));
+    }
+    s.probe()?;
+    if !stray.is_empty() {
+        return Err(Refusal::NotScheduled(stray));
+    }
+
+    let was_empty = pending.kind() == Kind::Empty;
+    let now = ctx.int(ffi::now_ms());
+    for (&id, (row, exists)) in ids.iter().zip(&rows) {
+        schedule.zrem(id);
+        pending.push(false, id);
+        if *exists {
+            ctx.open(row.as_str())
+                .hset(&[(l.row.state, l.state.pending), (l.row.due_ms, now.as_str())]);
+        }
+    }
+    moved_to_head(ctx, &schedule, &pending, &wake, &ids, was_empty);
+    Ok(Reply::Int(ids.len() as i64))
+}
