@@ -426,7 +426,7 @@ describe("happy paths", () => {
     expect(await lrange(q.pending)).toEqual([a, b]);
     expect(await zset(q.schedule)).toEqual({ [c]: far + 2 });
     expect(await zset(q.wake)).toEqual({ ready: 0 });
-    const rb = await row(db, q.row(b));
+    const rb = await row(site.db, q.row(b));
     expect(rb).toMatchObject({ state: "pending", attempts: "2", reason: "boom", payload: `p-${b}` });
     expect(Number(rb.due_ms)).toBeGreaterThanOrEqual(t0 - 5000);
     expect(Number(rb.due_ms)).toBeLessThan(far);
