@@ -652,12 +652,12 @@ export class Worker<P> {
     this.#freed();
     const job = held.job;
     if (failure === null) {
-      this.#queue({ settlement: { kind: "ack", job }, why: "done" });
+      this.#queue({ settlement: { kind: "ack", job }, why: "done" }, held.span);
       return;
     }
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
     if (failure instanceof UnrecoverableError || job.attempts >= this.#maxAttempts) {
-      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" });
+      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" }, held.span);
       return;
     }
     let settlement: Settlement;
@@ -671,11 +671,12 @@ export class Worker<P> {
       this.#report(e);
       settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES) };
     }
-    this.#queue({ settlement, why: "failed" });
+    this.#queue({ settlement, why: "failed" }, held.span);
   }
 
-  #queue(q: Queued): void {
-    this.#held.get(claimKey(q.settlement.job))?.span?.settling(q.settlement.kind);
+  /** Queues a settle for the next flush (`span`: the job's process span, told what is sent). */
+  #queue(q: Queued, span: ProcessSpan | null = null): void {
+    span?.settling(q.settlement.kind);
     this.#queued.push(q);
     if (!this.#flushPending) {
       this.#flushPending = true;
@@ -937,7 +938,7 @@ export class Worker<P> {
       }
       held.settling = true;
       this.#settling++;
-      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" });
+      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" }, held.span);
     }
   }
 }
