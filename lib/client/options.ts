@@ -26,7 +26,7 @@ export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
   warn?: (message: string) => void;
   /**
    * OpenTelemetry tracing: pass `{ api }`, `api` being your own
-   * `import * as api from "@opentelemetry/api"` (EchoMQ imports nothing of it). Admissions then
+   * `import * as api from '@opentelemetry/api'` (EchoMQ imports nothing of it). Admissions then
    * make `send <queue>` spans whose trace context rides on each job (the job option
    * `traceparent`), and this client's workers make `process <queue>` spans linked to it
    * (docs/PACKAGE.md, "Tracing"). Without it: no span, and no option on the row.

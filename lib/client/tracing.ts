@@ -1,6 +1,6 @@
 /**
  * OpenTelemetry tracing, by injection: the user hands `EchoMQ.connect` their own
- * `import * as api from "@opentelemetry/api"` (`tracing: { api }`), typed here structurally
+ * `import * as api from '@opentelemetry/api'` (`tracing: { api }`), typed here structurally
  * ({@link TracingApi}), so this package depends on nothing of OpenTelemetry's. Without it nothing
  * is created, nothing is imported and no option rides on a job.
  *
@@ -82,7 +82,7 @@ export interface TraceTracerProvider {
 
 /**
  * The part of `@opentelemetry/api` EchoMQ uses: pass the module itself
- * (`import * as api from "@opentelemetry/api"`). Structural, so that EchoMQ has no dependency on it.
+ * (`import * as api from '@opentelemetry/api'`). Structural, so that EchoMQ has no dependency on it.
  */
 export interface TracingApi {
   /** The trace API: tracers, and a span put into a context. */
@@ -109,7 +109,7 @@ export interface TracingApi {
 
 /** The `tracing` option of `EchoMQ.connect`. */
 export interface TracingOptions {
-  /** `@opentelemetry/api` itself (`import * as api from "@opentelemetry/api"`). */
+  /** `@opentelemetry/api` itself (`import * as api from '@opentelemetry/api'`). */
   api: TracingApi;
   /** Where the tracer comes from (default: the API's global provider, `api.trace.getTracer`). */
   tracerProvider?: TraceTracerProvider;
@@ -247,7 +247,7 @@ export class Tracing {
       api.ROOT_CONTEXT === undefined || typeof api.SpanKind?.PRODUCER !== "number" ||
       typeof api.SpanStatusCode?.ERROR !== "number"
     ) {
-      throw new EchoMQError("options", 'connect: tracing must be { api } with api = import * as api from "@opentelemetry/api"');
+      throw new EchoMQError("options", "connect: tracing must be { api }, api the module @opentelemetry/api (import * as api)");
     }
     if (options.tracerProvider !== undefined && typeof options.tracerProvider?.getTracer !== "function") {
       throw new EchoMQError("options", "connect: tracing.tracerProvider must have getTracer(name)");

@@ -208,6 +208,10 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const dir = consumerDir("deno");
   const glide = denoJson().imports!["@valkey/valkey-glide"]!;
   const map: Record<string, string> = { "@valkey/valkey-glide": glide };
+  // the user's own OpenTelemetry API, which docs/PACKAGE.md's tracing sample hands to connect
+  const otel = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
+    .devDependencies["@opentelemetry/api"];
+  map["@opentelemetry/api"] = `npm:@opentelemetry/api@${otel}`;
   for (const [sub, file] of exportEntries()) {
     map[sub === "." ? "@echomq/echomq" : `@echomq/echomq/${sub.slice(2)}`] = join(jsr.unpacked, file);
   }
