@@ -71,9 +71,9 @@ fi
 # checks these files above; the shim itself is checked here.
 deno_test=(env -u RUST_BACKTRACE EMQ_TOPOLOGIES=standalone "$bin/deno" test --quiet --no-check --config tests/deno.json
   --preload tests/_preload.ts --allow-read --allow-write --allow-env --allow-sys --allow-ffi --allow-run
-  --allow-net=127.0.0.1 tests/_deno/shim_check.ts tests/keyspace/ tests/client/behaviour.test.ts)
+  --allow-net=127.0.0.1 tests/_deno/shim_check.ts tests/keyspace/ tests/client/behaviour.test.ts tests/client/tracing.test.ts)
 step "deno check (the bun:test shim)" env -u RUST_BACKTRACE "$bin/deno" check --quiet --config tests/deno.json tests/_deno/
-step "deno test (keyspace, client behaviour standalone; same files as bun test)" "${deno_test[@]}"
+step "deno test (keyspace, client behaviour and tracing standalone; same files as bun test)" "${deno_test[@]}"
 
 if [ -f cli/demo.ts ]; then
   step "demo under Bun (short)" ./emq demo --seconds 2

@@ -136,13 +136,22 @@ export async function admitOne<P>(
   const wait = waitFor(what, opts?.durable);
   const given = opts?.id;
   if (given !== undefined) assertJobId(given);
-  const options = jobOptions(what, opts);
-  const id = given ?? c.id();
-  const data = toWire(c.codec.encode(payload));
-  const [written] = due === undefined
-    ? await admit(c, what, ks, "ENQUEUE", [{ id, opts: options, payload: data }], wait, given === undefined)
-    : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, opts: options, payload: data }], wait, given === undefined);
-  return written!;
+  const once = async (traceparent?: string): Promise<Admitted> => {
+    const options = jobOptions(what, opts, traceparent);
+    const id = given ?? c.id();
+    const data = toWire(c.codec.encode(payload));
+    const [written] = due === undefined
+      ? await admit(c, what, ks, "ENQUEUE", [{ id, opts: options, payload: data }], wait, given === undefined)
+      : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, opts: options, payload: data }], wait, given === undefined);
+    return written!;
+  };
+  if (c.tracing === null) return await once();
+  return await c.tracing.send(ks.name, what, async (span) => {
+    const written = await once(span.traceparent);
+    span.set("messaging.message.id", written.id);
+    if (written.outcome !== "admitted") span.set("echomq.outcome", written.outcome);
+    return written;
+  });
 }
 
 /** One command of `enqueueMany`: its jobs' ids and payloads, where they were in the input, and what became of them. */
@@ -168,6 +177,31 @@ export async function enqueueMany<P>(
   ks: Keyspace,
   payloads: Iterable<P> | AsyncIterable<P>,
   wait: WaitFor | undefined,
+): Promise<JobId[]> {
+  if (c.tracing === null) return await enqueueRuns(c, ks, payloads, wait, "");
+  return await c.tracing.send(ks.name, "enqueueMany", async (span) => {
+    let count = 0;
+    try {
+      const ids = await enqueueRuns(c, ks, payloads, wait, jobOptions("enqueueMany", undefined, span.traceparent));
+      count = ids.length;
+      return ids;
+    } catch (e) {
+      // the jobs read: landed, unsent or unconfirmed
+      if (e instanceof BatchError) count = e.landed.length + e.unsent.length + e.unconfirmed.length;
+      throw e;
+    } finally {
+      span.set("messaging.batch.message_count", count);
+    }
+  });
+}
+
+/** {@link enqueueMany}'s work, every job with the options `opts`. */
+async function enqueueRuns<P>(
+  c: ClientContext<P>,
+  ks: Keyspace,
+  payloads: Iterable<P> | AsyncIterable<P>,
+  wait: WaitFor | undefined,
+  opts: string,
 ): Promise<JobId[]> {
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
@@ -236,7 +270,7 @@ export async function enqueueMany<P>(
       }
       const size = byteLength(data);
       if (run.length > 0 && (run.length >= BATCH_COMMANDS || bytes + size > BATCH_BYTES)) await flush();
-      run.push({ id, opts: "", payload: data });
+      run.push({ id, opts, payload: data });
       read.push(payload);
       bytes += size;
       next++;
@@ -356,6 +390,7 @@ function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): 
   const extra = {
     ...(o.timeout_ms === undefined ? {} : { timeoutMs: Number(o.timeout_ms) }),
     ...(o.dedup === undefined ? {} : { dedupKey: o.dedup }),
+    ...(o.traceparent === undefined ? {} : { traceparent: o.traceparent }),
   };
   try {
     return { id, queue: ks.name, token, attempts, ...extra, payload: c.codec.decode(asBytes(entry[1]!)) };

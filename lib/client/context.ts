@@ -13,6 +13,7 @@ import { Connection } from "./connection.ts";
 import { EchoMQError } from "./errors.ts";
 import { warnEviction } from "./eviction.ts";
 import type { EchoMQOptions } from "./options.ts";
+import { Tracing } from "./tracing.ts";
 
 /** Queue names whose keys are kept built; past this many the cache starts again. */
 const KEYSPACES_KEPT = 1024;
@@ -30,6 +31,8 @@ export class ClientContext<P> {
   readonly impl: Backend;
   /** The payload codec. */
   readonly codec: Codec<P>;
+  /** OpenTelemetry tracing (`connect`'s `tracing`), or null: no span, no option on a row. */
+  readonly tracing: Tracing | null;
   readonly #newId: () => JobId;
   // Keys built once per queue name (bounded: cleared past KEYSPACES_KEPT names or KEYSPACE_BYTES_KEPT bytes of names).
   readonly #keyspaces: Map<string, Keyspace> = new Map();
@@ -38,11 +41,12 @@ export class ClientContext<P> {
   #closed = false;
 
   /** The state of a client on `conn` through `impl`. */
-  constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId) {
+  constructor(conn: Connection, impl: Backend, codec: Codec<P>, newId: () => JobId, tracing: Tracing | null = null) {
     this.conn = conn;
     this.impl = impl;
     this.codec = codec;
     this.#newId = newId;
+    this.tracing = tracing;
   }
 
   /**
@@ -50,11 +54,12 @@ export class ClientContext<P> {
    * eviction; on a failure the connection is closed again.
    */
   static async connect<P>(options: EchoMQOptions<P>): Promise<ClientContext<P>> {
+    const tracing = Tracing.from(options.tracing); // a malformed option refused before connecting
     const conn = await Connection.open(options);
     try {
       const impl = await selectBackend(conn, options.backend ?? "auto");
       await warnEviction(conn, options.warn ?? ((m) => console.warn(m)));
-      return new ClientContext<P>(conn, impl, options.codec ?? json<P>(), options.newId ?? newJobId);
+      return new ClientContext<P>(conn, impl, options.codec ?? json<P>(), options.newId ?? newJobId, tracing);
     } catch (e) {
       conn.close();
       throw e;

@@ -53,6 +53,8 @@ export interface JobInfo<P> {
   readonly timeoutMs?: number;
   /** The deduplication key it was admitted under (`enqueue`'s `dedup.key`), if any. */
   readonly dedupKey?: string;
+  /** The W3C trace context of the span that admitted it (a client with `tracing`), if any. */
+  readonly traceparent?: string;
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -150,6 +152,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["tickAt", num(row, ROW.tick_ms)],
     ["timeoutMs", opts.timeout_ms === undefined ? undefined : Number(opts.timeout_ms)],
     ["dedupKey", opts.dedup],
+    ["traceparent", opts.traceparent],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;

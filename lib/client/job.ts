@@ -33,6 +33,11 @@ export interface Job<P> extends JobRef {
   readonly timeoutMs?: number;
   /** The deduplication key it was admitted under (`enqueue`'s `dedup.key`), if any. */
   readonly dedupKey?: string;
+  /**
+   * The W3C trace context (`traceparent`) of the span that admitted it, when its producer traced
+   * (`connect`'s `tracing`): a worker's `process` span links to it.
+   */
+  readonly traceparent?: string;
 }
 
 /**

@@ -46,6 +46,25 @@ export {
 export { JobTimeoutError, LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
 export type { MissedPolicy, RepeatSpec } from "./repeat.ts";
+export {
+  formatTraceparent,
+  MESSAGING_SYSTEM,
+  parseTraceparent,
+  ProcessSpan,
+  type SendSpan,
+  type TraceAttributes,
+  type TraceContext,
+  type TracedJob,
+  TRACER_NAME,
+  type TraceSpan,
+  type TraceSpanContext,
+  type TraceSpanOptions,
+  type TraceTracer,
+  type TraceTracerProvider,
+  Tracing,
+  type TracingApi,
+  type TracingOptions,
+} from "./tracing.ts";
 export type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 export {
   BackendError,

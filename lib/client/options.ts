@@ -11,6 +11,7 @@ import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
 import { type ClientRule, DurabilityError, EchoMQError } from "./errors.ts";
 import type { JobRef } from "./job.ts";
+import type { TracingOptions } from "./tracing.ts";
 
 /** Options of `EchoMQ.connect`: the connection, the payload codec and the id source. */
 export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
@@ -23,6 +24,14 @@ export interface EchoMQOptions<P = unknown> extends ConnectionOptions {
    * `maxmemory-policy` may evict jobs (anything but `noeviction`).
    */
   warn?: (message: string) => void;
+  /**
+   * OpenTelemetry tracing: pass `{ api }`, `api` being your own
+   * `import * as api from '@opentelemetry/api'` (EchoMQ imports nothing of it). Admissions then
+   * make `send <queue>` spans whose trace context rides on each job (the job option
+   * `traceparent`), and this client's workers make `process <queue>` spans linked to it
+   * (docs/PACKAGE.md, "Tracing"). Without it: no span, and no option on the row.
+   */
+  tracing?: TracingOptions;
 }
 
 /** What a `durable` write asks for: how many replicas must acknowledge it, and how long to wait. */
@@ -94,12 +103,14 @@ export interface DedupOptions {
 export const MAX_JOB_TIMEOUT_MS = 86_400_000;
 
 /**
- * A job's options as the wire carries them, from `enqueue`'s / `schedule`'s options; each bad
- * one refused before any wire with an {@link EchoMQError} (`options`) naming it.
+ * A job's options as the wire carries them, from `enqueue`'s / `schedule`'s options (and the
+ * admitting span's `traceparent`, when tracing); each bad one refused before any wire with an
+ * {@link EchoMQError} (`options`) naming it.
  */
-export function jobOptions(what: string, opts: EnqueueOptions | undefined): string {
-  if (opts === undefined || opts === null) return "";
+export function jobOptions(what: string, opts: EnqueueOptions | undefined, traceparent?: string): string {
   const o: { -readonly [K in keyof JobOptions]: JobOptions[K] } = {};
+  if (traceparent !== undefined) o.traceparent = traceparent;
+  if (opts === undefined || opts === null) return encodeOptions(o);
   if (opts.timeoutMs !== undefined) {
     o.timeout_ms = integerIn(`${what}: timeoutMs`, opts.timeoutMs, 1, MAX_JOB_TIMEOUT_MS, refuse("options"));
   }

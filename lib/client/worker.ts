@@ -35,6 +35,7 @@ import { stopOnSignals } from "./signals.ts";
 import { askedDelay, JobTimeoutError, LeaseExpiredError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 import { FIRE_POLL_MS } from "./schedulers.ts";
 import { exponential } from "./backoff.ts";
+import type { ProcessSpan, Tracing } from "./tracing.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
 export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
@@ -173,6 +174,11 @@ export interface WorkerClient<P> {
    * settle than for the claim loop's other steps. Default 0.
    */
   readonly patienceMs?: number;
+  /**
+   * OpenTelemetry tracing (the client's `tracing`): each handler runs inside a `process <queue>`
+   * span linked to the job's producer. Absent or null: no span.
+   */
+  readonly tracing?: Tracing | null;
 }
 
 const DEFAULT_BACKOFF = exponential();
@@ -244,6 +250,8 @@ interface Held<P> {
   own: boolean;
   /** Its handler ran past `timeoutMs`: the attempt failed then, the handler's outcome is ignored. */
   timedOut: boolean;
+  /** Its `process` span (tracing on), ended when the job leaves the worker. */
+  span: ProcessSpan | null;
   /** Resolves once the job is settled (or given up). */
   readonly done: Promise<void>;
   readonly finish: () => void;
@@ -562,6 +570,7 @@ export class Worker<P> {
       settling: false,
       own: false,
       timedOut: false,
+      span: null,
       done,
       finish,
     };
@@ -584,7 +593,11 @@ export class Worker<P> {
       settles: (ref, kind) => {
         if (ref.id !== job.id || ref.token !== job.token || held.lost || held.settling) return null;
         held.own = true;
-        return (error) => this.#ownSettled(kind, error);
+        held.span?.settling(kind);
+        return (error) => {
+          if (error !== null && error !== undefined) held.span?.settleFailed(kind, error);
+          this.#ownSettled(kind, error);
+        };
       },
     };
     // the job's own limit (enqueue's timeoutMs) wins over the worker's
@@ -599,9 +612,12 @@ export class Worker<P> {
       }, limit);
       void done.then(() => clearTimeout(timer));
     }
+    const tracing = this.#client.tracing ?? null;
+    if (tracing !== null) held.span = tracing.process(job);
+    const span = held.span;
     let result: unknown;
     try {
-      result = running.run(context, () => this.#handler(view));
+      result = running.run(context, () => span === null ? this.#handler(view) : span.run(() => this.#handler(view)));
     } catch (e) {
       this.#settle(held, e);
       return;
@@ -626,6 +642,7 @@ export class Worker<P> {
   /** Queues the job's settle: ack (`failure` null), else retry or bury; a lost job is dropped. */
   #settle(held: Held<P>, failure: unknown): void {
     if (held.timedOut) return; // failed at its timeout already
+    if (failure !== null) held.span?.failed(failure);
     if (held.lost || held.own) {
       this.#release(held);
       return;
@@ -635,12 +652,12 @@ export class Worker<P> {
     this.#freed();
     const job = held.job;
     if (failure === null) {
-      this.#queue({ settlement: { kind: "ack", job }, why: "done" });
+      this.#queue({ settlement: { kind: "ack", job }, why: "done" }, held.span);
       return;
     }
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
     if (failure instanceof UnrecoverableError || job.attempts >= this.#maxAttempts) {
-      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" });
+      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" }, held.span);
       return;
     }
     let settlement: Settlement;
@@ -654,10 +671,12 @@ export class Worker<P> {
       this.#report(e);
       settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES) };
     }
-    this.#queue({ settlement, why: "failed" });
+    this.#queue({ settlement, why: "failed" }, held.span);
   }
 
-  #queue(q: Queued): void {
+  /** Queues a settle for the next flush (`span`: the job's process span, told what is sent). */
+  #queue(q: Queued, span: ProcessSpan | null = null): void {
+    span?.settling(q.settlement.kind);
     this.#queued.push(q);
     if (!this.#flushPending) {
       this.#flushPending = true;
@@ -701,6 +720,8 @@ export class Worker<P> {
       const reported = new Set<Error>();
       batch.forEach((q, i) => {
         const r = results[i] ?? null;
+        const held = this.#held.get(claimKey(q.settlement.job));
+        if (r !== null) held?.span?.settleFailed(q.settlement.kind, r);
         if (r === null) this.#count(q.why, q.settlement.kind);
         else {
           if (r instanceof LeaseLostError) this.lost++;
@@ -709,7 +730,6 @@ export class Worker<P> {
             this.#report(r);
           }
         }
-        const held = this.#held.get(claimKey(q.settlement.job));
         if (held !== undefined) this.#release(held);
       });
     })().finally(() => {
@@ -725,6 +745,7 @@ export class Worker<P> {
       this.#held.delete(key);
       if (held.settling) this.#settling--;
     }
+    held.span?.end();
     held.finish();
     this.#freed();
   }
@@ -740,6 +761,7 @@ export class Worker<P> {
       if (this.#held.get(claimKey(held.job)) !== held || held.lost || held.settling || held.own) continue;
       held.lost = true;
       lost++;
+      held.span?.leaseLost(error);
       held.controller.abort(error);
     }
     this.lost += lost;
@@ -916,7 +938,7 @@ export class Worker<P> {
       }
       held.settling = true;
       this.#settling++;
-      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" });
+      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" }, held.span);
     }
   }
 }

@@ -158,5 +158,6 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     progress: (job, value) => calls.progress(job, value),
     reap: (queue) => calls.reap(queue),
     fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
+    tracing: c.tracing,
   };
 }

@@ -114,6 +114,12 @@ export const OPTIONS = {
       "and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs " +
       "(active), the admission is a new job, which takes the key",
   },
+  traceparent: {
+    gate: { kind: "name" },
+    sample: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+    doc: "the W3C trace context (`traceparent`) of the span that admitted the job (OpenTelemetry): the server keeps it " +
+      "for the worker, whose `process` span links to it",
+  },
 } as const satisfies Record<string, { gate: OptionGate; needs?: string; sample: string; doc: string }>;
 
 /** The name of an option. */

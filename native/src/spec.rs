@@ -89,7 +89,7 @@ pub mod arg {
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
-pub static OPTIONS: [Opt; 4] = [
+pub static OPTIONS: [Opt; 5] = [
     // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
     Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
     // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
@@ -98,6 +98,8 @@ pub static OPTIONS: [Opt; 4] = [
     Opt { name: "dedup_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: Some("dedup") },
     // 1: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs (active), the admission is a new job, which takes the key
     Opt { name: "debounce", gate: Gate::Number { min: 1, max: Some(1), digits: 15 }, needs: Some("dedup") },
+    // the W3C trace context (traceparent) of the span that admitted the job (OpenTelemetry): the server keeps it for the worker, whose process span links to it
+    Opt { name: "traceparent", gate: Gate::Name, needs: None },
 ];
 
 /// Every verb's call shape, in wire order.

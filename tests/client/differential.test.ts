@@ -48,6 +48,8 @@ const MAXES = ["0", "1", "5", "10001", ...JUNK];
 const OPTS = [
   "", "", "timeout_ms=5000", "dedup=k", "dedup=k\0debounce=1", "dedup=k\0dedup_ms=30", "dedup=j\0dedup_ms=999999",
   "dedup=k\0dedup_ms=30\0debounce=1", "timeout_ms=0", "dedup=a{b", "debounce=1", "lane=x", "dedup=k\0dedup=j", "=",
+  "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "dedup=k\0traceparent=00-1-2-01",
+  "traceparent=a}b", "traceparent=",
 ];
 
 /**

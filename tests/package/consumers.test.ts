@@ -6,7 +6,9 @@
  * `auto`), works it, checks the payload, stops the worker and closes — under Deno (import map to the
  * unpacked upload, glide from npm, the documented permissions only), Bun (`bun add` of the tarball)
  * and Node (`npm install` of the tarball). docs/PACKAGE.md's samples are type-checked as a Deno
- * consumer, and its quick start runs under Deno and Bun.
+ * consumer (the tracing one with the consumer's own `@opentelemetry/api`), and its quick start
+ * runs under Deno and Bun. Under Node, with the OpenTelemetry SDK installed beside the tarball, a
+ * traced enqueue and worker give a send span and a process span linked to it.
  *
  * Caches (Deno, Bun, npm) live in the repository's gitignored .tmp/ and are reused between runs;
  * the build is shared with the other package suites (_shared.ts).
@@ -94,6 +96,55 @@ mq.work(queue, async (job) => {
 }, { concurrency: 2, handleSignals: true, stopTimeoutMs: 1500 });
 setInterval(() => {}, 1000); // nothing else to do: only a signal ends this program
 `;
+
+/**
+ * Tracing as a Node user sets it up: the SDK's in-memory exporter, a job enqueued under tracing
+ * and worked here; prints the send span's context and the process span's link to it.
+ */
+const TRACED = `
+import * as api from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { EchoMQ } from "@echomq/echomq/client";
+
+const exporter = new InMemorySpanExporter();
+api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+api.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+const queue = "traced-RUNTIME";
+const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: PORT }], backend: "auto", tracing: { api } });
+const id = await mq.enqueue(queue, { n: 1 });
+let done = false;
+const worker = mq.work(queue, () => void (done = true));
+const deadline = Date.now() + 15000;
+while (!done && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+await worker.stop();
+await mq.close();
+const spans = exporter.getFinishedSpans();
+const send = spans.find((s) => s.name === "send " + queue);
+const process = spans.find((s) => s.name === "process " + queue);
+console.log(JSON.stringify({
+  id,
+  send: send && { kind: send.kind, id: send.attributes["messaging.message.id"], spanId: send.spanContext().spanId },
+  process: process && { kind: process.kind, id: process.attributes["messaging.message.id"], links: process.links.map((l) => l.context.spanId) },
+}));
+`;
+
+/** Runs TRACED under node in `dir`: a send span (PRODUCER) and a process span (CONSUMER) linked to it. */
+async function expectTraced(dir: string): Promise<void> {
+  writeFileSync(join(dir, "traced.mjs"), TRACED.replaceAll("RUNTIME", "node").replace("PORT", String(server.port)));
+  const r = await run("node", ["traced.mjs"], { cwd: dir, timeoutMs: 60_000 });
+  if (r.code !== 0) throw new Error(`node traced.mjs exited ${r.code}\n${r.stdout}\n${r.stderr}`);
+  const got = JSON.parse(r.stdout.trim().split("\n").at(-1)!) as {
+    id: string;
+    send: { kind: number; id: string; spanId: string };
+    process: { kind: number; id: string; links: string[] };
+  };
+  expect(got).toEqual({
+    id: got.id,
+    send: { kind: 3, id: got.id, spanId: got.send.spanId }, // SpanKind.PRODUCER
+    process: { kind: 4, id: got.id, links: [got.send.spanId] }, // SpanKind.CONSUMER
+  });
+}
 
 /** Runs SIGNALLED (written to `file` in `dir`) with `argv`, sends SIGTERM, checks the queue after. */
 async function expectSignalled(runtime: string, dir: string, file: string, argv: string[]): Promise<void> {
@@ -208,6 +259,10 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const dir = consumerDir("deno");
   const glide = denoJson().imports!["@valkey/valkey-glide"]!;
   const map: Record<string, string> = { "@valkey/valkey-glide": glide };
+  // the user's own OpenTelemetry API, which docs/PACKAGE.md's tracing sample hands to connect
+  const otel = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
+    .devDependencies["@opentelemetry/api"];
+  map["@opentelemetry/api"] = `npm:@opentelemetry/api@${otel}`;
   for (const [sub, file] of exportEntries()) {
     map[sub === "." ? "@echomq/echomq" : `@echomq/echomq/${sub.slice(2)}`] = join(jsr.unpacked, file);
   }
@@ -249,7 +304,10 @@ test("Bun consumer: bun add of the packed tarball", async () => {
 test("Node consumer: npm install of the packed tarball, compiled JavaScript on Node ≥ 20", async () => {
   const dir = consumerDir("node");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "node-consumer", private: true, type: "module" }));
-  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball, "@valkey/valkey-glide"], {
+  const dev = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
+    .devDependencies;
+  const otel = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks"].map((p) => `${p}@${dev[p]}`);
+  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball, "@valkey/valkey-glide", ...otel], {
     cwd: dir,
     env: denoEnv(CACHE_ENV),
     timeoutMs: 120_000,
@@ -258,4 +316,5 @@ test("Node consumer: npm install of the packed tarball, compiled JavaScript on N
   const report = expectConsumed(await run("node", ["consumer.mjs"], { cwd: dir, timeoutMs: 60_000 }), "node");
   expect(Number(/^v(\d+)\./.exec(String(report["version"]))?.[1])).toBeGreaterThanOrEqual(20);
   await expectSignalled("node", dir, "signalled.mjs", ["node"]);
+  await expectTraced(dir);
 }, 180_000);

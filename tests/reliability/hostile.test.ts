@@ -325,7 +325,8 @@ const OPTS: readonly Bin[] = [
   "", "", "", "timeout_ms=5000", "dedup=k1", "dedup=k2", "dedup=k1\0debounce=1", "dedup=k1\0dedup_ms=50",
   "dedup=k1\0dedup_ms=50\0debounce=1", "timeout_ms=0", "timeout_ms=x", "dedup=a{b", "dedup=", "debounce=2\0dedup=k1",
   "dedup_ms=5", "debounce=1", "lane=x", "dedup=k1\0dedup=k2", "dedup", "=v", "dedup=k1\0", "\0", "x".repeat(4097),
-  `dedup=${"k".repeat(1025)}`,
+  `dedup=${"k".repeat(1025)}`, "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+  "timeout_ms=5000\0traceparent=x", "traceparent={x", "traceparent=\0", `traceparent=${"t".repeat(1025)}`,
 ];
 
 function validCall(): Bin[] {
