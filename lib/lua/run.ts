@@ -13,20 +13,10 @@ import { luaScript } from "./_prelude.ts";
 export const RUN_LUA: string = luaScript(
   "RUN",
   `
-local seen = {}
-for j = 1, n do
-  if seen[id[j]] then return emq_refuse['repeated']({id = id[j]}) end
-  seen[id[j]] = true
-end
+local e = emq_repeated(n, id) if e then return e end
 local schedule, pending, wake = base .. 'schedule', base .. 'pending', base .. 'wake'
-local missing = {}
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
-local kinds = {}
-for _, k in ipairs({{schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) do
-  local t, e = emq_type(k[1], k[2]) if e then return e end
-  kinds[k[1]] = t
-  if t == 'none' then missing[#missing + 1] = k[1] end
-end
+local s, e = emq_types({{schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
+local kinds, missing = s.kinds, s.missing
 local rows, exists, stray = {}, {}, {}
 for j = 1, n do
   rows[j] = base .. 'job:' .. id[j]
