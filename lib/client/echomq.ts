@@ -19,6 +19,8 @@ import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import * as leases from "./leases.ts";
+import * as limits from "./limits.ts";
+import type { LimitOptions, QueueLimits } from "./limits.ts";
 import * as operations from "./operations.ts";
 import {
   BATCH_COMMANDS,
@@ -375,6 +377,37 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /** Whether `queue` is paused. */
   async isPaused<const Q extends string>(queue: CheckQueue<Q>): Promise<boolean> {
     return await inspect.isPaused(this.#c, this.#c.keyspace(queue));
+  }
+
+  /**
+   * Sets `queue`'s limits, which every claim of every worker of every process obeys on the server:
+   * `concurrency`, the most jobs active at once; `rate`, at most `max` claims per `perMs` on average
+   * and `burst` (default 1) at once — the generic cell-rate algorithm, exact, with no window edge
+   * that lets 2× through. A field left out keeps its limit, `null` removes it; a bad value is an
+   * `EchoMQError` (rule `limit`) naming it, before any wire. Returns the limits now in force.
+   *
+   * @example
+   * ```ts ignore
+   * await mq.limit("emails", { concurrency: 5, rate: { max: 10, perMs: 1000 } });
+   * await mq.limit("emails", { rate: null }); // concurrency 5 stays
+   * ```
+   */
+  async limit<const Q extends string>(queue: CheckQueue<Q>, opts: LimitOptions): Promise<QueueLimits> {
+    return await limits.limit(this.#c, this.#c.keyspace(queue), opts);
+  }
+
+  /** `queue`'s limits (`limit`) and its park (`penalize`), as the server holds them. */
+  async limits<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueLimits> {
+    return await limits.limits(this.#c, this.#c.keyspace(queue));
+  }
+
+  /**
+   * Parks `queue` for `ms`: claims hand out nothing until then (a remote service said "slow down";
+   * a handler throws `RateLimitedError` for the same from inside). A longer park in force is kept.
+   * Returns when the park ends (ms since the epoch, server clock).
+   */
+  async penalize<const Q extends string>(queue: CheckQueue<Q>, ms: number): Promise<number> {
+    return await limits.penalize(this.#c, this.#c.keyspace(queue), ms);
   }
 
   /**

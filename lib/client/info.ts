@@ -10,6 +10,7 @@ import type { JobId } from "../keyspace/mod.ts";
 import { decodeOptions, META, ROW, STATE } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
 import type { Counts } from "./job.ts";
+import type { QueueLimits } from "./limits.ts";
 
 /** Where a job is: the state its row records. */
 export type JobState = "pending" | "active" | "scheduled" | "dead";
@@ -77,6 +78,8 @@ export interface QueueStats extends Counts {
   readonly deadMax: number;
   /** How long dead jobs are kept, in ms (0: no limit). */
   readonly deadAgeMs: number;
+  /** Its limits (`mq.limit`) and park (`mq.penalize`). */
+  readonly limits: QueueLimits;
 }
 
 const UTF8 = new TextDecoder();
@@ -159,7 +162,11 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
 }
 
 /** A queue's stats from its counts and its `meta` hash. */
-export function queueStats(counts: Counts, meta: Map<string, Uint8Array>, defaults: { deadMax: number; deadAgeMs: number }): QueueStats {
+export function queueStats(
+  counts: Counts,
+  meta: Map<string, Uint8Array>,
+  defaults: { deadMax: number; deadAgeMs: number; limits: QueueLimits },
+): QueueStats {
   return {
     ...counts,
     paused: text(meta, META.paused) === "1",
@@ -171,5 +178,6 @@ export function queueStats(counts: Counts, meta: Map<string, Uint8Array>, defaul
     claims: num(meta, META.claimed) ?? 0,
     deadMax: num(meta, META.dead_max) ?? defaults.deadMax,
     deadAgeMs: num(meta, META.dead_age_ms) ?? defaults.deadAgeMs,
+    limits: defaults.limits,
   };
 }

@@ -13,6 +13,7 @@ import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
 import type { Counts } from "./job.ts";
+import { limitsOf } from "./limits.ts";
 import { integerIn, refuse, wholeNumber } from "./options.ts";
 
 /** Most jobs one page of `jobs` holds. */
@@ -38,9 +39,11 @@ export async function counts<P>(c: ClientContext<P>, ks: Keyspace): Promise<Coun
 /** See `EchoMQ.stats`. */
 export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<QueueStats> {
   const [totals, [meta]] = await counted(c, ks, [["HGETALL", ks.meta]]);
-  return queueStats(totals, fields(meta!), {
+  const values = fields(meta!);
+  return queueStats(totals, values, {
     deadMax: DEAD_MAX_DEFAULT,
     deadAgeMs: DEAD_AGE_DEFAULT_MS,
+    limits: limitsOf(values, Date.now()),
   });
 }
 

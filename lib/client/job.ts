@@ -56,6 +56,11 @@ export interface WorkerJob<P> extends Job<P> {
   readonly leaseUntil: number;
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void>;
+  /**
+   * Throws a `RateLimitedError`: the job is handed back without spending an attempt and the queue
+   * hands out nothing for `ms` (`throw` it, or call it, from the handler).
+   */
+  rateLimited(ms: number): never;
 }
 
 /** How many ids each of a queue's sets holds. */

@@ -31,6 +31,7 @@ export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Admitted, Claim } from "./batch.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { QueueScanPage } from "./inspect.ts";
+export type { LimitOptions, QueueLimits, RateLimit } from "./limits.ts";
 export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 export {
   type Backoff,
@@ -43,7 +44,14 @@ export {
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
-export { JobTimeoutError, LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+export {
+  JobTimeoutError,
+  LeaseExpiredError,
+  RateLimitedError,
+  RetryError,
+  UnrecoverableError,
+  WorkerStalledError,
+} from "./worker_errors.ts";
 export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
 export type { MissedPolicy, RepeatSpec } from "./repeat.ts";
 export {

@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
- * import { EchoMQ } from "../../client.ts";
+import { EchoMQ } from "../../client.ts";
  *
  * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
  * const mail = mq.queue<{ to: string }>("mail");
@@ -27,6 +27,7 @@ import type { EchoMQ } from "./echomq.ts";
 import type { PayloadDecodeError } from "./errors.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job } from "./job.ts";
+import type { LimitOptions, QueueLimits } from "./limits.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker.ts";
@@ -143,6 +144,21 @@ export class Queue<P, K extends PayloadKind = "json"> {
   /** See `EchoMQ.isPaused`. */
   isPaused(): Promise<boolean> {
     return this.#mq.isPaused(this.name);
+  }
+
+  /** See `EchoMQ.limit`. */
+  limit(opts: LimitOptions): Promise<QueueLimits> {
+    return this.#mq.limit(this.name, opts);
+  }
+
+  /** See `EchoMQ.limits`. */
+  limits(): Promise<QueueLimits> {
+    return this.#mq.limits(this.name);
+  }
+
+  /** See `EchoMQ.penalize`. */
+  penalize(ms: number): Promise<number> {
+    return this.#mq.penalize(this.name, ms);
   }
 
   /** See `EchoMQ.retain`. */

@@ -32,7 +32,14 @@ import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 import type { Claim } from "./batch.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
-import { askedDelay, JobTimeoutError, LeaseExpiredError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+import {
+  askedDelay,
+  JobTimeoutError,
+  LeaseExpiredError,
+  RateLimitedError,
+  UnrecoverableError,
+  WorkerStalledError,
+} from "./worker_errors.ts";
 import { FIRE_POLL_MS } from "./schedulers.ts";
 import { exponential } from "./backoff.ts";
 import type { ProcessSpan, Tracing } from "./tracing.ts";
@@ -46,6 +53,13 @@ export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
  * overrides it.
  */
 export type Backoff = number | ((attempts: number, error: unknown) => number);
+
+/**
+ * A claim that got nothing but is told the queue claims again sooner than this (ms: a rate limit's
+ * next token, a park's end) waits on a timer here, not on the server, whose waits end at its cron
+ * ticks (`hz` 10: every 100 ms).
+ */
+const SOON_MS = 250;
 
 /** Default `blockMs` of a worker: how long one waiting call of an idle worker lasts. */
 export const DEFAULT_BLOCK_MS = 5000;
@@ -162,6 +176,8 @@ export interface WorkerClient<P> {
   progress(job: JobRef, value: unknown): Promise<void>;
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
+  /** Parks the queue for `ms` (`mq.penalize`): a handler's `RateLimitedError`. */
+  penalize?(queue: string, ms: number): Promise<number>;
   /**
    * Fires the queue's due schedulers once; resolves with the ms to wait before looking again
    * (`idleMs` when the queue has none).
@@ -364,6 +380,8 @@ export class Worker<P> {
   #step: Step = "connecting";
   #stepSince = performance.now();
   #stallReports = 0;
+  /** Settles once the last CLAIM sent has answered (or failed). */
+  #claiming: Promise<void> = Promise.resolve();
   /** Ends the claim loop's current wait (a stop, or the watchdog): it throws {@link INTERRUPTED}. */
   #interrupt: () => void = () => {};
   #interrupted: Promise<typeof INTERRUPTED> = new Promise(() => {});
@@ -515,13 +533,28 @@ export class Worker<P> {
         this.#lastClaim = performance.now();
         this.#at("waiting for a CLAIM reply");
         const sentAt = performance.now();
-        const claim: Claim<P> = await this.#wait(line.claim(this.queue, want, this.#leaseMs, waitMs));
+        const sent = line.claim(this.queue, want, this.#leaseMs, waitMs);
+        this.#claiming = sent.then(() => {}, () => {});
+        // a reply that comes after the wait was interrupted (a stop) still runs its jobs: they are claimed
+        const claim: Claim<P> = await this.#wait(sent, (late) => {
+          for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
+        });
         failures = 0;
         for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
         dry = claim.jobs.length < want;
+        // nextMs is the server's time: compared with the server's clock, not this machine's
+        const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : this.#blockMs;
+        if (dry && untilDue < SOON_MS && !this.#stopping) {
+          // soon (a rate limit's next token, a park's end): a timer here, then a claim that does not
+          // wait — the server's wait ends only at its next cron tick (10 per second by default)
+          this.#at("waiting for a job");
+          let timer: ReturnType<typeof setTimeout> | undefined;
+          await this.#wait(new Promise<void>((wake) => (timer = setTimeout(wake, Math.max(1, Math.ceil(untilDue))))))
+            .finally(() => clearTimeout(timer));
+          dry = false;
+          continue;
+        }
         if (claim.jobs.length === 0 && this.#client.backend === "scripts" && !this.#stopping) {
-          // nextMs is the server's time: compared with the server's clock, not this machine's
-          const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : this.#blockMs;
           this.#at("waiting for a job");
           await this.#wait(line.wake(this.queue, Math.max(10, Math.min(this.#blockMs, Math.ceil(untilDue)))));
         }
@@ -587,6 +620,9 @@ export class Worker<P> {
         return held.leaseUntil;
       },
       progress: (value) => this.#client.progress(job, value),
+      rateLimited: (ms) => {
+        throw new RateLimitedError(ms);
+      },
     };
     const context: Running = {
       done,
@@ -653,6 +689,17 @@ export class Worker<P> {
     const job = held.job;
     if (failure === null) {
       this.#queue({ settlement: { kind: "ack", job }, why: "done" }, held.span);
+      return;
+    }
+    if (failure instanceof RateLimitedError) {
+      // the queue parked first, then the job handed back: no other worker takes it before the park
+      const handBack = (): void => this.#queue({ settlement: { kind: "release", job }, why: "hand-back" }, held.span);
+      const park = this.#client.penalize?.(this.queue, failure.ms);
+      if (park === undefined) handBack();
+      else park.then(handBack, (e: unknown) => {
+        this.#report(e);
+        handBack();
+      });
       return;
     }
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
@@ -879,10 +926,19 @@ export class Worker<P> {
       this.#freed();
       this.#stopped = (async () => {
         // A claim waiting on the server ends there first (so it claims nothing for a connection
-        // about to close); if that fails, closing the connection ends it.
+        // about to close): UNBLOCK, again until the claim has answered — one that reaches the server
+        // before the CLAIM does ends nothing, and the CLAIM would then wait there and take a job
+        // enqueued after this stop. Jobs it claimed meanwhile are run (the claim loop's `late`). If
+        // that fails, closing the connection ends it.
         const line = this.#line;
         if (line !== null) {
-          await within(line.unblock().catch(() => {}), 1000, undefined);
+          let answered = false;
+          void this.#claiming.then(() => (answered = true));
+          const until = performance.now() + 2000;
+          while (!answered && performance.now() < until) {
+            await within(line.unblock().catch(() => {}), 1000, undefined);
+            await within(this.#claiming, 20, undefined);
+          }
           line.close();
         }
         await this.#loop;

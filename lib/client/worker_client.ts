@@ -23,6 +23,7 @@ import type { Connection } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import type { WorkerClient } from "./worker.ts";
+import { penalize } from "./limits.ts";
 
 /** The client's methods a worker calls as they are (the `EchoMQ` facade has them). */
 export type WorkerCalls<P> = Pick<WorkerClient<P>, "settleMany" | "extend" | "progress" | "reap">;
@@ -157,6 +158,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     extend: (jobs, leaseMs) => calls.extend(jobs, leaseMs),
     progress: (job, value) => calls.progress(job, value),
     reap: (queue) => calls.reap(queue),
+    penalize: (queue, ms) => penalize(c, c.keyspace(queue), ms),
     fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
     tracing: c.tracing,
   };

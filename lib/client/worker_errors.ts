@@ -46,6 +46,32 @@ export class RetryError extends Error {
   }
 }
 
+/**
+ * Thrown by a handler: a remote service said "slow down" (HTTP 429, a `Retry-After`). The job is
+ * handed back (pending again, the attempt given back: no retry is spent) and the queue is parked
+ * for `ms` — no worker of any process claims from it until then (`mq.penalize`). `job.rateLimited(ms)`
+ * throws it.
+ *
+ * @example
+ * ```ts
+ * import { RateLimitedError } from "../../client.ts";
+ * const handler = async (job: { payload: { url: string } }) => {
+ *   const res = await fetch(job.payload.url);
+ *   if (res.status === 429) throw new RateLimitedError(Number(res.headers.get("retry-after") ?? 1) * 1000);
+ * };
+ * ```
+ */
+export class RateLimitedError extends Error {
+  /** How long the queue hands out nothing, in ms. */
+  readonly ms: number;
+  /** Builds the error for a park of `ms` (1 ms to a day). */
+  constructor(ms: number, message = `rate limited for ${ms} ms`) {
+    super(message);
+    this.name = "RateLimitedError";
+    this.ms = ms;
+  }
+}
+
 /** The delay a thrown value asks for (`retryDelayMs`, a number ≥ 0), or null. */
 export function askedDelay(e: unknown): number | null {
   if (e === null || typeof e !== "object" || !("retryDelayMs" in e)) return null;

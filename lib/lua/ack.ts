@@ -13,11 +13,13 @@ export const ACK_LUA: string = luaScript(
   "ACK",
   `
 local active = base .. 'active'
-local rows, e, going = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, '${META.acked}', true) if e then return e end
+local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, '${META.acked}', 'gone')
+if e then return e end
 emq_let_go(going, emq_now())
 emq_each('ZREM', active, id)
 emq_each('DEL', nil, rows)
 redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
+emq_freed(freeing)
 return n
 `,
   LEASES_LUA,

@@ -14,7 +14,8 @@ export const BURY_LUA: string = luaScript(
   "BURY",
   `
 local active, dead = base .. 'active', base .. 'dead'
-local rows, e, going = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, '${META.buried}', true) if e then return e end
+local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, '${META.buried}', 'gone')
+if e then return e end
 local now = emq_now()
 local victims, e = emq_trim_select(base, dead, now, n) if e then return e end
 local at = emq_int(now)
@@ -26,6 +27,7 @@ for j = 1, n do
 end
 redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
 emq_trim(dead, victims)
+emq_freed(freeing)
 return n
 `,
   LEASES_LUA + RETENTION_LUA,

@@ -16,6 +16,7 @@
 import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { LIMITS_LUA } from "./limits.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -32,13 +33,26 @@ local now = emq_now()
 local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
 local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
 local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
+-- The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
+-- expired leases leave active first) and the rate limit's tokens.
+local lim = emq_limits(meta)
+local parked = lim.parked and lim.parked > now
+local room, busy, allowed, q, r = count, 0, 0, 0, 0
+if lim.conc then
+  busy = (kinds[active] == 'zset' and redis.call('ZCARD', active) or 0) - #expired.ids
+  room = math.min(room, math.max(0, lim.conc - busy))
+end
+if lim.rate then
+  allowed, q, r = emq_tokens(lim, now)
+  room = math.min(room, allowed)
+end
 
 -- The walk, writing nothing: candidates in the order RPOP will return them after the moves.
 local len = kinds[pending] == 'list' and redis.call('LLEN', pending) or 0
 local total = #expired.ids + len + #due.ids
 local claimed, popped = {}, 0
 local i = 0
-while not paused and #claimed < count and i < total do
+while not paused and not parked and #claimed < room and i < total do
   i = i + 1
   local id, row, exists
   if i <= #expired.ids then
@@ -84,6 +98,10 @@ if #claimed > 0 then
   if old < floor then by = floor - old + #claimed end
   local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
   redis.call('HINCRBY', KEYS[1], '${META.claimed}', #claimed)
+  if lim.rate then
+    q, r = emq_take(lim.rate, q, r, #claimed)
+    redis.call('HSET', KEYS[1], '${META.tat}', emq_int(q) .. ' ' .. emq_int(r))
+  end
   local deadline = emq_int(now + lease_ms)
   for j, c in ipairs(claimed) do
     local token = last - #claimed + j
@@ -95,25 +113,32 @@ if #claimed > 0 then
     reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token, opts}
   end
 end
--- wake: '${WAKE.ready}' while pending holds ids; a '${WAKE.due}' marker whose time has come is spent.
-if redis.call('LLEN', pending) > 0 then
+-- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
+-- time has come is spent.
+local spent_rate = lim.rate and allowed - #claimed <= 0
+local claimable = not paused and not parked and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
+if claimable and redis.call('LLEN', pending) > 0 then
   if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
   redis.call('ZREM', wake, '${WAKE.ready}')
 end
 local spent = redis.call('ZSCORE', wake, '${WAKE.due}')
 if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
--- next_ms: the earliest time a scheduled job falls due or a lease runs out (0: none).
-local next_ms = 0
+-- next_ms: the earliest time a scheduled job falls due, a lease runs out, the park ends or the
+-- spent rate limit allows a claim again (0: none).
+local times = {}
 for _, key in ipairs({schedule, active}) do
   local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  if head[2] then
-    local at = tonumber(head[2])
-    if next_ms == 0 or at < next_ms then next_ms = at end
-  end
+  if head[2] then times[#times + 1] = tonumber(head[2]) end
+end
+if parked then times[#times + 1] = lim.parked end
+if spent_rate then times[#times + 1] = emq_next_token(lim.rate, q, r) end
+local next_ms = 0
+for _, at in ipairs(times) do
+  if next_ms == 0 or at < next_ms then next_ms = at end
 end
 reply[1] = next_ms
 return reply
 `,
-  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA,
+  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LIMITS_LUA,
 );

@@ -9,19 +9,26 @@
  */
 import { ROW } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { LIMITS_LUA } from "./limits.ts";
 
 /**
- * `emq_leases(base, cluster, n, id, token, structures, total, lets_go)` (with the deduplication
- * functions it calls).
+ * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` (with the deduplication and
+ * limit functions it calls).
  */
-export const LEASES_LUA: string = DEDUP_LUA + `
+export const LEASES_LUA: string = DEDUP_LUA + LIMITS_LUA + `
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
--- nil); lets_go: the jobs leave for good (ACK, BURY), so their deduplication keys are checked after
--- the counter. Returns the rows and what emq_let_go needs, or nil and the refusal.
-local function emq_leases(base, cluster, n, id, token, structures, total, lets_go)
+-- nil); leaves: nil when the jobs stay active (EXTEND, PROGRESS), 'active' when they leave it
+-- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good
+-- (ACK, BURY: their deduplication keys too, checked after the counter). Returns the rows, what
+-- emq_let_go needs and what emq_freed needs, or nil and the refusal.
+local function emq_leases(base, cluster, n, id, token, structures, total, leaves)
   local e = emq_repeated(n, id) if e then return nil, e end
   local s, e = emq_types(structures) if e then return nil, e end
   local missing = s.missing
+  local freeing
+  if leaves then
+    freeing, e = emq_freeing(base, s.meta, missing) if e then return nil, e end
+  end
   local active = structures[1][1]
   local rows, held = {}, {}
   for j = 1, n do
@@ -38,7 +45,7 @@ local function emq_leases(base, cluster, n, id, token, structures, total, lets_g
     e = emq_counter(KEYS[1], total) if e then return nil, e end
   end
   local going = false
-  if lets_go then
+  if leaves == 'gone' then
     local jobs = {}
     for j = 1, n do jobs[j] = {id[j], rows[j]} end
     going, e = emq_letting_go(base, jobs, missing) if e then return nil, e end
@@ -49,6 +56,6 @@ local function emq_leases(base, cluster, n, id, token, structures, total, lets_g
     if not held[j] then stale[#stale + 1] = id[j] end
   end
   if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}) end
-  return rows, nil, going
+  return rows, nil, going, freeing
 end
 `;

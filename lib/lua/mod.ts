@@ -13,7 +13,9 @@ import { CLAIM_LUA } from "./claim.ts";
 import { DROP_LUA } from "./drop.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
 import { EXTEND_LUA } from "./extend.ts";
+import { LIMIT_LUA } from "./limit.ts";
 import { PAUSE_LUA } from "./pause.ts";
+import { PENALIZE_LUA } from "./penalize.ts";
 import { PROGRESS_LUA } from "./progress.ts";
 import { PROMOTE_LUA } from "./promote.ts";
 import { REAP_LUA } from "./reap.ts";
@@ -47,6 +49,8 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   RUN: RUN_LUA,
   PAUSE: PAUSE_LUA,
   RESUME: RESUME_LUA,
+  LIMIT: LIMIT_LUA,
+  PENALIZE: PENALIZE_LUA,
   RETAIN: RETAIN_LUA,
   DROP: DROP_LUA,
   PROMOTE: PROMOTE_LUA,

@@ -14,7 +14,7 @@ export const RELEASE_LUA: string = luaScript(
   "RELEASE",
   `
 local active, pending, wake = base .. 'active', base .. 'pending', base .. 'wake'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}}, nil)
+local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}}, nil, 'active')
 if e then return e end
 for j = 1, n do
   e = emq_counter(rows[j], '${ROW.attempts}') if e then return e end
@@ -28,6 +28,7 @@ for j = 1, n do
   redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}')
 end
 if was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+emq_freed(freeing)
 return n
 `,
   LEASES_LUA,

@@ -15,7 +15,7 @@ export const RETRY_LUA: string = luaScript(
   `
 local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
 local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}
-local rows, e = emq_leases(base, cluster, n, id, token, structures, '${META.retried}')
+local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
 if e then return e end
 local now = emq_now()
 local was_empty = redis.call('EXISTS', pending) == 0
@@ -36,6 +36,7 @@ end
 redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
 if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
 if ready and was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+emq_freed(freeing)
 return n
 `,
   LEASES_LUA,

@@ -70,6 +70,7 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     exists: queueExists(s),
     counts: countsView(s),
     paused: s.paused,
+    limits: s.limits,
     totals: totalsView(s),
     rate: sampler.rate(name),
   };

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { QueueLimits } from "../client/limits.ts";
 
 /** The job states a queue page lists. */
 export const LISTED_STATES = ["active", "pending", "scheduled", "dead"] as const;
@@ -66,6 +67,8 @@ export interface QueueReply {
   readonly exists: boolean;
   readonly counts: CountsView;
   readonly paused: boolean;
+  /** Its limits (`mq.limit`) and park (`mq.penalize`). */
+  readonly limits: QueueLimits;
   /** The totals its `meta` keeps ({@link TOTALS}). */
   readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */

@@ -13,6 +13,7 @@ import { visible } from "./visible.ts";
 import { badge, capitalized, COLUMNS, frame, type PageOptions } from "./frame_html.ts";
 import { countsView, queueExists } from "./queue_rows.ts";
 import { esc } from "./responses.ts";
+import { limitsText } from "./limits_text.ts";
 
 /** What each listed state's table is called and shows. */
 export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
@@ -111,6 +112,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <button type="button" id="pause"${stats.paused ? " disabled" : ""}>Pause</button>
 <button type="button" id="resume"${stats.paused ? "" : " disabled"}>Resume</button>
 </div>
+<p class="note" id="limits">Limits: ${esc(limitsText(stats.limits))}</p>
 </div>
 <div class="throughput">
 <figure>

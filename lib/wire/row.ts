@@ -51,6 +51,10 @@ export const META_FIELDS = {
   buried: "jobs buried so far",
   dead_max: `the most dead jobs kept (RETAIN; absent: ${DEAD_MAX_DEFAULT}; 0: no limit)`,
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
+  concurrency: "the most jobs active at once across every worker (LIMIT; absent: no limit)",
+  rate: "the rate limit `<max> <per_ms> <burst>` every claim obeys (LIMIT; absent: none)",
+  tat: "the rate limit's state `<q> <r>`: its theoretical arrival time is q + r / max ms (CLAIM; LIMIT deletes it)",
+  parked: "claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)",
 } as const;
 
 /** The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`, made by SCHEDULER). */
@@ -66,7 +70,8 @@ export const SCHEDULER_FIELDS = {
 
 /** The markers on the queue's `wake`, which idle workers of the scripts backend wait on. */
 export const WAKE_MARKERS = {
-  ready: "score 0: pending holds ids (written when ids arrive in it, removed by a CLAIM that empties it)",
+  ready: "score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed " +
+    "by a CLAIM that leaves pending empty, or the queue paused, parked or at a limit)",
   due: "score: the earliest due time a SCHEDULE or RETRY wrote (`ZADD LT`); a CLAIM removes it once due",
 } as const;
 

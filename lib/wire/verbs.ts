@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 7;
+export const WIRE = 8;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -128,6 +128,15 @@ export type OptionName = keyof typeof OPTIONS;
 /** Every option, in spec order (the order `needs` is checked in). */
 export const OPTION_NAMES: readonly OptionName[] = Object.keys(OPTIONS) as OptionName[];
 
+/** Largest concurrency limit LIMIT takes (jobs active at once in a queue). */
+export const MAX_CONCURRENCY = 1_000_000;
+/** Largest `max` of a rate limit (claims per period). */
+export const MAX_RATE = 1_000_000;
+/** Longest period of a rate limit: one day, in ms. */
+export const MAX_RATE_PERIOD_MS = 86_400_000;
+/** Largest burst of a rate limit (claims at once after an idle period). */
+export const MAX_BURST = 1_000_000;
+
 /** Most due ids one CLAIM moves (schedule → pending, expired active → pending) before it claims. */
 export const CLAIM_MOVE_LIMIT = 1000;
 
@@ -201,6 +210,31 @@ export const ARGS = {
     doc: "the most jobs one tick fires for missed runs (1: the latest only; 0: skip them)",
   },
   tick_ms: { gate: { kind: "number", min: 1 }, sample: "1", doc: "the run a scheduler's job is for, ms since the epoch" },
+  concurrency: {
+    gate: { kind: "number", min: 0, max: MAX_CONCURRENCY },
+    sample: "2",
+    doc: "the most jobs of the queue active at once, across every worker (0: no limit)",
+  },
+  rate_max: {
+    gate: { kind: "number", min: 0, max: MAX_RATE },
+    sample: "10",
+    doc: "a rate limit's claims per period (0: no rate limit; then rate_per_ms and rate_burst are not read)",
+  },
+  rate_per_ms: {
+    gate: { kind: "number", min: 1, max: MAX_RATE_PERIOD_MS },
+    sample: "1000",
+    doc: "a rate limit's period, in ms",
+  },
+  rate_burst: {
+    gate: { kind: "number", min: 1, max: MAX_BURST },
+    sample: "1",
+    doc: "the most claims a rate limit lets through at once after an idle period (1: evenly spaced)",
+  },
+  penalty_ms: {
+    gate: { kind: "number", min: 1, max: MAX_RATE_PERIOD_MS },
+    sample: "1000",
+    doc: "how long the queue hands out nothing, in ms from now",
+  },
 } as const satisfies Record<string, { gate: Gate; sample: string; doc: string }>;
 
 /** The name of an argument. */
@@ -249,6 +283,9 @@ const DEDUP_WRITES = "per admitted job with `dedup`: `HSET dedup <key> \"<id> <u
 const DEDUP_RELEASE = "per job admitted with `dedup` whose key still names it: `HDEL dedup <key>` when its window " +
   "has ended, else `ZADD dedup_ttl <until_ms> <key>`";
 
+/** What a settle writes when the queue has a concurrency limit (a slot freed may make jobs claimable). */
+const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 0 ready` (a slot is free)";
+
 /** The wire's verbs, in wire order. */
 export const VERBS = {
   ENQUEUE: {
@@ -283,18 +320,19 @@ export const VERBS = {
     group: [],
     touches: ["pending", "active", "schedule", "dead", "wake", "rows", "dedup", "dedup_ttl"],
     admits: false,
-    reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due or a lease runs out, " +
-      "0 when none), then one `[id, payload, attempts, token, opts]` per claimed job (`opts` as admitted, empty " +
+    reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due, a lease runs out, the " +
+      "queue's park ends or, when its rate limit is spent, its next claim is allowed; 0 when none), then one `[id, payload, attempts, token, opts]` per claimed job (`opts` as admitted, empty " +
       "when none)",
     effect: "moves due ids schedule → pending and expired leases active → pending (at most " +
-      `${CLAIM_MOVE_LIMIT} each), then, unless the queue is paused, pops up to count ids from the tail of ` +
-      "pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and " +
+      `${CLAIM_MOVE_LIMIT} each), then, unless the queue is paused or parked (PENALIZE), pops up to count ids — ` +
+      "fewer when the queue's concurrency limit or rate limit (LIMIT) allows fewer — from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and " +
       "nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake)",
     writes: "as PROMOTE and REAP; tail ids whose row is missing are popped and dropped; per claimed job " +
       "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
       "<now+lease_ms> token <t>`; `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
-      "`HINCRBY meta claimed <k>`; `ZADD wake 0 ready` " +
-      "when pending is left non-empty, else `ZREM wake ready`; retention of dead jobs, as BURY; deduplication " +
+      "`HINCRBY meta claimed <k>`; with a rate limit and k > 0, `HSET meta tat <q> <r>` (docs/WIRE.md, \"Limits\"); " +
+      "`ZADD wake 0 ready` when pending is left non-empty and a claim could take a job now (not paused, not " +
+      "parked, below the concurrency limit, a rate token left), else `ZREM wake ready`; retention of dead jobs, as BURY; deduplication " +
       `windows that ended: up to ${CLAIM_MOVE_LIMIT} members of dedup_ttl with score ≤ now, each \`HDEL dedup <key>\`, ` +
       "`ZREM dedup_ttl <key>`",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
@@ -302,11 +340,11 @@ export const VERBS = {
   ACK: {
     args: [],
     group: ["id", "token"],
-    touches: ["active", "rows", "dedup", "dedup_ttl"],
+    touches: ["active", "pending", "wake", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "ids leave active; their rows are deleted; their deduplication keys are let go",
-    writes: "`ZREM active <ids…>`, `DEL <rows…>`, `HINCRBY meta acked <n>`; " + DEDUP_RELEASE,
+    writes: "`ZREM active <ids…>`, `DEL <rows…>`, `HINCRBY meta acked <n>`; " + DEDUP_RELEASE + "; " + FREED,
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RETRY: {
@@ -320,19 +358,19 @@ export const VERBS = {
     writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
       "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
       "due_ms <now> reason <r>` (argument order); `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
-      "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending",
+      "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED,
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   BURY: {
     args: [],
     group: ["id", "token", "reason"],
-    touches: ["active", "dead", "rows", "dedup", "dedup_ttl"],
+    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
       "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
-      "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE,
+      "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED,
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RELEASE: {
@@ -344,7 +382,7 @@ export const VERBS = {
     effect: "a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim " +
       "counted given back; no reason, nothing counted",
     writes: "`ZREM active <ids…>`, `RPUSH pending <ids…>`; per job `HSET row state pending attempts <a−1>`; " +
-      "`ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one)",
+      "`ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " + FREED,
     domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost", "counter"],
   },
   EXTEND: {
@@ -423,6 +461,32 @@ export const VERBS = {
     effect: "claims hand out jobs again; waiting claims are woken",
     writes: "`HDEL meta paused`; `ZADD wake 0 ready` when pending holds ids",
     domain: ["noperm", "wrongtype", "migrating"],
+  },
+  LIMIT: {
+    args: ["concurrency", "rate_max", "rate_per_ms", "rate_burst"],
+    group: [],
+    touches: ["pending", "wake"],
+    admits: false,
+    reply: "integer: 1",
+    effect: "sets the queue's limits, which every claim of every worker obeys: at most concurrency jobs active at " +
+      "once (0: no limit) and claims at rate_max per rate_per_ms on average, at most rate_burst at once " +
+      "(rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, \"Limits\"); a " +
+      "rate other than the one in force starts from a full bucket; waiting claims are woken",
+    writes: "`meta` made if missing; `HSET meta concurrency <c>` (0: `HDEL meta concurrency`); a rate other than " +
+      "`meta`'s: `HSET meta rate \"<max> <per_ms> <burst>\"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); " +
+      "`ZADD wake 0 ready` when pending holds ids",
+    domain: ["noperm", "wrongtype", "migrating"],
+  },
+  PENALIZE: {
+    args: ["penalty_ms"],
+    group: [],
+    touches: [],
+    admits: false,
+    reply: "integer: the time the queue's park ends (ms since the epoch)",
+    effect: "parks the queue: claims hand out nothing until now + penalty_ms (a remote service said \"slow " +
+      "down\"); a longer park in force is kept; claims answer with the park's end as next_ms",
+    writes: "`meta` made if missing; `HSET meta parked <now+penalty_ms>` unless `meta`'s parked is later",
+    domain: ["wrongtype"],
   },
   RETAIN: {
     args: ["dead_max", "dead_age_ms"],

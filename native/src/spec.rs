@@ -12,7 +12,7 @@ use crate::verbs;
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 7;
+pub const WIRE: i64 = 8;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// Payload limit of the scripts (the module's `emq.max-payload` default).
@@ -41,6 +41,14 @@ pub const MAX_BATCH: usize = 10000;
 pub const CLAIM_MOVE_LIMIT: u64 = 1000;
 /// Tokens a CLAIM may hand out per ms of server time: a claim's tokens start above now × this, so a queue dropped and made again (its `meta` and `tokens` gone) never hands out a token of an earlier life (docs/WIRE.md, "Leases and tokens").
 pub const TOKENS_PER_MS: i64 = 1000;
+/// Largest concurrency limit LIMIT takes (jobs active at once in a queue).
+pub const MAX_CONCURRENCY: i64 = 1000000;
+/// Largest `max` of a rate limit (claims per period).
+pub const MAX_RATE: i64 = 1000000;
+/// Longest period of a rate limit: one day, in ms.
+pub const MAX_RATE_PERIOD_MS: i64 = 86400000;
+/// Largest burst of a rate limit (claims at once after an idle period).
+pub const MAX_BURST: i64 = 1000000;
 
 /// Every argument of the wire, with its gate (step 4).
 pub mod arg {
@@ -86,6 +94,16 @@ pub mod arg {
     pub const MAX_MISSED: Arg = Arg { name: "max_missed", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
     /// the run a scheduler's job is for, ms since the epoch
     pub const TICK_MS: Arg = Arg { name: "tick_ms", gate: Gate::Number { min: 1, max: None, digits: 15 } };
+    /// the most jobs of the queue active at once, across every worker (0: no limit)
+    pub const CONCURRENCY: Arg = Arg { name: "concurrency", gate: Gate::Number { min: 0, max: Some(1000000), digits: 15 } };
+    /// a rate limit's claims per period (0: no rate limit; then rate_per_ms and rate_burst are not read)
+    pub const RATE_MAX: Arg = Arg { name: "rate_max", gate: Gate::Number { min: 0, max: Some(1000000), digits: 15 } };
+    /// a rate limit's period, in ms
+    pub const RATE_PER_MS: Arg = Arg { name: "rate_per_ms", gate: Gate::Number { min: 1, max: Some(86400000), digits: 15 } };
+    /// the most claims a rate limit lets through at once after an idle period (1: evenly spaced)
+    pub const RATE_BURST: Arg = Arg { name: "rate_burst", gate: Gate::Number { min: 1, max: Some(1000000), digits: 15 } };
+    /// how long the queue hands out nothing, in ms from now
+    pub const PENALTY_MS: Arg = Arg { name: "penalty_ms", gate: Gate::Number { min: 1, max: Some(86400000), digits: 15 } };
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
@@ -104,55 +122,59 @@ pub static OPTIONS: [Opt; 5] = [
 
 /// Every verb's call shape, in wire order.
 pub mod verb {
-    use super::arg::*;
+    use super::arg;
     use crate::wire::Verb;
 
     /// `EMQ.ENQUEUE`: new rows (state `pending`); ids pushed on the head of pending, in argument order; a job whose `dedup` key is held is not admitted (docs/WIRE.md, "Deduplication").
-    pub const ENQUEUE: Verb = Verb { name: "EMQ.ENQUEUE", command: "emq.enqueue", args: &[], group: &[ID, OPTS, PAYLOAD], min_groups: 1, admits: true };
+    pub const ENQUEUE: Verb = Verb { name: "EMQ.ENQUEUE", command: "emq.enqueue", args: &[], group: &[arg::ID, arg::OPTS, arg::PAYLOAD], min_groups: 1, admits: true };
     /// `EMQ.SCHEDULE`: new rows (state `scheduled`); ids in schedule at their due_ms; a job whose `dedup` key is held is not admitted (a debounced one moves the waiting job's due time to its own).
-    pub const SCHEDULE: Verb = Verb { name: "EMQ.SCHEDULE", command: "emq.schedule", args: &[], group: &[ID, DUE_MS, OPTS, PAYLOAD], min_groups: 1, admits: true };
-    /// `EMQ.CLAIM`: moves due ids schedule → pending and expired leases active → pending (at most 1000 each), then, unless the queue is paused, pops up to count ids from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake).
-    pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[LEASE_MS, COUNT, BLOCK_MS], group: &[], min_groups: 1, admits: false };
+    pub const SCHEDULE: Verb = Verb { name: "EMQ.SCHEDULE", command: "emq.schedule", args: &[], group: &[arg::ID, arg::DUE_MS, arg::OPTS, arg::PAYLOAD], min_groups: 1, admits: true };
+    /// `EMQ.CLAIM`: moves due ids schedule → pending and expired leases active → pending (at most 1000 each), then, unless the queue is paused or parked (PENALIZE), pops up to count ids — fewer when the queue's concurrency limit or rate limit (LIMIT) allows fewer — from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake).
+    pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[arg::LEASE_MS, arg::COUNT, arg::BLOCK_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.ACK`: ids leave active; their rows are deleted; their deduplication keys are let go.
-    pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
+    pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
-    pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[ID, TOKEN, DELAY_MS, REASON], min_groups: 1, admits: false };
+    pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON], min_groups: 1, admits: false };
     /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go.
-    pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[ID, TOKEN, REASON], min_groups: 1, admits: false };
+    pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[arg::ID, arg::TOKEN, arg::REASON], min_groups: 1, admits: false };
     /// `EMQ.RELEASE`: a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim counted given back; no reason, nothing counted.
-    pub const RELEASE: Verb = Verb { name: "EMQ.RELEASE", command: "emq.release", args: &[], group: &[ID, TOKEN], min_groups: 1, admits: false };
+    pub const RELEASE: Verb = Verb { name: "EMQ.RELEASE", command: "emq.release", args: &[], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.EXTEND`: each job's lease runs until now+lease_ms.
-    pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[LEASE_MS], group: &[ID, TOKEN], min_groups: 1, admits: false };
+    pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
-    pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[ID, TOKEN, VALUE], min_groups: 1, admits: true };
+    pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled or dead jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
-    pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[ID], min_groups: 1, admits: false };
+    pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
-    pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[LIMIT], group: &[ID], min_groups: 0, admits: false };
+    pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
     /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
-    pub const RUN: Verb = Verb { name: "EMQ.RUN", command: "emq.run", args: &[], group: &[ID], min_groups: 1, admits: false };
+    pub const RUN: Verb = Verb { name: "EMQ.RUN", command: "emq.run", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.PAUSE`: claims hand out nothing (waiting claims keep waiting); the queue still admits.
     pub const PAUSE: Verb = Verb { name: "EMQ.PAUSE", command: "emq.pause", args: &[], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RESUME`: claims hand out jobs again; waiting claims are woken.
     pub const RESUME: Verb = Verb { name: "EMQ.RESUME", command: "emq.resume", args: &[], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.LIMIT`: sets the queue's limits, which every claim of every worker obeys: at most concurrency jobs active at once (0: no limit) and claims at rate_max per rate_per_ms on average, at most rate_burst at once (rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, "Limits"); a rate other than the one in force starts from a full bucket; waiting claims are woken.
+    pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.PENALIZE`: parks the queue: claims hand out nothing until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
+    pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, at most 1000 per call (a BURY or CLAIM applies it too).
-    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[DEAD_MAX, DEAD_AGE_MS], group: &[], min_groups: 1, admits: false };
+    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
-    pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
+    pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
-    pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
+    pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.REAP`: up to limit ids whose lease expired go back to pending (the tail: claimed next).
-    pub const REAP: Verb = Verb { name: "EMQ.REAP", command: "emq.reap", args: &[LIMIT], group: &[], min_groups: 1, admits: false };
+    pub const REAP: Verb = Verb { name: "EMQ.REAP", command: "emq.reap", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.SCHEDULER`: upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed and payload change (its next run stays); with another spec it runs next at next_ms.
-    pub const SCHEDULER: Verb = Verb { name: "EMQ.SCHEDULER", command: "emq.scheduler", args: &[NAME, SPEC, NEXT_MS, MAX_MISSED, PAYLOAD], group: &[], min_groups: 1, admits: true };
+    pub const SCHEDULER: Verb = Verb { name: "EMQ.SCHEDULER", command: "emq.scheduler", args: &[arg::NAME, arg::SPEC, arg::NEXT_MS, arg::MAX_MISSED, arg::PAYLOAD], group: &[], min_groups: 1, admits: true };
     /// `EMQ.UNSCHEDULE`: the scheduler is deleted (its jobs already admitted stay).
-    pub const UNSCHEDULE: Verb = Verb { name: "EMQ.UNSCHEDULE", command: "emq.unschedule", args: &[NAME], group: &[], min_groups: 1, admits: false };
+    pub const UNSCHEDULE: Verb = Verb { name: "EMQ.UNSCHEDULE", command: "emq.unschedule", args: &[arg::NAME], group: &[], min_groups: 1, admits: false };
     /// `EMQ.TICK`: fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits (the scheduler's payload; the row also names the scheduler and its run) and the next run is next_ms.
-    pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[NAME, EXPECTED_MS, NEXT_MS], group: &[ID, TICK_MS], min_groups: 0, admits: true };
+    pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
 }
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
-pub static VERBS: [Command; 21] = [
+pub static VERBS: [Command; 23] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -167,13 +189,15 @@ pub static VERBS: [Command; 21] = [
     Command { verb: verb::RUN, run: verbs::run::run, entry: entry::<Dispatcher, 11> },
     Command { verb: verb::PAUSE, run: verbs::pause::run, entry: entry::<Dispatcher, 12> },
     Command { verb: verb::RESUME, run: verbs::resume::run, entry: entry::<Dispatcher, 13> },
-    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 14> },
-    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 15> },
-    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 16> },
-    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 17> },
-    Command { verb: verb::SCHEDULER, run: verbs::scheduler::run, entry: entry::<Dispatcher, 18> },
-    Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 19> },
-    Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 20> },
+    Command { verb: verb::LIMIT, run: verbs::limit::run, entry: entry::<Dispatcher, 14> },
+    Command { verb: verb::PENALIZE, run: verbs::penalize::run, entry: entry::<Dispatcher, 15> },
+    Command { verb: verb::RETAIN, run: verbs::retain::run, entry: entry::<Dispatcher, 16> },
+    Command { verb: verb::DROP, run: verbs::drop::run, entry: entry::<Dispatcher, 17> },
+    Command { verb: verb::PROMOTE, run: verbs::promote::run, entry: entry::<Dispatcher, 18> },
+    Command { verb: verb::REAP, run: verbs::reap::run, entry: entry::<Dispatcher, 19> },
+    Command { verb: verb::SCHEDULER, run: verbs::scheduler::run, entry: entry::<Dispatcher, 20> },
+    Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 21> },
+    Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 22> },
 ];
 
 names! {
@@ -225,7 +249,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`7`), written with `created_ms` on first use
+        /// the wire that made the queue (`8`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -247,13 +271,21 @@ names! {
         dead_max,
         /// how long a dead job is kept, in ms (RETAIN; absent: 30 days; 0: no limit)
         dead_age_ms,
+        /// the most jobs active at once across every worker (LIMIT; absent: no limit)
+        concurrency,
+        /// the rate limit `<max> <per_ms> <burst>` every claim obeys (LIMIT; absent: none)
+        rate,
+        /// the rate limit's state `<q> <r>`: its theoretical arrival time is q + r / max ms (CLAIM; LIMIT deletes it)
+        tat,
+        /// claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)
+        parked,
     }
 }
 
 names! {
     /// The markers on the queue's `wake` (a sorted set).
     Wake WAKE {
-        /// score 0: pending holds ids (written when ids arrive in it, removed by a CLAIM that empties it)
+        /// score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed by a CLAIM that leaves pending empty, or the queue paused, parked or at a limit)
         ready,
         /// score: the earliest due time a SCHEDULE or RETRY wrote (`ZADD LT`); a CLAIM removes it once due
         due,

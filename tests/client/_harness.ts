@@ -243,7 +243,7 @@ export async function digest(conn: Connection, key: string): Promise<string> {
 }
 
 /** Fields derived from now: the times, and the tokens (each claim's start above now × 1000). */
-const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "token", "tokens"]);
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "token", "tokens", "parked"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
 function normaliseTime(x: string): string {
@@ -304,8 +304,10 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
       const pairs = entries(await conn.command(["HGETALL", key], key));
       // a dedup entry is "<id> <until_ms>", its window's end derived from now
       const entry = key.endsWith(":dedup") ? (v: string) => v.replace(/ (\d+)$/, (_, t: string) => ` ${time(t)}`) : null;
+      // a rate limit's state is "<q> <r>", q derived from now
+      const tat = (v: string): string => v.replace(/^(\d+) /, (_, t: string) => `${time(t)} `);
       value = Object.fromEntries(
-        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : entry ? entry(v) : v]),
+        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : f === "tat" ? tat(v) : entry ? entry(v) : v]),
       );
     } else if (type === "list") {
       value = ((await conn.command(["LRANGE", key, "0", "-1"], key)) as unknown[]).map(String);

@@ -79,6 +79,13 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   expected_ms: DUES,
   max_missed: MAXES,
   tick_ms: DUES,
+  // limits: rates of a period no test run outlasts (both twins count the same tokens), parks that
+  // end only across a SLEEP step
+  concurrency: ["0", "1", "2", "1000001", ...JUNK],
+  rate_max: ["0", "1", "2", "1000001", ...JUNK],
+  rate_per_ms: ["60000", "86400000", "86400001", ...JUNK],
+  rate_burst: ["1", "3", "1000001", ...JUNK],
+  penalty_ms: ["030", "60000", "86400001", ...JUNK],
 };
 
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */
@@ -143,10 +150,14 @@ function twins(stem: string): Record<BackendKind, string> {
   }
 }
 
-/** A CLAIM reply's next_ms and tokens are times: they compare as "<now>" (≥ 2001) or as themselves. */
+/**
+ * A CLAIM reply's next_ms and tokens, and PENALIZE's reply, are times: they compare as "<now>"
+ * (≥ 2001) or as themselves.
+ */
 function timeless(o: Outcome): Outcome {
-  if (!("ok" in o) || !Array.isArray(o.ok)) return o;
   const now = (x: unknown): unknown => (typeof x === "number" && x >= 1e12 ? "<now>" : x);
+  if ("ok" in o && typeof o.ok === "number") return { ok: now(o.ok) };
+  if (!("ok" in o) || !Array.isArray(o.ok)) return o;
   const [next, ...rest] = o.ok as unknown[];
   return { ok: [now(next), ...rest.map((j) => (Array.isArray(j) ? [...j.slice(0, 3), now(j[3])] : j))] };
 }

@@ -50,7 +50,7 @@ const site = useModuleServer(["--enable-debug-command", "yes"]);
 /** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
 const LIVE: VerbName[] = await registeredVerbs();
 /** The verbs whose domain (steps 5–6) this suite covers, each with its own cases below. */
-const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP"] as const satisfies
+const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP", "LIMIT", "PENALIZE"] as const satisfies
   readonly VerbName[];
 
 beforeEach(async () => {
@@ -767,11 +767,23 @@ describe("refusals write nothing", () => {
     for (const verb of COVERED) {
       // the deduplication keys are opened only when a job of the call carries (or a settled one held)
       // a key, or, for CLAIM's dedup, when a window ended: tests/client/dedup.test.ts types them
-      const lazy = verb === "CLAIM" ? ["dedup"] : ["dedup", "dedup_ttl"];
+      // a queue's pending and wake, by ACK and BURY only with a concurrency limit (typed below)
+      const lazy = verb === "CLAIM" ? ["dedup"] : ["dedup", "dedup_ttl", ...(verb === "ACK" || verb === "BURY" ? ["pending", "wake"] : [])];
       const derived = (SPEC[verb].touches as readonly string[]).filter((t) => t !== "rows" && !lazy.includes(t));
       for (const key of [q.meta, ...derived.map((t) => `${q.base}${t}`)]) {
         expectOk(await run(["FLUSHALL"]));
         await populate();
+        await ok(["DEL", key]);
+        await ok(["SET", key, "not-mine"]);
+        await refuses(good(verb), WT);
+      }
+    }
+    // with a concurrency limit, a settle frees a slot: it types pending and wake, which it may wake
+    for (const verb of ["ACK", "RETRY", "BURY", "RELEASE"] as const) {
+      for (const key of [q.pending, q.wake]) {
+        expectOk(await run(["FLUSHALL"]));
+        await populate();
+        await ok(["HSET", q.meta, "concurrency", "5"]);
         await ok(["DEL", key]);
         await ok(["SET", key, "not-mine"]);
         await refuses(good(verb), WT);

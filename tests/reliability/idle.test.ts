@@ -41,6 +41,21 @@ async function snapshot(): Promise<{ total: number; calls: Map<string, number> }
   return { total: Number(fields["total_commands_processed"]), calls };
 }
 
+/** Commands clients sent per second over `ms` (commandstats' delta of {@link SENT}, less the measuring INFO). */
+async function sentPerSecond(ms: number): Promise<{ rate: number; by: string }> {
+  const a = await snapshot();
+  const t0 = Date.now();
+  await sleep(ms);
+  const b = await snapshot();
+  const delta: Array<[string, number]> = [];
+  for (const [cmd, n] of b.calls) {
+    const d = n - (a.calls.get(cmd) ?? 0) - (cmd === "info" ? 1 : 0);
+    if (d > 0 && SENT.test(cmd)) delta.push([cmd, d]);
+  }
+  const sent = delta.reduce((s, [, n]) => s + n, 0);
+  return { rate: sent / ((Date.now() - t0) / 1000), by: delta.map(([c, n]) => `${c} ${n}`).join(", ") || "none" };
+}
+
 for (const backend of BACKENDS) {
   describe(`idle (${backend})`, () => {
     beforeAll(async () => {
@@ -106,6 +121,46 @@ for (const backend of BACKENDS) {
         expect(processed - inner).toBe(sent);
         for (const l of latencies) expect(l).toBeLessThan(1000);
       } finally {
+        await worker.stop();
+        await mq.close();
+      }
+    }, 60_000);
+
+    test("a worker held back by a pause or a concurrency limit, jobs pending, sends at most 1 command/s; a freed slot starts the next < 1 s later", async () => {
+      const q = `held-${backend}`;
+      const mq = await EchoMQ.connect<P>({ addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000, backend });
+      const started = new Map<number, number>();
+      const hold = Promise.withResolvers<void>();
+      const worker = mq.work(q, async (job) => {
+        started.set(job.payload.n, Date.now());
+        if (job.payload.n === 0) await hold.promise;
+      }, { concurrency: 50 });
+      try {
+        // paused with jobs pending: claims hand out nothing, and nothing wakes the worker
+        await mq.pause(q);
+        await mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+        await sleep(500);
+        const paused = await sentPerSecond(WINDOW_MS / 2);
+        // at its concurrency limit (job 0 holds the one slot) with jobs pending
+        await mq.limit(q, { concurrency: 1 });
+        await mq.resume(q);
+        const until = Date.now() + 10_000;
+        while (!started.has(0) && Date.now() < until) await sleep(5);
+        await sleep(500);
+        const limited = await sentPerSecond(WINDOW_MS / 2);
+        expect(started.size).toBe(1);
+        const freed = Date.now();
+        hold.resolve();
+        while (!started.has(1) && Date.now() < freed + 5000) await sleep(1);
+        console.log(
+          `[idle ${backend}] held back, jobs pending: paused ${paused.rate.toFixed(2)} commands/s (${paused.by}); ` +
+            `at a concurrency limit ${limited.rate.toFixed(2)}/s (${limited.by}); slot freed → next job start ${started.get(1)! - freed} ms`,
+        );
+        expect(paused.rate).toBeLessThanOrEqual(1);
+        expect(limited.rate).toBeLessThanOrEqual(1);
+        expect(started.get(1)! - freed).toBeLessThan(1000);
+      } finally {
+        hold.resolve();
         await worker.stop();
         await mq.close();
       }

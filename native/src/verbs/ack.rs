@@ -1,7 +1,7 @@
 //! `EMQ.ACK 1 <meta> (<id> <token>)…`: the jobs leave active and their rows are deleted. Reply:
 //! the count.
 
-use super::leases::{held, leave_active};
+use super::leases::{held, leave_active, Leaves};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Owned, Str};
@@ -16,7 +16,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         args,
         [(ACTIVE, Kind::Zset)],
         Some(lit().meta.acked),
-        true,
+        Leaves::Gone,
     )?;
 
     settle.let_go(ffi::now_ms());
@@ -26,5 +26,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     let del: Vec<Str> = settle.rows.iter().map(Owned::as_str).collect();
     s.ctx.replicate(c"DEL", &del);
+    settle.freed(s);
     Ok(settle.done())
 }

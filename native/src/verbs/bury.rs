@@ -1,7 +1,7 @@
 //! `EMQ.BURY 1 <meta> (<id> <token> <reason>)…`: each job goes active → dead at now, its reason
 //! kept; then the dead set is trimmed to the queue's retention. Reply: the count.
 
-use super::leases::{held, leave_active};
+use super::leases::{held, leave_active, Leaves};
 use super::retention;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
@@ -14,7 +14,7 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let structures = [(ACTIVE, Kind::Zset), (DEAD, Kind::Zset)];
-    let (settle, [active, dead]) = held(s, args, structures, Some(l.meta.buried), true)?;
+    let (settle, [active, dead]) = held(s, args, structures, Some(l.meta.buried), Leaves::Gone)?;
     let now = ffi::now_ms();
     let victims = retention::select(s, &settle.meta, &dead, now, settle.ids.len() as i64)?;
 
@@ -35,5 +35,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     ctx.replicate(c"ZADD", &zadd);
     let reply = settle.done();
     retention::apply(s, &dead, &victims);
+    settle.freed(s);
     Ok(reply)
 }

@@ -9,6 +9,7 @@
 //! Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
 
 use super::dedup;
+use super::limits::{self, Tat};
 use super::move_due::{apply, select, Due};
 use super::retention;
 use super::scope::Scope;
@@ -41,6 +42,24 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let due = select(s, &schedule, now, CLAIM_MOVE_LIMIT)?;
     let expired = select(s, &active, now, CLAIM_MOVE_LIMIT)?;
     let paused = paused(&meta);
+    // The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
+    // expired leases leave active first) and the rate limit's tokens.
+    let lim = limits::read(&meta);
+    let parked = lim.parked.is_some_and(|p| p > now);
+    let (mut room, mut busy, mut allowed, mut tat) = (count, 0, 0, Tat::default());
+    if let Some(conc) = lim.conc {
+        let card = if active.kind() == Kind::Zset {
+            active.value_len()
+        } else {
+            0
+        };
+        busy = card as i64 - expired.len() as i64;
+        room = room.min((conc - busy).max(0) as usize);
+    }
+    if let Some((rate, stored)) = lim.rate {
+        (allowed, tat) = rate.tokens(stored, now);
+        room = room.min(allowed as usize);
+    }
 
     // The walk, writing nothing: candidates in the order RPOP will return them after the moves.
     let len = if pending.kind() == Kind::List {
@@ -51,7 +70,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let total = expired.len() + len + due.len();
     let mut picks: Vec<Pick> = Vec::new();
     let mut popped = 0;
-    while !paused && picks.len() < count && popped < total {
+    while !paused && !parked && picks.len() < room && popped < total {
         popped += 1;
         let (id, row, exists) = candidate(s, &pending, &expired, &due, len, popped)?;
         if exists {
@@ -92,6 +111,11 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         let floor = tokens.max(now * TOKENS_PER_MS);
         let first = add(&meta, l.meta.tokens, floor, k) - k + 1;
         add(&meta, l.meta.claimed, claimed, k);
+        if let Some((rate, _)) = lim.rate {
+            tat = rate.take(tat, k);
+            let v = ctx.string(format!("{} {}", tat.q, tat.r).as_bytes());
+            meta.hset(&[(l.meta.tat, v.as_str())]);
+        }
         let deadline = ctx.int(now + lease);
         let mut zadd: Vec<Str> = vec![active.name()];
         for p in &picks {
@@ -122,16 +146,29 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             });
         }
     }
-    markers(s, &pending, &wake, now);
+    let k = jobs.len() as i64;
+    let spent = lim.rate.map(|(rate, _)| (rate, allowed - k <= 0));
+    let spent_rate = spent.is_some_and(|(_, spent)| spent);
+    let full = lim.conc.is_some_and(|conc| busy + k >= conc);
+    markers(
+        s,
+        &pending,
+        &wake,
+        now,
+        !paused && !parked && !spent_rate && !full,
+    );
     if moved > 0 && pending.kind() == Kind::List {
         ctx.signal_ready(pending.name());
     }
-    let next_ms = [schedule.first_score(), active.first_score()]
+    let heads = [schedule.first_score(), active.first_score()]
         .into_iter()
         .flatten()
-        .map(|s| s as i64)
-        .min()
-        .unwrap_or(0);
+        .map(|s| s as i64);
+    let park = lim.parked.filter(|_| parked);
+    let token = spent
+        .filter(|&(_, spent)| spent)
+        .map(|(rate, _)| rate.next_token(tat));
+    let next_ms = heads.chain(park).chain(token).min().unwrap_or(0);
     if jobs.is_empty() && block > 0 && s.may_block() {
         let until = if next_ms > 0 {
             (next_ms - now).clamp(1, block)
@@ -180,13 +217,14 @@ fn candidate<'a>(
     Ok((id, row, exists))
 }
 
-/// wake after a claim: `ready` while pending holds ids, else none; a `due` marker whose time has
-/// come is spent. Replicated.
-fn markers(s: &Scope, pending: &Key, wake: &Key, now: i64) {
+/// wake after a claim: `ready` while pending holds ids a claim could take now (`claimable`: not
+/// paused, parked or at a limit), else none; a `due` marker whose time has come is spent.
+/// Replicated.
+fn markers(s: &Scope, pending: &Key, wake: &Key, now: i64, claimable: bool) {
     let wake_name = wake.name();
     let l = lit();
     let ctx = s.ctx;
-    let left = pending.kind() == Kind::List && pending.value_len() > 0;
+    let left = claimable && pending.kind() == Kind::List && pending.value_len() > 0;
     let ready = wake.zscore(l.wake.ready);
     if left && ready != Some(0.0) {
         wake.zadd(0.0, l.wake.ready);

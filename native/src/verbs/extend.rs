@@ -1,7 +1,7 @@
 //! `EMQ.EXTEND 1 <meta> <lease_ms> (<id> <token>)…`: each job's lease runs until now + lease_ms.
 //! Reply: the count.
 
-use super::leases::held;
+use super::leases::{held, Leaves};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Str};
@@ -11,7 +11,7 @@ use crate::wire::Refusal;
 
 /// Runs EXTEND's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [active]) = held(s, args, [(ACTIVE, Kind::Zset)], None, false)?;
+    let (settle, [active]) = held(s, args, [(ACTIVE, Kind::Zset)], None, Leaves::Stay)?;
 
     let field = lit().row.deadline_ms;
     let deadline = ffi::now_ms() + args.number(0);

@@ -5,12 +5,25 @@
 //! active and its row's `token` is the call's.
 
 use super::dedup::{self, Going};
+use super::limits;
 use super::scope::Scope;
 use super::{add, counter, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::literals::lit;
 use crate::wire::Refusal;
+
+/// How a verb's jobs leave (what its step 5 checks besides the leases).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Leaves {
+    /// They stay active (EXTEND, PROGRESS).
+    Stay,
+    /// They leave active (RETRY, RELEASE): a slot of a limited queue is freed (`limits::freeing`).
+    Active,
+    /// They leave for good (ACK, BURY): a slot too, and their deduplication keys (checked after the
+    /// counter).
+    Gone,
+}
 
 /// A settle whose every job is held, with what its writes need.
 pub struct Settle<'a> {
@@ -25,6 +38,8 @@ pub struct Settle<'a> {
     /// For a verb after which the jobs are gone for good (ACK, BURY): the deduplication keys
     /// they hold, to let go (`dedup::let_go`).
     pub dedup: Option<Going<'a>>,
+    /// Whether the queue has a concurrency limit a slot of which the settle frees.
+    freeing: bool,
 }
 
 impl<'a> Settle<'a> {
@@ -33,6 +48,11 @@ impl<'a> Settle<'a> {
         if let Some(going) = &self.dedup {
             dedup::let_go(self.meta.ctx(), going, now);
         }
+    }
+
+    /// The wake of a freed slot (`limits::freed`), after the verb's own writes.
+    pub fn freed(&self, s: &Scope<'a>) {
+        limits::freed(self.meta.ctx(), s, self.freeing);
     }
 
     /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and
@@ -47,15 +67,14 @@ impl<'a> Settle<'a> {
 }
 
 /// Checks a settle (group arguments 0 and 1: id and token) on the queue's `structures` (type and
-/// kind, active first), with `total` the meta counter the verb increments and `lets_go` whether
-/// its jobs leave for good (their deduplication keys checked after the counter); the jobs held and
-/// the structures opened, or the refusal.
+/// kind, active first), with `total` the meta counter the verb increments and `leaves` how its jobs
+/// leave; the jobs held and the structures opened, or the refusal.
 pub fn held<'a, const N: usize>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
     structures: [(&[u8], Kind); N],
     total: Option<Str<'static>>,
-    lets_go: bool,
+    leaves: Leaves,
 ) -> Result<(Settle<'a>, [Key<'a, 'a>; N]), Refusal> {
     let ids = args.ids();
     once(&ids)?;
@@ -67,6 +86,7 @@ pub fn held<'a, const N: usize>(
     let keys: [Key<'a, 'a>; N] = keys
         .try_into()
         .unwrap_or_else(|_| unreachable!("N structures"));
+    let freeing = leaves != Leaves::Stay && limits::freeing(s, &meta)?;
     let l = lit();
     let mut rows = Vec::with_capacity(args.jobs());
     let mut stale = Vec::new();
@@ -90,7 +110,7 @@ pub fn held<'a, const N: usize>(
         Some(field) => Some((field, counter(&meta, field)?)),
         None => None,
     };
-    let dedup = if lets_go {
+    let dedup = if leaves == Leaves::Gone {
         let jobs: Vec<(Str, Str)> = ids
             .iter()
             .zip(&rows)
@@ -110,6 +130,7 @@ pub fn held<'a, const N: usize>(
         meta,
         counter,
         dedup,
+        freeing,
     };
     Ok((settle, keys))
 }

@@ -1,7 +1,7 @@
 //! `EMQ.PROGRESS 1 <meta> (<id> <token> <value>)…`: each held job's progress is set (token-checked
 //! like a settle). Reply: the count.
 
-use super::leases::held;
+use super::leases::{held, Leaves};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
@@ -11,7 +11,7 @@ use crate::wire::Refusal;
 
 /// Runs PROGRESS's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [_]) = held(s, args, [(ACTIVE, Kind::Zset)], None, false)?;
+    let (settle, [_]) = held(s, args, [(ACTIVE, Kind::Zset)], None, Leaves::Stay)?;
 
     let field = lit().row.progress;
     for (j, row) in settle.rows.iter().enumerate() {

@@ -3,7 +3,7 @@
 //! counted; `ready` on wake when pending was empty, and waiting claims told. Reply: the count.
 
 use super::counter;
-use super::leases::{held, leave_active};
+use super::leases::{held, leave_active, Leaves};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Str};
@@ -19,7 +19,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, pending, wake]) = held(s, args, structures, None, false)?;
+    let (settle, [active, pending, wake]) = held(s, args, structures, None, Leaves::Active)?;
     let mut attempts = Vec::with_capacity(settle.rows.len());
     for row in &settle.rows {
         attempts.push(counter(&ctx.open(row.as_str()), l.row.attempts)?);
@@ -44,5 +44,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
     }
     ctx.signal_ready(pending.name());
+    settle.freed(s);
     Ok(settle.done())
 }

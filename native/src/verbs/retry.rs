@@ -3,7 +3,7 @@
 //! kept; the `due` marker on wake lowered to the earliest scheduled, `ready` written when pending
 //! was empty, and waiting claims told. Reply: the count.
 
-use super::leases::{held, leave_active};
+use super::leases::{held, leave_active, Leaves};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Owned, Str};
@@ -21,7 +21,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (WAKE, Kind::Zset),
     ];
     let (settle, [active, schedule, pending, wake]) =
-        held(s, args, structures, Some(l.meta.retried), false)?;
+        held(s, args, structures, Some(l.meta.retried), Leaves::Active)?;
 
     let ids = &settle.ids;
     let was_empty = pending.kind() == Kind::Empty;
@@ -73,5 +73,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
     }
     ctx.signal_ready(pending.name());
+    settle.freed(s);
     Ok(reply)
 }

@@ -1,0 +1,54 @@
+//! `EMQ.LIMIT 1 <meta> <concurrency> <rate_max> <rate_per_ms> <rate_burst>` (the twin of
+//! `lib/lua/limit.ts`): the queue's concurrency limit (0: none) and rate limit (rate_max 0: none)
+//! in `meta` (made if missing); a rate other than the one in force drops its state, so it starts
+//! from a full bucket; `ready` on wake when pending holds ids, and waiting claims told (they try
+//! the new limits). Reply: 1.
+
+use super::made_now;
+use super::scope::Scope;
+use crate::command::{Args, Reply};
+use crate::ffi::Kind;
+use crate::keyspace::{PENDING, WAKE};
+use crate::literals::lit;
+use crate::wire::Refusal;
+
+/// Runs LIMIT's steps 5–6.
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (ctx, l) = (s.ctx, lit());
+    let (conc, max, per, burst) = (
+        args.number(0),
+        args.number(1),
+        args.number(2),
+        args.number(3),
+    );
+    let meta = s.meta()?;
+    let pending = s.structure(PENDING, Kind::List)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
+    s.probe()?;
+
+    made_now(&meta);
+    if conc == 0 {
+        meta.hdel(&[l.meta.concurrency]);
+    } else {
+        let c = ctx.int(conc);
+        meta.hset(&[(l.meta.concurrency, c.as_str())]);
+    }
+    if max == 0 {
+        meta.hdel(&[l.meta.rate, l.meta.tat]);
+    } else {
+        let rate = ctx.string(format!("{max} {per} {burst}").as_bytes());
+        if meta
+            .hget(l.meta.rate)
+            .is_none_or(|r| r.bytes() != rate.bytes())
+        {
+            meta.hset(&[(l.meta.rate, rate.as_str())]);
+            meta.hdel(&[l.meta.tat]);
+        }
+    }
+    if pending.kind() == Kind::List {
+        wake.zadd(0.0, l.wake.ready);
+        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        ctx.signal_ready(pending.name());
+    }
+    Ok(Reply::Int(1))
+}
