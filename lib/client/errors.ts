@@ -8,7 +8,7 @@
  * @module
  */
 import { match } from "ts-pattern";
-import type { JobId } from "../keyspace/mod.ts";
+import { type JobId, type RuleErrorClass, ruleErrorOf } from "../keyspace/mod.ts";
 import { type ParsedRefusal, parseRefusal } from "../wire/mod.ts";
 
 /** Which rule a client-side check enforces. */
@@ -32,24 +32,19 @@ export type ClientRule =
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";
 
+/** An `Error` naming a rule (see `RuleError`): the root of {@link EchoMQError}, as `RuleTypeError` is the keyspace's. */
+export const RuleErrorRoot: RuleErrorClass<Error> = ruleErrorOf(Error);
+
 /**
  * The root of every error the client raises: a call refused by the client before any wire
  * (`rule` names the check), a `durable` write not acknowledged in time ({@link DurabilityError}),
  * a server refusal ({@link WireError} and its subclasses), a server that cannot be reached or a
  * connection lost ({@link ConnectionError}), a call without a reply in time
  * ({@link RequestTimeoutError}) or an unusable backend ({@link BackendError}). A bad queue name or
- * id is a `KeyspaceError` instead (a `TypeError`, raised before any wire).
+ * id is a `KeyspaceError` instead (a `TypeError`, raised before any wire). Built as
+ * `new EchoMQError(rule, message)`; its `name` (and every subclass's) is its class's.
  */
-export class EchoMQError extends Error {
-  /** The rule the call broke. */
-  readonly rule: Rule;
-  /** Builds the error for `rule`. */
-  constructor(rule: Rule, message: string) {
-    super(message);
-    this.name = "EchoMQError";
-    this.rule = rule;
-  }
-}
+export class EchoMQError extends RuleErrorRoot<Rule> {}
 
 /** The option of `upsertScheduler` a {@link SchedulerOptionError} names. */
 export type SchedulerOption = "name" | "cron" | "tz" | "everyMs" | "spec" | "missed" | "payload";
@@ -65,7 +60,6 @@ export class SchedulerOptionError extends EchoMQError {
   /** Builds the error for `option`. */
   constructor(option: SchedulerOption, message: string, cause?: unknown) {
     super("scheduler", message);
-    this.name = "SchedulerOptionError";
     this.option = option;
     if (cause !== undefined) this.cause = cause;
   }
@@ -87,7 +81,6 @@ export class PayloadDecodeError extends EchoMQError {
         cause instanceof Error ? cause.message : String(cause)
       }`,
     );
-    this.name = "PayloadDecodeError";
     this.job = job;
     this.cause = cause;
   }
@@ -129,7 +122,6 @@ export class DurabilityError extends EchoMQError {
       `${what}: ${which} on queue ${JSON.stringify(queue)} was written on the primary, but ${why} ` +
         "(durable rule: it may be lost if the primary fails; enqueue it again with the same id to make sure)",
     );
-    this.name = "DurabilityError";
     this.queue = queue;
     this.ids = ids;
     this.acknowledged = acknowledged;
@@ -177,7 +169,6 @@ export class WireError extends EchoMQError {
   /** Builds the error from the verb and the server's text; `cause` is glide's error. */
   constructor(verb: string, rule: WireRule, text: string, cause?: unknown) {
     super(rule, `${verb} refused (${rule}): ${text}`);
-    this.name = "WireError";
     this.verb = verb;
     this.text = text;
     if (cause !== undefined) this.cause = cause;
@@ -194,7 +185,6 @@ export class DuplicateIdError extends WireError {
   /** Builds the error. */
   constructor(verb: string, text: string, id: string) {
     super(verb, "duplicate", text);
-    this.name = "DuplicateIdError";
     this.id = id;
   }
 }
@@ -210,7 +200,6 @@ export class JobRefusalError extends WireError {
   /** Builds the error. */
   constructor(verb: string, rule: "lease-lost" | "active" | "not-dead" | "not-scheduled", text: string, ids: readonly string[]) {
     super(verb, rule, text);
-    this.name = "JobRefusalError";
     this.ids = ids;
   }
 }
@@ -224,7 +213,6 @@ export class LeaseLostError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
     super(verb, "lease-lost", text, ids);
-    this.name = "LeaseLostError";
   }
 }
 
@@ -233,7 +221,6 @@ export class JobActiveError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
     super(verb, "active", text, ids);
-    this.name = "JobActiveError";
   }
 }
 
@@ -242,7 +229,6 @@ export class JobNotDeadError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
     super(verb, "not-dead", text, ids);
-    this.name = "JobNotDeadError";
   }
 }
 
@@ -251,7 +237,6 @@ export class JobNotScheduledError extends JobRefusalError {
   /** Builds the error. */
   constructor(verb: string, text: string, ids: readonly string[]) {
     super(verb, "not-scheduled", text, ids);
-    this.name = "JobNotScheduledError";
   }
 }
 
@@ -260,7 +245,6 @@ export class FencedError extends WireError {
   /** Builds the error. */
   constructor(verb: string, text: string) {
     super(verb, "fence", text);
-    this.name = "FencedError";
   }
 }
 
@@ -287,7 +271,6 @@ export class ConnectionError extends EchoMQError {
   /** Builds the error; `cause` is glide's own error. */
   constructor(address: string, reason: ConnectionReason, message: string, cause?: unknown) {
     super("connection", message);
-    this.name = "ConnectionError";
     this.address = address;
     this.reason = reason;
     if (cause !== undefined) this.cause = cause;
@@ -310,7 +293,6 @@ export class RequestTimeoutError extends EchoMQError {
   /** Builds the error; `cause` is glide's error. */
   constructor(command: string, address: string, timeoutMs: number, cause?: unknown) {
     super("timeout", `${command}: no reply from ${address} within ${timeoutMs} ms (request timeout): it may or may not have run`);
-    this.name = "RequestTimeoutError";
     this.command = command;
     this.address = address;
     this.timeoutMs = timeoutMs;
@@ -391,7 +373,6 @@ export class BatchError<P = unknown> extends EchoMQError {
       }); ${report.exhausted ? "" : `inputs from index ${unreadFrom} on were not read; `}send the unconfirmed and the unsent ` +
         `again with their ids (a DuplicateIdError means it was there)${report.exhausted ? "" : `, then the inputs from index ${unreadFrom} on`}`,
     );
-    this.name = "BatchError";
     this.landed = landed;
     this.unsent = unsent;
     this.unconfirmed = unconfirmed;
@@ -409,7 +390,6 @@ export class BackendError extends EchoMQError {
   /** Builds the error. */
   constructor(message: string) {
     super("backend", message);
-    this.name = "BackendError";
   }
 }
 

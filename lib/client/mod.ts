@@ -87,7 +87,8 @@ export {
   SchedulerOptionError,
   type SchedulerOption,
   type Rule,
+  RuleErrorRoot,
   WireError,
   type WireRule,
 } from "./errors.ts";
-export { KeyspaceError, type KeyspaceRule } from "../keyspace/mod.ts";
+export { KeyspaceError, type KeyspaceRule, type RuleError, type RuleErrorClass, RuleTypeError } from "../keyspace/mod.ts";
