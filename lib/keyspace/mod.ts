@@ -50,6 +50,8 @@ export {
   type IdLengthError,
   type IdNamespaceError,
   type IdPayloadError,
+  ID_RULES,
+  type IdRuleMessage,
   isBrandedId,
   isJobId,
   type JobId,
