@@ -59,9 +59,8 @@ export class SchedulerOptionError extends EchoMQError {
   readonly option: SchedulerOption;
   /** Builds the error for `option`. */
   constructor(option: SchedulerOption, message: string, cause?: unknown) {
-    super("scheduler", message);
+    super("scheduler", message, cause);
     this.option = option;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -121,13 +120,13 @@ export class DurabilityError extends EchoMQError {
       "durable",
       `${what}: ${which} on queue ${JSON.stringify(queue)} was written on the primary, but ${why} ` +
         "(durable rule: it may be lost if the primary fails; enqueue it again with the same id to make sure)",
+      cause,
     );
     this.queue = queue;
     this.ids = ids;
     this.acknowledged = acknowledged;
     this.replicas = wait.replicas;
     this.timeoutMs = wait.timeoutMs;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -168,10 +167,9 @@ export class WireError extends EchoMQError {
   readonly text: string;
   /** Builds the error from the verb and the server's text; `cause` is glide's error. */
   constructor(verb: string, rule: WireRule, text: string, cause?: unknown) {
-    super(rule, `${verb} refused (${rule}): ${text}`);
+    super(rule, `${verb} refused (${rule}): ${text}`, cause);
     this.verb = verb;
     this.text = text;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -189,17 +187,25 @@ export class DuplicateIdError extends WireError {
   }
 }
 
+/** The refusals naming the jobs of the call they refused: one {@link JobRefusalError} subclass each. */
+export type JobRefusalRule = "lease-lost" | "active" | "not-dead" | "not-scheduled";
+
 /**
  * A refusal naming the jobs of the call it refused (`ids`, space-separated in the server's text):
  * nothing was written. The base of {@link LeaseLostError}, {@link JobActiveError},
- * {@link JobNotDeadError} and {@link JobNotScheduledError}.
+ * {@link JobNotDeadError} and {@link JobNotScheduledError}, each of which names its rule in
+ * {@link JobRefusalError.refusal} and is built as `new LeaseLostError(verb, text, ids)`.
  */
 export class JobRefusalError extends WireError {
+  /** The rule of the refusal a subclass stands for (none on this base: its constructor needs `rule`). */
+  static readonly refusal: JobRefusalRule | undefined = undefined;
   /** The jobs refused, in the call's order. */
   readonly ids: readonly string[];
-  /** Builds the error. */
-  constructor(verb: string, rule: "lease-lost" | "active" | "not-dead" | "not-scheduled", text: string, ids: readonly string[]) {
-    super(verb, rule, text);
+  /** Builds the error; `rule` is the class's {@link JobRefusalError.refusal} unless given. */
+  constructor(verb: string, text: string, ids: readonly string[], rule?: JobRefusalRule) {
+    const refusal = rule ?? (new.target as typeof JobRefusalError).refusal;
+    if (refusal === undefined) throw new TypeError(`${new.target.name}: no rule`);
+    super(verb, refusal, text);
     this.ids = ids;
   }
 }
@@ -210,34 +216,26 @@ export class JobRefusalError extends WireError {
  * already. Nothing was written. `ids` lists every such job of the call.
  */
 export class LeaseLostError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "lease-lost", text, ids);
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "lease-lost";
 }
 
 /** REMOVE named jobs a worker holds (`ids`): remove them once they are settled. Nothing was removed. */
 export class JobActiveError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "active", text, ids);
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "active";
 }
 
 /** REQUEUE named jobs that are not dead (`ids`). Nothing was requeued. */
 export class JobNotDeadError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "not-dead", text, ids);
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "not-dead";
 }
 
 /** RUN named jobs that are not scheduled (`ids`). Nothing was moved. */
 export class JobNotScheduledError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "not-scheduled", text, ids);
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "not-scheduled";
 }
 
 /** The server speaks another wire version than this client's. */
@@ -270,10 +268,9 @@ export class ConnectionError extends EchoMQError {
   readonly reason: ConnectionReason;
   /** Builds the error; `cause` is glide's own error. */
   constructor(address: string, reason: ConnectionReason, message: string, cause?: unknown) {
-    super("connection", message);
+    super("connection", message, cause);
     this.address = address;
     this.reason = reason;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -292,35 +289,23 @@ export class RequestTimeoutError extends EchoMQError {
   readonly timeoutMs: number;
   /** Builds the error; `cause` is glide's error. */
   constructor(command: string, address: string, timeoutMs: number, cause?: unknown) {
-    super("timeout", `${command}: no reply from ${address} within ${timeoutMs} ms (request timeout): it may or may not have run`);
+    super("timeout", `${command}: no reply from ${address} within ${timeoutMs} ms (request timeout): it may or may not have run`, cause);
     this.command = command;
     this.address = address;
     this.timeoutMs = timeoutMs;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
-/** What a failed `enqueueMany` did with each input it read: see {@link BatchError}. */
-export interface BatchReport<P> {
-  /** Ids on the server, in input order. */
-  readonly landed: readonly string[];
-  /** The input index of each id of `landed`. */
-  readonly landedAt: readonly number[];
-  /** Ids certainly not on the server, in input order. */
-  readonly unsent: readonly string[];
-  /** The input index of each id of `unsent`. */
-  readonly unsentAt: readonly number[];
-  /** Ids that may be on the server, in input order. */
-  readonly unconfirmed: readonly string[];
-  /** The input index of each id of `unconfirmed`. */
-  readonly unconfirmedAt: readonly number[];
-  /** The index of the first input not read (the number of inputs read). */
-  readonly unreadFrom: number;
-  /** True when the input ran out: every input was read. */
-  readonly exhausted: boolean;
-  /** The payload of each unsent and unconfirmed id. */
-  readonly payloads: ReadonlyMap<string, P>;
-}
+/**
+ * What a failed `enqueueMany` did with each input it read: the fields of {@link BatchError} (each
+ * documented there), and whether the input ran out (`exhausted`).
+ */
+export type BatchReport<P> =
+  & Pick<BatchError<P>, "landed" | "landedAt" | "unsent" | "unsentAt" | "unconfirmed" | "unconfirmedAt" | "unreadFrom" | "payloads">
+  & {
+    /** True when the input ran out: every input was read. */
+    readonly exhausted: boolean;
+  };
 
 /**
  * An `enqueueMany` that failed part way — a command refused or without a reply, a connection

@@ -81,6 +81,7 @@ export {
   JobNotDeadError,
   JobNotScheduledError,
   JobRefusalError,
+  type JobRefusalRule,
   LeaseLostError,
   PayloadDecodeError,
   RequestTimeoutError,

@@ -36,21 +36,23 @@ export interface RuleError<R extends string = string> extends Error {
 }
 
 /** A class of {@link RuleError}s whose instances are also `E`s: what {@link ruleErrorOf} returns. */
-export type RuleErrorClass<E extends Error> = new <R extends string>(rule: R, message: string) => E & RuleError<R>;
+export type RuleErrorClass<E extends Error> = new <R extends string>(rule: R, message: string, cause?: unknown) => E & RuleError<R>;
 
 /**
  * The one root of the errors with a rule, over a built-in error class (`Error`, `TypeError`): its
- * constructor takes the rule and a human message, and names the error after the class it builds
- * (`new.target`), so a subclass's stack trace prints its own name without setting it.
+ * constructor takes the rule, a human message and the error's `cause` if it has one (left unset
+ * when `undefined`), and names the error after the class it builds (`new.target`), so a
+ * subclass's stack trace prints its own name without setting it.
  */
 export function ruleErrorOf<E extends Error>(base: new (message: string) => E): RuleErrorClass<E> {
   const root = base as new (message: string) => Error;
   class Ruled extends root {
     readonly rule: string;
-    constructor(rule: string, message: string) {
+    constructor(rule: string, message: string, cause?: unknown) {
       super(message);
       this.name = new.target.name;
       this.rule = rule;
+      if (cause !== undefined) this.cause = cause;
     }
   }
   return Ruled as unknown as RuleErrorClass<E>;
