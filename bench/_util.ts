@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { Cluster } from "ioredis";
 import { command, infoFields } from "../tools/embedded/mod.ts";
 
@@ -137,4 +138,23 @@ export function bullPrefix(name: string, cluster: boolean): string {
 export function report(value: unknown): never {
   console.log(JSON.stringify(value));
   process.exit(0);
+}
+
+/** The value type of a command-line option whose default is `D`: see {@link cliOptions}. */
+type OptionValue<D> = D extends number ? number : D extends boolean ? boolean : D extends string ? string : string | undefined;
+
+/**
+ * A benchmark's command-line options (`--name value`, `--flag`), each typed by its default: a
+ * number is read as a number, a string as text, a boolean is a flag, `undefined` an optional text.
+ */
+export function cliOptions<const T extends Record<string, number | string | boolean | undefined>>(
+  defaults: T,
+): { [K in keyof T]: OptionValue<T[K]> } {
+  const options: ParseArgsConfig["options"] = {};
+  for (const [name, d] of Object.entries(defaults)) {
+    options[name] = typeof d === "boolean" ? { type: "boolean", default: d } : d === undefined ? { type: "string" } : { type: "string", default: String(d) };
+  }
+  const { values } = parseArgs({ args: process.argv.slice(2), options });
+  const read = Object.entries(defaults).map(([name, d]) => [name, typeof d === "number" ? Number(values[name]) : values[name]]);
+  return Object.fromEntries(read) as { [K in keyof T]: OptionValue<T[K]> };
 }

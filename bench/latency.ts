@@ -26,25 +26,16 @@
  *
  * Run: node_modules/.bin/bun bench/latency.ts [--samples 200] [--rounds 4] [--idle-ms 12000]
  */
-import { parseArgs } from "node:util";
 import { Queue, Worker as BullWorker } from "bullmq";
 import { DEFAULT_BLOCK_MS, EchoMQ, type Worker } from "../client.ts";
 import { command, startServer } from "../tools/embedded/mod.ts";
-import { type CmdStat, PAYLOAD, percentile, phase, report, sleep, until } from "./_util.ts";
+import { cliOptions, type CmdStat, PAYLOAD, percentile, phase, report, sleep, until } from "./_util.ts";
 
-const { values: opt } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    samples: { type: "string", default: "200" },
-    rounds: { type: "string", default: "4" },
-    "idle-ms": { type: "string", default: "12000" },
-    "block-ms": { type: "string", default: String(DEFAULT_BLOCK_MS) },
-  },
-});
-const SAMPLES = Number(opt.samples);
-const ROUNDS = Math.max(1, Math.min(Number(opt.rounds), SAMPLES));
-const IDLE_MS = Number(opt["idle-ms"]);
-const BLOCK_MS = Number(opt["block-ms"]);
+const opt = cliOptions({ samples: 200, rounds: 4, "idle-ms": 12000, "block-ms": DEFAULT_BLOCK_MS });
+const SAMPLES = opt.samples;
+const ROUNDS = Math.max(1, Math.min(opt.rounds, SAMPLES));
+const IDLE_MS = opt["idle-ms"];
+const BLOCK_MS = opt["block-ms"];
 const WARMUP = 20;
 /** The random pause before each job: uniform in [0, GAP_MS). */
 const GAP_MS = 20;

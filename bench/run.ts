@@ -20,22 +20,20 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, totalmem } from "node:os";
-import { parseArgs } from "node:util";
+import { cliOptions } from "./_util.ts";
 
-const { values: opt } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    n: { type: "string", default: "100000" },
-    samples: { type: "string", default: "200" },
-    "idle-ms": { type: "string", default: "12000" },
-    "cost-n": { type: "string", default: "20000" },
-    "cost-rounds": { type: "string", default: "5" },
-    "dash-queues": { type: "string", default: "2000" },
-    "dash-rows": { type: "string", default: "1000000" },
-    rounds: { type: "string", default: "5" },
-    save: { type: "string" },
-    render: { type: "string" },
-  },
+// Passed on to each benchmark as text.
+const opt = cliOptions({
+  n: "100000",
+  samples: "200",
+  "idle-ms": "12000",
+  "cost-n": "20000",
+  "cost-rounds": "5",
+  "dash-queues": "2000",
+  "dash-rows": "1000000",
+  rounds: "5",
+  save: undefined,
+  render: undefined,
 });
 
 const started = performance.now();
@@ -85,21 +83,21 @@ function runAll(): Reports {
   const load0 = loadavg();
   const date = new Date().toISOString();
   const keys = run("keys.bench.ts");
-  const cost = run("server_cost.ts", opt["cost-n"]!, opt["cost-rounds"]!);
-  const tp = (...args: string[]): Record<string, any> => run("throughput.ts", "--n", opt.n!, "--rounds", opt.rounds!, ...args);
+  const cost = run("server_cost.ts", opt["cost-n"], opt["cost-rounds"]);
+  const tp = (...args: string[]): Record<string, any> => run("throughput.ts", "--n", opt.n, "--rounds", opt.rounds, ...args);
   const one = tp("--queues", "1");
   const twelve = tp("--queues", "12");
   const cluster = tp("--queues", "12", "--cluster");
-  const latency = run("latency.ts", "--samples", opt.samples!, "--idle-ms", opt["idle-ms"]!);
+  const latency = run("latency.ts", "--samples", opt.samples, "--idle-ms", opt["idle-ms"]);
   const v9 = existsSync(server9)
     ? {
       version: spawnSync(server9, ["--version"], { encoding: "utf8" }).stdout.trim(),
-      cost: runOn(server9, "server_cost.ts", opt["cost-n"]!, opt["cost-rounds"]!),
-      one: runOn(server9, "throughput.ts", "--n", opt.n!, "--rounds", opt.rounds!, "--queues", "1"),
-      cluster: runOn(server9, "throughput.ts", "--n", opt.n!, "--rounds", opt.rounds!, "--queues", "12", "--cluster"),
+      cost: runOn(server9, "server_cost.ts", opt["cost-n"], opt["cost-rounds"]),
+      one: runOn(server9, "throughput.ts", "--n", opt.n, "--rounds", opt.rounds, "--queues", "1"),
+      cluster: runOn(server9, "throughput.ts", "--n", opt.n, "--rounds", opt.rounds, "--queues", "12", "--cluster"),
     }
     : undefined;
-  const dashboard = run("dashboard.ts", opt["dash-queues"]!, opt["dash-rows"]!, "30");
+  const dashboard = run("dashboard.ts", opt["dash-queues"], opt["dash-rows"], "30");
   return { keys, cost, one, twelve, cluster, latency, v9, dashboard, minutes: (performance.now() - started) / 60000, load0, date };
 }
 

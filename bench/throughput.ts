@@ -23,29 +23,20 @@
  *
  * Run: node_modules/.bin/bun bench/throughput.ts [--n 100000] [--rounds 5] [--queues 12] [--cluster]
  */
-import { parseArgs } from "node:util";
 import { GlideClient, type GlideString } from "@valkey/valkey-glide";
 import { Queue, Worker as BullWorker } from "bullmq";
 import { EchoMQ, type Worker } from "../client.ts";
 import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../tools/embedded/mod.ts";
 import { keyspace, newJobId, slot } from "../mod.ts";
 import { wireCall } from "../lib/wire/mod.ts";
-import { bullConnection, bullPrefix, PAYLOAD, phase, pool, report, until } from "./_util.ts";
+import { bullConnection, bullPrefix, cliOptions, PAYLOAD, phase, pool, report, until } from "./_util.ts";
 
-const { values: opt } = parseArgs({
-  args: process.argv.slice(2),
-  options: {
-    n: { type: "string", default: "100000" },
-    queues: { type: "string", default: "1" },
-    cluster: { type: "boolean", default: false },
-    rounds: { type: "string", default: "5" },
-  },
-});
-const N = Number(opt.n);
-const Q = Number(opt.queues);
-const CLUSTER = opt.cluster!;
+const opt = cliOptions({ n: 100000, queues: 1, cluster: false, rounds: 5 });
+const N = opt.n;
+const Q = opt.queues;
+const CLUSTER = opt.cluster;
 /** Rounds of every phase; each ratio is the median of its per-round ratios. */
-const ROUNDS = Number(opt.rounds);
+const ROUNDS = opt.rounds;
 const CONCURRENCY = 50;
 const IN_FLIGHT = 500;
 /** BullMQ addBulk: jobs per call and calls in flight per queue, as EchoMQ's enqueueMany batches. */

@@ -8,7 +8,7 @@
  * @module
  */
 import { match } from "ts-pattern";
-import type { JobId } from "../keyspace/mod.ts";
+import { type JobId, type RuleErrorClass, ruleErrorOf } from "../keyspace/mod.ts";
 import { type ParsedRefusal, parseRefusal } from "../wire/mod.ts";
 
 /** Which rule a client-side check enforces. */
@@ -32,24 +32,19 @@ export type ClientRule =
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";
 
+/** An `Error` naming a rule (see `RuleError`): the root of {@link EchoMQError}, as `RuleTypeError` is the keyspace's. */
+export const RuleErrorRoot: RuleErrorClass<Error> = ruleErrorOf(Error);
+
 /**
  * The root of every error the client raises: a call refused by the client before any wire
  * (`rule` names the check), a `durable` write not acknowledged in time ({@link DurabilityError}),
  * a server refusal ({@link WireError} and its subclasses), a server that cannot be reached or a
  * connection lost ({@link ConnectionError}), a call without a reply in time
  * ({@link RequestTimeoutError}) or an unusable backend ({@link BackendError}). A bad queue name or
- * id is a `KeyspaceError` instead (a `TypeError`, raised before any wire).
+ * id is a `KeyspaceError` instead (a `TypeError`, raised before any wire). Built as
+ * `new EchoMQError(rule, message)`; its `name` (and every subclass's) is its class's.
  */
-export class EchoMQError extends Error {
-  /** The rule the call broke. */
-  readonly rule: Rule;
-  /** Builds the error for `rule`. */
-  constructor(rule: Rule, message: string) {
-    super(message);
-    this.name = "EchoMQError";
-    this.rule = rule;
-  }
-}
+export class EchoMQError extends RuleErrorRoot<Rule> {}
 
 /** The option of `upsertScheduler` a {@link SchedulerOptionError} names. */
 export type SchedulerOption = "name" | "cron" | "tz" | "everyMs" | "spec" | "missed" | "payload";
@@ -64,10 +59,8 @@ export class SchedulerOptionError extends EchoMQError {
   readonly option: SchedulerOption;
   /** Builds the error for `option`. */
   constructor(option: SchedulerOption, message: string, cause?: unknown) {
-    super("scheduler", message);
-    this.name = "SchedulerOptionError";
+    super("scheduler", message, cause);
     this.option = option;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -87,7 +80,6 @@ export class PayloadDecodeError extends EchoMQError {
         cause instanceof Error ? cause.message : String(cause)
       }`,
     );
-    this.name = "PayloadDecodeError";
     this.job = job;
     this.cause = cause;
   }
@@ -128,14 +120,13 @@ export class DurabilityError extends EchoMQError {
       "durable",
       `${what}: ${which} on queue ${JSON.stringify(queue)} was written on the primary, but ${why} ` +
         "(durable rule: it may be lost if the primary fails; enqueue it again with the same id to make sure)",
+      cause,
     );
-    this.name = "DurabilityError";
     this.queue = queue;
     this.ids = ids;
     this.acknowledged = acknowledged;
     this.replicas = wait.replicas;
     this.timeoutMs = wait.timeoutMs;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -176,11 +167,9 @@ export class WireError extends EchoMQError {
   readonly text: string;
   /** Builds the error from the verb and the server's text; `cause` is glide's error. */
   constructor(verb: string, rule: WireRule, text: string, cause?: unknown) {
-    super(rule, `${verb} refused (${rule}): ${text}`);
-    this.name = "WireError";
+    super(rule, `${verb} refused (${rule}): ${text}`, cause);
     this.verb = verb;
     this.text = text;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -194,23 +183,29 @@ export class DuplicateIdError extends WireError {
   /** Builds the error. */
   constructor(verb: string, text: string, id: string) {
     super(verb, "duplicate", text);
-    this.name = "DuplicateIdError";
     this.id = id;
   }
 }
 
+/** The refusals naming the jobs of the call they refused: one {@link JobRefusalError} subclass each. */
+export type JobRefusalRule = "lease-lost" | "active" | "not-dead" | "not-scheduled";
+
 /**
  * A refusal naming the jobs of the call it refused (`ids`, space-separated in the server's text):
  * nothing was written. The base of {@link LeaseLostError}, {@link JobActiveError},
- * {@link JobNotDeadError} and {@link JobNotScheduledError}.
+ * {@link JobNotDeadError} and {@link JobNotScheduledError}, each of which names its rule in
+ * {@link JobRefusalError.refusal} and is built as `new LeaseLostError(verb, text, ids)`.
  */
 export class JobRefusalError extends WireError {
+  /** The rule of the refusal a subclass stands for (none on this base: its constructor needs `rule`). */
+  static readonly refusal: JobRefusalRule | undefined = undefined;
   /** The jobs refused, in the call's order. */
   readonly ids: readonly string[];
-  /** Builds the error. */
-  constructor(verb: string, rule: "lease-lost" | "active" | "not-dead" | "not-scheduled", text: string, ids: readonly string[]) {
-    super(verb, rule, text);
-    this.name = "JobRefusalError";
+  /** Builds the error; `rule` is the class's {@link JobRefusalError.refusal} unless given. */
+  constructor(verb: string, text: string, ids: readonly string[], rule?: JobRefusalRule) {
+    const refusal = rule ?? (new.target as typeof JobRefusalError).refusal;
+    if (refusal === undefined) throw new TypeError(`${new.target.name}: no rule`);
+    super(verb, refusal, text);
     this.ids = ids;
   }
 }
@@ -221,38 +216,26 @@ export class JobRefusalError extends WireError {
  * already. Nothing was written. `ids` lists every such job of the call.
  */
 export class LeaseLostError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "lease-lost", text, ids);
-    this.name = "LeaseLostError";
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "lease-lost";
 }
 
 /** REMOVE named jobs a worker holds (`ids`): remove them once they are settled. Nothing was removed. */
 export class JobActiveError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "active", text, ids);
-    this.name = "JobActiveError";
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "active";
 }
 
 /** REQUEUE named jobs that are not dead (`ids`). Nothing was requeued. */
 export class JobNotDeadError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "not-dead", text, ids);
-    this.name = "JobNotDeadError";
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "not-dead";
 }
 
 /** RUN named jobs that are not scheduled (`ids`). Nothing was moved. */
 export class JobNotScheduledError extends JobRefusalError {
-  /** Builds the error. */
-  constructor(verb: string, text: string, ids: readonly string[]) {
-    super(verb, "not-scheduled", text, ids);
-    this.name = "JobNotScheduledError";
-  }
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "not-scheduled";
 }
 
 /** The server speaks another wire version than this client's. */
@@ -260,7 +243,6 @@ export class FencedError extends WireError {
   /** Builds the error. */
   constructor(verb: string, text: string) {
     super(verb, "fence", text);
-    this.name = "FencedError";
   }
 }
 
@@ -286,11 +268,9 @@ export class ConnectionError extends EchoMQError {
   readonly reason: ConnectionReason;
   /** Builds the error; `cause` is glide's own error. */
   constructor(address: string, reason: ConnectionReason, message: string, cause?: unknown) {
-    super("connection", message);
-    this.name = "ConnectionError";
+    super("connection", message, cause);
     this.address = address;
     this.reason = reason;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
@@ -309,36 +289,23 @@ export class RequestTimeoutError extends EchoMQError {
   readonly timeoutMs: number;
   /** Builds the error; `cause` is glide's error. */
   constructor(command: string, address: string, timeoutMs: number, cause?: unknown) {
-    super("timeout", `${command}: no reply from ${address} within ${timeoutMs} ms (request timeout): it may or may not have run`);
-    this.name = "RequestTimeoutError";
+    super("timeout", `${command}: no reply from ${address} within ${timeoutMs} ms (request timeout): it may or may not have run`, cause);
     this.command = command;
     this.address = address;
     this.timeoutMs = timeoutMs;
-    if (cause !== undefined) this.cause = cause;
   }
 }
 
-/** What a failed `enqueueMany` did with each input it read: see {@link BatchError}. */
-export interface BatchReport<P> {
-  /** Ids on the server, in input order. */
-  readonly landed: readonly string[];
-  /** The input index of each id of `landed`. */
-  readonly landedAt: readonly number[];
-  /** Ids certainly not on the server, in input order. */
-  readonly unsent: readonly string[];
-  /** The input index of each id of `unsent`. */
-  readonly unsentAt: readonly number[];
-  /** Ids that may be on the server, in input order. */
-  readonly unconfirmed: readonly string[];
-  /** The input index of each id of `unconfirmed`. */
-  readonly unconfirmedAt: readonly number[];
-  /** The index of the first input not read (the number of inputs read). */
-  readonly unreadFrom: number;
-  /** True when the input ran out: every input was read. */
-  readonly exhausted: boolean;
-  /** The payload of each unsent and unconfirmed id. */
-  readonly payloads: ReadonlyMap<string, P>;
-}
+/**
+ * What a failed `enqueueMany` did with each input it read: the fields of {@link BatchError} (each
+ * documented there), and whether the input ran out (`exhausted`).
+ */
+export type BatchReport<P> =
+  & Pick<BatchError<P>, "landed" | "landedAt" | "unsent" | "unsentAt" | "unconfirmed" | "unconfirmedAt" | "unreadFrom" | "payloads">
+  & {
+    /** True when the input ran out: every input was read. */
+    readonly exhausted: boolean;
+  };
 
 /**
  * An `enqueueMany` that failed part way — a command refused or without a reply, a connection
@@ -391,7 +358,6 @@ export class BatchError<P = unknown> extends EchoMQError {
       }); ${report.exhausted ? "" : `inputs from index ${unreadFrom} on were not read; `}send the unconfirmed and the unsent ` +
         `again with their ids (a DuplicateIdError means it was there)${report.exhausted ? "" : `, then the inputs from index ${unreadFrom} on`}`,
     );
-    this.name = "BatchError";
     this.landed = landed;
     this.unsent = unsent;
     this.unconfirmed = unconfirmed;
@@ -409,7 +375,6 @@ export class BackendError extends EchoMQError {
   /** Builds the error. */
   constructor(message: string) {
     super("backend", message);
-    this.name = "BackendError";
   }
 }
 

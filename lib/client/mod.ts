@@ -89,13 +89,15 @@ export {
   JobNotDeadError,
   JobNotScheduledError,
   JobRefusalError,
+  type JobRefusalRule,
   LeaseLostError,
   PayloadDecodeError,
   RequestTimeoutError,
   SchedulerOptionError,
   type SchedulerOption,
   type Rule,
+  RuleErrorRoot,
   WireError,
   type WireRule,
 } from "./errors.ts";
-export { KeyspaceError, type KeyspaceRule } from "../keyspace/mod.ts";
+export { KeyspaceError, type KeyspaceRule, type RuleError, type RuleErrorClass, RuleTypeError } from "../keyspace/mod.ts";

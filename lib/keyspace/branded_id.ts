@@ -30,13 +30,37 @@ export type Digit = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
 /** One Base62 character, `[0-9A-Za-z]`: one character of a branded id's payload. */
 export type B62 = Digit | Upper | Lowercase<Upper>;
 
+/**
+ * The rules of an id, worded once for the compiler and the run time: for a job id (`job`) and for
+ * a branded id of any namespace (`branded`), what the id is called and what each rule asks. A
+ * refused literal's compiler message is `<what> <rule>` ({@link IdRuleMessage}); a refused value's
+ * runtime message quotes the value between the two.
+ */
+export const ID_RULES = {
+  job: {
+    what: "job id",
+    length: "must be 14 characters: the namespace JOB and 11 Base62 characters",
+    namespace: "must start with the namespace JOB",
+    payload: "payload must be 11 Base62 characters [0-9A-Za-z]",
+  },
+  branded: {
+    what: "branded id",
+    length: "must be 14 characters: a namespace of 3 capital letters [A-Z] and 11 Base62 characters",
+    namespace: "namespace must be 3 capital letters [A-Z]",
+    payload: "payload must be 11 Base62 characters [0-9A-Za-z]",
+  },
+} as const;
+
+/** The compiler's message for an id literal of kind `K` (see {@link ID_RULES}) that breaks rule `R`. */
+export type IdRuleMessage<K extends keyof typeof ID_RULES, R extends "length" | "namespace" | "payload"> =
+  `${(typeof ID_RULES)[K]["what"]} ${(typeof ID_RULES)[K][R]}`;
+
 /** Compiler message when a job id literal has the wrong length. */
-export type IdLengthError =
-  "job id must be 14 characters: the namespace JOB and 11 Base62 characters";
+export type IdLengthError = IdRuleMessage<"job", "length">;
 /** Compiler message when a job id literal does not start with `JOB`. */
-export type IdNamespaceError = "job id must start with the namespace JOB";
+export type IdNamespaceError = IdRuleMessage<"job", "namespace">;
 /** Compiler message when a job id literal's payload is not Base62. */
-export type IdPayloadError = "job id payload must be 11 Base62 characters [0-9A-Za-z]";
+export type IdPayloadError = IdRuleMessage<"job", "payload">;
 
 /**
  * `Id` itself when it is a job id (or not a literal: checked at run time), else the message of the
@@ -60,12 +84,11 @@ export type DiagnoseJobId<Id extends string> = Id extends
   : IdLengthError;
 
 /** Compiler message when a branded id literal has the wrong length. */
-export type BrandedIdLengthError =
-  "branded id must be 14 characters: a namespace of 3 capital letters [A-Z] and 11 Base62 characters";
+export type BrandedIdLengthError = IdRuleMessage<"branded", "length">;
 /** Compiler message when a branded id literal does not start with 3 capital letters. */
-export type BrandedIdNamespaceError = "branded id namespace must be 3 capital letters [A-Z]";
+export type BrandedIdNamespaceError = IdRuleMessage<"branded", "namespace">;
 /** Compiler message when a branded id literal's payload is not Base62. */
-export type BrandedIdPayloadError = "branded id payload must be 11 Base62 characters [0-9A-Za-z]";
+export type BrandedIdPayloadError = IdRuleMessage<"branded", "payload">;
 
 /**
  * `Id` itself when it is a branded id of any namespace (or not a literal: checked at run time),
@@ -112,24 +135,22 @@ export function isBrandedId(x: unknown): x is BrandedId {
  * namespace. Checks in the same order as the type level: length, namespace, payload.
  */
 export function assertBrandedId(x: unknown): asserts x is BrandedId {
-  if (typeof x !== "string") {
-    throw new KeyspaceError("id-not-string", `branded id must be a string, got ${typeof x}`);
-  }
-  if (x.length !== 14) {
-    throw new KeyspaceError(
-      "id-length",
-      `branded id ${quote(x)} must be 14 characters: a namespace of 3 capital letters [A-Z] and 11 Base62 characters`,
-    );
-  }
-  if (!NAMESPACE.test(x)) {
-    throw new KeyspaceError("id-namespace", `branded id ${quote(x)} namespace must be 3 capital letters [A-Z]`);
-  }
-  if (!BRANDED.test(x)) {
-    throw new KeyspaceError(
-      "id-payload",
-      `branded id ${quote(x)} payload must be 11 Base62 characters [0-9A-Za-z]`,
-    );
-  }
+  assertId(x, "branded", (id) => NAMESPACE.test(id));
+}
+
+/**
+ * The run-time checks of both kinds of id, in the type level's order (length, namespace, payload),
+ * each refusal worded by {@link ID_RULES} with the value quoted.
+ */
+function assertId(x: unknown, kind: keyof typeof ID_RULES, namespaced: (id: string) => boolean): void {
+  const rules = ID_RULES[kind];
+  if (typeof x !== "string") throw new KeyspaceError("id-not-string", `${rules.what} must be a string, got ${typeof x}`);
+  const refuse = (rule: "length" | "namespace" | "payload"): never => {
+    throw new KeyspaceError(`id-${rule}`, `${rules.what} ${quote(x)} ${rules[rule]}`);
+  };
+  if (x.length !== 14) refuse("length");
+  if (!namespaced(x)) refuse("namespace");
+  if (!BRANDED.test(x)) refuse("payload");
 }
 
 /** True when `x` is a branded id in the `JOB` namespace. */
@@ -142,24 +163,7 @@ export function isJobId(x: unknown): x is JobId {
  * Checks in the same order as the type level: length, namespace, payload.
  */
 export function assertJobId(x: unknown): asserts x is JobId {
-  if (typeof x !== "string") {
-    throw new KeyspaceError("id-not-string", `job id must be a string, got ${typeof x}`);
-  }
-  if (x.length !== 14) {
-    throw new KeyspaceError(
-      "id-length",
-      `job id ${quote(x)} must be 14 characters: the namespace JOB and 11 Base62 characters`,
-    );
-  }
-  if (!x.startsWith("JOB")) {
-    throw new KeyspaceError("id-namespace", `job id ${quote(x)} must start with the namespace JOB`);
-  }
-  if (!BRANDED.test(x)) {
-    throw new KeyspaceError(
-      "id-payload",
-      `job id ${quote(x)} payload must be 11 Base62 characters [0-9A-Za-z]`,
-    );
-  }
+  assertId(x, "job", (id) => id.startsWith("JOB"));
 }
 
 // Payload = 7 digits of milliseconds (good until year 2081) + 4 digits of sequence.

@@ -26,19 +26,46 @@ export type KeyspaceRule =
   | "id-payload";
 
 /**
- * Raised before any wire when a queue name, lane name, key type, priority or job id breaks the grammar.
- * The message names the rule and quotes the offending value.
+ * What every error of EchoMQ that enforces a rule carries: the `rule` it names, and a `name` that
+ * is its class's. {@link KeyspaceError} and the client's `EchoMQError` (the root of the client's
+ * errors) are the two classes of it, built by {@link ruleErrorOf}.
  */
-export class KeyspaceError extends TypeError {
+export interface RuleError<R extends string = string> extends Error {
   /** Which rule was broken. */
-  readonly rule: KeyspaceRule;
-  /** Builds the error for `rule` with a human message. */
-  constructor(rule: KeyspaceRule, message: string) {
-    super(message);
-    this.name = "KeyspaceError";
-    this.rule = rule;
-  }
+  readonly rule: R;
 }
+
+/** A class of {@link RuleError}s whose instances are also `E`s: what {@link ruleErrorOf} returns. */
+export type RuleErrorClass<E extends Error> = new <R extends string>(rule: R, message: string, cause?: unknown) => E & RuleError<R>;
+
+/**
+ * The one root of the errors with a rule, over a built-in error class (`Error`, `TypeError`): its
+ * constructor takes the rule, a human message and the error's `cause` if it has one (left unset
+ * when `undefined`), and names the error after the class it builds (`new.target`), so a
+ * subclass's stack trace prints its own name without setting it.
+ */
+export function ruleErrorOf<E extends Error>(base: new (message: string) => E): RuleErrorClass<E> {
+  const root = base as new (message: string) => Error;
+  class Ruled extends root {
+    readonly rule: string;
+    constructor(rule: string, message: string, cause?: unknown) {
+      super(message);
+      this.name = new.target.name;
+      this.rule = rule;
+      if (cause !== undefined) this.cause = cause;
+    }
+  }
+  return Ruled as unknown as RuleErrorClass<E>;
+}
+
+/** A `TypeError` naming a rule: the root of {@link KeyspaceError}. */
+export const RuleTypeError: RuleErrorClass<TypeError> = ruleErrorOf(TypeError);
+
+/**
+ * Raised before any wire when a queue name, lane name, key type, priority or job id breaks the grammar.
+ * The message names the rule and quotes the offending value. Built as `new KeyspaceError(rule, message)`.
+ */
+export class KeyspaceError extends RuleTypeError<KeyspaceRule> {}
 
 /** Quotes a value so that NUL and other control bytes stay visible in a message. */
 export function quote(x: unknown): string {

@@ -20,7 +20,7 @@
  * @module
  */
 export { type QueueType, QUEUE_TYPES, isQueueType } from "./queue_type.ts";
-export { KeyspaceError, type KeyspaceRule } from "./error.ts";
+export { KeyspaceError, type KeyspaceRule, type RuleError, type RuleErrorClass, ruleErrorOf, RuleTypeError } from "./error.ts";
 export {
   assertClientQueue,
   assertValidQueue,
@@ -50,6 +50,8 @@ export {
   type IdLengthError,
   type IdNamespaceError,
   type IdPayloadError,
+  ID_RULES,
+  type IdRuleMessage,
   isBrandedId,
   isJobId,
   type JobId,

@@ -7,11 +7,14 @@ import { join } from "node:path";
 import { repoRoot } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 
-/** Spawns the child `script` of tests/reliability; `lines` fills with what it prints. */
+/**
+ * Spawns the child `script` of tests/reliability; `lines` fills with what it prints; `exited`
+ * resolves at its exit, with the signal that ended it (`null` when it exited by itself).
+ */
 export function child(
   args: string[],
   script = "_child_worker.ts",
-): { proc: ChildProcess; lines: string[]; exited: Promise<void> } {
+): { proc: ChildProcess; lines: string[]; exited: Promise<NodeJS.Signals | null> } {
   const root = repoRoot();
   const proc = spawn(join(root, "node_modules", ".bin", "bun"), [join(root, "tests", "reliability", script), ...args], {
     cwd: root,
@@ -25,7 +28,7 @@ export function child(
     buffer = parts.pop()!;
     lines.push(...parts);
   });
-  const exited = new Promise<void>((done) => proc.once("exit", () => done()));
+  const exited = new Promise<NodeJS.Signals | null>((done) => proc.once("exit", (_code, signal) => done(signal)));
   return { proc, lines, exited };
 }
 

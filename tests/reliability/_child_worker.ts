@@ -1,6 +1,7 @@
 /**
  * A worker in a process of its own, for the suites that must act on a whole process (freeze it,
- * fake its clock, time its exit). Run by frozen.test.ts, clock_skew.test.ts and shutdown.test.ts:
+ * kill it, fake its clock, time its exit). Run by worker_crash.test.ts, clock_skew.test.ts and
+ * shutdown.test.ts:
  *
  *   bun tests/reliability/_child_worker.ts <port> <queue> <backend> <mode> [arg]
  *
@@ -8,6 +9,9 @@
  * - `freeze <leaseMs>`: right after sending its first CLAIM, prints `sent` and busy-waits up to
  *   `leaseMs` (the parent SIGSTOPs it meanwhile, so the reply is read only after SIGCONT); prints
  *   `started <id>` when a handler starts and `dropped <message>` for what reaches onError.
+ * - `crash <leaseMs>`: claims one job and never finishes it: prints `claimed <id> <attempts> <token>`
+ *   once the handler runs, then hangs until killed (at most 120 s), its heartbeat keeping the
+ *   lease alive until the kill.
  * - `skew <ms>`: `Date.now` runs `ms` ahead (negative: behind) of the host clock; prints
  *   `handled <id> <host ms since epoch>` for each job it runs.
  * - `exit`: starts a worker, prints `ready` once it waits, then stops it and closes the client,
@@ -69,6 +73,11 @@ if (mode === "freeze") {
   new Worker(client, queue!, (job) => {
     say(`started ${job.id}`);
   }, { leaseMs, blockMs: 200, onError: (e) => say(`dropped ${e instanceof Error ? e.message : String(e)}`) }, () => {});
+} else if (mode === "crash") {
+  mq.work(queue!, async (job) => {
+    say(`claimed ${job.id} ${job.attempts} ${job.token}`);
+    await new Promise((r) => setTimeout(r, 120_000)); // "working" until SIGKILL
+  }, { leaseMs: Number(arg), blockMs: 200 });
 } else if (mode === "skew") {
   mq.work(queue!, (job) => say(`handled ${job.id} ${Math.round(hostNow())}`), { blockMs: 5000 });
   say("ready");

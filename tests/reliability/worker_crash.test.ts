@@ -1,15 +1,21 @@
 /**
- * Worker crash, per backend: a worker in a child process claims a job with a short lease (kept
- * alive by its heartbeat) and is SIGKILLed mid-job; once the lease has passed, a worker in this
- * process (waiting on the server, no polling) gets the job from CLAIM's own reap and completes it
- * on the second attempt, under a higher token; the dead worker's token is refused.
+ * A worker process that stops mid-job, per backend, its job then taken by a worker in this
+ * process (waiting on the server, no polling) through CLAIM's own reap:
+ * - crashed: a worker in a child process claims a job with a short lease (kept alive by its
+ *   heartbeat) and is SIGKILLed mid-job; once the lease has passed, the job is completed on the
+ *   second attempt, under a higher token; the dead worker's token is refused.
+ * - frozen: a worker in a child process sends a CLAIM and is SIGSTOPped before it reads the reply
+ *   (the server has claimed the job for it); the lease runs out, the other worker acks the job;
+ *   after 3× the lease the child gets SIGCONT. It must not start a handler on that job (its lease
+ *   is gone by the child's monotonic clock): it drops the job and says so through onError
+ *   (`LeaseExpiredError`).
  */
 import { describe, expect, test } from "bun:test";
-import { spawn } from "node:child_process";
-import { join } from "node:path";
 import { EchoMQ, type Job, LeaseLostError } from "../../client.ts";
 import { jobKey } from "../../mod.ts";
-import { command, repoRoot } from "../../tools/embedded/mod.ts";
+import { command } from "../../tools/embedded/mod.ts";
+import { child, line } from "./_child.ts";
+import { sleep } from "./_recorder.ts";
 import { BACKENDS, useServer } from "./_server.ts";
 
 const LEASE_MS = 1500;
@@ -26,36 +32,18 @@ for (const backend of BACKENDS) {
       });
       try {
         const id = await mq.enqueue(q, { n: 1 });
-        const root = repoRoot();
-        const child = spawn(
-          join(root, "node_modules", ".bin", "bun"),
-          [join(root, "tests", "reliability", "_crash_worker.ts"), String(site.server.port), q, String(LEASE_MS), backend],
-          { cwd: root, stdio: ["ignore", "pipe", "inherit"] },
-        );
-        const exited = new Promise<string | null>((done) => child.once("exit", (_code, signal) => done(signal)));
+        const c = child([String(site.server.port), q, backend, "crash", String(LEASE_MS)]);
         let claimedLine: string;
         try {
-          claimedLine = await new Promise<string>((done, fail) => {
-            let out = "";
-            const timer = setTimeout(() => fail(new Error(`child did not claim within 60 s: ${out}`)), 60_000);
-            child.stdout!.on("data", (chunk: Uint8Array) => {
-              out += new TextDecoder().decode(chunk);
-              const line = out.split("\n").find((l) => l.startsWith("claimed "));
-              if (line) {
-                clearTimeout(timer);
-                done(line);
-              }
-            });
-            child.once("exit", () => fail(new Error(`child exited before claiming: ${out}`)));
-          });
+          claimedLine = await line(c.lines, "claimed ", 60_000);
           // let the child's heartbeat extend the lease past its first deadline at least once
           await new Promise((r) => setTimeout(r, LEASE_MS + 200));
           expect(Number(await command(site.server.port, ["HGET", jobKey(q, id), "deadline_ms"])) - Date.now()).toBeGreaterThan(0);
         } finally {
-          child.kill("SIGKILL");
+          c.proc.kill("SIGKILL");
         }
         const killedAt = Date.now();
-        expect(await exited).toBe("SIGKILL");
+        expect(await c.exited).toBe("SIGKILL");
         const [, claimedId, attempts, token] = claimedLine.split(" ");
         expect(claimedId).toBe(id);
         expect(attempts).toBe("1");
@@ -100,5 +88,36 @@ for (const backend of BACKENDS) {
         await mq.close();
       }
     }, 120_000);
+  });
+
+  describe(`frozen worker (${backend})`, () => {
+    test("SIGSTOPped with a claim unread for 3× its lease: after SIGCONT it starts no handler on the job another worker acked", async () => {
+      const q = `frozen-${backend}`;
+      const mq = await EchoMQ.connect<{ n: number }>({ addresses: [{ host: "127.0.0.1", port: site.server.port }], backend });
+      const c = child([String(site.server.port), q, backend, "freeze", String(LEASE_MS)]);
+      try {
+        const id = await mq.enqueue(q, { n: 1 });
+        await line(c.lines, "sent");
+        c.proc.kill("SIGSTOP");
+        const stoppedAt = Date.now();
+        expect((await mq.counts(q)).active).toBe(1); // claimed for the frozen child
+        const acked: string[] = [];
+        const other = mq.work(q, (job) => void acked.push(job.id), { blockMs: 200, maintenanceMs: 1000 });
+        while (acked.length === 0 && Date.now() - stoppedAt < 20_000) await sleep(20);
+        await other.stop();
+        expect(acked).toEqual([id]);
+        await sleep(Math.max(0, stoppedAt + 3 * LEASE_MS - Date.now()));
+        c.proc.kill("SIGCONT");
+        const said = await line(c.lines, "dropped", 10_000).catch((e: Error) => e.message);
+        await sleep(300); // a handler the child would start comes right after its claim is read
+        console.log(`[frozen ${backend}] frozen ${Date.now() - stoppedAt} ms (lease ${LEASE_MS}); child said: ${c.lines.join(" | ")}`);
+        expect(c.lines.filter((l) => l.startsWith("started"))).toEqual([]);
+        expect(said).toMatch(new RegExp(`^dropped worker "${q}": ${id} \\(token \\d+\\) not started: its lease ran out \\d+ ms before`));
+      } finally {
+        c.proc.kill("SIGKILL");
+        await c.exited;
+        await mq.close();
+      }
+    }, 60_000);
   });
 }
