@@ -141,19 +141,26 @@ local function emq_type(key, want)
   return t
 end
 
--- 5. domain, the keys a verb derives (the Lua side of the module's Scope::expect / absent): meta
--- (a hash or missing), then each of wanted, {{key, kind}, ...}, in order, each refused when neither
--- missing nor of its kind. The missing derived keys are listed for emq_local, the probe before the
--- first write. Returns {meta = meta's type, kinds = {[key] = type}, missing = {key, ...}}, or nil
--- and the refusal.
-local function emq_types(wanted)
-  local meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
-  local s = {meta = meta, kinds = {}, missing = {}}
+-- 5. domain, keys a verb derives (the Lua side of the module's Scope::expect / absent): each of
+-- wanted, {{key, kind}, ...}, in order, refused when neither missing nor of its kind; the missing
+-- ones are appended to missing for emq_local, the probe before the first write. Returns
+-- {[key] = type}, or nil and the refusal.
+local function emq_kinds(wanted, missing)
+  local kinds = {}
   for _, k in ipairs(wanted) do
     local t, e = emq_type(k[1], k[2]) if e then return nil, e end
-    s.kinds[k[1]] = t
-    if t == 'none' then s.missing[#s.missing + 1] = k[1] end
+    kinds[k[1]] = t
+    if t == 'none' then missing[#missing + 1] = k[1] end
   end
+  return kinds
+end
+
+-- emq_kinds after meta (a hash or missing). Returns {meta = meta's type, kinds = {[key] = type},
+-- missing = {key, ...}}, or nil and the refusal.
+local function emq_types(wanted)
+  local meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
+  local s = {meta = meta, missing = {}}
+  s.kinds, e = emq_kinds(wanted, s.missing) if e then return nil, e end
   return s
 end
 

@@ -15,10 +15,7 @@ export const DEDUP_LUA: string = `
 -- Returns {hash, ttl}, or nil and the refusal.
 local function emq_dedup_open(base, missing)
   local d = {hash = base .. 'dedup', ttl = base .. 'dedup_ttl'}
-  for _, k in ipairs({{d.hash, 'hash'}, {d.ttl, 'zset'}}) do
-    local t, e = emq_type(k[1], k[2]) if e then return nil, e end
-    if t == 'none' then missing[#missing + 1] = k[1] end
-  end
+  local _, e = emq_kinds({{d.hash, 'hash'}, {d.ttl, 'zset'}}, missing) if e then return nil, e end
   return d
 end
 

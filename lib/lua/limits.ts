@@ -78,10 +78,7 @@ end
 local function emq_freeing(base, meta, missing)
   if not emq_limits(meta).conc then return nil end
   local f = {pending = base .. 'pending', wake = base .. 'wake'}
-  for _, k in ipairs({{f.pending, 'list'}, {f.wake, 'zset'}}) do
-    local t, e = emq_type(k[1], k[2]) if e then return nil, e end
-    if t == 'none' then missing[#missing + 1] = k[1] end
-  end
+  local _, e = emq_kinds({{f.pending, 'list'}, {f.wake, 'zset'}}, missing) if e then return nil, e end
   return f
 end
 

@@ -5,6 +5,7 @@
 //! the new limits). Reply: 1.
 
 use super::made_now;
+use super::mark_ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
@@ -46,8 +47,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
     }
     if pending.kind() == Kind::List {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        mark_ready(&wake);
         ctx.signal_ready(pending.name());
     }
     Ok(Reply::Int(1))

@@ -4,6 +4,7 @@
 //! wake a settle gives when it frees a slot of a limited queue. The reading and the arithmetic are
 //! pure and unit-tested; `freeing` and `freed` are a settle's step 5 and last write.
 
+use super::mark_ready;
 use super::scope::Scope;
 use crate::ffi::{Ctx, Key, Kind};
 use crate::gates;
@@ -166,9 +167,7 @@ pub fn freed(ctx: Ctx, s: &Scope, freeing: bool) {
         return;
     }
     let wake = ctx.open_named(s.name(WAKE));
-    let l = lit();
-    wake.zadd(0.0, l.wake.ready);
-    ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+    mark_ready(&wake);
     ctx.signal_ready(pending.name());
 }
 
@@ -181,6 +180,12 @@ mod tests {
         per: 1000,
         burst: 1,
     };
+
+    /// The bucket of `r`, full at time 0: its tokens, and the state once they are all taken.
+    fn drained(r: Rate) -> (i64, Tat) {
+        let (n, base) = r.tokens(None, 0);
+        (n, r.take(base, n))
+    }
 
     #[test]
     fn parses_what_the_verbs_write() {
@@ -215,10 +220,8 @@ mod tests {
     #[test]
     fn evenly_spaced_at_burst_one() {
         // 3 per 1000 ms: one claim every 333⅓ ms, never 2× at a window's edge
-        let (n, base) = R.tokens(None, 0);
-        assert_eq!(n, 1);
-        let t = R.take(base, 1);
-        assert_eq!(t, Tat { q: 333, r: 1 });
+        let (n, t) = drained(R);
+        assert_eq!((n, t), (1, Tat { q: 333, r: 1 }));
         assert_eq!(R.tokens(Some(t), 333).0, 0);
         assert_eq!(R.next_token(t), 334);
         assert_eq!(R.tokens(Some(t), 334).0, 1);
@@ -245,10 +248,8 @@ mod tests {
             per: 1000,
             burst: 5,
         };
-        let (n, base) = b.tokens(None, 0);
-        assert_eq!(n, 5);
-        let t = b.take(base, 5);
-        assert_eq!(t, Tat { q: 500, r: 0 });
+        let (n, t) = drained(b);
+        assert_eq!((n, t), (5, Tat { q: 500, r: 0 }));
         assert_eq!(b.tokens(Some(t), 99).0, 0);
         assert_eq!(b.next_token(t), 100);
         assert_eq!(b.tokens(Some(t), 100).0, 1);

@@ -74,6 +74,14 @@ pub fn paused(meta: &Key) -> bool {
     meta.kind() == Kind::Hash && meta.hget(field).is_some_and(|p| p.bytes() == b"1")
 }
 
+/// Step 6: the `ready` marker on `wake` (`ZADD wake 0 ready`), replicated.
+pub fn mark_ready(wake: &Key) {
+    let l = lit();
+    wake.zadd(0.0, l.wake.ready);
+    let ctx = wake.ctx();
+    ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+}
+
 /// Step 6's end of RUN and REQUEUE, once `ids` left the sorted set `from` for the head of
 /// `pending`: those moves replicated (`ZREM from ids…`, `LPUSH pending ids…`), the `ready` marker
 /// on `wake` when pending was empty before, and waiting claims told.
@@ -85,7 +93,6 @@ pub fn moved_to_head(
     ids: &[Str],
     was_empty: bool,
 ) {
-    let l = lit();
     let mut args: Vec<Str> = Vec::with_capacity(ids.len() + 1);
     args.push(from.name());
     args.extend_from_slice(ids);
@@ -93,8 +100,7 @@ pub fn moved_to_head(
     args[0] = pending.name();
     ctx.replicate(c"LPUSH", &args);
     if was_empty {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        mark_ready(wake);
     }
     ctx.signal_ready(pending.name());
 }

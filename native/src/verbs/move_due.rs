@@ -3,6 +3,7 @@
 //! a sorted set whose score is due (≤ now), ascending, and type-checks their rows; [`apply`] moves
 //! them to pending and marks the rows that exist `pending`.
 
+use super::mark_ready;
 use super::scope::Scope;
 use crate::command::Reply;
 use crate::ffi::{self, Key, Kind, Owned, Str};
@@ -95,9 +96,7 @@ pub fn moved<'a>(
 
     let moved = apply(s, &from, &pending, tail, &due);
     if moved > 0 {
-        let l = lit();
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        mark_ready(&wake);
         ctx.signal_ready(pending.name());
     }
     Ok(Reply::Int(moved as i64))

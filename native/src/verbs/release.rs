@@ -4,6 +4,7 @@
 
 use super::counter;
 use super::leases::{held, leave_active, Leaves};
+use super::mark_ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Str};
@@ -40,8 +41,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     ctx.replicate(c"RPUSH", &rpush);
     if was_empty {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
     settle.freed(s);

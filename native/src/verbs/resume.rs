@@ -2,6 +2,7 @@
 //! holds ids, and waiting claims are woken. Reply: 1 when it resumed the queue, 0 when it was not
 //! paused.
 
+use super::mark_ready;
 use super::paused;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
@@ -22,8 +23,7 @@ pub fn run<'a>(s: &mut Scope<'a>, _args: &Args<'a>) -> Result<Reply<'a>, Refusal
     }
     meta.hdel(&[l.meta.paused]);
     if pending.kind() == Kind::List {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
     Ok(Reply::Int(1))

@@ -4,6 +4,7 @@
 //! was empty, and waiting claims told. Reply: the count.
 
 use super::leases::{held, leave_active, Leaves};
+use super::mark_ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Owned, Str};
@@ -69,8 +70,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
     }
     if lpush.len() > 1 && was_empty {
-        wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
+        mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
     settle.freed(s);
