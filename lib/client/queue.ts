@@ -6,7 +6,7 @@
  *
  * @example
  * ```ts
-import { EchoMQ } from "../../client.ts";
+ * import { EchoMQ } from "../../client.ts";
  *
  * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
  * const mail = mq.queue<{ to: string }>("mail");

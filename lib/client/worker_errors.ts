@@ -65,7 +65,7 @@ export class RateLimitedError extends Error {
   /** How long the queue hands out nothing, in ms. */
   readonly ms: number;
   /** Builds the error for a park of `ms` (1 ms to a day). */
-  constructor(ms: number, message = `rate limited for ${ms} ms`) {
+  constructor(ms: number, message: string = `rate limited for ${ms} ms`) {
     super(message);
     this.name = "RateLimitedError";
     this.ms = ms;
