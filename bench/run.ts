@@ -132,6 +132,10 @@ const targets: Target[] = [
   ratioTarget("`slot` ops/s ≥ 2× `cluster-key-slot`", keys.slotVsClusterKeySlot, keys.slotVsClusterKeySlot >= 2),
   ratioTarget("module ENQUEUE server CPU ≤ 0.4× script ENQUEUE", cost.ratios.enqueue, cost.ratios.enqueue <= 0.4),
   ratioTarget("module CLAIM+ACK server CPU ≤ 0.4× scripts", cost.ratios.claimAck, cost.ratios.claimAck <= 0.4),
+  ...(["module", "scripts"] as const).map((b) => {
+    const r = cost.usecPerCall[b].claimLimited / cost.usecPerCall[b].claim;
+    return ratioTarget(`${b} CLAIM with a concurrency and a rate limit on ≤ 1.3× a plain CLAIM (server CPU)`, r, r <= 1.3);
+  }),
   ratioTarget(
     "module ENQUEUE server CPU per job ≤ 0.15× BullMQ add — batched (`enqueueMany`: 1000 jobs per ENQUEUE)",
     cost.ratios.enqueueBatchPerJobVsBullAdd,

@@ -5,6 +5,9 @@
  * `cmdstat_evalsha` for the scripts; EVALSHA + EVAL for BullMQ, whose ioredis falls back to EVAL
  * on NOSCRIPT). The commands each BullMQ script runs inside are listed per script call (a profile).
  *
+ * `claimLimited` is CLAIM on a queue whose concurrency and rate limits are in force (set high, so
+ * that every call claims: the cost of checking them), beside `claim` on a plain queue.
+ *
  * One call is one job for every verb but two: PROMOTE moves up to 100 ids per call, and the batched
  * admission phase (`enqueueMany` of N jobs: one ENQUEUE of 1000 groups per command, 8 in flight)
  * whose figure is per JOB (the verb's usec over the phase divided by N), beside BullMQ's `addBulk`
@@ -47,7 +50,7 @@ async function pool<T>(items: T[], task: (x: T) => Promise<unknown>): Promise<vo
 /** The verbs measured one job per call (PROMOTE: 100 ids per call), then `enqueueMany` per job. */
 const VERB_ORDER = [
   "enqueue", "claim", "extend", "progress", "ack", "retry", "bury", "remove", "requeue", "schedule", "promote",
-  "enqueueBatchPerJob",
+  "enqueueBatchPerJob", "claimLimited",
 ] as const;
 type Verb = (typeof VERB_ORDER)[number];
 
@@ -81,6 +84,14 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   await new Promise((r) => setTimeout(r, 20));
   await phase("promote", () => pool(Array.from({ length: N / 100 }, (_, i) => i), () => mq.promote(queue, 100)));
   await phase("enqueueBatchPerJob", () => mq.enqueueMany(`${queue}-batch`, Array.from({ length: N }, () => payload)), N);
+  // CLAIM on a queue with a concurrency and a rate limit in force (set high, so that each call
+  // claims its job: the cost of obeying the limits, not of waiting for them)
+  const limited = `${queue}-limited`;
+  await mq.limit(limited, { concurrency: 1_000_000, rate: { max: 1_000_000, perMs: 1, burst: 1_000_000 } });
+  await mq.enqueueMany(limited, Array.from({ length: N }, () => payload));
+  await phase("claimLimited", () => pool(ones, async () => {
+    if ((await mq.claim(limited, { leaseMs: 60_000 })) === null) throw new Error("a limited claim claimed nothing");
+  }));
   return out;
 }
 
