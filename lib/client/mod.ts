@@ -43,6 +43,8 @@ export {
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
+export type { WorkerIdentity } from "./worker_name.ts";
+export type { WorkerInfo } from "./workers.ts";
 export { JobTimeoutError, LeaseExpiredError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
 export type { MissedPolicy, RepeatSpec } from "./repeat.ts";

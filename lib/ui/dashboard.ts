@@ -19,6 +19,7 @@ import type { Route } from "./route_table.ts";
 import { Sampler } from "./sampler.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { type SnapshotOptions, StatsSnapshot } from "./snapshot.ts";
+import { WorkerList } from "./workers.ts";
 
 /** How {@link dashboard} answers and whom. */
 export interface DashboardOptions {
@@ -111,7 +112,7 @@ export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): 
   const routes = routeHandler([
     ...pageRoutes(mq, sampler, discovery, page),
     { path: "/dashboard.js", handle: () => answer(DASHBOARD_SCRIPT, "text/javascript; charset=utf-8") },
-    ...apiRoutes(mq, sampler, discovery),
+    ...apiRoutes(mq, sampler, discovery, new WorkerList(mq)),
     metricsRoute(snapshot, discovery),
     ...(options.routes ?? []),
   ], guard, guard.basePath);

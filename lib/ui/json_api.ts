@@ -164,6 +164,35 @@ export interface RemoveSchedulerReply {
   readonly removed: boolean;
 }
 
+/** One worker serving a queue, as its claim connection shows in `CLIENT LIST` (`EchoMQ.workers`). */
+export interface WorkerRow {
+  /** Its random id (`Worker.id`). */
+  readonly id: string;
+  /** Its machine's host name (empty when its runtime could not read it). */
+  readonly host: string;
+  readonly pid: number;
+  /** Handlers it runs at once. */
+  readonly concurrency: number;
+  /** Its client's `clientName` (empty without one). */
+  readonly app: string;
+  /** When it started, ms since the epoch (its machine's clock). */
+  readonly startedAt: number;
+  /** How long its claim connection has been open, ms (whole seconds, the server's count). */
+  readonly connectedMs: number;
+  /** Since its claim connection's last command (a claim, or an idle worker's wait), ms (whole seconds). */
+  readonly idleMs: number;
+  /** Where the server sees it connect from (ip:port). */
+  readonly addr: string;
+}
+
+/** `GET /api/workers?name=…`: the workers serving a queue now, oldest first. */
+export interface WorkersReply {
+  readonly name: string;
+  readonly workers: readonly WorkerRow[];
+  /** Why the list could not be read (the dashboard's user may not run `CLIENT LIST`); absent when it was. */
+  readonly unavailable?: string;
+}
+
 /**
  * How far in the past a next run may lie before the page says no worker is firing it, ms: a
  * firing worker looks at least every second (FIRE_POLL_MS), so a run this late has no firer.

@@ -1,5 +1,5 @@
 /**
- * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its dead, active,
+ * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, the workers serving it, its dead, active,
  * pending and scheduled jobs page by page, with requeue, and — on a selection of the dead and
  * scheduled jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
@@ -79,6 +79,22 @@ function schedulersSection(): string {
 </section>`;
 }
 
+/** The columns of the Workers table. */
+export const WORKER_COLUMNS = ["Worker", "Host", "PID", "Concurrency", "App", "Started", "Connected", "Last claim"] as const;
+
+/** The Workers section (the script fills it in from `GET /api/workers`). */
+function workersSection(): string {
+  const cols = WORKER_COLUMNS.map((c) => `<th scope="col"${c === "PID" || c === "Concurrency" ? ' class="num"' : ""}>${c}</th>`).join("");
+  return `<section class="panel" aria-labelledby="workers-title" id="workers-section">
+<div class="bar"><h2 id="workers-title" tabindex="-1">Workers</h2></div>
+<p id="workers-note" class="note" hidden></p>
+<table id="workers" aria-labelledby="workers-title">
+<thead><tr>${cols}</tr></thead>
+<tbody><tr class="empty"><td colspan="${WORKER_COLUMNS.length}">Loading…</td></tr></tbody>
+</table>
+</section>`;
+}
+
 /** A queue's page, its counts and state as `stats` has them (the script fills the rest in). */
 export function queueHtml(name: string, stats: QueueStats, options: PageOptions & { limit?: number } = {}): string {
   const counts = countsView(stats);
@@ -123,6 +139,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>
+${workersSection()}
 ${TABLE_ORDER.map(jobsSection).join("\n")}
 ${schedulersSection()}`, options);
 }

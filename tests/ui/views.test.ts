@@ -3,11 +3,13 @@
  * dashboard with the key panel one link away; active jobs listed with their lease deadline,
  * attempts, token and progress; a job's page (payload pretty-printed, attempts, times in UTC with
  * how long ago, the full failure reason) reached from its row and by searching its id; Delete and
- * Retry now from it; the throughput's axes labelled.
+ * Retry now from it; the workers serving a queue; the throughput's axes labelled.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { EchoMQ, Job } from "../../client.ts";
+import { hostname } from "node:os";
+import process from "node:process";
+import { EchoMQ, type Job } from "../../client.ts";
 import type { Ui } from "../../cli/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { moduleBuilt } from "../../tools/embedded/mod.ts";
@@ -103,6 +105,27 @@ for (const backend of BACKENDS) {
       expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0);
       const missing = await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${dead}`, ui.url).href);
       expect(missing?.status()).toBe(404);
+    });
+
+    test("workers: who serves the queue (id, host, pid, concurrency, app, since when), gone once stopped", async () => {
+      const q = `served-${backend}`;
+      const app = await EchoMQ.connect({ url: `valkey://127.0.0.1:${rig.server.port}`, backend, clientName: "billing" });
+      const worker = app.work(q, async () => {}, { concurrency: 5, blockMs: 200 });
+      try {
+        await page.goto(new URL(queueHref(q), ui.url).href);
+        const table = page.getByRole("table", { name: "Workers", exact: true });
+        const cells = await until("the worker's row", () => table.locator(`tbody tr[data-worker="${worker.id}"]`).locator("th, td").allTextContents(), (c) => c.length === 8);
+        expect(cells.slice(0, 5)).toEqual([worker.id, hostname(), String(process.pid), "5", "billing"]);
+        expect(cells[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
+        expect(cells[6]).toMatch(/^\d+ s$/); // connected for
+        expect(cells[7]).toMatch(/^(just now|\d+ s ago)$/); // its last claim or wait
+        await worker.stop();
+        await table.getByText("No worker is serving this queue now.").waitFor({ timeout: 20_000 });
+        expect(await page.locator("#workers-note").isHidden()).toBe(true);
+      } finally {
+        await worker.stop();
+        await app.close();
+      }
     });
 
     test("throughput and failures over time, the axes labelled: the peak rate and how far back", async () => {

@@ -1,6 +1,6 @@
 /**
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
- * Claims group, the requeue actions, the job tables with their selections (dead and scheduled: run
+ * Claims group, the workers, the requeue actions, the job tables with their selections (dead and scheduled: run
  * now, requeue, delete) and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
@@ -17,6 +17,7 @@ import { requeueControls } from "./requeue.ts";
 import { schedulersTable } from "./schedulers.ts";
 import { selectionControls } from "./selection.ts";
 import { throughput } from "./throughput.ts";
+import { workersTable } from "./workers.ts";
 
 /** Makes the page live. */
 export function queuePage(): void {
@@ -31,6 +32,7 @@ export function queuePage(): void {
   const selections = { dead: selectionControls(name, "dead", act), scheduled: selectionControls(name, "scheduled", act) };
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
+  const refreshWorkers = workersTable(name);
 
   const refreshQueue = async (): Promise<void> => {
     const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
@@ -40,7 +42,7 @@ export function queuePage(): void {
     requeue.showDead(q.counts.dead);
   };
   const refreshAll = async (): Promise<void> => {
-    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers()]);
+    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers(), refreshWorkers()]);
   };
   poll(refreshAll);
 }
