@@ -73,6 +73,7 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     paused: s.paused,
     totals: totalsView(s),
     rate: sampler.rate(name),
+    minutes: sampler.minutes(name),
   };
 }
 

@@ -136,6 +136,13 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <div class="axis x" aria-hidden="true"><span id="spark-start">—</span><span>now</span></div>
 <p id="spark-desc">Throughput: no samples yet</p>
 </figure>
+<figure id="minutes-figure">
+<figcaption id="minutes-title">Processed and failed per minute, last hour</figcaption>
+<div class="spark-axes"><span id="minutes-peak" class="axis y">1/min</span><svg id="minutes" role="img" aria-labelledby="minutes-title" aria-describedby="minutes-desc" viewBox="0 0 360 64" preserveAspectRatio="none"></svg><span class="axis y0">0</span></div>
+<div class="legend" aria-hidden="true"><span class="acked">processed</span> <span class="failed">failed (retried or buried)</span></div>
+<div class="axis x minutes-x" aria-hidden="true"><span id="minutes-start">—</span><span id="minutes-middle">—</span><span id="minutes-end">—</span></div>
+<p id="minutes-desc">Per minute: no samples yet</p>
+</figure>
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>

@@ -3,7 +3,8 @@
  * dashboard with the key panel one link away; active jobs listed with their lease deadline,
  * attempts, token and progress; a job's page (payload pretty-printed, attempts, times in UTC with
  * how long ago, the full failure reason) reached from its row and by searching its id; Delete and
- * Retry now from it; the workers serving a queue; the throughput's axes labelled.
+ * Retry now from it; the workers serving a queue; the throughput's axes labelled, per second and per
+ * minute over the last hour (with its empty state).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
@@ -125,6 +126,34 @@ for (const backend of BACKENDS) {
       } finally {
         await worker.stop();
         await app.close();
+      }
+    });
+
+    test("per minute over the last hour: axes labelled in UTC, the empty state, then processed and failed bars", async () => {
+      const q = `minutes-${backend}`;
+      await mq.enqueue(q, { n: -1 }); // the queue exists; nothing runs yet
+      await page.goto(new URL(queueHref(q), ui.url).href);
+      const desc = page.locator("#minutes-desc");
+      await until("the empty state", () => desc.textContent(), (t) => /^No traffic since \d\d:\d\d UTC \(sampled from then\)$/.test(t ?? ""));
+      const axes = async (): Promise<string[]> =>
+        await Promise.all(["minutes-peak", "minutes-start", "minutes-middle", "minutes-end"].map(async (id) => (await page.locator(`#${id}`).textContent()) ?? ""));
+      const [peak, ...x] = await axes();
+      expect(peak).toBe("1/min");
+      for (const label of x) expect(label).toMatch(/^\d\d:\d\d UTC$/);
+      expect(await page.locator("#minutes rect").count()).toBe(0);
+      // 30 jobs, every third failing its first attempt: 31 processed (the one waiting too), 10 failed
+      await mq.enqueueMany(q, Array.from({ length: 30 }, (_, n) => ({ n })));
+      const worker = mq.work(q, (job) => {
+        const { n } = job.payload as { n: number };
+        if (n >= 0 && n % 3 === 0 && job.attempts === 1) throw new Error("flaky");
+      }, { concurrency: 4, maxAttempts: 2, backoff: 0 });
+      try {
+        await until("the hour's counts", () => desc.textContent(), (t) => /^31 processed and 10 failed since \d\d:\d\d UTC \(sampled from then\); busiest minute \d\d:\d\d UTC with \d+ processed$/.test(t ?? ""));
+        expect(await page.locator("#minutes rect.processed").count()).toBeGreaterThan(0);
+        expect(await page.locator("#minutes rect.failed").count()).toBeGreaterThan(0);
+        expect((await axes())[0]).toMatch(/^\d+\/min$/);
+      } finally {
+        await worker.stop();
       }
     });
 

@@ -1,5 +1,6 @@
 /**
- * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
+ * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput (per
+ * second, and per minute over the hour), the
  * Claims group, the workers, the requeue actions, the job tables with their selections (dead and scheduled: run
  * now, requeue, delete) and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
@@ -10,6 +11,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/
 import { oneAtATime } from "./actions.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobTables } from "./job_tables.ts";
+import { minutesChart } from "./minutes.ts";
 import { pauseControl } from "./pause_control.ts";
 import { poll } from "./poll.ts";
 import { queueCounts } from "./queue_counts.ts";
@@ -29,6 +31,7 @@ export function queuePage(): void {
   const requeue = requeueControls(name, act);
   const showCounts = queueCounts();
   const showRate = throughput();
+  const showMinutes = minutesChart();
   const selections = { dead: selectionControls(name, "dead", act), scheduled: selectionControls(name, "scheduled", act) };
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
@@ -39,6 +42,7 @@ export function queuePage(): void {
     showCounts(q);
     showPaused(q.paused);
     showRate(q.rate);
+    showMinutes(q.minutes);
     requeue.showDead(q.counts.dead);
   };
   const refreshAll = async (): Promise<void> => {
