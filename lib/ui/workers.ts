@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { type EchoMQ, type WorkerInfo, WireError } from "../client/mod.ts";
+import type { EchoMQ, WorkerInfo } from "../client/mod.ts";
+import { WireError } from "../client/errors.ts";
 import type { WorkerRow, WorkersReply } from "./json_api.ts";
 
 /** What the page says when the server refuses `CLIENT LIST` to the dashboard's user. */
