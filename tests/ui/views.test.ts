@@ -2,12 +2,15 @@
  * What on-call looks at (issue 22 §4), in a real headless Chromium on both backends: `/` is the
  * dashboard with the key panel one link away; active jobs listed with their lease deadline,
  * attempts, token and progress; a job's page (payload pretty-printed, attempts, times in UTC with
- * how long ago, the full failure reason) reached from its row and by searching its id; Delete and
+ * how long ago, the full failure reason, the trace context a traced producer left) reached from
+ * its row and by searching its id; Delete and
  * Retry now from it; the workers serving a queue; the throughput's axes labelled, per second and per
  * minute over the last hour (with its empty state).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import * as otel from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { hostname } from "node:os";
 import process from "node:process";
 import { EchoMQ, type Job } from "../../client.ts";
@@ -78,7 +81,7 @@ for (const backend of BACKENDS) {
       expect(facts[1]).toBe("Attempts1");
       expect(facts[3]).toMatch(/^Created\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
       expect(facts[6]).toMatch(/^Buried\d{4}-\d\d-\d\d .* UTC \(/);
-      expect(facts.slice(7)).toEqual(["Time limit— (the worker's)", "Dedup key—", "Scheduler—"]);
+      expect(facts.slice(7)).toEqual(["Time limit— (the worker's)", "Dedup key—", "Scheduler—", "Trace—"]);
       expect(await page.getByRole("button", { name: "Retry now" }).count()).toBe(1);
       // a job admitted with its own time limit and a deduplication key shows both
       const keyed = await mq.enqueue("oncall", { order: 10 }, { dedup: { key: "order:10" }, timeoutMs: 5000 });
@@ -86,6 +89,29 @@ for (const backend of BACKENDS) {
       const own = await page.getByLabel("Facts").locator("div").allTextContents();
       expect(own.slice(7, 9)).toEqual(["Time limit5000 ms", "Dedup keyorder:10"]);
       expect(await mq.remove("oncall", keyed)).toBe(true);
+    });
+
+    test("a traced job's page shows the trace context its producer left: the trace id, and the traceparent", async () => {
+      // a tracer of its own (no global provider): a real SDK span gives a real W3C context
+      const provider = new BasicTracerProvider();
+      const traced = await EchoMQ.connect({
+        url: `valkey://127.0.0.1:${rig.server.port}`,
+        backend,
+        tracing: { api: { ...otel, trace: { getTracer: (n: string, v?: string) => provider.getTracer(n, v), setSpan: otel.trace.setSpan } } },
+      });
+      try {
+        const id = await traced.enqueue("oncall", { order: 11 });
+        const traceparent = (await mq.getJob("oncall", id))!.traceparent!;
+        expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+        await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${id}`, ui.url).href);
+        const facts = await page.getByLabel("Facts").locator("div").allTextContents();
+        expect(facts.at(-1)).toBe(`Tracetrace id ${traceparent.slice(3, 35)} (traceparent ${traceparent})`);
+        expect(await page.locator("#job-trace-id").textContent()).toBe(traceparent.slice(3, 35));
+        expect(await mq.remove("oncall", id)).toBe(true);
+      } finally {
+        await traced.close();
+        await provider.shutdown();
+      }
     });
 
     test("search by id, then Retry now: pending again; Delete: gone", async () => {
