@@ -25,7 +25,7 @@
  *
  * @module
  */
-import process from "node:process";
+import { runProgram } from "./lib/cli/program.ts";
 import { PACKAGE_SETTING, runCli as run } from "./lib/cli/run.ts";
 
 /**
@@ -39,7 +39,5 @@ export function runCli(argv: readonly string[]): Promise<number> {
 }
 
 // Run as a program (`deno run …/cli.ts`, `bun …/cli.ts`): the process's own arguments. The npm
-// build's `emq` bin imports this module and calls runCli itself (Node ≥ 20 has no import.meta.main).
-if ((import.meta as { main?: boolean }).main) {
-  process.exitCode = await runCli(process.argv.slice(2));
-}
+// build's `emq` bin calls runProgram itself (Node ≥ 20 has no import.meta.main).
+if ((import.meta as { main?: boolean }).main) await runProgram();

@@ -4,7 +4,8 @@
  * package's dashboard served by Bun.serve in this process. Measured, each over REPEAT requests
  * (median and p95, ms): the first `/` (it waits for the first, unpaced discovery walk), then `/`
  * (a page of 100 queues), `/api/queues`, `/metrics` (from the background snapshot) and one queue's
- * page, while the background walk runs; the SCAN calls and server CPU per second of that walk
+ * page, while the background walk runs; a queue's page on a dashboard just made (its HTML, and its
+ * first paint: the HTML, the script and the API calls the page makes at once); the SCAN calls and server CPU per second of that walk
  * with one page polling; and, for comparison, one full keyspace walk (`mq.queues()`, what every
  * request cost before).
  *
@@ -58,6 +59,38 @@ const pages = {
   apiJobs: await series(`/api/jobs?name=${names[0]}&state=pending`),
 };
 
+// A queue's page on a dashboard just made (nothing sampled, discovered or snapshotted yet): its
+// HTML alone, then its first paint as a browser gets it — the HTML, the script and the API
+// calls the script makes at once (counts, the four job tables, schedulers, workers), in parallel.
+async function coldQueuePage(): Promise<{ htmlMs: number; firstPaintMs: number }> {
+  const fresh = dashboard(mq);
+  const served = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (r) => fresh(r) });
+  const at = `http://127.0.0.1:${served.port}`;
+  const get = async (path: string): Promise<void> => {
+    const r = await fetch(`${at}${path}`);
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`${path}: ${r.status}`);
+  };
+  const q = names[QUEUES - 1]!;
+  try {
+    const start = performance.now();
+    await get(`/queues/${q}`);
+    const htmlMs = performance.now() - start;
+    await Promise.all([
+      get("/dashboard.js"),
+      get(`/api/queue?name=${q}`),
+      ...["dead", "active", "pending", "scheduled"].map((state) => get(`/api/jobs?name=${q}&state=${state}`)),
+      get(`/api/schedulers?name=${q}`),
+      get(`/api/workers?name=${q}`),
+    ]);
+    return { htmlMs: +htmlMs.toFixed(1), firstPaintMs: +(performance.now() - start).toFixed(1) };
+  } finally {
+    fresh.close();
+    served.stop(true);
+  }
+}
+const queuePageCold = await coldQueuePage();
+
 // the background walk's cost, with one page polling /api/queues once a second for 10 s
 const before = await commandStats(server.port);
 const cpu0 = await serverCpu(server.port);
@@ -86,6 +119,7 @@ report({
   fillSeconds: +(filledMs / 1000).toFixed(1),
   firstPaintColdMs: firstMs,
   firstMetricsMs,
+  queuePageCold,
   pages,
   backgroundWalk: { scansPerSec, serverCpuPerSec },
   fullWalkMs,

@@ -629,7 +629,9 @@ ${row("a queue's page", d.pages.queuePage)}
 ${row("\`/api/jobs\` (a page of pending jobs)", d.pages.apiJobs)}
 
 The very first \`/\` took ${f1(d.firstPaintColdMs)} ms (it waits at most 500 ms for the first walk, then shows what it
-found so far), the first \`/metrics\` ${f1(d.firstMetricsMs)} ms (the first snapshot). The background walk cost
+found so far), the first \`/metrics\` ${f1(d.firstMetricsMs)} ms (the first snapshot).${d.queuePageCold === undefined ? "" : ` On a dashboard just made, a
+queue's page took ${f1(d.queuePageCold.htmlMs)} ms (its HTML) and ${f1(d.queuePageCold.firstPaintMs)} ms to its first paint (the HTML, the script and the API
+calls the page makes at once, in parallel).`} The background walk cost
 ${f1(d.backgroundWalk.scansPerSec)} SCAN calls and ${f2(d.backgroundWalk.serverCpuPerSec)} s of server CPU per second with one page polling. For
 comparison, one full walk (\`mq.queues()\`, what each request cost before) took ${f0(d.fullWalkMs)} ms.
 `;

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import process from "node:process";
-import { runCli } from "../lib/cli/run.ts";
+import { runProgram } from "../lib/cli/program.ts";
 import { REPOSITORY } from "./repository.ts";
 
-process.exitCode = await runCli(process.argv.slice(2), REPOSITORY);
+await runProgram(REPOSITORY);

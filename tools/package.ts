@@ -96,10 +96,13 @@ export function run(
     timeoutMs?: number;
     /** Send `signal` to the process once its stdout contains `when` (as a user's Ctrl-C would). */
     interrupt?: { when: string; signal: "SIGINT" | "SIGTERM" };
+    /** Close the reading end of its stdout at once, as a reader that stops early (`| head`) would: its writes fail with EPIPE. */
+    closeStdout?: boolean;
   } = {},
 ): Promise<Ran> {
   return new Promise((done, fail) => {
     const child = spawn(cmd, args, { cwd: opts.cwd ?? ROOT, env: opts.env ?? denoEnv(), stdio: ["ignore", "pipe", "pipe"] });
+    if (opts.closeStdout) child.stdout!.destroy();
     let stdout = "";
     let stderr = "";
     let interrupted = false;
@@ -306,15 +309,15 @@ export const NPM_BIN = "bin/emq.js";
 
 /**
  * The `emq` command's file: Node ≥ 20 has no `import.meta.main`, so the compiled `cli.ts` cannot
- * tell it is the program; this shim calls its `runCli` with the process's arguments. Node runs it
+ * tell it is the program; this shim runs the program's part of it (`lib/cli/program.ts`: the
+ * process's arguments, its exit code, a quiet end when stdout's reader goes away). Node runs it
  * (`npx emq`, and `bunx emq` through the shebang); `bunx --bun emq` runs it under Bun.
  */
 export const NPM_BIN_SOURCE = `#!/usr/bin/env node
 // emq, the EchoMQ command line (the package's cli.ts): emq --help
-import process from "node:process";
-import { runCli } from "../dist/cli.js";
+import { runProgram } from "../dist/lib/cli/program.js";
 
-process.exitCode = await runCli(process.argv.slice(2));
+await runProgram();
 `;
 
 /** The npm package's manifest: deno.json's name, version and exports (compiled), package.json's ranges, the `emq` bin. */

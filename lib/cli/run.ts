@@ -8,6 +8,7 @@
  * @module
  */
 import process from "node:process";
+import { isClosedOutput } from "./closed_output.ts";
 import { asksHelp, CHECKOUT_ONLY, type CommandTable, commandUsage, PACKAGE_COMMANDS, PACKAGE_NOTE, usage } from "./help.ts";
 import type { UiAddons } from "./ui.ts";
 import { UsageError } from "./usage.ts";
@@ -79,6 +80,8 @@ export async function runCli(argv: string[], setting: CliSetting = PACKAGE_SETTI
   try {
     return await dispatch(argv, setting);
   } catch (e) {
+    // stdout's reader went away (`emq … | head`): the command stops, quietly (closed_output.ts)
+    if (isClosedOutput(e)) return 0;
     console.error(`emq: ${e instanceof Error ? e.message : String(e)}`);
     if (!(e instanceof UsageError) && process.env.EMQ_DEBUG) console.error(e);
     return e instanceof UsageError ? 2 : 1;

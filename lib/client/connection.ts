@@ -310,9 +310,10 @@ export class Connection {
   /**
    * A connection of its own to the same servers, for calls that block (a waiting CLAIM, BZPOPMIN):
    * a blocked call holds its connection, so it must not share the one other calls pipeline on.
-   * Its request timeout is `blockMs` longer.
+   * Its request timeout is `blockMs` longer. `clientName` names it instead of the options' own (a
+   * worker's claim line carries the worker's identity, worker_name.ts).
    */
-  dedicated(blockMs: number): Promise<Connection> {
+  dedicated(blockMs: number, clientName?: string): Promise<Connection> {
     // One call at a time goes out on it, but glide 2.5 counts more than our calls against the
     // limit: at 2, a script's first claim after an empty script cache failed with "Reached
     // maximum inflight requests", again and again (tests/package caught it; glide 2.2 did not).
@@ -325,6 +326,7 @@ export class Connection {
       requestTimeout: this.requestTimeout + blockMs,
       inflightRequestsLimit: 8,
       unavailableWindowMs: Math.min(this.unavailableWindowMs, DEDICATED_UNAVAILABLE_WINDOW_MS),
+      ...(clientName === undefined ? {} : { clientName }),
     }, true);
   }
 

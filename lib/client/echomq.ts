@@ -39,6 +39,7 @@ import {
 } from "./options.ts";
 import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
 import { workerClient } from "./worker_client.ts";
+import { type WorkerInfo, workers as listWorkers } from "./workers.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import { Queue } from "./queue.ts";
 import type { RepeatSpec } from "./repeat.ts";
@@ -504,6 +505,19 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /** `queue`'s counts, paused state, totals (admitted, acked, retried, buried, claims) and retention, read atomically. */
   async stats<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueStats> {
     return await inspect.stats(this.#c, this.#c.keyspace(queue));
+  }
+
+  /**
+   * The workers connected to the server (every primary of a cluster), by queue, then oldest
+   * first; only `queue`'s when given. Each worker names its claim connection after itself (id,
+   * queue, concurrency, host, pid, start, and this client's `clientName` as its app), so this is
+   * one `CLIENT LIST` per primary and shows only workers alive now: a stopped or crashed worker's
+   * connection is gone. Needs `+client|list` (else a `WireError` of rule `noperm`).
+   */
+  async workers<const Q extends string>(queue?: CheckQueue<Q>): Promise<WorkerInfo[]> {
+    this.#c.assertOpen();
+    if (queue !== undefined) this.#c.keyspace(queue);
+    return await listWorkers(this.#c as ClientContext<unknown>, queue);
   }
 
   /**

@@ -44,6 +44,8 @@ export {
   type WorkerClient,
   type WorkerOptions,
 } from "./worker.ts";
+export type { WorkerIdentity } from "./worker_name.ts";
+export type { WorkerInfo } from "./workers.ts";
 export {
   JobTimeoutError,
   LeaseExpiredError,

@@ -43,6 +43,7 @@ import {
 import { FIRE_POLL_MS } from "./schedulers.ts";
 import { exponential } from "./backoff.ts";
 import type { ProcessSpan, Tracing } from "./tracing.ts";
+import { type WorkerIdentity, workerIdentity } from "./worker_name.ts";
 
 /** Runs one job; a throw (or a rejected promise) fails the attempt. */
 export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
@@ -165,9 +166,10 @@ export interface WorkerClient<P> {
   readonly backend: "module" | "scripts";
   /**
    * A connection of its own for claims on `queue` that wait. `signal` aborts when the worker no
-   * longer waits for it (a stop, or the watchdog): no attempt should start after that.
+   * longer waits for it (a stop, or the watchdog): no attempt should start after that. `worker`
+   * is who asks: the connection is named after it (worker_name.ts), so `CLIENT LIST` shows it.
    */
-  dedicated(queue: string, blockMs: number, signal?: AbortSignal): Promise<ClaimLine<P>>;
+  dedicated(queue: string, blockMs: number, signal?: AbortSignal, worker?: WorkerIdentity): Promise<ClaimLine<P>>;
   /** Settles many jobs; per settlement `null` (applied) or the error that refused it. */
   settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>>;
   /** Extends leases (refused whole, with `LeaseLostError`, when one is lost). */
@@ -322,6 +324,11 @@ type Step = "waiting for a free slot" | "connecting" | "waiting for a CLAIM repl
 export class Worker<P> {
   /** The queue it works. */
   readonly queue: string;
+  /**
+   * Its random id (8 Base62 characters): its claim connection's name carries it, with the queue,
+   * concurrency, host and pid, so `EchoMQ.workers()` and the dashboard list it while it runs.
+   */
+  readonly id: string;
   /** Jobs acked so far (acks the server applied; a settle whose command failed is not counted). */
   completed = 0;
   /** Attempts that failed so far (retries and burials the server applied; hand-backs are not). */
@@ -346,6 +353,7 @@ export class Worker<P> {
   readonly #client: WorkerClient<P>;
   readonly #handler: Handler<P>;
   readonly #concurrency: number;
+  readonly #identity: WorkerIdentity;
   readonly #leaseMs: number;
   readonly #heartbeatMs: number;
   readonly #maxAttempts: number;
@@ -399,6 +407,8 @@ export class Worker<P> {
     this.#handler = handler;
     // every free slot is claimed in one CLAIM: at most MAX_BATCH
     this.#concurrency = option("concurrency", opts.concurrency, 1, 1, MAX_BATCH);
+    this.#identity = workerIdentity(queue, this.#concurrency);
+    this.id = this.#identity.id;
     this.#leaseMs = option("leaseMs", opts.leaseMs, 30_000, 100, 86_400_000);
     this.#heartbeatMs = option("heartbeatMs", opts.heartbeatMs, Math.max(1, Math.floor(this.#leaseMs / 3)), 1, this.#leaseMs - 1);
     this.#maxAttempts = option("maxAttempts", opts.maxAttempts, 3, 1, 1_000_000);
@@ -525,7 +535,7 @@ export class Worker<P> {
           this.#at("connecting");
           const giveUp = new AbortController();
           void this.#interrupted.then(() => giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection")));
-          line = await this.#wait(this.#client.dedicated(this.queue, this.#blockMs, giveUp.signal), (l) => l.close());
+          line = await this.#wait(this.#client.dedicated(this.queue, this.#blockMs, giveUp.signal, this.#identity), (l) => l.close());
           this.#line = line;
         }
         const want = this.#free();

@@ -24,6 +24,7 @@ import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import type { WorkerClient } from "./worker.ts";
 import { penalize } from "./limits.ts";
+import { workerName } from "./worker_name.ts";
 
 /** The client's methods a worker calls as they are (the `EchoMQ` facade has them). */
 export type WorkerCalls<P> = Pick<WorkerClient<P>, "settleMany" | "extend" | "progress" | "reap">;
@@ -94,8 +95,10 @@ function timeMs(reply: unknown): number {
 export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): WorkerClient<P> {
   return {
     backend: c.impl.kind,
-    dedicated: async (queue, blockMs, signal) => {
-      const conn = await hedged(() => c.conn.dedicated(blockMs), PROBE_MS, OPENING_AT_ONCE, signal);
+    dedicated: async (queue, blockMs, signal, worker) => {
+      // named after the worker (the client's own clientName rides along as its app), for CLIENT LIST
+      const name = worker === undefined ? undefined : workerName({ ...worker, app: c.conn.options.clientName ?? "" });
+      const conn = await hedged(() => c.conn.dedicated(blockMs, name), PROBE_MS, OPENING_AT_ONCE, signal);
       const impl = c.impl.on(conn);
       const route = c.keyspace(queue).meta;
       // the server's id of the connection this line waits on (the queue's node), and (scripts:

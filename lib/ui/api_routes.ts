@@ -1,6 +1,6 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
- * counts, totals and throughput, pages of its jobs, its schedulers, and the actions (requeue,
+ * counts, totals and throughput, pages of its jobs, its workers, its schedulers, and the actions (requeue,
  * run now, remove — one job or a selection, each one atomic verb call — pause, resume, remove a
  * scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
@@ -31,6 +31,7 @@ import { json } from "./responses.ts";
 import { schedulerRows } from "./scheduler_rows.ts";
 import { validName } from "../keyspace/mod.ts";
 import type { Sampler } from "./sampler.ts";
+import type { WorkerList } from "./workers.ts";
 
 /** Runs a handler: its value as JSON, or `{ error }` with the status `failure` gives. */
 function answerJson(run: () => Promise<unknown>): Promise<Response> {
@@ -73,6 +74,7 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     limits: s.limits,
     totals: totalsView(s),
     rate: sampler.rate(name),
+    minutes: sampler.minutes(name),
   };
 }
 
@@ -147,7 +149,7 @@ async function removeSchedulerReply(mq: EchoMQ<unknown>, request: Request): Prom
 }
 
 /** The API's routes. */
-export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Discovery): Route[] {
+export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Discovery, workers: WorkerList): Route[] {
   return [
     {
       path: "/api/queues",
@@ -164,6 +166,7 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
       handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")), discovery)),
     },
     { path: "/api/jobs", handle: (request) => answerJson(() => jobsReply(mq, request)) },
+    { path: "/api/workers", handle: (request) => answerJson(() => workers.reply(queueName(param(request, "name")))) },
     {
       path: "/api/schedulers",
       handle: (request) =>

@@ -19,6 +19,7 @@ import type { Route } from "./route_table.ts";
 import { Sampler } from "./sampler.ts";
 import { Discovery, type DiscoveryOptions } from "./discovery.ts";
 import { type SnapshotOptions, StatsSnapshot } from "./snapshot.ts";
+import { WorkerList } from "./workers.ts";
 
 /** How {@link dashboard} answers and whom. */
 export interface DashboardOptions {
@@ -101,7 +102,7 @@ export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): 
   const guard = resolveDashboard(options);
   const sampler = new Sampler(mq, options.sampleMs ?? 1000);
   const discovery = new Discovery(mq, options.discovery);
-  const snapshot = new StatsSnapshot(mq, discovery, options.snapshot);
+  const snapshot = new StatsSnapshot(mq, discovery, options.snapshot, (q, stats, at) => sampler.observe(q, stats, at));
   const page = {
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     basePath: guard.basePath,
@@ -111,7 +112,7 @@ export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): 
   const routes = routeHandler([
     ...pageRoutes(mq, sampler, discovery, page),
     { path: "/dashboard.js", handle: () => answer(DASHBOARD_SCRIPT, "text/javascript; charset=utf-8") },
-    ...apiRoutes(mq, sampler, discovery),
+    ...apiRoutes(mq, sampler, discovery, new WorkerList(mq)),
     metricsRoute(snapshot, discovery),
     ...(options.routes ?? []),
   ], guard, guard.basePath);

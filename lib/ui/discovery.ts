@@ -49,6 +49,7 @@ export class Discovery {
   #readAt = 0;
   #running: Promise<void> | null = null;
   #first: Promise<void> | null = null;
+  #firstWait: Promise<void> | null = null;
   #closed = false;
   #error: unknown = null;
 
@@ -64,8 +65,9 @@ export class Discovery {
   }
 
   /**
-   * The queue names, sorted. The first call waits for the first walk, at most `firstWaitMs` (and
-   * throws if it failed).
+   * The queue names, sorted. The first call (and any that come while it waits) waits for the
+   * first walk, at most `firstWaitMs` (and throws if it failed); later calls answer at once, with
+   * what the walk found so far until it ends.
    */
   async names(): Promise<readonly string[]> {
     if (this.#fixed !== null) return this.#fixed;
@@ -73,8 +75,18 @@ export class Discovery {
     this.#first ??= this.#walk(0);
     this.#running ??= this.#run();
     if (this.#walks === 0) {
+      // One wait, shared by the reads that come during it: once it is over, a read answers at
+      // once with what the walk found so far. (Each read waiting anew kept every page and the
+      // first snapshot 500 ms late for as long as the first walk of a large keyspace ran.)
       let timer: ReturnType<typeof setTimeout> | undefined;
-      await Promise.race([this.#first, new Promise((r) => (timer = setTimeout(r, this.#firstWaitMs)))]).finally(() => clearTimeout(timer));
+      this.#firstWait ??= Promise.race([this.#first, new Promise<void>((r) => (timer = setTimeout(r, this.#firstWaitMs)))])
+        .finally(() => clearTimeout(timer));
+      try {
+        await this.#firstWait;
+      } catch (e) {
+        this.#firstWait = null; // the first walk failed: the next read starts one and waits again
+        throw e;
+      }
     }
     return this.#names;
   }

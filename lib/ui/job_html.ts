@@ -1,13 +1,14 @@
 /**
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
  * deadline, progress, every timestamp (UTC, with how long ago or ahead, the server's render time),
- * the full failure reason, the payload pretty-printed — and its actions: Delete (not while a
+ * the trace context its producer left (traceparent), the full failure reason, the payload pretty-printed — and its actions: Delete (not while a
  * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
  * waiting on its backoff, or a delayed job). Every piece of user data escaped.
  *
  * @module
  */
 import type { JobInfo } from "../client/mod.ts";
+import { parseTraceparent } from "../client/tracing.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
 import { relative, utcText } from "./relative.ts";
@@ -18,6 +19,17 @@ import { visible } from "./visible.ts";
 export function timeHtml(ms: number | undefined, now: number): string {
   if (ms === undefined || ms <= 0) return "—";
   return `<time datetime="${new Date(ms).toISOString()}">${utcText(ms)}</time> (${relative(ms, now)})`;
+}
+
+/**
+ * The W3C trace context the producer's `send` span left on the row (a client with `tracing`): the
+ * traceparent as stored, and its trace id apart — what a tracing backend is searched by.
+ */
+export function traceHtml(traceparent: string | undefined): string {
+  if (traceparent === undefined) return "—";
+  const ctx = parseTraceparent(traceparent);
+  const stored = `<code id="job-traceparent">${esc(visible(traceparent))}</code>`;
+  return ctx === undefined ? `${stored} (not a W3C traceparent)` : `trace id <code id="job-trace-id">${ctx.traceId}</code> (traceparent ${stored})`;
 }
 
 /** JSON text of `value`, indented; `undefined` as a dash. */
@@ -38,6 +50,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     ["Time limit", j.timeoutMs === undefined ? "— (the worker's)" : `${j.timeoutMs} ms`],
     ["Dedup key", j.dedupKey === undefined ? "—" : `<code>${esc(visible(j.dedupKey))}</code>`],
     ["Scheduler", j.scheduler === undefined ? "—" : `<code>${esc(visible(j.scheduler))}</code> (run ${timeHtml(j.tickAt, now)})`],
+    ["Trace", traceHtml(j.traceparent)],
   ];
   const name = esc(visible(j.queue));
   const actions = [

@@ -59,6 +59,27 @@ export interface RatePoint {
   readonly failedPerSec: number;
 }
 
+/** One minute of a queue's history: what its totals moved in the minute that starts at `t` (ms). */
+export interface MinutePoint {
+  readonly t: number;
+  /** Jobs acked in the minute. */
+  readonly processed: number;
+  /** Failed attempts (retried or buried) in the minute. */
+  readonly failed: number;
+}
+
+/** A queue's last hour, per minute (`QueueReply.minutes`), as the dashboard sampled its totals. */
+export interface MinutesView {
+  /** The window's first minute, ms since the epoch (the current minute's start − 59 min). */
+  readonly start: number;
+  /** When it was read (the dashboard's clock). */
+  readonly now: number;
+  /** Since when, within the window, the dashboard has observed the queue (null: not yet): the counts start there. */
+  readonly since: number | null;
+  /** The minutes with a count, oldest first, the current one (so far) last; a minute not observed is missing (a gap, not a zero). */
+  readonly points: readonly MinutePoint[];
+}
+
 /** `GET /api/queue?name=…`: a queue's counts, state, totals and throughput. */
 export interface QueueReply {
   readonly name: string;
@@ -73,6 +94,8 @@ export interface QueueReply {
   readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */
   readonly rate: readonly RatePoint[];
+  /** Processed and failed per minute over the last hour (the server samples the totals). */
+  readonly minutes: MinutesView;
   /** When the oldest pending job (the next to be claimed) was admitted; absent when none waits. */
   readonly oldestPendingAt?: number;
 }
@@ -165,6 +188,35 @@ export interface SchedulersReply {
 /** `POST /api/schedulers/remove` (`{ name, scheduler }`): whether the scheduler was removed. */
 export interface RemoveSchedulerReply {
   readonly removed: boolean;
+}
+
+/** One worker serving a queue, as its claim connection shows in `CLIENT LIST` (`EchoMQ.workers`). */
+export interface WorkerRow {
+  /** Its random id (`Worker.id`). */
+  readonly id: string;
+  /** Its machine's host name (empty when its runtime could not read it). */
+  readonly host: string;
+  readonly pid: number;
+  /** Handlers it runs at once. */
+  readonly concurrency: number;
+  /** Its client's `clientName` (empty without one). */
+  readonly app: string;
+  /** When it started, ms since the epoch (its machine's clock). */
+  readonly startedAt: number;
+  /** How long its claim connection has been open, ms (whole seconds, the server's count). */
+  readonly connectedMs: number;
+  /** Since its claim connection's last command (a claim, or an idle worker's wait), ms (whole seconds). */
+  readonly idleMs: number;
+  /** Where the server sees it connect from (ip:port). */
+  readonly addr: string;
+}
+
+/** `GET /api/workers?name=…`: the workers serving a queue now, oldest first. */
+export interface WorkersReply {
+  readonly name: string;
+  readonly workers: readonly WorkerRow[];
+  /** Why the list could not be read (the dashboard's user may not run `CLIENT LIST`); absent when it was. */
+  readonly unavailable?: string;
 }
 
 /**

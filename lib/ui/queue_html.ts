@@ -1,5 +1,5 @@
 /**
- * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its dead, active,
+ * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, the workers serving it, its dead, active,
  * pending and scheduled jobs page by page, with requeue, and — on a selection of the dead and
  * scheduled jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
@@ -80,6 +80,22 @@ function schedulersSection(): string {
 </section>`;
 }
 
+/** The columns of the Workers table. */
+export const WORKER_COLUMNS = ["Worker", "Host", "PID", "Concurrency", "App", "Started", "Connected", "Last claim"] as const;
+
+/** The Workers section (the script fills it in from `GET /api/workers`). */
+function workersSection(): string {
+  const cols = WORKER_COLUMNS.map((c) => `<th scope="col"${c === "PID" || c === "Concurrency" ? ' class="num"' : ""}>${c}</th>`).join("");
+  return `<section class="panel" aria-labelledby="workers-title" id="workers-section">
+<div class="bar"><h2 id="workers-title" tabindex="-1">Workers</h2></div>
+<p id="workers-note" class="note" hidden></p>
+<table id="workers" aria-labelledby="workers-title">
+<thead><tr>${cols}</tr></thead>
+<tbody><tr class="empty"><td colspan="${WORKER_COLUMNS.length}">Loading…</td></tr></tbody>
+</table>
+</section>`;
+}
+
 /** A queue's page, its counts and state as `stats` has them (the script fills the rest in). */
 export function queueHtml(name: string, stats: QueueStats, options: PageOptions & { limit?: number } = {}): string {
   const counts = countsView(stats);
@@ -122,9 +138,17 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <div class="axis x" aria-hidden="true"><span id="spark-start">—</span><span>now</span></div>
 <p id="spark-desc">Throughput: no samples yet</p>
 </figure>
+<figure id="minutes-figure">
+<figcaption id="minutes-title">Processed and failed per minute, last hour</figcaption>
+<div class="spark-axes"><span id="minutes-peak" class="axis y">1/min</span><svg id="minutes" role="img" aria-labelledby="minutes-title" aria-describedby="minutes-desc" viewBox="0 0 360 64" preserveAspectRatio="none"></svg><span class="axis y0">0</span></div>
+<div class="legend" aria-hidden="true"><span class="acked">processed</span> <span class="failed">failed (retried or buried)</span></div>
+<div class="axis x minutes-x" aria-hidden="true"><span id="minutes-start">—</span><span id="minutes-middle">—</span><span id="minutes-end">—</span></div>
+<p id="minutes-desc">Per minute: no samples yet</p>
+</figure>
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>
+${workersSection()}
 ${TABLE_ORDER.map(jobsSection).join("\n")}
 ${schedulersSection()}`, options);
 }

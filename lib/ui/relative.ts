@@ -5,13 +5,18 @@
  * @module
  */
 
+/** A length of time in words: `0 s`, `12 s`, `5 min`, `3 h`, `2 d` (whole units, rounded down). */
+export function durationText(ms: number): string {
+  const a = Math.abs(ms);
+  const [n, unit] = a < 60_000 ? [a / 1000, "s"] : a < 3_600_000 ? [a / 60_000, "min"] : a < 86_400_000 ? [a / 3_600_000, "h"] : [a / 86_400_000, "d"];
+  return `${Math.floor(n)} ${unit}`;
+}
+
 /** `ms` as far from `now` in words: `in 5 min`, `3 h ago`, `just now` (whole units, rounded down). */
 export function relative(ms: number, now: number): string {
   const d = ms - now;
-  const a = Math.abs(d);
-  if (a < 1000) return "just now";
-  const [n, unit] = a < 60_000 ? [a / 1000, "s"] : a < 3_600_000 ? [a / 60_000, "min"] : a < 86_400_000 ? [a / 3_600_000, "h"] : [a / 86_400_000, "d"];
-  const text = `${Math.floor(n)} ${unit}`;
+  if (Math.abs(d) < 1000) return "just now";
+  const text = durationText(d);
   return d > 0 ? `in ${text}` : `${text} ago`;
 }
 

@@ -116,6 +116,11 @@ button.danger { border-color: var(--no); color: var(--no); }
 .axis.y { position: absolute; left: 0; top: 0; }
 .axis.y0 { position: absolute; left: 0; bottom: 0; }
 .axis.x { display: flex; justify-content: space-between; padding-left: 3.2rem; width: calc(320px + 3.2rem); }
+#minutes { width: 360px; height: 64px; display: block; border-bottom: 1px solid var(--line); }
+#minutes rect.processed { fill: var(--accent); }
+#minutes rect.failed { fill: var(--no); }
+.axis.x.minutes-x { width: calc(360px + 3.2rem); }
+#minutes-desc { margin: .2rem 0 0; font-size: .85rem; color: var(--muted); }
 .search { display: flex; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
 .job dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
 .job dt { color: var(--muted); }

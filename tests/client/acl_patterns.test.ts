@@ -35,8 +35,8 @@ const VERBS = {
 const FENCE = "%R~{emq}:version";
 /** What firing schedulers adds to a worker's user: the reads of `schedulers` and a scheduler, the server's clock. */
 const FIRE = ["+zrange", "+hgetall", "+time"];
-/** What an operator's reads add: stats, counts, jobs, getJob, isPaused, queues. */
-const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+lrange", "+zrange", "+scan"];
+/** What an operator's reads add: stats, counts, jobs, getJob, isPaused, queues, workers. */
+const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+lrange", "+zrange", "+scan", "+client|list"];
 
 beforeAll(async () => {
   server = await startServer({ module: moduleIfBuilt() });
@@ -126,6 +126,9 @@ for (const backend of BACKENDS) {
         });
         await operator.enqueue(q, "d");
         await eventually(() => done.length >= 4);
+        // the worker's claim connection is named after it (its user's +client|setname), the operator
+        // lists it (the other backend's worker on this queue may still be closing: glide is lazy)
+        expect((await operator.workers(q)).map((x) => [x.id, x.queue])).toContainEqual([w.id, q]);
         await w.stop();
         expect(errors).toEqual([]);
         expect(done.sort()).toEqual(["a", "b", "c", "d"]);

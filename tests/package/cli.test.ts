@@ -5,8 +5,8 @@
  * docs/PACKAGE.md documents), under Bun as `bunx --bun emq …` after `bun add` of the npm tarball,
  * and under Node as `npx emq …` after `npm install` of it. Each prints the package's `--help` and
  * every command's, `inspect`s a queue of known counts line for line, refuses a queue that does not
- * exist (exit 1) and what needs a clone (exit 2), and serves the dashboard of a `--url` server
- * until SIGINT.
+ * exist (exit 1) and what needs a clone (exit 2), ends quietly with 0 when its stdout's reader
+ * has gone (`emq … | head`), and serves the dashboard of a `--url` server until SIGINT.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawn } from "node:child_process";
@@ -67,8 +67,11 @@ function expectInspected(r: Ran): void {
   ]);
 }
 
+/** How a test runs the packaged CLI: its arguments, and whether its stdout's reader is gone at once. */
+type Emq = (args: string[], opts?: { closeStdout?: boolean }) => Promise<Ran>;
+
 /** The checks every runtime passes; `emq(args)` runs the packaged CLI there. */
-async function expectCli(emq: (args: string[]) => Promise<Ran>): Promise<void> {
+async function expectCli(emq: Emq): Promise<void> {
   const help = await emq(["--help"]);
   expect(help).toEqual({ code: 0, stdout: `${usage()}\n`, stderr: "" });
   expect(help.stdout).toContain("In a clone of the repository, ./emq also has demo, test and bench");
@@ -78,6 +81,11 @@ async function expectCli(emq: (args: string[]) => Promise<Ran>): Promise<void> {
   }
 
   expectInspected(await emq(["inspect", QUEUE, "--url", url]));
+  // stdout's reader gone before the first line (`emq … | head` once head has what it wants): no
+  // stack (Node's unhandled EPIPE), no "emq: Broken pipe" (Deno), exit 0 — one write and several
+  for (const args of [["--help"], ["inspect", QUEUE, "--url", url]]) {
+    expect({ args, ...(await emq(args, { closeStdout: true })) }).toEqual({ args, code: 0, stdout: "", stderr: "" });
+  }
 
   expect(await emq(["inspect", "nope", "--url", url])).toEqual({
     code: 1,
@@ -149,7 +157,7 @@ describe("the packaged CLI", () => {
     const env = denoEnv({ JSR_URL: registry.url });
     const cli = "jsr:@echomq/echomq/cli";
     // --quiet: Deno's own "Download …" lines (first run) are not the CLI's
-    await expectCli((args) => run(DENO_EXE, ["run", "--quiet", ...DENO_PERMISSIONS, cli, ...args], { cwd: dir, env, timeoutMs: 120_000 }));
+    await expectCli((args, o) => run(DENO_EXE, ["run", "--quiet", ...DENO_PERMISSIONS, cli, ...args], { cwd: dir, env, timeoutMs: 120_000, ...o }));
     expectUi(await uiRun([DENO_EXE, "run", "--quiet", ...DENO_PERMISSIONS, "--allow-net=127.0.0.1", cli], { cwd: dir, env }));
     // every file it ran came from the stand-in registry, none from the repository
     expect(registry.served).toContain("/@echomq/echomq/0.1.0/cli.ts");
@@ -161,7 +169,7 @@ describe("the packaged CLI", () => {
     const bun = join(BIN, "bun");
     const env = denoEnv(CACHE_ENV);
     await mustRun(bun, ["add", npm.tarball], { cwd: dir, env, timeoutMs: 120_000 });
-    await expectCli((args) => run(join(BIN, "bunx"), ["--bun", "emq", ...args], { cwd: dir, env, timeoutMs: 60_000 }));
+    await expectCli((args, o) => run(join(BIN, "bunx"), ["--bun", "emq", ...args], { cwd: dir, env, timeoutMs: 60_000, ...o }));
     // an operation through the bin: pause shows in inspect, resume undoes it
     const emq = (args: string[]): Promise<Ran> => run(bun, [join(dir, "node_modules", ".bin", "emq"), ...args], { cwd: dir, env, timeoutMs: 60_000 });
     expect(await emq(["pause", QUEUE, "--url", url])).toEqual({ code: 0, stdout: `paused "${QUEUE}"\n`, stderr: "" });
@@ -175,7 +183,7 @@ describe("the packaged CLI", () => {
     writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "node-cli-user", private: true, type: "module" }));
     const env = denoEnv(CACHE_ENV);
     await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball], { cwd: dir, env, timeoutMs: 120_000 });
-    await expectCli((args) => run("npx", ["emq", ...args], { cwd: dir, env, timeoutMs: 60_000 }));
+    await expectCli((args, o) => run("npx", ["emq", ...args], { cwd: dir, env, timeoutMs: 60_000, ...o }));
     // the bin itself (its shebang: node), so that SIGINT reaches the CLI and not npx
     expectUi(await uiRun([join(dir, "node_modules", ".bin", "emq")], { cwd: dir, env }));
   }, 240_000);

@@ -12,6 +12,7 @@ import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { EchoMQ } from "../../client.ts";
 import { dashboard, nodeListener } from "../../ui.ts";
+import { WORKERS_NEED_PERMISSION } from "../../lib/ui/workers.ts";
 import { command, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { emq } from "../cli/_emq.ts";
 
@@ -291,6 +292,24 @@ describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (back
       expect(metrics).toContain('echomq_jobs{queue="t1",state="pending"} 1\n');
       expect(metrics).not.toContain("t2");
       expect((await get("/")).status).toBe(200);
+      expect(await (await get("/api/workers?name=t1")).json()).toEqual({ name: "t1", workers: [] });
+    } finally {
+      ui.close();
+      await mq.close();
+    }
+  });
+
+  test("without +client|list, the worker list says what it needs; the rest of the page works", async () => {
+    expect(await command(server.port, ["ACL", "SETUSER", "tenant1-nolist", "on", ">pw-nolist", "resetkeys", "~emq:{t1}:*", "+@all", "-client|list"])).toBe("OK");
+    const mq = await EchoMQ.connect({ url: `valkey://tenant1-nolist:pw-nolist@127.0.0.1:${server.port}`, backend });
+    const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
+    const get = (path: string) => ui(new Request(`http://127.0.0.1:9${path}`, { headers: { host: "127.0.0.1:9" } }));
+    try {
+      const workers = await get("/api/workers?name=t1");
+      expect(workers.status).toBe(200);
+      expect(await workers.json()).toEqual({ name: "t1", workers: [], unavailable: WORKERS_NEED_PERMISSION });
+      expect(WORKERS_NEED_PERMISSION).toContain("+client|list");
+      expect(((await (await get("/api/queue?name=t1")).json()) as { counts: { pending: number } }).counts.pending).toBe(1);
     } finally {
       ui.close();
       await mq.close();

@@ -2,12 +2,18 @@
  * What on-call looks at (issue 22 §4), in a real headless Chromium on both backends: `/` is the
  * dashboard with the key panel one link away; active jobs listed with their lease deadline,
  * attempts, token and progress; a job's page (payload pretty-printed, attempts, times in UTC with
- * how long ago, the full failure reason) reached from its row and by searching its id; Delete and
- * Retry now from it; the throughput's axes labelled.
+ * how long ago, the full failure reason, the trace context a traced producer left) reached from
+ * its row and by searching its id; Delete and
+ * Retry now from it; the workers serving a queue; the throughput's axes labelled, per second and per
+ * minute over the last hour (with its empty state).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { EchoMQ, Job } from "../../client.ts";
+import * as otel from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { hostname } from "node:os";
+import process from "node:process";
+import { EchoMQ, type Job } from "../../client.ts";
 import type { Ui } from "../../cli/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { moduleBuilt } from "../../tools/embedded/mod.ts";
@@ -75,7 +81,7 @@ for (const backend of BACKENDS) {
       expect(facts[1]).toBe("Attempts1");
       expect(facts[3]).toMatch(/^Created\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
       expect(facts[6]).toMatch(/^Buried\d{4}-\d\d-\d\d .* UTC \(/);
-      expect(facts.slice(7)).toEqual(["Time limit— (the worker's)", "Dedup key—", "Scheduler—"]);
+      expect(facts.slice(7)).toEqual(["Time limit— (the worker's)", "Dedup key—", "Scheduler—", "Trace—"]);
       expect(await page.getByRole("button", { name: "Retry now" }).count()).toBe(1);
       // a job admitted with its own time limit and a deduplication key shows both
       const keyed = await mq.enqueue("oncall", { order: 10 }, { dedup: { key: "order:10" }, timeoutMs: 5000 });
@@ -83,6 +89,29 @@ for (const backend of BACKENDS) {
       const own = await page.getByLabel("Facts").locator("div").allTextContents();
       expect(own.slice(7, 9)).toEqual(["Time limit5000 ms", "Dedup keyorder:10"]);
       expect(await mq.remove("oncall", keyed)).toBe(true);
+    });
+
+    test("a traced job's page shows the trace context its producer left: the trace id, and the traceparent", async () => {
+      // a tracer of its own (no global provider): a real SDK span gives a real W3C context
+      const provider = new BasicTracerProvider();
+      const traced = await EchoMQ.connect({
+        url: `valkey://127.0.0.1:${rig.server.port}`,
+        backend,
+        tracing: { api: { ...otel, trace: { getTracer: (n: string, v?: string) => provider.getTracer(n, v), setSpan: otel.trace.setSpan } } },
+      });
+      try {
+        const id = await traced.enqueue("oncall", { order: 11 });
+        const traceparent = (await mq.getJob("oncall", id))!.traceparent!;
+        expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+        await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${id}`, ui.url).href);
+        const facts = await page.getByLabel("Facts").locator("div").allTextContents();
+        expect(facts.at(-1)).toBe(`Tracetrace id ${traceparent.slice(3, 35)} (traceparent ${traceparent})`);
+        expect(await page.locator("#job-trace-id").textContent()).toBe(traceparent.slice(3, 35));
+        expect(await mq.remove("oncall", id)).toBe(true);
+      } finally {
+        await traced.close();
+        await provider.shutdown();
+      }
     });
 
     test("search by id, then Retry now: pending again; Delete: gone", async () => {
@@ -103,6 +132,55 @@ for (const backend of BACKENDS) {
       expect(await page.getByRole("button", { name: "Delete" }).count()).toBe(0);
       const missing = await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${dead}`, ui.url).href);
       expect(missing?.status()).toBe(404);
+    });
+
+    test("workers: who serves the queue (id, host, pid, concurrency, app, since when), gone once stopped", async () => {
+      const q = `served-${backend}`;
+      const app = await EchoMQ.connect({ url: `valkey://127.0.0.1:${rig.server.port}`, backend, clientName: "billing" });
+      const worker = app.work(q, async () => {}, { concurrency: 5, blockMs: 200 });
+      try {
+        await page.goto(new URL(queueHref(q), ui.url).href);
+        const table = page.getByRole("table", { name: "Workers", exact: true });
+        const cells = await until("the worker's row", () => table.locator(`tbody tr[data-worker="${worker.id}"]`).locator("th, td").allTextContents(), (c) => c.length === 8);
+        expect(cells.slice(0, 5)).toEqual([worker.id, hostname(), String(process.pid), "5", "billing"]);
+        expect(cells[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
+        expect(cells[6]).toMatch(/^\d+ s$/); // connected for
+        expect(cells[7]).toMatch(/^(just now|\d+ s ago)$/); // its last claim or wait
+        await worker.stop();
+        await table.getByText("No worker is serving this queue now.").waitFor({ timeout: 20_000 });
+        expect(await page.locator("#workers-note").isHidden()).toBe(true);
+      } finally {
+        await worker.stop();
+        await app.close();
+      }
+    });
+
+    test("per minute over the last hour: axes labelled in UTC, the empty state, then processed and failed bars", async () => {
+      const q = `minutes-${backend}`;
+      await mq.enqueue(q, { n: -1 }); // the queue exists; nothing runs yet
+      await page.goto(new URL(queueHref(q), ui.url).href);
+      const desc = page.locator("#minutes-desc");
+      await until("the empty state", () => desc.textContent(), (t) => /^No traffic since \d\d:\d\d UTC \(sampled from then\)$/.test(t ?? ""));
+      const axes = async (): Promise<string[]> =>
+        await Promise.all(["minutes-peak", "minutes-start", "minutes-middle", "minutes-end"].map(async (id) => (await page.locator(`#${id}`).textContent()) ?? ""));
+      const [peak, ...x] = await axes();
+      expect(peak).toBe("1/min");
+      for (const label of x) expect(label).toMatch(/^\d\d:\d\d UTC$/);
+      expect(await page.locator("#minutes rect").count()).toBe(0);
+      // 30 jobs, every third failing its first attempt: 31 processed (the one waiting too), 10 failed
+      await mq.enqueueMany(q, Array.from({ length: 30 }, (_, n) => ({ n })));
+      const worker = mq.work(q, (job) => {
+        const { n } = job.payload as { n: number };
+        if (n >= 0 && n % 3 === 0 && job.attempts === 1) throw new Error("flaky");
+      }, { concurrency: 4, maxAttempts: 2, backoff: 0 });
+      try {
+        await until("the hour's counts", () => desc.textContent(), (t) => /^31 processed and 10 failed since \d\d:\d\d UTC \(sampled from then\); busiest minute \d\d:\d\d UTC with \d+ processed$/.test(t ?? ""));
+        expect(await page.locator("#minutes rect.processed").count()).toBeGreaterThan(0);
+        expect(await page.locator("#minutes rect.failed").count()).toBeGreaterThan(0);
+        expect((await axes())[0]).toMatch(/^\d+\/min$/);
+      } finally {
+        await worker.stop();
+      }
     });
 
     test("throughput and failures over time, the axes labelled: the peak rate and how far back", async () => {

@@ -1,6 +1,7 @@
 /**
- * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput, the
- * Claims group, the requeue actions, the job tables with their selections (dead and scheduled: run
+ * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput (per
+ * second, and per minute over the hour), the
+ * Claims group, the workers, the requeue actions, the job tables with their selections (dead and scheduled: run
  * now, requeue, delete) and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
@@ -10,6 +11,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/
 import { oneAtATime } from "./actions.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobTables } from "./job_tables.ts";
+import { minutesChart } from "./minutes.ts";
 import { pauseControl } from "./pause_control.ts";
 import { poll } from "./poll.ts";
 import { queueCounts } from "./queue_counts.ts";
@@ -17,6 +19,7 @@ import { requeueControls } from "./requeue.ts";
 import { schedulersTable } from "./schedulers.ts";
 import { selectionControls } from "./selection.ts";
 import { throughput } from "./throughput.ts";
+import { workersTable } from "./workers.ts";
 
 /** Makes the page live. */
 export function queuePage(): void {
@@ -28,19 +31,22 @@ export function queuePage(): void {
   const requeue = requeueControls(name, act);
   const showCounts = queueCounts();
   const showRate = throughput();
+  const showMinutes = minutesChart();
   const selections = { dead: selectionControls(name, "dead", act), scheduled: selectionControls(name, "scheduled", act) };
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
+  const refreshWorkers = workersTable(name);
 
   const refreshQueue = async (): Promise<void> => {
     const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
     showCounts(q);
     showPaused(q.paused);
     showRate(q.rate);
+    showMinutes(q.minutes);
     requeue.showDead(q.counts.dead);
   };
   const refreshAll = async (): Promise<void> => {
-    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers()]);
+    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers(), refreshWorkers()]);
   };
   poll(refreshAll);
 }
