@@ -61,7 +61,8 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   const phase = async (verb: Verb, run: () => Promise<unknown>, per?: number): Promise<void> => {
     await command(port, ["CONFIG", "RESETSTAT"]);
     await run();
-    const s = await stat(port, name(verb === "enqueueBatchPerJob" ? "enqueue" : verb));
+    const command = verb === "enqueueBatchPerJob" ? "enqueue" : verb === "claimLimited" ? "claim" : verb;
+    const s = await stat(port, name(command));
     out[verb] = per === undefined ? s.usecPerCall : (s.usecPerCall * s.calls) / per;
   };
   const payload = { to: "ada@example.com", body: "x".repeat(64) };

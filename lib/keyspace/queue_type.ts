@@ -9,20 +9,7 @@
  * `levels:<lane>`, its state `lane:<lane>` and a scheduler's hash `scheduler:<name>` — are built by
  * `Keyspace`'s methods.
  */
-export const QUEUE_TYPES: readonly [
-  "pending",
-  "active",
-  "schedule",
-  "dead",
-  "meta",
-  "wake",
-  "ring",
-  "lanes",
-  "parked",
-  "schedulers",
-  "dedup",
-  "dedup_ttl",
-] = [
+export const QUEUE_TYPES = [
   "pending",
   "active",
   "schedule",

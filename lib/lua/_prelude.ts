@@ -164,6 +164,28 @@ local function emq_types(wanted)
   return s
 end
 
+-- 5. domain, the rows of ids, each a hash or missing (the missing appended to missing). Returns
+-- {rows, exists} (by place), or nil and the refusal.
+local function emq_rows(base, ids, missing)
+  local r = {rows = {}, exists = {}}
+  for j, x in ipairs(ids) do
+    r.rows[j] = base .. 'job:' .. x
+    local t, e = emq_type(r.rows[j], 'hash') if e then return nil, e end
+    r.exists[j] = t == 'hash'
+    if not r.exists[j] then missing[#missing + 1] = r.rows[j] end
+  end
+  return r
+end
+
+-- The ids whose membership of the sorted set key is member (true: in it; false: not), in order.
+local function emq_members(key, ids, member)
+  local out = {}
+  for _, x in ipairs(ids) do
+    if (redis.call('ZSCORE', key, x) ~= false) == member then out[#out + 1] = x end
+  end
+  return out
+end
+
 -- A job id given twice in one call: the refusal (the first repeat named), or nil.
 local function emq_repeated(n, id)
   local seen = {}

@@ -16,13 +16,8 @@ export const MOVE_DUE_LUA: string = `
 local function emq_due(base, from, now, limit, missing)
   local ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
   if e then return nil, e end
-  local due = {ids = ids, rows = {}, exists = {}}
-  for i, id in ipairs(ids) do
-    due.rows[i] = base .. 'job:' .. id
-    local t, e = emq_type(due.rows[i], 'hash') if e then return nil, e end
-    due.exists[i] = t == 'hash'
-    if not due.exists[i] then missing[#missing + 1] = due.rows[i] end
-  end
+  local due, e = emq_rows(base, ids, missing) if e then return nil, e end
+  due.ids = ids
   return due
 end
 

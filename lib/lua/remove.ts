@@ -18,14 +18,9 @@ local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.d
 if e then return e end
 local missing, sets = s.missing, {}
 for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
-local rows, found, busy = {}, {}, {}
-for j = 1, n do
-  rows[j] = base .. 'job:' .. id[j]
-  local t, e = emq_type(rows[j], 'hash') if e then return e end
-  found[j] = t == 'hash'
-  if not found[j] then missing[#missing + 1] = rows[j] end
-  if sets.active and redis.call('ZSCORE', sets.active, id[j]) then busy[#busy + 1] = id[j] end
-end
+local r, e = emq_rows(base, id, missing) if e then return e end
+local rows, found = r.rows, r.exists
+local busy = sets.active and emq_members(sets.active, id, true) or {}
 local jobs = {}
 for j = 1, n do
   if found[j] then jobs[#jobs + 1] = {id[j], rows[j]} end

@@ -18,14 +18,9 @@ local s, e = emq_types({{dead, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e
 local kinds, missing = s.kinds, s.missing
 local ids = id
 if n == 0 then ids = redis.call('ZRANGE', dead, 0, limit - 1) end
-local rows, exists, stray = {}, {}, {}
-for j, x in ipairs(ids) do
-  rows[j] = base .. 'job:' .. x
-  local t, e = emq_type(rows[j], 'hash') if e then return e end
-  exists[j] = t == 'hash'
-  if not exists[j] then missing[#missing + 1] = rows[j] end
-  if n > 0 and not redis.call('ZSCORE', dead, x) then stray[#stray + 1] = x end
-end
+local r, e = emq_rows(base, ids, missing) if e then return e end
+local rows, exists = r.rows, r.exists
+local stray = n > 0 and emq_members(dead, ids, false) or {}
 e = emq_local(cluster, missing) if e then return e end
 if #stray > 0 then return emq_refuse['not-dead']({ids = table.concat(stray, ' ')}) end
 if #ids == 0 then return 0 end

@@ -17,14 +17,9 @@ local e = emq_repeated(n, id) if e then return e end
 local schedule, pending, wake = base .. 'schedule', base .. 'pending', base .. 'wake'
 local s, e = emq_types({{schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
 local kinds, missing = s.kinds, s.missing
-local rows, exists, stray = {}, {}, {}
-for j = 1, n do
-  rows[j] = base .. 'job:' .. id[j]
-  local t, e = emq_type(rows[j], 'hash') if e then return e end
-  exists[j] = t == 'hash'
-  if not exists[j] then missing[#missing + 1] = rows[j] end
-  if not redis.call('ZSCORE', schedule, id[j]) then stray[#stray + 1] = id[j] end
-end
+local r, e = emq_rows(base, id, missing) if e then return e end
+local rows, exists = r.rows, r.exists
+local stray = emq_members(schedule, id, false)
 e = emq_local(cluster, missing) if e then return e end
 if #stray > 0 then return emq_refuse['not-scheduled']({ids = table.concat(stray, ' ')}) end
 local now = emq_int(emq_now())

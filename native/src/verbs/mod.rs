@@ -52,6 +52,20 @@ pub fn once(ids: &[Str]) -> Result<(), Refusal> {
     Ok(())
 }
 
+/// Step 5: the ids whose membership of the sorted set `key` is `member` (a missing key has none),
+/// in order, as a refusal names them (the twin of the prelude's `emq_members`).
+pub fn members<'i>(
+    key: &Key,
+    ids: impl IntoIterator<Item = Str<'i>>,
+    member: bool,
+) -> Vec<Vec<u8>> {
+    let holds = |id: Str| key.kind() == Kind::Zset && key.zscore(id).is_some();
+    ids.into_iter()
+        .filter(|&id| holds(id) == member)
+        .map(|id| id.bytes().to_vec())
+        .collect()
+}
+
 /// Step 5: a counter the verb will increment, as HINCRBY reads it and bounded (0 when missing).
 pub fn counter(key: &Key, field: Str) -> Result<i64, Refusal> {
     match key.hget(field) {

@@ -36,19 +36,9 @@ impl Due<'_> {
 /// Up to `limit` ids of `from` with score ≤ `now`, their rows type-checked (hash or missing).
 pub fn select<'a>(s: &mut Scope<'a>, from: &Key, now: i64, limit: u64) -> Result<Due<'a>, Refusal> {
     let ids = from.due(now as f64, limit);
-    let mut due = Due {
-        rows: Vec::with_capacity(ids.len()),
-        exists: Vec::with_capacity(ids.len()),
-        ids: Vec::new(),
-    };
-    for id in &ids {
-        let name = s.row_of(id.bytes());
-        let kind = s.expect(name.as_str(), Kind::Hash)?.kind();
-        due.exists.push(kind == Kind::Hash);
-        due.rows.push(name);
-    }
-    due.ids = ids.into_iter().map(|id| s.ctx.string(id.bytes())).collect();
-    Ok(due)
+    let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
+    let ids = ids.into_iter().map(|id| s.ctx.string(id.bytes())).collect();
+    Ok(Due { ids, rows, exists })
 }
 
 /// Moves `due` from `from` onto `pending` (`tail`: RPUSH, the next claimed; else LPUSH) and marks

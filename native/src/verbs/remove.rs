@@ -3,8 +3,8 @@
 //! were removed (an id without a row counts 0). Their deduplication keys are let go.
 
 use super::dedup;
-use super::once;
 use super::scope::Scope;
+use super::{members, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE};
@@ -20,18 +20,15 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
-    let mut found: Vec<(Str, Owned)> = Vec::new();
-    let mut busy = Vec::new();
-    for &id in &ids {
-        let row = s.row(id.bytes());
-        let kind = s.expect(row.as_str(), Kind::Hash)?.kind();
-        if active.kind() == Kind::Zset && active.zscore(id).is_some() {
-            busy.push(id.bytes().to_vec());
-        }
-        if kind == Kind::Hash {
-            found.push((id, row));
-        }
-    }
+    let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
+    let busy = members(&active, ids.iter().copied(), true);
+    let found: Vec<(Str, Owned)> = ids
+        .iter()
+        .copied()
+        .zip(rows)
+        .zip(exists)
+        .filter_map(|(job, exists)| exists.then_some(job))
+        .collect();
     let jobs: Vec<(Str, Str)> = found.iter().map(|(i, r)| (*i, r.as_str())).collect();
     let dedup = dedup::letting_go(s, &jobs)?;
     s.probe()?;

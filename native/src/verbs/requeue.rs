@@ -3,7 +3,7 @@
 //! up to limit, oldest first; a `ready` marker on wake when pending was empty. Reply: how many moved.
 
 use super::scope::Scope;
-use super::{moved_to_head, once};
+use super::{members, moved_to_head, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{DEAD, PENDING, WAKE};
@@ -24,16 +24,12 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     } else {
         given.iter().map(|id| ctx.string(id.bytes())).collect()
     };
-    let mut rows = Vec::with_capacity(ids.len());
-    let mut stray = Vec::new();
-    for id in &ids {
-        let row = s.row_of(id.bytes());
-        let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
-        if !given.is_empty() && (dead.kind() != Kind::Zset || dead.zscore(id.as_str()).is_none()) {
-            stray.push(id.bytes().to_vec());
-        }
-        rows.push((row, exists));
-    }
+    let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
+    let stray = if given.is_empty() {
+        Vec::new()
+    } else {
+        members(&dead, ids.iter().map(Owned::as_str), false)
+    };
     s.probe()?;
     if !stray.is_empty() {
         return Err(Refusal::NotDead(stray));
@@ -43,10 +39,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
 
     let was_empty = pending.kind() == Kind::Empty;
-    for (id, (row, exists)) in ids.iter().zip(&rows) {
+    for ((id, row), &exists) in ids.iter().zip(&rows).zip(&exists) {
         dead.zrem(id.as_str());
         pending.push(false, id.as_str());
-        if *exists {
+        if exists {
             let key = ctx.open(row.as_str());
             key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
             key.hdel(&[l.row.reason, l.row.buried_ms]);

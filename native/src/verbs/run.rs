@@ -4,7 +4,7 @@
 //! told. Reply: how many moved.
 
 use super::scope::Scope;
-use super::{moved_to_head, once};
+use super::{members, moved_to_head, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind};
 use crate::keyspace::{PENDING, SCHEDULE, WAKE};
@@ -20,16 +20,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let mut rows = Vec::with_capacity(ids.len());
-    let mut stray = Vec::new();
-    for id in &ids {
-        let row = s.row_of(id.bytes());
-        let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
-        if schedule.kind() != Kind::Zset || schedule.zscore(*id).is_none() {
-            stray.push(id.bytes().to_vec());
-        }
-        rows.push((row, exists));
-    }
+    let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
+    let stray = members(&schedule, ids.iter().copied(), false);
     s.probe()?;
     if !stray.is_empty() {
         return Err(Refusal::NotScheduled(stray));
@@ -37,10 +29,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
 
     let was_empty = pending.kind() == Kind::Empty;
     let now = ctx.int(ffi::now_ms());
-    for (&id, (row, exists)) in ids.iter().zip(&rows) {
+    for ((&id, row), &exists) in ids.iter().zip(&rows).zip(&exists) {
         schedule.zrem(id);
         pending.push(false, id);
-        if *exists {
+        if exists {
             ctx.open(row.as_str())
                 .hset(&[(l.row.state, l.state.pending), (l.row.due_ms, now.as_str())]);
         }

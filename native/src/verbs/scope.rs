@@ -60,6 +60,21 @@ impl<'a> Scope<'a> {
         self.ctx.string(&keyspace::row_of(&self.q.base(), id))
     }
 
+    /// Step 5: the rows of `ids`, each a hash or missing (a missing one remembered), by place, and
+    /// whether each exists (the twin of the prelude's `emq_rows`).
+    pub fn rows<'i>(
+        &mut self,
+        ids: impl IntoIterator<Item = &'i [u8]>,
+    ) -> Result<(Vec<Owned<'a>>, Vec<bool>), Refusal> {
+        let (mut rows, mut exists) = (Vec::new(), Vec::new());
+        for id in ids {
+            let row = self.row_of(id);
+            exists.push(self.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash);
+            rows.push(row);
+        }
+        Ok((rows, exists))
+    }
+
     /// Opens the declared `meta` (no ACL check: the server made it) and checks it is a hash or
     /// missing.
     pub fn meta(&self) -> Result<Key<'a, 'a>, Refusal> {
