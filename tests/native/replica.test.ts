@@ -140,6 +140,17 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(argv("ACK", q, {}, groupsOf(withKey))), withKey.length);
       await sleep(5);
       expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
+      // wire 8: limits (a rate whose state CLAIM writes, a concurrency a settle frees, a park)
+      const lim = Array.from({ length: 6 }, () => jobId(++n));
+      expectOk(await run(argv("ENQUEUE", q, {}, lim.map((id) => ({ id, payload: "l" })))), lim.length);
+      expectOk(await run(argv("LIMIT", q, { concurrency: 1000, rate_max: 5, rate_per_ms: 60_000, rate_burst: 3 })), 1);
+      const limited = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 })))).jobs;
+      expect(limited.length).toBe(3); // the burst
+      expectOk(await run(argv("RELEASE", q, {}, groupsOf(limited))), limited.length);
+      expectOk(await run(argv("PENALIZE", q, { penalty_ms: 2 })));
+      expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
+      expectOk(await run(argv("LIMIT", q, { concurrency: 0, rate_max: 0, rate_per_ms: 1, rate_burst: 1 })), 1);
+      await sleep(3);
       // refusals in the mix: they must not replicate anything
       expect(await run(wellFormed("ENQUEUE", q, ids[1]!))).toEqual({ err: refusal("duplicate", "ENQUEUE", { id: ids[1]! }) });
       const stale = pick(1)[0]!;
