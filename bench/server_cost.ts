@@ -61,8 +61,8 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   const phase = async (verb: Verb, run: () => Promise<unknown>, per?: number): Promise<void> => {
     await command(port, ["CONFIG", "RESETSTAT"]);
     await run();
-    const command = verb === "enqueueBatchPerJob" ? "enqueue" : verb === "claimLimited" ? "claim" : verb;
-    const s = await stat(port, name(command));
+    const counted = verb === "enqueueBatchPerJob" ? "enqueue" : verb === "claimLimited" ? "claim" : verb;
+    const s = await stat(port, name(counted));
     out[verb] = per === undefined ? s.usecPerCall : (s.usecPerCall * s.calls) / per;
   };
   const payload = { to: "ada@example.com", body: "x".repeat(64) };
