@@ -92,6 +92,7 @@ local function emq_admitted(a, id, now, payload, due, schedule)
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
   if not a.dedup then return 0 end
   for _, t in ipairs(a.dedup.takes) do emq_take(a.dedup.d, t.key, id[t.place], t.untl) end
+  if #a.dedup.takes > 0 then redis.call('HSET', KEYS[1], '${META.dedup}', '1') end
   local earliest = 0
   for _, b in ipairs(a.debounced) do
     redis.call('HSET', b.holder.row, '${ROW.payload}', payload[b.from])

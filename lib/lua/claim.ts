@@ -79,7 +79,11 @@ if #claimed > 0 then
   e = emq_counter(KEYS[1], '${META.claimed}') if e then return e end
 end
 local victims, e = emq_trim_select(base, dead, now, 0) if e then return e end
-local windows, e = emq_dedup_expired(base, now, missing) if e then return e end
+-- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
+local windows = false
+if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
+  windows, e = emq_dedup_expired(base, now, missing) if e then return e end
+end
 e = emq_local(cluster, missing) if e then return e end
 
 -- Writes.

@@ -51,6 +51,8 @@ export const META_FIELDS = {
   buried: "jobs buried so far",
   dead_max: `the most dead jobs kept (RETAIN; absent: ${DEAD_MAX_DEFAULT}; 0: no limit)`,
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
+  dedup: "`1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue " +
+    "that never deduplicates opens no deduplication key)",
   concurrency: "the most jobs active at once across every worker (LIMIT; absent: no limit)",
   rate: "the rate limit `<max> <per_ms> <burst>` every claim obeys (LIMIT; absent: none)",
   tat: "the rate limit's state `<q> <r>`: its theoretical arrival time is q + r / max ms (CLAIM; LIMIT deletes it)",

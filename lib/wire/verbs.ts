@@ -278,7 +278,7 @@ const ADMIT_REPLY = "integer: jobs admitted; when a job of the call carries `ded
   "`deduplicated` or `debounced`";
 /** What an admission with `dedup` writes. */
 const DEDUP_WRITES = "per admitted job with `dedup`: `HSET dedup <key> \"<id> <until_ms>\"` (until: now + dedup_ms, " +
-  "or 0), `ZREM dedup_ttl <key>`; per debounced job: `HSET <held row> payload <p>`";
+  "or 0), `ZREM dedup_ttl <key>`, and `HSET meta dedup 1`; per debounced job: `HSET <held row> payload <p>`";
 /** What a settle or removal writes for a job admitted with `dedup`. */
 const DEDUP_RELEASE = "per job admitted with `dedup` whose key still names it: `HDEL dedup <key>` when its window " +
   "has ended, else `ZADD dedup_ttl <until_ms> <key>`";
@@ -332,7 +332,7 @@ export const VERBS = {
       "<now+lease_ms> token <t>`; `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
       "`HINCRBY meta claimed <k>`; with a rate limit and k > 0, `HSET meta tat <q> <r>` (docs/WIRE.md, \"Limits\"); " +
       "`ZADD wake 0 ready` when pending is left non-empty and a claim could take a job now (not paused, not " +
-      "parked, below the concurrency limit, a rate token left), else `ZREM wake ready`; retention of dead jobs, as BURY; deduplication " +
+      "parked, below the concurrency limit, a rate token left), else `ZREM wake ready`; retention of dead jobs, as BURY; when `meta`'s dedup is 1, deduplication " +
       `windows that ended: up to ${CLAIM_MOVE_LIMIT} members of dedup_ttl with score ≤ now, each \`HDEL dedup <key>\`, ` +
       "`ZREM dedup_ttl <key>`",
     domain: ["noperm", "wrongtype", "counter", "migrating"],

@@ -271,6 +271,8 @@ names! {
         dead_max,
         /// how long a dead job is kept, in ms (RETAIN; absent: 30 days; 0: no limit)
         dead_age_ms,
+        /// `1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue that never deduplicates opens no deduplication key)
+        dedup,
         /// the most jobs active at once across every worker (LIMIT; absent: no limit)
         concurrency,
         /// the rate limit `<max> <per_ms> <burst>` every claim obeys (LIMIT; absent: none)

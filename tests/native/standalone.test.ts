@@ -768,7 +768,7 @@ describe("refusals write nothing", () => {
       // the deduplication keys are opened only when a job of the call carries (or a settled one held)
       // a key, or, for CLAIM's dedup, when a window ended: tests/client/dedup.test.ts types them
       // a queue's pending and wake, by ACK and BURY only with a concurrency limit (typed below)
-      const lazy = verb === "CLAIM" ? ["dedup"] : ["dedup", "dedup_ttl", ...(verb === "ACK" || verb === "BURY" ? ["pending", "wake"] : [])];
+      const lazy = ["dedup", "dedup_ttl", ...(verb === "ACK" || verb === "BURY" ? ["pending", "wake"] : [])];
       const derived = (SPEC[verb].touches as readonly string[]).filter((t) => t !== "rows" && !lazy.includes(t));
       for (const key of [q.meta, ...derived.map((t) => `${q.base}${t}`)]) {
         expectOk(await run(["FLUSHALL"]));
@@ -778,6 +778,12 @@ describe("refusals write nothing", () => {
         await refuses(good(verb), WT);
       }
     }
+    // on a queue that took a deduplication key (meta's dedup), CLAIM types dedup_ttl
+    expectOk(await run(["FLUSHALL"]));
+    await populate();
+    await ok(["HSET", q.meta, "dedup", "1"]);
+    await ok(["SET", q.dedup_ttl, "not-mine"]);
+    await refuses(good("CLAIM"), WT);
     // with a concurrency limit, a settle frees a slot: it types pending and wake, which it may wake
     for (const verb of ["ACK", "RETRY", "BURY", "RELEASE"] as const) {
       for (const key of [q.pending, q.wake]) {

@@ -208,6 +208,10 @@ pub fn admitted(
     for t in takes {
         dedup::take(ctx, d, &t.key, a.ids[t.place], t.until);
     }
+    if !takes.is_empty() {
+        let one = ctx.int(1);
+        a.meta.hset(&[(l.meta.dedup, one.as_str())]);
+    }
     let mut earliest = 0;
     for b in &a.debounced {
         let row = &b.holder.row;

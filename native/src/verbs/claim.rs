@@ -87,7 +87,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         )
     };
     let victims = retention::select(s, &meta, &dead, now, 0)?;
-    let windows = dedup::expired(s, now)?;
+    // ended deduplication windows: only on a queue that ever took a key (meta's dedup)
+    let deduplicates =
+        meta.kind() == Kind::Hash && meta.hget(l.meta.dedup).is_some_and(|v| v.bytes() == b"1");
+    let windows = if deduplicates {
+        dedup::expired(s, now)?
+    } else {
+        None
+    };
     s.probe()?;
 
     // Writes.
