@@ -12,7 +12,7 @@
  */
 import { MAX_BURST, MAX_CONCURRENCY, MAX_DIGITS, MAX_RATE, MAX_RATE_PERIOD_MS, META, WAKE } from "../wire/mod.ts";
 
-/** `emq_limits(meta)`, `emq_tokens`, `emq_take`, `emq_next_token`, `emq_freeing` and `emq_freed`. */
+/** `emq_concurrency(meta)`, `emq_limits(meta)`, `emq_tokens`, `emq_take`, `emq_next_token`, `emq_freeing` and `emq_freed`. */
 export const LIMITS_LUA: string = `
 -- floor(a / b) for a >= 0 and b > 0, exactly
 local function emq_div(a, b)
@@ -27,12 +27,18 @@ local function emq_stored(text, lo, hi)
   return n
 end
 
+-- The queue's concurrency limit, or nil (meta: its type).
+local function emq_concurrency(meta)
+  if meta ~= 'hash' then return nil end
+  return emq_stored(redis.call('HGET', KEYS[1], '${META.concurrency}'), 1, ${MAX_CONCURRENCY})
+end
+
 -- The queue's limits (meta: its type): {conc, rate = {max, per, burst}, q, r, parked}, each nil
 -- when absent or not as LIMIT, CLAIM and PENALIZE write it.
 local function emq_limits(meta)
   local l = {}
   if meta ~= 'hash' then return l end
-  l.conc = emq_stored(redis.call('HGET', KEYS[1], '${META.concurrency}'), 1, ${MAX_CONCURRENCY})
+  l.conc = emq_concurrency(meta)
   l.parked = emq_stored(redis.call('HGET', KEYS[1], '${META.parked}'), 0, 1e15)
   local rate = redis.call('HGET', KEYS[1], '${META.rate}')
   if rate then
@@ -76,7 +82,7 @@ end
 -- wake of emq_freed reads and writes (missing ones listed for the probe). Returns nil (no limit) or
 -- {pending, wake}, or nil and the refusal.
 local function emq_freeing(base, meta, missing)
-  if not emq_limits(meta).conc then return nil end
+  if not emq_concurrency(meta) then return nil end
   local f = {pending = base .. 'pending', wake = base .. 'wake'}
   local _, e = emq_kinds({{f.pending, 'list'}, {f.wake, 'zset'}}, missing) if e then return nil, e end
   return f

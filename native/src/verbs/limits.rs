@@ -87,6 +87,15 @@ pub fn parse(
     }
 }
 
+/// The queue's concurrency limit, read from `meta` (a settle needs no other limit).
+pub fn concurrency(meta: &Key) -> Option<i64> {
+    if meta.kind() != Kind::Hash {
+        return None;
+    }
+    let c = meta.hget(lit().meta.concurrency);
+    stored(c.as_ref().map(|s| s.bytes()), 1, MAX_CONCURRENCY)
+}
+
 /// The queue's limits, read from `meta` (none when it is missing).
 pub fn read(meta: &Key) -> Limits {
     if meta.kind() != Kind::Hash {
@@ -148,7 +157,7 @@ impl Rate {
 /// A settle's step 5 on a queue with a concurrency limit: the types of pending and wake, which
 /// [`freed`] reads and writes (missing ones remembered for the probe). Whether it will wake.
 pub fn freeing(s: &mut Scope, meta: &Key) -> Result<bool, Refusal> {
-    if read(meta).conc.is_none() {
+    if concurrency(meta).is_none() {
         return Ok(false);
     }
     s.structure(PENDING, Kind::List)?;
