@@ -53,12 +53,14 @@ afterAll(async () => {
 const CONSUMER = `
 import { Logger } from "@valkey/valkey-glide";
 import { keyspace } from "@echomq/echomq";
-import { EchoMQ } from "@echomq/echomq/client";
+import { EchoMQ, RateLimitedError } from "@echomq/echomq/client";
 
 Logger.setLoggerConfig("off");
 const queue = "pkg-RUNTIME";
 const payload = { runtime: "RUNTIME", n: 42, text: "héllo ✓" };
 const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: PORT }], backend: "auto" });
+const limits = await mq.limit(queue, { concurrency: 2, rate: { max: 100, perMs: 1000 } });
+const rateLimited = new RateLimitedError(5).ms;
 const seen = [];
 const worker = mq.work(queue, async (job) => {
   seen.push({ id: job.id, payload: job.payload, attempts: job.attempts });
@@ -71,7 +73,7 @@ const backend = mq.backend;
 await mq.close();
 const g = globalThis;
 const version = g.Deno ? g.Deno.version.deno : g.Bun ? g.Bun.version : g.process.version;
-console.log(JSON.stringify({ runtime: "RUNTIME", version, backend, key: keyspace(queue).pending, id, seen }));
+console.log(JSON.stringify({ runtime: "RUNTIME", version, backend, key: keyspace(queue).pending, id, seen, limits, rateLimited }));
 `;
 
 /**
@@ -177,7 +179,13 @@ function expectConsumed(r: Ran, runtime: string): Record<string, unknown> {
   if (r.code !== 0) throw new Error(`${runtime} consumer exited ${r.code}\n${r.stdout}\n${r.stderr}`);
   const line = r.stdout.trim().split("\n").at(-1)!;
   const report = JSON.parse(line) as { id: string; seen: unknown[] } & Record<string, unknown>;
-  expect(report).toMatchObject({ runtime, backend: "scripts", key: `emq:{pkg-${runtime}}:pending` });
+  expect(report).toMatchObject({
+    runtime,
+    backend: "scripts",
+    key: `emq:{pkg-${runtime}}:pending`,
+    limits: { concurrency: 2, rate: { max: 100, perMs: 1000, burst: 1 }, parkedUntil: null },
+    rateLimited: 5,
+  });
   expect(report.seen).toEqual([{ id: report.id, payload: { runtime, n: 42, text: "héllo ✓" }, attempts: 1 }]);
   console.log(`[package] ${line}`);
   return report;
