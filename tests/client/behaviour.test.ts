@@ -212,6 +212,8 @@ for (const combo of COMBOS) {
         ["HSET", Wk(13).meta, "tokens", "-0"],
           ["SET", Wk(14).dedup, "x"],
           ["SET", Wk(15).dedup_ttl, "x"],
+        ["HSET", Wk(16).meta, "dedup", "1"],
+        ["SET", Wk(16).dedup_ttl, "x"],
       ];
       for (const cmd of setup) await ctx.raw.command(cmd, cmd[1]!);
 
@@ -266,11 +268,12 @@ for (const combo of COMBOS) {
         ["enqueue wrongtype wake", "ENQUEUE", W(7), [N, "", "p"], ["wrongtype", {}]],
         ["enqueue counter", "ENQUEUE", W(11), [N, "", "p"], ["counter", {}]],
         ["schedule wrongtype", "SCHEDULE", W(3), [N, "5", "", "p"], ["wrongtype", {}]],
-        // the deduplication keys are typed when a job carries a key (and dedup_ttl by every CLAIM)
+        // the deduplication keys are typed when a job carries a key (and dedup_ttl by CLAIM once the
+        // queue took a key: meta's dedup; W(15) has none, so its CLAIM opens no dedup key)
         ["enqueue wrongtype dedup", "ENQUEUE", W(14), [N, "dedup=k", "p"], ["wrongtype", {}]],
         ["enqueue wrongtype dedup_ttl", "ENQUEUE", W(15), [N, "dedup=k", "p"], ["wrongtype", {}]],
         ["schedule wrongtype dedup", "SCHEDULE", W(14), [N, "5", "dedup=k", "p"], ["wrongtype", {}]],
-        ["claim wrongtype dedup_ttl", "CLAIM", W(15), ["10", "1", "0"], ["wrongtype", {}]],
+        ["claim wrongtype dedup_ttl", "CLAIM", W(16), ["10", "1", "0"], ["wrongtype", {}]],
         ["claim wrongtype pending", "CLAIM", W(1), ["10", "1", "0"], ["wrongtype", {}]],
         ["claim wrongtype active", "CLAIM", W(4), ["10", "1", "0"], ["wrongtype", {}]],
         ["claim wrongtype schedule", "CLAIM", W(3), ["10", "1", "0"], ["wrongtype", {}]],
