@@ -287,6 +287,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_RATE", "i64"],
   ["MAX_RATE_PERIOD_MS", "i64"],
   ["MAX_BURST", "i64"],
+  ["MAX_PRIORITY", "i64"],
 ] as const).map(([name, type]) => [name, type, wire[name]] as const);
 
 /** A gate as the Rust `Gate` value. */

@@ -391,6 +391,7 @@ function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): 
     ...(o.timeout_ms === undefined ? {} : { timeoutMs: Number(o.timeout_ms) }),
     ...(o.dedup === undefined ? {} : { dedupKey: o.dedup }),
     ...(o.traceparent === undefined ? {} : { traceparent: o.traceparent }),
+    ...(o.priority === undefined || Number(o.priority) === 0 ? {} : { priority: Number(o.priority) }),
   };
   try {
     return { id, queue: ks.name, token, attempts, ...extra, payload: c.codec.decode(asBytes(entry[1]!)) };

@@ -56,6 +56,8 @@ export interface JobInfo<P> {
   readonly dedupKey?: string;
   /** The W3C trace context of the span that admitted it (a client with `tracing`), if any. */
   readonly traceparent?: string;
+  /** Its priority (`enqueue`'s `priority`), when not 0. */
+  readonly priority?: number;
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -156,6 +158,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["timeoutMs", opts.timeout_ms === undefined ? undefined : Number(opts.timeout_ms)],
     ["dedupKey", opts.dedup],
     ["traceparent", opts.traceparent],
+    ["priority", opts.priority === undefined || Number(opts.priority) === 0 ? undefined : Number(opts.priority)],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;

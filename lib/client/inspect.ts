@@ -22,13 +22,15 @@ const MAX_PAGE = 1000;
 /** The counts of a queue, and the replies of `extra` reads sent in the same atomic batch. */
 async function counted<P>(c: ClientContext<P>, ks: Keyspace, extra: string[][] = []): Promise<[Counts, GlideReturnType[]]> {
   const replies = await c.conn.batch(
-    [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ...extra],
+    [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ["HGET", ks.meta, META.prioritized], ...extra],
     ks.meta,
     true,
   );
   for (const r of replies) if (r instanceof Error) throw r;
-  const [pending, active, schedule, dead] = replies.slice(0, 4).map(Number) as [number, number, number, number];
-  return [{ pending, active, schedule, dead }, replies.slice(4) as GlideReturnType[]];
+  // pending counts the ready jobs of every priority: pending's own, and meta's prioritized
+  const [ready, active, schedule, dead, prioritized] = replies.slice(0, 5).map(Number) as [number, number, number, number, number];
+  const pending = ready + (Number.isSafeInteger(prioritized) && prioritized > 0 ? prioritized : 0);
+  return [{ pending, active, schedule, dead }, replies.slice(5) as GlideReturnType[]];
 }
 
 /** See `EchoMQ.counts`. */
@@ -68,14 +70,14 @@ export async function jobs<P>(
   const limit = wholeNumber("jobs: limit", "options", page.limit ?? 100, 1);
   integerIn("jobs: limit", limit, 1, MAX_PAGE, refuse("options"));
   const end = String(offset + limit - 1);
-  const read = {
-    pending: ["LRANGE", ks.pending, String(-(offset + limit)), String(-(offset + 1))],
-    scheduled: ["ZRANGE", ks.schedule, String(offset), end],
-    active: ["ZRANGE", ks.active, String(offset), end],
-    dead: ["ZRANGE", ks.dead, String(offset), end, "REV"],
-  }[state];
-  let ids = ((await c.conn.command(read, ks.meta)) as unknown[]).map(String) as JobId[];
-  if (state === "pending") ids = ids.reverse(); // the tail is claimed first
+  const ids = state === "pending" ? await readyPage(c, ks, offset, limit) : ((await c.conn.command(
+    {
+      scheduled: ["ZRANGE", ks.schedule, String(offset), end],
+      active: ["ZRANGE", ks.active, String(offset), end],
+      dead: ["ZRANGE", ks.dead, String(offset), end, "REV"],
+    }[state],
+    ks.meta,
+  )) as unknown[]).map(String) as JobId[];
   if (ids.length === 0) return [];
   const rows = await c.conn.batch(ids.map((id) => ["HGETALL", ks.job(id)]), ks.meta, false, 0, Decoder.Bytes);
   return ids.flatMap((id, i) => {
@@ -83,6 +85,37 @@ export async function jobs<P>(
     const info = r instanceof Error ? null : jobInfo(ks.name, id, fields(r!), c.codec);
     return info === null ? [] : [info];
   });
+}
+
+/**
+ * A page of the ready jobs in the order claims take them: pending from its tail, then each
+ * priority of `levels:` (lowest first), its list from the tail. Two reads: the lists' lengths,
+ * then the slices the page covers.
+ */
+async function readyPage<P>(c: ClientContext<P>, ks: Keyspace, offset: number, limit: number): Promise<JobId[]> {
+  const levels = ((await c.conn.command(["ZRANGE", ks.levels(""), "0", "-1"], ks.meta)) as unknown[]).map(String)
+    .filter((m) => /^[1-9][0-9]{0,6}$/.test(m));
+  const lists = [ks.pending, ...levels.map((p) => ks.ready("", Number(p)))];
+  const lengths = (await c.conn.batch(lists.map((l) => ["LLEN", l]), ks.meta)).map((r) => (r instanceof Error ? 0 : Number(r)));
+  const reads: string[][] = [];
+  let skip = offset;
+  let want = limit;
+  for (const [i, list] of lists.entries()) {
+    const len = lengths[i]!;
+    if (want === 0) break;
+    if (skip >= len) {
+      skip -= len;
+      continue;
+    }
+    const n = Math.min(want, len - skip);
+    reads.push(["LRANGE", list, String(-(skip + n)), String(-(skip + 1))]);
+    want -= n;
+    skip = 0;
+  }
+  if (reads.length === 0) return [];
+  const slices = await c.conn.batch(reads, ks.meta);
+  // each slice's tail is claimed first
+  return slices.flatMap((r) => (r instanceof Error ? [] : (r as unknown[]).map(String).reverse())) as JobId[];
 }
 
 /** See `EchoMQ.isPaused`. */

@@ -38,6 +38,8 @@ export interface Job<P> extends JobRef {
    * (`connect`'s `tracing`): a worker's `process` span links to it.
    */
   readonly traceparent?: string;
+  /** Its priority (`enqueue`'s `priority`), when not 0. */
+  readonly priority?: number;
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 import { assertClientQueue, assertJobId, assertName, type JobId, Keyspace } from "../keyspace/mod.ts";
-import { encodeOptions, type JobOptions, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
+import { encodeOptions, type JobOptions, MAX_PRIORITY, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
@@ -78,6 +78,12 @@ export interface EnqueueOptions extends EnqueueManyOptions {
    */
   dedup?: DedupOptions;
   /**
+   * The job's priority: 0 (the default) is the most urgent, up to {@link MAX_PRIORITY}. A claim
+   * takes every ready job of a lower number first, and jobs of one priority in the order they
+   * became ready (FIFO). A retried, released or requeued job keeps its priority.
+   */
+  priority?: number;
+  /**
    * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
    * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
    * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
@@ -113,6 +119,9 @@ export function jobOptions(what: string, opts: EnqueueOptions | undefined, trace
   if (opts === undefined || opts === null) return encodeOptions(o);
   if (opts.timeoutMs !== undefined) {
     o.timeout_ms = integerIn(`${what}: timeoutMs`, opts.timeoutMs, 1, MAX_JOB_TIMEOUT_MS, refuse("options"));
+  }
+  if (opts.priority !== undefined && opts.priority !== 0) {
+    o.priority = integerIn(`${what}: priority`, opts.priority, 0, MAX_PRIORITY, refuse("options"));
   }
   const d = opts.dedup;
   if (d !== undefined) {

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { READY_LUA } from "./ready.ts";
 import {
   ARGS,
   FENCE_KEY,
@@ -365,7 +366,7 @@ export function luaHead(verb: Verb): string {
 export function luaScript(verb: Verb, body: string, extra = ""): string {
   const spec: VerbSpec = VERBS[verb];
   const shebang = spec.admits ? "#!lua" : "#!lua flags=allow-oom";
-  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, OPTIONS_LUA, extra.trim(), luaHead(verb), body.trim()];
+  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, OPTIONS_LUA, READY_LUA.trim(), extra.trim(), luaHead(verb), body.trim()];
   return `${parts.filter((p) => p !== "").join("\n")}\n`;
 }
 

@@ -17,6 +17,23 @@ import { DEDUP_LUA } from "./dedup.ts";
  * (ENQUEUE's writes, which TICK's jobs share).
  */
 export const ADMIT_LUA: string = DEDUP_LUA + `
+-- The end of emq_admit: each job's priority (its option), and for an admission into pending
+-- (ENQUEUE, TICK) the plan of its ready pushes and whether the queue had no ready job (its marker).
+local function emq_admit_ready(a, base, id, kind, options)
+  a.prio = {}
+  for j = 1, #a.rows do a.prio[j] = options[j]['priority'] or 0 end
+  if kind ~= 'list' then return a end
+  local ids, prios = {}, {}
+  for k, j in ipairs(a.admitted) do
+    ids[k] = id[j]
+    prios[k] = a.prio[j]
+  end
+  local e
+  a.idle = not emq_ready_any(base)
+  a.ready, e = emq_ready_plan(base, ids, {}, a.missing, prios) if e then return nil, e end
+  return a
+end
+
 -- opts: the options argument of each job (nil for TICK). Returns the plan {rows, meta = type,
 -- structure = type, wake = type, missing, now, admitted = {places}, source = {place -> place},
 -- folded = {{place, holder, outcome}}, dedup = nil or {d, takes}, debounced = {{holder, from}}},
@@ -45,7 +62,7 @@ local function emq_admit(base, n, id, structure, kind, opts)
   end
   if not keyed then
     for j = 1, n do a.admitted[j] = j end
-    return a
+    return emq_admit_ready(a, base, id, kind, options)
   end
   local d, e = emq_dedup_open(base, a.missing) if e then return nil, e end
   local takes, taken = {}, {}
@@ -81,7 +98,7 @@ local function emq_admit(base, n, id, structure, kind, opts)
     end
   end
   a.dedup = {d = d, takes = takes}
-  return a
+  return emq_admit_ready(a, base, id, kind, options)
 end
 
 -- Step 6, first: the queue's meta made on first use and the admissions counted; the keys taken;
@@ -111,8 +128,12 @@ end
 local function emq_fields(a, j, payload, opts)
   local f = {'${ROW.payload}', payload[a.source[j]]}
   if opts[j] ~= '' then
-    f[3] = '${ROW.opts}'
-    f[4] = opts[j]
+    f[#f + 1] = '${ROW.opts}'
+    f[#f + 1] = opts[j]
+  end
+  if a.prio[j] > 0 then
+    f[#f + 1] = '${ROW.priority}'
+    f[#f + 1] = emq_int(a.prio[j])
   end
   return f
 end
@@ -145,7 +166,7 @@ local function emq_pushed(a, base, id, now, fields)
     ids[#ids + 1] = id[j]
   end
   if #ids == 0 then return end
-  emq_each('LPUSH', base .. 'pending', ids)
-  if a.structure == 'none' then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
+  emq_ready_push(a.ready, 'LPUSH')
+  if a.idle then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
 end
 `;

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
+import { CLAIM_MOVE_LIMIT, MAX_PRIORITY, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { LIMITS_LUA } from "./limits.ts";
@@ -47,31 +47,86 @@ if lim.rate then
   room = math.min(room, allowed)
 end
 
--- The walk, writing nothing: candidates in the order RPOP will return them after the moves.
-local len = kinds[pending] == 'list' and redis.call('LLEN', pending) or 0
-local total = #expired.ids + len + #due.ids
-local claimed, popped = {}, 0
-local i = 0
-while not paused and not parked and #claimed < room and i < total do
-  i = i + 1
-  local id, row, exists
-  if i <= #expired.ids then
-    local k = #expired.ids - i + 1
-    id, row, exists = expired.ids[k], expired.rows[k], expired.exists[k]
-  elseif i <= #expired.ids + len then
-    id = redis.call('LINDEX', pending, -(i - #expired.ids))
-    row = base .. 'job:' .. id
+-- The walk, writing nothing, level by level: priority 0 (pending) first, then every priority of
+-- levels: and of the ids this call makes ready, lowest first. In each level the candidates come
+-- in the order RPOP will return them after the moves: its expired ids from the last RPUSHed, its
+-- list from the tail, its due ids in LPUSH order.
+local claimable = not paused and not parked
+local claimed, pops = {}, {}
+-- one candidate: claimed when its row exists (its attempts a counter), else popped and dropped
+local function candidate(id, row, exists)
+  if exists == nil then
     local t, e = emq_type(row, 'hash') if e then return e end
     exists = t == 'hash'
     if not exists then missing[#missing + 1] = row end
-  else
-    local k = i - #expired.ids - len
-    id, row, exists = due.ids[k], due.rows[k], due.exists[k]
   end
-  popped = i
   if exists then
-    e = emq_counter(row, '${ROW.attempts}') if e then return e end
+    local e = emq_counter(row, '${ROW.attempts}') if e then return e end
     claimed[#claimed + 1] = {id = id, row = row}
+  end
+end
+-- the places of d's ids of priority p
+local function at(d, p)
+  local out = {}
+  for k = 1, #d.ids do
+    if d.plan.prio[k] == p then out[#out + 1] = k end
+  end
+  return out
+end
+-- walks level p (its list of type t): how many it pops, or nil and the refusal
+local function walk(p, list, t)
+  local exp, du = at(expired, p), at(due, p)
+  local len = t == 'list' and redis.call('LLEN', list) or 0
+  local total, i = #exp + len + #du, 0
+  while #claimed < room and i < total do
+    i = i + 1
+    local e
+    if i <= #exp then
+      local k = exp[#exp - i + 1]
+      e = candidate(expired.ids[k], expired.rows[k], expired.exists[k])
+    elseif i <= #exp + len then
+      local id = redis.call('LINDEX', list, -(i - #exp))
+      e = candidate(id, base .. 'job:' .. id, nil)
+    else
+      local k = du[i - #exp - len]
+      e = candidate(due.ids[k], due.rows[k], due.exists[k])
+    end
+    if e then return nil, e end
+  end
+  if i > 0 then pops[#pops + 1] = {p = p, list = list, k = i} end
+  return i
+end
+if claimable then
+  local _, e = walk(0, pending, kinds[pending]) if e then return e end
+end
+if claimable and #claimed < room then
+  local lk = base .. 'levels:'
+  local t, e = emq_type(lk, 'zset') if e then return e end
+  local seen, order = {}, {}
+  local function add(p)
+    if p >= 1 and not seen[p] then
+      seen[p] = true
+      order[#order + 1] = p
+    end
+  end
+  if t == 'zset' then
+    for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
+      local p = tonumber(m)
+      if p and p >= 1 and p <= ${MAX_PRIORITY} and emq_int(p) == m then add(p) end
+    end
+  end
+  for _, d in ipairs({expired, due}) do
+    for _, p in ipairs(d.plan.order) do add(p) end
+  end
+  table.sort(order)
+  for _, p in ipairs(order) do
+    if #claimed >= room then break end
+    local list = emq_level(base, p)
+    local t, e = emq_type(list, 'list') if e then return e end
+    local _, e = walk(p, list, t) if e then return e end
+  end
+  if #pops > 0 and pops[#pops].p > 0 then
+    e = emq_counter(KEYS[1], '${META.prioritized}') if e then return e end
   end
 end
 if #claimed > 0 then
@@ -87,9 +142,17 @@ end
 e = emq_local(cluster, missing) if e then return e end
 
 -- Writes.
-emq_move(schedule, pending, 'LPUSH', due)
-emq_move(active, pending, 'RPUSH', expired)
-if popped > 0 then redis.call('RPOP', pending, popped) end
+emq_move(schedule, 'LPUSH', due)
+emq_move(active, 'RPUSH', expired)
+local gone = 0
+for _, l in ipairs(pops) do
+  redis.call('RPOP', l.list, l.k)
+  if l.p > 0 then gone = gone + l.k end
+end
+if gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -gone) end
+for _, l in ipairs(pops) do
+  if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(l.p)) end
+end
 emq_trim(dead, victims)
 emq_drop_expired(windows)
 local reply = {0}
@@ -120,8 +183,8 @@ end
 -- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
 -- time has come is spent.
 local spent_rate = lim.rate and allowed - #claimed <= 0
-local claimable = not paused and not parked and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
-if claimable and redis.call('LLEN', pending) > 0 then
+local open = claimable and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
+if open and emq_ready_any(base) then
   if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
   redis.call('ZREM', wake, '${WAKE.ready}')

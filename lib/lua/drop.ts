@@ -14,7 +14,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}}) do
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}, {'levels:', 'zset'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -32,22 +32,40 @@ if kinds['schedulers'] == 'zset' then
   end
 end
 limit = limit - #scheds
+-- the ready lists of priorities >= 1, in levels: order, after pending
+local lists = {'pending'}
+if kinds['levels:'] == 'zset' then
+  for _, m in ipairs(redis.call('ZRANGE', keys['levels:'], 0, -1)) do
+    local p = tonumber(m)
+    if p and p >= 1 and emq_int(p) == m then
+      local list = emq_level(base, p)
+      local t, e = emq_type(list, 'list') if e then return e end
+      keys[list], kinds[list] = list, t
+      lists[#lists + 1] = list
+    end
+  end
+end
 local victims = {}
-for _, set in ipairs({'pending', 'schedule', 'dead'}) do
+local sets = {}
+for _, l in ipairs(lists) do sets[#sets + 1] = l end
+sets[#sets + 1] = 'schedule'
+sets[#sets + 1] = 'dead'
+for _, set in ipairs(sets) do
   local left = limit - #victims
   if left > 0 and kinds[set] ~= 'none' then
-    local ids = set == 'pending' and redis.call('LRANGE', keys[set], 0, left - 1) or redis.call('ZRANGE', keys[set], 0, left - 1)
+    local listed = set ~= 'schedule' and set ~= 'dead'
+    local ids = listed and redis.call('LRANGE', keys[set], 0, left - 1) or redis.call('ZRANGE', keys[set], 0, left - 1)
     for _, id in ipairs(ids) do
       local row = base .. 'job:' .. id
       local _, e = emq_read('EXISTS', row) if e then return e end
-      victims[#victims + 1] = {set = set, id = id, row = row}
+      victims[#victims + 1] = {set = set, listed = listed, id = id, row = row}
     end
   end
 end
 e = emq_local(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 for _, v in ipairs(victims) do
-  if v.set == 'pending' then redis.call('LPOP', keys['pending']) else redis.call('ZREM', keys[v.set], v.id) end
+  if v.listed then redis.call('LPOP', keys[v.set]) else redis.call('ZREM', keys[v.set], v.id) end
   redis.call('DEL', v.row)
 end
 for _, v in ipairs(scheds) do
@@ -55,7 +73,7 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], KEYS[1])
+  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], keys['levels:'], KEYS[1])
 end
 return #victims + #scheds
 `,

@@ -31,7 +31,7 @@ else
     redis.call('HDEL', KEYS[1], '${META.tat}')
   end
 end
-if s.kinds[pending] == 'list' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+if emq_ready_any(base) then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return 1
 `,
 );

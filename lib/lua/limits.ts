@@ -83,7 +83,7 @@ end
 -- {pending, wake}, or nil and the refusal.
 local function emq_freeing(base, meta, missing)
   if not emq_concurrency(meta) then return nil end
-  local f = {pending = base .. 'pending', wake = base .. 'wake'}
+  local f = {base = base, pending = base .. 'pending', wake = base .. 'wake'}
   local _, e = emq_kinds({{f.pending, 'list'}, {f.wake, 'zset'}}, missing) if e then return nil, e end
   return f
 end
@@ -91,6 +91,6 @@ end
 -- A settle's last write on a queue with a concurrency limit: a slot is free, so 'ready' on wake
 -- while pending holds ids.
 local function emq_freed(f)
-  if f and redis.call('LLEN', f.pending) > 0 then redis.call('ZADD', f.wake, 0, '${WAKE.ready}') end
+  if f and emq_ready_any(f.base) then redis.call('ZADD', f.wake, 0, '${WAKE.ready}') end
 end
 `;

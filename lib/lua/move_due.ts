@@ -1,31 +1,33 @@
 /**
  * The mover PROMOTE, REAP and CLAIM share, as Lua (the twin of `native/src/verbs/move_due.rs`), in
  * two halves so that a verb checks everything before it writes anything: `emq_due` selects up to
- * `limit` ids of a sorted set whose score is due (≤ now), ascending, and type-checks their rows;
- * `emq_move` moves them to pending and marks the rows that exist `pending`. `moveDueScript` is
- * PROMOTE and REAP whole (the twin of `move_due::moved`).
+ * `limit` ids of a sorted set whose score is due (≤ now), ascending, type-checks their rows and
+ * plans their ready pushes (each to its priority's list, `ready.ts`); `emq_move` moves them and
+ * marks the rows that exist `pending`. `moveDueScript` is PROMOTE and REAP whole (the twin of
+ * `move_due::moved`).
  *
  * @module
  */
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
-/** `emq_due(base, from, now, limit, missing)` and `emq_move(from, pending, push, due)`. */
+/** `emq_due(base, from, now, limit, missing)` and `emq_move(from, push, due)` (with the ready lists'). */
 export const MOVE_DUE_LUA: string = `
--- Returns {ids, rows, exists} (rows that are missing are added to missing), or nil and the refusal.
+-- Returns {ids, rows, exists, plan} (rows that are missing are added to missing), or nil and the refusal.
 local function emq_due(base, from, now, limit, missing)
   local ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
   if e then return nil, e end
   local due, e = emq_rows(base, ids, missing) if e then return nil, e end
   due.ids = ids
+  due.plan, e = emq_plan_rows(base, ids, due, missing) if e then return nil, e end
   return due
 end
 
 -- push is 'LPUSH' (the head: PROMOTE) or 'RPUSH' (the tail, claimed next: REAP). Returns the count.
-local function emq_move(from, pending, push, due)
+local function emq_move(from, push, due)
   if #due.ids == 0 then return 0 end
   emq_each('ZREM', from, due.ids)
-  emq_each(push, pending, due.ids)
+  emq_ready_push(due.plan, push)
   for i = 1, #due.ids do
     if due.exists[i] then redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}') end
   end
@@ -34,9 +36,9 @@ end
 `;
 
 /**
- * PROMOTE or REAP as Lua, steps 5–6: up to limit due ids of the queue's sorted set `from` move onto
- * pending with `push` (LPUSH: the head; RPUSH: the tail, claimed next); a `ready` marker on wake
- * when any moved. Reply: the count moved.
+ * PROMOTE or REAP as Lua, steps 5–6: up to limit due ids of the queue's sorted set `from` become
+ * ready (each on its priority's list) with `push` (LPUSH: the head; RPUSH: the tail, claimed next);
+ * a `ready` marker on wake when any moved. Reply: the count moved.
  */
 export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "active", push: "LPUSH" | "RPUSH"): string {
   return luaScript(
@@ -46,7 +48,7 @@ local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
 local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
 local due, e = emq_due(base, from, emq_now(), limit, s.missing) if e then return e end
 e = emq_local(cluster, s.missing) if e then return e end
-local moved = emq_move(from, pending, '${push}', due)
+local moved = emq_move(from, '${push}', due)
 if moved > 0 then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return moved
 `,

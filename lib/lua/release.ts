@@ -19,9 +19,12 @@ if e then return e end
 for j = 1, n do
   e = emq_counter(rows[j], '${ROW.attempts}') if e then return e end
 end
-local was_empty = redis.call('EXISTS', pending) == 0
+local missing = {}
+local plan, e = emq_ready_plan(base, id, rows, missing) if e then return e end
+e = emq_local(cluster, missing) if e then return e end
+local was_empty = not emq_ready_any(base)
 emq_each('ZREM', active, id)
-emq_each('RPUSH', pending, id)
+emq_ready_push(plan, 'RPUSH')
 for j = 1, n do
   -- HINCRBY: exact for every counter emq_counter admits (a Lua number is not)
   redis.call('HINCRBY', rows[j], '${ROW.attempts}', -1)

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { META } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 
@@ -26,13 +27,21 @@ for j = 1, n do
   if found[j] then jobs[#jobs + 1] = {id[j], rows[j]} end
 end
 local going, e = emq_letting_go(base, jobs, missing) if e then return e end
+-- a ready job of priority >= 1 is on its level's list
+local plan, e = emq_plan_rows(base, id, r, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 emq_let_go(going, emq_now())
 local removed = 0
 for j = 1, n do
   if found[j] then
-    if sets.pending then redis.call('LREM', sets.pending, 0, id[j]) end
+    local p = plan.prio[j]
+    if p == 0 then
+      if sets.pending then redis.call('LREM', sets.pending, 0, id[j]) end
+    elseif redis.call('LREM', emq_level(base, p), 0, id[j]) > 0 then
+      redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -1)
+      if redis.call('LLEN', emq_level(base, p)) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(p)) end
+    end
     if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
     redis.call('DEL', rows[j])

@@ -17,7 +17,7 @@ local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e e
 e = emq_local(cluster, s.missing) if e then return e end
 if s.meta ~= 'hash' or redis.call('HGET', KEYS[1], '${META.paused}') ~= '1' then return 0 end
 redis.call('HDEL', KEYS[1], '${META.paused}')
-if s.kinds[pending] == 'list' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+if emq_ready_any(base) then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return 1
 `,
 );

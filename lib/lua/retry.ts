@@ -17,15 +17,24 @@ local active, schedule, pending, wake = base .. 'active', base .. 'schedule', ba
 local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}
 local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
 if e then return e end
+-- the jobs ready now (delay 0) go on their priority's list
+local now_ids, now_rows, missing = {}, {}, {}
+for j = 1, n do
+  if delay_ms[j] == 0 then
+    now_ids[#now_ids + 1] = id[j]
+    now_rows[#now_rows + 1] = rows[j]
+  end
+end
+local plan, e = emq_ready_plan(base, now_ids, now_rows, missing) if e then return e end
+e = emq_local(cluster, missing) if e then return e end
 local now = emq_now()
-local was_empty = redis.call('EXISTS', pending) == 0
-local earliest, ready = nil, false
+local was_empty = not emq_ready_any(base)
+local earliest, ready = nil, #now_ids > 0
 emq_each('ZREM', active, id)
+emq_ready_push(plan, 'LPUSH')
 for j = 1, n do
   local due = now + delay_ms[j]
   if delay_ms[j] == 0 then
-    ready = true
-    redis.call('LPUSH', pending, id[j])
     redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
   else
     if not earliest or due < earliest then earliest = due end

@@ -47,6 +47,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     ["Due", timeHtml(j.dueAt, now)],
     ["Lease until", timeHtml(j.leaseUntil, now)],
     ["Buried", timeHtml(j.buriedAt, now)],
+    ["Priority", j.priority === undefined ? "0 (the most urgent)" : String(j.priority)],
     ["Time limit", j.timeoutMs === undefined ? "— (the worker's)" : `${j.timeoutMs} ms`],
     ["Dedup key", j.dedupKey === undefined ? "—" : `<code>${esc(visible(j.dedupKey))}</code>`],
     ["Scheduler", j.scheduler === undefined ? "—" : `<code>${esc(visible(j.scheduler))}</code> (run ${timeHtml(j.tickAt, now)})`],

@@ -27,6 +27,7 @@ export const ROW_FIELDS = {
   progress: "its progress, as the handler last reported it (PROGRESS)",
   scheduler: "the scheduler whose tick admitted it (TICK)",
   tick_ms: "the scheduler's run it is for (TICK)",
+  priority: "its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:`, not `pending`",
   opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
 } as const;
 
@@ -51,6 +52,7 @@ export const META_FIELDS = {
   buried: "jobs buried so far",
   dead_max: `the most dead jobs kept (RETAIN; absent: ${DEAD_MAX_DEFAULT}; 0: no limit)`,
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
+  prioritized: "ready jobs of a priority other than 0 (in `ready:<p>:` lists, not `pending`): counts add it to pending",
   dedup: "`1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue " +
     "that never deduplicates opens no deduplication key)",
   concurrency: "the most jobs active at once across every worker (LIMIT; absent: no limit)",

@@ -76,6 +76,9 @@ export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 export const MAX_BATCH = 10000;
 /** Longest options argument a job may carry (its `key=value` items joined by NUL). */
 export const MAX_OPTIONS_BYTES = 4096;
+/** The least urgent priority a job may have (0, the default, is the most urgent): BullMQ's range. */
+export const MAX_PRIORITY = 2_097_151;
+
 /** The byte that joins a job's option items (the grammar keeps NUL out of names so that it can). */
 export const OPTION_JOIN = "\0";
 
@@ -113,6 +116,12 @@ export const OPTIONS = {
     doc: "`1`: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — " +
       "and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs " +
       "(active), the admission is a new job, which takes the key",
+  },
+  priority: {
+    gate: { kind: "number", min: 0, max: MAX_PRIORITY },
+    sample: "3",
+    doc: "the job's priority, 0 (the default: most urgent) to 2097151: a claim takes every ready job of a lower " +
+      "number first, and jobs of one priority in the order they became ready (docs/WIRE.md, \"Priorities\")",
   },
   traceparent: {
     gate: { kind: "name" },

@@ -49,6 +49,8 @@ pub const MAX_RATE: i64 = 1000000;
 pub const MAX_RATE_PERIOD_MS: i64 = 86400000;
 /// Largest burst of a rate limit (claims at once after an idle period).
 pub const MAX_BURST: i64 = 1000000;
+/// The least urgent priority a job may have (0, the default, is the most urgent): BullMQ's range.
+pub const MAX_PRIORITY: i64 = 2097151;
 
 /// Every argument of the wire, with its gate (step 4).
 pub mod arg {
@@ -107,7 +109,7 @@ pub mod arg {
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
-pub static OPTIONS: [Opt; 5] = [
+pub static OPTIONS: [Opt; 6] = [
     // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
     Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
     // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
@@ -116,6 +118,8 @@ pub static OPTIONS: [Opt; 5] = [
     Opt { name: "dedup_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: Some("dedup") },
     // 1: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs (active), the admission is a new job, which takes the key
     Opt { name: "debounce", gate: Gate::Number { min: 1, max: Some(1), digits: 15 }, needs: Some("dedup") },
+    // the job's priority, 0 (the default: most urgent) to 2097151: a claim takes every ready job of a lower number first, and jobs of one priority in the order they became ready (docs/WIRE.md, "Priorities")
+    Opt { name: "priority", gate: Gate::Number { min: 0, max: Some(2097151), digits: 15 }, needs: None },
     // the W3C trace context (traceparent) of the span that admitted the job (OpenTelemetry): the server keeps it for the worker, whose process span links to it
     Opt { name: "traceparent", gate: Gate::Name, needs: None },
 ];
@@ -227,6 +231,8 @@ names! {
         scheduler,
         /// the scheduler's run it is for (TICK)
         tick_ms,
+        /// its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:`, not `pending`
+        priority,
         /// the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`
         opts,
     }
@@ -271,6 +277,8 @@ names! {
         dead_max,
         /// how long a dead job is kept, in ms (RETAIN; absent: 30 days; 0: no limit)
         dead_age_ms,
+        /// ready jobs of a priority other than 0 (in `ready:<p>:` lists, not `pending`): counts add it to pending
+        prioritized,
         /// `1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue that never deduplicates opens no deduplication key)
         dedup,
         /// the most jobs active at once across every worker (LIMIT; absent: no limit)

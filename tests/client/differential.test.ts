@@ -50,6 +50,8 @@ const OPTS = [
   "dedup=k\0dedup_ms=30\0debounce=1", "timeout_ms=0", "dedup=a{b", "debounce=1", "lane=x", "dedup=k\0dedup=j", "=",
   "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "dedup=k\0traceparent=00-1-2-01",
   "traceparent=a}b", "traceparent=",
+  // priorities: each level its own ready list, FIFO inside; 0 is pending's
+  "priority=3", "priority=1", "priority=1", "priority=0", "priority=01", "priority=2097152", "priority=x", "dedup=k\0priority=2",
 ];
 
 /**

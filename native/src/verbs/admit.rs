@@ -6,6 +6,7 @@
 //! admissions counted, the keys taken, the debounced holders given their new payload).
 
 use super::dedup::{self, Dedup, Holder};
+use super::ready::{self, Plan};
 use super::scope::Scope;
 use super::{add, counter, made, once};
 use crate::command::{Args, Reply};
@@ -57,6 +58,12 @@ pub struct Admission<'a> {
     debounced: Vec<Debounce<'a>>,
     /// The server's time the plan was made at.
     pub now: i64,
+    /// Each job's priority (its option; 0 when none), by place.
+    pub prio: Vec<u64>,
+    /// An admission into pending (ENQUEUE, TICK): the plan of its ready pushes.
+    pub ready: Option<Plan<'a>>,
+    /// Whether the queue had no ready job (its `ready` marker goes on wake with the first).
+    pub idle: bool,
 }
 
 /// A key an admitted job takes: its place, the key, the window's end (0: none).
@@ -124,15 +131,22 @@ pub fn admit<'a>(
         dedup: None,
         debounced: Vec::new(),
         now,
+        prio: Vec::new(),
+        ready: None,
+        idle: false,
     };
     let Some(at) = opts else {
         a.admitted = (0..a.ids.len()).collect();
-        return Ok(a);
+        return finish(s, a, kind, Vec::new());
     };
     let options: Vec<_> = (0..a.ids.len()).map(|j| args.job_options(j, at)).collect();
+    let prio: Vec<u64> = options
+        .iter()
+        .map(|o| o.number("priority").unwrap_or(0) as u64)
+        .collect();
     if options.iter().all(|o| o.bytes("dedup").is_none()) {
         a.admitted = (0..a.ids.len()).collect();
-        return Ok(a);
+        return finish(s, a, kind, prio);
     }
     let d = dedup::open(s)?;
     let mut takes: Vec<Take> = Vec::new();
@@ -181,6 +195,26 @@ pub fn admit<'a>(
         }
     }
     a.dedup = Some((d, takes));
+    finish(s, a, kind, prio)
+}
+
+/// The end of [`admit`]: each job's priority, and for an admission into pending (a list) whether
+/// the queue had no ready job and the plan of its ready pushes.
+fn finish<'a>(
+    s: &mut Scope<'a>,
+    mut a: Admission<'a>,
+    kind: Kind,
+    mut prio: Vec<u64>,
+) -> Result<Admission<'a>, Refusal> {
+    prio.resize(a.ids.len(), 0);
+    a.prio = prio;
+    if kind == Kind::List {
+        a.idle = !ready::any(s, &a.meta);
+        let ids = a.admitted_ids();
+        let prio = &a.prio;
+        let admitted = &a.admitted;
+        a.ready = Some(ready::plan(s, &a.meta, &ids, |k| prio[admitted[k]])?);
+    }
     Ok(a)
 }
 

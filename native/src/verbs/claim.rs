@@ -11,12 +11,13 @@
 use super::dedup;
 use super::limits::{self, Tat};
 use super::move_due::{apply, select, Due};
+use super::ready;
 use super::retention;
 use super::scope::Scope;
 use super::{add, counter, paused};
 use crate::command::{Args, Claimed, Reply};
 use crate::ffi::{self, Key, Kind, Owned, Str};
-use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{ACTIVE, DEAD, LEVELS, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
 use crate::wire::Refusal;
@@ -39,8 +40,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dead = s.structure(DEAD, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let now = ffi::now_ms();
-    let due = select(s, &schedule, now, CLAIM_MOVE_LIMIT)?;
-    let expired = select(s, &active, now, CLAIM_MOVE_LIMIT)?;
+    let due = select(s, &meta, &schedule, now, CLAIM_MOVE_LIMIT)?;
+    let expired = select(s, &meta, &active, now, CLAIM_MOVE_LIMIT)?;
     let paused = paused(&meta);
     // The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
     // expired leases leave active first) and the rate limit's tokens.
@@ -61,21 +62,59 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         room = room.min(allowed as usize);
     }
 
-    // The walk, writing nothing: candidates in the order RPOP will return them after the moves.
-    let len = if pending.kind() == Kind::List {
-        pending.value_len()
-    } else {
-        0
-    };
-    let total = expired.len() + len + due.len();
+    // The walk, writing nothing, level by level: priority 0 (pending) first, then every priority
+    // of `levels:` and of the ids this call makes ready, lowest first. In each level the
+    // candidates come in the order RPOP will return them after the moves: its expired ids from the
+    // last RPUSHed, its list from the tail, its due ids in LPUSH order.
+    let claimable = !paused && !parked;
     let mut picks: Vec<Pick> = Vec::new();
-    let mut popped = 0;
-    while !paused && !parked && picks.len() < room && popped < total {
-        popped += 1;
-        let (id, row, exists) = candidate(s, &pending, &expired, &due, len, popped)?;
-        if exists {
-            let attempts = counter(&ctx.open(row.as_str()), l.row.attempts)? + 1;
-            picks.push(Pick { id, row, attempts });
+    // (priority, list name, how many the walk pops from it)
+    let mut pops: Vec<(u64, Owned, usize)> = Vec::new();
+    if claimable {
+        let k = walk(s, &mut picks, room, (&expired, &due), 0, &pending)?;
+        if k > 0 {
+            pops.push((0, s.name(PENDING), k));
+        }
+    }
+    if claimable && picks.len() < room {
+        let name = s.name(LEVELS);
+        let lk = s.open(name.as_str())?;
+        if !lk.is_empty_or(Kind::Zset) {
+            return Err(Refusal::WrongType);
+        }
+        let mut order: Vec<u64> = Vec::new();
+        if lk.kind() == Kind::Zset {
+            for m in lk.due(f64::INFINITY, u64::MAX) {
+                let p = ready::parse_priority(m.bytes());
+                if p > 0 && !order.contains(&p) {
+                    order.push(p);
+                }
+            }
+        }
+        drop(lk);
+        for p in expired.plan.levels().chain(due.plan.levels()) {
+            if p > 0 && !order.contains(&p) {
+                order.push(p);
+            }
+        }
+        order.sort_unstable();
+        for p in order {
+            if picks.len() >= room {
+                break;
+            }
+            let name = ctx.string(&ready::level(s, p));
+            let list = s.open(name.as_str())?;
+            if !list.is_empty_or(Kind::List) {
+                return Err(Refusal::WrongType);
+            }
+            let k = walk(s, &mut picks, room, (&expired, &due), p, &list)?;
+            drop(list);
+            if k > 0 {
+                pops.push((p, name, k));
+            }
+        }
+        if pops.last().is_some_and(|&(p, ..)| p > 0) {
+            counter(&meta, l.meta.prioritized)?;
         }
     }
     let (tokens, claimed) = if picks.is_empty() {
@@ -98,14 +137,37 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.probe()?;
 
     // Writes.
-    let moved =
-        apply(s, &schedule, &pending, false, &due) + apply(s, &active, &pending, true, &expired);
-    if popped > 0 {
-        for _ in 0..popped {
-            pending.pop_tail();
+    let moved = apply(s, &meta, &schedule, &pending, false, &due)
+        + apply(s, &meta, &active, &pending, true, &expired);
+    let mut gone = 0;
+    for (p, name, k) in &pops {
+        let list = if *p == 0 {
+            None
+        } else {
+            Some(ctx.open(name.as_str()))
+        };
+        for _ in 0..*k {
+            list.as_ref().unwrap_or(&pending).pop_tail();
         }
-        let n = ctx.int(popped as i64);
-        ctx.replicate(c"RPOP", &[pending.name(), n.as_str()]);
+        let n = ctx.int(*k as i64);
+        ctx.replicate(c"RPOP", &[name.as_str(), n.as_str()]);
+        if *p > 0 {
+            gone += *k as i64;
+        }
+    }
+    if gone > 0 {
+        let total = counter(&meta, l.meta.prioritized).unwrap_or(0);
+        add(&meta, l.meta.prioritized, total, -gone);
+    }
+    for (p, name, _) in pops.iter().filter(|&&(p, ..)| p > 0) {
+        let list = ctx.open(name.as_str());
+        if list.kind() != Kind::List || list.value_len() == 0 {
+            let levels_key = ctx.open_named(s.name(LEVELS));
+            let member = ctx.int(*p as i64);
+            if levels_key.zrem(member.as_str()) {
+                ctx.replicate(c"ZREM", &[levels_key.name(), member.as_str()]);
+            }
+        }
     }
     retention::apply(s, &dead, &victims);
     if let Some((d, keys)) = &windows {
@@ -157,14 +219,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let spent = lim.rate.map(|(rate, _)| (rate, allowed - k <= 0));
     let spent_rate = spent.is_some_and(|(_, spent)| spent);
     let full = lim.conc.is_some_and(|conc| busy + k >= conc);
-    markers(
-        s,
-        &pending,
-        &wake,
-        now,
-        !paused && !parked && !spent_rate && !full,
-    );
-    if moved > 0 && pending.kind() == Kind::List {
+    let open = claimable && !spent_rate && !full;
+    markers(s, &wake, now, open && ready::any(s, &meta));
+    if moved > 0 {
         ctx.signal_ready(pending.name());
     }
     let heads = [schedule.first_score(), active.first_score()]
@@ -191,17 +248,41 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(Reply::Claimed { next_ms, jobs })
 }
 
-/// Candidate `i` (1-based) of the walk: expired ids (the last RPUSHed first), then pending from its
-/// tail, then the due ids in LPUSH order; with its row and whether the row exists.
-fn candidate<'a>(
+/// One candidate of the walk: picked when its row exists (its attempts a counter), else popped and
+/// dropped.
+fn pick<'a>(
+    s: &Scope<'a>,
+    picks: &mut Vec<Pick<'a>>,
+    id: Owned<'a>,
+    row: Owned<'a>,
+    exists: bool,
+) -> Result<(), Refusal> {
+    if exists {
+        let attempts = counter(&s.ctx.open(row.as_str()), lit().row.attempts)? + 1;
+        picks.push(Pick { id, row, attempts });
+    }
+    Ok(())
+}
+
+/// Walks level `p` (its ready list `list`) until `room` jobs are picked: its expired ids (the last
+/// RPUSHed first), its list from the tail, its due ids in LPUSH order. Returns how many it pops.
+fn walk<'a>(
     s: &mut Scope<'a>,
-    pending: &Key,
-    expired: &Due<'a>,
-    due: &Due<'a>,
-    len: usize,
-    i: usize,
-) -> Result<(Owned<'a>, Owned<'a>, bool), Refusal> {
+    picks: &mut Vec<Pick<'a>>,
+    room: usize,
+    (expired, due): (&Due<'a>, &Due<'a>),
+    p: u64,
+    list: &Key,
+) -> Result<usize, Refusal> {
     let ctx = s.ctx;
+    let at = |d: &Due| -> Vec<usize> { (0..d.len()).filter(|&k| d.plan.prio[k] == p).collect() };
+    let (exp, du) = (at(expired), at(due));
+    let len = if list.kind() == Kind::List {
+        list.value_len()
+    } else {
+        0
+    };
+    let total = exp.len() + len + du.len();
     let copy = |d: &Due<'a>, k: usize| {
         (
             ctx.string(d.ids[k].bytes()),
@@ -209,29 +290,34 @@ fn candidate<'a>(
             d.exists[k],
         )
     };
-    if i <= expired.len() {
-        return Ok(copy(expired, expired.len() - i));
+    let mut i = 0;
+    while picks.len() < room && i < total {
+        i += 1;
+        let (id, row, exists) = if i <= exp.len() {
+            copy(expired, exp[exp.len() - i])
+        } else if i > exp.len() + len {
+            copy(due, du[i - exp.len() - len - 1])
+        } else {
+            let id = list
+                .index(-((i - exp.len()) as i64))
+                .map(|id| ctx.string(id.bytes()))
+                .unwrap_or_else(|| ctx.string(b""));
+            let row = s.row_of(id.bytes());
+            let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
+            (id, row, exists)
+        };
+        pick(s, picks, id, row, exists)?;
     }
-    if i > expired.len() + len {
-        return Ok(copy(due, i - expired.len() - len - 1));
-    }
-    let id = pending
-        .index(-((i - expired.len()) as i64))
-        .map(|id| ctx.string(id.bytes()))
-        .unwrap_or_else(|| ctx.string(b""));
-    let row = s.row_of(id.bytes());
-    let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
-    Ok((id, row, exists))
+    Ok(i)
 }
 
-/// wake after a claim: `ready` while pending holds ids a claim could take now (`claimable`: not
+/// wake after a claim: `ready` while the queue holds ready jobs a claim could take now (`left`: not
 /// paused, parked or at a limit), else none; a `due` marker whose time has come is spent.
 /// Replicated.
-fn markers(s: &Scope, pending: &Key, wake: &Key, now: i64, claimable: bool) {
+fn markers(s: &Scope, wake: &Key, now: i64, left: bool) {
     let wake_name = wake.name();
     let l = lit();
     let ctx = s.ctx;
-    let left = claimable && pending.kind() == Kind::List && pending.value_len() > 0;
     let ready = wake.zscore(l.wake.ready);
     if left && ready != Some(0.0) {
         wake.zadd(0.0, l.wake.ready);

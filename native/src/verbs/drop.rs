@@ -3,10 +3,13 @@
 //! the queue, `meta` included; refused while a job is active (naming up to 50 of them). Reply: the
 //! schedulers and jobs deleted (fewer than limit: the queue is gone).
 
+use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
-use crate::keyspace::{ACTIVE, DEAD, DEDUP, DEDUP_TTL, PENDING, SCHEDULE, SCHEDULERS, WAKE};
+use crate::keyspace::{
+    ACTIVE, DEAD, DEDUP, DEDUP_TTL, LEVELS, PENDING, SCHEDULE, SCHEDULERS, WAKE,
+};
 use crate::wire::Refusal;
 
 /// Runs DROP's steps 5–6.
@@ -22,6 +25,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let schedulers = s.structure(SCHEDULERS, Kind::Zset)?;
     let dedup = s.structure(DEDUP, Kind::Hash)?;
     let dedup_ttl = s.structure(DEDUP_TTL, Kind::Zset)?;
+    let levels = s.structure(LEVELS, Kind::Zset)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -35,22 +39,44 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         s.expect(key.as_str(), Kind::Hash)?;
         scheds.push((name, key));
     }
-    // then jobs (set index, id, row): pending from its head, then the sorted sets from their
-    // lowest score
+    // then jobs: the ready lists from their heads (pending, then each priority of levels:), then
+    // the sorted sets from their lowest score
     let limit = limit - scheds.len();
-    let mut victims: Vec<(usize, Owned, Owned)> = Vec::new();
-    if pending.kind() == Kind::List {
-        for i in 0..pending.value_len().min(limit) {
-            let Some(id) = pending.index(i as i64) else {
+    let mut lists: Vec<Key> = Vec::new();
+    if levels.kind() == Kind::Zset {
+        for m in levels.due(f64::INFINITY, u64::MAX) {
+            let p = ready::parse_priority(m.bytes());
+            if p == 0 {
+                continue;
+            }
+            let list = ctx.open_named(ctx.string(&ready::level(s, p)));
+            s.open(list.name())?;
+            if !list.is_empty_or(Kind::List) {
+                return Err(Refusal::WrongType);
+            }
+            lists.push(list);
+        }
+    }
+    // (list index, id, row): list 0 is pending; popped ones are listed by their list
+    let mut popped_from: Vec<(usize, Owned, Owned)> = Vec::new();
+    for (at, list) in std::iter::once(&pending).chain(lists.iter()).enumerate() {
+        if list.kind() != Kind::List {
+            continue;
+        }
+        let left = limit - popped_from.len();
+        for i in 0..list.value_len().min(left) {
+            let Some(id) = list.index(i as i64) else {
                 break;
             };
             let row = s.row_of(id.bytes());
             s.open(row.as_str())?;
-            victims.push((0, id, row));
+            popped_from.push((at, id, row));
         }
     }
+    // (set index, id, row): 1 schedule, 2 dead
+    let mut victims: Vec<(usize, Owned, Owned)> = Vec::new();
     for (at, set) in [(1, &schedule), (2, &dead)] {
-        let left = limit - victims.len();
+        let left = limit - popped_from.len() - victims.len();
         if left == 0 {
             break;
         }
@@ -65,19 +91,22 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         return Err(Refusal::Active(busy));
     }
 
-    let sets: [&Key; 3] = [&pending, &schedule, &dead];
-    for (at, id, row) in &victims {
-        if *at == 0 {
-            pending.pop_head();
-        } else {
-            sets[*at].zrem(id.as_str());
+    for (at, list) in std::iter::once(&pending).chain(lists.iter()).enumerate() {
+        let n = popped_from.iter().filter(|v| v.0 == at).count();
+        if n > 0 {
+            for _ in 0..n {
+                list.pop_head();
+            }
+            let count = ctx.int(n as i64);
+            ctx.replicate(c"LPOP", &[list.name(), count.as_str()]);
         }
-        ctx.open(row.as_str()).delete();
     }
-    let popped: Vec<&Owned> = victims.iter().filter(|v| v.0 == 0).map(|v| &v.1).collect();
-    if !popped.is_empty() {
-        let n = ctx.int(popped.len() as i64);
-        ctx.replicate(c"LPOP", &[pending.name(), n.as_str()]);
+    let sets: [&Key; 3] = [&pending, &schedule, &dead];
+    for (at, id, _) in &victims {
+        sets[*at].zrem(id.as_str());
+    }
+    for (_, _, row) in popped_from.iter().chain(&victims) {
+        ctx.open(row.as_str()).delete();
     }
     for (at, set) in [(1usize, &schedule), (2, &dead)] {
         let mut zrem: Vec<Str> = vec![set.name()];
@@ -86,8 +115,12 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             ctx.replicate(c"ZREM", &zrem);
         }
     }
-    if !victims.is_empty() {
-        let rows: Vec<Str> = victims.iter().map(|v| v.2.as_str()).collect();
+    if !popped_from.is_empty() || !victims.is_empty() {
+        let rows: Vec<Str> = popped_from
+            .iter()
+            .chain(&victims)
+            .map(|v| v.2.as_str())
+            .collect();
         ctx.replicate(c"DEL", &rows);
     }
     if !scheds.is_empty() {
@@ -101,8 +134,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ctx.replicate(c"ZREM", &zrem);
         ctx.replicate(c"DEL", &hashes);
     }
-    let deleted = victims.len() + scheds.len();
-    if victims.len() < limit {
+    let jobs = popped_from.len() + victims.len();
+    let deleted = jobs + scheds.len();
+    if jobs < limit {
         let keys = [
             &pending,
             &schedule,
@@ -111,6 +145,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &schedulers,
             &dedup,
             &dedup_ttl,
+            &levels,
             &meta,
         ];
         for key in keys {

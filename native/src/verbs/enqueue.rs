@@ -5,9 +5,11 @@
 //! scheduler's jobs are admitted as ENQUEUE's.
 
 use super::admit::{admit, admitted, fields, Admission};
+use super::mark_ready;
+use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Ctx, Kind, Str};
+use crate::ffi::{Ctx, Key, Kind, Str};
 use crate::keyspace::PENDING;
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -19,42 +21,44 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
 
     let now = s.ctx.int(a.now);
     admitted(&a, args, now.as_str(), 2, None);
-    pushed(s.ctx, &a, now.as_str(), |j| fields(&a, args, j, 2, 1));
+    pushed(s, &a, now.as_str(), |j| fields(&a, args, j, 2, 1));
     Ok(a.reply())
 }
 
 /// Step 6 of an admission into pending (after [`admitted`]): per admitted job `HSET row state
-/// pending` with the fields `fields(j)` gives (its payload first), `attempts 0 created_ms <now>`;
-/// the ids pushed on the head of pending in order; `ready` on wake when pending was empty and got
-/// ids.
+/// pending` with the fields `fields(j)` gives (its payload first), `attempts 0 created_ms <now>`,
+/// and its priority when not 0; the ids pushed on their ready lists in order; `ready` on wake when
+/// the queue had no ready job.
 pub fn pushed<'b>(
-    ctx: Ctx,
+    s: &Scope,
     a: &Admission,
     now: Str<'b>,
     fields: impl Fn(usize) -> Vec<(Str<'b>, Str<'b>)>,
 ) {
-    let l = lit();
+    let (ctx, l) = (s.ctx, lit());
     for &j in &a.admitted {
         let mut row = vec![(l.row.state, l.state.pending)];
         row.extend(fields(j));
         row.extend([(l.row.attempts, l.zero), (l.row.created_ms, now)]);
-        ctx.open(a.rows[j].as_str()).hset(&row);
+        let key = ctx.open(a.rows[j].as_str());
+        key.hset(&row);
+        prioritized(ctx, &key, a.prio[j]);
     }
-    let ids = a.admitted_ids();
-    if ids.is_empty() {
+    if a.admitted.is_empty() {
         return;
     }
-    let pending = &a.structure;
-    let was_empty = pending.kind() == Kind::Empty;
-    for &id in &ids {
-        pending.push(false, id);
+    if let Some(plan) = &a.ready {
+        ready::push(s, &a.meta, &a.structure, plan, false);
     }
-    let mut push: Vec<Str> = Vec::with_capacity(1 + ids.len());
-    push.push(pending.name());
-    push.extend(&ids);
-    ctx.replicate(c"LPUSH", &push);
-    if was_empty {
-        a.wake.zadd(0.0, l.wake.ready);
-        ctx.replicate(c"ZADD", &[a.wake.name(), l.zero, l.wake.ready]);
+    if a.idle {
+        mark_ready(&a.wake);
+    }
+}
+
+/// A row's `priority` field, when not 0 (replicated).
+pub fn prioritized(ctx: Ctx, row: &Key, p: u64) {
+    if p > 0 {
+        let text = ctx.int(p as i64);
+        row.hset(&[(lit().row.priority, text.as_str())]);
     }
 }

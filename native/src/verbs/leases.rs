@@ -52,7 +52,7 @@ impl<'a> Settle<'a> {
 
     /// The wake of a freed slot (`limits::freed`), after the verb's own writes.
     pub fn freed(&self, s: &Scope<'a>) {
-        limits::freed(self.meta.ctx(), s, self.freeing);
+        limits::freed(s, &self.meta, self.freeing);
     }
 
     /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and

@@ -6,6 +6,7 @@
 
 use super::made_now;
 use super::mark_ready;
+use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
@@ -46,7 +47,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             meta.hdel(&[l.meta.tat]);
         }
     }
-    if pending.kind() == Kind::List {
+    if ready::any(s, &meta) {
         mark_ready(&wake);
         ctx.signal_ready(pending.name());
     }

@@ -6,7 +6,7 @@
 
 use super::mark_ready;
 use super::scope::Scope;
-use crate::ffi::{Ctx, Key, Kind};
+use crate::ffi::{Key, Kind};
 use crate::gates;
 use crate::keyspace::{PENDING, WAKE};
 use crate::literals::lit;
@@ -166,18 +166,14 @@ pub fn freeing(s: &mut Scope, meta: &Key) -> Result<bool, Refusal> {
 }
 
 /// A settle's last write on a queue with a concurrency limit: a slot is free, so `ready` on wake
-/// while pending holds ids, and waiting claims told.
-pub fn freed(ctx: Ctx, s: &Scope, freeing: bool) {
-    if !freeing {
+/// while the queue holds ready jobs, and waiting claims told.
+pub fn freed(s: &Scope, meta: &Key, freeing: bool) {
+    if !freeing || !super::ready::any(s, meta) {
         return;
     }
-    let pending = ctx.open_named(s.name(PENDING));
-    if pending.kind() != Kind::List || pending.value_len() == 0 {
-        return;
-    }
-    let wake = ctx.open_named(s.name(WAKE));
+    let wake = s.ctx.open_named(s.name(WAKE));
     mark_ready(&wake);
-    ctx.signal_ready(pending.name());
+    s.ctx.signal_ready(s.name(PENDING).as_str());
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ pub mod pause;
 pub mod penalize;
 pub mod progress;
 pub mod promote;
+pub mod ready;
 pub mod reap;
 pub mod release;
 pub mod remove;
@@ -36,7 +37,7 @@ pub mod scope;
 pub mod tick;
 pub mod unschedule;
 
-use crate::ffi::{self, Ctx, Key, Kind, Str};
+use crate::ffi::{self, Key, Kind, Str};
 use crate::gates;
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -96,27 +97,29 @@ pub fn mark_ready(wake: &Key) {
     ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
 }
 
-/// Step 6's end of RUN and REQUEUE, once `ids` left the sorted set `from` for the head of
-/// `pending`: those moves replicated (`ZREM from ids…`, `LPUSH pending ids…`), the `ready` marker
-/// on `wake` when pending was empty before, and waiting claims told.
+/// Step 6 of RUN and REQUEUE: `ids` leave the sorted set `from` for the head of their ready lists
+/// (`plan`), replicated; the `ready` marker on `wake` when the queue had no ready job before
+/// (`was_empty`), and waiting claims told.
 pub fn moved_to_head(
-    ctx: Ctx,
-    from: &Key,
-    pending: &Key,
-    wake: &Key,
+    s: &scope::Scope,
+    meta: &Key,
+    (from, pending, wake): (&Key, &Key, &Key),
     ids: &[Str],
+    plan: &ready::Plan,
     was_empty: bool,
 ) {
+    for &id in ids {
+        from.zrem(id);
+    }
     let mut args: Vec<Str> = Vec::with_capacity(ids.len() + 1);
     args.push(from.name());
     args.extend_from_slice(ids);
-    ctx.replicate(c"ZREM", &args);
-    args[0] = pending.name();
-    ctx.replicate(c"LPUSH", &args);
+    s.ctx.replicate(c"ZREM", &args);
+    ready::push(s, meta, pending, plan, false);
     if was_empty {
         mark_ready(wake);
     }
-    ctx.signal_ready(pending.name());
+    s.ctx.signal_ready(pending.name());
 }
 
 /// Step 6: a missing `meta` made as a queue's first use makes it: `wire 5 created_ms <now>`.

@@ -1,9 +1,11 @@
 //! The mover PROMOTE, REAP and CLAIM share (the twin of `lib/lua/move_due.ts`), in two halves so
 //! that a verb checks everything before it writes anything: [`select`] takes up to `limit` ids of
-//! a sorted set whose score is due (≤ now), ascending, and type-checks their rows; [`apply`] moves
-//! them to pending and marks the rows that exist `pending`.
+//! a sorted set whose score is due (≤ now), ascending, type-checks their rows and plans their ready
+//! pushes (each to its priority's list, `ready`); [`apply`] moves them and marks the rows that
+//! exist `pending`.
 
 use super::mark_ready;
+use super::ready::{self, Plan};
 use super::scope::Scope;
 use crate::command::Reply;
 use crate::ffi::{self, Key, Kind, Owned, Str};
@@ -19,6 +21,8 @@ pub struct Due<'a> {
     pub rows: Vec<Owned<'a>>,
     /// Whether each row exists (a missing one is moved all the same, and dropped by a claim).
     pub exists: Vec<bool>,
+    /// Their ready pushes.
+    pub plan: Plan<'a>,
 }
 
 impl Due<'_> {
@@ -33,37 +37,50 @@ impl Due<'_> {
     }
 }
 
-/// Up to `limit` ids of `from` with score ≤ `now`, their rows type-checked (hash or missing).
-pub fn select<'a>(s: &mut Scope<'a>, from: &Key, now: i64, limit: u64) -> Result<Due<'a>, Refusal> {
+/// Up to `limit` ids of `from` with score ≤ `now`, their rows type-checked (hash or missing) and
+/// their ready pushes planned.
+pub fn select<'a>(
+    s: &mut Scope<'a>,
+    meta: &Key,
+    from: &Key,
+    now: i64,
+    limit: u64,
+) -> Result<Due<'a>, Refusal> {
     let ids = from.due(now as f64, limit);
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
+    let strs: Vec<Str> = ids.iter().map(Owned::as_str).collect();
+    let plan = ready::plan_rows(s, meta, &strs, &rows, &exists)?;
     let ids = ids.into_iter().map(|id| s.ctx.string(id.bytes())).collect();
-    Ok(Due { ids, rows, exists })
+    Ok(Due {
+        ids,
+        rows,
+        exists,
+        plan,
+    })
 }
 
-/// Moves `due` from `from` onto `pending` (`tail`: RPUSH, the next claimed; else LPUSH) and marks
-/// the rows that exist `pending`; replicated. Returns how many moved.
-pub fn apply(s: &Scope, from: &Key, pending: &Key, tail: bool, due: &Due) -> usize {
+/// Moves `due` from `from` onto the ready lists (`tail`: RPUSH, the next claimed of its level; else
+/// LPUSH) and marks the rows that exist `pending`; replicated. Returns how many moved.
+pub fn apply(s: &Scope, meta: &Key, from: &Key, pending: &Key, tail: bool, due: &Due) -> usize {
     if due.is_empty() {
         return 0;
     }
     let l = lit();
-    for (i, id) in due.ids.iter().enumerate() {
+    for id in &due.ids {
         from.zrem(id.as_str());
-        pending.push(tail, id.as_str());
-        if due.exists[i] {
-            s.ctx
-                .open(due.rows[i].as_str())
-                .hset(&[(l.row.state, l.state.pending)]);
-        }
     }
     let mut args: Vec<Str> = Vec::with_capacity(due.len() + 1);
     args.push(from.name());
     args.extend(due.ids.iter().map(|id| id.as_str()));
     s.ctx.replicate(c"ZREM", &args);
-    args[0] = pending.name();
-    s.ctx
-        .replicate(if tail { c"RPUSH" } else { c"LPUSH" }, &args);
+    ready::push(s, meta, pending, &due.plan, tail);
+    for (i, row) in due.rows.iter().enumerate() {
+        if due.exists[i] {
+            s.ctx
+                .open(row.as_str())
+                .hset(&[(l.row.state, l.state.pending)]);
+        }
+    }
     due.len()
 }
 
@@ -77,14 +94,14 @@ pub fn moved<'a>(
     tail: bool,
 ) -> Result<Reply<'a>, Refusal> {
     let ctx = s.ctx;
-    s.meta()?;
+    let meta = s.meta()?;
     let from = s.structure(from, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let due = select(s, &from, ffi::now_ms(), limit as u64)?;
+    let due = select(s, &meta, &from, ffi::now_ms(), limit as u64)?;
     s.probe()?;
 
-    let moved = apply(s, &from, &pending, tail, &due);
+    let moved = apply(s, &meta, &from, &pending, tail, &due);
     if moved > 0 {
         mark_ready(&wake);
         ctx.signal_ready(pending.name());

@@ -5,9 +5,10 @@
 use super::counter;
 use super::leases::{held, leave_active, Leaves};
 use super::mark_ready;
+use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Str};
+use crate::ffi::Kind;
 use crate::keyspace::{ACTIVE, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -25,21 +26,21 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     for row in &settle.rows {
         attempts.push(counter(&ctx.open(row.as_str()), l.row.attempts)?);
     }
+    let exists = vec![true; settle.ids.len()];
+    let plan = ready::plan_rows(s, &settle.meta, &settle.ids, &settle.rows, &exists)?;
+    s.probe()?;
 
     let ids = &settle.ids;
-    let was_empty = pending.kind() == Kind::Empty;
+    let was_empty = !ready::any(s, &settle.meta);
     leave_active(&active, ids);
-    let mut rpush: Vec<Str> = vec![pending.name()];
-    for (j, &id) in ids.iter().enumerate() {
-        pending.push(true, id);
-        rpush.push(id);
-        let left = ctx.int(attempts[j] - 1);
-        ctx.open(settle.rows[j].as_str()).hset(&[
+    ready::push(s, &settle.meta, &pending, &plan, true);
+    for (row, a) in settle.rows.iter().zip(&attempts) {
+        let left = ctx.int(a - 1);
+        ctx.open(row.as_str()).hset(&[
             (l.row.state, l.state.pending),
             (l.row.attempts, left.as_str()),
         ]);
     }
-    ctx.replicate(c"RPUSH", &rpush);
     if was_empty {
         mark_ready(&wake);
     }

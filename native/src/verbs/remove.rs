@@ -3,10 +3,11 @@
 //! were removed (an id without a row counts 0). Their deduplication keys are let go.
 
 use super::dedup;
+use super::ready;
 use super::scope::Scope;
 use super::{members, once};
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind, Owned, Str};
+use crate::ffi::{self, Kind, Str};
 use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE};
 use crate::wire::Refusal;
 
@@ -15,22 +16,22 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let ctx = s.ctx;
     let ids = args.ids();
     once(&ids)?;
-    s.meta()?;
+    let meta = s.meta()?;
     let pending = s.structure(PENDING, Kind::List)?;
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
     let busy = members(&active, ids.iter().copied(), true);
-    let found: Vec<(Str, Owned)> = ids
+    let jobs: Vec<(Str, Str)> = ids
         .iter()
-        .copied()
-        .zip(rows)
-        .zip(exists)
-        .filter_map(|(job, exists)| exists.then_some(job))
+        .zip(&rows)
+        .zip(&exists)
+        .filter_map(|((&id, row), &e)| e.then_some((id, row.as_str())))
         .collect();
-    let jobs: Vec<(Str, Str)> = found.iter().map(|(i, r)| (*i, r.as_str())).collect();
     let dedup = dedup::letting_go(s, &jobs)?;
+    // a ready job of priority ≥ 1 is on its level's list
+    let plan = ready::plan_rows(s, &meta, &ids, &rows, &exists)?;
     s.probe()?;
     if !busy.is_empty() {
         return Err(Refusal::Active(busy));
@@ -40,17 +41,27 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         dedup::let_go(ctx, going, ffi::now_ms());
     }
 
-    for (id, row) in &found {
-        if pending.list_remove(id.bytes()) > 0 {
-            ctx.replicate(c"LREM", &[pending.name(), ctx.int(0).as_str(), *id]);
+    let mut removed = 0;
+    for (j, (&id, row)) in ids.iter().zip(&rows).enumerate() {
+        if !exists[j] {
+            continue;
+        }
+        removed += 1;
+        let p = plan.prio[j];
+        if p == 0 {
+            if pending.list_remove(id.bytes()) > 0 {
+                ctx.replicate(c"LREM", &[pending.name(), ctx.int(0).as_str(), id]);
+            }
+        } else {
+            ready::remove(s, &meta, p, id);
         }
         for set in [&schedule, &dead] {
-            if set.kind() == Kind::Zset && set.zrem(*id) {
-                ctx.replicate(c"ZREM", &[set.name(), *id]);
+            if set.kind() == Kind::Zset && set.zrem(id) {
+                ctx.replicate(c"ZREM", &[set.name(), id]);
             }
         }
         ctx.open(row.as_str()).delete();
         ctx.replicate(c"DEL", &[row.as_str()]);
     }
-    Ok(Reply::Int(found.len() as i64))
+    Ok(Reply::Int(removed))
 }

@@ -2,6 +2,7 @@
 //! attempt budget — the ids given (each must be dead: else every stray id is named), or without ids
 //! up to limit, oldest first; a `ready` marker on wake when pending was empty. Reply: how many moved.
 
+use super::ready;
 use super::scope::Scope;
 use super::{members, moved_to_head, once};
 use crate::command::{Args, Reply};
@@ -15,7 +16,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let (ctx, l) = (s.ctx, lit());
     let given = args.ids();
     once(&given)?;
-    s.meta()?;
+    let meta = s.meta()?;
     let dead = s.structure(DEAD, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
@@ -30,6 +31,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     } else {
         members(&dead, ids.iter().map(Owned::as_str), false)
     };
+    let moved: Vec<Str> = ids.iter().map(Owned::as_str).collect();
+    let plan = ready::plan_rows(s, &meta, &moved, &rows, &exists)?;
     s.probe()?;
     if !stray.is_empty() {
         return Err(Refusal::NotDead(stray));
@@ -38,17 +41,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         return Ok(Reply::Int(0));
     }
 
-    let was_empty = pending.kind() == Kind::Empty;
-    for ((id, row), &exists) in ids.iter().zip(&rows).zip(&exists) {
-        dead.zrem(id.as_str());
-        pending.push(false, id.as_str());
+    let was_empty = !ready::any(s, &meta);
+    moved_to_head(s, &meta, (&dead, &pending, &wake), &moved, &plan, was_empty);
+    for (row, &exists) in rows.iter().zip(&exists) {
         if exists {
             let key = ctx.open(row.as_str());
             key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
             key.hdel(&[l.row.reason, l.row.buried_ms]);
         }
     }
-    let moved: Vec<Str> = ids.iter().map(Owned::as_str).collect();
-    moved_to_head(ctx, &dead, &pending, &wake, &moved, was_empty);
     Ok(Reply::Int(ids.len() as i64))
 }

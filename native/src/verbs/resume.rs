@@ -4,6 +4,7 @@
 
 use super::mark_ready;
 use super::paused;
+use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
@@ -22,7 +23,7 @@ pub fn run<'a>(s: &mut Scope<'a>, _args: &Args<'a>) -> Result<Reply<'a>, Refusal
         return Ok(Reply::Int(0));
     }
     meta.hdel(&[l.meta.paused]);
-    if pending.kind() == Kind::List {
+    if ready::any(s, &meta) {
         mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());

@@ -5,6 +5,7 @@
 
 use super::leases::{held, leave_active, Leaves};
 use super::mark_ready;
+use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Owned, Str};
@@ -24,22 +25,34 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let (settle, [active, schedule, pending, wake]) =
         held(s, args, structures, Some(l.meta.retried), Leaves::Active)?;
 
+    // the jobs ready now (delay 0) go on their priority's list
+    let now_ready: Vec<usize> = (0..settle.ids.len())
+        .filter(|&j| args.job_number(j, 2) == 0)
+        .collect();
+    let plan = {
+        let ids: Vec<Str> = now_ready.iter().map(|&j| settle.ids[j]).collect();
+        let rows: Vec<Owned> = now_ready
+            .iter()
+            .map(|&j| ctx.string(settle.rows[j].bytes()))
+            .collect();
+        ready::plan_rows(s, &settle.meta, &ids, &rows, &vec![true; ids.len()])?
+    };
+    s.probe()?;
+
     let ids = &settle.ids;
-    let was_empty = pending.kind() == Kind::Empty;
+    let was_empty = !ready::any(s, &settle.meta);
     leave_active(&active, ids);
+    ready::push(s, &settle.meta, &pending, &plan, false);
     let now = ffi::now_ms();
     let dues: Vec<i64> = (0..ids.len())
         .map(|j| now + args.job_number(j, 2))
         .collect();
     let due_strs: Vec<Owned> = dues.iter().map(|&d| ctx.int(d)).collect();
-    let (mut zadd, mut lpush): (Vec<Str>, Vec<Str>) = (vec![schedule.name()], vec![pending.name()]);
+    let mut zadd: Vec<Str> = vec![schedule.name()];
     let mut earliest: Option<i64> = None;
     for (j, &id) in ids.iter().enumerate() {
         let ready = args.job_number(j, 2) == 0;
-        if ready {
-            pending.push(false, id);
-            lpush.push(id);
-        } else {
+        if !ready {
             schedule.zadd(dues[j] as f64, id);
             zadd.push(due_strs[j].as_str());
             zadd.push(id);
@@ -59,9 +72,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     if zadd.len() > 1 {
         ctx.replicate(c"ZADD", &zadd);
     }
-    if lpush.len() > 1 {
-        ctx.replicate(c"LPUSH", &lpush);
-    }
     let reply = settle.done();
     if let Some(earliest) = earliest {
         if wake.zadd_lt(earliest as f64, l.wake.due) {
@@ -69,7 +79,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             ctx.replicate(c"ZADD", &[wake.name(), l.lt, at.as_str(), l.wake.due]);
         }
     }
-    if lpush.len() > 1 && was_empty {
+    if !now_ready.is_empty() && was_empty {
         mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());

@@ -3,6 +3,7 @@
 //! promotion puts a due job; a `ready` marker on wake when pending was empty, and waiting claims
 //! told. Reply: how many moved.
 
+use super::ready;
 use super::scope::Scope;
 use super::{members, moved_to_head, once};
 use crate::command::{Args, Reply};
@@ -16,27 +17,33 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let (ctx, l) = (s.ctx, lit());
     let ids = args.ids();
     once(&ids)?;
-    s.meta()?;
+    let meta = s.meta()?;
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
     let stray = members(&schedule, ids.iter().copied(), false);
+    let plan = ready::plan_rows(s, &meta, &ids, &rows, &exists)?;
     s.probe()?;
     if !stray.is_empty() {
         return Err(Refusal::NotScheduled(stray));
     }
 
-    let was_empty = pending.kind() == Kind::Empty;
+    let was_empty = !ready::any(s, &meta);
     let now = ctx.int(ffi::now_ms());
-    for ((&id, row), &exists) in ids.iter().zip(&rows).zip(&exists) {
-        schedule.zrem(id);
-        pending.push(false, id);
+    moved_to_head(
+        s,
+        &meta,
+        (&schedule, &pending, &wake),
+        &ids,
+        &plan,
+        was_empty,
+    );
+    for (row, &exists) in rows.iter().zip(&exists) {
         if exists {
             ctx.open(row.as_str())
                 .hset(&[(l.row.state, l.state.pending), (l.row.due_ms, now.as_str())]);
         }
     }
-    moved_to_head(ctx, &schedule, &pending, &wake, &ids, was_empty);
     Ok(Reply::Int(ids.len() as i64))
 }

@@ -5,6 +5,7 @@
 //! `[admitted, (place, holder, outcome)…]` when a job carried a key.
 
 use super::admit::{admit, admitted, fields};
+use super::enqueue::prioritized;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
@@ -34,7 +35,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             (l.row.created_ms, now.as_str()),
             (l.row.due_ms, dues[k].as_str()),
         ]);
-        ctx.open(a.rows[j].as_str()).hset(&row);
+        let key = ctx.open(a.rows[j].as_str());
+        key.hset(&row);
+        prioritized(ctx, &key, a.prio[j]);
         schedule.zadd(due(j) as f64, a.ids[j]);
         zadd.push(dues[k].as_str());
         zadd.push(a.ids[j]);

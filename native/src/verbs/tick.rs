@@ -43,7 +43,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let ticks: Vec<Owned> = (0..a.ids.len())
         .map(|j| ctx.int(args.job_number(j, 1)))
         .collect();
-    pushed(ctx, &a, now.as_str(), |j| {
+    pushed(s, &a, now.as_str(), |j| {
         vec![
             (l.row.payload, payload.as_str()),
             (l.row.scheduler, name),
