@@ -140,6 +140,15 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(argv("ACK", q, {}, groupsOf(withKey))), withKey.length);
       await sleep(5);
       expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
+      // wire 8: priorities (levels made, walked, emptied; a release and a retry back to their level)
+      const pr = Array.from({ length: 4 }, () => jobId(++n));
+      expectOk(await run(argv("ENQUEUE", q, {}, pr.map((id, i) => ({ id, opts: `priority=${1 + (i % 2)}`, payload: "pr" })))), 4);
+      const prj = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 200, block_ms: 0 })))).jobs;
+      const mine = prj.filter((j) => pr.includes(j.id));
+      expect(mine.length).toBe(4);
+      expectOk(await run(argv("RELEASE", q, {}, groupsOf(mine.slice(0, 1)))), 1);
+      expectOk(await run(argv("RETRY", q, {}, groupsOf(mine.slice(1, 2), { delay_ms: 0, reason: "p" }))), 1);
+      expectOk(await run(argv("REMOVE", q, {}, [{ id: mine[0]!.id }])), 1);
       // wire 8: limits (a rate whose state CLAIM writes, a concurrency a settle frees, a park)
       const lim = Array.from({ length: 6 }, () => jobId(++n));
       expectOk(await run(argv("ENQUEUE", q, {}, lim.map((id) => ({ id, payload: "l" })))), lim.length);

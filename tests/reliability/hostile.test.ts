@@ -327,6 +327,8 @@ const OPTS: readonly Bin[] = [
   "dedup_ms=5", "debounce=1", "lane=x", "dedup=k1\0dedup=k2", "dedup", "=v", "dedup=k1\0", "\0", "x".repeat(4097),
   `dedup=${"k".repeat(1025)}`, "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
   "timeout_ms=5000\0traceparent=x", "traceparent={x", "traceparent=\0", `traceparent=${"t".repeat(1025)}`,
+  "priority=1", "priority=7", "priority=0", "priority=2097151", "priority=2097152", "priority=-1", "priority=1\0priority=2",
+  "dedup=k1\0priority=3",
 ];
 
 function validCall(): Bin[] {
