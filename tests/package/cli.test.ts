@@ -4,8 +4,8 @@
  * upload by a stand-in of JSR's module registry, _jsr_registry.ts, with the permissions
  * docs/PACKAGE.md documents), under Bun as `bunx --bun emq …` after `bun add` of the npm tarball,
  * and under Node as `npx emq …` after `npm install` of it. Each prints the package's `--help` and
- * every command's, `inspect`s a queue of known counts line for line, refuses a queue that does not
- * exist (exit 1) and what needs a clone (exit 2), ends quietly with 0 when its stdout's reader
+ * every command's, `inspect`s a queue of known counts line for line, sets and removes its limits
+ * (`limit`, `limits`), refuses a queue that does not exist (exit 1) and what needs a clone (exit 2), ends quietly with 0 when its stdout's reader
  * has gone (`emq … | head`), and serves the dashboard of a `--url` server until SIGINT.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -86,6 +86,26 @@ async function expectCli(emq: Emq): Promise<void> {
   for (const args of [["--help"], ["inspect", QUEUE, "--url", url]]) {
     expect({ args, ...(await emq(args, { closeStdout: true })) }).toEqual({ args, code: 0, stdout: "", stderr: "" });
   }
+
+  // limit and limits, set and removed again (the other runtimes' runs, and inspect, see none)
+  expect(await emq(["limit", QUEUE, "--url", url, "--concurrency", "4", "--rate", "10/1s", "--burst", "2"])).toEqual({
+    code: 0,
+    stdout: `"${QUEUE}" limits: at most 4 active · 10 per 1 s (burst 2)\n`,
+    stderr: "",
+  });
+  expect(await emq(["limit", QUEUE, "--url", url, "--concurrency", "none"])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: 10 per 1 s (burst 2)\n`, stderr: "" });
+  expect(await emq(["limit", QUEUE, "--url", url, "--rate", "none"])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: none\n`, stderr: "" });
+  expect(await emq(["limits", QUEUE, "--url", url])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: none\n`, stderr: "" });
+  expect(await emq(["limit", QUEUE, "--url", url, "--rate", "10"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: 'emq: --rate must be MAX/PERIOD (MAX from 1 to 1000000; PERIOD from 1ms to 24h, as 500ms, 1s, 1m, 2h) or none; not "10"\n',
+  });
+  expect(await emq(["limit", "nope", "--url", url, "--concurrency", "1"])).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs): nothing done, and no queue created\n`,
+  });
 
   expect(await emq(["inspect", "nope", "--url", url])).toEqual({
     code: 1,
