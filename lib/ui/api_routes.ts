@@ -30,6 +30,7 @@ import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PA
 import { json } from "./responses.ts";
 import { body } from "./request_body.ts";
 import { limitReply } from "./limit_api.ts";
+import { existingQueue } from "./existing.ts";
 import { schedulerRows } from "./scheduler_rows.ts";
 import { validName } from "../keyspace/mod.ts";
 import type { Sampler } from "./sampler.ts";
@@ -121,9 +122,13 @@ async function removeReply(mq: EchoMQ<unknown>, request: Request): Promise<Remov
   return { removed: await mq.remove(name, b.id) };
 }
 
-/** `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and the state. */
+/**
+ * `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and
+ * the state; a queue that does not exist is refused (404), not created (existing.ts).
+ */
 async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request: Request): Promise<PauseReply> {
   const name = queueName((await body(request)).name as string);
+  await existingQueue(mq, name);
   const changed = verb === "pause" ? await mq.pause(name) : await mq.resume(name);
   return { changed, paused: await mq.isPaused(name) };
 }

@@ -1,8 +1,8 @@
 /**
- * An action that sets something on a queue (its limits) refuses a queue that does not exist (404)
- * and creates nothing: its verb would write the queue's `meta`, so a typo or a stale page would
- * make a queue that `queues()`, the dashboard and /metrics then list. `emq` refuses the same way
- * (lib/cli/ops.ts).
+ * An action that sets something on a queue (pause, resume, its limits) refuses a queue that does
+ * not exist (404) and creates nothing: its verb would write the queue's `meta`, so a typo or a
+ * stale page would make a queue that `queues()`, the dashboard and /metrics then list. `emq`
+ * refuses the same way (lib/cli/ops.ts).
  *
  * @module
  */

@@ -4,7 +4,8 @@
  * and removes the concurrency and rate limits through `POST api/limit`. The route: a foreign
  * Origin, or none, and any POST to a read-only dashboard, refused with nothing written (DEBUG
  * DIGEST before and after); a bad value a 400 with the client's own message; a queue that does
- * not exist a 404, and not created; a good one in force, in `/api/queue` and `/metrics`.
+ * not exist a 404, and not created (pause and resume alike); a good one in force, in `/api/queue`
+ * and `/metrics`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
@@ -95,12 +96,19 @@ for (const backend of BACKENDS) {
       expect(await digest()).toBe(before);
     });
 
-    test("a queue that does not exist is refused (404) and not created", async () => {
+    test("a queue that does not exist is refused (404) and not created, by limit as by pause and resume", async () => {
       const before = await digest();
+      const refused = { error: 'no queue "nope" on the server (no meta key and no jobs): nothing done, and no queue created' };
       const r = await post({ name: "nope", concurrency: 2 });
-      expect([r.status, await r.json()]).toEqual([404, {
-        error: 'no queue "nope" on the server (no meta key and no jobs): nothing done, and no queue created',
-      }]);
+      expect([r.status, await r.json()]).toEqual([404, refused]);
+      for (const verb of ["pause", "resume"]) {
+        const p = await fetch(new URL(`api/${verb}`, ui.url), {
+          method: "POST",
+          headers: { "content-type": "application/json", origin: new URL(ui.url).origin },
+          body: JSON.stringify({ name: "nope" }),
+        });
+        expect([verb, p.status, await p.json()]).toEqual([verb, 404, refused]);
+      }
       expect(await digest()).toBe(before);
       expect(await command(server.port, ["EXISTS", "emq:{nope}:meta"])).toBe(0);
     });
