@@ -20,10 +20,10 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   compose a key; its hashtag, slot, host and native verdicts
                                   (native: the module itself with --url, else its TypeScript port)`,
   inspect: `  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
-                                  counts, paused state, totals, the latest dead jobs and reasons,
-                                  the schedulers (name, spec, next run, runs), the node that
-                                  serves the queue's slot; a queue that does not exist
-                                  is said so (exit 1)`,
+                                  counts, paused state, totals, limits, the latest dead jobs
+                                  and reasons, the schedulers (name, spec, next run, runs), the
+                                  node that serves the queue's slot; a queue that does not
+                                  exist is said so (exit 1)`,
   requeue: `  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending`,
   run: `  emq run <queue> --url … --ids id,id
                                   scheduled jobs to pending now (each must be scheduled,

@@ -110,9 +110,10 @@ describe("bad input against servers", () => {
     expect(lines[1]).toBe("  pending 1, active 0, scheduled 2, dead 1");
     expect(lines[2]).toBe("  totals: enqueued 4, acked 0, retried 2, buried 1, claims 3");
     expect(lines[3]).toBe("  retention: at most 10000 dead, dead kept 720.0 h");
-    expect(lines[4]).toMatch(new RegExp(`^  oldest pending: ${fourth}, \\d+\\.\\d s old$`));
-    expect(lines[5]).toBe("  dead, most recent first (1 of 1):");
-    expect(lines[6]).toMatch(new RegExp(`^    ${doomed}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  attempts 1  "card declined: é"$`));
+    expect(lines[4]).toBe("  limits: none");
+    expect(lines[5]).toMatch(new RegExp(`^  oldest pending: ${fourth}, \\d+\\.\\d s old$`));
+    expect(lines[6]).toBe("  dead, most recent first (1 of 1):");
+    expect(lines[7]).toMatch(new RegExp(`^    ${doomed}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  attempts 1  "card declined: é"$`));
     expect(r.out).toContain(`served by 127.0.0.1:${plain.port}`);
   });
 
@@ -190,6 +191,7 @@ describe("bad input against servers", () => {
       expect(emq("limit", "limited", "--url", url, "--rate", "7/2h").out).toBe('"limited" limits: at most 5 active · 7 per 2 h (burst 1)\n');
       expect(emq("limit", "limited", "--url", url, "--concurrency", "none").out).toBe('"limited" limits: 7 per 2 h (burst 1)\n');
       expect(emq("limit", "limited", "--url", url, "--rate", "none", "--concurrency", "2").out).toBe('"limited" limits: at most 2 active\n');
+      expect(emq("inspect", "limited", "--url", url).out.split("\n")[4]).toBe("  limits: at most 2 active");
       await mq.penalize("limited", 60_000);
       expect(emq("limits", "limited", "--url", url).out)
         .toMatch(/^"limited" limits: at most 2 active · parked until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \(in (59|60) s\)\n$/);

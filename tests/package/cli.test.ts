@@ -52,13 +52,14 @@ function expectInspected(r: Ran): void {
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
   const ks = keyspace(QUEUE);
   const lines = r.stdout.split("\n");
-  expect(lines[4]).toMatch(new RegExp(`^  oldest pending: ${ids[0]}, \\d+\\.\\d s old$`));
-  lines[4] = "(age)";
+  expect(lines[5]).toMatch(new RegExp(`^  oldest pending: ${ids[0]}, \\d+\\.\\d s old$`));
+  lines[5] = "(age)";
   expect(lines).toEqual([
     `queue "${QUEUE}"`,
     "  pending 3, active 0, scheduled 0, dead 0",
     "  totals: enqueued 3, acked 0, retried 0, buried 0, claims 0",
     "  retention: at most 10000 dead, dead kept 720.0 h",
+    "  limits: none",
     "(age)",
     "  schedulers: none",
     `  keys (slot ${ks.slot}, served by 127.0.0.1:${server.port}):`,
