@@ -19,7 +19,7 @@ export function limitsHtml(limits: QueueLimits): string {
   const units = PERIOD_UNITS.map(([label, ms]) => `<option value="${ms}">${label}</option>`).join("");
   const number = (id: string, min: number) => `<input id="${id}" type="number" min="${min}" step="1" inputmode="numeric" size="6">`;
   return `<div class="limits" role="group" aria-labelledby="limits-label">
-<p class="note" id="limits" aria-live="polite"><span id="limits-label">Limits</span>: <span id="limits-text">${esc(limitsText(limits))}</span></p>
+<p class="note" id="limits"><span id="limits-label">Limits</span>: <span id="limits-text">${esc(limitsText(limits))}</span></p>
 <form id="limit-form" class="limit-form" aria-label="Set limits" novalidate>
 <fieldset><legend>Concurrency</legend>
 <label for="limit-concurrency">At most active at once</label> ${number("limit-concurrency", 1)}

@@ -2,7 +2,10 @@
  * A queue page's Limits: the line (`#limits-text`) redrawn from each poll's `limits` (a park's end
  * counts down: "parked until … (in 20 s)"), and the form that sets them through `POST api/limit`.
  * An empty field is left out of the request, so it keeps its limit (`mq.limit`'s rule); the
- * Remove buttons send `null` and are enabled only while their limit is set. Values go to the
+ * form starts over once its limits are in force, and keeps what was typed when they are refused.
+ * The Remove buttons send `null` and are enabled only while their limit is set. The line is not
+ * a live region: a park's countdown would be read out every poll; actions are announced in the
+ * page's status line. Values go to the
  * server as typed numbers: the client checks them there, and its message is what the page
  * announces (one rule, one text).
  *
@@ -47,10 +50,12 @@ export function limitsControl(name: string, act: Act): (limits: QueueLimits) => 
     removeConcurrency.disabled = l.concurrency === null;
     removeRate.disabled = l.rate === null;
   };
-  const send = (payload: object, done: string): Promise<void> =>
+  /** Sends `payload`; `after` runs once it is in force (a refusal keeps the fields as typed, to fix). */
+  const send = (payload: object, done: string, after: () => void): Promise<void> =>
     act(async () => {
       const r = await postJson<LimitReply>("api/limit", { name, ...payload });
       show(r.limits);
+      after();
       return `${done} Limits: ${limitsText(r.limits, Date.now())}.`;
     });
   form.addEventListener("submit", (e) => {
@@ -60,9 +65,14 @@ export function limitsControl(name: string, act: Act): (limits: QueueLimits) => 
       void act(() => Promise.reject(new Error("fill in a concurrency or a rate (claims per period) to set")));
       return;
     }
-    void send(wanted, "Limits set.").then(() => form.reset());
+    void send(wanted, "Limits set.", () => form.reset());
   });
-  removeConcurrency.addEventListener("click", () => void send({ concurrency: null }, "Concurrency limit removed.").then(() => form.reset()));
-  removeRate.addEventListener("click", () => void send({ rate: null }, "Rate limit removed.").then(() => form.reset()));
+  // a Remove button is disabled once its limit is gone: the focus goes to that limit's first field
+  const remove = (button: HTMLButtonElement, payload: object, done: string, field: string): void =>
+    void send(payload, done, () => {}).then(() => {
+      if (button.disabled && (document.activeElement === button || document.activeElement === document.body)) $(field).focus();
+    });
+  removeConcurrency.addEventListener("click", () => remove(removeConcurrency, { concurrency: null }, "Concurrency limit removed.", "limit-concurrency"));
+  removeRate.addEventListener("click", () => remove(removeRate, { rate: null }, "Rate limit removed.", "limit-rate-max"));
   return show;
 }
