@@ -20,10 +20,10 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   compose a key; its hashtag, slot, host and native verdicts
                                   (native: the module itself with --url, else its TypeScript port)`,
   inspect: `  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
-                                  counts, paused state, totals, the latest dead jobs and reasons,
-                                  the schedulers (name, spec, next run, runs), the node that
-                                  serves the queue's slot; a queue that does not exist
-                                  is said so (exit 1)`,
+                                  counts, paused state, totals, limits, the latest dead jobs
+                                  and reasons, the schedulers (name, spec, next run, runs), the
+                                  node that serves the queue's slot; a queue that does not
+                                  exist is said so (exit 1)`,
   requeue: `  emq requeue <queue> --url … [--ids id,id] [--limit N]   dead jobs back to pending`,
   run: `  emq run <queue> --url … --ids id,id
                                   scheduled jobs to pending now (each must be scheduled,
@@ -32,6 +32,12 @@ export const PACKAGE_COMMANDS: CommandTable = {
   resume: `  emq resume <queue> --url …`,
   retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N]
                                   how many dead jobs the queue keeps, and how long (0: no limit)`,
+  limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
+                                  limits every worker obeys: at most N jobs active at once,
+                                  MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B
+                                  at once (default 1); a flag left out keeps its limit, none
+                                  removes it`,
+  limits: `  emq limits <queue> --url …      the queue's limits, and until when it is parked`,
   drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
   ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
          [--public-origin URL] [--read-only] [--queues a,b]
@@ -50,8 +56,8 @@ export const CHECKOUT_ONLY: Readonly<Record<string, string>> = {
 export const PACKAGE_NOTE =
   "In a clone of the repository, ./emq also has demo, test and bench, and ui without --url (an embedded\nserver with demo traffic, and the key panel).";
 
-/** Requeue, run, pause, resume, retain: they refuse a queue that does not exist (and create nothing). */
-const EXISTING_NOTE = "requeue, run, pause, resume and retain refuse a queue that does not exist, and create nothing.";
+/** Requeue, run, pause, resume, retain, limit: they refuse a queue that does not exist (and create nothing). */
+const EXISTING_NOTE = "requeue, run, pause, resume, retain and limit refuse a queue that does not exist, and create nothing.";
 
 /** `emq help`: every command of `table`, the notes, and `note` when given. */
 export function usage(table: CommandTable = PACKAGE_COMMANDS, note = PACKAGE_NOTE): string {

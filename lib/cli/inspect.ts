@@ -1,6 +1,6 @@
 /**
  * `emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]`: a queue's counts, paused
- * state, totals and retention, its oldest pending job, its most recent dead jobs with their
+ * state, totals, retention and limits (with any park), its oldest pending job, its most recent dead jobs with their
  * reasons, its schedulers (name, spec, next run, runs), and its keys with their slot and the node that serves it (on a cluster, as the cluster
  * says now). Read-only; a queue that does not exist is said so (exit 1).
  *
@@ -9,6 +9,7 @@
 import { keyspace } from "../keyspace/mod.ts";
 import { relative, utcText } from "../ui/relative.ts";
 import { specWords } from "../ui/scheduler_rows.ts";
+import { limitsText } from "../ui/limits_text.ts";
 import { NoSuchQueueError, queueExists } from "./ops.ts";
 import { openUrlTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
@@ -31,6 +32,7 @@ export async function inspect(argv: string[]): Promise<number> {
     console.log(`  pending ${s.pending}, active ${s.active}, scheduled ${s.schedule}, dead ${s.dead}`);
     console.log(`  totals: enqueued ${s.enqueued}, acked ${s.acked}, retried ${s.retried}, buried ${s.buried}, claims ${s.claims}`);
     console.log(`  retention: ${s.deadMax === 0 ? "no count limit" : `at most ${s.deadMax} dead`}, ${s.deadAgeMs === 0 ? "no age limit" : `dead kept ${(s.deadAgeMs / 3_600_000).toFixed(1)} h`}`);
+    console.log(`  limits: ${limitsText(s.limits)}`);
     console.log(`  oldest pending: ${oldest ? `${oldest.id}, ${((Date.now() - oldest.createdAt) / 1000).toFixed(1)} s old` : "none"}`);
     if (deadShown > 0 && s.dead > 0) {
       console.log(`  dead, most recent first (${Math.min(deadShown, s.dead)} of ${s.dead}):`);

@@ -50,6 +50,11 @@ async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
       const { operate } = await import("./ops.ts");
       return await operate(command, rest);
     }
+    case "limit":
+    case "limits": {
+      const { limitCommand } = await import("./limit.ts");
+      return await limitCommand(command, rest);
+    }
     case "inspect": {
       const { inspect } = await import("./inspect.ts");
       return await inspect(rest);

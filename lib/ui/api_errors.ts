@@ -28,14 +28,16 @@ export function queueName(name: string | null | undefined): string {
 
 /**
  * An error as an answer's status and text: an {@link ApiError} as it says; the client's refusals
- * of the input (a name it refuses, a job that is not dead or not scheduled) as 400 and 409; the rest (the server
- * refused or did not answer) as 502.
+ * of the input (a name it refuses, a limit out of range, a job that is not dead or not scheduled)
+ * as 400 and 409; the rest (the server refused or did not answer) as 502.
  */
 export function failure(e: unknown): { status: number; text: string } {
   if (e instanceof ApiError) return { status: e.status, text: e.message };
   const text = (e instanceof Error ? e.message : String(e)).split("\n")[0]!;
   const name = (e as { name?: unknown } | null)?.name;
   if (name === "KeyspaceError") return { status: 400, text };
+  // a value the client refused before any wire (`mq.limit`'s range checks): the caller's to fix
+  if (name === "EchoMQError" && (e as { rule?: unknown }).rule === "limit") return { status: 400, text };
   if (name === "JobNotDeadError" || name === "JobNotScheduledError" || name === "JobActiveError") return { status: 409, text };
   return { status: 502, text: `the server refused or did not answer: ${text}` };
 }

@@ -1,8 +1,8 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
  * counts, totals and throughput, pages of its jobs, its workers, its schedulers, and the actions (requeue,
- * run now, remove — one job or a selection, each one atomic verb call — pause, resume, remove a
- * scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
+ * run now, remove — one job or a selection, each one atomic verb call — pause, resume, set the
+ * limits (limit_api.ts), remove a scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
  * (responses.ts), so a queue name or payload can never read as markup, even to a sniffing client.
  *
@@ -28,6 +28,9 @@ import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
 import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
+import { body } from "./request_body.ts";
+import { limitReply } from "./limit_api.ts";
+import { existingQueue } from "./existing.ts";
 import { schedulerRows } from "./scheduler_rows.ts";
 import { validName } from "../keyspace/mod.ts";
 import type { Sampler } from "./sampler.ts";
@@ -43,20 +46,6 @@ function whole(text: string | null, name: string, min: number, max: number, fall
   const n = Number(text);
   if (!/^\d+$/.test(text) || n < min || n > max) throw new ApiError(400, `${name} must be an integer from ${min} to ${max}`);
   return n;
-}
-
-async function body(request: Request): Promise<Record<string, unknown>> {
-  if (!(request.headers.get("content-type") ?? "").startsWith("application/json")) {
-    throw new ApiError(415, "the body must be JSON (content-type: application/json)");
-  }
-  let value: unknown;
-  try {
-    value = await request.json();
-  } catch {
-    throw new ApiError(400, "the body is not JSON");
-  }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new ApiError(400, "the body must be a JSON object");
-  return value as Record<string, unknown>;
 }
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
@@ -133,9 +122,13 @@ async function removeReply(mq: EchoMQ<unknown>, request: Request): Promise<Remov
   return { removed: await mq.remove(name, b.id) };
 }
 
-/** `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and the state. */
+/**
+ * `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and
+ * the state; a queue that does not exist is refused (404), not created (existing.ts).
+ */
 async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request: Request): Promise<PauseReply> {
   const name = queueName((await body(request)).name as string);
+  await existingQueue(mq, name);
   const changed = verb === "pause" ? await mq.pause(name) : await mq.resume(name);
   return { changed, paused: await mq.isPaused(name) };
 }
@@ -180,6 +173,7 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
     { method: "POST", path: "/api/remove", handle: (request) => answerJson(() => removeReply(mq, request)) },
     { method: "POST", path: "/api/remove-many", handle: (request) => answerJson(() => removeManyReply(mq, request)) },
     { method: "POST", path: "/api/run", handle: (request) => answerJson(() => runReply(mq, request)) },
+    { method: "POST", path: "/api/limit", handle: (request) => answerJson(() => limitReply(mq, request)) },
     ...(["pause", "resume"] as const).map((verb): Route => ({
       method: "POST",
       path: `/api/${verb}`,

@@ -164,6 +164,11 @@ export interface PauseReply {
   readonly paused: boolean;
 }
 
+/** `POST /api/limit` (`{ name, concurrency?, rate? }`, as `mq.limit` takes them): the limits now in force. */
+export interface LimitReply {
+  readonly limits: QueueLimits;
+}
+
 /** One scheduler as a queue page lists it. Times are ms since the epoch. */
 export interface SchedulerRow {
   /** Its name, as the server has it. */

@@ -1,5 +1,6 @@
 /**
- * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, the workers serving it, its dead, active,
+ * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its limits (a form
+ * sets them), the workers serving it, its dead, active,
  * pending and scheduled jobs page by page, with requeue, and — on a selection of the dead and
  * scheduled jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
@@ -13,7 +14,7 @@ import { visible } from "./visible.ts";
 import { badge, capitalized, COLUMNS, frame, type PageOptions } from "./frame_html.ts";
 import { countsView, queueExists } from "./queue_rows.ts";
 import { esc } from "./responses.ts";
-import { limitsText } from "./limits_text.ts";
+import { limitsHtml } from "./limits_html.ts";
 
 /** What each listed state's table is called and shows. */
 export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
@@ -128,7 +129,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <button type="button" id="pause"${stats.paused ? " disabled" : ""}>Pause</button>
 <button type="button" id="resume"${stats.paused ? "" : " disabled"}>Resume</button>
 </div>
-<p class="note" id="limits">Limits: ${esc(limitsText(stats.limits))}</p>
+${limitsHtml(stats.limits)}
 </div>
 <div class="throughput">
 <figure>

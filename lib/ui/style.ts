@@ -121,6 +121,12 @@ button.danger { border-color: var(--no); color: var(--no); }
 #minutes rect.failed { fill: var(--no); }
 .axis.x.minutes-x { width: calc(360px + 3.2rem); }
 #minutes-desc { margin: .2rem 0 0; font-size: .85rem; color: var(--muted); }
+.limit-form { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .5rem 0 0; font-size: .93rem; }
+.limit-form fieldset { display: flex; flex-wrap: wrap; gap: .4rem; align-items: center; border: 1px solid var(--line); border-radius: 6px; margin: 0; padding: .3rem .6rem .5rem; }
+.limit-form legend { font-size: .85rem; font-weight: 600; color: var(--muted); }
+.limit-form input { min-width: 0; width: 6rem; }
+.limit-form select { min-width: 0; width: auto; }
+.limit-form .hint { flex-basis: 100%; margin: 0; font-size: .8rem; color: var(--muted); }
 .search { display: flex; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
 .job dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
 .job dt { color: var(--muted); }

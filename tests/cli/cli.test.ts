@@ -8,7 +8,7 @@ import { emq, expectOneLineError } from "./_emq.ts";
 test("--help lists every command, test and bench included", () => {
   const r = emq("--help");
   expect(r.code).toBe(0);
-  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "drop", "ui", "help"]) {
+  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "limit", "limits", "drop", "ui", "help"]) {
     expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
   }
 });
@@ -110,9 +110,10 @@ describe("bad input against servers", () => {
     expect(lines[1]).toBe("  pending 1, active 0, scheduled 2, dead 1");
     expect(lines[2]).toBe("  totals: enqueued 4, acked 0, retried 2, buried 1, claims 3");
     expect(lines[3]).toBe("  retention: at most 10000 dead, dead kept 720.0 h");
-    expect(lines[4]).toMatch(new RegExp(`^  oldest pending: ${fourth}, \\d+\\.\\d s old$`));
-    expect(lines[5]).toBe("  dead, most recent first (1 of 1):");
-    expect(lines[6]).toMatch(new RegExp(`^    ${doomed}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  attempts 1  "card declined: é"$`));
+    expect(lines[4]).toBe("  limits: none");
+    expect(lines[5]).toMatch(new RegExp(`^  oldest pending: ${fourth}, \\d+\\.\\d s old$`));
+    expect(lines[6]).toBe("  dead, most recent first (1 of 1):");
+    expect(lines[7]).toMatch(new RegExp(`^    ${doomed}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  attempts 1  "card declined: é"$`));
     expect(r.out).toContain(`served by 127.0.0.1:${plain.port}`);
   });
 
@@ -170,6 +171,59 @@ describe("bad input against servers", () => {
     } finally {
       await mq.close();
     }
+  });
+
+  test("limit and limits: one line each, exactly; a flag left out keeps its limit, none removes it", async () => {
+    const url = `valkey://127.0.0.1:${plain.port}`;
+    const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    try {
+      await mq.enqueue("limited", { n: 1 });
+      expect(emq("limits", "limited", "--url", url)).toEqual({ code: 0, out: '"limited" limits: none\n', err: "" });
+      expect(emq("limit", "limited", "--url", url, "--concurrency", "5", "--rate", "10/1s")).toEqual({
+        code: 0,
+        out: '"limited" limits: at most 5 active · 10 per 1 s (burst 1)\n',
+        err: "",
+      });
+      expect(await mq.limits("limited")).toEqual({ concurrency: 5, rate: { max: 10, perMs: 1000, burst: 1 }, parkedUntil: null });
+      expect(emq("limit", "limited", "--url", url, "--rate", "100/500ms", "--burst", "4").out)
+        .toBe('"limited" limits: at most 5 active · 100 per 500 ms (burst 4)\n');
+      expect(emq("limit", "limited", "--url", url, "--rate", "3/m").out).toBe('"limited" limits: at most 5 active · 3 per 1 min (burst 1)\n');
+      expect(emq("limit", "limited", "--url", url, "--rate", "7/2h").out).toBe('"limited" limits: at most 5 active · 7 per 2 h (burst 1)\n');
+      expect(emq("limit", "limited", "--url", url, "--concurrency", "none").out).toBe('"limited" limits: 7 per 2 h (burst 1)\n');
+      expect(emq("limit", "limited", "--url", url, "--rate", "none", "--concurrency", "2").out).toBe('"limited" limits: at most 2 active\n');
+      expect(emq("inspect", "limited", "--url", url).out.split("\n")[4]).toBe("  limits: at most 2 active");
+      await mq.penalize("limited", 60_000);
+      expect(emq("limits", "limited", "--url", url).out)
+        .toMatch(/^"limited" limits: at most 2 active · parked until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \(in (59|60) s\)\n$/);
+      expect(await mq.limits("limited")).toMatchObject({ concurrency: 2, rate: null });
+    } finally {
+      await mq.close();
+    }
+  });
+
+  test("limit: bad flags are one line naming the flag, exit 2, before any connection", () => {
+    const url = `valkey://127.0.0.1:${closedPort}`; // nothing listens: a usage error comes first
+    const refusals: Array<[string[], string]> = [
+      [[], "emq: emq limit needs --concurrency N|none or --rate MAX/PERIOD|none (emq limits <queue> shows them)"],
+      [["--concurrency", "0"], 'emq: --concurrency must be an integer from 1 to 1000000, or none; not "0"'],
+      [["--concurrency", "1000001"], 'emq: --concurrency must be an integer from 1 to 1000000, or none; not "1000001"'],
+      [["--concurrency", "5x"], 'emq: --concurrency must be an integer from 1 to 1000000, or none; not "5x"'],
+      [["--concurrency", "nil"], 'emq: --concurrency must be an integer from 1 to 1000000, or none; not "nil"'],
+      ...["10", "10/", "10/1", "0/1s", "10/0s", "10/1.5s", "10/1S", "10/25h", "1.5/1s", "/1s", "10/1d"].map((rate): [string[], string] => [
+        ["--rate", rate],
+        `emq: --rate must be MAX/PERIOD (MAX from 1 to 1000000; PERIOD from 1ms to 24h, as 500ms, 1s, 1m, 2h) or none; not ${JSON.stringify(rate)}`,
+      ]),
+      [["--rate", "10/1s", "--burst", "0"], 'emq: --burst must be an integer from 1 to 1000000; not "0"'],
+      [["--burst", "2"], "emq: --burst goes with --rate MAX/PERIOD"],
+      [["--concurrency", "2", "--burst", "2"], "emq: --burst goes with --rate MAX/PERIOD"],
+      [["--rate", "none", "--burst", "2"], "emq: --burst goes with --rate MAX/PERIOD, not --rate none"],
+    ];
+    for (const [flags, line] of refusals) {
+      const r = emq("limit", "limited", "--url", url, ...flags);
+      expect({ flags, code: r.code, out: r.out, err: r.err }).toEqual({ flags, code: 2, out: "", err: `${line}\n` });
+    }
+    expectOneLineError(emq("limit", "limited", "--concurrency", "2"), "emq limit takes a queue name and --url");
+    expectOneLineError(emq("limits", "limited", "--url", url, "--concurrency", "2"), "Unknown option '--concurrency'");
   });
 
   test("run: scheduled jobs to pending now, one line; an id not scheduled is refused whole, exit 1", async () => {

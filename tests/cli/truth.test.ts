@@ -44,9 +44,9 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
   }, 60_000);
   afterAll(() => server.stop());
 
-  test("pause, resume, retain, requeue and run say so, exit 1, and write nothing", async () => {
+  test("pause, resume, retain, requeue, run and limit say so, exit 1, and write nothing", async () => {
     const before = await digest(server.port);
-    for (const op of [["pause"], ["resume"], ["retain", "--dead-max", "5"], ["requeue"], ["requeue", "--ids", "JOB0Nb1VTbfnu4"], ["run", "--ids", "JOB0Nb1VTbfnu4"]]) {
+    for (const op of [["pause"], ["resume"], ["retain", "--dead-max", "5"], ["limit", "--concurrency", "2"], ["limit", "--rate", "none"], ["requeue"], ["requeue", "--ids", "JOB0Nb1VTbfnu4"], ["run", "--ids", "JOB0Nb1VTbfnu4"]]) {
       const r = emq(op[0]!, "nope", "--url", url, ...op.slice(1));
       expectOneLineError(r, `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs): nothing done, and no queue created`);
       expect(r.code).toBe(1);
@@ -56,11 +56,12 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     expect(await command(server.port, ["EXISTS", "emq:{nope}:meta"])).toBe(0);
   }, 120_000);
 
-  test("inspect says it does not exist, exit 1", async () => {
+  test("inspect and limits say it does not exist, exit 1", async () => {
     const before = await digest(server.port);
-    const r = emq("inspect", "nope", "--url", url);
-    expectOneLineError(r, `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs)`);
-    expect(r.code).toBe(1);
+    for (const c of ["inspect", "limits"]) {
+      const r = emq(c, "nope", "--url", url);
+      expect({ c, code: r.code, out: r.out, err: r.err }).toEqual({ c, code: 1, out: "", err: `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs)\n` });
+    }
     expect(await digest(server.port)).toBe(before);
   });
 

@@ -4,8 +4,8 @@
  * upload by a stand-in of JSR's module registry, _jsr_registry.ts, with the permissions
  * docs/PACKAGE.md documents), under Bun as `bunx --bun emq …` after `bun add` of the npm tarball,
  * and under Node as `npx emq …` after `npm install` of it. Each prints the package's `--help` and
- * every command's, `inspect`s a queue of known counts line for line, refuses a queue that does not
- * exist (exit 1) and what needs a clone (exit 2), ends quietly with 0 when its stdout's reader
+ * every command's, `inspect`s a queue of known counts line for line, sets and removes its limits
+ * (`limit`, `limits`), refuses a queue that does not exist (exit 1) and what needs a clone (exit 2), ends quietly with 0 when its stdout's reader
  * has gone (`emq … | head`), and serves the dashboard of a `--url` server until SIGINT.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -52,13 +52,14 @@ function expectInspected(r: Ran): void {
   expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" });
   const ks = keyspace(QUEUE);
   const lines = r.stdout.split("\n");
-  expect(lines[4]).toMatch(new RegExp(`^  oldest pending: ${ids[0]}, \\d+\\.\\d s old$`));
-  lines[4] = "(age)";
+  expect(lines[5]).toMatch(new RegExp(`^  oldest pending: ${ids[0]}, \\d+\\.\\d s old$`));
+  lines[5] = "(age)";
   expect(lines).toEqual([
     `queue "${QUEUE}"`,
     "  pending 3, active 0, scheduled 0, dead 0",
     "  totals: enqueued 3, acked 0, retried 0, buried 0, claims 0",
     "  retention: at most 10000 dead, dead kept 720.0 h",
+    "  limits: none",
     "(age)",
     "  schedulers: none",
     `  keys (slot ${ks.slot}, served by 127.0.0.1:${server.port}):`,
@@ -86,6 +87,26 @@ async function expectCli(emq: Emq): Promise<void> {
   for (const args of [["--help"], ["inspect", QUEUE, "--url", url]]) {
     expect({ args, ...(await emq(args, { closeStdout: true })) }).toEqual({ args, code: 0, stdout: "", stderr: "" });
   }
+
+  // limit and limits, set and removed again (the other runtimes' runs, and inspect, see none)
+  expect(await emq(["limit", QUEUE, "--url", url, "--concurrency", "4", "--rate", "10/1s", "--burst", "2"])).toEqual({
+    code: 0,
+    stdout: `"${QUEUE}" limits: at most 4 active · 10 per 1 s (burst 2)\n`,
+    stderr: "",
+  });
+  expect(await emq(["limit", QUEUE, "--url", url, "--concurrency", "none"])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: 10 per 1 s (burst 2)\n`, stderr: "" });
+  expect(await emq(["limit", QUEUE, "--url", url, "--rate", "none"])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: none\n`, stderr: "" });
+  expect(await emq(["limits", QUEUE, "--url", url])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: none\n`, stderr: "" });
+  expect(await emq(["limit", QUEUE, "--url", url, "--rate", "10"])).toEqual({
+    code: 2,
+    stdout: "",
+    stderr: 'emq: --rate must be MAX/PERIOD (MAX from 1 to 1000000; PERIOD from 1ms to 24h, as 500ms, 1s, 1m, 2h) or none; not "10"\n',
+  });
+  expect(await emq(["limit", "nope", "--url", url, "--concurrency", "1"])).toEqual({
+    code: 1,
+    stdout: "",
+    stderr: `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs): nothing done, and no queue created\n`,
+  });
 
   expect(await emq(["inspect", "nope", "--url", url])).toEqual({
     code: 1,

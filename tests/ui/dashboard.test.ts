@@ -356,11 +356,14 @@ for (const backend of BACKENDS) {
       await page.keyboard.press("Space");
       await until("resumed", () => mq.isPaused("keys"), (p) => !p);
       await until("the focus on Pause", () => focused(page), (f) => f === "Pause");
-      // Resume is disabled now (and so are the actions on a selection, nothing selected), so the next
-      // stop is "Requeue all", then the page's selection box, then each row's box, its link to its
-      // page and its button.
-      await page.keyboard.press("Tab");
-      expect(await focused(page)).toBe("Requeue all");
+      // Resume is disabled now (and so are the actions on a selection, nothing selected, and the
+      // Remove buttons of limits not set), so the next stops are the Limits form's fields and its
+      // Set button, then "Requeue all", then the page's selection box, then each row's box, its
+      // link to its page and its button. (`focused` names a select by its options' text.)
+      for (const stop of ["limit-concurrency", "limit-rate-max", "limit-rate-per", "sminhms", "limit-rate-burst", "Set limits", "Requeue all"]) {
+        await page.keyboard.press("Tab");
+        expect(String(await focused(page)).trim()).toBe(stop);
+      }
       await page.keyboard.press("Tab");
       expect(await focused(page)).toBe("Select every dead job of this page");
       await page.keyboard.press("Tab");
@@ -471,6 +474,9 @@ for (const backend of BACKENDS) {
         echomq_retried_total: "counter",
         echomq_buried_total: "counter",
         echomq_claims_total: "counter",
+        echomq_concurrency_limit: "gauge",
+        echomq_rate_limit_per_second: "gauge",
+        echomq_parked: "gauge",
         echomq_scheduler_next_run_timestamp_seconds: "gauge",
         echomq_scheduler_runs_total: "counter",
         echomq_snapshot_age_seconds: "gauge",
@@ -493,13 +499,15 @@ for (const backend of BACKENDS) {
         expect(of("echomq_retried_total")).toEqual([s.retried]);
         expect(of("echomq_buried_total")).toEqual([s.buried]);
         expect(of("echomq_claims_total")).toEqual([s.claims]);
+        expect(of("echomq_parked")).toEqual([s.limits.parkedUntil === null ? 0 : 1]);
+        expect(of("echomq_concurrency_limit")).toEqual(s.limits.concurrency === null ? [] : [s.limits.concurrency]);
       }
       // one scheduler (made by this test): its next run and runs
       const [sch] = await mq.schedulers(names[0]!);
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 10);
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 11); // no limits set: echomq_parked only
       expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);

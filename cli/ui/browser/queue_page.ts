@@ -1,7 +1,7 @@
 /**
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput (per
  * second, and per minute over the hour), the
- * Claims group, the workers, the requeue actions, the job tables with their selections (dead and scheduled: run
+ * Claims group, the limits, the workers, the requeue actions, the job tables with their selections (dead and scheduled: run
  * now, requeue, delete) and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
@@ -11,6 +11,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/
 import { oneAtATime } from "./actions.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobTables } from "./job_tables.ts";
+import { limitsControl } from "./limits.ts";
 import { minutesChart } from "./minutes.ts";
 import { pauseControl } from "./pause_control.ts";
 import { poll } from "./poll.ts";
@@ -28,6 +29,7 @@ export function queuePage(): void {
   const limit = Math.min(MAX_PAGE_SIZE, Math.max(1, Number(document.body.dataset.limit) || DEFAULT_PAGE_SIZE));
   const act = oneAtATime(() => refreshAll());
   const showPaused = pauseControl(name, act);
+  const showLimits = limitsControl(name, act);
   const requeue = requeueControls(name, act);
   const showCounts = queueCounts();
   const showRate = throughput();
@@ -41,6 +43,7 @@ export function queuePage(): void {
     const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
     showCounts(q);
     showPaused(q.paused);
+    showLimits(q.limits);
     showRate(q.rate);
     showMinutes(q.minutes);
     requeue.showDead(q.counts.dead);
