@@ -83,11 +83,11 @@ for (const backend of BACKENDS) {
       expect(facts[6]).toMatch(/^Buried\d{4}-\d\d-\d\d .* UTC \(/);
       expect(facts.slice(7)).toEqual(["Priority0 (the most urgent)", "Time limit— (the worker's)", "Dedup key—", "Scheduler—", "Trace—"]);
       expect(await page.getByRole("button", { name: "Retry now" }).count()).toBe(1);
-      // a job admitted with its own time limit and a deduplication key shows both
-      const keyed = await mq.enqueue("oncall", { order: 10 }, { dedup: { key: "order:10" }, timeoutMs: 5000 });
+      // a job admitted with its own priority, time limit and deduplication key shows them
+      const keyed = await mq.enqueue("oncall", { order: 10 }, { dedup: { key: "order:10" }, timeoutMs: 5000, priority: 4 });
       await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${keyed}`, ui.url).href);
       const own = await page.getByLabel("Facts").locator("div").allTextContents();
-      expect(own.slice(7, 9)).toEqual(["Time limit5000 ms", "Dedup keyorder:10"]);
+      expect(own.slice(7, 10)).toEqual(["Priority4", "Time limit5000 ms", "Dedup keyorder:10"]);
       expect(await mq.remove("oncall", keyed)).toBe(true);
     });
 
