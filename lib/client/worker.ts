@@ -554,7 +554,8 @@ export class Worker<P> {
         dry = claim.jobs.length < want;
         // nextMs is the server's time: compared with the server's clock, not this machine's
         const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : this.#blockMs;
-        if (dry && untilDue < SOON_MS && !this.#stopping) {
+        // (not when already past by this clock: a skewed clock must not spin; the server decides)
+        if (dry && untilDue >= 0 && untilDue < SOON_MS && !this.#stopping) {
           // soon (a rate limit's next token, a park's end): a timer here, then a claim that does not
           // wait — the server's wait ends only at its next cron tick (10 per second by default)
           this.#at("waiting for a job");

@@ -101,9 +101,8 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
       const conn = await hedged(() => c.conn.dedicated(blockMs, name), PROBE_MS, OPENING_AT_ONCE, signal);
       const impl = c.impl.on(conn);
       const route = c.keyspace(queue).meta;
-      // the server's id of the connection this line waits on (the queue's node), and (scripts:
-      // the worker compares the server's times with it) the server's clock
-      const clocked = impl.kind === "scripts";
+      // the server's id of the connection this line waits on (the queue's node), and the server's
+      // clock (the worker compares the server's times, a claim's next_ms, with it)
       let id = "";
       let offset = 0; // server clock − this machine's
       let measured = 0;
@@ -127,7 +126,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
             fail(new EchoMQError("connection", `worker ${JSON.stringify(queue)}: a new claim connection did not answer within ${PROBE_MS} ms`));
           }, PROBE_MS);
         });
-        const [clientId] = await Promise.race([probe(clocked ? [["CLIENT", "ID"], ["TIME"]] : [["CLIENT", "ID"]]), late]);
+        const [clientId] = await Promise.race([probe([["CLIENT", "ID"], ["TIME"]]), late]);
         if (clientId instanceof Error) throw clientId;
         id = String(clientId);
       } catch (e) {
@@ -141,7 +140,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
           await c.conn.command(["CLIENT", "UNBLOCK", id], route);
         },
         claim: async (queue, count, leaseMs, waitMs): Promise<Claim<P>> => {
-          if (clocked && !timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
+          if (!timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
           return await claimOnce(c, impl, c.keyspace(queue), count, leaseMs, waitMs);
         },
         wake: async (queue, timeoutMs) => {
