@@ -25,11 +25,12 @@ beforeAll(async () => {
   admin = await standalone(server.port);
   expectOk(await call(admin, ["ACL", "SETUSER", "t1-all", "on", ">pw", "resetkeys", "~emq:{t1}:*", "+@all"]));
   // connecting needs INFO, CLIENT, PING and COMMAND INFO (backend detection); counts needs
-  // MULTI/EXEC, LLEN and ZCARD; every verb comes from @emq alone
+  // MULTI/EXEC, LLEN, ZCARD and HGET (meta's prioritized: the ready jobs of priorities ≥ 1); every
+  // verb comes from @emq alone
   expectOk(
     await call(admin, [
       "ACL", "SETUSER", "t1-emq", "on", ">pw", "resetkeys", "~emq:{t1}:*",
-      "+@emq", "+info", "+client", "+ping", "+command|info", "+multi", "+exec", "+llen", "+zcard",
+      "+@emq", "+info", "+client", "+ping", "+command|info", "+multi", "+exec", "+llen", "+zcard", "+hget",
     ]),
   );
   owner = await EchoMQ.connect<{ n: number }>({ addresses: [{ host: "127.0.0.1", port: server.port }], backend: "module" });
