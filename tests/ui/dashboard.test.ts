@@ -374,8 +374,10 @@ for (const backend of BACKENDS) {
       expect(await focused(page)).toBe(`Requeue ${newer}`);
       await page.keyboard.press("Enter");
       await until("requeued", () => mq.getJob("keys", newer!), (j) => j?.state === "pending");
-      // The row is gone; the focus moved to the next one's button, which Enter operates too.
+      // The row is gone; the focus moved to the next one's button, which Enter operates too once
+      // the page is done with the last action (while it refreshes, aria-busy, a press is ignored).
       await until("the focus on the next row", () => focused(page), (f) => f === `Requeue ${older}`);
+      await until("the page idle", () => page.evaluate(() => !document.body.hasAttribute("aria-busy")));
       await page.keyboard.press("Enter");
       await until("requeued", () => mq.getJob("keys", older!), (j) => j?.state === "pending");
       await until("the focus kept on the page", () => focused(page), (f) => f === "Dead jobs" || f === "Requeue all");
