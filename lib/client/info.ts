@@ -107,10 +107,11 @@ export function fields(reply: GlideReturnType): Map<string, Uint8Array> {
   return out;
 }
 
-const text = (f: Map<string, Uint8Array>, k: string): string | undefined => {
+/** Field `k` of a hash read by {@link fields}, as text (undefined when absent). */
+export function text(f: ReadonlyMap<string, Uint8Array>, k: string): string | undefined {
   const v = f.get(k);
   return v === undefined ? undefined : UTF8.decode(v);
-};
+}
 const num = (f: Map<string, Uint8Array>, k: string): number | undefined => {
   const v = text(f, k);
   return v === undefined || v === "" || Number.isNaN(Number(v)) ? undefined : Number(v);

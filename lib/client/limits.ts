@@ -11,7 +11,7 @@ import type { Keyspace } from "../keyspace/mod.ts";
 import { MAX_BURST, MAX_CONCURRENCY, MAX_RATE, MAX_RATE_PERIOD_MS, META, wireCall } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { fields } from "./info.ts";
+import { fields, text } from "./info.ts";
 import { integerIn, refuse } from "./options.ts";
 
 /** A rate limit: at most `max` claims per `perMs` on average, at most `burst` at once (default 1). */
@@ -45,12 +45,6 @@ export interface QueueLimits {
   readonly parkedUntil: number | null;
 }
 
-/** `meta`'s bytes of a field, as text. */
-function field(meta: ReadonlyMap<string, Uint8Array>, name: string): string | undefined {
-  const v = meta.get(name);
-  return v === undefined ? undefined : new TextDecoder().decode(v);
-}
-
 /**
  * The limits `meta`'s fields say (a field as the server would not write it counts as absent, as
  * the server reads it); `now` (ms) decides whether a park is still in force.
@@ -61,13 +55,13 @@ export function limitsOf(meta: ReadonlyMap<string, Uint8Array>, now: number): Qu
     const n = Number(text);
     return n >= lo && n <= hi ? n : null;
   };
-  const [m, p, b] = (field(meta, META.rate) ?? "").split(" ");
+  const [m, p, b] = (text(meta, META.rate) ?? "").split(" ");
   const max = whole(m, 1, MAX_RATE);
   const perMs = whole(p, 1, MAX_RATE_PERIOD_MS);
   const burst = whole(b, 1, MAX_BURST);
-  const parked = whole(field(meta, META.parked), 0, Number.MAX_SAFE_INTEGER);
+  const parked = whole(text(meta, META.parked), 0, Number.MAX_SAFE_INTEGER);
   return {
-    concurrency: whole(field(meta, META.concurrency), 1, MAX_CONCURRENCY),
+    concurrency: whole(text(meta, META.concurrency), 1, MAX_CONCURRENCY),
     rate: max !== null && perMs !== null && burst !== null ? { max, perMs, burst } : null,
     parkedUntil: parked !== null && parked > now ? parked : null,
   };
