@@ -47,6 +47,7 @@ const RUST = resolve(ROOT, "native/src/spec.rs");
 function gateName(g: Gate): string {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "name") return "name";
+  if (g.kind === "lane") return "lane";
   if (g.kind === "options") return `options<=${wire.MAX_OPTIONS_BYTES}`;
   if (g.kind === "number") {
     return `number>=${g.min}${g.max === undefined ? "" : `<=${g.max}`}${g.digits === undefined ? "" : `:${g.digits}`}`;
@@ -91,7 +92,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "spec":
       return [{ limit: String(wire.MAX_SPEC_BYTES) }];
     case "name":
-      return gated.filter(([, g]) => g.kind === "name").map(([arg]) => ({ arg, max: String(MAX_NAME_BYTES) }));
+      return gated.filter(([, g]) => g.kind === "name" || g.kind === "lane").map(([arg]) => ({ arg, max: String(MAX_NAME_BYTES) }));
     case "options":
       return [{ limit: String(wire.MAX_OPTIONS_BYTES) }];
     case "option-unknown":
@@ -191,6 +192,8 @@ export function sections(): Record<string, string> {
         ? "starts with the 3 bytes `JOB`"
         : g.kind === "options"
         ? `at most ${wire.MAX_OPTIONS_BYTES} bytes: empty, or \`key=value\` items joined by NUL, each key an option below, once`
+        : g.kind === "lane"
+        ? `empty, or 1 to ${MAX_NAME_BYTES} bytes, none of them \`{\`, \`}\` or NUL`
         : g.kind === "name"
         ? `1 to ${MAX_NAME_BYTES} bytes, none of them \`{\`, \`}\` or NUL`
         : g.kind === "number"
@@ -295,6 +298,7 @@ function rustGate(g: Gate): string {
   if (g.kind === "job-id") return "Gate::JobId";
   if (g.kind === "options") return "Gate::Options";
   if (g.kind === "name") return "Gate::Name";
+  if (g.kind === "lane") return "Gate::Lane";
   if (g.kind === "number") {
     const max = g.max === undefined ? "None" : `Some(${g.max})`;
     return `Gate::Number { min: ${g.min}, max: ${max}, digits: ${gateDigits(g)} }`;

@@ -108,7 +108,7 @@ export async function limit<P>(c: ClientContext<P>, ks: Keyspace, opts: LimitOpt
   const keep = opts.concurrency === undefined || opts.rate === undefined;
   const current = keep ? await limits(c, ks) : { concurrency: null, rate: null, parkedUntil: null };
   const args = limitArgs(opts, current);
-  await c.impl.call(wireCall("LIMIT", ks, args));
+  await c.impl.call(wireCall("LIMIT", ks, { scope: 0, lane: "", ...args }));
   return {
     concurrency: args.concurrency === 0 ? null : args.concurrency,
     rate: args.rate_max === 0 ? null : { max: args.rate_max, perMs: args.rate_per_ms, burst: args.rate_burst },
@@ -119,5 +119,5 @@ export async function limit<P>(c: ClientContext<P>, ks: Keyspace, opts: LimitOpt
 /** See `EchoMQ.penalize`: the time the park ends (server clock). */
 export async function penalize<P>(c: ClientContext<P>, ks: Keyspace, ms: number): Promise<number> {
   const penalty = within("penalize: ms", ms, 1, MAX_RATE_PERIOD_MS);
-  return Number(await c.impl.call(wireCall("PENALIZE", ks, { penalty_ms: penalty })));
+  return Number(await c.impl.call(wireCall("PENALIZE", ks, { lane: "", penalty_ms: penalty })));
 }

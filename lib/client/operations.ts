@@ -70,7 +70,7 @@ export async function requeueDead<P>(
 
 /** See `EchoMQ.pause` and `EchoMQ.resume`: `true` when the queue was in the other state. */
 export async function setPaused<P>(c: ClientContext<P>, verb: "PAUSE" | "RESUME", ks: Keyspace): Promise<boolean> {
-  return (await c.impl.call(wireCall(verb, ks, {}))) === 1;
+  return (await c.impl.call(wireCall(verb, ks, { lane: "" }))) === 1;
 }
 
 /** See `EchoMQ.retain`: RETAIN until a command deletes fewer than it may. */

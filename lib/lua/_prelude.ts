@@ -318,6 +318,11 @@ function gateLua(name: string, bind: string, ref: string, value: string, gate: G
       }
       return lines.join("\n");
     }
+    case "lane":
+      // empty (the queue, or the default lane) or the name rule
+      return `${bind} = ${value}\n` +
+        `if #${ref} > ${MAX_NAME_BYTES} or string.find(${ref}, '[{}%z]') then ` +
+        `return emq_refuse['name']({arg = '${name}', max = '${MAX_NAME_BYTES}'}) end`;
     case "name":
       // the name rule (lib/keyspace/name.ts): 1 to MAX_NAME_BYTES bytes, no '{', '}' or NUL
       return `${bind} = ${value}\n` +

@@ -17,20 +17,22 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 8;
+export const WIRE = 9;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
  * {@link MAX_DIGITS}) within bounds; a name inside a queue (the name rule of
  * `lib/keyspace/name.ts`: 1 to {@link MAX_NAME_BYTES} bytes without `{`, `}` or NUL); or bytes of at
  * most `limit` (refused with `refusal`; with `config`, the module's configuration of that name sets
- * the limit, and `limit` is its default and the scripts' limit); or a job's options
+ * the limit, and `limit` is its default and the scripts' limit); a lane (empty: the queue or the default
+ * lane, as the verb says; else the name rule); or a job's options
  * ({@link OPTIONS}: at most {@link MAX_OPTIONS_BYTES}, `key=value` items joined by NUL, each key known
  * and once, each value through its option's gate, each option's `needs` present).
  */
 export type Gate =
   | { readonly kind: "job-id" }
   | { readonly kind: "name" }
+  | { readonly kind: "lane" }
   | { readonly kind: "number"; readonly min: 0 | 1; readonly max?: number; readonly digits?: number }
   | { readonly kind: "options" }
   | {
@@ -116,6 +118,12 @@ export const OPTIONS = {
     doc: "`1`: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — " +
       "and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs " +
       "(active), the admission is a new job, which takes the key",
+  },
+  lane: {
+    gate: { kind: "name" },
+    sample: "tenant-42",
+    doc: "the job's lane (absent: the default lane): claims serve a queue's lanes round-robin, each with its own " +
+      "pause, concurrency and rate limits (docs/WIRE.md, \"Lanes\"); the first job with a lane makes the queue laned",
   },
   priority: {
     gate: { kind: "number", min: 0, max: MAX_PRIORITY },
@@ -238,6 +246,16 @@ export const ARGS = {
     gate: { kind: "number", min: 1, max: MAX_BURST },
     sample: "1",
     doc: "the most claims a rate limit lets through at once after an idle period (1: evenly spaced)",
+  },
+  scope: {
+    gate: { kind: "number", min: 0, max: 2, digits: 1 },
+    sample: "0",
+    doc: "what LIMIT sets: 0 the queue, 1 the lane `lane` (empty: the default lane), 2 the default of every lane",
+  },
+  lane: {
+    gate: { kind: "lane" },
+    sample: "",
+    doc: "a lane of the queue (empty: the queue itself; for LIMIT's scope 1, the default lane)",
   },
   penalty_ms: {
     gate: { kind: "number", min: 1, max: MAX_RATE_PERIOD_MS },
@@ -452,50 +470,56 @@ export const VERBS = {
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-scheduled"],
   },
   PAUSE: {
-    args: [],
+    args: ["lane"],
     group: [],
-    touches: [],
+    touches: ["lanes"],
     admits: false,
-    reply: "integer: 1 when it paused the queue, 0 when it was paused",
-    effect: "claims hand out nothing (waiting claims keep waiting); the queue still admits",
-    writes: "`meta` made if missing; `HSET meta paused 1`",
-    domain: ["wrongtype"],
+    reply: "integer: 1 when it paused the queue (or the lane), 0 when it was paused",
+    effect: "claims hand out nothing of the queue (lane empty) or of the lane (waiting claims keep waiting); the " +
+      "queue still admits",
+    writes: "`meta` made if missing; lane empty: `HSET meta paused 1`; else `HSET lane:<lane> paused 1`, `ZADD lanes NX 0 " +
+      "<lane>`",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
   RESUME: {
-    args: [],
+    args: ["lane"],
     group: [],
-    touches: ["pending", "wake"],
+    touches: ["pending", "wake", "ring", "lanes"],
     admits: false,
-    reply: "integer: 1 when it resumed the queue, 0 when it was not paused",
-    effect: "claims hand out jobs again; waiting claims are woken",
-    writes: "`HDEL meta paused`; `ZADD wake 0 ready` when pending holds ids",
+    reply: "integer: 1 when it resumed the queue (or the lane), 0 when it was not paused",
+    effect: "claims hand out jobs of the queue (or the lane) again; waiting claims are woken",
+    writes: "lane empty: `HDEL meta paused`; `ZADD wake 0 ready` when pending holds ids; else `HDEL lane:<lane> " +
+      "paused`, the lane's ring insert and idle checks (docs/WIRE.md, \"Lanes\")",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   LIMIT: {
-    args: ["concurrency", "rate_max", "rate_per_ms", "rate_burst"],
+    args: ["scope", "lane", "concurrency", "rate_max", "rate_per_ms", "rate_burst"],
     group: [],
-    touches: ["pending", "wake"],
+    touches: ["pending", "wake", "ring", "lanes"],
     admits: false,
     reply: "integer: 1",
     effect: "sets the queue's limits, which every claim of every worker obeys: at most concurrency jobs active at " +
       "once (0: no limit) and claims at rate_max per rate_per_ms on average, at most rate_burst at once " +
       "(rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, \"Limits\"); a " +
-      "rate other than the one in force starts from a full bucket; waiting claims are woken",
-    writes: "`meta` made if missing; `HSET meta concurrency <c>` (0: `HDEL meta concurrency`); a rate other than " +
+      "rate other than the one in force starts from a full bucket; waiting claims are woken. scope 0: the queue's " +
+      "limits; 1: the lane `lane`'s (empty: the default lane's); 2: the default of every lane without its own",
+    writes: "`meta` made if missing; scope 0: `HSET meta concurrency <c>` (0: `HDEL meta concurrency`); a rate other than " +
       "`meta`'s: `HSET meta rate \"<max> <per_ms> <burst>\"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); " +
-      "`ZADD wake 0 ready` when pending holds ids",
+      "`ZADD wake 0 ready` when pending holds ids; scope 1: the same fields of `lane:<lane>`, `ZADD lanes NX 0 " +
+      "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   PENALIZE: {
-    args: ["penalty_ms"],
+    args: ["lane", "penalty_ms"],
     group: [],
-    touches: [],
+    touches: ["lanes", "parked"],
     admits: false,
-    reply: "integer: the time the queue's park ends (ms since the epoch)",
-    effect: "parks the queue: claims hand out nothing until now + penalty_ms (a remote service said \"slow " +
-      "down\"); a longer park in force is kept; claims answer with the park's end as next_ms",
-    writes: "`meta` made if missing; `HSET meta parked <now+penalty_ms>` unless `meta`'s parked is later",
-    domain: ["wrongtype"],
+    reply: "integer: the time the park ends (ms since the epoch)",
+    effect: "parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a " +
+      "remote service said \"slow down\"); a longer park in force is kept; claims answer with the park's end as next_ms",
+    writes: "`meta` made if missing; lane empty: `HSET meta parked <now+penalty_ms>` unless `meta`'s parked is " +
+      "later; else `HSET lane:<lane> parked <until>`, `ZADD parked <until> <lane>`, `ZADD lanes NX 0 <lane>`",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
   RETAIN: {
     args: ["dead_max", "dead_age_ms"],
@@ -601,7 +625,7 @@ export function gateRefusal(g: Gate): Refusal {
   if (g.kind === "job-id") return "job-id";
   if (g.kind === "options") return "options";
   if (g.kind === "bytes") return g.refusal;
-  if (g.kind === "name") return "name";
+  if (g.kind === "name" || g.kind === "lane") return "name";
   return g.min === 0 ? "non-negative" : "positive";
 }
 

@@ -301,6 +301,8 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
             Gate::JobId => return Err(Refusal::NotJobId),
             Gate::Name if keyspace::valid_name(b) => Value::Bytes(arg),
             Gate::Name => return Err(Refusal::NotName(spec.name)),
+            Gate::Lane if b.is_empty() || keyspace::valid_name(b) => Value::Bytes(arg),
+            Gate::Lane => return Err(Refusal::NotName(spec.name)),
             Gate::Number { min, max, digits } => {
                 let n = gates::digits_up_to(b, digits).filter(|&n| n >= min);
                 let n = n.ok_or(Refusal::Number(spec.name, min >= 1))?;

@@ -12,7 +12,7 @@ use crate::verbs;
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 8;
+pub const WIRE: i64 = 9;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// Payload limit of the scripts (the module's `emq.max-payload` default).
@@ -104,12 +104,16 @@ pub mod arg {
     pub const RATE_PER_MS: Arg = Arg { name: "rate_per_ms", gate: Gate::Number { min: 1, max: Some(86400000), digits: 15 } };
     /// the most claims a rate limit lets through at once after an idle period (1: evenly spaced)
     pub const RATE_BURST: Arg = Arg { name: "rate_burst", gate: Gate::Number { min: 1, max: Some(1000000), digits: 15 } };
+    /// what LIMIT sets: 0 the queue, 1 the lane `lane` (empty: the default lane), 2 the default of every lane
+    pub const SCOPE: Arg = Arg { name: "scope", gate: Gate::Number { min: 0, max: Some(2), digits: 1 } };
+    /// a lane of the queue (empty: the queue itself; for LIMIT's scope 1, the default lane)
+    pub const LANE: Arg = Arg { name: "lane", gate: Gate::Lane };
     /// how long the queue hands out nothing, in ms from now
     pub const PENALTY_MS: Arg = Arg { name: "penalty_ms", gate: Gate::Number { min: 1, max: Some(86400000), digits: 15 } };
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
-pub static OPTIONS: [Opt; 6] = [
+pub static OPTIONS: [Opt; 7] = [
     // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
     Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
     // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
@@ -118,6 +122,8 @@ pub static OPTIONS: [Opt; 6] = [
     Opt { name: "dedup_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: Some("dedup") },
     // 1: an admission under a key whose job still waits (pending or scheduled) replaces that job's payload — and, from SCHEDULE, its due time — instead of being dropped, so the last of a burst runs; while that job runs (active), the admission is a new job, which takes the key
     Opt { name: "debounce", gate: Gate::Number { min: 1, max: Some(1), digits: 15 }, needs: Some("dedup") },
+    // the job's lane (absent: the default lane): claims serve a queue's lanes round-robin, each with its own pause, concurrency and rate limits (docs/WIRE.md, "Lanes"); the first job with a lane makes the queue laned
+    Opt { name: "lane", gate: Gate::Name, needs: None },
     // the job's priority, 0 (the default: most urgent) to 2097151: a claim takes every ready job of a lower number first, and jobs of one priority in the order they became ready (docs/WIRE.md, "Priorities")
     Opt { name: "priority", gate: Gate::Number { min: 0, max: Some(2097151), digits: 15 }, needs: None },
     // the W3C trace context (traceparent) of the span that admitted the job (OpenTelemetry): the server keeps it for the worker, whose process span links to it
@@ -153,14 +159,14 @@ pub mod verb {
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
     /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
     pub const RUN: Verb = Verb { name: "EMQ.RUN", command: "emq.run", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
-    /// `EMQ.PAUSE`: claims hand out nothing (waiting claims keep waiting); the queue still admits.
-    pub const PAUSE: Verb = Verb { name: "EMQ.PAUSE", command: "emq.pause", args: &[], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.RESUME`: claims hand out jobs again; waiting claims are woken.
-    pub const RESUME: Verb = Verb { name: "EMQ.RESUME", command: "emq.resume", args: &[], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.LIMIT`: sets the queue's limits, which every claim of every worker obeys: at most concurrency jobs active at once (0: no limit) and claims at rate_max per rate_per_ms on average, at most rate_burst at once (rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, "Limits"); a rate other than the one in force starts from a full bucket; waiting claims are woken.
-    pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.PENALIZE`: parks the queue: claims hand out nothing until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
-    pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.PAUSE`: claims hand out nothing of the queue (lane empty) or of the lane (waiting claims keep waiting); the queue still admits.
+    pub const PAUSE: Verb = Verb { name: "EMQ.PAUSE", command: "emq.pause", args: &[arg::LANE], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.RESUME`: claims hand out jobs of the queue (or the lane) again; waiting claims are woken.
+    pub const RESUME: Verb = Verb { name: "EMQ.RESUME", command: "emq.resume", args: &[arg::LANE], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.LIMIT`: sets the queue's limits, which every claim of every worker obeys: at most concurrency jobs active at once (0: no limit) and claims at rate_max per rate_per_ms on average, at most rate_burst at once (rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, "Limits"); a rate other than the one in force starts from a full bucket; waiting claims are woken. scope 0: the queue's limits; 1: the lane `lane`'s (empty: the default lane's); 2: the default of every lane without its own.
+    pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::SCOPE, arg::LANE, arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.PENALIZE`: parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
+    pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, at most 1000 per call (a BURY or CLAIM applies it too).
     pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
@@ -255,7 +261,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`8`), written with `created_ms` on first use
+        /// the wire that made the queue (`9`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,

@@ -20,6 +20,8 @@ pub enum Gate {
     },
     /// A name inside a queue (a scheduler's): `keyspace::valid_name`.
     Name,
+    /// Empty (the queue, or the default lane) or a name ([`Gate::Name`]).
+    Lane,
     /// At most `limit` bytes, else refused as `refusal` (the spec's refusal name: `payload`, …).
     Bytes { refusal: &'static str, limit: Limit },
     /// A job's options: `options::parse` (the spec's `OPTIONS`, each value through its gate).

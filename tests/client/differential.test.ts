@@ -52,6 +52,8 @@ const OPTS = [
   "traceparent=a}b", "traceparent=",
   // priorities: each level its own ready list, FIFO inside; 0 is pending's
   "priority=3", "priority=1", "priority=1", "priority=0", "priority=01", "priority=2097152", "priority=x", "dedup=k\0priority=2",
+  // lanes: round-robin between a, b and the default lane, with priorities inside
+  "lane=a", "lane=b", "lane=a\0priority=2", "lane=b\0priority=1", "lane=", "lane=a{b", "lane=a\0dedup=k",
 ];
 
 /**
@@ -88,6 +90,9 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   rate_per_ms: ["60000", "86400000", "86400001", ...JUNK],
   rate_burst: ["1", "3", "1000001", ...JUNK],
   penalty_ms: ["030", "60000", "86400001", ...JUNK],
+  // lanes: the queue (empty), two lanes the options also use, and names the gate refuses
+  scope: ["0", "1", "2", "3", ...JUNK],
+  lane: ["", "", "a", "b", "x{y", "\0", ...JUNK],
 };
 
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */

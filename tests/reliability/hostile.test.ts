@@ -175,6 +175,10 @@ function gated(V: string, name: string, gate: Gate, a: Bin): string | null {
     }
     case "bytes":
       return a.length > gate.limit ? renderRefusal(gate.refusal, V, { limit: String(gate.limit) }) : null;
+    case "lane":
+      return a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a)
+        ? null
+        : renderRefusal("name", V, { arg: name, max: String(MAX_NAME_BYTES) });
     case "name":
       return a.length >= 1 && a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a)
         ? null
