@@ -28,6 +28,7 @@ import {
   renderRefusal,
   ROW_FIELDS,
   SCHEDULER_FIELDS,
+  LANE_FIELDS,
   STATES,
   type Verb,
   VERB_NAMES,
@@ -164,6 +165,7 @@ export function vectors(): string {
     meta: Object.keys(META_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
     scheduler: Object.keys(SCHEDULER_FIELDS),
+    lane: Object.keys(LANE_FIELDS),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
 }
@@ -231,7 +233,8 @@ export function sections(): Record<string, string> {
   const meta = table("field | holds", META_FIELDS);
   const wake = table("marker | means", WAKE_MARKERS);
   const scheduler = table("field | holds", SCHEDULER_FIELDS);
-  return { calls, args, options, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler };
+  const lane = table("field | holds", LANE_FIELDS);
+  return { calls, args, options, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler, lane };
 }
 
 /** docs/WIRE.md with every generated section replaced by what the spec generates now. */
@@ -399,6 +402,8 @@ export function rust(): string {
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
     "",
     ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
+    "",
+    ...rustNames("The fields of a lane's state hash (`emq:{q}:lane:<lane>`).", "Lane", "LANE", LANE_FIELDS),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -27,7 +27,8 @@ export const ROW_FIELDS = {
   progress: "its progress, as the handler last reported it (PROGRESS)",
   scheduler: "the scheduler whose tick admitted it (TICK)",
   tick_ms: "the scheduler's run it is for (TICK)",
-  priority: "its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:`, not `pending`",
+  priority: "its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:<lane>`, not `pending`",
+  lane: "its lane when not the default lane (the `lane` option): its ready lists are `ready:<priority>:<lane>`",
   opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
 } as const;
 
@@ -52,13 +53,30 @@ export const META_FIELDS = {
   buried: "jobs buried so far",
   dead_max: `the most dead jobs kept (RETAIN; absent: ${DEAD_MAX_DEFAULT}; 0: no limit)`,
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
-  prioritized: "ready jobs of a priority other than 0 (in `ready:<p>:` lists, not `pending`): counts add it to pending",
+  prioritized: "ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in " +
+    "`ready:<p>:<lane>` lists): counts add it to pending",
   dedup: "`1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue " +
     "that never deduplicates opens no deduplication key)",
   concurrency: "the most jobs active at once across every worker (LIMIT; absent: no limit)",
   rate: "the rate limit `<max> <per_ms> <burst>` every claim obeys (LIMIT; absent: none)",
   tat: "the rate limit's state `<q> <r>`: its theoretical arrival time is q + r / max ms (CLAIM; LIMIT deletes it)",
   parked: "claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)",
+  laned: "present once an admission carried a `lane` (the queue is laned: claims serve its lanes round-robin): " +
+    "`tokens` at that moment; a held job of a greater token counts in its lane's `active`",
+  lane_concurrency: "the concurrency limit of every lane without its own (LIMIT scope 2; absent: none)",
+  lane_rate: "the rate limit `<max> <per_ms> <burst>` of every lane without its own (LIMIT scope 2; absent: none)",
+} as const;
+
+/** The fields of a lane's state hash (`emq:{q}:lane:<lane>`; `lane:` is the default lane's). */
+export const LANE_FIELDS = {
+  ring: "`1` while the lane is in `ring` (claims serve it)",
+  active: "its jobs claimed and not settled or reaped, counted since the queue became laned",
+  paused: "`1` while the lane is paused (PAUSE with the lane; RESUME deletes it)",
+  concurrency: "the lane's own concurrency limit (LIMIT scope 1; absent: `meta`'s `lane_concurrency`)",
+  rate: "the lane's own rate limit `<max> <per_ms> <burst>` (LIMIT scope 1; absent: `meta`'s `lane_rate`)",
+  tat: "the lane's rate state `<q> <r>` (CLAIM), as `meta`'s",
+  parked: "claims skip the lane until this time, ms (PENALIZE with the lane, or a claim that spent its rate); also " +
+    "its score in `parked`",
 } as const;
 
 /** The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`, made by SCHEDULER). */
@@ -85,6 +103,8 @@ export type RowField = keyof typeof ROW_FIELDS;
 export type StateName = keyof typeof STATES;
 /** A field of a queue's `meta`. */
 export type MetaField = keyof typeof META_FIELDS;
+/** A field of a lane's state hash. */
+export type LaneField = keyof typeof LANE_FIELDS;
 /** A field of a scheduler's hash. */
 export type SchedulerField = keyof typeof SCHEDULER_FIELDS;
 /** A marker on a queue's `wake`. */
@@ -103,6 +123,8 @@ export const ROW: Names<RowField> = names(ROW_FIELDS);
 export const STATE: Names<StateName> = names(STATES);
 /** `meta`'s field names: `META.tokens` is `"tokens"`. */
 export const META: Names<MetaField> = names(META_FIELDS);
+/** A lane's field names: `LANE.active` is `"active"`. */
+export const LANE: Names<LaneField> = names(LANE_FIELDS);
 /** A scheduler's field names: `SCHED.next_ms` is `"next_ms"`. */
 export const SCHED: Names<SchedulerField> = names(SCHEDULER_FIELDS);
 /** The marker names: `WAKE.ready` is `"ready"`. */

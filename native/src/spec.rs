@@ -237,8 +237,10 @@ names! {
         scheduler,
         /// the scheduler's run it is for (TICK)
         tick_ms,
-        /// its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:`, not `pending`
+        /// its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:<lane>`, not `pending`
         priority,
+        /// its lane when not the default lane (the `lane` option): its ready lists are `ready:<priority>:<lane>`
+        lane,
         /// the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`
         opts,
     }
@@ -283,7 +285,7 @@ names! {
         dead_max,
         /// how long a dead job is kept, in ms (RETAIN; absent: 30 days; 0: no limit)
         dead_age_ms,
-        /// ready jobs of a priority other than 0 (in `ready:<p>:` lists, not `pending`): counts add it to pending
+        /// ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in `ready:<p>:<lane>` lists): counts add it to pending
         prioritized,
         /// `1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue that never deduplicates opens no deduplication key)
         dedup,
@@ -295,6 +297,12 @@ names! {
         tat,
         /// claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)
         parked,
+        /// present once an admission carried a `lane` (the queue is laned: claims serve its lanes round-robin): `tokens` at that moment; a held job of a greater token counts in its lane's `active`
+        laned,
+        /// the concurrency limit of every lane without its own (LIMIT scope 2; absent: none)
+        lane_concurrency,
+        /// the rate limit `<max> <per_ms> <burst>` of every lane without its own (LIMIT scope 2; absent: none)
+        lane_rate,
     }
 }
 
@@ -325,5 +333,25 @@ names! {
         last_ms,
         /// when it was first upserted
         created_ms,
+    }
+}
+
+names! {
+    /// The fields of a lane's state hash (`emq:{q}:lane:<lane>`).
+    Lane LANE {
+        /// `1` while the lane is in `ring` (claims serve it)
+        ring,
+        /// its jobs claimed and not settled or reaped, counted since the queue became laned
+        active,
+        /// `1` while the lane is paused (PAUSE with the lane; RESUME deletes it)
+        paused,
+        /// the lane's own concurrency limit (LIMIT scope 1; absent: `meta`'s `lane_concurrency`)
+        concurrency,
+        /// the lane's own rate limit `<max> <per_ms> <burst>` (LIMIT scope 1; absent: `meta`'s `lane_rate`)
+        rate,
+        /// the lane's rate state `<q> <r>` (CLAIM), as `meta`'s
+        tat,
+        /// claims skip the lane until this time, ms (PENALIZE with the lane, or a claim that spent its rate); also its score in `parked`
+        parked,
     }
 }
