@@ -11,6 +11,8 @@
  *
  * @module
  */
+import { FREED_LUA, LANES_LUA } from "./lanes.ts";
+import { LIMITS_LUA } from "./limits.ts";
 import { READY_LUA } from "./ready.ts";
 import {
   ARGS,
@@ -371,7 +373,7 @@ export function luaHead(verb: Verb): string {
 export function luaScript(verb: Verb, body: string, extra = ""): string {
   const spec: VerbSpec = VERBS[verb];
   const shebang = spec.admits ? "#!lua" : "#!lua flags=allow-oom";
-  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, OPTIONS_LUA, READY_LUA.trim(), extra.trim(), luaHead(verb), body.trim()];
+  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, OPTIONS_LUA, LIMITS_LUA.trim(), LANES_LUA.trim(), READY_LUA.trim(), FREED_LUA.trim(), extra.trim(), luaHead(verb), body.trim()];
   return `${parts.filter((p) => p !== "").join("\n")}\n`;
 }
 

@@ -17,20 +17,32 @@ import { DEDUP_LUA } from "./dedup.ts";
  * (ENQUEUE's writes, which TICK's jobs share).
  */
 export const ADMIT_LUA: string = DEDUP_LUA + `
--- The end of emq_admit: each job's priority (its option), and for an admission into pending
--- (ENQUEUE, TICK) the plan of its ready pushes and whether the queue had no ready job (its marker).
+-- The end of emq_admit: each job's priority and lane (its options), and for an admission into
+-- pending (ENQUEUE, TICK) the plan of its ready pushes and whether the queue had no ready job (its
+-- marker); for one into schedule whose jobs carry a lane, whether it makes the queue laned.
 local function emq_admit_ready(a, base, id, kind, options)
-  a.prio = {}
-  for j = 1, #a.rows do a.prio[j] = options[j]['priority'] or 0 end
-  if kind ~= 'list' then return a end
-  local ids, prios = {}, {}
+  a.prio, a.lane, a.base = {}, {}, base
+  local ids, prios, lanes, laning = {}, {}, {}, false
+  for j = 1, #a.rows do
+    a.prio[j] = options[j]['priority'] or 0
+    a.lane[j] = options[j]['lane'] or ''
+  end
   for k, j in ipairs(a.admitted) do
-    ids[k] = id[j]
-    prios[k] = a.prio[j]
+    ids[k], prios[k], lanes[k] = id[j], a.prio[j], a.lane[j]
+    if lanes[k] ~= '' then laning = true end
   end
   local e
+  if kind ~= 'list' then
+    if laning and not emq_laned() then
+      a.begins = true
+      e = emq_lane_kinds(base, {''}, a.missing) if e then return nil, e end
+      e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, e end
+      a.d = emq_lane_defaults()
+    end
+    return a
+  end
   a.idle = not emq_ready_any(base)
-  a.ready, e = emq_ready_plan(base, ids, {}, a.missing, prios) if e then return nil, e end
+  a.ready, e = emq_ready_plan(base, ids, {}, a.missing, prios, lanes) if e then return nil, e end
   return a
 end
 
@@ -107,6 +119,7 @@ end
 local function emq_admitted(a, id, now, payload, due, schedule)
   if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
+  if a.begins then emq_lanes_begin(a.base, a.now, a.d) end
   if not a.dedup then return 0 end
   for _, t in ipairs(a.dedup.takes) do emq_take(a.dedup.d, t.key, id[t.place], t.untl) end
   if #a.dedup.takes > 0 then redis.call('HSET', KEYS[1], '${META.dedup}', '1') end
@@ -134,6 +147,10 @@ local function emq_fields(a, j, payload, opts)
   if a.prio[j] > 0 then
     f[#f + 1] = '${ROW.priority}'
     f[#f + 1] = emq_int(a.prio[j])
+  end
+  if a.lane[j] ~= '' then
+    f[#f + 1] = '${ROW.lane}'
+    f[#f + 1] = a.lane[j]
   end
   return f
 end

@@ -13,10 +13,10 @@
  *
  * @module
  */
-import { CLAIM_MOVE_LIMIT, MAX_PRIORITY, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
+import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
-import { LIMITS_LUA } from "./limits.ts";
+import { LANE_WALK_LUA } from "./lane_walk.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -31,7 +31,7 @@ if e then return e end
 local meta, kinds, missing = s.meta, s.kinds, s.missing
 local now = emq_now()
 local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
-local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
+local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta) if e then return e end
 local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
 -- The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
 -- expired leases leave active first) and the rate limit's tokens.
@@ -65,11 +65,12 @@ local function candidate(id, row, exists)
     claimed[#claimed + 1] = {id = id, row = row}
   end
 end
--- the places of d's ids of priority p
+-- the places of d's ids of the default lane at priority p (a job of another lane moved into a queue
+-- not laned yet makes it laned: the next claim serves it)
 local function at(d, p)
   local out = {}
   for k = 1, #d.ids do
-    if d.plan.prio[k] == p then out[#out + 1] = k end
+    if d.plan.prio[k] == p and d.plan.lane[k] == '' then out[#out + 1] = k end
   end
   return out
 end
@@ -96,10 +97,15 @@ local function walk(p, list, t)
   if i > 0 then pops[#pops + 1] = {p = p, list = list, k = i} end
   return i
 end
-if claimable then
+-- a laned queue: its ring, served round-robin (lane_walk.ts)
+local laned = meta == 'hash' and emq_laned()
+local w = laned and {base = base, now = now, d = emq_lane_defaults(), due = due, expired = expired, missing = missing}
+if claimable and laned then
+  e = emq_lane_walk(w, room, candidate, claimed) if e then return e end
+elseif claimable then
   local _, e = walk(0, pending, kinds[pending]) if e then return e end
 end
-if claimable and #claimed < room then
+if claimable and not laned and #claimed < room then
   local lk = base .. 'levels:'
   local t, e = emq_type(lk, 'zset') if e then return e end
   local seen, order = {}, {}
@@ -110,18 +116,17 @@ if claimable and #claimed < room then
     end
   end
   if t == 'zset' then
-    for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
-      local p = tonumber(m)
-      if p and p >= 1 and p <= ${MAX_PRIORITY} and emq_int(p) == m then add(p) end
-    end
+    for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do add(emq_priority_text(m)) end
   end
   for _, d in ipairs({expired, due}) do
-    for _, p in ipairs(d.plan.order) do add(p) end
+    for _, g in ipairs(d.plan.groups) do
+      if g.lane == '' then add(g.p) end
+    end
   end
   table.sort(order)
   for _, p in ipairs(order) do
     if #claimed >= room then break end
-    local list = emq_level(base, p)
+    local list = emq_level(base, '', p)
     local t, e = emq_type(list, 'list') if e then return e end
     local _, e = walk(p, list, t) if e then return e end
   end
@@ -144,6 +149,7 @@ e = emq_local(cluster, missing) if e then return e end
 -- Writes.
 emq_move(schedule, 'LPUSH', due)
 emq_move(active, 'RPUSH', expired)
+if w and w.ops then emq_lane_writes(w) end
 local gone = 0
 for _, l in ipairs(pops) do
   redis.call('RPOP', l.list, l.k)
@@ -199,6 +205,10 @@ for _, key in ipairs({schedule, active}) do
   if head[2] then times[#times + 1] = tonumber(head[2]) end
 end
 if parked then times[#times + 1] = lim.parked end
+if laned then
+  local head = redis.call('ZRANGE', base .. 'parked', 0, 0, 'WITHSCORES')
+  if head[2] then times[#times + 1] = tonumber(head[2]) end
+end
 if spent_rate then times[#times + 1] = emq_next_token(lim.rate, q, r) end
 local next_ms = 0
 for _, at in ipairs(times) do
@@ -207,5 +217,5 @@ end
 reply[1] = next_ms
 return reply
 `,
-  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LIMITS_LUA,
+  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LANE_WALK_LUA,
 );

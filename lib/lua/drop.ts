@@ -14,7 +14,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}, {'levels:', 'zset'}}) do
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -32,19 +32,38 @@ if kinds['schedulers'] == 'zset' then
   end
 end
 limit = limit - #scheds
--- the ready lists of priorities >= 1, in levels: order, after pending
-local lists = {'pending'}
-if kinds['levels:'] == 'zset' then
-  for _, m in ipairs(redis.call('ZRANGE', keys['levels:'], 0, -1)) do
-    local p = tonumber(m)
-    if p and p >= 1 and emq_int(p) == m then
-      local list = emq_level(base, p)
-      local t, e = emq_type(list, 'list') if e then return e end
-      keys[list], kinds[list] = list, t
-      lists[#lists + 1] = list
-    end
+-- every lane's ready lists (the default lane's first, pending first), lowest priority first; a
+-- lane's keys (its state, its levels) go with the queue
+local lists, lanekeys = {}, {}
+local names = {''}
+local lk, e = emq_type(base .. 'lanes', 'zset') if e then return e end
+if lk == 'zset' then
+  for _, L in ipairs(redis.call('ZRANGE', base .. 'lanes', 0, -1)) do
+    if L ~= '' then names[#names + 1] = L end
   end
 end
+for _, L in ipairs(names) do
+  local levels = base .. 'levels:' .. L
+  local t, e = emq_type(levels, 'zset') if e then return e end
+  local ps = {0}
+  if t == 'zset' then
+    for _, m in ipairs(redis.call('ZRANGE', levels, 0, -1)) do
+      local p = emq_priority_text(m)
+      if p > 0 then ps[#ps + 1] = p end
+    end
+  end
+  for _, p in ipairs(ps) do
+    local list = emq_level(base, L, p)
+    if not kinds[list] then
+      local t, e = emq_type(list, 'list') if e then return e end
+      keys[list], kinds[list] = list, t
+    end
+    lists[#lists + 1] = list
+  end
+  lanekeys[#lanekeys + 1] = levels
+  lanekeys[#lanekeys + 1] = base .. 'lane:' .. L
+end
+for _, k in ipairs({'ring', 'lanes', 'parked'}) do lanekeys[#lanekeys + 1] = base .. k end
 local victims = {}
 local sets = {}
 for _, l in ipairs(lists) do sets[#sets + 1] = l end
@@ -73,7 +92,8 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], keys['levels:'], KEYS[1])
+  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], KEYS[1])
+  emq_each('DEL', nil, lanekeys)
 end
 return #victims + #scheds
 `,

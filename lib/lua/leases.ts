@@ -9,13 +9,12 @@
  */
 import { ROW } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
-import { LIMITS_LUA } from "./limits.ts";
 
 /**
- * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` (with the deduplication and
- * limit functions it calls).
+ * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` (with the deduplication
+ * functions it calls).
  */
-export const LEASES_LUA: string = DEDUP_LUA + LIMITS_LUA + `
+export const LEASES_LUA: string = DEDUP_LUA + `
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
 -- nil); leaves: nil when the jobs stay active (EXTEND, PROGRESS), 'active' when they leave it
 -- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good
@@ -25,21 +24,21 @@ local function emq_leases(base, cluster, n, id, token, structures, total, leaves
   local e = emq_repeated(n, id) if e then return nil, e end
   local s, e = emq_types(structures) if e then return nil, e end
   local missing = s.missing
-  local freeing
-  if leaves then
-    freeing, e = emq_freeing(base, s.meta, missing) if e then return nil, e end
-  end
   local active = structures[1][1]
-  local rows, held = {}, {}
+  local rows, held, stored = {}, {}, {}
   for j = 1, n do
     rows[j] = base .. 'job:' .. id[j]
     local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
     if t == 'none' then
       missing[#missing + 1] = rows[j]
     elseif redis.call('ZSCORE', active, id[j]) then
-      local stored = redis.call('HGET', rows[j], '${ROW.token}')
-      held[j] = stored == emq_int(token[j])
+      stored[j] = redis.call('HGET', rows[j], '${ROW.token}')
+      held[j] = stored[j] == emq_int(token[j])
     end
+  end
+  local freeing
+  if leaves then
+    freeing, e = emq_freeing(base, s.meta, missing, rows, stored) if e then return nil, e end
   end
   if total then
     e = emq_counter(KEYS[1], total) if e then return nil, e end

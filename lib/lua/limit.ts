@@ -1,8 +1,10 @@
 /**
- * `EMQ.LIMIT` as Lua, steps 5–6: the queue's concurrency limit (0: none) and rate limit (rate_max
- * 0: none) in `meta` (made if missing); a rate other than the one in force drops its state, so it
- * starts from a full bucket; `ready` on wake when pending holds ids (waiting claims try the new
- * limits). Reply: 1.
+ * `EMQ.LIMIT` as Lua, steps 5–6: a concurrency limit (0: none) and a rate limit (rate_max 0: none)
+ * of the queue (scope 0, in `meta`), of one lane (scope 1, in its state hash; then its ring insert
+ * and idle checks) or of every lane without its own (scope 2, `meta`'s `lane_concurrency` and
+ * `lane_rate`); a rate other than the one in force drops its state, so it starts from a full
+ * bucket; `ready` on wake when a claim may reach a ready job (waiting claims try the new limits).
+ * Reply: 1.
  *
  * @module
  */
@@ -15,21 +17,35 @@ export const LIMIT_LUA: string = luaScript(
   `
 local pending, wake = base .. 'pending', base .. 'wake'
 local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e end
+if scope == 1 then
+  e = emq_lane_kinds(base, {lane}, s.missing) if e then return e end
+end
 e = emq_local(cluster, s.missing) if e then return e end
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end
+-- where the limits go: a hash and its two fields (the state tat beside the rate when not scope 2)
+local key, conc_f, rate_f, tat_f = KEYS[1], '${META.concurrency}', '${META.rate}', '${META.tat}'
+if scope == 1 then key = base .. 'lane:' .. lane end
+if scope == 2 then conc_f, rate_f, tat_f = '${META.lane_concurrency}', '${META.lane_rate}', nil end
 if concurrency == 0 then
-  redis.call('HDEL', KEYS[1], '${META.concurrency}')
+  redis.call('HDEL', key, conc_f)
 else
-  redis.call('HSET', KEYS[1], '${META.concurrency}', emq_int(concurrency))
+  redis.call('HSET', key, conc_f, emq_int(concurrency))
 end
 if rate_max == 0 then
-  redis.call('HDEL', KEYS[1], '${META.rate}', '${META.tat}')
+  redis.call('HDEL', key, rate_f)
+  if tat_f then redis.call('HDEL', key, tat_f) end
 else
   local rate = emq_int(rate_max) .. ' ' .. emq_int(rate_per_ms) .. ' ' .. emq_int(rate_burst)
-  if redis.call('HGET', KEYS[1], '${META.rate}') ~= rate then
-    redis.call('HSET', KEYS[1], '${META.rate}', rate)
-    redis.call('HDEL', KEYS[1], '${META.tat}')
+  if redis.call('HGET', key, rate_f) ~= rate then
+    redis.call('HSET', key, rate_f, rate)
+    if tat_f then redis.call('HDEL', key, tat_f) end
   end
+end
+if scope == 1 then
+  local now, d = emq_now(), emq_lane_defaults()
+  redis.call('ZADD', base .. 'lanes', 'NX', 0, lane)
+  emq_lane_insert(base, lane, now, d)
+  emq_lane_idle(base, lane, now, d)
 end
 if emq_ready_any(base) then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return 1

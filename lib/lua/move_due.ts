@@ -11,15 +11,21 @@
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
-/** `emq_due(base, from, now, limit, missing)` and `emq_move(from, push, due)` (with the ready lists'). */
+/** `emq_due(base, from, now, limit, missing, meta)` and `emq_move(from, push, due)` (with the ready lists'). */
 export const MOVE_DUE_LUA: string = `
--- Returns {ids, rows, exists, plan} (rows that are missing are added to missing), or nil and the refusal.
-local function emq_due(base, from, now, limit, missing)
+-- Returns {ids, rows, exists, plan, freeing} (rows that are missing are added to missing), or nil
+-- and the refusal. meta (its type), for expired leases only: what the jobs leaving active free.
+local function emq_due(base, from, now, limit, missing, meta)
   local ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
   if e then return nil, e end
   local due, e = emq_rows(base, ids, missing) if e then return nil, e end
   due.ids = ids
   due.plan, e = emq_plan_rows(base, ids, due, missing) if e then return nil, e end
+  if meta and #ids > 0 then
+    local stored = {}
+    for j = 1, #ids do stored[j] = due.exists[j] and redis.call('HGET', due.rows[j], '${ROW.token}') end
+    due.freeing, e = emq_freeing(base, meta, missing, due.rows, stored) if e then return nil, e end
+  end
   return due
 end
 
@@ -27,6 +33,7 @@ end
 local function emq_move(from, push, due)
   if #due.ids == 0 then return 0 end
   emq_each('ZREM', from, due.ids)
+  emq_leaving(due.freeing)
   emq_ready_push(due.plan, push)
   for i = 1, #due.ids do
     if due.exists[i] then redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}') end
@@ -46,9 +53,10 @@ export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "acti
     `
 local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
 local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
-local due, e = emq_due(base, from, emq_now(), limit, s.missing) if e then return e end
+local due, e = emq_due(base, from, emq_now(), limit, s.missing, ${from === "active" ? "s.meta" : "nil"}) if e then return e end
 e = emq_local(cluster, s.missing) if e then return e end
 local moved = emq_move(from, '${push}', due)
+emq_freed(due.freeing)
 if moved > 0 then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 return moved
 `,

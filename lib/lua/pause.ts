@@ -1,20 +1,25 @@
 /**
- * `EMQ.PAUSE` as Lua, steps 5–6: the queue's `meta` says `paused 1` (made if missing). Reply: 1
- * when it paused the queue, 0 when it was paused already.
+ * `EMQ.PAUSE` as Lua, steps 5–6: lane empty, `meta`'s `paused` flag (CLAIM hands out nothing
+ * while it is set); else the lane's `paused` (claims skip the lane). Reply: 1 when it paused, 0
+ * when already paused.
  *
  * @module
  */
-import { META, WIRE } from "../wire/mod.ts";
+import { LANE, META, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 
 /** The Lua twin of `EMQ.PAUSE`. */
 export const PAUSE_LUA: string = luaScript(
   "PAUSE",
   `
-local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
-if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1' then return 0 end
-if meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end
-redis.call('HSET', KEYS[1], '${META.paused}', '1')
+local key, field = KEYS[1], '${META.paused}'
+local s, e = emq_types(lane == '' and {} or {{base .. 'lanes', 'zset'}, {base .. 'lane:' .. lane, 'hash'}}) if e then return e end
+e = emq_local(cluster, s.missing) if e then return e end
+if lane ~= '' then key, field = base .. 'lane:' .. lane, '${LANE.paused}' end
+if redis.call('HGET', key, field) == '1' then return 0 end
+if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end
+redis.call('HSET', key, field, '1')
+if lane ~= '' then redis.call('ZADD', base .. 'lanes', 'NX', 0, lane) end
 return 1
 `,
 );

@@ -1,25 +1,32 @@
 /**
- * `EMQ.PENALIZE` as Lua, steps 5–6: `meta`'s `parked` (made if missing) becomes now + penalty_ms,
- * unless a later park is in force. Reply: the park's end.
+ * `EMQ.PENALIZE` as Lua, steps 5–6: lane empty, the queue is parked (`meta`'s `parked`); else the
+ * lane (its `parked`, and its member of `parked`): claims hand out nothing of it until now +
+ * penalty_ms. A longer park in force is kept. Reply: the time the park ends.
  *
  * @module
  */
-import { META, WIRE } from "../wire/mod.ts";
+import { LANE, META, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
-import { LIMITS_LUA } from "./limits.ts";
 
 /** The Lua twin of `EMQ.PENALIZE`. */
 export const PENALIZE_LUA: string = luaScript(
   "PENALIZE",
   `
-local meta, e = emq_type(KEYS[1], 'hash') if e then return e end
+local lk = base .. 'lane:' .. lane
+local s, e = emq_types(lane == '' and {} or {{base .. 'lanes', 'zset'}, {base .. 'parked', 'zset'}, {lk, 'hash'}}) if e then return e end
+e = emq_local(cluster, s.missing) if e then return e end
 local now = emq_now()
-if meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(now)) end
 local untl = now + penalty_ms
-local parked = emq_limits(meta).parked
+local parked = lane == '' and emq_limits(s.meta).parked or emq_limits_from(function(f) return redis.call('HGET', lk, f) end).parked
 if parked and parked >= untl then return parked end
-redis.call('HSET', KEYS[1], '${META.parked}', emq_int(untl))
+if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(now)) end
+if lane == '' then
+  redis.call('HSET', KEYS[1], '${META.parked}', emq_int(untl))
+  return untl
+end
+redis.call('HSET', lk, '${LANE.parked}', emq_int(untl))
+redis.call('ZADD', base .. 'parked', untl, lane)
+redis.call('ZADD', base .. 'lanes', 'NX', 0, lane)
 return untl
 `,
-  LIMITS_LUA,
 );

@@ -1,9 +1,12 @@
 /**
- * The ready lists as Lua (the twin of `native/src/verbs/ready.rs`): a job of priority 0 is ready in
- * `pending`, one of priority p ≥ 1 in `ready:<p>:`, with p in the sorted set `levels:` while that
- * list holds ids and `meta`'s `prioritized` counting them. Every verb that makes jobs ready pushes
- * them through one plan — step 5 reads each job's priority and types the lists it will write,
- * step 6 pushes — and CLAIM pops the levels in order (`claim.ts`). Docs: docs/WIRE.md, "Priorities".
+ * The ready lists as Lua (the twin of `native/src/verbs/ready.rs`): a job of lane L (`""`: the
+ * default lane) and priority p is ready in `ready:<p>:<L>` — the default lane's priority 0 is
+ * `pending` — with p ≥ 1 in the sorted set `levels:<L>` while that list holds ids and `meta`'s
+ * `prioritized` counting every ready job outside `pending`. Every verb that makes jobs ready
+ * pushes them through one plan — step 5 reads each job's lane and priority and types the keys it
+ * will write, step 6 pushes, and in a laned queue keeps each lane's backlog and ring place
+ * (`lanes.ts`) — and CLAIM pops the levels in order (`claim.ts`). Docs: docs/WIRE.md,
+ * "Priorities" and "Lanes".
  *
  * @module
  */
@@ -11,42 +14,70 @@ import { MAX_PRIORITY, META, ROW } from "../wire/mod.ts";
 
 /** `emq_priority`, `emq_level`, `emq_ready_plan`, `emq_plan_rows`, `emq_ready_push`, `emq_ready_any`. */
 export const READY_LUA: string = `
--- A row's priority: its field as an admission writes it (1 to ${MAX_PRIORITY}, no leading zero), else 0.
-local function emq_priority(row)
-  local v = redis.call('HGET', row, '${ROW.priority}')
+-- A priority as an admission writes it (1 to ${MAX_PRIORITY}, no leading zero), else 0.
+local function emq_priority_text(v)
   if not v or #v > 7 or not string.find(v, '^[1-9][0-9]*$') then return 0 end
   local p = tonumber(v)
   if p > ${MAX_PRIORITY} then return 0 end
   return p
 end
 
--- The ready list of priority p.
-local function emq_level(base, p)
-  if p == 0 then return base .. 'pending' end
-  return base .. 'ready:' .. p .. ':'
+-- A row's priority (its field; 0 when none).
+local function emq_priority(row)
+  return emq_priority_text(redis.call('HGET', row, '${ROW.priority}'))
 end
 
--- Step 5 of making jobs ready: each job's priority (prios[j] when given, else its row's; a missing
--- row, false in rows, is 0), and for priorities >= 1 the types of levels: and of their lists
--- (missing ones listed) and meta's prioritized counter. Returns the plan {base, lists = {[p] =
--- ids}, order = {p, ...}, prio = {p by place}}, or nil and the refusal.
-local function emq_ready_plan(base, ids, rows, missing, prios)
-  local plan = {base = base, lists = {}, order = {}, prio = {}}
-  local wanted = {}
+-- The ready list of lane L at priority p.
+local function emq_level(base, L, p)
+  if p == 0 and L == '' then return base .. 'pending' end
+  return base .. 'ready:' .. p .. ':' .. L
+end
+
+-- Step 5 of making jobs ready: each job's lane and priority (lanes[j] / prios[j] when given, else
+-- its row's; a missing row, false in rows, is the default lane at 0), grouped by (lane, priority)
+-- in first-seen order, and the types of what the pushes write: each list but pending, levels:<L>
+-- for priorities >= 1, meta's prioritized; in a laned queue (or one this call makes laned:
+-- begins) the lanes' keys. Returns the plan {base, groups = {{lane, p, list, ids}...}, prio = {p
+-- by place}, lane = {L by place}, laned, begins, now, d}, or nil and the refusal.
+local function emq_ready_plan(base, ids, rows, missing, prios, lanes)
+  local plan = {base = base, groups = {}, prio = {}, lane = {}, laned = emq_laned() ~= nil}
+  local at, wanted, names, outside = {}, {}, {}, false
   for j, id in ipairs(ids) do
     local p = prios and prios[j] or (rows[j] and emq_priority(rows[j]) or 0)
-    plan.prio[j] = p
-    if not plan.lists[p] then
-      plan.lists[p] = {}
-      plan.order[#plan.order + 1] = p
-      if p > 0 then wanted[#wanted + 1] = {emq_level(base, p), 'list'} end
+    local L = lanes and lanes[j] or (rows[j] and emq_lane_name(redis.call('HGET', rows[j], '${ROW.lane}')) or '')
+    plan.prio[j], plan.lane[j] = p, L
+    local k = p .. ':' .. L
+    local g = at[k]
+    if not g then
+      g = {lane = L, p = p, list = emq_level(base, L, p), ids = {}}
+      at[k] = g
+      plan.groups[#plan.groups + 1] = g
+      if g.list ~= base .. 'pending' then
+        outside = true
+        wanted[#wanted + 1] = {g.list, 'list'}
+      end
+      if p > 0 then wanted[#wanted + 1] = {base .. 'levels:' .. L, 'zset'} end
+      if not names[L] then
+        names[L] = true
+        names[#names + 1] = L
+      end
+      if L ~= '' and not plan.laned then plan.begins = true end
     end
-    table.insert(plan.lists[p], id)
+    table.insert(g.ids, id)
   end
   if #wanted > 0 then
-    table.insert(wanted, 1, {base .. 'levels:', 'zset'})
     local _, e = emq_kinds(wanted, missing) if e then return nil, e end
-    e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, e end
+  end
+  if outside then
+    local e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, e end
+  end
+  if plan.begins then
+    if not names[''] then names[#names + 1] = '' end
+    local e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, e end
+  end
+  if plan.laned or plan.begins then
+    local e = emq_lane_kinds(base, names, missing) if e then return nil, e end
+    plan.now, plan.d = emq_now(), emq_lane_defaults()
   end
   return plan
 end
@@ -59,20 +90,27 @@ local function emq_plan_rows(base, ids, r, missing)
 end
 
 -- Step 6: the plan's ids pushed on their lists with push ('LPUSH': the head; 'RPUSH': the tail,
--- claimed next of its level), in order; levels: and prioritized follow.
+-- claimed next of its level), group by group; levels:<L> and prioritized follow, and in a laned
+-- queue each group's lane gets its backlog and its ring insert check (after the queue becomes
+-- laned, when the plan begins it).
 local function emq_ready_push(plan, push)
-  for _, p in ipairs(plan.order) do
-    local ids = plan.lists[p]
-    emq_each(push, emq_level(plan.base, p), ids)
-    if p > 0 then
-      redis.call('ZADD', plan.base .. 'levels:', p, p)
-      redis.call('HINCRBY', KEYS[1], '${META.prioritized}', #ids)
+  local base = plan.base
+  if plan.begins then emq_lanes_begin(base, plan.now, plan.d) end
+  for _, g in ipairs(plan.groups) do
+    emq_each(push, g.list, g.ids)
+    if g.p > 0 then redis.call('ZADD', base .. 'levels:' .. g.lane, g.p, g.p) end
+    if g.list ~= base .. 'pending' then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', #g.ids) end
+    if plan.laned or plan.begins then
+      emq_backlog_add(base, g.lane, #g.ids)
+      emq_lane_insert(base, g.lane, plan.now, plan.d)
     end
   end
 end
 
--- Whether the queue has a ready job (in pending, or counted in prioritized: decimal digits, not all 0).
+-- Whether the queue has a ready job a claim may reach: laned, a lane in the ring; else one in
+-- pending or counted in prioritized (decimal digits, not all 0).
 local function emq_ready_any(base)
+  if emq_laned() then return redis.call('LLEN', base .. 'ring') > 0 end
   if redis.call('LLEN', base .. 'pending') > 0 then return true end
   local v = redis.call('HGET', KEYS[1], '${META.prioritized}')
   return v ~= false and string.find(v, '^[0-9]+$') ~= nil and string.find(v, '[1-9]') ~= nil

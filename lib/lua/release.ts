@@ -24,6 +24,7 @@ local plan, e = emq_ready_plan(base, id, rows, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 local was_empty = not emq_ready_any(base)
 emq_each('ZREM', active, id)
+emq_leaving(freeing)
 emq_ready_push(plan, 'RPUSH')
 for j = 1, n do
   -- HINCRBY: exact for every counter emq_counter admits (a Lua number is not)

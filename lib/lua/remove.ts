@@ -27,26 +27,34 @@ for j = 1, n do
   if found[j] then jobs[#jobs + 1] = {id[j], rows[j]} end
 end
 local going, e = emq_letting_go(base, jobs, missing) if e then return e end
--- a ready job of priority >= 1 is on its level's list
+-- a ready job is on its lane's list of its priority
 local plan, e = emq_plan_rows(base, id, r, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 emq_let_go(going, emq_now())
-local removed = 0
+local removed, left = 0, {}
 for j = 1, n do
   if found[j] then
-    local p = plan.prio[j]
-    if p == 0 then
-      if sets.pending then redis.call('LREM', sets.pending, 0, id[j]) end
-    elseif redis.call('LREM', emq_level(base, p), 0, id[j]) > 0 then
+    local p, L = plan.prio[j], plan.lane[j]
+    local list = emq_level(base, L, p)
+    if list == keys.pending then
+      if sets.pending and redis.call('LREM', sets.pending, 0, id[j]) > 0 then left[#left + 1] = L end
+    elseif redis.call('LREM', list, 0, id[j]) > 0 then
       redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -1)
-      if redis.call('LLEN', emq_level(base, p)) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(p)) end
+      if p > 0 and redis.call('LLEN', list) == 0 then redis.call('ZREM', base .. 'levels:' .. L, emq_int(p)) end
+      left[#left + 1] = L
     end
     if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
     redis.call('DEL', rows[j])
     removed = removed + 1
   end
+end
+-- a laned queue: each lane that lost a ready job, its backlog and idle check
+if plan.laned then
+  local now, d = emq_now(), emq_lane_defaults()
+  for _, L in ipairs(left) do emq_backlog_add(base, L, -1) end
+  for _, L in ipairs(left) do emq_lane_idle(base, L, now, d) end
 end
 return removed
 `,

@@ -31,6 +31,7 @@ local now = emq_now()
 local was_empty = not emq_ready_any(base)
 local earliest, ready = nil, #now_ids > 0
 emq_each('ZREM', active, id)
+emq_leaving(freeing)
 emq_ready_push(plan, 'LPUSH')
 for j = 1, n do
   local due = now + delay_ms[j]
