@@ -97,7 +97,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "options":
       return [{ limit: String(wire.MAX_OPTIONS_BYTES) }];
     case "option-unknown":
-      return [{ option: "lane" }, { option: "x y" }];
+      return [{ option: "group" }, { option: "x y" }];
     case "option-repeated":
       return opts.map((option) => ({ option }));
     case "option-needs":

@@ -121,7 +121,7 @@ local function emq_admitted(a, id, now, payload, due, schedule)
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
   if a.begins then emq_lanes_begin(a.base, a.now, a.d) end
   if not a.dedup then return 0 end
-  for _, t in ipairs(a.dedup.takes) do emq_take(a.dedup.d, t.key, id[t.place], t.untl) end
+  for _, t in ipairs(a.dedup.takes) do emq_dedup_take(a.dedup.d, t.key, id[t.place], t.untl) end
   if #a.dedup.takes > 0 then redis.call('HSET', KEYS[1], '${META.dedup}', '1') end
   local earliest = 0
   for _, b in ipairs(a.debounced) do

@@ -47,7 +47,7 @@ local function emq_holder(base, d, key, now, missing)
 end
 
 -- Step 6 of an admission that takes key for job id: the entry, and the key leaves dedup_ttl.
-local function emq_take(d, key, id, untl)
+local function emq_dedup_take(d, key, id, untl)
   redis.call('HSET', d.hash, key, id .. ' ' .. emq_int(untl))
   redis.call('ZREM', d.ttl, key)
 end

@@ -55,8 +55,13 @@ if (!MODULE_WORKS) {
   );
 }
 
-/** The backends to test: scripts always, the module when it is built and registers its commands. */
-export const BACKENDS: BackendKind[] = MODULE_WORKS ? ["scripts", "module"] : ["scripts"];
+/**
+ * The backends to test: scripts always, the module when it is built and registers its commands;
+ * `EMQ_BACKENDS=scripts` (or `module`) keeps one of them (a run while the other is rebuilt).
+ */
+export const BACKENDS: BackendKind[] = (MODULE_WORKS ? ["scripts", "module"] as BackendKind[] : ["scripts" as BackendKind]).filter((b) =>
+  (process.env["EMQ_BACKENDS"] ?? "scripts,module").split(",").map((s) => s.trim()).includes(b)
+);
 /**
  * The topologies to test: both, or those listed in `EMQ_TOPOLOGIES` (comma-separated, e.g.
  * `standalone` for the shorter run under Deno).
