@@ -9,10 +9,12 @@
  *   one server with 12 queues, and a 3-primary cluster with 12 queues;
  * - bench/latency.ts — enqueue-to-handler latency, one job in flight (EchoMQ module, EchoMQ
  *   scripts, BullMQ), and the commands an idle worker sends;
- * - bench/dashboard.ts — the dashboard's page times with 2,000 queues and 1,000,000 job rows.
+ * - bench/dashboard.ts — the dashboard's page times with 2,000 queues and 1,000,000 job rows;
+ * - bench/lanes.ts — claim cost against the number of lanes and with lane limits on, and the noisy
+ *   neighbour (one lane of 100,000 jobs, 99 small lanes) beside BullMQ's FIFO.
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
- *      [--dash-queues 2000] [--dash-rows 1000000]
+ *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -31,6 +33,8 @@ const opt = cliOptions({
   "cost-rounds": "5",
   "dash-queues": "2000",
   "dash-rows": "1000000",
+  "lanes-n": "20000",
+  "lanes-big": "100000",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -74,6 +78,8 @@ interface Reports {
   v9?: { version: string; cost: Record<string, any>; one: Record<string, any>; cluster: Record<string, any> };
   /** bench/dashboard.ts (absent from reports saved before it existed). */
   dashboard?: Record<string, any>;
+  /** bench/lanes.ts (absent from reports saved before it existed). */
+  lanes?: Record<string, any>;
   minutes: number;
   load0: number[];
   date: string;
@@ -98,13 +104,14 @@ function runAll(): Reports {
     }
     : undefined;
   const dashboard = run("dashboard.ts", opt["dash-queues"], opt["dash-rows"], "30");
-  return { keys, cost, one, twelve, cluster, latency, v9, dashboard, minutes: (performance.now() - started) / 60000, load0, date };
+  const lanes = run("lanes.ts", "--n", opt["lanes-n"], "--big", opt["lanes-big"], "--rounds", "3");
+  return { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, minutes: (performance.now() - started) / 60000, load0, date };
 }
 
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, latency, v9, dashboard, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -154,6 +161,15 @@ const targets: Target[] = [
     const e = L[k][`${q}Ms`], b = bullLat[`${q}Ms`];
     return { what: `enqueue → handler latency ${q} ≤ BullMQ's (${label})`, shown: `${fr(e / b)}× (${ms(e)} vs ${ms(b)})`, ok: e <= b };
   })),
+  ...(lanes === undefined ? [] : (["module", "scripts"] as const).flatMap((b) => [
+    ratioTarget(`${b} CLAIM with 100,000 lanes ≤ 1.5× with 10 lanes (server CPU)`, lanes.ratios[b].mostVsFewest, lanes.ratios[b].mostVsFewest <= 1.5),
+    ratioTarget(`${b} CLAIM with lanes and lane + queue limits on ≤ 1.3× a plain CLAIM (server CPU)`, lanes.ratios[b].limitedVsPlain, lanes.ratios[b].limitedVsPlain <= 1.3),
+  ])),
+  ...(lanes === undefined ? [] : [{
+    what: "noisy neighbour: every small-lane job done within the first 1,100 claims",
+    shown: `the last at claim ${f0(lanes.noisy.emq.lastRank)} (BullMQ, FIFO: ${f0(lanes.noisy.bull.lastRank)})`,
+    ok: lanes.noisy.emq.lastRank <= 1100,
+  }]),
   ...LAT.map(([k, label]): Target => ({
     what: `idle worker (concurrency 50) ≤ 1 command/s (${label})`,
     shown: idle[k].innerPerSec > 0
@@ -601,9 +617,44 @@ ${idleTable}
 
 ${idleProse()}
 ${dashboardSection()}
+${lanesSection()}
 
 ${valkey9()}
 `;
+/** Section 8, from bench/lanes.ts (a line saying so when the reports predate it). */
+function lanesSection(): string {
+  if (lanes === undefined) return "\n## 8. Lanes (bench/lanes.ts)\n\nNot in this run (run it alone: `bun bench/lanes.ts`).\n";
+  const u = lanes.usecPerClaim;
+  const counts = lanes.laneCounts as number[];
+  const row = (b: "module" | "scripts"): string =>
+    `| ${b} | ${f2(u[b].plain)} | ${counts.map((l) => f2(u[b][`lanes${l}`])).join(" | ")} | ${f2(u[b].limited)} | ${fr(lanes.ratios[b].mostVsFewest)}× | ${fr(lanes.ratios[b].limitedVsPlain)}× |`;
+  const n = lanes.noisy;
+  const noisyRow = (label: string, x: any): string => `| ${label} | ${f0(x.lastRank)} | ${f0(x.p50Ms)} | ${f0(x.p99Ms)} |`;
+  return `
+## 8. Lanes (bench/lanes.ts)
+
+Server CPU per CLAIM of one job (µs, \`usec_per_call\`, median of ${lanes.rounds} rounds of ${f0(lanes.n)} claims): a queue
+without lanes; the jobs spread round-robin over ${counts.map(f0).join(", ")} lanes (at least one job per lane);
+10 lanes with a queue limit and a per-lane default limit (concurrency and rate) in force, set high so
+that every call claims.
+
+| backend | no lanes | ${counts.map((l) => `${f0(l)} lanes`).join(" | ")} | lanes + limits | most ÷ fewest lanes | lanes + limits ÷ no lanes |
+| --- | ---: | ${counts.map(() => "---:").join(" | ")} | ---: | ---: | ---: |
+${row("module")}
+${row("scripts")}
+
+Noisy neighbour: one lane of ${f0(lanes.big)} jobs enqueued first, then ${f0(n.smallJobs / 10)} lanes of 10 jobs; one worker of
+concurrency 10, a no-op handler (module backend). BullMQ's \`Worker\` drains the same jobs from its one
+FIFO (lanes — "groups" — are in its paid tier). The claim at which the last small job ran, and
+the wait (enqueue → handler) of the small jobs, median of ${lanes.rounds} rounds:
+
+| | last small job at claim | p50 wait ms | p99 wait ms |
+| --- | ---: | ---: | ---: |
+${noisyRow("EchoMQ, lanes", n.emq)}
+${noisyRow("BullMQ, FIFO", n.bull)}
+`;
+}
+
 /** Section 6, from bench/dashboard.ts (a line saying so when the reports predate it). */
 function dashboardSection(): string {
   if (dashboard === undefined) {

@@ -221,7 +221,8 @@ for (const topology of TOPOLOGIES) {
           ["dedup=a{b", renderRefusal("name", "EMQ.ENQUEUE", { arg: "dedup", max: "1024" })],
           ["dedup_ms=10", renderRefusal("option-needs", "EMQ.ENQUEUE", { option: "dedup_ms", needs: "dedup" })],
           ["dedup=k\0dedup_ms=0", renderRefusal("positive", "EMQ.ENQUEUE", { arg: "dedup_ms" })],
-          ["lane=x", renderRefusal("option-unknown", "EMQ.ENQUEUE", { option: "lane" })],
+          ["group=x", renderRefusal("option-unknown", "EMQ.ENQUEUE", { option: "group" })],
+          ["lane=a{b", renderRefusal("name", "EMQ.ENQUEUE", { arg: "lane", max: "1024" })],
           ["lane\r\né=x", renderRefusal("option-unknown", "EMQ.ENQUEUE", { option: "lane????" })],
         ];
         for (const [opts, err] of raws) expect(await wire(raw, backend, "ENQUEUE", [ks.meta], [J, opts, "p"])).toEqual({ err });
