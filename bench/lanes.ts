@@ -89,10 +89,11 @@ async function noisyEchoMQ(round: number): Promise<{ lastRank: number; p50Ms: nu
     let rank = 0;
     let lastRank = 0;
     const waits: number[] = [];
-    const w = mq.work<{ t: number; i?: number }>(q, (job) => {
+    const w = mq.work(q, (job) => {
       rank++;
-      if (job.payload.i !== undefined) {
-        waits.push(Date.now() - job.payload.t);
+      const p = job.payload as { t: number; i?: number };
+      if (p.i !== undefined) {
+        waits.push(Date.now() - p.t);
         lastRank = rank;
       }
     }, { concurrency: 10, leaseMs: 60_000 });
