@@ -239,6 +239,8 @@ names! {
         tick_ms,
         /// its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:`, not `pending`
         priority,
+        /// its lane when not the default lane (the `lane` option): its ready lists are `ready:<priority>:<lane>`
+        lane,
         /// the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`
         opts,
     }
@@ -295,6 +297,12 @@ names! {
         tat,
         /// claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)
         parked,
+        /// the value of `tokens` when the first admission with a `lane` made the queue laned (`0` when absent): a held job of a greater token is counted in its lane's `active`
+        laned,
+        /// the concurrency of every lane without its own (LIMIT scope 2; absent: none)
+        lane_concurrency,
+        /// the rate limit `<max> <per_ms> <burst>` of every lane without its own (LIMIT scope 2; absent: none)
+        lane_rate,
     }
 }
 
