@@ -175,13 +175,13 @@ for (const combo of COMBOS) {
       }
       const keys = [keyspace(q).meta];
       const verb = "EMQ.LIMIT";
-      expect(await wire(ctx.raw, combo.backend, "LIMIT", keys, ["1000001", "0", "1", "1"])).toEqual({
+      expect(await wire(ctx.raw, combo.backend, "LIMIT", keys, ["0", "", "1000001", "0", "1", "1"])).toEqual({
         err: renderRefusal("too-large", verb, { arg: "concurrency", max: "1000000" }),
       });
-      expect(await wire(ctx.raw, combo.backend, "LIMIT", keys, ["1", "1", "0", "1"])).toEqual({
+      expect(await wire(ctx.raw, combo.backend, "LIMIT", keys, ["0", "", "1", "1", "0", "1"])).toEqual({
         err: renderRefusal("positive", verb, { arg: "rate_per_ms" }),
       });
-      expect(await wire(ctx.raw, combo.backend, "PENALIZE", keys, ["0"])).toEqual({
+      expect(await wire(ctx.raw, combo.backend, "PENALIZE", keys, ["", "0"])).toEqual({
         err: renderRefusal("positive", "EMQ.PENALIZE", { arg: "penalty_ms" }),
       });
       expect(await digest(ctx.raw, keyspace(q).meta)).toBe(before);
