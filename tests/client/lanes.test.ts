@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { BatchError, EchoMQError, type Job, RateLimitedError } from "../../client.ts";
 import { child, line } from "../reliability/_child.ts";
-import { COMBOS, digest, eventually, sleep, useClient, useSites } from "./_harness.ts";
+import { claimOrder, COMBOS, digest, eventually, queueKeys, sleep, useClient, useSites } from "./_harness.ts";
 
 type P = { n: string };
 const sites = useSites();
@@ -20,22 +20,8 @@ for (const combo of COMBOS) {
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
     const site = () => sites.sites.get(combo.topology)!;
-    /** The payloads of `n` claims of one job each (`none` for a claim that found nothing). */
-    const names = async (q: string, n: number): Promise<string[]> => {
-      const out: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const j = await ctx.mq.claim(q, { leaseMs: 60_000 });
-        out.push(j === null ? "none" : j.payload.n);
-      }
-      return out;
-    };
-    const keysOf = async (q: string): Promise<string[]> => {
-      const reply = (await ctx.raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "10000"], keyspace(q).meta)) as [
-        string,
-        string[],
-      ];
-      return reply[1].map(String).sort();
-    };
+    const names = (q: string, n: number): Promise<string[]> => claimOrder(ctx.mq, q, n);
+    const keysOf = (q: string): Promise<string[]> => queueKeys(ctx.raw, q);
 
     test("one claimer is served round-robin exactly: the lane admitted first, first", async () => {
       const q = `ln-rr-${combo.backend}`;
