@@ -28,16 +28,24 @@ export const PACKAGE_COMMANDS: CommandTable = {
   run: `  emq run <queue> --url … --ids id,id
                                   scheduled jobs to pending now (each must be scheduled,
                                   else none moves)`,
-  pause: `  emq pause <queue> --url …       claims hand out nothing until resume`,
-  resume: `  emq resume <queue> --url …`,
+  pause: `  emq pause <queue> --url … [--lane L]
+                                  claims hand out nothing (of lane L only, with --lane) until
+                                  resume`,
+  resume: `  emq resume <queue> --url … [--lane L]`,
   retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N]
                                   how many dead jobs the queue keeps, and how long (0: no limit)`,
   limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
                                   limits every worker obeys: at most N jobs active at once,
                                   MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B
                                   at once (default 1); a flag left out keeps its limit, none
-                                  removes it`,
-  limits: `  emq limits <queue> --url …      the queue's limits, and until when it is parked`,
+                                  removes it; --lane L: lane L's own limits, --per-lane: the
+                                  default of every lane without its own`,
+  limits: `  emq limits <queue> --url … [--lane L | --per-lane]
+                                  the queue's (or the lane's, or every lane's default) limits,
+                                  and until when it is parked`,
+  lanes: `  emq lanes <queue> --url … [--offset N] [--limit N]
+                                  the queue's lanes, busiest first: ready, active, limits in
+                                  force, park, paused (default: the first 100)`,
   drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
   ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
          [--public-origin URL] [--read-only] [--queues a,b]

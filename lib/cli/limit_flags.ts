@@ -4,10 +4,12 @@
  * `1m`, `2h`; the count may be left out: `10/s`) and `--burst B`, which goes with a
  * `--rate MAX/PERIOD`. A flag left out keeps its limit and `none` removes it, as with `mq.limit`.
  * The ranges are the wire's, so a value the server would refuse is refused here, by its flag.
+ * `--lane L` or `--per-lane` says whose limits (`emq limits` too): a lane's own, or every lane's
+ * default; neither: the queue's.
  *
  * @module
  */
-import type { LimitOptions } from "../client/mod.ts";
+import type { LimitOptions, LimitTarget } from "../client/mod.ts";
 import { MAX_BURST, MAX_CONCURRENCY, MAX_RATE, MAX_RATE_PERIOD_MS } from "../wire/mod.ts";
 import { UsageError } from "./usage.ts";
 
@@ -48,6 +50,17 @@ export function rateFlag(text: string, burst: string | undefined): { max: number
   const b = whole(burst, MAX_BURST);
   if (b === null) throw new UsageError(`--burst must be an integer from 1 to ${MAX_BURST}; not ${JSON.stringify(burst)}`);
   return { max, perMs, burst: b };
+}
+
+/**
+ * The target `--lane L` / `--per-lane` ask for, with how the output line says it; undefined (the
+ * queue) when neither is given. The lane name itself is checked by the client, before any wire.
+ */
+export function laneTarget(values: { lane?: string | undefined; "per-lane"?: boolean | undefined }): { target: LimitTarget; says: string } | undefined {
+  if (values.lane !== undefined && values["per-lane"] === true) throw new UsageError("--lane and --per-lane: one or the other");
+  if (values.lane !== undefined) return { target: { lane: values.lane }, says: `lane ${JSON.stringify(values.lane)}` };
+  if (values["per-lane"] === true) return { target: { perLane: true }, says: "per-lane" };
+  return undefined;
 }
 
 /** The options the flags ask for; refuses none given, and `--burst` without `--rate`. */

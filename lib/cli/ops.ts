@@ -1,6 +1,6 @@
 /**
  * The operator's commands on a running server: `emq requeue <queue> [--ids a,b] [--limit N]`,
- * `emq run <queue> --ids a,b`, `emq pause <queue>`, `emq resume <queue>`, `emq retain <queue>
+ * `emq run <queue> --ids a,b`, `emq pause <queue> [--lane L]`, `emq resume <queue> [--lane L]`, `emq retain <queue>
  * [--dead-max N] [--dead-age-ms N]` and `emq drop <queue> --yes`, each with `--url
  * valkey://host:port [--cluster]`. One line of outcome each. Requeue, run, pause, resume and retain
  * refuse a queue that does not exist (exit 1) and create nothing: their verbs would write the
@@ -48,7 +48,13 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
     "dead-max": { type: "string" },
     "dead-age-ms": { type: "string" },
     yes: { type: "boolean", default: false },
+    lane: { type: "string" },
   });
+  if (operation !== "pause" && operation !== "resume" && v.lane !== undefined) {
+    throw new UsageError(`--lane goes with emq pause and emq resume only (emq limit takes it too)`);
+  }
+  const lane = v.lane === undefined ? {} : { lane: v.lane };
+  const which = v.lane === undefined ? JSON.stringify(queue) : `lane ${JSON.stringify(v.lane)} of ${JSON.stringify(queue)}`;
   if (operation !== "requeue" && operation !== "run" && (v.ids !== undefined || v.limit !== undefined)) {
     throw new UsageError(`--ids and --limit go with emq requeue only (--ids with emq run too)`);
   }
@@ -82,10 +88,10 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
         return 0;
       }
       case "pause":
-        console.log(await mq.pause(queue) ? `paused ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was paused already`);
+        console.log(await mq.pause(queue, lane) ? `paused ${which}` : `${which} was paused already`);
         return 0;
       case "resume":
-        console.log(await mq.resume(queue) ? `resumed ${JSON.stringify(queue)}` : `${JSON.stringify(queue)} was not paused`);
+        console.log(await mq.resume(queue, lane) ? `resumed ${which}` : `${which} was not paused`);
         return 0;
       case "retain": {
         await mq.retain(queue, { ...(deadMax === undefined ? {} : { deadMax }), ...(deadAgeMs === undefined ? {} : { deadAgeMs }) });

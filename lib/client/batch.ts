@@ -41,9 +41,11 @@ import {
   checkWait,
   type ClaimManyOptions,
   type ClaimOptions,
+  type EnqueueManyOptions,
   type EnqueueOptions,
   jobOptions,
   jobRef,
+  manyOptions,
   reasonText,
   waitFor,
   wholeNumber,
@@ -125,12 +127,12 @@ export async function admit<P>(
  * See `EchoMQ.enqueue` (`due` undefined) and `EchoMQ.schedule` (`due` in ms since the epoch): one
  * job, its id the caller's (`opts.id`) or a fresh one.
  */
-export async function admitOne<P>(
+export async function admitOne<P, L extends string>(
   c: ClientContext<P>,
   ks: Keyspace,
   payload: P,
   due: number | undefined,
-  opts: EnqueueOptions | undefined,
+  opts: EnqueueOptions<L> | undefined,
   what: string = due === undefined ? "enqueue" : "schedule",
 ): Promise<Admitted> {
   const wait = waitFor(what, opts?.durable);
@@ -177,12 +179,13 @@ export async function enqueueMany<P>(
   ks: Keyspace,
   payloads: Iterable<P> | AsyncIterable<P>,
   wait: WaitFor | undefined,
+  opts: EnqueueManyOptions<P> | undefined,
 ): Promise<JobId[]> {
-  if (c.tracing === null) return await enqueueRuns(c, ks, payloads, wait, "");
+  if (c.tracing === null) return await enqueueRuns(c, ks, payloads, wait, manyOptions(opts));
   return await c.tracing.send(ks.name, "enqueueMany", async (span) => {
     let count = 0;
     try {
-      const ids = await enqueueRuns(c, ks, payloads, wait, jobOptions("enqueueMany", undefined, span.traceparent));
+      const ids = await enqueueRuns(c, ks, payloads, wait, manyOptions(opts, span.traceparent));
       count = ids.length;
       return ids;
     } catch (e) {
@@ -195,13 +198,13 @@ export async function enqueueMany<P>(
   });
 }
 
-/** {@link enqueueMany}'s work, every job with the options `opts`. */
+/** {@link enqueueMany}'s work, each job with the options `options` gives it. */
 async function enqueueRuns<P>(
   c: ClientContext<P>,
   ks: Keyspace,
   payloads: Iterable<P> | AsyncIterable<P>,
   wait: WaitFor | undefined,
-  opts: string,
+  options: (payload: P, index: number) => string,
 ): Promise<JobId[]> {
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | null = null;
@@ -260,10 +263,12 @@ async function enqueueRuns<P>(
       }
       const payload = step.value;
       let data: string | ReturnType<typeof toWire>;
+      let opts: string;
       try {
+        opts = options(payload, next);
         data = toWire(c.codec.encode(payload));
       } catch (e) {
-        // read but refused by the codec: unsent, with the run before it
+        // read but refused by its options or the codec: unsent, with the run before it
         if (run.length > 0) keep();
         sent.push({ first: next++, ids: [id], payloads: [payload], outcome: "unsent" });
         throw e;
@@ -392,6 +397,7 @@ function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): 
     ...(o.dedup === undefined ? {} : { dedupKey: o.dedup }),
     ...(o.traceparent === undefined ? {} : { traceparent: o.traceparent }),
     ...(o.priority === undefined || Number(o.priority) === 0 ? {} : { priority: Number(o.priority) }),
+    ...(o.lane === undefined ? {} : { lane: o.lane }),
   };
   try {
     return { id, queue: ks.name, token, attempts, ...extra, payload: c.codec.decode(asBytes(entry[1]!)) };

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CheckClientQueue as CheckQueue, JobId } from "../keyspace/mod.ts";
+import type { CheckClientQueue as CheckQueue, CheckLane, JobId } from "../keyspace/mod.ts";
 import type { DEAD_MAX_DEFAULT } from "../wire/mod.ts";
 import * as batch from "./batch.ts";
 import type { Admitted } from "./batch.ts";
@@ -18,9 +18,11 @@ import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
+import * as lanes from "./lanes.ts";
+import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
-import type { LimitOptions, QueueLimits } from "./limits.ts";
+import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import * as operations from "./operations.ts";
 import {
   BATCH_COMMANDS,
@@ -119,7 +121,11 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * With `dedup`, a held key admits nothing and the holder's id is returned ({@link submit} says
    * which happened); `timeoutMs` limits this job's handler.
    */
-  async enqueue<const Q extends string>(queue: CheckQueue<Q>, payload: Payload<P, K>, opts?: EnqueueOptions): Promise<JobId> {
+  async enqueue<const Q extends string, const L extends string = string>(
+    queue: CheckQueue<Q>,
+    payload: Payload<P, K>,
+    opts?: EnqueueOptions<L>,
+  ): Promise<JobId> {
     return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, undefined, opts)).id;
   }
 
@@ -137,10 +143,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * again.outcome; // "deduplicated", and again.id === first.id
    * ```
    */
-  async submit<const Q extends string>(
+  async submit<const Q extends string, const L extends string = string>(
     queue: CheckQueue<Q>,
     payload: Payload<P, K>,
-    opts?: EnqueueOptions & Partial<When>,
+    opts?: EnqueueOptions<L> & Partial<When>,
   ): Promise<Admitted> {
     const timed = opts !== undefined && opts !== null && ("at" in opts || "delayMs" in opts);
     const due = timed ? dueMs(opts as When) : undefined;
@@ -158,14 +164,26 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * or `unconfirmed` (maybe: send them again with their ids, a `DuplicateIdError` meaning it was
    * there), each with its input index and payload; the inputs from `unreadFrom` on were never
    * read, and the input is not closed, so the same generator (or `array.slice(unreadFrom)`)
-   * continues from there. With `durable`, each command is followed by `WAIT`.
+   * continues from there. With `durable`, each command is followed by `WAIT`. `lane` and
+   * `priority` are one value for every job or a function of each payload and its index.
+   *
+   * @example
+   * ```ts ignore
+   * await mq.enqueueMany("mail", orders, { lane: (order) => order.tenant });
+   * ```
    */
-  async enqueueMany<const Q extends string>(
+  async enqueueMany<const Q extends string, const L extends string = string>(
     queue: CheckQueue<Q>,
     payloads: Iterable<Payload<P, K>> | AsyncIterable<Payload<P, K>>,
-    opts?: EnqueueManyOptions,
+    opts?: EnqueueManyOptions<Payload<P, K>, L>,
   ): Promise<JobId[]> {
-    return await batch.enqueueMany(this.#c, this.#c.keyspace(queue), payloads as Iterable<P>, waitFor("enqueueMany", opts?.durable));
+    return await batch.enqueueMany(
+      this.#c,
+      this.#c.keyspace(queue),
+      payloads as Iterable<P>,
+      waitFor("enqueueMany", opts?.durable),
+      opts as EnqueueManyOptions<P> | undefined,
+    );
   }
 
   /**
@@ -173,11 +191,11 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * from now); a claim (or a worker) moves it to pending once due. Returns its id. With `durable`,
    * resolves only once a replica acknowledged the write.
    */
-  async schedule<const Q extends string>(
+  async schedule<const Q extends string, const L extends string = string>(
     queue: CheckQueue<Q>,
     payload: Payload<P, K>,
     when: When,
-    opts?: EnqueueOptions,
+    opts?: EnqueueOptions<L>,
   ): Promise<JobId> {
     return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, dueMs(when), opts)).id;
   }
@@ -364,15 +382,35 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * Pauses `queue` on the server: every worker's claims hand out nothing (waiting ones keep
-   * waiting) until `resume`; the queue still admits jobs. `true` when it was running.
+   * waiting) until `resume`; the queue still admits jobs. `true` when it was running. With
+   * `{ lane }`, pauses that lane only: claims serve the queue's other lanes meanwhile.
    */
-  async pause<const Q extends string>(queue: CheckQueue<Q>): Promise<boolean> {
-    return await operations.setPaused(this.#c, "PAUSE", this.#c.keyspace(queue));
+  async pause<const Q extends string, const L extends string = string>(
+    queue: CheckQueue<Q>,
+    opts?: { lane?: CheckLane<L> },
+  ): Promise<boolean> {
+    return await operations.setPaused(this.#c, "PAUSE", this.#c.keyspace(queue), opts?.lane);
   }
 
-  /** Resumes a paused `queue`; waiting workers claim at once. `true` when it was paused. */
-  async resume<const Q extends string>(queue: CheckQueue<Q>): Promise<boolean> {
-    return await operations.setPaused(this.#c, "RESUME", this.#c.keyspace(queue));
+  /**
+   * Resumes a paused `queue` (or, with `{ lane }`, that lane); waiting workers claim at once.
+   * `true` when it was paused.
+   */
+  async resume<const Q extends string, const L extends string = string>(
+    queue: CheckQueue<Q>,
+    opts?: { lane?: CheckLane<L> },
+  ): Promise<boolean> {
+    return await operations.setPaused(this.#c, "RESUME", this.#c.keyspace(queue), opts?.lane);
+  }
+
+  /**
+   * A page of `queue`'s lanes, busiest (most ready jobs) first, and how many it has: each lane's
+   * backlog, held jobs, pause, limits in force (its own or every lane's default) and park. The
+   * default lane shows as `name: null` once it has a state. `offset` ≥ 0, `limit` 1 to 1000
+   * (default 100).
+   */
+  async lanes<const Q extends string>(queue: CheckQueue<Q>, page: { offset?: number; limit?: number } = {}): Promise<LanePage> {
+    return await lanes.lanes(this.#c, this.#c.keyspace(queue), page);
   }
 
   /** Whether `queue` is paused. */
@@ -386,29 +424,49 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * and `burst` (default 1) at once — the generic cell-rate algorithm, exact, with no window edge
    * that lets 2× through. A field left out keeps its limit, `null` removes it; a bad value is an
    * `EchoMQError` (rule `limit`) naming it, before any wire. Returns the limits now in force.
+   * With `{ lane }` the limits are that lane's own (`lane: null`: the default lane's); with
+   * `{ perLane: true }`, the default of every lane without its own. A lane's limits hold within
+   * the queue's.
    *
    * @example
    * ```ts ignore
    * await mq.limit("emails", { concurrency: 5, rate: { max: 10, perMs: 1000 } });
    * await mq.limit("emails", { rate: null }); // concurrency 5 stays
+   * await mq.limit("emails", { concurrency: 1 }, { perLane: true }); // one at a time per tenant
+   * await mq.limit("emails", { concurrency: 3 }, { lane: "acme" }); // but acme three
    * ```
    */
-  async limit<const Q extends string>(queue: CheckQueue<Q>, opts: LimitOptions): Promise<QueueLimits> {
-    return await limits.limit(this.#c, this.#c.keyspace(queue), opts);
-  }
-
-  /** `queue`'s limits (`limit`) and its park (`penalize`), as the server holds them. */
-  async limits<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueLimits> {
-    return await limits.limits(this.#c, this.#c.keyspace(queue));
+  async limit<const Q extends string, const L extends string = string>(
+    queue: CheckQueue<Q>,
+    opts: LimitOptions,
+    target?: LimitTarget<L>,
+  ): Promise<QueueLimits> {
+    return await limits.limit(this.#c, this.#c.keyspace(queue), opts, target as LimitTarget | undefined);
   }
 
   /**
-   * Parks `queue` for `ms`: claims hand out nothing until then (a remote service said "slow down";
-   * a handler throws `RateLimitedError` for the same from inside). A longer park in force is kept.
-   * Returns when the park ends (ms since the epoch, server clock).
+   * `queue`'s limits (`limit`) and its park (`penalize`), as the server holds them; with a
+   * target, that lane's own limits and park, or every lane's default.
    */
-  async penalize<const Q extends string>(queue: CheckQueue<Q>, ms: number): Promise<number> {
-    return await limits.penalize(this.#c, this.#c.keyspace(queue), ms);
+  async limits<const Q extends string, const L extends string = string>(
+    queue: CheckQueue<Q>,
+    target?: LimitTarget<L>,
+  ): Promise<QueueLimits> {
+    return await limits.limits(this.#c, this.#c.keyspace(queue), target as LimitTarget | undefined);
+  }
+
+  /**
+   * Parks `queue` — or, with `{ lane }`, that lane only — for `ms`: claims hand out nothing of it
+   * until then (a remote service said "slow down"; a handler throws `RateLimitedError` for the
+   * same from inside, which parks its job's lane). A longer park in force is kept. Returns when
+   * the park ends (ms since the epoch, server clock).
+   */
+  async penalize<const Q extends string, const L extends string = string>(
+    queue: CheckQueue<Q>,
+    ms: number,
+    opts?: { lane?: CheckLane<L> },
+  ): Promise<number> {
+    return await limits.penalize(this.#c, this.#c.keyspace(queue), ms, opts?.lane);
   }
 
   /**

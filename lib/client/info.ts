@@ -58,6 +58,8 @@ export interface JobInfo<P> {
   readonly traceparent?: string;
   /** Its priority (`enqueue`'s `priority`), when not 0. */
   readonly priority?: number;
+  /** Its lane (the row's `lane`); undefined in the default lane. */
+  readonly lane?: string;
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -82,6 +84,8 @@ export interface QueueStats extends Counts {
   readonly deadAgeMs: number;
   /** Its limits (`mq.limit`) and park (`mq.penalize`). */
   readonly limits: QueueLimits;
+  /** How many lanes have a state (`mq.lanes`): 0 until a job is enqueued with a `lane` or a lane is set. */
+  readonly lanes: number;
 }
 
 const UTF8 = new TextDecoder();
@@ -103,6 +107,21 @@ export function fields(reply: GlideReturnType): Map<string, Uint8Array> {
     }
   } else if (reply !== null && typeof reply === "object" && !(reply instanceof Uint8Array)) {
     for (const [k, v] of Object.entries(reply)) out.set(k, bytes(v));
+  }
+  return out;
+}
+
+/** Members and scores of a `ZRANGE … WITHSCORES` reply (glide's records, pairs, or alternating), in order. */
+export function scored(reply: GlideReturnType): Array<[string, number]> {
+  const out: Array<[string, number]> = [];
+  const list = Array.isArray(reply) ? (reply as unknown[]) : [];
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    if (Array.isArray(e)) out.push([String(e[0]), Number(e[1])]);
+    else if (e !== null && typeof e === "object" && "key" in e) {
+      const { key, value } = e as { key: unknown; value: unknown };
+      out.push([String(key), Number(value)]);
+    } else out.push([String(e), Number(list[++i])]);
   }
   return out;
 }
@@ -160,6 +179,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["dedupKey", opts.dedup],
     ["traceparent", opts.traceparent],
     ["priority", opts.priority === undefined || Number(opts.priority) === 0 ? undefined : Number(opts.priority)],
+    ["lane", text(row, ROW.lane) || undefined],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;
@@ -169,7 +189,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
 export function queueStats(
   counts: Counts,
   meta: Map<string, Uint8Array>,
-  defaults: { deadMax: number; deadAgeMs: number; limits: QueueLimits },
+  defaults: { deadMax: number; deadAgeMs: number; limits: QueueLimits; lanes: number },
 ): QueueStats {
   return {
     ...counts,
@@ -183,5 +203,6 @@ export function queueStats(
     deadMax: num(meta, META.dead_max) ?? defaults.deadMax,
     deadAgeMs: num(meta, META.dead_age_ms) ?? defaults.deadAgeMs,
     limits: defaults.limits,
+    lanes: defaults.lanes,
   };
 }

@@ -40,12 +40,13 @@ export async function counts<P>(c: ClientContext<P>, ks: Keyspace): Promise<Coun
 
 /** See `EchoMQ.stats`. */
 export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<QueueStats> {
-  const [totals, [meta]] = await counted(c, ks, [["HGETALL", ks.meta]]);
+  const [totals, [meta, lanes]] = await counted(c, ks, [["HGETALL", ks.meta], ["ZCARD", ks.lanes]]);
   const values = fields(meta!);
   return queueStats(totals, values, {
     deadMax: DEAD_MAX_DEFAULT,
     deadAgeMs: DEAD_AGE_DEFAULT_MS,
     limits: limitsOf(values, Date.now()),
+    lanes: Number(lanes),
   });
 }
 

@@ -40,6 +40,8 @@ export interface Job<P> extends JobRef {
   readonly traceparent?: string;
   /** Its priority (`enqueue`'s `priority`), when not 0. */
   readonly priority?: number;
+  /** Its lane (`enqueue`'s `lane`); undefined in the default lane. */
+  readonly lane?: string;
 }
 
 /**
@@ -59,8 +61,9 @@ export interface WorkerJob<P> extends Job<P> {
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void>;
   /**
-   * Throws a `RateLimitedError`: the job is handed back without spending an attempt and the queue
-   * hands out nothing for `ms` (`throw` it, or call it, from the handler).
+   * Throws a `RateLimitedError`: the job is handed back without spending an attempt and its lane
+   * (the queue, for a job of the default lane) hands out nothing for `ms` (`throw` it, or call
+   * it, from the handler).
    */
   rateLimited(ms: number): never;
 }

@@ -2,17 +2,18 @@
  * A queue's limits, which every claim of every worker obeys on the server: how many jobs may be
  * active at once, how fast jobs may be claimed (the generic cell-rate algorithm, exactly: no fixed
  * windows that let 2× through at an edge), and a park ("hand out nothing for ms") that a handler
- * asks for when a remote service says "slow down" (`RateLimitedError`). `mq.limit`, `mq.limits`
+ * asks for when a remote service says "slow down" (`RateLimitedError`) — of the whole queue, of
+ * one of its lanes, or (concurrency and rate) the default of every lane. `mq.limit`, `mq.limits`
  * and `mq.penalize` call these.
  *
  * @module
  */
-import type { Keyspace } from "../keyspace/mod.ts";
-import { MAX_BURST, MAX_CONCURRENCY, MAX_RATE, MAX_RATE_PERIOD_MS, META, wireCall } from "../wire/mod.ts";
+import type { CheckLane, Keyspace } from "../keyspace/mod.ts";
+import { LANE, MAX_BURST, MAX_CONCURRENCY, MAX_RATE, MAX_RATE_PERIOD_MS, META, wireCall } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, text } from "./info.ts";
-import { integerIn, refuse } from "./options.ts";
+import { integerIn, laneName, refuse } from "./options.ts";
 
 /** A rate limit: at most `max` claims per `perMs` on average, at most `burst` at once (default 1). */
 export interface RateLimit {
@@ -35,33 +36,77 @@ export interface LimitOptions {
   readonly rate?: RateLimit | null;
 }
 
-/** A queue's limits as the server holds them (`mq.limits`). */
+/**
+ * What `mq.limit` and `mq.limits` apply to besides the queue (their default): one lane (`null`:
+ * the default lane, the jobs enqueued without one), or the default of every lane without limits
+ * of its own (`perLane`). A lane's limits hold on top of the queue's.
+ */
+export type LimitTarget<L extends string = string> = { readonly lane: CheckLane<L> | null } | { readonly perLane: true };
+
+/** Which hash holds a target's limits, and under which fields. */
+interface LimitFields {
+  readonly concurrency: string;
+  readonly rate: string;
+  readonly parked?: string;
+}
+const QUEUE_FIELDS: LimitFields = { concurrency: META.concurrency, rate: META.rate, parked: META.parked };
+/** A lane's own limits and park, in its state hash. */
+export const LANE_LIMIT_FIELDS: LimitFields = { concurrency: LANE.concurrency, rate: LANE.rate, parked: LANE.parked };
+/** Every lane's default limits, in `meta`. */
+export const PER_LANE_FIELDS: LimitFields = { concurrency: META.lane_concurrency, rate: META.lane_rate };
+
+/** A target as the wire's LIMIT says it (`scope`, `lane`), with the hash and fields that hold its limits. */
+interface Scope {
+  readonly scope: 0 | 1 | 2;
+  readonly lane: string;
+  readonly hash: string;
+  readonly names: LimitFields;
+}
+
+/** The scope of `target` (undefined: the queue); a bad target or lane name is refused before any wire. */
+function scopeOf(what: string, ks: Keyspace, target: LimitTarget | undefined): Scope {
+  if (target === undefined) return { scope: 0, lane: "", hash: ks.meta, names: QUEUE_FIELDS };
+  if (target !== null && typeof target === "object" && "perLane" in target && target.perLane === true) {
+    return { scope: 2, lane: "", hash: ks.meta, names: PER_LANE_FIELDS };
+  }
+  if (target !== null && typeof target === "object" && "lane" in target) {
+    const lane = target.lane === null ? "" : laneName(what, target.lane);
+    return { scope: 1, lane, hash: ks.lane(lane), names: LANE_LIMIT_FIELDS };
+  }
+  throw new EchoMQError("limit", `${what}: the target must be { lane } or { perLane: true }`);
+}
+
+/** A queue's (or a lane's, or every lane's default) limits as the server holds them (`mq.limits`). */
 export interface QueueLimits {
   /** The most jobs active at once, or null (no limit). */
   readonly concurrency: number | null;
   /** The rate limit (its `burst` filled in), or null. */
   readonly rate: Required<RateLimit> | null;
-  /** Until when claims hand out nothing (ms since the epoch, server clock), or null when not parked (by this machine's clock). */
+  /**
+   * Until when claims hand out nothing (ms since the epoch, server clock), or null when not parked
+   * (by this machine's clock); always null for every lane's default (`perLane`).
+   */
   readonly parkedUntil: number | null;
 }
 
 /**
- * The limits `meta`'s fields say (a field as the server would not write it counts as absent, as
- * the server reads it); `now` (ms) decides whether a park is still in force.
+ * The limits a hash's fields say — `meta`'s by default, else the `names` given (a lane's, every
+ * lane's default) — a field as the server would not write it counting as absent, as the server
+ * reads it; `now` (ms) decides whether a park is still in force.
  */
-export function limitsOf(meta: ReadonlyMap<string, Uint8Array>, now: number): QueueLimits {
+export function limitsOf(hash: ReadonlyMap<string, Uint8Array>, now: number, names: LimitFields = QUEUE_FIELDS): QueueLimits {
   const whole = (text: string | undefined, lo: number, hi: number): number | null => {
     if (text === undefined || !/^[0-9]{1,15}$/.test(text)) return null;
     const n = Number(text);
     return n >= lo && n <= hi ? n : null;
   };
-  const [m, p, b] = (text(meta, META.rate) ?? "").split(" ");
+  const [m, p, b] = (text(hash, names.rate) ?? "").split(" ");
   const max = whole(m, 1, MAX_RATE);
   const perMs = whole(p, 1, MAX_RATE_PERIOD_MS);
   const burst = whole(b, 1, MAX_BURST);
-  const parked = whole(text(meta, META.parked), 0, Number.MAX_SAFE_INTEGER);
+  const parked = names.parked === undefined ? null : whole(text(hash, names.parked), 0, Number.MAX_SAFE_INTEGER);
   return {
-    concurrency: whole(text(meta, META.concurrency), 1, MAX_CONCURRENCY),
+    concurrency: whole(text(hash, names.concurrency), 1, MAX_CONCURRENCY),
     rate: max !== null && perMs !== null && burst !== null ? { max, perMs, burst } : null,
     parkedUntil: parked !== null && parked > now ? parked : null,
   };
@@ -93,22 +138,28 @@ export function limitArgs(
   };
 }
 
+/** The limits `s` names, read from the server. */
+async function read<P>(c: ClientContext<P>, ks: Keyspace, s: Scope): Promise<QueueLimits> {
+  return limitsOf(fields(await c.conn.command(["HGETALL", s.hash], ks.meta)), Date.now(), s.names);
+}
+
 /** See `EchoMQ.limits`. */
-export async function limits<P>(c: ClientContext<P>, ks: Keyspace): Promise<QueueLimits> {
-  return limitsOf(fields(await c.conn.command(["HGETALL", ks.meta], ks.meta)), Date.now());
+export async function limits<P>(c: ClientContext<P>, ks: Keyspace, target?: LimitTarget): Promise<QueueLimits> {
+  return await read(c, ks, scopeOf("limits", ks, target));
 }
 
 /**
- * See `EchoMQ.limit`: the fields given are checked before any wire, the ones left out read from
- * the server and kept, then one LIMIT sets both.
+ * See `EchoMQ.limit`: the target and the fields given are checked before any wire, the ones left
+ * out read from the server and kept, then one LIMIT sets both.
  */
-export async function limit<P>(c: ClientContext<P>, ks: Keyspace, opts: LimitOptions): Promise<QueueLimits> {
+export async function limit<P>(c: ClientContext<P>, ks: Keyspace, opts: LimitOptions, target?: LimitTarget): Promise<QueueLimits> {
+  const s = scopeOf("limit", ks, target);
   // checked first with nothing in force, so that a bad option is refused before any wire
   limitArgs(opts, { concurrency: null, rate: null, parkedUntil: null });
   const keep = opts.concurrency === undefined || opts.rate === undefined;
-  const current = keep ? await limits(c, ks) : { concurrency: null, rate: null, parkedUntil: null };
+  const current = keep ? await read(c, ks, s) : { concurrency: null, rate: null, parkedUntil: null };
   const args = limitArgs(opts, current);
-  await c.impl.call(wireCall("LIMIT", ks, { scope: 0, lane: "", ...args }));
+  await c.impl.call(wireCall("LIMIT", ks, { scope: s.scope, lane: s.lane, ...args }));
   return {
     concurrency: args.concurrency === 0 ? null : args.concurrency,
     rate: args.rate_max === 0 ? null : { max: args.rate_max, perMs: args.rate_per_ms, burst: args.rate_burst },
@@ -116,8 +167,12 @@ export async function limit<P>(c: ClientContext<P>, ks: Keyspace, opts: LimitOpt
   };
 }
 
-/** See `EchoMQ.penalize`: the time the park ends (server clock). */
-export async function penalize<P>(c: ClientContext<P>, ks: Keyspace, ms: number): Promise<number> {
+/**
+ * See `EchoMQ.penalize`: parks the queue, or `lane` when given (a worker's `RateLimitedError` of a
+ * laned job); the time the park ends (server clock).
+ */
+export async function penalize<P>(c: ClientContext<P>, ks: Keyspace, ms: number, lane?: string): Promise<number> {
   const penalty = within("penalize: ms", ms, 1, MAX_RATE_PERIOD_MS);
-  return Number(await c.impl.call(wireCall("PENALIZE", ks, { lane: "", penalty_ms: penalty })));
+  const name = lane === undefined ? "" : laneName("penalize", lane);
+  return Number(await c.impl.call(wireCall("PENALIZE", ks, { lane: name, penalty_ms: penalty })));
 }

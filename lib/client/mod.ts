@@ -31,7 +31,8 @@ export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Admitted, Claim } from "./batch.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { QueueScanPage } from "./inspect.ts";
-export type { LimitOptions, QueueLimits, RateLimit } from "./limits.ts";
+export type { LaneInfo, LanePage } from "./lanes.ts";
+export type { LimitOptions, LimitTarget, QueueLimits, RateLimit } from "./limits.ts";
 export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 export {
   type Backoff,

@@ -1,8 +1,8 @@
 /**
  * The queue operations, each a wire verb on one queue: moving due jobs (promote, reap), removing
- * jobs, running scheduled ones now, requeueing dead ones, pausing and resuming, retention of the
- * dead set, and dropping the queue. The verbs that may touch many jobs (REMOVE, RUN, REQUEUE,
- * DROP) go a thousand jobs per command.
+ * jobs, running scheduled ones now, requeueing dead ones, pausing and resuming (the queue or one
+ * of its lanes), retention of the dead set, and dropping the queue. The verbs that may touch many
+ * jobs (REMOVE, RUN, REQUEUE, DROP) go a thousand jobs per command.
  *
  * @module
  */
@@ -11,7 +11,7 @@ import { assertJobId } from "../keyspace/mod.ts";
 import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, TRIM_LIMIT, wireCall } from "../wire/mod.ts";
 import { chunk } from "./batch.ts";
 import type { ClientContext } from "./context.ts";
-import { BATCH_COMMANDS, wholeNumber } from "./options.ts";
+import { BATCH_COMMANDS, laneName, wholeNumber } from "./options.ts";
 
 /** See `EchoMQ.promote` and `EchoMQ.reap`: one PROMOTE or REAP of up to `limit` jobs. */
 export async function moveDue<P>(c: ClientContext<P>, verb: "PROMOTE" | "REAP", ks: Keyspace, limit: number): Promise<number> {
@@ -68,9 +68,13 @@ export async function requeueDead<P>(
   return moved;
 }
 
-/** See `EchoMQ.pause` and `EchoMQ.resume`: `true` when the queue was in the other state. */
-export async function setPaused<P>(c: ClientContext<P>, verb: "PAUSE" | "RESUME", ks: Keyspace): Promise<boolean> {
-  return (await c.impl.call(wireCall(verb, ks, { lane: "" }))) === 1;
+/**
+ * See `EchoMQ.pause` and `EchoMQ.resume`: the queue, or `lane` when given (its name checked before
+ * any wire); `true` when it was in the other state.
+ */
+export async function setPaused<P>(c: ClientContext<P>, verb: "PAUSE" | "RESUME", ks: Keyspace, lane?: string): Promise<boolean> {
+  const name = lane === undefined ? "" : laneName(verb.toLowerCase(), lane);
+  return (await c.impl.call(wireCall(verb, ks, { lane: name }))) === 1;
 }
 
 /** See `EchoMQ.retain`: RETAIN until a command deletes fewer than it may. */

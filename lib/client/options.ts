@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { assertClientQueue, assertJobId, assertName, type JobId, Keyspace } from "../keyspace/mod.ts";
+import { assertClientQueue, assertJobId, assertName, type CheckLane, type JobId, Keyspace } from "../keyspace/mod.ts";
 import { encodeOptions, type JobOptions, MAX_PRIORITY, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
@@ -42,18 +42,27 @@ export interface DurableOptions {
   timeoutMs?: number;
 }
 
-/** Options of `EchoMQ.enqueueMany`. */
-export interface EnqueueManyOptions {
+/**
+ * Options of `EchoMQ.enqueueMany` for payloads of type `P`. `lane` and `priority` are one value for
+ * every job, or a function of each payload and its input index, for a batch that mixes them (a
+ * lane the function gives is checked as that job is read: a bad one stops the batch there, as a
+ * payload the codec refuses does).
+ */
+export interface EnqueueManyOptions<P = unknown, L extends string = string> {
   /**
    * Resolve only once at least one replica (or `replicas`) acknowledged every job: each batch ends
    * with `WAIT`, as for {@link EnqueueOptions.durable}. A shortfall rejects with
    * {@link DurabilityError} naming that batch's ids.
    */
   durable?: boolean | DurableOptions;
+  /** Each job's lane ({@link EnqueueOptions.lane}); `undefined` from the function: the default lane. */
+  lane?: CheckLane<L> | ((payload: P, index: number) => string | undefined);
+  /** Each job's priority ({@link EnqueueOptions.priority}); `undefined` from the function: 0. */
+  priority?: number | ((payload: P, index: number) => number | undefined);
 }
 
-/** Options of `EchoMQ.enqueue` and `EchoMQ.schedule`. */
-export interface EnqueueOptions extends EnqueueManyOptions {
+/** Options of `EchoMQ.enqueue` and `EchoMQ.schedule`; `L` is the lane literal, checked by the compiler. */
+export interface EnqueueOptions<L extends string = string> {
   /**
    * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
    * refused with {@link DuplicateIdError} (and is not retried with another id) while the job's row
@@ -80,9 +89,19 @@ export interface EnqueueOptions extends EnqueueManyOptions {
   /**
    * The job's priority: 0 (the default) is the most urgent, up to {@link MAX_PRIORITY}. A claim
    * takes every ready job of a lower number first, and jobs of one priority in the order they
-   * became ready (FIFO). A retried, released or requeued job keeps its priority.
+   * became ready (FIFO). A retried, released or requeued job keeps its priority. With lanes, a
+   * priority orders jobs inside the job's lane only.
    */
   priority?: number;
+  /**
+   * The job's lane (absent: the default lane): claims serve a queue's lanes round-robin — one job
+   * of each lane that has one ready, in turn — so one tenant's backlog does not starve the others.
+   * Each lane can be paused, limited and penalized on its own (`pause`, `limit`, `penalize` with
+   * `{ lane }`). The name rule of queues (1 to 1024 bytes, no `{`, `}` or NUL): a literal that
+   * breaks it fails to compile, any other value is checked before any wire. A queue becomes laned
+   * with its first laned job; until then lanes cost nothing.
+   */
+  lane?: CheckLane<L>;
   /**
    * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
    * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
@@ -113,7 +132,7 @@ export const MAX_JOB_TIMEOUT_MS = 86_400_000;
  * admitting span's `traceparent`, when tracing); each bad one refused before any wire with an
  * {@link EchoMQError} (`options`) naming it.
  */
-export function jobOptions(what: string, opts: EnqueueOptions | undefined, traceparent?: string): string {
+export function jobOptions<L extends string>(what: string, opts: EnqueueOptions<L> | undefined, traceparent?: string): string {
   const o: { -readonly [K in keyof JobOptions]: JobOptions[K] } = {};
   if (traceparent !== undefined) o.traceparent = traceparent;
   if (opts === undefined || opts === null) return encodeOptions(o);
@@ -123,6 +142,7 @@ export function jobOptions(what: string, opts: EnqueueOptions | undefined, trace
   if (opts.priority !== undefined && opts.priority !== 0) {
     o.priority = integerIn(`${what}: priority`, opts.priority, 0, MAX_PRIORITY, refuse("options"));
   }
+  if (opts.lane !== undefined) o.lane = laneName(what, opts.lane);
   const d = opts.dedup;
   if (d !== undefined) {
     if (d === null || typeof d !== "object") throw new EchoMQError("options", `${what}: dedup must be { key, ttlMs?, mode? }`);
@@ -207,6 +227,41 @@ export function refuse(rule: ClientRule): (message: string) => EchoMQError {
 /** `value` as a wire number from `min` to {@link MAX_WIRE_NUMBER}, else an {@link EchoMQError} for `rule`. */
 export function wholeNumber(what: string, rule: ClientRule, value: unknown, min: number): number {
   return integerIn(what, value, min, MAX_WIRE_NUMBER, refuse(rule), "wire number gate");
+}
+
+/**
+ * `lane` when it is a legal lane name, else an {@link EchoMQError} (`options`) naming the option
+ * and the broken rule: the same check as the server's, before any wire.
+ */
+export function laneName(what: string, lane: unknown): string {
+  try {
+    assertName(lane, "lane name");
+  } catch (e) {
+    throw new EchoMQError("options", `${what}: lane: ${(e as Error).message}`);
+  }
+  return lane;
+}
+
+/**
+ * Each job's options text for `enqueueMany`: from its payload and input index when `lane` or
+ * `priority` is a function, else one text for all (checked once, before anything is read).
+ */
+export function manyOptions<P>(
+  opts: EnqueueManyOptions<P> | undefined,
+  traceparent?: string,
+): (payload: P, index: number) => string {
+  const what = "enqueueMany";
+  const lane = opts?.lane;
+  const priority = opts?.priority;
+  if (typeof lane !== "function" && typeof priority !== "function") {
+    const text = jobOptions(what, { lane, priority }, traceparent);
+    return () => text;
+  }
+  return (payload, index) =>
+    jobOptions(what, {
+      lane: typeof lane === "function" ? lane(payload, index) : lane,
+      priority: typeof priority === "function" ? priority(payload, index) : priority,
+    }, traceparent);
 }
 
 /** When a scheduled job falls due, in ms since the epoch (client clock); a bad `when` is refused. */

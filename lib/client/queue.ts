@@ -21,13 +21,14 @@
  *
  * @module
  */
-import type { JobId } from "../keyspace/mod.ts";
+import type { CheckLane, JobId } from "../keyspace/mod.ts";
 import type { Admitted } from "./batch.ts";
 import type { EchoMQ } from "./echomq.ts";
 import type { PayloadDecodeError } from "./errors.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job } from "./job.ts";
-import type { LimitOptions, QueueLimits } from "./limits.ts";
+import type { LanePage } from "./lanes.ts";
+import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker.ts";
@@ -47,22 +48,25 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.enqueue`. */
-  enqueue(payload: Payload<P, K>, opts?: EnqueueOptions): Promise<JobId> {
+  enqueue<const L extends string = string>(payload: Payload<P, K>, opts?: EnqueueOptions<L>): Promise<JobId> {
     return this.#mq.enqueue(this.name, payload, opts);
   }
 
   /** See `EchoMQ.submit`. */
-  submit(payload: Payload<P, K>, opts?: EnqueueOptions & Partial<When>): Promise<Admitted> {
+  submit<const L extends string = string>(payload: Payload<P, K>, opts?: EnqueueOptions<L> & Partial<When>): Promise<Admitted> {
     return this.#mq.submit(this.name, payload, opts);
   }
 
   /** See `EchoMQ.enqueueMany`. */
-  enqueueMany(payloads: Iterable<Payload<P, K>> | AsyncIterable<Payload<P, K>>, opts?: EnqueueManyOptions): Promise<JobId[]> {
+  enqueueMany<const L extends string = string>(
+    payloads: Iterable<Payload<P, K>> | AsyncIterable<Payload<P, K>>,
+    opts?: EnqueueManyOptions<Payload<P, K>, L>,
+  ): Promise<JobId[]> {
     return this.#mq.enqueueMany(this.name, payloads, opts);
   }
 
   /** See `EchoMQ.schedule`. */
-  schedule(payload: Payload<P, K>, when: When, opts?: EnqueueOptions): Promise<JobId> {
+  schedule<const L extends string = string>(payload: Payload<P, K>, when: When, opts?: EnqueueOptions<L>): Promise<JobId> {
     return this.#mq.schedule(this.name, payload, when, opts);
   }
 
@@ -132,13 +136,18 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.pause`. */
-  pause(): Promise<boolean> {
-    return this.#mq.pause(this.name);
+  pause<const L extends string = string>(opts?: { lane?: CheckLane<L> }): Promise<boolean> {
+    return this.#mq.pause(this.name, opts);
   }
 
   /** See `EchoMQ.resume`. */
-  resume(): Promise<boolean> {
-    return this.#mq.resume(this.name);
+  resume<const L extends string = string>(opts?: { lane?: CheckLane<L> }): Promise<boolean> {
+    return this.#mq.resume(this.name, opts);
+  }
+
+  /** See `EchoMQ.lanes`. */
+  lanes(page?: { offset?: number; limit?: number }): Promise<LanePage> {
+    return this.#mq.lanes(this.name, page);
   }
 
   /** See `EchoMQ.isPaused`. */
@@ -147,18 +156,18 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.limit`. */
-  limit(opts: LimitOptions): Promise<QueueLimits> {
-    return this.#mq.limit(this.name, opts);
+  limit<const L extends string = string>(opts: LimitOptions, target?: LimitTarget<L>): Promise<QueueLimits> {
+    return this.#mq.limit(this.name, opts, target);
   }
 
   /** See `EchoMQ.limits`. */
-  limits(): Promise<QueueLimits> {
-    return this.#mq.limits(this.name);
+  limits<const L extends string = string>(target?: LimitTarget<L>): Promise<QueueLimits> {
+    return this.#mq.limits(this.name, target);
   }
 
   /** See `EchoMQ.penalize`. */
-  penalize(ms: number): Promise<number> {
-    return this.#mq.penalize(this.name, ms);
+  penalize<const L extends string = string>(ms: number, opts?: { lane?: CheckLane<L> }): Promise<number> {
+    return this.#mq.penalize(this.name, ms, opts);
   }
 
   /** See `EchoMQ.retain`. */

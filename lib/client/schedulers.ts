@@ -7,13 +7,13 @@
  *
  * @module
  */
-import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
+import { Decoder } from "@valkey/valkey-glide";
 import { type Keyspace, validName } from "../keyspace/mod.ts";
 import { SCHED, wireCall } from "../wire/mod.ts";
 import { toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { SchedulerOptionError } from "./errors.ts";
-import { fields } from "./info.ts";
+import { fields, scored } from "./info.ts";
 import { firing, fromText, maxMissed, type MissedPolicy, policyOf, repeat, type RepeatSpec } from "./repeat.ts";
 
 /** Options of `EchoMQ.upsertScheduler`. */
@@ -83,21 +83,6 @@ export async function upsertScheduler<P>(
 export async function removeScheduler<P>(c: ClientContext<P>, ks: Keyspace, name: string): Promise<boolean> {
   assertSchedulerName(name, "removeScheduler");
   return (await c.impl.call(wireCall("UNSCHEDULE", ks, { name }))) === 1;
-}
-
-/** Members and scores of a `ZRANGE … WITHSCORES` reply (glide's records, pairs, or alternating), in order. */
-function scored(reply: GlideReturnType): Array<[string, number]> {
-  const out: Array<[string, number]> = [];
-  const list = Array.isArray(reply) ? (reply as unknown[]) : [];
-  for (let i = 0; i < list.length; i++) {
-    const e = list[i];
-    if (Array.isArray(e)) out.push([String(e[0]), Number(e[1])]);
-    else if (e !== null && typeof e === "object" && "key" in e) {
-      const { key, value } = e as { key: unknown; value: unknown };
-      out.push([String(key), Number(value)]);
-    } else out.push([String(e), Number(list[++i])]);
-  }
-  return out;
 }
 
 const UTF8 = new TextDecoder();

@@ -178,8 +178,11 @@ export interface WorkerClient<P> {
   progress(job: JobRef, value: unknown): Promise<void>;
   /** Reaps expired leases of the queue. */
   reap(queue: string): Promise<number>;
-  /** Parks the queue for `ms` (`mq.penalize`): a handler's `RateLimitedError`. */
-  penalize?(queue: string, ms: number): Promise<number>;
+  /**
+   * Parks the queue — or `lane`, when given — for `ms` (`mq.penalize`): a handler's
+   * `RateLimitedError`, for the lane of its job.
+   */
+  penalize?(queue: string, ms: number, lane?: string): Promise<number>;
   /**
    * Fires the queue's due schedulers once; resolves with the ms to wait before looking again
    * (`idleMs` when the queue has none).
@@ -703,9 +706,10 @@ export class Worker<P> {
       return;
     }
     if (failure instanceof RateLimitedError) {
-      // the queue parked first, then the job handed back: no other worker takes it before the park
+      // its lane (the queue, for the default lane) parked first, then the job handed back: no other
+      // worker takes it before the park
       const handBack = (): void => this.#queue({ settlement: { kind: "release", job }, why: "hand-back" }, held.span);
-      const park = this.#client.penalize?.(this.queue, failure.ms);
+      const park = this.#client.penalize?.(this.queue, failure.ms, job.lane);
       if (park === undefined) handBack();
       else park.then(handBack, (e: unknown) => {
         this.#report(e);

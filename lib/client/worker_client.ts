@@ -160,7 +160,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     extend: (jobs, leaseMs) => calls.extend(jobs, leaseMs),
     progress: (job, value) => calls.progress(job, value),
     reap: (queue) => calls.reap(queue),
-    penalize: (queue, ms) => penalize(c, c.keyspace(queue), ms),
+    penalize: (queue, ms, lane) => penalize(c, c.keyspace(queue), ms, lane),
     fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
     tracing: c.tracing,
   };

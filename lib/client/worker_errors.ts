@@ -48,8 +48,9 @@ export class RetryError extends Error {
 
 /**
  * Thrown by a handler: a remote service said "slow down" (HTTP 429, a `Retry-After`). The job is
- * handed back (pending again, the attempt given back: no retry is spent) and the queue is parked
- * for `ms` — no worker of any process claims from it until then (`mq.penalize`). `job.rateLimited(ms)`
+ * handed back (pending again, the attempt given back: no retry is spent) and the job's lane — the
+ * queue, for a job of the default lane — is parked for `ms`: no worker of any process claims from
+ * it until then (`mq.penalize`), while the queue's other lanes are served. `job.rateLimited(ms)`
  * throws it.
  *
  * @example
@@ -62,7 +63,7 @@ export class RetryError extends Error {
  * ```
  */
 export class RateLimitedError extends Error {
-  /** How long the queue hands out nothing, in ms. */
+  /** How long the job's lane (or the queue) hands out nothing, in ms. */
   readonly ms: number;
   /** Builds the error for a park of `ms` (1 ms to a day). */
   constructor(ms: number, message: string = `rate limited for ${ms} ms`) {

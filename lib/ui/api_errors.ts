@@ -36,8 +36,9 @@ export function failure(e: unknown): { status: number; text: string } {
   const text = (e instanceof Error ? e.message : String(e)).split("\n")[0]!;
   const name = (e as { name?: unknown } | null)?.name;
   if (name === "KeyspaceError") return { status: 400, text };
-  // a value the client refused before any wire (`mq.limit`'s range checks): the caller's to fix
-  if (name === "EchoMQError" && (e as { rule?: unknown }).rule === "limit") return { status: 400, text };
+  // a value the client refused before any wire (`mq.limit`'s range checks, a lane name): the caller's to fix
+  const rule = (e as { rule?: unknown }).rule;
+  if (name === "EchoMQError" && (rule === "limit" || rule === "options")) return { status: 400, text };
   if (name === "JobNotDeadError" || name === "JobNotScheduledError" || name === "JobActiveError") return { status: 409, text };
   return { status: 502, text: `the server refused or did not answer: ${text}` };
 }

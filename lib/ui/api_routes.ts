@@ -1,7 +1,8 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
- * counts, totals and throughput, pages of its jobs, its workers, its schedulers, and the actions (requeue,
- * run now, remove — one job or a selection, each one atomic verb call — pause, resume, set the
+ * counts, totals and throughput, pages of its jobs, its workers, its schedulers, its busiest lanes, and the
+ * actions (requeue, run now, remove — one job or a selection, each one atomic verb call — pause, resume
+ * (the queue or a lane), set the
  * limits (limit_api.ts), remove a scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
  * (responses.ts), so a queue name or payload can never read as markup, even to a sniffing client.
@@ -11,6 +12,7 @@
 import type { EchoMQ } from "../client/mod.ts";
 import type {
   JobsReply,
+  LanesReply,
   ListedState,
   PauseReply,
   QueueReply,
@@ -22,7 +24,7 @@ import type {
   RunReply,
   SchedulersReply,
 } from "./json_api.ts";
-import { DEFAULT_PAGE_SIZE, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
+import { DEFAULT_PAGE_SIZE, LANES_SHOWN, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
@@ -123,12 +125,19 @@ async function removeReply(mq: EchoMQ<unknown>, request: Request): Promise<Remov
 }
 
 /**
- * `POST /api/pause` and `POST /api/resume` (`{ name }`): whether the call changed the state, and
- * the state; a queue that does not exist is refused (404), not created (existing.ts).
+ * `POST /api/pause` and `POST /api/resume` (`{ name, lane? }`): whether the call changed the state,
+ * and the state — the queue's, or with `lane` that lane's (its name the client's to check: a bad
+ * one is a 400); a queue that does not exist is refused (404), not created (existing.ts).
  */
 async function pauseReply(mq: EchoMQ<unknown>, verb: "pause" | "resume", request: Request): Promise<PauseReply> {
-  const name = queueName((await body(request)).name as string);
+  const b = await body(request);
+  const name = queueName(b.name as string);
   await existingQueue(mq, name);
+  if (b.lane !== undefined) {
+    const opts = { lane: b.lane as string };
+    const changed = verb === "pause" ? await mq.pause(name, opts) : await mq.resume(name, opts);
+    return { changed, paused: verb === "pause" };
+  }
   const changed = verb === "pause" ? await mq.pause(name) : await mq.resume(name);
   return { changed, paused: await mq.isPaused(name) };
 }
@@ -166,6 +175,15 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
         answerJson(async (): Promise<SchedulersReply> => {
           const name = queueName(param(request, "name"));
           return { name, schedulers: await schedulerRows(mq, name) };
+        }),
+    },
+    {
+      path: "/api/lanes",
+      handle: (request) =>
+        answerJson(async (): Promise<LanesReply> => {
+          const name = queueName(param(request, "name"));
+          const { lanes, total } = await mq.lanes(name, { limit: LANES_SHOWN });
+          return { name, total, lanes };
         }),
     },
     { method: "POST", path: "/api/schedulers/remove", handle: (request) => answerJson(() => removeSchedulerReply(mq, request)) },

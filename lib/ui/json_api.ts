@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { LaneInfo } from "../client/lanes.ts";
 import type { QueueLimits } from "../client/limits.ts";
 
 /** The job states a queue page lists. */
@@ -157,7 +158,10 @@ export interface RemoveManyReply {
 /** The most ids one action on a selection names (one verb call: all of them or none). */
 export const MAX_SELECTION = 1000;
 
-/** `POST /api/pause` and `POST /api/resume` (`{ name }`). */
+/**
+ * `POST /api/pause` and `POST /api/resume` (`{ name, lane? }`): the queue's claims, or with `lane`
+ * that lane's alone.
+ */
 export interface PauseReply {
   /** Whether this call changed the state. */
   readonly changed: boolean;
@@ -168,6 +172,16 @@ export interface PauseReply {
 export interface LimitReply {
   readonly limits: QueueLimits;
 }
+
+/** `GET /api/lanes?name=…`: a queue's busiest lanes (`mq.lanes`' first page), and how many it has. */
+export interface LanesReply {
+  readonly name: string;
+  readonly total: number;
+  readonly lanes: readonly LaneInfo[];
+}
+
+/** How many lanes a queue page shows: the busiest, by backlog. */
+export const LANES_SHOWN = 10;
 
 /** One scheduler as a queue page lists it. Times are ms since the epoch. */
 export interface SchedulerRow {

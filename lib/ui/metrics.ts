@@ -78,6 +78,13 @@ export const FAMILIES: readonly Family[] = [
     help: "1 while the queue is parked (mq.penalize, a handler's RateLimitedError: claims hand out nothing), else 0.",
     samples: (s) => [["", s.limits.parkedUntil === null ? 0 : 1]],
   },
+  {
+    name: "echomq_lanes",
+    type: "gauge",
+    help: "Lanes of the queue with a state (mq.lanes), the default lane included once it has one; per-lane series are left " +
+      "out (a lane per tenant would be a series per tenant).",
+    samples: (s) => [["", s.lanes]],
+  },
   counter("echomq_enqueued_total", "Jobs admitted to the queue (enqueued or scheduled).", (s) => s.enqueued),
   counter("echomq_acked_total", "Jobs acked.", (s) => s.acked),
   counter("echomq_retried_total", "Failed attempts handed back for a retry.", (s) => s.retried),

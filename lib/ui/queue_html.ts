@@ -1,6 +1,6 @@
 /**
  * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its limits (a form
- * sets them), the workers serving it, its dead, active,
+ * sets them), the workers serving it, its busiest lanes (pause and resume each), its dead, active,
  * pending and scheduled jobs page by page, with requeue, and — on a selection of the dead and
  * scheduled jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
@@ -81,6 +81,21 @@ function schedulersSection(): string {
 </section>`;
 }
 
+/** The columns of the Lanes table. */
+export const LANE_COLUMNS = ["Lane", "Ready", "Active", "Limits", "State", "Action"] as const;
+
+/** The Lanes section: the busiest lanes (the script fills it in from `GET /api/lanes`). */
+function lanesSection(): string {
+  const cols = LANE_COLUMNS.map((c) => `<th scope="col"${c === "Ready" || c === "Active" ? ' class="num"' : ""}>${c}</th>`).join("");
+  return `<section class="panel" aria-labelledby="lanes-title" id="lanes-section">
+<div class="bar"><h2 id="lanes-title" tabindex="-1">Lanes</h2><output id="lanes-range"></output></div>
+<table id="lanes" aria-labelledby="lanes-title">
+<thead><tr>${cols}</tr></thead>
+<tbody><tr class="empty"><td colspan="${LANE_COLUMNS.length}">Loading…</td></tr></tbody>
+</table>
+</section>`;
+}
+
 /** The columns of the Workers table. */
 export const WORKER_COLUMNS = ["Worker", "Host", "PID", "Concurrency", "App", "Started", "Connected", "Last claim"] as const;
 
@@ -150,6 +165,7 @@ ${limitsHtml(stats.limits)}
 </div>
 </section>
 ${workersSection()}
+${lanesSection()}
 ${TABLE_ORDER.map(jobsSection).join("\n")}
 ${schedulersSection()}`, options);
 }

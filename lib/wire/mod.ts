@@ -64,6 +64,9 @@ export {
   WIRE,
 } from "./verbs.ts";
 export {
+  LANE,
+  LANE_FIELDS,
+  type LaneField,
   META,
   META_FIELDS,
   type MetaField,
@@ -71,9 +74,6 @@ export {
   ROW,
   ROW_FIELDS,
   type RowField,
-  LANE,
-  LANE_FIELDS,
-  type LaneField,
   SCHED,
   SCHEDULER_FIELDS,
   type SchedulerField,

@@ -8,7 +8,7 @@ import { emq, expectOneLineError } from "./_emq.ts";
 test("--help lists every command, test and bench included", () => {
   const r = emq("--help");
   expect(r.code).toBe(0);
-  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "limit", "limits", "drop", "ui", "help"]) {
+  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "limit", "limits", "lanes", "drop", "ui", "help"]) {
     expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
   }
 });
@@ -198,6 +198,50 @@ describe("bad input against servers", () => {
       expect(await mq.limits("limited")).toMatchObject({ concurrency: 2, rate: null });
     } finally {
       await mq.close();
+    }
+  });
+
+  test("lanes: a page busiest first; pause/resume --lane and limit/limits --lane | --per-lane", async () => {
+    const url = `valkey://127.0.0.1:${plain.port}`;
+    const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: plain.port }] });
+    try {
+      await mq.enqueueMany("laned", [1, 2, 3].map((n) => ({ n })), { lane: "a" });
+      await mq.enqueue("laned", { n: 4 }, { lane: "b" });
+      expect(emq("pause", "laned", "--url", url, "--lane", "b").out).toBe('paused lane "b" of "laned"\n');
+      expect(emq("pause", "laned", "--url", url, "--lane", "b").out).toBe('lane "b" of "laned" was paused already\n');
+      expect(emq("limit", "laned", "--url", url, "--per-lane", "--concurrency", "2").out).toBe('"laned" per-lane limits: at most 2 active\n');
+      expect(emq("limit", "laned", "--url", url, "--lane", "a", "--rate", "10/1s").out)
+        .toBe('"laned" lane "a" limits: 10 per 1 s (burst 1)\n');
+      expect(emq("limits", "laned", "--url", url, "--lane", "b").out).toBe('"laned" lane "b" limits: none\n');
+      expect(emq("lanes", "laned", "--url", url)).toEqual({
+        code: 0,
+        out: '"laned": 2 lane(s), 1–2 by backlog\n' +
+          '  "a": 3 ready, 0 active, limits: at most 2 active · 10 per 1 s (burst 1)\n' +
+          '  "b": 1 ready, 0 active, limits: at most 2 active, paused\n',
+        err: "",
+      });
+      expect(emq("lanes", "laned", "--url", url, "--offset", "1", "--limit", "1").out)
+        .toBe('"laned": 2 lane(s), 2–2 by backlog\n  "b": 1 ready, 0 active, limits: at most 2 active, paused\n');
+      expect(emq("resume", "laned", "--url", url, "--lane", "b").out).toBe('resumed lane "b" of "laned"\n');
+      expectOneLineError(emq("pause", "laned", "--url", url, "--lane", "a{b"), 'lane name "a{b" must not contain "{"');
+      expectOneLineError(emq("lanes", "no-such-queue", "--url", url), 'no queue "no-such-queue"');
+    } finally {
+      await mq.close();
+    }
+  });
+
+  test("lanes, --lane, --per-lane: bad usage is one line, exit 2, before any connection", () => {
+    const url = `valkey://127.0.0.1:${closedPort}`;
+    const refusals: Array<[string[], string]> = [
+      [["limit", "q", "--lane", "a", "--per-lane", "--concurrency", "2"], "emq: --lane and --per-lane: one or the other"],
+      [["limits", "q", "--lane", "a", "--per-lane"], "emq: --lane and --per-lane: one or the other"],
+      [["retain", "q", "--lane", "a"], "emq: --lane goes with emq pause and emq resume only (emq limit takes it too)"],
+      [["lanes", "q", "--limit", "0"], 'emq: --limit must be an integer from 1 to 1000, not "0"'],
+      [["lanes", "q", "--offset", "x"], 'emq: --offset must be an integer from 0 to 9007199254740991, not "x"'],
+    ];
+    for (const [args, line] of refusals) {
+      const r = emq(...args, "--url", url);
+      expect({ args, code: r.code, out: r.out, err: r.err }).toEqual({ args, code: 2, out: "", err: `${line}\n` });
     }
   });
 

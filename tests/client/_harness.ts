@@ -351,3 +351,19 @@ export function sleep(ms: number): Promise<void> {
 export function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
   return waitUntil("the condition", check, ms, 10);
 }
+
+/** The payloads' `n` of `count` claims of one job each (`none` for a claim that found nothing): the order claims serve. */
+export async function claimOrder(mq: EchoMQ<{ n: string }>, q: string, count: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const j = await mq.claim(q, { leaseMs: 60_000 });
+    out.push(j === null ? "none" : j.payload.n);
+  }
+  return out;
+}
+
+/** Every key of queue `q` (one SCAN of its slot's node), sorted: what a REMOVE or DROP left behind. */
+export async function queueKeys(raw: Connection, q: string): Promise<string[]> {
+  const reply = (await raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "10000"], keyspace(q).meta)) as [string, string[]];
+  return reply[1].map(String).sort();
+}

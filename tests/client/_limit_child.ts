@@ -1,12 +1,12 @@
 /**
  * Workers in a process of their own, for tests/client/limits.test.ts ("the concurrency limit holds
- * across processes"):
+ * across processes") and tests/client/lanes.test.ts (a lane's limit, likewise):
  *
  *   bun tests/client/_limit_child.ts <addresses JSON> <cluster 0|1> <backend> <queue> <workers> <jobs>
  *
  * Starts `workers` workers (concurrency 4 each, one client each) on `queue`; each handler counts
- * itself in on the server (`INCR emq-test:{queue}:running`: the reply is how many run at once,
- * across every process), holds 20 ms, counts itself out. Prints `ready` once every worker runs,
+ * itself in on the server (`INCR emq-test:{queue}:running`, or `…:running:<lane>` for a job of a
+ * lane: the reply is how many run at once, across every process), holds 20 ms, counts itself out. Prints `ready` once every worker runs,
  * and `max <n> done <k>` once `jobs` jobs are done in the queue as a whole (this process's
  * observed maximum, its handled count).
  */
@@ -33,11 +33,12 @@ let max = 0;
 let handled = 0;
 const clients = await Promise.all(Array.from({ length: Number(workers) }, () => EchoMQ.connect<{ n: number }>(options)));
 const started = clients.map((mq) =>
-  mq.work(queue!, async () => {
-    const now = Number(await raw.command(["INCR", running], route));
+  mq.work(queue!, async (job) => {
+    const counter = job.lane === undefined ? running : `${running}:${job.lane}`;
+    const now = Number(await raw.command(["INCR", counter], route));
     max = Math.max(max, now);
     await new Promise((r) => setTimeout(r, 20));
-    await raw.command(["DECR", running], route);
+    await raw.command(["DECR", counter], route);
     await raw.command(["INCR", done], route);
     handled++;
   }, { concurrency: 4 })

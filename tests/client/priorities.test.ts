@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { EchoMQError, type Job } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
-import { COMBOS, digest, eventually, sleep, useClient, useSites, wire } from "./_harness.ts";
+import { claimOrder, COMBOS, digest, eventually, queueKeys, sleep, useClient, useSites, wire } from "./_harness.ts";
 
 type P = { n: string };
 const sites = useSites();
@@ -20,21 +20,8 @@ for (const combo of COMBOS) {
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
     const claimOne = async (q: string, leaseMs = 60_000): Promise<Job<P>> => (await ctx.mq.claim(q, { leaseMs }))!;
-    const names = async (q: string, n: number): Promise<string[]> => {
-      const out: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const j = await ctx.mq.claim(q, { leaseMs: 60_000 });
-        out.push(j === null ? "none" : j.payload.n);
-      }
-      return out;
-    };
-    const keysOf = async (q: string): Promise<string[]> => {
-      const reply = (await ctx.raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "1000"], keyspace(q).meta)) as [
-        string,
-        string[],
-      ];
-      return reply[1].map(String).sort();
-    };
+    const names = (q: string, n: number): Promise<string[]> => claimOrder(ctx.mq, q, n);
+    const keysOf = (q: string): Promise<string[]> => queueKeys(ctx.raw, q);
 
     test("priority 0 first, then lower numbers first, FIFO inside one priority; counts and pages in claim order", async () => {
       const q = `pr-order-${combo.backend}`;

@@ -479,6 +479,7 @@ for (const backend of BACKENDS) {
         echomq_concurrency_limit: "gauge",
         echomq_rate_limit_per_second: "gauge",
         echomq_parked: "gauge",
+        echomq_lanes: "gauge",
         echomq_scheduler_next_run_timestamp_seconds: "gauge",
         echomq_scheduler_runs_total: "counter",
         echomq_snapshot_age_seconds: "gauge",
@@ -502,6 +503,7 @@ for (const backend of BACKENDS) {
         expect(of("echomq_buried_total")).toEqual([s.buried]);
         expect(of("echomq_claims_total")).toEqual([s.claims]);
         expect(of("echomq_parked")).toEqual([s.limits.parkedUntil === null ? 0 : 1]);
+        expect(of("echomq_lanes")).toEqual([s.lanes]);
         expect(of("echomq_concurrency_limit")).toEqual(s.limits.concurrency === null ? [] : [s.limits.concurrency]);
       }
       // one scheduler (made by this test): its next run and runs
@@ -509,7 +511,7 @@ for (const backend of BACKENDS) {
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 11); // no limits set: echomq_parked only
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 12); // no limits set: echomq_parked and echomq_lanes only
       expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);

@@ -16,7 +16,7 @@ import { Sampler } from "../../lib/ui/sampler.ts";
 const T0 = Date.UTC(2026, 11, 2, 9, 0, 0);
 const stats = (acked: number, retried = 0, buried = 0): QueueStats => ({
   pending: 0, active: 0, schedule: 0, dead: 0, paused: false, createdAt: 1, enqueued: 0,
-  acked, retried, buried, claims: 0, deadMax: 0, deadAgeMs: 0, limits: { concurrency: null, rate: null, parkedUntil: null },
+  acked, retried, buried, claims: 0, deadMax: 0, deadAgeMs: 0, limits: { concurrency: null, rate: null, parkedUntil: null }, lanes: 0,
 });
 
 describe("MinuteHistory", () => {

@@ -1,7 +1,7 @@
 /**
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput (per
  * second, and per minute over the hour), the
- * Claims group, the limits, the workers, the requeue actions, the job tables with their selections (dead and scheduled: run
+ * Claims group, the limits, the workers, the lanes, the requeue actions, the job tables with their selections (dead and scheduled: run
  * now, requeue, delete) and the schedulers — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
@@ -11,6 +11,7 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/
 import { oneAtATime } from "./actions.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobTables } from "./job_tables.ts";
+import { lanesTable } from "./lanes.ts";
 import { limitsControl } from "./limits.ts";
 import { minutesChart } from "./minutes.ts";
 import { pauseControl } from "./pause_control.ts";
@@ -38,6 +39,7 @@ export function queuePage(): void {
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
   const refreshWorkers = workersTable(name);
+  const refreshLanes = lanesTable(name, act);
 
   const refreshQueue = async (): Promise<void> => {
     const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
@@ -49,7 +51,7 @@ export function queuePage(): void {
     requeue.showDead(q.counts.dead);
   };
   const refreshAll = async (): Promise<void> => {
-    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers(), refreshWorkers()]);
+    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers(), refreshWorkers(), refreshLanes()]);
   };
   poll(refreshAll);
 }

@@ -1,0 +1,236 @@
+/**
+ * Lanes (wire 9's `lane` job option; docs/design/lanes.md §10), for each backend × topology: one
+ * claimer is served round-robin exactly, the lane admitted first first; priorities order jobs
+ * inside a lane, FIFO per level; a lane's concurrency limit holds across 8 workers in 2 processes
+ * and is reached; a paused lane is skipped until resumed; a handler's `RateLimitedError` parks its
+ * job's lane only and spends no attempt; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
+ * and DROP leave no key behind; a bad lane name is refused before any wire (nothing reaches the
+ * server: DEBUG DIGEST unchanged), at compile time too (tests/client/types.test.ts).
+ */
+import { describe, expect, test } from "bun:test";
+import { keyspace } from "../../mod.ts";
+import { BatchError, EchoMQError, type Job, RateLimitedError } from "../../client.ts";
+import { child, line } from "../reliability/_child.ts";
+import { claimOrder, COMBOS, digest, eventually, queueKeys, sleep, useClient, useSites } from "./_harness.ts";
+
+type P = { n: string };
+const sites = useSites();
+
+for (const combo of COMBOS) {
+  describe(combo.name, () => {
+    const ctx = useClient<P>(sites, combo);
+    const site = () => sites.sites.get(combo.topology)!;
+    const names = (q: string, n: number): Promise<string[]> => claimOrder(ctx.mq, q, n);
+    const keysOf = (q: string): Promise<string[]> => queueKeys(ctx.raw, q);
+
+    test("one claimer is served round-robin exactly: the lane admitted first, first", async () => {
+      const q = `ln-rr-${combo.backend}`;
+      const payloads = ["a", "b", "c"].flatMap((l) => Array.from({ length: 5 }, (_, i) => ({ n: `${l}${i}` })));
+      await ctx.mq.enqueueMany(q, payloads, { lane: (p) => p.n[0] });
+      expect((await ctx.mq.counts(q)).pending).toBe(15);
+      const order = Array.from({ length: 5 }, (_, i) => ["a", "b", "c"].map((l) => `${l}${i}`)).flat();
+      expect(await names(q, 16)).toEqual([...order, "none"]);
+      // one claim of many takes one job of each lane in ring order
+      await ctx.mq.enqueueMany(q, [{ n: "x0" }, { n: "x1" }, { n: "y0" }, { n: "z0" }], { lane: (p) => p.n[0] });
+      const many = await ctx.mq.claimMany(q, 3, { leaseMs: 60_000 });
+      expect(many.map((j) => (j as Job<P>).payload.n)).toEqual(["x0", "y0", "z0"]);
+      expect((many[0] as Job<P>).lane).toBe("x");
+    });
+
+    test("priorities order jobs inside a lane, FIFO per level; the default lane is a lane like the others", async () => {
+      const q = `ln-prio-${combo.backend}`;
+      const plan: Array<[string, number, string | undefined]> = [
+        ["a5-1", 5, "a"], ["a0-1", 0, "a"], ["a5-2", 5, "a"], ["a0-2", 0, "a"], ["d1", 1, undefined], ["d0", 0, undefined],
+      ];
+      for (const [n, priority, lane] of plan) await ctx.mq.enqueue(q, { n }, { priority, ...(lane === undefined ? {} : { lane }) });
+      // the default lane had jobs first (the queue became laned with a's first job), then a
+      expect(await names(q, 7)).toEqual(["d0", "a0-1", "d1", "a0-2", "a5-1", "a5-2", "none"]);
+    });
+
+    test("a lane's concurrency limit holds across 8 workers in 2 processes, and is reached", async () => {
+      const q = `ln-conc-${combo.backend}`;
+      const running = `emq-test:{${q}}:running`;
+      const done = `emq-test:{${q}}:done`;
+      const route = keyspace(q).meta;
+      const LANES = ["t1", "t2", "t3"];
+      const JOBS = 60;
+      await ctx.mq.limit(q, { concurrency: 2 }, { perLane: true });
+      await ctx.mq.limit(q, { concurrency: 1 }, { lane: "t3" });
+      expect(await ctx.mq.limits(q, { lane: "t3" })).toEqual({ concurrency: 1, rate: null, parkedUntil: null });
+      await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, i) => ({ n: String(i) })), { lane: (_, i) => LANES[i % 3] });
+      const other = child(
+        [JSON.stringify(site().addresses), site().cluster ? "1" : "0", combo.backend, q, "4", String(JOBS)],
+        "../client/_limit_child.ts",
+      );
+      const max = new Map<string, number>();
+      const clients = await Promise.all(Array.from({ length: 4 }, () => ctx.connect<P>()));
+      try {
+        await line(other.lines, "ready");
+        const workers = clients.map((mq) =>
+          mq.work(q, async (job) => {
+            const counter = `${running}:${job.lane}`;
+            max.set(job.lane!, Math.max(max.get(job.lane!) ?? 0, Number(await ctx.raw.command(["INCR", counter], route))));
+            await sleep(20);
+            await ctx.raw.command(["DECR", counter], route);
+            await ctx.raw.command(["INCR", done], route);
+          }, { concurrency: 4 })
+        );
+        const theirs = await line(other.lines, "max ", 60_000);
+        await Promise.all(workers.map((w) => w.stop()));
+        const [, childMax] = theirs.split(" ").map(Number);
+        console.log(`[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...max])}, there ${childMax}`);
+        expect(Number(await ctx.raw.command(["GET", done], route))).toBe(JOBS);
+        expect(max.get("t1")).toBe(2);
+        expect(max.get("t2")).toBe(2);
+        expect(max.get("t3")).toBe(1);
+        expect(childMax).toBeLessThanOrEqual(2);
+        expect((await ctx.mq.counts(q)).active).toBe(0);
+        expect((await ctx.mq.lanes(q)).lanes.every((l) => l.active === 0)).toBe(true);
+      } finally {
+        other.proc.kill();
+        await other.exited;
+        await Promise.all(clients.map((c) => c.close()));
+      }
+    }, 90_000);
+
+    test("a paused lane is skipped until resumed; the queue and its other lanes are served", async () => {
+      const q = `ln-pause-${combo.backend}`;
+      await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }, { n: "b0" }, { n: "b1" }], { lane: (p) => p.n[0] });
+      expect(await ctx.mq.pause(q, { lane: "a" })).toBe(true);
+      expect(await ctx.mq.pause(q, { lane: "a" })).toBe(false);
+      expect(await ctx.mq.isPaused(q)).toBe(false);
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.paused])).toEqual([["a", true], ["b", false]]);
+      expect(await names(q, 3)).toEqual(["b0", "b1", "none"]);
+      expect(await ctx.mq.resume(q, { lane: "a" })).toBe(true);
+      expect(await ctx.mq.resume(q, { lane: "a" })).toBe(false);
+      expect(await names(q, 3)).toEqual(["a0", "a1", "none"]);
+      // a lane paused before it has a job: its jobs wait from the first
+      await ctx.mq.pause(q, { lane: "later" });
+      await ctx.mq.enqueue(q, { n: "l0" }, { lane: "later" });
+      expect(await names(q, 1)).toEqual(["none"]);
+      await ctx.mq.resume(q, { lane: "later" });
+      expect(await names(q, 1)).toEqual(["l0"]);
+    });
+
+    test("RateLimitedError parks its job's lane only, and spends no attempt", async () => {
+      const q = `ln-rl-${combo.backend}`;
+      const a = await ctx.mq.enqueue(q, { n: "a0" }, { lane: "a" });
+      await ctx.mq.enqueueMany(q, [{ n: "b0" }, { n: "b1" }, { n: "b2" }], { lane: "b" });
+      const seen: string[] = [];
+      const worker = ctx.mq.work(q, (job) => {
+        seen.push(job.payload.n);
+        if (job.lane === "a") throw new RateLimitedError(60_000);
+      }, { concurrency: 1 });
+      try {
+        await eventually(() => seen.filter((n) => n.startsWith("b")).length === 3);
+        await sleep(300);
+      } finally {
+        await worker.stop();
+      }
+      expect(seen.filter((n) => n === "a0")).toEqual(["a0"]); // parked: not claimed again
+      const job = (await ctx.mq.getJob(q, a))!;
+      expect([job.state, job.attempts, job.lane]).toEqual(["pending", 0, "a"]);
+      expect((await ctx.mq.limits(q)).parkedUntil).toBeNull();
+      const lane = (await ctx.mq.lanes(q)).lanes.find((l) => l.name === "a")!;
+      expect(lane.parkedUntil).toBeGreaterThan(Date.now() + 50_000);
+      expect((await ctx.mq.limits(q, { lane: "a" })).parkedUntil).toBe(lane.parkedUntil);
+      expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
+    });
+
+    test("mq.lanes pages busiest first, the default lane as null; limits in force, own and default", async () => {
+      const q = `ln-page-${combo.backend}`;
+      for (let i = 0; i < 5; i++) {
+        await ctx.mq.enqueueMany(q, Array.from({ length: i + 1 }, (_, k) => ({ n: `l${i}-${k}` })), { lane: `l${i}` });
+      }
+      await ctx.mq.enqueue(q, { n: "d" });
+      await ctx.mq.limit(q, { rate: { max: 5, perMs: 1000 } }, { perLane: true });
+      await ctx.mq.limit(q, { concurrency: 3 }, { lane: "l4" });
+      const all = await ctx.mq.lanes(q);
+      expect(all.total).toBe(6);
+      expect(all.lanes.map((l) => [l.name, l.ready])).toEqual([["l4", 5], ["l3", 4], ["l2", 3], ["l1", 2], ["l0", 1], [null, 1]]);
+      expect(all.lanes[0]).toEqual({
+        name: "l4",
+        ready: 5,
+        active: 0,
+        paused: false,
+        concurrency: 3,
+        rate: { max: 5, perMs: 1000, burst: 1 },
+        own: { concurrency: 3, rate: null },
+        parkedUntil: null,
+        inRing: true,
+      });
+      const page = await ctx.mq.lanes(q, { offset: 1, limit: 2 });
+      expect([page.total, page.lanes.map((l) => l.name)]).toEqual([6, ["l3", "l2"]]);
+      expect((await ctx.mq.lanes(q, { offset: 6 })).lanes).toEqual([]);
+      expect((await ctx.mq.stats(q)).lanes).toBe(6);
+      expect(await ctx.mq.limits(q, { perLane: true })).toEqual({ concurrency: null, rate: { max: 5, perMs: 1000, burst: 1 }, parkedUntil: null });
+      // a field left out keeps its value, null removes it
+      await ctx.mq.limit(q, { rate: { max: 1, perMs: 1000 } }, { lane: "l4" });
+      expect(await ctx.mq.limits(q, { lane: "l4" })).toMatchObject({ concurrency: 3, rate: { max: 1, perMs: 1000, burst: 1 } });
+      await ctx.mq.limit(q, { concurrency: null }, { lane: "l4" });
+      expect(await ctx.mq.limits(q, { lane: "l4" })).toMatchObject({ concurrency: null, rate: { max: 1, perMs: 1000, burst: 1 } });
+      // the default lane's own limits
+      await ctx.mq.limit(q, { concurrency: 1 }, { lane: null });
+      expect((await ctx.mq.limits(q, { lane: null })).concurrency).toBe(1);
+    });
+
+    test("jobs carry their lane: claimed, getJob, jobs of a state; undefined in the default lane", async () => {
+      const q = `ln-show-${combo.backend}`;
+      const s = await ctx.mq.schedule(q, { n: "s" }, { delayMs: 60_000 }, { lane: "x" });
+      const d = await ctx.mq.enqueue(q, { n: "d" });
+      expect((await ctx.mq.getJob(q, s))!.lane).toBe("x");
+      expect((await ctx.mq.getJob(q, d))!.lane).toBeUndefined();
+      expect((await ctx.mq.jobs(q, "scheduled")).map((j) => j.lane)).toEqual(["x"]);
+      await ctx.mq.runNow(q, [s]);
+      const claimed = await ctx.mq.claimMany(q, 2, { leaseMs: 60_000 });
+      expect(claimed.map((j) => (j as Job<P>).lane).sort()).toEqual(["x", undefined].sort());
+      expect((await ctx.mq.jobs(q, "active")).map((j) => [j.payload?.n, j.lane]).sort()).toEqual([["d", undefined], ["s", "x"]]);
+    });
+
+    test("REMOVE and DROP of a laned queue leave no key behind", async () => {
+      const q = `ln-drop-${combo.backend}`;
+      const ids = await ctx.mq.enqueueMany(q, [{ n: "a" }, { n: "b" }, { n: "b2" }], { lane: (p) => p.n[0], priority: (_, i) => i });
+      await ctx.mq.pause(q, { lane: "z" });
+      await ctx.mq.penalize(q, 60_000, { lane: "y" });
+      await ctx.mq.limit(q, { concurrency: 2 }, { lane: "w" });
+      expect(await ctx.mq.remove(q, ids[0]!)).toBe(true);
+      expect(await keysOf(q)).not.toContain(keyspace(q).lane("a"));
+      expect(await ctx.mq.drop(q)).toBe(2);
+      expect(await keysOf(q)).toEqual([]);
+    });
+
+    test("a bad lane name is an EchoMQError naming the option, before any wire", async () => {
+      const q = `ln-bad-${combo.backend}`;
+      await ctx.mq.enqueue(q, { n: "there" }, { lane: "ok" });
+      const before = await digest(ctx.raw, keyspace(q).meta);
+      const bad: unknown[] = ["", "a{b", "a}b", "a\0b", "x".repeat(1025), 5, null];
+      for (const lane of bad) {
+        const calls: Array<[string, () => Promise<unknown>]> = [
+          ["enqueue", () => ctx.mq.enqueue(q, { n: "x" }, { lane: lane as string })],
+          ["schedule", () => ctx.mq.schedule(q, { n: "x" }, { delayMs: 10 }, { lane: lane as string })],
+          ["submit", () => ctx.mq.submit(q, { n: "x" }, { lane: lane as string })],
+          ["enqueueMany", () => ctx.mq.enqueueMany(q, [{ n: "x" }], { lane: lane as string })],
+          ["pause", () => ctx.mq.pause(q, { lane: lane as string })],
+          ["resume", () => ctx.mq.resume(q, { lane: lane as string })],
+          ["penalize", () => ctx.mq.penalize(q, 1000, { lane: lane as string })],
+          ["limit", () => ctx.mq.limit(q, { concurrency: 1 }, { lane: lane as string })],
+          ["limits", () => ctx.mq.limits(q, { lane: lane as string })],
+        ];
+        for (const [what, call] of calls) {
+          if (lane === null && (what === "limit" || what === "limits")) continue; // null: the default lane
+          const e = await call().then(() => null, (x: unknown) => x);
+          expect({ what, lane, error: e instanceof EchoMQError }).toEqual({ what, lane, error: true });
+          expect((e as EchoMQError).rule).toBe("options");
+          expect((e as Error).message).toStartWith(`${what}: lane: lane name`);
+        }
+      }
+      // from a function: the batch stops at that job, nothing of it sent
+      const e = await ctx.mq.enqueueMany(q, [{ n: "x" }, { n: "y" }], { lane: (p) => (p.n === "y" ? "a{b" : "x") })
+        .then(() => null, (x: unknown) => x);
+      expect(e).toBeInstanceOf(BatchError);
+      expect((e as BatchError<P>).cause).toBeInstanceOf(EchoMQError);
+      expect((e as BatchError<P>).unsent.length).toBe(2);
+      expect(await digest(ctx.raw, keyspace(q).meta)).toBe(before);
+    });
+  });
+}
