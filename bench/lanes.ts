@@ -150,7 +150,7 @@ try {
   const medians = (rows: Cost[]): Cost =>
     Object.fromEntries(Object.keys(rows[0]!).map((k) => [k, median(rows.map((x) => x[k as keyof Cost]))])) as Cost;
   const usec = { module: medians(costs.module), scripts: medians(costs.scripts) };
-  const most = `lanes${LANE_COUNTS.at(-1)}` as const, fewest = `lanes${LANE_COUNTS[0]}` as const;
+  const most = `lanes${LANE_COUNTS[2]}` as const, fewest = `lanes${LANE_COUNTS[0]}` as const;
   const ratios = Object.fromEntries((["module", "scripts"] as const).map((b) => [b, {
     mostVsFewest: usec[b][most] / usec[b][fewest],
     limitedVsPlain: usec[b].limited / usec[b].plain,
