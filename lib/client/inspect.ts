@@ -11,7 +11,7 @@ import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META } from "../wire/mod.ts";
 import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats } from "./info.ts";
+import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats, scored } from "./info.ts";
 import type { Counts } from "./job.ts";
 import { limitsOf } from "./limits.ts";
 import { integerIn, refuse, wholeNumber } from "./options.ts";
@@ -94,24 +94,36 @@ export async function jobs<P>(
  * then the slices the page covers.
  */
 async function readyPage<P>(c: ClientContext<P>, ks: Keyspace, offset: number, limit: number): Promise<JobId[]> {
-  const levels = ((await c.conn.command(["ZRANGE", ks.levels(""), "0", "-1"], ks.meta)) as unknown[]).map(String)
-    .filter((m) => /^[1-9][0-9]{0,6}$/.test(m));
-  const lists = [ks.pending, ...levels.map((p) => ks.ready("", Number(p)))];
-  const lengths = (await c.conn.batch(lists.map((l) => ["LLEN", l]), ks.meta)).map((r) => (r instanceof Error ? 0 : Number(r)));
+  // the default lane first, then the other lanes by name (a laned queue: `lanes` scores each one's
+  // ready jobs, so a lane wholly before the page is skipped unread)
+  const [lanesReply] = await c.conn.batch([["ZRANGE", ks.lanes, "0", "-1", "WITHSCORES"]], ks.meta);
+  const others = (lanesReply instanceof Error ? [] : scored(lanesReply as GlideReturnType))
+    .filter(([name]) => name !== "").sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const reads: string[][] = [];
   let skip = offset;
   let want = limit;
-  for (const [i, list] of lists.entries()) {
-    const len = lengths[i]!;
+  for (const [lane, backlog] of [["", Infinity] as [string, number], ...others]) {
     if (want === 0) break;
-    if (skip >= len) {
-      skip -= len;
+    if (skip >= backlog) {
+      skip -= backlog;
       continue;
     }
-    const n = Math.min(want, len - skip);
-    reads.push(["LRANGE", list, String(-(skip + n)), String(-(skip + 1))]);
-    want -= n;
-    skip = 0;
+    const levels = ((await c.conn.command(["ZRANGE", ks.levels(lane), "0", "-1"], ks.meta)) as unknown[]).map(String)
+      .filter((m) => /^[1-9][0-9]{0,6}$/.test(m));
+    const lists = [ks.ready(lane, 0), ...levels.map((p) => ks.ready(lane, Number(p)))];
+    const lengths = (await c.conn.batch(lists.map((l) => ["LLEN", l]), ks.meta)).map((r) => (r instanceof Error ? 0 : Number(r)));
+    for (const [i, list] of lists.entries()) {
+      const len = lengths[i]!;
+      if (want === 0) break;
+      if (skip >= len) {
+        skip -= len;
+        continue;
+      }
+      const n = Math.min(want, len - skip);
+      reads.push(["LRANGE", list, String(-(skip + n)), String(-(skip + 1))]);
+      want -= n;
+      skip = 0;
+    }
   }
   if (reads.length === 0) return [];
   const slices = await c.conn.batch(reads, ks.meta);

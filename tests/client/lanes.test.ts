@@ -183,6 +183,12 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.getJob(q, d))!.lane).toBeUndefined();
       expect((await ctx.mq.jobs(q, "scheduled")).map((j) => j.lane)).toEqual(["x"]);
       await ctx.mq.runNow(q, [s]);
+      // pending pages list every lane's jobs: the default lane first, then the lanes by name
+      await ctx.mq.enqueueMany(q, [{ n: "w0" }, { n: "w1" }, { n: "b0" }], { lane: (p) => (p.n[0] === "w" ? "w" : "b"), priority: (p) => (p.n === "w1" ? 3 : 0) });
+      expect((await ctx.mq.jobs(q, "pending")).map((j) => [j.payload?.n, j.lane])).toEqual([["d", undefined], ["b0", "b"], ["w0", "w"], ["w1", "w"], ["s", "x"]]);
+      expect((await ctx.mq.jobs(q, "pending", { offset: 2, limit: 2 })).map((j) => j.payload?.n)).toEqual(["w0", "w1"]);
+      expect((await ctx.mq.counts(q)).pending).toBe(5);
+      expect(await ctx.mq.removeMany(q, (await ctx.mq.jobs(q, "pending", { offset: 1, limit: 3 })).map((j) => j.id))).toBe(3);
       const claimed = await ctx.mq.claimMany(q, 2, { leaseMs: 60_000 });
       expect(claimed.map((j) => (j as Job<P>).lane).sort()).toEqual(["x", undefined].sort());
       expect((await ctx.mq.jobs(q, "active")).map((j) => [j.payload?.n, j.lane]).sort()).toEqual([["d", undefined], ["s", "x"]]);
