@@ -62,10 +62,11 @@ const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: PORT }]
 const limits = await mq.limit(queue, { concurrency: 2, rate: { max: 100, perMs: 1000 } });
 const rateLimited = new RateLimitedError(5).ms;
 const seen = [];
+const id = await mq.enqueue(queue, payload, { lane: "tenant-1" });
+const lanes = (await mq.lanes(queue)).lanes.map((l) => [l.name, l.ready]);
 const worker = mq.work(queue, async (job) => {
-  seen.push({ id: job.id, payload: job.payload, attempts: job.attempts });
+  seen.push({ id: job.id, payload: job.payload, attempts: job.attempts, lane: job.lane });
 }, { concurrency: 2 });
-const id = await mq.enqueue(queue, payload);
 const deadline = Date.now() + 15000;
 while (seen.length === 0 && Date.now() < deadline) await new Promise((done) => setTimeout(done, 5));
 await worker.stop();
@@ -73,7 +74,7 @@ const backend = mq.backend;
 await mq.close();
 const g = globalThis;
 const version = g.Deno ? g.Deno.version.deno : g.Bun ? g.Bun.version : g.process.version;
-console.log(JSON.stringify({ runtime: "RUNTIME", version, backend, key: keyspace(queue).pending, id, seen, limits, rateLimited }));
+console.log(JSON.stringify({ runtime: "RUNTIME", version, backend, key: keyspace(queue).pending, id, seen, limits, rateLimited, lanes }));
 `;
 
 /**
@@ -185,8 +186,9 @@ function expectConsumed(r: Ran, runtime: string): Record<string, unknown> {
     key: `emq:{pkg-${runtime}}:pending`,
     limits: { concurrency: 2, rate: { max: 100, perMs: 1000, burst: 1 }, parkedUntil: null },
     rateLimited: 5,
+    lanes: [["tenant-1", 1]],
   });
-  expect(report.seen).toEqual([{ id: report.id, payload: { runtime, n: 42, text: "héllo ✓" }, attempts: 1 }]);
+  expect(report.seen).toEqual([{ id: report.id, payload: { runtime, n: 42, text: "héllo ✓" }, attempts: 1, lane: "tenant-1" }]);
   console.log(`[package] ${line}`);
   return report;
 }
