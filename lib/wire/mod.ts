@@ -64,6 +64,9 @@ export {
   WIRE,
 } from "./verbs.ts";
 export {
+  LANE,
+  LANE_FIELDS,
+  type LaneField,
   META,
   META_FIELDS,
   type MetaField,

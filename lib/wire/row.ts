@@ -29,6 +29,7 @@ export const ROW_FIELDS = {
   tick_ms: "the scheduler's run it is for (TICK)",
   priority: "its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:`, not `pending`",
   opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
+  lane: "its lane when not the default lane (the `lane` option): its ready lists are `ready:<priority>:<lane>`",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */
@@ -59,6 +60,21 @@ export const META_FIELDS = {
   rate: "the rate limit `<max> <per_ms> <burst>` every claim obeys (LIMIT; absent: none)",
   tat: "the rate limit's state `<q> <r>`: its theoretical arrival time is q + r / max ms (CLAIM; LIMIT deletes it)",
   parked: "claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)",
+  laned: "the value of `tokens` (0 when absent) when the first admission carrying a `lane` made the queue laned: " +
+    "a held job whose token is greater is counted in its lane's `active`",
+  lane_concurrency: "the concurrency limit of every lane without its own (LIMIT scope 2; absent: none)",
+  lane_rate: "the rate limit `<max> <per_ms> <burst>` of every lane without its own (LIMIT scope 2; absent: none)",
+} as const;
+
+/** The fields of a lane's state hash (`emq:{q}:lane:<lane>`; `lane:` is the default lane's). */
+export const LANE_FIELDS = {
+  ring: "`1` while the lane is in `ring` (claims serve it round-robin)",
+  active: "its jobs held by workers, counted since the queue became laned",
+  paused: "`1` while the lane is paused (PAUSE with the lane; RESUME deletes it)",
+  concurrency: "the lane's own concurrency limit (LIMIT scope 1; absent: `meta`'s `lane_concurrency`)",
+  rate: "the lane's own rate limit `<max> <per_ms> <burst>` (LIMIT scope 1; absent: `meta`'s `lane_rate`)",
+  tat: "the lane's rate limit state `<q> <r>` (CLAIM; a changed rate deletes it)",
+  parked: "claims hand out nothing of the lane until this time, ms since the epoch (PENALIZE, or its rate)",
 } as const;
 
 /** The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`, made by SCHEDULER). */
@@ -85,6 +101,8 @@ export type RowField = keyof typeof ROW_FIELDS;
 export type StateName = keyof typeof STATES;
 /** A field of a queue's `meta`. */
 export type MetaField = keyof typeof META_FIELDS;
+/** A field of a lane's state hash. */
+export type LaneField = keyof typeof LANE_FIELDS;
 /** A field of a scheduler's hash. */
 export type SchedulerField = keyof typeof SCHEDULER_FIELDS;
 /** A marker on a queue's `wake`. */
@@ -103,6 +121,8 @@ export const ROW: Names<RowField> = names(ROW_FIELDS);
 export const STATE: Names<StateName> = names(STATES);
 /** `meta`'s field names: `META.tokens` is `"tokens"`. */
 export const META: Names<MetaField> = names(META_FIELDS);
+/** A lane's state field names: `LANE.active` is `"active"`. */
+export const LANE: Names<LaneField> = names(LANE_FIELDS);
 /** A scheduler's field names: `SCHED.next_ms` is `"next_ms"`. */
 export const SCHED: Names<SchedulerField> = names(SCHEDULER_FIELDS);
 /** The marker names: `WAKE.ready` is `"ready"`. */

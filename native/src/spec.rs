@@ -241,6 +241,8 @@ names! {
         priority,
         /// the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`
         opts,
+        /// its lane when not the default lane (the `lane` option): its ready lists are `ready:<priority>:<lane>`
+        lane,
     }
 }
 
@@ -294,6 +296,32 @@ names! {
         /// the rate limit's state `<q> <r>`: its theoretical arrival time is q + r / max ms (CLAIM; LIMIT deletes it)
         tat,
         /// claims hand out nothing until this time, ms since the epoch (PENALIZE; kept once past)
+        parked,
+        /// the value of `tokens` (0 when absent) when the first admission carrying a `lane` made the queue laned: a held job whose token is greater is counted in its lane's `active`
+        laned,
+        /// the concurrency limit of every lane without its own (LIMIT scope 2; absent: none)
+        lane_concurrency,
+        /// the rate limit `<max> <per_ms> <burst>` of every lane without its own (LIMIT scope 2; absent: none)
+        lane_rate,
+    }
+}
+
+names! {
+    /// The fields of a lane's state hash (`emq:{q}:lane:<lane>`).
+    Lane LANE {
+        /// `1` while the lane is in `ring` (claims serve it round-robin)
+        ring,
+        /// its jobs held by workers, counted since the queue became laned
+        active,
+        /// `1` while the lane is paused (PAUSE with the lane; RESUME deletes it)
+        paused,
+        /// the lane's own concurrency limit (LIMIT scope 1; absent: `meta`'s `lane_concurrency`)
+        concurrency,
+        /// the lane's own rate limit `<max> <per_ms> <burst>` (LIMIT scope 1; absent: `meta`'s `lane_rate`)
+        rate,
+        /// the lane's rate limit state `<q> <r>` (CLAIM; a changed rate deletes it)
+        tat,
+        /// claims hand out nothing of the lane until this time, ms since the epoch (PENALIZE, or its rate)
         parked,
     }
 }

@@ -18,10 +18,10 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let (conc, max, per, burst) = (
-        args.number(0),
-        args.number(1),
         args.number(2),
         args.number(3),
+        args.number(4),
+        args.number(5),
     );
     let meta = s.meta()?;
     let pending = s.structure(PENDING, Kind::List)?;

@@ -15,7 +15,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let meta = s.meta()?;
     let now = ffi::now_ms();
     made(&meta, s.ctx.int(now).as_str());
-    let until = now + args.number(0);
+    let until = now + args.number(1);
     if let Some(parked) = limits::read(&meta).parked.filter(|&p| p >= until) {
         return Ok(Reply::Int(parked));
     }
