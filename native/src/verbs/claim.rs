@@ -92,7 +92,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             }
         }
         drop(lk);
-        for p in expired.plan.levels().chain(due.plan.levels()) {
+        for p in expired.plan.groups.iter().chain(&due.plan.groups).map(|g| g.p) {
             if p > 0 && !order.contains(&p) {
                 order.push(p);
             }
@@ -102,7 +102,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             if picks.len() >= room {
                 break;
             }
-            let name = ctx.string(&ready::level(s, p));
+            let name = s.ready(b"", p);
             let list = s.open(name.as_str())?;
             if !list.is_empty_or(Kind::List) {
                 return Err(Refusal::WrongType);
@@ -275,7 +275,7 @@ fn walk<'a>(
     list: &Key,
 ) -> Result<usize, Refusal> {
     let ctx = s.ctx;
-    let at = |d: &Due| -> Vec<usize> { (0..d.len()).filter(|&k| d.plan.prio[k] == p).collect() };
+    let at = |d: &Due| -> Vec<usize> { (0..d.len()).filter(|&k| d.plan.places[k].1 == p).collect() };
     let (exp, du) = (at(expired), at(due));
     let len = if list.kind() == Kind::List {
         list.value_len()

@@ -49,7 +49,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             if p == 0 {
                 continue;
             }
-            let list = ctx.open_named(ctx.string(&ready::level(s, p)));
+            let list = ctx.open_named(s.ready(b"", p));
             s.open(list.name())?;
             if !list.is_empty_or(Kind::List) {
                 return Err(Refusal::WrongType);

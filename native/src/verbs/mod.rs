@@ -13,6 +13,7 @@ pub mod dedup;
 pub mod drop;
 pub mod enqueue;
 pub mod extend;
+pub mod lanes;
 pub mod leases;
 pub mod limit;
 pub mod limits;

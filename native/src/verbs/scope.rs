@@ -50,6 +50,21 @@ impl<'a> Scope<'a> {
         self.ctx.string(&self.q.scheduler(name))
     }
 
+    /// The name of lane `lane`'s ready list at priority `p` (`pending` for the default lane at 0).
+    pub fn ready(&self, lane: &[u8], p: u64) -> Owned<'a> {
+        self.ctx.string(&self.q.ready(lane, p))
+    }
+
+    /// The name of lane `lane`'s priority levels (`levels:<lane>`).
+    pub fn levels(&self, lane: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.levels(lane))
+    }
+
+    /// The name of lane `lane`'s state hash (`lane:<lane>`).
+    pub fn lane(&self, lane: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.lane(lane))
+    }
+
     /// The name of the row of `id`.
     pub fn row(&self, id: &[u8]) -> Owned<'a> {
         self.ctx.string(&self.q.job(id))
