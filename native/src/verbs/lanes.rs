@@ -12,7 +12,7 @@ use super::scope::Scope;
 use super::{add, counter};
 use crate::ffi::{self, Key, Kind, Owned, Str};
 use crate::gates;
-use crate::keyspace::{LANES, PENDING, RING};
+use crate::keyspace::{LANES, PARKED, PENDING, RING};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -340,6 +340,57 @@ impl<'s, 'a> Live<'s, 'a> {
         if self.lanes.zrem(lane) {
             self.s.ctx.replicate(c"ZREM", &[self.lanes.name(), lane]);
         }
+    }
+
+    /// CLAIM's rotation of the ring's tail lane to its head (`RPOPLPUSH ring ring`), replicated.
+    pub fn rotate(&self) {
+        if let Some(lane) = self.ring.pop_tail() {
+            self.ring.push(false, lane.as_str());
+        }
+        let ring = self.ring.name();
+        self.s.ctx.replicate(c"RPOPLPUSH", &[ring, ring]);
+    }
+
+    /// CLAIM's eviction of the ring's tail lane `lane` (`RPOP ring`, `HDEL lane:<lane> ring`), parked
+    /// until `park` when out of tokens (`HSET lane:<lane> parked`, `ZADD parked`); replicated.
+    pub fn evict(&self, lane: Str, park: Option<i64>) {
+        let ctx = self.s.ctx;
+        self.ring.pop_tail();
+        ctx.replicate(c"RPOP", &[self.ring.name()]);
+        let key = ctx.open_named(self.s.lane(lane.bytes()));
+        key.hdel(&[lit().lane.ring]);
+        if let Some(at) = park {
+            let at_s = ctx.int(at);
+            key.hset(&[(lit().lane.parked, at_s.as_str())]);
+            let parked = ctx.open_named(self.s.name(PARKED));
+            parked.zadd(at as f64, lane);
+            ctx.replicate(c"ZADD", &[parked.name(), at_s.as_str(), lane]);
+        }
+    }
+
+    /// CLAIM's unpark of `lane`, whose time has come (`ZREM parked`, `HDEL lane:<lane> parked`),
+    /// then its insert check; replicated.
+    pub fn unpark(&self, lane: Str) {
+        let ctx = self.s.ctx;
+        let parked = ctx.open_named(self.s.name(PARKED));
+        if parked.zrem(lane) {
+            ctx.replicate(c"ZREM", &[parked.name(), lane]);
+        }
+        ctx.open_named(self.s.lane(lane.bytes()))
+            .hdel(&[lit().lane.parked]);
+        self.insert(lane);
+    }
+
+    /// CLAIM's `HSET lane:<lane> tat "<q> <r>"`.
+    pub fn set_tat(&self, lane: Str, (q, r): (i64, i64)) {
+        let v = self.s.ctx.string(format!("{q} {r}").as_bytes());
+        let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
+        key.hset(&[(lit().lane.tat, v.as_str())]);
+    }
+
+    /// Whether the ring holds a lane.
+    pub fn serving(&self) -> bool {
+        self.ring.kind() == Kind::List && self.ring.value_len() > 0
     }
 
     /// insert then idle: the end of every lane write.

@@ -37,6 +37,7 @@ pub mod scheduler;
 pub mod scope;
 pub mod tick;
 pub mod unschedule;
+pub mod walk;
 
 use crate::ffi::{self, Key, Kind, Str};
 use crate::gates;

@@ -107,6 +107,18 @@ impl<'a> Scope<'a> {
         Ok(self.ctx.open(name))
     }
 
+    /// Opens the derived key `name` once the caller's ACL user may access it, the key owning its
+    /// name; it must be missing (not remembered) or of `kind`.
+    pub fn open_owned(&mut self, name: Owned<'a>, kind: Kind) -> Result<Key<'a, 'a>, Refusal> {
+        self.check(name.as_str())?;
+        let key = self.ctx.open_named(name);
+        if key.is_empty_or(kind) {
+            Ok(key)
+        } else {
+            Err(Refusal::WrongType)
+        }
+    }
+
     /// Opens a derived key that must be missing or of `kind`; a missing one is remembered.
     pub fn expect<'k>(&mut self, name: Str<'k>, kind: Kind) -> Result<Key<'a, 'k>, Refusal> {
         let key = self.open(name)?;
