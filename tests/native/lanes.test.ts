@@ -1,0 +1,189 @@
+/**
+ * Lanes on the native module (docs/design/lanes.md §10), driven verb by verb on one standalone
+ * server: round-robin exactly in ring order, a lane's concurrency limit (held, and freed by ACK),
+ * a lane's pause and resume, a lane's penalty (skipped, and its end in next_ms), a lane's rate (the
+ * lane parked at its next token), the default lane served with the named ones after the queue
+ * becomes laned, idle lanes leaving nothing behind, a queue without lanes writing no lane key, and
+ * refused calls writing nothing.
+ */
+import { beforeEach, describe, expect, test } from "bun:test";
+import {
+  argv,
+  call,
+  claimed,
+  type ClaimedJob,
+  digest,
+  expectOk,
+  expectRefused,
+  jobId,
+  type Outcome,
+  queue,
+  type QueueKeys,
+  refusal,
+  sleep,
+  useModuleServer,
+} from "./_native.ts";
+
+const site = useModuleServer(["--enable-debug-command", "yes"]);
+
+beforeEach(async () => {
+  expectOk(await call(site.db, ["FLUSHALL"]));
+});
+
+const run = (args: string[]): Promise<Outcome> => call(site.db, args);
+const ok = async (args: string[], value?: unknown): Promise<unknown> => expectOk(await run(args), value);
+
+/** Runs `args` and asserts the refusal `text` with the keyspace unchanged. */
+async function refuses(args: string[], text: string): Promise<void> {
+  const before = await digest(site.db);
+  expectRefused(await run(args), text);
+  expect(await digest(site.db)).toBe(before);
+}
+
+const q = queue("orders");
+let next = 1;
+
+/** ENQUEUE of `n` jobs into `lane` ("" = the default lane), each payload `<lane>:<i>`; their ids. */
+async function enqueue(lane: string, n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => jobId(next++));
+  const opts = lane === "" ? "" : `lane=${lane}`;
+  await ok(argv("ENQUEUE", q, {}, ids.map((id, i) => ({ id, opts, payload: `${lane}:${i}` }))), n);
+  return ids;
+}
+
+async function claim(count = 1): Promise<{ nextMs: number; jobs: ClaimedJob[] }> {
+  return claimed(await ok(argv("CLAIM", q, { lease_ms: 60_000, count, block_ms: 0 })));
+}
+
+/** The lanes of `count` claims of one job each (`-` when a claim got none). */
+async function lanesOf(claims: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < claims; i++) {
+    const { jobs } = await claim();
+    out.push(jobs.length === 0 ? "-" : jobs[0]!.payload.split(":")[0]!);
+  }
+  return out;
+}
+
+async function ack(job: ClaimedJob): Promise<void> {
+  await ok(argv("ACK", q, {}, [{ id: job.id, token: job.token }]), 1);
+}
+
+const lane = (name: string): string => `${q.base}lane:${name}`;
+const list = async (key: string): Promise<string[]> => (await ok(["LRANGE", key, "0", "-1"])) as string[];
+
+describe("lanes", () => {
+  test("round-robin exactly, in ring order (the first lane admitted is the ring's tail)", async () => {
+    for (const l of ["a", "b", "c"]) await enqueue(l, 5);
+    expect(await list(q.ring)).toEqual(["c", "b", "a"]);
+    expect(await ok(["HGET", q.meta, "laned"])).toBe("0");
+    expect(Number(await ok(["ZSCORE", q.lanes, "a"]))).toBe(5);
+    expect(await lanesOf(15)).toEqual("abcabcabcabcabc".split(""));
+    // every lane emptied was evicted; each still holds 5 jobs
+    expect(await list(q.ring)).toEqual([]);
+    expect(await ok(["HGET", lane("b"), "active"])).toBe("5");
+    expect((await claim()).jobs).toEqual([]);
+  });
+
+  test("one claim of count n takes one job of each of n lanes, in ring order", async () => {
+    for (const l of ["a", "b", "c"]) await enqueue(l, 2);
+    const { jobs } = await claim(4);
+    expect(jobs.map((j) => j.payload)).toEqual(["a:0", "b:0", "c:0", "a:1"]);
+    // a, emptied, was evicted
+    expect(await list(q.ring)).toEqual(["c", "b"]);
+  });
+
+  test("acked lanes go idle: their hash and lanes member are deleted", async () => {
+    await enqueue("a", 1);
+    await enqueue("b", 1);
+    const { jobs } = await claim(2);
+    expect(jobs.length).toBe(2);
+    for (const j of jobs) await ack(j);
+    expect(await ok(["EXISTS", lane("a"), lane("b"), q.lanes, q.ring])).toBe(0);
+  });
+
+  test("a lane's concurrency limit is never exceeded and an ACK frees it", async () => {
+    await ok(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 1, rate_max: 0 }), 1);
+    await enqueue("a", 3);
+    await enqueue("b", 3);
+    const got: ClaimedJob[] = [];
+    for (let i = 0; i < 5; i++) got.push(...(await claim()).jobs);
+    expect(got.map((j) => j.payload)).toEqual(["a:0", "b:0", "b:1", "b:2"]);
+    expect(await ok(["HGET", lane("a"), "active"])).toBe("1");
+    await ack(got[0]!);
+    expect(await list(q.ring)).toEqual(["a"]);
+    const { jobs } = await claim(3);
+    expect(jobs.map((j) => j.payload)).toEqual(["a:1"]);
+    expect(await ok(["HGET", lane("a"), "active"])).toBe("1");
+  });
+
+  test("a paused lane is skipped until RESUME", async () => {
+    await enqueue("a", 2);
+    await enqueue("b", 2);
+    await ok(argv("PAUSE", q, { lane: "a" }), 1);
+    await ok(argv("PAUSE", q, { lane: "a" }), 0);
+    expect(await lanesOf(3)).toEqual(["b", "b", "-"]);
+    await ok(argv("RESUME", q, { lane: "a" }), 1);
+    await ok(argv("RESUME", q, { lane: "a" }), 0);
+    expect(await lanesOf(3)).toEqual(["a", "a", "-"]);
+  });
+
+  test("a penalized lane is skipped and its park's end is next_ms; once past, it is served", async () => {
+    await enqueue("a", 1);
+    const until = Number(await ok(argv("PENALIZE", q, { lane: "a", penalty_ms: 300 })));
+    expect(Number(await ok(["ZSCORE", q.parked, "a"]))).toBe(until);
+    const first = await claim();
+    expect(first.jobs).toEqual([]);
+    expect(first.nextMs).toBe(until);
+    await sleep(until - Date.now() + 50);
+    expect((await claim()).jobs.map((j) => j.payload)).toEqual(["a:0"]);
+    expect(await ok(["EXISTS", q.parked])).toBe(0);
+  });
+
+  test("a lane out of rate tokens is parked until its next token; others are served", async () => {
+    await ok(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 0, rate_max: 1, rate_per_ms: 60_000, rate_burst: 1 }), 1);
+    await enqueue("a", 3);
+    await enqueue("b", 2);
+    expect(await lanesOf(4)).toEqual(["a", "b", "b", "-"]);
+    const at = Number(await ok(["ZSCORE", q.parked, "a"]));
+    expect(at).toBeGreaterThan(Date.now() + 50_000);
+    expect(await ok(["HGET", lane("a"), "parked"])).toBe(String(at));
+    expect((await claim()).nextMs).toBe(at);
+  });
+
+  test("the default lane joins the ring when the queue becomes laned, and is served round-robin", async () => {
+    await enqueue("", 2);
+    expect(await ok(["EXISTS", q.ring, q.lanes])).toBe(0);
+    await enqueue("x", 2);
+    expect(await list(q.ring)).toEqual(["x", ""]);
+    expect(Number(await ok(["ZSCORE", q.lanes, ""]))).toBe(2);
+    expect(await lanesOf(5)).toEqual(["", "x", "", "x", "-"]);
+  });
+
+  test("a queue without lanes writes no lane key", async () => {
+    await enqueue("", 2);
+    const { jobs } = await claim(2);
+    for (const j of jobs) await ack(j);
+    expect(await ok(["EXISTS", q.ring, q.lanes, q.parked, lane("")])).toBe(0);
+    expect(await ok(["HEXISTS", q.meta, "laned"])).toBe(false);
+  });
+
+  test("refused calls write nothing", async () => {
+    await enqueue("a", 1);
+    const bad = argv("ENQUEUE", q, {}, [{ id: jobId(900), opts: "lane=a{b", payload: "x" }]);
+    await refuses(bad, refusal("name", "ENQUEUE", { arg: "lane", max: 1024 }));
+    const wrongtype = refusal("wrongtype", "ENQUEUE", {});
+    // a lane key of the wrong type refuses the admission, the claim and the settle that would write it
+    await ok(["SET", lane("b"), "not-mine"]);
+    await refuses(argv("ENQUEUE", q, {}, [{ id: jobId(901), opts: "lane=b", payload: "x" }]), wrongtype);
+    await ok(["DEL", lane("b")]);
+    await ok(["SET", lane("a"), "not-mine"]);
+    await refuses(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 }), wrongtype);
+    await ok(["DEL", lane("a")]);
+    const { jobs } = await claim();
+    expect(jobs.length).toBe(1);
+    await ok(["DEL", q.lanes]);
+    await ok(["SET", q.lanes, "not-mine"]);
+    await refuses(argv("ACK", q, {}, [{ id: jobs[0]!.id, token: jobs[0]!.token }]), wrongtype);
+  });
+});
