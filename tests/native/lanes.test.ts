@@ -168,6 +168,20 @@ describe("lanes", () => {
     expect(await ok(["HEXISTS", q.meta, "laned"])).toBe(false);
   });
 
+  test("DROP deletes every lane's jobs and keys", async () => {
+    await enqueue("", 1);
+    await enqueue("a", 2);
+    const id = jobId(next++);
+    await ok(argv("ENQUEUE", q, {}, [{ id, opts: "lane=a\0priority=3", payload: "a:p3" }]), 1);
+    await ok(argv("PAUSE", q, { lane: "b" }), 1);
+    await ok(argv("PENALIZE", q, { lane: "c", penalty_ms: 60_000 }));
+    expect(await ok(["EXISTS", `${q.base}ready:3:a`, `${q.base}levels:a`, lane("b"), q.parked])).toBe(4);
+    // two calls: 3 jobs, then the rest and every key
+    await ok(argv("DROP", q, { limit: 3 }), 3);
+    await ok(argv("DROP", q, { limit: 3 }), 1);
+    expect(await ok(["DBSIZE"])).toBe(0);
+  });
+
   test("refused calls write nothing", async () => {
     await enqueue("a", 1);
     const bad = argv("ENQUEUE", q, {}, [{ id: jobId(900), opts: "lane=a{b", payload: "x" }]);

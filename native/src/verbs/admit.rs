@@ -217,7 +217,8 @@ fn finish<'a>(
 ) -> Result<Admission<'a>, Refusal> {
     places.resize(a.ids.len(), (Vec::new(), 0));
     a.places = places;
-    a.laning = a.admitted.iter().any(|&j| !a.places[j].0.is_empty()) && lanes::laned(&a.meta).is_none();
+    a.laning =
+        a.admitted.iter().any(|&j| !a.places[j].0.is_empty()) && lanes::laned(&a.meta).is_none();
     if a.laning {
         s.structure(PENDING, Kind::List)?;
         counter(&a.meta, lit().meta.prioritized)?;
@@ -228,7 +229,9 @@ fn finish<'a>(
         let ids = a.admitted_ids();
         let places = &a.places;
         let admitted = &a.admitted;
-        a.ready = Some(ready::plan(s, &a.meta, &ids, |k| places[admitted[k]].clone())?);
+        a.ready = Some(ready::plan(s, &a.meta, &ids, |k| {
+            places[admitted[k]].clone()
+        })?);
     }
     Ok(a)
 }

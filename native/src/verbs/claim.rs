@@ -15,10 +15,10 @@ use super::move_due::{apply, select};
 use super::ready;
 use super::retention;
 use super::scope::Scope;
+use super::walk::{self, pick, Jobs, Moved, Pick, Pop, RingOp};
 use super::{add, counter, paused};
 use crate::command::{Args, Claimed, Reply};
 use crate::ffi::{self, Key, Kind, Str};
-use super::walk::{self, pick, Jobs, Moved, Pick, Pop, RingOp};
 use crate::keyspace::{ACTIVE, DEAD, PARKED, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
@@ -84,7 +84,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     } else {
         (None, Vec::new())
     };
-    if pops.iter().any(|p| p.list.bytes() != pending.name().bytes()) {
+    if pops
+        .iter()
+        .any(|p| p.list.bytes() != pending.name().bytes())
+    {
         counter(&meta, l.meta.prioritized)?;
     }
     let (tokens, claimed) = if picks.is_empty() {

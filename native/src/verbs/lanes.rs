@@ -41,7 +41,10 @@ impl Defaults {
             return Defaults::default();
         }
         let l = lit();
-        let (c, r) = (meta.hget(l.meta.lane_concurrency), meta.hget(l.meta.lane_rate));
+        let (c, r) = (
+            meta.hget(l.meta.lane_concurrency),
+            meta.hget(l.meta.lane_rate),
+        );
         Defaults {
             conc: limits::parse_conc(c.as_ref().map(|v| v.bytes())),
             rate: limits::parse_rate(r.as_ref().map(|v| v.bytes())),
@@ -89,7 +92,10 @@ impl State {
         let [ring, active, paused, conc, rate, tat, parked] = f;
         let tat = tat.and_then(|t| {
             let (q, r) = t.split_at(t.iter().position(|&b| b == b' ')?);
-            Some((limits::parse_time(Some(q))?, limits::parse_time(Some(&r[1..]))?))
+            Some((
+                limits::parse_time(Some(q))?,
+                limits::parse_time(Some(&r[1..]))?,
+            ))
         });
         State {
             ring: ring == Some(b"1"),
@@ -99,7 +105,9 @@ impl State {
             rate: limits::parse_rate(rate),
             tat,
             parked: limits::parse_time(parked),
-            kept: [ring, paused, conc, rate, parked].iter().any(Option::is_some),
+            kept: [ring, paused, conc, rate, parked]
+                .iter()
+                .any(Option::is_some),
         }
     }
 
@@ -141,8 +149,8 @@ impl State {
     /// under its concurrency.
     fn open(&self, now: i64, d: &Defaults) -> bool {
         !self.paused
-            && !self.parked.is_some_and(|p| p > now)
-            && !self.conc_in_force(d).is_some_and(|c| self.active >= c)
+            && self.parked.is_none_or(|p| p <= now)
+            && self.conc_in_force(d).is_none_or(|c| self.active < c)
     }
 
     /// insert's test (§10.3): it has ready jobs, is not in the ring, and is open (its rate is not
@@ -220,7 +228,8 @@ pub fn counted<'a>(
     for (row, _) in rows.iter().zip(exists).filter(|(_, &e)| e) {
         let key = ctx.open(row.as_str());
         let token = key.hget(l.row.token);
-        if !token.is_some_and(|t| gates::counter(t.bytes()).is_some_and(|t| t > laned)) {
+        let token = token.and_then(|t| gates::counter(t.bytes()));
+        if token.is_none_or(|t| t <= laned) {
             continue;
         }
         let lane = place_of(ctx, row.as_str()).0;
@@ -425,12 +434,18 @@ mod tests {
             Some(b"99"),
         ]);
         assert!(s.ring && !s.paused && s.kept);
-        assert_eq!((s.active, s.conc, s.tat, s.parked), (3, Some(4), Some((17, 1)), Some(99)));
+        assert_eq!(
+            (s.active, s.conc, s.tat, s.parked),
+            (3, Some(4), Some((17, 1)), Some(99))
+        );
         assert_eq!(s.rate.map(|r| r.max), Some(2));
         let empty = state([None; 7]);
         assert_eq!(empty, State::default());
         // a negative active (more settles than counted claims) stays as HINCRBY leaves it
-        assert_eq!(state([None, Some(b"-1"), None, None, None, None, None]).active, -1);
+        assert_eq!(
+            state([None, Some(b"-1"), None, None, None, None, None]).active,
+            -1
+        );
     }
 
     #[test]

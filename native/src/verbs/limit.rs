@@ -30,10 +30,20 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
 
     made_now(&meta);
     match scope {
-        0 => set(s, args, &meta, [l.meta.concurrency, l.meta.rate, l.meta.tat]),
+        0 => set(
+            s,
+            args,
+            &meta,
+            [l.meta.concurrency, l.meta.rate, l.meta.tat],
+        ),
         1 => {
             let state = ctx.open_named(s.lane(lane.bytes()));
-            set(s, args, &state, [l.lane.concurrency, l.lane.rate, l.lane.tat]);
+            set(
+                s,
+                args,
+                &state,
+                [l.lane.concurrency, l.lane.rate, l.lane.tat],
+            );
             drop(state);
             let live = Live::open(s, &meta);
             live.ensure(lane);

@@ -21,7 +21,11 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let meta = s.meta()?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    lanes::check(s, [lane.bytes()].into_iter().filter(|n| !n.is_empty()), false)?;
+    lanes::check(
+        s,
+        [lane.bytes()].into_iter().filter(|n| !n.is_empty()),
+        false,
+    )?;
     s.probe()?;
     if !lane.bytes().is_empty() {
         let state = ctx.open_named(s.lane(lane.bytes()));

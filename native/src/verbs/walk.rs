@@ -161,7 +161,13 @@ impl<'a> Jobs<'a> {
         }
         drop(levels);
         for d in [m.expired, m.due] {
-            order.extend(d.plan.places.iter().filter(|pl| pl.0 == lane).map(|pl| pl.1));
+            order.extend(
+                d.plan
+                    .places
+                    .iter()
+                    .filter(|pl| pl.0 == lane)
+                    .map(|pl| pl.1),
+            );
         }
         order.retain(|&p| p > 0);
         order.sort_unstable();
@@ -192,13 +198,16 @@ impl<'a> Jobs<'a> {
 
     /// What the walk pops, list by list, as lane `lane`.
     pub fn pops(&self, lane: usize) -> impl Iterator<Item = Pop<'a>> + '_ {
-        self.levels.iter().filter(|l| l.taken > 0).map(move |l| Pop {
-            lane,
-            name: l.list.ctx().string(self.lane.bytes()),
-            p: l.p,
-            list: l.list.ctx().string(l.list.name().bytes()),
-            k: l.taken,
-        })
+        self.levels
+            .iter()
+            .filter(|l| l.taken > 0)
+            .map(move |l| Pop {
+                lane,
+                name: l.list.ctx().string(self.lane.bytes()),
+                p: l.p,
+                list: l.list.ctx().string(l.list.name().bytes()),
+                k: l.taken,
+            })
     }
 }
 
