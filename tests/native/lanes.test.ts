@@ -168,6 +168,27 @@ describe("lanes", () => {
     expect(await ok(["HEXISTS", q.meta, "laned"])).toBe(false);
   });
 
+  test("jobs back in their lane: an expired lease, RETRY, RELEASE and a due SCHEDULE", async () => {
+    await enqueue("a", 1);
+    await enqueue("b", 1);
+    // an expired lease: CLAIM moves it back to its lane (active lowered) and claims it again
+    const [first] = claimed(await ok(argv("CLAIM", q, { lease_ms: 1, count: 1, block_ms: 0 }))).jobs;
+    expect(first!.payload).toBe("a:0");
+    await sleep(10);
+    const again = await claim(2);
+    expect(again.jobs.map((j) => [j.payload, j.attempts])).toEqual([["b:0", 1], ["a:0", 2]]);
+    expect(await ok(["HGET", lane("a"), "active"])).toBe("1");
+    const [b, a] = again.jobs;
+    await ok(argv("RETRY", q, {}, [{ id: a!.id, token: a!.token, delay_ms: 0, reason: "r" }]), 1);
+    await ok(argv("RELEASE", q, {}, [{ id: b!.id, token: b!.token }]), 1);
+    expect(await ok(["HGET", lane("a"), "active"])).toBe("0");
+    expect(await list(q.ring)).toEqual(["b", "a"]);
+    const id = jobId(next++);
+    await ok(argv("SCHEDULE", q, {}, [{ id, due_ms: Date.now() - 1, opts: "lane=c", payload: "c:0" }]), 1);
+    expect((await claim(3)).jobs.map((j) => j.payload)).toEqual(["a:0", "b:0", "c:0"]);
+    expect(await list(q.ring)).toEqual([]);
+  });
+
   test("DROP deletes every lane's jobs and keys", async () => {
     await enqueue("", 1);
     await enqueue("a", 2);
