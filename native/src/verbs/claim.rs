@@ -1,12 +1,16 @@
 //! `EMQ.CLAIM 1 <meta> <lease_ms> <count> <block_ms>` (the twin of `lib/lua/claim.ts`). First the
-//! queue's upkeep: due scheduled ids move to the head of pending and expired leases to its tail (at
-//! most `CLAIM_MOVE_LIMIT` each). Then, unless the queue is paused, up to count ids are popped from
-//! the tail into active at now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s
-//! `tokens` (raised to now × `TOKENS_PER_MS` first when below it); tail ids whose row is missing are popped and dropped. Everything is checked first, on
-//! the list as it will be after the moves, and written after. With nothing claimed, block_ms > 0
-//! and a caller that may wait, the client waits on pending (at most until the next due time); a
-//! signal runs the claim again. Deduplication windows that ended are dropped (`dedup::expired`).
-//! Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
+//! queue's upkeep: due scheduled ids move to the head of their ready lists and expired leases to
+//! the tail (at most `CLAIM_MOVE_LIMIT` each). Then, unless the queue is paused or parked, up to
+//! count ids (fewer under its concurrency or rate limit) are popped from the tails into active at
+//! now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` (raised to now
+//! × `TOKENS_PER_MS` first when below it); ids whose row is missing are popped and dropped. A queue
+//! that is not laned takes them priority by priority; a laned one serves the lanes of its ring
+//! round-robin, after its parked lanes whose time has come are let back (`walk`, docs/design/
+//! lanes.md §10.6). Everything is decided first, on the state as the moves will leave it, and
+//! written after. With nothing claimed, block_ms > 0 and a caller that may wait, the client waits
+//! on pending (at most until the next due time); a signal runs the claim again. Deduplication
+//! windows that ended are dropped (`dedup::expired`). Reply `[next_ms, [id, payload, attempts,
+//! token, opts]…]`.
 
 use super::dedup;
 use super::lanes::{self, Live};
@@ -18,7 +22,7 @@ use super::scope::Scope;
 use super::walk::{self, pick, Jobs, Moved, Pick, Pop, RingOp};
 use super::{add, counter, paused};
 use crate::command::{Args, Claimed, Reply};
-use crate::ffi::{self, Key, Kind, Str};
+use crate::ffi::{Key, Kind, Str};
 use crate::keyspace::{ACTIVE, DEAD, PARKED, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
@@ -34,7 +38,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let now = ffi::now_ms();
+    let now = s.now();
     let due = select(s, &meta, &schedule, now, CLAIM_MOVE_LIMIT)?;
     let expired = select(s, &meta, &active, now, CLAIM_MOVE_LIMIT)?;
     let paused = paused(&meta);

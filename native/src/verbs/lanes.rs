@@ -10,7 +10,7 @@ use super::limits::{self, Rate, Tat};
 use super::ready::place_of;
 use super::scope::Scope;
 use super::{add, counter};
-use crate::ffi::{self, Key, Kind, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::gates;
 use crate::keyspace::{LANES, PARKED, PENDING, RING};
 use crate::literals::lit;
@@ -283,7 +283,7 @@ impl<'s, 'a> Live<'s, 'a> {
             ring: s.ctx.open_named(s.name(RING)),
             lanes: s.ctx.open_named(s.name(LANES)),
             defaults: Defaults::read(meta),
-            now: ffi::now_ms(),
+            now: s.now(),
         }
     }
 

@@ -9,7 +9,7 @@ use super::mark_ready;
 use super::ready::{self, Plan};
 use super::scope::Scope;
 use crate::command::Reply;
-use crate::ffi::{self, Key, Kind, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -101,7 +101,7 @@ pub fn moved<'a>(
     let from = s.structure(from, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let due = select(s, &meta, &from, ffi::now_ms(), limit as u64)?;
+    let due = select(s, &meta, &from, s.now(), limit as u64)?;
     // expired leases: their lanes' `active` goes down (§10.5)
     let counted = if reaps {
         lanes::counted(s, &meta, &due.rows, &due.exists)?

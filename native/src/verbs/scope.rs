@@ -18,6 +18,7 @@ pub struct Scope<'a> {
     user: Option<Option<User<'a>>>,
     cluster: bool,
     missing: Vec<Vec<u8>>,
+    now: std::cell::Cell<Option<i64>>,
 }
 
 impl<'a> Scope<'a> {
@@ -32,7 +33,16 @@ impl<'a> Scope<'a> {
             user: None,
             cluster: ctx.cluster_mode(),
             missing: Vec::new(),
+            now: std::cell::Cell::new(None),
         }
+    }
+
+    /// The server's time, read once per call: the checks of step 5 and the writes of step 6 (a
+    /// lane's park against now) see the same ms.
+    pub fn now(&self) -> i64 {
+        let now = self.now.get().unwrap_or_else(crate::ffi::now_ms);
+        self.now.set(Some(now));
+        now
     }
 
     /// Whether the call may wait on a key (not a served blocked client, not in MULTI or a script).
