@@ -6,7 +6,8 @@
  * becomes laned, idle lanes leaving nothing behind, a queue without lanes writing no lane key, and
  * refused calls writing nothing.
  */
-import { beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import type { GlideClient } from "@valkey/valkey-glide";
 import {
   argv,
   call,
@@ -18,9 +19,9 @@ import {
   jobId,
   type Outcome,
   queue,
-  type QueueKeys,
   refusal,
   sleep,
+  standalone,
   useModuleServer,
 } from "./_native.ts";
 
@@ -206,7 +207,7 @@ describe("lanes", () => {
   test("refused calls write nothing", async () => {
     await enqueue("a", 1);
     const bad = argv("ENQUEUE", q, {}, [{ id: jobId(900), opts: "lane=a{b", payload: "x" }]);
-    await refuses(bad, refusal("name", "ENQUEUE", { arg: "lane", max: 1024 }));
+    await refuses(bad, refusal("name", "ENQUEUE", { arg: "lane", max: "1024" }));
     const wrongtype = refusal("wrongtype", "ENQUEUE", {});
     // a lane key of the wrong type refuses the admission, the claim and the settle that would write it
     await ok(["SET", lane("b"), "not-mine"]);
@@ -220,5 +221,41 @@ describe("lanes", () => {
     await ok(["DEL", q.lanes]);
     await ok(["SET", q.lanes, "not-mine"]);
     await refuses(argv("ACK", q, {}, [{ id: jobs[0]!.id, token: jobs[0]!.token }]), wrongtype);
+  });
+});
+
+describe("a waiting CLAIM on a laned queue", () => {
+  let waiter: GlideClient;
+  beforeAll(async () => {
+    waiter = await standalone(site.server.port, undefined, 60_000);
+  });
+  afterAll(() => waiter?.close());
+
+  async function blocked(): Promise<void> {
+    const until = Date.now() + 10_000;
+    while (!/blocked_clients:1/.test(String(await ok(["INFO", "clients"])))) {
+      if (Date.now() > until) throw new Error("no blocked client after 10 s");
+      await sleep(10);
+    }
+  }
+
+  const waiting = (): Promise<Outcome> => call(waiter, argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 30_000 }));
+
+  test("is woken by an ENQUEUE into a lane", async () => {
+    await enqueue("a", 1);
+    await claim();
+    const reply = waiting();
+    await blocked();
+    await enqueue("b", 1);
+    expect(claimed(expectOk(await reply)).jobs.map((j) => j.payload)).toEqual(["b:0"]);
+  });
+
+  test("is woken by the RESUME of a lane", async () => {
+    await ok(argv("PAUSE", q, { lane: "a" }), 1);
+    await enqueue("a", 1);
+    const reply = waiting();
+    await blocked();
+    await ok(argv("RESUME", q, { lane: "a" }), 1);
+    expect(claimed(expectOk(await reply)).jobs.map((j) => j.payload)).toEqual(["a:0"]);
   });
 });
