@@ -190,6 +190,25 @@ describe("lanes", () => {
     expect(await list(q.ring)).toEqual([]);
   });
 
+  test("priorities order a lane's jobs; REMOVE of a ready job lowers its lane and may idle it", async () => {
+    const [low, high] = [jobId(next++), jobId(next++)];
+    await ok(argv("ENQUEUE", q, {}, [{ id: low, opts: "lane=a\0priority=3", payload: "a:low" }]), 1);
+    await ok(argv("ENQUEUE", q, {}, [{ id: high, opts: "lane=a", payload: "a:high" }]), 1);
+    await enqueue("b", 1);
+    expect(await ok(["HGET", q.meta, "prioritized"])).toBe("3");
+    expect((await claim(3)).jobs.map((j) => j.payload)).toEqual(["a:high", "b:0", "a:low"]);
+    expect(await ok(["EXISTS", `${q.base}levels:a`, `${q.base}ready:3:a`, `${q.base}ready:0:a`])).toBe(0);
+    expect(await ok(["HGET", q.meta, "prioritized"])).toBe("0");
+    const [c] = await enqueue("c", 1);
+    expect(Number(await ok(["ZSCORE", q.lanes, "c"]))).toBe(1);
+    await ok(argv("REMOVE", q, {}, [{ id: c! }]), 1);
+    // c is still in the ring (a claim evicts it), so its state stays until then
+    expect(Number(await ok(["ZSCORE", q.lanes, "c"]))).toBe(0);
+    expect((await claim()).jobs).toEqual([]);
+    expect(await ok(["EXISTS", lane("c")])).toBe(0);
+    expect(await ok(["ZSCORE", q.lanes, "c"])).toBe(null);
+  });
+
   test("DROP deletes every lane's jobs and keys", async () => {
     await enqueue("", 1);
     await enqueue("a", 2);
