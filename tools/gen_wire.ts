@@ -18,6 +18,7 @@ import {
   type ArgName,
   type Gate,
   gateDigits,
+  LANE_FIELDS,
   META_FIELDS,
   OPTION_NAMES,
   OPTIONS,
@@ -28,7 +29,6 @@ import {
   renderRefusal,
   ROW_FIELDS,
   SCHEDULER_FIELDS,
-  LANE_FIELDS,
   STATES,
   type Verb,
   VERB_NAMES,
@@ -163,9 +163,9 @@ export function vectors(): string {
     row: Object.keys(ROW_FIELDS),
     states: Object.keys(STATES),
     meta: Object.keys(META_FIELDS),
+    lane: Object.keys(LANE_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
     scheduler: Object.keys(SCHEDULER_FIELDS),
-    lane: Object.keys(LANE_FIELDS),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
 }
@@ -399,11 +399,11 @@ export function rust(): string {
     "",
     ...rustNames("The fields of the queue's `meta` hash.", "Meta", "META", META_FIELDS),
     "",
+    ...rustNames("The fields of a lane's state hash (`emq:{q}:lane:<lane>`).", "Lane", "LANE", LANE_FIELDS),
+    "",
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
     "",
     ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
-    "",
-    ...rustNames("The fields of a lane's state hash (`emq:{q}:lane:<lane>`).", "Lane", "LANE", LANE_FIELDS),
   ];
   return `${lines.join("\n")}\n`;
 }

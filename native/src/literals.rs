@@ -6,7 +6,7 @@
 use std::sync::OnceLock;
 
 use crate::ffi::{Literal, Str};
-use crate::spec::{self, Meta, Row, Scheduler, States, Wake};
+use crate::spec::{self, Lane, Meta, Row, Scheduler, States, Wake};
 
 /// The module's literals, each an `S`.
 #[derive(Clone, Copy)]
@@ -17,6 +17,8 @@ pub struct Literals<S> {
     pub state: States<S>,
     /// `meta`'s field names.
     pub meta: Meta<S>,
+    /// A lane's state field names.
+    pub lane: Lane<S>,
     /// `wake`'s markers.
     pub wake: Wake<S>,
     /// A scheduler's field names.
@@ -43,6 +45,7 @@ impl<S> Literals<S> {
             row: self.row.map(&mut f),
             state: self.state.map(&mut f),
             meta: self.meta.map(&mut f),
+            lane: self.lane.map(&mut f),
             wake: self.wake.map(&mut f),
             sched: self.sched.map(&mut f),
             wire: f(self.wire),
@@ -65,6 +68,7 @@ pub fn init() {
         row: spec::ROW,
         state: spec::STATE,
         meta: spec::META,
+        lane: spec::LANE,
         wake: spec::WAKE,
         sched: spec::SCHEDULER,
         wire: wire.as_bytes(),

@@ -81,7 +81,7 @@ fn gate(opt: &Opt, value: &[u8]) -> Result<i64, Refusal> {
                 _ => Ok(n as i64),
             }
         }
-        Gate::JobId | Gate::Bytes { .. } | Gate::Options => {
+        Gate::JobId | Gate::Lane | Gate::Bytes { .. } | Gate::Options => {
             unreachable!("the spec's options are numbers and names")
         }
     }
@@ -102,6 +102,7 @@ mod tests {
         assert_eq!(o.bytes("dedup"), Some(&b"order:42"[..]));
         assert_eq!(o.number("dedup_ms"), Some(5));
         assert_eq!(o.bytes("debounce"), None);
+        assert_eq!(parse(b"lane=a:b").unwrap().bytes("lane"), Some(&b"a:b"[..]));
         assert!(parse(b"").unwrap().bytes("dedup").is_none());
         // a value is everything after the first '='
         assert_eq!(
@@ -117,7 +118,7 @@ mod tests {
             (b"dedup", "option-form"),
             (b"=x", "option-form"),
             (b"dedup=a\0", "option-form"),
-            (b"lane=a", "option-unknown"),
+            (b"colour=a", "option-unknown"),
             (b"dedup=a\0dedup=b", "option-repeated"),
             (b"timeout_ms=0", "positive"),
             (b"timeout_ms=-1", "positive"),
@@ -127,14 +128,14 @@ mod tests {
             (b"dedup_ms=10", "option-needs"),
             (b"debounce=1", "option-needs"),
             // the first broken item is named, before any later one
-            (b"lane=a\0x", "option-unknown"),
+            (b"colour=a\0x", "option-unknown"),
         ];
         for (text, want) in cases {
             assert_eq!(refusal(text), want, "{:?}", String::from_utf8_lossy(text));
         }
         assert_eq!(
-            parse(b"lane=a").unwrap_err(),
-            Refusal::OptionUnknown(b"lane".to_vec())
+            parse(b"colour=a").unwrap_err(),
+            Refusal::OptionUnknown(b"colour".to_vec())
         );
         assert_eq!(
             parse(b"dedup_ms=1").unwrap_err(),

@@ -307,6 +307,26 @@ names! {
 }
 
 names! {
+    /// The fields of a lane's state hash (`emq:{q}:lane:<lane>`).
+    Lane LANE {
+        /// `1` while the lane is in `ring` (claims serve it)
+        ring,
+        /// its jobs claimed and not settled or reaped, counted since the queue became laned
+        active,
+        /// `1` while the lane is paused (PAUSE with the lane; RESUME deletes it)
+        paused,
+        /// the lane's own concurrency limit (LIMIT scope 1; absent: `meta`'s `lane_concurrency`)
+        concurrency,
+        /// the lane's own rate limit `<max> <per_ms> <burst>` (LIMIT scope 1; absent: `meta`'s `lane_rate`)
+        rate,
+        /// the lane's rate state `<q> <r>` (CLAIM), as `meta`'s
+        tat,
+        /// claims skip the lane until this time, ms (PENALIZE with the lane, or a claim that spent its rate); also its score in `parked`
+        parked,
+    }
+}
+
+names! {
     /// The markers on the queue's `wake` (a sorted set).
     Wake WAKE {
         /// score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed by a CLAIM that leaves pending empty, or the queue paused, parked or at a limit)
@@ -333,25 +353,5 @@ names! {
         last_ms,
         /// when it was first upserted
         created_ms,
-    }
-}
-
-names! {
-    /// The fields of a lane's state hash (`emq:{q}:lane:<lane>`).
-    Lane LANE {
-        /// `1` while the lane is in `ring` (claims serve it)
-        ring,
-        /// its jobs claimed and not settled or reaped, counted since the queue became laned
-        active,
-        /// `1` while the lane is paused (PAUSE with the lane; RESUME deletes it)
-        paused,
-        /// the lane's own concurrency limit (LIMIT scope 1; absent: `meta`'s `lane_concurrency`)
-        concurrency,
-        /// the lane's own rate limit `<max> <per_ms> <burst>` (LIMIT scope 1; absent: `meta`'s `lane_rate`)
-        rate,
-        /// the lane's rate state `<q> <r>` (CLAIM), as `meta`'s
-        tat,
-        /// claims skip the lane until this time, ms (PENALIZE with the lane, or a claim that spent its rate); also its score in `parked`
-        parked,
     }
 }

@@ -333,6 +333,7 @@ mod tests {
         match g {
             Gate::JobId => "job-id".into(),
             Gate::Name => "name".into(),
+            Gate::Lane => "lane".into(),
             Gate::Options => format!("options<={MAX_OPTIONS_BYTES}"),
             Gate::Number { min, max, digits } => {
                 let max = max.map_or(String::new(), |m| format!("<={m}"));
@@ -434,6 +435,7 @@ mod tests {
         assert_eq!(names(spec::ROW.all()), strings(&want["row"]));
         assert_eq!(names(spec::STATE.all()), strings(&want["states"]));
         assert_eq!(names(spec::META.all()), strings(&want["meta"]));
+        assert_eq!(names(spec::LANE.all()), strings(&want["lane"]));
         assert_eq!(names(spec::WAKE.all()), strings(&want["wake"]));
         assert_eq!(names(spec::SCHEDULER.all()), strings(&want["scheduler"]));
         assert_eq!(

@@ -256,6 +256,37 @@ test("schedulers: SCHEDULER upserts, TICKs (fired, stale, skipped), UNSCHEDULE a
   expect(await onReplica(["HGET", `emq:{sched}:scheduler:a`, "last_ms"])).toBe(String(t0 + 200));
 }, 60_000);
 
+test("lanes: the transition, ring rotations and evictions, lane limits, parks and settles replicate as effects", async () => {
+  const q = queue("laned");
+  const enqueue = async (lane: string, n: number, from: number) => {
+    const opts = lane === "" ? "" : `lane=${lane}`;
+    const groups = Array.from({ length: n }, (_, i) => ({ id: jobId(from + i), opts, payload: `${lane}:${i}` }));
+    expectOk(await run(argv("ENQUEUE", q, {}, groups)), n);
+  };
+  const claim = async (count: number, lease_ms = 60_000) =>
+    claimed(expectOk(await run(argv("CLAIM", q, { lease_ms, count, block_ms: 0 })))).jobs;
+  await enqueue("", 2, 1);
+  await enqueue("a", 3, 10);
+  await enqueue("b", 3, 20);
+  expectOk(await run(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 1, rate_max: 0 })), 1);
+  expectOk(await run(argv("LIMIT", q, { scope: 1, lane: "b", concurrency: 0, rate_max: 1, rate_per_ms: 60_000, rate_burst: 1 })), 1);
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 5, rate_max: 0 })), 1);
+  const first = await claim(6);
+  expect(first.length).toBeGreaterThan(2);
+  const expiring = await claim(1, 1);
+  expectOk(await run(argv("PAUSE", q, { lane: "" })), 1);
+  expectOk(await run(argv("PENALIZE", q, { lane: "c", penalty_ms: 60_000 })));
+  await sleep(5);
+  expectOk(await run(argv("ACK", q, {}, groupsOf(first.slice(0, 1)))), 1);
+  expectOk(await run(argv("RETRY", q, {}, groupsOf(first.slice(1, 2), { delay_ms: 0, reason: "r" }))), 1);
+  expectOk(await run(argv("RELEASE", q, {}, groupsOf(first.slice(2, 3)))), 1);
+  expectOk(await run(argv("RESUME", q, { lane: "" })), 1);
+  expectOk(await run(argv("REAP", q, { limit: 10 })), expiring.length);
+  await claim(10);
+  await sameDigest();
+  expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
+}, 60_000);
+
 test("an AOF replay rebuilds the same keyspace (effects, not commands, are logged)", async () => {
   const server = await startServer({ module: requireModule(), args: ["--appendonly", "yes", "--appendfsync", "always"] });
   const db = await standalone(server.port);

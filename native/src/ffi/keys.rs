@@ -282,6 +282,14 @@ impl<'a, 'k> Key<'a, 'k> {
         flags & (raw::REDISMODULE_ZADD_ADDED | raw::REDISMODULE_ZADD_UPDATED) as c_int != 0
     }
 
+    /// `ZINCRBY key by ele` (a missing member counts from 0); the new score.
+    pub fn zincrby(&self, by: f64, ele: Str) -> f64 {
+        let (mut flags, mut score): (c_int, f64) = (0, 0.0);
+        // SAFETY: a key opened for writing, a live element, out pointers the server fills.
+        unsafe { api!(RedisModule_ZsetIncrby)(self.raw, by, ele.raw, &mut flags, &mut score) };
+        score
+    }
+
     /// The lowest score of a sorted set, if any.
     pub fn first_score(&self) -> Option<f64> {
         if self.kind() != Kind::Zset {

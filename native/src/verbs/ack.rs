@@ -20,7 +20,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     )?;
 
     settle.let_go(ffi::now_ms());
-    leave_active(&active, &settle.ids);
+    leave_active(s, &settle, &active);
     for row in &settle.rows {
         s.ctx.open(row.as_str()).delete();
     }

@@ -6,12 +6,13 @@
 //! admissions counted, the keys taken, the debounced holders given their new payload).
 
 use super::dedup::{self, Dedup, Holder};
-use super::ready::{self, Plan};
+use super::lanes::{self, Live};
+use super::ready::{self, Place, Plan};
 use super::scope::Scope;
 use super::{add, counter, made, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Ctx, Key, Kind, Owned, Str};
-use crate::keyspace::WAKE;
+use crate::keyspace::{PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -58,8 +59,10 @@ pub struct Admission<'a> {
     debounced: Vec<Debounce<'a>>,
     /// The server's time the plan was made at.
     pub now: i64,
-    /// Each job's priority (its option; 0 when none), by place.
-    pub prio: Vec<u64>,
+    /// Each job's lane and priority (its options; the default lane at 0 when none), by place.
+    pub places: Vec<Place>,
+    /// Whether this admission makes the queue laned (the first job carrying a lane).
+    pub laning: bool,
     /// An admission into pending (ENQUEUE, TICK): the plan of its ready pushes.
     pub ready: Option<Plan<'a>>,
     /// Whether the queue had no ready job (its `ready` marker goes on wake with the first).
@@ -131,7 +134,8 @@ pub fn admit<'a>(
         dedup: None,
         debounced: Vec::new(),
         now,
-        prio: Vec::new(),
+        places: Vec::new(),
+        laning: false,
         ready: None,
         idle: false,
     };
@@ -140,13 +144,16 @@ pub fn admit<'a>(
         return finish(s, a, kind, Vec::new());
     };
     let options: Vec<_> = (0..a.ids.len()).map(|j| args.job_options(j, at)).collect();
-    let prio: Vec<u64> = options
+    let places: Vec<Place> = options
         .iter()
-        .map(|o| o.number("priority").unwrap_or(0) as u64)
+        .map(|o| {
+            let lane = o.bytes("lane").unwrap_or_default().to_vec();
+            (lane, o.number("priority").unwrap_or(0) as u64)
+        })
         .collect();
     if options.iter().all(|o| o.bytes("dedup").is_none()) {
         a.admitted = (0..a.ids.len()).collect();
-        return finish(s, a, kind, prio);
+        return finish(s, a, kind, places);
     }
     let d = dedup::open(s)?;
     let mut takes: Vec<Take> = Vec::new();
@@ -195,33 +202,66 @@ pub fn admit<'a>(
         }
     }
     a.dedup = Some((d, takes));
-    finish(s, a, kind, prio)
+    finish(s, a, kind, places)
 }
 
-/// The end of [`admit`]: each job's priority, and for an admission into pending (a list) whether
-/// the queue had no ready job and the plan of its ready pushes.
+/// The end of [`admit`]: each job's place; whether the admission makes the queue laned (then the
+/// keys of the transition typed: `pending`, and the default lane's, [`laning`]); and for an
+/// admission into pending (a list) whether the queue had no ready job and the plan of its ready
+/// pushes.
 fn finish<'a>(
     s: &mut Scope<'a>,
     mut a: Admission<'a>,
     kind: Kind,
-    mut prio: Vec<u64>,
+    mut places: Vec<Place>,
 ) -> Result<Admission<'a>, Refusal> {
-    prio.resize(a.ids.len(), 0);
-    a.prio = prio;
+    places.resize(a.ids.len(), (Vec::new(), 0));
+    a.places = places;
+    a.laning =
+        a.admitted.iter().any(|&j| !a.places[j].0.is_empty()) && lanes::laned(&a.meta).is_none();
+    if a.laning {
+        s.structure(PENDING, Kind::List)?;
+        counter(&a.meta, lit().meta.prioritized)?;
+        lanes::check(s, [&b""[..]], false)?;
+    }
     if kind == Kind::List {
         a.idle = !ready::any(s, &a.meta);
         let ids = a.admitted_ids();
-        let prio = &a.prio;
+        let places = &a.places;
         let admitted = &a.admitted;
-        a.ready = Some(ready::plan(s, &a.meta, &ids, |k| prio[admitted[k]])?);
+        a.ready = Some(ready::plan(s, &a.meta, &ids, |k| {
+            places[admitted[k]].clone()
+        })?);
     }
     Ok(a)
 }
 
-/// Step 6, first: `meta` made and counted; the keys taken; each debounced holder outside the call
+/// Step 6 of the admission that makes the queue laned, before its pushes (§10.1): `meta`'s `laned`
+/// is its `tokens` (0 when absent), and the ready jobs it had, all of the default lane, are that
+/// lane's score, with its insert check.
+fn laning(s: &Scope, meta: &Key) {
+    let l = lit();
+    let tokens = meta.hget(l.meta.tokens);
+    meta.hset(&[(l.meta.laned, tokens.as_ref().map_or(l.zero, |t| t.as_str()))]);
+    let pending = s.ctx.open_named(s.name(PENDING));
+    let waiting = if pending.kind() == Kind::List {
+        pending.value_len() as i64
+    } else {
+        0
+    };
+    let ready = waiting + counter(meta, l.meta.prioritized).unwrap_or(0);
+    if ready > 0 {
+        let live = Live::open(s, meta);
+        live.add_ready(l.empty, ready);
+        live.insert(l.empty);
+    }
+}
+
+/// Step 6, first: `meta` made (and laned: [`laning`]) and counted; the keys taken; each debounced holder outside the call
 /// given its new payload (group argument `payload_at`) and, from SCHEDULE (`due_at`), its new due
 /// time when scheduled. Returns the earliest due time written to a holder (0: none).
 pub fn admitted(
+    s: &Scope,
     a: &Admission,
     args: &Args,
     now: Str,
@@ -230,6 +270,9 @@ pub fn admitted(
 ) -> i64 {
     let (ctx, l) = (a.meta.ctx(), lit());
     made(&a.meta, now);
+    if a.laning {
+        laning(s, &a.meta);
+    }
     add(
         &a.meta,
         l.meta.enqueued,

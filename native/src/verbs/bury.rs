@@ -19,7 +19,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let victims = retention::select(s, &settle.meta, &dead, now, settle.ids.len() as i64)?;
 
     settle.let_go(now);
-    leave_active(&active, &settle.ids);
+    leave_active(s, &settle, &active);
     let now_s = ctx.int(now);
     let mut zadd: Vec<Str> = vec![dead.name()];
     for (j, &id) in settle.ids.iter().enumerate() {

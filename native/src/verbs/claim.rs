@@ -1,33 +1,32 @@
 //! `EMQ.CLAIM 1 <meta> <lease_ms> <count> <block_ms>` (the twin of `lib/lua/claim.ts`). First the
-//! queue's upkeep: due scheduled ids move to the head of pending and expired leases to its tail (at
-//! most `CLAIM_MOVE_LIMIT` each). Then, unless the queue is paused, up to count ids are popped from
-//! the tail into active at now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s
-//! `tokens` (raised to now × `TOKENS_PER_MS` first when below it); tail ids whose row is missing are popped and dropped. Everything is checked first, on
-//! the list as it will be after the moves, and written after. With nothing claimed, block_ms > 0
-//! and a caller that may wait, the client waits on pending (at most until the next due time); a
-//! signal runs the claim again. Deduplication windows that ended are dropped (`dedup::expired`).
-//! Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
+//! queue's upkeep: due scheduled ids move to the head of their ready lists and expired leases to
+//! the tail (at most `CLAIM_MOVE_LIMIT` each). Then, unless the queue is paused or parked, up to
+//! count ids (fewer under its concurrency or rate limit) are popped from the tails into active at
+//! now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` (raised to now
+//! × `TOKENS_PER_MS` first when below it); ids whose row is missing are popped and dropped. A queue
+//! that is not laned takes them priority by priority; a laned one serves the lanes of its ring
+//! round-robin, after its parked lanes whose time has come are let back (`walk`, docs/design/
+//! lanes.md §10.6). Everything is decided first, on the state as the moves will leave it, and
+//! written after. With nothing claimed, block_ms > 0 and a caller that may wait, the client waits
+//! on pending (at most until the next due time); a signal runs the claim again. Deduplication
+//! windows that ended are dropped (`dedup::expired`). Reply `[next_ms, [id, payload, attempts,
+//! token, opts]…]`.
 
 use super::dedup;
+use super::lanes::{self, Live};
 use super::limits::{self, Tat};
-use super::move_due::{apply, select, Due};
+use super::move_due::{apply, select};
 use super::ready;
 use super::retention;
 use super::scope::Scope;
+use super::walk::{self, pick, Jobs, Moved, Pick, Pop, RingOp};
 use super::{add, counter, paused};
 use crate::command::{Args, Claimed, Reply};
-use crate::ffi::{self, Key, Kind, Owned, Str};
-use crate::keyspace::{ACTIVE, DEAD, LEVELS, PENDING, SCHEDULE, WAKE};
+use crate::ffi::{Key, Kind, Str};
+use crate::keyspace::{ACTIVE, DEAD, PARKED, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
 use crate::wire::Refusal;
-
-/// A job the walk will claim: its id, row and attempts after this claim.
-struct Pick<'a> {
-    id: Owned<'a>,
-    row: Owned<'a>,
-    attempts: i64,
-}
 
 /// Runs CLAIM's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
@@ -39,7 +38,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let now = ffi::now_ms();
+    let now = s.now();
     let due = select(s, &meta, &schedule, now, CLAIM_MOVE_LIMIT)?;
     let expired = select(s, &meta, &active, now, CLAIM_MOVE_LIMIT)?;
     let paused = paused(&meta);
@@ -62,60 +61,38 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         room = room.min(allowed as usize);
     }
 
-    // The walk, writing nothing, level by level: priority 0 (pending) first, then every priority
-    // of `levels:` and of the ids this call makes ready, lowest first. In each level the
-    // candidates come in the order RPOP will return them after the moves: its expired ids from the
-    // last RPUSHed, its list from the tail, its due ids in LPUSH order.
+    // The walk, writing nothing. A queue that is not laned takes its jobs as one lane's, level by
+    // level: priority 0 (pending) first, then every priority of `levels:` and of the ids this call
+    // makes ready, lowest first. A laned queue serves the ring's lanes round-robin (`walk`).
     let claimable = !paused && !parked;
+    let m = Moved {
+        expired: &expired,
+        due: &due,
+    };
     let mut picks: Vec<Pick> = Vec::new();
-    // (priority, list name, how many the walk pops from it)
-    let mut pops: Vec<(u64, Owned, usize)> = Vec::new();
-    if claimable {
-        let k = walk(s, &mut picks, room, (&expired, &due), 0, &pending)?;
-        if k > 0 {
-            pops.push((0, s.name(PENDING), k));
-        }
-    }
-    if claimable && picks.len() < room {
-        let name = s.name(LEVELS);
-        let lk = s.open(name.as_str())?;
-        if !lk.is_empty_or(Kind::Zset) {
-            return Err(Refusal::WrongType);
-        }
-        let mut order: Vec<u64> = Vec::new();
-        if lk.kind() == Kind::Zset {
-            for m in lk.due(f64::INFINITY, u64::MAX) {
-                let p = ready::parse_priority(m.bytes());
-                if p > 0 && !order.contains(&p) {
-                    order.push(p);
-                }
-            }
-        }
-        drop(lk);
-        for p in expired.plan.levels().chain(due.plan.levels()) {
-            if p > 0 && !order.contains(&p) {
-                order.push(p);
-            }
-        }
-        order.sort_unstable();
-        for p in order {
-            if picks.len() >= room {
+    let (laned, pops) = if lanes::laned(&meta).is_some() {
+        let room = if claimable { room } else { 0 };
+        let mut laned = walk::simulate(s, &meta, m, now, room, &mut picks)?;
+        let pops = laned.pops();
+        (Some(laned), pops)
+    } else if claimable && room > 0 {
+        let mut jobs = Jobs::new(s, b"", m)?;
+        while picks.len() < room {
+            let Some(job) = jobs.next(s, m)? else {
                 break;
-            }
-            let name = ctx.string(&ready::level(s, p));
-            let list = s.open(name.as_str())?;
-            if !list.is_empty_or(Kind::List) {
-                return Err(Refusal::WrongType);
-            }
-            let k = walk(s, &mut picks, room, (&expired, &due), p, &list)?;
-            drop(list);
-            if k > 0 {
-                pops.push((p, name, k));
-            }
+            };
+            pick(s, &mut picks, job, 0)?;
         }
-        if pops.last().is_some_and(|&(p, ..)| p > 0) {
-            counter(&meta, l.meta.prioritized)?;
-        }
+        let pops = jobs.pops(0).collect();
+        (None, pops)
+    } else {
+        (None, Vec::new())
+    };
+    if pops
+        .iter()
+        .any(|p| p.list.bytes() != pending.name().bytes())
+    {
+        counter(&meta, l.meta.prioritized)?;
     }
     let (tokens, claimed) = if picks.is_empty() {
         (0, 0)
@@ -137,35 +114,36 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.probe()?;
 
     // Writes.
+    if let Some(laned) = &laned {
+        lanes::lower(s, &meta, &laned.counted);
+    }
     let moved = apply(s, &meta, &schedule, &pending, false, &due)
         + apply(s, &meta, &active, &pending, true, &expired);
-    let mut gone = 0;
-    for (p, name, k) in &pops {
-        let list = if *p == 0 {
-            None
-        } else {
-            Some(ctx.open(name.as_str()))
-        };
-        for _ in 0..*k {
-            list.as_ref().unwrap_or(&pending).pop_tail();
+    let live = laned.as_ref().map(|_| Live::open(s, &meta));
+    if let (Some(laned), Some(live)) = (&laned, &live) {
+        for lane in &laned.unparked {
+            live.unpark(lane.as_str());
         }
-        let n = ctx.int(*k as i64);
-        ctx.replicate(c"RPOP", &[name.as_str(), n.as_str()]);
-        if *p > 0 {
-            gone += *k as i64;
+        for op in &laned.ops {
+            match *op {
+                RingOp::Rotate => live.rotate(),
+                RingOp::Evict(i, park) => live.evict(laned.lanes[i].name.as_str(), park),
+            }
         }
     }
-    if gone > 0 {
-        let total = counter(&meta, l.meta.prioritized).unwrap_or(0);
-        add(&meta, l.meta.prioritized, total, -gone);
-    }
-    for (p, name, _) in pops.iter().filter(|&&(p, ..)| p > 0) {
-        let list = ctx.open(name.as_str());
-        if list.kind() != Kind::List || list.value_len() == 0 {
-            let levels_key = ctx.open_named(s.name(LEVELS));
-            let member = ctx.int(*p as i64);
-            if levels_key.zrem(member.as_str()) {
-                ctx.replicate(c"ZREM", &[levels_key.name(), member.as_str()]);
+    popped(s, &meta, &pending, &pops);
+    if let (Some(laned), Some(live)) = (&laned, &live) {
+        for (i, lane) in laned.lanes.iter().enumerate() {
+            if pops.iter().any(|p| p.lane == i) {
+                let k: usize = pops.iter().filter(|p| p.lane == i).map(|p| p.k).sum();
+                live.add_ready(lane.name.as_str(), -(k as i64));
+            }
+        }
+        for lane in laned.lanes.iter().filter(|l| l.picked > 0) {
+            live.add_active(lane.name.as_str(), lane.picked);
+            let rate = lane.state.rate_in_force(&laned.defaults);
+            if let (Some(_), Some(tat)) = (rate, lane.state.tat) {
+                live.set_tat(lane.name.as_str(), tat);
             }
         }
     }
@@ -215,16 +193,29 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             });
         }
     }
+    if let (Some(laned), Some(live)) = (&laned, &live) {
+        for lane in laned.lanes.iter().filter(|l| l.evicted) {
+            live.idle(lane.name.as_str());
+        }
+    }
     let k = jobs.len() as i64;
     let spent = lim.rate.map(|(rate, _)| (rate, allowed - k <= 0));
     let spent_rate = spent.is_some_and(|(_, spent)| spent);
     let full = lim.conc.is_some_and(|conc| busy + k >= conc);
     let open = claimable && !spent_rate && !full;
-    markers(s, &wake, now, open && ready::any(s, &meta));
+    let left = match &live {
+        Some(live) => live.serving(),
+        None => ready::any(s, &meta),
+    };
+    markers(s, &wake, now, open && left);
     if moved > 0 {
         ctx.signal_ready(pending.name());
     }
-    let heads = [schedule.first_score(), active.first_score()]
+    let lanes_parked = live.as_ref().and_then(|_| {
+        let parked = ctx.open_named(s.name(PARKED));
+        parked.first_score()
+    });
+    let heads = [schedule.first_score(), active.first_score(), lanes_parked]
         .into_iter()
         .flatten()
         .map(|s| s as i64);
@@ -248,67 +239,45 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(Reply::Claimed { next_ms, jobs })
 }
 
-/// One candidate of the walk: picked when its row exists (its attempts a counter), else popped and
-/// dropped.
-fn pick<'a>(
-    s: &Scope<'a>,
-    picks: &mut Vec<Pick<'a>>,
-    id: Owned<'a>,
-    row: Owned<'a>,
-    exists: bool,
-) -> Result<(), Refusal> {
-    if exists {
-        let attempts = counter(&s.ctx.open(row.as_str()), lit().row.attempts)? + 1;
-        picks.push(Pick { id, row, attempts });
-    }
-    Ok(())
-}
-
-/// Walks level `p` (its ready list `list`) until `room` jobs are picked: its expired ids (the last
-/// RPUSHed first), its list from the tail, its due ids in LPUSH order. Returns how many it pops.
-fn walk<'a>(
-    s: &mut Scope<'a>,
-    picks: &mut Vec<Pick<'a>>,
-    room: usize,
-    (expired, due): (&Due<'a>, &Due<'a>),
-    p: u64,
-    list: &Key,
-) -> Result<usize, Refusal> {
-    let ctx = s.ctx;
-    let at = |d: &Due| -> Vec<usize> { (0..d.len()).filter(|&k| d.plan.prio[k] == p).collect() };
-    let (exp, du) = (at(expired), at(due));
-    let len = if list.kind() == Kind::List {
-        list.value_len()
-    } else {
-        0
-    };
-    let total = exp.len() + len + du.len();
-    let copy = |d: &Due<'a>, k: usize| {
-        (
-            ctx.string(d.ids[k].bytes()),
-            ctx.string(d.rows[k].bytes()),
-            d.exists[k],
-        )
-    };
-    let mut i = 0;
-    while picks.len() < room && i < total {
-        i += 1;
-        let (id, row, exists) = if i <= exp.len() {
-            copy(expired, exp[exp.len() - i])
-        } else if i > exp.len() + len {
-            copy(due, du[i - exp.len() - len - 1])
+/// Step 6 of the walk's pops: `RPOP list k` of each list, `prioritized` lowered by those not of
+/// `pending`, each lane's `levels:` without a priority whose list is now empty; replicated.
+fn popped(s: &Scope, meta: &Key, pending: &Key, pops: &[Pop]) {
+    let (ctx, l) = (s.ctx, lit());
+    let mut gone = 0;
+    for p in pops {
+        let of_pending = p.list.bytes() == pending.name().bytes();
+        let opened;
+        let list = if of_pending {
+            pending
         } else {
-            let id = list
-                .index(-((i - exp.len()) as i64))
-                .map(|id| ctx.string(id.bytes()))
-                .unwrap_or_else(|| ctx.string(b""));
-            let row = s.row_of(id.bytes());
-            let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
-            (id, row, exists)
+            opened = ctx.open(p.list.as_str());
+            &opened
         };
-        pick(s, picks, id, row, exists)?;
+        for _ in 0..p.k {
+            list.pop_tail();
+        }
+        let n = ctx.int(p.k as i64);
+        ctx.replicate(c"RPOP", &[p.list.as_str(), n.as_str()]);
+        if !of_pending {
+            gone += p.k as i64;
+        }
     }
-    Ok(i)
+    if gone > 0 {
+        let total = counter(meta, l.meta.prioritized).unwrap_or(0);
+        add(meta, l.meta.prioritized, total, -gone);
+    }
+    for p in pops.iter().filter(|p| p.p > 0) {
+        let list = ctx.open(p.list.as_str());
+        if list.kind() == Kind::List && list.value_len() > 0 {
+            continue;
+        }
+        drop(list);
+        let levels = ctx.open_named(s.levels(p.name.bytes()));
+        let member = ctx.int(p.p as i64);
+        if levels.zrem(member.as_str()) {
+            ctx.replicate(c"ZREM", &[levels.name(), member.as_str()]);
+        }
+    }
 }
 
 /// wake after a claim: `ready` while the queue holds ready jobs a claim could take now (`left`: not

@@ -1,6 +1,6 @@
 //! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit schedulers and jobs a call
-//! (schedulers, then pending, scheduled and dead jobs), and once none is left every key of
-//! the queue, `meta` included; refused while a job is active (naming up to 50 of them). Reply: the
+//! (schedulers, then ready jobs of every lane, scheduled and dead jobs), and once none is left every
+//! key of the queue, `meta` and every lane's keys included; refused while a job is active (naming up to 50 of them). Reply: the
 //! schedulers and jobs deleted (fewer than limit: the queue is gone).
 
 use super::ready;
@@ -8,7 +8,8 @@ use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{
-    ACTIVE, DEAD, DEDUP, DEDUP_TTL, LEVELS, PENDING, SCHEDULE, SCHEDULERS, WAKE,
+    ACTIVE, DEAD, DEDUP, DEDUP_TTL, LANES, LEVELS, PARKED, PENDING, RING, SCHEDULE, SCHEDULERS,
+    WAKE,
 };
 use crate::wire::Refusal;
 
@@ -26,6 +27,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dedup = s.structure(DEDUP, Kind::Hash)?;
     let dedup_ttl = s.structure(DEDUP_TTL, Kind::Zset)?;
     let levels = s.structure(LEVELS, Kind::Zset)?;
+    let ring = s.structure(RING, Kind::List)?;
+    let lanes_index = s.structure(LANES, Kind::Zset)?;
+    let parked = s.structure(PARKED, Kind::Zset)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -42,20 +46,20 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     // then jobs: the ready lists from their heads (pending, then each priority of levels:), then
     // the sorted sets from their lowest score
     let limit = limit - scheds.len();
+    // every lane's lists: the default lane's (pending, then levels:), then each lane of `lanes`
+    // (its priority 0, then its levels:), whose keys go once the queue is empty
     let mut lists: Vec<Key> = Vec::new();
-    if levels.kind() == Kind::Zset {
-        for m in levels.due(f64::INFINITY, u64::MAX) {
-            let p = ready::parse_priority(m.bytes());
-            if p == 0 {
-                continue;
-            }
-            let list = ctx.open_named(ctx.string(&ready::level(s, p)));
-            s.open(list.name())?;
-            if !list.is_empty_or(Kind::List) {
-                return Err(Refusal::WrongType);
-            }
-            lists.push(list);
+    levelled(s, &levels, b"", &mut lists)?;
+    let mut lane_keys: Vec<Key> = Vec::new();
+    for lane in lanes_index.due(f64::INFINITY, u64::MAX) {
+        let lane = lane.bytes();
+        if !lane.is_empty() {
+            lists.push(s.open_owned(s.ready(lane, 0), Kind::List)?);
+            let levels = s.open_owned(s.levels(lane), Kind::Zset)?;
+            levelled(s, &levels, lane, &mut lists)?;
+            lane_keys.push(levels);
         }
+        lane_keys.push(s.open_owned(s.lane(lane), Kind::Hash)?);
     }
     // (list index, id, row): list 0 is pending; popped ones are listed by their list
     let mut popped_from: Vec<(usize, Owned, Owned)> = Vec::new();
@@ -146,13 +150,34 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &dedup,
             &dedup_ttl,
             &levels,
+            &ring,
+            &lanes_index,
+            &parked,
             &meta,
         ];
-        for key in keys {
+        let keys: Vec<&Key> = keys.into_iter().chain(&lane_keys).collect();
+        for key in &keys {
             key.delete();
         }
-        let all = keys.map(|k| k.name());
+        let all: Vec<Str> = keys.iter().map(|k| k.name()).collect();
         ctx.replicate(c"DEL", &all);
     }
     Ok(Reply::Int(deleted as i64))
+}
+
+/// The ready lists of `lane` at the priorities ≥ 1 of its `levels` (a sorted set or missing), each
+/// typed, onto `lists`.
+fn levelled<'a>(
+    s: &mut Scope<'a>,
+    levels: &Key,
+    lane: &[u8],
+    lists: &mut Vec<Key<'a, 'a>>,
+) -> Result<(), Refusal> {
+    for m in levels.due(f64::INFINITY, u64::MAX) {
+        let p = ready::parse_priority(m.bytes());
+        if p > 0 {
+            lists.push(s.open_owned(s.ready(lane, p), Kind::List)?);
+        }
+    }
+    Ok(())
 }

@@ -6,7 +6,7 @@
 
 use super::admit::{admit, admitted, fields, Admission};
 use super::mark_ready;
-use super::ready;
+use super::ready::{self, Place};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Ctx, Key, Kind, Str};
@@ -20,14 +20,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.probe()?;
 
     let now = s.ctx.int(a.now);
-    admitted(&a, args, now.as_str(), 2, None);
+    admitted(s, &a, args, now.as_str(), 2, None);
     pushed(s, &a, now.as_str(), |j| fields(&a, args, j, 2, 1));
     Ok(a.reply())
 }
 
 /// Step 6 of an admission into pending (after [`admitted`]): per admitted job `HSET row state
 /// pending` with the fields `fields(j)` gives (its payload first), `attempts 0 created_ms <now>`,
-/// and its priority when not 0; the ids pushed on their ready lists in order; `ready` on wake when
+/// and its priority and lane when not the defaults; the ids pushed on their ready lists in order; `ready` on wake when
 /// the queue had no ready job.
 pub fn pushed<'b>(
     s: &Scope,
@@ -42,7 +42,7 @@ pub fn pushed<'b>(
         row.extend([(l.row.attempts, l.zero), (l.row.created_ms, now)]);
         let key = ctx.open(a.rows[j].as_str());
         key.hset(&row);
-        prioritized(ctx, &key, a.prio[j]);
+        placed(ctx, &key, &a.places[j]);
     }
     if a.admitted.is_empty() {
         return;
@@ -55,10 +55,15 @@ pub fn pushed<'b>(
     }
 }
 
-/// A row's `priority` field, when not 0 (replicated).
-pub fn prioritized(ctx: Ctx, row: &Key, p: u64) {
-    if p > 0 {
-        let text = ctx.int(p as i64);
-        row.hset(&[(lit().row.priority, text.as_str())]);
+/// A row's `priority` field, when not 0, and its `lane`, when not the default lane (replicated).
+pub fn placed(ctx: Ctx, row: &Key, (lane, p): &Place) {
+    let l = lit();
+    if *p > 0 {
+        let text = ctx.int(*p as i64);
+        row.hset(&[(l.row.priority, text.as_str())]);
+    }
+    if !lane.is_empty() {
+        let text = ctx.string(lane);
+        row.hset(&[(l.row.lane, text.as_str())]);
     }
 }

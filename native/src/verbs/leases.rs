@@ -5,6 +5,7 @@
 //! active and its row's `token` is the call's.
 
 use super::dedup::{self, Going};
+use super::lanes::{self, Counted};
 use super::limits;
 use super::scope::Scope;
 use super::{add, counter, once};
@@ -40,6 +41,8 @@ pub struct Settle<'a> {
     pub dedup: Option<Going<'a>>,
     /// Whether the queue has a concurrency limit a slot of which the settle frees.
     freeing: bool,
+    /// The lanes whose `active` the settle lowers (a laned queue's, `lanes::counted`).
+    counted: Counted<'a>,
 }
 
 impl<'a> Settle<'a> {
@@ -50,8 +53,15 @@ impl<'a> Settle<'a> {
         }
     }
 
-    /// The wake of a freed slot (`limits::freed`), after the verb's own writes.
+    /// The jobs' lanes' `active` lowered (§10.5), right after they leave active.
+    pub fn lower(&self, s: &Scope<'a>) {
+        lanes::lower(s, &self.meta, &self.counted);
+    }
+
+    /// The wake of a freed slot (`limits::freed`) and the lanes' insert and idle checks, after the
+    /// verb's own writes.
     pub fn freed(&self, s: &Scope<'a>) {
+        lanes::recheck(s, &self.meta, &self.counted);
         limits::freed(s, &self.meta, self.freeing);
     }
 
@@ -120,6 +130,11 @@ pub fn held<'a, const N: usize>(
     } else {
         None
     };
+    let counted = if leaves == Leaves::Stay {
+        Vec::new()
+    } else {
+        lanes::counted(s, &meta, &rows, &vec![true; rows.len()])?
+    };
     s.probe()?;
     if !stale.is_empty() {
         return Err(Refusal::LeaseLost(stale));
@@ -131,16 +146,19 @@ pub fn held<'a, const N: usize>(
         counter,
         dedup,
         freeing,
+        counted,
     };
     Ok((settle, keys))
 }
 
-/// The settled jobs leave active: `ZREM active <ids…>`, replicated.
-pub fn leave_active(active: &Key, ids: &[Str]) {
+/// The settled jobs leave active: `ZREM active <ids…>`, replicated; then their lanes' `active`.
+pub fn leave_active(s: &Scope, settle: &Settle, active: &Key) {
+    let ids = &settle.ids;
     for &id in ids {
         active.zrem(id);
     }
     let mut zrem: Vec<Str> = vec![active.name()];
     zrem.extend(ids);
     active.ctx().replicate(c"ZREM", &zrem);
+    settle.lower(s);
 }

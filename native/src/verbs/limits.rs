@@ -48,7 +48,7 @@ pub struct Limits {
 }
 
 /// A stored decimal of 1 to 15 digits within `lo..=hi`.
-fn stored(text: Option<&[u8]>, lo: i64, hi: i64) -> Option<i64> {
+pub fn stored(text: Option<&[u8]>, lo: i64, hi: i64) -> Option<i64> {
     let n = i64::try_from(gates::digits(text?)?).ok()?;
     (lo..=hi).contains(&n).then_some(n)
 }
@@ -59,6 +59,35 @@ fn parts<const N: usize>(text: Option<&[u8]>) -> Option<[&[u8]; N]> {
     v.try_into().ok()
 }
 
+/// A stored concurrency limit (1 to `MAX_CONCURRENCY`).
+pub fn parse_conc(text: Option<&[u8]>) -> Option<i64> {
+    stored(text, 1, MAX_CONCURRENCY)
+}
+
+/// A stored rate `"<max> <per_ms> <burst>"`.
+pub fn parse_rate(text: Option<&[u8]>) -> Option<Rate> {
+    let [m, p, b] = parts::<3>(text)?;
+    Some(Rate {
+        max: stored(Some(m), 1, MAX_RATE)?,
+        per: stored(Some(p), 1, MAX_RATE_PERIOD_MS)?,
+        burst: stored(Some(b), 1, MAX_BURST)?,
+    })
+}
+
+/// A stored rate state `"<q> <r>"` of `rate` (0 ≤ r < max).
+pub fn parse_tat(text: Option<&[u8]>, rate: &Rate) -> Option<Tat> {
+    let [q, r] = parts::<2>(text)?;
+    Some(Tat {
+        q: stored(Some(q), 0, MAX_STORED)?,
+        r: stored(Some(r), 0, rate.max - 1)?,
+    })
+}
+
+/// A stored time (ms since the epoch).
+pub fn parse_time(text: Option<&[u8]>) -> Option<i64> {
+    stored(text, 0, MAX_STORED)
+}
+
 /// The limits `meta`'s fields say (the stored bytes of `concurrency`, `parked`, `rate`, `tat`).
 pub fn parse(
     conc: Option<&[u8]>,
@@ -66,24 +95,10 @@ pub fn parse(
     rate: Option<&[u8]>,
     tat: Option<&[u8]>,
 ) -> Limits {
-    let rate = parts::<3>(rate).and_then(|[m, p, b]| {
-        let r = Rate {
-            max: stored(Some(m), 1, MAX_RATE)?,
-            per: stored(Some(p), 1, MAX_RATE_PERIOD_MS)?,
-            burst: stored(Some(b), 1, MAX_BURST)?,
-        };
-        let t = parts::<2>(tat).and_then(|[q, rr]| {
-            Some(Tat {
-                q: stored(Some(q), 0, MAX_STORED)?,
-                r: stored(Some(rr), 0, r.max - 1)?,
-            })
-        });
-        Some((r, t))
-    });
     Limits {
-        conc: stored(conc, 1, MAX_CONCURRENCY),
-        rate,
-        parked: stored(parked, 0, MAX_STORED),
+        conc: parse_conc(conc),
+        rate: parse_rate(rate).map(|r| (r, parse_tat(tat, &r))),
+        parked: parse_time(parked),
     }
 }
 
@@ -93,7 +108,7 @@ pub fn concurrency(meta: &Key) -> Option<i64> {
         return None;
     }
     let c = meta.hget(lit().meta.concurrency);
-    stored(c.as_ref().map(|s| s.bytes()), 1, MAX_CONCURRENCY)
+    parse_conc(c.as_ref().map(|s| s.bytes()))
 }
 
 /// The queue's limits, read from `meta` (none when it is missing).

@@ -1,9 +1,11 @@
-//! The wire-5 verbs' steps 5–6, one file each (`run`, which the generated table `spec::VERBS`
+//! The verbs' steps 5–6, one file each (`run`, which the generated table `spec::VERBS`
 //! names), and the pieces several share (`scope`: access to derived keys; `admit`:
 //! ENQUEUE/SCHEDULE/TICK; `leases`: the token check of ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`:
-//! PROMOTE/REAP/CLAIM's mover; `retention`: the dead set's trimming by BURY and CLAIM). Steps 1–4
-//! (shape, layout, fence, gates) run in `command` for every verb before its handler; a handler
-//! checks its domain, then writes everything or nothing (`docs/WIRE.md`).
+//! PROMOTE/REAP/CLAIM's mover; `ready`: the ready lists by (lane, priority); `lanes`: a laned
+//! queue's ring and lane states; `walk`: CLAIM's walk, decided before it writes; `retention`: the
+//! dead set's trimming by BURY and CLAIM). Steps 1–4 (shape, layout, fence, gates) run in `command`
+//! for every verb before its handler; a handler checks its domain, then writes everything or
+//! nothing (`docs/WIRE.md`).
 
 pub mod ack;
 pub mod admit;
@@ -13,6 +15,7 @@ pub mod dedup;
 pub mod drop;
 pub mod enqueue;
 pub mod extend;
+pub mod lanes;
 pub mod leases;
 pub mod limit;
 pub mod limits;
@@ -36,6 +39,7 @@ pub mod scheduler;
 pub mod scope;
 pub mod tick;
 pub mod unschedule;
+pub mod walk;
 
 use crate::ffi::{self, Key, Kind, Str};
 use crate::gates;

@@ -4,12 +4,13 @@
 //! pushes (each to its priority's list, `ready`); [`apply`] moves them and marks the rows that
 //! exist `pending`.
 
+use super::lanes;
 use super::mark_ready;
 use super::ready::{self, Plan};
 use super::scope::Scope;
 use crate::command::Reply;
-use crate::ffi::{self, Key, Kind, Owned, Str};
-use crate::keyspace::{PENDING, WAKE};
+use crate::ffi::{Key, Kind, Owned, Str};
+use crate::keyspace::{ACTIVE, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -86,7 +87,8 @@ pub fn apply(s: &Scope, meta: &Key, from: &Key, pending: &Key, tail: bool, due: 
 
 /// PROMOTE and REAP, whole: up to `limit` due ids of the sorted set of type `from` move onto
 /// pending (`tail`: RPUSH, claimed next); a `ready` marker on wake and waiting claims woken when
-/// any moved. Reply: how many moved.
+/// any moved; from active (REAP), the lanes' `active` lowered first and their checks last. Reply:
+/// how many moved.
 pub fn moved<'a>(
     s: &mut Scope<'a>,
     limit: i64,
@@ -94,14 +96,23 @@ pub fn moved<'a>(
     tail: bool,
 ) -> Result<Reply<'a>, Refusal> {
     let ctx = s.ctx;
+    let reaps = from == ACTIVE;
     let meta = s.meta()?;
     let from = s.structure(from, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
-    let due = select(s, &meta, &from, ffi::now_ms(), limit as u64)?;
+    let due = select(s, &meta, &from, s.now(), limit as u64)?;
+    // expired leases: their lanes' `active` goes down (§10.5)
+    let counted = if reaps {
+        lanes::counted(s, &meta, &due.rows, &due.exists)?
+    } else {
+        Vec::new()
+    };
     s.probe()?;
 
+    lanes::lower(s, &meta, &counted);
     let moved = apply(s, &meta, &from, &pending, tail, &due);
+    lanes::recheck(s, &meta, &counted);
     if moved > 0 {
         mark_ready(&wake);
         ctx.signal_ready(pending.name());

@@ -1,13 +1,16 @@
-//! The ready lists (the twin of `lib/lua/ready.ts`): a job of priority 0 is ready in `pending`, one
-//! of priority p ≥ 1 in `ready:<p>:`, with p in the sorted set `levels:` while that list holds ids
-//! and `meta`'s `prioritized` counting them. Every verb that makes jobs ready pushes them through
-//! one [`Plan`] — step 5 reads each job's priority and types the lists it will write, step 6
-//! pushes — and CLAIM pops the levels in order. Docs: docs/WIRE.md, "Priorities".
+//! The ready lists (the twin of `lib/lua/ready.ts`): a job of lane L at priority p is ready in
+//! `ready:<p>:<L>` — the default lane's priority 0 in `pending` —, with p ≥ 1 in the sorted set
+//! `levels:<L>` while that list holds ids and `meta`'s `prioritized` counting every id not in
+//! `pending`. Every verb that makes jobs ready pushes them through one [`Plan`] — step 5 reads each
+//! job's place and types the keys it will write, step 6 pushes, group by (lane, priority), and in a
+//! laned queue scores the lane and runs its insert check (`lanes`). Docs: docs/WIRE.md,
+//! "Priorities", and docs/design/lanes.md §10.
 
+use super::lanes::{self, Live};
 use super::scope::Scope;
 use super::{add, counter};
 use crate::ffi::{Ctx, Key, Kind, Owned, Str};
-use crate::keyspace::{LEVELS, PENDING};
+use crate::keyspace::{valid_name, PENDING};
 use crate::literals::lit;
 use crate::spec::MAX_PRIORITY;
 use crate::wire::Refusal;
@@ -27,76 +30,122 @@ pub fn parse_priority(v: &[u8]) -> u64 {
     }
 }
 
-/// The priority of the row named `row` (0 when it is missing or says none).
-pub fn priority_of(ctx: Ctx, row: Str) -> u64 {
+/// Where a job is ready: its lane (empty: the default lane) and its priority.
+pub type Place = (Vec<u8>, u64);
+
+/// The place of the row named `row` (the default lane at 0 when it is missing or says none).
+pub fn place_of(ctx: Ctx, row: Str) -> Place {
     let key = ctx.open(row);
     if key.kind() != Kind::Hash {
-        return 0;
+        return (Vec::new(), 0);
     }
-    key.hget(lit().row.priority)
-        .map_or(0, |v| parse_priority(v.bytes()))
+    let l = lit();
+    let p = key
+        .hget(l.row.priority)
+        .map_or(0, |v| parse_priority(v.bytes()));
+    let lane = key
+        .hget(l.row.lane)
+        .map(|v| v.bytes().to_vec())
+        .filter(|v| valid_name(v))
+        .unwrap_or_default();
+    (lane, p)
 }
 
-/// The name of the ready list of priority `p`.
-pub fn level(s: &Scope, p: u64) -> Vec<u8> {
-    if p == 0 {
-        s.name(PENDING).bytes().to_vec()
-    } else {
-        let mut k = s.name(b"").bytes().to_vec();
-        k.extend_from_slice(format!("ready:{p}:").as_bytes());
-        k
+/// The jobs of one plan bound for one list: a lane at a priority.
+pub struct Group<'a> {
+    /// The lane (empty: the default lane).
+    pub lane: Owned<'a>,
+    /// The priority.
+    pub p: u64,
+    /// The list's name.
+    pub list: Owned<'a>,
+    /// The ids, in call order.
+    pub ids: Vec<Owned<'a>>,
+}
+
+impl Group<'_> {
+    /// Whether its list is `pending` (the default lane at priority 0).
+    pub fn pending(&self) -> bool {
+        self.p == 0 && self.lane.bytes().is_empty()
     }
 }
 
-/// Jobs about to be made ready, grouped by priority in first-seen order.
+/// Jobs about to be made ready, grouped by (lane, priority) in first-seen order.
 pub struct Plan<'a> {
-    /// Each priority with its ids, in call order.
-    lists: Vec<(u64, Vec<Owned<'a>>)>,
-    /// Each job's priority, by place.
-    pub prio: Vec<u64>,
+    /// The groups, in first-seen order.
+    pub groups: Vec<Group<'a>>,
+    /// Each job's place, by place in the call.
+    pub places: Vec<Place>,
+    /// Whether the queue is (or with these jobs becomes) laned: pushes keep the lanes.
+    pub laned: bool,
 }
 
-impl Plan<'_> {
-    /// The priorities it pushes to, in first-seen order.
-    pub fn levels(&self) -> impl Iterator<Item = u64> + '_ {
-        self.lists.iter().map(|&(p, _)| p)
+impl<'a> Plan<'a> {
+    /// The group of the job at place `j`.
+    pub fn group_of(&self, j: usize) -> &Group<'a> {
+        let (lane, p) = &self.places[j];
+        self.groups
+            .iter()
+            .find(|g| g.p == *p && g.lane.bytes() == lane.as_slice())
+            .expect("every place has its group")
     }
 }
 
-/// Step 5 of making `ids` ready: their priorities (`prio(j)`), and for priorities ≥ 1 the types of
-/// `levels:` and of their lists (a missing one remembered) and `meta`'s `prioritized` counter.
+/// Step 5 of making `ids` ready: their places (`place(j)`), the types of the lists they go to (a
+/// missing one remembered) and of their lanes' `levels:` (priorities ≥ 1), `meta`'s `prioritized`
+/// when a list is not `pending`, and in a laned queue the lane keys ([`lanes::check`]).
 pub fn plan<'a>(
     s: &mut Scope<'a>,
     meta: &Key,
     ids: &[Str],
-    prio: impl Fn(usize) -> u64,
+    place: impl Fn(usize) -> Place,
 ) -> Result<Plan<'a>, Refusal> {
+    let ctx = s.ctx;
     let mut p = Plan {
-        lists: Vec::new(),
-        prio: Vec::with_capacity(ids.len()),
+        groups: Vec::new(),
+        places: Vec::with_capacity(ids.len()),
+        laned: false,
     };
     for (j, &id) in ids.iter().enumerate() {
-        let level = prio(j);
-        p.prio.push(level);
-        let copy = s.ctx.string(id.bytes());
-        match p.lists.iter_mut().find(|(l, _)| *l == level) {
-            Some((_, list)) => list.push(copy),
-            None => p.lists.push((level, vec![copy])),
+        let (lane, level) = place(j);
+        let copy = ctx.string(id.bytes());
+        let found = p
+            .groups
+            .iter_mut()
+            .find(|g| g.p == level && g.lane.bytes() == lane);
+        match found {
+            Some(g) => g.ids.push(copy),
+            None => p.groups.push(Group {
+                lane: ctx.string(&lane),
+                p: level,
+                list: s.ready(&lane, level),
+                ids: vec![copy],
+            }),
+        }
+        p.places.push((lane, level));
+    }
+    if p.groups.is_empty() {
+        return Ok(p);
+    }
+    p.laned = p.groups.iter().any(|g| !g.lane.bytes().is_empty()) || lanes::laned(meta).is_some();
+    for g in p.groups.iter().filter(|g| !g.pending()) {
+        s.expect(g.list.as_str(), Kind::List)?;
+        if g.p > 0 {
+            let levels = s.levels(g.lane.bytes());
+            s.expect(levels.as_str(), Kind::Zset)?;
         }
     }
-    let wanted: Vec<u64> = p.lists.iter().map(|&(l, _)| l).filter(|&l| l > 0).collect();
-    if !wanted.is_empty() {
-        s.structure(LEVELS, Kind::Zset)?;
-        for l in wanted {
-            let name = s.ctx.string(&level(s, l));
-            s.expect(name.as_str(), Kind::List)?;
-        }
+    if p.groups.iter().any(|g| !g.pending()) {
         counter(meta, lit().meta.prioritized)?;
+    }
+    if p.laned {
+        lanes::check(s, p.groups.iter().map(|g| g.lane.bytes()), false)?;
     }
     Ok(p)
 }
 
-/// A plan of jobs whose rows [`Scope::rows`] typed: each row's priority (0 when missing).
+/// A plan of jobs whose rows [`Scope::rows`] typed: each row's place (the default lane at 0 when
+/// missing).
 pub fn plan_rows<'a>(
     s: &mut Scope<'a>,
     meta: &Key,
@@ -107,64 +156,85 @@ pub fn plan_rows<'a>(
     let ctx = s.ctx;
     plan(s, meta, ids, |j| {
         if exists[j] {
-            priority_of(ctx, rows[j].as_str())
+            place_of(ctx, rows[j].as_str())
         } else {
-            0
+            (Vec::new(), 0)
         }
     })
 }
 
-/// Step 6: the plan's ids pushed on their lists (`tail`: RPUSH, claimed next of its level; else
-/// LPUSH), in order, `levels:` and `prioritized` following; replicated. `pending` is the queue's,
-/// already open.
-pub fn push(s: &Scope, meta: &Key, pending: &Key, plan: &Plan, tail: bool) {
+/// Step 6 of a group's list write: the priority in `levels:<lane>` and `prioritized` + `n` when
+/// the list is not `pending` (another write of this call may have counted already: read now).
+fn counted(s: &Scope, meta: &Key, g: &Group, n: i64) {
     let (ctx, l) = (s.ctx, lit());
+    if g.p > 0 {
+        let levels = ctx.open_named(s.levels(g.lane.bytes()));
+        let p = ctx.int(g.p as i64);
+        if n > 0 {
+            levels.zadd(g.p as f64, p.as_str());
+            ctx.replicate(c"ZADD", &[levels.name(), p.as_str(), p.as_str()]);
+        } else {
+            let list = ctx.open(g.list.as_str());
+            if (list.kind() != Kind::List || list.value_len() == 0) && levels.zrem(p.as_str()) {
+                ctx.replicate(c"ZREM", &[levels.name(), p.as_str()]);
+            }
+        }
+    }
+    if !g.pending() {
+        let total = counter(meta, l.meta.prioritized).unwrap_or(0);
+        add(meta, l.meta.prioritized, total, n);
+    }
+}
+
+/// Step 6: the plan's ids pushed on their lists (`tail`: RPUSH, claimed next of its level; else
+/// LPUSH), group by group, `levels:` and `prioritized` following, and in a laned queue the lane's
+/// score and its insert check; replicated. `pending` is the queue's, already open.
+pub fn push(s: &Scope, meta: &Key, pending: &Key, plan: &Plan, tail: bool) {
+    let ctx = s.ctx;
     let verb = if tail { c"RPUSH" } else { c"LPUSH" };
-    for (level_p, ids) in &plan.lists {
+    let live = plan.laned.then(|| Live::open(s, meta));
+    for g in &plan.groups {
         let opened;
-        let list = if *level_p == 0 {
+        let list = if g.pending() {
             pending
         } else {
-            opened = ctx.open_named(ctx.string(&level(s, *level_p)));
+            opened = ctx.open(g.list.as_str());
             &opened
         };
         let mut args: Vec<Str> = vec![list.name()];
-        for id in ids {
+        for id in &g.ids {
             list.push(tail, id.as_str());
             args.push(id.as_str());
         }
         ctx.replicate(verb, &args);
-        if *level_p > 0 {
-            let levels = ctx.open_named(s.name(LEVELS));
-            let p = ctx.int(*level_p as i64);
-            levels.zadd(*level_p as f64, p.as_str());
-            ctx.replicate(c"ZADD", &[levels.name(), p.as_str(), p.as_str()]);
-            // read now: another push of this call may have counted already (step 5 checked it)
-            let total = counter(meta, l.meta.prioritized).unwrap_or(0);
-            add(meta, l.meta.prioritized, total, ids.len() as i64);
+        counted(s, meta, g, g.ids.len() as i64);
+        if !g.pending() {
             // a waiting claim waits on pending's name
             ctx.signal_ready(pending.name());
+        }
+        if let Some(live) = &live {
+            live.add_ready(g.lane.as_str(), g.ids.len() as i64);
+            live.insert(g.lane.as_str());
         }
     }
 }
 
-/// Step 6 of REMOVE for a job of priority `p` ≥ 1: `LREM` from its level's list, and when it was
-/// there `prioritized` − 1 and `levels:` without `p` once that list is empty; replicated.
-pub fn remove(s: &Scope, meta: &Key, p: u64, id: Str) {
+/// Step 6 of REMOVE for a ready job of group `g` (its plan's): `LREM` from its list, and when it was
+/// there `prioritized` − 1 and `levels:` without its priority once that list is empty; in a laned
+/// queue the lane's score − 1 and its idle check. Replicated.
+pub fn remove(s: &Scope, meta: &Key, plan: &Plan, g: &Group, id: Str) {
     let (ctx, l) = (s.ctx, lit());
-    let list = ctx.open_named(ctx.string(&level(s, p)));
+    let list = ctx.open(g.list.as_str());
     if list.list_remove(id.bytes()) == 0 {
         return;
     }
     ctx.replicate(c"LREM", &[list.name(), l.zero, id]);
-    let total = counter(meta, l.meta.prioritized).unwrap_or(0);
-    add(meta, l.meta.prioritized, total, -1);
-    if list.kind() != Kind::List || list.value_len() == 0 {
-        let levels = ctx.open_named(s.name(LEVELS));
-        let member = ctx.int(p as i64);
-        if levels.zrem(member.as_str()) {
-            ctx.replicate(c"ZREM", &[levels.name(), member.as_str()]);
-        }
+    drop(list);
+    counted(s, meta, g, -1);
+    if plan.laned {
+        let live = Live::open(s, meta);
+        live.add_ready(g.lane.as_str(), -1);
+        live.idle(g.lane.as_str());
     }
 }
 

@@ -30,9 +30,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let plan = ready::plan_rows(s, &settle.meta, &settle.ids, &settle.rows, &exists)?;
     s.probe()?;
 
-    let ids = &settle.ids;
     let was_empty = !ready::any(s, &settle.meta);
-    leave_active(&active, ids);
+    leave_active(s, &settle, &active);
     ready::push(s, &settle.meta, &pending, &plan, true);
     for (row, a) in settle.rows.iter().zip(&attempts) {
         let left = ctx.int(a - 1);

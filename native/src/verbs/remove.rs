@@ -17,7 +17,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let ids = args.ids();
     once(&ids)?;
     let meta = s.meta()?;
-    let pending = s.structure(PENDING, Kind::List)?;
+    s.structure(PENDING, Kind::List)?;
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
@@ -30,7 +30,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         .filter_map(|((&id, row), &e)| e.then_some((id, row.as_str())))
         .collect();
     let dedup = dedup::letting_go(s, &jobs)?;
-    // a ready job of priority ≥ 1 is on its level's list
+    // a ready job is on its lane's list of its priority
     let plan = ready::plan_rows(s, &meta, &ids, &rows, &exists)?;
     s.probe()?;
     if !busy.is_empty() {
@@ -47,14 +47,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             continue;
         }
         removed += 1;
-        let p = plan.prio[j];
-        if p == 0 {
-            if pending.list_remove(id.bytes()) > 0 {
-                ctx.replicate(c"LREM", &[pending.name(), ctx.int(0).as_str(), id]);
-            }
-        } else {
-            ready::remove(s, &meta, p, id);
-        }
+        ready::remove(s, &meta, &plan, plan.group_of(j), id);
         for set in [&schedule, &dead] {
             if set.kind() == Kind::Zset && set.zrem(id) {
                 ctx.replicate(c"ZREM", &[set.name(), id]);

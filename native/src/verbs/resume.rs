@@ -1,7 +1,9 @@
-//! `EMQ.RESUME 1 <meta>`: `paused` leaves the queue's `meta`; a `ready` marker on wake when pending
-//! holds ids, and waiting claims are woken. Reply: 1 when it resumed the queue, 0 when it was not
-//! paused.
+//! `EMQ.RESUME 1 <meta> <lane>`: lane empty, `paused` leaves the queue's `meta` and a `ready`
+//! marker goes on wake when the queue holds ready jobs; else `paused` leaves the lane's state, then
+//! its insert and idle checks (`lanes`). Waiting claims are woken. Reply: 1 when it resumed, 0
+//! when it was not paused.
 
+use super::lanes::{self, Live, State};
 use super::mark_ready;
 use super::paused;
 use super::ready;
@@ -13,12 +15,28 @@ use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs RESUME's steps 5–6.
-pub fn run<'a>(s: &mut Scope<'a>, _args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
+    let lane = args.bytes(0);
     let meta = s.meta()?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    lanes::check(
+        s,
+        [lane.bytes()].into_iter().filter(|n| !n.is_empty()),
+        false,
+    )?;
     s.probe()?;
+    if !lane.bytes().is_empty() {
+        let state = ctx.open_named(s.lane(lane.bytes()));
+        if !State::read(&state).paused {
+            return Ok(Reply::Int(0));
+        }
+        state.hdel(&[l.lane.paused]);
+        drop(state);
+        Live::open(s, &meta).checks(lane);
+        return Ok(Reply::Int(1));
+    }
     if !paused(&meta) {
         return Ok(Reply::Int(0));
     }

@@ -41,7 +41,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
 
     let ids = &settle.ids;
     let was_empty = !ready::any(s, &settle.meta);
-    leave_active(&active, ids);
+    leave_active(s, &settle, &active);
     ready::push(s, &settle.meta, &pending, &plan, false);
     let now = ffi::now_ms();
     let dues: Vec<i64> = (0..ids.len())

@@ -5,7 +5,7 @@
 //! `[admitted, (place, holder, outcome)…]` when a job carried a key.
 
 use super::admit::{admit, admitted, fields};
-use super::enqueue::prioritized;
+use super::enqueue::placed;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
@@ -20,7 +20,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
 
     let (ctx, l) = (s.ctx, lit());
     let now = ctx.int(a.now);
-    let moved = admitted(&a, args, now.as_str(), 3, Some(1));
+    let moved = admitted(s, &a, args, now.as_str(), 3, Some(1));
     let schedule = &a.structure;
     // an admitted job's due time is its source's: its own, or the last job debounced into it
     let due = |j: usize| args.job_number(a.source[j], 1);
@@ -37,7 +37,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ]);
         let key = ctx.open(a.rows[j].as_str());
         key.hset(&row);
-        prioritized(ctx, &key, a.prio[j]);
+        placed(ctx, &key, &a.places[j]);
         schedule.zadd(due(j) as f64, a.ids[j]);
         zadd.push(dues[k].as_str());
         zadd.push(a.ids[j]);

@@ -18,6 +18,7 @@ pub struct Scope<'a> {
     user: Option<Option<User<'a>>>,
     cluster: bool,
     missing: Vec<Vec<u8>>,
+    now: std::cell::Cell<Option<i64>>,
 }
 
 impl<'a> Scope<'a> {
@@ -32,7 +33,16 @@ impl<'a> Scope<'a> {
             user: None,
             cluster: ctx.cluster_mode(),
             missing: Vec::new(),
+            now: std::cell::Cell::new(None),
         }
+    }
+
+    /// The server's time, read once per call: the checks of step 5 and the writes of step 6 (a
+    /// lane's park against now) see the same ms.
+    pub fn now(&self) -> i64 {
+        let now = self.now.get().unwrap_or_else(crate::ffi::now_ms);
+        self.now.set(Some(now));
+        now
     }
 
     /// Whether the call may wait on a key (not a served blocked client, not in MULTI or a script).
@@ -48,6 +58,21 @@ impl<'a> Scope<'a> {
     /// The name of the hash of scheduler `name`.
     pub fn scheduler(&self, name: &[u8]) -> Owned<'a> {
         self.ctx.string(&self.q.scheduler(name))
+    }
+
+    /// The name of lane `lane`'s ready list at priority `p` (`pending` for the default lane at 0).
+    pub fn ready(&self, lane: &[u8], p: u64) -> Owned<'a> {
+        self.ctx.string(&self.q.ready(lane, p))
+    }
+
+    /// The name of lane `lane`'s priority levels (`levels:<lane>`).
+    pub fn levels(&self, lane: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.levels(lane))
+    }
+
+    /// The name of lane `lane`'s state hash (`lane:<lane>`).
+    pub fn lane(&self, lane: &[u8]) -> Owned<'a> {
+        self.ctx.string(&self.q.lane(lane))
     }
 
     /// The name of the row of `id`.
@@ -90,6 +115,18 @@ impl<'a> Scope<'a> {
     pub fn open<'k>(&mut self, name: Str<'k>) -> Result<Key<'a, 'k>, Refusal> {
         self.check(name)?;
         Ok(self.ctx.open(name))
+    }
+
+    /// Opens the derived key `name` once the caller's ACL user may access it, the key owning its
+    /// name; it must be missing (not remembered) or of `kind`.
+    pub fn open_owned(&mut self, name: Owned<'a>, kind: Kind) -> Result<Key<'a, 'a>, Refusal> {
+        self.check(name.as_str())?;
+        let key = self.ctx.open_named(name);
+        if key.is_empty_or(kind) {
+            Ok(key)
+        } else {
+            Err(Refusal::WrongType)
+        }
     }
 
     /// Opens a derived key that must be missing or of `kind`; a missing one is remembered.

@@ -36,7 +36,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
 
     let now = ctx.int(a.now);
-    admitted(&a, args, now.as_str(), 0, None);
+    admitted(s, &a, args, now.as_str(), 0, None);
     let payload = sched
         .hget(l.sched.payload)
         .unwrap_or_else(|| ctx.string(b""));

@@ -1,0 +1,535 @@
+//! CLAIM's walk, decided before anything is written (docs/design/lanes.md §10.6): the ready jobs of
+//! a lane as RPOP will hand them out once the claim's moves are written ([`Jobs`]), and, in a laned
+//! queue, the ring and the lanes' states simulated in exactly the order step 6 writes them
+//! ([`simulate`]). Step 6 replays the outcome ([`Laned`]); nothing here writes.
+
+use std::collections::VecDeque;
+
+use super::counter;
+use super::lanes::{self, Counted, Defaults, State, Verdict};
+use super::move_due::Due;
+use super::ready::parse_priority;
+use super::scope::Scope;
+use crate::ffi::{Key, Kind, Owned};
+use crate::keyspace::{LANES, PARKED, RING};
+use crate::literals::lit;
+use crate::spec::CLAIM_MOVE_LIMIT;
+use crate::wire::Refusal;
+
+/// The ids this claim moves onto the ready lists: its expired leases (RPUSHed) and due ids
+/// (LPUSHed).
+#[derive(Clone, Copy)]
+pub struct Moved<'x, 'a> {
+    /// Expired leases.
+    pub expired: &'x Due<'a>,
+    /// Due scheduled ids.
+    pub due: &'x Due<'a>,
+}
+
+impl Moved<'_, '_> {
+    /// The places in `d` of the ids bound for `lane` at `p`.
+    fn at(d: &Due, lane: &[u8], p: u64) -> Vec<usize> {
+        (0..d.len())
+            .filter(|&k| d.plan.places[k].1 == p && d.plan.places[k].0 == lane)
+            .collect()
+    }
+}
+
+/// A job the walk will claim: its id, row and attempts after this claim.
+pub struct Pick<'a> {
+    /// Its id.
+    pub id: Owned<'a>,
+    /// Its row's name.
+    pub row: Owned<'a>,
+    /// Its attempts, this claim included.
+    pub attempts: i64,
+    /// Its lane.
+    pub lane: usize,
+}
+
+/// What the walk pops from one list: `k` ids from the tail of `list` (lane `lane` at `p`).
+pub struct Pop<'a> {
+    /// The lane's place in [`Laned::lanes`] (0 in a queue that is not laned).
+    pub lane: usize,
+    /// The lane's name.
+    pub name: Owned<'a>,
+    /// The priority.
+    pub p: u64,
+    /// The list.
+    pub list: Owned<'a>,
+    /// How many.
+    pub k: usize,
+}
+
+/// One ready list of a lane as the walk pops it: the expired ids RPUSHed onto it (the last first),
+/// its stored ids from the tail, then the due ids LPUSHed onto it (in push order).
+struct Level<'a> {
+    p: u64,
+    list: Key<'a, 'a>,
+    len: usize,
+    exp: Vec<usize>,
+    due: Vec<usize>,
+    taken: usize,
+}
+
+impl<'a> Level<'a> {
+    fn open(s: &mut Scope<'a>, lane: &[u8], p: u64, m: Moved<'_, 'a>) -> Result<Self, Refusal> {
+        let list = s.open_owned(s.ready(lane, p), Kind::List)?;
+        let len = if list.kind() == Kind::List {
+            list.value_len()
+        } else {
+            0
+        };
+        Ok(Level {
+            p,
+            list,
+            len,
+            exp: Moved::at(m.expired, lane, p),
+            due: Moved::at(m.due, lane, p),
+            taken: 0,
+        })
+    }
+
+    fn left(&self) -> bool {
+        self.taken < self.exp.len() + self.len + self.due.len()
+    }
+
+    /// The next candidate (the level must have one left): its id, row, whether the row exists.
+    fn next(
+        &mut self,
+        s: &mut Scope<'a>,
+        m: Moved<'_, 'a>,
+    ) -> Result<(Owned<'a>, Owned<'a>, bool), Refusal> {
+        self.taken += 1;
+        let (i, ctx) = (self.taken, s.ctx);
+        let copy = |d: &Due<'a>, k: usize| {
+            (
+                ctx.string(d.ids[k].bytes()),
+                ctx.string(d.rows[k].bytes()),
+                d.exists[k],
+            )
+        };
+        if i <= self.exp.len() {
+            return Ok(copy(m.expired, self.exp[self.exp.len() - i]));
+        }
+        if i > self.exp.len() + self.len {
+            return Ok(copy(m.due, self.due[i - self.exp.len() - self.len - 1]));
+        }
+        let id = self
+            .list
+            .index(-((i - self.exp.len()) as i64))
+            .unwrap_or_else(|| ctx.string(b""));
+        let row = s.row_of(id.bytes());
+        let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
+        Ok((id, row, exists))
+    }
+}
+
+/// A lane's ready jobs as the walk takes them: its levels, lowest priority first. Priority 0 is
+/// opened first; the others (`levels:<lane>` and the priorities this claim moves ids to) only once
+/// it is exhausted, so that a queue without priorities opens nothing more.
+pub struct Jobs<'a> {
+    lane: Owned<'a>,
+    levels: Vec<Level<'a>>,
+    loaded: bool,
+}
+
+impl<'a> Jobs<'a> {
+    /// The jobs of `lane`.
+    pub fn new(s: &mut Scope<'a>, lane: &[u8], m: Moved<'_, 'a>) -> Result<Self, Refusal> {
+        Ok(Jobs {
+            lane: s.ctx.string(lane),
+            levels: vec![Level::open(s, lane, 0, m)?],
+            loaded: false,
+        })
+    }
+
+    /// The level the next candidate comes from, if any.
+    fn current(&mut self, s: &mut Scope<'a>, m: Moved<'_, 'a>) -> Result<Option<usize>, Refusal> {
+        if let Some(i) = self.levels.iter().position(Level::left) {
+            return Ok(Some(i));
+        }
+        if self.loaded {
+            return Ok(None);
+        }
+        self.loaded = true;
+        let lane = self.lane.bytes();
+        let mut order: Vec<u64> = Vec::new();
+        let levels = s.open_owned(s.levels(lane), Kind::Zset)?;
+        for member in levels.due(f64::INFINITY, u64::MAX) {
+            order.push(parse_priority(member.bytes()));
+        }
+        drop(levels);
+        for d in [m.expired, m.due] {
+            order.extend(
+                d.plan
+                    .places
+                    .iter()
+                    .filter(|pl| pl.0 == lane)
+                    .map(|pl| pl.1),
+            );
+        }
+        order.retain(|&p| p > 0);
+        order.sort_unstable();
+        order.dedup();
+        for p in order {
+            let level = Level::open(s, self.lane.bytes(), p, m)?;
+            self.levels.push(level);
+        }
+        Ok(self.levels.iter().position(Level::left))
+    }
+
+    /// Whether a candidate is left.
+    pub fn any(&mut self, s: &mut Scope<'a>, m: Moved<'_, 'a>) -> Result<bool, Refusal> {
+        Ok(self.current(s, m)?.is_some())
+    }
+
+    /// The next candidate: its id, row and whether the row exists.
+    pub fn next(
+        &mut self,
+        s: &mut Scope<'a>,
+        m: Moved<'_, 'a>,
+    ) -> Result<Option<(Owned<'a>, Owned<'a>, bool)>, Refusal> {
+        match self.current(s, m)? {
+            None => Ok(None),
+            Some(i) => Ok(Some(self.levels[i].next(s, m)?)),
+        }
+    }
+
+    /// What the walk pops, list by list, as lane `lane`.
+    pub fn pops(&self, lane: usize) -> impl Iterator<Item = Pop<'a>> + '_ {
+        self.levels
+            .iter()
+            .filter(|l| l.taken > 0)
+            .map(move |l| Pop {
+                lane,
+                name: l.list.ctx().string(self.lane.bytes()),
+                p: l.p,
+                list: l.list.ctx().string(l.list.name().bytes()),
+                k: l.taken,
+            })
+    }
+}
+
+/// A candidate picked when its row exists (its attempts a counter), else popped and dropped.
+pub fn pick<'a>(
+    s: &Scope<'a>,
+    picks: &mut Vec<Pick<'a>>,
+    (id, row, exists): (Owned<'a>, Owned<'a>, bool),
+    lane: usize,
+) -> Result<bool, Refusal> {
+    if !exists {
+        return Ok(false);
+    }
+    let attempts = counter(&s.ctx.open(row.as_str()), lit().row.attempts)? + 1;
+    picks.push(Pick {
+        id,
+        row,
+        attempts,
+        lane,
+    });
+    Ok(true)
+}
+
+/// The ring as the walk leaves it, read lazily: the stored list (`len` elements, `consumed` of
+/// them popped from its tail) after the elements pushed on its head (`head`, front first).
+#[derive(Debug, Default)]
+pub struct Ring {
+    len: usize,
+    consumed: usize,
+    head: VecDeque<Vec<u8>>,
+}
+
+impl Ring {
+    /// The ring of a stored list of `len` elements.
+    pub fn new(len: usize) -> Ring {
+        Ring {
+            len,
+            ..Ring::default()
+        }
+    }
+
+    /// The tail element; `stored(i)` reads the stored list at index `i` from its tail (-1 last).
+    pub fn tail(&self, stored: impl Fn(i64) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+        if self.consumed < self.len {
+            stored(-((self.consumed + 1) as i64))
+        } else {
+            self.head.back().cloned()
+        }
+    }
+
+    /// `RPOP`.
+    pub fn pop(&mut self) {
+        if self.consumed < self.len {
+            self.consumed += 1;
+        } else {
+            self.head.pop_back();
+        }
+    }
+
+    /// `LPUSH`.
+    pub fn push(&mut self, lane: Vec<u8>) {
+        self.head.push_front(lane);
+    }
+
+    /// `RPOPLPUSH ring ring` of the tail element `lane`.
+    pub fn rotate(&mut self, lane: Vec<u8>) {
+        self.pop();
+        self.push(lane);
+    }
+}
+
+/// What the walk does to the ring, in order.
+pub enum RingOp {
+    /// `RPOPLPUSH ring ring`.
+    Rotate,
+    /// `RPOP ring` of lane `.0`, `HDEL lane:<L> ring`, and when out of tokens parked until `.1`.
+    Evict(usize, Option<i64>),
+}
+
+/// One lane the claim touches: its name, state as the walk leaves it, ready score, jobs.
+pub struct Lane<'a> {
+    /// Its name.
+    pub name: Owned<'a>,
+    /// Its state.
+    pub state: State,
+    score: f64,
+    jobs: Option<Jobs<'a>>,
+    /// Jobs picked from it.
+    pub picked: i64,
+    /// Evicted by the walk (its idle check follows the claim's writes).
+    pub evicted: bool,
+}
+
+/// A laned claim decided: what step 6 replays after its moves.
+pub struct Laned<'a> {
+    /// Every lane the claim touched.
+    pub lanes: Vec<Lane<'a>>,
+    /// The lanes whose `active` the expired leases lower.
+    pub counted: Counted<'a>,
+    /// Parked lanes whose time has come.
+    pub unparked: Vec<Owned<'a>>,
+    /// The walk's ring operations.
+    pub ops: Vec<RingOp>,
+    /// The defaults of lanes without their own limits.
+    pub defaults: Defaults,
+}
+
+/// The simulation's view of the lanes: the ring, the states loaded so far.
+struct Sim<'x, 'a> {
+    ring: Ring,
+    stored: Key<'a, 'a>,
+    scores: Key<'a, 'a>,
+    lanes: Vec<Lane<'a>>,
+    now: i64,
+    d: Defaults,
+    m: Moved<'x, 'a>,
+}
+
+impl<'a> Sim<'_, 'a> {
+    /// The place of `lane` in `lanes`, its state read (typed, its `active` a counter) when new.
+    fn lane(&mut self, s: &mut Scope<'a>, lane: &[u8]) -> Result<usize, Refusal> {
+        if let Some(i) = self.lanes.iter().position(|l| l.name.bytes() == lane) {
+            return Ok(i);
+        }
+        let name = s.ctx.string(lane);
+        let hash = s.lane(lane);
+        let key = s.expect(hash.as_str(), Kind::Hash)?;
+        counter(&key, lit().lane.active)?;
+        let state = State::read(&key);
+        drop(key);
+        let score = self.scores.zscore(name.as_str()).unwrap_or(0.0);
+        self.lanes.push(Lane {
+            name,
+            state,
+            score,
+            jobs: None,
+            picked: 0,
+            evicted: false,
+        });
+        Ok(self.lanes.len() - 1)
+    }
+
+    /// insert(L) on the simulated state.
+    fn insert(&mut self, i: usize) {
+        let l = &mut self.lanes[i];
+        if l.state.insertable(l.score > 0.0, self.now, &self.d) {
+            l.state.ring = true;
+            self.ring.push(l.name.bytes().to_vec());
+        }
+    }
+
+    /// Lane `i`'s verdict now (its jobs opened when first needed).
+    fn verdict(&mut self, s: &mut Scope<'a>, i: usize) -> Result<Verdict, Refusal> {
+        if self.lanes[i].jobs.is_none() {
+            let jobs = Jobs::new(s, self.lanes[i].name.bytes(), self.m)?;
+            self.lanes[i].jobs = Some(jobs);
+        }
+        let has = self.lanes[i]
+            .jobs
+            .as_mut()
+            .map_or(Ok(false), |j| j.any(s, self.m))?;
+        Ok(self.lanes[i].state.verdict(has, self.now, &self.d))
+    }
+
+    /// Evicts the tail lane `i` (parked until `park` when out of tokens).
+    fn evict(&mut self, i: usize, park: Option<i64>, ops: &mut Vec<RingOp>) {
+        self.ring.pop();
+        let l = &mut self.lanes[i];
+        l.state.ring = false;
+        l.evicted = true;
+        if park.is_some() {
+            l.state.parked = park;
+        }
+        ops.push(RingOp::Evict(i, park));
+    }
+}
+
+/// Steps 1–4 of a laned claim (§10.6), simulated on the state step 5 reads: the expired leases'
+/// lanes lowered, the moves' lanes scored and inserted, the unparked lanes inserted, then the walk
+/// picks up to `room` jobs into `picks`. Every key it will write is typed.
+pub fn simulate<'a>(
+    s: &mut Scope<'a>,
+    meta: &Key,
+    m: Moved<'_, 'a>,
+    now: i64,
+    room: usize,
+    picks: &mut Vec<Pick<'a>>,
+) -> Result<Laned<'a>, Refusal> {
+    let counted = lanes::counted(s, meta, &m.expired.rows, &m.expired.exists)?;
+    let stored = s.structure(RING, Kind::List)?;
+    let scores = s.structure(LANES, Kind::Zset)?;
+    let parked = s.structure(PARKED, Kind::Zset)?;
+    let len = if stored.kind() == Kind::List {
+        stored.value_len()
+    } else {
+        0
+    };
+    let mut sim = Sim {
+        ring: Ring::new(len),
+        stored,
+        scores,
+        lanes: Vec::new(),
+        now,
+        d: Defaults::read(meta),
+        m,
+    };
+    // 1. the expired leases' lanes
+    for (lane, k) in &counted {
+        let i = sim.lane(s, lane.bytes())?;
+        sim.lanes[i].state.active -= k;
+    }
+    // 2. the moves, group by group
+    for g in m.due.plan.groups.iter().chain(&m.expired.plan.groups) {
+        let i = sim.lane(s, g.lane.bytes())?;
+        sim.lanes[i].score += g.ids.len() as f64;
+        sim.insert(i);
+    }
+    // 3. the parked lanes whose time has come
+    let unparked = parked.due(now as f64, CLAIM_MOVE_LIMIT);
+    drop(parked);
+    for lane in &unparked {
+        let i = sim.lane(s, lane.bytes())?;
+        sim.lanes[i].state.parked = None;
+        sim.insert(i);
+    }
+    // 4. the walk
+    let mut ops = Vec::new();
+    while picks.len() < room {
+        let stored = &sim.stored;
+        let read = |at: i64| stored.index(at).map(|v| v.bytes().to_vec());
+        let Some(tail) = sim.ring.tail(read) else {
+            break;
+        };
+        let i = sim.lane(s, &tail)?;
+        match sim.verdict(s, i)? {
+            Verdict::Evict => sim.evict(i, None, &mut ops),
+            Verdict::Park(at) => sim.evict(i, Some(at), &mut ops),
+            Verdict::Eligible => {
+                let job = sim.lanes[i].jobs.as_mut().map(|j| j.next(s, m));
+                let Some(job) = job.transpose()?.flatten() else {
+                    continue;
+                };
+                // a missing row: dropped, and the lane visited again
+                if !pick(s, picks, job, i)? {
+                    continue;
+                }
+                let l = &mut sim.lanes[i];
+                l.picked += 1;
+                l.state.take(now, &sim.d);
+                match sim.verdict(s, i)? {
+                    Verdict::Eligible => {
+                        sim.ring.rotate(tail);
+                        ops.push(RingOp::Rotate);
+                    }
+                    Verdict::Evict => sim.evict(i, None, &mut ops),
+                    Verdict::Park(at) => sim.evict(i, Some(at), &mut ops),
+                }
+            }
+        }
+    }
+    Ok(Laned {
+        lanes: sim.lanes,
+        counted,
+        unparked,
+        ops,
+        defaults: sim.d,
+    })
+}
+
+impl<'a> Laned<'a> {
+    /// What the walk pops, list by list, lane by lane (the lanes' jobs closed).
+    pub fn pops(&mut self) -> Vec<Pop<'a>> {
+        let mut out = Vec::new();
+        for (i, l) in self.lanes.iter_mut().enumerate() {
+            if let Some(jobs) = l.jobs.take() {
+                out.extend(jobs.pops(i));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Ring;
+
+    /// The ring as a list, head first, over `stored` (head first).
+    fn list(r: &Ring, stored: &[&str]) -> Vec<String> {
+        let mut out: Vec<String> = r
+            .head
+            .iter()
+            .map(|v| String::from_utf8(v.clone()).unwrap())
+            .collect();
+        out.extend(stored[..r.len - r.consumed].iter().map(|s| s.to_string()));
+        out
+    }
+
+    #[test]
+    fn ring_ops_as_the_list_commands() {
+        let stored = ["c", "b", "a"];
+        let read = |at: i64| {
+            let i = stored.len() as i64 + at;
+            (i >= 0).then(|| stored[i as usize].as_bytes().to_vec())
+        };
+        let mut r = Ring::new(stored.len());
+        assert_eq!(r.tail(read), Some(b"a".to_vec()));
+        r.rotate(b"a".to_vec());
+        assert_eq!(list(&r, &stored), ["a", "c", "b"]);
+        assert_eq!(r.tail(read), Some(b"b".to_vec()));
+        r.pop();
+        r.push(b"d".to_vec());
+        assert_eq!(list(&r, &stored), ["d", "a", "c"]);
+        r.rotate(b"c".to_vec());
+        // the stored list is used up: the tail is the last element pushed on the head's far end
+        assert_eq!(r.tail(read), Some(b"a".to_vec()));
+        r.rotate(b"a".to_vec());
+        assert_eq!(list(&r, &stored), ["a", "c", "d"]);
+        r.pop();
+        r.pop();
+        r.pop();
+        assert_eq!(r.tail(read), None);
+        r.pop();
+        assert_eq!(list(&r, &stored), Vec::<String>::new());
+    }
+}
