@@ -3,7 +3,7 @@
  * turns server errors into values, queue key builders and the verbs' valid calls.
  */
 import { GlideClient, GlideClusterClient, type Routes } from "@valkey/valkey-glide";
-import { afterAll, beforeAll, expect } from "bun:test";
+import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
 import { serverText as wireText } from "../../lib/client/errors.ts";
 import { command, modulePath, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { VERB_NAMES, type Verb } from "../../lib/wire/mod.ts";
@@ -190,4 +190,34 @@ export async function row(client: GlideClient | GlideClusterClient, key: string,
     for (const [k, v] of Object.entries(out as Record<string, unknown>)) rec[k] = String(v);
   }
   return rec;
+}
+
+/** A verb-by-verb suite's server ({@link useModuleServer}, emptied before each test) and its calls. */
+export interface VerbSite {
+  readonly site: { readonly server: ServerHandle; readonly db: GlideClient };
+  /** Runs one command. */
+  run(args: string[]): Promise<Outcome>;
+  /** Runs one command and asserts it answered (with `value`, when given). */
+  ok(args: string[], value?: unknown): Promise<unknown>;
+  /** Runs one command and asserts the refusal `text`, with the keyspace unchanged. */
+  refuses(args: string[], text: string): Promise<void>;
+}
+
+/** {@link VerbSite} on a module server with the DEBUG command (digests), emptied before each test. */
+export function useVerbSite(): VerbSite {
+  const site = useModuleServer(["--enable-debug-command", "yes"]);
+  beforeEach(async () => {
+    expectOk(await call(site.db, ["FLUSHALL"]));
+  });
+  const run = (args: string[]): Promise<Outcome> => call(site.db, args);
+  return {
+    site,
+    run,
+    ok: async (args, value) => expectOk(await run(args), value),
+    refuses: async (args, text) => {
+      const before = await digest(site.db);
+      expectRefused(await run(args), text);
+      expect(await digest(site.db)).toBe(before);
+    },
+  };
 }

@@ -6,40 +6,25 @@
  * becomes laned, idle lanes leaving nothing behind, a queue without lanes writing no lane key, and
  * refused calls writing nothing.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
 import {
   argv,
   call,
   claimed,
   type ClaimedJob,
-  digest,
   expectOk,
-  expectRefused,
   jobId,
   type Outcome,
   queue,
   refusal,
   sleep,
   standalone,
-  useModuleServer,
+  useVerbSite,
 } from "./_native.ts";
 
-const site = useModuleServer(["--enable-debug-command", "yes"]);
+const { site, ok, refuses } = useVerbSite();
 
-beforeEach(async () => {
-  expectOk(await call(site.db, ["FLUSHALL"]));
-});
-
-const run = (args: string[]): Promise<Outcome> => call(site.db, args);
-const ok = async (args: string[], value?: unknown): Promise<unknown> => expectOk(await run(args), value);
-
-/** Runs `args` and asserts the refusal `text` with the keyspace unchanged. */
-async function refuses(args: string[], text: string): Promise<void> {
-  const before = await digest(site.db);
-  expectRefused(await run(args), text);
-  expect(await digest(site.db)).toBe(before);
-}
 
 const q = queue("orders");
 let next = 1;

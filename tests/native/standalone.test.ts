@@ -5,7 +5,7 @@
  * DIGEST, the order of the steps, the `{emq}:version` and `emq.wire` fences, the registration
  * (flags, key specs, GETKEYS), the blocking CLAIM, and the verbs under `maxmemory`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Batch, type GlideClient } from "@valkey/valkey-glide";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
 import {
@@ -30,7 +30,6 @@ import {
   expectOk,
   expectRefused,
   jobId,
-  type Outcome,
   queue,
   type QueueKeys,
   refusal,
@@ -38,14 +37,14 @@ import {
   row,
   sleep,
   standalone,
-  useModuleServer,
+  useVerbSite,
   type Values,
   type VerbName,
   VERBS,
   wellFormed,
 } from "./_native.ts";
 
-const site = useModuleServer(["--enable-debug-command", "yes"]);
+const { site, run, ok, refuses } = useVerbSite();
 
 /** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
 const LIVE: VerbName[] = await registeredVerbs();
@@ -53,19 +52,6 @@ const LIVE: VerbName[] = await registeredVerbs();
 const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP", "LIMIT", "PENALIZE"] as const satisfies
   readonly VerbName[];
 
-beforeEach(async () => {
-  expectOk(await call(site.db, ["FLUSHALL"]));
-});
-
-const run = (args: string[]): Promise<Outcome> => call(site.db, args);
-const ok = async (args: string[], value?: unknown): Promise<unknown> => expectOk(await run(args), value);
-
-/** Runs `args` and asserts the refusal `text` with the keyspace unchanged. */
-async function refuses(args: string[], text: string): Promise<void> {
-  const before = await digest(site.db);
-  expectRefused(await run(args), text);
-  expect(await digest(site.db)).toBe(before);
-}
 
 async function zscore(key: string, member: string): Promise<number | null> {
   const out = await ok(["ZSCORE", key, member]);
