@@ -8,7 +8,9 @@
  * - `atomic` (Valkey 9 and later): `CLUSTER MIGRATESLOTS SLOTSRANGE s s NODE <target>` on the
  *   source, then `CLUSTER GETSLOTMIGRATIONS` until it succeeded. The server refuses it while a
  *   loaded module has not declared that it handles atomic slot migration (the emq module does).
- * A second queue of the same slot holds a backlog of ~20k rows, so that the move takes seconds.
+ * A second queue of the same slot holds a backlog of ~20k rows in 50 lanes, so that the move takes
+ * seconds; the queue under load spreads its jobs over five lanes and the default one, so the ring
+ * and every lane key move with it.
  *
  * Checked: 0 lost (every accepted enqueue acked), 0 held twice under a valid lease, no settle of a
  * superseded claim accepted, no error reaching a caller (producers, workers' onError; ASK, TRYAGAIN
@@ -173,7 +175,9 @@ for (const backend of BACKENDS) {
       const workers: Array<Worker<P>> = [];
       try {
         for (let i = 0; i < BACKLOG; i += 5000) {
-          await producer.enqueueMany(sibling, Array.from({ length: Math.min(5000, BACKLOG - i) }, (_, k) => ({ seq: i + k })));
+          await producer.enqueueMany(sibling, Array.from({ length: Math.min(5000, BACKLOG - i) }, (_, k) => ({ seq: i + k })), {
+            lane: (_, k) => `b${k % 50}`,
+          });
         }
 
         // workers
@@ -224,7 +228,9 @@ for (const backend of BACKENDS) {
             if (wait > 0) await sleep(wait);
             const t = Date.now();
             try {
-              accepted.add(await producer.enqueue(q, { seq: seq++ }));
+              // five tenants' lanes (and the default lane): the ring and the lanes' keys move too
+              const n = seq++;
+              accepted.add(await producer.enqueue(q, { seq: n }, n % 6 === 0 ? {} : { lane: `t${n % 6}` }));
             } catch (e) {
               producerErrors.push(describeError(e));
             }
