@@ -3,7 +3,8 @@
  * claimer is served round-robin exactly, the lane admitted first first; priorities order jobs
  * inside a lane, FIFO per level; a lane's concurrency limit holds across 8 workers in 2 processes
  * and is reached; a paused lane is skipped until resumed; a handler's `RateLimitedError` parks its
- * job's lane only and spends no attempt; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
+ * job's lane only and spends no attempt; a lane's rate limit holds within ±10 % while the other lanes
+ * run at full speed; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
  * and DROP leave no key behind; a bad lane name is refused before any wire (nothing reaches the
  * server: DEBUG DIGEST unchanged), at compile time too (tests/client/types.test.ts).
  */
@@ -111,6 +112,30 @@ for (const combo of COMBOS) {
       expect(await names(q, 1)).toEqual(["none"]);
       await ctx.mq.resume(q, { lane: "later" });
       expect(await names(q, 1)).toEqual(["l0"]);
+    });
+
+    test("a lane's rate limit holds within ±10 % over 5 s across workers; the other lanes run at full speed", async () => {
+      const q = `ln-rate-${combo.backend}`;
+      // burst 2, as the queue-level rate test (tests/client/limits.test.ts) says why
+      await ctx.mq.limit(q, { rate: { max: 20, perMs: 1000, burst: 2 } }, { lane: "slow" });
+      await ctx.mq.enqueueMany(q, Array.from({ length: 200 }, (_, i) => ({ n: `s${i}` })), { lane: "slow" });
+      await ctx.mq.enqueueMany(q, Array.from({ length: 300 }, (_, i) => ({ n: `f${i}` })), { lane: "fast" });
+      const done = { slow: 0, fast: 0 };
+      const other = await ctx.connect<P>();
+      const workers = [ctx.mq, other].map((mq) => mq.work(q, (job) => void done[job.lane as "slow" | "fast"]++, { concurrency: 10 }));
+      await eventually(() => done.slow > 0);
+      const t0 = performance.now();
+      const s0 = done.slow;
+      await sleep(5_000);
+      const seconds = (performance.now() - t0) / 1000;
+      const rate = (done.slow - s0) / seconds;
+      await Promise.all(workers.map((w) => w.stop()));
+      await other.close();
+      console.log(`[lanes ${combo.name}] lane rate 20/s: ${done.slow - s0} claims in ${seconds.toFixed(2)} s = ${rate.toFixed(2)}/s; fast lane ${done.fast}/300`);
+      expect(rate).toBeGreaterThanOrEqual(18);
+      expect(rate).toBeLessThanOrEqual(22);
+      expect(done.fast).toBe(300);
+      expect((await ctx.mq.limits(q, { lane: "slow" })).rate).toEqual({ max: 20, perMs: 1000, burst: 2 });
     });
 
     test("RateLimitedError parks its job's lane only, and spends no attempt", async () => {
