@@ -225,7 +225,7 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       }
       expect(await digest()).toBe(before);
       const hidden = '#pause, #resume, #requeue-all, button[data-key^="requeue:"], button[data-key^="unschedule:"], button[data-bulk], input.select, ' +
-        "#job-delete, #job-retry, #job-run, #limit-form { display: none; }";
+        'button[data-key^="lane:"], #job-delete, #job-retry, #job-run, #limit-form { display: none; }';
       const page = await (await ui(new Request(`${at}queues/orders`, { headers: { host: "127.0.0.1:9" } }))).text();
       expect(page).toContain('data-read-only="true"');
       expect(page).toContain(hidden);
