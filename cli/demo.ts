@@ -98,7 +98,8 @@ export function startTraffic(mq: EchoMQ<Payload>, queues: Readonly<Record<string
       try {
         if (pace.maxPending === undefined || (await mq.counts(q)).pending < pace.maxPending) {
           const batch = Array.from({ length: pace.batch }, () => ({ n: n++, poison: n % pace.poisonEvery === 0 }));
-          await mq.enqueueMany(q, batch);
+          // four tenants' lanes: claims serve them round-robin
+          await mq.enqueueMany(q, batch, { lane: (job) => `tenant-${job.n % 4}` });
           t.enqueued += batch.length;
         }
       } catch (e) {
