@@ -506,18 +506,24 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * the missed-tick policy (its next run stays: safe on every process start); another spec takes
    * effect from its own next run. Returns the next run in force (a `Date`; times are this machine's
    * clock when computed here). Bad input is a `SchedulerOptionError` naming the option, before
-   * anything is sent.
+   * anything is sent. `lane`, `priority` and `timeoutMs` are the options of every job it admits,
+   * checked as `enqueue`'s (a bad one is an `EchoMQError` (`options`) before anything is sent):
+   * `upsertScheduler(q, "report", { everyMs: 3600_000 }, { payload, lane: tenant })` puts a
+   * tenant's repeatable job in the tenant's lane. An upsert replaces them, as it does the payload.
    */
-  async upsertScheduler<const Q extends string>(
+  async upsertScheduler<const Q extends string, const L extends string = string>(
     queue: CheckQueue<Q>,
     name: string,
     spec: RepeatSpec,
-    opts: SchedulerOptions<Payload<P, K>>,
+    opts: SchedulerOptions<Payload<P, K>, L>,
   ): Promise<Date> {
-    return await schedulers.upsertScheduler(this.#c, this.#c.keyspace(queue), name, spec, opts as SchedulerOptions<P>);
+    return await schedulers.upsertScheduler(this.#c, this.#c.keyspace(queue), name, spec, opts as unknown as SchedulerOptions<P>);
   }
 
-  /** `queue`'s schedulers, soonest first: name, spec, next run, last run, runs, policy, payload. */
+  /**
+   * `queue`'s schedulers, soonest first: name, spec, next run, last run, runs, policy, payload, and
+   * the lane, priority and time limit of its jobs when set.
+   */
   async schedulers<const Q extends string>(queue: CheckQueue<Q>): Promise<Array<SchedulerInfo<Decoded<P, K>>>> {
     return (await schedulers.schedulers(this.#c, this.#c.keyspace(queue))) as Array<SchedulerInfo<Decoded<P, K>>>;
   }

@@ -181,7 +181,11 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.upsertScheduler`. */
-  upsertScheduler(name: string, spec: RepeatSpec, opts: SchedulerOptions<Payload<P, K>>): Promise<Date> {
+  upsertScheduler<const L extends string = string>(
+    name: string,
+    spec: RepeatSpec,
+    opts: SchedulerOptions<Payload<P, K>, L>,
+  ): Promise<Date> {
     return this.#mq.upsertScheduler(this.name, name, spec, opts);
   }
 

@@ -8,20 +8,31 @@
  * @module
  */
 import { Decoder } from "@valkey/valkey-glide";
-import { type Keyspace, validName } from "../keyspace/mod.ts";
-import { SCHED, wireCall } from "../wire/mod.ts";
+import { type CheckLane, type Keyspace, validName } from "../keyspace/mod.ts";
+import { decodeOptions, SCHED, wireCall } from "../wire/mod.ts";
 import { toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { SchedulerOptionError } from "./errors.ts";
 import { fields, scored } from "./info.ts";
+import { type EnqueueOptions, jobOptions } from "./options.ts";
 import { firing, fromText, maxMissed, type MissedPolicy, policyOf, repeat, type RepeatSpec } from "./repeat.ts";
 
-/** Options of `EchoMQ.upsertScheduler`. */
-export interface SchedulerOptions<P> {
+/**
+ * Options of `EchoMQ.upsertScheduler`; `L` is the lane literal, checked by the compiler. `lane`,
+ * `priority` and `timeoutMs` are the options of every job the scheduler admits, as `enqueue`'s
+ * (same checks, same errors); an upsert replaces them, as it does the payload (omitted: none).
+ */
+export interface SchedulerOptions<P, L extends string = string> {
   /** The payload of every job the scheduler admits. */
   readonly payload: P;
   /** What happens to runs missed while no worker fired (default `latest`: one run for the latest). */
   readonly missed?: MissedPolicy;
+  /** The lane of its jobs ({@link EnqueueOptions.lane}; absent: the default lane): a tenant's cron job in the tenant's lane. */
+  readonly lane?: CheckLane<L>;
+  /** The priority of its jobs ({@link EnqueueOptions.priority}; 0, the default, is the most urgent). */
+  readonly priority?: number;
+  /** The handler time limit of its jobs, in ms ({@link EnqueueOptions.timeoutMs}). */
+  readonly timeoutMs?: number;
 }
 
 /** A scheduler as `EchoMQ.schedulers` lists it. */
@@ -40,6 +51,12 @@ export interface SchedulerInfo<P> {
   readonly missed: MissedPolicy;
   /** The payload of its jobs (undefined when the codec cannot decode it). */
   readonly payload: P | undefined;
+  /** The lane of its jobs (`upsertScheduler`'s `lane`); undefined: the default lane. */
+  readonly lane?: string;
+  /** The priority of its jobs, when not 0. */
+  readonly priority?: number;
+  /** The handler time limit of its jobs in ms, when it has one. */
+  readonly timeoutMs?: number;
 }
 
 /** Most due schedulers one firing reads. */
@@ -69,13 +86,18 @@ export async function upsertScheduler<P>(
   assertSchedulerName(name, "upsertScheduler");
   const r = repeat(spec);
   if (opts === null || typeof opts !== "object" || !("payload" in opts)) {
-    throw new SchedulerOptionError("payload", "upsertScheduler: options must be { payload, missed? }");
+    throw new SchedulerOptionError(
+      "payload",
+      "upsertScheduler: options must be { payload, missed?, lane?, priority?, timeoutMs? }",
+    );
   }
   const max = maxMissed(opts.missed);
+  // its jobs' options, checked and encoded as enqueue's
+  const options = jobOptions("upsertScheduler", { lane: opts.lane, priority: opts.priority, timeoutMs: opts.timeoutMs });
   const payload = toWire(c.codec.encode(opts.payload));
   const now = Date.now();
   const next = r.after(now, now);
-  const call = wireCall("SCHEDULER", ks, { name, spec: r.text, next_ms: next, max_missed: max, payload });
+  const call = wireCall("SCHEDULER", ks, { name, spec: r.text, next_ms: next, max_missed: max, opts: options, payload });
   return new Date(Number(await c.impl.call(call)));
 }
 
@@ -117,8 +139,19 @@ export async function schedulers<P>(c: ClientContext<P>, ks: Keyspace): Promise<
       runs: Number(text(m, SCHED.runs) ?? "0"),
       missed: policyOf(Number(text(m, SCHED.max_missed) ?? "1")),
       payload,
+      ...jobsOptions(text(m, SCHED.opts)),
     }];
   });
+}
+
+/** The options a scheduler's jobs carry (its stored `opts`), as `SchedulerInfo` shows them: only those set. */
+function jobsOptions(stored: string | undefined): Pick<SchedulerInfo<unknown>, "lane" | "priority" | "timeoutMs"> {
+  const o = decodeOptions(stored ?? "");
+  const out: { lane?: string; priority?: number; timeoutMs?: number } = {};
+  if (o.lane !== undefined) out.lane = o.lane;
+  if (o.priority !== undefined && Number(o.priority) !== 0) out.priority = Number(o.priority);
+  if (o.timeout_ms !== undefined) out.timeoutMs = Number(o.timeout_ms);
+  return out;
 }
 
 /** The server's time in ms from a `TIME` reply. */

@@ -12,7 +12,8 @@ import { META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 
 /**
- * `emq_admit(base, n, id, structure, kind, opts)`, `emq_admitted(a, id, now, payload, due, schedule)`,
+ * `emq_admit(base, n, id, structure, kind, opts)` (`emq_admit_start` then `emq_admit_plan`, which
+ * TICK calls apart, reading its scheduler's options between them), `emq_admitted(a, id, now, payload, due, schedule)`,
  * `emq_fields(a, j, payload, opts)`, `emq_admit_reply(a)` and `emq_pushed(a, base, now, fields)`
  * (ENQUEUE's writes, which TICK's jobs share).
  */
@@ -46,11 +47,11 @@ local function emq_admit_ready(a, base, id, kind, options)
   return a
 end
 
--- opts: the options argument of each job (nil for TICK). Returns the plan {rows, meta = type,
--- structure = type, wake = type, missing, now, admitted = {places}, source = {place -> place},
--- folded = {{place, holder, outcome}}, dedup = nil or {d, takes}, debounced = {{holder, from}}},
+-- The first checks of an admission, which no job's options change: no id twice, no row already
+-- there, the types of meta, of the structure written and of wake, meta's enqueued counter.
+-- Returns the plan begun {rows, meta = type, structure = type, wake = type, missing, now, source},
 -- or nil and the refusal.
-local function emq_admit(base, n, id, structure, kind, opts)
+local function emq_admit_start(base, n, id, structure, kind)
   local e = emq_repeated(n, id) if e then return nil, e end
   local a = {rows = {}, missing = {}, admitted = {}, source = {}, folded = {}, debounced = {}}
   for j = 1, n do
@@ -67,6 +68,15 @@ local function emq_admit(base, n, id, structure, kind, opts)
   if a.wake == 'none' then a.missing[#a.missing + 1] = base .. 'wake' end
   e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
   a.now = emq_now()
+  return a
+end
+
+-- The rest of an admission's checks, once each job's options are known (opts: the options text of
+-- each job, gated; nil: none): each job's lane and priority, and when a job carries a dedup key who
+-- holds it. Returns the plan, a (emq_admit_start's) completed with {admitted = {places}, folded =
+-- {{place, holder, outcome}}, dedup = nil or {d, takes}, debounced = {{holder, from}}}, or nil and
+-- the refusal.
+local function emq_admit_plan(a, base, n, id, kind, opts)
   local options, keyed = {}, false
   for j = 1, n do
     options[j] = opts and emq_options(opts[j]) or {}
@@ -111,6 +121,12 @@ local function emq_admit(base, n, id, structure, kind, opts)
   end
   a.dedup = {d = d, takes = takes}
   return emq_admit_ready(a, base, id, kind, options)
+end
+
+-- An admission's step 5 (ENQUEUE, SCHEDULE): opts, the options argument of each job.
+local function emq_admit(base, n, id, structure, kind, opts)
+  local a, e = emq_admit_start(base, n, id, structure, kind) if e then return nil, e end
+  return emq_admit_plan(a, base, n, id, kind, opts)
 end
 
 -- Step 6, first: the queue's meta made on first use and the admissions counted; the keys taken;

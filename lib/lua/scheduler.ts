@@ -1,7 +1,8 @@
 /**
  * `EMQ.SCHEDULER` as Lua, steps 5–6: upserts a scheduler. New: made, first run at next_ms. Same
- * spec: only max_missed and payload change (the next run in force stays). Another spec: its next
- * run is next_ms. Reply: the next run in force.
+ * spec: only max_missed, opts and payload change (the next run in force stays). Another spec: its
+ * next run is next_ms. The options of its jobs (`opts`, gated as ENQUEUE's) are stored as sent, or
+ * deleted when empty. Reply: the next run in force.
  *
  * @module
  */
@@ -18,6 +19,12 @@ e = emq_local(cluster, s.missing) if e then return e end
 local now = emq_int(emq_now())
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
 local stored = redis.call('HGET', sched, '${SCHED.spec}')
+-- the options of its jobs change in place, as its payload does (empty: none)
+if opts ~= '' then
+  redis.call('HSET', sched, '${SCHED.opts}', opts)
+else
+  redis.call('HDEL', sched, '${SCHED.opts}')
+end
 if stored == spec then
   redis.call('HSET', sched, '${SCHED.max_missed}', emq_int(max_missed), '${SCHED.payload}', payload)
   return tonumber(redis.call('HGET', sched, '${SCHED.next_ms}')) or 0

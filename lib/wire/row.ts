@@ -85,6 +85,8 @@ export const SCHEDULER_FIELDS = {
   next_ms: "its next run (also its score in `schedulers`): a TICK must name it to fire",
   max_missed: "the most jobs one TICK fires for missed runs (the client's policy: 1 latest, 0 skip, N at most N)",
   payload: "the payload of every job it admits",
+  opts: "the options of every job it admits (ENQUEUE's `opts` text: `key=value` items joined by NUL; absent when " +
+    "none): TICK admits its jobs with them, and ignores them when they fail the options gate",
   runs: "jobs its ticks admitted so far",
   last_ms: "the latest run a TICK admitted a job for (absent before the first)",
   created_ms: "when it was first upserted",

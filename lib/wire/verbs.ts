@@ -570,17 +570,19 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "migrating"],
   },
   SCHEDULER: {
-    args: ["name", "spec", "next_ms", "max_missed", "payload"],
+    args: ["name", "spec", "next_ms", "max_missed", "opts", "payload"],
     group: [],
     touches: ["schedulers", "scheduler"],
     admits: true,
     reply: "integer: the scheduler's next run in force (ms)",
-    effect: "upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed and " +
-      "payload change (its next run stays); with another spec it runs next at next_ms",
+    effect: "upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed, opts and " +
+      "payload change (its next run stays); with another spec it runs next at next_ms. opts: the options of every " +
+      "job it admits, checked as ENQUEUE's (empty: none)",
     writes: "`meta` made if missing; new: `HSET scheduler:<name> spec <s> next_ms <n> max_missed <m> payload " +
-      "<p> runs 0 created_ms <now>`, `ZADD schedulers <n> name`; same spec: `HSET scheduler:<name> " +
-      "max_missed <m> payload <p>`; another spec: `HSET scheduler:<name> spec <s> next_ms <n> max_missed " +
-      "<m> payload <p>`, `ZADD schedulers <n> name`",
+      "<p> runs 0 created_ms <now>` (and `opts <o>` when given), `ZADD schedulers <n> name`; same spec: `HSET " +
+      "scheduler:<name> max_missed <m> payload <p>`; another spec: `HSET scheduler:<name> spec <s> next_ms <n> " +
+      "max_missed <m> payload <p>`, `ZADD schedulers <n> name`; an upsert of a scheduler that was there: `HSET " +
+      "scheduler:<name> opts <o>`, or with opts empty `HDEL scheduler:<name> opts`",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   UNSCHEDULE: {
@@ -597,14 +599,19 @@ export const VERBS = {
     args: ["name", "expected_ms", "next_ms"],
     group: ["id", "tick_ms"],
     minGroups: 0,
-    touches: ["pending", "wake", "rows", "schedulers", "scheduler"],
+    touches: ["pending", "wake", "rows", "schedulers", "scheduler", "dedup", "dedup_ttl"],
     admits: true,
     reply: "integer: jobs admitted, or -1 when it did not fire (writing nothing)",
     effect: "fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new " +
-      "next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits " +
-      "(the scheduler's payload; the row also names the scheduler and its run) and the next run is next_ms",
+      "next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits a job " +
+      "carrying the scheduler's `opts` (its lane, priority, time limit; with a `dedup` key, a run whose key is held " +
+      "admits no job, or with `debounce` gives the waiting holder the scheduler's payload: the reply and `runs` count " +
+      "only the jobs admitted) with the scheduler's payload (the row also names the " +
+      "scheduler and its run), and the next run is next_ms. A stored `opts` that fails the options gate (a " +
+      "hand-edited hash) is ignored: the jobs are admitted with no options",
     writes: "as ENQUEUE (the rows also get `scheduler <name> tick_ms <t>`); `HSET scheduler:<name> next_ms " +
-      "<next>`, with jobs `HSET scheduler:<name> last_ms <the latest tick_ms>`; `runs + n`; `ZADD schedulers <next> name`",
+      "<next>`, with jobs admitted `HSET scheduler:<name> last_ms <the latest tick_ms admitted>`; `runs + " +
+      "<admitted>`; `ZADD schedulers <next> name`",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
 } as const satisfies Record<string, VerbSpec>;

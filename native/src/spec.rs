@@ -175,11 +175,11 @@ pub mod verb {
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.REAP`: up to limit ids whose lease expired go back to pending (the tail: claimed next).
     pub const REAP: Verb = Verb { name: "EMQ.REAP", command: "emq.reap", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.SCHEDULER`: upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed and payload change (its next run stays); with another spec it runs next at next_ms.
-    pub const SCHEDULER: Verb = Verb { name: "EMQ.SCHEDULER", command: "emq.scheduler", args: &[arg::NAME, arg::SPEC, arg::NEXT_MS, arg::MAX_MISSED, arg::PAYLOAD], group: &[], min_groups: 1, admits: true };
+    /// `EMQ.SCHEDULER`: upserts the scheduler: new, it runs first at next_ms; with the same spec only max_missed, opts and payload change (its next run stays); with another spec it runs next at next_ms. opts: the options of every job it admits, checked as ENQUEUE's (empty: none).
+    pub const SCHEDULER: Verb = Verb { name: "EMQ.SCHEDULER", command: "emq.scheduler", args: &[arg::NAME, arg::SPEC, arg::NEXT_MS, arg::MAX_MISSED, arg::OPTS, arg::PAYLOAD], group: &[], min_groups: 1, admits: true };
     /// `EMQ.UNSCHEDULE`: the scheduler is deleted (its jobs already admitted stay).
     pub const UNSCHEDULE: Verb = Verb { name: "EMQ.UNSCHEDULE", command: "emq.unschedule", args: &[arg::NAME], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.TICK`: fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits (the scheduler's payload; the row also names the scheduler and its run) and the next run is next_ms.
+    /// `EMQ.TICK`: fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits a job carrying the scheduler's `opts` (its lane, priority, time limit; with a `dedup` key, a run whose key is held admits no job, or with `debounce` gives the waiting holder the scheduler's payload: the reply and `runs` count only the jobs admitted) with the scheduler's payload (the row also names the scheduler and its run), and the next run is next_ms. A stored `opts` that fails the options gate (a hand-edited hash) is ignored: the jobs are admitted with no options.
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
 }
 
@@ -347,6 +347,8 @@ names! {
         max_missed,
         /// the payload of every job it admits
         payload,
+        /// the options of every job it admits (ENQUEUE's `opts` text: `key=value` items joined by NUL; absent when none): TICK admits its jobs with them, and ignores them when they fail the options gate
+        opts,
         /// jobs its ticks admitted so far
         runs,
         /// the latest run a TICK admitted a job for (absent before the first)

@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { SchedulerOptionError } from "../../client.ts";
+import { EchoMQError, SchedulerOptionError } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
 import { BACKENDS, comboName, COMBOS, digest, dump, eventually, sleep, TOPOLOGIES, useClient, useSites, wire } from "./_harness.ts";
 
@@ -33,17 +33,17 @@ for (const combo of COMBOS) {
     test("SCHEDULER upserts: same spec keeps the next run, another spec replaces it; UNSCHEDULE deletes", async () => {
       const q = `sch-wire-${backend}`;
       const ks = keyspace(q);
-      expect(await call(q, "SCHEDULER", ["nightly", "every 100", "1000", "1", "p1"])).toEqual({ ok: 1000 });
+      expect(await call(q, "SCHEDULER", ["nightly", "every 100", "1000", "1", "", "p1"])).toEqual({ ok: 1000 });
       // same spec: the next run in force stays, only max_missed and payload change
-      expect(await call(q, "SCHEDULER", ["nightly", "every 100", "5000", "3", "p2"])).toEqual({ ok: 1000 });
+      expect(await call(q, "SCHEDULER", ["nightly", "every 100", "5000", "3", "", "p2"])).toEqual({ ok: 1000 });
       let h = (await dump(ctx.raw, q))[`emq:{Q}:scheduler:nightly`] as { value: Record<string, string> };
       expect(h.value).toEqual({ created_ms: "<now>", max_missed: "3", next_ms: "1000", payload: "p2", runs: "0", spec: "every 100" });
       // another spec: its own next run
-      expect(await call(q, "SCHEDULER", ["nightly", "every 200", "2000", "1", "p3"])).toEqual({ ok: 2000 });
+      expect(await call(q, "SCHEDULER", ["nightly", "every 200", "2000", "1", "", "p3"])).toEqual({ ok: 2000 });
       h = (await dump(ctx.raw, q))[`emq:{Q}:scheduler:nightly`] as { value: Record<string, string> };
       expect(h.value).toMatchObject({ next_ms: "2000", spec: "every 200", payload: "p3", runs: "0" });
       expect(await ctx.raw.command(["ZSCORE", ks.schedulers, "nightly"], ks.meta)).toBe(2000);
-      expect(await call(q, "SCHEDULER", ["other", "cron 0 * * * *", "3000", "0", "x"])).toEqual({ ok: 3000 });
+      expect(await call(q, "SCHEDULER", ["other", "cron 0 * * * *", "3000", "0", "", "x"])).toEqual({ ok: 3000 });
       expect(await call(q, "UNSCHEDULE", ["other"])).toEqual({ ok: 1 });
       expect(await call(q, "UNSCHEDULE", ["other"])).toEqual({ ok: 0 });
       expect(await ctx.raw.command(["EXISTS", ks.scheduler("other")], ks.meta)).toBe(0);
@@ -53,7 +53,7 @@ for (const combo of COMBOS) {
       const q = `sch-drop-${backend}`;
       const ks = keyspace(q);
       for (const name of ["a", "b", "c"]) {
-        expect(await call(q, "SCHEDULER", [name, "every 100", "1000", "1", "p"])).toEqual({ ok: 1000 });
+        expect(await call(q, "SCHEDULER", [name, "every 100", "1000", "1", "", "p"])).toEqual({ ok: 1000 });
       }
       expect(await wire(ctx.raw, backend, "ENQUEUE", [ks.meta], [JOB(1), "", "x"])).toEqual({ ok: 1 });
       // limit 2: two schedulers, no job; the queue is still there
@@ -68,7 +68,7 @@ for (const combo of COMBOS) {
     test("TICK fires only on the next run it names: stale, not later, paused and missing write nothing", async () => {
       const q = `sch-tick-${backend}`;
       const ks = keyspace(q);
-      expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "pay"])).toEqual({ ok: 1000 });
+      expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "", "pay"])).toEqual({ ok: 1000 });
       const d0 = await digest(ctx.raw, ks.meta);
       for (const args of [["s", "999", "1100", JOB(1), "999"], ["s", "1000", "1000", JOB(1), "1000"], ["gone", "1000", "1100"]]) {
         expect(await call(q, "TICK", args)).toEqual({ ok: -1 });
@@ -100,18 +100,18 @@ for (const combo of COMBOS) {
 
     test("refusals: the name rule, spec and bounds, a duplicate id — exact texts, nothing written", async () => {
       const q = `sch-refuse-${backend}`;
-      await call(q, "SCHEDULER", ["s", "every 100", "1000", "1", "p"]);
+      await call(q, "SCHEDULER", ["s", "every 100", "1000", "1", "", "p"]);
       const name = (verb: string) => renderRefusal("name", `EMQ.${verb}`, { arg: "name", max: "1024" });
-      await refused(q, () => call(q, "SCHEDULER", ["a{b", "every 1", "1", "1", "p"]), name("SCHEDULER"));
-      await refused(q, () => call(q, "SCHEDULER", ["", "every 1", "1", "1", "p"]), name("SCHEDULER"));
-      await refused(q, () => call(q, "SCHEDULER", ["n".repeat(1025), "every 1", "1", "1", "p"]), name("SCHEDULER"));
+      await refused(q, () => call(q, "SCHEDULER", ["a{b", "every 1", "1", "1", "", "p"]), name("SCHEDULER"));
+      await refused(q, () => call(q, "SCHEDULER", ["", "every 1", "1", "1", "", "p"]), name("SCHEDULER"));
+      await refused(q, () => call(q, "SCHEDULER", ["n".repeat(1025), "every 1", "1", "1", "", "p"]), name("SCHEDULER"));
       await refused(q, () => call(q, "UNSCHEDULE", ["x}"]), name("UNSCHEDULE"));
       await refused(q, () => call(q, "TICK", ["a\0b", "1000", "1100"]), name("TICK"));
-      await refused(q, () => call(q, "SCHEDULER", ["s", "x".repeat(1025), "1", "1", "p"]), renderRefusal("spec", "EMQ.SCHEDULER", { limit: "1024" }));
-      await refused(q, () => call(q, "SCHEDULER", ["s", "every 1", "0", "1", "p"]), renderRefusal("positive", "EMQ.SCHEDULER", { arg: "next_ms" }));
+      await refused(q, () => call(q, "SCHEDULER", ["s", "x".repeat(1025), "1", "1", "", "p"]), renderRefusal("spec", "EMQ.SCHEDULER", { limit: "1024" }));
+      await refused(q, () => call(q, "SCHEDULER", ["s", "every 1", "0", "1", "", "p"]), renderRefusal("positive", "EMQ.SCHEDULER", { arg: "next_ms" }));
       await refused(
         q,
-        () => call(q, "SCHEDULER", ["s", "every 1", "1", "10001", "p"]),
+        () => call(q, "SCHEDULER", ["s", "every 1", "1", "10001", "", "p"]),
         renderRefusal("too-large", "EMQ.SCHEDULER", { arg: "max_missed", max: "10000" }),
       );
       await refused(q, () => call(q, "TICK", ["s", "1000", "1100", JOB(7), "1000", JOB(7), "1000"]), renderRefusal("repeated", "EMQ.TICK", { id: JOB(7) }));
@@ -119,12 +119,97 @@ for (const combo of COMBOS) {
       await refused(q, () => call(q, "TICK", ["s", "1000", "1100", JOB(8), "1000"]), renderRefusal("duplicate", "EMQ.TICK", { id: JOB(8) }));
       await ctx.raw.command(["SET", keyspace(q).scheduler("str"), "x"], keyspace(q).meta);
       await refused(q, () => call(q, "TICK", ["str", "1000", "1100"]), renderRefusal("wrongtype", "EMQ.TICK", {}));
-      await refused(q, () => call(q, "SCHEDULER", ["str", "every 1", "1", "1", "p"]), renderRefusal("wrongtype", "EMQ.SCHEDULER", {}));
+      await refused(q, () => call(q, "SCHEDULER", ["str", "every 1", "1", "1", "", "p"]), renderRefusal("wrongtype", "EMQ.SCHEDULER", {}));
       await ctx.raw.command(["DEL", keyspace(q).scheduler("str")], keyspace(q).meta); // (a string dumps as binary)
       await ctx.raw.command(["HSET", keyspace(q).scheduler("s"), "runs", "x"], keyspace(q).meta);
       await refused(q, () => call(q, "TICK", ["s", "1000", "1100"]), renderRefusal("counter", "EMQ.TICK", {}));
       dumps.set(combo.name, await Promise.all([`sch-wire-${backend}`, `sch-tick-${backend}`, q].map((n) => dump(ctx.raw, n))));
     });
+
+    test("SCHEDULER keeps its jobs' options (gated, changed in place, deleted when empty); TICK admits with them", async () => {
+      const q = `sch-opts-${backend}`;
+      const ks = keyspace(q);
+      const sched = `emq:{Q}:scheduler:s`;
+      const fieldsOf = async (key: string) => ((await dump(ctx.raw, q))[key] as { value: Record<string, string> } | undefined)?.value;
+      expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "lane=t1\0priority=2", "pay"])).toEqual({ ok: 1000 });
+      expect(await fieldsOf(sched)).toMatchObject({ opts: "lane=t1\0priority=2", payload: "pay" });
+      // a bad options text is refused as ENQUEUE's, writing nothing
+      await refused(q, () => call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "group=x", "p"]), renderRefusal("option-unknown", "EMQ.SCHEDULER", { option: "group" }));
+      await refused(q, () => call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "lane=a{b", "p"]), renderRefusal("name", "EMQ.SCHEDULER", { arg: "lane", max: "1024" }));
+      await refused(q, () => call(q, "SCHEDULER", ["n", "every 100", "1000", "5", "dedup_ms=5", "p"]), renderRefusal("option-needs", "EMQ.SCHEDULER", { option: "dedup_ms", needs: "dedup" }));
+      // TICK: the row carries the options, the job is in its lane's ready list, the queue is laned
+      expect(await call(q, "TICK", ["s", "1000", "1100", JOB(1), "1000"])).toEqual({ ok: 1 });
+      expect(await fieldsOf(`emq:{Q}:job:${JOB(1)}`)).toEqual({
+        attempts: "0", created_ms: "<now>", lane: "t1", opts: "lane=t1\0priority=2", payload: "pay", priority: "2", scheduler: "s", state: "pending", tick_ms: "1000",
+      });
+      expect(await ctx.mq.getJob(q, JOB(1))).toMatchObject({ lane: "t1", priority: 2, scheduler: "s" });
+      expect(await ctx.raw.command(["LRANGE", ks.ready("t1", 2), "0", "-1"], ks.meta)).toEqual([JOB(1)]);
+      expect(await ctx.raw.command(["HEXISTS", ks.meta, "laned"], ks.meta)).toBe(true);
+      // an upsert with the same spec changes them in place (the next run stays)
+      expect(await call(q, "SCHEDULER", ["s", "every 100", "9000", "5", "timeout_ms=500", "pay"])).toEqual({ ok: 1100 });
+      expect(await call(q, "TICK", ["s", "1100", "1200", JOB(2), "1100"])).toEqual({ ok: 1 });
+      expect(await fieldsOf(`emq:{Q}:job:${JOB(2)}`)).toMatchObject({ opts: "timeout_ms=500" });
+      const second = await ctx.mq.getJob(q, JOB(2));
+      expect(second).toMatchObject({ timeoutMs: 500 });
+      expect(second).not.toHaveProperty("lane");
+      expect(second).not.toHaveProperty("priority");
+      // empty: the field goes, and the jobs carry none
+      expect(await call(q, "SCHEDULER", ["s", "every 100", "9000", "5", "", "pay"])).toEqual({ ok: 1200 });
+      expect(await fieldsOf(sched)).not.toHaveProperty("opts");
+      // a stored text that fails the gate (a hand-edited hash) is ignored: the jobs carry none
+      await ctx.raw.command(["HSET", ks.scheduler("s"), "opts", "colour=red"], ks.meta);
+      expect(await call(q, "TICK", ["s", "1200", "1300", JOB(3), "1200"])).toEqual({ ok: 1 });
+      expect(await fieldsOf(`emq:{Q}:job:${JOB(3)}`)).toEqual({
+        attempts: "0", created_ms: "<now>", payload: "pay", scheduler: "s", state: "pending", tick_ms: "1200",
+      });
+      // dedup: a run whose key is held admits no job (the reply, runs and last_ms count the admitted)
+      expect(await call(q, "SCHEDULER", ["d", "every 100", "1000", "5", "dedup=d-runs", "dp"])).toEqual({ ok: 1000 });
+      expect(await call(q, "TICK", ["d", "1000", "1300", JOB(4), "1100", JOB(5), "1200"])).toEqual({ ok: 1 });
+      expect(await call(q, "TICK", ["d", "1300", "1400", JOB(6), "1300"])).toEqual({ ok: 0 });
+      expect(await fieldsOf(`emq:{Q}:scheduler:d`)).toMatchObject({ runs: "1", last_ms: "1100", next_ms: "1400" });
+      expect(await ctx.raw.command(["EXISTS", ks.job(JOB(5)), ks.job(JOB(6))], ks.meta)).toBe(0);
+      dumps.set(`${combo.name}/opts`, await dump(ctx.raw, q));
+    });
+
+    test("client: a scheduler's jobs go to its lane with its priority, served round-robin with other lanes", async () => {
+      const q = `sch-lane-${backend}`;
+      await ctx.mq.pause(q, { lane: "t1" });
+      await ctx.mq.pause(q, { lane: "t2" });
+      for (let i = 0; i < 6; i++) await ctx.mq.enqueue(q, { n: 100 + i }, { lane: "t2" });
+      await ctx.mq.upsertScheduler(q, "tenant", { everyMs: 100 }, { payload: { n: 1 }, lane: "t1", priority: 2, missed: { max: 100 } });
+      const [listed] = await ctx.mq.schedulers(q);
+      expect(listed).toMatchObject({ name: "tenant", lane: "t1", priority: 2 });
+      expect(listed).not.toHaveProperty("timeoutMs");
+      // a worker fires (its lanes are paused: it claims nothing) until three runs are in t1
+      const w = ctx.mq.work(q, async () => {}, { blockMs: 100 });
+      await eventually(async () => (await ctx.mq.schedulers(q))[0]!.runs >= 3, 20_000);
+      await w.stop();
+      expect(await ctx.mq.removeScheduler(q, "tenant")).toBe(true);
+      await ctx.mq.resume(q, { lane: "t1" });
+      await ctx.mq.resume(q, { lane: "t2" });
+      const claimed = [];
+      for (let i = 0; i < 6; i++) claimed.push((await ctx.mq.claim(q, { leaseMs: 60_000 }))!);
+      // one of each lane in turn
+      for (let i = 1; i < claimed.length; i++) expect(claimed[i]!.lane).not.toBe(claimed[i - 1]!.lane);
+      const fired = claimed.filter((j) => j.lane === "t1");
+      expect(fired.length).toBe(3);
+      for (const j of fired) expect([j.payload, j.priority]).toEqual([{ n: 1 }, 2]);
+      // another upsert changes the options of later runs; an empty set removes them
+      await ctx.mq.upsertScheduler(q, "tenant", { everyMs: 60_000 }, { payload: { n: 2 }, lane: "t3", timeoutMs: 1000 });
+      expect((await ctx.mq.schedulers(q))[0]).toMatchObject({ lane: "t3", timeoutMs: 1000 });
+      expect((await ctx.mq.schedulers(q))[0]).not.toHaveProperty("priority");
+      await ctx.mq.upsertScheduler(q, "tenant", { everyMs: 60_000 }, { payload: { n: 2 } });
+      expect((await ctx.mq.schedulers(q))[0]).not.toHaveProperty("lane");
+      // a bad option is the enqueue's error, before any wire
+      const d0 = await digest(ctx.raw, keyspace(q).meta);
+      for (const bad of [{ lane: "a{b" }, { lane: "" }, { priority: -1 }, { priority: 1.5 }, { timeoutMs: 0 }]) {
+        const e = await ctx.mq.upsertScheduler(q, "x", { everyMs: 10 }, { payload: { n: 0 }, ...bad } as never).then(() => null, (x: unknown) => x);
+        expect(e).toBeInstanceOf(EchoMQError);
+        expect((e as EchoMQError).rule).toBe("options");
+        expect((e as Error).message).toMatch(/^upsertScheduler: /);
+      }
+      expect(await digest(ctx.raw, keyspace(q).meta)).toBe(d0);
+    }, 30_000);
 
     test("client: upsert returns the next run, lists, removes; bad input is typed before any wire", async () => {
       const q = `sch-client-${backend}`;
@@ -219,9 +304,10 @@ for (const combo of COMBOS) {
 }
 
 describe("both backends leave identical keyspaces", () => {
-  test.skipIf(BACKENDS.length < 2)("SCHEDULER, TICK, UNSCHEDULE and their refusals", () => {
+  test.skipIf(BACKENDS.length < 2)("SCHEDULER, TICK, UNSCHEDULE, their refusals and a scheduler's job options", () => {
     for (const topology of TOPOLOGIES) {
       expect(dumps.get(comboName("module", topology))).toEqual(dumps.get(comboName("scripts", topology)));
+      expect(dumps.get(`${comboName("module", topology)}/opts`)).toEqual(dumps.get(`${comboName("scripts", topology)}/opts`));
     }
   });
 });

@@ -14,6 +14,7 @@ use crate::command::{Args, Reply};
 use crate::ffi::{Ctx, Key, Kind, Owned, Str};
 use crate::keyspace::{PENDING, WAKE};
 use crate::literals::lit;
+use crate::options::Options;
 use crate::wire::Refusal;
 
 /// A job not admitted: its place in the call, the job it folded into, whether it was debounced.
@@ -97,13 +98,30 @@ impl<'a> Admission<'a> {
 }
 
 /// Checks an admission of `args`' jobs into the queue's structure of type `structure` (`kind`);
-/// `opts`: the place of the options argument in a group (none for TICK).
+/// `opts`: the place of the options argument in a group (ENQUEUE, SCHEDULE): [`start`], then
+/// [`plan`] with each job's options.
 pub fn admit<'a>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
     structure: &[u8],
     kind: Kind,
-    opts: Option<usize>,
+    opts: usize,
+) -> Result<Admission<'a>, Refusal> {
+    let a = start(s, args, structure, kind)?;
+    let options: Vec<Options> = (0..a.ids.len())
+        .map(|j| args.job_options(j, opts))
+        .collect();
+    plan(s, a, kind, &options)
+}
+
+/// The first checks of an admission, which no job's options change: no id twice, no row already
+/// there, the types of meta, of the structure written and of wake, meta's `enqueued` counter. TICK
+/// calls it apart, then reads its scheduler's options for [`plan`].
+pub fn start<'a>(
+    s: &mut Scope<'a>,
+    args: &Args<'a>,
+    structure: &[u8],
+    kind: Kind,
 ) -> Result<Admission<'a>, Refusal> {
     let ids = args.ids();
     once(&ids)?;
@@ -121,7 +139,7 @@ pub fn admit<'a>(
     let wake = s.structure(WAKE, Kind::Zset)?;
     let enqueued = counter(&meta, lit().meta.enqueued)?;
     let now = crate::ffi::now_ms();
-    let mut a = Admission {
+    Ok(Admission {
         admitted: Vec::with_capacity(ids.len()),
         source: (0..ids.len()).collect(),
         folded: Vec::new(),
@@ -138,12 +156,22 @@ pub fn admit<'a>(
         laning: false,
         ready: None,
         idle: false,
-    };
-    let Some(at) = opts else {
+    })
+}
+
+/// The rest of an admission's checks once each job's options are known (`options`, by place; empty:
+/// none): each job's lane and priority, and, when a job carries a `dedup` key, who holds each key.
+pub fn plan<'a>(
+    s: &mut Scope<'a>,
+    mut a: Admission<'a>,
+    kind: Kind,
+    options: &[Options],
+) -> Result<Admission<'a>, Refusal> {
+    let now = a.now;
+    if options.is_empty() {
         a.admitted = (0..a.ids.len()).collect();
         return finish(s, a, kind, Vec::new());
-    };
-    let options: Vec<_> = (0..a.ids.len()).map(|j| args.job_options(j, at)).collect();
+    }
     let places: Vec<Place> = options
         .iter()
         .map(|o| {
@@ -258,14 +286,14 @@ fn laning(s: &Scope, meta: &Key) {
 }
 
 /// Step 6, first: `meta` made (and laned: [`laning`]) and counted; the keys taken; each debounced holder outside the call
-/// given its new payload (group argument `payload_at`) and, from SCHEDULE (`due_at`), its new due
+/// given its new payload (`payload` of the place it takes it from) and, from SCHEDULE (`due_at`), its new due
 /// time when scheduled. Returns the earliest due time written to a holder (0: none).
-pub fn admitted(
+pub fn admitted<'b>(
     s: &Scope,
     a: &Admission,
     args: &Args,
     now: Str,
-    payload_at: usize,
+    payload: impl Fn(usize) -> Str<'b>,
     due_at: Option<usize>,
 ) -> i64 {
     let (ctx, l) = (a.meta.ctx(), lit());
@@ -292,9 +320,9 @@ pub fn admitted(
     let mut earliest = 0;
     for b in &a.debounced {
         let row = &b.holder.row;
-        let payload = args.job_bytes(b.from, payload_at);
         // `hset` replicates itself; the sorted set's write is replicated here
-        ctx.open(row.as_str()).hset(&[(l.row.payload, payload)]);
+        ctx.open(row.as_str())
+            .hset(&[(l.row.payload, payload(b.from))]);
         let due = due_at
             .filter(|_| b.holder.scheduled)
             .map(|k| args.job_number(b.from, k));

@@ -16,11 +16,11 @@ use crate::wire::Refusal;
 
 /// Runs ENQUEUE's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let a = admit(s, args, PENDING, Kind::List, Some(1))?;
+    let a = admit(s, args, PENDING, Kind::List, 1)?;
     s.probe()?;
 
     let now = s.ctx.int(a.now);
-    admitted(s, &a, args, now.as_str(), 2, None);
+    admitted(s, &a, args, now.as_str(), |j| args.job_bytes(j, 2), None);
     pushed(s, &a, now.as_str(), |j| fields(&a, args, j, 2, 1));
     Ok(a.reply())
 }

@@ -15,12 +15,12 @@ use crate::wire::Refusal;
 
 /// Runs SCHEDULE's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let a = admit(s, args, SCHEDULE, Kind::Zset, Some(2))?;
+    let a = admit(s, args, SCHEDULE, Kind::Zset, 2)?;
     s.probe()?;
 
     let (ctx, l) = (s.ctx, lit());
     let now = ctx.int(a.now);
-    let moved = admitted(s, &a, args, now.as_str(), 3, Some(1));
+    let moved = admitted(s, &a, args, now.as_str(), |j| args.job_bytes(j, 3), Some(1));
     let schedule = &a.structure;
     // an admitted job's due time is its source's: its own, or the last job debounced into it
     let due = |j: usize| args.job_number(a.source[j], 1);
