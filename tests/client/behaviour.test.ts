@@ -241,6 +241,8 @@ for (const combo of COMBOS) {
         ["enqueue option bound", "ENQUEUE", q, [N, "dedup=a\0debounce=2", "p"], ["too-large", { arg: "debounce", max: "1" }]],
         ["enqueue option needs", "ENQUEUE", q, [N, "dedup_ms=10", "p"], ["option-needs", { option: "dedup_ms", needs: "dedup" }]],
         ["schedule options before payload", "SCHEDULE", q, [N, "5", "group=x", BIG], ["option-unknown", { option: "group" }]],
+        ["scheduler options before payload", "SCHEDULER", q, ["s", "every 1", "1", "1", "group=x", BIG], ["option-unknown", { option: "group" }]],
+        ["scheduler option name gate", "SCHEDULER", q, ["s", "every 1", "1", "1", "lane=a}b", "p"], ["name", { arg: "lane", max: "1024" }]],
         ["schedule due empty", "SCHEDULE", q, [N, "", "", "p"], ["non-negative", { arg: "due_ms" }]],
         ["schedule due negative", "SCHEDULE", q, [N, "-1", "", "p"], ["non-negative", { arg: "due_ms" }]],
         ["schedule due 16 digits", "SCHEDULE", q, [N, "1000000000000000", "", "p"], ["non-negative", { arg: "due_ms" }]],

@@ -1130,3 +1130,59 @@ describe("memory: under maxmemory with noeviction", () => {
     await ok(wellFormed("ENQUEUE", q, jobId(30)), 1);
   });
 });
+
+describe("a scheduler's job options", () => {
+  const q = queue("tenants");
+  const sched = `${q.base}scheduler:nightly`;
+  const upsert = (opts: string, next_ms = 1000): string[] =>
+    argv("SCHEDULER", q, { name: "nightly", spec: "every 100", next_ms, max_missed: 5, opts, payload: "pay" });
+
+  test("SCHEDULER refuses a bad opts text as ENQUEUE does, writing nothing; an empty one deletes the field", async () => {
+    await ok(upsert("lane=t1"), 1000);
+    const cases: Array<[string, string]> = [
+      ["group=x", refusal("option-unknown", "SCHEDULER", { option: "group" })],
+      ["lane", refusal("option-form", "SCHEDULER", {})],
+      ["lane=a}b", refusal("name", "SCHEDULER", { arg: "lane", max: "1024" })],
+      ["priority=2097152", refusal("too-large", "SCHEDULER", { arg: "priority", max: "2097151" })],
+      ["debounce=1", refusal("option-needs", "SCHEDULER", { option: "debounce", needs: "dedup" })],
+      ["x".repeat(4097), refusal("options", "SCHEDULER", { limit: "4096" })],
+    ];
+    for (const [opts, text] of cases) {
+      await refuses(upsert(opts), text);
+      // a new scheduler is refused as well: no hash, no index entry
+      await refuses(argv("SCHEDULER", q, { name: "fresh", opts }), text);
+    }
+    expect(await row(site.db, sched)).toMatchObject({ opts: "lane=t1" });
+    await ok(upsert(""), 1000);
+    expect(await row(site.db, sched)).not.toHaveProperty("opts");
+  });
+
+  test("TICK admits with the stored options: row fields, the lane's ready list, the laned transition", async () => {
+    await ok(upsert("lane=t1\0priority=2\0timeout_ms=500"), 1000);
+    await ok(argv("TICK", q, { name: "nightly", expected_ms: 1000, next_ms: 1100 }, [{ id: jobId(1), tick_ms: 1000 }]), 1);
+    expect(await row(site.db, q.row(jobId(1)))).toMatchObject({
+      state: "pending",
+      lane: "t1",
+      priority: "2",
+      opts: "lane=t1\0priority=2\0timeout_ms=500",
+      payload: "pay",
+      scheduler: "nightly",
+      tick_ms: "1000",
+    });
+    expect(await lrange(`${q.base}ready:2:t1`)).toEqual([jobId(1)]);
+    expect(await row(site.db, q.meta)).toHaveProperty("laned");
+    const { jobs } = await claim(q);
+    expect(jobs.map((j) => [j.id, j.opts])).toEqual([[jobId(1), "lane=t1\0priority=2\0timeout_ms=500"]]);
+    // a hand-edited text the gate refuses is ignored: the job carries no option
+    await ok(["HSET", sched, "opts", "lane=a{b"]);
+    await ok(argv("TICK", q, { name: "nightly", expected_ms: 1100, next_ms: 1200 }, [{ id: jobId(2), tick_ms: 1100 }]), 1);
+    const r = await row(site.db, q.row(jobId(2)));
+    for (const f of ["lane", "priority", "opts"]) expect(r).not.toHaveProperty(f);
+    // dedup: the run whose key is held admits nothing; runs and last_ms count the admitted
+    await ok(upsert("dedup=nightly"), 1200);
+    await ok(argv("TICK", q, { name: "nightly", expected_ms: 1200, next_ms: 1300 }, [{ id: jobId(3), tick_ms: 1200 }]), 1);
+    await ok(argv("TICK", q, { name: "nightly", expected_ms: 1300, next_ms: 1400 }, [{ id: jobId(4), tick_ms: 1300 }]), 0);
+    expect(await exists(q.row(jobId(4)))).toBe(0);
+    expect(await row(site.db, sched)).toMatchObject({ runs: "3", last_ms: "1200", next_ms: "1400" });
+  });
+});
