@@ -147,6 +147,9 @@ export function vectors(): string {
     maxBatch: wire.MAX_BATCH,
     claimMoveLimit: wire.CLAIM_MOVE_LIMIT,
     deadMaxDefault: wire.DEAD_MAX_DEFAULT,
+    completedMaxDefault: wire.COMPLETED_MAX_DEFAULT,
+    completedAgeDefaultMs: wire.COMPLETED_AGE_DEFAULT_MS,
+    eventsMaxDefault: wire.EVENTS_MAX_DEFAULT,
     deadAgeDefaultMs: wire.DEAD_AGE_DEFAULT_MS,
     trimLimit: wire.TRIM_LIMIT,
     maxDigits: wire.MAX_DIGITS,
@@ -166,6 +169,7 @@ export function vectors(): string {
     lane: Object.keys(LANE_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
     scheduler: Object.keys(SCHEDULER_FIELDS),
+    events: Object.fromEntries(wire.EVENT_TYPES.map((t) => [t, wire.EVENTS[t].fields])),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
 }
@@ -234,7 +238,17 @@ export function sections(): Record<string, string> {
   const wake = table("marker | means", WAKE_MARKERS);
   const scheduler = table("field | holds", SCHEDULER_FIELDS);
   const lane = table("field | holds", LANE_FIELDS);
-  return { calls, args, options, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler, lane };
+  const events = [
+    "| type | written by | fields after `type` | says |",
+    "| --- | --- | --- | --- |",
+    ...wire.EVENT_TYPES.map((t) => {
+      const e = wire.EVENTS[t];
+      return `| ${t} | ${e.verbs.join(", ")} | ${e.fields.map((f) => `\`${f}\``).join(" ")} | ${cell(e.doc)} |`;
+    }),
+    "",
+    table("field | holds", wire.EVENT_FIELDS),
+  ].join("\n");
+  return { calls, args, options, refusals, "refusals-by-verb": byVerb, writes, row, meta, wake, scheduler, lane, events };
 }
 
 /** docs/WIRE.md with every generated section replaced by what the spec generates now. */
@@ -276,12 +290,16 @@ function rustField(name: string): string {
 const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = ([
   ["WIRE", "i64"],
   ["FENCE_KEY", "&str"],
+  ["EVENT_TYPE_FIELD", "&str"],
   ["MAX_PAYLOAD_BYTES", "i64"],
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
   ["MAX_PROGRESS_BYTES", "i64"],
   ["MAX_SPEC_BYTES", "i64"],
   ["DEAD_MAX_DEFAULT", "i64"],
+  ["COMPLETED_MAX_DEFAULT", "i64"],
+  ["COMPLETED_AGE_DEFAULT_MS", "i64"],
+  ["EVENTS_MAX_DEFAULT", "i64"],
   ["DEAD_AGE_DEFAULT_MS", "i64"],
   ["TRIM_LIMIT", "i64"],
   ["MAX_DIGITS", "usize"],
@@ -404,6 +422,15 @@ export function rust(): string {
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
     "",
     ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
+    "",
+    ...rustNames(
+      "The kinds of event an entry of `events` has (its `type`).",
+      "Events",
+      "EVENT",
+      Object.fromEntries(wire.EVENT_TYPES.map((t) => [t, wire.EVENTS[t].doc])),
+    ),
+    "",
+    ...rustNames("The fields of an event entry after `type` (`EVENT_TYPE_FIELD`).", "EventFields", "EVENT_FIELD", wire.EVENT_FIELDS),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -44,6 +44,10 @@ export class Keyspace<Q extends string = string> {
   readonly dedup: QueueKey<Q, "dedup">;
   /** `emq:{name}:dedup_ttl`, deduplication keys whose job settled, scored by when their window ends (ms). */
   readonly dedup_ttl: QueueKey<Q, "dedup_ttl">;
+  /** `emq:{name}:completed`, completed jobs kept with their result, scored by when they finished (ms). */
+  readonly completed: QueueKey<Q, "completed">;
+  /** `emq:{name}:events`, the queue's transitions (a stream, bounded by `meta`'s `events_max`). */
+  readonly events: QueueKey<Q, "events">;
   /**
    * The cluster slot of every key of this queue, computed once. For the empty name (standalone
    * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
@@ -67,6 +71,8 @@ export class Keyspace<Q extends string = string> {
     this.schedulers = `${this.base}schedulers`;
     this.dedup = `${this.base}dedup`;
     this.dedup_ttl = `${this.base}dedup_ttl`;
+    this.completed = `${this.base}completed`;
+    this.events = `${this.base}events`;
     this.slot = slot(name === "" ? this.pending : `{${name}}`);
   }
 
@@ -128,7 +134,7 @@ function checkLane(lane: string): void {
 
 /**
  * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
- * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
+ * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `completed`, `events`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
  * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types.
  *
  * @example

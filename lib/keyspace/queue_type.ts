@@ -22,6 +22,8 @@ export const QUEUE_TYPES = [
   "schedulers",
   "dedup",
   "dedup_ttl",
+  "completed",
+  "events",
 ] as const;
 
 /**
@@ -31,7 +33,8 @@ export const QUEUE_TYPES = [
  * lane with its backlog), `parked` (sorted set: lanes parked until a time), `schedulers` (sorted set:
  * every scheduler's name, scored by its next run), `dedup` (hash: each deduplication key's job and
  * window end), `dedup_ttl` (sorted set: the keys whose job has settled, scored by when their window
- * ends).
+ * ends), `completed` (sorted set: completed jobs kept with their result, scored by when they finished), `events`
+ * (stream: the queue's transitions, bounded).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
 

@@ -26,9 +26,13 @@ export {
   ARGS,
   type ArgName,
   CLAIM_MOVE_LIMIT,
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
   DEAD_AGE_DEFAULT_MS,
   DEAD_MAX_DEFAULT,
   type Derived,
+  EVENT_TYPE_FIELD,
+  EVENTS_MAX_DEFAULT,
   FENCE_KEY,
   type Gate,
   gateDigits,
@@ -106,4 +110,5 @@ export {
   wireCall,
   type WireCall,
 } from "./calls.ts";
+export { EVENT_FIELDS, EVENT_TYPES, type EventField, EVENTS, type EventType } from "./events.ts";
 export { decodeOptions, encodeOptions, type JobOptions } from "./options.ts";

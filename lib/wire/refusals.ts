@@ -87,6 +87,11 @@ export const REFUSALS = {
     template: "ERR {verb} spec exceeds {limit} bytes",
     doc: "a scheduler spec longer than 1024 bytes",
   },
+  result: {
+    step: "gate",
+    template: "ERR {verb} result exceeds {limit} bytes",
+    doc: "a result longer than the limit in force (`emq.max-payload`, as a payload's)",
+  },
   progress: {
     step: "gate",
     template: "ERR {verb} progress exceeds {limit} bytes",

@@ -11,11 +11,18 @@
  *
  * @module
  */
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, WIRE } from "./verbs.ts";
+import {
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
+  EVENTS_MAX_DEFAULT,
+  WIRE,
+} from "./verbs.ts";
 
 /** The fields of a job's row, in the order a job's life writes them. */
 export const ROW_FIELDS = {
-  state: "where the job is: `pending`, `active`, `scheduled` or `dead` (the states below)",
+  state: "where the job is: `pending`, `active`, `scheduled`, `dead` or `completed` (the states below)",
   payload: "the job's payload, as admitted (any bytes)",
   attempts: "claims so far: 0 when admitted or requeued, CLAIM adds 1, RELEASE (a hand-back) takes it back",
   created_ms: "when the job was admitted",
@@ -30,6 +37,8 @@ export const ROW_FIELDS = {
   priority: "its priority when not 0 (the `priority` option): its ready list is `ready:<priority>:<lane>`, not `pending`",
   lane: "its lane when not the default lane (the `lane` option): its ready lists are `ready:<priority>:<lane>`",
   opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
+  finished_ms: "when it completed (ACK, when the queue keeps completed jobs)",
+  result: "the handler's result, as the worker sent it (ACK; absent when empty)",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */
@@ -38,6 +47,7 @@ export const STATES = {
   active: "in `active`, held by a worker until its `deadline_ms`",
   scheduled: "in `schedule`, until its `due_ms` (or a RUN)",
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
+  completed: "in `completed`, acked and kept with its result (until REMOVE or the queue's retention)",
 } as const;
 
 /** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */
@@ -53,6 +63,12 @@ export const META_FIELDS = {
   buried: "jobs buried so far",
   dead_max: `the most dead jobs kept (RETAIN; absent: ${DEAD_MAX_DEFAULT}; 0: no limit)`,
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
+  completed_max: `the most completed jobs kept with their results (RETAIN; absent: ${COMPLETED_MAX_DEFAULT}; 0: none, ACK ` +
+    "deletes the row)",
+  completed_age_ms: `how long a completed job is kept, in ms (RETAIN; absent: ${
+    COMPLETED_AGE_DEFAULT_MS / 86_400_000
+  } day; 0: no limit)`,
+  events_max: `the most entries of the events stream (RETAIN; absent: ${EVENTS_MAX_DEFAULT}; 0: no events written)`,
   prioritized: "ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in " +
     "`ready:<p>:<lane>` lists): counts add it to pending",
   dedup: "`1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue " +

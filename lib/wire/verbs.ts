@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 9;
+export const WIRE = 10;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -37,7 +37,7 @@ export type Gate =
   | { readonly kind: "options" }
   | {
     readonly kind: "bytes";
-    readonly refusal: "payload" | "reason" | "progress" | "spec";
+    readonly refusal: "payload" | "reason" | "progress" | "spec" | "result";
     readonly limit: number;
     readonly config?: "max-payload";
   };
@@ -54,7 +54,15 @@ export const MAX_SPEC_BYTES = 1024;
 export const DEAD_MAX_DEFAULT = 10000;
 /** How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days. */
 export const DEAD_AGE_DEFAULT_MS = 2_592_000_000;
-/** Most dead jobs one call trims (BURY, CLAIM), so that retention never blocks the server long. */
+/** Completed jobs a queue keeps (with their results) when its `meta` sets no `completed_max` (0 there: none). */
+export const COMPLETED_MAX_DEFAULT = 1000;
+/** How long a completed job is kept when `meta` sets no `completed_age_ms` (0 there: no limit): one day. */
+export const COMPLETED_AGE_DEFAULT_MS = 86_400_000;
+/** Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written). */
+export const EVENTS_MAX_DEFAULT = 10000;
+/** The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts). */
+export const EVENT_TYPE_FIELD = "type";
+/** Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long. */
 export const TRIM_LIMIT = 1000;
 /** Most digits a number argument may have (so that now + n stays exact as a sorted-set score). */
 export const MAX_DIGITS = 15;
@@ -209,6 +217,27 @@ export const ARGS = {
     sample: "2592000000",
     doc: "how long a dead job is kept, in ms (0: no limit)",
   },
+  completed_max: {
+    gate: { kind: "number", min: 0 },
+    sample: "1000",
+    doc: "the most completed jobs the queue keeps with their results (0: none — ACK deletes the row)",
+  },
+  completed_age_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "86400000",
+    doc: "how long a completed job is kept, in ms (0: no limit)",
+  },
+  events_max: {
+    gate: { kind: "number", min: 0 },
+    sample: "10000",
+    doc: "the most entries the queue's events stream keeps (0: no events written; the stream is deleted)",
+  },
+  result: {
+    gate: { kind: "bytes", refusal: "result", limit: MAX_PAYLOAD_BYTES, config: "max-payload" },
+    sample: "",
+    doc: "the handler's result, any bytes (the client sends JSON; empty: none), kept on the row when the queue keeps " +
+      "completed jobs",
+  },
   name: { gate: { kind: "name" }, sample: "nightly", doc: "a scheduler's name (the name rule)" },
   spec: {
     gate: { kind: "bytes", refusal: "spec", limit: MAX_SPEC_BYTES },
@@ -313,25 +342,33 @@ const DEDUP_RELEASE = "per job admitted with `dedup` whose key still names it: `
 /** What a settle writes when the queue has a concurrency limit (a slot freed may make jobs claimable). */
 const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 0 ready` (a slot is free)";
 
+/** How every verb that makes a transition writes its events (lib/wire/events.ts). */
+const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is not 0, its events: \`XADD events ` +
+  "MAXLEN <events_max> * type <type> …` (docs/WIRE.md, \"Events\")";
+/** What ACK and CLAIM write to keep completed jobs within the queue's retention. */
+const COMPLETED_RETENTION = "retention of completed jobs: `ZREM completed` and `DEL` of the oldest rows past " +
+  "`completed_max` or older than `completed_age_ms`, at most 1000";
+
 /** The wire's verbs, in wire order. */
 export const VERBS = {
   ENQUEUE: {
     args: [],
     group: ["id", "opts", "payload"],
-    touches: ["pending", "wake", "rows", "dedup", "dedup_ttl"],
+    touches: ["pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: true,
     reply: ADMIT_REPLY,
     effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order; a job whose " +
       "`dedup` key is held is not admitted (docs/WIRE.md, \"Deduplication\")",
     writes: `\`meta\` made if missing (\`wire ${WIRE} created_ms <now>\`)` + ", `HINCRBY meta enqueued <n>`; per job " +
       "`HSET row state pending payload <p> attempts 0 created_ms <now>` (and `opts <o>` when given); " +
-      "`LPUSH pending <ids…>`; `ZADD wake 0 ready` when pending was empty; " + DEDUP_WRITES,
+      "`LPUSH pending <ids…>`; `ZADD wake 0 ready` when pending was empty; " + DEDUP_WRITES + "; " + EVENT +
+      " (`enqueued`, `deduplicated`)",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SCHEDULE: {
     args: [],
     group: ["id", "due_ms", "opts", "payload"],
-    touches: ["schedule", "wake", "rows", "dedup", "dedup_ttl"],
+    touches: ["schedule", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: true,
     reply: ADMIT_REPLY,
     effect: "new rows (state `scheduled`); ids in schedule at their due_ms; a job whose `dedup` key is held is not " +
@@ -339,13 +376,13 @@ export const VERBS = {
     writes: "`meta` made if missing, `HINCRBY meta enqueued <n>`; per job `HSET row state scheduled payload <p> " +
       "attempts 0 created_ms <now> due_ms <due>` (and `opts <o>`), `ZADD schedule <due> id`; `ZADD wake LT " +
       "<earliest due> due`; " + DEDUP_WRITES + "; a debounced scheduled job: `ZADD schedule <due> id`, `HSET row " +
-      "due_ms <due>`",
+      "due_ms <due>`; " + EVENT + " (`scheduled`, `deduplicated`)",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   CLAIM: {
     args: ["lease_ms", "count", "block_ms"],
     group: [],
-    touches: ["pending", "active", "schedule", "dead", "wake", "rows", "dedup", "dedup_ttl"],
+    touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due, a lease runs out, the " +
       "queue's park ends or, when its rate limit is spent, its next claim is allowed; 0 when none), then one `[id, payload, attempts, token, opts]` per claimed job (`opts` as admitted, empty " +
@@ -361,23 +398,27 @@ export const VERBS = {
       "`ZADD wake 0 ready` when pending is left non-empty and a claim could take a job now (not paused, not " +
       "parked, below the concurrency limit, a rate token left), else `ZREM wake ready`; retention of dead jobs, as BURY; when `meta`'s dedup is 1, deduplication " +
       `windows that ended: up to ${CLAIM_MOVE_LIMIT} members of dedup_ttl with score ≤ now, each \`HDEL dedup <key>\`, ` +
-      "`ZREM dedup_ttl <key>`",
+      "`ZREM dedup_ttl <key>`; " + COMPLETED_RETENTION + "; " + EVENT + " (`promoted`, `stalled`, `claimed`)",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   ACK: {
     args: [],
-    group: ["id", "token"],
-    touches: ["active", "pending", "wake", "rows", "dedup", "dedup_ttl"],
+    group: ["id", "token", "result"],
+    touches: ["active", "completed", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "integer: jobs settled",
-    effect: "ids leave active; their rows are deleted; their deduplication keys are let go",
-    writes: "`ZREM active <ids…>`, `DEL <rows…>`, `HINCRBY meta acked <n>`; " + DEDUP_RELEASE + "; " + FREED,
+    effect: "ids leave active; when the queue keeps completed jobs (`completed_max`, absent: " +
+      `${COMPLETED_MAX_DEFAULT}) their rows stay, state \`completed\`, with the result, and the completed set is ` +
+      "trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go",
+    writes: "`ZREM active <ids…>`; keeping: per job `HSET row state completed finished_ms <now>` (and `result <r>` when " +
+      "not empty), `HDEL row deadline_ms token`, `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
+      "; else `DEL <rows…>`; `HINCRBY meta acked <n>`; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`completed`)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RETRY: {
     args: [],
     group: ["id", "token", "delay_ms", "reason"],
-    touches: ["active", "schedule", "pending", "wake", "rows"],
+    touches: ["active", "schedule", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending " +
@@ -385,31 +426,34 @@ export const VERBS = {
     writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
       "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
       "due_ms <now> reason <r>` (argument order); `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
-      "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED,
+      "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED + "; " + EVENT +
+      " (`retried`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   BURY: {
     args: [],
     group: ["id", "token", "reason"],
-    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl"],
+    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
       "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
-      "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED,
+      "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT +
+      " (`dead`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RELEASE: {
     args: [],
     group: ["id", "token"],
-    touches: ["active", "pending", "wake", "rows"],
+    touches: ["active", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: jobs released",
     effect: "a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim " +
       "counted given back; no reason, nothing counted",
     writes: "`ZREM active <ids…>`, `RPUSH pending <ids…>`; per job `HSET row state pending attempts <a−1>`; " +
-      "`ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " + FREED,
+      "`ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " + FREED +
+      "; " + EVENT + " (`released`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost", "counter"],
   },
   EXTEND: {
@@ -425,71 +469,72 @@ export const VERBS = {
   PROGRESS: {
     args: [],
     group: ["id", "token", "value"],
-    touches: ["active", "rows"],
+    touches: ["active", "rows", "events"],
     admits: true,
     reply: "integer: jobs updated",
     effect: "each held job's progress is set (token-checked like a settle)",
-    writes: "per job `HSET row progress <value>`",
+    writes: "per job `HSET row progress <value>`; " + EVENT + " (`progress`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
   },
   REMOVE: {
     args: [],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "active", "rows", "dedup", "dedup_ttl"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
-    effect: "pending, scheduled or dead jobs are deleted (their deduplication keys let go); an active job is " +
-      "refused (its worker holds it)",
-    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id` (where it is), `DEL row`; " +
-      DEDUP_RELEASE,
+    effect: "pending, scheduled, dead or completed jobs are deleted (their deduplication keys let go); an active job " +
+      "is refused (its worker holds it)",
+    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id` (where " +
+      "it is), `DEL row`; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
   REQUEUE: {
     args: ["limit"],
     group: ["id"],
     minGroups: 0,
-    touches: ["dead", "pending", "wake", "rows"],
+    touches: ["dead", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: jobs moved",
     effect: "dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or " +
       "without ids up to limit, oldest first",
     writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0`, `HDEL row reason " +
-      "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one)",
+      "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
+      EVENT + " (`requeued`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },
   RUN: {
     args: [],
     group: ["id"],
-    touches: ["schedule", "pending", "wake", "rows"],
+    touches: ["schedule", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: jobs moved",
     effect: "scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a " +
       "promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now)",
     writes: "per job `ZREM schedule id`, `LPUSH pending id`, `HSET row state pending due_ms <now>` (when the row " +
-      "exists); `ZADD wake 0 ready` when pending was empty",
+      "exists); `ZADD wake 0 ready` when pending was empty; " + EVENT + " (`promoted`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-scheduled"],
   },
   PAUSE: {
     args: ["lane"],
     group: [],
-    touches: ["lanes"],
+    touches: ["lanes", "events"],
     admits: false,
     reply: "integer: 1 when it paused the queue (or the lane), 0 when it was paused",
     effect: "claims hand out nothing of the queue (lane empty) or of the lane (waiting claims keep waiting); the " +
       "queue still admits",
     writes: "`meta` made if missing; lane empty: `HSET meta paused 1`; else `HSET lane:<lane> paused 1`, `ZADD lanes NX 0 " +
-      "<lane>`",
+      "<lane>`; when it paused, " + EVENT + " (`paused`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   RESUME: {
     args: ["lane"],
     group: [],
-    touches: ["pending", "wake", "ring", "lanes"],
+    touches: ["pending", "wake", "ring", "lanes", "events"],
     admits: false,
     reply: "integer: 1 when it resumed the queue (or the lane), 0 when it was not paused",
     effect: "claims hand out jobs of the queue (or the lane) again; waiting claims are woken",
     writes: "lane empty: `HDEL meta paused`; `ZADD wake 0 ready` when pending holds ids; else `HDEL lane:<lane> " +
-      "paused`, the lane's ring insert and idle checks (docs/WIRE.md, \"Lanes\")",
+      "paused`, the lane's ring insert and idle checks (docs/WIRE.md, \"Lanes\"); when it resumed, " + EVENT + " (`resumed`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   LIMIT: {
@@ -512,61 +557,78 @@ export const VERBS = {
   PENALIZE: {
     args: ["lane", "penalty_ms"],
     group: [],
-    touches: ["lanes", "parked"],
+    touches: ["lanes", "parked", "events"],
     admits: false,
     reply: "integer: the time the park ends (ms since the epoch)",
     effect: "parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a " +
       "remote service said \"slow down\"); a longer park in force is kept; claims answer with the park's end as next_ms",
     writes: "`meta` made if missing; lane empty: `HSET meta parked <now+penalty_ms>` unless `meta`'s parked is " +
-      "later; else `HSET lane:<lane> parked <until>`, `ZADD parked <until> <lane>`, `ZADD lanes NX 0 <lane>`",
+      "later; else `HSET lane:<lane> parked <until>`, `ZADD parked <until> <lane>`, `ZADD lanes NX 0 <lane>`; " + EVENT +
+      " (`penalized`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   RETAIN: {
-    args: ["dead_max", "dead_age_ms"],
+    args: ["dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max"],
     group: [],
-    touches: ["dead", "rows"],
+    touches: ["dead", "completed", "rows", "events"],
     admits: false,
-    reply: `integer: dead jobs deleted, at most ${TRIM_LIMIT} (${TRIM_LIMIT}: call again; fewer: the retention holds)`,
-    effect: "the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, " +
-      `at most ${TRIM_LIMIT} per call (a BURY or CLAIM applies it too)`,
-    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms>`; retention as BURY's, with these " +
-      "limits",
+    reply: `integer: dead and completed jobs deleted, at most ${TRIM_LIMIT} of each (${TRIM_LIMIT}: call again; ` +
+      "fewer: the retention holds)",
+    effect: "the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of " +
+      "events (0: none written), applied at once: the oldest jobs past it are deleted, at most " +
+      `${TRIM_LIMIT} of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed`,
+    writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms> completed_max <n> completed_age_ms <ms> " +
+      "events_max <n>`; retention as BURY's and ACK's, with these limits; `XTRIM events MAXLEN <events_max>` (0: " +
+      "`DEL events`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   DROP: {
     args: ["limit"],
     group: [],
-    touches: ["pending", "schedule", "dead", "active", "wake", "schedulers", "scheduler", "rows", "dedup", "dedup_ttl"],
+    touches: [
+      "pending",
+      "schedule",
+      "dead",
+      "completed",
+      "active",
+      "wake",
+      "schedulers",
+      "scheduler",
+      "rows",
+      "dedup",
+      "dedup_ttl",
+      "events",
+    ],
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
-      "then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job " +
+      "then scheduled, then dead, then completed) per call, and once none is left every key of the queue; refused while a job " +
       "is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead wake schedulers dedup dedup_ttl meta`",
+      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events meta`",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {
     args: ["limit"],
     group: [],
-    touches: ["schedule", "pending", "wake", "rows"],
+    touches: ["schedule", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: ids moved",
     effect: "up to limit due ids move schedule → pending",
     writes: "ids of schedule with score ≤ now, ascending (score, then member), at most limit: each " +
       "`ZREM schedule id`, `LPUSH pending id`, and `HSET row state pending` when the row exists; " +
-      "`ZADD wake 0 ready` when any moved",
+      "`ZADD wake 0 ready` when any moved; " + EVENT + " (`promoted`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   REAP: {
     args: ["limit"],
     group: [],
-    touches: ["active", "pending", "wake", "rows"],
+    touches: ["active", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: ids moved",
     effect: "up to limit ids whose lease expired go back to pending (the tail: claimed next)",
     writes: "ids of active with score ≤ now, ascending, at most limit: each `ZREM active id`, `RPUSH pending id`, " +
-      "and `HSET row state pending` when the row exists; `ZADD wake 0 ready` when any moved",
+      "and `HSET row state pending` when the row exists; `ZADD wake 0 ready` when any moved; " + EVENT + " (`stalled`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   SCHEDULER: {
@@ -599,7 +661,7 @@ export const VERBS = {
     args: ["name", "expected_ms", "next_ms"],
     group: ["id", "tick_ms"],
     minGroups: 0,
-    touches: ["pending", "wake", "rows", "schedulers", "scheduler", "dedup", "dedup_ttl"],
+    touches: ["pending", "wake", "rows", "schedulers", "scheduler", "dedup", "dedup_ttl", "events"],
     admits: true,
     reply: "integer: jobs admitted, or -1 when it did not fire (writing nothing)",
     effect: "fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new " +
@@ -611,7 +673,7 @@ export const VERBS = {
       "hand-edited hash) is ignored: the jobs are admitted with no options",
     writes: "as ENQUEUE (the rows also get `scheduler <name> tick_ms <t>`); `HSET scheduler:<name> next_ms " +
       "<next>`, with jobs admitted `HSET scheduler:<name> last_ms <the latest tick_ms admitted>`; `runs + " +
-      "<admitted>`; `ZADD schedulers <next> name`",
+      "<admitted>`; `ZADD schedulers <next> name`; " + EVENT + " (`scheduler`, `deduplicated`)",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
 } as const satisfies Record<string, VerbSpec>;

@@ -40,6 +40,10 @@ pub const SCHEDULER: &[u8] = b"scheduler:";
 pub const DEDUP: &[u8] = b"dedup";
 /// Type of the deduplication keys whose job settled, scored by their window end (a sorted set).
 pub const DEDUP_TTL: &[u8] = b"dedup_ttl";
+/// Type of the completed jobs kept with their result, scored by when they finished (a sorted set).
+pub const COMPLETED: &[u8] = b"completed";
+/// Type of the queue's transitions (a stream, bounded by `meta`'s `events_max`).
+pub const EVENTS: &[u8] = b"events";
 /// A lane's ready list at a priority is this prefix, the priority, `:`, the lane name.
 pub const READY: &[u8] = b"ready:";
 /// A lane's priority levels (a sorted set) are this prefix followed by the lane name.
@@ -360,7 +364,7 @@ mod tests {
                         b"meta" => q.meta(),
                         b"wake" => q.wake(),
                         b"ring" | b"lanes" | b"parked" | b"schedulers" | b"dedup"
-                        | b"dedup_ttl" => q.key(t),
+                        | b"dedup_ttl" | b"completed" | b"events" => q.key(t),
                         _ if t.starts_with(SCHEDULER) => q.scheduler(&t[SCHEDULER.len()..]),
                         _ if t.starts_with(READY)
                             || t.starts_with(LANE)

@@ -12,9 +12,11 @@ use crate::verbs;
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 9;
+pub const WIRE: i64 = 10;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
+/// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
+pub const EVENT_TYPE_FIELD: &str = "type";
 /// Payload limit of the scripts (the module's `emq.max-payload` default).
 pub const MAX_PAYLOAD_BYTES: i64 = 1048576;
 /// Longest options argument a job may carry (its `key=value` items joined by NUL).
@@ -27,9 +29,15 @@ pub const MAX_PROGRESS_BYTES: i64 = 65536;
 pub const MAX_SPEC_BYTES: i64 = 1024;
 /// Dead jobs a queue keeps when its `meta` sets no `dead_max` (0 there: no limit).
 pub const DEAD_MAX_DEFAULT: i64 = 10000;
+/// Completed jobs a queue keeps (with their results) when its `meta` sets no `completed_max` (0 there: none).
+pub const COMPLETED_MAX_DEFAULT: i64 = 1000;
+/// How long a completed job is kept when `meta` sets no `completed_age_ms` (0 there: no limit): one day.
+pub const COMPLETED_AGE_DEFAULT_MS: i64 = 86400000;
+/// Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written).
+pub const EVENTS_MAX_DEFAULT: i64 = 10000;
 /// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
 pub const DEAD_AGE_DEFAULT_MS: i64 = 2592000000;
-/// Most dead jobs one call trims (BURY, CLAIM), so that retention never blocks the server long.
+/// Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long.
 pub const TRIM_LIMIT: i64 = 1000;
 /// Most digits a number argument may have (so that now + n stays exact as a sorted-set score).
 pub const MAX_DIGITS: usize = 15;
@@ -84,6 +92,14 @@ pub mod arg {
     pub const DEAD_MAX: Arg = Arg { name: "dead_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a dead job is kept, in ms (0: no limit)
     pub const DEAD_AGE_MS: Arg = Arg { name: "dead_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the most completed jobs the queue keeps with their results (0: none — ACK deletes the row)
+    pub const COMPLETED_MAX: Arg = Arg { name: "completed_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// how long a completed job is kept, in ms (0: no limit)
+    pub const COMPLETED_AGE_MS: Arg = Arg { name: "completed_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the most entries the queue's events stream keeps (0: no events written; the stream is deleted)
+    pub const EVENTS_MAX: Arg = Arg { name: "events_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the handler's result, any bytes (the client sends JSON; empty: none), kept on the row when the queue keeps completed jobs
+    pub const RESULT: Arg = Arg { name: "result", gate: Gate::Bytes { refusal: "result", limit: Limit::MaxPayload } };
     /// a scheduler's name (the name rule)
     pub const NAME: Arg = Arg { name: "name", gate: Gate::Name };
     /// a scheduler's spec, the client's text (`every <ms>` or `cron <pattern>[ tz=<zone>]`), opaque to the server
@@ -141,8 +157,8 @@ pub mod verb {
     pub const SCHEDULE: Verb = Verb { name: "EMQ.SCHEDULE", command: "emq.schedule", args: &[], group: &[arg::ID, arg::DUE_MS, arg::OPTS, arg::PAYLOAD], min_groups: 1, admits: true };
     /// `EMQ.CLAIM`: moves due ids schedule → pending and expired leases active → pending (at most 1000 each), then, unless the queue is paused or parked (PENALIZE), pops up to count ids — fewer when the queue's concurrency limit or rate limit (LIMIT) allows fewer — from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake).
     pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[arg::LEASE_MS, arg::COUNT, arg::BLOCK_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.ACK`: ids leave active; their rows are deleted; their deduplication keys are let go.
-    pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
+    /// `EMQ.ACK`: ids leave active; when the queue keeps completed jobs (`completed_max`, absent: 1000) their rows stay, state `completed`, with the result, and the completed set is trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go.
+    pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[arg::ID, arg::TOKEN, arg::RESULT], min_groups: 1, admits: false };
     /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
     pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON], min_groups: 1, admits: false };
     /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go.
@@ -153,7 +169,7 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled or dead jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
+    /// `EMQ.REMOVE`: pending, scheduled, dead or completed jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
@@ -167,9 +183,9 @@ pub mod verb {
     pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::SCOPE, arg::LANE, arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PENALIZE`: parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), applied at once: the oldest past it are deleted, at most 1000 per call (a BURY or CLAIM applies it too).
-    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
+    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
+    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
@@ -213,7 +229,7 @@ pub static VERBS: [Command; 23] = [
 names! {
     /// The fields of a job's row (`emq:{q}:job:<id>`, a hash).
     Row ROW {
-        /// where the job is: `pending`, `active`, `scheduled` or `dead` (the states below)
+        /// where the job is: `pending`, `active`, `scheduled`, `dead` or `completed` (the states below)
         state,
         /// the job's payload, as admitted (any bytes)
         payload,
@@ -243,6 +259,10 @@ names! {
         lane,
         /// the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`
         opts,
+        /// when it completed (ACK, when the queue keeps completed jobs)
+        finished_ms,
+        /// the handler's result, as the worker sent it (ACK; absent when empty)
+        result,
     }
 }
 
@@ -257,13 +277,15 @@ names! {
         scheduled,
         /// in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)
         dead,
+        /// in `completed`, acked and kept with its result (until REMOVE or the queue's retention)
+        completed,
     }
 }
 
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`9`), written with `created_ms` on first use
+        /// the wire that made the queue (`10`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -285,6 +307,12 @@ names! {
         dead_max,
         /// how long a dead job is kept, in ms (RETAIN; absent: 30 days; 0: no limit)
         dead_age_ms,
+        /// the most completed jobs kept with their results (RETAIN; absent: 1000; 0: none, ACK deletes the row)
+        completed_max,
+        /// how long a completed job is kept, in ms (RETAIN; absent: 1 day; 0: no limit)
+        completed_age_ms,
+        /// the most entries of the events stream (RETAIN; absent: 10000; 0: no events written)
+        events_max,
         /// ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in `ready:<p>:<lane>` lists): counts add it to pending
         prioritized,
         /// `1` once an admission took a deduplication key: only then does CLAIM look for ended windows (a queue that never deduplicates opens no deduplication key)
@@ -355,5 +383,67 @@ names! {
         last_ms,
         /// when it was first upserted
         created_ms,
+    }
+}
+
+names! {
+    /// The kinds of event an entry of `events` has (its `type`).
+    Events EVENT {
+        /// jobs admitted ready (pending)
+        enqueued,
+        /// jobs admitted for later (scheduled)
+        scheduled,
+        /// a scheduler fired: the jobs its tick admitted (ready), `name` the scheduler (written only when it admitted jobs)
+        scheduler,
+        /// ids not admitted because their `dedup` key was held: `jobs` the ids of the call, `into` (parallel) the held jobs they folded into (deduplicated or debounced)
+        deduplicated,
+        /// scheduled jobs (due, or run now) made ready
+        promoted,
+        /// active jobs whose lease ran out, back in pending (their worker lost them)
+        stalled,
+        /// jobs claimed, with their attempt numbers
+        claimed,
+        /// one job's progress (one entry per job)
+        progress,
+        /// jobs acked (their result, when kept, is on their row)
+        completed,
+        /// one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)
+        retried,
+        /// one job buried (one entry per job), with its reason
+        dead,
+        /// jobs handed back without spending an attempt
+        released,
+        /// jobs deleted (the ids that had a row)
+        removed,
+        /// dead jobs back in pending
+        requeued,
+        /// the queue (no `lane`) or a lane paused (only when it was not)
+        paused,
+        /// the queue (no `lane`) or a lane resumed (only when it was paused)
+        resumed,
+        /// the queue (no `lane`) or a lane parked until `until` (ms: the park in force, which may be later)
+        penalized,
+    }
+}
+
+names! {
+    /// The fields of an event entry after `type` (`EVENT_TYPE_FIELD`).
+    EventFields EVENT_FIELD {
+        /// the scheduler that fired
+        name,
+        /// the job ids, space-separated
+        jobs,
+        /// each job's attempt number, space-separated, parallel to `jobs`
+        attempts,
+        /// each id's holder (the job it folded into), space-separated, parallel to `jobs`
+        into,
+        /// the failure's reason, as the worker sent it
+        reason,
+        /// the progress, as the handler reported it
+        progress,
+        /// the lane (absent: the queue)
+        lane,
+        /// a time, ms since the epoch (the due time of a retry, the end of a park)
+        until,
     }
 }

@@ -27,5 +27,5 @@ function completionsAt(source: string): string[] {
 
 test('queueKey("orders", " completes exactly the QueueType members', () => {
   const names = completionsAt('import { queueKey } from "../../mod.ts";\nqueueKey("orders", "|');
-  expect(names.sort()).toEqual(["active", "dead", "dedup", "dedup_ttl", "lanes", "meta", "parked", "pending", "ring", "schedule", "schedulers", "wake"]);
+  expect(names.sort()).toEqual(["active", "completed", "dead", "dedup", "dedup_ttl", "events", "lanes", "meta", "parked", "pending", "ring", "schedule", "schedulers", "wake"]);
 });

@@ -1,0 +1,81 @@
+/**
+ * The queue's events, written once: each kind of transition a verb appends to the queue's
+ * `events` stream (`emq:{q}:events`), in the same command as the transition, with the fields it
+ * carries. One entry per kind of transition per call (a batch of 1,000 claims is one `claimed`
+ * entry), but one entry per job for `retried` and `dead` (each carries its own reason). Never a
+ * payload or a result: readers fetch those. A refused call writes no event; a queue whose `meta`
+ * sets `events_max` 0 writes none.
+ *
+ * An entry is `XADD events MAXLEN <events_max> * type <type> <field> <value> …` (exact trimming),
+ * its fields in the order of {@link EVENT_FIELDS}; `jobs` and `attempts` are space-separated lists,
+ * parallel. Within one call the entries follow the verb's steps: a CLAIM writes `promoted`, then
+ * `stalled`, then `claimed`; an admission writes `enqueued` (or `scheduled`, or `scheduler`),
+ * then `deduplicated`.
+ *
+ * @module
+ */
+
+/** Each kind of event: the verbs that write it, and what it says. */
+export const EVENTS = {
+  enqueued: { verbs: ["ENQUEUE"], fields: ["jobs"], doc: "jobs admitted ready (pending)" },
+  scheduled: { verbs: ["SCHEDULE"], fields: ["jobs"], doc: "jobs admitted for later (scheduled)" },
+  scheduler: {
+    verbs: ["TICK"],
+    fields: ["name", "jobs"],
+    doc: "a scheduler fired: the jobs its tick admitted (ready), `name` the scheduler (written only when it admitted jobs)",
+  },
+  deduplicated: {
+    verbs: ["ENQUEUE", "SCHEDULE", "TICK"],
+    fields: ["jobs", "into"],
+    doc: "ids not admitted because their `dedup` key was held: `jobs` the ids of the call, `into` (parallel) the " +
+      "held jobs they folded into (deduplicated or debounced)",
+  },
+  promoted: {
+    verbs: ["CLAIM", "PROMOTE", "RUN"],
+    fields: ["jobs"],
+    doc: "scheduled jobs (due, or run now) made ready",
+  },
+  stalled: {
+    verbs: ["CLAIM", "REAP"],
+    fields: ["jobs"],
+    doc: "active jobs whose lease ran out, back in pending (their worker lost them)",
+  },
+  claimed: { verbs: ["CLAIM"], fields: ["jobs", "attempts"], doc: "jobs claimed, with their attempt numbers" },
+  progress: { verbs: ["PROGRESS"], fields: ["jobs", "progress"], doc: "one job's progress (one entry per job)" },
+  completed: { verbs: ["ACK"], fields: ["jobs"], doc: "jobs acked (their result, when kept, is on their row)" },
+  retried: {
+    verbs: ["RETRY"],
+    fields: ["jobs", "reason", "until"],
+    doc: "one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)",
+  },
+  dead: { verbs: ["BURY"], fields: ["jobs", "reason"], doc: "one job buried (one entry per job), with its reason" },
+  released: { verbs: ["RELEASE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
+  removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
+  requeued: { verbs: ["REQUEUE"], fields: ["jobs"], doc: "dead jobs back in pending" },
+  paused: { verbs: ["PAUSE"], fields: ["lane"], doc: "the queue (no `lane`) or a lane paused (only when it was not)" },
+  resumed: { verbs: ["RESUME"], fields: ["lane"], doc: "the queue (no `lane`) or a lane resumed (only when it was paused)" },
+  penalized: {
+    verbs: ["PENALIZE"],
+    fields: ["lane", "until"],
+    doc: "the queue (no `lane`) or a lane parked until `until` (ms: the park in force, which may be later)",
+  },
+} as const satisfies Record<string, { verbs: readonly string[]; fields: readonly EventField[]; doc: string }>;
+
+/** The fields an event may carry after `type`, in the order an entry writes them. */
+export const EVENT_FIELDS = {
+  name: "the scheduler that fired",
+  jobs: "the job ids, space-separated",
+  attempts: "each job's attempt number, space-separated, parallel to `jobs`",
+  into: "each id's holder (the job it folded into), space-separated, parallel to `jobs`",
+  reason: "the failure's reason, as the worker sent it",
+  progress: "the progress, as the handler reported it",
+  lane: "the lane (absent: the queue)",
+  until: "a time, ms since the epoch (the due time of a retry, the end of a park)",
+} as const;
+
+/** A field of an event entry (besides `type`). */
+export type EventField = keyof typeof EVENT_FIELDS;
+/** A kind of event. */
+export type EventType = keyof typeof EVENTS;
+/** Every kind of event, in spec order. */
+export const EVENT_TYPES: readonly EventType[] = Object.keys(EVENTS) as EventType[];
