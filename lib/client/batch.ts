@@ -14,6 +14,7 @@ import {
   decodeOptions,
   type GroupArgs,
   MAX_BATCH,
+  MAX_PAYLOAD_BYTES,
   renderRefusal,
   type Verb,
   type WireCall,
@@ -31,6 +32,7 @@ import {
   LeaseLostError,
   PayloadDecodeError,
   RequestTimeoutError,
+  ResultTooLargeError,
   serverText,
   wireError,
 } from "./errors.ts";
@@ -429,12 +431,42 @@ export async function claimMany<P>(
   return (await claimOnce(c, c.impl, ks, count, leaseMs, blockMs)).jobs;
 }
 
+/**
+ * A result encoded already (a worker's: it checked the size when the handler returned, and failed
+ * the attempt with {@link ResultTooLargeError} instead of settling it): sent as it is.
+ */
+export class EncodedResult {
+  /** Builds it from ACK's `result` text (JSON, or empty for none). */
+  constructor(readonly text: string) {}
+}
+
+/**
+ * `value` as ACK's `result`: its JSON — `undefined` (or a value JSON has no text for, such as a
+ * function) is the empty result, none kept. A JSON longer than `MAX_PAYLOAD_BYTES` is a
+ * {@link ResultTooLargeError}; a value JSON cannot encode (a BigInt, a cycle) an `EchoMQError` of
+ * rule `result`. Both before the wire.
+ */
+export function encodeResult(id: string, value: unknown): string {
+  if (value instanceof EncodedResult) return value.text;
+  if (value === undefined) return "";
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (e) {
+    throw new EchoMQError("result", `result of ${id}: no JSON form: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
+  if (text === undefined) return "";
+  const bytes = byteLength(text);
+  if (bytes > MAX_PAYLOAD_BYTES) throw new ResultTooLargeError(id, bytes, MAX_PAYLOAD_BYTES);
+  return text;
+}
+
 /** The fixed part of a settle call and its group, per kind. */
 function group(s: Settlement): { verb: Verb; group: Record<string, string | number> } {
   const job = s.job;
   switch (s.kind) {
     case "ack":
-      return { verb: "ACK", group: { id: job.id, token: job.token } };
+      return { verb: "ACK", group: { id: job.id, token: job.token, result: encodeResult(job.id, s.result) } };
     case "retry": {
       const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 0);
       return { verb: "RETRY", group: { id: job.id, token: job.token, delay_ms: delay, reason: reasonText("retry", s.reason ?? "") } };

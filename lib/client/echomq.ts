@@ -8,7 +8,7 @@
  * @module
  */
 import type { CheckClientQueue as CheckQueue, CheckLane, JobId } from "../keyspace/mod.ts";
-import type { DEAD_MAX_DEFAULT } from "../wire/mod.ts";
+import type { COMPLETED_MAX_DEFAULT, DEAD_MAX_DEFAULT, EVENTS_MAX_DEFAULT } from "../wire/mod.ts";
 import * as batch from "./batch.ts";
 import type { Admitted } from "./batch.ts";
 import type { Codec } from "./codec.ts";
@@ -24,6 +24,7 @@ import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import * as operations from "./operations.ts";
+import type { Retention } from "./operations.ts";
 import {
   BATCH_COMMANDS,
   type ClaimManyOptions,
@@ -243,11 +244,17 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Acknowledges a claimed job: it leaves active and its row is deleted. A handler may settle its
-   * own job (`ack`, `retry`, `bury`): its worker then leaves the job to it.
+   * Acknowledges a claimed job: it leaves active and completes. While the queue keeps completed
+   * jobs (`retain`'s `completedMax`, default {@link COMPLETED_MAX_DEFAULT}; `completedAgeMs`,
+   * default a day) it stays, state `completed`, with `result` (any value JSON carries, as
+   * `JSON.stringify` writes it; `undefined`: none) and its finish time, in the same atomic command;
+   * with `completedMax` 0 its row is deleted and the result dropped. A result whose JSON passes
+   * `MAX_PAYLOAD_BYTES` is refused before the wire with `ResultTooLargeError` (the job stays
+   * active). A handler may settle its own job (`ack`, `retry`, `bury`): its worker then leaves the
+   * job to it.
    */
-  ack(job: JobRef): Promise<void> {
-    return this.#settle({ kind: "ack", job });
+  ack(job: JobRef, result?: unknown): Promise<void> {
+    return this.#settle(result === undefined ? { kind: "ack", job } : { kind: "ack", job, result });
   }
 
   /**
@@ -273,12 +280,14 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Settles many claimed jobs — each an ack, a retry, a bury or a release — with one command per queue and
+   * Settles many claimed jobs — each an ack (with its `result`, as `ack` takes it), a retry, a bury
+   * or a release — with one command per queue and
    * kind (at most {@link BATCH_COMMANDS} jobs each) instead of one round trip per job. Resolves
    * with one entry per settlement, in order: `null` when it was applied, or the error that refused
    * it — a `LeaseLostError` when the job's lease is lost, a `DuplicateIdError` for a settlement
    * given twice (the first is applied), an {@link EchoMQError} when the client refused it before
-   * the wire; the others are applied all the same. It does not reject for what happens on the
+   * the wire (a `ResultTooLargeError` for an ack whose result is too large); the others are
+   * applied all the same. It does not reject for what happens on the
    * wire: a command without a reply in time (`RequestTimeoutError`) or whose connection broke
    * (`ConnectionError`) gives that error to each of its settlements, which may have been applied.
    */
@@ -316,7 +325,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return await operations.moveDue(this.#c, "REAP", this.#c.keyspace(queue), limit);
   }
 
-  /** The sizes of `queue`'s pending, active, schedule and dead sets, read atomically. */
+  /** The sizes of `queue`'s pending, active, schedule, dead and completed sets, read atomically. */
   async counts<const Q extends string>(queue: CheckQueue<Q>): Promise<Counts> {
     return await inspect.counts(this.#c, this.#c.keyspace(queue));
   }
@@ -328,7 +337,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * One page of `queue`'s jobs in `state`, in the order the state is served: pending in claim
-   * order, scheduled by due time, active by lease deadline, dead most recent first. `offset` ≥ 0,
+   * order, scheduled by due time, active by lease deadline, dead and completed most recent first
+   * (a completed job with its `result` and `finishedAt`). `offset` ≥ 0,
    * `limit` 1 to 1000 (default 100). A page is read in two steps (the ids, then their rows): a job
    * that moved in between is left out.
    */
@@ -341,7 +351,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Deletes a pending, scheduled or dead job: `true` when it was removed, `false` when there was no
+   * Deletes a pending, scheduled, dead or completed job: `true` when it was removed, `false` when there was no
    * such job. An active job is refused with `JobActiveError` (its worker holds it; remove it once it
    * is settled).
    */
@@ -350,7 +360,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Deletes pending, scheduled or dead jobs, all of `ids` in one atomic command per thousand;
+   * Deletes pending, scheduled, dead or completed jobs, all of `ids` in one atomic command per thousand;
    * returns how many were removed (an id with no job counts 0). An active job is refused with
    * `JobActiveError`, and then none of its command's jobs is removed.
    */
@@ -479,17 +489,36 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Sets how many dead jobs `queue` keeps (`deadMax`, 0: no limit; default
-   * {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default 30 days), and
-   * trims the oldest dead jobs past either limit now (a thousand per command, until none is left
-   * past them; later buries and claims keep trimming). Returns how many dead jobs it deleted.
+   * Sets `queue`'s retention and applies it at once: how many dead jobs it keeps (`deadMax`, 0: no
+   * limit; default {@link DEAD_MAX_DEFAULT}) and for how long (`deadAgeMs`, 0: no limit; default
+   * 30 days); how many completed jobs it keeps with their results (`completedMax`, default
+   * {@link COMPLETED_MAX_DEFAULT}; **0: none**, an ack deletes the job) and for how long
+   * (`completedAgeMs`, 0: no limit; default a day); how many entries its events stream keeps
+   * (`eventsMax`, default {@link EVENTS_MAX_DEFAULT}; 0: no events written, the stream deleted).
+   * A setting left out keeps the value in force (read from the queue first; its default when never
+   * set). The oldest dead and completed jobs past the limits are deleted now, a thousand of each
+   * per command until none is left past them (later acks, buries and claims keep trimming).
+   * Returns how many dead and completed jobs it deleted. Two `retain` calls racing each leave all
+   * five settings of one of them (never a mix the user did not write) — the settings are written
+   * whole, each call's as it read them.
+   *
+   * @example
+   * ```ts ignore
+   * await mq.retain("emails", { completedMax: 0 }); // keep no completed job: acks delete them
+   * await mq.retain("emails", { completedMax: 10_000, completedAgeMs: 7 * 86_400_000 });
+   * ```
    */
-  retain<const Q extends string>(queue: CheckQueue<Q>, opts: { deadMax?: number; deadAgeMs?: number }): Promise<number> {
-    return operations.retain(this.#c, this.#c.keyspace(queue), opts);
+  async retain<const Q extends string>(queue: CheckQueue<Q>, opts: Partial<Retention>): Promise<number> {
+    return await operations.retain(this.#c, this.#c.keyspace(queue), opts);
+  }
+
+  /** `queue`'s retention in force (see {@link retain}): each setting as stored, or its default. */
+  async retention<const Q extends string>(queue: CheckQueue<Q>): Promise<Retention> {
+    return await operations.retention(this.#c, this.#c.keyspace(queue));
   }
 
   /**
-   * Deletes `queue` entirely — its schedulers, its jobs (pending, scheduled, dead) a thousand per
+   * Deletes `queue` entirely — its schedulers, its jobs (pending, scheduled, dead, completed) a thousand per
    * command, then its keys, `meta` included (it no longer shows in `queues()`). Refused with `JobActiveError` while a
    * worker holds one of its jobs (stop the workers first). Not atomic across commands: jobs
    * admitted meanwhile are deleted too. Returns how many schedulers and jobs were deleted.
@@ -595,10 +624,23 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * Starts a worker on `queue`: it claims jobs (waiting on the server when none is ready), runs
-   * `handler`, extends each running job's lease, acks on success, retries with backoff on a throw,
-   * and buries after `maxAttempts`.
+   * `handler`, extends each running job's lease, acks on success — with the handler's return value
+   * as the job's result (`JSON.stringify`; `undefined`: none), kept with the completed job while
+   * the queue keeps completed jobs (`retain`) — retries with backoff on a throw, and buries after
+   * `maxAttempts`. A result whose JSON passes `MAX_PAYLOAD_BYTES` fails the attempt as a throw would
+   * (`ResultTooLargeError`).
+   *
+   * @example
+   * ```ts ignore
+   * mq.work("thumbs", async (job) => ({ url: await render(job.payload) }));
+   * // later: (await mq.getJob("thumbs", id))?.result → { url: "…" }
+   * ```
    */
-  work<const Q extends string>(queue: CheckQueue<Q>, handler: Handler<Decoded<P, K>>, opts: WorkerOptions = {}): Worker<Decoded<P, K>> {
+  work<const Q extends string, R = unknown>(
+    queue: CheckQueue<Q>,
+    handler: Handler<Decoded<P, K>, R>,
+    opts: WorkerOptions = {},
+  ): Worker<Decoded<P, K>> {
     this.#c.assertOpen();
     this.#c.keyspace(queue);
     const worker: Worker<P> = new Worker<P>(

@@ -27,7 +27,8 @@ export type ClientRule =
   | "connection"
   | "timeout"
   | "batch"
-  | "scheduler";
+  | "scheduler"
+  | "result";
 
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";
@@ -61,6 +62,31 @@ export class SchedulerOptionError extends EchoMQError {
   constructor(option: SchedulerOption, message: string, cause?: unknown) {
     super("scheduler", message, cause);
     this.option = option;
+  }
+}
+
+/**
+ * A handler's result (its return value, or `ack`'s `result`) that is too large to keep: its JSON
+ * is longer than `limit` bytes (`MAX_PAYLOAD_BYTES`, the server's payload limit, which ACK's
+ * `result` shares). Checked before the wire, so one job's result never refuses the others of its
+ * settle command: a worker fails that attempt with this error (retried, or buried after the last
+ * attempt, as any handler throw; the reason names it), `ack` throws it, `settleMany` gives it to
+ * that settlement alone. The server's own refusal of an ACK whose result passes a lower
+ * `emq.max-payload` is a `WireError` of rule `gate` (as a payload's).
+ */
+export class ResultTooLargeError extends EchoMQError {
+  /** The job whose result it is. */
+  readonly id: string;
+  /** The result's size, in bytes of JSON. */
+  readonly bytes: number;
+  /** The limit, in bytes. */
+  readonly limit: number;
+  /** Builds the error for `id`'s result of `bytes` bytes. */
+  constructor(id: string, bytes: number, limit: number) {
+    super("result", `result of ${id}: ${bytes} bytes of JSON, more than the ${limit} a result may have`);
+    this.id = id;
+    this.bytes = bytes;
+    this.limit = limit;
   }
 }
 
@@ -431,7 +457,8 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", "options",
+    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", "result",
+      "options",
       "option-form", "option-unknown", "option-repeated", "option-needs", () =>
       new WireError(verb, "gate", text))
     .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))

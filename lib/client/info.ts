@@ -13,10 +13,10 @@ import type { Counts } from "./job.ts";
 import type { QueueLimits } from "./limits.ts";
 
 /** Where a job is: the state its row records. */
-export type JobState = "pending" | "active" | "scheduled" | "dead";
+export type JobState = "pending" | "active" | "scheduled" | "dead" | "completed";
 
 /** The job states `EchoMQ.jobs` pages through. */
-export const JOB_STATES: readonly JobState[] = [STATE.pending, STATE.active, STATE.scheduled, STATE.dead];
+export const JOB_STATES: readonly JobState[] = [STATE.pending, STATE.active, STATE.scheduled, STATE.dead, STATE.completed];
 
 /** One job as its row has it. Times are ms since the epoch. */
 export interface JobInfo<P> {
@@ -44,6 +44,13 @@ export interface JobInfo<P> {
   readonly reason?: string;
   /** When it was buried (dead). */
   readonly buriedAt?: number;
+  /** When it completed (completed). */
+  readonly finishedAt?: number;
+  /**
+   * Its handler's result (completed), decoded from the JSON the worker sent (the text as stored
+   * when it is not JSON); absent when the handler returned nothing (`undefined`).
+   */
+  readonly result?: unknown;
   /** Its progress, as the handler reported it (JSON), if any. */
   readonly progress?: unknown;
   /** The scheduler whose tick admitted it (`upsertScheduler`), if one did. */
@@ -82,6 +89,12 @@ export interface QueueStats extends Counts {
   readonly deadMax: number;
   /** How long dead jobs are kept, in ms (0: no limit). */
   readonly deadAgeMs: number;
+  /** The most completed jobs kept with their results (0: none). */
+  readonly completedMax: number;
+  /** How long completed jobs are kept, in ms (0: no limit). */
+  readonly completedAgeMs: number;
+  /** The most entries of the queue's events stream (0: no events written). */
+  readonly eventsMax: number;
   /** Its limits (`mq.limit`) and park (`mq.penalize`). */
   readonly limits: QueueLimits;
   /** How many lanes have a state (`mq.lanes`): 0 until a job is enqueued with a `lane` or a lane is set. */
@@ -136,6 +149,16 @@ const num = (f: Map<string, Uint8Array>, k: string): number | undefined => {
   return v === undefined || v === "" || Number.isNaN(Number(v)) ? undefined : Number(v);
 };
 
+/** `t` parsed as JSON, or `t` itself when it is not JSON (undefined stays undefined). */
+function jsonOrText(t: string | undefined): unknown {
+  if (t === undefined) return undefined;
+  try {
+    return JSON.parse(t);
+  } catch {
+    return t;
+  }
+}
+
 /** A job row as a {@link JobInfo}; `null` when the row is missing or has no state. */
 export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array>, codec: Codec<P>): JobInfo<P> | null {
   const state = text(row, ROW.state) as JobState | undefined;
@@ -147,15 +170,9 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
   } catch (e) {
     payloadError = e instanceof Error ? e.message : String(e);
   }
-  let progress: unknown;
-  const p = text(row, ROW.progress);
-  if (p !== undefined) {
-    try {
-      progress = JSON.parse(p);
-    } catch {
-      progress = p;
-    }
-  }
+  const progress = jsonOrText(text(row, ROW.progress));
+  const r = text(row, ROW.result);
+  const result = state === STATE.completed && r !== undefined && r !== "" ? jsonOrText(r) : undefined;
   const opts = decodeOptions(text(row, ROW.opts) ?? "");
   const info: Record<string, unknown> = {
     id,
@@ -172,6 +189,8 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["token", num(row, ROW.token)],
     ["reason", text(row, ROW.reason)],
     ["buriedAt", state === STATE.dead ? num(row, ROW.buried_ms) : undefined],
+    ["finishedAt", state === STATE.completed ? num(row, ROW.finished_ms) : undefined],
+    ["result", result],
     ["progress", progress],
     ["scheduler", text(row, ROW.scheduler)],
     ["tickAt", num(row, ROW.tick_ms)],
@@ -189,7 +208,15 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
 export function queueStats(
   counts: Counts,
   meta: Map<string, Uint8Array>,
-  defaults: { deadMax: number; deadAgeMs: number; limits: QueueLimits; lanes: number },
+  defaults: {
+    deadMax: number;
+    deadAgeMs: number;
+    completedMax: number;
+    completedAgeMs: number;
+    eventsMax: number;
+    limits: QueueLimits;
+    lanes: number;
+  },
 ): QueueStats {
   return {
     ...counts,
@@ -202,6 +229,9 @@ export function queueStats(
     claims: num(meta, META.claimed) ?? 0,
     deadMax: num(meta, META.dead_max) ?? defaults.deadMax,
     deadAgeMs: num(meta, META.dead_age_ms) ?? defaults.deadAgeMs,
+    completedMax: num(meta, META.completed_max) ?? defaults.completedMax,
+    completedAgeMs: num(meta, META.completed_age_ms) ?? defaults.completedAgeMs,
+    eventsMax: num(meta, META.events_max) ?? defaults.eventsMax,
     limits: defaults.limits,
     lanes: defaults.lanes,
   };

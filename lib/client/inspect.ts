@@ -7,7 +7,14 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META } from "../wire/mod.ts";
+import {
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
+  EVENTS_MAX_DEFAULT,
+  META,
+} from "../wire/mod.ts";
 import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -22,15 +29,30 @@ const MAX_PAGE = 1000;
 /** The counts of a queue, and the replies of `extra` reads sent in the same atomic batch. */
 async function counted<P>(c: ClientContext<P>, ks: Keyspace, extra: string[][] = []): Promise<[Counts, GlideReturnType[]]> {
   const replies = await c.conn.batch(
-    [["LLEN", ks.pending], ["ZCARD", ks.active], ["ZCARD", ks.schedule], ["ZCARD", ks.dead], ["HGET", ks.meta, META.prioritized], ...extra],
+    [
+      ["LLEN", ks.pending],
+      ["ZCARD", ks.active],
+      ["ZCARD", ks.schedule],
+      ["ZCARD", ks.dead],
+      ["HGET", ks.meta, META.prioritized],
+      ["ZCARD", ks.completed],
+      ...extra,
+    ],
     ks.meta,
     true,
   );
   for (const r of replies) if (r instanceof Error) throw r;
   // pending counts the ready jobs of every priority: pending's own, and meta's prioritized
-  const [ready, active, schedule, dead, prioritized] = replies.slice(0, 5).map(Number) as [number, number, number, number, number];
+  const [ready, active, schedule, dead, prioritized, completed] = replies.slice(0, 6).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const pending = ready + (Number.isSafeInteger(prioritized) && prioritized > 0 ? prioritized : 0);
-  return [{ pending, active, schedule, dead }, replies.slice(5) as GlideReturnType[]];
+  return [{ pending, active, schedule, dead, completed }, replies.slice(6) as GlideReturnType[]];
 }
 
 /** See `EchoMQ.counts`. */
@@ -45,6 +67,9 @@ export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<Queue
   return queueStats(totals, values, {
     deadMax: DEAD_MAX_DEFAULT,
     deadAgeMs: DEAD_AGE_DEFAULT_MS,
+    completedMax: COMPLETED_MAX_DEFAULT,
+    completedAgeMs: COMPLETED_AGE_DEFAULT_MS,
+    eventsMax: EVENTS_MAX_DEFAULT,
     limits: limitsOf(values, Date.now()),
     lanes: Number(lanes),
   });
@@ -76,6 +101,7 @@ export async function jobs<P>(
       scheduled: ["ZRANGE", ks.schedule, String(offset), end],
       active: ["ZRANGE", ks.active, String(offset), end],
       dead: ["ZRANGE", ks.dead, String(offset), end, "REV"],
+      completed: ["ZRANGE", ks.completed, String(offset), end, "REV"],
     }[state],
     ks.meta,
   )) as unknown[]).map(String) as JobId[];

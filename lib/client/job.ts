@@ -78,15 +78,18 @@ export interface Counts {
   readonly schedule: number;
   /** Buried after their last attempt. */
   readonly dead: number;
+  /** Completed and kept with their results (the queue's retention: `retain`'s `completedMax`, `completedAgeMs`). */
+  readonly completed: number;
 }
 
 /**
- * One way to settle a claimed job, for `EchoMQ.settleMany`: ack it, retry it (due again in
- * `delayMs`, with the failure `reason`; 0: ready now), bury it with `reason`, or release it (a
- * hand-back: back in pending, the attempt given back, not a failure).
+ * One way to settle a claimed job, for `EchoMQ.settleMany`: ack it (with its `result`, any value
+ * JSON carries, kept with the completed job while the queue keeps completed jobs; `undefined`:
+ * none), retry it (due again in `delayMs`, with the failure `reason`; 0: ready now), bury it with
+ * `reason`, or release it (a hand-back: back in pending, the attempt given back, not a failure).
  */
 export type Settlement =
-  | { readonly kind: "ack"; readonly job: JobRef }
+  | { readonly kind: "ack"; readonly job: JobRef; readonly result?: unknown }
   | { readonly kind: "release"; readonly job: JobRef }
   | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string }
   | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string };

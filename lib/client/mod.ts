@@ -33,7 +33,16 @@ export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info
 export type { QueueScanPage } from "./inspect.ts";
 export type { LaneInfo, LanePage } from "./lanes.ts";
 export type { LimitOptions, LimitTarget, QueueLimits, RateLimit } from "./limits.ts";
-export { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, MAX_WIRE_NUMBER } from "../wire/mod.ts";
+export {
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
+  EVENTS_MAX_DEFAULT,
+  MAX_PAYLOAD_BYTES,
+  MAX_WIRE_NUMBER,
+} from "../wire/mod.ts";
+export type { Retention } from "./operations.ts";
 export {
   type Backoff,
   type ClaimLine,
@@ -96,6 +105,7 @@ export {
   LeaseLostError,
   PayloadDecodeError,
   RequestTimeoutError,
+  ResultTooLargeError,
   SchedulerOptionError,
   type SchedulerOption,
   type Rule,

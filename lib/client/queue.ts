@@ -29,6 +29,7 @@ import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job } from "./job.ts";
 import type { LanePage } from "./lanes.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
+import type { Retention } from "./operations.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker.ts";
@@ -81,7 +82,7 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.work`. */
-  work(handler: Handler<Decoded<P, K>>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
+  work<R = unknown>(handler: Handler<Decoded<P, K>, R>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
     return this.#mq.work(this.name, handler, opts);
   }
 
@@ -171,8 +172,13 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.retain`. */
-  retain(opts: { deadMax?: number; deadAgeMs?: number }): Promise<number> {
+  retain(opts: Partial<Retention>): Promise<number> {
     return this.#mq.retain(this.name, opts);
+  }
+
+  /** See `EchoMQ.retention`. */
+  retention(): Promise<Retention> {
+    return this.#mq.retention(this.name);
   }
 
   /** See `EchoMQ.drop`. */

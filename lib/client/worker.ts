@@ -29,7 +29,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { MAX_BATCH, MAX_REASON_BYTES, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import { EchoMQError, LeaseLostError, PayloadDecodeError } from "./errors.ts";
 import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
-import type { Claim } from "./batch.ts";
+import { type Claim, EncodedResult, encodeResult } from "./batch.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
 import {
@@ -45,8 +45,14 @@ import { exponential } from "./backoff.ts";
 import type { ProcessSpan, Tracing } from "./tracing.ts";
 import { type WorkerIdentity, workerIdentity } from "./worker_name.ts";
 
-/** Runs one job; a throw (or a rejected promise) fails the attempt. */
-export type Handler<P> = (job: WorkerJob<P>) => unknown | Promise<unknown>;
+/**
+ * Runs one job; a throw (or a rejected promise) fails the attempt. What it returns (or its promise
+ * resolves with) is the job's result, sent with the ack as `JSON.stringify` writes it (`undefined`:
+ * none) and kept with the completed job while the queue keeps completed jobs (`EchoMQ.retain`);
+ * a value JSON cannot carry, or whose JSON passes `MAX_PAYLOAD_BYTES`
+ * (`ResultTooLargeError`), fails the attempt as a throw does.
+ */
+export type Handler<P, R = unknown> = (job: WorkerJob<P>) => R | Promise<R>;
 
 /**
  * Delay before the next attempt, in ms: a constant, or a function of the attempts made so far
@@ -674,11 +680,14 @@ export class Worker<P> {
     }
     if (result === null || (typeof result !== "object" && typeof result !== "function") ||
       typeof (result as { then?: unknown }).then !== "function") {
-      this.#settle(held, null);
+      this.#settle(held, null, result);
       return;
     }
     // Promise.resolve: a thenable whose `then` throws rejects instead of escaping
-    Promise.resolve(result as PromiseLike<unknown>).then(() => this.#settle(held, null), (e: unknown) => this.#settle(held, e));
+    Promise.resolve(result as PromiseLike<unknown>).then(
+      (value) => this.#settle(held, null, value),
+      (e: unknown) => this.#settle(held, e),
+    );
   }
 
   /** A handler settled its own job: counted as the worker's own settles are (only when applied). */
@@ -689,9 +698,21 @@ export class Worker<P> {
     else if (error instanceof LeaseLostError) this.lost++;
   }
 
-  /** Queues the job's settle: ack (`failure` null), else retry or bury; a lost job is dropped. */
-  #settle(held: Held<P>, failure: unknown): void {
+  /**
+   * Queues the job's settle: ack (`failure` null) with the handler's `result`, else retry or bury;
+   * a lost job is dropped. A result that cannot be sent (no JSON form, or too large) fails the
+   * attempt instead, as a throw of the handler would.
+   */
+  #settle(held: Held<P>, failure: unknown, result?: unknown): void {
     if (held.timedOut) return; // failed at its timeout already
+    let encoded = "";
+    if (failure === null && !held.lost && !held.own) {
+      try {
+        encoded = encodeResult(held.job.id, result);
+      } catch (e) {
+        failure = e;
+      }
+    }
     if (failure !== null) held.span?.failed(failure);
     if (held.lost || held.own) {
       this.#release(held);
@@ -702,7 +723,8 @@ export class Worker<P> {
     this.#freed();
     const job = held.job;
     if (failure === null) {
-      this.#queue({ settlement: { kind: "ack", job }, why: "done" }, held.span);
+      const settlement: Settlement = encoded === "" ? { kind: "ack", job } : { kind: "ack", job, result: new EncodedResult(encoded) };
+      this.#queue({ settlement, why: "done" }, held.span);
       return;
     }
     if (failure instanceof RateLimitedError) {

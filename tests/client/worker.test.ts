@@ -135,7 +135,7 @@ for (const combo of COMBOS) {
       await eventually(() => done.length === 2);
       await worker.stop();
       expect(done.sort()).toEqual([7, 8]);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 2 });
     });
 
     test("stop() lets in-flight jobs finish and claims nothing more", async () => {
@@ -159,7 +159,7 @@ for (const combo of COMBOS) {
       expect(finished).toBe(2);
       expect(started).toHaveLength(2);
       expect(worker.completed).toBe(2);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 4, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 4, active: 0, schedule: 0, dead: 0, completed: 2 });
       expect(await worker.stop()).toBeUndefined(); // idempotent
     });
 
@@ -175,7 +175,7 @@ for (const combo of COMBOS) {
       await eventually(() => stoppedInside, 5000);
       await worker.stop();
       expect(worker.completed).toBe(1);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
     });
 
     test("close() from inside a handler completes; the job settles before the connection closes", async () => {
@@ -190,7 +190,7 @@ for (const combo of COMBOS) {
       await eventually(() => closed, 5000);
       await eventually(async () => (await ctx.mq.counts(q)).active === 0, 5000);
       expect(worker.completed).toBe(1);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
       await expect(other.enqueue(q, 2)).rejects.toMatchObject({ rule: "closed" });
     });
 
@@ -259,7 +259,7 @@ for (const combo of COMBOS) {
       await worker.stop();
       expect(worker.completed).toBe(0);
       expect(errors.some((e) => e instanceof LeaseLostError)).toBe(true);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0 });
     });
 
     test("an undecodable payload is a failed attempt: retried, then buried (no stuck lease)", async () => {
@@ -291,7 +291,7 @@ for (const combo of COMBOS) {
       const rest = await ctx.mq.claimMany(q, 10, { leaseMs: 60_000 });
       expect(rest.map((j) => (j as Job<{ n: number }>).id)).toEqual(ids.slice(3));
       expect(await ctx.mq.claimMany(q, 4, { leaseMs: 60_000 })).toEqual([]);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 5, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 5, schedule: 0, dead: 0, completed: 0 });
       await expect(ctx.mq.claimMany(q, 0, { leaseMs: 1000 })).rejects.toMatchObject({ rule: "count" });
       await expect(ctx.mq.claimMany(q, 2, { leaseMs: 0 })).rejects.toMatchObject({ rule: "lease-ms" });
       // an undecodable payload between two good ones: claimed, returned as the error naming it
@@ -305,7 +305,7 @@ for (const combo of COMBOS) {
       expect(mixed[1]).toBeInstanceOf(PayloadDecodeError);
       expect((mixed[1] as PayloadDecodeError).job).toMatchObject({ id: bad, queue: q, attempts: 1 });
       expect((mixed[2] as Job<{ n: number }>).payload.n).toBe(6);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 8, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 8, schedule: 0, dead: 0, completed: 0 });
     });
 
     test("settleMany: one reply per settlement, a refusal does not affect the others", async () => {
@@ -326,7 +326,7 @@ for (const combo of COMBOS) {
       expect(results[3]).toBeInstanceOf(EchoMQError);
       expect(results[3]).toMatchObject({ rule: "delay-ms" });
       expect(results[4]).toBeNull();
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 1, dead: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 1, dead: 1, completed: 2 });
       expect(await ctx.mq.settleMany([])).toEqual([]);
     });
 
@@ -376,7 +376,7 @@ for (const combo of COMBOS) {
       expect(errors).toEqual([]);
       expect(Math.max(...settleSizes)).toBeGreaterThan(1); // so did settles
       expect(worker.failed).toBe(JOBS / 50);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
     });
 
     test("a lost lease on one ack of a batch: reported and counted, the other acks applied", async () => {
@@ -411,7 +411,7 @@ for (const combo of COMBOS) {
       expect(worker.lost).toBe(1);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(LeaseLostError);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 5 });
     });
 
     test("idle: it waits on the server — at most one command a second — and a lone job starts at once", async () => {
@@ -481,7 +481,7 @@ for (const combo of COMBOS) {
       await eventually(async () => (await ctx.mq.counts(q)).active === 1);
       await other.close();
       expect(finished).toBe(1);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
     });
   });
 }

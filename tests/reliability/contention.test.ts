@@ -10,7 +10,7 @@
  * once.
  */
 import { describe, expect, test } from "bun:test";
-import { EchoMQ, type EchoMQOptions, type Job, LeaseLostError, Worker } from "../../client.ts";
+import { COMPLETED_MAX_DEFAULT, EchoMQ, type EchoMQOptions, type Job, LeaseLostError, Worker } from "../../client.ts";
 import { command } from "../../tools/embedded/mod.ts";
 import { countRows, Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS, useServer } from "./_server.ts";
@@ -130,8 +130,9 @@ for (const backend of BACKENDS) {
         expect(dead.length).toBe(expectedDead);
         expect(buried).toBe(expectedDead);
         expect(new Set([...c.acked, ...dead])).toEqual(new Set(ids));
-        expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: expectedDead });
-        expect(rows).toBe(expectedDead); // only the dead keep their rows
+        expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: expectedDead, completed: Math.min(COMPLETED_MAX_DEFAULT, JOBS - expectedDead) });
+        // the dead keep their rows, and the newest COMPLETED_MAX_DEFAULT completed jobs (the default retention)
+        expect(rows).toBe(expectedDead + Math.min(COMPLETED_MAX_DEFAULT, JOBS - expectedDead));
         expect(completed).toBe(c.acked.size);
         expect(notSettled).toBe(0);
         expect(otherErrors).toEqual([]);

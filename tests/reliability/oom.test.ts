@@ -10,7 +10,7 @@
  * evict (allkeys-lru), not when it is noeviction.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { BatchError, EchoMQ, type EchoMQOptions, LeaseLostError, Worker } from "../../client.ts";
+import { BatchError, COMPLETED_MAX_DEFAULT, EchoMQ, type EchoMQOptions, LeaseLostError, Worker } from "../../client.ts";
 import { command, infoFields, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS } from "./_server.ts";
@@ -137,7 +137,7 @@ for (const backend of BACKENDS) {
         expect(many).toBeInstanceOf(BatchError);
         expect(describeError((many as BatchError).cause)).toMatch(/\bOOM\b/);
         expect(drained).toBe(true);
-        expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: failing });
+        expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: failing, completed: Math.min(COMPLETED_MAX_DEFAULT, acked) });
         expect(acked).toBe(total - failing);
         expect(retried).toBe(failing);
         expect(buried).toBe(failing);
