@@ -39,7 +39,10 @@ for (const combo of COMBOS) {
       await Promise.all([w1.stop(), w2.stop()]);
       expect(seen.slice(1).sort()).toEqual(["12 2026-12-01", "30 2026-12-01"]);
       expect((await bills.stats()).acked).toBe(2);
-      expect(await mail.getJob(m1)).toBeNull();
+      // acked: kept as completed (the default retention), without a result (the handler returned nothing)
+      const done = await mail.getJob(m1);
+      expect(done).toMatchObject({ state: "completed", attempts: 1, payload: { to: "ada@example.com" } });
+      expect(done).not.toHaveProperty("result");
     });
   });
 }

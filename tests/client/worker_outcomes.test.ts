@@ -89,8 +89,10 @@ for (const combo of COMBOS) {
       expect(worker.lost).toBe(0);
       expect([worker.completed, worker.buried, worker.failed]).toEqual([2, 1, 2]);
       expect(await ctx.row(q, buried!, "state", "reason")).toEqual(["dead", "handler says no"]);
-      expect(await ctx.mq.getJob(q, acked!)).toBeNull();
-      expect(await ctx.mq.getJob(q, retried!)).toBeNull(); // retried once, then acked by the worker
+      // completed, each once (the default retention keeps them)
+      expect(await ctx.mq.getJob(q, acked!)).toMatchObject({ state: "completed", attempts: 1 });
+      expect(await ctx.mq.getJob(q, retried!)).toMatchObject({ state: "completed", attempts: 2 }); // retried once, then acked by the worker
+      expect((await ctx.mq.counts(q)).completed).toBe(2);
     });
 
     test("the backoff sees the error; an error carrying retryDelayMs (RetryError) sets the delay", async () => {

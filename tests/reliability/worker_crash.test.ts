@@ -80,7 +80,8 @@ for (const backend of BACKENDS) {
         expect(seen[0]!.at).toBeGreaterThanOrEqual(killedAt);
         expect(worker.completed).toBe(1);
         expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
-        expect(await command(site.server.port, ["EXISTS", jobKey(q, id)])).toBe(0);
+        // completed once, kept (the default retention of completed jobs)
+        expect(await command(site.server.port, ["HGET", jobKey(q, id), "state"])).toBe("completed");
         // the dead worker's claim, settled late: refused, nothing written
         const stale = await mq.ack({ id, queue: q, token: deadToken }).catch((e: unknown) => e);
         expect(stale).toBeInstanceOf(LeaseLostError);
