@@ -20,7 +20,8 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   compose a key; its hashtag, slot, host and native verdicts
                                   (native: the module itself with --url, else its TypeScript port)`,
   inspect: `  emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]
-                                  counts, paused state, totals, limits, the latest dead jobs
+                                  counts (completed too), paused state, totals, retention,
+                                  limits, the latest dead jobs
                                   and reasons, the schedulers (name, spec, next run, runs), the
                                   node that serves the queue's slot; a queue that does not
                                   exist is said so (exit 1)`,
@@ -32,8 +33,17 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   claims hand out nothing (of lane L only, with --lane) until
                                   resume`,
   resume: `  emq resume <queue> --url … [--lane L]`,
-  retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N]
-                                  how many dead jobs the queue keeps, and how long (0: no limit)`,
+  retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N] [--completed-max N]
+         [--completed-age-ms N] [--events-max N]
+                                  how many dead jobs the queue keeps, and how long (0: no
+                                  limit); how many completed jobs it keeps with their results
+                                  (default 1000; 0: none), and how long (default a day; 0: no
+                                  limit); how many events its stream keeps (default 10000; 0:
+                                  none written); a flag left out keeps its setting`,
+  jobs: `  emq jobs <queue> <state> --url … [--offset N] [--limit N]
+                                  a page of the queue's jobs in one state (pending, active,
+                                  scheduled, dead, completed), one line each: dead and completed
+                                  most recent first, with the reason or the result`,
   limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
                                   limits every worker obeys: at most N jobs active at once,
                                   MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B

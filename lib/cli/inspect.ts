@@ -1,5 +1,5 @@
 /**
- * `emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]`: a queue's counts, paused
+ * `emq inspect <queue> --url valkey://host:port [--cluster] [--dead N]`: a queue's counts (completed included), paused
  * state, totals, retention and limits (with any park), its oldest pending job, its most recent dead jobs with their
  * reasons, its schedulers (name, spec, next run, runs), and its keys with their slot and the node that serves it (on a cluster, as the cluster
  * says now). Read-only; a queue that does not exist is said so (exit 1).
@@ -29,9 +29,16 @@ export async function inspect(argv: string[]): Promise<number> {
     const s = await mq.stats(queue);
     const [oldest] = await mq.jobs(queue, "pending", { limit: 1 });
     console.log(`queue ${JSON.stringify(ks.name)}${s.paused ? " (PAUSED: claims hand out nothing)" : ""}`);
-    console.log(`  pending ${s.pending}, active ${s.active}, scheduled ${s.schedule}, dead ${s.dead}`);
+    console.log(`  pending ${s.pending}, active ${s.active}, scheduled ${s.schedule}, dead ${s.dead}, completed ${s.completed}`);
     console.log(`  totals: enqueued ${s.enqueued}, acked ${s.acked}, retried ${s.retried}, buried ${s.buried}, claims ${s.claims}`);
-    console.log(`  retention: ${s.deadMax === 0 ? "no count limit" : `at most ${s.deadMax} dead`}, ${s.deadAgeMs === 0 ? "no age limit" : `dead kept ${(s.deadAgeMs / 3_600_000).toFixed(1)} h`}`);
+    const completed = s.completedMax === 0
+      ? "no completed kept"
+      : `at most ${s.completedMax} completed, ${s.completedAgeMs === 0 ? "no age limit" : `kept ${(s.completedAgeMs / 3_600_000).toFixed(1)} h`}`;
+    console.log(
+      `  retention: ${s.deadMax === 0 ? "no count limit" : `at most ${s.deadMax} dead`}, ${
+        s.deadAgeMs === 0 ? "no age limit" : `dead kept ${(s.deadAgeMs / 3_600_000).toFixed(1)} h`
+      }; ${completed}; ${s.eventsMax === 0 ? "no events" : `at most ${s.eventsMax} events`}`,
+    );
     console.log(`  limits: ${limitsText(s.limits)}`);
     console.log(`  oldest pending: ${oldest ? `${oldest.id}, ${((Date.now() - oldest.createdAt) / 1000).toFixed(1)} s old` : "none"}`);
     if (deadShown > 0 && s.dead > 0) {
@@ -49,7 +56,7 @@ export async function inspect(argv: string[]): Promise<number> {
       console.log(`    ${JSON.stringify(sc.name)}  ${specWords(sc.spec)}  next ${utcText(next)} (${relative(next, now)})  runs ${sc.runs}`);
     }
     console.log(`  keys (slot ${ks.slot}, served by ${await target.ownerOf(ks.slot)}):`);
-    for (const k of [ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`]) console.log(`    ${k}`);
+    for (const k of [ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.completed, ks.events, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`]) console.log(`    ${k}`);
     return 0;
   } finally {
     await target.close();

@@ -1,14 +1,14 @@
 /**
  * The operator's commands on a running server: `emq requeue <queue> [--ids a,b] [--limit N]`,
  * `emq run <queue> --ids a,b`, `emq pause <queue> [--lane L]`, `emq resume <queue> [--lane L]`, `emq retain <queue>
- * [--dead-max N] [--dead-age-ms N]` and `emq drop <queue> --yes`, each with `--url
+ * [--dead-max N] [--dead-age-ms N] [--completed-max N] [--completed-age-ms N] [--events-max N]` and `emq drop <queue> --yes`, each with `--url
  * valkey://host:port [--cluster]`. One line of outcome each. Requeue, run, pause, resume and retain
  * refuse a queue that does not exist (exit 1) and create nothing: their verbs would write the
  * queue's `meta`, and a typo would become a queue in `queues()` and the dashboard.
  *
  * @module
  */
-import type { EchoMQ } from "../client/mod.ts";
+import type { EchoMQ, Retention } from "../client/mod.ts";
 import { openUrlTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
@@ -17,6 +17,15 @@ export const OPERATIONS = ["requeue", "run", "pause", "resume", "retain", "drop"
 
 /** An operation. */
 export type Operation = (typeof OPERATIONS)[number];
+
+/** `emq retain`'s flags, each with the setting it gives (`mq.retain`). */
+const RETAIN_FLAGS = [
+  ["dead-max", "deadMax"],
+  ["dead-age-ms", "deadAgeMs"],
+  ["completed-max", "completedMax"],
+  ["completed-age-ms", "completedAgeMs"],
+  ["events-max", "eventsMax"],
+] as const satisfies ReadonlyArray<readonly [string, keyof Retention]>;
 
 /** A queue the server does not have: a one-line refusal, exit 1. */
 export class NoSuchQueueError extends Error {
@@ -30,7 +39,7 @@ export class NoSuchQueueError extends Error {
 /** Whether `queue` exists: its `meta` was written by a first use, or it holds jobs. */
 export async function queueExists(mq: EchoMQ<unknown>, queue: string): Promise<boolean> {
   const s = await mq.stats(queue);
-  return s.createdAt > 0 || s.pending + s.active + s.schedule + s.dead > 0;
+  return s.createdAt > 0 || s.pending + s.active + s.schedule + s.dead + s.completed > 0;
 }
 
 function positive(flag: string, text: string | undefined, min: number): number | undefined {
@@ -47,6 +56,9 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
     limit: { type: "string" },
     "dead-max": { type: "string" },
     "dead-age-ms": { type: "string" },
+    "completed-max": { type: "string" },
+    "completed-age-ms": { type: "string" },
+    "events-max": { type: "string" },
     yes: { type: "boolean", default: false },
     lane: { type: "string" },
   });
@@ -63,15 +75,18 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
   if (operation === "run" && (ids === undefined || ids.length === 0)) {
     throw new UsageError(`emq run needs --ids id,id: the scheduled jobs to run now`);
   }
-  if (operation !== "retain" && (v["dead-max"] !== undefined || v["dead-age-ms"] !== undefined)) {
-    throw new UsageError(`--dead-max and --dead-age-ms go with emq retain only`);
+  if (operation !== "retain" && RETAIN_FLAGS.some(([flag]) => v[flag] !== undefined)) {
+    throw new UsageError(`${RETAIN_FLAGS.map(([flag]) => `--${flag}`).join(", ")} go with emq retain only`);
   }
   if (operation === "drop" && !v.yes) {
     throw new UsageError(`emq drop deletes every job and key of ${JSON.stringify(queue)}: add --yes to do it`);
   }
   const limit = positive("--limit", v.limit, 1);
-  const deadMax = positive("--dead-max", v["dead-max"], 0);
-  const deadAgeMs = positive("--dead-age-ms", v["dead-age-ms"], 0);
+  const settings: { -readonly [K in keyof Retention]?: number } = {};
+  for (const [flag, name] of RETAIN_FLAGS) {
+    const n = positive(`--${flag}`, v[flag], 0);
+    if (n !== undefined) settings[name] = n;
+  }
   const target = await openUrlTarget<unknown>({ ...server, backend: "auto" });
   try {
     const { mq } = target;
@@ -94,9 +109,16 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
         console.log(await mq.resume(queue, lane) ? `resumed ${which}` : `${which} was not paused`);
         return 0;
       case "retain": {
-        await mq.retain(queue, { ...(deadMax === undefined ? {} : { deadMax }), ...(deadAgeMs === undefined ? {} : { deadAgeMs }) });
-        const s = await mq.stats(queue);
-        console.log(`${JSON.stringify(queue)} keeps ${s.deadMax === 0 ? "any number of" : `at most ${s.deadMax}`} dead job(s), ${s.deadAgeMs === 0 ? "for ever" : `for ${s.deadAgeMs} ms`}`);
+        await mq.retain(queue, settings);
+        const r = await mq.retention(queue);
+        const completed = r.completedMax === 0
+          ? "no completed job"
+          : `at most ${r.completedMax} completed job(s) with their results, ${r.completedAgeMs === 0 ? "for ever" : `for ${r.completedAgeMs} ms`}`;
+        const events = r.eventsMax === 0 ? "no events" : `at most ${r.eventsMax} events`;
+        console.log(
+          `${JSON.stringify(queue)} keeps ${r.deadMax === 0 ? "any number of" : `at most ${r.deadMax}`} dead job(s), ` +
+            `${r.deadAgeMs === 0 ? "for ever" : `for ${r.deadAgeMs} ms`}; ${completed}; ${events}`,
+        );
         return 0;
       }
       case "drop":

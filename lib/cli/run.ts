@@ -55,6 +55,10 @@ async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
       const { limitCommand } = await import("./limit.ts");
       return await limitCommand(command, rest);
     }
+    case "jobs": {
+      const { jobsCommand } = await import("./jobs.ts");
+      return await jobsCommand(rest);
+    }
     case "lanes": {
       const { lanesCommand } = await import("./lanes.ts");
       return await lanesCommand(rest);

@@ -8,7 +8,7 @@ import { emq, expectOneLineError } from "./_emq.ts";
 test("--help lists every command, test and bench included", () => {
   const r = emq("--help");
   expect(r.code).toBe(0);
-  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "limit", "limits", "lanes", "drop", "ui", "help"]) {
+  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "jobs", "limit", "limits", "lanes", "drop", "ui", "help"]) {
     expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
   }
 });
@@ -107,9 +107,9 @@ describe("bad input against servers", () => {
     expect(r.code).toBe(0);
     const lines = r.out.split("\n");
     expect(lines[0]).toBe('queue "inspected"');
-    expect(lines[1]).toBe("  pending 1, active 0, scheduled 2, dead 1");
+    expect(lines[1]).toBe("  pending 1, active 0, scheduled 2, dead 1, completed 0");
     expect(lines[2]).toBe("  totals: enqueued 4, acked 0, retried 2, buried 1, claims 3");
-    expect(lines[3]).toBe("  retention: at most 10000 dead, dead kept 720.0 h");
+    expect(lines[3]).toBe("  retention: at most 10000 dead, dead kept 720.0 h; at most 1000 completed, kept 24.0 h; at most 10000 events");
     expect(lines[4]).toBe("  limits: none");
     expect(lines[5]).toMatch(new RegExp(`^  oldest pending: ${fourth}, \\d+\\.\\d s old$`));
     expect(lines[6]).toBe("  dead, most recent first (1 of 1):");

@@ -56,14 +56,14 @@ function expectInspected(r: Ran): void {
   lines[5] = "(age)";
   expect(lines).toEqual([
     `queue "${QUEUE}"`,
-    "  pending 3, active 0, scheduled 0, dead 0",
+    "  pending 3, active 0, scheduled 0, dead 0, completed 0",
     "  totals: enqueued 3, acked 0, retried 0, buried 0, claims 0",
-    "  retention: at most 10000 dead, dead kept 720.0 h",
+    "  retention: at most 10000 dead, dead kept 720.0 h; at most 1000 completed, kept 24.0 h; at most 10000 events",
     "  limits: none",
     "(age)",
     "  schedulers: none",
     `  keys (slot ${ks.slot}, served by 127.0.0.1:${server.port}):`,
-    ...[ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`].map((k) => `    ${k}`),
+    ...[ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.completed, ks.events, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`].map((k) => `    ${k}`),
     "",
   ]);
 }
