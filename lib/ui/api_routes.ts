@@ -82,7 +82,7 @@ async function jobsReply(mq: EchoMQ<unknown>, request: Request): Promise<JobsRep
   const offset = whole(param(request, "offset"), "offset", 0, 1e9, 0);
   const limit = whole(param(request, "limit"), "limit", 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE);
   const [jobs, counts] = await Promise.all([mq.jobs(name, state, { offset, limit }), mq.counts(name)]);
-  const total = { active: counts.active, pending: counts.pending, scheduled: counts.schedule, dead: counts.dead }[state];
+  const total = { active: counts.active, pending: counts.pending, scheduled: counts.schedule, dead: counts.dead, completed: counts.completed }[state];
   return { name, state, offset, limit, total, jobs: jobs.map(jobRow) };
 }
 

@@ -1,6 +1,6 @@
 /**
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
- * deadline, progress, every timestamp (UTC, with how long ago or ahead, the server's render time),
+ * deadline, progress, a completed job's result and finish time, every timestamp (UTC, with how long ago or ahead, the server's render time),
  * the trace context its producer left (traceparent), the full failure reason, the payload pretty-printed — and its actions: Delete (not while a
  * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
  * waiting on its backoff, or a delayed job). Every piece of user data escaped.
@@ -47,6 +47,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     ["Due", timeHtml(j.dueAt, now)],
     ["Lease until", timeHtml(j.leaseUntil, now)],
     ["Buried", timeHtml(j.buriedAt, now)],
+    ["Finished", timeHtml(j.finishedAt, now)],
     ["Priority", j.priority === undefined ? "0 (the most urgent)" : String(j.priority)],
     ["Time limit", j.timeoutMs === undefined ? "— (the worker's)" : `${j.timeoutMs} ms`],
     ["Dedup key", j.dedupKey === undefined ? "—" : `<code>${esc(visible(j.dedupKey))}</code>`],
@@ -65,6 +66,8 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 <dl aria-label="Facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><dd>${v}</dd></div>`).join("")}</dl>
 <h3>Failure reason</h3>
 <pre id="job-reason">${j.reason === undefined ? "—" : esc(j.reason)}</pre>
+<h3>Result</h3>
+<pre id="job-result">${j.state === "completed" ? esc(pretty(j.result)) : "—"}</pre>
 <h3>Progress</h3>
 <pre id="job-progress">${esc(pretty(j.progress))}</pre>
 <h3>Payload</h3>

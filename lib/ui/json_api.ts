@@ -10,20 +10,22 @@ import type { LaneInfo } from "../client/lanes.ts";
 import type { QueueLimits } from "../client/limits.ts";
 
 /** The job states a queue page lists. */
-export const LISTED_STATES = ["active", "pending", "scheduled", "dead"] as const;
+export const LISTED_STATES = ["active", "pending", "scheduled", "dead", "completed"] as const;
 
 /** One of {@link LISTED_STATES}. */
 export type ListedState = (typeof LISTED_STATES)[number];
 
-/** The four counts of a queue, in the order the pages show them. */
-export const COUNTED_STATES = ["pending", "active", "scheduled", "dead"] as const;
+/** The counts of a queue, in the order the pages show them. */
+export const COUNTED_STATES = ["pending", "active", "scheduled", "dead", "completed"] as const;
 
-/** A queue's four counts, named as the page shows them. */
+/** A queue's counts, named as the page shows them. */
 export interface CountsView {
   readonly pending: number;
   readonly active: number;
   readonly scheduled: number;
   readonly dead: number;
+  /** Completed jobs kept with their results (the queue's retention). */
+  readonly completed: number;
 }
 
 /** One row of the Queues table (`GET /api/queues`). */
@@ -122,6 +124,10 @@ export interface JobRow {
   readonly token?: number;
   /** Its progress as JSON text, as the handler reported it. */
   readonly progress?: string;
+  /** When it completed (completed). */
+  readonly finishedAt?: number;
+  /** Its handler's result as JSON text (completed; cut at {@link PAYLOAD_CHARS}); absent when it has none. */
+  readonly result?: string;
 }
 
 /** `POST /api/remove` (`{ name, id }`): whether the job was deleted. */
@@ -150,7 +156,7 @@ export interface RunReply {
   readonly moved: number;
 }
 
-/** `POST /api/remove-many` (`{ name, ids }`: pending, scheduled or dead jobs): how many were deleted. */
+/** `POST /api/remove-many` (`{ name, ids }`: pending, scheduled, dead or completed jobs): how many were deleted. */
 export interface RemoveManyReply {
   readonly removed: number;
 }

@@ -48,7 +48,7 @@ export const FAMILIES: readonly Family[] = [
   {
     name: "echomq_jobs",
     type: "gauge",
-    help: "Jobs in each state of a queue (pending, active, scheduled, dead).",
+    help: "Jobs in each state of a queue (pending, active, scheduled, dead, completed: those kept with their results).",
     samples: (s) => {
       const counts = countsView(s);
       return COUNTED_STATES.map((state) => [`,state="${state}"`, counts[state]]);

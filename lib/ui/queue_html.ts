@@ -1,8 +1,8 @@
 /**
  * A queue's page, `/queues/<name>`: its counts, throughput, pause and resume, its limits (a form
  * sets them), the workers serving it, its busiest lanes (pause and resume each), its dead, active,
- * pending and scheduled jobs page by page, with requeue, and — on a selection of the dead and
- * scheduled jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
+ * pending, scheduled and completed jobs (with their results) page by page, with requeue, and — on
+ * a selection of the dead, scheduled and completed jobs of a page — requeue, run now and delete, and its schedulers, with remove. Rendered here as the stats have it, every
  * piece of user data escaped; `/dashboard.js` fills the tables in, keeps it live and runs the
  * actions through the JSON API.
  *
@@ -22,10 +22,14 @@ export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string
   dead: { title: "Dead jobs", columns: ["Job", "Buried", "Attempts", "Reason", "Payload", "Action"] },
   pending: { title: "Pending jobs", columns: ["#", "Job", "Attempts", "Created", "Payload"] },
   scheduled: { title: "Scheduled jobs", columns: ["Job", "Due", "Attempts", "Last failure", "Payload"] },
+  completed: { title: "Completed jobs", columns: ["Job", "Finished", "Attempts", "Result", "Payload"] },
 };
 
-/** The order the job tables appear in: dead first (what an operator acts on), active (what runs now), pending, scheduled. */
-export const TABLE_ORDER: readonly ListedState[] = ["dead", "active", "pending", "scheduled"];
+/**
+ * The order the job tables appear in: dead first (what an operator acts on), active (what runs now),
+ * pending, scheduled, then completed (what is done, with its result).
+ */
+export const TABLE_ORDER: readonly ListedState[] = ["dead", "active", "pending", "scheduled", "completed"];
 
 /**
  * The actions on a selection of a state's jobs (`data-bulk` names the action; disabled until a job
@@ -34,6 +38,7 @@ export const TABLE_ORDER: readonly ListedState[] = ["dead", "active", "pending",
 export const BULK_ACTIONS: Readonly<Partial<Record<ListedState, ReadonlyArray<{ readonly action: "run" | "requeue" | "remove"; readonly label: string }>>>> = {
   dead: [{ action: "requeue", label: "Requeue selected" }, { action: "remove", label: "Delete selected" }],
   scheduled: [{ action: "run", label: "Run selected now" }, { action: "remove", label: "Delete selected" }],
+  completed: [{ action: "remove", label: "Delete selected" }],
 };
 
 function jobsSection(state: ListedState): string {

@@ -10,9 +10,9 @@ import type { Discovery } from "./discovery.ts";
 import { statsOf } from "./snapshot.ts";
 import { type CountsView, jobHref, type JobRow, PAYLOAD_CHARS, queueHref, type QueueReply, type QueueRow, TOTALS } from "./json_api.ts";
 
-/** The four counts under the page's names. */
+/** The counts under the page's names. */
 export function countsView(s: QueueStats): CountsView {
-  return { pending: s.pending, active: s.active, scheduled: s.schedule, dead: s.dead };
+  return { pending: s.pending, active: s.active, scheduled: s.schedule, dead: s.dead, completed: s.completed };
 }
 
 /** The totals its `meta` keeps, in {@link TOTALS} order. */
@@ -22,7 +22,7 @@ export function totalsView(s: QueueStats): QueueReply["totals"] {
 
 /** Whether the queue exists: its `meta` was written by a first use, or it holds jobs. */
 export function queueExists(s: QueueStats): boolean {
-  return s.createdAt > 0 || s.pending + s.active + s.schedule + s.dead > 0;
+  return s.createdAt > 0 || s.pending + s.active + s.schedule + s.dead + s.completed > 0;
 }
 
 /** A queue's row of the Queues table. */
@@ -76,5 +76,7 @@ export function jobRow(j: JobInfo<unknown>): JobRow {
   if (j.leaseUntil !== undefined) row.leaseUntil = j.leaseUntil;
   if (j.token !== undefined) row.token = j.token;
   if (j.progress !== undefined) row.progress = cut(JSON.stringify(j.progress) ?? String(j.progress));
+  if (j.finishedAt !== undefined) row.finishedAt = j.finishedAt;
+  if (j.result !== undefined) row.result = cut(JSON.stringify(j.result) ?? String(j.result));
   return row as unknown as JobRow;
 }

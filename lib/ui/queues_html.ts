@@ -39,7 +39,7 @@ export function queuesHtml(page: QueuesPage, unreadable: readonly string[] = [],
   const rows = page.rows;
   const head = COLUMNS.map(([, label]) => `<th scope="col" class="num">${label}</th>`).join("");
   const body = rows.length === 0
-    ? `<tr class="empty"><td colspan="6">No queues on the server yet (a queue appears with its first job).</td></tr>`
+    ? `<tr class="empty"><td colspan="${COLUMNS.length + 2}">No queues on the server yet (a queue appears with its first job).</td></tr>`
     : rows.map(queueRowHtml).join("\n");
   const data = { page: "queues", "poll-ms": String(options.pollMs ?? 1000), offset: String(page.offset), limit: String(page.limit) };
   return frame("EchoMQ — queues", "queues", data, `<section class="panel" aria-labelledby="queues-title">

@@ -1,7 +1,7 @@
 /**
  * A job as a row of its state's table: active (its lease deadline, attempts, lease token,
- * progress), pending (its position, attempts, when created), scheduled (when due, the last failure)
- * or dead (when buried, the reason, a Requeue button); its id links to its page, after its
+ * progress), pending (its position, attempts, when created), scheduled (when due, the last failure),
+ * dead (when buried, the reason, a Requeue button) or completed (when finished, its result, cut); its id links to its page, after its
  * selection box when its table has one. Times show the
  * local clock and how far from now, the full time with its zone as their title. Every piece of
  * server data is text, never markup.
@@ -53,6 +53,8 @@ export function jobRowEl(
     tr.append(cell(String(position), "num"), id, attempts, el("td", {}, timeEl(j.createdAt)), payload);
   } else if (state === "scheduled") {
     tr.append(id, el("td", {}, timeEl(j.dueAt)), attempts, reason(), payload);
+  } else if (state === "completed") {
+    tr.append(id, el("td", {}, timeEl(j.finishedAt)), attempts, cell(j.result === undefined ? "—" : visible(j.result), "payload"), payload);
   } else {
     const button = el("button", { type: "button", "aria-label": `Requeue ${j.id}`, "data-key": `requeue:${j.id}` }, "Requeue");
     button.addEventListener("click", () => requeue(j.id));

@@ -35,7 +35,11 @@ export function queuePage(): void {
   const showCounts = queueCounts();
   const showRate = throughput();
   const showMinutes = minutesChart();
-  const selections = { dead: selectionControls(name, "dead", act), scheduled: selectionControls(name, "scheduled", act) };
+  const selections = {
+    dead: selectionControls(name, "dead", act),
+    scheduled: selectionControls(name, "scheduled", act),
+    completed: selectionControls(name, "completed", act),
+  };
   const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
   const refreshWorkers = workersTable(name);
