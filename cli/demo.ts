@@ -83,6 +83,7 @@ export function startTraffic(mq: EchoMQ<Payload>, queues: Readonly<Record<string
       t.claimed++;
       await sleep(pace.handlerMs());
       if (job.payload.poison || Math.random() < queues[q]!) throw new Error(`job ${job.payload.n} failed`);
+      return { n: job.payload.n, attempts: job.attempts }; // its result: kept with the completed job
     }, {
       concurrency: pace.concurrency,
       leaseMs: 10_000,
