@@ -83,8 +83,8 @@ describe("jobInfo of a completed row", () => {
   const base = { payload: '{"n":1}', attempts: "2", created_ms: "1000", reason: "Error: once" };
 
   test("state completed, the result decoded, finishedAt; no lease", () => {
-    const info = jobInfo("q", ID as JobId, row({ ...base, state: "completed", finished_ms: "2000", result: '{"ok":[1,2]}' }), json())!;
-    expect(info).toEqual({
+    const info = jobInfo("q", ID as JobId, row({ ...base, state: "completed", finished_ms: "2000", result: '{"ok":[1,2]}' }), json<{ n: number }>())!;
+    expect(info as unknown).toEqual({
       id: ID,
       queue: "q",
       state: "completed",
