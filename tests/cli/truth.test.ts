@@ -83,6 +83,32 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     expectOneLineError(emq("retain", "real", "--url", url, "--dead-max", "x"), "--dead-max must be a whole number, not x");
   }, 60_000);
 
+  test("jobs pages one state's jobs, one line each: completed ones with their results", async () => {
+    const mq = await EchoMQ.connect<{ n: number }>({ addresses: [{ host: server.host, port: server.port }], backend });
+    let done: string;
+    let waiting: string;
+    try {
+      [done, waiting] = (await mq.enqueueMany("listed", [{ n: 1 }, { n: 2 }])) as [string, string];
+      await mq.ack((await mq.claim("listed", { leaseMs: 60_000 }))!, { ok: "é" });
+    } finally {
+      await mq.close();
+    }
+    const c = emq("jobs", "listed", "completed", "--url", url);
+    expect(c.code).toBe(0);
+    const lines = c.out.split("\n");
+    expect(lines[0]).toBe('"listed": 1 completed job(s), 1–1 shown, most recent first');
+    expect(lines[1]).toMatch(new RegExp(`^  ${done}  finished \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  attempts 1  result \\{"ok":"é"\\}$`));
+    expect(lines.length).toBe(3);
+    const p = emq("jobs", "listed", "pending", "--url", url, "--limit", "5");
+    expect(p.out).toMatch(new RegExp(`^"listed": 1 pending job\\(s\\), 1–1 shown\n  ${waiting}  admitted [\\d:.TZ-]+  attempts 0  payload \\{"n":2\\}\n$`));
+    expect(emq("jobs", "listed", "dead", "--url", url).out).toBe('"listed": 0 dead job(s), none shown\n');
+    expectOneLineError(emq("jobs", "listed", "finished", "--url", url), 'the state must be one of pending, active, scheduled, dead, completed, not "finished"');
+    expectOneLineError(emq("jobs", "listed", "--url", url), "emq jobs takes a queue name, a state and --url");
+    expectOneLineError(emq("jobs", "listed", "pending", "--url", url, "--limit", "0"), '--limit must be an integer from 1 to 1000, not "0"');
+    const none = emq("jobs", "nope", "completed", "--url", url);
+    expect({ code: none.code, err: none.err }).toEqual({ code: 1, err: `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs)\n` });
+  }, 60_000);
+
   test("key --url prints nothing of glide's (no log line, no colour codes)", () => {
     const r = emq("key", "orders", "pending", "--url", url);
     expect(r.code).toBe(0);
