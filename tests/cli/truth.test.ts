@@ -88,7 +88,7 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     let done: string;
     let waiting: string;
     try {
-      [done, waiting] = (await mq.enqueueMany("listed", [{ n: 1 }, { n: 2 }])) as [string, string];
+      [done, waiting] = (await mq.enqueueMany("listed", [{ n: 1 }, { n: 2 }])) as unknown as [string, string];
       await mq.ack((await mq.claim("listed", { leaseMs: 60_000 }))!, { ok: "é" });
     } finally {
       await mq.close();
