@@ -8,7 +8,7 @@ import { EchoMQ } from "../../client.ts";
 import { startUi, type Ui } from "../../cli/ui/server/app.ts";
 import { escapeLabel } from "../../lib/ui/metrics.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
-import { queueHref } from "../../lib/ui/json_api.ts";
+import { PAYLOAD_CHARS, queueHref } from "../../lib/ui/json_api.ts";
 import { visible } from "../../lib/ui/visible.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { launchChromium, until } from "./_browser.ts";
@@ -133,6 +133,7 @@ for (const backend of BACKENDS) {
     let page: Page;
     const dead: Record<string, string[]> = {};
     const reasons: Record<string, string> = {};
+    const done: string[] = [];
 
     beforeAll(async () => {
       server = await startServer({ module: backend === "scripts" ? false : undefined });
@@ -160,6 +161,15 @@ for (const backend of BACKENDS) {
       dead[UMLAUT] = await bury(mq, UMLAUT, ["ünïcödé reason"]);
       await mq.schedule(UMLAUT, { later: true }, { delayMs: 3_600_000 });
       await mq.enqueue(WEIRD, { w: 1 });
+      // done: 2 completed, with results (one long, one hostile as text)
+      await mq.enqueueMany("done", [{ d: 1 }, { d: 2 }]);
+      const first = (await mq.claim("done", { leaseMs: 60_000 }))!;
+      await mq.ack(first, { long: "r".repeat(300) });
+      done.push(first.id);
+      await new Promise((r) => setTimeout(r, 3)); // a later finish time
+      const second = (await mq.claim("done", { leaseMs: 60_000 }))!;
+      await mq.ack(second, { html: HOSTILE_REASON });
+      done.push(second.id);
       ui = await startUi({ mq: uiMq, pollMs: 200, sampleMs: 200, discovery: { cycleMs: 100, stepMs: 0 }, snapshot: { everyMs: 100 } });
       page = await context.newPage();
       page.on("pageerror", (e) => console.error(`page error: ${e.message}`));
@@ -181,28 +191,29 @@ for (const backend of BACKENDS) {
       expect(names).toEqual(expect.arrayContaining(["orders", "mail", "bulk", "keys", SPECIAL, UMLAUT, WEIRD]));
       for (const r of rows) {
         const s = await mq.stats(r.name);
-        expect(r.cells).toEqual([String(s.pending), String(s.active), String(s.schedule), String(s.dead), s.paused ? "paused" : "running"]);
+        expect(r.cells).toEqual([String(s.pending), String(s.active), String(s.schedule), String(s.dead), String(s.completed), s.paused ? "paused" : "running"]);
         expect(r.text).toBe(visible(r.name));
         expect(r.href).toBe(queueHref(r.name));
         expect(decodeURIComponent(r.href.slice("queues/".length))).toBe(r.name);
       }
-      expect(rows.find((r) => r.name === "mail")!.cells).toEqual(["1", "0", "0", "3", "running"]);
+      expect(rows.find((r) => r.name === "mail")!.cells).toEqual(["1", "0", "0", "3", "0", "running"]);
+      expect(rows.find((r) => r.name === "done")!.cells).toEqual(["0", "0", "0", "0", "2", "running"]);
       expect(rows.find((r) => r.name === WEIRD)!.text).toBe('we"ird\\na\\nme');
       const headers = await page.getByRole("table", { name: "Queues" }).getByRole("columnheader").allTextContents();
-      expect(headers).toEqual(["Queue", "Pending", "Active", "Scheduled", "Dead", "State"]);
+      expect(headers).toEqual(["Queue", "Pending", "Active", "Scheduled", "Dead", "Completed", "State"]);
     });
 
     test("counts update live: a new queue appears, its counts follow the server", async () => {
       await open(page, ui, "/queues");
       const live = `live-${backend}`;
       await mq.enqueue(live, { n: 1 });
-      await until("the new queue's row", async () => (await readQueues(page)).find((r) => r.name === live)?.cells.join(" "), (t) => t === "1 0 0 0 running");
+      await until("the new queue's row", async () => (await readQueues(page)).find((r) => r.name === live)?.cells.join(" "), (t) => t === "1 0 0 0 0 running");
       await mq.enqueueMany(live, [{ n: 2 }, { n: 3 }]);
       await mq.pause(live);
-      await until("pending 3, paused", async () => (await readQueues(page)).find((r) => r.name === live)?.cells.join(" "), (t) => t === "3 0 0 0 paused");
+      await until("pending 3, paused", async () => (await readQueues(page)).find((r) => r.name === live)?.cells.join(" "), (t) => t === "3 0 0 0 0 paused");
       await mq.resume(live);
       await mq.remove(live, (await mq.jobs(live, "pending"))[0]!.id);
-      await until("pending 2, running", async () => (await readQueues(page)).find((r) => r.name === live)?.cells.join(" "), (t) => t === "2 0 0 0 running");
+      await until("pending 2, running", async () => (await readQueues(page)).find((r) => r.name === live)?.cells.join(" "), (t) => t === "2 0 0 0 0 running");
     });
 
     test("a queue page shows its counts, totals and dead jobs with their reasons (as text)", async () => {
@@ -220,11 +231,31 @@ for (const backend of BACKENDS) {
       expect(await page.getByRole("table", { name: "Dead jobs" }).locator("img").count()).toBe(0);
       expect(await page.evaluate(() => document.body.dataset.owned)).toBeUndefined();
       const count = (k: string) => page.locator(`#count-${k}`).textContent();
-      expect([await count("pending"), await count("active"), await count("scheduled"), await count("dead")]).toEqual(["1", "0", "0", "3"]);
+      expect([await count("pending"), await count("active"), await count("scheduled"), await count("dead"), await count("completed")]).toEqual(["1", "0", "0", "3", "0"]);
       expect(await page.locator("#total-enqueued").textContent()).toBe("4");
       expect(await page.locator("#total-buried").textContent()).toBe("3");
       expect(await range(page, "dead")).toBe("1–3 of 3");
       expect(await page.getByRole("heading", { level: 2, name: "Queue mail" }).count()).toBe(1);
+    });
+
+    test("the Completed table shows each job's finish time, attempts, result (cut, as text) and payload; its page the whole result", async () => {
+      await open(page, ui, queueHref("done"));
+      const rows = await until("the completed jobs", () => readJobs(page, "Completed jobs"), (r) => r.length === 2);
+      expect(rows.map((r) => r.id)).toEqual([done[1]!, done[0]!]); // most recent first
+      expect(rows[0]!.cells[1]).toBe("1"); // attempts
+      expect(rows[0]!.cells[2]).toBe(JSON.stringify({ html: HOSTILE_REASON }));
+      expect(rows[0]!.cells[3]).toBe('{"d":2}');
+      expect(rows[1]!.cells[2]).toBe(`${JSON.stringify({ long: "r".repeat(300) }).slice(0, PAYLOAD_CHARS - 1)}…`);
+      expect(rows[1]!.cells[0]).toMatch(/\(.*\)$/); // a time, and how long ago
+      expect(await page.getByRole("table", { name: "Completed jobs" }).locator("img").count()).toBe(0);
+      expect(await page.locator("#count-completed").textContent()).toBe("2");
+      expect(await range(page, "completed")).toBe("1–2 of 2");
+      await page.getByRole("table", { name: "Completed jobs", exact: true }).getByRole("link", { name: done[0]! }).click();
+      await until("the job page", () => page.locator("#job-result").textContent(), (t) => t !== null);
+      expect(await page.locator("#job-result").textContent()).toBe(JSON.stringify({ long: "r".repeat(300) }, null, 2));
+      const facts = await page.getByRole("definition").allTextContents();
+      expect(facts[0]).toBe("completed");
+      expect(await page.locator("dt", { hasText: "Finished" }).locator("xpath=..").locator("dd time").count()).toBe(1);
     });
 
     test('"Requeue" on one dead job moves it to pending', async () => {
@@ -398,7 +429,7 @@ for (const backend of BACKENDS) {
 
     test("accessibility: named tables, labelled groups, live regions", async () => {
       await open(page, ui, queueHref("mail"));
-      for (const name of ["Dead jobs", "Pending jobs", "Scheduled jobs"]) {
+      for (const name of ["Dead jobs", "Pending jobs", "Scheduled jobs", "Completed jobs"]) {
         expect(await page.getByRole("table", { name, exact: true }).count()).toBe(1);
         expect(await page.getByRole("group", { name: `${name} pages` }).getByRole("button").count()).toBe(2);
       }
@@ -496,6 +527,7 @@ for (const backend of BACKENDS) {
         expect(of("echomq_jobs", "active")).toEqual([s.active]);
         expect(of("echomq_jobs", "scheduled")).toEqual([s.schedule]);
         expect(of("echomq_jobs", "dead")).toEqual([s.dead]);
+        expect(of("echomq_jobs", "completed")).toEqual([s.completed]);
         expect(of("echomq_paused")).toEqual([s.paused ? 1 : 0]);
         expect(of("echomq_enqueued_total")).toEqual([s.enqueued]);
         expect(of("echomq_acked_total")).toEqual([s.acked]);
@@ -511,7 +543,7 @@ for (const backend of BACKENDS) {
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 12); // no limits set: echomq_parked and echomq_lanes only
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 13); // no limits set: echomq_parked and echomq_lanes only
       expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);
