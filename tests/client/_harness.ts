@@ -248,35 +248,11 @@ export async function digest(conn: Connection, key: string): Promise<string> {
 }
 
 /** Fields derived from now: the times, and the tokens (each claim's start above now × 1000). */
-const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "finished_ms", "token", "tokens", "parked"]);
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "token", "tokens", "parked"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
 function normaliseTime(x: string): string {
   return Number(x) >= NOW_FLOOR ? "<now>" : x;
-}
-
-/** The field pairs of each entry of an XRANGE reply (glide's record of id → pairs, or [id, pairs] entries), in order. */
-function streamEntries(reply: unknown): Array<Array<[string, string]>> {
-  const text = (x: unknown): string => (x instanceof Uint8Array ? new TextDecoder().decode(x) : String(x));
-  const pairs = (x: unknown): Array<[string, string]> => {
-    const list = Array.isArray(x) ? (x as unknown[]) : [];
-    const out: Array<[string, string]> = [];
-    for (let i = 0; i < list.length; i++) {
-      const e = list[i];
-      if (Array.isArray(e)) out.push([text(e[0]), text(e[1])]);
-      else out.push([text(e), text(list[++i])]);
-    }
-    return out;
-  };
-  if (Array.isArray(reply)) {
-    return (reply as unknown[]).map((e) => {
-      if (Array.isArray(e)) return pairs(e[1]);
-      const r = e as { key?: unknown; value?: unknown };
-      return pairs(r.value);
-    });
-  }
-  if (reply !== null && typeof reply === "object") return Object.values(reply as Record<string, unknown>).map(pairs);
-  return [];
 }
 
 /** Pairs from a RESP3 map / WITHSCORES reply as glide returns it ({key, value} list, pairs or flat). */
@@ -347,10 +323,6 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
       const fixed = zset.filter(([, s]) => s !== "<now>");
       const now = zset.filter(([, s]) => s === "<now>").sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
       value = [...fixed, ...now];
-    } else if (type === "stream") {
-      // entry ids are times (ms-seq): each entry's fields, in order, with times normalised
-      const reply = (await conn.command(["XRANGE", key, "-", "+"], key)) as unknown;
-      value = streamEntries(reply).map((fields) => fields.map(([f, v]) => [f, f === "until" ? time(v) : v]));
     } else {
       value = `<${type}> ${String(await conn.command(["DUMP", key], key))}`;
     }
