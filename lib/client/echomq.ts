@@ -117,7 +117,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /**
    * Adds a job to the head of `queue`'s pending list and returns its id. A new id that collides
    * with an existing row is replaced by a fresh one; a caller's `id` that exists is refused with
-   * `DuplicateIdError` (while that job's row exists: until it is acked, or removed). With
+   * `DuplicateIdError` (while that job's row exists: until it is removed, or acked when its queue keeps
+   * no completed jobs — else until the retention of completed jobs deletes it). With
    * `durable`, resolves only once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
    * With `dedup`, a held key admits nothing and the holder's id is returned ({@link submit} says
    * which happened); `timeoutMs` limits this job's handler.

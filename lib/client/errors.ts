@@ -360,8 +360,8 @@ export class BatchError<P = unknown> extends EchoMQError {
    * Ids that may be on the server: written on the primary without enough replicas' confirmation
    * (a durable shortfall), or sent in a request whose outcome is unknown (a timeout, a lost
    * connection). Send them again with the same ids (`enqueue(…, { id })`): a job still there is
-   * refused as a duplicate, not doubled (an ack deletes a job's row: one a worker has acked
-   * meanwhile would run twice).
+   * refused as a duplicate, not doubled (a job a worker has acked meanwhile is refused too while the
+   * queue keeps it completed; with `completedMax` 0, or once the retention deleted it, it would run twice).
    */
   readonly unconfirmed: readonly string[];
   /** `landedAt[i]` is the input index of `landed[i]`. */

@@ -35,8 +35,8 @@ const VERBS = {
 const FENCE = "%R~{emq}:version";
 /** What firing schedulers adds to a worker's user: the reads of `schedulers` and a scheduler, the server's clock. */
 const FIRE = ["+zrange", "+hgetall", "+time"];
-/** What an operator's reads add: stats, counts, jobs, getJob, isPaused, queues, workers. */
-const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+lrange", "+zrange", "+scan", "+client|list"];
+/** What an operator's reads add: stats, counts, jobs, getJob, isPaused, queues, workers, retain's and retention's read of meta. */
+const READS = ["+multi", "+exec", "+llen", "+zcard", "+hgetall", "+hget", "+hmget", "+lrange", "+zrange", "+scan", "+client|list"];
 
 beforeAll(async () => {
   server = await startServer({ module: moduleIfBuilt() });

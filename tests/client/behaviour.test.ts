@@ -457,11 +457,14 @@ for (const combo of COMBOS) {
       await expect(ctx.mq.ack(job)).rejects.toMatchObject({ name: "LeaseLostError", ids: [N] });
       const id = await ctx.mq.enqueue("cs-dup", 1);
       await expect(ctx.mq.enqueue("cs-dup", 2, { id })).rejects.toMatchObject({ name: "DuplicateIdError", id });
-      // Refused while the row exists in any state (active, dead); an ack forgets the id.
+      // Refused while the row exists in any state (active, dead, completed: an ack keeps the row while the
+      // queue keeps completed jobs, the default); once the row is gone (removed, or trimmed) the id is free.
       const held = (await ctx.mq.claim("cs-dup", { leaseMs: 60_000 }))!;
       expect(held.id).toBe(id);
       await expect(ctx.mq.enqueue("cs-dup", 3, { id })).rejects.toMatchObject({ name: "DuplicateIdError", id });
       await ctx.mq.ack(held);
+      await expect(ctx.mq.enqueue("cs-dup", 4, { id })).rejects.toMatchObject({ name: "DuplicateIdError", id });
+      expect(await ctx.mq.remove("cs-dup", id)).toBe(true);
       expect(await ctx.mq.enqueue("cs-dup", 4, { id })).toBe(id);
       expect((await ctx.mq.claim("cs-dup", { leaseMs: 60_000 }))!.payload).toBe(4);
     });

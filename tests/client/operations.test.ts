@@ -225,7 +225,7 @@ for (const combo of COMBOS) {
       const e = await refused(q, () => ctx.mq.drop(q), "JobActiveError");
       expect((e as JobActiveError).ids).toEqual([held.id]);
       await ctx.mq.ack(held);
-      expect(await ctx.mq.drop(q)).toBe(1500); // 1498 pending, 1 scheduled, 1 dead
+      expect(await ctx.mq.drop(q)).toBe(1501); // 1498 pending, 1 scheduled, 1 dead, 1 completed (the acked one, kept)
       expect(await ctx.mq.queues()).not.toContain(q);
       expect(await dump(ctx.raw, q)).toEqual({});
       expect(await ctx.mq.drop(q)).toBe(0);
@@ -245,6 +245,7 @@ for (const combo of COMBOS) {
         active: 0,
         schedule: 2,
         dead: 1,
+        completed: 1,
         paused: false,
         enqueued: 4,
         acked: 1,
