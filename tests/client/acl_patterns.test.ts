@@ -147,7 +147,10 @@ for (const backend of BACKENDS) {
         expect(await operator.remove(q, id)).toBe(true);
         expect(await operator.requeueDead(q)).toBe(0);
         await operator.retain(q, { deadMax: 10 });
-        expect(await operator.drop(q)).toBe(0);
+        expect(await operator.retention(q)).toMatchObject({ deadMax: 10, completedMax: 1000 });
+        // the four jobs the worker completed are kept (the default retention): the drop deletes them
+        expect((await operator.counts(q)).completed).toBe(4);
+        expect(await operator.drop(q)).toBe(4);
         expect(await owner.queues()).not.toContain(q);
         const e = await operator.counts("t2").catch((x: unknown) => x);
         expect((e as WireError).rule).toBe("noperm");
