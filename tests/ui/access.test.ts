@@ -63,7 +63,7 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       expect(r.status).toBe(200);
       expect(r.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
       expect(((await r.json()) as { queues: Array<{ name: string; dead: number }> }).queues).toEqual([
-        { name: "orders", href: "queues/orders", pending: 0, active: 0, scheduled: 0, dead: 1, paused: false },
+        { name: "orders", href: "queues/orders", pending: 0, active: 0, scheduled: 0, dead: 1, completed: 0, paused: false },
       ] as never);
     } finally {
       bun.stop(true);
