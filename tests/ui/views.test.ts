@@ -87,7 +87,7 @@ for (const backend of BACKENDS) {
       const keyed = await mq.enqueue("oncall", { order: 10 }, { dedup: { key: "order:10" }, timeoutMs: 5000, priority: 4 });
       await page.goto(new URL(`job?q=${encodeURIComponent("oncall")}&id=${keyed}`, ui.url).href);
       const own = await page.getByLabel("Facts").locator("div").allTextContents();
-      expect(own.slice(7, 10)).toEqual(["Priority4", "Time limit5000 ms", "Dedup keyorder:10"]);
+      expect(own.slice(8, 11)).toEqual(["Priority4", "Time limit5000 ms", "Dedup keyorder:10"]);
       expect(await mq.remove("oncall", keyed)).toBe(true);
     });
 
