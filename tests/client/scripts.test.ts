@@ -371,6 +371,31 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect([...types].sort()).toEqual([...EVENT_TYPES].sort());
   });
 
+  test("events of a laned CLAIM: promoted, stalled, then claimed in the walk's order (the reply's)", async () => {
+    const K = fresh();
+    expect(await ok(K, "ENQUEUE", {}, [
+      { id: J(1), opts: "lane=a", payload: "a" },
+      { id: J(2), opts: "lane=b", payload: "b" },
+      { id: J(3), opts: "lane=a\0priority=2", payload: "c" },
+    ])).toBe(3);
+    const [first] = await claim(K, 1, 1);
+    expect(await ok(K, "SCHEDULE", {}, [{ id: J(4), due_ms: 1000, opts: "lane=b", payload: "d" }])).toBe(1);
+    expect(await newEvents(K)).toEqual([
+      ["type", "enqueued", "jobs", `${J(1)} ${J(2)} ${J(3)}`],
+      ["type", "claimed", "jobs", first![0], "attempts", "1"],
+      ["type", "scheduled", "jobs", J(4)],
+    ]);
+    await Bun.sleep(5);
+    const c = await claim(K);
+    expect(c.map((j) => j[0]).sort()).toEqual([J(1), J(2), J(3), J(4)]);
+    expect(await newEvents(K)).toEqual([
+      ["type", "promoted", "jobs", J(4)],
+      ["type", "stalled", "jobs", first![0]],
+      ["type", "claimed", "jobs", c.map((j) => j[0]).join(" "), "attempts", c.map((j) => String(j[1])).join(" ")],
+    ]);
+    expect(c.find((j) => j[0] === first![0])![1]).toBe(2);
+  });
+
   test("events_max bounds the stream exactly; 0 writes none", async () => {
     const K = fresh();
     expect(await retain(K, 0, 0, 10, 0, 3)).toEqual({ ok: 0 });
