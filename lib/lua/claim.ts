@@ -1,9 +1,8 @@
 /**
  * `EMQ.CLAIM` as Lua, steps 5–6. First the queue's upkeep: due scheduled ids move to the head of
  * pending (PROMOTE) and expired leases to its tail (REAP), at most {@link CLAIM_MOVE_LIMIT} each.
- * Dead and completed jobs past the queue's retention are trimmed (`retention.ts`). Then, unless the queue is paused, up to count
- * ids are popped from the tail into active at now +
- * lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter (raised to now ×
+ * Dead and completed jobs past the queue's retention are trimmed (`retention.ts`). Then, unless
+ * the queue is paused, up to count ids are popped from the tail into active at now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter (raised to now ×
  * {@link TOKENS_PER_MS} first when below it); tail ids whose
  * row is missing are popped and dropped. Everything is checked first, on the list as it will be
  * after the moves (expired ids from the last RPUSHed, then pending from its tail, then the due ids

@@ -18,7 +18,7 @@ import {
   VERBS,
   wireCall,
 } from "../../lib/wire/mod.ts";
-import { digest, type Outcome, queueKeys, rawConnection, type Site, startSite, wire } from "./_harness.ts";
+import { digest, type Outcome, queueKeys, rawConnection, type Site, sleep, startSite, wire } from "./_harness.ts";
 
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
@@ -187,7 +187,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       await enqueue(K, [J(i)]);
       const [[id, , token]] = await claim(K);
       expect(await ack(K, [[id!, token!]])).toEqual({ ok: 1 });
-      await Bun.sleep(2);
+      await sleep(2);
     }
     // the third ACK trimmed the oldest (J1): its row too
     expect(await zset(K, K.completed)).toEqual([J(2), J(3)]);
@@ -273,7 +273,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       { id: J(5), due_ms: Date.now() + 3_600_000, opts: "", payload: "e" },
     ])).toBe(2);
     expect(await events()).toEqual([["type", "scheduled", "jobs", `${J(4)} ${J(5)}`]]);
-    await Bun.sleep(5);
+    await sleep(5);
     // CLAIM: promoted (J4 due), stalled (J1's lease ran out), then claimed (J1 from the tail, J2, J4)
     const c = await claim(K);
     expect(c.map(([id, attempts]) => [id, attempts])).toEqual([[J(1), 2], [J(2), 1], [J(4), 1]]);
@@ -320,7 +320,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await run(K, "PROMOTE", { limit: 10 })).toEqual({ ok: 1 });
     expect(await events()).toEqual([["type", "scheduled", "jobs", J(6)], ["type", "promoted", "jobs", J(6)]]);
     const short = await claim(K, 2, 1);
-    await Bun.sleep(5);
+    await sleep(5);
     expect(await run(K, "REAP", { limit: 10 })).toEqual({ ok: 2 });
     expect(await events()).toEqual([
       ["type", "claimed", "jobs", short.map((j) => j[0]).join(" "), "attempts", short.map((j) => String(j[1])).join(" ")],
@@ -385,7 +385,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       ["type", "claimed", "jobs", first![0], "attempts", "1"],
       ["type", "scheduled", "jobs", J(4)],
     ]);
-    await Bun.sleep(5);
+    await sleep(5);
     const c = await claim(K);
     expect(c.map((j) => j[0]).sort()).toEqual([J(1), J(2), J(3), J(4)]);
     expect(await newEvents(K)).toEqual([
