@@ -12,6 +12,7 @@ import {
   type GroupArgs,
   MAX_PAYLOAD_BYTES,
   REFUSALS,
+  TRIM_LIMIT,
   renderRefusal,
   VERB_NAMES,
   type Verb,
@@ -232,6 +233,21 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await retain(K, 0, 0, 0, 0, 0)).toEqual({ ok: 2 });
     expect(await cmd(["EXISTS", K.completed, K.events, K.job(c[5]![0] as never)], K)).toBe(0);
     expect(await zset(K, K.dead)).toEqual([c[2]![0]]);
+  });
+
+  test(`RETAIN deletes at most ${TRIM_LIMIT} of each set per call: its reply is both counts`, async () => {
+    const K = fresh();
+    expect(await retain(K, 0, 0, 10_000, 0, 10)).toEqual({ ok: 0 });
+    const ids = Array.from({ length: 3000 }, (_, i) => J(i + 1));
+    await enqueue(K, ids);
+    const c = await claim(K, 3000);
+    expect(await ack(K, c.slice(0, 1500).map(([id, , token]) => [id, token]))).toEqual({ ok: 1500 });
+    expect(await run(K, "BURY", {}, c.slice(1500).map(([id, , token]) => ({ id, token, reason: "r" })))).toEqual({ ok: 1500 });
+    expect(await retain(K, 1, 0, 1, 0, 10)).toEqual({ ok: 2 * TRIM_LIMIT });
+    expect(await retain(K, 1, 0, 1, 0, 10)).toEqual({ ok: 998 });
+    expect(await retain(K, 1, 0, 1, 0, 10)).toEqual({ ok: 0 });
+    expect(await zset(K, K.completed)).toHaveLength(1);
+    expect(await zset(K, K.dead)).toHaveLength(1);
   });
 
   test("REMOVE deletes completed jobs; DROP deletes them after the dead ones, then completed and events", async () => {
