@@ -11,7 +11,7 @@
  */
 import { EVENT_FIELDS, EVENT_TYPE_FIELD, type EventField, type EventType, EVENTS, EVENTS_MAX_DEFAULT, META } from "../wire/mod.ts";
 
-/** The fields a `lane` is left out of when empty (the queue itself). */
+/** The fields an entry leaves out when empty: `lane` (absent: the queue itself). */
 const OPTIONAL: readonly EventField[] = ["lane"];
 
 /** `emq_events_kind(base, missing)`, `emq_events_max()` and `emq_event(base, t, fields)`: in the prelude. */
@@ -58,7 +58,7 @@ local function emq_list(xs)
 end
 `;
 
-/** The fields an event of type `T` carries, each a Lua expression (a string, a number, or a table of them through `emq_list`). */
+/** The fields an event of type `T` carries, each a Lua expression of its value (a string or a number; a list through `emq_list`). */
 export type EventValues<T extends EventType> = { readonly [F in (typeof EVENTS)[T]["fields"][number]]: string };
 
 /**
