@@ -568,9 +568,10 @@ mod tests {
     fn groups() {
         let ack = verb("EMQ.ACK");
         assert_eq!(ack.groups(3), None);
-        assert_eq!(ack.groups(5), Some(Ok(1)));
-        assert_eq!(ack.groups(6), None);
-        assert_eq!(ack.groups(3 + 2 * MAX_BATCH), Some(Ok(MAX_BATCH)));
-        assert_eq!(ack.groups(3 + 2 * (MAX_BATCH + 1)), Some(Err(())));
+        assert_eq!(ack.groups(5), None);
+        assert_eq!(ack.groups(6), Some(Ok(1)));
+        assert_eq!(ack.groups(7), None);
+        assert_eq!(ack.groups(3 + 3 * MAX_BATCH), Some(Ok(MAX_BATCH)));
+        assert_eq!(ack.groups(3 + 3 * (MAX_BATCH + 1)), Some(Err(())));
     }
 }

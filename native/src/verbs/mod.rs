@@ -14,6 +14,7 @@ pub mod claim;
 pub mod dedup;
 pub mod drop;
 pub mod enqueue;
+pub mod events;
 pub mod extend;
 pub mod lanes;
 pub mod leases;
