@@ -438,6 +438,29 @@ mod tests {
         assert_eq!(names(spec::LANE.all()), strings(&want["lane"]));
         assert_eq!(names(spec::WAKE.all()), strings(&want["wake"]));
         assert_eq!(names(spec::SCHEDULER.all()), strings(&want["scheduler"]));
+        for (field, value) in [
+            ("completedMaxDefault", spec::COMPLETED_MAX_DEFAULT),
+            ("completedAgeDefaultMs", spec::COMPLETED_AGE_DEFAULT_MS),
+            ("eventsMaxDefault", spec::EVENTS_MAX_DEFAULT),
+        ] {
+            assert_eq!(want[field].as_i64(), Some(value), "{field}");
+        }
+        // every kind of event; an entry writes its fields in EVENT_FIELD's order (verbs/events.rs),
+        // which must be each kind's order in the table
+        let events = want["events"].as_object().expect("events");
+        let mut kinds = names(spec::EVENT.all());
+        kinds.sort();
+        let mut listed: Vec<String> = events.keys().cloned().collect();
+        listed.sort();
+        assert_eq!(kinds, listed);
+        let order = names(spec::EVENT_FIELD.all());
+        for (kind, fields) in events {
+            let at: Vec<usize> = strings(fields)
+                .iter()
+                .map(|f| order.iter().position(|o| o == f).expect("a known field"))
+                .collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{kind}: {fields}");
+        }
         assert_eq!(
             want["maxOptionsBytes"].as_u64(),
             Some(MAX_OPTIONS_BYTES as u64)

@@ -31,7 +31,7 @@ import {
   type Values,
 } from "./_native.ts";
 
-const { site, run, ok, refuses } = useVerbSite();
+const { site, ok, refuses } = useVerbSite();
 
 /** One entry of the events stream: its id and its fields, in order (`type`, its type, …). */
 interface Entry {
