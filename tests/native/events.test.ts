@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
 import { command } from "../../tools/embedded/mod.ts";
-import { MAX_PAYLOAD_BYTES } from "../../lib/wire/mod.ts";
+import { MAX_PAYLOAD_BYTES, VERBS as SPEC } from "../../lib/wire/mod.ts";
 import {
   argv,
   call,
@@ -29,6 +29,8 @@ import {
   standalone,
   useVerbSite,
   type Values,
+  type VerbName,
+  wellFormed,
 } from "./_native.ts";
 
 const { site, ok, refuses } = useVerbSite();
@@ -448,6 +450,23 @@ describe("the events stream", () => {
     await refuses(argv("PAUSE", q, { lane: "" }), refusal("wrongtype", "PAUSE", {}));
     // EXTEND writes no event: it does not look at events
     await ok(argv("EXTEND", q, { lease_ms: 1000 }, held(jobs.slice(1))), 1);
+  });
+
+  test("every verb that touches events or completed refuses WRONGTYPE when the key is of another type, writing nothing", async () => {
+    const verbs = (Object.keys(SPEC) as VerbName[]);
+    for (const type of ["events", "completed"] as const) {
+      const touching = verbs.filter((v) => (SPEC[v].touches as readonly string[]).includes(type));
+      expect(touching.length).toBeGreaterThan(type === "events" ? 15 : 4);
+      for (const verb of touching) {
+        await ok(["FLUSHALL"]);
+        await ok(["SET", q[type], "not-mine"]);
+        await refuses(wellFormed(verb, q, jobId(1)), refusal("wrongtype", verb, {}));
+      }
+    }
+    // EXTEND does not touch events
+    await ok(["FLUSHALL"]);
+    await ok(["SET", q.events, "not-mine"]);
+    await refuses(wellFormed("EXTEND", q, jobId(1)), refusal("lease-lost", "EXTEND", { ids: jobId(1) }));
   });
 
   test("a blocked XREAD on events wakes when the module appends (a new stream, and an existing one)", async () => {

@@ -1,6 +1,6 @@
 //! What ENQUEUE, SCHEDULE and TICK share (the twin of `lib/lua/admit.ts`): step 5 of an admission
-//! (`admit`: no id twice, no row already there — the first such id is a duplicate — then the
-//! types of meta, of the structure written and of wake, meta's `enqueued` counter, and, when a
+//! (`admit`: no id twice, no row already there — the first such id is a duplicate — then the types
+//! of meta, of the structure written, of wake and of events, meta's `enqueued` counter, and, when a
 //! job carries a `dedup` key, who holds each key: the plan of which jobs are admitted and which
 //! fold into a holder), and the first writes (`admitted`: the queue's `meta` made on first use, the
 //! admissions counted, the keys taken, the debounced holders given their new payload); last, the
@@ -148,8 +148,7 @@ pub fn admit<'a>(
 
 /// The first checks of an admission, which no job's options change: no id twice, no row already
 /// there, the types of meta, of the structure written, of wake and of events, meta's `enqueued`
-/// counter. TICK
-/// calls it apart, then reads its scheduler's options for [`plan`].
+/// counter. TICK calls it apart, then reads its scheduler's options for [`plan`].
 pub fn start<'a>(
     s: &mut Scope<'a>,
     args: &Args<'a>,

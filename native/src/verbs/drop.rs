@@ -1,7 +1,8 @@
 //! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit schedulers and jobs a call
-//! (schedulers, then ready jobs of every lane, scheduled, dead and completed jobs), and once none is
-//! left every key of the queue, `meta`, `events` and every lane's keys included; refused while a job is active (naming up to 50 of them). Reply: the
-//! schedulers and jobs deleted (fewer than limit: the queue is gone).
+//! (schedulers, then ready jobs of every lane, scheduled, dead and completed jobs), and once none
+//! is left every key of the queue, `meta`, `events` and every lane's keys included; refused while a
+//! job is active (naming up to 50 of them). Reply: the schedulers and jobs deleted (fewer than
+//! limit: the queue is gone).
 
 use super::ready;
 use super::scope::Scope;

@@ -1,8 +1,9 @@
 //! What ACK, RETRY, BURY, EXTEND and PROGRESS share (the twin of `lib/lua/leases.ts`'s
 //! `emq_leases`): step 5 of a settle — no id twice, the types of meta, of the structures the
-//! verb writes (active first) and of the queue's `events`, each job's row, the verb's meta counter, the cluster probe, and only
-//! then the stale jobs refused, every one of them, in argument order. A job is held when it is in
-//! active and its row's `token` is the call's.
+//! verb writes (active first) and of the queue's `events` (but EXTEND's), each job's row, the
+//! verb's meta counter, the cluster probe, and only then the stale jobs refused, every one of
+//! them, in argument order. A job is held when it is in active and its row's `token` is the
+//! call's.
 
 use super::dedup::{self, Going};
 use super::events::Events;
