@@ -636,13 +636,14 @@ describe("refusals write nothing", () => {
     }
   }
 
-  test("payload over emq.max-payload (default and configured)", async () => {
+  test("payload and ACK's result over emq.max-payload (default and configured)", async () => {
     await populate();
     const big = "x".repeat(MAX_PAYLOAD_BYTES + 1);
     const limit = String(MAX_PAYLOAD_BYTES);
     await refuses(wellFormed("ENQUEUE", q, jobId(9), { payload: big }), refusal("payload", "ENQUEUE", { limit }));
     await refuses(wellFormed("SCHEDULE", q, jobId(9), { payload: big }), refusal("payload", "SCHEDULE", { limit }));
     await ok(wellFormed("ENQUEUE", q, jobId(10), { payload: "x".repeat(MAX_PAYLOAD_BYTES) }), 1);
+    await refuses(wellFormed("ACK", q, jobId(9), { token: 1, result: big }), refusal("result", "ACK", { limit }));
     await ok(["CONFIG", "SET", "emq.max-payload", "10"]);
     try {
       await refuses(wellFormed("ENQUEUE", q, jobId(11), { payload: "x".repeat(11) }), refusal("payload", "ENQUEUE", { limit: "10" }));
@@ -652,6 +653,8 @@ describe("refusals write nothing", () => {
         refusal("payload", "ENQUEUE", { limit: "10" }),
       );
       await ok(wellFormed("ENQUEUE", q, jobId(11), { payload: "x".repeat(10) }), 1);
+      // ACK's result has the payload's limit (wire 10)
+      await refuses(wellFormed("ACK", q, jobId(12), { token: 1, result: "x".repeat(11) }), refusal("result", "ACK", { limit: "10" }));
     } finally {
       await ok(["CONFIG", "SET", "emq.max-payload", limit]);
     }
