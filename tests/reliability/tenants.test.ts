@@ -158,9 +158,13 @@ for (const { user, backend } of combos) {
       expect(handled.sort()).toEqual([2, 5]);
       await mq.ack(got[3]!);
       expect(await mq.counts(t1)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 1, completed: 4 });
-      // t1 is shared by the combos: leave it empty but for the dead
+      // t1 is shared by the combos: leave it empty — the dead job, and the four completed ones the
+      // default retention kept (with the events their calls wrote)
       expectOk(await call(admin, ["DEL", "emq:{t1}:dead"]));
       expectOk(await call(admin, ["DEL", `emq:{t1}:job:${got[2]!.id}`]));
+      const kept = (expectOk(await call(admin, ["ZRANGE", "emq:{t1}:completed", "0", "-1"])) as unknown[]).map(String);
+      expect(kept).toHaveLength(4);
+      expectOk(await call(admin, ["DEL", "emq:{t1}:completed", "emq:{t1}:events", ...kept.map((id) => `emq:{t1}:job:${id}`)]), 6);
     }, 60_000);
   });
 }
