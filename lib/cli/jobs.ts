@@ -11,7 +11,7 @@
 import { JOB_STATES, type JobInfo, type JobState } from "../client/mod.ts";
 import { NoSuchQueueError, queueExists } from "./ops.ts";
 import { openUrlTarget } from "./target.ts";
-import { parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
+import { pageFlag, parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
 
 /** How much of a result, reason or payload a line shows. */
 export const SHOWN_CHARS = 120;
@@ -49,14 +49,6 @@ export function jobLine(j: JobInfo<unknown>): string {
     ? `payload ${cut(JSON.stringify(j.payload) ?? "")}`
     : `payload not decoded (${j.payloadError})`;
   return `  ${j.id}  ${what} ${time}  attempts ${j.attempts}  ${tail}`;
-}
-
-/** `text` as a whole number from `min` to `max` (`flag` names it in the refusal), or `fallback` when absent. */
-function pageFlag(flag: string, text: string | undefined, min: number, max: number, fallback: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!/^[0-9]{1,15}$/.test(text) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
-  return n;
 }
 
 /** Runs `emq jobs`; resolves with the exit code. */

@@ -8,15 +8,7 @@
 import { laneText } from "../ui/lanes_text.ts";
 import { NoSuchQueueError, queueExists } from "./ops.ts";
 import { openUrlTarget } from "./target.ts";
-import { parseQueueCommand, UsageError } from "./usage.ts";
-
-/** `text` as a whole number from `min` to `max` (`flag` names it in the refusal), or `fallback` when absent. */
-function pageFlag(flag: string, text: string | undefined, min: number, max: number, fallback: number): number {
-  if (text === undefined) return fallback;
-  const n = Number(text);
-  if (!/^[0-9]{1,15}$/.test(text) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
-  return n;
-}
+import { pageFlag, parseQueueCommand } from "./usage.ts";
 
 /** Runs `emq lanes`; resolves with the exit code. */
 export async function lanesCommand(argv: string[]): Promise<number> {

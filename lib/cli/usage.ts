@@ -65,3 +65,11 @@ export function parseQueueCommand<O extends NonNullable<ParseArgsConfig["options
   }
   return { queue: parsed.positionals[0]!, server: { ...server, url: server.url }, values: parsed.values as never };
 }
+
+/** `text` as a whole number from `min` to `max` (`flag` names it in the refusal), or `fallback` when absent. */
+export function pageFlag(flag: string, text: string | undefined, min: number, max: number, fallback: number): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^[0-9]{1,15}$/.test(text) || n < min || n > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max}, not ${JSON.stringify(text)}`);
+  return n;
+}
