@@ -162,7 +162,7 @@ async function expectSignalled(runtime: string, dir: string, file: string, argv:
   const mq = await EchoMQ.connect({ addresses: [{ host: server.host, port: server.port }] });
   try {
     const q = `sig-${runtime}`;
-    expect(await mq.getJob(q, quick)).toBeNull(); // acked: its row is gone
+    expect(await mq.getJob(q, quick)).toMatchObject({ state: "completed", attempts: 1 }); // acked: kept completed (the default retention)
     // handed back at the stop's deadline: released, back in pending with its attempt given back (not a failure)
     expect(await mq.getJob(q, slow)).toMatchObject({ state: "pending", attempts: 0 });
     expect((await mq.counts(q)).active).toBe(0);
