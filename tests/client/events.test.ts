@@ -236,3 +236,16 @@ for (const combo of COMBOS) {
     }, 30_000);
   });
 }
+
+/** Compile-time only (tsc -p .): each type carries exactly its fields, and a gap is not a QueueEvent. */
+export function typeChecks(e: QueueEventItem, q: import("../../lib/client/events.ts").QueueEvent): void {
+  if (e.type === "retried") void ([e.reason, e.until, e.jobId] satisfies [string, number, string]);
+  if (e.type === "paused") void (e.lane satisfies string | undefined);
+  if (e.type === "scheduler") void (e.name satisfies string);
+  if (e.type === "deduplicated") void (e.into satisfies string);
+  if (e.type === "gap") void ([e.from, e.first] satisfies [string, string | null]);
+  // @ts-expect-error: enqueued carries no reason
+  if (e.type === "enqueued") void e.reason;
+  // @ts-expect-error: a gap is not a QueueEvent
+  if (q.type === "gap") void 0;
+}
