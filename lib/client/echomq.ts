@@ -14,7 +14,7 @@ import type { Admitted } from "./batch.ts";
 import type { Codec } from "./codec.ts";
 import { ClientContext } from "./context.ts";
 import type { EchoMQError, JobFailedError, JobNotFoundError, PayloadDecodeError, ResultTimeoutError } from "./errors.ts";
-import { closeReaders, events, type EventsOptions } from "./event_reader.ts";
+import { closeReaders, events, type EventsOptions, recentEvents } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
@@ -637,6 +637,17 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    */
   events<const Q extends string>(queue: CheckQueue<Q>, opts: EventsOptions = {}): AsyncIterable<QueueEventItem> {
     return events(this.#c, this.#c.keyspace(queue), opts);
+  }
+
+  /**
+   * The latest `limit` events of `queue` (default 50, at most 1000), newest first: one read of the
+   * stream (`XREVRANGE`), no wait — what the dashboard's events tail shows. Items as
+   * {@link events} yields them.
+   */
+  async recentEvents<const Q extends string>(queue: CheckQueue<Q>, opts: { limit?: number } = {}): Promise<QueueEventItem[]> {
+    const ks = this.#c.keyspace(queue);
+    const limit = integerIn("recentEvents: limit", opts?.limit ?? 50, 1, 1000, refuse("options"));
+    return await recentEvents(this.#c.conn, ks, limit);
   }
 
   /**
