@@ -11,10 +11,12 @@
  *   scripts, BullMQ), and the commands an idle worker sends;
  * - bench/dashboard.ts — the dashboard's page times with 2,000 queues and 1,000,000 job rows;
  * - bench/lanes.ts — claim cost against the number of lanes and with lane limits on, and the noisy
- *   neighbour (one lane of 100,000 jobs, 99 small lanes) beside BullMQ's FIFO.
+ *   neighbour (one lane of 100,000 jobs, 99 small lanes) beside BullMQ's FIFO;
+ * - bench/events.ts — server CPU per full job with events and kept results on, off, and beside
+ *   BullMQ (which always writes its events).
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
- *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000]
+ *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -35,6 +37,7 @@ const opt = cliOptions({
   "dash-rows": "1000000",
   "lanes-n": "20000",
   "lanes-big": "100000",
+  "events-n": "20000",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -80,6 +83,8 @@ interface Reports {
   dashboard?: Record<string, any>;
   /** bench/lanes.ts (absent from reports saved before it existed). */
   lanes?: Record<string, any>;
+  /** bench/events.ts (absent from reports saved before it existed). */
+  events?: Record<string, any>;
   minutes: number;
   load0: number[];
   date: string;
@@ -105,13 +110,14 @@ function runAll(): Reports {
     : undefined;
   const dashboard = run("dashboard.ts", opt["dash-queues"], opt["dash-rows"], "30");
   const lanes = run("lanes.ts", "--n", opt["lanes-n"], "--big", opt["lanes-big"], "--rounds", "3");
-  return { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, minutes: (performance.now() - started) / 60000, load0, date };
+  const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
+  return { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, events, minutes: (performance.now() - started) / 60000, load0, date };
 }
 
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, events, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -618,6 +624,7 @@ ${idleTable}
 ${idleProse()}
 ${dashboardSection()}
 ${lanesSection()}
+${eventsSection()}
 
 ${valkey9()}
 `;
@@ -652,6 +659,40 @@ the wait (enqueue → handler) of the small jobs, median of ${lanes.rounds} roun
 | --- | ---: | ---: | ---: |
 ${noisyRow("EchoMQ, lanes", n.emq)}
 ${noisyRow("BullMQ, FIFO", n.bull)}
+`;
+}
+
+/** Section 9, from bench/events.ts (a line saying so when the reports predate it). */
+function eventsSection(): string {
+  if (events === undefined) return "\n## 9. Events and kept results (bench/events.ts)\n\nNot in this run (run it alone: `bun bench/events.ts`).\n";
+  const m = events.median, r = events.ratios;
+  const each = (p: string): string => (events.rounds as Array<Record<string, number>>).map((x) => f1(x[p]!)).join(", ");
+  const row = (label: string, p: string): string => `| ${label} | ${f1(m[p])} | ${each(p)} |`;
+  return `
+## 9. Events and kept results (bench/events.ts)
+
+Server CPU per full job (enqueue, claim, ack; \`INFO cpu\` of the server process over the phase ÷
+jobs, µs), ${f0(events.n)} jobs admitted one per call and drained by one worker of concurrency 50
+whose handler returns a small result; median of ${events.rounds.length} rounds (every round listed), phases
+interleaved. "Events on" is the wire-10 default (10,000 events, the last 1,000 completed jobs kept
+with their results); "off" sets \`eventsMax: 0\`; "neither" also \`completedMax: 0\` (wire 9's work).
+BullMQ keeps its last 1,000 completed jobs (\`removeOnComplete: 1000\`) and always writes its events.
+
+| phase | median µs/job | rounds |
+| --- | ---: | --- |
+${row("EchoMQ module, events on", "moduleEvents")}
+${row("EchoMQ module, events off", "moduleNoEvents")}
+${row("EchoMQ module, neither", "moduleNeither")}
+${row("EchoMQ scripts, events on", "scriptsEvents")}
+${row("EchoMQ scripts, events off", "scriptsNoEvents")}
+${row("EchoMQ scripts, neither", "scriptsNeither")}
+${row("BullMQ (events always on)", "bullmq")}
+
+| target | module | scripts | verdict |
+| --- | ---: | ---: | --- |
+| events on ÷ events off ≤ 1.3 | ${fr(r.moduleOnOverOff)}× | ${fr(r.scriptsOnOverOff)}× | ${met(r.moduleOnOverOff <= 1.3 && r.scriptsOnOverOff <= 1.3)} |
+| events on ÷ BullMQ ≤ 0.3 | ${fr(r.moduleOnOverBullmq)}× | ${fr(r.scriptsOnOverBullmq)}× | ${met(r.moduleOnOverBullmq <= 0.3 && r.scriptsOnOverBullmq <= 0.3)} |
+| events on ÷ neither (what wire 10's defaults add) | ${fr(r.moduleOnOverNeither)}× | ${fr(r.scriptsOnOverNeither)}× | — |
 `;
 }
 

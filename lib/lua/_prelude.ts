@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { EVENTS_LUA } from "./events.ts";
 import { FREED_LUA, LANES_LUA } from "./lanes.ts";
 import { LIMITS_LUA } from "./limits.ts";
 import { READY_LUA } from "./ready.ts";
@@ -246,7 +247,14 @@ local function emq_each(cmd, key, ids)
     redis.call(cmd, unpack(args))
   end
 end
-`;
+
+-- A limit of meta: its field when it is 1 to 15 digits, else the default.
+local function emq_limit(field, default)
+  local v = redis.call('HGET', KEYS[1], field)
+  if v and #v <= 15 and string.find(v, '^[0-9]+$') then return tonumber(v) end
+  return default
+end
+${EVENTS_LUA}`;
 
 /** Each option's value gate, as Lua: `emq_option_gate[key](value)` returns the value or the refusal. */
 function optionGates(): string {

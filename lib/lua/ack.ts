@@ -1,26 +1,53 @@
 /**
- * `EMQ.ACK` as Lua, steps 5–6: the ids leave active and their rows are deleted; their deduplication
- * keys are let go. Reply: the count.
+ * `EMQ.ACK` as Lua, steps 5–6: the ids leave active. When the queue keeps completed jobs
+ * (`meta`'s `completed_max`, absent: {@link COMPLETED_MAX_DEFAULT}; 0: none) each row stays, state
+ * `completed`, with its finish time and the result (when not empty), its id in `completed`, and
+ * the completed set is trimmed to the queue's retention (`retention.ts`); else the rows are
+ * deleted. Their deduplication keys are let go; one `completed` event. Reply: the count.
  *
  * @module
  */
-import { META } from "../wire/mod.ts";
+import { COMPLETED_MAX_DEFAULT, META, ROW, STATE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
+import { RETENTION_LUA } from "./retention.ts";
 
 /** The Lua twin of `EMQ.ACK`. */
 export const ACK_LUA: string = luaScript(
   "ACK",
   `
-local active = base .. 'active'
-local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}, '${META.acked}', 'gone')
+local active, completed = base .. 'active', base .. 'completed'
+local structures = {{active, 'zset'}, {completed, 'zset'}, {base .. 'events', 'stream'}}
+local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.acked}', 'gone')
 if e then return e end
-emq_let_go(going, emq_now())
+local now = emq_now()
+local keep = emq_kept('completed') > 0
+local victims
+if keep then
+  victims, e = emq_trim_select(base, 'completed', now, n) if e then return e end
+end
+emq_let_go(going, now)
 emq_each('ZREM', active, id)
-emq_each('DEL', nil, rows)
+if keep then
+  local at = emq_int(now)
+  for j = 1, n do
+    if result[j] == '' then
+      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
+    else
+      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
+    end
+    redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
+    redis.call('ZADD', completed, at, id[j])
+  end
+  emq_trim(base, 'completed', victims)
+else
+  emq_each('DEL', nil, rows)
+end
 redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
 emq_freed(freeing)
+${luaEvent("completed", { jobs: "emq_list(id)" })}
 return n
 `,
-  LEASES_LUA,
+  LEASES_LUA + RETENTION_LUA,
 );

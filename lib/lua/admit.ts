@@ -1,7 +1,7 @@
 /**
  * What ENQUEUE, SCHEDULE and TICK share, as Lua (the twin of `native/src/verbs/admit.rs`): step 5
  * of an admission — no id twice in the call, no row already there (the first such id refused as a
- * duplicate), the types of meta, of the structure written and of wake, meta's `enqueued` counter,
+ * duplicate), the types of meta, of the structure written, of wake and of the events stream, meta's `enqueued` counter,
  * and, when a job carries a `dedup` key, who holds each key: the plan of which jobs are admitted
  * and which fold into a holder — and the first writes (the queue's `meta`, the keys taken, the
  * debounced holders).
@@ -14,7 +14,7 @@ import { DEDUP_LUA } from "./dedup.ts";
 /**
  * `emq_admit(base, n, id, structure, kind, opts)` (`emq_admit_start` then `emq_admit_plan`, which
  * TICK calls apart, reading its scheduler's options between them), `emq_admitted(a, id, now, payload, due, schedule)`,
- * `emq_fields(a, j, payload, opts)`, `emq_admit_reply(a)` and `emq_pushed(a, base, now, fields)`
+ * `emq_fields(a, j, payload, opts)`, `emq_admit_lists(a, id)` (its events' ids), `emq_admit_reply(a)` and `emq_pushed(a, base, now, fields)`
  * (ENQUEUE's writes, which TICK's jobs share).
  */
 export const ADMIT_LUA: string = DEDUP_LUA + `
@@ -66,6 +66,7 @@ local function emq_admit_start(base, n, id, structure, kind)
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
   a.wake, e = emq_type(base .. 'wake', 'zset') if e then return nil, e end
   if a.wake == 'none' then a.missing[#a.missing + 1] = base .. 'wake' end
+  e = emq_events_kind(base, a.missing) if e then return nil, e end
   e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
   a.now = emq_now()
   return a
@@ -169,6 +170,18 @@ local function emq_fields(a, j, payload, opts)
     f[#f + 1] = a.lane[j]
   end
   return f
+end
+
+-- The lists of an admission's events (emq_list's): the ids admitted, in argument order; the ids
+-- not admitted (folded into a holder) and, parallel, their holders.
+local function emq_admit_lists(a, id)
+  local admitted, folded, into = {}, {}, {}
+  for _, j in ipairs(a.admitted) do admitted[#admitted + 1] = id[j] end
+  for _, f in ipairs(a.folded) do
+    folded[#folded + 1] = id[f[1] + 1]
+    into[#into + 1] = f[2]
+  end
+  return emq_list(admitted), emq_list(folded), emq_list(into)
 end
 
 -- The reply: the count admitted, or, when a job carried a key, {admitted, place, holder, outcome...}.

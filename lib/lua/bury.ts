@@ -1,11 +1,12 @@
 /**
  * `EMQ.BURY` as Lua, steps 5–6: each job goes active → dead at now, its reason kept; then the dead
- * set is trimmed to the queue's retention. Reply: the count.
+ * set is trimmed to the queue's retention; one `dead` event per job. Reply: the count.
  *
  * @module
  */
 import { META, ROW, STATE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -14,10 +15,11 @@ export const BURY_LUA: string = luaScript(
   "BURY",
   `
 local active, dead = base .. 'active', base .. 'dead'
-local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {dead, 'zset'}}, '${META.buried}', 'gone')
+local structures = {{active, 'zset'}, {dead, 'zset'}, {base .. 'events', 'stream'}}
+local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.buried}', 'gone')
 if e then return e end
 local now = emq_now()
-local victims, e = emq_trim_select(base, dead, now, n) if e then return e end
+local victims, e = emq_trim_select(base, 'dead', now, n) if e then return e end
 local at = emq_int(now)
 emq_let_go(going, now)
 emq_each('ZREM', active, id)
@@ -26,8 +28,11 @@ for j = 1, n do
   redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
 end
 redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
-emq_trim(dead, victims)
+emq_trim(base, 'dead', victims)
 emq_freed(freeing)
+for j = 1, n do
+  ${luaEvent("dead", { jobs: "id[j]", reason: "reason[j]" })}
+end
 return n
 `,
   LEASES_LUA + RETENTION_LUA,

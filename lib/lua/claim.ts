@@ -1,14 +1,14 @@
 /**
  * `EMQ.CLAIM` as Lua, steps 5–6. First the queue's upkeep: due scheduled ids move to the head of
  * pending (PROMOTE) and expired leases to its tail (REAP), at most {@link CLAIM_MOVE_LIMIT} each.
- * Dead jobs past the queue's retention are trimmed. Then, unless the queue is paused, up to count
- * ids are popped from the tail into active at now +
- * lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter (raised to now ×
+ * Dead and completed jobs past the queue's retention are trimmed (`retention.ts`). Then, unless
+ * the queue is paused, up to count ids are popped from the tail into active at now + lease_ms, each with attempts + 1 and a fresh token from `meta`'s `tokens` counter (raised to now ×
  * {@link TOKENS_PER_MS} first when below it); tail ids whose
  * row is missing are popped and dropped. Everything is checked first, on the list as it will be
  * after the moves (expired ids from the last RPUSHed, then pending from its tail, then the due ids
  * in LPUSH order), and written after. The scripts never wait: an idle worker waits on `wake`.
  * Deduplication windows that ended are dropped (`dedup.ts`).
+ * Events: `promoted`, `stalled`, then `claimed` (with each job's attempt number).
  * Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
  *
  * @module
@@ -16,6 +16,7 @@
 import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { luaEvent } from "./events.ts";
 import { LANE_WALK_LUA } from "./lane_walk.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
@@ -25,8 +26,8 @@ export const CLAIM_LUA: string = luaScript(
   "CLAIM",
   `
 local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
-local dead = base .. 'dead'
-local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {wake, 'zset'}})
+local dead, completed = base .. 'dead', base .. 'completed'
+local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. 'events', 'stream'}})
 if e then return e end
 local meta, kinds, missing = s.meta, s.kinds, s.missing
 local now = emq_now()
@@ -138,7 +139,8 @@ if #claimed > 0 then
   e = emq_counter(KEYS[1], '${META.tokens}') if e then return e end
   e = emq_counter(KEYS[1], '${META.claimed}') if e then return e end
 end
-local victims, e = emq_trim_select(base, dead, now, 0) if e then return e end
+local victims, e = emq_trim_select(base, 'dead', now, 0) if e then return e end
+local finished, e = emq_trim_select(base, 'completed', now, 0) if e then return e end
 -- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
 local windows = false
 if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
@@ -159,9 +161,10 @@ if gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -gone) en
 for _, l in ipairs(pops) do
   if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(l.p)) end
 end
-emq_trim(dead, victims)
+emq_trim(base, 'dead', victims)
+emq_trim(base, 'completed', finished)
 emq_drop_expired(windows)
-local reply = {0}
+local reply, jobs, tries = {0}, {}, {}
 if #claimed > 0 then
   -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
   -- the counter goes to max(tokens, floor) + k, by HINCRBY (exact for any counter emq_counter admits)
@@ -184,6 +187,7 @@ if #claimed > 0 then
     -- HGET, not HMGET: a worker's documented ACL grants (docs/PACKAGE.md) list the commands the scripts run
     local opts = redis.call('HGET', c.row, '${ROW.opts}') or ''
     reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token, opts}
+    jobs[j], tries[j] = c.id, attempts
   end
 end
 -- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
@@ -215,6 +219,10 @@ for _, at in ipairs(times) do
   if next_ms == 0 or at < next_ms then next_ms = at end
 end
 reply[1] = next_ms
+-- events, in the order of the steps: the due ids made ready, the expired leases, the claims
+${luaEvent("promoted", { jobs: "emq_list(due.ids)" })}
+${luaEvent("stalled", { jobs: "emq_list(expired.ids)" })}
+${luaEvent("claimed", { jobs: "emq_list(jobs)", attempts: "emq_list(tries)" })}
 return reply
 `,
   MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LANE_WALK_LUA,

@@ -1,7 +1,7 @@
 /**
  * `EMQ.DROP` as Lua, steps 5–6: the queue is deleted, up to limit schedulers and jobs a call
- * (schedulers, then pending, scheduled and dead jobs), and once none is left every key of the
- * queue, `meta` included; refused while a job is active. Reply: the schedulers and jobs deleted
+ * (schedulers, then pending, scheduled, dead and completed jobs), and once none is left every key of
+ * the queue, `meta` and the events stream included; refused while a job is active. Reply: the schedulers and jobs deleted
  * (fewer than limit: the queue is gone).
  *
  * @module
@@ -14,7 +14,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}}) do
+for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'completed', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}, {'events', 'stream'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -69,10 +69,11 @@ local sets = {}
 for _, l in ipairs(lists) do sets[#sets + 1] = l end
 sets[#sets + 1] = 'schedule'
 sets[#sets + 1] = 'dead'
+sets[#sets + 1] = 'completed'
 for _, set in ipairs(sets) do
   local left = limit - #victims
   if left > 0 and kinds[set] ~= 'none' then
-    local listed = set ~= 'schedule' and set ~= 'dead'
+    local listed = set ~= 'schedule' and set ~= 'dead' and set ~= 'completed'
     local ids = listed and redis.call('LRANGE', keys[set], 0, left - 1) or redis.call('ZRANGE', keys[set], 0, left - 1)
     for _, id in ipairs(ids) do
       local row = base .. 'job:' .. id
@@ -92,7 +93,7 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], KEYS[1])
+  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['completed'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], keys['events'], KEYS[1])
   emq_each('DEL', nil, lanekeys)
 end
 return #victims + #scheds

@@ -1,13 +1,15 @@
 /**
  * `EMQ.ENQUEUE` as Lua, steps 5–6: new rows in state `pending`, their ids pushed at the head of
  * pending in argument order; a `ready` marker on wake when pending was empty. A job whose `dedup`
- * key is held is not admitted (`admit.ts`). Reply: the count, or `{admitted, place, holder,
- * outcome…}` when a job carried a key. Its writes (`emq_pushed`) are also TICK's.
+ * key is held is not admitted (`admit.ts`). Events: `enqueued`, then `deduplicated`. Reply: the
+ * count, or `{admitted, place, holder, outcome…}` when a job carried a key. Its writes
+ * (`emq_pushed`) are also TICK's.
  *
  * @module
  */
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
+import { luaEvent } from "./events.ts";
 
 /** The Lua twin of `EMQ.ENQUEUE`. */
 export const ENQUEUE_LUA: string = luaScript(
@@ -18,6 +20,9 @@ e = emq_local(cluster, a.missing) if e then return e end
 local now = emq_int(a.now)
 emq_admitted(a, id, now, payload, nil, nil)
 emq_pushed(a, base, id, now, function(j) return emq_fields(a, j, payload, opts) end)
+local admitted, folded, into = emq_admit_lists(a, id)
+${luaEvent("enqueued", { jobs: "admitted" })}
+${luaEvent("deduplicated", { jobs: "folded", into: "into" })}
 return emq_admit_reply(a)
 `,
   ADMIT_LUA,

@@ -10,6 +10,7 @@
  */
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 
 /** `emq_due(base, from, now, limit, missing, meta)` and `emq_move(from, push, due)` (with the ready lists'). */
 export const MOVE_DUE_LUA: string = `
@@ -45,19 +46,21 @@ end
 /**
  * PROMOTE or REAP as Lua, steps 5–6: up to limit due ids of the queue's sorted set `from` become
  * ready (each on its priority's list) with `push` (LPUSH: the head; RPUSH: the tail, claimed next);
- * a `ready` marker on wake when any moved. Reply: the count moved.
+ * a `ready` marker on wake when any moved; one event (`promoted`, `stalled`) of the ids moved. Reply:
+ * the count moved.
  */
 export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "active", push: "LPUSH" | "RPUSH"): string {
   return luaScript(
     verb,
     `
 local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
-local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
+local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}) if e then return e end
 local due, e = emq_due(base, from, emq_now(), limit, s.missing, ${from === "active" ? "s.meta" : "nil"}) if e then return e end
 e = emq_local(cluster, s.missing) if e then return e end
 local moved = emq_move(from, '${push}', due)
 emq_freed(due.freeing)
 if moved > 0 then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+${luaEvent(verb === "PROMOTE" ? "promoted" : "stalled", { jobs: "emq_list(due.ids)" })}
 return moved
 `,
     MOVE_DUE_LUA,

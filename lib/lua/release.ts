@@ -1,12 +1,13 @@
 /**
  * `EMQ.RELEASE` as Lua, steps 5–6: a hand-back, not a failure — each held job goes active → the
  * tail of pending (claimed next) and its row's `attempts` gives back the attempt its claim counted;
- * `ready` on wake when pending was empty. Reply: the count.
+ * `ready` on wake when pending was empty; one `released` event. Reply: the count.
  *
  * @module
  */
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /** The Lua twin of `EMQ.RELEASE`. */
@@ -14,7 +15,7 @@ export const RELEASE_LUA: string = luaScript(
   "RELEASE",
   `
 local active, pending, wake = base .. 'active', base .. 'pending', base .. 'wake'
-local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}}, nil, 'active')
+local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}, nil, 'active')
 if e then return e end
 for j = 1, n do
   e = emq_counter(rows[j], '${ROW.attempts}') if e then return e end
@@ -33,6 +34,7 @@ for j = 1, n do
 end
 if was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 emq_freed(freeing)
+${luaEvent("released", { jobs: "emq_list(id)" })}
 return n
 `,
   LEASES_LUA,

@@ -1,21 +1,23 @@
 /**
- * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled and dead jobs are deleted, wherever they are;
- * an active job refuses the call (its worker holds it). Their deduplication keys are let go. Reply:
- * how many were removed (an id without a row counts 0).
+ * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled, dead and completed jobs are deleted, wherever
+ * they are; an active job refuses the call (its worker holds it). Their deduplication keys are let
+ * go; one `removed` event of the ids that had a row. Reply: how many were removed (an id without a
+ * row counts 0).
  *
  * @module
  */
 import { META } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { luaEvent } from "./events.ts";
 
 /** The Lua twin of `EMQ.REMOVE`. */
 export const REMOVE_LUA: string = luaScript(
   "REMOVE",
   `
 local e = emq_repeated(n, id) if e then return e end
-local keys = {pending = base .. 'pending', schedule = base .. 'schedule', dead = base .. 'dead', active = base .. 'active'}
-local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.active, 'zset'}})
+local keys = {pending = base .. 'pending', schedule = base .. 'schedule', dead = base .. 'dead', completed = base .. 'completed', active = base .. 'active'}
+local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {base .. 'events', 'stream'}})
 if e then return e end
 local missing, sets = s.missing, {}
 for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
@@ -32,7 +34,7 @@ local plan, e = emq_plan_rows(base, id, r, missing) if e then return e end
 e = emq_local(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 emq_let_go(going, emq_now())
-local removed, left = 0, {}
+local removed, left, gone = 0, {}, {}
 for j = 1, n do
   if found[j] then
     local p, L = plan.prio[j], plan.lane[j]
@@ -46,8 +48,10 @@ for j = 1, n do
     end
     if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
+    if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
     redis.call('DEL', rows[j])
     removed = removed + 1
+    gone[removed] = id[j]
   end
 end
 -- a laned queue: each lane that lost a ready job, its backlog and idle check
@@ -56,6 +60,7 @@ if plan.laned then
   for _, L in ipairs(left) do emq_backlog_add(base, L, -1) end
   for _, L in ipairs(left) do emq_lane_idle(base, L, now, d) end
 end
+${luaEvent("removed", { jobs: "emq_list(gone)" })}
 return removed
 `,
   DEDUP_LUA,

@@ -1,12 +1,13 @@
 /**
  * `EMQ.REQUEUE` as Lua, steps 5–6: dead jobs go back to the head of pending with a fresh attempt
- * budget — the ids given (each must be dead), or without ids up to limit, oldest first. Reply: how
+ * budget — the ids given (each must be dead), or without ids up to limit, oldest first; one `requeued` event. Reply: how
  * many moved.
  *
  * @module
  */
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 
 /** The Lua twin of `EMQ.REQUEUE`. */
 export const REQUEUE_LUA: string = luaScript(
@@ -14,7 +15,7 @@ export const REQUEUE_LUA: string = luaScript(
   `
 local e = emq_repeated(n, id) if e then return e end
 local dead, pending, wake = base .. 'dead', base .. 'pending', base .. 'wake'
-local s, e = emq_types({{dead, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
+local s, e = emq_types({{dead, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}) if e then return e end
 local missing = s.missing
 local ids = id
 if n == 0 then ids = redis.call('ZRANGE', dead, 0, limit - 1) end
@@ -35,6 +36,7 @@ for j = 1, #ids do
   end
 end
 if was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+${luaEvent("requeued", { jobs: "emq_list(ids)" })}
 return #ids
 `,
 );

@@ -1,7 +1,8 @@
 /**
- * `EMQ.RETAIN` as Lua, steps 5–6: the queue's retention of dead jobs in its `meta` (made if
- * missing), applied at once: the oldest dead jobs past it are deleted, at most a thousand per call.
- * Reply: how many.
+ * `EMQ.RETAIN` as Lua, steps 5–6: the queue's retention of dead jobs, of completed jobs and of
+ * events in its `meta` (made if missing), applied at once: the oldest dead and completed jobs past
+ * it are deleted, at most a thousand of each per call (`retention.ts`), and the events stream is
+ * trimmed to `events_max` exactly (0: deleted). Reply: how many jobs were deleted.
  *
  * @module
  */
@@ -13,15 +14,24 @@ import { RETENTION_LUA } from "./retention.ts";
 export const RETAIN_LUA: string = luaScript(
   "RETAIN",
   `
-local dead = base .. 'dead'
-local s, e = emq_types({{dead, 'zset'}}) if e then return e end
+local events = base .. 'events'
+local s, e = emq_types({{base .. 'dead', 'zset'}, {base .. 'completed', 'zset'}, {events, 'stream'}}) if e then return e end
 local now = emq_now()
-local victims, e = emq_trim_pick(base, dead, now, 0, dead_max, dead_age_ms) if e then return e end
+local dead, e = emq_trim_pick(base, 'dead', now, 0, dead_max, dead_age_ms) if e then return e end
+local done, e = emq_trim_pick(base, 'completed', now, 0, completed_max, completed_age_ms) if e then return e end
 e = emq_local(cluster, s.missing) if e then return e end
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(now)) end
-redis.call('HSET', KEYS[1], '${META.dead_max}', emq_int(dead_max), '${META.dead_age_ms}', emq_int(dead_age_ms))
-emq_trim(dead, victims)
-return #victims.ids
+redis.call('HSET', KEYS[1], '${META.dead_max}', emq_int(dead_max), '${META.dead_age_ms}', emq_int(dead_age_ms),
+  '${META.completed_max}', emq_int(completed_max), '${META.completed_age_ms}', emq_int(completed_age_ms),
+  '${META.events_max}', emq_int(events_max))
+emq_trim(base, 'dead', dead)
+emq_trim(base, 'completed', done)
+if events_max == 0 then
+  redis.call('DEL', events)
+elseif s.kinds[events] == 'stream' then
+  redis.call('XTRIM', events, 'MAXLEN', emq_int(events_max))
+end
+return #dead.ids + #done.ids
 `,
   RETENTION_LUA,
 );

@@ -1,40 +1,81 @@
 /**
- * Retention of dead jobs, as Lua (the twin of `native/src/verbs/retention.rs`), in two halves so
- * that a verb checks everything before it writes: `emq_trim_pick` picks the oldest dead jobs past
- * a `dead_max` (counting `adding` jobs about to be buried) or older than a `dead_age_ms` (0: no
- * limit), at most a thousand, from the set as it is (a prefix of it, by score then member) —
- * `emq_trim_select` with `meta`'s limits (else the defaults), RETAIN with its own; `emq_trim`
- * deletes them.
+ * Retention of finished jobs, dead and completed, as Lua (the twin of
+ * `native/src/verbs/retention.rs`), one code for both sets, in two halves so that a verb checks
+ * everything before it writes: `emq_trim_pick` picks the oldest jobs of a set past a count limit
+ * (counting `adding` jobs about to join it) or older than an age limit (0: no age limit), at most
+ * {@link TRIM_LIMIT}, from the set as it is (a prefix of it, by score then member) —
+ * `emq_trim_select` with `meta`'s limits of that set (else the defaults), RETAIN with its own;
+ * `emq_trim` deletes them with their rows.
+ *
+ * The sets differ in one thing: `dead_max` 0 means no count limit, `completed_max` 0 means none
+ * kept (every completed job is past it).
  *
  * @module
  */
-import { DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META, TRIM_LIMIT } from "../wire/mod.ts";
+import {
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
+  META,
+  TRIM_LIMIT,
+} from "../wire/mod.ts";
 
-/** `emq_trim_pick(…)`, `emq_trim_select(base, dead, now, adding)` and `emq_trim(dead, victims)`. */
+/** Each set of finished jobs and its limits: `meta`'s fields, their defaults, and what a count limit of 0 means. */
+const KEPT = {
+  dead: { max: META.dead_max, maxDefault: DEAD_MAX_DEFAULT, age: META.dead_age_ms, ageDefault: DEAD_AGE_DEFAULT_MS, zeroKeepsNone: false },
+  completed: {
+    max: META.completed_max,
+    maxDefault: COMPLETED_MAX_DEFAULT,
+    age: META.completed_age_ms,
+    ageDefault: COMPLETED_AGE_DEFAULT_MS,
+    zeroKeepsNone: true,
+  },
+} as const;
+
+/** The sets a retention applies to (their key types). */
+type Kept = keyof typeof KEPT;
+
+/**
+ * `emq_kept(set)`, `emq_trim_pick(base, set, now, adding, max, age)`, `emq_trim_select(base, set,
+ * now, adding)` and `emq_trim(base, set, victims)`; `set` is `'dead'` or `'completed'`.
+ */
 export const RETENTION_LUA: string = `
--- A limit of meta: its field when it is 1 to 15 digits, else the default.
-local function emq_limit(field, default)
-  local v = redis.call('HGET', KEYS[1], field)
-  if v and #v <= 15 and string.find(v, '^[0-9]+$') then return tonumber(v) end
-  return default
+-- The retention of each set of finished jobs: meta's fields, their defaults, whether a count
+-- limit of 0 keeps none (else: no count limit).
+local emq_retention = {
+${
+  (Object.keys(KEPT) as Kept[]).map((k) => {
+    const r = KEPT[k];
+    return `  ['${k}'] = {max = '${r.max}', max_default = ${r.maxDefault}, age = '${r.age}', age_default = ${r.ageDefault}, ` +
+      `zero_keeps_none = ${r.zeroKeepsNone}},`;
+  }).join("\n")
+}
+}
+
+-- meta's limits of set (else the defaults): its count limit and its age limit (0: none).
+local function emq_kept(set)
+  local r = emq_retention[set]
+  return emq_limit(r.max, r.max_default), emq_limit(r.age, r.age_default)
 end
 
--- With the limits max and age: returns {ids, rows} to delete, or nil and the refusal (a row the
--- caller may not access).
-local function emq_trim_pick(base, dead, now, adding, max, age)
+-- With the limits max and age of set: returns {ids, rows} to delete, or nil and the refusal (a row
+-- the caller may not access).
+local function emq_trim_pick(base, set, now, adding, max, age)
+  local key = base .. set
   local victims = {ids = {}, rows = {}}
-  local card = redis.call('ZCARD', dead)
+  local card = redis.call('ZCARD', key)
   if card == 0 then return victims end
   local k = 0
-  if max > 0 then k = card + adding - max end
+  if max > 0 or emq_retention[set].zero_keeps_none then k = card + adding - max end
   if age > 0 then
-    local old = redis.call('ZCOUNT', dead, '-inf', '(' .. emq_int(now - age))
+    local old = redis.call('ZCOUNT', key, '-inf', '(' .. emq_int(now - age))
     if old > k then k = old end
   end
   if k > card then k = card end
   if k > ${TRIM_LIMIT} then k = ${TRIM_LIMIT} end
   if k <= 0 then return victims end
-  victims.ids = redis.call('ZRANGE', dead, 0, k - 1)
+  victims.ids = redis.call('ZRANGE', key, 0, k - 1)
   for i, id in ipairs(victims.ids) do
     victims.rows[i] = base .. 'job:' .. id
     local _, e = emq_read('EXISTS', victims.rows[i]) if e then return nil, e end
@@ -43,15 +84,14 @@ local function emq_trim_pick(base, dead, now, adding, max, age)
 end
 
 -- With meta's limits.
-local function emq_trim_select(base, dead, now, adding)
-  local max = emq_limit('${META.dead_max}', ${DEAD_MAX_DEFAULT})
-  local age = emq_limit('${META.dead_age_ms}', ${DEAD_AGE_DEFAULT_MS})
-  return emq_trim_pick(base, dead, now, adding, max, age)
+local function emq_trim_select(base, set, now, adding)
+  local max, age = emq_kept(set)
+  return emq_trim_pick(base, set, now, adding, max, age)
 end
 
-local function emq_trim(dead, victims)
+local function emq_trim(base, set, victims)
   if #victims.ids == 0 then return end
-  emq_each('ZREM', dead, victims.ids)
+  emq_each('ZREM', base .. set, victims.ids)
   emq_each('DEL', nil, victims.rows)
 end
 `;

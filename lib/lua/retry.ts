@@ -1,12 +1,14 @@
 /**
  * `EMQ.RETRY` as Lua, steps 5–6: each job goes active → schedule at now + its delay_ms, or with
  * delay_ms 0 straight to the head of pending (ready now), its reason kept; the `due` marker on wake
- * lowered to the earliest scheduled, `ready` written when pending was empty. Reply: the count.
+ * lowered to the earliest scheduled, `ready` written when pending was empty; one `retried` event per job
+ * (`until`: when it is due again). Reply: the count.
  *
  * @module
  */
 import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /** The Lua twin of `EMQ.RETRY`. */
@@ -14,7 +16,7 @@ export const RETRY_LUA: string = luaScript(
   "RETRY",
   `
 local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
-local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}
+local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}
 local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
 if e then return e end
 -- the jobs ready now (delay 0) go on their priority's list
@@ -47,6 +49,9 @@ redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
 if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
 if ready and was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 emq_freed(freeing)
+for j = 1, n do
+  ${luaEvent("retried", { jobs: "id[j]", reason: "reason[j]", until: "now + delay_ms[j]" })}
+end
 return n
 `,
   LEASES_LUA,

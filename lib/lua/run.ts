@@ -1,13 +1,14 @@
 /**
  * `EMQ.RUN` as Lua, steps 5–6 (the twin of `native/src/verbs/run.rs`): scheduled jobs run now —
  * each id (each must be in schedule) moves to the head of pending, its row `pending` and due now,
- * as a promotion puts a due job; a `ready` marker on wake when pending was empty. Reply: how many
+ * as a promotion puts a due job; a `ready` marker on wake when pending was empty; one `promoted` event. Reply: how many
  * moved.
  *
  * @module
  */
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 
 /** The Lua twin of `EMQ.RUN`. */
 export const RUN_LUA: string = luaScript(
@@ -15,7 +16,7 @@ export const RUN_LUA: string = luaScript(
   `
 local e = emq_repeated(n, id) if e then return e end
 local schedule, pending, wake = base .. 'schedule', base .. 'pending', base .. 'wake'
-local s, e = emq_types({{schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}}) if e then return e end
+local s, e = emq_types({{schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}) if e then return e end
 local missing = s.missing
 local r, e = emq_rows(base, id, missing) if e then return e end
 local rows, exists = r.rows, r.exists
@@ -31,6 +32,7 @@ for j = 1, n do
   if exists[j] then redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', now) end
 end
 if was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+${luaEvent("promoted", { jobs: "emq_list(id)" })}
 return n
 `,
 );

@@ -1,7 +1,8 @@
 /**
  * `EMQ.SCHEDULE` as Lua, steps 5–6: new rows in state `scheduled`, their ids in schedule at their
  * due_ms; the `due` marker on wake lowered to the earliest. A job whose `dedup` key is held is not
- * admitted; a debounced one moves its scheduled holder to its own due time (`admit.ts`). Reply:
+ * admitted; a debounced one moves its scheduled holder to its own due time (`admit.ts`). Events:
+ * `scheduled`, then `deduplicated`. Reply:
  * the count, or `{admitted, place, holder, outcome…}` when a job carried a key.
  *
  * @module
@@ -9,6 +10,7 @@
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
+import { luaEvent } from "./events.ts";
 
 /** The Lua twin of `EMQ.SCHEDULE`. */
 export const SCHEDULE_LUA: string = luaScript(
@@ -37,6 +39,9 @@ for _, j in ipairs(a.admitted) do
   if earliest == nil or at < earliest then earliest = at end
 end
 if earliest then redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), '${WAKE.due}') end
+local admitted, folded, into = emq_admit_lists(a, id)
+${luaEvent("scheduled", { jobs: "admitted" })}
+${luaEvent("deduplicated", { jobs: "folded", into: "into" })}
 return emq_admit_reply(a)
 `,
   ADMIT_LUA,

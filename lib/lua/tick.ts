@@ -5,13 +5,15 @@
  * `emq_pushed`) as a job carrying the scheduler's stored `opts` (ignored when they fail the options
  * gate: a hand-edited hash), with the scheduler's payload and the row naming the scheduler and its
  * run; the next run becomes next_ms. Reply: the jobs admitted (a run whose `dedup` key is held admits
- * none), or -1 (nothing written) when it did not fire.
+ * none), or -1 (nothing written) when it did not fire. Events: `scheduler` (when it admitted jobs), then
+ * `deduplicated`.
  *
  * @module
  */
 import { META, ROW, SCHED } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
+import { luaEvent } from "./events.ts";
 
 /** The Lua twin of `EMQ.TICK`. */
 export const TICK_LUA: string = luaScript(
@@ -55,6 +57,9 @@ for _, j in ipairs(a.admitted) do if last == nil or tick_ms[j] > last then last 
 if last then redis.call('HSET', sched, '${SCHED.last_ms}', emq_int(last)) end
 redis.call('HINCRBY', sched, '${SCHED.runs}', #a.admitted)
 redis.call('ZADD', index, emq_int(next_ms), name)
+local admitted, folded, into = emq_admit_lists(a, id)
+${luaEvent("scheduler", { name: "name", jobs: "admitted" })}
+${luaEvent("deduplicated", { jobs: "folded", into: "into" })}
 return #a.admitted
 `,
   ADMIT_LUA,

@@ -247,8 +247,11 @@ export async function digest(conn: Connection, key: string): Promise<string> {
   return String(await conn.command(["DEBUG", "DIGEST"], key));
 }
 
-/** Fields derived from now: the times, and the tokens (each claim's start above now × 1000). */
-const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "token", "tokens", "parked"]);
+/**
+ * Fields derived from now: the times, and the tokens (each claim's start above now × 1000); `until`
+ * is an event's time (lib/wire/events.ts).
+ */
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "finished_ms", "token", "tokens", "parked", "until"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
 function normaliseTime(x: string): string {
@@ -323,12 +326,32 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
       const fixed = zset.filter(([, s]) => s !== "<now>");
       const now = zset.filter(([, s]) => s === "<now>").sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
       value = [...fixed, ...now];
+    } else if (type === "stream") {
+      // the events stream: each entry's fields in order, not its id (the server's time, which
+      // differs between twins and runs), its time fields normalised
+      value = streamEntries(await conn.command(["XRANGE", key, "-", "+"], key)).map((fields) =>
+        fields.map((f, i) => (i % 2 === 1 && TIME_FIELDS.has(fields[i - 1]!) ? time(f) : f))
+      );
     } else {
       value = `<${type}> ${String(await conn.command(["DUMP", key], key))}`;
     }
     out[key.split(`{${queue}}`).join("{Q}")] = { type, value };
   }
   return out;
+}
+
+/**
+ * An XRANGE reply's entries, each as its flat field list (`[field, value, …]`), in order: glide's
+ * `[{key: id, value: [[field, value]…]}…]` or RESP's `[[id, [field, value, …]]…]`.
+ */
+export function streamEntries(reply: unknown): string[][] {
+  const items: unknown[] = Array.isArray(reply)
+    ? reply
+    : Object.entries((reply ?? {}) as Record<string, unknown>).map(([key, value]) => ({ key, value }));
+  return items.map((x) => {
+    const fields = Array.isArray(x) ? x[1] : (x as { value: unknown }).value;
+    return (fields as unknown[]).flat().map((f) => String(plain(f)));
+  });
 }
 
 /** A deterministic id source: JOB + an 11-digit counter, so two runs produce the same ids. */

@@ -28,7 +28,7 @@ const VERBS = {
   scripts: [
     "+evalsha", "+script|load", "+bzpopmin", "+time", "+get", "+exists", "+type", "+del",
     "+hget", "+hset", "+hdel", "+hincrby", "+lpush", "+rpush", "+lpop", "+rpop", "+lrem", "+lrange", "+lindex", "+llen",
-    "+zadd", "+zrem", "+zscore", "+zrange", "+zrangebyscore", "+zcount", "+zcard",
+    "+zadd", "+zrem", "+zscore", "+zrange", "+zrangebyscore", "+zcount", "+zcard", "+xadd", "+xtrim",
   ],
 };
 /** The fence key, read-only: a user who may read it is fenced (docs/WIRE.md). */

@@ -224,9 +224,9 @@ for (const combo of COMBOS) {
         ["enqueue no group", "ENQUEUE", q, [], ["arity", {}]],
         ["enqueue half a group", "ENQUEUE", q, [N, ""], ["arity", {}]],
         ["claim argc", "CLAIM", q, ["1", "1"], ["arity", {}]],
-        ["ack one and a half groups", "ACK", q, [J, String(T), N], ["arity", {}]],
+        ["ack one and a third groups", "ACK", q, [J, String(T), "", N], ["arity", {}]],
         ["promote argc", "PROMOTE", q, [], ["arity", {}]],
-        ["ack 10001 jobs", "ACK", q, Array.from({ length: MAX_BATCH + 1 }, () => [J, "1"]).flat(), ["batch", { max: String(MAX_BATCH) }]],
+        ["ack 10001 jobs", "ACK", q, Array.from({ length: MAX_BATCH + 1 }, () => [J, "1", ""]).flat(), ["batch", { max: String(MAX_BATCH) }]],
         // gates
         ["enqueue id not JOB", "ENQUEUE", q, ["XOB00000000001", "", "p"], ["job-id", {}]],
         ["enqueue second id not JOB", "ENQUEUE", q, [N, "", "p", "XOB00000000001", "", "p"], ["job-id", {}]],
@@ -251,8 +251,9 @@ for (const combo of COMBOS) {
         ["claim count 0", "CLAIM", q, ["10", "0", "0"], ["positive", { arg: "count" }]],
         ["claim count 10001", "CLAIM", q, ["10", "10001", "0"], ["too-large", { arg: "count", max: "10000" }]],
         ["claim block word", "CLAIM", q, ["10", "1", "soon"], ["non-negative", { arg: "block_ms" }]],
-        ["ack token 0", "ACK", q, [J, "0"], ["positive", { arg: "token" }]],
-        ["ack token word", "ACK", q, [J, "one"], ["positive", { arg: "token" }]],
+        ["ack token 0", "ACK", q, [J, "0", ""], ["positive", { arg: "token" }]],
+        ["ack token word", "ACK", q, [J, "one", ""], ["positive", { arg: "token" }]],
+        ["ack result too long", "ACK", q, [J, String(T), BIG], ["result", { limit: "1048576" }]],
         ["retry delay -1", "RETRY", q, [J, String(T), "-1", "r"], ["non-negative", { arg: "delay_ms" }]],
         ["retry reason too long", "RETRY", q, [J, String(T), "1", LONG_REASON], ["reason", { limit: "4096" }]],
         ["bury reason too long", "BURY", q, [J, String(T), LONG_REASON], ["reason", { limit: "4096" }]],
@@ -260,7 +261,7 @@ for (const combo of COMBOS) {
         ["reap limit 16 digits", "REAP", q, ["1234567890123456"], ["positive", { arg: "limit" }]],
         // domain
         ["enqueue id twice", "ENQUEUE", q, [N, "", "p", N, "", "p"], ["repeated", id(N)]],
-        ["ack id twice", "ACK", q, [J, String(T), J, String(T)], ["repeated", id(J)]],
+        ["ack id twice", "ACK", q, [J, String(T), "", J, String(T), ""], ["repeated", id(J)]],
         ["enqueue duplicate", "ENQUEUE", q, [N, "", "p", J, "", "p"], ["duplicate", id(J)]],
         ["schedule duplicate", "SCHEDULE", q, [J, "5", "", "p"], ["duplicate", id(J)]],
         ["enqueue duplicate before wrongtype", "ENQUEUE", W(12), [N, "", "p"], ["duplicate", id(N)]],
@@ -283,11 +284,11 @@ for (const combo of COMBOS) {
         ["claim attempts not an integer", "CLAIM", W(9), ["10", "1", "0"], ["counter", {}]],
         ["claim attempts 19 digits", "CLAIM", W(10), ["10", "1", "0"], ["counter", {}]],
         ["claim tokens not an integer", "CLAIM", W(13), ["10", "1", "0"], ["counter", {}]],
-        ["ack wrongtype active", "ACK", W(4), [N, "1"], ["wrongtype", {}]],
-        ["ack wrongtype row", "ACK", W(2), [N, "1"], ["wrongtype", {}]],
-        ["ack unknown job", "ACK", q, [N, "1"], ["lease-lost", { ids: N }]],
-        ["ack stale token", "ACK", q, [J, String(T + 1)], ["lease-lost", { ids: J }]],
-        ["ack every stale id named", "ACK", q, [N, "1", J, String(T), "JOB99999999998", "3"], ["lease-lost", { ids: `${N} JOB99999999998` }]],
+        ["ack wrongtype active", "ACK", W(4), [N, "1", ""], ["wrongtype", {}]],
+        ["ack wrongtype row", "ACK", W(2), [N, "1", ""], ["wrongtype", {}]],
+        ["ack unknown job", "ACK", q, [N, "1", ""], ["lease-lost", { ids: N }]],
+        ["ack stale token", "ACK", q, [J, String(T + 1), "r"], ["lease-lost", { ids: J }]],
+        ["ack every stale id named", "ACK", q, [N, "1", "", J, String(T), "", "JOB99999999998", "3", ""], ["lease-lost", { ids: `${N} JOB99999999998` }]],
         ["retry stale token", "RETRY", q, [J, String(T + 1), "1", "r"], ["lease-lost", { ids: J }]],
         ["retry wrongtype schedule", "RETRY", W(3), [N, "1", "1", "r"], ["wrongtype", {}]],
         ["bury stale token", "BURY", q, [J, String(T + 1), "r"], ["lease-lost", { ids: J }]],
@@ -326,7 +327,7 @@ for (const combo of COMBOS) {
       }
       // numkeys other than 1: the module's shape refusal (EVALSHA parses numkeys itself)
       if (backend === "module") {
-        expect(await wire(ctx.raw, backend, "ACK", [K.meta, K.pending], [J, String(T)])).toEqual({
+        expect(await wire(ctx.raw, backend, "ACK", [K.meta, K.pending], [J, String(T), ""])).toEqual({
           err: renderRefusal("arity", "EMQ.ACK", {}),
         });
       }
@@ -343,7 +344,7 @@ for (const combo of COMBOS) {
           ["ENQUEUE", [N, "", "p"]],
           ["SCHEDULE", [N, "1", "", "p"]],
           ["CLAIM", ["1", "1", "0"]],
-          ["ACK", [N, "1"]],
+          ["ACK", [N, "1", ""]],
           ["RETRY", [N, "1", "1", "r"]],
           ["BURY", [N, "1", "r"]],
           ["EXTEND", ["1", N, "1"]],

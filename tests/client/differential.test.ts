@@ -3,13 +3,23 @@
  * `lib/wire`: a verb or argument added there is drawn here without a line of this file changing;
  * valid and malformed arguments alike) run
  * against the Lua twin and the native module side by side, on twin queues of one server. Every
- * reply and the resulting keyspaces must be identical (time fields normalised). Runs only when
- * libemq.so is built and registers its commands.
+ * reply and the resulting keyspaces must be identical (time fields normalised; the events stream
+ * compared by its entries' fields, in order, not by their ids). Runs only when libemq.so is built
+ * and registers its commands.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
-import { type ArgName, type FixedArgs, type GroupArgs, type Verb, VERBS, type VerbSpec, wireCall } from "../../lib/wire/mod.ts";
+import {
+  type ArgName,
+  type FixedArgs,
+  type GroupArgs,
+  MAX_PAYLOAD_BYTES,
+  type Verb,
+  VERBS,
+  type VerbSpec,
+  wireCall,
+} from "../../lib/wire/mod.ts";
 import {
   type BackendKind,
   dump,
@@ -76,6 +86,13 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   value: TEXTS,
   dead_max: LIMITS,
   dead_age_ms: DURATIONS,
+  // results: none, text, the most a result may be and one byte more (refused)
+  result: ["", "", "r", '{"n":1}', "héllo", "x".repeat(MAX_PAYLOAD_BYTES + 1)],
+  // completed jobs: none kept (0), a few (retention by count at every ACK and CLAIM), the default
+  completed_max: ["0", "1", "2", "1000", ...JUNK],
+  completed_age_ms: DURATIONS,
+  // events: none (0; RETAIN deletes the stream), a stream trimmed at every entry (1, 3), the default
+  events_max: ["0", "1", "3", "10000", ...JUNK],
   name: NAMES,
   spec: SPECS,
   // a TICK fires only when its expected time is the scheduler's next run: both drawn from DUES
@@ -211,6 +228,8 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
             const outs = replies.map(timeless);
             expect({ step: s.verb, module: outs[1] }).toEqual({ step: s.verb, module: outs[0]! });
           }
+          // the dump compares completed jobs and the events stream too: its entries' fields, in order
+          // (not their ids, the server's time), times normalised (tests/client/_harness.ts)
           expect(await dump(raw, queues.module)).toEqual(await dump(raw, queues.scripts));
         }),
         { numRuns: 30 },

@@ -140,7 +140,7 @@ for (const combo of COMBOS) {
               if (Number(await r(["ZSCORE", ks.active, id])) > Date.now() + 5) {
                 held.delete(id);
                 const verb = s.op === "ack" ? "ACK" : s.op === "bury" ? "BURY" : s.op === "release" ? "RELEASE" : "RETRY";
-                const args = verb === "ACK" || verb === "RELEASE" ? [id, token] : verb === "BURY" ? [id, token, "x"] : [id, token, s.op === "retry0" ? "0" : "3", "x"];
+                const args = verb === "ACK" ? [id, token, ""] : verb === "RELEASE" ? [id, token] : verb === "BURY" ? [id, token, "x"] : [id, token, s.op === "retry0" ? "0" : "3", "x"];
                 await call(verb, args);
               }
             } else if (s.kind === "pause" || s.kind === "resume") await call(s.kind === "pause" ? "PAUSE" : "RESUME", [s.lane]);
@@ -164,7 +164,7 @@ for (const combo of COMBOS) {
           // limit that only a per-lane default set rejoins the ring when one of its jobs settles),
           // every ready job is claimed
           for (const id of ((await r(["ZRANGE", ks.active, "0", "-1"])) as unknown[]).map(String)) {
-            await call("ACK", [id, String(await r(["HGET", ks.job(id as never), "token"]))]);
+            await call("ACK", [id, String(await r(["HGET", ks.job(id as never), "token"])), ""]);
           }
           for (const L of ["a", "b"]) await call("RESUME", [L]);
           for (const L of LANES) await call("LIMIT", ["1", L, "0", "0", "1", "1"]);

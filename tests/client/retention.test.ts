@@ -6,12 +6,14 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { TRIM_LIMIT } from "../../lib/wire/mod.ts";
+import { COMPLETED_AGE_DEFAULT_MS, COMPLETED_MAX_DEFAULT, EVENTS_MAX_DEFAULT, TRIM_LIMIT } from "../../lib/wire/mod.ts";
 import { COMBOS, counterIds, dump, useClient, useSites, wire } from "./_harness.ts";
 
 const servers = useSites();
 const dumps = new Map<string, unknown>();
 const DEAD = 10_000;
+/** RETAIN's settings after the dead ones (wire 10): completed jobs and events at their defaults. */
+const KEEP = [String(COMPLETED_MAX_DEFAULT), String(COMPLETED_AGE_DEFAULT_MS), String(EVENTS_MAX_DEFAULT)];
 
 for (const combo of COMBOS) {
   const { backend } = combo;
@@ -53,11 +55,11 @@ for (const combo of COMBOS) {
       const q = `ret-one-${backend}`;
       const K = keyspace(q);
       await buried(q, 1500);
-      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: TRIM_LIMIT });
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0", ...KEEP])).toEqual({ ok: TRIM_LIMIT });
       expect(await ctx.raw.command(["ZCARD", K.dead], K.meta)).toBe(500);
-      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: 499 });
-      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0"])).toEqual({ ok: 0 });
-      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["0", "0"])).toEqual({ ok: 0 });
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0", ...KEEP])).toEqual({ ok: 499 });
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["1", "0", ...KEEP])).toEqual({ ok: 0 });
+      expect(await wire(ctx.raw, backend, "RETAIN", [K.meta], ["0", "0", ...KEEP])).toEqual({ ok: 0 });
       expect(await ctx.raw.command(["ZCARD", K.dead], K.meta)).toBe(1);
     }, 120_000);
   });

@@ -315,6 +315,14 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return random() < 0.9 ? "0" : String(1 + int(10));
     case "opts":
       return pick(OPTS);
+    case "result": // one in a thousand past the limit (about ten of a run: a MiB each)
+      return random() < 0.001 ? "v".repeat(MAX_PAYLOAD_BYTES + int(2)) : random() < 0.3 ? "" : bytes(int(48));
+    case "completed_max":
+      return pick(["0", "1", "2", "1000", String(int(100))]);
+    case "completed_age_ms":
+      return pick(["0", "1", "86400000", String(int(100_000))]);
+    case "events_max":
+      return pick(["0", "1", "3", "10000", String(int(100))]);
   }
   // an argument added to the spec since: a valid value from its gate
   const gate: Gate = ARGS[name as ArgName].gate;
