@@ -401,20 +401,45 @@ export class EventReader {
 
 /**
  * Follows `ks`'s events from `from` (a position, or one being read): every item after it, in order,
- * until `signal` aborts, the consumer breaks off or the client closes (then the generator returns).
+ * until `signal` aborts, the consumer breaks off or the client closes (then the iteration ends).
+ * Its `return()` ends it at once, even while a `next()` waits (an async generator's own would wait
+ * for that `next()`).
  */
-export async function* follow<P>(
+export function follow<P>(
   c: ClientContext<P>,
   ks: Keyspace,
   from: Position | Promise<Position>,
   signal?: AbortSignal,
+): AsyncIterableIterator<QueueEventItem> {
+  const ended = new AbortController();
+  const gen = following(c, ks, from, [ended.signal, ...(signal === undefined ? [] : [signal])]);
+  const it: AsyncIterableIterator<QueueEventItem> = {
+    next: () => gen.next(),
+    return: (value?: unknown) => {
+      ended.abort();
+      return gen.return(value as undefined);
+    },
+    throw: (e?: unknown) => {
+      ended.abort();
+      return gen.throw(e);
+    },
+    [Symbol.asyncIterator]: () => it,
+  };
+  return it;
+}
+
+async function* following<P>(
+  c: ClientContext<P>,
+  ks: Keyspace,
+  from: Position | Promise<Position>,
+  signals: AbortSignal[],
 ): AsyncGenerator<QueueEventItem, void, undefined> {
   const start = await from;
-  if (signal?.aborted || c.closed) return;
+  if (signals.some((s) => s.aborted) || c.closed) return;
   const reader = readerOf(c, ks);
   const sub = new Subscriber(start);
   const onAbort = (): void => sub.stop();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  for (const s of signals) s.addEventListener("abort", onAbort, { once: true });
   reader.add(sub);
   try {
     while (!sub.stopped) {
@@ -428,7 +453,7 @@ export async function* follow<P>(
       else await Promise.race([sub.waitForNews(), sub.ended]);
     }
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    for (const s of signals) s.removeEventListener("abort", onAbort);
     reader.remove(sub);
   }
 }
