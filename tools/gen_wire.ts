@@ -85,6 +85,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "lease-lost":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
+    case "result":
       return [{ limit: String(wire.MAX_PAYLOAD_BYTES) }];
     case "reason":
       return [{ limit: String((ARGS.reason.gate as Gate & { limit: number }).limit) }];

@@ -1,12 +1,13 @@
 //! The strings every call needs, made once at load and shared by every call: the names the verbs
-//! store (from the spec, `spec.rs`: a row's fields, the states, `meta`'s fields, `wake`'s markers),
+//! store (from the spec, `spec.rs`: a row's fields, the states, `meta`'s fields, `wake`'s markers,
+//! the events' types and fields),
 //! the wire's own values, and the tokens of the effects the verbs replicate. Each is made as an
 //! `ffi::Literal`, never freed, and handed to the verbs as a `Str` by [`lit`].
 
 use std::sync::OnceLock;
 
 use crate::ffi::{Literal, Str};
-use crate::spec::{self, Lane, Meta, Row, Scheduler, States, Wake};
+use crate::spec::{self, EventFields, Events, Lane, Meta, Row, Scheduler, States, Wake};
 
 /// The module's literals, each an `S`.
 #[derive(Clone, Copy)]
@@ -23,6 +24,14 @@ pub struct Literals<S> {
     pub wake: Wake<S>,
     /// A scheduler's field names.
     pub sched: Scheduler<S>,
+    /// The kinds of event (an entry's `type`).
+    pub event: Events<S>,
+    /// The fields of an event entry after its `type`.
+    pub event_field: EventFields<S>,
+    /// An event entry's first field (`type`).
+    pub event_type: S,
+    /// `MAXLEN`, XADD's and XTRIM's trimming option.
+    pub maxlen: S,
     /// The wire's number (`7`), as `meta` stores it.
     pub wire: S,
     /// The standalone server's fence key (`{emq}:version`).
@@ -48,6 +57,10 @@ impl<S> Literals<S> {
             lane: self.lane.map(&mut f),
             wake: self.wake.map(&mut f),
             sched: self.sched.map(&mut f),
+            event: self.event.map(&mut f),
+            event_field: self.event_field.map(&mut f),
+            event_type: f(self.event_type),
+            maxlen: f(self.maxlen),
             wire: f(self.wire),
             fence_key: f(self.fence_key),
             zero: f(self.zero),
@@ -71,6 +84,10 @@ pub fn init() {
         lane: spec::LANE,
         wake: spec::WAKE,
         sched: spec::SCHEDULER,
+        event: spec::EVENT,
+        event_field: spec::EVENT_FIELD,
+        event_type: spec::EVENT_TYPE_FIELD.as_bytes(),
+        maxlen: b"MAXLEN",
         wire: wire.as_bytes(),
         fence_key: spec::FENCE_KEY.as_bytes(),
         zero: b"0",

@@ -438,6 +438,29 @@ mod tests {
         assert_eq!(names(spec::LANE.all()), strings(&want["lane"]));
         assert_eq!(names(spec::WAKE.all()), strings(&want["wake"]));
         assert_eq!(names(spec::SCHEDULER.all()), strings(&want["scheduler"]));
+        for (field, value) in [
+            ("completedMaxDefault", spec::COMPLETED_MAX_DEFAULT),
+            ("completedAgeDefaultMs", spec::COMPLETED_AGE_DEFAULT_MS),
+            ("eventsMaxDefault", spec::EVENTS_MAX_DEFAULT),
+        ] {
+            assert_eq!(want[field].as_i64(), Some(value), "{field}");
+        }
+        // every kind of event; an entry writes its fields in EVENT_FIELD's order (verbs/events.rs),
+        // which must be each kind's order in the table
+        let events = want["events"].as_object().expect("events");
+        let mut kinds = names(spec::EVENT.all());
+        kinds.sort();
+        let mut listed: Vec<String> = events.keys().cloned().collect();
+        listed.sort();
+        assert_eq!(kinds, listed);
+        let order = names(spec::EVENT_FIELD.all());
+        for (kind, fields) in events {
+            let at: Vec<usize> = strings(fields)
+                .iter()
+                .map(|f| order.iter().position(|o| o == f).expect("a known field"))
+                .collect();
+            assert!(at.windows(2).all(|w| w[0] < w[1]), "{kind}: {fields}");
+        }
         assert_eq!(
             want["maxOptionsBytes"].as_u64(),
             Some(MAX_OPTIONS_BYTES as u64)
@@ -568,9 +591,10 @@ mod tests {
     fn groups() {
         let ack = verb("EMQ.ACK");
         assert_eq!(ack.groups(3), None);
-        assert_eq!(ack.groups(5), Some(Ok(1)));
-        assert_eq!(ack.groups(6), None);
-        assert_eq!(ack.groups(3 + 2 * MAX_BATCH), Some(Ok(MAX_BATCH)));
-        assert_eq!(ack.groups(3 + 2 * (MAX_BATCH + 1)), Some(Err(())));
+        assert_eq!(ack.groups(5), None);
+        assert_eq!(ack.groups(6), Some(Ok(1)));
+        assert_eq!(ack.groups(7), None);
+        assert_eq!(ack.groups(3 + 3 * MAX_BATCH), Some(Ok(MAX_BATCH)));
+        assert_eq!(ack.groups(3 + 3 * (MAX_BATCH + 1)), Some(Err(())));
     }
 }

@@ -287,6 +287,56 @@ test("lanes: the transition, ring rotations and evictions, lane limits, parks an
   expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
 }, 60_000);
 
+test("wire 10: completed jobs with results, their retention, and the events stream (exact trims, entry ids) replicate", async () => {
+  const q = queue("tenth");
+  const retain = (v: Values) =>
+    argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, ...v });
+  expectOk(await run(retain({ completed_max: 3, events_max: 7 })), 0);
+  const ids = Array.from({ length: 12 }, (_, i) => jobId(i + 1));
+  expectOk(await run(argv("ENQUEUE", q, {}, ids.map((id) => ({ id, payload: id })))), 12);
+  expectOk(await run(argv("SCHEDULE", q, {}, [{ id: jobId(20), due_ms: 1 }, { id: jobId(21), due_ms: Date.now() + 60_000 }])), 2);
+  const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 })))).jobs;
+  for (let i = 0; i < 5; i++) {
+    expectOk(await run(argv("ACK", q, {}, groupsOf(jobs.slice(i, i + 1), { result: `{"i":${i}}` }))), 1);
+    await sleep(1);
+  }
+  expectOk(await run(argv("PROGRESS", q, {}, groupsOf(jobs.slice(5, 6), { value: "half" }))), 1);
+  expectOk(await run(argv("RETRY", q, {}, groupsOf(jobs.slice(5, 7), { delay_ms: 30_000, reason: "again" }))), 2);
+  expectOk(await run(argv("BURY", q, {}, groupsOf(jobs.slice(7, 9), { reason: "dead" }))), 2);
+  expectOk(await run(argv("RELEASE", q, {}, groupsOf(jobs.slice(9)))), 1);
+  expectOk(await run(argv("RUN", q, {}, [{ id: jobId(21) }])), 1);
+  expectOk(await run(argv("PAUSE", q, { lane: "" })), 1);
+  expectOk(await run(argv("RESUME", q, { lane: "" })), 1);
+  expectOk(await run(argv("PENALIZE", q, { lane: "x", penalty_ms: 1 })));
+  expectOk(await run(argv("REMOVE", q, {}, [{ id: jobs[4]!.id }])), 1);
+  expectOk(await run(argv("REQUEUE", q, { limit: 1 })), 1);
+  // a refused call between: nothing replicated
+  expect(await run(argv("ACK", q, {}, groupsOf(jobs.slice(0, 1))))).toEqual({ err: refusal("lease-lost", "ACK", { ids: jobs[0]!.id }) });
+  await sameDigest();
+  const xrange = ["XRANGE", q.events, "-", "+"];
+  const onPrimary = expectOk(await call(primary, xrange));
+  expect(await command(pair.replica.port, xrange)).toEqual(await command(pair.primary.port, xrange));
+  expect(Array.isArray(onPrimary) && onPrimary.length).toBe(7);
+  const info = async (port: number) => {
+    const out = (await command(port, ["XINFO", "STREAM", q.events])) as unknown[];
+    const rec: Record<string, unknown> = {};
+    for (let i = 0; i + 1 < out.length; i += 2) rec[String(out[i])] = out[i + 1];
+    return [rec["length"], rec["last-generated-id"], rec["max-deleted-entry-id"], rec["entries-added"], rec["first-entry"]];
+  };
+  expect(await info(pair.replica.port)).toEqual(await info(pair.primary.port));
+  expect(await command(pair.replica.port, ["ZRANGE", q.completed, "0", "-1"])).toEqual(
+    await command(pair.primary.port, ["ZRANGE", q.completed, "0", "-1"]),
+  );
+  // RETAIN's trims: XTRIM, then DEL of the stream, and the completed set emptied
+  expectOk(await run(retain({ completed_max: 1, events_max: 2 })));
+  await sameDigest();
+  expect(await command(pair.replica.port, ["XLEN", q.events])).toBe(2);
+  expectOk(await run(retain({ completed_max: 0, events_max: 0 })));
+  expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
+  await sameDigest();
+  expect(await command(pair.replica.port, ["EXISTS", q.events, q.completed])).toBe(0);
+}, 60_000);
+
 test("an AOF replay rebuilds the same keyspace (effects, not commands, are logged)", async () => {
   const server = await startServer({ module: requireModule(), args: ["--appendonly", "yes", "--appendfsync", "always"] });
   const db = await standalone(server.port);

@@ -214,6 +214,7 @@ describe("happy paths", () => {
     const j4 = await take();
     expect([j4.id, j4.attempts]).toEqual([a, 4]);
     await ok(argv("ACK", q, {}, held([j4])), 1);
+    await ok(argv("REMOVE", q, {}, [{ id: a }]), 1); // its completed row
     await enqueue(q, [a]);
     const j5 = await take();
     expect([j5.id, j5.attempts]).toEqual([a, 1]);
@@ -283,15 +284,16 @@ describe("happy paths", () => {
     expect(await row(site.db, q.meta)).toEqual(before); // no token taken
   });
 
-  test("ACK: a batch leaves active, its rows are deleted, acked counted", async () => {
+  test("ACK on a queue that keeps no completed jobs (completed_max 0): a batch leaves active, its rows are deleted, acked counted", async () => {
+    await ok(["HSET", q.meta, "completed_max", "0"]);
     await enqueue(q, [a, b, c]);
     const { jobs } = await claim(q, 3);
     await ok(argv("ACK", q, {}, held(jobs.slice(0, 2))), 2);
     expect(Object.keys(await zset(q.active))).toEqual([c]);
     expect(await exists(q.row(a), q.row(b))).toBe(0);
     expect((await row(site.db, q.meta)).acked).toBe("2");
-    await ok(argv("ACK", q, {}, held(jobs.slice(2))), 1);
-    expect(await exists(q.active, q.row(c))).toBe(0);
+    await ok(argv("ACK", q, {}, held(jobs.slice(2)).map((g) => ({ ...g, result: "dropped" }))), 1);
+    expect(await exists(q.active, q.row(c), q.completed)).toBe(0);
     expect((await row(site.db, q.meta)).acked).toBe("3");
   });
 
@@ -634,13 +636,14 @@ describe("refusals write nothing", () => {
     }
   }
 
-  test("payload over emq.max-payload (default and configured)", async () => {
+  test("payload and ACK's result over emq.max-payload (default and configured)", async () => {
     await populate();
     const big = "x".repeat(MAX_PAYLOAD_BYTES + 1);
     const limit = String(MAX_PAYLOAD_BYTES);
     await refuses(wellFormed("ENQUEUE", q, jobId(9), { payload: big }), refusal("payload", "ENQUEUE", { limit }));
     await refuses(wellFormed("SCHEDULE", q, jobId(9), { payload: big }), refusal("payload", "SCHEDULE", { limit }));
     await ok(wellFormed("ENQUEUE", q, jobId(10), { payload: "x".repeat(MAX_PAYLOAD_BYTES) }), 1);
+    await refuses(wellFormed("ACK", q, jobId(9), { token: 1, result: big }), refusal("result", "ACK", { limit }));
     await ok(["CONFIG", "SET", "emq.max-payload", "10"]);
     try {
       await refuses(wellFormed("ENQUEUE", q, jobId(11), { payload: "x".repeat(11) }), refusal("payload", "ENQUEUE", { limit: "10" }));
@@ -650,6 +653,8 @@ describe("refusals write nothing", () => {
         refusal("payload", "ENQUEUE", { limit: "10" }),
       );
       await ok(wellFormed("ENQUEUE", q, jobId(11), { payload: "x".repeat(10) }), 1);
+      // ACK's result has the payload's limit (wire 10)
+      await refuses(wellFormed("ACK", q, jobId(12), { token: 1, result: "x".repeat(11) }), refusal("result", "ACK", { limit: "10" }));
     } finally {
       await ok(["CONFIG", "SET", "emq.max-payload", limit]);
     }
@@ -865,9 +870,9 @@ describe("refusals write nothing", () => {
   test("steps run in order: shape, batch, layout, fence, gates (fixed, then each group), domain", async () => {
     await populate();
     // shape before layout
-    await refuses(["EMQ.ACK", "2", "nope", a, "1"], refusal("arity", "ACK", {}));
+    await refuses(["EMQ.ACK", "2", "nope", a, "1", ""], refusal("arity", "ACK", {}));
     // layout before gates
-    await refuses(["EMQ.ACK", "1", "nope", "bad", "x"], refusal("layout", "ACK", {}));
+    await refuses(["EMQ.ACK", "1", "nope", "bad", "x", ""], refusal("layout", "ACK", {}));
     // gates before domain: a stale job whose token also fails its gate
     await refuses(argv("ACK", q, {}, [{ id: b, token: "0" }]), refusal("positive", "ACK", { arg: "token" }));
     // fixed before groups
@@ -882,7 +887,7 @@ describe("refusals write nothing", () => {
     await ok(["SET", "{emq}:version", "4"]);
     try {
       // layout before fence
-      await refuses(["EMQ.ACK", "1", "nope", a, "1"], refusal("layout", "ACK", {}));
+      await refuses(["EMQ.ACK", "1", "nope", a, "1", ""], refusal("layout", "ACK", {}));
       // fence before gates
       await refuses(argv("ACK", q, {}, [{ id: "bad", token: "1" }]), refusal("fenced", "ACK", { found: "4" }));
       // batch before the fence

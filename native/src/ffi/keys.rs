@@ -1,6 +1,6 @@
 //! Open keys ([`Key`], closed on drop) and the low-level key API on them: the Valkey type found
-//! ([`Kind`]), hash, list and sorted-set operations through the raw `RedisModule_*` functions (no
-//! `ctx.call`); `hset` and `hdel` replicate their own effect.
+//! ([`Kind`]), hash, list, sorted-set and stream operations through the raw `RedisModule_*`
+//! functions (no `ctx.call`); `hset` and `hdel` replicate their own effect.
 
 use std::ffi::{c_int, c_long, c_void};
 use std::marker::PhantomData;
@@ -23,7 +23,9 @@ pub enum Kind {
     Hash,
     /// A sorted set.
     Zset,
-    /// Anything else (set, stream, module type).
+    /// A stream.
+    Stream,
+    /// Anything else (set, module type).
     Other,
 }
 
@@ -92,6 +94,7 @@ impl<'a, 'k> Key<'a, 'k> {
             raw::REDISMODULE_KEYTYPE_LIST => Kind::List,
             raw::REDISMODULE_KEYTYPE_HASH => Kind::Hash,
             raw::REDISMODULE_KEYTYPE_ZSET => Kind::Zset,
+            raw::REDISMODULE_KEYTYPE_STREAM => Kind::Stream,
             _ => Kind::Other,
         }
     }
@@ -364,6 +367,57 @@ impl<'a, 'k> Key<'a, 'k> {
             api!(RedisModule_ZsetRangeStop)(self.raw);
         }
         out
+    }
+}
+
+/// A stream entry's id, `<ms>-<seq>`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StreamId {
+    /// Its time part (ms).
+    pub ms: u64,
+    /// Its sequence within that ms.
+    pub seq: u64,
+}
+
+impl Key<'_, '_> {
+    /// `XADD key * f1 v1 …` (`pairs`: fields and values, alternating; an even count): the entry
+    /// is appended with an id the server picks, as XADD `*` does (a missing key becomes a stream;
+    /// clients blocked on the key are served as after an XADD). Not replicated: the caller
+    /// replicates the entry with the id returned. `None` when the server refused (the key is not
+    /// a stream, or its ids are exhausted).
+    pub fn stream_add(&self, pairs: &[Str]) -> Option<StreamId> {
+        debug_assert!(pairs.len().is_multiple_of(2), "fields and values");
+        let mut id = raw::RedisModuleStreamID { ms: 0, seq: 0 };
+        // SAFETY: a key opened for writing; `Str` is a transparent pointer, so `pairs` is an
+        // array of `len` live module strings, which the server reads (and retains) during the
+        // call and never writes through; `id` is an out value the server fills.
+        let status = unsafe {
+            api!(RedisModule_StreamAdd)(
+                self.raw,
+                raw::REDISMODULE_STREAM_ADD_AUTOID as c_int,
+                &mut id,
+                pairs
+                    .as_ptr()
+                    .cast_mut()
+                    .cast::<*mut raw::RedisModuleString>(),
+                (pairs.len() / 2) as i64,
+            )
+        };
+        (status == raw::Status::Ok as c_int).then_some(StreamId {
+            ms: id.ms,
+            seq: id.seq,
+        })
+    }
+
+    /// `XTRIM key MAXLEN <len>`, exact: the oldest entries go until at most `len` are left; how
+    /// many went (0 for a key that is not a stream). Not replicated.
+    pub fn stream_trim(&self, len: i64) -> i64 {
+        if self.kind() != Kind::Stream {
+            return 0;
+        }
+        // SAFETY: a stream key opened for writing; flags 0: exact trimming.
+        let n = unsafe { api!(RedisModule_StreamTrimByLength)(self.raw, 0, len) };
+        n.max(0)
     }
 }
 

@@ -1,31 +1,82 @@
-//! `EMQ.ACK 1 <meta> (<id> <token>)…`: the jobs leave active and their rows are deleted. Reply:
-//! the count.
+//! `EMQ.ACK 1 <meta> (<id> <token> <result>)…`: the jobs leave active. When the queue keeps
+//! completed jobs (`meta`'s `completed_max`, absent: 1000) their rows stay, state `completed` with
+//! `finished_ms` and the result (when not empty), in `completed` scored by now, and the completed
+//! set is trimmed to the queue's retention (`retention`); with `completed_max` 0 their rows are
+//! deleted. Their deduplication keys are let go; one `completed` event names them. Reply: the
+//! count.
 
 use super::leases::{held, leave_active, Leaves};
+use super::retention::{self, Kept};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind, Owned, Str};
-use crate::keyspace::ACTIVE;
+use crate::ffi::{Kind, Owned, Str};
+use crate::keyspace::{ACTIVE, COMPLETED};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs ACK's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [active]) = held(
+    let (ctx, l) = (s.ctx, lit());
+    let structures = [(ACTIVE, Kind::Zset), (COMPLETED, Kind::Zset)];
+    let (settle, [active, completed]) = held(
         s,
         args,
-        [(ACTIVE, Kind::Zset)],
-        Some(lit().meta.acked),
+        (structures, true),
+        Some(l.meta.acked),
         Leaves::Gone,
     )?;
+    let now = s.now();
+    let n = settle.ids.len() as i64;
+    let keeps = retention::completed_max(&settle.meta) > 0;
+    let victims = if keeps {
+        Some(retention::select(
+            s,
+            &settle.meta,
+            &completed,
+            Kept::Completed,
+            now,
+            n,
+        )?)
+    } else {
+        None
+    };
 
-    settle.let_go(ffi::now_ms());
+    settle.let_go(now);
     leave_active(s, &settle, &active);
-    for row in &settle.rows {
-        s.ctx.open(row.as_str()).delete();
+    match &victims {
+        Some(victims) => {
+            let now_s = ctx.int(now);
+            let mut zadd: Vec<Str> = vec![completed.name()];
+            for (j, &id) in settle.ids.iter().enumerate() {
+                let row = ctx.open(settle.rows[j].as_str());
+                let result = args.job_bytes(j, 2);
+                let mut fields = vec![
+                    (l.row.state, l.state.completed),
+                    (l.row.finished_ms, now_s.as_str()),
+                ];
+                if !result.bytes().is_empty() {
+                    fields.push((l.row.result, result));
+                }
+                row.hset(&fields);
+                row.hdel(&[l.row.deadline_ms, l.row.token]);
+                completed.zadd(now as f64, id);
+                zadd.push(now_s.as_str());
+                zadd.push(id);
+            }
+            ctx.replicate(c"ZADD", &zadd);
+            retention::apply(s, &completed, victims);
+        }
+        None => {
+            for row in &settle.rows {
+                ctx.open(row.as_str()).delete();
+            }
+            let del: Vec<Str> = settle.rows.iter().map(Owned::as_str).collect();
+            ctx.replicate(c"DEL", &del);
+        }
     }
-    let del: Vec<Str> = settle.rows.iter().map(Owned::as_str).collect();
-    s.ctx.replicate(c"DEL", &del);
     settle.freed(s);
-    Ok(settle.done())
+    let reply = settle.done();
+    let acked = settle.ids.iter().map(|id| id.bytes());
+    settle.events.jobs(l.event.completed, acked);
+    Ok(reply)
 }

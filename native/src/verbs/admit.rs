@@ -1,11 +1,13 @@
 //! What ENQUEUE, SCHEDULE and TICK share (the twin of `lib/lua/admit.ts`): step 5 of an admission
-//! (`admit`: no id twice, no row already there — the first such id is a duplicate — then the
-//! types of meta, of the structure written and of wake, meta's `enqueued` counter, and, when a
+//! (`admit`: no id twice, no row already there — the first such id is a duplicate — then the types
+//! of meta, of the structure written, of wake and of events, meta's `enqueued` counter, and, when a
 //! job carries a `dedup` key, who holds each key: the plan of which jobs are admitted and which
 //! fold into a holder), and the first writes (`admitted`: the queue's `meta` made on first use, the
-//! admissions counted, the keys taken, the debounced holders given their new payload).
+//! admissions counted, the keys taken, the debounced holders given their new payload); last, the
+//! admission's events (`Admission::announce`).
 
 use super::dedup::{self, Dedup, Holder};
+use super::events::{blank, Events, Fields};
 use super::lanes::{self, Live};
 use super::ready::{self, Place, Plan};
 use super::scope::Scope;
@@ -68,6 +70,8 @@ pub struct Admission<'a> {
     pub ready: Option<Plan<'a>>,
     /// Whether the queue had no ready job (its `ready` marker goes on wake with the first).
     pub idle: bool,
+    /// The queue's events.
+    pub events: Events<'a>,
 }
 
 /// A key an admitted job takes: its place, the key, the window's end (0: none).
@@ -81,6 +85,34 @@ impl<'a> Admission<'a> {
     /// The ids admitted, in call order.
     pub fn admitted_ids(&self) -> Vec<Str<'a>> {
         self.admitted.iter().map(|&j| self.ids[j]).collect()
+    }
+
+    /// The admission's events, after its writes: `ty` (`enqueued`, `scheduled`, or TICK's
+    /// `scheduler` with its `name`) naming the jobs admitted, when any, then `deduplicated` naming
+    /// the ids not admitted and (`into`, parallel) the jobs they folded into, when any.
+    pub fn announce(&self, ty: Str, name: Option<Str>) {
+        let events = &self.events;
+        if !events.on() {
+            return;
+        }
+        if let Some(jobs) = events.list(self.admitted.iter().map(|&j| self.ids[j].bytes())) {
+            let entry = Fields {
+                name,
+                jobs: Some(jobs.as_str()),
+                ..blank()
+            };
+            events.add(ty, &entry);
+        }
+        let folded = events.list(self.folded.iter().map(|f| self.ids[f.place].bytes()));
+        let into = events.list(self.folded.iter().map(|f| f.holder.bytes()));
+        if let (Some(jobs), Some(into)) = (folded, into) {
+            let entry = Fields {
+                jobs: Some(jobs.as_str()),
+                into: Some(into.as_str()),
+                ..blank()
+            };
+            events.add(lit().event.deduplicated, &entry);
+        }
     }
 
     /// The reply: the count admitted, or — when a job carried a key — `[admitted, (place, holder,
@@ -115,8 +147,8 @@ pub fn admit<'a>(
 }
 
 /// The first checks of an admission, which no job's options change: no id twice, no row already
-/// there, the types of meta, of the structure written and of wake, meta's `enqueued` counter. TICK
-/// calls it apart, then reads its scheduler's options for [`plan`].
+/// there, the types of meta, of the structure written, of wake and of events, meta's `enqueued`
+/// counter. TICK calls it apart, then reads its scheduler's options for [`plan`].
 pub fn start<'a>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
@@ -137,6 +169,7 @@ pub fn start<'a>(
     let meta = s.meta()?;
     let structure = s.structure(structure, kind)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     let enqueued = counter(&meta, lit().meta.enqueued)?;
     let now = crate::ffi::now_ms();
     Ok(Admission {
@@ -156,6 +189,7 @@ pub fn start<'a>(
         laning: false,
         ready: None,
         idle: false,
+        events,
     })
 }
 

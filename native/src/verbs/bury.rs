@@ -1,11 +1,13 @@
 //! `EMQ.BURY 1 <meta> (<id> <token> <reason>)…`: each job goes active → dead at now, its reason
-//! kept; then the dead set is trimmed to the queue's retention. Reply: the count.
+//! kept; then the dead set is trimmed to the queue's retention. One `dead` event per job. Reply:
+//! the count.
 
+use super::events::{blank, Fields};
 use super::leases::{held, leave_active, Leaves};
-use super::retention;
+use super::retention::{self, Kept};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind, Str};
+use crate::ffi::{Kind, Str};
 use crate::keyspace::{ACTIVE, DEAD};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -14,9 +16,16 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let structures = [(ACTIVE, Kind::Zset), (DEAD, Kind::Zset)];
-    let (settle, [active, dead]) = held(s, args, structures, Some(l.meta.buried), Leaves::Gone)?;
-    let now = ffi::now_ms();
-    let victims = retention::select(s, &settle.meta, &dead, now, settle.ids.len() as i64)?;
+    let (settle, [active, dead]) = held(
+        s,
+        args,
+        (structures, true),
+        Some(l.meta.buried),
+        Leaves::Gone,
+    )?;
+    let now = s.now();
+    let adding = settle.ids.len() as i64;
+    let victims = retention::select(s, &settle.meta, &dead, Kept::Dead, now, adding)?;
 
     settle.let_go(now);
     leave_active(s, &settle, &active);
@@ -36,5 +45,13 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let reply = settle.done();
     retention::apply(s, &dead, &victims);
     settle.freed(s);
+    for (j, &id) in settle.ids.iter().enumerate() {
+        let entry = Fields {
+            jobs: Some(id),
+            reason: Some(args.job_bytes(j, 2)),
+            ..blank()
+        };
+        settle.events.add(l.event.dead, &entry);
+    }
     Ok(reply)
 }

@@ -9,21 +9,24 @@
 //! lanes.md §10.6). Everything is decided first, on the state as the moves will leave it, and
 //! written after. With nothing claimed, block_ms > 0 and a caller that may wait, the client waits
 //! on pending (at most until the next due time); a signal runs the claim again. Deduplication
-//! windows that ended are dropped (`dedup::expired`). Reply `[next_ms, [id, payload, attempts,
-//! token, opts]…]`.
+//! windows that ended are dropped (`dedup::expired`); the dead and the completed sets are trimmed to
+//! the queue's retention. Its events, in this order: `promoted` (the due ids moved), `stalled`
+//! (the expired leases moved), `claimed` (the ids and their attempts). Reply `[next_ms, [id,
+//! payload, attempts, token, opts]…]`.
 
 use super::dedup;
+use super::events::{blank, Events, Fields};
 use super::lanes::{self, Live};
 use super::limits::{self, Tat};
-use super::move_due::{apply, select};
+use super::move_due::{apply, select, Due};
 use super::ready;
-use super::retention;
+use super::retention::{self, Kept};
 use super::scope::Scope;
 use super::walk::{self, pick, Jobs, Moved, Pick, Pop, RingOp};
 use super::{add, counter, paused};
 use crate::command::{Args, Claimed, Reply};
 use crate::ffi::{Key, Kind, Str};
-use crate::keyspace::{ACTIVE, DEAD, PARKED, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PARKED, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
 use crate::wire::Refusal;
@@ -37,7 +40,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let active = s.structure(ACTIVE, Kind::Zset)?;
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
+    let completed = s.structure(COMPLETED, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     let now = s.now();
     let due = select(s, &meta, &schedule, now, CLAIM_MOVE_LIMIT)?;
     let expired = select(s, &meta, &active, now, CLAIM_MOVE_LIMIT)?;
@@ -102,7 +107,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             counter(&meta, l.meta.claimed)?,
         )
     };
-    let victims = retention::select(s, &meta, &dead, now, 0)?;
+    let victims = retention::select(s, &meta, &dead, Kept::Dead, now, 0)?;
     // ended deduplication windows: only on a queue that ever took a key (meta's dedup)
     let deduplicates =
         meta.kind() == Kind::Hash && meta.hget(l.meta.dedup).is_some_and(|v| v.bytes() == b"1");
@@ -111,6 +116,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     } else {
         None
     };
+    let finished = retention::select(s, &meta, &completed, Kept::Completed, now, 0)?;
     s.probe()?;
 
     // Writes.
@@ -151,6 +157,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     if let Some((d, keys)) = &windows {
         dedup::drop_expired(ctx, d, keys);
     }
+    retention::apply(s, &completed, &finished);
     let mut jobs = Vec::with_capacity(picks.len());
     if !picks.is_empty() {
         let k = picks.len() as i64;
@@ -199,6 +206,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
     }
     let k = jobs.len() as i64;
+    announce(&events, &due, &expired, &jobs);
     let spent = lim.rate.map(|(rate, _)| (rate, allowed - k <= 0));
     let spent_rate = spent.is_some_and(|(_, spent)| spent);
     let full = lim.conc.is_some_and(|conc| busy + k >= conc);
@@ -237,6 +245,28 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         });
     }
     Ok(Reply::Claimed { next_ms, jobs })
+}
+
+/// The claim's events, in its steps' order: `promoted` (the due ids moved), `stalled` (the expired
+/// leases moved), `claimed` (the ids with their attempts); none for an empty list.
+fn announce(events: &Events, due: &Due, expired: &Due, jobs: &[Claimed]) {
+    if !events.on() {
+        return;
+    }
+    let l = lit();
+    events.jobs(l.event.promoted, due.ids.iter().map(|id| id.bytes()));
+    events.jobs(l.event.stalled, expired.ids.iter().map(|id| id.bytes()));
+    let ids = events.list(jobs.iter().map(|j| j.id.bytes()));
+    let attempts: Vec<String> = jobs.iter().map(|j| j.attempts.to_string()).collect();
+    let attempts = events.list(attempts.iter().map(|a| a.as_bytes()));
+    if let (Some(ids), Some(attempts)) = (ids, attempts) {
+        let entry = Fields {
+            jobs: Some(ids.as_str()),
+            attempts: Some(attempts.as_str()),
+            ..blank()
+        };
+        events.add(l.event.claimed, &entry);
+    }
 }
 
 /// Step 6 of the walk's pops: `RPOP list k` of each list, `prioritized` lowered by those not of

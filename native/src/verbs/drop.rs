@@ -1,15 +1,16 @@
 //! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit schedulers and jobs a call
-//! (schedulers, then ready jobs of every lane, scheduled and dead jobs), and once none is left every
-//! key of the queue, `meta` and every lane's keys included; refused while a job is active (naming up to 50 of them). Reply: the
-//! schedulers and jobs deleted (fewer than limit: the queue is gone).
+//! (schedulers, then ready jobs of every lane, scheduled, dead and completed jobs), and once none
+//! is left every key of the queue, `meta`, `events` and every lane's keys included; refused while a
+//! job is active (naming up to 50 of them). Reply: the schedulers and jobs deleted (fewer than
+//! limit: the queue is gone).
 
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{
-    ACTIVE, DEAD, DEDUP, DEDUP_TTL, LANES, LEVELS, PARKED, PENDING, RING, SCHEDULE, SCHEDULERS,
-    WAKE,
+    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, PARKED, PENDING, RING,
+    SCHEDULE, SCHEDULERS, WAKE,
 };
 use crate::wire::Refusal;
 
@@ -21,6 +22,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let pending = s.structure(PENDING, Kind::List)?;
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
+    let completed = s.structure(COMPLETED, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let schedulers = s.structure(SCHEDULERS, Kind::Zset)?;
@@ -30,6 +32,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let ring = s.structure(RING, Kind::List)?;
     let lanes_index = s.structure(LANES, Kind::Zset)?;
     let parked = s.structure(PARKED, Kind::Zset)?;
+    let events = s.structure(EVENTS, Kind::Stream)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -77,9 +80,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             popped_from.push((at, id, row));
         }
     }
-    // (set index, id, row): 1 schedule, 2 dead
+    // (set index, id, row): 1 schedule, 2 dead, 3 completed
     let mut victims: Vec<(usize, Owned, Owned)> = Vec::new();
-    for (at, set) in [(1, &schedule), (2, &dead)] {
+    for (at, set) in [(1, &schedule), (2, &dead), (3, &completed)] {
         let left = limit - popped_from.len() - victims.len();
         if left == 0 {
             break;
@@ -105,14 +108,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             ctx.replicate(c"LPOP", &[list.name(), count.as_str()]);
         }
     }
-    let sets: [&Key; 3] = [&pending, &schedule, &dead];
+    let sets: [&Key; 4] = [&pending, &schedule, &dead, &completed];
     for (at, id, _) in &victims {
         sets[*at].zrem(id.as_str());
     }
     for (_, _, row) in popped_from.iter().chain(&victims) {
         ctx.open(row.as_str()).delete();
     }
-    for (at, set) in [(1usize, &schedule), (2, &dead)] {
+    for (at, set) in [(1usize, &schedule), (2, &dead), (3, &completed)] {
         let mut zrem: Vec<Str> = vec![set.name()];
         zrem.extend(victims.iter().filter(|v| v.0 == at).map(|v| v.1.as_str()));
         if zrem.len() > 1 {
@@ -145,6 +148,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &pending,
             &schedule,
             &dead,
+            &completed,
             &wake,
             &schedulers,
             &dedup,
@@ -153,6 +157,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &ring,
             &lanes_index,
             &parked,
+            &events,
             &meta,
         ];
         let keys: Vec<&Key> = keys.into_iter().chain(&lane_keys).collect();

@@ -1,6 +1,7 @@
 //! `EMQ.ENQUEUE 1 <meta> (<id> <opts> <payload>)…`: new rows in state `pending`, the ids pushed on
 //! the head of pending in argument order; a `ready` marker on wake when pending was empty. A job
-//! whose `dedup` key is held is not admitted (`admit`). Reply: the count, or `[admitted, (place,
+//! whose `dedup` key is held is not admitted (`admit`); events `enqueued`, then `deduplicated`.
+//! Reply: the count, or `[admitted, (place,
 //! holder, outcome)…]` when a job carried a key. Its writes ([`pushed`]) are also TICK's: a
 //! scheduler's jobs are admitted as ENQUEUE's.
 
@@ -22,6 +23,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let now = s.ctx.int(a.now);
     admitted(s, &a, args, now.as_str(), |j| args.job_bytes(j, 2), None);
     pushed(s, &a, now.as_str(), |j| fields(&a, args, j, 2, 1));
+    a.announce(lit().event.enqueued, None);
     Ok(a.reply())
 }
 

@@ -11,7 +11,7 @@ use crate::wire::Refusal;
 
 /// Runs EXTEND's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [active]) = held(s, args, [(ACTIVE, Kind::Zset)], None, Leaves::Stay)?;
+    let (settle, [active]) = held(s, args, ([(ACTIVE, Kind::Zset)], false), None, Leaves::Stay)?;
 
     let field = lit().row.deadline_ms;
     let deadline = ffi::now_ms() + args.number(0);

@@ -1,10 +1,12 @@
 //! What ACK, RETRY, BURY, EXTEND and PROGRESS share (the twin of `lib/lua/leases.ts`'s
-//! `emq_leases`): step 5 of a settle — no id twice, the types of meta and of the structures the
-//! verb writes (active first), each job's row, the verb's meta counter, the cluster probe, and only
-//! then the stale jobs refused, every one of them, in argument order. A job is held when it is in
-//! active and its row's `token` is the call's.
+//! `emq_leases`): step 5 of a settle — no id twice, the types of meta, of the structures the
+//! verb writes (active first) and of the queue's `events` (but EXTEND's), each job's row, the
+//! verb's meta counter, the cluster probe, and only then the stale jobs refused, every one of
+//! them, in argument order. A job is held when it is in active and its row's `token` is the
+//! call's.
 
 use super::dedup::{self, Going};
+use super::events::Events;
 use super::lanes::{self, Counted};
 use super::limits;
 use super::scope::Scope;
@@ -43,6 +45,8 @@ pub struct Settle<'a> {
     freeing: bool,
     /// The lanes whose `active` the settle lowers (a laned queue's, `lanes::counted`).
     counted: Counted<'a>,
+    /// The queue's events.
+    pub events: Events<'a>,
 }
 
 impl<'a> Settle<'a> {
@@ -77,12 +81,13 @@ impl<'a> Settle<'a> {
 }
 
 /// Checks a settle (group arguments 0 and 1: id and token) on the queue's `structures` (type and
-/// kind, active first), with `total` the meta counter the verb increments and `leaves` how its jobs
-/// leave; the jobs held and the structures opened, or the refusal.
+/// kind, active first; then, for a verb that writes events, the queue's `events`), with `total`
+/// the meta counter the verb increments and `leaves` how its jobs leave; the jobs held and the
+/// structures opened, or the refusal.
 pub fn held<'a, const N: usize>(
     s: &mut Scope<'a>,
     args: &Args<'a>,
-    structures: [(&[u8], Kind); N],
+    (structures, writes_events): ([(&[u8], Kind); N], bool),
     total: Option<Str<'static>>,
     leaves: Leaves,
 ) -> Result<(Settle<'a>, [Key<'a, 'a>; N]), Refusal> {
@@ -96,6 +101,11 @@ pub fn held<'a, const N: usize>(
     let keys: [Key<'a, 'a>; N] = keys
         .try_into()
         .unwrap_or_else(|_| unreachable!("N structures"));
+    let events = if writes_events {
+        Events::open(s, &meta)?
+    } else {
+        Events::none(s)
+    };
     let freeing = leaves != Leaves::Stay && limits::freeing(s, &meta)?;
     let l = lit();
     let mut rows = Vec::with_capacity(args.jobs());
@@ -147,6 +157,7 @@ pub fn held<'a, const N: usize>(
         dedup,
         freeing,
         counted,
+        events,
     };
     Ok((settle, keys))
 }

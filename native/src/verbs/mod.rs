@@ -3,7 +3,8 @@
 //! ENQUEUE/SCHEDULE/TICK; `leases`: the token check of ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`:
 //! PROMOTE/REAP/CLAIM's mover; `ready`: the ready lists by (lane, priority); `lanes`: a laned
 //! queue's ring and lane states; `walk`: CLAIM's walk, decided before it writes; `retention`: the
-//! dead set's trimming by BURY and CLAIM). Steps 1–4 (shape, layout, fence, gates) run in `command`
+//! dead and completed sets' trimming by BURY, ACK, CLAIM and RETAIN; `events`: the events stream
+//! every transition appends to). Steps 1–4 (shape, layout, fence, gates) run in `command`
 //! for every verb before its handler; a handler checks its domain, then writes everything or
 //! nothing (`docs/WIRE.md`).
 
@@ -14,6 +15,7 @@ pub mod claim;
 pub mod dedup;
 pub mod drop;
 pub mod enqueue;
+pub mod events;
 pub mod extend;
 pub mod lanes;
 pub mod leases;

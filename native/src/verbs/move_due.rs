@@ -4,6 +4,7 @@
 //! pushes (each to its priority's list, `ready`); [`apply`] moves them and marks the rows that
 //! exist `pending`.
 
+use super::events::Events;
 use super::lanes;
 use super::mark_ready;
 use super::ready::{self, Plan};
@@ -87,8 +88,9 @@ pub fn apply(s: &Scope, meta: &Key, from: &Key, pending: &Key, tail: bool, due: 
 
 /// PROMOTE and REAP, whole: up to `limit` due ids of the sorted set of type `from` move onto
 /// pending (`tail`: RPUSH, claimed next); a `ready` marker on wake and waiting claims woken when
-/// any moved; from active (REAP), the lanes' `active` lowered first and their checks last. Reply:
-/// how many moved.
+/// any moved; from active (REAP), the lanes' `active` lowered first and their checks last; one
+/// event names the ids moved (`promoted` from schedule, `stalled` from active). Reply: how many
+/// moved.
 pub fn moved<'a>(
     s: &mut Scope<'a>,
     limit: i64,
@@ -101,6 +103,7 @@ pub fn moved<'a>(
     let from = s.structure(from, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     let due = select(s, &meta, &from, s.now(), limit as u64)?;
     // expired leases: their lanes' `active` goes down (§10.5)
     let counted = if reaps {
@@ -117,5 +120,12 @@ pub fn moved<'a>(
         mark_ready(&wake);
         ctx.signal_ready(pending.name());
     }
+    let l = lit();
+    let event = if reaps {
+        l.event.stalled
+    } else {
+        l.event.promoted
+    };
+    events.jobs(event, due.ids.iter().map(|id| id.bytes()));
     Ok(Reply::Int(moved as i64))
 }

@@ -1,6 +1,7 @@
 //! `EMQ.PROGRESS 1 <meta> (<id> <token> <value>)…`: each held job's progress is set (token-checked
-//! like a settle). Reply: the count.
+//! like a settle); one `progress` event per job. Reply: the count.
 
+use super::events::{blank, Fields};
 use super::leases::{held, Leaves};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
@@ -11,13 +12,23 @@ use crate::wire::Refusal;
 
 /// Runs PROGRESS's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (settle, [_]) = held(s, args, [(ACTIVE, Kind::Zset)], None, Leaves::Stay)?;
+    let structures = [(ACTIVE, Kind::Zset)];
+    let (settle, [_]) = held(s, args, (structures, true), None, Leaves::Stay)?;
 
-    let field = lit().row.progress;
+    let l = lit();
     for (j, row) in settle.rows.iter().enumerate() {
         s.ctx
             .open(row.as_str())
-            .hset(&[(field, args.job_bytes(j, 2))]);
+            .hset(&[(l.row.progress, args.job_bytes(j, 2))]);
     }
-    Ok(settle.done())
+    let reply = settle.done();
+    for (j, &id) in settle.ids.iter().enumerate() {
+        let entry = Fields {
+            jobs: Some(id),
+            progress: Some(args.job_bytes(j, 2)),
+            ..blank()
+        };
+        settle.events.add(l.event.progress, &entry);
+    }
+    Ok(reply)
 }

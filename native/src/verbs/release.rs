@@ -1,6 +1,7 @@
 //! `EMQ.RELEASE 1 <meta> (<id> <token>)…`: a hand-back, not a failure — each held job goes active
 //! → the tail of pending (claimed next) and its row's `attempts` gives back the attempt its claim
-//! counted; `ready` on wake when pending was empty, and waiting claims told. Reply: the count.
+//! counted; `ready` on wake when pending was empty, and waiting claims told; one `released` event
+//! names them. Reply: the count.
 
 use super::counter;
 use super::leases::{held, leave_active, Leaves};
@@ -21,7 +22,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, pending, wake]) = held(s, args, structures, None, Leaves::Active)?;
+    let (settle, [active, pending, wake]) =
+        held(s, args, (structures, true), None, Leaves::Active)?;
     let mut attempts = Vec::with_capacity(settle.rows.len());
     for row in &settle.rows {
         attempts.push(counter(&ctx.open(row.as_str()), l.row.attempts)?);
@@ -45,5 +47,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     ctx.signal_ready(pending.name());
     settle.freed(s);
-    Ok(settle.done())
+    let reply = settle.done();
+    let released = settle.ids.iter().map(|id| id.bytes());
+    settle.events.jobs(l.event.released, released);
+    Ok(reply)
 }

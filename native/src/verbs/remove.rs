@@ -1,14 +1,17 @@
-//! `EMQ.REMOVE 1 <meta> (<id>)…`: pending, scheduled and dead jobs are deleted wherever they are;
-//! an active job refuses the call (its worker holds it), naming every such id. Reply: how many
-//! were removed (an id without a row counts 0). Their deduplication keys are let go.
+//! `EMQ.REMOVE 1 <meta> (<id>)…`: pending, scheduled, dead and completed jobs are deleted wherever
+//! they are; an active job refuses the call (its worker holds it), naming every such id. Reply:
+//! how many were removed (an id without a row counts 0). Their deduplication keys are let go; one
+//! `removed` event names the ids that had a row.
 
 use super::dedup;
+use super::events::Events;
 use super::ready;
 use super::scope::Scope;
 use super::{members, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Str};
-use crate::keyspace::{ACTIVE, DEAD, PENDING, SCHEDULE};
+use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PENDING, SCHEDULE};
+use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs REMOVE's steps 5–6.
@@ -20,7 +23,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(PENDING, Kind::List)?;
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let dead = s.structure(DEAD, Kind::Zset)?;
+    let completed = s.structure(COMPLETED, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
     let busy = members(&active, ids.iter().copied(), true);
     let jobs: Vec<(Str, Str)> = ids
@@ -48,7 +53,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         removed += 1;
         ready::remove(s, &meta, &plan, plan.group_of(j), id);
-        for set in [&schedule, &dead] {
+        for set in [&schedule, &dead, &completed] {
             if set.kind() == Kind::Zset && set.zrem(id) {
                 ctx.replicate(c"ZREM", &[set.name(), id]);
             }
@@ -56,5 +61,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ctx.open(row.as_str()).delete();
         ctx.replicate(c"DEL", &[row.as_str()]);
     }
+    let gone = ids.iter().zip(&exists).filter(|(_, &e)| e);
+    events.jobs(lit().event.removed, gone.map(|(id, _)| id.bytes()));
     Ok(Reply::Int(removed))
 }

@@ -1,7 +1,9 @@
 //! `EMQ.REQUEUE 1 <meta> <limit> [<id>…]`: dead jobs go back to the head of pending with a fresh
 //! attempt budget — the ids given (each must be dead: else every stray id is named), or without ids
-//! up to limit, oldest first; a `ready` marker on wake when pending was empty. Reply: how many moved.
+//! up to limit, oldest first; a `ready` marker on wake when pending was empty; one `requeued` event
+//! names them. Reply: how many moved.
 
+use super::events::Events;
 use super::ready;
 use super::scope::Scope;
 use super::{members, moved_to_head, once};
@@ -20,6 +22,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dead = s.structure(DEAD, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     let ids: Vec<Owned> = if given.is_empty() {
         dead.due(f64::INFINITY, args.number(0) as u64)
     } else {
@@ -50,5 +53,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             key.hdel(&[l.row.reason, l.row.buried_ms]);
         }
     }
+    events.jobs(l.event.requeued, ids.iter().map(|id| id.bytes()));
     Ok(Reply::Int(ids.len() as i64))
 }

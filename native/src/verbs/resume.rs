@@ -1,10 +1,12 @@
 //! `EMQ.RESUME 1 <meta> <lane>`: lane empty, `paused` leaves the queue's `meta` and a `ready`
 //! marker goes on wake when the queue holds ready jobs; else `paused` leaves the lane's state, then
 //! its insert and idle checks (`lanes`). Waiting claims are woken. Reply: 1 when it resumed, 0
-//! when it was not paused.
+//! when it was not paused. When it resumed, a `resumed` event (with the lane, when one).
 
+use super::events::Events;
 use super::lanes::{self, Live, State};
 use super::mark_ready;
+use super::pause::of_lane;
 use super::paused;
 use super::ready;
 use super::scope::Scope;
@@ -21,6 +23,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let meta = s.meta()?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     lanes::check(
         s,
         [lane.bytes()].into_iter().filter(|n| !n.is_empty()),
@@ -35,6 +38,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         state.hdel(&[l.lane.paused]);
         drop(state);
         Live::open(s, &meta).checks(lane);
+        events.add(l.event.resumed, &of_lane(lane));
         return Ok(Reply::Int(1));
     }
     if !paused(&meta) {
@@ -45,5 +49,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
+    events.add(l.event.resumed, &of_lane(lane));
     Ok(Reply::Int(1))
 }

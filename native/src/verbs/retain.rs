@@ -1,12 +1,15 @@
-//! `EMQ.RETAIN 1 <meta> <dead_max> <dead_age_ms>`: the queue's retention of dead jobs in its `meta`
-//! (made if missing), applied at once: the oldest dead jobs past it are deleted, at most
-//! `TRIM_LIMIT` per call. Reply: how many.
+//! `EMQ.RETAIN 1 <meta> <dead_max> <dead_age_ms> <completed_max> <completed_age_ms> <events_max>`:
+//! the queue's retention of dead jobs (0: no limit), of completed jobs (`completed_max` 0: none
+//! kept) and of events (0: none written) in its `meta` (made if missing), applied at once: the
+//! oldest dead and completed jobs past it are deleted, at most `TRIM_LIMIT` of each per call, and
+//! the events stream is trimmed to `events_max` exactly (0: deleted). Reply: the jobs deleted.
 
+use super::made;
+use super::retention::{self, Kept};
 use super::scope::Scope;
-use super::{made, retention};
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind};
-use crate::keyspace::DEAD;
+use crate::ffi::Kind;
+use crate::keyspace::{COMPLETED, DEAD, EVENTS};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -15,17 +18,35 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let (ctx, l) = (s.ctx, lit());
     let meta = s.meta()?;
     let dead = s.structure(DEAD, Kind::Zset)?;
-    let now = ffi::now_ms();
-    let (max, age) = (args.number(0), args.number(1));
-    let victims = retention::pick(s, &dead, now, 0, max, age)?;
+    let completed = s.structure(COMPLETED, Kind::Zset)?;
+    let events = s.structure(EVENTS, Kind::Stream)?;
+    let now = s.now();
+    let values = [0, 1, 2, 3, 4].map(|i| args.number(i));
+    let [dead_max, dead_age, completed_max, completed_age, events_max] = values;
+    let buried = retention::pick(s, &dead, now, 0, Kept::Dead.most(dead_max), dead_age)?;
+    let kept = Kept::Completed.most(completed_max);
+    let finished = retention::pick(s, &completed, now, 0, kept, completed_age)?;
     s.probe()?;
 
     made(&meta, ctx.int(now).as_str());
-    let (max_s, age_s) = (ctx.int(max), ctx.int(age));
+    let texts = values.map(|v| ctx.int(v));
     meta.hset(&[
-        (l.meta.dead_max, max_s.as_str()),
-        (l.meta.dead_age_ms, age_s.as_str()),
+        (l.meta.dead_max, texts[0].as_str()),
+        (l.meta.dead_age_ms, texts[1].as_str()),
+        (l.meta.completed_max, texts[2].as_str()),
+        (l.meta.completed_age_ms, texts[3].as_str()),
+        (l.meta.events_max, texts[4].as_str()),
     ]);
-    retention::apply(s, &dead, &victims);
-    Ok(Reply::Int(victims.count() as i64))
+    retention::apply(s, &dead, &buried);
+    retention::apply(s, &completed, &finished);
+    if events.kind() == Kind::Stream {
+        if events_max == 0 {
+            events.delete();
+            ctx.replicate(c"DEL", &[events.name()]);
+        } else if events.stream_trim(events_max) > 0 {
+            let max = &texts[4];
+            ctx.replicate(c"XTRIM", &[events.name(), l.maxlen, max.as_str()]);
+        }
+    }
+    Ok(Reply::Int((buried.count() + finished.count()) as i64))
 }

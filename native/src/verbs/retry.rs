@@ -1,14 +1,16 @@
 //! `EMQ.RETRY 1 <meta> (<id> <token> <delay_ms> <reason>)…`: each job goes active → schedule at
 //! now + its delay_ms, or with delay_ms 0 straight to the head of pending (ready now), its reason
 //! kept; the `due` marker on wake lowered to the earliest scheduled, `ready` written when pending
-//! was empty, and waiting claims told. Reply: the count.
+//! was empty, and waiting claims told. One `retried` event per job (its reason, and when it is due
+//! again). Reply: the count.
 
+use super::events::{blank, Fields};
 use super::leases::{held, leave_active, Leaves};
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind, Owned, Str};
+use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -22,8 +24,13 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, schedule, pending, wake]) =
-        held(s, args, structures, Some(l.meta.retried), Leaves::Active)?;
+    let (settle, [active, schedule, pending, wake]) = held(
+        s,
+        args,
+        (structures, true),
+        Some(l.meta.retried),
+        Leaves::Active,
+    )?;
 
     // the jobs ready now (delay 0) go on their priority's list
     let now_ready: Vec<usize> = (0..settle.ids.len())
@@ -43,7 +50,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let was_empty = !ready::any(s, &settle.meta);
     leave_active(s, &settle, &active);
     ready::push(s, &settle.meta, &pending, &plan, false);
-    let now = ffi::now_ms();
+    let now = s.now();
     let dues: Vec<i64> = (0..ids.len())
         .map(|j| now + args.job_number(j, 2))
         .collect();
@@ -84,5 +91,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     ctx.signal_ready(pending.name());
     settle.freed(s);
+    for (j, &id) in ids.iter().enumerate() {
+        let entry = Fields {
+            jobs: Some(id),
+            reason: Some(args.job_bytes(j, 3)),
+            until: Some(due_strs[j].as_str()),
+            ..blank()
+        };
+        settle.events.add(l.event.retried, &entry);
+    }
     Ok(reply)
 }

@@ -1,13 +1,14 @@
 //! `EMQ.RUN 1 <meta> (<id>)…`: scheduled jobs run now — each id (each must be in schedule: else
 //! every stray id is named) moves to the head of pending, its row `pending` and due now, as a
 //! promotion puts a due job; a `ready` marker on wake when pending was empty, and waiting claims
-//! told. Reply: how many moved.
+//! told; one `promoted` event names them. Reply: how many moved.
 
+use super::events::Events;
 use super::ready;
 use super::scope::Scope;
 use super::{members, moved_to_head, once};
 use crate::command::{Args, Reply};
-use crate::ffi::{self, Kind};
+use crate::ffi::Kind;
 use crate::keyspace::{PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -21,6 +22,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let schedule = s.structure(SCHEDULE, Kind::Zset)?;
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
+    let events = Events::open(s, &meta)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
     let stray = members(&schedule, ids.iter().copied(), false);
     let plan = ready::plan_rows(s, &meta, &ids, &rows, &exists)?;
@@ -30,7 +32,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
 
     let was_empty = !ready::any(s, &meta);
-    let now = ctx.int(ffi::now_ms());
+    let now = ctx.int(s.now());
     moved_to_head(
         s,
         &meta,
@@ -45,5 +47,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
                 .hset(&[(l.row.state, l.state.pending), (l.row.due_ms, now.as_str())]);
         }
     }
+    events.jobs(l.event.promoted, ids.iter().map(|id| id.bytes()));
     Ok(Reply::Int(ids.len() as i64))
 }

@@ -1,7 +1,8 @@
 //! `EMQ.SCHEDULE 1 <meta> (<id> <due_ms> <opts> <payload>)…`: new rows in state `scheduled`, the
 //! ids in schedule at their due_ms; the `due` marker on wake lowered to the earliest, and waiting
 //! claims told (they may now wait less). A job whose `dedup` key is held is not admitted; a
-//! debounced one moves its scheduled holder to its own due time (`admit`). Reply: the count, or
+//! debounced one moves its scheduled holder to its own due time (`admit`). Events: `scheduled`,
+//! then `deduplicated`. Reply: the count, or
 //! `[admitted, (place, holder, outcome)…]` when a job carried a key.
 
 use super::admit::{admit, admitted, fields};
@@ -58,5 +59,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         ctx.signal_ready(s.name(PENDING).as_str());
     }
+    a.announce(l.event.scheduled, None);
     Ok(a.reply())
 }

@@ -6,7 +6,8 @@
 //! a hand-edited hash, are ignored), and the next run becomes next_ms (the last run: the latest
 //! tick_ms admitted). Reply: the jobs admitted (a run whose `dedup` key is held admits none), or -1
 //! when it did not fire (another firer took the tick, the spec changed, the queue is paused, the
-//! scheduler is gone), having written nothing.
+//! scheduler is gone), having written nothing. Events: `scheduler` (its name and the jobs admitted,
+//! when any), then `deduplicated`.
 
 use super::admit::{admitted, plan, start};
 use super::enqueue::pushed;
@@ -73,5 +74,6 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     add(&sched, l.sched.runs, runs, a.admitted.len() as i64);
     index.zadd(next as f64, name);
     ctx.replicate(c"ZADD", &[index.name(), next_text.as_str(), name]);
+    a.announce(l.event.scheduler, Some(name));
     Ok(Reply::Int(a.admitted.len() as i64))
 }
