@@ -16,7 +16,9 @@
  * — from the stream, so nothing is lost unless the stream trimmed it meanwhile, and then a gap
  * says so. After a failure of its connection (a reconnect, a failover) the reader opens another
  * and reads on from its last id; its subscribers catch up again (so that entries trimmed during
- * the outage are reported as a gap). A blocked read is cut short by closing its connection, so
+ * the outage are reported as a gap). A full page (the reader is behind) is followed by one `XINFO
+ * STREAM`: when entries after where it was were trimmed, its subscribers catch up too, each
+ * reporting its own gap. A blocked read is cut short by closing its connection, so
  * closing and aborting are noticed at once; its block lasts {@link BLOCK_MS}.
  *
  * @module
@@ -192,6 +194,23 @@ function infoField(reply: unknown, name: string): unknown {
   return reply !== null && typeof reply === "object" ? (reply as Record<string, unknown>)[name] : undefined;
 }
 
+/**
+ * Whether entries after position `p` were trimmed, from an `XINFO STREAM` reply: trimming takes the
+ * oldest entries, so some may follow `p` when something was trimmed (`entries-added` above
+ * `length`) and `p` lies before the oldest entry kept. Then the position just before that entry
+ * (`after`) and its id (`first`; null when the stream is empty: `after` is then its last id); else
+ * null.
+ */
+export function trimmedAfter(info: unknown, p: Position): { after: Position; first: string | null } | null {
+  const added = Number(infoField(info, "entries-added"));
+  const length = Number(infoField(info, "length"));
+  if (!(added > length)) return null;
+  const firstEntry = infoField(info, "first-entry");
+  const first = Array.isArray(firstEntry) && firstEntry.length > 0 ? String(firstEntry[0]) : null;
+  const after = first !== null ? afterEntry(previousEntry(afterEntry(first))) : afterEntry(String(infoField(info, "last-generated-id")));
+  return comparePositions({ ...p, index: Infinity }, after) < 0 ? { after, first } : null;
+}
+
 /** A queue's reader: see the module's doc. */
 export class EventReader {
   /** Its users. */
@@ -318,8 +337,19 @@ export class EventReader {
         failures = 0;
         const entries = readEntries(reply);
         if (entries.length === 0) continue;
+        const before = last;
         this.#last = last = afterEntry(entries[entries.length - 1]!.id);
-        for (const sub of this.subscribers) if (sub.live) sub.take(entries);
+        // a full page: the reader is behind; were entries after where it was trimmed before it read them?
+        const lagging = entries.length === READ_COUNT && await this.#trimmedSince(before);
+        for (const sub of this.subscribers) {
+          if (!sub.live) continue;
+          if (lagging) {
+            // each user checks from its own position, and reports its gap
+            sub.live = false;
+            sub.verify = true;
+            sub.notify();
+          } else sub.take(entries);
+        }
       } catch {
         if (this.#over()) return;
         // a reconnect or a failover: a new connection (a fresh view of the topology), read on from
@@ -336,6 +366,15 @@ export class EventReader {
         }
         await sleep(retryDelay(failures++));
       }
+    }
+  }
+
+  /** Whether entries after `p` were trimmed (one `XINFO STREAM`; false when it cannot be asked). */
+  async #trimmedSince(p: Position): Promise<boolean> {
+    try {
+      return trimmedAfter(await this.#c.conn.command(["XINFO", "STREAM", this.#ks.events], this.#ks.meta), p) !== null;
+    } catch {
+      return false;
     }
   }
 
@@ -375,17 +414,10 @@ export class EventReader {
     if (sub.stopped) return;
     const [info, range] = replies;
     const entries = streamEntries(range);
-    if (!(info instanceof Error)) {
-      const added = Number(infoField(info, "entries-added"));
-      const length = Number(infoField(info, "length"));
-      const firstEntry = infoField(info, "first-entry");
-      const first = Array.isArray(firstEntry) && firstEntry.length > 0 ? String(firstEntry[0]) : null;
-      // trimmed entries are the oldest: some may follow the cursor when it is before the first kept
-      const bound = first !== null ? afterEntry(previousEntry(afterEntry(first))) : afterEntry(String(infoField(info, "last-generated-id")));
-      if (added > length && comparePositions({ ...from, index: Infinity }, bound) < 0) {
-        sub.buffer.push({ id: positionText(bound), type: "gap", from: positionText(from), first });
-        sub.cursor = bound;
-      }
+    const bound = info instanceof Error ? null : trimmedAfter(info, from);
+    if (bound !== null) {
+      sub.buffer.push({ id: positionText(bound.after), type: "gap", from: positionText(from), first: bound.first });
+      sub.cursor = bound.after;
     }
     if (entries.length > 0) {
       sub.take(entries);

@@ -224,6 +224,22 @@ for (const combo of COMBOS) {
       await it.return!();
     }, 90_000);
 
+    test("a reader that falls behind past the stream's bound: a gap, then what is kept", async () => {
+      const queue = q("lag");
+      const K = keyspace(queue);
+      const it = ctx.mq.events(queue)[Symbol.asyncIterator]();
+      const first = it.next();
+      await eventually(async () => (await readers(ctx.raw, queue)).length === 1);
+      // 3,000 entries in one MULTI, the stream bounded at 1,500: the reader reads after it, behind
+      const ids = Array.from({ length: 3000 }, (_, i) => `JOB${String(i).padStart(11, "0")}`);
+      const replies = await ctx.raw.batch(ids.map((id) => ["XADD", K.events, "MAXLEN", "1500", "*", "type", "enqueued", "jobs", id]), K.meta, true);
+      for (const r of replies) if (r instanceof Error) throw r;
+      const got = [(await first).value as QueueEventItem, ...await take(it, 1500)];
+      expect(got[0]).toMatchObject({ type: "gap" });
+      expect(got.slice(1).map((e) => (e as { jobId: string }).jobId)).toEqual(ids.slice(1500));
+      await it.return!();
+    }, 60_000);
+
     test("close() ends every iterator of the client", async () => {
       const mq = await ctx.connect<unknown>();
       const queue = q("close");
