@@ -9,9 +9,9 @@
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import type { QueueEventItem } from "../../lib/client/events.ts";
-import { BUFFER_MAX, READER_NAME_PREFIX } from "../../lib/client/event_reader.ts";
-import type { Connection } from "../../lib/client/connection.ts";
+import { BUFFER_MAX } from "../../lib/client/event_reader.ts";
 import { COMBOS, counterIds, eventually, sleep, useClient, useSites } from "./_harness.ts";
+import { readers, xadd } from "./_events.ts";
 
 const servers = useSites();
 
@@ -37,20 +37,6 @@ async function quiet(it: AsyncIterator<QueueEventItem>, ms = 300): Promise<Itera
 /** The items without their ids (which carry the server's clock). */
 const shapes = (items: QueueEventItem[]): Array<Record<string, unknown>> =>
   items.map(({ id: _, ...rest }) => rest as Record<string, unknown>);
-
-/** The reader connections of queue `q` on its node: their server ids. */
-async function readers(raw: Connection, q: string): Promise<string[]> {
-  const K = keyspace(q);
-  const list = String(await raw.command(["CLIENT", "LIST"], K.meta));
-  const name = `name=${READER_NAME_PREFIX}${encodeURIComponent(q)} `;
-  return list.split("\n").filter((l) => l.includes(name)).map((l) => /\bid=(\d+)/.exec(l)![1]!);
-}
-
-/** Appends an entry to `q`'s stream by hand (a verb's entry, as the spec writes it). */
-async function xadd(raw: Connection, q: string, ...fields: string[]): Promise<string> {
-  const K = keyspace(q);
-  return String(await raw.command(["XADD", K.events, "*", ...fields], K.meta));
-}
 
 for (const combo of COMBOS) {
   describe(combo.name, () => {

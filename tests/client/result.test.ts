@@ -13,9 +13,9 @@
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { JobFailedError, JobNotFoundError, ResultTimeoutError } from "../../lib/client/errors.ts";
-import { READER_NAME_PREFIX } from "../../lib/client/event_reader.ts";
 import type { Connection } from "../../lib/client/connection.ts";
 import { COMBOS, counterIds, eventually, sleep, useClient, useSites } from "./_harness.ts";
+import { readers } from "./_events.ts";
 
 const servers = useSites();
 
@@ -48,13 +48,6 @@ async function finish(
 async function hgetalls(raw: Connection, q: string): Promise<number> {
   const info = String(await raw.command(["INFO", "commandstats"], keyspace(q).meta));
   return Number(/cmdstat_hgetall:calls=(\d+)/.exec(info)?.[1] ?? 0);
-}
-
-/** The reader connections of `q` on its node: their server ids. */
-async function readers(raw: Connection, q: string): Promise<string[]> {
-  const list = String(await raw.command(["CLIENT", "LIST"], keyspace(q).meta));
-  const name = `name=${READER_NAME_PREFIX}${encodeURIComponent(q)} `;
-  return list.split("\n").filter((l) => l.includes(name)).map((l) => /\bid=(\d+)/.exec(l)![1]!);
 }
 
 /** The rejection of `p` (fails when it resolves). */
