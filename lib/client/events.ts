@@ -8,11 +8,11 @@
  * @module
  */
 import type { JobId } from "../keyspace/mod.ts";
-import { EVENTS, type EventField, type EventType } from "../wire/events.ts";
+import { EVENTS, type EventField } from "../wire/events.ts";
 import { EchoMQError } from "./errors.ts";
 
 /** The item property each event field becomes, and its type. */
-interface FieldItem {
+export interface FieldItem {
   /** `jobs`: one item per job, `jobId` its id. */
   jobs: { readonly jobId: JobId };
   /** `attempts`: the job's attempt number. */
@@ -31,18 +31,67 @@ interface FieldItem {
   name: { readonly name: string };
 }
 
-/** `U`'s members as one intersection. */
-type Both<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/**
+ * The fields each type of event carries, as lib/wire/events.ts's `EVENTS` says (checked at compile
+ * time: a type or a field added to the spec and missed here does not compile).
+ */
+export interface EventFieldsOf {
+  /** ENQUEUE. */
+  enqueued: "jobs";
+  /** SCHEDULE. */
+  scheduled: "jobs";
+  /** TICK. */
+  scheduler: "name" | "jobs";
+  /** ENQUEUE, SCHEDULE, TICK. */
+  deduplicated: "jobs" | "into";
+  /** CLAIM, PROMOTE, RUN. */
+  promoted: "jobs";
+  /** CLAIM, REAP. */
+  stalled: "jobs";
+  /** CLAIM. */
+  claimed: "jobs" | "attempts";
+  /** PROGRESS. */
+  progress: "jobs" | "progress";
+  /** ACK. */
+  completed: "jobs";
+  /** RETRY. */
+  retried: "jobs" | "reason" | "until";
+  /** BURY. */
+  dead: "jobs" | "reason";
+  /** RELEASE. */
+  released: "jobs";
+  /** REMOVE. */
+  removed: "jobs";
+  /** REQUEUE. */
+  requeued: "jobs";
+  /** PAUSE. */
+  paused: "lane";
+  /** RESUME. */
+  resumed: "lane";
+  /** PENALIZE. */
+  penalized: "lane" | "until";
+}
 
-/** The fields an event of type `T` carries. */
-type FieldsOf<T extends EventType> = (typeof EVENTS)[T]["fields"][number];
+/** A type of event (the spec's `EventType`). */
+export type QueueEventType = keyof EventFieldsOf;
+
+type Spec = { [T in keyof typeof EVENTS]: (typeof EVENTS)[T]["fields"][number] };
+type Exactly<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const SPEC_MATCHES: Exactly<Spec, EventFieldsOf> = true;
+void SPEC_MATCHES;
+
+/** `U`'s members as one intersection (the properties of each of an event's fields, together). */
+export type Both<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+
+/** The fields an event of type `T` carries (lib/wire/events.ts). */
+export type FieldsOf<T extends QueueEventType> = EventFieldsOf[T];
 
 /**
  * One event of type `T`: its `id` (`<entry id>:<index>`), its `type`, and the properties of its
  * fields (lib/wire/events.ts): `jobId` for `jobs`, `attempts`, `into`, `reason`, `progress`,
  * `lane` (absent: the queue), `until`, `name`.
  */
-export type EventOf<T extends EventType> = { readonly id: string; readonly type: T } & Both<FieldItem[FieldsOf<T>]>;
+export type EventOf<T extends QueueEventType> = { readonly id: string; readonly type: T } & Both<FieldItem[FieldsOf<T>]>;
 
 /**
  * Entries a reader could not read: they were trimmed from the stream (it is bounded by the queue's
@@ -62,7 +111,7 @@ export interface EventGap {
 }
 
 /** An event of the queue, one per job of an entry (see {@link EventOf}), discriminated by `type`. */
-export type QueueEvent = { [T in EventType]: EventOf<T> }[EventType];
+export type QueueEvent = { [T in QueueEventType]: EventOf<T> }[QueueEventType];
 
 /** What an events reader yields: the queue's events, and a {@link EventGap} when some were trimmed unread. */
 export type QueueEventItem = QueueEvent | EventGap;
@@ -243,4 +292,4 @@ export function itemPosition(item: { readonly id: string }): Position {
 }
 
 /** The types of event a job's `result()` waits for: it finished, or it is gone. */
-export const FINISHING: ReadonlySet<EventType> = new Set<EventType>(["completed", "dead", "removed"]);
+export const FINISHING: ReadonlySet<QueueEventType> = new Set<QueueEventType>(["completed", "dead", "removed"]);

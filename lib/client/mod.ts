@@ -77,7 +77,18 @@ export {
   type TracingOptions,
 } from "./tracing.ts";
 export type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
-export type { EventGap, EventOf, EventsFrom, QueueEvent, QueueEventItem } from "./events.ts";
+export type {
+  Both,
+  EventFieldsOf,
+  EventGap,
+  EventOf,
+  EventsFrom,
+  FieldItem,
+  FieldsOf,
+  QueueEvent,
+  QueueEventItem,
+  QueueEventType,
+} from "./events.ts";
 export type { EventsOptions } from "./event_reader.ts";
 export type { ResultOptions } from "./result.ts";
 export { JobFailedError, JobNotFoundError, ResultTimeoutError } from "./errors.ts";
