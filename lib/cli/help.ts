@@ -56,6 +56,14 @@ export const PACKAGE_COMMANDS: CommandTable = {
   lanes: `  emq lanes <queue> --url … [--offset N] [--limit N]
                                   the queue's lanes, busiest first: ready, active, limits in
                                   force, park, paused (default: the first 100)`,
+  events: `  emq events <queue> --url … [--from now|start|<id>]
+                                  the queue's events as they happen, one JSON line each
+                                  (enqueued, claimed, completed, retried, dead …; a gap line
+                                  when entries were trimmed unread), until Ctrl-C; --from start:
+                                  the oldest kept first, --from <id>: after that event`,
+  result: `  emq result <queue> <id> --url … [--timeout-ms N]
+                                  waits for the job to finish and prints its result (JSON); a
+                                  dead job prints its reason, exit 1`,
   drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
   ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
          [--public-origin URL] [--read-only] [--queues a,b]

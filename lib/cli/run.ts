@@ -63,6 +63,14 @@ async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
       const { lanesCommand } = await import("./lanes.ts");
       return await lanesCommand(rest);
     }
+    case "events": {
+      const { eventsCommand } = await import("./events.ts");
+      return await eventsCommand(rest);
+    }
+    case "result": {
+      const { resultCommand } = await import("./events.ts");
+      return await resultCommand(rest);
+    }
     case "inspect": {
       const { inspect } = await import("./inspect.ts");
       return await inspect(rest);

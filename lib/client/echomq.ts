@@ -13,7 +13,9 @@ import * as batch from "./batch.ts";
 import type { Admitted } from "./batch.ts";
 import type { Codec } from "./codec.ts";
 import { ClientContext } from "./context.ts";
-import type { EchoMQError, PayloadDecodeError } from "./errors.ts";
+import type { EchoMQError, JobFailedError, JobNotFoundError, PayloadDecodeError, ResultTimeoutError } from "./errors.ts";
+import { closeReaders, events, type EventsOptions, recentEvents } from "./event_reader.ts";
+import type { QueueEventItem } from "./events.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -46,6 +48,7 @@ import { type WorkerInfo, workers as listWorkers } from "./workers.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import { Queue } from "./queue.ts";
 import type { RepeatSpec } from "./repeat.ts";
+import { result, type ResultOptions } from "./result.ts";
 import * as schedulers from "./schedulers.ts";
 import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 
@@ -656,6 +659,60 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
+   * `queue`'s events, as they happen: one item per job of each entry of the queue's events stream
+   * (written by the server in the same command as the transition, so none is missed and none is
+   * made up), `{ id, type, jobId?, attempts?, into?, reason?, progress?, lane?, until?, name? }`
+   * typed by `type` ({@link QueueEventItem}). From `"now"` (default), `"start"` (the oldest entry
+   * kept: the stream keeps the last 10,000 by default, `retain`'s `eventsMax`) or an id: an item's
+   * `id` resumes exactly after it. When entries after the starting point were trimmed before they
+   * were read, the first item is `{ type: "gap", from, first }`. One reader per queue per client
+   * (`XREAD BLOCK` on a connection of its own) serves every iterator and `result()` of the queue;
+   * it reads on from its last id after a reconnect or failover. Each iterator holds at most 10,000
+   * unread items: a consumer that slow reads on from the stream (a gap when it trimmed them
+   * meanwhile). `break`, the `signal` or `close()` ends the iteration.
+   *
+   * @example
+   * ```ts ignore
+   * for await (const e of mq.events("mail", { from: "start" })) {
+   *   if (e.type === "dead") console.log(e.jobId, e.reason);
+   * }
+   * ```
+   */
+  events<const Q extends string>(queue: CheckQueue<Q>, opts: EventsOptions = {}): AsyncIterable<QueueEventItem> {
+    return events(this.#c, this.#c.keyspace(queue), opts);
+  }
+
+  /**
+   * The latest `limit` events of `queue` (default 50, at most 1000), newest first: one read of the
+   * stream (`XREVRANGE`), no wait — what the dashboard's events tail shows. Items as
+   * {@link events} yields them.
+   */
+  async recentEvents<const Q extends string>(queue: CheckQueue<Q>, opts: { limit?: number } = {}): Promise<QueueEventItem[]> {
+    const ks = this.#c.keyspace(queue);
+    const limit = integerIn("recentEvents: limit", opts?.limit ?? 50, 1, 1000, refuse("options"));
+    return await recentEvents(this.#c.conn, ks, limit);
+  }
+
+  /**
+   * The result of job `id` of `queue`, once it finished: what its handler returned (JSON, parsed;
+   * `undefined` when it returned nothing, or when the queue keeps no completed jobs). A dead job
+   * rejects with {@link JobFailedError} (its reason); a job that does not exist, or is removed
+   * while waited for, with {@link JobNotFoundError}. A job not finished yet is waited for on the
+   * server, through the queue's events reader (no polling; a queue whose events are off,
+   * `eventsMax` 0, is polled, every 50 ms backing off to every second): `timeoutMs` ends the wait
+   * with {@link ResultTimeoutError}, `signal` with its reason.
+   *
+   * @example
+   * ```ts ignore
+   * const id = await mq.enqueue("resize", { url });
+   * const thumb = await mq.result("resize", id, { timeoutMs: 30_000 });
+   * ```
+   */
+  async result<const Q extends string>(queue: CheckQueue<Q>, id: string, opts: ResultOptions = {}): Promise<unknown> {
+    return await result(this.#c, this.#c.keyspace(queue), id, opts);
+  }
+
+  /**
    * Stops every worker of this client (letting in-flight jobs finish and settle), then
    * disconnects. With `timeoutMs`, handlers still running then are given up as `stop({ timeoutMs })`
    * does (signals aborted, jobs handed back), so `close` returns even when a handler never does.
@@ -665,7 +722,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   async close(opts: StopOptions = {}): Promise<void> {
     if (this.#c.closed) return;
     const inside = Worker.current();
-    await Promise.all([...this.#workers].map((w) => w.stop(opts)));
+    await Promise.all([closeReaders(this.#c), ...[...this.#workers].map((w) => w.stop(opts))]);
     if (inside === null) this.#c.close();
     else void inside.then(() => this.#c.close());
   }

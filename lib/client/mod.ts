@@ -86,6 +86,21 @@ export {
   type TracingOptions,
 } from "./tracing.ts";
 export type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
+export type {
+  Both,
+  EventFieldsOf,
+  EventGap,
+  EventOf,
+  EventsFrom,
+  FieldItem,
+  FieldsOf,
+  QueueEvent,
+  QueueEventItem,
+  QueueEventType,
+} from "./events.ts";
+export type { EventsOptions } from "./event_reader.ts";
+export type { ResultOptions } from "./result.ts";
+export { JobFailedError, JobNotFoundError, ResultTimeoutError } from "./errors.ts";
 export {
   BackendError,
   BatchError,

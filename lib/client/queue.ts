@@ -35,6 +35,9 @@ import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker.ts";
 import type { RepeatSpec } from "./repeat.ts";
 import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
+import type { EventsOptions } from "./event_reader.ts";
+import type { QueueEventItem } from "./events.ts";
+import type { ResultOptions } from "./result.ts";
 
 /** One queue of a client, typed by its payload `P` (see `EchoMQ.queue`). */
 export class Queue<P, K extends PayloadKind = "json"> {
@@ -154,6 +157,16 @@ export class Queue<P, K extends PayloadKind = "json"> {
   /** See `EchoMQ.isPaused`. */
   isPaused(): Promise<boolean> {
     return this.#mq.isPaused(this.name);
+  }
+
+  /** See `EchoMQ.events`. */
+  events(opts?: EventsOptions): AsyncIterable<QueueEventItem> {
+    return this.#mq.events(this.name, opts);
+  }
+
+  /** See `EchoMQ.result`. */
+  result(id: string, opts?: ResultOptions): Promise<unknown> {
+    return this.#mq.result(this.name, id, opts);
   }
 
   /** See `EchoMQ.limit`. */

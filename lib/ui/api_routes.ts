@@ -11,6 +11,7 @@
  */
 import type { EchoMQ } from "../client/mod.ts";
 import type {
+  EventsReply,
   JobsReply,
   LanesReply,
   ListedState,
@@ -24,7 +25,7 @@ import type {
   RunReply,
   SchedulersReply,
 } from "./json_api.ts";
-import { DEFAULT_PAGE_SIZE, LANES_SHOWN, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
+import { DEFAULT_PAGE_SIZE, EVENTS_SHOWN, LANES_SHOWN, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
@@ -184,6 +185,14 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
           const name = queueName(param(request, "name"));
           const { lanes, total } = await mq.lanes(name, { limit: LANES_SHOWN });
           return { name, total, lanes };
+        }),
+    },
+    {
+      path: "/api/events",
+      handle: (request) =>
+        answerJson(async (): Promise<EventsReply> => {
+          const name = queueName(param(request, "name"));
+          return { name, events: await mq.recentEvents(name, { limit: EVENTS_SHOWN }) };
         }),
     },
     { method: "POST", path: "/api/schedulers/remove", handle: (request) => answerJson(() => removeSchedulerReply(mq, request)) },

@@ -8,6 +8,7 @@
  */
 import type { LaneInfo } from "../client/lanes.ts";
 import type { QueueLimits } from "../client/limits.ts";
+import type { QueueEventItem } from "../client/events.ts";
 
 /** The job states a queue page lists. */
 export const LISTED_STATES = ["active", "pending", "scheduled", "dead", "completed"] as const;
@@ -208,6 +209,15 @@ export interface SchedulerRow {
 export interface SchedulersReply {
   readonly name: string;
   readonly schedulers: readonly SchedulerRow[];
+}
+
+/** How many of a queue's latest events its page shows (`GET /api/events`). */
+export const EVENTS_SHOWN = 50;
+
+/** `GET /api/events?name=…`: a queue's latest events ({@link EVENTS_SHOWN}), newest first. */
+export interface EventsReply {
+  readonly name: string;
+  readonly events: readonly QueueEventItem[];
 }
 
 /** `POST /api/schedulers/remove` (`{ name, scheduler }`): whether the scheduler was removed. */

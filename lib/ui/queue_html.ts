@@ -86,6 +86,21 @@ function schedulersSection(): string {
 </section>`;
 }
 
+/** The columns of the Events table. */
+export const EVENT_COLUMNS = ["When", "Event", "Job", "Details"] as const;
+
+/** The Events section: the queue's latest events, newest first (the script fills it in from `GET /api/events`). */
+function eventsSection(): string {
+  const cols = EVENT_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join("");
+  return `<section class="panel" aria-labelledby="events-title" id="events-section">
+<div class="bar"><h2 id="events-title" tabindex="-1">Events</h2><output id="events-range"></output></div>
+<table id="events" aria-labelledby="events-title">
+<thead><tr>${cols}</tr></thead>
+<tbody><tr class="empty"><td colspan="${EVENT_COLUMNS.length}">Loading…</td></tr></tbody>
+</table>
+</section>`;
+}
+
 /** The columns of the Lanes table. */
 export const LANE_COLUMNS = ["Lane", "Ready", "Active", "Limits", "State", "Action"] as const;
 
@@ -172,5 +187,6 @@ ${limitsHtml(stats.limits)}
 ${workersSection()}
 ${lanesSection()}
 ${TABLE_ORDER.map(jobsSection).join("\n")}
-${schedulersSection()}`, options);
+${schedulersSection()}
+${eventsSection()}`, options);
 }

@@ -164,3 +164,35 @@ for (const backend of BACKENDS) {
   });
 }
 
+
+/** What following a queue's events and waiting for results adds (docs/PACKAGE.md). */
+const EVENTS = ["+xread", "+xrange", "+xrevrange", "+xinfo|stream", "+multi", "+exec", "+hgetall", "+hget"];
+
+describe("the documented grants of events and result()", () => {
+  test("a user with them follows the events and waits for a result", async () => {
+    const q = "watched";
+    await user("watcher", aclKeyPattern(q), FENCE, ...CONNECT, ...VERBS.module, ...VERBS.scripts, ...EVENTS);
+    const K = { meta: `emq:{${q}}:meta`, events: `emq:{${q}}:events`, row: (id: string) => `emq:{${q}}:job:${id}` };
+    await command(server.port, ["DEL", K.events, K.row("JOB00000000001")]);
+    const first = String(await command(server.port, ["XADD", K.events, "*", "type", "enqueued", "jobs", "JOB00000000001"]));
+    await command(server.port, ["HSET", K.row("JOB00000000001"), "state", "pending"]);
+    const watcher = await EchoMQ.connect<string>({
+      addresses: [{ host: server.host, port: server.port }],
+      credentials: { username: "watcher", password: "pw" },
+      backend: "scripts",
+    });
+    try {
+      const it = watcher.events(q, { from: "start" })[Symbol.asyncIterator]();
+      expect((await it.next()).value).toEqual({ id: `${first}:0`, type: "enqueued", jobId: "JOB00000000001" });
+      const waiting = watcher.result(q, "JOB00000000001", { timeoutMs: 10_000 });
+      await Bun.sleep(300);
+      await command(server.port, ["HSET", K.row("JOB00000000001"), "state", "completed", "result", '"ok"']);
+      await command(server.port, ["XADD", K.events, "*", "type", "completed", "jobs", "JOB00000000001"]);
+      expect(await waiting).toBe("ok");
+      expect((await it.next()).value).toMatchObject({ type: "completed", jobId: "JOB00000000001" });
+      await it.return!();
+    } finally {
+      await watcher.close();
+    }
+  }, 30_000);
+});

@@ -2,13 +2,14 @@
  * A queue's page, `/queues/<name>`, in the browser: its pieces — the counts, the throughput (per
  * second, and per minute over the hour), the
  * Claims group, the limits, the workers, the lanes, the requeue actions, the job tables with their selections (dead and scheduled: run
- * now, requeue, delete) and the schedulers — refreshed together every poll and after
+ * now, requeue, delete), the schedulers and the latest events — refreshed together every poll and after
  * every action. The body's `data-queue` names the queue (percent-encoded), `data-limit` the jobs per page.
  *
  * @module
  */
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/ui/json_api.ts";
 import { oneAtATime } from "./actions.ts";
+import { eventsTable } from "./events.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobTables } from "./job_tables.ts";
 import { lanesTable } from "./lanes.ts";
@@ -44,6 +45,7 @@ export function queuePage(): void {
   const refreshSchedulers = schedulersTable(name, act);
   const refreshWorkers = workersTable(name);
   const refreshLanes = lanesTable(name, act);
+  const refreshEvents = eventsTable(name);
 
   const refreshQueue = async (): Promise<void> => {
     const q = await getJson<QueueReply>(`api/queue?name=${encodeURIComponent(name)}`);
@@ -55,7 +57,7 @@ export function queuePage(): void {
     requeue.showDead(q.counts.dead);
   };
   const refreshAll = async (): Promise<void> => {
-    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers(), refreshWorkers(), refreshLanes()]);
+    await Promise.all([refreshQueue(), ...tables.map((t) => t.refresh()), refreshSchedulers(), refreshWorkers(), refreshLanes(), refreshEvents()]);
   };
   poll(refreshAll);
 }
