@@ -209,14 +209,19 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   });
   await Promise.all(workers.map((w) => w.stop()));
 
-  // The keyspace after the drain: dead ids, and rows left (only dead jobs may keep a row).
+  // The keyspace after the drain: dead ids, completed ids (kept by the default retention of wire
+  // 10), and rows left (only dead and kept completed jobs may keep a row).
   const dead = new Set<string>();
+  const kept = new Set<string>();
   let rowsLeft = 0;
   for (const q of queues) {
     const ks = keyspace(q);
     const route = { type: "primarySlotKey" as const, key: ks.pending };
     for (const id of (await settled(() => admin.customCommand(["ZRANGE", ks.dead, "0", "-1"], { route }))) as string[]) {
       dead.add(String(id));
+    }
+    for (const id of (await settled(() => admin.customCommand(["ZRANGE", ks.completed, "0", "-1"], { route }))) as string[]) {
+      kept.add(String(id));
     }
     let cursor = "0";
     let guard = 0;
@@ -270,6 +275,7 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   expect(lost).toBe(0);
   expect(firstAckAfterKill).toBeGreaterThan(0);
   expect(acknowledged.size).toBeGreaterThan(beforeKill);
-  expect(rowsLeft).toBe(dead.size); // every other row was acked (deleted)
+  expect(rowsLeft).toBe(dead.size + kept.size); // every other row was acked and trimmed, or deleted
+  expect([...kept].filter((id) => (handled.get(id) ?? 0) === 0)).toEqual([]); // kept completed only once handled
   for (const id of dead) expect(handled.has(id) || acknowledged.has(id as JobId) || unconfirmed.has(id)).toBe(true);
 }, 240_000);
