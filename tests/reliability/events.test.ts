@@ -3,8 +3,8 @@
  * stream holds — none missing, none twice, in order, a gap only where entries were trimmed — and a
  * waiting `result()` answers, across
  * 1. a restart of a standalone server with AOF (`appendfsync always`): a new iterator from an item
- *    seen before the restart yields exactly the items after it; a `result()` waiting across the
- *    restart resolves once the job completes after it;
+ *    seen before the restart yields exactly the items after it; the iterator that saw it reads on
+ *    by itself; a `result()` waiting across the restart resolves once the job completes after it;
  * 2. a failover (3-primary cluster, a replica each; the queue's primary SIGKILLed, its replica
  *    promoted): a reader following the queue while a producer and a worker run jobs through it
  *    reads on by itself; its items equal the promoted primary's stream (the replica was in sync at
@@ -131,9 +131,8 @@ describe("events across a restart with AOF", () => {
         await mq.enqueueMany(q, [1, 2, 3, 4, 5].map((seq) => ({ seq })));
         for (const job of await mq.claimMany(q, 2, { leaseMs: 60_000 })) await mq.ack(job as never);
         await waitUntil("the first reader to see 9 items", () => first.items.length >= 9, 20_000, 10);
-        await first.stop();
         expect(first.gaps).toEqual([]);
-        const x = first.items.at(-1)!.id;
+        const x = first.items.at(-1)!.id; // (the first reader follows on, across the restart)
 
         // after X, before the restart: a job enqueued, and a result() waiting for it on the server
         const j = await mq.enqueue(q, { seq: 6 });
@@ -171,6 +170,11 @@ describe("events across a restart with AOF", () => {
         expect(resumed.error).toBeNull();
         expect(resumed.gaps).toEqual([]);
         expect(resumed.items).toEqual(expected);
+        // the first reader read on by itself after the restart: the whole stream, once, no gap
+        await waitUntil(`the first reader to yield ${all.length} items`, () => first.items.length >= all.length, 20_000, 10);
+        await first.stop();
+        expect(first.error).toBeNull();
+        expect(first.items).toEqual(all);
       } finally {
         await mq.close();
       }
