@@ -10,6 +10,7 @@
 import type { JobId } from "../keyspace/mod.ts";
 import { EVENTS, type EventField } from "../wire/events.ts";
 import { EchoMQError } from "./errors.ts";
+import { jsonOrText } from "./info.ts";
 
 /** The item property each event field becomes, and its type. */
 export interface FieldItem {
@@ -243,15 +244,6 @@ export function readEntries(reply: unknown): StreamEntry[] {
 
 const KNOWN: ReadonlySet<string> = new Set(Object.keys(EVENTS));
 
-/** A progress value as the row keeps it: JSON, parsed (its text when it is not JSON). */
-function parsed(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-}
-
 /**
  * The items of one entry: one per job (`jobs` split, `attempts` and `into` parallel to it), or one
  * for an entry without jobs (`paused`, `resumed`, `penalized`). An entry of a type this client does
@@ -267,7 +259,7 @@ export function entryItems(entry: StreamEntry): QueueEvent[] {
   };
   set("name", "name", (v) => v);
   set("reason", "reason", (v) => v);
-  set("progress", "progress", parsed);
+  set("progress", "progress", jsonOrText);
   set("lane", "lane", (v) => v);
   set("until", "until", Number);
   if (!KNOWN.has(type)) {

@@ -11,6 +11,7 @@ import { decodeOptions, META, ROW, STATE } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
 import type { Counts } from "./job.ts";
 import type { QueueLimits } from "./limits.ts";
+import type { Retention } from "./retention.ts";
 
 /** Where a job is: the state its row records. */
 export type JobState = "pending" | "active" | "scheduled" | "dead" | "completed";
@@ -150,7 +151,7 @@ const num = (f: Map<string, Uint8Array>, k: string): number | undefined => {
 };
 
 /** `t` parsed as JSON, or `t` itself when it is not JSON (undefined stays undefined). */
-function jsonOrText(t: string | undefined): unknown {
+export function jsonOrText(t: string | undefined): unknown {
   if (t === undefined) return undefined;
   try {
     return JSON.parse(t);
@@ -208,15 +209,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
 export function queueStats(
   counts: Counts,
   meta: Map<string, Uint8Array>,
-  defaults: {
-    deadMax: number;
-    deadAgeMs: number;
-    completedMax: number;
-    completedAgeMs: number;
-    eventsMax: number;
-    limits: QueueLimits;
-    lanes: number;
-  },
+  defaults: { retention: Retention; limits: QueueLimits; lanes: number },
 ): QueueStats {
   return {
     ...counts,
@@ -227,11 +220,7 @@ export function queueStats(
     retried: num(meta, META.retried) ?? 0,
     buried: num(meta, META.buried) ?? 0,
     claims: num(meta, META.claimed) ?? 0,
-    deadMax: num(meta, META.dead_max) ?? defaults.deadMax,
-    deadAgeMs: num(meta, META.dead_age_ms) ?? defaults.deadAgeMs,
-    completedMax: num(meta, META.completed_max) ?? defaults.completedMax,
-    completedAgeMs: num(meta, META.completed_age_ms) ?? defaults.completedAgeMs,
-    eventsMax: num(meta, META.events_max) ?? defaults.eventsMax,
+    ...defaults.retention,
     limits: defaults.limits,
     lanes: defaults.lanes,
   };

@@ -7,14 +7,7 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
-import {
-  COMPLETED_AGE_DEFAULT_MS,
-  COMPLETED_MAX_DEFAULT,
-  DEAD_AGE_DEFAULT_MS,
-  DEAD_MAX_DEFAULT,
-  EVENTS_MAX_DEFAULT,
-  META,
-} from "../wire/mod.ts";
+import { META } from "../wire/mod.ts";
 import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -22,6 +15,7 @@ import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, t
 import type { Counts } from "./job.ts";
 import { limitsOf } from "./limits.ts";
 import { integerIn, refuse, wholeNumber } from "./options.ts";
+import { retentionOf } from "./retention.ts";
 
 /** Most jobs one page of `jobs` holds. */
 const MAX_PAGE = 1000;
@@ -65,11 +59,7 @@ export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<Queue
   const [totals, [meta, lanes]] = await counted(c, ks, [["HGETALL", ks.meta], ["ZCARD", ks.lanes]]);
   const values = fields(meta!);
   return queueStats(totals, values, {
-    deadMax: DEAD_MAX_DEFAULT,
-    deadAgeMs: DEAD_AGE_DEFAULT_MS,
-    completedMax: COMPLETED_MAX_DEFAULT,
-    completedAgeMs: COMPLETED_AGE_DEFAULT_MS,
-    eventsMax: EVENTS_MAX_DEFAULT,
+    retention: retentionOf((field) => values.get(field)),
     limits: limitsOf(values, Date.now()),
     lanes: Number(lanes),
   });

@@ -8,19 +8,13 @@
  */
 import type { Keyspace } from "../keyspace/mod.ts";
 import { assertJobId } from "../keyspace/mod.ts";
-import {
-  COMPLETED_AGE_DEFAULT_MS,
-  COMPLETED_MAX_DEFAULT,
-  DEAD_AGE_DEFAULT_MS,
-  DEAD_MAX_DEFAULT,
-  EVENTS_MAX_DEFAULT,
-  META,
-  TRIM_LIMIT,
-  wireCall,
-} from "../wire/mod.ts";
+import { type FixedArgs, TRIM_LIMIT, wireCall } from "../wire/mod.ts";
 import { chunk } from "./batch.ts";
 import type { ClientContext } from "./context.ts";
 import { BATCH_COMMANDS, laneName, wholeNumber } from "./options.ts";
+import { type Retention, retentionOf, SETTINGS } from "./retention.ts";
+
+export type { Retention } from "./retention.ts";
 
 /** See `EchoMQ.promote` and `EchoMQ.reap`: one PROMOTE or REAP of up to `limit` jobs. */
 export async function moveDue<P>(c: ClientContext<P>, verb: "PROMOTE" | "REAP", ks: Keyspace, limit: number): Promise<number> {
@@ -86,45 +80,11 @@ export async function setPaused<P>(c: ClientContext<P>, verb: "PAUSE" | "RESUME"
   return (await c.impl.call(wireCall(verb, ks, { lane: name }))) === 1;
 }
 
-/**
- * A queue's retention: how many dead jobs it keeps and for how long, the same for completed jobs
- * (with their results), and how many events its stream keeps. Each 0 means "no limit", but
- * `completedMax` 0 keeps no completed job and `eventsMax` 0 writes no event.
- */
-export interface Retention {
-  /** The most dead jobs kept (0: no limit; default {@link DEAD_MAX_DEFAULT}). */
-  readonly deadMax: number;
-  /** How long a dead job is kept, in ms (0: no limit; default 30 days). */
-  readonly deadAgeMs: number;
-  /** The most completed jobs kept with their results (0: none, an ack deletes the job; default {@link COMPLETED_MAX_DEFAULT}). */
-  readonly completedMax: number;
-  /** How long a completed job is kept, in ms (0: no limit; default one day). */
-  readonly completedAgeMs: number;
-  /** The most entries of the queue's events stream (0: no events written; default {@link EVENTS_MAX_DEFAULT}). */
-  readonly eventsMax: number;
-}
-
-/** The settings of {@link Retention}: each option's `meta` field and default. */
-const SETTINGS = [
-  ["deadMax", META.dead_max, DEAD_MAX_DEFAULT],
-  ["deadAgeMs", META.dead_age_ms, DEAD_AGE_DEFAULT_MS],
-  ["completedMax", META.completed_max, COMPLETED_MAX_DEFAULT],
-  ["completedAgeMs", META.completed_age_ms, COMPLETED_AGE_DEFAULT_MS],
-  ["eventsMax", META.events_max, EVENTS_MAX_DEFAULT],
-] as const satisfies ReadonlyArray<readonly [keyof Retention, string, number]>;
-
-/** `meta`'s stored value of a setting, or its default when absent (or not a whole number ≥ 0). */
-function stored(value: unknown, fallback: number): number {
-  if (value === null || value === undefined) return fallback;
-  const text = value instanceof Uint8Array ? new TextDecoder().decode(value) : String(value);
-  const n = Number(text);
-  return text !== "" && Number.isSafeInteger(n) && n >= 0 ? n : fallback;
-}
-
 /** See `EchoMQ.retention`: one HMGET of `meta`. */
 export async function retention<P>(c: ClientContext<P>, ks: Keyspace): Promise<Retention> {
-  const reply = (await c.conn.command(["HMGET", ks.meta, ...SETTINGS.map(([, field]) => field)], ks.meta)) as unknown[];
-  return Object.fromEntries(SETTINGS.map(([name, , fallback], i) => [name, stored(reply[i], fallback)])) as unknown as Retention;
+  const names: string[] = SETTINGS.map(([, field]) => field);
+  const reply = (await c.conn.command(["HMGET", ks.meta, ...names], ks.meta)) as unknown[];
+  return retentionOf((field) => reply[names.indexOf(field)]);
 }
 
 /**
@@ -141,13 +101,8 @@ export async function retain<P>(c: ClientContext<P>, ks: Keyspace, opts: Partial
   }
   const settings = wanted.size === SETTINGS.length ? ({} as Retention) : await retention(c, ks);
   const value = (name: keyof Retention): number => wanted.get(name) ?? settings[name];
-  const fixed = {
-    dead_max: value("deadMax"),
-    dead_age_ms: value("deadAgeMs"),
-    completed_max: value("completedMax"),
-    completed_age_ms: value("completedAgeMs"),
-    events_max: value("eventsMax"),
-  };
+  // RETAIN's arguments are named as `meta`'s fields
+  const fixed = Object.fromEntries(SETTINGS.map(([name, field]) => [field, value(name)])) as FixedArgs<"RETAIN">;
   let deleted = 0;
   for (;;) {
     const n = Number(await c.impl.call(wireCall("RETAIN", ks, fixed)));

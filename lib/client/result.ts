@@ -18,7 +18,7 @@ import type { ClientContext } from "./context.ts";
 import { EchoMQError, JobFailedError, JobNotFoundError, ResultTimeoutError } from "./errors.ts";
 import { follow } from "./event_reader.ts";
 import { afterEntry, FINISHING, START, streamEntries } from "./events.ts";
-import { fields, text } from "./info.ts";
+import { fields, jsonOrText, text } from "./info.ts";
 import { integerIn, refuse } from "./options.ts";
 
 /** The first wait between two reads of the row when the queue's events are off, ms. */
@@ -40,14 +40,7 @@ export interface ResultOptions {
 type Verdict = { done: true; value: unknown } | { done: true; error: Error } | { done: false };
 
 /** The job's result text, parsed (JSON; the text itself when it is not JSON); undefined when empty. */
-function parsedResult(raw: string | undefined): unknown {
-  if (raw === undefined || raw === "") return undefined;
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return raw;
-  }
-}
+const parsedResult = (raw: string | undefined): unknown => (raw === "" ? undefined : jsonOrText(raw));
 
 /** The verdict of a row read with HGETALL. */
 function verdict(queue: string, id: string, reply: unknown): Verdict {
