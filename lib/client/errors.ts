@@ -503,50 +503,46 @@ export function redact(text: string, secret: string | undefined): string {
   return secret === undefined || secret === "" ? text : text.split(secret).join("***");
 }
 
-/** `result()` of a job that has no row: it never existed, was removed, or its retention deleted it. */
-export class JobNotFoundError extends EchoMQError {
+/** An error of `result()` about one job of one queue: it names both. */
+export class JobResultError extends EchoMQError {
   /** The queue asked. */
   readonly queue: string;
   /** The job asked for. */
   readonly jobId: string;
-  /** Builds the error; `message` says why. */
-  constructor(queue: string, jobId: string, message: string) {
-    super("job", message);
+  /** Builds the error for job `jobId` of `queue`, of `rule`, saying `message`. */
+  constructor(rule: "job" | "timeout", queue: string, jobId: string, message: string) {
+    super(rule, message);
     this.queue = queue;
     this.jobId = jobId;
   }
 }
 
+/** `result()` of a job that has no row: it never existed, was removed, or its retention deleted it. */
+export class JobNotFoundError extends JobResultError {
+  /** Builds the error; `message` says why. */
+  constructor(queue: string, jobId: string, message: string) {
+    super("job", queue, jobId, message);
+  }
+}
+
 /** `result()` of a job that is dead (buried): it failed for good. `reason` is the last failure's. */
-export class JobFailedError extends EchoMQError {
-  /** The queue asked. */
-  readonly queue: string;
-  /** The job that failed. */
-  readonly jobId: string;
+export class JobFailedError extends JobResultError {
   /** Its reason, as the worker sent it. */
   readonly reason: string;
   /** Builds the error for job `jobId` of `queue`, buried with `reason`. */
   constructor(queue: string, jobId: string, reason: string) {
-    super("job", `job ${jobId} of queue ${JSON.stringify(queue)} failed: ${reason}`);
-    this.queue = queue;
-    this.jobId = jobId;
+    super("job", queue, jobId, `job ${jobId} of queue ${JSON.stringify(queue)} failed: ${reason}`);
     this.reason = reason;
   }
 }
 
 /** `result()` that did not see the job finish within its `timeoutMs` (the job goes on). */
-export class ResultTimeoutError extends EchoMQError {
-  /** The queue asked. */
-  readonly queue: string;
-  /** The job waited for. */
-  readonly jobId: string;
+export class ResultTimeoutError extends JobResultError {
   /** The time waited, ms. */
   readonly timeoutMs: number;
   /** Builds the error. */
   constructor(queue: string, jobId: string, timeoutMs: number) {
-    super("timeout", `result: job ${jobId} of queue ${JSON.stringify(queue)} did not finish within ${timeoutMs} ms`);
-    this.queue = queue;
-    this.jobId = jobId;
+    super("timeout", queue, jobId, `result: job ${jobId} of queue ${JSON.stringify(queue)} did not finish within ${timeoutMs} ms`);
     this.timeoutMs = timeoutMs;
   }
 }

@@ -100,7 +100,7 @@ export type {
 } from "./events.ts";
 export type { EventsOptions } from "./event_reader.ts";
 export type { ResultOptions } from "./result.ts";
-export { JobFailedError, JobNotFoundError, ResultTimeoutError } from "./errors.ts";
+export { JobFailedError, JobNotFoundError, JobResultError, ResultTimeoutError } from "./errors.ts";
 export {
   BackendError,
   BatchError,
