@@ -2,7 +2,8 @@
  * The queue's events stream, as Lua (the twin of the module's event writes; lib/wire/events.ts,
  * docs/WIRE.md "Events"): `emq_events_max` reads `meta`'s `events_max` once per call (absent or not
  * as RETAIN writes it: the default; 0: no events), `emq_event` appends one entry, `XADD events
- * MAXLEN <events_max> * type <type> <field> <value> …` with exact trimming. A verb calls it only in
+ * MAXLEN ~ <events_max> * type <type> <field> <value> …` (trimmed by whole stream nodes; the
+ * server replicates it with the exact length left, as the module does). A verb calls it only in
  * step 6, after every check; the `events` key is typed in step 5 (`emq_events_kind`) like every key
  * the verb writes. {@link luaEvent} writes the Lua of one entry from the spec's table, so the
  * fields of each type and their order are the spec's by construction.
@@ -37,7 +38,7 @@ end
 local function emq_event(base, t, fields)
   local max = emq_events_max()
   if max == 0 then return end
-  local args = {base .. 'events', 'MAXLEN', emq_int(max), '*', '${EVENT_TYPE_FIELD}', t}
+  local args = {base .. 'events', 'MAXLEN', '~', emq_int(max), '*', '${EVENT_TYPE_FIELD}', t}
   for _, f in ipairs(fields) do
     local v = f[2]
     if type(v) == 'number' then v = emq_int(v) end

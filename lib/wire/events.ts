@@ -6,8 +6,11 @@
  * payload or a result: readers fetch those. A refused call writes no event; a queue whose `meta`
  * sets `events_max` 0 writes none.
  *
- * An entry is `XADD events MAXLEN <events_max> * type <type> <field> <value> …` (exact trimming),
- * its fields in the order of {@link EVENT_FIELDS}; `jobs` and `attempts` are space-separated lists,
+ * An entry is `XADD events MAXLEN ~ <events_max> * type <type> <field> <value> …`: the stream
+ * keeps at least the newest `events_max` entries and at most one stream node more (trimmed by
+ * whole nodes, `stream-node-max-entries`, 100 by default: exact trimming would rewrite the oldest
+ * node on every call, a fifth of the module's work per job); replicated with the exact length
+ * left, as Valkey replicates its own `XADD … MAXLEN ~`. Its fields in the order of {@link EVENT_FIELDS}; `jobs` and `attempts` are space-separated lists,
  * parallel. Within one call the entries follow the verb's steps: a CLAIM writes `promoted`, then
  * `stalled`, then `claimed`; an admission writes `enqueued` (or `scheduled`, or `scheduler`),
  * then `deduplicated`.

@@ -230,7 +230,9 @@ export const ARGS = {
   events_max: {
     gate: { kind: "number", min: 0 },
     sample: "10000",
-    doc: "the most entries the queue's events stream keeps (0: no events written; the stream is deleted)",
+    doc: "the entries the queue's events stream keeps: at least the newest `events_max`, at most one stream node more " +
+      "(trimmed by whole nodes: `stream-node-max-entries`, 100 by default); RETAIN trims it to exactly this (0: no " +
+      "events written; the stream is deleted)",
   },
   result: {
     gate: { kind: "bytes", refusal: "result", limit: MAX_PAYLOAD_BYTES, config: "max-payload" },
@@ -344,7 +346,7 @@ const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 
 
 /** How every verb that makes a transition writes its events (lib/wire/events.ts). */
 const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is not 0, its events: \`XADD events ` +
-  "MAXLEN <events_max> * type <type> …` (docs/WIRE.md, \"Events\")";
+  "MAXLEN ~ <events_max> * type <type> …` (docs/WIRE.md, \"Events\")";
 /** What ACK and CLAIM write to keep completed jobs within the queue's retention. */
 const COMPLETED_RETENTION = "retention of completed jobs: `ZREM completed` and `DEL` of the oldest rows past " +
   "`completed_max` or older than `completed_age_ms`, at most 1000";

@@ -96,7 +96,7 @@ pub mod arg {
     pub const COMPLETED_MAX: Arg = Arg { name: "completed_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a completed job is kept, in ms (0: no limit)
     pub const COMPLETED_AGE_MS: Arg = Arg { name: "completed_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
-    /// the most entries the queue's events stream keeps (0: no events written; the stream is deleted)
+    /// the entries the queue's events stream keeps: at least the newest `events_max`, at most one stream node more (trimmed by whole nodes: `stream-node-max-entries`, 100 by default); RETAIN trims it to exactly this (0: no events written; the stream is deleted)
     pub const EVENTS_MAX: Arg = Arg { name: "events_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the handler's result, any bytes (the client sends JSON; empty: none), kept on the row when the queue keeps completed jobs
     pub const RESULT: Arg = Arg { name: "result", gate: Gate::Bytes { refusal: "result", limit: Limit::MaxPayload } };

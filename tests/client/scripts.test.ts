@@ -412,17 +412,25 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(c.find((j) => j[0] === first![0])![1]).toBe(2);
   });
 
-  test("events_max bounds the stream exactly; 0 writes none", async () => {
+  test("events_max bounds the stream by whole nodes (at least the newest n, at most a node more); 0 writes none", async () => {
     const K = fresh();
+    // nodes of 4 entries, as tests/native/events.test.ts: the same lengths, call by call
+    await cmd(["CONFIG", "SET", "stream-node-max-entries", "4"], K);
     expect(await retain(K, 0, 0, 10, 0, 3)).toEqual({ ok: 0 });
-    for (let i = 1; i <= 5; i++) await enqueue(K, [J(i)]);
-    expect((await stream(K)).map((e) => e.fields)).toEqual([3, 4, 5].map((i) => ["type", "enqueued", "jobs", J(i)]));
+    const lengths: number[] = [];
+    for (let i = 1; i <= 10; i++) {
+      await enqueue(K, [J(i)]);
+      lengths.push(Number(await cmd(["XLEN", K.events], K)));
+    }
+    expect(lengths).toEqual([1, 2, 3, 4, 5, 6, 3, 4, 5, 6]);
+    expect((await stream(K)).map((e) => e.fields)).toEqual([5, 6, 7, 8, 9, 10].map((i) => ["type", "enqueued", "jobs", J(i)]));
     const c = await claim(K);
+    await cmd(["CONFIG", "SET", "stream-node-max-entries", "100"], K);
     expect((await stream(K)).map((e) => e.fields[1])).toEqual(["enqueued", "enqueued", "claimed"]);
     expect(await retain(K, 0, 0, 10, 0, 0)).toEqual({ ok: 0 });
     expect(await cmd(["EXISTS", K.events], K)).toBe(0);
-    expect(await ack(K, c.map(([id, , token]) => [id, token]))).toEqual({ ok: 5 });
-    await enqueue(K, [J(6)]);
+    expect(await ack(K, c.map(([id, , token]) => [id, token]))).toEqual({ ok: 10 });
+    await enqueue(K, [J(11)]);
     expect(await run(K, "PAUSE", { lane: "" })).toEqual({ ok: 1 });
     expect(await cmd(["EXISTS", K.events], K)).toBe(0);
     // absent: 10000, the default

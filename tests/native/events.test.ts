@@ -396,11 +396,19 @@ describe("the events stream", () => {
     ]);
   });
 
-  test("events_max bounds the stream exactly; events_max 0 writes none", async () => {
+  test("events_max bounds the stream by whole nodes (at least the newest n, at most a node more); 0 writes none", async () => {
+    // nodes of 4 entries: the trim drops the oldest node once the rest still holds events_max
+    await ok(["CONFIG", "SET", "stream-node-max-entries", "4"]);
     await ok(retain(q, { events_max: 3 }), 0);
     const ids = Array.from({ length: 10 }, (_, i) => jobId(i + 1));
-    for (const id of ids) await enqueue(q, [id]);
-    expect(await since(q, 0)).toEqual(ids.slice(7).map((id) => ["type", "enqueued", "jobs", id]));
+    const lengths: number[] = [];
+    for (const id of ids) {
+      await enqueue(q, [id]);
+      lengths.push(await xlen(q));
+    }
+    // the 7th entry drops entries 1–4 (3 left); 8–10 fill the next node (6: entries 5–10)
+    expect(lengths).toEqual([1, 2, 3, 4, 5, 6, 3, 4, 5, 6]);
+    expect(await since(q, 0)).toEqual(ids.slice(4).map((id) => ["type", "enqueued", "jobs", id]));
     // a call writing more entries than the bound keeps its last ones
     const jobs = await claim(q, 4);
     await ok(argv("BURY", q, {}, held(jobs, { reason: "r" })), 4);
@@ -418,6 +426,7 @@ describe("the events stream", () => {
     await ok(argv("PAUSE", q, { lane: "" }), 1);
     await ok(argv("PENALIZE", q, { lane: "", penalty_ms: 10 }));
     expect(await exists(q.events)).toBe(0);
+    await ok(["CONFIG", "SET", "stream-node-max-entries", "100"]);
   });
 
   test("a refused call writes no event: DEBUG DIGEST and the stream unchanged", async () => {

@@ -409,16 +409,31 @@ impl Key<'_, '_> {
         })
     }
 
-    /// `XTRIM key MAXLEN <len>`, exact: the oldest entries go until at most `len` are left; how
-    /// many went (0 for a key that is not a stream). Not replicated.
-    pub fn stream_trim(&self, len: i64) -> i64 {
+    /// `XTRIM key MAXLEN <len>` (`Trim::Exact`: the oldest entries go until at most `len` are
+    /// left) or `XTRIM key MAXLEN ~ <len>` (`Trim::Nodes`: only whole stream nodes go, while at
+    /// least `len` entries stay — far cheaper per call, and at most one node, `stream-node-max-
+    /// entries`, over `len`); how many went (0 for a key that is not a stream). Not replicated.
+    pub fn stream_trim(&self, len: i64, trim: Trim) -> i64 {
         if self.kind() != Kind::Stream {
             return 0;
         }
-        // SAFETY: a stream key opened for writing; flags 0: exact trimming.
-        let n = unsafe { api!(RedisModule_StreamTrimByLength)(self.raw, 0, len) };
+        let flags = match trim {
+            Trim::Exact => 0,
+            Trim::Nodes => raw::REDISMODULE_STREAM_TRIM_APPROX as c_int,
+        };
+        // SAFETY: a stream key opened for writing; `flags` 0 or the one flag the API defines.
+        let n = unsafe { api!(RedisModule_StreamTrimByLength)(self.raw, flags, len) };
         n.max(0)
     }
+}
+
+/// How [`Key::stream_trim`] trims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trim {
+    /// To the length exactly (`MAXLEN <n>`).
+    Exact,
+    /// By whole nodes (`MAXLEN ~ <n>`).
+    Nodes,
 }
 
 impl Drop for Key<'_, '_> {

@@ -1,15 +1,17 @@
 //! The queue's events stream (`events`, docs/WIRE.md "Events"; the spec is `lib/wire/events.ts`):
 //! each verb that makes a transition appends its entries here, in the same command, after its
 //! writes. [`Events::open`] is step 5 (the key typed under the caller's ACL, `meta`'s `events_max`
-//! read: absent 10000, 0 none written); [`Events::add`] is step 6: `XADD events MAXLEN <max> *
-//! type <type> <field> <value> …`, exact trimming, the fields in the spec's order
-//! (`EVENT_FIELDS`, by construction: an entry is an [`EventFields`] of optional values), replicated
-//! as `XADD events MAXLEN <max> <id> …` with the id the server picked, so that replicas and the
-//! AOF hold the same stream.
+//! read: absent 10000, 0 none written); [`Events::add`] is step 6: `XADD events MAXLEN ~ <max> *
+//! type <type> <field> <value> …`, the fields in the spec's order (`EVENT_FIELDS`, by
+//! construction: an entry is an [`EventFields`] of optional values). Trimmed by whole stream nodes
+//! (exact trimming rewrites the oldest node on every call: a fifth of the server's work per job),
+//! and replicated as Valkey replicates its own `XADD … MAXLEN ~`: `XADD events MAXLEN <length
+//! left> <id> …`, exact, with the id the server picked, so that replicas and the AOF hold the same
+//! stream.
 
 use super::retention::limit;
 use super::scope::Scope;
-use crate::ffi::{Ctx, Key, Kind, Owned, Str};
+use crate::ffi::{Ctx, Key, Kind, Owned, Str, Trim};
 use crate::keyspace::EVENTS;
 use crate::literals::lit;
 use crate::spec::{EventFields, EVENTS_MAX_DEFAULT, EVENT_FIELD};
@@ -63,7 +65,8 @@ impl<'a> Events<'a> {
     }
 
     /// Appends one entry `type <ty>` with `f`'s fields (in the spec's order), the stream trimmed
-    /// to `events_max` exactly; replicated with its id. Nothing when the queue writes no events.
+    /// by whole nodes to at least `events_max` entries; replicated with its id and the length
+    /// left. Nothing when the queue writes no events.
     pub fn add(&self, ty: Str, f: &Fields) {
         let Some(key) = self.key.as_ref().filter(|_| self.max > 0) else {
             return;
@@ -81,12 +84,12 @@ impl<'a> Events<'a> {
         let Some(id) = key.stream_add(&pairs) else {
             return;
         };
-        key.stream_trim(self.max);
+        key.stream_trim(self.max, Trim::Nodes);
         let ctx = self.ctx;
         let id = ctx.string(format!("{}-{}", id.ms, id.seq).as_bytes());
-        let max = ctx.int(self.max);
+        let left = ctx.int(key.value_len() as i64);
         let mut xadd: Vec<Str> = Vec::with_capacity(4 + pairs.len());
-        xadd.extend([key.name(), l.maxlen, max.as_str(), id.as_str()]);
+        xadd.extend([key.name(), l.maxlen, left.as_str(), id.as_str()]);
         xadd.extend(pairs);
         ctx.replicate(c"XADD", &xadd);
     }

@@ -8,7 +8,7 @@ use super::made;
 use super::retention::{self, Kept};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::Kind;
+use crate::ffi::{Kind, Trim};
 use crate::keyspace::{COMPLETED, DEAD, EVENTS};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -43,7 +43,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         if events_max == 0 {
             events.delete();
             ctx.replicate(c"DEL", &[events.name()]);
-        } else if events.stream_trim(events_max) > 0 {
+        } else if events.stream_trim(events_max, Trim::Exact) > 0 {
             let max = &texts[4];
             ctx.replicate(c"XTRIM", &[events.name(), l.maxlen, max.as_str()]);
         }
