@@ -1,8 +1,8 @@
 /**
- * A table the poll keeps live (lib/ui/queue_html.ts renders it empty): its body is rendered again
- * only when what it shows changed — so a screen reader hears only changes, and focus and selection
- * stay — with one row saying why when there is nothing to show, and focus kept across a render
- * (focus.ts).
+ * A table the poll keeps live (lib/ui/queue_html.ts renders it saying `Loading…`): its body is
+ * rendered again only when what it shows changed — so a screen reader hears only changes, and
+ * focus and selection stay — with one row saying why when there is nothing to show, and focus kept
+ * across a render (focus.ts).
  *
  * @module
  */
