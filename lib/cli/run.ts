@@ -10,6 +10,7 @@
 import process from "node:process";
 import { isClosedOutput } from "./closed_output.ts";
 import { asksHelp, CHECKOUT_ONLY, type CommandTable, commandUsage, PACKAGE_COMMANDS, PACKAGE_NOTE, usage } from "./help.ts";
+import type { Operation } from "./ops.ts";
 import type { UiAddons } from "./ui.ts";
 import { UsageError } from "./usage.ts";
 
@@ -28,6 +29,31 @@ export interface CliSetting {
 /** The package alone: commands on a server given by `--url`, and `emq key`. */
 export const PACKAGE_SETTING: CliSetting = { commands: PACKAGE_COMMANDS, note: PACKAGE_NOTE, extra: {}, ui: null };
 
+/** A command of the package: it runs with the words after its name (`emq ui` with the setting's addons). */
+type Command = (rest: string[], setting: CliSetting) => Promise<number>;
+
+/** `emq <operation>`: one verb on a queue (ops.ts). */
+const operation = (op: Operation): Command => async (rest) => (await import("./ops.ts")).operate(op, rest);
+
+/** The package's commands by name, each one's module loaded only when it runs. */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  key: async (rest) => (await import("./key_command.ts")).key(rest),
+  requeue: operation("requeue"),
+  run: operation("run"),
+  pause: operation("pause"),
+  resume: operation("resume"),
+  retain: operation("retain"),
+  drop: operation("drop"),
+  limit: async (rest) => (await import("./limit.ts")).limitCommand("limit", rest),
+  limits: async (rest) => (await import("./limit.ts")).limitCommand("limits", rest),
+  jobs: async (rest) => (await import("./jobs.ts")).jobsCommand(rest),
+  lanes: async (rest) => (await import("./lanes.ts")).lanesCommand(rest),
+  events: async (rest) => (await import("./events.ts")).eventsCommand(rest),
+  result: async (rest) => (await import("./events.ts")).resultCommand(rest),
+  inspect: async (rest) => (await import("./inspect.ts")).inspect(rest),
+  ui: async (rest, setting) => (await import("./ui.ts")).ui(rest, setting.ui),
+};
+
 async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
   const [command, ...rest] = argv;
   // `emq <command> --help` prints that command's usage and does nothing else (emq ui has its own).
@@ -36,49 +62,8 @@ async function dispatch(argv: string[], setting: CliSetting): Promise<number> {
     return 0;
   }
   if (command !== undefined && Object.hasOwn(setting.extra, command)) return await setting.extra[command]!(rest);
+  if (command !== undefined && Object.hasOwn(COMMANDS, command)) return await COMMANDS[command]!(rest, setting);
   switch (command) {
-    case "key": {
-      const { key } = await import("./key_command.ts");
-      return await key(rest);
-    }
-    case "requeue":
-    case "run":
-    case "pause":
-    case "resume":
-    case "retain":
-    case "drop": {
-      const { operate } = await import("./ops.ts");
-      return await operate(command, rest);
-    }
-    case "limit":
-    case "limits": {
-      const { limitCommand } = await import("./limit.ts");
-      return await limitCommand(command, rest);
-    }
-    case "jobs": {
-      const { jobsCommand } = await import("./jobs.ts");
-      return await jobsCommand(rest);
-    }
-    case "lanes": {
-      const { lanesCommand } = await import("./lanes.ts");
-      return await lanesCommand(rest);
-    }
-    case "events": {
-      const { eventsCommand } = await import("./events.ts");
-      return await eventsCommand(rest);
-    }
-    case "result": {
-      const { resultCommand } = await import("./events.ts");
-      return await resultCommand(rest);
-    }
-    case "inspect": {
-      const { inspect } = await import("./inspect.ts");
-      return await inspect(rest);
-    }
-    case "ui": {
-      const { ui } = await import("./ui.ts");
-      return await ui(rest, setting.ui);
-    }
     case undefined:
     case "help":
     case "--help":

@@ -73,61 +73,34 @@ function jobsSection(state: ListedState): string {
 /** The columns of the Schedulers table. */
 export const SCHEDULER_COLUMNS = ["Scheduler", "Spec", "Next run", "Last run", "Runs", "Missed", "Action"] as const;
 
-/** The Schedulers section (the script fills it in from `GET /api/schedulers`). */
-function schedulersSection(): string {
-  const cols = SCHEDULER_COLUMNS.map((c) => `<th scope="col"${c === "Runs" ? ' class="num"' : ""}>${c}</th>`).join("");
-  return `<section class="panel" aria-labelledby="schedulers-title" id="schedulers-section">
-<div class="bar"><h2 id="schedulers-title" tabindex="-1">Schedulers</h2></div>
-<p id="schedulers-overdue" class="note" hidden></p>
-<table id="schedulers" aria-labelledby="schedulers-title">
-<thead><tr>${cols}</tr></thead>
-<tbody><tr class="empty"><td colspan="${SCHEDULER_COLUMNS.length}">Loading…</td></tr></tbody>
-</table>
-</section>`;
-}
-
 /** The columns of the Events table. */
 export const EVENT_COLUMNS = ["When", "Event", "Job", "Details"] as const;
-
-/** The Events section: the queue's latest events, newest first (the script fills it in from `GET /api/events`). */
-function eventsSection(): string {
-  const cols = EVENT_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join("");
-  return `<section class="panel" aria-labelledby="events-title" id="events-section">
-<div class="bar"><h2 id="events-title" tabindex="-1">Events</h2><output id="events-range"></output></div>
-<table id="events" aria-labelledby="events-title">
-<thead><tr>${cols}</tr></thead>
-<tbody><tr class="empty"><td colspan="${EVENT_COLUMNS.length}">Loading…</td></tr></tbody>
-</table>
-</section>`;
-}
 
 /** The columns of the Lanes table. */
 export const LANE_COLUMNS = ["Lane", "Ready", "Active", "Limits", "State", "Action"] as const;
 
-/** The Lanes section: the busiest lanes (the script fills it in from `GET /api/lanes`). */
-function lanesSection(): string {
-  const cols = LANE_COLUMNS.map((c) => `<th scope="col"${c === "Ready" || c === "Active" ? ' class="num"' : ""}>${c}</th>`).join("");
-  return `<section class="panel" aria-labelledby="lanes-title" id="lanes-section">
-<div class="bar"><h2 id="lanes-title" tabindex="-1">Lanes</h2><output id="lanes-range"></output></div>
-<table id="lanes" aria-labelledby="lanes-title">
-<thead><tr>${cols}</tr></thead>
-<tbody><tr class="empty"><td colspan="${LANE_COLUMNS.length}">Loading…</td></tr></tbody>
-</table>
-</section>`;
-}
-
 /** The columns of the Workers table. */
 export const WORKER_COLUMNS = ["Worker", "Host", "PID", "Concurrency", "App", "Started", "Connected", "Last claim"] as const;
 
-/** The Workers section (the script fills it in from `GET /api/workers`). */
-function workersSection(): string {
-  const cols = WORKER_COLUMNS.map((c) => `<th scope="col"${c === "PID" || c === "Concurrency" ? ' class="num"' : ""}>${c}</th>`).join("");
-  return `<section class="panel" aria-labelledby="workers-title" id="workers-section">
-<div class="bar"><h2 id="workers-title" tabindex="-1">Workers</h2></div>
-<p id="workers-note" class="note" hidden></p>
-<table id="workers" aria-labelledby="workers-title">
+/**
+ * The section of the table `#<id>` headed `title`, its body a row saying `Loading…` (the script
+ * fills it in from the JSON API): the `numeric` columns right-aligned, and when asked an output
+ * `#<id>-range` beside the heading or a hidden note `#<note>` above the table.
+ */
+function tableSection(
+  id: string,
+  title: string,
+  columns: readonly string[],
+  { numeric = [], range = false, note }: { numeric?: readonly string[]; range?: boolean; note?: string } = {},
+): string {
+  const cols = columns.map((c) => `<th scope="col"${numeric.includes(c) ? ' class="num"' : ""}>${c}</th>`).join("");
+  const output = range ? `<output id="${id}-range"></output>` : "";
+  const hidden = note === undefined ? "" : `\n<p id="${note}" class="note" hidden></p>`;
+  return `<section class="panel" aria-labelledby="${id}-title" id="${id}-section">
+<div class="bar"><h2 id="${id}-title" tabindex="-1">${title}</h2>${output}</div>${hidden}
+<table id="${id}" aria-labelledby="${id}-title">
 <thead><tr>${cols}</tr></thead>
-<tbody><tr class="empty"><td colspan="${WORKER_COLUMNS.length}">Loading…</td></tr></tbody>
+<tbody><tr class="empty"><td colspan="${columns.length}">Loading…</td></tr></tbody>
 </table>
 </section>`;
 }
@@ -184,9 +157,9 @@ ${limitsHtml(stats.limits)}
 <dl class="totals" aria-label="Totals">${totals}</dl>
 </div>
 </section>
-${workersSection()}
-${lanesSection()}
+${tableSection("workers", "Workers", WORKER_COLUMNS, { numeric: ["PID", "Concurrency"], note: "workers-note" })}
+${tableSection("lanes", "Lanes", LANE_COLUMNS, { numeric: ["Ready", "Active"], range: true })}
 ${TABLE_ORDER.map(jobsSection).join("\n")}
-${schedulersSection()}
-${eventsSection()}`, options);
+${tableSection("schedulers", "Schedulers", SCHEDULER_COLUMNS, { numeric: ["Runs"], note: "schedulers-overdue" })}
+${tableSection("events", "Events", EVENT_COLUMNS, { range: true })}`, options);
 }

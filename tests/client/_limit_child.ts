@@ -1,6 +1,6 @@
 /**
- * Workers in a process of their own, for tests/client/limits.test.ts ("the concurrency limit holds
- * across processes") and tests/client/lanes.test.ts (a lane's limit, likewise):
+ * Workers in a process of their own, the other half of `_limit_run.ts` (tests/client/limits.test.ts:
+ * "the concurrency limit holds across processes"; tests/client/lanes.test.ts: a lane's, likewise):
  *
  *   bun tests/client/_limit_child.ts <addresses JSON> <cluster 0|1> <backend> <queue> <workers> <jobs>
  *

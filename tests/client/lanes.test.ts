@@ -11,8 +11,8 @@
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { BatchError, EchoMQError, type Job, RateLimitedError } from "../../client.ts";
-import { child, line } from "../reliability/_child.ts";
 import { claimOrder, COMBOS, digest, eventually, queueKeys, sleep, useClient, useSites } from "./_harness.ts";
+import { runAcrossProcesses } from "./_limit_run.ts";
 
 type P = { n: string };
 const sites = useSites();
@@ -20,7 +20,6 @@ const sites = useSites();
 for (const combo of COMBOS) {
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
-    const site = () => sites.sites.get(combo.topology)!;
     const names = (q: string, n: number): Promise<string[]> => claimOrder(ctx.mq, q, n);
     const keysOf = (q: string): Promise<string[]> => queueKeys(ctx.raw, q);
 
@@ -50,48 +49,21 @@ for (const combo of COMBOS) {
 
     test("a lane's concurrency limit holds across 8 workers in 2 processes, and is reached", async () => {
       const q = `ln-conc-${combo.backend}`;
-      const running = `emq-test:{${q}}:running`;
-      const done = `emq-test:{${q}}:done`;
-      const route = keyspace(q).meta;
       const LANES = ["t1", "t2", "t3"];
       const JOBS = 60;
       await ctx.mq.limit(q, { concurrency: 2 }, { perLane: true });
       await ctx.mq.limit(q, { concurrency: 1 }, { lane: "t3" });
       expect(await ctx.mq.limits(q, { lane: "t3" })).toEqual({ concurrency: 1, rate: null, parkedUntil: null });
       await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, i) => ({ n: String(i) })), { lane: (_, i) => LANES[i % 3] });
-      const other = child(
-        [JSON.stringify(site().addresses), site().cluster ? "1" : "0", combo.backend, q, "4", String(JOBS)],
-        "../client/_limit_child.ts",
-      );
-      const max = new Map<string, number>();
-      const clients = await Promise.all(Array.from({ length: 4 }, () => ctx.connect<P>()));
-      try {
-        await line(other.lines, "ready");
-        const workers = clients.map((mq) =>
-          mq.work(q, async (job) => {
-            const counter = `${running}:${job.lane}`;
-            max.set(job.lane!, Math.max(max.get(job.lane!) ?? 0, Number(await ctx.raw.command(["INCR", counter], route))));
-            await sleep(20);
-            await ctx.raw.command(["DECR", counter], route);
-            await ctx.raw.command(["INCR", done], route);
-          }, { concurrency: 4 })
-        );
-        const theirs = await line(other.lines, "max ", 60_000);
-        await Promise.all(workers.map((w) => w.stop()));
-        const [, childMax] = theirs.split(" ").map(Number);
-        console.log(`[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...max])}, there ${childMax}`);
-        expect(Number(await ctx.raw.command(["GET", done], route))).toBe(JOBS);
-        expect(max.get("t1")).toBe(2);
-        expect(max.get("t2")).toBe(2);
-        expect(max.get("t3")).toBe(1);
-        expect(childMax).toBeLessThanOrEqual(2);
-        expect((await ctx.mq.counts(q)).active).toBe(0);
-        expect((await ctx.mq.lanes(q)).lanes.every((l) => l.active === 0)).toBe(true);
-      } finally {
-        other.proc.kill();
-        await other.exited;
-        await Promise.all(clients.map((c) => c.close()));
-      }
+      const run = await runAcrossProcesses(sites, combo, ctx, q, JOBS);
+      console.log(`[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...run.here])}, there ${run.there}`);
+      expect(run.done).toBe(JOBS);
+      expect(run.here.get("t1")).toBe(2);
+      expect(run.here.get("t2")).toBe(2);
+      expect(run.here.get("t3")).toBe(1);
+      expect(run.there).toBeLessThanOrEqual(2);
+      expect((await ctx.mq.counts(q)).active).toBe(0);
+      expect((await ctx.mq.lanes(q)).lanes.every((l) => l.active === 0)).toBe(true);
     }, 90_000);
 
     test("a paused lane is skipped until resumed; the queue and its other lanes are served", async () => {

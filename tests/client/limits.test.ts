@@ -11,8 +11,8 @@ import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { EchoMQError, RateLimitedError } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
-import { child, line } from "../reliability/_child.ts";
 import { COMBOS, digest, eventually, sleep, useClient, useSites, wire } from "./_harness.ts";
+import { runAcrossProcesses } from "./_limit_run.ts";
 
 type P = { n: number };
 const sites = useSites();
@@ -20,44 +20,18 @@ const sites = useSites();
 for (const combo of COMBOS) {
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
-    const site = () => sites.sites.get(combo.topology)!;
 
     test("the concurrency limit holds across 8 workers in 2 processes, and is reached", async () => {
       const q = `lim-conc-${combo.backend}`;
-      const running = `emq-test:{${q}}:running`;
-      const done = `emq-test:{${q}}:done`;
-      const route = keyspace(q).meta;
       const JOBS = 60;
       expect(await ctx.mq.limit(q, { concurrency: 2 })).toEqual({ concurrency: 2, rate: null, parkedUntil: null });
       await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, n) => ({ n })));
-      const other = child(
-        [JSON.stringify(site().addresses), site().cluster ? "1" : "0", combo.backend, q, "4", String(JOBS)],
-        "../client/_limit_child.ts",
-      );
-      let max = 0;
-      const clients = await Promise.all(Array.from({ length: 4 }, () => ctx.connect<P>()));
-      try {
-        await line(other.lines, "ready");
-        const workers = clients.map((mq) =>
-          mq.work(q, async () => {
-            max = Math.max(max, Number(await ctx.raw.command(["INCR", running], route)));
-            await sleep(20);
-            await ctx.raw.command(["DECR", running], route);
-            await ctx.raw.command(["INCR", done], route);
-          }, { concurrency: 4 })
-        );
-        const theirs = await line(other.lines, "max ", 60_000);
-        await Promise.all(workers.map((w) => w.stop()));
-        const [, childMax, , childDone] = theirs.split(" ").map(Number);
-        console.log(`[limits ${combo.name}] concurrency 2, 8 workers × 4 in 2 processes: observed max ${max} here, ${childMax} there; the child ran ${childDone} of ${JOBS}`);
-        expect(Number(await ctx.raw.command(["GET", done], route))).toBe(JOBS);
-        expect(Math.max(max, childMax!)).toBe(2);
-        expect((await ctx.mq.counts(q)).active).toBe(0);
-      } finally {
-        other.proc.kill();
-        await other.exited;
-        await Promise.all(clients.map((c) => c.close()));
-      }
+      const run = await runAcrossProcesses(sites, combo, ctx, q, JOBS);
+      const max = run.here.get("") ?? 0;
+      console.log(`[limits ${combo.name}] concurrency 2, 8 workers × 4 in 2 processes: observed max ${max} here, ${run.there} there; the child ran ${run.thereDone} of ${JOBS}`);
+      expect(run.done).toBe(JOBS);
+      expect(Math.max(max, run.there)).toBe(2);
+      expect((await ctx.mq.counts(q)).active).toBe(0);
     }, 90_000);
 
     test("a rate limit: `burst` at once, then evenly spaced; the claim says when to come back", async () => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
 import { serverText as wireText } from "../../lib/client/errors.ts";
 import { command, modulePath, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { VERB_NAMES, type Verb } from "../../lib/wire/mod.ts";
+import type { Values } from "../_wire.ts";
 
 /** Fails loudly when the module has not been built. */
 export function requireModule(): string {
@@ -159,6 +160,11 @@ export function claimed(reply: unknown): { nextMs: number; jobs: ClaimedJob[] } 
     return { id: String(e[0]), payload: String(e[1]), attempts: e[2], token: e[3], opts: String(e[4]) };
   });
   return { nextMs: reply[0], jobs };
+}
+
+/** The settle groups `(id, token)` of claimed jobs, with extra group arguments. */
+export function held(jobs: readonly ClaimedJob[], extra: Values = {}): Values[] {
+  return jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 }
 
 /** The declared keys of a well-formed call. */

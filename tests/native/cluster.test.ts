@@ -22,10 +22,10 @@ import {
   argv,
   call,
   claimed,
-  type ClaimedJob,
   cluster,
   expectOk,
   expectRefused,
+  held,
   jobId,
   queue,
   type QueueKeys,
@@ -33,7 +33,6 @@ import {
   registeredVerbs,
   requireModule,
   sleep,
-  type Values,
   type VerbName,
   wellFormed,
 } from "./_native.ts";
@@ -85,7 +84,6 @@ function errorText(v: unknown): string {
   return v.message;
 }
 
-const groupsOf = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 
 describe("routing by the one declared key", () => {
   test("COMMAND GETKEYS lists only meta on every node, for one group and for a batch", async () => {
@@ -148,10 +146,10 @@ describe("ownership", () => {
       const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 4, block_ms: 0 })))).jobs;
       const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 1, block_ms: 0 })))).jobs;
       expect([jobs.length, short.length]).toEqual([4, 1]);
-      expectOk(await run(argv("ACK", q, {}, groupsOf(jobs.slice(0, 1)))), 1);
-      expectOk(await run(argv("RETRY", q, {}, groupsOf(jobs.slice(1, 2), { delay_ms: 60_000, reason: "r" }))), 1);
-      expectOk(await run(argv("BURY", q, {}, groupsOf(jobs.slice(2, 3), { reason: "r" }))), 1);
-      expectOk(await run(argv("EXTEND", q, { lease_ms: 90_000 }, groupsOf(jobs.slice(3)))), 1);
+      expectOk(await run(argv("ACK", q, {}, held(jobs.slice(0, 1)))), 1);
+      expectOk(await run(argv("RETRY", q, {}, held(jobs.slice(1, 2), { delay_ms: 60_000, reason: "r" }))), 1);
+      expectOk(await run(argv("BURY", q, {}, held(jobs.slice(2, 3), { reason: "r" }))), 1);
+      expectOk(await run(argv("EXTEND", q, { lease_ms: 90_000 }, held(jobs.slice(3)))), 1);
       await sleep(3);
       expectOk(await run(wellFormed("REAP", q, ids[0]!, { limit: 10 })), 1);
     }
@@ -248,7 +246,7 @@ describe("the blocking CLAIM", () => {
       const got = claimed(await reply);
       expect(got.jobs.map((j) => [j.id, j.attempts])).toEqual([[jobId(7001), 1], [jobId(7002), 1]]);
       expect(Date.now() - t0).toBeLessThan(15_000);
-      expectOk(await run(argv("ACK", q, {}, groupsOf(got.jobs))), 2);
+      expectOk(await run(argv("ACK", q, {}, held(got.jobs))), 2);
     }
   });
 });

@@ -20,6 +20,7 @@ import {
   digest,
   expectOk,
   expectRefused,
+  held,
   jobId,
   queue,
   type QueueKeys,
@@ -78,8 +79,6 @@ async function claim(q: QueueKeys, count = 1, lease_ms = 60_000): Promise<Claime
   return claimed(await ok(argv("CLAIM", q, { lease_ms, count, block_ms: 0 }))).jobs;
 }
 
-/** The settle groups of claimed jobs, with extra group arguments. */
-const held = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 
 /** RETAIN with every setting (the defaults where not given). */
 function retain(q: QueueKeys, v: Values = {}): string[] {

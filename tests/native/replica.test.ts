@@ -16,6 +16,7 @@ import {
   type ClaimedJob,
   digest,
   expectOk,
+  held,
   jobId,
   type Outcome,
   queue,
@@ -82,7 +83,6 @@ async function blocked(n: number): Promise<void> {
 }
 
 const run = (args: string[]): Promise<Outcome> => call(primary, args);
-const groupsOf = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 
 test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and replica with equal digests", async () => {
   const queues = ["alpha", "beta", "gamma:high"].map(queue);
@@ -113,14 +113,14 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       }
       const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 3, block_ms: 0 })))).jobs;
       const pick = (k: number) => claimedJobs.filter((_, i) => i % 5 === k);
-      expectOk(await run(argv("ACK", q, {}, groupsOf(pick(1)))), pick(1).length);
-      expectOk(await run(argv("RETRY", q, {}, groupsOf(pick(2), { delay_ms: 1, reason: `retry ${round}` }))), pick(2).length);
-      expectOk(await run(argv("BURY", q, {}, groupsOf(pick(3), { reason: `bury ${round}` }))), pick(3).length);
-      expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, groupsOf(pick(0)))), pick(0).length);
+      expectOk(await run(argv("ACK", q, {}, held(pick(1)))), pick(1).length);
+      expectOk(await run(argv("RETRY", q, {}, held(pick(2), { delay_ms: 1, reason: `retry ${round}` }))), pick(2).length);
+      expectOk(await run(argv("BURY", q, {}, held(pick(3), { reason: `bury ${round}` }))), pick(3).length);
+      expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, held(pick(0)))), pick(0).length);
       // a hand-back, a retry ready now, a retention applied by RETAIN itself (wire 6)
       const [ready, ...handed] = pick(4);
-      expectOk(await run(argv("RELEASE", q, {}, groupsOf(handed))), handed.length);
-      expectOk(await run(argv("RETRY", q, {}, groupsOf([ready!], { delay_ms: 0, reason: "now" }))), 1);
+      expectOk(await run(argv("RELEASE", q, {}, held(handed))), handed.length);
+      expectOk(await run(argv("RETRY", q, {}, held([ready!], { delay_ms: 0, reason: "now" }))), 1);
       expectOk(await run(argv("RETAIN", q, { dead_max: 2, dead_age_ms: 0 })));
       // wire 7: deduplication (keys taken, folded, debounced into a waiting and a scheduled holder,
       // let go at ACK and REMOVE, a window kept past its job's settle and dropped by a later CLAIM)
@@ -137,7 +137,7 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(argv("REMOVE", q, {}, [{ id: d[3]! }])), 1);
       const dj = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 100, block_ms: 0 })))).jobs;
       const withKey = dj.filter((j) => j.opts.startsWith("dedup="));
-      expectOk(await run(argv("ACK", q, {}, groupsOf(withKey))), withKey.length);
+      expectOk(await run(argv("ACK", q, {}, held(withKey))), withKey.length);
       await sleep(5);
       expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
       // wire 8: priorities (levels made, walked, emptied; a release and a retry back to their level)
@@ -146,8 +146,8 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       const prj = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 200, block_ms: 0 })))).jobs;
       const mine = prj.filter((j) => pr.includes(j.id));
       expect(mine.length).toBe(4);
-      expectOk(await run(argv("RELEASE", q, {}, groupsOf(mine.slice(0, 1)))), 1);
-      expectOk(await run(argv("RETRY", q, {}, groupsOf(mine.slice(1, 2), { delay_ms: 0, reason: "p" }))), 1);
+      expectOk(await run(argv("RELEASE", q, {}, held(mine.slice(0, 1)))), 1);
+      expectOk(await run(argv("RETRY", q, {}, held(mine.slice(1, 2), { delay_ms: 0, reason: "p" }))), 1);
       expectOk(await run(argv("REMOVE", q, {}, [{ id: mine[0]!.id }])), 1);
       // wire 8: limits (a rate whose state CLAIM writes, a concurrency a settle frees, a park)
       const lim = Array.from({ length: 6 }, () => jobId(++n));
@@ -155,7 +155,7 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expectOk(await run(argv("LIMIT", q, { concurrency: 1000, rate_max: 5, rate_per_ms: 60_000, rate_burst: 3 })), 1);
       const limited = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 })))).jobs;
       expect(limited.length).toBe(3); // the burst
-      expectOk(await run(argv("RELEASE", q, {}, groupsOf(limited))), limited.length);
+      expectOk(await run(argv("RELEASE", q, {}, held(limited))), limited.length);
       expectOk(await run(argv("PENALIZE", q, { penalty_ms: 2 })));
       expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 1, block_ms: 0 })));
       expectOk(await run(argv("LIMIT", q, { concurrency: 0, rate_max: 0, rate_per_ms: 1, rate_burst: 1 })), 1);
@@ -163,8 +163,8 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       // refusals in the mix: they must not replicate anything
       expect(await run(wellFormed("ENQUEUE", q, ids[1]!))).toEqual({ err: refusal("duplicate", "ENQUEUE", { id: ids[1]! }) });
       const stale = pick(1)[0]!;
-      expect(await run(argv("ACK", q, {}, groupsOf([stale])))).toEqual({ err: refusal("lease-lost", "ACK", { ids: stale.id }) });
-      expect(await run(argv("EXTEND", q, { lease_ms: 5 }, groupsOf([pick(0)[0]!, pick(0)[0]!])))).toEqual({
+      expect(await run(argv("ACK", q, {}, held([stale])))).toEqual({ err: refusal("lease-lost", "ACK", { ids: stale.id }) });
+      expect(await run(argv("EXTEND", q, { lease_ms: 5 }, held([pick(0)[0]!, pick(0)[0]!])))).toEqual({
         err: refusal("repeated", "EXTEND", { id: pick(0)[0]!.id }),
       });
       await sleep(5);
@@ -277,9 +277,9 @@ test("lanes: the transition, ring rotations and evictions, lane limits, parks an
   expectOk(await run(argv("PAUSE", q, { lane: "" })), 1);
   expectOk(await run(argv("PENALIZE", q, { lane: "c", penalty_ms: 60_000 })));
   await sleep(5);
-  expectOk(await run(argv("ACK", q, {}, groupsOf(first.slice(0, 1)))), 1);
-  expectOk(await run(argv("RETRY", q, {}, groupsOf(first.slice(1, 2), { delay_ms: 0, reason: "r" }))), 1);
-  expectOk(await run(argv("RELEASE", q, {}, groupsOf(first.slice(2, 3)))), 1);
+  expectOk(await run(argv("ACK", q, {}, held(first.slice(0, 1)))), 1);
+  expectOk(await run(argv("RETRY", q, {}, held(first.slice(1, 2), { delay_ms: 0, reason: "r" }))), 1);
+  expectOk(await run(argv("RELEASE", q, {}, held(first.slice(2, 3)))), 1);
   expectOk(await run(argv("RESUME", q, { lane: "" })), 1);
   expectOk(await run(argv("REAP", q, { limit: 10 })), expiring.length);
   await claim(10);
@@ -300,13 +300,13 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   expectOk(await run(argv("SCHEDULE", q, {}, [{ id: jobId(20), due_ms: 1 }, { id: jobId(21), due_ms: Date.now() + 60_000 }])), 2);
   const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 10, block_ms: 0 })))).jobs;
   for (let i = 0; i < 5; i++) {
-    expectOk(await run(argv("ACK", q, {}, groupsOf(jobs.slice(i, i + 1), { result: `{"i":${i}}` }))), 1);
+    expectOk(await run(argv("ACK", q, {}, held(jobs.slice(i, i + 1), { result: `{"i":${i}}` }))), 1);
     await sleep(1);
   }
-  expectOk(await run(argv("PROGRESS", q, {}, groupsOf(jobs.slice(5, 6), { value: "half" }))), 1);
-  expectOk(await run(argv("RETRY", q, {}, groupsOf(jobs.slice(5, 7), { delay_ms: 30_000, reason: "again" }))), 2);
-  expectOk(await run(argv("BURY", q, {}, groupsOf(jobs.slice(7, 9), { reason: "dead" }))), 2);
-  expectOk(await run(argv("RELEASE", q, {}, groupsOf(jobs.slice(9)))), 1);
+  expectOk(await run(argv("PROGRESS", q, {}, held(jobs.slice(5, 6), { value: "half" }))), 1);
+  expectOk(await run(argv("RETRY", q, {}, held(jobs.slice(5, 7), { delay_ms: 30_000, reason: "again" }))), 2);
+  expectOk(await run(argv("BURY", q, {}, held(jobs.slice(7, 9), { reason: "dead" }))), 2);
+  expectOk(await run(argv("RELEASE", q, {}, held(jobs.slice(9)))), 1);
   expectOk(await run(argv("RUN", q, {}, [{ id: jobId(21) }])), 1);
   expectOk(await run(argv("PAUSE", q, { lane: "" })), 1);
   expectOk(await run(argv("RESUME", q, { lane: "" })), 1);
@@ -314,7 +314,7 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   expectOk(await run(argv("REMOVE", q, {}, [{ id: jobs[4]!.id }])), 1);
   expectOk(await run(argv("REQUEUE", q, { limit: 1 })), 1);
   // a refused call between: nothing replicated
-  expect(await run(argv("ACK", q, {}, groupsOf(jobs.slice(0, 1))))).toEqual({ err: refusal("lease-lost", "ACK", { ids: jobs[0]!.id }) });
+  expect(await run(argv("ACK", q, {}, held(jobs.slice(0, 1))))).toEqual({ err: refusal("lease-lost", "ACK", { ids: jobs[0]!.id }) });
   await sameDigest();
   const xrange = ["XRANGE", q.events, "-", "+"];
   const onPrimary = expectOk(await call(primary, xrange));
@@ -354,10 +354,10 @@ test("an AOF replay rebuilds the same keyspace (effects, not commands, are logge
     const long = claimed(await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 7, block_ms: 0 }))).jobs;
     const short = claimed(await ok(argv("CLAIM", q, { lease_ms: 1, count: 3, block_ms: 0 }))).jobs;
     expect([short.length, long.length]).toEqual([3, 7]);
-    await ok(argv("ACK", q, {}, groupsOf(long.slice(0, 2))), 2);
-    await ok(argv("RETRY", q, {}, groupsOf(long.slice(2, 4), { delay_ms: 60_000, reason: "r" })), 2);
-    await ok(argv("BURY", q, {}, groupsOf(long.slice(4, 5), { reason: "r" })), 1);
-    await ok(argv("EXTEND", q, { lease_ms: 90_000 }, groupsOf(long.slice(5))), 2);
+    await ok(argv("ACK", q, {}, held(long.slice(0, 2))), 2);
+    await ok(argv("RETRY", q, {}, held(long.slice(2, 4), { delay_ms: 60_000, reason: "r" })), 2);
+    await ok(argv("BURY", q, {}, held(long.slice(4, 5), { reason: "r" })), 1);
+    await ok(argv("EXTEND", q, { lease_ms: 90_000 }, held(long.slice(5))), 2);
     await sleep(10);
     await ok(wellFormed("REAP", q, jobId(1), { limit: 2 }), 2);
     await ok(argv("CLAIM", q, { lease_ms: 60_000, count: 4, block_ms: 0 })); // reaps the third, claims

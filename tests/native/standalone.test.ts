@@ -29,6 +29,7 @@ import {
   digest,
   expectOk,
   expectRefused,
+  held,
   jobId,
   queue,
   type QueueKeys,
@@ -38,7 +39,6 @@ import {
   sleep,
   standalone,
   useVerbSite,
-  type Values,
   type VerbName,
   VERBS,
   wellFormed,
@@ -101,8 +101,6 @@ function expectTokenRun(tokens: number[], t0: number): void {
   expect(tokens).toEqual(tokens.map((_, i) => tokens[0]! + i));
 }
 
-/** The settle groups `(id, token)` of claimed jobs, with extra group arguments. */
-const held = (jobs: ClaimedJob[], extra: Values = {}): Values[] => jobs.map((j) => ({ ...extra, id: j.id, token: j.token }));
 
 describe("happy paths", () => {
   const q = queue("orders");

@@ -24,9 +24,7 @@ import { entryItems, type QueueEventItem, streamEntries } from "../../lib/client
 import { READER_NAME_PREFIX } from "../../lib/client/event_reader.ts";
 import {
   type ClusterHandle,
-  type ClusterNode,
   command,
-  hasAtomicSlotMigration,
   infoFields,
   moduleIfBuilt,
   replicasOf,
@@ -38,6 +36,7 @@ import {
 import { sleep } from "./_recorder.ts";
 import { killRestarted, restartable } from "./_restart.ts";
 import { BACKENDS } from "./_server.ts";
+import { migrate, MOVERS, owner } from "./_slots.ts";
 
 type P = { seq: number };
 
@@ -324,70 +323,9 @@ describe("events across a failover", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// 3. Slot migration (the moves of migration.test.ts)
+// 3. Slot migration (the moves of _slots.ts, which migration.test.ts makes too)
 
-type Mover = "legacy" | "atomic";
-const MOVERS: readonly Mover[] = hasAtomicSlotMigration() ? ["legacy", "atomic"] : ["legacy"];
 const BACKLOG = 5_000; // rows of a sibling queue of the same slot: the move takes a while
-
-async function ok(port: number, args: string[]): Promise<unknown> {
-  const r = await command(port, args, 30_000);
-  if (r instanceof RespError) throw new Error(`${args.slice(0, 4).join(" ")} on ${port}: ${r.message}`);
-  return r;
-}
-
-/** The primary of `c` owning slot `s` now, as the cluster's own map says. */
-async function owner(c: ClusterHandle, s: number): Promise<ClusterNode> {
-  const reply = (await ok(c.primaries[0]!.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
-  for (const e of reply) {
-    if ((e[0] as number) <= s && s <= (e[1] as number)) {
-      const port = (e[2] as unknown[])[1] as number;
-      return c.primaries.find((p) => p.server.port === port)!;
-    }
-  }
-  throw new Error(`slot ${s} unassigned`);
-}
-
-/** Moves slot `s` from `from` to `to` as valkey-cli does (key by key), or with CLUSTER MIGRATESLOTS. */
-async function migrate(c: ClusterHandle, mover: Mover, s: number, from: ClusterNode, to: ClusterNode): Promise<number> {
-  let keys = 0;
-  if (mover === "legacy") {
-    await ok(to.server.port, ["CLUSTER", "SETSLOT", String(s), "IMPORTING", from.id]);
-    await ok(from.server.port, ["CLUSTER", "SETSLOT", String(s), "MIGRATING", to.id]);
-    for (;;) {
-      const batch = (await ok(from.server.port, ["CLUSTER", "GETKEYSINSLOT", String(s), "10"])) as string[];
-      if (batch.length === 0) break;
-      await ok(from.server.port, ["MIGRATE", "127.0.0.1", String(to.server.port), "", "0", "10000", "KEYS", ...batch]);
-      keys += batch.length;
-    }
-    await ok(to.server.port, ["CLUSTER", "SETSLOT", String(s), "NODE", to.id]);
-    await ok(from.server.port, ["CLUSTER", "SETSLOT", String(s), "NODE", to.id]);
-    for (const p of c.primaries) {
-      if (p.id !== from.id && p.id !== to.id) await ok(p.server.port, ["CLUSTER", "SETSLOT", String(s), "NODE", to.id]);
-    }
-  } else {
-    keys = Number(await ok(from.server.port, ["CLUSTER", "COUNTKEYSINSLOT", String(s)]));
-    await ok(from.server.port, ["CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", String(s), String(s), "NODE", to.id]);
-    await waitUntil(`the atomic migration of slot ${s} to finish`, async () => {
-      const jobs = (await ok(from.server.port, ["CLUSTER", "GETSLOTMIGRATIONS"])) as unknown[][];
-      const mine = jobs.map((j) => {
-        const f = new Map<string, unknown>();
-        for (let i = 0; i + 1 < j.length; i += 2) f.set(String(j[i]), j[i + 1]);
-        return f;
-      }).filter((f) => String(f.get("slot_ranges")) === `${s}-${s}` && String(f.get("target_node")) === to.id);
-      const last = mine.at(-1);
-      if (last !== undefined && String(last.get("state")) === "failed") throw new Error(`MIGRATESLOTS failed: ${String(last.get("message"))}`);
-      return last !== undefined && String(last.get("state")) === "success";
-    }, 60_000, 10);
-  }
-  for (const p of c.primaries) {
-    await waitUntil(`node ${p.server.port} to map slot ${s} to ${to.server.port}`, async () => {
-      const reply = (await ok(p.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
-      return reply.some((e) => (e[0] as number) <= s && s <= (e[1] as number) && (e[2] as unknown[])[1] === to.server.port);
-    }, 30_000, 10);
-  }
-  return keys;
-}
 
 describe("events across a slot migration", () => {
   let site: ClusterHandle | undefined;
@@ -427,7 +365,7 @@ describe("events across a slot migration", () => {
           const t0 = Date.now();
           const enqueuedBefore = flow.enqueued;
           const completedBefore = flow.worker.completed;
-          const moved = await migrate(c, mover, s, from, to);
+          const { keys: moved } = await migrate(c, mover, s, from, to);
           const took = Date.now() - t0;
           const during = { enqueued: flow.enqueued - enqueuedBefore, completed: flow.worker.completed - completedBefore };
           const completedAt = flow.worker.completed;

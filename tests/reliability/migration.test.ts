@@ -21,22 +21,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ, type EchoMQOptions, LeaseLostError, Worker } from "../../client.ts";
 import { keyspace, slot } from "../../mod.ts";
-import {
-  type ClusterHandle,
-  type ClusterNode,
-  command,
-  hasAtomicSlotMigration,
-  moduleIfBuilt,
-  RespError,
-  serverVersion,
-  startCluster,
-  waitUntil,
-} from "../../tools/embedded/mod.ts";
+import { type ClusterHandle, moduleIfBuilt, serverVersion, startCluster, waitUntil } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS } from "./_server.ts";
+import { migrate, MOVERS, owner } from "./_slots.ts";
 
 const BACKLOG = 20_000; // rows of a sibling queue in the same slot: what makes the move take seconds
-const BATCH = 10; // keys per MIGRATE, valkey-cli's default --cluster-pipeline
 const PRODUCERS = 3;
 const RATE_PER_S = 300; // all producers together (paced)
 const WORKERS = 3;
@@ -45,9 +35,6 @@ const BEFORE_MS = 1500;
 const AFTER_MS = 1500;
 const REDIRECT = /\b(ASK|TRYAGAIN|MOVED|CLUSTERDOWN)\b/;
 type P = { seq: number };
-/** How a slot moves: key by key (every version), or atomically (Valkey 9+). */
-type Mover = "legacy" | "atomic";
-const MOVERS: readonly Mover[] = hasAtomicSlotMigration() ? ["legacy", "atomic"] : ["legacy"];
 
 let site: ClusterHandle;
 
@@ -58,81 +45,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await site?.stop();
 });
-
-/** Node owning `s` now, as the cluster's own map says (the handle's map is from the start). */
-async function owner(s: number): Promise<ClusterNode> {
-  const reply = (await command(site.primaries[0]!.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
-  for (const e of reply) {
-    if ((e[0] as number) <= s && s <= (e[1] as number)) {
-      const port = (e[2] as unknown[])[1] as number;
-      return site.primaries.find((p) => p.server.port === port)!;
-    }
-  }
-  throw new Error(`slot ${s} unassigned`);
-}
-
-async function ok(port: number, args: string[]): Promise<unknown> {
-  const r = await command(port, args, 30_000);
-  if (r instanceof RespError) throw new Error(`${args.slice(0, 4).join(" ")} on ${port}: ${r.message}`);
-  return r;
-}
-
-/** Moves slot `s` from `from` to `to` by `mover`; returns the keys moved and the server calls. */
-function migrate(mover: Mover, s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
-  return mover === "legacy" ? migrateLegacy(s, from, to) : migrateAtomic(s, from, to);
-}
-
-/**
- * Moves slot `s` with one `CLUSTER MIGRATESLOTS` and waits for the source to report the export
- * done (`state success`) and every primary to map the slot to `to`; the keys are counted before.
- */
-async function migrateAtomic(s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
-  const keys = Number(await ok(from.server.port, ["CLUSTER", "COUNTKEYSINSLOT", String(s)]));
-  await ok(from.server.port, ["CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", String(s), String(s), "NODE", to.id]);
-  let polls = 0;
-  await waitUntil(`the atomic migration of slot ${s} to finish`, async () => {
-    polls++;
-    const jobs = (await ok(from.server.port, ["CLUSTER", "GETSLOTMIGRATIONS"])) as unknown[][];
-    const mine = jobs.map((j) => {
-      const f = new Map<string, unknown>();
-      for (let i = 0; i + 1 < j.length; i += 2) f.set(String(j[i]), j[i + 1]);
-      return f;
-    }).filter((f) => String(f.get("slot_ranges")) === `${s}-${s}` && String(f.get("target_node")) === to.id);
-    const last = mine.at(-1);
-    if (last !== undefined && String(last.get("state")) === "failed") {
-      throw new Error(`CLUSTER MIGRATESLOTS of slot ${s} failed: ${String(last.get("message"))}`);
-    }
-    return last !== undefined && String(last.get("state")) === "success";
-  }, 60_000, 10);
-  for (const p of site.primaries) {
-    await waitUntil(`node ${p.server.port} to map slot ${s} to ${to.server.port}`, async () => {
-      const reply = (await ok(p.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
-      return reply.some((e) => (e[0] as number) <= s && s <= (e[1] as number) && (e[2] as unknown[])[1] === to.server.port);
-    }, 30_000, 10);
-  }
-  return { keys, calls: polls };
-}
-
-/** Moves slot `s` from `from` to `to` the way valkey-cli does; returns keys moved and MIGRATE calls. */
-async function migrateLegacy(s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
-  await ok(to.server.port, ["CLUSTER", "SETSLOT", String(s), "IMPORTING", from.id]);
-  await ok(from.server.port, ["CLUSTER", "SETSLOT", String(s), "MIGRATING", to.id]);
-  let keys = 0;
-  let calls = 0;
-  for (;;) {
-    const batch = (await ok(from.server.port, ["CLUSTER", "GETKEYSINSLOT", String(s), String(BATCH)])) as string[];
-    if (batch.length === 0) break;
-    await ok(from.server.port, ["MIGRATE", "127.0.0.1", String(to.server.port), "", "0", "10000", "KEYS", ...batch]);
-    keys += batch.length;
-    calls++;
-  }
-  await ok(to.server.port, ["CLUSTER", "SETSLOT", String(s), "NODE", to.id]);
-  await ok(from.server.port, ["CLUSTER", "SETSLOT", String(s), "NODE", to.id]);
-  for (const p of site.primaries) {
-    if (p.id !== from.id && p.id !== to.id) await ok(p.server.port, ["CLUSTER", "SETSLOT", String(s), "NODE", to.id]);
-  }
-  return { keys, calls };
-}
 
 function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message.split("\n")[0]}` : String(e);
@@ -146,7 +58,7 @@ for (const backend of BACKENDS) {
       for (let i = 0; q === ""; i++) {
         const name = `mig-${backend}-${mover}-${i}`;
         // a slot not moved before (the module run moves one; the scripts run takes another)
-        if ((await owner(slot(keyspace(name).pending))).id === site.primaries[0]!.id) q = name;
+        if ((await owner(site, slot(keyspace(name).pending))).id === site.primaries[0]!.id) q = name;
       }
       const s = slot(keyspace(q).pending);
       let sibling = "";
@@ -161,7 +73,7 @@ for (const backend of BACKENDS) {
         const name = `idle-${backend}-${mover}-${i}`;
         if (slot(keyspace(name).pending) === s) idle = name;
       }
-      const from = await owner(s);
+      const from = await owner(site, s);
       const to = site.primaries.find((p) => p.id !== from.id)!;
       const options: EchoMQOptions<P> = {
         addresses: [...site.addresses],
@@ -245,7 +157,7 @@ for (const backend of BACKENDS) {
         const producers = Array.from({ length: PRODUCERS }, produce);
         await sleep(BEFORE_MS);
         const t0 = Date.now();
-        const moved = await migrate(mover, s, from, to);
+        const moved = await migrate(site, mover, s, from, to);
         const t1 = Date.now();
         await sleep(AFTER_MS);
         run.on = false;
@@ -282,7 +194,7 @@ for (const backend of BACKENDS) {
         for (const e of extendLost) if (!raced.includes(e)) workerErrors.push(e.text);
         const redirected = [...producerErrors, ...workerErrors].filter((e) => REDIRECT.test(e));
         const backlog = await producer.counts(sibling);
-        const nowOwner = await owner(s);
+        const nowOwner = await owner(site, s);
         console.log(
           `[migration ${backend} ${mover}] slot ${s} moved ${from.server.port} → ${to.server.port}: ${moved.keys} keys in ` +
             `${moved.calls} ${mover === "legacy" ? "MIGRATE calls" : "status polls"}, ${t1 - t0} ms | load ${loadEnd - loadStart} ms: ${seq} enqueue calls, accepted ` +

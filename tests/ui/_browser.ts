@@ -1,14 +1,14 @@
 /**
  * Shared by the ui suites: the browser (tools/chromium.ts), a dashboard over a server of one
- * backend, opening the key panel, and readers for its outputs.
+ * backend, a POST to a dashboard's JSON API, opening the key panel, and readers for its outputs.
  */
 import { afterAll, beforeAll } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { EchoMQ } from "../../client.ts";
-import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { startUi, type Ui, type UiOptions } from "../../cli/ui/server/app.ts";
 import { buildWasm } from "../../cli/ui/server/wasm.ts";
 import { launchChromium } from "../../tools/chromium.ts";
-import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 
 export { CHROMIUM, launchChromium } from "../../tools/chromium.ts";
 
@@ -34,23 +34,54 @@ export interface UiRig {
   readonly mq: EchoMQ<unknown>;
   readonly ui: Ui;
   readonly page: Page;
+  /** The server's `DEBUG DIGEST`: unchanged when nothing was written. */
+  digest(): Promise<string>;
   /** Closes them all, the page first. */
   close(): Promise<void>;
 }
 
-/** Starts a {@link UiRig} on `backend`, its page in `context`. */
-export async function uiRig(backend: "module" | "scripts", context: BrowserContext): Promise<UiRig> {
+/**
+ * A {@link UiRig} on `backend` for the enclosing suite (a `describe`, or the file): started before
+ * its tests, its page in `browser()`'s context, and closed after them. Its fields are set from the
+ * first test on; `options` go to `emq ui`.
+ */
+export function useUiRig(backend: "module" | "scripts", browser: () => BrowserContext, options: Omit<UiOptions, "mq"> = {}): UiRig {
+  const rig = {} as { -readonly [K in keyof UiRig]: UiRig[K] };
+  let started: UiRig | undefined;
+  beforeAll(async () => {
+    started = await uiRig(backend, browser(), options);
+    Object.assign(rig, started);
+  }, 120_000);
+  afterAll(() => started?.close());
+  return rig;
+}
+
+/** Starts a {@link UiRig} on `backend`, its page in `context`; `options` go to `emq ui` too. */
+async function uiRig(backend: "module" | "scripts", context: BrowserContext, options: Omit<UiOptions, "mq"> = {}): Promise<UiRig> {
   const server = await startServer({ module: backend === "scripts" ? false : undefined });
   const mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
-  const ui = await startUi({ mq, pollMs: 200, sampleMs: 200 });
+  const ui = await startUi({ mq, pollMs: 200, sampleMs: 200, ...options });
   const page = await context.newPage();
+  const digest = async (): Promise<string> => String(await command(server.port, ["DEBUG", "DIGEST"]));
   const close = async (): Promise<void> => {
     await page.close();
     await ui.close();
     await mq.close();
     await server.stop();
   };
-  return { server, mq, ui, page, close };
+  return { server, mq, ui, page, digest, close };
+}
+
+/**
+ * POSTs `payload` as JSON to `path` of the dashboard `at`, with `from` the headers that say where
+ * it comes from: the dashboard's own origin unless given (`{}`: none).
+ */
+export function postJson(at: Ui, path: string, payload: unknown, from: Record<string, string> = { origin: new URL(at.url).origin }): Promise<Response> {
+  return fetch(new URL(path, at.url), {
+    method: "POST",
+    headers: { "content-type": "application/json", ...from },
+    body: JSON.stringify(payload),
+  });
 }
 
 /** Opens the panel and waits until the native half (the wasm) has loaded. */

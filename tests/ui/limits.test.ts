@@ -7,13 +7,11 @@
  * not exist a 404, and not created (pause and resume alike); a good one in force, in `/api/queue`
  * and `/metrics`.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
-import { EchoMQ } from "../../client.ts";
-import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { describe, expect, test } from "bun:test";
+import { startUi } from "../../cli/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
-import { command, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { suiteBrowser, until } from "./_browser.ts";
+import { command, moduleBuilt } from "../../tools/embedded/mod.ts";
+import { postJson, suiteBrowser, until, useUiRig } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 const UTC_TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC`;
@@ -22,62 +20,40 @@ const browser = suiteBrowser();
 
 for (const backend of BACKENDS) {
   describe(`limits on the queue page (${backend} backend)`, () => {
-    let server: ServerHandle;
-    let mq: EchoMQ<unknown>;
-    let ui: Ui;
-    let page: Page;
-    const digest = async (): Promise<string> => String(await command(server.port, ["DEBUG", "DIGEST"]));
-    /** POSTs `payload` to `api/limit` of `at`, from `origin` (the page's own unless given). */
-    const post = (payload: unknown, origin: Record<string, string> | null = null, at: Ui = ui) =>
-      fetch(new URL("api/limit", at.url), {
-        method: "POST",
-        headers: { "content-type": "application/json", ...(origin ?? { origin: new URL(at.url).origin }) },
-        body: JSON.stringify(payload),
-      });
-    const line = (): Promise<string> => page.locator("#limits").textContent().then((t) => t ?? "");
-
-    beforeAll(async () => {
-      server = await startServer({ module: backend === "scripts" ? false : undefined });
-      mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
-      ui = await startUi({ mq, pollMs: 200, sampleMs: 200, discovery: { cycleMs: 100, stepMs: 0 }, snapshot: { everyMs: 100 } });
-      page = await browser().newPage();
-    }, 120_000);
-    afterAll(async () => {
-      await page?.close();
-      await ui?.close();
-      await mq?.close();
-      await server?.stop();
-    });
+    const rig = useUiRig(backend, browser, { discovery: { cycleMs: 100, stepMs: 0 }, snapshot: { everyMs: 100 } });
+    /** POSTs `payload` to `api/limit`, from the page's own origin (or `from`). */
+    const post = (payload: unknown, from?: Record<string, string>) => postJson(rig.ui, "api/limit", payload, from);
+    const line = (): Promise<string> => rig.page.locator("#limits").textContent().then((t) => t ?? "");
 
     test("a POST from a foreign Origin, or none, is refused and writes nothing; the page's own sets them", async () => {
-      await mq.enqueue("guarded", { n: 1 });
-      const before = await digest();
+      await rig.mq.enqueue("guarded", { n: 1 });
+      const before = await rig.digest();
       for (const origin of [{ origin: "https://evil.example" }, {}] as Array<Record<string, string>>) {
         const r = await post({ name: "guarded", concurrency: 3 }, origin);
-        expect([r.status, await r.text()]).toEqual([403, `POST is answered only from ${new URL(ui.url).origin}\n`]);
+        expect([r.status, await r.text()]).toEqual([403, `POST is answered only from ${new URL(rig.ui.url).origin}\n`]);
       }
-      expect(await digest()).toBe(before);
-      expect(await mq.limits("guarded")).toEqual({ concurrency: null, rate: null, parkedUntil: null });
+      expect(await rig.digest()).toBe(before);
+      expect(await rig.mq.limits("guarded")).toEqual({ concurrency: null, rate: null, parkedUntil: null });
 
       const ok = await post({ name: "guarded", concurrency: 3, rate: { max: 10, perMs: 1000, burst: 2 } });
       const limits = { concurrency: 3, rate: { max: 10, perMs: 1000, burst: 2 }, parkedUntil: null };
       expect([ok.status, await ok.json()]).toEqual([200, { limits }]);
-      expect(await mq.limits("guarded")).toEqual(limits);
+      expect(await rig.mq.limits("guarded")).toEqual(limits);
       // a field left out keeps its limit; null removes one
       const kept = await post({ name: "guarded", rate: null });
       expect(await kept.json()).toEqual({ limits: { ...limits, rate: null } });
       await post({ name: "guarded", rate: { max: 10, perMs: 1000, burst: 2 } });
-      const q = (await (await fetch(new URL("api/queue?name=guarded", ui.url))).json()) as { limits: unknown };
+      const q = (await (await fetch(new URL("api/queue?name=guarded", rig.ui.url))).json()) as { limits: unknown };
       expect(q.limits).toEqual(limits);
-      const metrics = await until("the limits in /metrics", async () => await (await fetch(new URL("metrics", ui.url))).text(), (t) =>
+      const metrics = await until("the limits in /metrics", async () => await (await fetch(new URL("metrics", rig.ui.url))).text(), (t) =>
         t.includes('echomq_concurrency_limit{queue="guarded"} 3\n'));
       expect(metrics).toContain('echomq_rate_limit_per_second{queue="guarded"} 10\n');
       expect(metrics).toContain('echomq_parked{queue="guarded"} 0\n');
     });
 
     test("a bad value is a 400 with the client's message; nothing to set is a 400; nothing written", async () => {
-      await mq.enqueue("strict", { n: 1 });
-      const before = await digest();
+      await rig.mq.enqueue("strict", { n: 1 });
+      const before = await rig.digest();
       const cases: Array<[unknown, string]> = [
         [{ name: "strict", concurrency: 0 }, "limit: concurrency must be an integer from 1 to 1000000, got 0"],
         [{ name: "strict", concurrency: "5" }, "limit: concurrency must be an integer from 1 to 1000000, got 5"],
@@ -93,40 +69,36 @@ for (const backend of BACKENDS) {
         expect({ payload, status: r.status }).toEqual({ payload, status: 400 });
         expect(((await r.json()) as { error: string }).error).toContain(error);
       }
-      expect(await digest()).toBe(before);
+      expect(await rig.digest()).toBe(before);
     });
 
     test("a queue that does not exist is refused (404) and not created, by limit as by pause and resume", async () => {
-      const before = await digest();
+      const before = await rig.digest();
       const refused = { error: 'no queue "nope" on the server (no meta key and no jobs): nothing done, and no queue created' };
       const r = await post({ name: "nope", concurrency: 2 });
       expect([r.status, await r.json()]).toEqual([404, refused]);
       for (const verb of ["pause", "resume"]) {
-        const p = await fetch(new URL(`api/${verb}`, ui.url), {
-          method: "POST",
-          headers: { "content-type": "application/json", origin: new URL(ui.url).origin },
-          body: JSON.stringify({ name: "nope" }),
-        });
+        const p = await postJson(rig.ui, `api/${verb}`, { name: "nope" });
         expect([verb, p.status, await p.json()]).toEqual([verb, 404, refused]);
       }
-      expect(await digest()).toBe(before);
-      expect(await command(server.port, ["EXISTS", "emq:{nope}:meta"])).toBe(0);
+      expect(await rig.digest()).toBe(before);
+      expect(await command(rig.server.port, ["EXISTS", "emq:{nope}:meta"])).toBe(0);
     });
 
     test("read-only: no form shown, and a POST refused with nothing written", async () => {
-      await mq.enqueue("shown", { n: 1 });
-      await mq.limit("shown", { concurrency: 4 });
-      const ro = await startUi({ mq, pollMs: 200, sampleMs: 200, readOnly: true });
+      await rig.mq.enqueue("shown", { n: 1 });
+      await rig.mq.limit("shown", { concurrency: 4 });
+      const ro = await startUi({ mq: rig.mq, pollMs: 200, sampleMs: 200, readOnly: true });
       try {
-        await page.goto(new URL(queueHref("shown"), ro.url).href);
+        await rig.page.goto(new URL(queueHref("shown"), ro.url).href);
         await until("the line", line, (t) => t === "Limits: at most 4 active");
-        expect(await page.getByRole("form", { name: "Set limits" }).count()).toBe(0); // rendered, and hidden
-        expect(await page.locator("#limit-form").count()).toBe(1);
-        const before = await digest();
-        const r = await post({ name: "shown", concurrency: null }, null, ro);
+        expect(await rig.page.getByRole("form", { name: "Set limits" }).count()).toBe(0); // rendered, and hidden
+        expect(await rig.page.locator("#limit-form").count()).toBe(1);
+        const before = await rig.digest();
+        const r = await postJson(ro, "api/limit", { name: "shown", concurrency: null });
         expect([r.status, await r.text()]).toEqual([403, "this dashboard is read-only: no action is answered\n"]);
-        expect(await digest()).toBe(before);
-        expect((await mq.limits("shown")).concurrency).toBe(4);
+        expect(await rig.digest()).toBe(before);
+        expect((await rig.mq.limits("shown")).concurrency).toBe(4);
       } finally {
         await ro.close();
       }
@@ -134,14 +106,14 @@ for (const backend of BACKENDS) {
 
     test("the line follows each poll: limits set elsewhere, a park counting down", async () => {
       const q = `live-${backend}`;
-      await mq.enqueue(q, { n: 1 });
-      await page.goto(new URL(queueHref(q), ui.url).href);
+      await rig.mq.enqueue(q, { n: 1 });
+      await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
       await until("no limits", line, (t) => t === "Limits: none");
-      expect(await page.getByRole("group", { name: "Limits" }).count()).toBe(1);
-      await mq.limit(q, { concurrency: 5, rate: { max: 20, perMs: 60_000 } });
+      expect(await rig.page.getByRole("group", { name: "Limits" }).count()).toBe(1);
+      await rig.mq.limit(q, { concurrency: 5, rate: { max: 20, perMs: 60_000 } });
       await until("the limits set elsewhere", line, (t) => t === "Limits: at most 5 active · 20 per 1 min (burst 1)");
-      expect(await page.getByRole("button", { name: "Remove concurrency limit" }).isEnabled()).toBe(true);
-      await mq.penalize(q, 30_000);
+      expect(await rig.page.getByRole("button", { name: "Remove concurrency limit" }).isEnabled()).toBe(true);
+      await rig.mq.penalize(q, 30_000);
       const parked = await until("the park", line, (t) => t.includes("parked"));
       expect(parked).toMatch(new RegExp(`^Limits: at most 5 active · 20 per 1 min \\(burst 1\\) · parked until ${UTC_TIME} \\(in (29|30) s\\)$`));
       const later = await until("the park counting down", line, (t) => /\(in 2[0-8] s\)$/.test(t), 15_000);
@@ -150,46 +122,46 @@ for (const backend of BACKENDS) {
 
     test("the form sets and removes each limit; a bad value is announced with the client's message", async () => {
       const q = `form-${backend}`;
-      await mq.enqueue(q, { n: 1 });
-      await page.goto(new URL(queueHref(q), ui.url).href);
+      await rig.mq.enqueue(q, { n: 1 });
+      await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
       await until("no limits", line, (t) => t === "Limits: none");
-      const removeConcurrency = page.getByRole("button", { name: "Remove concurrency limit" });
-      const removeRate = page.getByRole("button", { name: "Remove rate limit" });
+      const removeConcurrency = rig.page.getByRole("button", { name: "Remove concurrency limit" });
+      const removeRate = rig.page.getByRole("button", { name: "Remove rate limit" });
       expect([await removeConcurrency.isDisabled(), await removeRate.isDisabled()]).toEqual([true, true]);
 
-      await page.getByLabel("At most active at once").fill("3");
-      await page.getByRole("button", { name: "Set limits" }).click();
-      await page.getByText("Limits set. Limits: at most 3 active.").waitFor();
-      expect(await mq.limits(q)).toEqual({ concurrency: 3, rate: null, parkedUntil: null });
-      expect(await page.getByLabel("At most active at once").inputValue()).toBe(""); // the form starts over
+      await rig.page.getByLabel("At most active at once").fill("3");
+      await rig.page.getByRole("button", { name: "Set limits" }).click();
+      await rig.page.getByText("Limits set. Limits: at most 3 active.").waitFor();
+      expect(await rig.mq.limits(q)).toEqual({ concurrency: 3, rate: null, parkedUntil: null });
+      expect(await rig.page.getByLabel("At most active at once").inputValue()).toBe(""); // the form starts over
 
       // a rate alone: the concurrency limit stays
-      await page.getByLabel("Max claims", { exact: true }).fill("100");
-      await page.getByLabel("per", { exact: true }).fill("2");
-      await page.getByLabel("Period unit").selectOption({ label: "min" });
-      await page.getByLabel("Burst").fill("5");
-      await page.getByRole("button", { name: "Set limits" }).click();
-      await page.getByText("Limits set. Limits: at most 3 active · 100 per 2 min (burst 5).").waitFor();
-      expect(await mq.limits(q)).toEqual({ concurrency: 3, rate: { max: 100, perMs: 120_000, burst: 5 }, parkedUntil: null });
+      await rig.page.getByLabel("Max claims", { exact: true }).fill("100");
+      await rig.page.getByLabel("per", { exact: true }).fill("2");
+      await rig.page.getByLabel("Period unit").selectOption({ label: "min" });
+      await rig.page.getByLabel("Burst").fill("5");
+      await rig.page.getByRole("button", { name: "Set limits" }).click();
+      await rig.page.getByText("Limits set. Limits: at most 3 active · 100 per 2 min (burst 5).").waitFor();
+      expect(await rig.mq.limits(q)).toEqual({ concurrency: 3, rate: { max: 100, perMs: 120_000, burst: 5 }, parkedUntil: null });
       await until("the line", line, (t) => t === "Limits: at most 3 active · 100 per 2 min (burst 5)");
 
-      await page.getByLabel("At most active at once").fill("0");
-      await page.getByRole("button", { name: "Set limits" }).click();
-      await page.getByText("Failed: limit: concurrency must be an integer from 1 to 1000000, got 0").waitFor();
-      expect((await mq.limits(q)).concurrency).toBe(3);
-      expect(await page.getByLabel("At most active at once").inputValue()).toBe("0"); // kept, to fix
+      await rig.page.getByLabel("At most active at once").fill("0");
+      await rig.page.getByRole("button", { name: "Set limits" }).click();
+      await rig.page.getByText("Failed: limit: concurrency must be an integer from 1 to 1000000, got 0").waitFor();
+      expect((await rig.mq.limits(q)).concurrency).toBe(3);
+      expect(await rig.page.getByLabel("At most active at once").inputValue()).toBe("0"); // kept, to fix
 
-      await page.getByLabel("At most active at once").fill("");
-      await page.getByRole("button", { name: "Set limits" }).click();
-      await page.getByText("Failed: fill in a concurrency or a rate (claims per period) to set").waitFor();
+      await rig.page.getByLabel("At most active at once").fill("");
+      await rig.page.getByRole("button", { name: "Set limits" }).click();
+      await rig.page.getByText("Failed: fill in a concurrency or a rate (claims per period) to set").waitFor();
 
       await removeConcurrency.click();
-      await page.getByText("Concurrency limit removed. Limits: 100 per 2 min (burst 5).").waitFor();
+      await rig.page.getByText("Concurrency limit removed. Limits: 100 per 2 min (burst 5).").waitFor();
       expect(await removeConcurrency.isDisabled()).toBe(true);
-      await until("the focus on its field", () => page.evaluate(() => document.activeElement?.id), (id) => id === "limit-concurrency");
+      await until("the focus on its field", () => rig.page.evaluate(() => document.activeElement?.id), (id) => id === "limit-concurrency");
       await removeRate.click();
-      await page.getByText("Rate limit removed. Limits: none.").waitFor();
-      expect(await mq.limits(q)).toEqual({ concurrency: null, rate: null, parkedUntil: null });
+      await rig.page.getByText("Rate limit removed. Limits: none.").waitFor();
+      expect(await rig.mq.limits(q)).toEqual({ concurrency: null, rate: null, parkedUntil: null });
       await until("the line", line, (t) => t === "Limits: none");
     }, 30_000);
   });

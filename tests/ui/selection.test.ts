@@ -5,13 +5,12 @@
  * POST and one verb call. A selection with a job that moved meanwhile is refused whole: nothing
  * moves (DEBUG DIGEST unchanged), the failure is said, the selection stays.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import type { EchoMQ, Job } from "../../client.ts";
-import type { Ui } from "../../cli/ui/server/app.ts";
+import type { Job } from "../../client.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
-import { command, moduleBuilt } from "../../tools/embedded/mod.ts";
-import { suiteBrowser, uiRig, type UiRig, until } from "./_browser.ts";
+import { moduleBuilt } from "../../tools/embedded/mod.ts";
+import { suiteBrowser, until, useUiRig } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 const HOUR = 3_600_000;
@@ -26,108 +25,98 @@ const idsOf = (page: Page, table: string): Promise<string[]> =>
 
 for (const backend of BACKENDS) {
   describe(`run now and selections (${backend} backend)`, () => {
-    let rig: UiRig;
-    let mq: EchoMQ<unknown>;
-    let ui: Ui;
-    let page: Page;
-    const digest = async (): Promise<string> => String(await command(rig.server.port, ["DEBUG", "DIGEST"]));
+    const rig = useUiRig(backend, browser);
     const open = async (q: string): Promise<void> => {
-      await page.goto(new URL(queueHref(q), ui.url).href);
-      await page.waitForFunction(() => document.body.dataset.ready === "true");
+      await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
+      await rig.page.waitForFunction(() => document.body.dataset.ready === "true");
     };
-    const section = (state: string) => page.locator(`#${state}-section`);
-
-    beforeAll(async () => {
-      rig = await uiRig(backend, browser());
-      ({ mq, ui, page } = rig);
-    }, 120_000);
-    afterAll(() => rig?.close());
+    const section = (state: string) => rig.page.locator(`#${state}-section`);
 
     test("a scheduled job's page: Run now moves it to pending; a pending job's page has neither Run now nor Retry now", async () => {
-      const id = await mq.schedule("later", { n: 1 }, { delayMs: HOUR });
-      await page.goto(new URL(`job?q=${encodeURIComponent("later")}&id=${id}`, ui.url).href);
-      await page.waitForFunction(() => document.body.dataset.ready === "true");
-      expect(await page.getByLabel("Facts").locator("div").first().textContent()).toBe("Statescheduled");
-      expect(await page.getByRole("button", { name: "Retry now" }).count()).toBe(0);
-      await page.getByRole("button", { name: "Run now" }).click();
-      await until("pending", () => mq.getJob("later", id), (j) => j?.state === "pending");
-      await page.waitForFunction(() => document.querySelector("#job-run") === null); // the page read again
-      expect(await page.getByLabel("Facts").locator("div").first().textContent()).toBe("Statepending");
-      expect(await page.getByRole("button", { name: "Retry now" }).count()).toBe(0);
+      const id = await rig.mq.schedule("later", { n: 1 }, { delayMs: HOUR });
+      await rig.page.goto(new URL(`job?q=${encodeURIComponent("later")}&id=${id}`, rig.ui.url).href);
+      await rig.page.waitForFunction(() => document.body.dataset.ready === "true");
+      expect(await rig.page.getByLabel("Facts").locator("div").first().textContent()).toBe("Statescheduled");
+      expect(await rig.page.getByRole("button", { name: "Retry now" }).count()).toBe(0);
+      await rig.page.getByRole("button", { name: "Run now" }).click();
+      await until("pending", () => rig.mq.getJob("later", id), (j) => j?.state === "pending");
+      await rig.page.waitForFunction(() => document.querySelector("#job-run") === null); // the page read again
+      expect(await rig.page.getByLabel("Facts").locator("div").first().textContent()).toBe("Statepending");
+      expect(await rig.page.getByRole("button", { name: "Retry now" }).count()).toBe(0);
     });
 
     test("scheduled: select two of three, Run selected now → those two pending, the third stays; Delete selected", async () => {
       const q = `sel-run-${backend}`;
-      const [a, b, c] = await Promise.all([1, 2, 3].map((n) => mq.schedule(q, { n }, { delayMs: HOUR * n })));
+      const [a, b, c] = await Promise.all([1, 2, 3].map((n) => rig.mq.schedule(q, { n }, { delayMs: HOUR * n })));
       await open(q);
-      await until("three scheduled rows", () => idsOf(page, "Scheduled jobs"), (ids) => ids.length === 3);
+      await until("three scheduled rows", () => idsOf(rig.page, "Scheduled jobs"), (ids) => ids.length === 3);
       const run = section("scheduled").getByRole("button", { name: "Run selected now" });
       const del = section("scheduled").getByRole("button", { name: "Delete selected" });
       expect(await run.isDisabled()).toBe(true);
       expect(await del.isDisabled()).toBe(true);
-      await page.getByRole("checkbox", { name: `Select ${a}` }).check();
-      await page.getByRole("checkbox", { name: `Select ${c}` }).check();
+      await rig.page.getByRole("checkbox", { name: `Select ${a}` }).check();
+      await rig.page.getByRole("checkbox", { name: `Select ${c}` }).check();
       expect(await run.isEnabled()).toBe(true);
       // a poll re-renders the table: the selection stays
-      await page.waitForTimeout(500);
-      expect(await page.getByRole("checkbox", { name: `Select ${a}` }).isChecked()).toBe(true);
+      await rig.page.waitForTimeout(500);
+      expect(await rig.page.getByRole("checkbox", { name: `Select ${a}` }).isChecked()).toBe(true);
       await run.click();
-      await until("two pending", () => mq.counts(q), (n) => n.pending === 2 && n.schedule === 1);
-      expect((await mq.getJob(q, b!))!.state).toBe("scheduled");
-      await until("one scheduled row", () => idsOf(page, "Scheduled jobs"), (ids) => ids.join() === b);
-      await until("said", () => page.locator("#status").textContent(), (t) => t === "Ran 2 scheduled jobs now: pending.");
+      await until("two pending", () => rig.mq.counts(q), (n) => n.pending === 2 && n.schedule === 1);
+      expect((await rig.mq.getJob(q, b!))!.state).toBe("scheduled");
+      await until("one scheduled row", () => idsOf(rig.page, "Scheduled jobs"), (ids) => ids.join() === b);
+      await until("said", () => rig.page.locator("#status").textContent(), (t) => t === "Ran 2 scheduled jobs now: pending.");
       expect(await run.isDisabled()).toBe(true);
       // the page's box selects every row shown
       await section("scheduled").getByRole("checkbox", { name: "Select every scheduled job of this page" }).check();
       await del.click();
-      await until("deleted", () => mq.counts(q), (n) => n.schedule === 0 && n.pending === 2);
-      expect(await mq.getJob(q, b!)).toBeNull();
+      await until("deleted", () => rig.mq.counts(q), (n) => n.schedule === 0 && n.pending === 2);
+      expect(await rig.mq.getJob(q, b!)).toBeNull();
     });
 
     test("dead: select every row, Requeue selected → pending with a fresh budget; Delete selected", async () => {
       const q = `sel-dead-${backend}`;
-      await mq.enqueueMany(q, [{ n: 1 }, { n: 2 }, { n: 3 }]);
-      const jobs = (await mq.claimMany(q, 3, { leaseMs: 60_000 })) as Array<Job<unknown>>;
-      for (const j of jobs) await mq.bury(j, "no");
+      await rig.mq.enqueueMany(q, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      const jobs = (await rig.mq.claimMany(q, 3, { leaseMs: 60_000 })) as Array<Job<unknown>>;
+      for (const j of jobs) await rig.mq.bury(j, "no");
       await open(q);
-      await until("three dead rows", () => idsOf(page, "Dead jobs"), (ids) => ids.length === 3);
-      await page.getByRole("checkbox", { name: `Select ${jobs[0]!.id}` }).check();
-      await page.getByRole("checkbox", { name: `Select ${jobs[1]!.id}` }).check();
+      await until("three dead rows", () => idsOf(rig.page, "Dead jobs"), (ids) => ids.length === 3);
+      await rig.page.getByRole("checkbox", { name: `Select ${jobs[0]!.id}` }).check();
+      await rig.page.getByRole("checkbox", { name: `Select ${jobs[1]!.id}` }).check();
       await section("dead").getByRole("button", { name: "Requeue selected" }).click();
-      await until("two pending", () => mq.counts(q), (n) => n.pending === 2 && n.dead === 1);
-      expect(await mq.getJob(q, jobs[0]!.id)).toMatchObject({ state: "pending", attempts: 0 });
-      await until("one dead row", () => idsOf(page, "Dead jobs"), (ids) => ids.join() === jobs[2]!.id);
-      await page.getByRole("checkbox", { name: `Select ${jobs[2]!.id}` }).check();
+      await until("two pending", () => rig.mq.counts(q), (n) => n.pending === 2 && n.dead === 1);
+      expect(await rig.mq.getJob(q, jobs[0]!.id)).toMatchObject({ state: "pending", attempts: 0 });
+      await until("one dead row", () => idsOf(rig.page, "Dead jobs"), (ids) => ids.join() === jobs[2]!.id);
+      await rig.page.getByRole("checkbox", { name: `Select ${jobs[2]!.id}` }).check();
       await section("dead").getByRole("button", { name: "Delete selected" }).click();
-      await until("deleted", () => mq.counts(q), (n) => n.dead === 0 && n.pending === 2);
+      await until("deleted", () => rig.mq.counts(q), (n) => n.dead === 0 && n.pending === 2);
     });
 
     test("a selection with a job that moved meanwhile is refused whole: nothing moves, the failure is said", async () => {
       const q = `sel-stale-${backend}`;
-      const [a, b] = await Promise.all([1, 2].map((n) => mq.schedule(q, { n }, { delayMs: HOUR * n })));
+      const [a, b] = await Promise.all([1, 2].map((n) => rig.mq.schedule(q, { n }, { delayMs: HOUR * n })));
       await open(q);
-      await until("two scheduled rows", () => idsOf(page, "Scheduled jobs"), (ids) => ids.length === 2);
+      await until("two scheduled rows", () => idsOf(rig.page, "Scheduled jobs"), (ids) => ids.length === 2);
       await section("scheduled").getByRole("checkbox", { name: "Select every scheduled job of this page" }).check();
       // the page keeps seeing the table as it is now (its polls answered with this page), so that
       // a is still shown, and selected, when the click comes
-      const shown = await (await fetch(new URL(`api/jobs?name=${q}&state=scheduled`, ui.url))).text();
+      const shown = await (await fetch(new URL(`api/jobs?name=${q}&state=scheduled`, rig.ui.url))).text();
       const polls = /api\/jobs\?.*state=scheduled/;
-      await page.route(polls, (route) => route.fulfill({ status: 200, contentType: "application/json", body: shown }));
+      await rig.page.route(polls, (route) => route.fulfill({ status: 200, contentType: "application/json", body: shown }));
       // behind the page's back: a is run (and claimed) before the click
-      expect(await mq.runNow(q, [a!])).toBe(1);
-      const held = (await mq.claim(q, { leaseMs: 60_000 }))!;
+      expect(await rig.mq.runNow(q, [a!])).toBe(1);
+      const held = (await rig.mq.claim(q, { leaseMs: 60_000 }))!;
       expect(held.id).toBe(a!);
-      const before = await digest();
+      const before = await rig.digest();
       await section("scheduled").getByRole("button", { name: "Run selected now" }).click();
-      await until("the failure said", () => page.locator("#status").textContent(), (t) => (t ?? "").startsWith("Failed:") && (t ?? "").includes(a!));
-      expect(await digest()).toBe(before);
-      expect((await mq.getJob(q, b!))!.state).toBe("scheduled");
+      await until("the failure said", () => rig.page.locator("#status").textContent(), (t) => (t ?? "").startsWith("Failed:") && (t ?? "").includes(a!));
+      expect(await rig.digest()).toBe(before);
+      expect((await rig.mq.getJob(q, b!))!.state).toBe("scheduled");
       // polled again: the row of a is gone; b stays selected, and a second click runs it
-      await page.unroute(polls);
-      await until("one scheduled row", () => idsOf(page, "Scheduled jobs"), (ids) => ids.join() === b);
-      expect(await page.getByRole("checkbox", { name: `Select ${b}` }).isChecked()).toBe(true);
+      await rig.page.unroute(polls);
+      await until("one scheduled row", () => idsOf(rig.page, "Scheduled jobs"), (ids) => ids.join() === b);
+      expect(await rig.page.getByRole("checkbox", { name: `Select ${b}` }).isChecked()).toBe(true);
       await section("scheduled").getByRole("button", { name: "Run selected now" }).click();
-      await until("b pending", () => mq.getJob(q, b!), (j) => j?.state === "pending");
+      await until("b pending", () => rig.mq.getJob(q, b!), (j) => j?.state === "pending");
     });
   });
 }

@@ -13,6 +13,7 @@ import { utcText } from "../../../lib/ui/relative.ts";
 import { visible } from "../../../lib/ui/visible.ts";
 import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
+import { liveTable } from "./live_table.ts";
 
 /** What an event carries besides its type and job, as one line of text. */
 export function eventDetails(e: QueueEventItem): string {
@@ -31,11 +32,9 @@ export function eventDetails(e: QueueEventItem): string {
 
 /** Wires queue `name`'s Events table; the refresh reads and renders it. */
 export function eventsTable(name: string): () => Promise<void> {
-  const table = $<HTMLTableElement>("events");
-  const tbody = table.tBodies[0]!;
-  const columns = table.tHead!.rows[0]!.cells.length;
+  const table = liveTable($<HTMLTableElement>("events"));
+  const heading = $("events-title");
   const range = $("events-range");
-  let last = "";
 
   const rowEl = (e: QueueEventItem): HTMLTableRowElement => {
     const ms = Number(e.id.split("-")[0]);
@@ -49,12 +48,8 @@ export function eventsTable(name: string): () => Promise<void> {
 
   return async () => {
     const reply = await getJson<EventsReply>(`api/events?name=${encodeURIComponent(name)}`);
-    const shown = JSON.stringify(reply.events.map((e) => e.id));
-    if (shown === last) return;
-    last = shown;
+    if (!table.changed(JSON.stringify(reply.events.map((e) => e.id)))) return;
     range.textContent = reply.events.length === 0 ? "" : `the latest ${reply.events.length}${reply.events.length === EVENTS_SHOWN ? "" : " (all kept)"}, newest first`;
-    const rows = reply.events.map(rowEl);
-    if (rows.length === 0) rows.push(el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, "No events.")));
-    tbody.replaceChildren(...rows);
+    table.fill(reply.events.map(rowEl), "No events.", heading);
   };
 }

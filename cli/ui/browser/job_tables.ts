@@ -8,10 +8,10 @@
  * @module
  */
 import { type JobsReply, LISTED_STATES, type ListedState } from "../../../lib/ui/json_api.ts";
-import { $, el } from "./dom.ts";
+import { $ } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
-import { focusedKey, restoreFocus } from "./focus.ts";
 import { jobRowEl } from "./job_row.ts";
+import { liveTable } from "./live_table.ts";
 import type { Selection } from "./selection.ts";
 import { cannotRefresh } from "./status.ts";
 
@@ -49,10 +49,8 @@ function rangeText(offset: number, shown: number, total: number): string {
 /** The elements of `state`'s table, as server/queue_html.ts renders them. */
 function tableElements(state: ListedState) {
   const section = $(`${state}-section`);
-  const table = $<HTMLTableElement>(`jobs-${state}`);
   return {
-    tbody: table.tBodies[0]!,
-    columns: table.tHead!.rows[0]!.cells.length,
+    table: liveTable($<HTMLTableElement>(`jobs-${state}`)),
     heading: $(`${state}-title`),
     prev: section.querySelector<HTMLButtonElement>('button[data-pager="prev"]')!,
     next: section.querySelector<HTMLButtonElement>('button[data-pager="next"]')!,
@@ -62,18 +60,14 @@ function tableElements(state: ListedState) {
 
 function jobTable(state: ListedState, { name, limit, requeue, requeueAll, selections }: JobTablesOptions): JobTable {
   const select = selections[state];
-  const { tbody, columns, heading, prev, next, range } = tableElements(state);
+  const { table, heading, prev, next, range } = tableElements(state);
   let offset = 0;
-  let last = ""; // the JSON of the last page rendered
   const read = (): Promise<JobsReply> =>
     getJson<JobsReply>(`api/jobs?name=${encodeURIComponent(name)}&state=${state}&offset=${offset}&limit=${limit}`);
 
   const render = (page: JobsReply): void => {
-    const focus = focusedKey(tbody);
     const rows = page.jobs.map((j, i) => jobRowEl(state, j, offset + i + 1, requeue, select));
-    if (rows.length === 0) rows.push(el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, `No ${state} jobs.`)));
-    tbody.replaceChildren(...rows);
-    restoreFocus(tbody, focus, state === "dead" && page.total > 0 ? requeueAll : heading);
+    table.fill(rows, `No ${state} jobs.`, state === "dead" && page.total > 0 ? requeueAll : heading);
     select?.shown(page.jobs.map((j) => j.id));
   };
 
@@ -88,9 +82,7 @@ function jobTable(state: ListedState, { name, limit, requeue, requeueAll, select
     if (range.textContent !== words) range.textContent = words;
     prev.disabled = offset === 0;
     next.disabled = offset + limit >= page.total;
-    const text = JSON.stringify([offset, page.jobs]);
-    if (text === last) return;
-    last = text;
+    if (!table.changed(JSON.stringify([offset, page.jobs]))) return;
     render(page);
   };
 

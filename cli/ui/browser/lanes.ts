@@ -13,16 +13,13 @@ import { visible } from "../../../lib/ui/visible.ts";
 import type { Act } from "./actions.ts";
 import { $, el } from "./dom.ts";
 import { getJson, postJson } from "./fetch_json.ts";
-import { focusedKey, restoreFocus } from "./focus.ts";
+import { liveTable } from "./live_table.ts";
 
 /** Wires queue `name`'s Lanes table; the refresh reads and renders it, Pause and Resume run through `act`. */
 export function lanesTable(name: string, act: Act): () => Promise<void> {
-  const table = $<HTMLTableElement>("lanes");
-  const tbody = table.tBodies[0]!;
-  const columns = table.tHead!.rows[0]!.cells.length;
+  const table = liveTable($<HTMLTableElement>("lanes"));
   const heading = $("lanes-title");
   const range = $("lanes-range");
-  let last = "";
 
   const toggle = (lane: string, paused: boolean): void =>
     void act(async () => {
@@ -57,15 +54,8 @@ export function lanesTable(name: string, act: Act): () => Promise<void> {
     const now = Date.now();
     const rows = reply.lanes.map((l) => rowEl(l, now));
     const said = reply.total === 0 ? "" : `${reply.lanes.length} busiest of ${reply.total}`;
-    const shown = JSON.stringify([said, ...rows.map((r) => r.textContent)]);
-    if (shown === last) return;
-    last = shown;
+    if (!table.changed(JSON.stringify([said, ...rows.map((r) => r.textContent)]))) return;
     range.textContent = said;
-    const focus = focusedKey(tbody);
-    if (rows.length === 0) {
-      rows.push(el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, "No lanes: every job is in the default lane.")));
-    }
-    tbody.replaceChildren(...rows);
-    restoreFocus(tbody, focus, heading);
+    table.fill(rows, "No lanes: every job is in the default lane.", heading);
   };
 }

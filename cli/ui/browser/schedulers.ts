@@ -12,7 +12,7 @@ import { visible } from "../../../lib/ui/visible.ts";
 import type { Act } from "./actions.ts";
 import { $, el } from "./dom.ts";
 import { getJson, postJson } from "./fetch_json.ts";
-import { focusedKey, restoreFocus } from "./focus.ts";
+import { liveTable } from "./live_table.ts";
 
 /** A time cell's content: UTC and how far from now, or a dash. */
 function when(ms: number | undefined, now: number): Node {
@@ -31,12 +31,9 @@ function overdueNote(late: readonly SchedulerRow[]): string | null {
 
 /** Wires queue `name`'s Schedulers table; the refresh reads and renders it, Remove runs through `act`. */
 export function schedulersTable(name: string, act: Act): () => Promise<void> {
-  const table = $<HTMLTableElement>("schedulers");
-  const tbody = table.tBodies[0]!;
-  const columns = table.tHead!.rows[0]!.cells.length;
+  const table = liveTable($<HTMLTableElement>("schedulers"));
   const heading = $("schedulers-title");
   const note = $("schedulers-overdue");
-  let last = "";
 
   const remove = (scheduler: string): void =>
     void act(async () => {
@@ -63,15 +60,10 @@ export function schedulersTable(name: string, act: Act): () => Promise<void> {
     const late = reply.schedulers.filter((s) => s.nextRun < now - OVERDUE_MS);
     const rows = reply.schedulers.map((s) => rowEl(s, now, late.includes(s)));
     // what the table shows, relative times included: unchanged, it is left alone
-    const shown = JSON.stringify(rows.map((r) => r.textContent));
-    if (shown === last) return;
-    last = shown;
+    if (!table.changed(JSON.stringify(rows.map((r) => r.textContent)))) return;
     const text = overdueNote(late);
     note.hidden = text === null;
     note.textContent = text ?? "";
-    const focus = focusedKey(tbody);
-    if (rows.length === 0) rows.push(el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, "No schedulers.")));
-    tbody.replaceChildren(...rows);
-    restoreFocus(tbody, focus, heading);
+    table.fill(rows, "No schedulers.", heading);
   };
 }

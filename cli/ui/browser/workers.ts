@@ -12,6 +12,7 @@ import { durationText, relative, utcText } from "../../../lib/ui/relative.ts";
 import { visible } from "../../../lib/ui/visible.ts";
 import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
+import { liveTable } from "./live_table.ts";
 
 function rowEl(w: WorkerRow, now: number): HTMLTableRowElement {
   return el("tr", { "data-worker": w.id },
@@ -27,22 +28,17 @@ function rowEl(w: WorkerRow, now: number): HTMLTableRowElement {
 
 /** Wires queue `name`'s Workers table; the function it returns reads and renders it. */
 export function workersTable(name: string): () => Promise<void> {
-  const table = $<HTMLTableElement>("workers");
-  const tbody = table.tBodies[0]!;
-  const columns = table.tHead!.rows[0]!.cells.length;
+  const table = liveTable($<HTMLTableElement>("workers"));
+  const heading = $("workers-title");
   const note = $("workers-note");
-  let last = "";
   return async () => {
     const reply = await getJson<WorkersReply>(`api/workers?name=${encodeURIComponent(name)}`);
     const now = Date.now();
     const rows = reply.workers.map((w) => rowEl(w, now));
-    const empty = reply.unavailable === undefined ? "No worker is serving this queue now." : "Worker list unavailable.";
-    if (rows.length === 0) rows.push(el("tr", { class: "empty" }, el("td", { colspan: String(columns) }, empty)));
-    const shown = JSON.stringify([reply.unavailable ?? "", ...rows.map((r) => r.textContent)]);
-    if (shown === last) return;
-    last = shown;
+    if (!table.changed(JSON.stringify([reply.unavailable ?? "", ...rows.map((r) => r.textContent)]))) return;
     note.hidden = reply.unavailable === undefined;
     note.textContent = reply.unavailable ?? "";
-    tbody.replaceChildren(...rows);
+    const empty = reply.unavailable === undefined ? "No worker is serving this queue now." : "Worker list unavailable.";
+    table.fill(rows, empty, heading);
   };
 }
