@@ -120,6 +120,50 @@ for (const backend of BACKENDS) {
       expect(later).toStartWith("Limits: at most 5 active · 20 per 1 min (burst 1) · parked until ");
     }, 30_000);
 
+    test("a refresh answered before an action but delivered after it is not drawn over it", async () => {
+      const q = `stale-${backend}`;
+      await rig.mq.enqueue(q, { n: 1 });
+      await rig.mq.limit(q, { concurrency: 3 });
+      await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
+      await until("the limit", line, (t) => t === "Limits: at most 3 active");
+      // the next poll's read of the queue is answered by the server now (the limit still set) and
+      // handed to the page only after the Remove below has been answered and drawn
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      let held = false;
+      await rig.page.route(/\/api\/queue\?/, async (route) => {
+        if (held) return await route.continue();
+        held = true;
+        const response = await route.fetch();
+        await gate;
+        await route.fulfill({ response });
+      });
+      await until("a poll's read held", () => Promise.resolve(held), (h) => h);
+      const removeConcurrency = rig.page.getByRole("button", { name: "Remove concurrency limit" });
+      await removeConcurrency.click();
+      await rig.page.getByText("Concurrency limit removed. Limits: none.").waitFor();
+      // from now on, every redraw of the button and the line is recorded (a later poll would mend a
+      // stale one before a check after the fact could see it)
+      await rig.page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { seen: string[] }).seen = seen;
+        const button = document.getElementById("limit-concurrency-remove") as HTMLButtonElement;
+        const text = document.getElementById("limits-text")!;
+        new MutationObserver(() => seen.push(`${button.disabled ? "disabled" : "enabled"} ${text.textContent}`))
+          .observe(document.body, { attributes: true, childList: true, characterData: true, subtree: true });
+      });
+      const polls = Number(await rig.page.evaluate(() => document.body.dataset.refreshes));
+      open();
+      // the held poll ends (its reply dropped), and one more after it
+      await until("two more polls", () => rig.page.evaluate(() => Number(document.body.dataset.refreshes)), (n) => n >= polls + 2);
+      const seen = await rig.page.evaluate(() => (window as unknown as { seen: string[] }).seen);
+      expect(seen.filter((s) => s !== "disabled none")).toEqual([]);
+      expect(await removeConcurrency.isDisabled()).toBe(true);
+      expect(await line()).toBe("Limits: none");
+      expect(await rig.page.locator("#status").textContent()).toBe("Concurrency limit removed. Limits: none.");
+      await rig.page.unroute(/\/api\/queue\?/);
+    });
+
     test("the form sets and removes each limit; a bad value is announced with the client's message", async () => {
       const q = `form-${backend}`;
       await rig.mq.enqueue(q, { n: 1 });

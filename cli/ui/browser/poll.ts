@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { StaleReply } from "./fetch_json.ts";
 import { announce, cannotRefresh } from "./status.ts";
 
 /** Polls `refresh` every pollMs (never two at once); reports lost and regained contact. */
@@ -18,8 +19,11 @@ export function poll(refresh: () => Promise<void>): void {
       if (failing) announce("In contact with the server again.");
       failing = false;
     } catch (e) {
-      if (!failing) cannotRefresh(e);
-      failing = true;
+      // a reply dropped as stale (it overlapped an action) says nothing of the contact
+      if (!(e instanceof StaleReply)) {
+        if (!failing) cannotRefresh(e);
+        failing = true;
+      }
     }
     body.dataset.refreshes = String(Number(body.dataset.refreshes ?? "0") + 1);
     body.dataset.ready ??= "true";

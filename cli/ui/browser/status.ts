@@ -5,6 +5,7 @@
  * @module
  */
 import { $ } from "./dom.ts";
+import { StaleReply } from "./fetch_json.ts";
 
 /** An error's message (or the thrown value as text). */
 export const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -18,7 +19,7 @@ export function announce(text: string, kind: "info" | "error" = "info"): void {
   requestAnimationFrame(() => (status.textContent = text));
 }
 
-/** Says that a refresh failed, and why. */
+/** Says that a refresh failed, and why (a reply dropped as stale is no failure: nothing to say). */
 export function cannotRefresh(e: unknown): void {
-  announce(`Cannot refresh: ${message(e)}`, "error");
+  if (!(e instanceof StaleReply)) announce(`Cannot refresh: ${message(e)}`, "error");
 }
