@@ -117,10 +117,11 @@ for (const backend of ["module", "scripts"] as const) {
         for (const id of (cause as DurabilityError).ids) {
           expect(await command(lone.port, ["HGET", jobKey(q, id), "state"])).toBe("pending");
         }
-        // asking for 2 replicas of a pair with one also falls short
+        // asking for 2 replicas of a pair with one also falls short (WAIT blocks the whole timeout:
+        // long enough for the one replica's ack on a busy machine — 100 ms saw 0 of 1 under load)
         const two = await connect(pair.primary.port, backend);
         try {
-          const e2 = await two.enqueue(q, { n: 5 }, { durable: { replicas: 2, timeoutMs: 100 } }).catch((e) => e);
+          const e2 = await two.enqueue(q, { n: 5 }, { durable: { replicas: 2, timeoutMs: 2000 } }).catch((e) => e);
           expect(e2).toBeInstanceOf(DurabilityError);
           expect((e2 as DurabilityError).acknowledged).toBe(1);
         } finally {
