@@ -100,6 +100,7 @@ export type {
 } from "./events.ts";
 export type { EventsOptions } from "./event_reader.ts";
 export type { ResultOptions } from "./result.ts";
+export type { Enqueued, EnqueueReply, EnqueueWait, EnqueueWaitOptions, WaitOption } from "./enqueue_wait.ts";
 export { JobFailedError, JobNotFoundError, JobResultError, ResultTimeoutError } from "./errors.ts";
 export {
   BackendError,
