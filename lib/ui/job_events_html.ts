@@ -35,16 +35,22 @@ function details(id: string, e: JobEvent): string {
   return eventDetails(e);
 }
 
-/** The Events section of job `id`'s page: the note, then the table (an empty state when none was found). */
-export function jobEventsHtml(id: string, found: JobEvents, now: number): string {
+/**
+ * The Events section of job `id`'s page: the note, then the table (an empty state when none was
+ * found). `found` an error: the events could not be read (an ACL user without `+xrevrange`), and
+ * the section says why — the rest of the page does not depend on it.
+ */
+export function jobEventsHtml(id: string, found: JobEvents | Error, now: number): string {
   const cols = JOB_EVENT_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join("");
-  const rows = found.events.map((e) =>
+  const failed = found instanceof Error;
+  const rows = failed ? [] : found.events.map((e) =>
     `<tr data-type="${esc(e.type)}" data-id="${esc(e.id)}"><td>${timeHtml(eventTime(e), now)}</td><td>${esc(e.type)}</td><td>${esc(details(id, e))}</td></tr>`
   );
-  const none = found.searched === 0 ? "No events." : `No events of this job among ${found.complete ? "them" : "those entries"}.`;
+  const none = failed ? "Events unavailable." : found.searched === 0 ? "No events." : `No events of this job among ${found.complete ? "them" : "those entries"}.`;
   if (rows.length === 0) rows.push(`<tr class="empty"><td colspan="${JOB_EVENT_COLUMNS.length}">${none}</td></tr>`);
+  const scope = failed ? `The queue's events could not be read: ${found.message}` : jobEventsScope(found);
   return `<h3 id="job-events-title">Events</h3>
-<p class="note" id="job-events-scope">${esc(jobEventsScope(found))}</p>
+<p class="note" id="job-events-scope">${esc(scope)}</p>
 <table id="job-events" aria-labelledby="job-events-title">
 <thead><tr>${cols}</tr></thead>
 <tbody>${rows.join("")}</tbody>

@@ -35,9 +35,9 @@ function pretty(value: unknown): string {
 
 /**
  * Job `j`'s page (`now`: the render time, for the relative times), with its events as `events`
- * found them (none given: the section is left out).
+ * found them, or why they could not be read (none given: the section is left out).
  */
-export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents): string {
+export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error): string {
   const facts: Array<[string, string]> = [
     ["State", esc(j.state)],
     ["Attempts", String(j.attempts)],

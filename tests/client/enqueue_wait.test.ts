@@ -10,25 +10,15 @@
  * before anything is sent. The handle (`mq.queue(q).enqueue`) takes it too.
  */
 import { describe, expect, test } from "bun:test";
-import { EchoMQ, EchoMQError, type Enqueued, JobFailedError, ResultTimeoutError } from "../../client.ts";
+import { EchoMQ, EchoMQError, type Enqueued, type Handler, JobFailedError, ResultTimeoutError, type WorkerOptions } from "../../client.ts";
 import { type JobId, keyspace } from "../../mod.ts";
 import type { Backend } from "../../lib/client/backend.ts";
 import { ClientContext } from "../../lib/client/context.ts";
-import { COMBOS, type Combo, counterIds, type Sites, sleep, useClient, useSites } from "./_harness.ts";
+import { COMBOS, type Combo, counterIds, rejection, type Sites, sleep, useClient, useSites } from "./_harness.ts";
 
 const servers = useSites();
 const FAST = { blockMs: 200 };
 type P = { n: number };
-
-/** The rejection of `p` (fails when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    const v = await p;
-    throw new Error(`resolved with ${JSON.stringify(v)}`);
-  } catch (e) {
-    return e;
-  }
-}
 
 /**
  * A client of `combo` whose backend runs `after(queue)` once each ENQUEUE has its reply, before
@@ -58,11 +48,19 @@ for (const combo of COMBOS) {
   describe(combo.name, () => {
     const ctx = useClient<P>(servers, combo, { newId: counterIds(1) });
     const q = (name: string): string => `ew-${name}-${combo.backend}`;
+    /** Runs `run` while a worker of `queue` runs `handler` (stopped after). */
+    const working = async (queue: string, handler: Handler<P>, opts: WorkerOptions, run: () => Promise<void>): Promise<void> => {
+      const worker = ctx.mq.work(queue, handler, opts);
+      try {
+        await run();
+      } finally {
+        await worker.stop();
+      }
+    };
 
     test("resolves { id, result } with the handler's result; the handle too; without wait a JobId", async () => {
       const queue = q("ok");
-      const worker = ctx.mq.work(queue, (job) => ({ double: job.payload.n * 2 }), FAST);
-      try {
+      await working(queue, (job) => ({ double: job.payload.n * 2 }), FAST, async () => {
         const done = await ctx.mq.enqueue(queue, { n: 21 }, { wait: true });
         expect(done).toEqual({ id: done.id, result: { double: 42 } });
         expect((await ctx.mq.getJob(queue, done.id))?.state).toBe("completed");
@@ -72,9 +70,7 @@ for (const combo of COMBOS) {
         const id = await ctx.mq.enqueue(queue, { n: 1 }, { wait: false });
         expect(typeof id).toBe("string");
         expect(await ctx.mq.result(queue, id, { timeoutMs: 20_000 })).toEqual({ double: 2 });
-      } finally {
-        await worker.stop();
-      }
+      });
     }, 30_000);
 
     test("completedMax 0, a job acked before the call could listen: answered (the position is read before the enqueue)", async () => {
@@ -101,29 +97,23 @@ for (const combo of COMBOS) {
     test("completedMax 0 and a fast worker: every call answered", async () => {
       const queue = q("fast");
       await ctx.mq.retain(queue, { completedMax: 0 });
-      const worker = ctx.mq.work(queue, (job) => job.payload.n, { ...FAST, concurrency: 4 });
-      try {
+      await working(queue, (job) => job.payload.n, { ...FAST, concurrency: 4 }, async () => {
         const all = await Promise.all(Array.from({ length: 40 }, (_, n) => ctx.mq.enqueue(queue, { n }, { wait: { timeoutMs: 20_000 } })));
         expect(all.map((d) => d.result)).toEqual(Array.from({ length: 40 }, () => undefined));
         expect(new Set(all.map((d) => d.id)).size).toBe(40);
-      } finally {
-        await worker.stop();
-      }
+      });
     }, 30_000);
 
     test("a job that dies rejects JobFailedError (its id and reason)", async () => {
       const queue = q("dies");
-      const worker = ctx.mq.work(queue, () => {
+      await working(queue, () => {
         throw new Error("out of paper");
-      }, { ...FAST, maxAttempts: 1 });
-      try {
+      }, { ...FAST, maxAttempts: 1 }, async () => {
         const failed = await rejection(ctx.mq.enqueue(queue, { n: 1 }, { wait: { timeoutMs: 20_000 } }));
         expect(failed).toBeInstanceOf(JobFailedError);
         expect((failed as JobFailedError).reason).toContain("out of paper");
         expect((await ctx.mq.getJob(queue, (failed as JobFailedError).jobId))?.state).toBe("dead");
-      } finally {
-        await worker.stop();
-      }
+      });
     }, 30_000);
 
     test("timeoutMs rejects ResultTimeoutError (the job stays); an abort rejects with its reason; an aborted signal admits nothing", async () => {
@@ -144,28 +134,22 @@ for (const combo of COMBOS) {
 
     test("a held dedup key: the holder's id and result, even when it finished before the call", async () => {
       const queue = q("dedup");
-      const worker = ctx.mq.work(queue, (job) => `ran ${job.payload.n}`, FAST);
-      try {
+      await working(queue, (job) => `ran ${job.payload.n}`, FAST, async () => {
         const dedup = { key: "once", ttlMs: 60_000 };
         const first = await ctx.mq.enqueue(queue, { n: 1 }, { dedup, wait: { timeoutMs: 20_000 } });
         expect(first.result).toBe("ran 1");
         const again: Enqueued = await ctx.mq.enqueue(queue, { n: 2 }, { dedup, wait: { timeoutMs: 2000 } });
         expect(again).toEqual({ id: first.id, result: "ran 1" });
-      } finally {
-        await worker.stop();
-      }
+      });
     }, 30_000);
 
     test("events off (events_max 0): the row is polled, and still answers", async () => {
       const queue = q("off");
       await ctx.mq.retain(queue, { eventsMax: 0 });
-      const worker = ctx.mq.work(queue, (job) => job.payload.n + 1, FAST);
-      try {
+      await working(queue, (job) => job.payload.n + 1, FAST, async () => {
         expect((await ctx.mq.enqueue(queue, { n: 6 }, { wait: { timeoutMs: 20_000 } })).result).toBe(7);
         expect(await ctx.raw.command(["EXISTS", keyspace(queue).events], keyspace(queue).meta)).toBe(0);
-      } finally {
-        await worker.stop();
-      }
+      });
     }, 30_000);
 
     test("a bad wait is refused before anything is sent", async () => {

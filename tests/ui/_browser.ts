@@ -53,6 +53,21 @@ export async function uiRig(backend: "module" | "scripts", context: BrowserConte
   return { server, mq, ui, page, close };
 }
 
+/**
+ * A {@link UiRig} on `backend` for the enclosing `describe`: started before its tests (its page in
+ * the suite's browser, `context`), closed after them; its fields are set before the first test.
+ */
+export function useUiRig(backend: "module" | "scripts", context: () => BrowserContext): UiRig {
+  const rig = {} as UiRig;
+  let started: UiRig | undefined;
+  beforeAll(async () => {
+    started = await uiRig(backend, context());
+    Object.assign(rig, started);
+  }, 120_000);
+  afterAll(() => started?.close());
+  return rig;
+}
+
 /** Opens the panel and waits until the native half (the wasm) has loaded. */
 export async function openPanel(context: BrowserContext, url: string): Promise<Page> {
   const page = await context.newPage();

@@ -8,13 +8,13 @@
  * searched"), and a job whose events are all older shows an honest empty state. A reason is text,
  * never markup.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { type EchoMQ, type Job, JOB_EVENTS_SCAN } from "../../client.ts";
+import { type Job, JOB_EVENTS_SCAN } from "../../client.ts";
 import type { Ui } from "../../cli/ui/server/app.ts";
 import { keyspace } from "../../mod.ts";
-import { command, moduleBuilt, type ServerHandle } from "../../tools/embedded/mod.ts";
-import { suiteBrowser, uiRig, type UiRig } from "./_browser.ts";
+import { command, moduleBuilt } from "../../tools/embedded/mod.ts";
+import { suiteBrowser, useUiRig } from "./_browser.ts";
 
 const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as const;
 const browser = suiteBrowser();
@@ -33,23 +33,13 @@ async function shown(page: Page, ui: Ui, id: string): Promise<{ scope: string; r
 
 for (const backend of BACKENDS) {
   describe(`a job's events on its page (${backend} backend)`, () => {
-    let rig: UiRig;
-    let server: ServerHandle;
-    let mq: EchoMQ<unknown>;
-    let ui: Ui;
-    let page: Page;
-
-    beforeAll(async () => {
-      rig = await uiRig(backend, browser());
-      ({ server, mq, ui, page } = rig);
-    }, 120_000);
-    afterAll(() => rig?.close());
+    const rig = useUiRig(backend, browser);
 
     /** Entries in the queue's stream now. */
-    const entries = async (): Promise<number> => Number(await command(server.port, ["XLEN", keyspace(Q).events]));
+    const entries = async (): Promise<number> => Number(await command(rig.server.port, ["XLEN", keyspace(Q).events]));
     /** `n` entries of another job, written at once (one EVAL). */
     const filler = (n: number): Promise<unknown> =>
-      command(server.port, [
+      command(rig.server.port, [
         "EVAL",
         "for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', 'type', 'enqueued', 'jobs', 'JOB99999999999') end",
         "1",
@@ -58,18 +48,18 @@ for (const backend of BACKENDS) {
       ]);
 
     test("enqueued, claimed, retried, claimed again, progress, completed: exactly its own, newest first; then bounded", async () => {
-      const [a, b] = await mq.enqueueMany(Q, [{ n: 1 }, { n: 2 }]); // one entry naming both
-      const [ja, jb] = (await mq.claimMany(Q, 2, { leaseMs: 60_000 })) as Array<Job<unknown>>; // one entry, attempts 1 1
+      const [a, b] = await rig.mq.enqueueMany(Q, [{ n: 1 }, { n: 2 }]); // one entry naming both
+      const [ja, jb] = (await rig.mq.claimMany(Q, 2, { leaseMs: 60_000 })) as Array<Job<unknown>>; // one entry, attempts 1 1
       expect([ja!.id, jb!.id]).toEqual([a!, b!]);
-      await mq.retry(ja!, { delayMs: 0, reason: "<b>card</b> declined" });
-      await mq.ack(jb!, "b done");
-      const again = (await mq.claim(Q, { leaseMs: 60_000 }))!;
+      await rig.mq.retry(ja!, { delayMs: 0, reason: "<b>card</b> declined" });
+      await rig.mq.ack(jb!, "b done");
+      const again = (await rig.mq.claim(Q, { leaseMs: 60_000 }))!;
       expect(again.id).toBe(a!);
-      await mq.progress(again, { pct: 50 });
-      await mq.ack(again, { ok: true });
+      await rig.mq.progress(again, { pct: 50 });
+      await rig.mq.ack(again, { ok: true });
 
       const all = await entries();
-      const mine = await shown(page, ui, a!);
+      const mine = await shown(rig.page, rig.ui, a!);
       expect(mine.scope).toBe(`Events of this job among all ${all} entries the queue's events stream keeps, newest first.`);
       expect(mine.rows.map((r) => r[0])).toEqual(["completed", "progress", "claimed", "retried", "claimed", "enqueued"]);
       expect(mine.rows[0]![1]).toBe("");
@@ -78,37 +68,37 @@ for (const backend of BACKENDS) {
       expect(mine.rows[3]![1]).toMatch(/^reason "<b>card<\/b> declined", until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC$/);
       expect(mine.rows[4]![1]).toBe("attempt 1");
       expect(mine.rows[5]![1]).toBe("");
-      expect(await page.locator("#job-events b").count()).toBe(0); // text, not markup
+      expect(await rig.page.locator("#job-events b").count()).toBe(0); // text, not markup
 
       // the other job of the same entries: its own events only
-      expect((await shown(page, ui, b!)).rows).toEqual([["completed", ""], ["claimed", "attempt 1"], ["enqueued", ""]]);
+      expect((await shown(rig.page, rig.ui, b!)).rows).toEqual([["completed", ""], ["claimed", "attempt 1"], ["enqueued", ""]]);
 
       // bounded: the newest 2,000 entries are searched — with 1,997 newer ones, a's newest three are left
       expect(JOB_EVENTS_SCAN).toBe(2000);
       await filler(JOB_EVENTS_SCAN - 3);
-      const bounded = await shown(page, ui, a!);
+      const bounded = await shown(rig.page, rig.ui, a!);
       expect(bounded.scope).toBe("Events of this job among the last 2,000 of the queue, newest first: older entries are not searched.");
       expect(bounded.rows).toEqual([["completed", ""], ["progress", 'progress {"pct":50}'], ["claimed", "attempt 2"]]);
       // and three more: none of a's is among them, and the page says so
       await filler(3);
-      expect(await shown(page, ui, a!)).toEqual({
+      expect(await shown(rig.page, rig.ui, a!)).toEqual({
         scope: "Events of this job among the last 2,000 of the queue, newest first: older entries are not searched.",
         rows: [["No events of this job among those entries."]],
       });
     }, 60_000);
 
     test("a call deduplicated into a job shows on the holder's page; a queue without events says so", async () => {
-      const holder = await mq.enqueue(Q, { n: 3 }, { dedup: { key: "once" } });
-      const { id: folded, outcome } = await mq.submit(Q, { n: 4 }, { dedup: { key: "once" } });
+      const holder = await rig.mq.enqueue(Q, { n: 3 }, { dedup: { key: "once" } });
+      const { id: folded, outcome } = await rig.mq.submit(Q, { n: 4 }, { dedup: { key: "once" } });
       expect(outcome).toBe("deduplicated");
       expect(folded).toBe(holder);
-      const { rows } = await shown(page, ui, holder);
+      const { rows } = await shown(rig.page, rig.ui, holder);
       expect(rows.map((r) => r[0])).toEqual(["deduplicated", "enqueued"]);
       expect(rows[0]![1]).toMatch(/^JOB\w{11} folded into this job$/);
       expect(rows[0]![1]).not.toContain(holder);
 
-      await mq.retain(Q, { eventsMax: 0 }); // events off: the stream deleted
-      expect(await shown(page, ui, holder)).toEqual({
+      await rig.mq.retain(Q, { eventsMax: 0 }); // events off: the stream deleted
+      expect(await shown(rig.page, rig.ui, holder)).toEqual({
         scope: "The queue's events stream is empty (nothing written yet, trimmed, or events are off for the queue).",
         rows: [["No events."]],
       });
