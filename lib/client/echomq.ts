@@ -7,15 +7,17 @@
  *
  * @module
  */
-import type { CheckClientQueue as CheckQueue, CheckLane, JobId } from "../keyspace/mod.ts";
+import { assertJobId, type CheckClientQueue as CheckQueue, type CheckLane, type JobId } from "../keyspace/mod.ts";
 import type { COMPLETED_MAX_DEFAULT, DEAD_MAX_DEFAULT, EVENTS_MAX_DEFAULT } from "../wire/mod.ts";
 import * as batch from "./batch.ts";
 import type { Admitted } from "./batch.ts";
 import type { Codec } from "./codec.ts";
 import { ClientContext } from "./context.ts";
 import type { EchoMQError, JobFailedError, JobNotFoundError, PayloadDecodeError, ResultTimeoutError } from "./errors.ts";
-import { closeReaders, events, type EventsOptions, recentEvents } from "./event_reader.ts";
+import { closeReaders, events, type EventsOptions } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
+import { JOB_EVENTS_SCAN, jobEvents, type JobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
+import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -125,13 +127,29 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * `durable`, resolves only once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
    * With `dedup`, a held key admits nothing and the holder's id is returned ({@link submit} says
    * which happened); `timeoutMs` limits this job's handler.
+   *
+   * With `wait` (`true`, or `{ timeoutMs?, signal? }` as {@link result} takes them) it resolves
+   * with `{ id, result }` once the job completed instead ({@link EnqueueReply}: the return type
+   * follows the option), or rejects as `result()` does — {@link JobFailedError} when the job died,
+   * {@link ResultTimeoutError} past `timeoutMs`, the signal's reason on an abort (the job goes on;
+   * an aborted signal admits nothing). The events stream's position is read *before* the job is
+   * sent, so a job that completes at once is not missed, even on a queue that keeps no completed
+   * jobs (`completedMax` 0: `result` is then `undefined`).
+   *
+   * @example
+   * ```ts ignore
+   * const id = await mq.enqueue("resize", { url }); // a JobId
+   * const { result } = await mq.enqueue("resize", { url }, { wait: { timeoutMs: 30_000 } });
+   * ```
    */
-  async enqueue<const Q extends string, const L extends string = string>(
+  async enqueue<const Q extends string, const L extends string = string, W extends EnqueueWait | false | undefined = undefined>(
     queue: CheckQueue<Q>,
     payload: Payload<P, K>,
-    opts?: EnqueueOptions<L>,
-  ): Promise<JobId> {
-    return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, undefined, opts)).id;
+    opts?: EnqueueOptions<L> & WaitOption<W>,
+  ): Promise<EnqueueReply<W>> {
+    const ks = this.#c.keyspace(queue);
+    if (waits(opts)) return await enqueueAndWait(this.#c, ks, payload as P, opts as EnqueueWaitOptions) as EnqueueReply<W>;
+    return (await batch.admitOne(this.#c, ks, payload as P, undefined, opts)).id as EnqueueReply<W>;
   }
 
   /**
@@ -691,6 +709,26 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     const ks = this.#c.keyspace(queue);
     const limit = integerIn("recentEvents: limit", opts?.limit ?? 50, 1, 1000, refuse("options"));
     return await recentEvents(this.#c.conn, ks, limit);
+  }
+
+  /**
+   * Job `id`'s events among the newest `scan` entries of `queue`'s events stream (default
+   * {@link JOB_EVENTS_SCAN}, at most {@link MAX_JOB_EVENTS_SCAN}), newest first: the items naming
+   * the job, and the `deduplicated` items of calls that folded into it. One read (`XREVRANGE`), no
+   * wait, and bounded: older entries are not searched — `searched` says how many were, `complete`
+   * whether that was every entry the stream keeps. What a job's page in the dashboard lists.
+   *
+   * @example
+   * ```ts ignore
+   * const { events, complete } = await mq.jobEvents("mail", id);
+   * for (const e of events) console.log(e.id, e.type);
+   * ```
+   */
+  async jobEvents<const Q extends string>(queue: CheckQueue<Q>, id: string, opts: { scan?: number } = {}): Promise<JobEvents> {
+    const ks = this.#c.keyspace(queue);
+    assertJobId(id);
+    const scan = integerIn("jobEvents: scan", opts?.scan ?? JOB_EVENTS_SCAN, 1, MAX_JOB_EVENTS_SCAN, refuse("options"));
+    return await jobEvents(this.#c.conn, ks, id, scan);
   }
 
   /**

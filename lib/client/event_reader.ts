@@ -163,22 +163,6 @@ export async function lastPosition(conn: Connection, ks: Keyspace): Promise<Posi
   return last === undefined ? START : afterEntry(last.id);
 }
 
-/**
- * The latest `limit` events of `ks`'s stream, newest first: one `XREVRANGE` (never a wait), its
- * entries split into items and cut at `limit` items.
- */
-export async function recentEvents(conn: Connection, ks: Keyspace, limit: number): Promise<QueueEventItem[]> {
-  const entries = streamEntries(await conn.command(["XREVRANGE", ks.events, "+", "-", "COUNT", String(limit)], ks.meta));
-  const out: QueueEventItem[] = [];
-  for (const entry of entries) {
-    for (const item of entryItems(entry).reverse()) {
-      if (out.length === limit) return out;
-      out.push(item);
-    }
-  }
-  return out;
-}
-
 /** A field of an `XINFO STREAM` reply (records, pairs or an object). */
 function infoField(reply: unknown, name: string): unknown {
   if (Array.isArray(reply)) {

@@ -99,7 +99,9 @@ export type {
   QueueEventType,
 } from "./events.ts";
 export type { EventsOptions } from "./event_reader.ts";
+export { JOB_EVENTS_SCAN, type JobEvent, type JobEvents, MAX_JOB_EVENTS_SCAN } from "./recent_events.ts";
 export type { ResultOptions } from "./result.ts";
+export type { Enqueued, EnqueueReply, EnqueueWait, EnqueueWaitOptions, WaitOption } from "./enqueue_wait.ts";
 export { JobFailedError, JobNotFoundError, JobResultError, ResultTimeoutError } from "./errors.ts";
 export {
   BackendError,

@@ -38,6 +38,7 @@ import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 import type { EventsOptions } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
 import type { ResultOptions } from "./result.ts";
+import type { EnqueueReply, EnqueueWait, WaitOption } from "./enqueue_wait.ts";
 
 /** One queue of a client, typed by its payload `P` (see `EchoMQ.queue`). */
 export class Queue<P, K extends PayloadKind = "json"> {
@@ -51,9 +52,12 @@ export class Queue<P, K extends PayloadKind = "json"> {
     this.name = name;
   }
 
-  /** See `EchoMQ.enqueue`. */
-  enqueue<const L extends string = string>(payload: Payload<P, K>, opts?: EnqueueOptions<L>): Promise<JobId> {
-    return this.#mq.enqueue(this.name, payload, opts);
+  /** See `EchoMQ.enqueue` (with `wait`: `{ id, result }` once the job completed). */
+  enqueue<const L extends string = string, W extends EnqueueWait | false | undefined = undefined>(
+    payload: Payload<P, K>,
+    opts?: EnqueueOptions<L> & WaitOption<W>,
+  ): Promise<EnqueueReply<W>> {
+    return this.#mq.enqueue<string, L, W>(this.name, payload, opts);
   }
 
   /** See `EchoMQ.submit`. */

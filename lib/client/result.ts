@@ -17,7 +17,7 @@ import { META, ROW } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError, JobFailedError, JobNotFoundError, ResultTimeoutError } from "./errors.ts";
 import { follow } from "./event_reader.ts";
-import { afterEntry, FINISHING, START, streamEntries } from "./events.ts";
+import { afterEntry, FINISHING, type Position, START, streamEntries } from "./events.ts";
 import { fields, jsonOrText, text } from "./info.ts";
 import { integerIn, refuse } from "./options.ts";
 
@@ -58,24 +58,74 @@ function settled(v: Verdict & { done: true }): unknown {
   return v.value;
 }
 
-/** See `EchoMQ.result`. */
-export async function result<P>(c: ClientContext<P>, ks: Keyspace, id: string, opts: ResultOptions = {}): Promise<unknown> {
-  assertJobId(id);
-  if (opts === null || typeof opts !== "object") throw new EchoMQError("options", "result: options must be an object");
-  const timeoutMs = opts.timeoutMs === undefined ? undefined : integerIn("result: timeoutMs", opts.timeoutMs, 0, MAX_TIMEOUT_MS, refuse("options"));
+/** Wait options checked: how long, and what ends the wait. */
+export interface WaitLimits {
+  /** Give up after this many ms (undefined: no limit). */
+  readonly timeoutMs: number | undefined;
+  /** Give up when it aborts. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * `opts` checked as `what`'s wait options (`result`, `enqueue`'s `wait`): an object, a `timeoutMs`
+ * from 0 to about 24 days, an `AbortSignal` not already aborted (else its reason is thrown).
+ */
+export function waitLimits(what: string, opts: ResultOptions): WaitLimits {
+  if (opts === null || typeof opts !== "object") throw new EchoMQError("options", `${what}: options must be an object`);
+  const timeoutMs = opts.timeoutMs === undefined ? undefined : integerIn(`${what}: timeoutMs`, opts.timeoutMs, 0, MAX_TIMEOUT_MS, refuse("options"));
   const signal = opts.signal;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new EchoMQError("options", "result: signal must be an AbortSignal");
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new EchoMQError("options", `${what}: signal must be an AbortSignal`);
   signal?.throwIfAborted();
-  const row = ks.job(id);
+  return { timeoutMs, signal };
+}
+
+/** Where a wait starts: after the stream's last entry when it was read, and whether the queue writes events. */
+export interface Tail {
+  /** The position after the stream's last entry (the start when it was empty). */
+  readonly from: Position;
+  /** True when the queue's `events_max` is 0: no event will come, the row is polled. */
+  readonly eventsOff: boolean;
+}
+
+/**
+ * `commands` (reads of the queue's slot), then the stream's last id and the queue's `events_max`,
+ * in one MULTI: the replies of `commands`, and the {@link Tail} a wait starts from — nothing that
+ * happens after those reads can be missed by a wait from it.
+ */
+export async function withTail<P>(c: ClientContext<P>, ks: Keyspace, commands: string[][]): Promise<{ replies: unknown[]; tail: Tail }> {
+  const n = commands.length;
   const replies = await c.conn.batch(
-    [["HGETALL", row], ["XREVRANGE", ks.events, "+", "-", "COUNT", "1"], ["HGET", ks.meta, META.events_max]],
+    [...commands, ["XREVRANGE", ks.events, "+", "-", "COUNT", "1"], ["HGET", ks.meta, META.events_max]],
     ks.meta,
     true,
   );
   for (const r of replies) if (r instanceof Error) throw r;
-  const first = verdict(ks.name, id, replies[0]);
-  if (first.done) return settled(first);
+  const [last] = streamEntries(replies[n]);
+  const max = replies[n + 1];
+  return {
+    replies: replies.slice(0, n),
+    tail: { from: last === undefined ? START : afterEntry(last.id), eventsOff: max !== null && max !== undefined && Number(max) === 0 },
+  };
+}
 
+/** See `EchoMQ.result`. */
+export async function result<P>(c: ClientContext<P>, ks: Keyspace, id: string, opts: ResultOptions = {}): Promise<unknown> {
+  assertJobId(id);
+  const limits = waitLimits("result", opts);
+  const { replies: [row], tail } = await withTail(c, ks, [["HGETALL", ks.job(id)]]);
+  const first = verdict(ks.name, id, row);
+  if (first.done) return settled(first);
+  return await awaitResult(c, ks, id, tail, limits);
+}
+
+/**
+ * Waits for job `id`'s result from `tail` on: the queue's events reader from `tail.from` (a
+ * `completed`, `dead` or `removed` entry naming the job; a gap reads the row), or — events off —
+ * the row polled with backoff. Resolves or rejects as `result()` does; `limits` end the wait.
+ */
+export async function awaitResult<P>(c: ClientContext<P>, ks: Keyspace, id: string, tail: Tail, limits: WaitLimits): Promise<unknown> {
+  const { timeoutMs, signal } = limits;
+  const row = ks.job(id);
   // from here on: a timer and the caller's signal end the wait
   const stop = new AbortController();
   let timedOut = false;
@@ -85,6 +135,7 @@ export async function result<P>(c: ClientContext<P>, ks: Keyspace, id: string, o
   }, timeoutMs);
   const onAbort = (): void => stop.abort();
   signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) stop.abort();
   const ended = (): Error => {
     if (timedOut) return new ResultTimeoutError(ks.name, id, timeoutMs!);
     if (signal?.aborted) return signal.reason;
@@ -92,7 +143,7 @@ export async function result<P>(c: ClientContext<P>, ks: Keyspace, id: string, o
   };
   const readRow = async (): Promise<Verdict> => verdict(ks.name, id, await c.conn.command(["HGETALL", row], ks.meta));
   try {
-    if (replies[2] !== null && replies[2] !== undefined && Number(replies[2]) === 0) {
+    if (tail.eventsOff) {
       // events off: the row, polled with backoff
       for (let wait = POLL_FIRST_MS; !stop.signal.aborted; wait = Math.min(POLL_MAX_MS, wait * 2)) {
         await new Promise<void>((wake) => {
@@ -108,8 +159,7 @@ export async function result<P>(c: ClientContext<P>, ks: Keyspace, id: string, o
       }
       throw ended();
     }
-    const [last] = streamEntries(replies[1]);
-    for await (const event of follow(c, ks, last === undefined ? START : afterEntry(last.id), stop.signal)) {
+    for await (const event of follow(c, ks, tail.from, stop.signal)) {
       if (event.type === "gap") {
         // entries were trimmed unread: the job's may be among them
         const v = await readRow();

@@ -15,6 +15,7 @@ import type { ClientContext } from "./context.ts";
 import { SchedulerOptionError } from "./errors.ts";
 import { fields, scored } from "./info.ts";
 import { type EnqueueOptions, jobOptions } from "./options.ts";
+import { readBatch } from "./read_batch.ts";
 import { firing, fromText, maxMissed, type MissedPolicy, policyOf, repeat, type RepeatSpec } from "./repeat.ts";
 
 /**
@@ -162,12 +163,14 @@ function timeMs(reply: unknown): number {
 
 /**
  * Fires the queue's due schedulers once (a worker's step): one TICK per due scheduler, each
- * naming the next run it read. Returns how long to wait before looking again, in ms: until the
+ * naming the next run it read. Its reads are sent again while redirected ({@link readBatch}): a
+ * failover is not an error to report; any other refusal is. Returns how long to wait before looking again, in ms: until the
  * earliest next run, at most {@link FIRE_POLL_MS}; `idleMs` when the queue has no scheduler (an
  * idle worker's cadence: a queue without schedulers costs two reads per `idleMs`).
  */
 export async function fireDue<P>(c: ClientContext<P>, ks: Keyspace, idleMs: number): Promise<number> {
-  const [time, head] = await c.conn.batch([["TIME"], ["ZRANGE", ks.schedulers, "0", String(FIRE_BATCH - 1), "WITHSCORES"]], ks.meta);
+  // (reads: sent again while redirected — a failover, a resharding — rather than reported)
+  const [time, head] = await readBatch(() => c.conn.batch([["TIME"], ["ZRANGE", ks.schedulers, "0", String(FIRE_BATCH - 1), "WITHSCORES"]], ks.meta));
   if (head instanceof Error) throw head;
   // the server's clock (a user whose ACL refuses TIME: this machine's)
   const now = time instanceof Error ? Date.now() : timeMs(time);
@@ -176,7 +179,7 @@ export async function fireDue<P>(c: ClientContext<P>, ks: Keyspace, idleMs: numb
   const due = entries.filter(([, score]) => score <= now).map(([name]) => name);
   let soonest = entries.find(([, score]) => score > now)?.[1] ?? Infinity;
   if (due.length > 0) {
-    const rows = await c.conn.batch(due.map((n) => ["HGETALL", ks.scheduler(n)]), ks.meta);
+    const rows = await readBatch(() => c.conn.batch(due.map((n) => ["HGETALL", ks.scheduler(n)]), ks.meta));
     for (const [i, name] of due.entries()) {
       const r = rows[i];
       if (r instanceof Error || r === undefined) continue;

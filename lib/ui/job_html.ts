@@ -1,25 +1,21 @@
 /**
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
  * deadline, progress, a completed job's result and finish time, every timestamp (UTC, with how long ago or ahead, the server's render time),
- * the trace context its producer left (traceparent), the full failure reason, the payload pretty-printed — and its actions: Delete (not while a
+ * the trace context its producer left (traceparent), the full failure reason, the payload pretty-printed, its events
+ * among the queue's newest (job_events_html.ts) — and its actions: Delete (not while a
  * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
  * waiting on its backoff, or a delayed job). Every piece of user data escaped.
  *
  * @module
  */
-import type { JobInfo } from "../client/mod.ts";
+import type { JobEvents, JobInfo } from "../client/mod.ts";
 import { parseTraceparent } from "../client/tracing.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
-import { relative, utcText } from "./relative.ts";
+import { timeHtml } from "./relative.ts";
+import { jobEventsHtml } from "./job_events_html.ts";
 import { esc } from "./responses.ts";
 import { visible } from "./visible.ts";
-
-/** A time as the page shows it: UTC to the millisecond, and how far from now. */
-export function timeHtml(ms: number | undefined, now: number): string {
-  if (ms === undefined || ms <= 0) return "—";
-  return `<time datetime="${new Date(ms).toISOString()}">${utcText(ms)}</time> (${relative(ms, now)})`;
-}
 
 /**
  * The W3C trace context the producer's `send` span left on the row (a client with `tracing`): the
@@ -37,8 +33,11 @@ function pretty(value: unknown): string {
   return value === undefined ? "—" : (JSON.stringify(value, null, 2) ?? String(value));
 }
 
-/** Job `j`'s page (`now`: the render time, for the relative times). */
-export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}): string {
+/**
+ * Job `j`'s page (`now`: the render time, for the relative times), with its events as `events`
+ * found them, or why they could not be read (none given: the section is left out).
+ */
+export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error): string {
   const facts: Array<[string, string]> = [
     ["State", esc(j.state)],
     ["Attempts", String(j.attempts)],
@@ -72,5 +71,6 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 <pre id="job-progress">${esc(pretty(j.progress))}</pre>
 <h3>Payload</h3>
 <pre id="job-payload"${j.payloadError === undefined ? "" : ' data-error="true"'}>${esc(j.payloadError === undefined ? pretty(j.payload) : `cannot decode: ${j.payloadError}`)}</pre>
+${events === undefined ? "" : jobEventsHtml(j.id, events, now)}
 </section>`, options);
 }

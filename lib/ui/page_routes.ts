@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { EchoMQ } from "../client/mod.ts";
+import { type EchoMQ, JOB_EVENTS_SCAN } from "../client/mod.ts";
 import { isJobId } from "../keyspace/mod.ts";
 import { MAX_PAGE_SIZE } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
@@ -84,9 +84,12 @@ export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Dis
           }
           const id = (query.get("id") ?? "").trim();
           if (!isJobId(id)) throw new ApiError(400, `${JSON.stringify(id)} is not a job id`);
+          // its events: among the newest JOB_EVENTS_SCAN entries of the queue (one bounded read);
+          // when they cannot be read (an ACL user without +xrevrange) the page says so, and shows the rest
+          const events = mq.jobEvents(queue, id, { scan: JOB_EVENTS_SCAN }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
           const job = await mq.getJob(queue, id);
           if (job === null) throw new ApiError(404, `no job ${id} in ${JSON.stringify(queue)} (acked, removed, or never there)`);
-          return jobHtml(job, Date.now(), options);
+          return jobHtml(job, Date.now(), options, await events);
         }),
     },
     { path: "/queues", handle: queues },

@@ -24,3 +24,9 @@ export function relative(ms: number, now: number): string {
 export function utcText(ms: number): string {
   return new Date(ms).toISOString().replace("T", " ").replace("Z", " UTC");
 }
+
+/** A time as a page shows it: UTC to the millisecond, and how far from now (HTML; a dash for none). */
+export function timeHtml(ms: number | undefined, now: number): string {
+  if (ms === undefined || ms <= 0) return "—";
+  return `<time datetime="${new Date(ms).toISOString()}">${utcText(ms)}</time> (${relative(ms, now)})`;
+}

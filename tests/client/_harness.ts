@@ -370,6 +370,16 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((done) => setTimeout(done, ms));
 }
 
+/** The rejection of `p` (fails when it resolves). */
+export async function rejection(p: Promise<unknown>): Promise<unknown> {
+  try {
+    const v = await p;
+    throw new Error(`resolved with ${JSON.stringify(v)}`);
+  } catch (e) {
+    return e;
+  }
+}
+
 /** Polls `check` every 10 ms until it is true; throws when `ms` pass first. */
 export function eventually(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
   return waitUntil("the condition", check, ms, 10);

@@ -14,7 +14,7 @@ import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { JobFailedError, JobNotFoundError, ResultTimeoutError } from "../../lib/client/errors.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import { COMBOS, counterIds, eventually, sleep, useClient, useSites } from "./_harness.ts";
+import { COMBOS, counterIds, eventually, rejection, sleep, useClient, useSites } from "./_harness.ts";
 import { readers } from "./_events.ts";
 
 const servers = useSites();
@@ -48,16 +48,6 @@ async function finish(
 async function hgetalls(raw: Connection, q: string): Promise<number> {
   const info = String(await raw.command(["INFO", "commandstats"], keyspace(q).meta));
   return Number(/cmdstat_hgetall:calls=(\d+)/.exec(info)?.[1] ?? 0);
-}
-
-/** The rejection of `p` (fails when it resolves). */
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    const v = await p;
-    throw new Error(`resolved with ${JSON.stringify(v)}`);
-  } catch (e) {
-    return e;
-  }
 }
 
 for (const combo of COMBOS) {

@@ -315,4 +315,22 @@ describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (back
       await mq.close();
     }
   });
+
+  test("without +xrevrange, a job's page says its events could not be read; the rest of the page shows", async () => {
+    expect(await command(server.port, ["ACL", "SETUSER", "tenant1-noevents", "on", ">pw-noevents", "resetkeys", "~emq:{t1}:*", "+@all", "-xrevrange"])).toBe("OK");
+    const mq = await EchoMQ.connect({ url: `valkey://tenant1-noevents:pw-noevents@127.0.0.1:${server.port}`, backend });
+    const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
+    try {
+      const [job] = await mq.jobs("t1", "pending");
+      const page = await ui(new Request(`http://127.0.0.1:9/job?q=t1&id=${job!.id}`, { headers: { host: "127.0.0.1:9" } }));
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain(`<pre id="job-payload">{\n  &#34;n&#34;: 1\n}</pre>`);
+      expect(/<p class="note" id="job-events-scope">([^<]*)<\/p>/.exec(html)?.[1]).toMatch(/^The queue&#39;s events could not be read: XREVRANGE refused \(noperm\): NOPERM /);
+      expect(html).toContain('<td colspan="3">Events unavailable.</td>');
+    } finally {
+      ui.close();
+      await mq.close();
+    }
+  });
 });

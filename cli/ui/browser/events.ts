@@ -10,25 +10,10 @@
 import type { QueueEventItem } from "../../../lib/client/mod.ts";
 import { EVENTS_SHOWN, type EventsReply } from "../../../lib/ui/json_api.ts";
 import { utcText } from "../../../lib/ui/relative.ts";
-import { visible } from "../../../lib/ui/visible.ts";
+import { eventDetails, eventTime } from "../../../lib/ui/event_text.ts";
 import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
 import { liveTable } from "./live_table.ts";
-
-/** What an event carries besides its type and job, as one line of text. */
-export function eventDetails(e: QueueEventItem): string {
-  const r = e as unknown as Record<string, unknown>;
-  const parts: string[] = [];
-  if (e.type === "gap") return `entries after ${e.from} were trimmed unread; the oldest kept is ${e.first ?? "none"}`;
-  if (r.attempts !== undefined) parts.push(`attempt ${String(r.attempts)}`);
-  if (r.reason !== undefined) parts.push(`reason ${JSON.stringify(visible(String(r.reason)))}`);
-  if (r.progress !== undefined) parts.push(`progress ${JSON.stringify(r.progress)}`);
-  if (r.lane !== undefined) parts.push(`lane ${JSON.stringify(visible(String(r.lane)))}`);
-  if (r.into !== undefined) parts.push(`into ${String(r.into)}`);
-  if (r.name !== undefined) parts.push(`scheduler ${JSON.stringify(visible(String(r.name)))}`);
-  if (r.until !== undefined) parts.push(`until ${utcText(Number(r.until))}`);
-  return parts.join(", ");
-}
 
 /** Wires queue `name`'s Events table; the refresh reads and renders it. */
 export function eventsTable(name: string): () => Promise<void> {
@@ -37,7 +22,7 @@ export function eventsTable(name: string): () => Promise<void> {
   const range = $("events-range");
 
   const rowEl = (e: QueueEventItem): HTMLTableRowElement => {
-    const ms = Number(e.id.split("-")[0]);
+    const ms = eventTime(e);
     const job = "jobId" in e ? el("code", {}, e.jobId) : document.createTextNode(e.type === "gap" ? "—" : "the queue");
     return el("tr", { "data-type": e.type, "data-id": e.id },
       el("td", {}, el("time", { datetime: new Date(ms).toISOString() }, utcText(ms))),

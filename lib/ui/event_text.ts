@@ -1,0 +1,31 @@
+/**
+ * An event as the dashboard writes it — shared by the queue page's Events table (the browser
+ * script, cli/ui/browser/events.ts) and a job's page (job_events_html.ts, rendered on the server):
+ * when it happened (its entry id's time), and what it carries besides its type and job, as one
+ * line of text.
+ *
+ * @module
+ */
+import type { QueueEventItem } from "../client/mod.ts";
+import { utcText } from "./relative.ts";
+import { visible } from "./visible.ts";
+
+/** When an event happened: its entry id's time, ms since the epoch (the server's clock). */
+export function eventTime(e: QueueEventItem): number {
+  return Number(e.id.split("-")[0]);
+}
+
+/** What an event carries besides its type and job, as one line of text. */
+export function eventDetails(e: QueueEventItem): string {
+  const r = e as unknown as Record<string, unknown>;
+  const parts: string[] = [];
+  if (e.type === "gap") return `entries after ${e.from} were trimmed unread; the oldest kept is ${e.first ?? "none"}`;
+  if (r.attempts !== undefined) parts.push(`attempt ${String(r.attempts)}`);
+  if (r.reason !== undefined) parts.push(`reason ${JSON.stringify(visible(String(r.reason)))}`);
+  if (r.progress !== undefined) parts.push(`progress ${JSON.stringify(r.progress)}`);
+  if (r.lane !== undefined) parts.push(`lane ${JSON.stringify(visible(String(r.lane)))}`);
+  if (r.into !== undefined) parts.push(`into ${String(r.into)}`);
+  if (r.name !== undefined) parts.push(`scheduler ${JSON.stringify(visible(String(r.name)))}`);
+  if (r.until !== undefined) parts.push(`until ${utcText(Number(r.until))}`);
+  return parts.join(", ");
+}
