@@ -241,7 +241,11 @@ async function enqueueRuns<P>(
     })();
     inFlight.add(sending);
     void sending.finally(() => inFlight.delete(sending));
-    if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+    // the first command goes alone: its reply has loaded the script (scripts backend) and learnt
+    // the route, so the commands after it are not resent (a resent command lands after the ones
+    // sent behind it, and the jobs of one call would not be admitted in input order)
+    if (sent.length === 1) await sending;
+    else if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
   };
   let exhausted = false;
   try {

@@ -178,9 +178,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * Enqueues many jobs on one queue: one ENQUEUE command per {@link BATCH_COMMANDS} jobs (each
-   * command atomic), a few commands in flight, the input read as it is sent (an iterable or async
-   * iterable of any length, read with `next()` only). Ids are assigned before anything is sent;
-   * returns them in input order. At the first failure — a command refused or without a reply, a
+   * command atomic), a few commands in flight (the first alone), the input read as it is sent (an
+   * iterable or async iterable of any length, read with `next()` only). The jobs are admitted in
+   * input order, except that a command resent during a resharding or a failover lands after the
+   * ones sent behind it. Ids are assigned before anything is sent; returns them in input order. At the first failure — a command refused or without a reply, a
    * payload the codec cannot encode, an input that throws — nothing more is read or sent, the
    * commands already sent finish, and the call rejects with a `BatchError` that accounts for every
    * input: those read are in `landed` (on the server: skip them), `unsent` (not: send them again)
