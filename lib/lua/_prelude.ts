@@ -203,8 +203,7 @@ end
 -- A counter the verb increments (HINCRBY): missing, or an integer as HINCRBY reads it (optional
 -- '-', digits without a leading zero) of at most ${MAX_COUNTER_DIGITS} digits, so that any increment of one call fits.
 -- Returns nil, or the refusal.
-local function emq_counter(key, field)
-  local count = redis.call('HGET', key, field)
+local function emq_counter_text(count)
   if not count then return nil end
   local digits = string.gsub(count, '^%-', '', 1)
   if count == '-0' or digits == '' or #digits > ${MAX_COUNTER_DIGITS} or string.find(digits, '[^0-9]')
@@ -212,6 +211,11 @@ local function emq_counter(key, field)
     return emq_refuse['counter']({})
   end
   return nil
+end
+
+-- emq_counter_text of field of key (HGET).
+local function emq_counter(key, field)
+  return emq_counter_text(redis.call('HGET', key, field))
 end
 
 -- In a cluster, keys the verb will write or whose absence it relies on and that are missing here

@@ -39,15 +39,15 @@ local function emq_lane_walk(w, room, candidate, claimed)
   w.due.kind, w.expired.kind = 'due', 'exp'
   emq_moved_index(w.due, by, movedps)
   emq_moved_index(w.expired, by, movedps)
-  -- a lane's state, read once (its hash typed, its active a counter)
+  -- a lane's state, read once (its hash typed, then read whole: its active a counter)
   local function lane(L)
     local st = w.lanes[L]
     if st then return st end
     local key = base .. 'lane:' .. L
     local t, e = emq_type(key, 'hash') if e then return nil, e end
     if t == 'none' then w.missing[#w.missing + 1] = key end
-    e = emq_counter(key, '${LANE.active}') if e then return nil, e end
     st = emq_lane(base, L, d)
+    e = emq_counter_text(st.set['${LANE.active}']) if e then return nil, e end
     st.backlog, st.took = emq_backlog(base, L), 0
     w.lanes[L] = st
     w.touched[#w.touched + 1] = L

@@ -85,6 +85,8 @@ end
 
 -- With meta's limits.
 local function emq_trim_select(base, set, now, adding)
+  -- an empty set has nothing to trim: its limits are not read
+  if redis.call('ZCARD', base .. set) == 0 then return {ids = {}, rows = {}} end
   local max, age = emq_kept(set)
   return emq_trim_pick(base, set, now, adding, max, age)
 end

@@ -23,10 +23,10 @@ use super::ready;
 use super::retention::{self, Kept};
 use super::scope::Scope;
 use super::walk::{self, pick, Jobs, Moved, Pick, Pop, RingOp};
-use super::{add, counter, paused};
+use super::{counter, paused};
 use crate::command::{Args, Claimed, Reply};
 use crate::ffi::{Key, Kind, Str};
-use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PARKED, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::spec::{CLAIM_MOVE_LIMIT, TOKENS_PER_MS};
 use crate::wire::Refusal;
@@ -93,12 +93,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     } else {
         (None, Vec::new())
     };
-    if pops
+    let prioritized = if pops
         .iter()
         .any(|p| p.list.bytes() != pending.name().bytes())
     {
-        counter(&meta, l.meta.prioritized)?;
-    }
+        counter(&meta, l.meta.prioritized)?
+    } else {
+        0
+    };
     let (tokens, claimed) = if picks.is_empty() {
         (0, 0)
     } else {
@@ -125,7 +127,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     let moved = apply(s, &meta, &schedule, &pending, false, &due)
         + apply(s, &meta, &active, &pending, true, &expired);
-    let live = laned.as_ref().map(|_| Live::open(s, &meta));
+    let live = laned.as_ref().map(|laned| Live::with(s, laned.defaults));
     if let (Some(laned), Some(live)) = (&laned, &live) {
         for lane in &laned.unparked {
             live.unpark(lane.as_str());
@@ -137,7 +139,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             }
         }
     }
-    popped(s, &meta, &pending, &pops);
+    let gone = popped(s, &pending, &pops);
     if let (Some(laned), Some(live)) = (&laned, &live) {
         for (i, lane) in laned.lanes.iter().enumerate() {
             if pops.iter().any(|p| p.lane == i) {
@@ -146,11 +148,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             }
         }
         for lane in laned.lanes.iter().filter(|l| l.picked > 0) {
-            live.add_active(lane.name.as_str(), lane.picked);
             let rate = lane.state.rate_in_force(&laned.defaults);
-            if let (Some(_), Some(tat)) = (rate, lane.state.tat) {
-                live.set_tat(lane.name.as_str(), tat);
-            }
+            let tat = rate.and(lane.state.tat);
+            live.took(lane.name.as_str(), lane.state.active, tat);
         }
     }
     retention::apply(s, &dead, &victims);
@@ -158,18 +158,39 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         dedup::drop_expired(ctx, d, keys);
     }
     retention::apply(s, &completed, &finished);
+    // meta's counters and rate state, in one HSET: `prioritized` lowered by the pops not of
+    // pending, then, when jobs are claimed, `tokens` (above now × TOKENS_PER_MS: a queue made
+    // again never repeats a token of an earlier life), `claimed` and the queue rate's `tat`
+    let k = picks.len() as i64;
+    let floor = tokens.max(now * TOKENS_PER_MS);
+    let first = floor + 1;
+    // the moves (`apply`) may have raised `prioritized` since step 5 read it
+    let prioritized = if moved > 0 && gone > 0 {
+        counter(&meta, l.meta.prioritized).unwrap_or(0)
+    } else {
+        prioritized
+    };
+    let left = (gone > 0).then(|| ctx.int(prioritized - gone));
+    let counters = (k > 0).then(|| (ctx.int(floor + k), ctx.int(claimed + k)));
+    let rated = lim.rate.filter(|_| k > 0).map(|(rate, _)| {
+        tat = rate.take(tat, k);
+        ctx.string(format!("{} {}", tat.q, tat.r).as_bytes())
+    });
+    let mut fields: Vec<(Str, Str)> = Vec::with_capacity(4);
+    if let Some(v) = &left {
+        fields.push((l.meta.prioritized, v.as_str()));
+    }
+    if let Some((t, c)) = &counters {
+        fields.extend([(l.meta.tokens, t.as_str()), (l.meta.claimed, c.as_str())]);
+    }
+    if let Some(v) = &rated {
+        fields.push((l.meta.tat, v.as_str()));
+    }
+    if !fields.is_empty() {
+        meta.hset(&fields);
+    }
     let mut jobs = Vec::with_capacity(picks.len());
     if !picks.is_empty() {
-        let k = picks.len() as i64;
-        // above now × TOKENS_PER_MS: a queue made again never repeats a token of an earlier life
-        let floor = tokens.max(now * TOKENS_PER_MS);
-        let first = add(&meta, l.meta.tokens, floor, k) - k + 1;
-        add(&meta, l.meta.claimed, claimed, k);
-        if let Some((rate, _)) = lim.rate {
-            tat = rate.take(tat, k);
-            let v = ctx.string(format!("{} {}", tat.q, tat.r).as_bytes());
-            meta.hset(&[(l.meta.tat, v.as_str())]);
-        }
         let deadline = ctx.int(now + lease);
         let mut zadd: Vec<Str> = vec![active.name()];
         for p in &picks {
@@ -219,10 +240,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     if moved > 0 {
         ctx.signal_ready(pending.name());
     }
-    let lanes_parked = live.as_ref().and_then(|_| {
-        let parked = ctx.open_named(s.name(PARKED));
-        parked.first_score()
-    });
+    let lanes_parked = laned.as_ref().and_then(|laned| laned.parked_head(s));
     let heads = [schedule.first_score(), active.first_score(), lanes_parked]
         .into_iter()
         .flatten()
@@ -269,10 +287,11 @@ fn announce(events: &Events, due: &Due, expired: &Due, jobs: &[Claimed]) {
     }
 }
 
-/// Step 6 of the walk's pops: `RPOP list k` of each list, `prioritized` lowered by those not of
-/// `pending`, each lane's `levels:` without a priority whose list is now empty; replicated.
-fn popped(s: &Scope, meta: &Key, pending: &Key, pops: &[Pop]) {
-    let (ctx, l) = (s.ctx, lit());
+/// Step 6 of the walk's pops: `RPOP list k` of each list, each lane's `levels:` without a priority
+/// whose list is now empty; replicated. Returns how many were popped from lists not `pending` (the
+/// caller lowers `prioritized` by as many).
+fn popped(s: &Scope, pending: &Key, pops: &[Pop]) -> i64 {
+    let ctx = s.ctx;
     let mut gone = 0;
     for p in pops {
         let of_pending = p.list.bytes() == pending.name().bytes();
@@ -292,10 +311,6 @@ fn popped(s: &Scope, meta: &Key, pending: &Key, pops: &[Pop]) {
             gone += p.k as i64;
         }
     }
-    if gone > 0 {
-        let total = counter(meta, l.meta.prioritized).unwrap_or(0);
-        add(meta, l.meta.prioritized, total, -gone);
-    }
     for p in pops.iter().filter(|p| p.p > 0) {
         let list = ctx.open(p.list.as_str());
         if list.kind() == Kind::List && list.value_len() > 0 {
@@ -308,6 +323,7 @@ fn popped(s: &Scope, meta: &Key, pending: &Key, pops: &[Pop]) {
             ctx.replicate(c"ZREM", &[levels.name(), member.as_str()]);
         }
     }
+    gone
 }
 
 /// wake after a claim: `ready` while the queue holds ready jobs a claim could take now (`left`: not

@@ -113,21 +113,43 @@ impl State {
 
     /// The state of the hash `key` (missing: the empty state).
     pub fn read(key: &Key) -> State {
+        Self::fields(key).map_or_else(State::default, |v| {
+            State::parse(v.each_ref().map(|o| o.as_ref().map(|s| s.bytes())))
+        })
+    }
+
+    /// Step 5: the state of the hash `key` a verb will write, its `active` a counter (refused
+    /// when not, as [`counter`]): the hash read once for both.
+    pub fn read_counted(key: &Key) -> Result<State, Refusal> {
+        let Some(v) = Self::fields(key) else {
+            return Ok(State::default());
+        };
+        if let Some(active) = &v[1] {
+            gates::bounded_counter(active.bytes()).ok_or(Refusal::NotInteger)?;
+        }
+        Ok(State::parse(
+            v.each_ref().map(|o| o.as_ref().map(|s| s.bytes())),
+        ))
+    }
+
+    /// The hash's fields in `LANE` order (none when it is not a hash).
+    fn fields<'a>(key: &Key<'a, '_>) -> Option<[Option<Owned<'a>>; 7]> {
         if key.kind() != Kind::Hash {
-            return State::default();
+            return None;
         }
         let n = lit().lane;
-        let v = [
-            n.ring,
-            n.active,
-            n.paused,
-            n.concurrency,
-            n.rate,
-            n.tat,
-            n.parked,
-        ]
-        .map(|f| key.hget(f));
-        State::parse(v.each_ref().map(|o| o.as_ref().map(|s| s.bytes())))
+        Some(
+            [
+                n.ring,
+                n.active,
+                n.paused,
+                n.concurrency,
+                n.rate,
+                n.tat,
+                n.parked,
+            ]
+            .map(|f| key.hget(f)),
+        )
     }
 
     /// The concurrency limit in force: its own, else the default.
@@ -220,6 +242,10 @@ pub fn counted<'a>(
     rows: &[Owned],
     exists: &[bool],
 ) -> Result<Counted<'a>, Refusal> {
+    // nothing to count (no existing row) reads nothing, not even `laned`
+    if !exists.iter().any(|&e| e) {
+        return Ok(Vec::new());
+    }
     let Some(laned) = laned(meta) else {
         return Ok(Vec::new());
     };
@@ -278,11 +304,16 @@ pub struct Live<'s, 'a> {
 impl<'s, 'a> Live<'s, 'a> {
     /// The lanes of the queue whose `meta` is given, as step 6 writes them.
     pub fn open(s: &'s Scope<'a>, meta: &Key) -> Live<'s, 'a> {
+        Live::with(s, Defaults::read(meta))
+    }
+
+    /// [`Live::open`] with the defaults step 5 already read from `meta`.
+    pub fn with(s: &'s Scope<'a>, defaults: Defaults) -> Live<'s, 'a> {
         Live {
             s,
             ring: s.ctx.open_named(s.name(RING)),
             lanes: s.ctx.open_named(s.name(LANES)),
-            defaults: Defaults::read(meta),
+            defaults,
             now: s.now(),
         }
     }
@@ -390,11 +421,20 @@ impl<'s, 'a> Live<'s, 'a> {
         self.insert(lane);
     }
 
-    /// CLAIM's `HSET lane:<lane> tat "<q> <r>"`.
-    pub fn set_tat(&self, lane: Str, (q, r): (i64, i64)) {
-        let v = self.s.ctx.string(format!("{q} {r}").as_bytes());
-        let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
-        key.hset(&[(lit().lane.tat, v.as_str())]);
+    /// CLAIM's writes of a lane it took jobs from, in one `HSET lane:<lane> active <n> [tat "<q>
+    /// <r>"]` (replicated as such): `active` as the walk leaves it (the stored counter, lowered by
+    /// the expired leases, plus the jobs picked: what `HINCRBY active k` would make it) and, under
+    /// a rate, its state.
+    pub fn took(&self, lane: Str, active: i64, tat: Option<(i64, i64)>) {
+        let ctx = self.s.ctx;
+        let n = lit().lane;
+        let active = ctx.int(active);
+        let tat = tat.map(|(q, r)| ctx.string(format!("{q} {r}").as_bytes()));
+        let key = ctx.open_named(self.s.lane(lane.bytes()));
+        match &tat {
+            Some(t) => key.hset(&[(n.active, active.as_str()), (n.tat, t.as_str())]),
+            None => key.hset(&[(n.active, active.as_str())]),
+        }
     }
 
     /// Whether the ring holds a lane.

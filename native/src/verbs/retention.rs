@@ -63,6 +63,13 @@ pub fn select<'a>(
     now: i64,
     adding: i64,
 ) -> Result<Victims<'a>, Refusal> {
+    // an empty set has nothing to trim: its limits are not read
+    if set.kind() != Kind::Zset || set.value_len() == 0 {
+        return Ok(Victims {
+            ids: Vec::new(),
+            rows: Vec::new(),
+        });
+    }
     let l = lit();
     let (max, age) = match kept {
         Kept::Dead => (

@@ -94,20 +94,15 @@ impl<'a> Level<'a> {
         self.taken < self.exp.len() + self.len + self.due.len()
     }
 
-    /// The next candidate (the level must have one left): its id, row, whether the row exists.
-    fn next(
-        &mut self,
-        s: &mut Scope<'a>,
-        m: Moved<'_, 'a>,
-    ) -> Result<(Owned<'a>, Owned<'a>, bool), Refusal> {
+    /// The next candidate (the level must have one left).
+    fn next(&mut self, s: &mut Scope<'a>, m: Moved<'_, 'a>) -> Result<Candidate<'a>, Refusal> {
         self.taken += 1;
         let (i, ctx) = (self.taken, s.ctx);
-        let copy = |d: &Due<'a>, k: usize| {
-            (
-                ctx.string(d.ids[k].bytes()),
-                ctx.string(d.rows[k].bytes()),
-                d.exists[k],
-            )
+        let copy = |d: &Due<'a>, k: usize| Candidate {
+            id: ctx.string(d.ids[k].bytes()),
+            row: ctx.string(d.rows[k].bytes()),
+            exists: d.exists[k],
+            attempts: None,
         };
         if i <= self.exp.len() {
             return Ok(copy(m.expired, self.exp[self.exp.len() - i]));
@@ -120,8 +115,21 @@ impl<'a> Level<'a> {
             .index(-((i - self.exp.len()) as i64))
             .unwrap_or_else(|| ctx.string(b""));
         let row = s.row_of(id.bytes());
-        let exists = s.expect(row.as_str(), Kind::Hash)?.kind() == Kind::Hash;
-        Ok((id, row, exists))
+        // the row, opened here once: typed, and when it exists its attempts read (a counter)
+        let key = s.expect(row.as_str(), Kind::Hash)?;
+        let exists = key.kind() == Kind::Hash;
+        let attempts = if exists {
+            Some(counter(&key, lit().row.attempts)?)
+        } else {
+            None
+        };
+        drop(key);
+        Ok(Candidate {
+            id,
+            row,
+            exists,
+            attempts,
+        })
     }
 }
 
@@ -184,12 +192,12 @@ impl<'a> Jobs<'a> {
         Ok(self.current(s, m)?.is_some())
     }
 
-    /// The next candidate: its id, row and whether the row exists.
+    /// The next candidate.
     pub fn next(
         &mut self,
         s: &mut Scope<'a>,
         m: Moved<'_, 'a>,
-    ) -> Result<Option<(Owned<'a>, Owned<'a>, bool)>, Refusal> {
+    ) -> Result<Option<Candidate<'a>>, Refusal> {
         match self.current(s, m)? {
             None => Ok(None),
             Some(i) => Ok(Some(self.levels[i].next(s, m)?)),
@@ -211,17 +219,35 @@ impl<'a> Jobs<'a> {
     }
 }
 
+/// A job the walk may claim: its id, its row's name, whether the row exists and, when the walk
+/// already opened it, its stored attempts (checked as a counter).
+pub struct Candidate<'a> {
+    id: Owned<'a>,
+    row: Owned<'a>,
+    exists: bool,
+    attempts: Option<i64>,
+}
+
 /// A candidate picked when its row exists (its attempts a counter), else popped and dropped.
 pub fn pick<'a>(
     s: &Scope<'a>,
     picks: &mut Vec<Pick<'a>>,
-    (id, row, exists): (Owned<'a>, Owned<'a>, bool),
+    c: Candidate<'a>,
     lane: usize,
 ) -> Result<bool, Refusal> {
+    let Candidate {
+        id,
+        row,
+        exists,
+        attempts,
+    } = c;
     if !exists {
         return Ok(false);
     }
-    let attempts = counter(&s.ctx.open(row.as_str()), lit().row.attempts)? + 1;
+    let attempts = match attempts {
+        Some(n) => n,
+        None => counter(&s.ctx.open(row.as_str()), lit().row.attempts)?,
+    } + 1;
     picks.push(Pick {
         id,
         row,
@@ -313,6 +339,8 @@ pub struct Laned<'a> {
     pub ops: Vec<RingOp>,
     /// The defaults of lanes without their own limits.
     pub defaults: Defaults,
+    /// `parked`'s lowest score as step 5 read it.
+    parked_head: Option<f64>,
 }
 
 /// The simulation's view of the lanes: the ring, the states loaded so far.
@@ -335,8 +363,7 @@ impl<'a> Sim<'_, 'a> {
         let name = s.ctx.string(lane);
         let hash = s.lane(lane);
         let key = s.expect(hash.as_str(), Kind::Hash)?;
-        counter(&key, lit().lane.active)?;
-        let state = State::read(&key);
+        let state = State::read_counted(&key)?;
         drop(key);
         let score = self.scores.zscore(name.as_str()).unwrap_or(0.0);
         self.lanes.push(Lane {
@@ -427,6 +454,7 @@ pub fn simulate<'a>(
     }
     // 3. the parked lanes whose time has come
     let unparked = parked.due(now as f64, CLAIM_MOVE_LIMIT);
+    let parked_head = parked.first_score();
     drop(parked);
     for lane in &unparked {
         let i = sim.lane(s, lane.bytes())?;
@@ -474,10 +502,24 @@ pub fn simulate<'a>(
         unparked,
         ops,
         defaults: sim.d,
+        parked_head,
     })
 }
 
 impl<'a> Laned<'a> {
+    /// `parked`'s lowest score once step 6 wrote the claim: as step 5 read it unless the claim
+    /// unparked or parked a lane (then read again).
+    pub fn parked_head(&self, s: &Scope<'a>) -> Option<f64> {
+        let parks = self
+            .ops
+            .iter()
+            .any(|op| matches!(op, RingOp::Evict(_, Some(_))));
+        if self.unparked.is_empty() && !parks {
+            return self.parked_head;
+        }
+        s.ctx.open_named(s.name(PARKED)).first_score()
+    }
+
     /// What the walk pops, list by list, lane by lane (the lanes' jobs closed).
     pub fn pops(&mut self) -> Vec<Pop<'a>> {
         let mut out = Vec::new();
