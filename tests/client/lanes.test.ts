@@ -88,8 +88,8 @@ for (const combo of COMBOS) {
 
     test("a lane's rate limit holds within ±10 % over 5 s across workers; the other lanes run at full speed", async () => {
       const q = `ln-rate-${combo.backend}`;
-      // burst 2, as the queue-level rate test (tests/client/limits.test.ts) says why
-      await ctx.mq.limit(q, { rate: { max: 20, perMs: 1000, burst: 2 } }, { lane: "slow" });
+      // burst 5, as the queue-level rate test (tests/client/limits.test.ts) says why
+      await ctx.mq.limit(q, { rate: { max: 20, perMs: 1000, burst: 5 } }, { lane: "slow" });
       await ctx.mq.enqueueMany(q, Array.from({ length: 200 }, (_, i) => ({ n: `s${i}` })), { lane: "slow" });
       await ctx.mq.enqueueMany(q, Array.from({ length: 300 }, (_, i) => ({ n: `f${i}` })), { lane: "fast" });
       const done = { slow: 0, fast: 0 };
@@ -107,7 +107,7 @@ for (const combo of COMBOS) {
       expect(rate).toBeGreaterThanOrEqual(18);
       expect(rate).toBeLessThanOrEqual(22);
       expect(done.fast).toBe(300);
-      expect((await ctx.mq.limits(q, { lane: "slow" })).rate).toEqual({ max: 20, perMs: 1000, burst: 2 });
+      expect((await ctx.mq.limits(q, { lane: "slow" })).rate).toEqual({ max: 20, perMs: 1000, burst: 5 });
     });
 
     test("RateLimitedError parks its job's lane only, and spends no attempt", async () => {
