@@ -205,6 +205,10 @@ for (const combo of COMBOS) {
       const queue = q("slow");
       const it = ctx.mq.events(queue)[Symbol.asyncIterator]();
       const first = it.next(); // live, then not reading
+      // "now" is read on the client's connection at the call: a read of the queue's slot on that
+      // connection after it answers only once "now" is taken (the entries below go through another
+      // connection, and under load the first of them landed before "now" was read)
+      await ctx.mq.counts(queue);
       const n = BUFFER_MAX + 2000;
       const ids = Array.from({ length: n }, (_, i) => `j${i}`);
       for (let i = 0; i < n; i += 1000) await xadd(ctx.raw, queue, "type", "enqueued", "jobs", ids.slice(i, i + 1000).join(" "));
