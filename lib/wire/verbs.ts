@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 10;
+export const WIRE = 11;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -287,6 +287,18 @@ export const ARGS = {
     gate: { kind: "lane" },
     sample: "",
     doc: "a lane of the queue (empty: the queue itself; for LIMIT's scope 1, the default lane)",
+  },
+  op: {
+    gate: { kind: "number", min: 0, max: 3, digits: 1 },
+    sample: "0",
+    doc: "what SETTLE does with the job: 0 ack (`result` kept as ACK keeps it), 1 retry (after `delay_ms`, with " +
+      "`reason`), 2 bury (with `reason`), 3 release (a hand-back: the attempt given back); the fields an op does " +
+      "not use are not read",
+  },
+  want: {
+    gate: { kind: "number", min: 0, max: MAX_BATCH },
+    sample: "1",
+    doc: "the most jobs to claim once the settlements are written (0: none)",
   },
   penalty_ms: {
     gate: { kind: "number", min: 1, max: MAX_RATE_PERIOD_MS },
@@ -677,6 +689,25 @@ export const VERBS = {
       "<next>`, with jobs admitted `HSET scheduler:<name> last_ms <the latest tick_ms admitted>`; `runs + " +
       "<admitted>`; `ZADD schedulers <next> name`; " + EVENT + " (`scheduler`, `deduplicated`)",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+  },
+  SETTLE: {
+    args: ["lease_ms", "want"],
+    group: ["op", "id", "token", "delay_ms", "reason", "result"],
+    touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    admits: false,
+    reply: "array: `next_ms` (as CLAIM's), then an array of one status per settlement in argument order (1 applied, " +
+      "0 not held: its row missing or not a hash, its id not in active, or its row's token another; 2 its id " +
+      "already named by an earlier settlement of the call), then one `[id, payload, attempts, token, opts]` per " +
+      "claimed job (as CLAIM's)",
+    effect: "a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. " +
+      "The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every " +
+      "ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb " +
+      "(its checks all run before any write of any op); a settlement not held or repeated changes nothing (a " +
+      "status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that " +
+      "claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the " +
+      "claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal",
+    writes: "as ACK, RETRY, BURY and RELEASE for the applied settlements of each op, in that order, then as CLAIM",
+    domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
 } as const satisfies Record<string, VerbSpec>;
 

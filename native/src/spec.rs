@@ -12,7 +12,7 @@ use crate::verbs;
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 10;
+pub const WIRE: i64 = 11;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -124,6 +124,10 @@ pub mod arg {
     pub const SCOPE: Arg = Arg { name: "scope", gate: Gate::Number { min: 0, max: Some(2), digits: 1 } };
     /// a lane of the queue (empty: the queue itself; for LIMIT's scope 1, the default lane)
     pub const LANE: Arg = Arg { name: "lane", gate: Gate::Lane };
+    /// what SETTLE does with the job: 0 ack (`result` kept as ACK keeps it), 1 retry (after `delay_ms`, with `reason`), 2 bury (with `reason`), 3 release (a hand-back: the attempt given back); the fields an op does not use are not read
+    pub const OP: Arg = Arg { name: "op", gate: Gate::Number { min: 0, max: Some(3), digits: 1 } };
+    /// the most jobs to claim once the settlements are written (0: none)
+    pub const WANT: Arg = Arg { name: "want", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
     /// how long the queue hands out nothing, in ms from now
     pub const PENALTY_MS: Arg = Arg { name: "penalty_ms", gate: Gate::Number { min: 1, max: Some(86400000), digits: 15 } };
 }
@@ -197,10 +201,12 @@ pub mod verb {
     pub const UNSCHEDULE: Verb = Verb { name: "EMQ.UNSCHEDULE", command: "emq.unschedule", args: &[arg::NAME], group: &[], min_groups: 1, admits: false };
     /// `EMQ.TICK`: fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits a job carrying the scheduler's `opts` (its lane, priority, time limit; with a `dedup` key, a run whose key is held admits no job, or with `debounce` gives the waiting holder the scheduler's payload: the reply and `runs` count only the jobs admitted) with the scheduler's payload (the row also names the scheduler and its run), and the next run is next_ms. A stored `opts` that fails the options gate (a hand-edited hash) is ignored: the jobs are admitted with no options.
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
+    /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
+    pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT], min_groups: 1, admits: false };
 }
 
 /// Every verb in wire order, with its handler (`crate::verbs::<verb>::run`) and its C entry point.
-pub static VERBS: [Command; 23] = [
+pub static VERBS: [Command; 24] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -224,6 +230,7 @@ pub static VERBS: [Command; 23] = [
     Command { verb: verb::SCHEDULER, run: verbs::scheduler::run, entry: entry::<Dispatcher, 20> },
     Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 21> },
     Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 22> },
+    Command { verb: verb::SETTLE, run: verbs::settle::run, entry: entry::<Dispatcher, 23> },
 ];
 
 names! {
@@ -285,7 +292,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`10`), written with `created_ms` on first use
+        /// the wire that made the queue (`11`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
