@@ -392,7 +392,7 @@ function asBytes(x: GlideReturnType): Uint8Array {
  * A CLAIM reply's job entry `[id, payload, attempts, token, opts]` (a decode failure as the error
  * naming the job).
  */
-function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError {
+export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError {
   if (!Array.isArray(entry) || entry.length !== 5) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
   const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
   const attempts = Number(entry[2]);
@@ -465,8 +465,8 @@ export function encodeResult(id: string, value: unknown): string {
   return text;
 }
 
-/** The fixed part of a settle call and its group, per kind. */
-function group(s: Settlement): { verb: Verb; group: Record<string, string | number> } {
+/** The verb of a settlement and its group of that verb, checked before the wire (a bad value throws). */
+export function settleGroup(s: Settlement): { verb: Verb; group: Record<string, string | number> } {
   const job = s.job;
   switch (s.kind) {
     case "ack":
@@ -512,7 +512,7 @@ export async function settleMany<P>(c: ClientContext<P>, settlements: readonly S
     try {
       if (s === null || typeof s !== "object") throw new EchoMQError("job", `settleMany: expected a settlement, got ${String(s)}`);
       const ks = jobRef(s.kind ?? "settle", s.job, (q) => c.keyspace(q));
-      const g = group(s);
+      const g = settleGroup(s);
       const key = `${g.verb} ${ks.name}`;
       for (let r = 0;; r++) {
         const round = rounds[r] ?? (rounds[r] = new Map());

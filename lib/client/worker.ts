@@ -9,8 +9,10 @@
  * a connection of its own — the module's CLAIM blocks until a job is ready or something falls due;
  * with the scripts backend the worker waits on the queue's `wake` key (BZPOPMIN) — so it costs one
  * command per `blockMs` (default 5 s) and starts a new job one round trip after it is enqueued.
- * Finished jobs are settled together: every ack, retry and bury of one tick go out as one command
- * per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
+ * Finished jobs are settled together, and the slots they free claimed in the same call: one
+ * SETTLE carries every ack, retry, bury and hand-back of one tick and claims the free slots (one
+ * round trip and one command per batch, not a CLAIM beside an ACK). While the worker waits on the
+ * server (an empty queue), its settles go out on their own, one command per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
  * whose lease is lost (an extension refused) has its `signal` aborted and is not settled. Every
  * worker also fires its queue's due schedulers (`schedulers.ts`: no leader, one job per run) and,
  * with `timeoutMs`, fails an attempt whose handler runs too long (`JobTimeoutError`).
@@ -29,7 +31,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { MAX_BATCH, MAX_REASON_BYTES, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import { EchoMQError, LeaseLostError, PayloadDecodeError } from "./errors.ts";
 import type { Job, JobRef, Settlement, WorkerJob } from "./job.ts";
+import { BATCH_COMMANDS } from "./options.ts";
 import { type Claim, EncodedResult, encodeResult } from "./batch.ts";
+import type { SettleClaim } from "./settle_claim.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
 import {
@@ -150,6 +154,11 @@ export interface StopOptions {
 export interface ClaimLine<P> {
   /** One CLAIM of up to `count` jobs, waiting up to `blockMs` (module) when none is ready. */
   claim(queue: string, count: number, leaseMs: number, blockMs: number): Promise<Claim<P>>;
+  /**
+   * One SETTLE (wire 11): `settlements` (jobs of `queue`) applied, then up to `want` jobs claimed
+   * without waiting, in one call. Absent: the worker settles with `settleMany` beside its claims.
+   */
+  settle?(queue: string, settlements: readonly Settlement[], want: number, leaseMs: number): Promise<SettleClaim<P>>;
   /** Scripts backend: wait up to `timeoutMs` for a marker on the queue's wake key. */
   wake(queue: string, timeoutMs: number): Promise<void>;
   /**
@@ -327,7 +336,13 @@ export function ownSettle(job: JobRef, kind: Settlement["kind"]): ((error: unkno
 }
 
 /** Where the claim loop is, for the watchdog. */
-type Step = "waiting for a free slot" | "connecting" | "waiting for a CLAIM reply" | "waiting for a job" | "waiting to reconnect";
+type Step =
+  | "waiting for a free slot"
+  | "connecting"
+  | "waiting for a CLAIM reply"
+  | "waiting for a SETTLE reply"
+  | "waiting for a job"
+  | "waiting to reconnect";
 
 /** A running worker; see `EchoMQ.work`. */
 export class Worker<P> {
@@ -387,6 +402,12 @@ export class Worker<P> {
   #abandoned: ClaimLine<P> | null = null;
   #queued: Queued[] = [];
   #flushPending = false;
+  /**
+   * The claim loop takes the queued settles into its next call (one SETTLE: settle and claim in
+   * one round trip): it is idle, or its call in flight answers at once. Off while it waits (a
+   * blocking claim, a timer, a wake), connects or stops: then settles go out on their own.
+   */
+  #loopSettles = false;
   readonly #flushing: Set<Flushing> = new Set();
   readonly #heartbeat: ReturnType<typeof setInterval>;
   readonly #maintenance: ReturnType<typeof setInterval>;
@@ -497,7 +518,15 @@ export class Worker<P> {
 
   /** Resolves when a slot is free (a release of a settling job may free none: wait again). */
   async #room(): Promise<void> {
-    while (this.#free() <= 0 && !this.#stopping) await new Promise<void>((wake) => (this.#roomWaiter = wake));
+    while (this.#free() <= 0 && !(this.#loopSettles && this.#queued.length > 0) && !this.#stopping) {
+      await new Promise<void>((wake) => (this.#roomWaiter = wake));
+    }
+  }
+
+  /** Whether the claim loop takes the queued settles from now on; when not, those queued go out now. */
+  #takeSettles(on: boolean): void {
+    this.#loopSettles = on && !this.#stopping && this.#line?.settle !== undefined;
+    if (!this.#loopSettles && this.#queued.length > 0) this.#flush();
   }
 
   #freed(): void {
@@ -536,28 +565,44 @@ export class Worker<P> {
     const blockingMs = Math.max(1, Math.min(this.#blockMs, Math.floor(this.#leaseMs / 2)));
     while (!this.#stopping) {
       this.#at("waiting for a free slot");
+      this.#takeSettles(true);
       await this.#room();
       if (this.#stopping) break;
       let line: ClaimLine<P> | null = this.#line;
       try {
         if (line === null) {
+          this.#takeSettles(false);
           this.#at("connecting");
           const giveUp = new AbortController();
           void this.#interrupted.then(() => giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection")));
           line = await this.#wait(this.#client.dedicated(this.queue, this.#blockMs, giveUp.signal, this.#identity), (l) => l.close());
           this.#line = line;
+          continue; // the settles queued meanwhile went out: take the slots as they are now
         }
-        const want = this.#free();
-        const waitMs = this.#client.backend === "module" && dry ? blockingMs : 0;
         this.#lastClaim = performance.now();
-        this.#at("waiting for a CLAIM reply");
         const sentAt = performance.now();
-        const sent = line.claim(this.queue, want, this.#leaseMs, waitMs);
-        this.#claiming = sent.then(() => {}, () => {});
-        // a reply that comes after the wait was interrupted (a stop) still runs its jobs: they are claimed
-        const claim: Claim<P> = await this.#wait(sent, (late) => {
-          for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
-        });
+        let want: number;
+        let claim: Claim<P>;
+        if (this.#loopSettles && this.#queued.length > 0) {
+          // the settles of this tick (handlers that finished together) go in one call
+          await this.#wait(new Promise<void>((next) => nextMacrotask(next)));
+          const batch = this.#queued.splice(0, BATCH_COMMANDS);
+          want = Math.max(0, Math.min(MAX_BATCH, this.#free()));
+          this.#at("waiting for a SETTLE reply");
+          claim = await this.#settleClaim(line, batch, want, sentAt);
+        } else {
+          want = this.#free();
+          const waitMs = this.#client.backend === "module" && dry ? blockingMs : 0;
+          // a claim that waits on the server must not hold the settles back
+          if (waitMs > 0) this.#takeSettles(false);
+          this.#at("waiting for a CLAIM reply");
+          const sent = line.claim(this.queue, want, this.#leaseMs, waitMs);
+          this.#claiming = sent.then(() => {}, () => {});
+          // a reply that comes after the wait was interrupted (a stop) still runs its jobs: they are claimed
+          claim = await this.#wait(sent, (late) => {
+            for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
+          });
+        }
         failures = 0;
         for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
         dry = claim.jobs.length < want;
@@ -567,6 +612,7 @@ export class Worker<P> {
         if (dry && untilDue >= 0 && untilDue < SOON_MS && !this.#stopping) {
           // soon (a rate limit's next token, a park's end): a timer here, then a claim that does not
           // wait — the server's wait ends only at its next cron tick (10 per second by default)
+          this.#takeSettles(false);
           this.#at("waiting for a job");
           let timer: ReturnType<typeof setTimeout> | undefined;
           await this.#wait(new Promise<void>((wake) => (timer = setTimeout(wake, Math.max(1, Math.ceil(untilDue))))))
@@ -574,11 +620,13 @@ export class Worker<P> {
           dry = false;
           continue;
         }
-        if (claim.jobs.length === 0 && this.#client.backend === "scripts" && !this.#stopping) {
+        if (claim.jobs.length === 0 && want > 0 && this.#client.backend === "scripts" && !this.#stopping) {
+          this.#takeSettles(false);
           this.#at("waiting for a job");
           await this.#wait(line.wake(this.queue, Math.max(10, Math.min(this.#blockMs, Math.ceil(untilDue)))));
         }
       } catch (e) {
+        this.#takeSettles(false);
         if (this.#stopping) break;
         // (an interrupted wait, or a line the watchdog closed, has been reported already)
         if (e !== INTERRUPTED && (line === null || line !== this.#abandoned)) this.#report(e);
@@ -591,6 +639,33 @@ export class Worker<P> {
         clearTimeout(timer);
       }
     }
+    this.#takeSettles(false);
+  }
+
+  /**
+   * One SETTLE on `line`: `batch` settled, then up to `want` jobs claimed. The outcomes are counted
+   * when the reply comes, whatever the loop does meanwhile (a stop): the settles' as `#flush`
+   * counts them, the jobs claimed run. A call without an outcome rejects (reported by the loop).
+   */
+  async #settleClaim(line: ClaimLine<P>, batch: Queued[], want: number, sentAt: number): Promise<Claim<P>> {
+    const sent: Promise<SettleClaim<P>> = line.settle!(this.queue, batch.map((q) => q.settlement), want, this.#leaseMs);
+    this.#claiming = sent.then(() => {}, () => {});
+    const handled = sent.then(
+      (r) => {
+        this.#settled(batch, r.results, new Set());
+        return r.claim;
+      },
+      (e: unknown) => {
+        // no outcome: counted as neither (the jobs stay active until their leases run out); the
+        // loop reports the error once
+        const error = e instanceof Error ? e : new Error(String(e));
+        this.#settled(batch, batch.map(() => error), new Set([error]));
+        throw error;
+      },
+    );
+    return await this.#wait(handled, (late) => {
+      for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
+    });
   }
 
   /**
@@ -780,10 +855,15 @@ export class Worker<P> {
 
   /**
    * Sends every queued settle: one command per kind; each outcome counted (only when the server
-   * applied it) or reported (each distinct error once).
+   * applied it) or reported (each distinct error once). While the claim loop takes the settles
+   * into its SETTLE, they wait for it instead (it is woken).
    */
   #flush(): void {
     this.#flushPending = false;
+    if (this.#loopSettles && !this.#stopping) {
+      this.#freed();
+      return;
+    }
     const batch = this.#queued;
     if (batch.length === 0) return;
     this.#queued = [];
@@ -801,24 +881,31 @@ export class Worker<P> {
         const error = e instanceof Error ? e : new Error(String(e));
         results = batch.map(() => error);
       }
-      const reported = new Set<Error>();
-      batch.forEach((q, i) => {
-        const r = results[i] ?? null;
-        const held = this.#held.get(claimKey(q.settlement.job));
-        if (r !== null) held?.span?.settleFailed(q.settlement.kind, r);
-        if (r === null) this.#count(q.why, q.settlement.kind);
-        else {
-          if (r instanceof LeaseLostError) this.lost++;
-          if (!reported.has(r)) {
-            reported.add(r);
-            this.#report(r);
-          }
-        }
-        if (held !== undefined) this.#release(held);
-      });
+      this.#settled(batch, results, new Set());
     })().finally(() => {
       this.#flushing.delete(flushing);
       end();
+    });
+  }
+
+  /**
+   * The outcomes of settles sent: each applied one counted, each error reported once (but those
+   * in `reported`), and the jobs leave the worker.
+   */
+  #settled(batch: readonly Queued[], results: ReadonlyArray<Error | null>, reported: Set<Error>): void {
+    batch.forEach((q, i) => {
+      const r = results[i] ?? null;
+      const held = this.#held.get(claimKey(q.settlement.job));
+      if (r !== null) held?.span?.settleFailed(q.settlement.kind, r);
+      if (r === null) this.#count(q.why, q.settlement.kind);
+      else {
+        if (r instanceof LeaseLostError) this.lost++;
+        if (!reported.has(r)) {
+          reported.add(r);
+          this.#report(r);
+        }
+      }
+      if (held !== undefined) this.#release(held);
     });
   }
 
@@ -906,7 +993,8 @@ export class Worker<P> {
       return;
     }
     const stalled = now - this.#stepSince;
-    const closes = this.#step === "waiting for a CLAIM reply" || this.#step === "waiting for a job";
+    const closes = this.#step === "waiting for a CLAIM reply" || this.#step === "waiting for a SETTLE reply" ||
+      this.#step === "waiting for a job";
     const limit = closes ? this.#callStallMs : this.stallMs;
     if (!this.#stopping && this.#step !== "waiting for a free slot" && stalled > limit * (this.#stallReports + 1)) {
       this.#stallReports++;
@@ -956,6 +1044,7 @@ export class Worker<P> {
     if (this.#stopped === null) {
       const deadline = opts.timeoutMs === undefined ? null : option("timeoutMs", opts.timeoutMs, 0, 0, 86_400_000);
       this.#stopping = true;
+      this.#takeSettles(false);
       this.#interrupt();
       clearInterval(this.#maintenance);
       clearTimeout(this.#fireTimer);

@@ -18,6 +18,7 @@
  * @module
  */
 import { type Claim, claimOnce } from "./batch.ts";
+import { type SettleClaim, settleClaim } from "./settle_claim.ts";
 import { fireDue } from "./schedulers.ts";
 import type { Connection } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
@@ -142,6 +143,10 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
         claim: async (queue, count, leaseMs, waitMs): Promise<Claim<P>> => {
           if (!timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
           return await claimOnce(c, impl, c.keyspace(queue), count, leaseMs, waitMs);
+        },
+        settle: async (queue, settlements, want, leaseMs): Promise<SettleClaim<P>> => {
+          if (!timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
+          return await settleClaim(c, impl, c.keyspace(queue), settlements, want, leaseMs);
         },
         wake: async (queue, timeoutMs) => {
           const ks = c.keyspace(queue);

@@ -12,6 +12,7 @@
  * behaves as `mq.work` does.
  */
 import { type EchoMQ, type JobRef, LeaseLostError, PayloadDecodeError, type Settlement, type WorkerClient } from "../../client.ts";
+import type { Claim } from "../../lib/client/batch.ts";
 
 /** Client and server read the same host clock, each truncated to ms. */
 export const CLOCK_SLACK_MS = 2;
@@ -61,6 +62,51 @@ export class Recorder<P> {
   client(mq: EchoMQ<P>, worker: number, record: RecordOptions = {}): WorkerClient<P> {
     const base = mq.workerClient();
     const recorder = this;
+    /** The jobs of a claim that left at `claimStart` and came back at `claimEnd`. */
+    const claimed = (claim: Claim<P>, claimStart: number, claimEnd: number, leaseMs: number): void => {
+      for (const job of claim.jobs) {
+        const j = job instanceof PayloadDecodeError ? job.job : job;
+        const h: Handling = {
+          id: j.id,
+          token: j.token,
+          worker,
+          attempts: j.attempts,
+          claimStart,
+          claimEnd,
+          leaseEnd: claimStart + leaseMs,
+          lastExtend: 0,
+          settleStart: Infinity,
+          settleEnd: Infinity,
+          outcome: "none",
+        };
+        recorder.handlings.push(h);
+        recorder.#byClaim.set(`${j.id} ${j.token}`, h);
+      }
+    };
+    /** `send`'s settles of `settlements`, recorded: when they left and came back, and each outcome. */
+    const settling = async <R>(
+      settlements: readonly Settlement[],
+      send: () => Promise<R>,
+      results: (r: R) => ReadonlyArray<Error | null>,
+    ): Promise<R> => {
+      const hs = settlements.map((s) => recorder.#get(s.job));
+      const settleStart = Date.now();
+      for (const h of hs) if (h) h.settleStart = settleStart;
+      try {
+        const r = await send();
+        results(r).forEach((e, i) => {
+          const h = hs[i];
+          if (h) h.outcome = e === null ? settlements[i]!.kind : e instanceof LeaseLostError ? "refused" : "error";
+        });
+        return r;
+      } catch (e) {
+        for (const h of hs) if (h) h.outcome = "error";
+        throw e;
+      } finally {
+        const settleEnd = Date.now();
+        for (const h of hs) if (h) h.settleEnd = settleEnd;
+      }
+    };
     return {
       ...base,
       async dedicated(queue: string, blockMs: number) {
@@ -70,26 +116,14 @@ export class Recorder<P> {
           async claim(queue: string, count: number, leaseMs: number, waitMs: number) {
             const claimStart = Date.now();
             const claim = await inner.claim(queue, count, leaseMs, waitMs);
-            const claimEnd = Date.now();
-            for (const job of claim.jobs) {
-              const j = job instanceof PayloadDecodeError ? job.job : job;
-              const h: Handling = {
-                id: j.id,
-                token: j.token,
-                worker,
-                attempts: j.attempts,
-                claimStart,
-                claimEnd,
-                leaseEnd: claimStart + leaseMs,
-                lastExtend: 0,
-                settleStart: Infinity,
-                settleEnd: Infinity,
-                outcome: "none",
-              };
-              recorder.handlings.push(h);
-              recorder.#byClaim.set(`${j.id} ${j.token}`, h);
-            }
+            claimed(claim, claimStart, Date.now(), leaseMs);
             return claim;
+          },
+          async settle(queue: string, settlements: readonly Settlement[], want: number, leaseMs: number) {
+            const claimStart = Date.now();
+            const r = await settling(settlements, () => inner.settle!(queue, settlements, want, leaseMs), (r) => r.results);
+            claimed(r.claim, claimStart, Date.now(), leaseMs);
+            return r;
           },
           close() {
             recorder.#lines.delete(line);
@@ -99,25 +133,8 @@ export class Recorder<P> {
         recorder.#lines.add(line);
         return line;
       },
-      async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
-        const hs = settlements.map((s) => recorder.#get(s.job));
-        const settleStart = Date.now();
-        for (const h of hs) if (h) h.settleStart = settleStart;
-        try {
-          const results = await base.settleMany(settlements);
-          results.forEach((r, i) => {
-            const h = hs[i];
-            if (h) h.outcome = r === null ? settlements[i]!.kind : r instanceof LeaseLostError ? "refused" : "error";
-          });
-          return results;
-        } catch (e) {
-          for (const h of hs) if (h) h.outcome = "error";
-          throw e;
-        } finally {
-          const settleEnd = Date.now();
-          for (const h of hs) if (h) h.settleEnd = settleEnd;
-        }
-      },
+      settleMany: (settlements: readonly Settlement[]): Promise<Array<Error | null>> =>
+        settling(settlements, () => base.settleMany(settlements), (r) => r),
       async extend(jobs: readonly JobRef[], leaseMs: number): Promise<void> {
         const keep = record.dropExtend ? jobs.filter((j) => !record.dropExtend!(j)) : jobs;
         if (keep.length === 0) return;

@@ -75,6 +75,11 @@ function recording(mq: EchoMQ<P>, answered: number[], waiting: Map<string, numbe
           answered.push(Date.now());
           return claim;
         },
+        async settle(queue, settlements, want, leaseMs) {
+          const r = await out(`a SETTLE of ${settlements.length} (want ${want})`, () => line.settle!(queue, settlements, want, leaseMs));
+          answered.push(Date.now());
+          return r;
+        },
         wake: (queue, timeoutMs) => out(`a wake (${timeoutMs} ms)`, () => line.wake(queue, timeoutMs)),
       };
     },
