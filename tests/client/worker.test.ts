@@ -3,7 +3,8 @@
  * survives throwing handlers, promotes and reaps through its claims, keeps long handlers' leases
  * alive (heartbeat) and aborts `job.signal` when a lease is lost, and `stop()` drains in-flight
  * jobs — also when called from inside a handler. Its batching: one CLAIM for all free slots, one
- * command per settle kind, never more than `concurrency` claimed-but-unsettled jobs. Idle, it waits
+ * command per settle kind (a line without SETTLE), or one SETTLE per batch that settles and claims
+ * (the client's own line), never more than `concurrency` handlers at once. Idle, it waits
  * on the server: at most one command a second, and a lone job starts at once.
  */
 import { describe, expect, test } from "bun:test";
@@ -63,6 +64,37 @@ for (const combo of COMBOS) {
         progress: (job, value) => ctx.mq.progress(job, value),
         reap: (queue) => ctx.mq.reap(queue),
       };
+    }
+
+    /** Jobs and concurrency of the two batching drains. */
+    const JOBS = 400;
+    const CONCURRENCY = 7;
+
+    /**
+     * Drains JOBS jobs of `q` through `client` at CONCURRENCY: every third handler sleeps up to 3 ms,
+     * every 50th job's first attempt throws (retried after `backoffMs`). The worker is stopped after.
+     */
+    async function drain(client: WorkerClient<{ n: number }>, q: string, backoffMs: number) {
+      await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, n) => ({ n })));
+      const errors: unknown[] = [];
+      let running = 0;
+      let maxRunning = 0;
+      const worker = new Worker<{ n: number }>(
+        client,
+        q,
+        async (job) => {
+          running++;
+          maxRunning = Math.max(maxRunning, running);
+          if (job.payload.n % 3 === 0) await sleep(Math.random() * 3);
+          running--;
+          if (job.payload.n % 50 === 0 && job.attempts === 1) throw new Error("again");
+        },
+        { concurrency: CONCURRENCY, leaseMs: 60_000, backoff: backoffMs, onError: (e) => void errors.push(e), ...FAST },
+        () => {},
+      );
+      await eventually(() => worker.completed === JOBS, 60_000);
+      await worker.stop();
+      return { worker, errors, maxRunning };
     }
 
     test("a throwing handler: retried with backoff, buried after maxAttempts; the loop goes on", async () => {
@@ -332,17 +364,11 @@ for (const combo of COMBOS) {
 
     test("batched claims and settles: never more than concurrency handlers, nor twice as many jobs claimed and unsettled", async () => {
       const q = `wk-bound-${backend}`;
-      const JOBS = 400;
-      const CONCURRENCY = 7;
-      await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, n) => ({ n })));
       let outstanding = 0; // claimed (reply seen) and not yet settled (reply seen)
       let maxOutstanding = 0;
-      let running = 0;
-      let maxRunning = 0;
       const claimSizes: number[] = [];
-      const errors: unknown[] = [];
       const settleSizes: number[] = [];
-      const worker = new Worker<{ n: number }>(
+      const { worker, errors, maxRunning } = await drain(
         client({
           claim(n, got) {
             claimSizes.push(n);
@@ -353,18 +379,8 @@ for (const combo of COMBOS) {
           settled: (s) => (outstanding -= s.length),
         }),
         q,
-        async (job) => {
-          running++;
-          maxRunning = Math.max(maxRunning, running);
-          if (job.payload.n % 3 === 0) await sleep(Math.random() * 3);
-          running--;
-          if (job.payload.n % 50 === 0 && job.attempts === 1) throw new Error("again");
-        },
-        { concurrency: CONCURRENCY, leaseMs: 60_000, backoff: 1, onError: (e) => void errors.push(e), ...FAST },
-        () => {},
+        1,
       );
-      await eventually(() => worker.completed === JOBS, 60_000);
-      await worker.stop();
       // a finished job's slot is refilled while its settle is in flight (claims overlap settles)
       expect(maxOutstanding).toBeLessThanOrEqual(2 * CONCURRENCY);
       expect(maxOutstanding).toBeGreaterThan(CONCURRENCY);
@@ -425,6 +441,47 @@ for (const combo of COMBOS) {
       );
       await eventually(() => worker.completed === JOBS, 60_000);
       await worker.stop();
+      expect(errors).toEqual([]);
+      expect(maxRunning).toBeLessThanOrEqual(CONCURRENCY);
+      const viaSettle = settles.reduce((n, s) => n + s.settlements, 0);
+      // every settlement went out once: in a SETTLE while the queue had jobs, alone only while the
+      // worker waited on the server (the drain's end)
+      expect(viaSettle + alone).toBe(JOBS + JOBS / 50);
+      expect(viaSettle).toBeGreaterThan(JOBS / 2);
+      expect(Math.max(...settles.map((s) => s.settlements))).toBeGreaterThan(1);
+      expect(Math.max(...settles.map((s) => s.want))).toBeLessThanOrEqual(CONCURRENCY);
+      expect(settles.reduce((n, s) => n + s.claimed, 0)).toBeGreaterThan(JOBS / 2); // the claims rode along
+      expect(settles.some((s) => s.kinds.includes("retry"))).toBe(true); // retried at delay 0 in a SETTLE
+      expect(worker.failed).toBe(JOBS / 50);
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+    });
+
+    test("settle and claim in one SETTLE per batch: its settlements applied, its claims run, the bounds kept", async () => {
+      const q = `wk-settle-${backend}`;
+      const base = ctx.mq.workerClient();
+      const settles: Array<{ settlements: number; want: number; claimed: number; kinds: string[] }> = [];
+      let alone = 0; // settlements sent without a claim (settleMany)
+      const client: WorkerClient<{ n: number }> = {
+        ...base,
+        async dedicated(queue, blockMs, signal, who) {
+          const line = await base.dedicated(queue, blockMs, signal, who);
+          expect(line.settle).toBeDefined();
+          return {
+            ...line,
+            async settle(queue, settlements, want, leaseMs) {
+              const r = await line.settle!(queue, settlements, want, leaseMs);
+              settles.push({ settlements: settlements.length, want, claimed: r.claim.jobs.length, kinds: settlements.map((s) => s.kind) });
+              expect(r.results).toEqual(settlements.map(() => null));
+              return r;
+            },
+          };
+        },
+        settleMany(settlements) {
+          alone += settlements.length;
+          return base.settleMany(settlements);
+        },
+      };
+      const { worker, errors, maxRunning } = await drain(client, q, 0);
       expect(errors).toEqual([]);
       expect(maxRunning).toBeLessThanOrEqual(CONCURRENCY);
       const viaSettle = settles.reduce((n, s) => n + s.settlements, 0);
