@@ -729,7 +729,8 @@ comparison, one full walk (\`mq.queues()\`, what each request cost before) took 
 `;
 }
 
-// The mutation scores are measured by their own commands (README), not by this run: kept as they are.
+// Sections this run does not write — measured by their own commands (the mutation scores, a
+// profile by callgrind) — are kept as they are, after the ones it writes.
 const results = new URL("RESULTS.md", import.meta.url);
 let previous = "";
 try {
@@ -737,6 +738,10 @@ try {
 } catch {
   // no earlier results
 }
-const mutation = previous.indexOf("\n## Mutation testing");
-writeFileSync(results, mutation < 0 ? md : `${md.trimEnd()}\n${previous.slice(mutation)}`);
+/** The `## ` sections of a results page, by heading (the text before the first is not one). */
+const sections = (text: string): Array<{ heading: string; body: string }> =>
+  text.split(/\n(?=## )/).slice(1).map((body) => ({ heading: body.slice(0, body.indexOf("\n")), body }));
+const written = new Set(sections(md).map((s) => s.heading.replace(/\s*\(.*$/, "")));
+const kept = sections(previous).filter((s) => !written.has(s.heading.replace(/\s*\(.*$/, "")));
+writeFileSync(results, [md.trimEnd(), ...kept.map((s) => s.body.trimEnd())].join("\n\n") + "\n");
 console.error(readFileSync(results, "utf8"));
