@@ -5,6 +5,10 @@
  * the completed set is trimmed to the queue's retention (`retention.ts`); else the rows are
  * deleted. Their deduplication keys are let go; one `completed` event. Reply: the count.
  *
+ * The steps are one function, `emq_ack_part` ({@link ACK_PART_LUA}), which runs step 5 and hands
+ * back step 6 as a closure: ACK's script runs it at once, SETTLE (`settle.ts`) after every part's
+ * checks.
+ *
  * @module
  */
 import { COMPLETED_MAX_DEFAULT, META, ROW, STATE } from "../wire/mod.ts";
@@ -13,41 +17,55 @@ import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
+/**
+ * `emq_ack_part(base, cluster, n, id, token, result)`: ACK's step 5 on n jobs (none twice); a
+ * function doing its step 6 (returning the count), or nil and the refusal. After
+ * {@link LEASES_LUA} and {@link RETENTION_LUA}.
+ */
+export const ACK_PART_LUA: string = `
+local function emq_ack_part(base, cluster, n, id, token, result)
+  local active, completed = base .. 'active', base .. 'completed'
+  local structures = {{active, 'zset'}, {completed, 'zset'}, {base .. 'events', 'stream'}}
+  local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.acked}', 'gone')
+  if e then return nil, e end
+  local now = emq_now()
+  local keep = emq_kept('completed') > 0
+  local victims
+  if keep then
+    victims, e = emq_trim_select(base, 'completed', now, n) if e then return nil, e end
+  end
+  return function()
+    emq_let_go(going, now)
+    emq_each('ZREM', active, id)
+    if keep then
+      local at = emq_int(now)
+      for j = 1, n do
+        if result[j] == '' then
+          redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
+        else
+          redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
+        end
+        redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
+        redis.call('ZADD', completed, at, id[j])
+      end
+      emq_trim(base, 'completed', victims)
+    else
+      emq_each('DEL', nil, rows)
+    end
+    redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
+    emq_freed(freeing)
+    ${luaEvent("completed", { jobs: "emq_list(id)" })}
+    return n
+  end
+end
+`;
+
 /** The Lua twin of `EMQ.ACK`. */
 export const ACK_LUA: string = luaScript(
   "ACK",
   `
-local active, completed = base .. 'active', base .. 'completed'
-local structures = {{active, 'zset'}, {completed, 'zset'}, {base .. 'events', 'stream'}}
-local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.acked}', 'gone')
-if e then return e end
-local now = emq_now()
-local keep = emq_kept('completed') > 0
-local victims
-if keep then
-  victims, e = emq_trim_select(base, 'completed', now, n) if e then return e end
-end
-emq_let_go(going, now)
-emq_each('ZREM', active, id)
-if keep then
-  local at = emq_int(now)
-  for j = 1, n do
-    if result[j] == '' then
-      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
-    else
-      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
-    end
-    redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
-    redis.call('ZADD', completed, at, id[j])
-  end
-  emq_trim(base, 'completed', victims)
-else
-  emq_each('DEL', nil, rows)
-end
-redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
-emq_freed(freeing)
-${luaEvent("completed", { jobs: "emq_list(id)" })}
-return n
+local write, e = emq_ack_part(base, cluster, n, id, token, result) if e then return e end
+return write()
 `,
-  LEASES_LUA + RETENTION_LUA,
+  LEASES_LUA + RETENTION_LUA + ACK_PART_LUA,
 );

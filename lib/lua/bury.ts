@@ -2,6 +2,9 @@
  * `EMQ.BURY` as Lua, steps 5–6: each job goes active → dead at now, its reason kept; then the dead
  * set is trimmed to the queue's retention; one `dead` event per job. Reply: the count.
  *
+ * The steps are one function, `emq_bury_part` ({@link BURY_PART_LUA}): step 5, then step 6 as a
+ * closure (BURY runs it at once, SETTLE after every part's checks).
+ *
  * @module
  */
 import { META, ROW, STATE } from "../wire/mod.ts";
@@ -10,30 +13,44 @@ import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
+/**
+ * `emq_bury_part(base, cluster, n, id, token, reason)`: BURY's step 5 on n jobs; a function doing
+ * its step 6 (returning the count), or nil and the refusal. After {@link LEASES_LUA} and
+ * {@link RETENTION_LUA}.
+ */
+export const BURY_PART_LUA: string = `
+local function emq_bury_part(base, cluster, n, id, token, reason)
+  local active, dead = base .. 'active', base .. 'dead'
+  local structures = {{active, 'zset'}, {dead, 'zset'}, {base .. 'events', 'stream'}}
+  local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.buried}', 'gone')
+  if e then return nil, e end
+  local now = emq_now()
+  local victims, e = emq_trim_select(base, 'dead', now, n) if e then return nil, e end
+  return function()
+    local at = emq_int(now)
+    emq_let_go(going, now)
+    emq_each('ZREM', active, id)
+    for j = 1, n do
+      redis.call('ZADD', dead, at, id[j])
+      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
+    end
+    redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
+    emq_trim(base, 'dead', victims)
+    emq_freed(freeing)
+    for j = 1, n do
+      ${luaEvent("dead", { jobs: "id[j]", reason: "reason[j]" })}
+    end
+    return n
+  end
+end
+`;
+
 /** The Lua twin of `EMQ.BURY`. */
 export const BURY_LUA: string = luaScript(
   "BURY",
   `
-local active, dead = base .. 'active', base .. 'dead'
-local structures = {{active, 'zset'}, {dead, 'zset'}, {base .. 'events', 'stream'}}
-local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.buried}', 'gone')
-if e then return e end
-local now = emq_now()
-local victims, e = emq_trim_select(base, 'dead', now, n) if e then return e end
-local at = emq_int(now)
-emq_let_go(going, now)
-emq_each('ZREM', active, id)
-for j = 1, n do
-  redis.call('ZADD', dead, at, id[j])
-  redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
-end
-redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
-emq_trim(base, 'dead', victims)
-emq_freed(freeing)
-for j = 1, n do
-  ${luaEvent("dead", { jobs: "id[j]", reason: "reason[j]" })}
-end
-return n
+local write, e = emq_bury_part(base, cluster, n, id, token, reason) if e then return e end
+return write()
 `,
-  LEASES_LUA + RETENTION_LUA,
+  LEASES_LUA + RETENTION_LUA + BURY_PART_LUA,
 );

@@ -11,6 +11,9 @@
  * Events: `promoted`, `stalled`, then `claimed` (with each job's attempt number).
  * Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
  *
+ * The steps are one function, `emq_claim_part` ({@link CLAIM_PART_LUA}), which SETTLE's claim part
+ * (`settle.ts`) calls too.
+ *
  * @module
  */
 import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire/mod.ts";
@@ -21,209 +24,222 @@ import { LANE_WALK_LUA } from "./lane_walk.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
+/**
+ * `emq_claim_part(base, cluster, lease_ms, count)`: CLAIM's steps 5–6 (block_ms 0: the scripts never
+ * wait): the reply `[next_ms, [id, payload, attempts, token, opts]…]`, or nil and the refusal, with
+ * nothing written. After {@link MOVE_DUE_LUA}, {@link RETENTION_LUA}, {@link DEDUP_LUA} and
+ * {@link LANE_WALK_LUA}.
+ */
+export const CLAIM_PART_LUA: string = `
+local function emq_claim_part(base, cluster, lease_ms, count)
+  local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
+  local dead, completed = base .. 'dead', base .. 'completed'
+  local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. 'events', 'stream'}})
+  if e then return nil, e end
+  local meta, kinds, missing = s.meta, s.kinds, s.missing
+  local now = emq_now()
+  local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return nil, e end
+  local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta) if e then return nil, e end
+  local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
+  -- The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
+  -- expired leases leave active first) and the rate limit's tokens.
+  local lim = emq_limits(meta)
+  local parked = lim.parked and lim.parked > now
+  local room, busy, allowed, q, r = count, 0, 0, 0, 0
+  if lim.conc then
+    busy = (kinds[active] == 'zset' and redis.call('ZCARD', active) or 0) - #expired.ids
+    room = math.min(room, math.max(0, lim.conc - busy))
+  end
+  if lim.rate then
+    allowed, q, r = emq_tokens(lim, now)
+    room = math.min(room, allowed)
+  end
+
+  -- The walk, writing nothing, level by level: priority 0 (pending) first, then every priority of
+  -- levels: and of the ids this call makes ready, lowest first. In each level the candidates come
+  -- in the order RPOP will return them after the moves: its expired ids from the last RPUSHed, its
+  -- list from the tail, its due ids in LPUSH order.
+  local claimable = not paused and not parked
+  local claimed, pops = {}, {}
+  -- one candidate: claimed when its row exists (its attempts a counter), else popped and dropped
+  local function candidate(id, row, exists)
+    if exists == nil then
+      local t, e = emq_type(row, 'hash') if e then return e end
+      exists = t == 'hash'
+      if not exists then missing[#missing + 1] = row end
+    end
+    if exists then
+      local e = emq_counter(row, '${ROW.attempts}') if e then return e end
+      claimed[#claimed + 1] = {id = id, row = row}
+    end
+  end
+  -- the places of d's ids of the default lane at priority p (a job of another lane moved into a queue
+  -- not laned yet makes it laned: the next claim serves it)
+  local function at(d, p)
+    local out = {}
+    for k = 1, #d.ids do
+      if d.plan.prio[k] == p and d.plan.lane[k] == '' then out[#out + 1] = k end
+    end
+    return out
+  end
+  -- walks level p (its list of type t): how many it pops, or nil and the refusal
+  local function walk(p, list, t)
+    local exp, du = at(expired, p), at(due, p)
+    local len = t == 'list' and redis.call('LLEN', list) or 0
+    local total, i = #exp + len + #du, 0
+    while #claimed < room and i < total do
+      i = i + 1
+      local e
+      if i <= #exp then
+        local k = exp[#exp - i + 1]
+        e = candidate(expired.ids[k], expired.rows[k], expired.exists[k])
+      elseif i <= #exp + len then
+        local id = redis.call('LINDEX', list, -(i - #exp))
+        e = candidate(id, base .. 'job:' .. id, nil)
+      else
+        local k = du[i - #exp - len]
+        e = candidate(due.ids[k], due.rows[k], due.exists[k])
+      end
+      if e then return nil, e end
+    end
+    if i > 0 then pops[#pops + 1] = {p = p, list = list, k = i} end
+    return i
+  end
+  -- a laned queue: its ring, served round-robin (lane_walk.ts)
+  local laned = meta == 'hash' and emq_laned()
+  local w = laned and {base = base, now = now, d = emq_lane_defaults(), due = due, expired = expired, missing = missing}
+  if claimable and laned then
+    e = emq_lane_walk(w, room, candidate, claimed) if e then return nil, e end
+  elseif claimable then
+    local _, e = walk(0, pending, kinds[pending]) if e then return nil, e end
+  end
+  if claimable and not laned and #claimed < room then
+    local lk = base .. 'levels:'
+    local t, e = emq_type(lk, 'zset') if e then return nil, e end
+    local seen, order = {}, {}
+    local function add(p)
+      if p >= 1 and not seen[p] then
+        seen[p] = true
+        order[#order + 1] = p
+      end
+    end
+    if t == 'zset' then
+      for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do add(emq_priority_text(m)) end
+    end
+    for _, d in ipairs({expired, due}) do
+      for _, g in ipairs(d.plan.groups) do
+        if g.lane == '' then add(g.p) end
+      end
+    end
+    table.sort(order)
+    for _, p in ipairs(order) do
+      if #claimed >= room then break end
+      local list = emq_level(base, '', p)
+      local t, e = emq_type(list, 'list') if e then return nil, e end
+      local _, e = walk(p, list, t) if e then return nil, e end
+    end
+    if #pops > 0 and pops[#pops].p > 0 then
+      e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, e end
+    end
+  end
+  if #claimed > 0 then
+    e = emq_counter(KEYS[1], '${META.tokens}') if e then return nil, e end
+    e = emq_counter(KEYS[1], '${META.claimed}') if e then return nil, e end
+  end
+  local victims, e = emq_trim_select(base, 'dead', now, 0) if e then return nil, e end
+  local finished, e = emq_trim_select(base, 'completed', now, 0) if e then return nil, e end
+  -- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
+  local windows = false
+  if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
+    windows, e = emq_dedup_expired(base, now, missing) if e then return nil, e end
+  end
+  e = emq_local(cluster, missing) if e then return nil, e end
+
+  -- Writes.
+  emq_move(schedule, 'LPUSH', due)
+  emq_move(active, 'RPUSH', expired)
+  if w and w.ops then emq_lane_writes(w) end
+  local gone = 0
+  for _, l in ipairs(pops) do
+    redis.call('RPOP', l.list, l.k)
+    if l.p > 0 then gone = gone + l.k end
+  end
+  if gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -gone) end
+  for _, l in ipairs(pops) do
+    if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(l.p)) end
+  end
+  emq_trim(base, 'dead', victims)
+  emq_trim(base, 'completed', finished)
+  emq_drop_expired(windows)
+  local reply, jobs, tries = {0}, {}, {}
+  if #claimed > 0 then
+    -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
+    -- the counter goes to max(tokens, floor) + k, by HINCRBY (exact for any counter emq_counter admits)
+    local old = tonumber(redis.call('HGET', KEYS[1], '${META.tokens}') or '0')
+    local floor = now * ${TOKENS_PER_MS}
+    local by = #claimed
+    if old < floor then by = floor - old + #claimed end
+    local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
+    redis.call('HINCRBY', KEYS[1], '${META.claimed}', #claimed)
+    if lim.rate then
+      q, r = emq_take(lim.rate, q, r, #claimed)
+      redis.call('HSET', KEYS[1], '${META.tat}', emq_int(q) .. ' ' .. emq_int(r))
+    end
+    local deadline = emq_int(now + lease_ms)
+    for j, c in ipairs(claimed) do
+      local token = last - #claimed + j
+      redis.call('ZADD', active, deadline, c.id)
+      local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
+      redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      -- HGET, not HMGET: a worker's documented ACL grants (docs/PACKAGE.md) list the commands the scripts run
+      local opts = redis.call('HGET', c.row, '${ROW.opts}') or ''
+      reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token, opts}
+      jobs[j], tries[j] = c.id, attempts
+    end
+  end
+  -- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
+  -- time has come is spent.
+  local spent_rate = lim.rate and allowed - #claimed <= 0
+  local open = claimable and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
+  if open and emq_ready_any(base) then
+    if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+  elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
+    redis.call('ZREM', wake, '${WAKE.ready}')
+  end
+  local spent = redis.call('ZSCORE', wake, '${WAKE.due}')
+  if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
+  -- next_ms: the earliest time a scheduled job falls due, a lease runs out, the park ends or the
+  -- spent rate limit allows a claim again (0: none).
+  local times = {}
+  for _, key in ipairs({schedule, active}) do
+    local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    if head[2] then times[#times + 1] = tonumber(head[2]) end
+  end
+  if parked then times[#times + 1] = lim.parked end
+  if laned then
+    local head = redis.call('ZRANGE', base .. 'parked', 0, 0, 'WITHSCORES')
+    if head[2] then times[#times + 1] = tonumber(head[2]) end
+  end
+  if spent_rate then times[#times + 1] = emq_next_token(lim.rate, q, r) end
+  local next_ms = 0
+  for _, at in ipairs(times) do
+    if next_ms == 0 or at < next_ms then next_ms = at end
+  end
+  reply[1] = next_ms
+  -- events, in the order of the steps: the due ids made ready, the expired leases, the claims
+  ${luaEvent("promoted", { jobs: "emq_list(due.ids)" })}
+  ${luaEvent("stalled", { jobs: "emq_list(expired.ids)" })}
+  ${luaEvent("claimed", { jobs: "emq_list(jobs)", attempts: "emq_list(tries)" })}
+  return reply
+end
+`;
+
 /** The Lua twin of `EMQ.CLAIM`. */
 export const CLAIM_LUA: string = luaScript(
   "CLAIM",
   `
-local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
-local dead, completed = base .. 'dead', base .. 'completed'
-local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. 'events', 'stream'}})
-if e then return e end
-local meta, kinds, missing = s.meta, s.kinds, s.missing
-local now = emq_now()
-local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return e end
-local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta) if e then return e end
-local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
--- The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
--- expired leases leave active first) and the rate limit's tokens.
-local lim = emq_limits(meta)
-local parked = lim.parked and lim.parked > now
-local room, busy, allowed, q, r = count, 0, 0, 0, 0
-if lim.conc then
-  busy = (kinds[active] == 'zset' and redis.call('ZCARD', active) or 0) - #expired.ids
-  room = math.min(room, math.max(0, lim.conc - busy))
-end
-if lim.rate then
-  allowed, q, r = emq_tokens(lim, now)
-  room = math.min(room, allowed)
-end
-
--- The walk, writing nothing, level by level: priority 0 (pending) first, then every priority of
--- levels: and of the ids this call makes ready, lowest first. In each level the candidates come
--- in the order RPOP will return them after the moves: its expired ids from the last RPUSHed, its
--- list from the tail, its due ids in LPUSH order.
-local claimable = not paused and not parked
-local claimed, pops = {}, {}
--- one candidate: claimed when its row exists (its attempts a counter), else popped and dropped
-local function candidate(id, row, exists)
-  if exists == nil then
-    local t, e = emq_type(row, 'hash') if e then return e end
-    exists = t == 'hash'
-    if not exists then missing[#missing + 1] = row end
-  end
-  if exists then
-    local e = emq_counter(row, '${ROW.attempts}') if e then return e end
-    claimed[#claimed + 1] = {id = id, row = row}
-  end
-end
--- the places of d's ids of the default lane at priority p (a job of another lane moved into a queue
--- not laned yet makes it laned: the next claim serves it)
-local function at(d, p)
-  local out = {}
-  for k = 1, #d.ids do
-    if d.plan.prio[k] == p and d.plan.lane[k] == '' then out[#out + 1] = k end
-  end
-  return out
-end
--- walks level p (its list of type t): how many it pops, or nil and the refusal
-local function walk(p, list, t)
-  local exp, du = at(expired, p), at(due, p)
-  local len = t == 'list' and redis.call('LLEN', list) or 0
-  local total, i = #exp + len + #du, 0
-  while #claimed < room and i < total do
-    i = i + 1
-    local e
-    if i <= #exp then
-      local k = exp[#exp - i + 1]
-      e = candidate(expired.ids[k], expired.rows[k], expired.exists[k])
-    elseif i <= #exp + len then
-      local id = redis.call('LINDEX', list, -(i - #exp))
-      e = candidate(id, base .. 'job:' .. id, nil)
-    else
-      local k = du[i - #exp - len]
-      e = candidate(due.ids[k], due.rows[k], due.exists[k])
-    end
-    if e then return nil, e end
-  end
-  if i > 0 then pops[#pops + 1] = {p = p, list = list, k = i} end
-  return i
-end
--- a laned queue: its ring, served round-robin (lane_walk.ts)
-local laned = meta == 'hash' and emq_laned()
-local w = laned and {base = base, now = now, d = emq_lane_defaults(), due = due, expired = expired, missing = missing}
-if claimable and laned then
-  e = emq_lane_walk(w, room, candidate, claimed) if e then return e end
-elseif claimable then
-  local _, e = walk(0, pending, kinds[pending]) if e then return e end
-end
-if claimable and not laned and #claimed < room then
-  local lk = base .. 'levels:'
-  local t, e = emq_type(lk, 'zset') if e then return e end
-  local seen, order = {}, {}
-  local function add(p)
-    if p >= 1 and not seen[p] then
-      seen[p] = true
-      order[#order + 1] = p
-    end
-  end
-  if t == 'zset' then
-    for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do add(emq_priority_text(m)) end
-  end
-  for _, d in ipairs({expired, due}) do
-    for _, g in ipairs(d.plan.groups) do
-      if g.lane == '' then add(g.p) end
-    end
-  end
-  table.sort(order)
-  for _, p in ipairs(order) do
-    if #claimed >= room then break end
-    local list = emq_level(base, '', p)
-    local t, e = emq_type(list, 'list') if e then return e end
-    local _, e = walk(p, list, t) if e then return e end
-  end
-  if #pops > 0 and pops[#pops].p > 0 then
-    e = emq_counter(KEYS[1], '${META.prioritized}') if e then return e end
-  end
-end
-if #claimed > 0 then
-  e = emq_counter(KEYS[1], '${META.tokens}') if e then return e end
-  e = emq_counter(KEYS[1], '${META.claimed}') if e then return e end
-end
-local victims, e = emq_trim_select(base, 'dead', now, 0) if e then return e end
-local finished, e = emq_trim_select(base, 'completed', now, 0) if e then return e end
--- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
-local windows = false
-if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
-  windows, e = emq_dedup_expired(base, now, missing) if e then return e end
-end
-e = emq_local(cluster, missing) if e then return e end
-
--- Writes.
-emq_move(schedule, 'LPUSH', due)
-emq_move(active, 'RPUSH', expired)
-if w and w.ops then emq_lane_writes(w) end
-local gone = 0
-for _, l in ipairs(pops) do
-  redis.call('RPOP', l.list, l.k)
-  if l.p > 0 then gone = gone + l.k end
-end
-if gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -gone) end
-for _, l in ipairs(pops) do
-  if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(l.p)) end
-end
-emq_trim(base, 'dead', victims)
-emq_trim(base, 'completed', finished)
-emq_drop_expired(windows)
-local reply, jobs, tries = {0}, {}, {}
-if #claimed > 0 then
-  -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
-  -- the counter goes to max(tokens, floor) + k, by HINCRBY (exact for any counter emq_counter admits)
-  local old = tonumber(redis.call('HGET', KEYS[1], '${META.tokens}') or '0')
-  local floor = now * ${TOKENS_PER_MS}
-  local by = #claimed
-  if old < floor then by = floor - old + #claimed end
-  local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
-  redis.call('HINCRBY', KEYS[1], '${META.claimed}', #claimed)
-  if lim.rate then
-    q, r = emq_take(lim.rate, q, r, #claimed)
-    redis.call('HSET', KEYS[1], '${META.tat}', emq_int(q) .. ' ' .. emq_int(r))
-  end
-  local deadline = emq_int(now + lease_ms)
-  for j, c in ipairs(claimed) do
-    local token = last - #claimed + j
-    redis.call('ZADD', active, deadline, c.id)
-    local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
-    redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-    -- HGET, not HMGET: a worker's documented ACL grants (docs/PACKAGE.md) list the commands the scripts run
-    local opts = redis.call('HGET', c.row, '${ROW.opts}') or ''
-    reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token, opts}
-    jobs[j], tries[j] = c.id, attempts
-  end
-end
--- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
--- time has come is spent.
-local spent_rate = lim.rate and allowed - #claimed <= 0
-local open = claimable and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
-if open and emq_ready_any(base) then
-  if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
-elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
-  redis.call('ZREM', wake, '${WAKE.ready}')
-end
-local spent = redis.call('ZSCORE', wake, '${WAKE.due}')
-if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
--- next_ms: the earliest time a scheduled job falls due, a lease runs out, the park ends or the
--- spent rate limit allows a claim again (0: none).
-local times = {}
-for _, key in ipairs({schedule, active}) do
-  local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-  if head[2] then times[#times + 1] = tonumber(head[2]) end
-end
-if parked then times[#times + 1] = lim.parked end
-if laned then
-  local head = redis.call('ZRANGE', base .. 'parked', 0, 0, 'WITHSCORES')
-  if head[2] then times[#times + 1] = tonumber(head[2]) end
-end
-if spent_rate then times[#times + 1] = emq_next_token(lim.rate, q, r) end
-local next_ms = 0
-for _, at in ipairs(times) do
-  if next_ms == 0 or at < next_ms then next_ms = at end
-end
-reply[1] = next_ms
--- events, in the order of the steps: the due ids made ready, the expired leases, the claims
-${luaEvent("promoted", { jobs: "emq_list(due.ids)" })}
-${luaEvent("stalled", { jobs: "emq_list(expired.ids)" })}
-${luaEvent("claimed", { jobs: "emq_list(jobs)", attempts: "emq_list(tries)" })}
+local reply, e = emq_claim_part(base, cluster, lease_ms, count) if e then return e end
 return reply
 `,
-  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LANE_WALK_LUA,
+  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LANE_WALK_LUA + CLAIM_PART_LUA,
 );

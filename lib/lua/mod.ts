@@ -28,6 +28,7 @@ import { RETRY_LUA } from "./retry.ts";
 import { RUN_LUA } from "./run.ts";
 import { SCHEDULE_LUA } from "./schedule.ts";
 import { SCHEDULER_LUA } from "./scheduler.ts";
+import { SETTLE_LUA } from "./settle.ts";
 import { TICK_LUA } from "./tick.ts";
 import { UNSCHEDULE_LUA } from "./unschedule.ts";
 
@@ -58,4 +59,5 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   SCHEDULER: SCHEDULER_LUA,
   UNSCHEDULE: UNSCHEDULE_LUA,
   TICK: TICK_LUA,
+  SETTLE: SETTLE_LUA,
 });

@@ -4,6 +4,10 @@
  * lowered to the earliest scheduled, `ready` written when pending was empty; one `retried` event per job
  * (`until`: when it is due again). Reply: the count.
  *
+ * The steps are one function, `emq_retry_part` ({@link RETRY_PART_LUA}): step 5, then step 6 as
+ * a closure (RETRY runs it at once, SETTLE after every part's checks). Whether pending was empty is
+ * read by the closure, before its first write: after the writes of SETTLE's parts before it.
+ *
  * @module
  */
 import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
@@ -11,48 +15,61 @@ import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 
+/**
+ * `emq_retry_part(base, cluster, n, id, token, delay_ms, reason)`: RETRY's step 5 on n jobs; a
+ * function doing its step 6 (returning the count), or nil and the refusal. After {@link LEASES_LUA}.
+ */
+export const RETRY_PART_LUA: string = `
+local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason)
+  local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
+  local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}
+  local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
+  if e then return nil, e end
+  -- the jobs ready now (delay 0) go on their priority's list
+  local now_ids, now_rows, missing = {}, {}, {}
+  for j = 1, n do
+    if delay_ms[j] == 0 then
+      now_ids[#now_ids + 1] = id[j]
+      now_rows[#now_rows + 1] = rows[j]
+    end
+  end
+  local plan, e = emq_ready_plan(base, now_ids, now_rows, missing) if e then return nil, e end
+  e = emq_local(cluster, missing) if e then return nil, e end
+  return function()
+    local now = emq_now()
+    local was_empty = not emq_ready_any(base)
+    local earliest, ready = nil, #now_ids > 0
+    emq_each('ZREM', active, id)
+    emq_leaving(freeing)
+    emq_ready_push(plan, 'LPUSH')
+    for j = 1, n do
+      local due = now + delay_ms[j]
+      if delay_ms[j] == 0 then
+        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+      else
+        if not earliest or due < earliest then earliest = due end
+        redis.call('ZADD', schedule, emq_int(due), id[j])
+        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+      end
+    end
+    redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
+    if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
+    if ready and was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+    emq_freed(freeing)
+    for j = 1, n do
+      ${luaEvent("retried", { jobs: "id[j]", reason: "reason[j]", until: "now + delay_ms[j]" })}
+    end
+    return n
+  end
+end
+`;
+
 /** The Lua twin of `EMQ.RETRY`. */
 export const RETRY_LUA: string = luaScript(
   "RETRY",
   `
-local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
-local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}
-local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
-if e then return e end
--- the jobs ready now (delay 0) go on their priority's list
-local now_ids, now_rows, missing = {}, {}, {}
-for j = 1, n do
-  if delay_ms[j] == 0 then
-    now_ids[#now_ids + 1] = id[j]
-    now_rows[#now_rows + 1] = rows[j]
-  end
-end
-local plan, e = emq_ready_plan(base, now_ids, now_rows, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
-local now = emq_now()
-local was_empty = not emq_ready_any(base)
-local earliest, ready = nil, #now_ids > 0
-emq_each('ZREM', active, id)
-emq_leaving(freeing)
-emq_ready_push(plan, 'LPUSH')
-for j = 1, n do
-  local due = now + delay_ms[j]
-  if delay_ms[j] == 0 then
-    redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
-  else
-    if not earliest or due < earliest then earliest = due end
-    redis.call('ZADD', schedule, emq_int(due), id[j])
-    redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
-  end
-end
-redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
-if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
-if ready and was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
-emq_freed(freeing)
-for j = 1, n do
-  ${luaEvent("retried", { jobs: "id[j]", reason: "reason[j]", until: "now + delay_ms[j]" })}
-end
-return n
+local write, e = emq_retry_part(base, cluster, n, id, token, delay_ms, reason) if e then return e end
+return write()
 `,
-  LEASES_LUA,
+  LEASES_LUA + RETRY_PART_LUA,
 );

@@ -110,10 +110,14 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   // lanes: the queue (empty), two lanes the options also use, and names the gate refuses
   scope: ["0", "1", "2", "3", ...JUNK],
   lane: ["", "", "a", "b", "x{y", "\0", ...JUNK],
+  // SETTLE: each op twice as likely as junk (an op past 3, a negative, a word); claims of none, a
+  // few, more than a batch
+  op: ["0", "1", "2", "3", "0", "1", "2", "3", "4", "-1", "x"],
+  want: ["0", "0", "1", "3", "10001", "-1", "x"],
 };
 
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */
-const WEIGHTS: Partial<Record<Verb, number>> = { ENQUEUE: 4, SCHEDULE: 2, CLAIM: 4, DROP: 1 };
+const WEIGHTS: Partial<Record<Verb, number>> = { ENQUEUE: 4, SCHEDULE: 2, CLAIM: 4, SETTLE: 4, DROP: 1 };
 
 /** One step: a verb of the spec with drawn arguments, or a pause that lets short times expire. */
 type Step =
@@ -147,10 +151,18 @@ function token(choice: string, seen: readonly number[]): string {
   return choice.endsWith("z") ? `0${t}` : String(t);
 }
 
-/** The tokens a CLAIM reply hands out (`[next_ms, [id, payload, attempts, token, opts]…]`). */
+/** Whether a reply's element is a claimed job `[id, payload, attempts, token, opts]` (not SETTLE's statuses). */
+function isJob(j: unknown): j is unknown[] {
+  return Array.isArray(j) && j.length === 5 && typeof j[0] === "string";
+}
+
+/**
+ * The tokens a CLAIM reply (`[next_ms, [id, payload, attempts, token, opts]…]`) or a SETTLE reply
+ * (`[next_ms, [status…], job…]`) hands out.
+ */
 function tokensOf(o: Outcome): number[] {
   if (!("ok" in o) || !Array.isArray(o.ok)) return [];
-  return (o.ok as unknown[]).slice(1).map((j) => Number((j as unknown[])[3]));
+  return (o.ok as unknown[]).slice(1).filter(isJob).map((j) => Number(j[3]));
 }
 
 /**
@@ -183,7 +195,7 @@ function timeless(o: Outcome): Outcome {
   if ("ok" in o && typeof o.ok === "number") return { ok: now(o.ok) };
   if (!("ok" in o) || !Array.isArray(o.ok)) return o;
   const [next, ...rest] = o.ok as unknown[];
-  return { ok: [now(next), ...rest.map((j) => (Array.isArray(j) ? [...j.slice(0, 3), now(j[3])] : j))] };
+  return { ok: [now(next), ...rest.map((j) => (isJob(j) ? [...j.slice(0, 3), now(j[3]), j[4]] : j))] };
 }
 
 describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call sequences", () => {

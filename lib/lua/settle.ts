@@ -1,0 +1,99 @@
+/**
+ * `EMQ.SETTLE` as Lua, steps 5–6 (issue 19 §4): a worker's finished jobs settled and the slots
+ * they free claimed again, in one call.
+ *
+ * Step 5: `meta` (a hash or missing), `active`, then each settlement's row in argument order (the
+ * caller's ACL; a missing one remembered for the cluster probe; a row of another type is no
+ * refusal: its settlement is not held). The statuses, on the state before any write: 2 when its id
+ * was named by an earlier settlement of the call, else 1 when held (its row a hash, its id in
+ * active, the row's `token` the call's), else 0. The held settlements of each op, in the order
+ * ack, retry, bury, release, form one call of that verb (a part; none when it has no job): every
+ * part's step 5 runs first (`emq_ack_part` … `emq_release_part`; the first refusal is SETTLE's,
+ * nothing written), then every part's writes, in that order. Then, when want > 0, CLAIM's steps
+ * 5–6 (`emq_claim_part`, block_ms 0) on the state the settles left; a refusal there claims and
+ * writes nothing (next_ms 0) and the settles stand.
+ *
+ * Reply `[next_ms, [status…], [id, payload, attempts, token, opts]…]`.
+ *
+ * @module
+ */
+import { ROW } from "../wire/mod.ts";
+import { luaScript } from "./_prelude.ts";
+import { ACK_PART_LUA } from "./ack.ts";
+import { BURY_PART_LUA } from "./bury.ts";
+import { CLAIM_PART_LUA } from "./claim.ts";
+import { LANE_WALK_LUA } from "./lane_walk.ts";
+import { LEASES_LUA } from "./leases.ts";
+import { MOVE_DUE_LUA } from "./move_due.ts";
+import { RELEASE_PART_LUA } from "./release.ts";
+import { RETENTION_LUA } from "./retention.ts";
+import { RETRY_PART_LUA } from "./retry.ts";
+
+/** The Lua twin of `EMQ.SETTLE`. */
+export const SETTLE_LUA: string = luaScript(
+  "SETTLE",
+  `
+local active = base .. 'active'
+local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+local missing = {}
+local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
+-- each settlement's row: the caller's ACL, a missing one remembered (not typed: another type is
+-- a settlement not held)
+local rows, hash = {}, {}
+for j = 1, n do
+  rows[j] = base .. 'job:' .. id[j]
+  local t, e = emq_read('TYPE', rows[j]) if e then return e end
+  t = t['ok']
+  if t == 'none' then missing[#missing + 1] = rows[j] end
+  hash[j] = t == 'hash'
+end
+e = emq_local(cluster, missing) if e then return e end
+-- the statuses, on the state before any write; the held settlements by op (0 ack … 3 release)
+local status, seen, parts = {}, {}, {{}, {}, {}, {}}
+for j = 1, n do
+  if seen[id[j]] then
+    status[j] = 2
+  else
+    seen[id[j]] = true
+    local held = hash[j] and redis.call('ZSCORE', active, id[j]) ~= false
+      and redis.call('HGET', rows[j], '${ROW.token}') == emq_int(token[j])
+    status[j] = held and 1 or 0
+    if held then table.insert(parts[op[j] + 1], j) end
+  end
+end
+-- every part's step 5, in op order, then every part's step 6
+local writes = {}
+for o, js in ipairs(parts) do
+  if #js > 0 then
+    local ids, tokens, delays, reasons, results = {}, {}, {}, {}, {}
+    for k, j in ipairs(js) do
+      ids[k], tokens[k], delays[k], reasons[k], results[k] = id[j], token[j], delay_ms[j], reason[j], result[j]
+    end
+    local write, e
+    if o == 1 then
+      write, e = emq_ack_part(base, cluster, #js, ids, tokens, results)
+    elseif o == 2 then
+      write, e = emq_retry_part(base, cluster, #js, ids, tokens, delays, reasons)
+    elseif o == 3 then
+      write, e = emq_bury_part(base, cluster, #js, ids, tokens, reasons)
+    else
+      write, e = emq_release_part(base, cluster, #js, ids, tokens)
+    end
+    if e then return e end
+    writes[#writes + 1] = write
+  end
+end
+for _, write in ipairs(writes) do write() end
+-- the claim part: refused, it claims nothing and writes nothing (the settles stand)
+local claimed = {0}
+if want > 0 then
+  local reply = emq_claim_part(base, cluster, lease_ms, want)
+  if reply then claimed = reply end
+end
+local reply = {claimed[1], status}
+for k = 2, #claimed do reply[k + 1] = claimed[k] end
+return reply
+`,
+  LEASES_LUA + RETENTION_LUA + MOVE_DUE_LUA + LANE_WALK_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
+    RELEASE_PART_LUA + CLAIM_PART_LUA,
+);
