@@ -397,67 +397,6 @@ for (const combo of COMBOS) {
 
     test("settle and claim in one SETTLE per batch: its settlements applied, its claims run, the bounds kept", async () => {
       const q = `wk-settle-${backend}`;
-      const JOBS = 400;
-      const CONCURRENCY = 7;
-      await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, n) => ({ n })));
-      const base = ctx.mq.workerClient();
-      const settles: Array<{ settlements: number; want: number; claimed: number; kinds: string[] }> = [];
-      let alone = 0; // settlements sent without a claim (settleMany)
-      let running = 0;
-      let maxRunning = 0;
-      const errors: unknown[] = [];
-      const client: WorkerClient<{ n: number }> = {
-        ...base,
-        async dedicated(queue, blockMs, signal, who) {
-          const line = await base.dedicated(queue, blockMs, signal, who);
-          expect(line.settle).toBeDefined();
-          return {
-            ...line,
-            async settle(queue, settlements, want, leaseMs) {
-              const r = await line.settle!(queue, settlements, want, leaseMs);
-              settles.push({ settlements: settlements.length, want, claimed: r.claim.jobs.length, kinds: settlements.map((s) => s.kind) });
-              expect(r.results).toEqual(settlements.map(() => null));
-              return r;
-            },
-          };
-        },
-        settleMany(settlements) {
-          alone += settlements.length;
-          return base.settleMany(settlements);
-        },
-      };
-      const worker = new Worker<{ n: number }>(
-        client,
-        q,
-        async (job) => {
-          running++;
-          maxRunning = Math.max(maxRunning, running);
-          if (job.payload.n % 3 === 0) await sleep(Math.random() * 3);
-          running--;
-          if (job.payload.n % 50 === 0 && job.attempts === 1) throw new Error("again");
-        },
-        { concurrency: CONCURRENCY, leaseMs: 60_000, backoff: 0, onError: (e) => void errors.push(e), ...FAST },
-        () => {},
-      );
-      await eventually(() => worker.completed === JOBS, 60_000);
-      await worker.stop();
-      expect(errors).toEqual([]);
-      expect(maxRunning).toBeLessThanOrEqual(CONCURRENCY);
-      const viaSettle = settles.reduce((n, s) => n + s.settlements, 0);
-      // every settlement went out once: in a SETTLE while the queue had jobs, alone only while the
-      // worker waited on the server (the drain's end)
-      expect(viaSettle + alone).toBe(JOBS + JOBS / 50);
-      expect(viaSettle).toBeGreaterThan(JOBS / 2);
-      expect(Math.max(...settles.map((s) => s.settlements))).toBeGreaterThan(1);
-      expect(Math.max(...settles.map((s) => s.want))).toBeLessThanOrEqual(CONCURRENCY);
-      expect(settles.reduce((n, s) => n + s.claimed, 0)).toBeGreaterThan(JOBS / 2); // the claims rode along
-      expect(settles.some((s) => s.kinds.includes("retry"))).toBe(true); // retried at delay 0 in a SETTLE
-      expect(worker.failed).toBe(JOBS / 50);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
-    });
-
-    test("settle and claim in one SETTLE per batch: its settlements applied, its claims run, the bounds kept", async () => {
-      const q = `wk-settle-${backend}`;
       const base = ctx.mq.workerClient();
       const settles: Array<{ settlements: number; want: number; claimed: number; kinds: string[] }> = [];
       let alone = 0; // settlements sent without a claim (settleMany)
