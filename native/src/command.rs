@@ -98,6 +98,34 @@ impl<'a> Args<'a> {
         options::parse(self.job_bytes(j, k).bytes()).unwrap_or_default()
     }
 
+    /// The arguments of one call of another verb made from this call's groups `jobs` (in that
+    /// order), each group of it the arguments `fields` of one of them (SETTLE's parts: its ACK,
+    /// RETRY, BURY and RELEASE), with no fixed argument.
+    pub fn part(&self, jobs: &[usize], fields: &[usize]) -> Args<'a> {
+        let values = jobs
+            .iter()
+            .flat_map(|&j| fields.iter().map(move |&k| (j, k)))
+            .map(|(j, k)| self.values[self.fixed + j * self.group + k])
+            .collect();
+        Args {
+            values,
+            fixed: 0,
+            group: fields.len(),
+            jobs: jobs.len(),
+        }
+    }
+
+    /// The arguments of a call of another verb whose fixed arguments are the numbers `fixed` and
+    /// which has no group (SETTLE's CLAIM).
+    pub fn numbers(fixed: &[i64]) -> Args<'a> {
+        Args {
+            values: fixed.iter().map(|&n| Value::Number(n)).collect(),
+            fixed: fixed.len(),
+            group: 0,
+            jobs: 0,
+        }
+    }
+
     /// The ids of every job (argument 0 of each group).
     pub fn ids(&self) -> Vec<Str<'a>> {
         (0..self.jobs).map(|j| self.job_bytes(j, 0)).collect()
@@ -125,6 +153,12 @@ pub enum Reply<'a> {
     /// CLAIM's `[next_ms, [id, payload, attempts, token, opts]…]`.
     Claimed {
         next_ms: i64,
+        jobs: Vec<Claimed<'a>>,
+    },
+    /// SETTLE's `[next_ms, [status…], [id, payload, attempts, token, opts]…]`.
+    Settled {
+        next_ms: i64,
+        statuses: Vec<i64>,
         jobs: Vec<Claimed<'a>>,
     },
     /// An admission of which a job carried a `dedup` key: `[admitted, (place, holder, outcome)…]`.
@@ -221,24 +255,42 @@ fn answer(ctx: Ctx, reply: Reply) {
         Reply::Claimed { next_ms, jobs } => {
             ctx.reply_array(1 + jobs.len());
             ctx.reply_int(next_ms);
-            for job in jobs {
-                ctx.reply_array(5);
-                ctx.reply_str(job.id.as_str());
-                match &job.payload {
-                    Some(p) => ctx.reply_str(p.as_str()),
-                    None => ctx.reply_nil(),
-                }
-                ctx.reply_int(job.attempts);
-                ctx.reply_int(job.token);
-                match &job.opts {
-                    Some(o) => ctx.reply_str(o.as_str()),
-                    None => ctx.reply_str(lit().empty),
-                }
+            answer_jobs(ctx, jobs);
+        }
+        Reply::Settled {
+            next_ms,
+            statuses,
+            jobs,
+        } => {
+            ctx.reply_array(2 + jobs.len());
+            ctx.reply_int(next_ms);
+            ctx.reply_array(statuses.len());
+            for status in statuses {
+                ctx.reply_int(status);
             }
+            answer_jobs(ctx, jobs);
         }
         Reply::Wait { next_ms, .. } => {
             ctx.reply_array(1);
             ctx.reply_int(next_ms);
+        }
+    }
+}
+
+/// Claimed jobs, each `[id, payload, attempts, token, opts]` (CLAIM's and SETTLE's).
+fn answer_jobs(ctx: Ctx, jobs: Vec<Claimed>) {
+    for job in jobs {
+        ctx.reply_array(5);
+        ctx.reply_str(job.id.as_str());
+        match &job.payload {
+            Some(p) => ctx.reply_str(p.as_str()),
+            None => ctx.reply_nil(),
+        }
+        ctx.reply_int(job.attempts);
+        ctx.reply_int(job.token);
+        match &job.opts {
+            Some(o) => ctx.reply_str(o.as_str()),
+            None => ctx.reply_str(lit().empty),
         }
     }
 }

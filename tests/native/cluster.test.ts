@@ -183,6 +183,33 @@ describe("ownership", () => {
   });
 });
 
+describe("SETTLE", () => {
+  test("settles and claims on each of three primaries, routed by the meta key; replicas end equal", async () => {
+    const queues = await queuesOnDistinctNodes("settle-");
+    expect(queues.length).toBe(c.primaries.length);
+    let n = 3000;
+    for (const q of queues) {
+      const ids = Array.from({ length: 5 }, () => jobId(++n));
+      expectOk(await run(argv("ENQUEUE", q, {}, ids.map((id) => ({ id })))), 5);
+      const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 4, block_ms: 0 })))).jobs;
+      const groups = jobs.map((j, op) => ({ op, id: j.id, token: j.token, delay_ms: 0, reason: "r", result: "ok" }));
+      const reply = expectOk(await run(argv("SETTLE", q, { lease_ms: 60_000, want: 5 }, groups))) as unknown[];
+      expect(reply[1]).toEqual([1, 1, 1, 1]);
+      // claimed again: the retried-now, the released and the one never claimed
+      const again = claimed([reply[0], ...reply.slice(2)]).jobs;
+      expect(again.map((j) => j.id).sort()).toEqual([jobs[1]!.id, jobs[3]!.id, ids[4]!].sort());
+      const owner = await ownerOf(q.meta);
+      expect(await on(owner, ["ZCARD", q.active])).toBe(3);
+      expect(await on(owner, ["HGET", q.meta, "acked"])).toBe("1");
+    }
+    for (const replica of c.replicas) {
+      const primaryPort = Number(infoFields(await on(replica, ["INFO", "replication"]))["master_port"]);
+      await waitForSync(primaryPort, replica.server.port);
+      expect(String(await on(replica, ["DEBUG", "DIGEST"]))).toBe(String(await command(primaryPort, ["DEBUG", "DIGEST"])));
+    }
+  });
+});
+
 describe("fence by configuration", () => {
   /** A call of `verb` that succeeds unfenced, given one active job `id` (token 1). */
   /** The held job's token: meta's `tokens` is set above the clock's floor (now × 1000) before its claim. */

@@ -380,3 +380,28 @@ test("an AOF replay rebuilds the same keyspace (effects, not commands, are logge
     await server.stop();
   }
 }, 60_000);
+
+test("SETTLE: every op (ack, retry later and now, bury, release), repeated and stale settlements, then its claim, replicate as effects", async () => {
+  const q = queue("settle");
+  const ids = Array.from({ length: 8 }, (_, i) => jobId(500 + i));
+  expectOk(await run(argv("ENQUEUE", q, {}, ids.map((id, i) => ({ id, opts: i === 0 ? "dedup=k" : "", payload: `p${i}` })))));
+  expectOk(await run(["HSET", q.meta, "concurrency", "10", "completed_max", "2"]));
+  const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 6, block_ms: 0 })))).jobs;
+  expect(jobs.length).toBe(6);
+  const g = (op: number, j: ClaimedJob, extra: Values = {}): Values => ({
+    op, id: j.id, token: j.token, delay_ms: 0, reason: "why", result: "", ...extra,
+  });
+  const reply = expectOk(await run(argv("SETTLE", q, { lease_ms: 30_000, want: 4 }, [
+    g(0, jobs[0]!, { result: "r0" }),
+    g(1, jobs[1]!, { delay_ms: 60_000 }),
+    g(2, jobs[2]!),
+    g(3, jobs[3]!),
+    g(1, jobs[4]!),
+    g(0, jobs[5]!),
+    g(0, jobs[5]!),
+    g(2, { ...jobs[0]!, id: jobId(599) }),
+  ]))) as unknown[];
+  expect(reply[1]).toEqual([1, 1, 1, 1, 1, 1, 2, 0]);
+  expect(reply.length).toBe(2 + 4);
+  await sameDigest();
+}, 60_000);

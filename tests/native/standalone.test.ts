@@ -39,10 +39,12 @@ import {
   sleep,
   standalone,
   useVerbSite,
+  type Values,
   type VerbName,
   VERBS,
   wellFormed,
 } from "./_native.ts";
+import { command } from "../../tools/embedded/mod.ts";
 
 const { site, run, ok, refuses } = useVerbSite();
 
@@ -1187,5 +1189,255 @@ describe("a scheduler's job options", () => {
     await ok(argv("TICK", q, { name: "nightly", expected_ms: 1300, next_ms: 1400 }, [{ id: jobId(4), tick_ms: 1300 }]), 0);
     expect(await exists(q.row(jobId(4)))).toBe(0);
     expect(await row(site.db, sched)).toMatchObject({ runs: "3", last_ms: "1200", next_ms: "1400" });
+  });
+});
+
+describe("SETTLE", () => {
+  const q = queue("orders");
+  const twin = queue("twin");
+  const WT = refusal("wrongtype", "SETTLE", {});
+
+  /** One settlement: op (0 ack, 1 retry, 2 bury, 3 release) of job `j` held (or `token` given). */
+  const settlement = (op: number, j: ClaimedJob, extra: Values = {}): Values => ({
+    op,
+    id: j.id,
+    token: j.token,
+    delay_ms: 0,
+    reason: "",
+    result: "",
+    ...extra,
+  });
+
+  /** SETTLE's reply: `[next_ms, [status…], job…]`, checked for its shape. */
+  async function settle(
+    on: QueueKeys,
+    groups: Values[],
+    want = 0,
+    lease_ms = 60_000,
+  ): Promise<{ nextMs: number; statuses: number[]; jobs: ClaimedJob[] }> {
+    const reply = expectOk(await run(argv("SETTLE", on, { lease_ms, want }, groups))) as unknown[];
+    expect(Array.isArray(reply) && Array.isArray(reply[1])).toBe(true);
+    const { nextMs, jobs } = claimed([reply[0], ...reply.slice(2)]);
+    return { nextMs, statuses: (reply[1] as unknown[]).map(Number), jobs };
+  }
+
+  /** CLAIM of `count` on queue `on`, no wait. */
+  const claimOn = async (on: QueueKeys, count: number): Promise<ClaimedJob[]> =>
+    claimed(expectOk(await run(argv("CLAIM", on, { lease_ms: 60_000, count, block_ms: 0 })))).jobs;
+
+  /** Fields that hold a time or a token: equal in shape only between two queues. */
+  const TIMED = new Set(["created_ms", "finished_ms", "due_ms", "buried_ms", "deadline_ms", "token", "tokens"]);
+  const untimed = (r: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, TIMED.has(k) ? "t" : v]));
+
+  /** A queue's state with times and tokens blanked: rows of `ids`, its sets (members in order), lists, meta, event types. */
+  async function state(on: QueueKeys, ids: string[]): Promise<unknown> {
+    const rows: Record<string, Record<string, string>> = {};
+    for (const id of ids) rows[id] = untimed(await row(site.db, on.row(id)));
+    const sets: Record<string, string[]> = {};
+    for (const k of ["active", "schedule", "dead", "completed", "wake", "dedup_ttl"] as const) {
+      sets[k] = ((await ok(["ZRANGE", on[k], "0", "-1"])) as unknown[]).map(String);
+    }
+    const xrange = await command(site.server.port, ["XRANGE", on.events, "-", "+"]);
+    const types = (Array.isArray(xrange) ? xrange : []).map((e) => {
+      const fields = (e as [unknown, unknown[]])[1].map(String);
+      const pairs: string[] = [];
+      for (let i = 0; i + 1 < fields.length; i += 2) {
+        pairs.push(`${fields[i]}=${fields[i] === "until" || fields[i]!.endsWith("_ms") ? "t" : fields[i + 1]}`);
+      }
+      return pairs.join(" ");
+    });
+    return {
+      rows,
+      sets,
+      pending: await lrange(on.pending),
+      meta: untimed(await row(site.db, on.meta)),
+      dedup: await row(site.db, `${on.base}dedup`),
+      events: types,
+    };
+  }
+
+  test("statuses: 1 held, 0 not held (stale token, not active, missing row, row of another type), 2 named before", async () => {
+    const [a, b, c, x, y] = [jobId(1), jobId(2), jobId(3), jobId(4), jobId(5)];
+    await enqueue(q, [a, b, c]);
+    const jobs = await claim(q, 2).then((r) => r.jobs);
+    expect(jobs.map((j) => j.id)).toEqual([a, b]);
+    await ok(["SET", q.row(y), "not a row"]);
+    const cJob: ClaimedJob = { id: c, payload: "", attempts: 0, token: jobs[1]!.token, opts: "" };
+    const out = await settle(q, [
+      settlement(0, jobs[0]!, { result: "done" }),
+      settlement(1, jobs[0]!), // repeated, whatever the op
+      settlement(0, { ...jobs[1]!, token: jobs[1]!.token + 1000 }), // stale token
+      settlement(0, cJob), // pending, not active
+      settlement(2, { ...jobs[1]!, id: x }), // no row
+      settlement(3, { ...jobs[1]!, id: y }), // a string, no refusal
+      settlement(3, { ...jobs[1]!, token: jobs[1]!.token + 1000 }), // b again: 2
+    ]);
+    expect(out).toEqual({ nextMs: 0, statuses: [1, 2, 0, 0, 0, 0, 2], jobs: [] });
+    expect(await row(site.db, q.row(a))).toMatchObject({ state: "completed", result: "done" });
+    expect(await row(site.db, q.row(b))).toMatchObject({ state: "active", attempts: "1" });
+    expect(await lrange(q.pending)).toEqual([c]);
+    expect(Object.keys(await zset(q.active))).toEqual([b]);
+    expect((await row(site.db, q.meta)).acked).toBe("1");
+    expect(await ok(["GET", q.row(y)])).toBe("not a row");
+    // nothing held: nothing written (want 0)
+    const before = await digest(site.db);
+    expect(await settle(q, [settlement(0, { ...jobs[1]!, token: 1 })])).toEqual({ nextMs: 0, statuses: [0], jobs: [] });
+    expect(await digest(site.db)).toBe(before);
+  });
+
+  test("every op as its verb: mixed settlements in one call equal ACK, RETRY, BURY, RELEASE called in that order", async () => {
+    const ids = Array.from({ length: 10 }, (_, i) => jobId(100 + i));
+    const opts = (i: number) => (i === 0 || i === 2 ? `dedup=k${i}` : "");
+    for (const on of [q, twin]) {
+      await ok(argv("ENQUEUE", on, {}, ids.map((id, i) => ({ id, payload: `p-${id}`, opts: opts(i) }))), [ids.length]);
+      await ok(["HSET", on.meta, "concurrency", "20"]);
+    }
+    const mine = await claimOn(q, 8);
+    const theirs = await claimOn(twin, 8);
+    expect(mine.map((j) => j.id)).toEqual(theirs.map((j) => j.id));
+    // op per claimed job, in argument order: ack, retry (later), bury, release, ack, retry (now), release, bury
+    const plan: Array<[number, Values]> = [
+      [0, { result: "r0" }],
+      [1, { delay_ms: 60_000, reason: "later" }],
+      [2, { reason: "dead0" }],
+      [3, {}],
+      [0, { result: "" }],
+      [1, { delay_ms: 0, reason: "now" }],
+      [3, {}],
+      [2, { reason: "dead1" }],
+    ];
+    const out = await settle(q, plan.map(([op, extra], i) => settlement(op, mine[i]!, extra)));
+    expect(out).toEqual({ nextMs: 0, statuses: plan.map(() => 1), jobs: [] });
+    const of = (op: number) => plan.flatMap(([o, extra], i) => (o === op ? [{ ...extra, id: theirs[i]!.id, token: theirs[i]!.token }] : []));
+    await ok(argv("ACK", twin, {}, of(0)), 2);
+    await ok(argv("RETRY", twin, {}, of(1)), 2);
+    await ok(argv("BURY", twin, {}, of(2)), 2);
+    await ok(argv("RELEASE", twin, {}, of(3)), 2);
+    const mineState = await state(q, ids);
+    expect(mineState).toEqual(await state(twin, ids));
+    // and what that is: the rows' states, the lists and sets, meta's counters, the events
+    const m = mineState as { rows: Record<string, Record<string, string>>; pending: string[]; meta: Record<string, string>; events: string[] };
+    expect(ids.slice(0, 8).map((id) => m.rows[id]!.state)).toEqual([
+      "completed", "scheduled", "dead", "pending", "completed", "pending", "pending", "dead",
+    ]);
+    expect(m.pending).toEqual([mine[5]!.id, ids[9], ids[8], mine[3]!.id, mine[6]!.id]);
+    expect(m.meta).toMatchObject({ acked: "2", retried: "2", buried: "2", claimed: "8" });
+    expect(m.events.map((e) => e.split(" ")[0])).toEqual([
+      "type=enqueued", "type=claimed", "type=completed", "type=retried", "type=retried", "type=dead", "type=dead", "type=released",
+    ]);
+  });
+
+  test("want 0 claims nothing (no upkeep); want > 0 claims after the settlements: a retried-now and a released job come back", async () => {
+    const [a, b, c, d] = [jobId(1), jobId(2), jobId(3), jobId(4)];
+    await enqueue(q, [a, b, c]);
+    const [ja, jb] = await claimOn(q, 2);
+    await schedule(q, [[d, 1]]); // due: only a claim's upkeep promotes it
+    const t0 = Date.now();
+    const none = await settle(q, [settlement(0, { ...jb!, token: 1 })], 0);
+    expect(none).toEqual({ nextMs: 0, statuses: [0], jobs: [] });
+    expect(await lrange(q.pending)).toEqual([c]);
+    expect(Object.keys(await zset(q.schedule))).toEqual([d]);
+    const out = await settle(q, [settlement(1, ja!, { delay_ms: 0, reason: "again" }), settlement(3, jb!)], 10, 30_000);
+    expect(out.statuses).toEqual([1, 1]);
+    // after the settlements pending is [a, c, b] (retry: head; release: tail), then the upkeep puts d
+    // at the head; the claim pops the tail: b, c, a, d
+    expect(out.jobs.map((j) => [j.id, j.payload, j.attempts, j.opts])).toEqual([
+      [b, `p-${b}`, 1, ""],
+      [c, `p-${c}`, 1, ""],
+      [a, `p-${a}`, 2, ""],
+      [d, `p-${d}`, 1, ""],
+    ]);
+    expect(out.jobs.map((j) => j.token)).toEqual(out.jobs.map((_, i) => out.jobs[0]!.token + i));
+    expect(out.jobs[0]!.token).toBeGreaterThan(jb!.token);
+    expect(Math.abs(out.nextMs - (t0 + 30_000))).toBeLessThan(5000);
+    expect(Object.keys(await zset(q.active)).sort()).toEqual([a, b, c, d].sort());
+    expect(await exists(q.pending, q.schedule)).toBe(0);
+    expect(await row(site.db, q.meta)).toMatchObject({ retried: "1", claimed: "6" });
+    // the tokens the reply names hold the jobs: a SETTLE of them all applies
+    const again = await settle(q, out.jobs.map((j) => settlement(0, j)), 1);
+    expect(again).toEqual({ nextMs: 0, statuses: [1, 1, 1, 1], jobs: [] });
+    expect(await exists(q.active)).toBe(0);
+  });
+
+  test("a refusal of any part comes before any write: nothing written, DEBUG DIGEST unchanged", async () => {
+    const ids = [jobId(1), jobId(2), jobId(3)];
+    await enqueue(q, ids);
+    const jobs = await claimOn(q, 3);
+    // RETRY's part meets `schedule` a string (the ACK part before it passed its checks)
+    await ok(["SET", q.schedule, "x"]);
+    await refuses(argv("SETTLE", q, { lease_ms: 1000, want: 3 }, [
+      settlement(0, jobs[0]!),
+      settlement(1, jobs[1]!, { delay_ms: 5000, reason: "r" }),
+      settlement(3, jobs[2]!),
+    ]), WT);
+    // no retry: the same call without it is applied
+    await ok(["DEL", q.schedule]);
+    // ACK's part meets `completed` a string, after a release part would have passed
+    await ok(["SET", q.completed, "x"]);
+    await refuses(argv("SETTLE", q, { lease_ms: 1000, want: 0 }, [settlement(3, jobs[2]!), settlement(0, jobs[0]!)]), WT);
+    await ok(["DEL", q.completed]);
+    // meta, then active, are checked first (even with nothing held)
+    await ok(["SET", q.active, "x"]);
+    await refuses(argv("SETTLE", q, { lease_ms: 1000, want: 0 }, [settlement(0, { ...jobs[0]!, token: 1 })]), WT);
+    await ok(["DEL", q.active]);
+    // a counter of a part: BURY's `buried`
+    await ok(["ZADD", q.active, "1", ids[0]!, "1", ids[1]!, "1", ids[2]!]);
+    await ok(["HSET", q.meta, "buried", "x"]);
+    await refuses(
+      argv("SETTLE", q, { lease_ms: 1000, want: 1 }, [settlement(0, jobs[0]!), settlement(2, jobs[1]!, { reason: "r" })]),
+      refusal("counter", "SETTLE", {}),
+    );
+  });
+
+  test("a refused claim part: the settlements stand, no job, next_ms 0; the next CLAIM meets the refusal", async () => {
+    const [a, b] = [jobId(1), jobId(2)];
+    await enqueue(q, [a, b]);
+    const [ja] = await claimOn(q, 1);
+    // ACK touches active, completed, rows, meta, events: `dead` is CLAIM's alone
+    await ok(["SET", q.dead, "x"]);
+    const out = await settle(q, [settlement(0, ja!, { result: "ok" })], 5);
+    expect(out).toEqual({ nextMs: 0, statuses: [1], jobs: [] });
+    expect(await row(site.db, q.row(a))).toMatchObject({ state: "completed", result: "ok" });
+    expect(await exists(q.active)).toBe(0);
+    expect(await lrange(q.pending)).toEqual([b]);
+    expect((await row(site.db, q.meta)).acked).toBe("1");
+    expect(await ok(["GET", q.dead])).toBe("x");
+    expectRefused(await run(argv("CLAIM", q, { lease_ms: 1000, count: 1, block_ms: 0 })), refusal("wrongtype", "CLAIM", {}));
+  });
+
+  test("a laned queue: settle and claim keep every lane's active count", async () => {
+    let n = 200;
+    const enqueueLane = async (lane: string, k: number) => {
+      const groups = Array.from({ length: k }, (_, i) => ({ id: jobId(n++), opts: lane ? `lane=${lane}` : "", payload: `${lane}:${i}` }));
+      await ok(argv("ENQUEUE", q, {}, groups), k);
+    };
+    await enqueueLane("a", 4);
+    await enqueueLane("b", 4);
+    await enqueueLane("", 2);
+    const laneKey = (l: string) => `${q.base}lane:${l}`;
+    /** Each lane's `active` equals its jobs in active. */
+    const consistent = async () => {
+      const active = Object.keys(await zset(q.active));
+      for (const l of ["a", "b", ""]) {
+        const mine = [];
+        for (const id of active) if ((await row(site.db, q.row(id))).payload!.split(":")[0] === l) mine.push(id);
+        const stored = await ok(["HGET", laneKey(l), "active"]);
+        expect({ l, active: stored === null ? 0 : Number(stored) }).toEqual({ l, active: mine.length });
+      }
+    };
+    let jobs = await claimOn(q, 4);
+    await consistent();
+    for (let round = 0; round < 4 && jobs.length > 0; round++) {
+      const ops = jobs.map((j, i) => settlement((i + round) % 4, j, { delay_ms: 0, reason: "r" }));
+      const out = await settle(q, ops, 3);
+      expect(out.statuses).toEqual(jobs.map(() => 1));
+      await consistent();
+      jobs = out.jobs;
+    }
+    await ok(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 1, rate_max: 0 }), 1);
+    const out = await settle(q, jobs.map((j) => settlement(3, j)), 10);
+    await consistent();
+    expect(out.jobs.filter((j) => j.payload.startsWith("a:")).length).toBeLessThanOrEqual(1);
   });
 });

@@ -317,6 +317,10 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return pick(OPTS);
     case "result": // one in a thousand past the limit (about ten of a run: a MiB each)
       return random() < 0.001 ? "v".repeat(MAX_PAYLOAD_BYTES + int(2)) : random() < 0.3 ? "" : bytes(int(48));
+    case "op": // SETTLE: ack, retry, bury, release
+      return String(int(4));
+    case "want": // SETTLE: often no claim at all
+      return String(random() < 0.3 ? 0 : 1 + int(5));
     case "completed_max":
       return pick(["0", "1", "2", "1000", String(int(100))]);
     case "completed_age_ms":
@@ -645,7 +649,15 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
       if (err === null) {
         tally.ok++;
         if (p.kind !== "runs" || p.repeated !== null) note(`host predicted ${JSON.stringify(p)}, module ran ${show(calls[i]!)}`);
-        else if (p.verb !== "CLAIM" && typeof reply !== "number" && !(admits(p.verb) && Array.isArray(reply))) {
+        else if (p.verb === "SETTLE") {
+          // `[next_ms, [status…], job…]`: one status (0, 1 or 2) per settlement
+          const k = p.ids.length;
+          const statuses = Array.isArray(reply) ? reply[1] : undefined;
+          if (
+            !Array.isArray(reply) || typeof reply[0] !== "number" || !Array.isArray(statuses) || statuses.length !== k ||
+            !statuses.every((x) => x === 0 || x === 1 || x === 2)
+          ) note(`not a SETTLE reply: ${show(calls[i]!)}`);
+        } else if (p.verb !== "CLAIM" && typeof reply !== "number" && !(admits(p.verb) && Array.isArray(reply))) {
           note(`not an integer reply: ${show(calls[i]!)}`);
         }
         else if (p.verb === "CLAIM" && !(Array.isArray(reply) && typeof reply[0] === "number")) {

@@ -84,6 +84,26 @@ impl<'a> Ctx<'a> {
 }
 
 impl<'a, 'k> Key<'a, 'k> {
+    /// Closes the handle, to be opened again by [`reopen`](Self::reopen) before its next use: a
+    /// handle caches the value it found, so one kept open across another handle's write that
+    /// makes or deletes the key would be stale (SETTLE closes its parts' keys after their checks
+    /// and opens each part's again just before that part's writes).
+    pub fn close(&mut self) {
+        if !self.raw.is_null() {
+            // SAFETY: opened by OpenKey, closed exactly once (the pointer is cleared).
+            unsafe { api!(RedisModule_CloseKey)(self.raw) };
+            self.raw = ptr::null_mut();
+        }
+    }
+
+    /// Opens the key again for reading and writing, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.close();
+        let mode = (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int;
+        // SAFETY: a valid ctx and the live name the key borrows or owns.
+        self.raw = unsafe { api!(RedisModule_OpenKey)(self.ctx.raw, self.name.raw, mode) };
+    }
+
     /// The key's Valkey type.
     pub fn kind(&self) -> Kind {
         // SAFETY: an open key (null opens read-only missing keys are never wrapped).

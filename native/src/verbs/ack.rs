@@ -5,20 +5,47 @@
 //! deleted. Their deduplication keys are let go; one `completed` event names them. Reply: the
 //! count.
 
-use super::leases::{held, leave_active, Leaves};
-use super::retention::{self, Kept};
+use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
+use super::retention::{self, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, COMPLETED};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs ACK's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (ctx, l) = (s.ctx, lit());
+    let checked = check(s, args)?;
+    Ok(write(s, args, checked))
+}
+
+/// ACK's step 5 done: the jobs held and what its writes need.
+pub struct Checked<'a> {
+    settle: Settle<'a>,
+    keys: [Key<'a, 'a>; 2],
+    victims: Option<Victims<'a>>,
+}
+
+impl Checked<'_> {
+    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
+    pub fn close(&mut self) {
+        self.settle.close();
+        close_all(&mut self.keys);
+    }
+
+    /// Opens its handles again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.settle.reopen();
+        reopen_all(&mut self.keys);
+    }
+}
+
+/// ACK's step 5: every check, nothing written.
+pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
+    let l = lit();
     let structures = [(ACTIVE, Kind::Zset), (COMPLETED, Kind::Zset)];
-    let (settle, [active, completed]) = held(
+    let (settle, keys) = held(
         s,
         args,
         (structures, true),
@@ -32,7 +59,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         Some(retention::select(
             s,
             &settle.meta,
-            &completed,
+            &keys[1],
             Kept::Completed,
             now,
             n,
@@ -40,7 +67,22 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     } else {
         None
     };
+    Ok(Checked {
+        settle,
+        keys,
+        victims,
+    })
+}
 
+/// ACK's step 6, after [`check`]: every write, and the reply.
+pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<'a> {
+    let (ctx, l) = (s.ctx, lit());
+    let Checked {
+        settle,
+        keys: [active, completed],
+        victims,
+    } = checked;
+    let now = s.now();
     settle.let_go(now);
     leave_active(s, &settle, &active);
     match &victims {
@@ -78,5 +120,5 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let reply = settle.done();
     let acked = settle.ids.iter().map(|id| id.bytes());
     settle.events.jobs(l.event.completed, acked);
-    Ok(reply)
+    reply
 }

@@ -3,20 +3,47 @@
 //! the count.
 
 use super::events::{blank, Fields};
-use super::leases::{held, leave_active, Leaves};
-use super::retention::{self, Kept};
+use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
+use super::retention::{self, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Str};
+use crate::ffi::{Key, Kind, Str};
 use crate::keyspace::{ACTIVE, DEAD};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs BURY's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
-    let (ctx, l) = (s.ctx, lit());
+    let checked = check(s, args)?;
+    Ok(write(s, args, checked))
+}
+
+/// BURY's step 5 done: the jobs held and what its writes need.
+pub struct Checked<'a> {
+    settle: Settle<'a>,
+    keys: [Key<'a, 'a>; 2],
+    victims: Victims<'a>,
+}
+
+impl Checked<'_> {
+    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
+    pub fn close(&mut self) {
+        self.settle.close();
+        close_all(&mut self.keys);
+    }
+
+    /// Opens its handles again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.settle.reopen();
+        reopen_all(&mut self.keys);
+    }
+}
+
+/// BURY's step 5: every check, nothing written.
+pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
+    let l = lit();
     let structures = [(ACTIVE, Kind::Zset), (DEAD, Kind::Zset)];
-    let (settle, [active, dead]) = held(
+    let (settle, keys) = held(
         s,
         args,
         (structures, true),
@@ -25,8 +52,23 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     )?;
     let now = s.now();
     let adding = settle.ids.len() as i64;
-    let victims = retention::select(s, &settle.meta, &dead, Kept::Dead, now, adding)?;
+    let victims = retention::select(s, &settle.meta, &keys[1], Kept::Dead, now, adding)?;
+    Ok(Checked {
+        settle,
+        keys,
+        victims,
+    })
+}
 
+/// BURY's step 6, after [`check`]: every write, and the reply.
+pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<'a> {
+    let (ctx, l) = (s.ctx, lit());
+    let Checked {
+        settle,
+        keys: [active, dead],
+        victims,
+    } = checked;
+    let now = s.now();
     settle.let_go(now);
     leave_active(s, &settle, &active);
     let now_s = ctx.int(now);
@@ -53,5 +95,5 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         };
         settle.events.add(l.event.dead, &entry);
     }
-    Ok(reply)
+    reply
 }

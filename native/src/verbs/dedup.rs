@@ -27,6 +27,20 @@ pub fn open<'a>(s: &mut Scope<'a>) -> Result<Dedup<'a>, Refusal> {
     Ok(Dedup { hash, ttl })
 }
 
+impl Dedup<'_> {
+    /// Closes both handles (`Key::close`), until [`reopen`](Self::reopen).
+    pub fn close(&mut self) {
+        self.hash.close();
+        self.ttl.close();
+    }
+
+    /// Opens both handles again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.hash.reopen();
+        self.ttl.reopen();
+    }
+}
+
 /// A `dedup` entry, `<id> <until_ms>`: the id and the window's end; `None` when malformed.
 pub fn entry(value: &[u8]) -> Option<(&[u8], i64)> {
     let at = value.iter().position(|&b| b == b' ')?;

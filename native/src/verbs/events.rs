@@ -59,6 +59,20 @@ impl<'a> Events<'a> {
         }
     }
 
+    /// Closes the stream's handle (`Key::close`), until [`reopen`](Self::reopen).
+    pub fn close(&mut self) {
+        if let Some(key) = &mut self.key {
+            key.close();
+        }
+    }
+
+    /// Opens the stream's handle again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        if let Some(key) = &mut self.key {
+            key.reopen();
+        }
+    }
+
     /// Whether the queue writes events (`events_max` is not 0).
     pub fn on(&self) -> bool {
         self.max > 0 && self.key.is_some()

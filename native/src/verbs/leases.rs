@@ -69,6 +69,25 @@ impl<'a> Settle<'a> {
         limits::freed(s, &self.meta, self.freeing);
     }
 
+    /// Closes its handles (`meta`, `events`, the deduplication keys) until [`reopen`](Self::reopen):
+    /// SETTLE checks every part before it writes any (`Key::close`).
+    pub fn close(&mut self) {
+        self.meta.close();
+        self.events.close();
+        if let Some(going) = &mut self.dedup {
+            going.d.close();
+        }
+    }
+
+    /// Opens its handles again, on the keyspace as the writes before it left it.
+    pub fn reopen(&mut self) {
+        self.meta.reopen();
+        self.events.reopen();
+        if let Some(going) = &mut self.dedup {
+            going.d.reopen();
+        }
+    }
+
     /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and
     /// its reply: how many.
     pub fn done(&self) -> Reply<'a> {
@@ -172,4 +191,18 @@ pub fn leave_active(s: &Scope, settle: &Settle, active: &Key) {
     zrem.extend(ids);
     active.ctx().replicate(c"ZREM", &zrem);
     settle.lower(s);
+}
+
+/// Closes every handle of `keys` (`Key::close`).
+pub fn close_all(keys: &mut [Key]) {
+    for key in keys {
+        key.close();
+    }
+}
+
+/// Opens every handle of `keys` again (`Key::reopen`).
+pub fn reopen_all(keys: &mut [Key]) {
+    for key in keys {
+        key.reopen();
+    }
 }

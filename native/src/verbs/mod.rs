@@ -4,7 +4,8 @@
 //! PROMOTE/REAP/CLAIM's mover; `ready`: the ready lists by (lane, priority); `lanes`: a laned
 //! queue's ring and lane states; `walk`: CLAIM's walk, decided before it writes; `retention`: the
 //! dead and completed sets' trimming by BURY, ACK, CLAIM and RETAIN; `events`: the events stream
-//! every transition appends to). Steps 1–4 (shape, layout, fence, gates) run in `command`
+//! every transition appends to; `settle`: SETTLE's parts, each the check and the write halves of
+//! ACK, RETRY, BURY or RELEASE, then a CLAIM). Steps 1–4 (shape, layout, fence, gates) run in `command`
 //! for every verb before its handler; a handler checks its domain, then writes everything or
 //! nothing (`docs/WIRE.md`).
 
@@ -39,6 +40,7 @@ pub mod run;
 pub mod schedule;
 pub mod scheduler;
 pub mod scope;
+pub mod settle;
 pub mod tick;
 pub mod unschedule;
 pub mod walk;

@@ -4,26 +4,53 @@
 //! names them. Reply: the count.
 
 use super::counter;
-use super::leases::{held, leave_active, Leaves};
+use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::Kind;
+use crate::ffi::{Key, Kind};
 use crate::keyspace::{ACTIVE, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs RELEASE's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let checked = check(s, args)?;
+    Ok(write(s, checked))
+}
+
+/// RELEASE's step 5 done: the jobs held and what its writes need.
+pub struct Checked<'a> {
+    settle: Settle<'a>,
+    keys: [Key<'a, 'a>; 3],
+    attempts: Vec<i64>,
+    plan: ready::Plan<'a>,
+}
+
+impl Checked<'_> {
+    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
+    pub fn close(&mut self) {
+        self.settle.close();
+        close_all(&mut self.keys);
+    }
+
+    /// Opens its handles again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.settle.reopen();
+        reopen_all(&mut self.keys);
+    }
+}
+
+/// RELEASE's step 5: every check, nothing written.
+pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let structures = [
         (ACTIVE, Kind::Zset),
         (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, pending, wake]) =
-        held(s, args, (structures, true), None, Leaves::Active)?;
+    let (settle, keys) = held(s, args, (structures, true), None, Leaves::Active)?;
     let mut attempts = Vec::with_capacity(settle.rows.len());
     for row in &settle.rows {
         attempts.push(counter(&ctx.open(row.as_str()), l.row.attempts)?);
@@ -31,7 +58,23 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let exists = vec![true; settle.ids.len()];
     let plan = ready::plan_rows(s, &settle.meta, &settle.ids, &settle.rows, &exists)?;
     s.probe()?;
+    Ok(Checked {
+        settle,
+        keys,
+        attempts,
+        plan,
+    })
+}
 
+/// RELEASE's step 6, after [`check`]: every write, and the reply.
+pub fn write<'a>(s: &Scope<'a>, checked: Checked<'a>) -> Reply<'a> {
+    let (ctx, l) = (s.ctx, lit());
+    let Checked {
+        settle,
+        keys: [active, pending, wake],
+        attempts,
+        plan,
+    } = checked;
     let was_empty = !ready::any(s, &settle.meta);
     leave_active(s, &settle, &active);
     ready::push(s, &settle.meta, &pending, &plan, true);
@@ -50,5 +93,5 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let reply = settle.done();
     let released = settle.ids.iter().map(|id| id.bytes());
     settle.events.jobs(l.event.released, released);
-    Ok(reply)
+    reply
 }

@@ -5,18 +5,46 @@
 //! again). Reply: the count.
 
 use super::events::{blank, Fields};
-use super::leases::{held, leave_active, Leaves};
+use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
 /// Runs RETRY's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let checked = check(s, args)?;
+    Ok(write(s, args, checked))
+}
+
+/// RETRY's step 5 done: the jobs held and what its writes need.
+pub struct Checked<'a> {
+    settle: Settle<'a>,
+    keys: [Key<'a, 'a>; 4],
+    now_ready: Vec<usize>,
+    plan: ready::Plan<'a>,
+}
+
+impl Checked<'_> {
+    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
+    pub fn close(&mut self) {
+        self.settle.close();
+        close_all(&mut self.keys);
+    }
+
+    /// Opens its handles again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.settle.reopen();
+        reopen_all(&mut self.keys);
+    }
+}
+
+/// RETRY's step 5: every check, nothing written.
+pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let structures = [
         (ACTIVE, Kind::Zset),
@@ -24,7 +52,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (PENDING, Kind::List),
         (WAKE, Kind::Zset),
     ];
-    let (settle, [active, schedule, pending, wake]) = held(
+    let (settle, keys) = held(
         s,
         args,
         (structures, true),
@@ -45,7 +73,23 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ready::plan_rows(s, &settle.meta, &ids, &rows, &vec![true; ids.len()])?
     };
     s.probe()?;
+    Ok(Checked {
+        settle,
+        keys,
+        now_ready,
+        plan,
+    })
+}
 
+/// RETRY's step 6, after [`check`]: every write, and the reply.
+pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<'a> {
+    let (ctx, l) = (s.ctx, lit());
+    let Checked {
+        settle,
+        keys: [active, schedule, pending, wake],
+        now_ready,
+        plan,
+    } = checked;
     let ids = &settle.ids;
     let was_empty = !ready::any(s, &settle.meta);
     leave_active(s, &settle, &active);
@@ -100,5 +144,5 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         };
         settle.events.add(l.event.retried, &entry);
     }
-    Ok(reply)
+    reply
 }

@@ -37,6 +37,21 @@ impl<'a> Scope<'a> {
         }
     }
 
+    /// A scope on the same call and queue that remembers no missing key yet (its own probe), at
+    /// the same now: SETTLE's CLAIM, after its settlements.
+    pub fn fresh(&self) -> Scope<'a> {
+        Scope {
+            ctx: self.ctx,
+            q: self.q,
+            meta: self.meta,
+            serving: self.serving,
+            user: None,
+            cluster: self.cluster,
+            missing: Vec::new(),
+            now: std::cell::Cell::new(self.now.get()),
+        }
+    }
+
     /// The server's time, read once per call: the checks of step 5 and the writes of step 6 (a
     /// lane's park against now) see the same ms.
     pub fn now(&self) -> i64 {
