@@ -220,16 +220,31 @@ end
 
 -- In a cluster, keys the verb will write or whose absence it relies on and that are missing here
 -- may live on the other node of a slot migration: one multi-key read of meta and them answers
--- TRYAGAIN exactly then (the server's own rule), before anything is written.
+-- TRYAGAIN exactly then (the server's own rule), before anything is written. Every probe of a call
+-- reads every key an earlier step of the call remembered too (the module's Scope does the same).
+local emq_probing, emq_probed = {}, {}
+local function emq_remember(missing)
+  for _, k in ipairs(missing) do
+    if not emq_probed[k] then
+      emq_probed[k] = true
+      emq_probing[#emq_probing + 1] = k
+    end
+  end
+end
 local function emq_local(cluster, missing)
   if not cluster then return nil end
-  for i = 1, #missing, 1000 do
+  emq_remember(missing)
+  for i = 1, #emq_probing, 1000 do
     local run = {}
-    for j = i, math.min(i + 999, #missing) do run[#run + 1] = missing[j] end
+    for j = i, math.min(i + 999, #emq_probing) do run[#run + 1] = emq_probing[j] end
     local _, e = emq_read('EXISTS', KEYS[1], unpack(run))
     if e then return e end
   end
   return nil
+end
+-- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
+local function emq_forget()
+  emq_probing, emq_probed = {}, {}
 end
 
 -- The server's time in ms, and an integer as a decimal string (no exponent, no fraction).

@@ -47,7 +47,8 @@ for j = 1, n do
   if t == 'none' then missing[#missing + 1] = rows[j] end
   hash[j] = t == 'hash'
 end
-e = emq_local(cluster, missing) if e then return e end
+-- (probed with the first part's keys, or at the end: a missing row of a job not held too)
+if cluster then emq_remember(missing) end
 -- the statuses, on the state before any write; the held settlements by op (0 ack … 3 release)
 local status, seen, parts = {}, {}, {{}, {}, {}, {}}
 for j = 1, n do
@@ -83,10 +84,12 @@ for o, js in ipairs(parts) do
     writes[#writes + 1] = write
   end
 end
+e = emq_local(cluster, {}) if e then return e end
 for _, write in ipairs(writes) do write() end
 -- the claim part: refused, it claims nothing and writes nothing (the settles stand)
 local claimed = {0}
 if want > 0 then
+  emq_forget()
   local reply = emq_claim_part(base, cluster, lease_ms, want)
   if reply then claimed = reply end
 end

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll } from "bun:test";
 import { type JobId, keyspace } from "../../mod.ts";
-import { EchoMQ, type EchoMQOptions } from "../../client.ts";
+import { EchoMQ, type EchoMQOptions, type Settlement, type WorkerClient } from "../../client.ts";
 import { Connection } from "../../lib/client/connection.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
@@ -399,4 +399,29 @@ export async function claimOrder(mq: EchoMQ<{ n: string }>, q: string, count: nu
 export async function queueKeys(raw: Connection, q: string): Promise<string[]> {
   const reply = (await raw.command(["SCAN", "0", "MATCH", `emq:{${q}}:*`, "COUNT", "10000"], keyspace(q).meta)) as [string, string[]];
   return reply[1].map(String).sort();
+}
+
+/**
+ * `base` recording the kinds of each batch of settles it sends (sorted), in order: alone
+ * (`settleMany`) or in a SETTLE with the claim of the slots they free.
+ */
+export function recordingSettles<P>(base: WorkerClient<P>, batches: string[][]): WorkerClient<P> {
+  const kinds = (s: readonly Settlement[]): void => void batches.push(s.map((x) => x.kind).sort());
+  return {
+    ...base,
+    async dedicated(queue, blockMs, signal, who) {
+      const line = await base.dedicated(queue, blockMs, signal, who);
+      return line.settle === undefined ? line : {
+        ...line,
+        settle(queue, settlements, want, leaseMs) {
+          kinds(settlements);
+          return line.settle!(queue, settlements, want, leaseMs);
+        },
+      };
+    },
+    settleMany(settlements) {
+      kinds(settlements);
+      return base.settleMany(settlements);
+    },
+  };
 }

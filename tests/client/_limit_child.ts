@@ -7,8 +7,8 @@
  * Starts `workers` workers (concurrency 4 each, one client each) on `queue`; each handler counts
  * itself in on the server (`INCR emq-test:{queue}:running`, or `…:running:<lane>` for a job of a
  * lane: the reply is how many run at once, across every process), holds 20 ms, counts itself out. Prints `ready` once every worker runs,
- * and `max <n> done <k>` once `jobs` jobs are done in the queue as a whole (this process's
- * observed maximum, its handled count).
+ * and `max <n> done <k> lanes <JSON>` once `jobs` jobs are done in the queue as a whole (this
+ * process's observed maximum, its handled count, its observed maximum by lane: `""` for no lane).
  */
 import { writeSync } from "node:fs";
 import { Logger } from "@valkey/valkey-glide";
@@ -31,12 +31,14 @@ const route = `emq:{${queue}}:meta`;
 const raw = await Connection.open({ addresses: options.addresses, cluster: options.cluster, requestTimeout: 10_000 });
 let max = 0;
 let handled = 0;
+const lanes: Record<string, number> = {};
 const clients = await Promise.all(Array.from({ length: Number(workers) }, () => EchoMQ.connect<{ n: number }>(options)));
 const started = clients.map((mq) =>
   mq.work(queue!, async (job) => {
     const counter = job.lane === undefined ? running : `${running}:${job.lane}`;
     const now = Number(await raw.command(["INCR", counter], route));
     max = Math.max(max, now);
+    lanes[job.lane ?? ""] = Math.max(lanes[job.lane ?? ""] ?? 0, now);
     await new Promise((r) => setTimeout(r, 20));
     await raw.command(["DECR", counter], route);
     await raw.command(["INCR", done], route);
@@ -51,6 +53,6 @@ for (;;) {
 }
 await Promise.all(started.map((w) => w.stop()));
 await Promise.all(clients.map((c) => c.close()));
-say(`max ${max} done ${handled}`);
+say(`max ${max} done ${handled} lanes ${JSON.stringify(lanes)}`);
 raw.close();
 process.exit(0);

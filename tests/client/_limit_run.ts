@@ -13,6 +13,8 @@ export interface AcrossProcesses {
   readonly here: Map<string, number>;
   /** The most the child's handlers saw, over every lane. */
   readonly there: number;
+  /** The most the child's handlers saw, by lane (`""`: jobs of no lane). */
+  readonly thereByLane: Map<string, number>;
   /** How many jobs the child handled. */
   readonly thereDone: number;
   /** How many jobs were done, as the server counted them. */
@@ -57,8 +59,14 @@ export async function runAcrossProcesses<P>(
     );
     const theirs = await line(other.lines, "max ", 60_000);
     await Promise.all(workers.map((w) => w.stop()));
-    const [, there, , thereDone] = theirs.split(" ").map(Number);
-    return { here, there: there!, thereDone: thereDone!, done: Number(await ctx.raw.command(["GET", done], route)) };
+    const [, there, , thereDone, , lanes] = theirs.split(" ");
+    return {
+      here,
+      there: Number(there),
+      thereByLane: new Map(Object.entries(JSON.parse(lanes!) as Record<string, number>)),
+      thereDone: Number(thereDone),
+      done: Number(await ctx.raw.command(["GET", done], route)),
+    };
   } finally {
     other.proc.kill();
     await other.exited;

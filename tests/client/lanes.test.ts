@@ -56,11 +56,12 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.limits(q, { lane: "t3" })).toEqual({ concurrency: 1, rate: null, parkedUntil: null });
       await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, i) => ({ n: String(i) })), { lane: (_, i) => LANES[i % 3] });
       const run = await runAcrossProcesses(sites, combo, ctx, q, JOBS);
-      console.log(`[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...run.here])}, there ${run.there}`);
+      console.log(`[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...run.here])}, there ${JSON.stringify([...run.thereByLane])}`);
       expect(run.done).toBe(JOBS);
-      expect(run.here.get("t1")).toBe(2);
-      expect(run.here.get("t2")).toBe(2);
-      expect(run.here.get("t3")).toBe(1);
+      // seen by a handler of either process (a worker that settles a lane's job may claim its freed
+      // slot in the same call, so one process may hold a lane throughout): reached, never passed
+      const seen = (lane: string): number[] => [run.here.get(lane) ?? 0, run.thereByLane.get(lane) ?? 0];
+      expect(LANES.map((l) => Math.max(...seen(l)))).toEqual([2, 2, 1]);
       expect(run.there).toBeLessThanOrEqual(2);
       expect((await ctx.mq.counts(q)).active).toBe(0);
       expect((await ctx.mq.lanes(q)).lanes.every((l) => l.active === 0)).toBe(true);

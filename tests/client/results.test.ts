@@ -22,10 +22,9 @@ import {
   JobNotDeadError,
   MAX_PAYLOAD_BYTES,
   ResultTooLargeError,
-  type Settlement,
   Worker,
 } from "../../client.ts";
-import { COMBOS, counterIds, dump, eventually, sleep, useClient, useSites } from "./_harness.ts";
+import { COMBOS, counterIds, dump, eventually, recordingSettles, sleep, useClient, useSites } from "./_harness.ts";
 
 const servers = useSites();
 const FAST = { blockMs: 200 };
@@ -125,14 +124,7 @@ for (const combo of COMBOS) {
       const q = `res-big-${backend}`;
       const [big, ok1, ok2] = await ctx.mq.enqueueMany(q, [1, 2, 3].map((n) => ({ n })));
       const batches: string[][] = [];
-      const base = ctx.mq.workerClient();
-      const client = {
-        ...base,
-        settleMany: (s: readonly Settlement[]) => {
-          batches.push(s.map((x) => x.kind).sort());
-          return base.settleMany(s);
-        },
-      };
+      const client = recordingSettles(ctx.mq.workerClient(), batches);
       let release!: () => void;
       const barrier = new Promise<void>((r) => (release = r));
       let started = 0;
