@@ -26,6 +26,18 @@ const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'
   .concat(["emq_each(", "emq_move(", "emq_admitted(", "emq_pushed(", "emq_event(", "emq_trim("]);
 const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_leases(", "emq_due(", "emq_local(", "emq_counter("];
 
+/**
+ * The verbs whose steps 5–6 are one function (SETTLE calls them: every part's checks, then every
+ * part's writes through the closures they return, then the claim part).
+ */
+const PARTS: Partial<Record<Verb, string>> = {
+  ACK: "emq_ack_part",
+  RETRY: "emq_retry_part",
+  BURY: "emq_bury_part",
+  RELEASE: "emq_release_part",
+  CLAIM: "emq_claim_part",
+};
+
 /** Where the first write of `lua` is (-1: none). */
 function firstWrite(lua: string): number {
   const at = WRITES.map((w) => lua.indexOf(w)).filter((i) => i >= 0);
@@ -59,6 +71,18 @@ describe("lib/lua", () => {
     }
   });
 
+  test("SETTLE: every settle part's checks before the first part's writes; the claim part after them", () => {
+    const body = SCRIPTS.SETTLE.slice(SCRIPTS.SETTLE.indexOf(luaHead("SETTLE")) + luaHead("SETTLE").length);
+    const checks = [...CHECKS, "emq_ack_part(", "emq_retry_part(", "emq_bury_part(", "emq_release_part("];
+    const lastCheck = Math.max(...checks.map((c) => body.lastIndexOf(c)));
+    const writes = body.indexOf("write()");
+    expect(Math.min(...checks.map((c) => body.indexOf(c)).filter((i) => i >= 0))).toBeGreaterThanOrEqual(0);
+    expect(writes).toBeGreaterThan(lastCheck);
+    expect(firstWrite(body)).toBe(-1);
+    expect(body.indexOf("emq_claim_part(")).toBeGreaterThan(writes);
+    for (const part of Object.values(PARTS)) expect(SCRIPTS.SETTLE).toContain(`local function ${part}(`);
+  });
+
   for (const [verb, source] of entries) {
     test(`${verb}: shebang, its own verb name, the shared prelude once, steps in order`, () => {
       // admissions are refused under maxmemory; everything else drains (allow-oom)
@@ -72,11 +96,16 @@ describe("lib/lua", () => {
       expect(order.every((i) => i >= 0)).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);
       expect(firstWrite(head)).toBe(-1);
-      // steps 5–6: in the verb's body, the last check comes before the first write
+      // steps 5–6: in the verb's body (or the function of its steps, which SETTLE shares), the last
+      // check comes before the first write (SETTLE's body writes through its parts: its own test)
+      if (verb === "SETTLE") return;
       const body = source.slice(source.indexOf(head) + head.length);
-      const lastCheck = Math.max(...CHECKS.map((c) => body.lastIndexOf(c)));
+      const part = PARTS[verb];
+      if (part !== undefined) expect(body).toContain(`${part}(`);
+      const steps = part === undefined ? body : fn(source, part);
+      const lastCheck = Math.max(...CHECKS.map((c) => steps.lastIndexOf(c)));
       expect(lastCheck).toBeGreaterThanOrEqual(0);
-      expect(firstWrite(body)).toBeGreaterThan(lastCheck);
+      expect(firstWrite(steps)).toBeGreaterThan(lastCheck);
     });
   }
 });

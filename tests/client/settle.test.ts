@@ -11,9 +11,12 @@
  * - want 0 claims nothing and runs no upkeep; want > 0 claims back in the same call a job retried
  *   with delay 0 and a released one (the tail: claimed first);
  * - a refusal of any part's checks is SETTLE's, before any write (DEBUG DIGEST unchanged); a refusal
- *   of the claim part leaves the settles applied, claims nothing, next_ms 0.
+ *   of the claim part leaves the settles applied, claims nothing, next_ms 0;
+ * - on random queues (lanes, priorities, dedup keys, limits) and random settlements, SETTLE is the
+ *   separate verbs then a CLAIM, its statuses as predicted from the state before it.
  */
 import { describe, expect, test } from "bun:test";
+import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
 import { renderRefusal, type Verb } from "../../lib/wire/mod.ts";
 import { COMBOS, digest, dump, type Outcome, streamEntries, useClient, useSites, wire } from "./_harness.ts";
@@ -238,6 +241,56 @@ for (const combo of COMBOS) {
         const stored = await cmd(q, ["HGET", `${K.meta.slice(0, -"meta".length)}lane:${L}`, "active"]);
         expect([L, Number(stored ?? 0)]).toEqual([L, count.get(L) ?? 0]);
       }
+    });
+
+    test("random queues and settlements: the statuses predicted, the separate verbs then CLAIM", async () => {
+      const OPTS = ["", "", "priority=1", "priority=2", "lane=a", "lane=b", "lane=a\0priority=1", "dedup=k", "dedup=j\0dedup_ms=999999"];
+      const LIMITS: Array<Array<string | number> | null> = [null, [0, "", 3, 0, 1000, 1], [2, "", 1, 0, 1000, 1], [1, "a", 1, 0, 1000, 1]];
+      const item = fc.record({
+        op: fc.constantFrom(0, 1, 2, 3) as fc.Arbitrary<0 | 1 | 2 | 3>,
+        k: fc.integer({ min: 1, max: 6 }),
+        stale: fc.boolean(),
+        delay: fc.constantFrom(0, 0, 60_000),
+        reason: fc.constantFrom("", "r"),
+        result: fc.constantFrom("", "x"),
+      });
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.constantFrom(...OPTS), { minLength: 6, maxLength: 6 }),
+          fc.constantFrom(...LIMITS),
+          fc.integer({ min: 1, max: 6 }),
+          fc.array(item, { minLength: 1, maxLength: 6 }),
+          fc.integer({ min: 0, max: 4 }),
+          async (opts, limit, claims, drawn, want) => {
+            run++;
+            const setup = async (q: string, tokens: Map<string, string>) => {
+              if (limit) await ok("LIMIT", q, limit);
+              await enqueue(q, opts.map((o, i) => [ID(i + 1), o] as [string, string]));
+              await claim(q, claims, tokens);
+            };
+            // the statuses, predicted on a third twin: 2 named before, 1 held (in active, its token), else 0
+            const p = `st-rand${run}-${backend}-p`;
+            const tp = new Map<string, string>();
+            await setup(p, tp);
+            const items: Item[] = drawn.map((d) => ({
+              op: d.op, id: ID(d.k), delay: d.delay, reason: d.reason, result: d.result, ...(d.stale ? { token: "1" } : {}),
+            }));
+            const seen = new Set<string>();
+            const statuses: number[] = [];
+            for (const it of items) {
+              if (seen.has(it.id)) statuses.push(2);
+              else {
+                seen.add(it.id);
+                const inActive = (await cmd(p, ["ZSCORE", keyspace(p).active, it.id])) !== null;
+                statuses.push(inActive && it.token === undefined ? 1 : 0);
+              }
+            }
+            await twins(`st-rand${run}`, setup, items, statuses, want);
+          },
+        ),
+        { numRuns: 25 },
+      );
     });
 
     test("want 0 claims nothing and runs no upkeep; want > 0 claims back a job retried with delay 0 and a released one (released first)", async () => {
