@@ -536,7 +536,8 @@ jobs/s and CPU columns are the phase's median round. \`enqueueMany\` is called o
 in flight (one ${f0(one.n)}-job MULTI would block the server and the client). The drains run the
 ${f0(one.n)} jobs the bulk phase left: EchoMQ \`work(q, noop, { concurrency: 50, leaseMs: 60000 })\` vs
 \`new Worker(q, async () => {}, { concurrency: 50 })\` (BullMQ's defaults otherwise); BullMQ jobs use
-\`removeOnComplete: true\`, as EchoMQ's ack deletes the row. Server CPU per job is the server
+\`removeOnComplete: true\` and EchoMQ's queues \`retain(q, { completedMax: 0 })\`: an ack deletes the row in
+both (each writes its events, as by default; section 9 compares kept results). Server CPU per job is the server
 process's \`used_cpu_user + used_cpu_sys\` over the phase (so it includes reading and writing
 sockets); client CPU per job is this process's \`process.cpuUsage()\`.
 

@@ -149,6 +149,7 @@ async function warmUp(): Promise<void> {
   const q = "warm-emq", name = "warm-bullmq";
   const queue = bullQueue(name);
   try {
+    await mq.retain(q, { completedMax: 0 });
     await mq.enqueueMany(q, Array.from({ length: n }, () => PAYLOAD));
     await pool(n, IN_FLIGHT, () => mq.enqueue(q, PAYLOAD));
     await pool(Math.ceil(n / BULK_CHUNK), BULK_IN_FLIGHT, (c) =>
@@ -175,6 +176,8 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
   const bq = { bulk: bullNames.bulk.map(bullQueue), one: bullNames.one.map(bullQueue) };
   try {
     await Promise.all([...bq.bulk, ...bq.one].map((q) => q.waitUntilReady()));
+    // an ack deletes the job's row, as BullMQ's removeOnComplete: true does; both write their events
+    await Promise.all([...emqNames.bulk, ...emqNames.one].map((q) => mq.retain(q, { completedMax: 0 })));
 
     // Each pair runs back to back; odd rounds run BullMQ's phase first.
     const pair = async (emq: () => Promise<void>, bull: () => Promise<void>): Promise<void> => {

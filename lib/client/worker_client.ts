@@ -146,7 +146,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
         },
         settle: async (queue, settlements, want, leaseMs): Promise<SettleClaim<P>> => {
           if (!timeRefused && performance.now() - measured > CLOCK_REFRESH_MS) await probe([["TIME"]]);
-          return await settleClaim(c, impl, c.keyspace(queue), settlements, want, leaseMs);
+          return await settleClaim(c, c.impl, c.keyspace(queue), settlements, want, leaseMs);
         },
         wake: async (queue, timeoutMs) => {
           const ks = c.keyspace(queue);
