@@ -11,8 +11,10 @@
  * command per `blockMs` (default 5 s) and starts a new job one round trip after it is enqueued.
  * Finished jobs are settled together, and the slots they free claimed in the same call: one
  * SETTLE carries every ack, retry, bury and hand-back of one tick and claims the free slots (one
- * round trip and one command per batch, not a CLAIM beside an ACK). While the worker waits on the
- * server (an empty queue), its settles go out on their own, one command per kind. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
+ * round trip and one command per batch). A batch of 16 or more goes as a CLAIM, sent
+ * first, beside its settles (one command per kind): the claimed jobs' handlers run while the server
+ * writes the settles. While the worker waits on the server (an empty queue), its settles go out on
+ * their own. Every `heartbeatMs` the leases of all running jobs are extended in one command; a job
  * whose lease is lost (an extension refused) has its `signal` aborted and is not settled. Every
  * worker also fires its queue's due schedulers (`schedulers.ts`: no leader, one job per run) and,
  * with `timeoutMs`, fails an attempt whose handler runs too long (`JobTimeoutError`).
