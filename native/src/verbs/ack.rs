@@ -5,11 +5,11 @@
 //! deleted. Their deduplication keys are let go; one `completed` event names them. Reply: the
 //! count.
 
-use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
+use super::leases::{self, held, leave_active, Leaves};
 use super::retention::{self, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Key, Kind, Owned, Str};
+use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, COMPLETED};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -20,26 +20,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(write(s, args, checked))
 }
 
-/// ACK's step 5 done: the jobs held and what its writes need.
-pub struct Checked<'a> {
-    settle: Settle<'a>,
-    keys: [Key<'a, 'a>; 2],
-    victims: Option<Victims<'a>>,
-}
-
-impl Checked<'_> {
-    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
-    pub fn close(&mut self) {
-        self.settle.close();
-        close_all(&mut self.keys);
-    }
-
-    /// Opens its handles again, on the keyspace as it is now.
-    pub fn reopen(&mut self) {
-        self.settle.reopen();
-        reopen_all(&mut self.keys);
-    }
-}
+/// ACK's step 5 done: the jobs held, its structures, and what else its writes need.
+pub type Checked<'a> = leases::Checked<'a, 2, Option<Victims<'a>>>;
 
 /// ACK's step 5: every check, nothing written.
 pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
@@ -70,7 +52,7 @@ pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refu
     Ok(Checked {
         settle,
         keys,
-        victims,
+        with: victims,
     })
 }
 
@@ -80,7 +62,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
     let Checked {
         settle,
         keys: [active, completed],
-        victims,
+        with: victims,
     } = checked;
     let now = s.now();
     settle.let_go(now);

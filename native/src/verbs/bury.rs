@@ -3,11 +3,11 @@
 //! the count.
 
 use super::events::{blank, Fields};
-use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
+use super::leases::{self, held, leave_active, Leaves};
 use super::retention::{self, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Key, Kind, Str};
+use crate::ffi::{Kind, Str};
 use crate::keyspace::{ACTIVE, DEAD};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -18,26 +18,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(write(s, args, checked))
 }
 
-/// BURY's step 5 done: the jobs held and what its writes need.
-pub struct Checked<'a> {
-    settle: Settle<'a>,
-    keys: [Key<'a, 'a>; 2],
-    victims: Victims<'a>,
-}
-
-impl Checked<'_> {
-    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
-    pub fn close(&mut self) {
-        self.settle.close();
-        close_all(&mut self.keys);
-    }
-
-    /// Opens its handles again, on the keyspace as it is now.
-    pub fn reopen(&mut self) {
-        self.settle.reopen();
-        reopen_all(&mut self.keys);
-    }
-}
+/// BURY's step 5 done: the jobs held, its structures, and what else its writes need.
+pub type Checked<'a> = leases::Checked<'a, 2, Victims<'a>>;
 
 /// BURY's step 5: every check, nothing written.
 pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
@@ -56,7 +38,7 @@ pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refu
     Ok(Checked {
         settle,
         keys,
-        victims,
+        with: victims,
     })
 }
 
@@ -66,7 +48,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
     let Checked {
         settle,
         keys: [active, dead],
-        victims,
+        with: victims,
     } = checked;
     let now = s.now();
     settle.let_go(now);

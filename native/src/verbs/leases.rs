@@ -193,6 +193,32 @@ pub fn leave_active(s: &Scope, settle: &Settle, active: &Key) {
     settle.lower(s);
 }
 
+/// A settling verb's step 5 done (ACK, RETRY, BURY, RELEASE): the jobs held, the structures it
+/// opened (in its order), and what else its writes need (`with`).
+pub struct Checked<'a, const N: usize, X> {
+    /// The jobs held.
+    pub settle: Settle<'a>,
+    /// The structures it opened.
+    pub keys: [Key<'a, 'a>; N],
+    /// What else its writes need.
+    pub with: X,
+}
+
+impl<const N: usize, X> Checked<'_, N, X> {
+    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`): SETTLE's parts write after
+    /// every part's checks, and a handle caches the value it found.
+    pub fn close(&mut self) {
+        self.settle.close();
+        close_all(&mut self.keys);
+    }
+
+    /// Opens its handles again, on the keyspace as it is now.
+    pub fn reopen(&mut self) {
+        self.settle.reopen();
+        reopen_all(&mut self.keys);
+    }
+}
+
 /// Closes every handle of `keys` (`Key::close`).
 pub fn close_all(keys: &mut [Key]) {
     for key in keys {

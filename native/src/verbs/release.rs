@@ -4,12 +4,12 @@
 //! names them. Reply: the count.
 
 use super::counter;
-use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
+use super::leases::{self, held, leave_active, Leaves};
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Key, Kind};
+use crate::ffi::Kind;
 use crate::keyspace::{ACTIVE, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -20,27 +20,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(write(s, checked))
 }
 
-/// RELEASE's step 5 done: the jobs held and what its writes need.
-pub struct Checked<'a> {
-    settle: Settle<'a>,
-    keys: [Key<'a, 'a>; 3],
-    attempts: Vec<i64>,
-    plan: ready::Plan<'a>,
-}
-
-impl Checked<'_> {
-    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
-    pub fn close(&mut self) {
-        self.settle.close();
-        close_all(&mut self.keys);
-    }
-
-    /// Opens its handles again, on the keyspace as it is now.
-    pub fn reopen(&mut self) {
-        self.settle.reopen();
-        reopen_all(&mut self.keys);
-    }
-}
+/// RELEASE's step 5 done: the jobs held, its structures, and what else its writes need.
+pub type Checked<'a> = leases::Checked<'a, 3, (Vec<i64>, ready::Plan<'a>)>;
 
 /// RELEASE's step 5: every check, nothing written.
 pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
@@ -61,8 +42,7 @@ pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refu
     Ok(Checked {
         settle,
         keys,
-        attempts,
-        plan,
+        with: (attempts, plan),
     })
 }
 
@@ -72,8 +52,7 @@ pub fn write<'a>(s: &Scope<'a>, checked: Checked<'a>) -> Reply<'a> {
     let Checked {
         settle,
         keys: [active, pending, wake],
-        attempts,
-        plan,
+        with: (attempts, plan),
     } = checked;
     let was_empty = !ready::any(s, &settle.meta);
     leave_active(s, &settle, &active);

@@ -5,12 +5,12 @@
 //! again). Reply: the count.
 
 use super::events::{blank, Fields};
-use super::leases::{close_all, held, leave_active, reopen_all, Leaves, Settle};
+use super::leases::{self, held, leave_active, Leaves};
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Key, Kind, Owned, Str};
+use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -21,27 +21,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(write(s, args, checked))
 }
 
-/// RETRY's step 5 done: the jobs held and what its writes need.
-pub struct Checked<'a> {
-    settle: Settle<'a>,
-    keys: [Key<'a, 'a>; 4],
-    now_ready: Vec<usize>,
-    plan: ready::Plan<'a>,
-}
-
-impl Checked<'_> {
-    /// Closes its handles until [`reopen`](Self::reopen) (`Key::close`).
-    pub fn close(&mut self) {
-        self.settle.close();
-        close_all(&mut self.keys);
-    }
-
-    /// Opens its handles again, on the keyspace as it is now.
-    pub fn reopen(&mut self) {
-        self.settle.reopen();
-        reopen_all(&mut self.keys);
-    }
-}
+/// RETRY's step 5 done: the jobs held, its structures, and what else its writes need.
+pub type Checked<'a> = leases::Checked<'a, 4, (Vec<usize>, ready::Plan<'a>)>;
 
 /// RETRY's step 5: every check, nothing written.
 pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
@@ -76,8 +57,7 @@ pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refu
     Ok(Checked {
         settle,
         keys,
-        now_ready,
-        plan,
+        with: (now_ready, plan),
     })
 }
 
@@ -87,8 +67,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
     let Checked {
         settle,
         keys: [active, schedule, pending, wake],
-        now_ready,
-        plan,
+        with: (now_ready, plan),
     } = checked;
     let ids = &settle.ids;
     let was_empty = !ready::any(s, &settle.meta);
