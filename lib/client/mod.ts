@@ -29,6 +29,7 @@ export { parseServerUrl, redactUrl, type ServerUrl } from "./url.ts";
 export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Admitted, Claim } from "./batch.ts";
+export type { SettleClaim } from "./settle_claim.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { QueueScanPage } from "./inspect.ts";
 export type { LaneInfo, LanePage } from "./lanes.ts";
