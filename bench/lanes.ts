@@ -48,7 +48,8 @@ type Cost = { plain: number; limited: number } & Record<`lanes${number}`, number
 
 /** One round of the claim-cost phases on one backend. */
 async function claimCosts(backend: "module" | "scripts", round: number): Promise<Cost> {
-  const mq = await EchoMQ.connect({ addresses, backend, inflightRequestsLimit: 1000 });
+  // a batch of 1000 jobs in 1000 new lanes takes the server a while on a busy machine: a long timeout
+  const mq = await EchoMQ.connect({ addresses, backend, inflightRequestsLimit: 1000, requestTimeout: 60_000 });
   const name = backend === "module" ? "emq.claim" : "evalsha";
   const out = {} as Cost;
   try {
