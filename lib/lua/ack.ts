@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { COMPLETED_MAX_DEFAULT, META, ROW, STATE } from "../wire/mod.ts";
+import { COMPLETED_MAX_DEFAULT, META, ROW, STATE, type Verb } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
@@ -60,12 +60,25 @@ local function emq_ack_part(base, cluster, n, id, token, result)
 end
 `;
 
-/** The Lua twin of `EMQ.ACK`. */
-export const ACK_LUA: string = luaScript(
-  "ACK",
-  `
-local write, e = emq_ack_part(base, cluster, n, id, token, result) if e then return e end
+/**
+ * The script of a settling verb whose steps are one part function (`ACK`: `call` is
+ * `emq_ack_part(base, cluster, n, id, token, result)`, defined in `functions`): step 5, then at
+ * once the step 6 it hands back.
+ */
+export function luaPartScript(verb: Verb, call: string, functions: string): string {
+  return luaScript(
+    verb,
+    `
+local write, e = ${call} if e then return e end
 return write()
 `,
+    functions,
+  );
+}
+
+/** The Lua twin of `EMQ.ACK`. */
+export const ACK_LUA: string = luaPartScript(
+  "ACK",
+  "emq_ack_part(base, cluster, n, id, token, result)",
   LEASES_LUA + RETENTION_LUA + ACK_PART_LUA,
 );

@@ -8,7 +8,7 @@
  * @module
  */
 import { META, ROW, STATE } from "../wire/mod.ts";
-import { luaScript } from "./_prelude.ts";
+import { luaPartScript } from "./ack.ts";
 import { luaEvent } from "./events.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
@@ -46,11 +46,8 @@ end
 `;
 
 /** The Lua twin of `EMQ.BURY`. */
-export const BURY_LUA: string = luaScript(
+export const BURY_LUA: string = luaPartScript(
   "BURY",
-  `
-local write, e = emq_bury_part(base, cluster, n, id, token, reason) if e then return e end
-return write()
-`,
+  "emq_bury_part(base, cluster, n, id, token, reason)",
   LEASES_LUA + RETENTION_LUA + BURY_PART_LUA,
 );

@@ -280,11 +280,28 @@ describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (back
   }, 60_000);
   afterAll(() => server?.stop());
 
-  test("with discovery: { queues }, the dashboard and /metrics show its queues and never touch the others", async () => {
-    const mq = await EchoMQ.connect({ url: `valkey://tenant1:pw-tenant1@127.0.0.1:${server.port}`, backend });
+  /**
+   * Runs `use` on a dashboard (`discovery: { queues: ["t1"] }`) over a client logged in as `user`,
+   * with `get` answering a GET of a path; the dashboard and the client are closed after.
+   */
+  async function asUser(
+    user: string,
+    password: string,
+    use: (get: (path: string) => Promise<Response>, mq: EchoMQ) => Promise<void>,
+  ): Promise<void> {
+    const mq = await EchoMQ.connect({ url: `valkey://${user}:${password}@127.0.0.1:${server.port}`, backend });
     const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
     const get = (path: string) => ui(new Request(`http://127.0.0.1:9${path}`, { headers: { host: "127.0.0.1:9" } }));
     try {
+      await use(get, mq);
+    } finally {
+      ui.close();
+      await mq.close();
+    }
+  }
+
+  test("with discovery: { queues }, the dashboard and /metrics show its queues and never touch the others", async () => {
+    await asUser("tenant1", "pw-tenant1", async (get) => {
       const api = await get("/api/queues");
       expect(api.status).toBe(200);
       expect(((await api.json()) as { queues: Array<{ name: string; pending: number }> }).queues.map((q) => [q.name, q.pending])).toEqual([["t1", 1]]);
@@ -293,44 +310,30 @@ describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (back
       expect(metrics).not.toContain("t2");
       expect((await get("/")).status).toBe(200);
       expect(await (await get("/api/workers?name=t1")).json()).toEqual({ name: "t1", workers: [] });
-    } finally {
-      ui.close();
-      await mq.close();
-    }
+    });
   });
 
   test("without +client|list, the worker list says what it needs; the rest of the page works", async () => {
     expect(await command(server.port, ["ACL", "SETUSER", "tenant1-nolist", "on", ">pw-nolist", "resetkeys", "~emq:{t1}:*", "+@all", "-client|list"])).toBe("OK");
-    const mq = await EchoMQ.connect({ url: `valkey://tenant1-nolist:pw-nolist@127.0.0.1:${server.port}`, backend });
-    const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
-    const get = (path: string) => ui(new Request(`http://127.0.0.1:9${path}`, { headers: { host: "127.0.0.1:9" } }));
-    try {
+    await asUser("tenant1-nolist", "pw-nolist", async (get) => {
       const workers = await get("/api/workers?name=t1");
       expect(workers.status).toBe(200);
       expect(await workers.json()).toEqual({ name: "t1", workers: [], unavailable: WORKERS_NEED_PERMISSION });
       expect(WORKERS_NEED_PERMISSION).toContain("+client|list");
       expect(((await (await get("/api/queue?name=t1")).json()) as { counts: { pending: number } }).counts.pending).toBe(1);
-    } finally {
-      ui.close();
-      await mq.close();
-    }
+    });
   });
 
   test("without +xrevrange, a job's page says its events could not be read; the rest of the page shows", async () => {
     expect(await command(server.port, ["ACL", "SETUSER", "tenant1-noevents", "on", ">pw-noevents", "resetkeys", "~emq:{t1}:*", "+@all", "-xrevrange"])).toBe("OK");
-    const mq = await EchoMQ.connect({ url: `valkey://tenant1-noevents:pw-noevents@127.0.0.1:${server.port}`, backend });
-    const ui = dashboard(mq, { discovery: { queues: ["t1"] } });
-    try {
+    await asUser("tenant1-noevents", "pw-noevents", async (get, mq) => {
       const [job] = await mq.jobs("t1", "pending");
-      const page = await ui(new Request(`http://127.0.0.1:9/job?q=t1&id=${job!.id}`, { headers: { host: "127.0.0.1:9" } }));
+      const page = await get(`/job?q=t1&id=${job!.id}`);
       expect(page.status).toBe(200);
       const html = await page.text();
       expect(html).toContain(`<pre id="job-payload">{\n  &#34;n&#34;: 1\n}</pre>`);
       expect(/<p class="note" id="job-events-scope">([^<]*)<\/p>/.exec(html)?.[1]).toMatch(/^The queue&#39;s events could not be read: XREVRANGE refused \(noperm\): NOPERM /);
       expect(html).toContain('<td colspan="3">Events unavailable.</td>');
-    } finally {
-      ui.close();
-      await mq.close();
-    }
+    });
   });
 });
