@@ -467,6 +467,16 @@ describe("the events stream", () => {
       expect(touching.length).toBeGreaterThan(type === "events" ? 15 : 4);
       for (const verb of touching) {
         await ok(["FLUSHALL"]);
+        if (verb === "SETTLE") {
+          // SETTLE checks a key for the settlements it applies (a job held, acked here); its claim
+          // part, refused, claims nothing rather than refuse the call (docs/WIRE.md)
+          await enqueue(q, [jobId(1)]);
+          const [job] = await claim(q);
+          await ok(["DEL", q[type]]);
+          await ok(["SET", q[type], "not-mine"]);
+          await refuses(argv("SETTLE", q, { want: 1 }, [{ op: 0, id: job!.id, token: job!.token }]), refusal("wrongtype", verb, {}));
+          continue;
+        }
         await ok(["SET", q[type], "not-mine"]);
         await refuses(wellFormed(verb, q, jobId(1)), refusal("wrongtype", verb, {}));
       }
