@@ -13,7 +13,8 @@
  * left, as Valkey replicates its own `XADD … MAXLEN ~`. Its fields in the order of {@link EVENT_FIELDS}; `jobs` and `attempts` are space-separated lists,
  * parallel. Within one call the entries follow the verb's steps: a CLAIM writes `promoted`, then
  * `stalled`, then `claimed`; an admission writes `enqueued` (or `scheduled`, or `scheduler`),
- * then `deduplicated`.
+ * then `deduplicated`; a SETTLE writes its settlements' as ACK, RETRY, BURY and RELEASE do, in that
+ * order, then its claim's as CLAIM does.
  *
  * @module
  */
@@ -34,25 +35,25 @@ export const EVENTS = {
       "held jobs they folded into (deduplicated or debounced)",
   },
   promoted: {
-    verbs: ["CLAIM", "PROMOTE", "RUN"],
+    verbs: ["CLAIM", "PROMOTE", "RUN", "SETTLE"],
     fields: ["jobs"],
     doc: "scheduled jobs (due, or run now) made ready",
   },
   stalled: {
-    verbs: ["CLAIM", "REAP"],
+    verbs: ["CLAIM", "REAP", "SETTLE"],
     fields: ["jobs"],
     doc: "active jobs whose lease ran out, back in pending (their worker lost them)",
   },
-  claimed: { verbs: ["CLAIM"], fields: ["jobs", "attempts"], doc: "jobs claimed, with their attempt numbers" },
+  claimed: { verbs: ["CLAIM", "SETTLE"], fields: ["jobs", "attempts"], doc: "jobs claimed, with their attempt numbers" },
   progress: { verbs: ["PROGRESS"], fields: ["jobs", "progress"], doc: "one job's progress (one entry per job)" },
-  completed: { verbs: ["ACK"], fields: ["jobs"], doc: "jobs acked (their result, when kept, is on their row)" },
+  completed: { verbs: ["ACK", "SETTLE"], fields: ["jobs"], doc: "jobs acked (their result, when kept, is on their row)" },
   retried: {
-    verbs: ["RETRY"],
+    verbs: ["RETRY", "SETTLE"],
     fields: ["jobs", "reason", "until"],
     doc: "one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)",
   },
-  dead: { verbs: ["BURY"], fields: ["jobs", "reason"], doc: "one job buried (one entry per job), with its reason" },
-  released: { verbs: ["RELEASE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
+  dead: { verbs: ["BURY", "SETTLE"], fields: ["jobs", "reason"], doc: "one job buried (one entry per job), with its reason" },
+  released: { verbs: ["RELEASE", "SETTLE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
   removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
   requeued: { verbs: ["REQUEUE"], fields: ["jobs"], doc: "dead jobs back in pending" },
   paused: { verbs: ["PAUSE"], fields: ["lane"], doc: "the queue (no `lane`) or a lane paused (only when it was not)" },
