@@ -436,6 +436,50 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
     });
 
+    test("a SETTLE without an outcome: reported once, its jobs not counted, run again once their leases run out", async () => {
+      const q = `wk-settle-lost-${backend}`;
+      await ctx.mq.enqueueMany(q, Array.from({ length: 12 }, (_, n) => ({ n })));
+      const base = ctx.mq.workerClient();
+      const lost = new Error("the connection went away (injected)");
+      let failed: readonly Settlement[] = [];
+      const client: WorkerClient<{ n: number }> = {
+        ...base,
+        async dedicated(queue, blockMs, signal, who) {
+          const line = await base.dedicated(queue, blockMs, signal, who);
+          return {
+            ...line,
+            settle(queue, settlements, want, leaseMs) {
+              // the first SETTLE never reaches the server: nobody knows its outcome
+              if (failed.length === 0) {
+                failed = settlements;
+                return Promise.reject(lost);
+              }
+              return line.settle!(queue, settlements, want, leaseMs);
+            },
+          };
+        },
+      };
+      const runs = new Map<number, number>();
+      const errors: unknown[] = [];
+      const worker = new Worker<{ n: number }>(client, q, async (job) => {
+        runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
+        await sleep(1); // the jobs finish a few at a time: small batches, each a SETTLE
+      }, { concurrency: 4, leaseMs: 1000, heartbeatMs: 250, onError: (e) => void errors.push(e), ...FAST }, () => {});
+      try {
+        await eventually(async () => (await ctx.mq.counts(q)).completed === 12, 20_000);
+      } finally {
+        await worker.stop();
+      }
+      expect(failed.length).toBeGreaterThan(0);
+      expect(errors).toEqual([lost]); // once, however many settlements it carried
+      // the jobs of the lost SETTLE ran again once their leases ran out; every other job once
+      const again = failed.map((f) => (f.job as Job<{ n: number }>).payload.n);
+      expect([...runs].filter(([, k]) => k > 1).map(([n]) => n).sort()).toEqual([...again].sort());
+      expect(again.every((n) => runs.get(n) === 2)).toBe(true);
+      expect(worker.completed).toBe(12); // the lost settles were not counted; their second runs were
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 12 });
+    });
+
     test("a lost lease on one ack of a batch: reported and counted, the other acks applied", async () => {
       const q = `wk-lost-${backend}`;
       await ctx.mq.enqueueMany(q, [0, 1, 2, 3, 4].map((n) => ({ n })));
