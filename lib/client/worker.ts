@@ -265,11 +265,11 @@ function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T |
 const reconnectDelay = (n: number): number => Math.min(500, 50 * 2 ** n);
 
 /**
- * Settles the claim loop takes at once from which they go beside a CLAIM (sent first) rather than
- * in one SETTLE: the handlers of the jobs the claim brings then run while the server writes the
- * settles, which saves more than a second command costs (bench/RESULTS.md, section 4: a worker of
- * concurrency 50 drained 2.67× BullMQ so and 2.17× with SETTLEs of 50; 12 workers of 4 or 5, 2.14×
- * with SETTLEs and 1.55× with pairs).
+ * How many settles, taken at once, go beside a CLAIM sent first rather than in one SETTLE: the
+ * handlers of the jobs the claim brings then run while the server writes the settles, which saves
+ * more than a second command costs (bench/RESULTS.md, section 11: a worker of concurrency 50
+ * drained 2.67× BullMQ's speed with pairs, 2.17× with SETTLEs of 50; 12 workers of 4 or 5 slots,
+ * 1.55× with pairs, 2.14× with SETTLEs).
  */
 const PAIR_FROM = 16;
 
