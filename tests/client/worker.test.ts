@@ -11,6 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import {
   DEFAULT_BLOCK_MS,
+  DuplicateIdError,
   EchoMQError,
   type Job,
   LeaseLostError,
@@ -434,6 +435,35 @@ for (const combo of COMBOS) {
       expect(settles.some((s) => s.kinds.includes("retry"))).toBe(true); // retried at delay 0 in a SETTLE
       expect(worker.failed).toBe(JOBS / 50);
       expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+    });
+
+    test("a worker's SETTLE of one job under a stale and its current token: the stale one lost, the current one applied", async () => {
+      // contention.test.ts met it: a worker whose heartbeat stalled claimed its own job again, and
+      // both handlings finished in one tick; one call named the job twice, its second settle was
+      // answered `repeated` and the job ran a third time
+      const q = `wk-settle-twice-${backend}`;
+      const [id] = await ctx.mq.enqueueMany(q, [{ n: 1 }, { n: 2 }]);
+      const stale = (await ctx.mq.claim(q, { leaseMs: 100 }))!;
+      expect(stale.id).toBe(id);
+      await sleep(150);
+      expect(await ctx.mq.reap(q)).toBe(1);
+      const line = await ctx.mq.workerClient().dedicated(q, 1000);
+      try {
+        const current = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
+        expect([current.id, current.token > stale.token]).toEqual([id, true]);
+        const r = await line.settle!(q, [{ kind: "ack", job: stale }, { kind: "ack", job: current }], 1, 60_000);
+        expect(r.results[0]).toBeInstanceOf(LeaseLostError);
+        expect(r.results[1]).toBeNull();
+        expect(r.claim.jobs.map((j) => (j as Job<{ n: number }>).payload.n)).toEqual([2]);
+        // the same settlement twice: refused before the wire, the first applied
+        const next = r.claim.jobs[0] as Job<{ n: number }>;
+        const again = await line.settle!(q, [{ kind: "ack", job: next }, { kind: "ack", job: next }], 0, 60_000);
+        expect(again.results[0]).toBeNull();
+        expect(again.results[1]).toBeInstanceOf(DuplicateIdError);
+        expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 2 });
+      } finally {
+        line.close();
+      }
     });
 
     test("a SETTLE without an outcome: reported once, its jobs not counted, run again once their leases run out", async () => {
