@@ -24,9 +24,7 @@ import { RETENTION_LUA } from "./retention.ts";
  */
 export const ACK_PART_LUA: string = `
 local function emq_ack_part(base, cluster, n, id, token, result)
-  local active, completed = base .. 'active', base .. 'completed'
-  local structures = {{active, 'zset'}, {completed, 'zset'}, {base .. 'events', 'stream'}}
-  local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.acked}', 'gone')
+  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, 'completed', '${META.acked}')
   if e then return nil, e end
   local now = emq_now()
   local keep = emq_kept('completed') > 0
@@ -36,19 +34,16 @@ local function emq_ack_part(base, cluster, n, id, token, result)
   end
   return function()
     emq_let_go(going, now)
-    emq_each('ZREM', active, id)
+    emq_each('ZREM', base .. 'active', id)
     if keep then
-      local at = emq_int(now)
-      for j = 1, n do
+      emq_keep_in(base, 'completed', now, n, id, victims, function(j, at)
         if result[j] == '' then
           redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
         else
           redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
         end
         redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
-        redis.call('ZADD', completed, at, id[j])
-      end
-      emq_trim(base, 'completed', victims)
+      end)
     else
       emq_each('DEL', nil, rows)
     end

@@ -20,22 +20,17 @@ import { RETENTION_LUA } from "./retention.ts";
  */
 export const BURY_PART_LUA: string = `
 local function emq_bury_part(base, cluster, n, id, token, reason)
-  local active, dead = base .. 'active', base .. 'dead'
-  local structures = {{active, 'zset'}, {dead, 'zset'}, {base .. 'events', 'stream'}}
-  local rows, e, going, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.buried}', 'gone')
+  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, 'dead', '${META.buried}')
   if e then return nil, e end
   local now = emq_now()
   local victims, e = emq_trim_select(base, 'dead', now, n) if e then return nil, e end
   return function()
-    local at = emq_int(now)
     emq_let_go(going, now)
-    emq_each('ZREM', active, id)
-    for j = 1, n do
-      redis.call('ZADD', dead, at, id[j])
-      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
-    end
+    emq_each('ZREM', base .. 'active', id)
     redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
-    emq_trim(base, 'dead', victims)
+    emq_keep_in(base, 'dead', now, n, id, victims, function(j, at)
+      redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
+    end)
     emq_freed(freeing)
     for j = 1, n do
       ${luaEvent("dead", { jobs: "id[j]", reason: "reason[j]" })}

@@ -11,8 +11,9 @@ import { ROW } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 
 /**
- * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` (with the deduplication
- * functions it calls).
+ * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` and
+ * `emq_held_for_good(base, cluster, n, id, token, set, total)` (with the deduplication functions
+ * they call).
  */
 export const LEASES_LUA: string = DEDUP_LUA + `
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
@@ -56,5 +57,12 @@ local function emq_leases(base, cluster, n, id, token, structures, total, leaves
   end
   if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}) end
   return rows, nil, going, freeing
+end
+
+-- ACK's and BURY's emq_leases: the jobs leave active for good ('gone') into set ('completed',
+-- 'dead'), counted in total.
+local function emq_held_for_good(base, cluster, n, id, token, set, total)
+  local structures = {{base .. 'active', 'zset'}, {base .. set, 'zset'}, {base .. 'events', 'stream'}}
+  return emq_leases(base, cluster, n, id, token, structures, total, 'gone')
 end
 `;

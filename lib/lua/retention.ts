@@ -38,7 +38,8 @@ type Kept = keyof typeof KEPT;
 
 /**
  * `emq_kept(set)`, `emq_trim_pick(base, set, now, adding, max, age)`, `emq_trim_select(base, set,
- * now, adding)` and `emq_trim(base, set, victims)`; `set` is `'dead'` or `'completed'`.
+ * now, adding)`, `emq_trim(base, set, victims)` and `emq_keep_in(base, set, now, n, id, victims, row)`;
+ * `set` is `'dead'` or `'completed'`.
  */
 export const RETENTION_LUA: string = `
 -- The retention of each set of finished jobs: meta's fields, their defaults, whether a count
@@ -95,5 +96,16 @@ local function emq_trim(base, set, victims)
   if #victims.ids == 0 then return end
   emq_each('ZREM', base .. set, victims.ids)
   emq_each('DEL', nil, victims.rows)
+end
+
+-- Settled jobs (n ids) go into set (ACK's completed, BURY's dead) scored now, each row written by
+-- row(j, now); then the set's retention victims deleted.
+local function emq_keep_in(base, set, now, n, id, victims, row)
+  local at = emq_int(now)
+  for j = 1, n do
+    row(j, at)
+    redis.call('ZADD', base .. set, at, id[j])
+  end
+  emq_trim(base, set, victims)
 end
 `;

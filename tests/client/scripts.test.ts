@@ -24,7 +24,7 @@ import { digest, type Outcome, queueKeys, rawConnection, type Site, sleep, start
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
   .concat(["emq_each(", "emq_move(", "emq_admitted(", "emq_pushed(", "emq_event(", "emq_trim("]);
-const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_leases(", "emq_due(", "emq_local(", "emq_counter("];
+const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_leases(", "emq_held_for_good(", "emq_due(", "emq_local(", "emq_counter("];
 
 /**
  * The verbs whose steps 5–6 are one function (SETTLE calls them: every part's checks, then every
@@ -65,7 +65,7 @@ describe("lib/lua", () => {
   });
 
   test("the shared check helpers write nothing", () => {
-    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_leases"], [MOVE_DUE_LUA, "emq_due"]] as const) {
+    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_leases"], [LEASES_LUA, "emq_held_for_good"], [MOVE_DUE_LUA, "emq_due"]] as const) {
       expect(fn(lua, name).length).toBeGreaterThan(50);
       expect(firstWrite(fn(lua, name))).toBe(-1);
     }

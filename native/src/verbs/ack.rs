@@ -5,12 +5,12 @@
 //! deleted. Their deduplication keys are let go; one `completed` event names them. Reply: the
 //! count.
 
-use super::leases::{self, held, leave_active, Leaves};
-use super::retention::{self, Kept, Victims};
+use super::leases::{self, held_for_good, leave_for_good};
+use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Owned, Str};
-use crate::keyspace::{ACTIVE, COMPLETED};
+use crate::ffi::{Owned, Str};
+use crate::keyspace::COMPLETED;
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -25,15 +25,7 @@ pub type Checked<'a> = leases::Checked<'a, 2, Option<Victims<'a>>>;
 
 /// ACK's step 5: every check, nothing written.
 pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refusal> {
-    let l = lit();
-    let structures = [(ACTIVE, Kind::Zset), (COMPLETED, Kind::Zset)];
-    let (settle, keys) = held(
-        s,
-        args,
-        (structures, true),
-        Some(l.meta.acked),
-        Leaves::Gone,
-    )?;
+    let (settle, keys) = held_for_good(s, args, COMPLETED, lit().meta.acked)?;
     let now = s.now();
     let n = settle.ids.len() as i64;
     let keeps = retention::completed_max(&settle.meta) > 0;
@@ -59,37 +51,24 @@ pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refu
 /// ACK's step 6, after [`check`]: every write, and the reply.
 pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<'a> {
     let (ctx, l) = (s.ctx, lit());
-    let Checked {
-        settle,
-        keys: [active, completed],
-        with: victims,
-    } = checked;
-    let now = s.now();
-    settle.let_go(now);
-    leave_active(s, &settle, &active);
+    let (settle, completed, victims, now) = leave_for_good(s, checked);
     match &victims {
-        Some(victims) => {
-            let now_s = ctx.int(now);
-            let mut zadd: Vec<Str> = vec![completed.name()];
-            for (j, &id) in settle.ids.iter().enumerate() {
-                let row = ctx.open(settle.rows[j].as_str());
+        Some(victims) => keep_in(
+            s,
+            (&settle.ids, &settle.rows),
+            &completed,
+            now,
+            victims,
+            |j, row, at| {
                 let result = args.job_bytes(j, 2);
-                let mut fields = vec![
-                    (l.row.state, l.state.completed),
-                    (l.row.finished_ms, now_s.as_str()),
-                ];
+                let mut fields = vec![(l.row.state, l.state.completed), (l.row.finished_ms, at)];
                 if !result.bytes().is_empty() {
                     fields.push((l.row.result, result));
                 }
                 row.hset(&fields);
                 row.hdel(&[l.row.deadline_ms, l.row.token]);
-                completed.zadd(now as f64, id);
-                zadd.push(now_s.as_str());
-                zadd.push(id);
-            }
-            ctx.replicate(c"ZADD", &zadd);
-            retention::apply(s, &completed, victims);
-        }
+            },
+        ),
         None => {
             for row in &settle.rows {
                 ctx.open(row.as_str()).delete();

@@ -13,6 +13,7 @@ use super::scope::Scope;
 use super::{add, counter, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
+use crate::keyspace::ACTIVE;
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -181,6 +182,18 @@ pub fn held<'a, const N: usize>(
     Ok((settle, keys))
 }
 
+/// ACK's and BURY's [`held`]: the jobs leave active for good ([`Leaves::Gone`]) into `set`
+/// (`completed`, `dead`), counted in `total`; the structures `[active, set]`.
+pub fn held_for_good<'a>(
+    s: &mut Scope<'a>,
+    args: &Args<'a>,
+    set: &[u8],
+    total: Str<'static>,
+) -> Result<(Settle<'a>, [Key<'a, 'a>; 2]), Refusal> {
+    let structures = [(ACTIVE, Kind::Zset), (set, Kind::Zset)];
+    held(s, args, (structures, true), Some(total), Leaves::Gone)
+}
+
 /// The settled jobs leave active: `ZREM active <ids…>`, replicated; then their lanes' `active`.
 pub fn leave_active(s: &Scope, settle: &Settle, active: &Key) {
     let ids = &settle.ids;
@@ -191,6 +204,24 @@ pub fn leave_active(s: &Scope, settle: &Settle, active: &Key) {
     zrem.extend(ids);
     active.ctx().replicate(c"ZREM", &zrem);
     settle.lower(s);
+}
+
+/// ACK's and BURY's first writes, after [`held_for_good`]: the jobs' deduplication keys let go and
+/// the jobs out of active. Hands back the settle, the set they go into, the rest of the check and
+/// now.
+pub fn leave_for_good<'a, X>(
+    s: &Scope<'a>,
+    checked: Checked<'a, 2, X>,
+) -> (Settle<'a>, Key<'a, 'a>, X, i64) {
+    let Checked {
+        settle,
+        keys: [active, set],
+        with,
+    } = checked;
+    let now = s.now();
+    settle.let_go(now);
+    leave_active(s, &settle, &active);
+    (settle, set, with, now)
 }
 
 /// A settling verb's step 5 done (ACK, RETRY, BURY, RELEASE): the jobs held, the structures it

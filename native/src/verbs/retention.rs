@@ -144,3 +144,27 @@ pub fn apply(s: &Scope, set: &Key, victims: &Victims) {
     let del: Vec<Str> = victims.rows.iter().map(Owned::as_str).collect();
     ctx.replicate(c"DEL", &del);
 }
+
+/// Settled jobs (`ids`, their `rows`) go into `set` (ACK's `completed`, BURY's `dead`) scored
+/// `now`, each row written by `row(j, row key, now)`; one `ZADD` replicated, then the set's
+/// retention `victims` deleted.
+pub fn keep_in(
+    s: &Scope,
+    (ids, rows): (&[Str], &[Owned]),
+    set: &Key,
+    now: i64,
+    victims: &Victims,
+    mut row: impl FnMut(usize, &Key, Str),
+) {
+    let ctx = s.ctx;
+    let now_s = ctx.int(now);
+    let mut zadd: Vec<Str> = vec![set.name()];
+    for (j, &id) in ids.iter().enumerate() {
+        row(j, &ctx.open(rows[j].as_str()), now_s.as_str());
+        set.zadd(now as f64, id);
+        zadd.push(now_s.as_str());
+        zadd.push(id);
+    }
+    ctx.replicate(c"ZADD", &zadd);
+    apply(s, set, victims);
+}
