@@ -191,10 +191,11 @@ const PAIRS: Pair[] = [
   ["`enqueueMany` vs `addBulk`", "emqEnqueueMany", "bullAddBulk", "enqueueManyVsAddBulk"],
   ["`enqueue` vs `add`, 500 in flight", "emqEnqueue500", "bullAdd500", "enqueueVsAdd"],
   ["worker vs `Worker`, concurrency 50, drain", "emqWorker", "bullWorker", "workerVsBullWorker"],
+  ["reference: bare glide `EMQ.SETTLE` drain (no EchoMQ code) vs `Worker`", "glideDrain", "bullWorker", "floorVsBullWorker"],
 ];
 
 function throughputTable(t: Record<string, any>): string {
-  const rows = PAIRS.map(([label, e, b, k]) => {
+  const rows = PAIRS.filter(([, e]) => t.phases[e] !== undefined).map(([label, e, b, k]) => {
     const pe = t.phases[e], pb = t.phases[b];
     const per = (t.ratioRounds[k] as number[]).map(f2).join(", ");
     return `| ${label} | ${f0(pe.jobsPerSec)} | ${f0(pb.jobsPerSec)} | **${f2(t.ratios[k])}×** (${per}) | ` +

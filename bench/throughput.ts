@@ -13,6 +13,10 @@
  * of 1000 groups (jobs) each, 8 in flight, as `enqueueMany` sends them; and one command of one
  * group per job, 500 in flight, as `enqueue` does. The client's floor under EchoMQ's own code. And
  * glide's own client CPU per command with 1 and with 50 commands in flight (10000 PINGs each).
+ * On both topologies, a reference drain: N more jobs drained by bare `EMQ.SETTLE` calls through a
+ * bare glide client, one call in flight per queue, each acking every job the call before claimed
+ * and claiming as many as the queue's worker has slots (no handler, no job objects, no EchoMQ
+ * code in the loop): the most a worker that settles and claims by SETTLE can get from glide here.
  *
  * Options: `--n N` jobs per phase (default 100000), `--rounds R` (default 5: every phase R times,
  * interleaved, fresh queues each round; a ratio is the median of its R per-round ratios, a phase's
@@ -23,7 +27,7 @@
  *
  * Run: node_modules/.bin/bun bench/throughput.ts [--n 100000] [--rounds 5] [--queues 12] [--cluster]
  */
-import { GlideClient, type GlideString } from "@valkey/valkey-glide";
+import { Decoder, GlideClient, GlideClusterClient, type GlideReturnType, type GlideString } from "@valkey/valkey-glide";
 import { Queue, Worker as BullWorker } from "bullmq";
 import { EchoMQ, type Worker } from "../client.ts";
 import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../tools/embedded/mod.ts";
@@ -239,6 +243,44 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
         pool(N, IN_FLIGHT, (i) => bq.one[i % Q]!.add("job", PAYLOAD)));
     });
 
+    // The drain floor: N more jobs drained by bare SETTLE calls (unmeasured admission first).
+    const floorNames = queueNames(`tp-floor-drain${r}`);
+    await Promise.all(floorNames.map(async (q, i) => {
+      await mq.retain(q, { completedMax: 0 });
+      await mq.enqueueMany(q, Array.from({ length: perQueue(i) }, () => PAYLOAD));
+    }));
+    {
+      const g = CLUSTER
+        ? await GlideClusterClient.createClient({ addresses: [...addresses], requestTimeout: 10_000 })
+        : await GlideClient.createClient({ addresses: [...addresses], requestTimeout: 10_000 });
+      try {
+        let settled = 0;
+        results.glideDrain = await measure("bare glide SETTLE drain", N, () =>
+          Promise.all(floorNames.map(async (q, i) => {
+            const ks = keyspace(q);
+            const meta = ks.meta;
+            let held: Array<[GlideString, number]> = [];
+            for (let first = true;; first = false) {
+              // a SETTLE carries at least one settlement: the first call is a CLAIM
+              const call = first
+                ? wireCall("CLAIM", ks, { lease_ms: 60_000, count: share(i), block_ms: 0 })
+                : wireCall("SETTLE", ks, { lease_ms: 60_000, want: share(i) }, held.map(([id, token]) =>
+                  ({ op: 0, id, token, delay_ms: 0, reason: "", result: "" })));
+              const args: GlideString[] = [`EMQ.${call.verb}`, "1", meta, ...call.args];
+              const reply = (g instanceof GlideClusterClient
+                ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
+                : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
+              if (!first) for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0;
+              held = (reply.slice(first ? 1 : 2) as GlideReturnType[][]).map((job) => [job[0] as GlideString, Number(job[3])]);
+              if (held.length === 0) break;
+            }
+          })));
+        if (settled !== N) throw new Error(`the bare SETTLE drain settled ${settled} of ${N}`);
+      } finally {
+        g.close();
+      }
+    }
+
     // The glide floor: the same ENQUEUE commands, built beforehand, through a bare GlideClient.
     if (!CLUSTER) {
       const g = await GlideClient.createClient({ addresses: [...addresses], requestTimeout: 5000 });
@@ -271,7 +313,7 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
 
     // Sanity: everything drained, everything admitted.
     let left = 0;
-    for (const q of emqNames.bulk) left += (await mq.counts(q)).pending;
+    for (const q of [...emqNames.bulk, ...floorNames]) left += (await mq.counts(q)).pending;
     if (left !== 0) throw new Error(`EchoMQ left ${left} jobs pending`);
     let admitted = 0;
     for (const q of emqNames.one) admitted += (await mq.counts(q)).pending;
@@ -318,6 +360,7 @@ const ratios = {
   enqueueManyVsAddBulk: ratio("emqEnqueueMany", "bullAddBulk"),
   enqueueVsAdd: ratio("emqEnqueue500", "bullAdd500"),
   workerVsBullWorker: ratio("emqWorker", "bullWorker"),
+  floorVsBullWorker: ratio("glideDrain", "bullWorker"),
 };
 report({
   n: N,

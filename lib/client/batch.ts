@@ -397,16 +397,20 @@ export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturn
   const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
   const attempts = Number(entry[2]);
   const token = Number(entry[3]);
-  const o = decodeOptions(UTF8.decode(asBytes(entry[4]!)));
-  const extra = {
-    ...(o.timeout_ms === undefined ? {} : { timeoutMs: Number(o.timeout_ms) }),
-    ...(o.dedup === undefined ? {} : { dedupKey: o.dedup }),
-    ...(o.traceparent === undefined ? {} : { traceparent: o.traceparent }),
-    ...(o.priority === undefined || Number(o.priority) === 0 ? {} : { priority: Number(o.priority) }),
-    ...(o.lane === undefined ? {} : { lane: o.lane }),
-  };
+  const opts = asBytes(entry[4]!);
+  // fields set one by one (no spreads): this runs once per claimed job; payload last, as before
+  const job: { -readonly [K in keyof Job<P>]: Job<P>[K] } = { id, queue: ks.name, token, attempts } as Job<P>;
+  if (opts.length > 0) {
+    const o = decodeOptions(UTF8.decode(opts));
+    if (o.timeout_ms !== undefined) job.timeoutMs = Number(o.timeout_ms);
+    if (o.dedup !== undefined) job.dedupKey = o.dedup;
+    if (o.traceparent !== undefined) job.traceparent = o.traceparent;
+    if (o.priority !== undefined && Number(o.priority) !== 0) job.priority = Number(o.priority);
+    if (o.lane !== undefined) job.lane = o.lane;
+  }
   try {
-    return { id, queue: ks.name, token, attempts, ...extra, payload: c.codec.decode(asBytes(entry[1]!)) };
+    job.payload = c.codec.decode(asBytes(entry[1]!));
+    return job;
   } catch (e) {
     return new PayloadDecodeError(c.codec.name, { id, queue: ks.name, attempts, token }, e);
   }

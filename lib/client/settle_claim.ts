@@ -64,7 +64,15 @@ export async function settleClaim<P>(
         }
         if (token !== undefined) continue;
         round.tokens.set(s.job.id, s.job.token);
-        round.groups.push({ op: OPS[verb]!, delay_ms: 0, reason: "", result: "", ...group });
+        // every field named (no spread): this runs once per job of a busy worker
+        round.groups.push({
+          op: OPS[verb]!,
+          id: group.id!,
+          token: group.token!,
+          delay_ms: group.delay_ms ?? 0,
+          reason: group.reason ?? "",
+          result: group.result ?? "",
+        });
         round.sent.push({ at, verb, id: s.job.id });
         return;
       }

@@ -286,7 +286,13 @@ const claimKey = (job: JobRef): string => `${job.id} ${job.token}`;
 /** A job this worker holds: claimed and not yet settled. */
 interface Held<P> {
   readonly job: Job<P>;
-  readonly controller: AbortController;
+  /**
+   * Its handler's signal, made when the handler first reads `job.signal` (most never do, and an
+   * AbortController per job is a measurable share of a busy worker's time); see {@link signalOf}.
+   */
+  controller: AbortController | null;
+  /** Why it was aborted, when that happened before its signal was made. */
+  abortedBy?: { readonly reason: unknown };
   /** The lease's end on the monotonic clock (`performance.now()`), a lower bound of the server's. */
   leaseUntil: number;
   /** Its lease was lost: it is not settled. */
@@ -302,6 +308,21 @@ interface Held<P> {
   /** Resolves once the job is settled (or given up). */
   readonly done: Promise<void>;
   readonly finish: () => void;
+}
+
+/** `held`'s abort signal, made on first use (aborted already if `held` was). */
+function signalOf(held: Held<unknown>): AbortSignal {
+  if (held.controller === null) {
+    held.controller = new AbortController();
+    if (held.abortedBy !== undefined) held.controller.abort(held.abortedBy.reason);
+  }
+  return held.controller.signal;
+}
+
+/** Aborts `held`'s signal with `reason` (the first abort wins, as AbortController's does). */
+function abortHeld(held: Held<unknown>, reason: unknown): void {
+  if (held.controller !== null) held.controller.abort(reason);
+  else held.abortedBy ??= { reason };
 }
 
 /** A settle the worker queued, and why (a hand-back is not a failed attempt). */
@@ -705,7 +726,7 @@ export class Worker<P> {
     const done = new Promise<void>((resolve) => (finish = resolve));
     const held: Held<P> = {
       job,
-      controller: new AbortController(),
+      controller: null,
       leaseUntil,
       lost: false,
       settling: false,
@@ -723,7 +744,9 @@ export class Worker<P> {
     }
     const view: WorkerJob<P> = {
       ...job,
-      signal: held.controller.signal,
+      get signal(): AbortSignal {
+        return signalOf(held);
+      },
       get leaseUntil(): number {
         return held.leaseUntil;
       },
@@ -750,7 +773,7 @@ export class Worker<P> {
       const timer = setTimeout(() => {
         if (held.lost || held.own || held.settling) return;
         const timeout = new JobTimeoutError(limit);
-        held.controller.abort(timeout);
+        abortHeld(held, timeout);
         this.#settle(held, timeout);
         held.timedOut = true;
       }, limit);
@@ -946,7 +969,7 @@ export class Worker<P> {
       held.lost = true;
       lost++;
       held.span?.leaseLost(error);
-      held.controller.abort(error);
+      abortHeld(held, error);
     }
     this.lost += lost;
     if (lost > 0) this.#report(error);
@@ -1125,7 +1148,7 @@ export class Worker<P> {
     const stopped = new EchoMQError("closed", "worker stopped before the job finished");
     for (const held of this.#held.values()) {
       if (held.done === self || held.lost || held.settling) continue;
-      held.controller.abort(stopped);
+      abortHeld(held, stopped);
       held.lost = true; // its handler's outcome is ignored: the hand-back below settles it
       if (held.own) {
         this.#release(held);

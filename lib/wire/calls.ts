@@ -34,7 +34,12 @@ export type FixedArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["args
 /** One group (one job) of verb `V`'s arguments, by name. */
 export type GroupArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["group"][number]]: ArgValue };
 
-const wire = (v: ArgValue): GlideString => (typeof v === "number" ? String(v) : v);
+// The commonest arguments (a settle's 0 delay, empty reason and result) as bytes made once: glide
+// copies an argument's bytes and would otherwise encode each string anew.
+const ZERO: GlideString = Buffer.from("0");
+const EMPTY: GlideString = Buffer.from("");
+const wire = (v: ArgValue): GlideString =>
+  typeof v === "number" ? (v === 0 ? ZERO : String(v)) : v === "" ? EMPTY : v;
 
 /**
  * The call of `verb` on the queue of `ks`: `fixed` arguments, then one group per element of

@@ -46,20 +46,25 @@ for (const backend of BACKENDS) {
       expect([w.failed, w.buried, w.completed]).toEqual([2, 1, 0]);
     });
 
-    test("a handler that ignores the signal cannot settle the job after its timeout", async () => {
+    test("a handler that ignores the signal cannot settle the job after its timeout; read late, the signal is aborted", async () => {
       const q = `to-ignore-${backend}`;
       const id = await mq.enqueue(q, { n: 1 });
       let late: unknown = "not settled";
+      let seen: unknown[] = [];
       let done = false;
       const w = mq.work(q, async (job) => {
         if (job.attempts > 1) return;
         await new Promise((r) => setTimeout(r, 400)); // ignores the signal
+        // its signal, first read after the timeout (the worker makes it on first use), is aborted
+        seen = [job.signal.aborted, job.signal.reason];
         late = await mq.ack(job).then(() => null, (e: unknown) => e);
         done = true;
       }, { timeoutMs: 100, backoff: fixed(60_000), blockMs: 100 });
       await eventually(() => done, 20_000);
       await w.stop();
       expect(late).toBeInstanceOf(LeaseLostError);
+      expect(seen[0]).toBe(true);
+      expect(seen[1]).toBeInstanceOf(JobTimeoutError);
       const row = await mq.getJob(q, id);
       expect([row!.state, row!.reason]).toEqual(["scheduled", "timed out after 100 ms"]);
     });
