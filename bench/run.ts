@@ -191,7 +191,8 @@ const PAIRS: Pair[] = [
   ["`enqueueMany` vs `addBulk`", "emqEnqueueMany", "bullAddBulk", "enqueueManyVsAddBulk"],
   ["`enqueue` vs `add`, 500 in flight", "emqEnqueue500", "bullAdd500", "enqueueVsAdd"],
   ["worker vs `Worker`, concurrency 50, drain", "emqWorker", "bullWorker", "workerVsBullWorker"],
-  ["reference: bare glide `EMQ.SETTLE` drain (no EchoMQ code) vs `Worker`", "glideDrain", "bullWorker", "floorVsBullWorker"],
+  ["reference: bare glide `EMQ.SETTLE` drain, 1 call in flight (no EchoMQ code) vs `Worker`", "glideDrain", "bullWorker", "floorVsBullWorker"],
+  ["reference: the same, 2 calls in flight of half the slots each", "glideDrain2", "bullWorker", "floor2VsBullWorker"],
 ];
 
 function throughputTable(t: Record<string, any>): string {

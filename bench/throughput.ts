@@ -16,7 +16,9 @@
  * On both topologies, a reference drain: N more jobs drained by bare `EMQ.SETTLE` calls through a
  * bare glide client, one call in flight per queue, each acking every job the call before claimed
  * and claiming as many as the queue's worker has slots (no handler, no job objects, no EchoMQ
- * code in the loop): the most a worker that settles and claims by SETTLE can get from glide here.
+ * code in the loop): the most a worker with one call in flight can get from glide here; on one
+ * server also with two calls in flight of half the slots each, as a worker of 32 slots or more
+ * keeps them.
  *
  * Options: `--n N` jobs per phase (default 100000), `--rounds R` (default 5: every phase R times,
  * interleaved, fresh queues each round; a ratio is the median of its R per-round ratios, a phase's
@@ -243,39 +245,46 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
         pool(N, IN_FLIGHT, (i) => bq.one[i % Q]!.add("job", PAYLOAD)));
     });
 
-    // The drain floor: N more jobs drained by bare SETTLE calls (unmeasured admission first).
+    // The drain floor: N more jobs drained by bare SETTLE calls (unmeasured admission first), with
+    // one call in flight per queue, then (one server) two calls of half the slots each.
     const floorNames = queueNames(`tp-floor-drain${r}`);
-    await Promise.all(floorNames.map(async (q, i) => {
+    const floorNames2 = CLUSTER ? [] : queueNames(`tp-floor-drain2-${r}`);
+    await Promise.all([...floorNames, ...floorNames2].map(async (q, i) => {
       await mq.retain(q, { completedMax: 0 });
-      await mq.enqueueMany(q, Array.from({ length: perQueue(i) }, () => PAYLOAD));
+      await mq.enqueueMany(q, Array.from({ length: perQueue(i % Q) }, () => PAYLOAD));
     }));
     {
       const g = CLUSTER
         ? await GlideClusterClient.createClient({ addresses: [...addresses], requestTimeout: 10_000 })
         : await GlideClient.createClient({ addresses: [...addresses], requestTimeout: 10_000 });
-      try {
+      /** Drains `names` by bare SETTLE calls, `loops` calls in flight per queue, each for 1/`loops` of its worker's slots. */
+      const bareDrain = async (names: string[], loops: number): Promise<void> => {
         let settled = 0;
-        results.glideDrain = await measure("bare glide SETTLE drain", N, () =>
-          Promise.all(floorNames.map(async (q, i) => {
-            const ks = keyspace(q);
-            const meta = ks.meta;
-            let held: Array<[GlideString, number]> = [];
-            for (let first = true;; first = false) {
-              // a SETTLE carries at least one settlement: the first call is a CLAIM
-              const call = first
-                ? wireCall("CLAIM", ks, { lease_ms: 60_000, count: share(i), block_ms: 0 })
-                : wireCall("SETTLE", ks, { lease_ms: 60_000, want: share(i) }, held.map(([id, token]) =>
-                  ({ op: 0, id, token, delay_ms: 0, reason: "", result: "" })));
-              const args: GlideString[] = [`EMQ.${call.verb}`, "1", meta, ...call.args];
-              const reply = (g instanceof GlideClusterClient
-                ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
-                : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
-              if (!first) for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0;
-              held = (reply.slice(first ? 1 : 2) as GlideReturnType[][]).map((job) => [job[0] as GlideString, Number(job[3])]);
-              if (held.length === 0) break;
-            }
-          })));
+        await Promise.all(names.flatMap((q, i) => Array.from({ length: loops }, async () => {
+          const ks = keyspace(q);
+          const meta = ks.meta;
+          const slots = Math.ceil(share(i) / loops);
+          let held: Array<[GlideString, number]> = [];
+          for (let first = true;; first = false) {
+            // a SETTLE carries at least one settlement: the first call is a CLAIM
+            const call = first
+              ? wireCall("CLAIM", ks, { lease_ms: 60_000, count: slots, block_ms: 0 })
+              : wireCall("SETTLE", ks, { lease_ms: 60_000, want: slots }, held.map(([id, token]) =>
+                ({ op: 0, id, token, delay_ms: 0, reason: "", result: "" })));
+            const args: GlideString[] = [`EMQ.${call.verb}`, "1", meta, ...call.args];
+            const reply = (g instanceof GlideClusterClient
+              ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
+              : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
+            if (!first) for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0;
+            held = (reply.slice(first ? 1 : 2) as GlideReturnType[][]).map((job) => [job[0] as GlideString, Number(job[3])]);
+            if (held.length === 0) break;
+          }
+        })));
         if (settled !== N) throw new Error(`the bare SETTLE drain settled ${settled} of ${N}`);
+      };
+      try {
+        results.glideDrain = await measure("bare glide SETTLE drain", N, () => bareDrain(floorNames, 1));
+        if (!CLUSTER) results.glideDrain2 = await measure("bare glide SETTLE drain, 2 in flight", N, () => bareDrain(floorNames2, 2));
       } finally {
         g.close();
       }
@@ -313,7 +322,7 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
 
     // Sanity: everything drained, everything admitted.
     let left = 0;
-    for (const q of [...emqNames.bulk, ...floorNames]) left += (await mq.counts(q)).pending;
+    for (const q of [...emqNames.bulk, ...floorNames, ...floorNames2]) left += (await mq.counts(q)).pending;
     if (left !== 0) throw new Error(`EchoMQ left ${left} jobs pending`);
     let admitted = 0;
     for (const q of emqNames.one) admitted += (await mq.counts(q)).pending;
@@ -361,6 +370,7 @@ const ratios = {
   enqueueVsAdd: ratio("emqEnqueue500", "bullAdd500"),
   workerVsBullWorker: ratio("emqWorker", "bullWorker"),
   floorVsBullWorker: ratio("glideDrain", "bullWorker"),
+  ...(CLUSTER ? {} : { floor2VsBullWorker: ratio("glideDrain2", "bullWorker") }),
 };
 report({
   n: N,

@@ -265,13 +265,24 @@ function within<T, F>(promise: Promise<T>, ms: number, fallback: F): Promise<T |
 const reconnectDelay = (n: number): number => Math.min(500, 50 * 2 ** n);
 
 /**
- * How many settles, taken at once, go beside a CLAIM sent first rather than in one SETTLE: the
+ * In a worker of fewer than {@link PIPELINE_FROM} slots (one call in flight), how many settles,
+ * taken at once, go beside a CLAIM sent first rather than in one SETTLE: the
  * handlers of the jobs the claim brings then run while the server writes the settles, which saves
  * more than a second command costs (bench/RESULTS.md, section 11: a worker of concurrency 50
  * drained 2.67× BullMQ's speed with pairs, 2.17× with SETTLEs of 50; 12 workers of 4 or 5 slots,
  * 1.55× with pairs, 2.14× with SETTLEs).
  */
 const PAIR_FROM = 16;
+
+/**
+ * From this concurrency on, a worker keeps two claims in flight, each of at most half its slots:
+ * the jobs one brings run while the server answers the other. With one call in flight a worker
+ * waits for each round trip with its slots idle (bench/RESULTS.md, section 12: bare SETTLE calls
+ * through glide, no EchoMQ code, drained 3.1× BullMQ's speed one call at a time and 5.9× two at a
+ * time; a worker of 50 went from 2.8× to 3.5×). A small worker keeps one: its calls would carry
+ * too few jobs.
+ */
+const PIPELINE_FROM = 32;
 
 /** Watchdog: a claim loop step or settle stalls after this many `blockMs` (and at least the minimum). */
 const STALL_BLOCKS = 5;
@@ -452,6 +463,14 @@ export class Worker<P> {
   #stallReports = 0;
   /** Settles once the last CLAIM sent has answered (or failed). */
   #claiming: Promise<void> = Promise.resolve();
+  /** Calls the claim loop sent without waiting for them (two claims in flight), until they answer. */
+  readonly #inFlight: Set<Promise<void>> = new Set();
+  /** The slots those calls ask for: not free until they answer. */
+  #inFlightWant = 0;
+  /** A call sent without waiting claimed fewer jobs than it asked for: the queue ran dry. */
+  #ranDry = false;
+  /** A call sent without waiting failed without an outcome: the loop handles it as its own. */
+  #inFlightError: unknown = null;
   /** Ends the claim loop's current wait (a stop, or the watchdog): it throws {@link INTERRUPTED}. */
   #interrupt: () => void = () => {};
   #interrupted: Promise<typeof INTERRUPTED> = new Promise(() => {});
@@ -545,12 +564,25 @@ export class Worker<P> {
    * serial). Jobs held — running, or settling — stay below twice the concurrency.
    */
   #free(): number {
-    return Math.min(this.#concurrency - (this.#held.size - this.#settling), 2 * this.#concurrency - this.#held.size);
+    const free = Math.min(this.#concurrency - (this.#held.size - this.#settling), 2 * this.#concurrency - this.#held.size);
+    return free - this.#inFlightWant;
+  }
+
+  /**
+   * Whether the claim loop sends its next call: a slot is free or settles wait; beside a call in
+   * flight, only once half the slots are free (calls of a few jobs each would cost more than the
+   * overlap saves); never beside two.
+   */
+  #canSend(): boolean {
+    if (this.#inFlight.size >= 2) return false;
+    const free = this.#free();
+    if (this.#inFlight.size === 1) return free >= Math.ceil(this.#concurrency / 2);
+    return free > 0 || (this.#loopSettles && this.#queued.length > 0);
   }
 
   /** Resolves when a slot is free (a release of a settling job may free none: wait again). */
   async #room(): Promise<void> {
-    while (this.#free() <= 0 && !(this.#loopSettles && this.#queued.length > 0) && !this.#stopping) {
+    while (!this.#canSend() && this.#inFlightError === null && !this.#stopping) {
       await new Promise<void>((wake) => (this.#roomWaiter = wake));
     }
   }
@@ -611,6 +643,22 @@ export class Worker<P> {
           this.#line = line;
           continue; // the settles queued meanwhile went out: take the slots as they are now
         }
+        if (this.#inFlightError !== null) {
+          // a call sent without waiting failed: the loop's own failure (reported, line made again)
+          const e = this.#inFlightError;
+          this.#inFlightError = null;
+          throw e;
+        }
+        if (this.#ranDry) {
+          this.#ranDry = false;
+          dry = true;
+        }
+        if (dry && this.#inFlight.size > 0) {
+          // the calls in flight answer first (their jobs run, the queue may not be dry after all)
+          this.#at("waiting for a CLAIM reply");
+          await this.#wait(Promise.all(this.#inFlight));
+          continue;
+        }
         this.#lastClaim = performance.now();
         const sentAt = performance.now();
         let want: number;
@@ -618,6 +666,16 @@ export class Worker<P> {
         // the settles of this tick (handlers that finished together) go out together
         if (this.#loopSettles && this.#queued.length > 0) await this.#wait(new Promise<void>((next) => nextMacrotask(next)));
         want = Math.max(0, Math.min(MAX_BATCH, this.#free()));
+        if (this.#concurrency >= PIPELINE_FROM && !dry) {
+          // two claims in flight, each of at most half the slots: this one answers while the loop
+          // goes on (a stop waits for it; its jobs run)
+          want = Math.min(want, Math.ceil(this.#concurrency / 2));
+          if (want > 0) {
+            this.#sendAside(line, this.#loopSettles ? this.#queued.splice(0, BATCH_COMMANDS) : [], want, sentAt);
+            failures = 0;
+            continue;
+          }
+        }
         if (this.#loopSettles && this.#queued.length > 0 && (this.#queued.length < PAIR_FROM || want === 0)) {
           const batch = this.#queued.splice(0, BATCH_COMMANDS);
           this.#at("waiting for a SETTLE reply");
@@ -682,9 +740,46 @@ export class Worker<P> {
    * counts them, the jobs claimed run. A call without an outcome rejects (reported by the loop).
    */
   async #settleClaim(line: ClaimLine<P>, batch: Queued[], want: number, sentAt: number): Promise<Claim<P>> {
+    const handled = this.#settleCall(line, batch, want);
+    this.#claiming = handled.then(() => {}, () => {});
+    return await this.#wait(handled, (late) => {
+      for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
+    });
+  }
+
+  /**
+   * A call the claim loop does not wait for (a worker of {@link PIPELINE_FROM} slots or more keeps
+   * two in flight): `batch` settled by a SETTLE that claims up to `want` (a CLAIM when there is
+   * nothing to settle). Its jobs run when it answers; a claim short of `want` marks the queue dry
+   * and a failure is the loop's own, at its next turn.
+   */
+  #sendAside(line: ClaimLine<P>, batch: Queued[], want: number, sentAt: number): void {
+    this.#inFlightWant += want;
+    const call = batch.length > 0 && line.settle !== undefined
+      ? this.#settleCall(line, batch, want)
+      : line.claim(this.queue, want, this.#leaseMs, 0);
+    if (batch.length > 0 && line.settle === undefined) {
+      this.#queued.unshift(...batch);
+      this.#flush(true);
+    }
+    const done: Promise<void> = call.then((claim) => {
+      this.#inFlightWant -= want;
+      for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
+      if (claim.jobs.length < want) this.#ranDry = true;
+    }, (e: unknown) => {
+      this.#inFlightWant -= want;
+      this.#inFlightError ??= e;
+    }).finally(() => {
+      this.#inFlight.delete(done);
+      this.#freed();
+    });
+    this.#inFlight.add(done);
+  }
+
+  /** One SETTLE on `line`; the settles' outcomes counted when it answers (as `#flush` counts them). */
+  #settleCall(line: ClaimLine<P>, batch: Queued[], want: number): Promise<Claim<P>> {
     const sent: Promise<SettleClaim<P>> = line.settle!(this.queue, batch.map((q) => q.settlement), want, this.#leaseMs);
-    this.#claiming = sent.then(() => {}, () => {});
-    const handled = sent.then(
+    return sent.then(
       (r) => {
         this.#settled(batch, r.results, new Set());
         return r.claim;
@@ -697,9 +792,6 @@ export class Worker<P> {
         throw error;
       },
     );
-    return await this.#wait(handled, (late) => {
-      for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
-    });
   }
 
   /**
@@ -1094,6 +1186,9 @@ export class Worker<P> {
         // that fails, closing the connection ends it.
         const line = this.#line;
         if (line !== null) {
+          // calls sent without waiting answer first (none waits on the server): closing the line
+          // under one would lose the jobs it claimed until their leases ran out
+          await within(Promise.all(this.#inFlight), 2000, undefined);
           let answered = false;
           void this.#claiming.then(() => (answered = true));
           const until = performance.now() + 2000;
@@ -1104,6 +1199,8 @@ export class Worker<P> {
           line.close();
         }
         await this.#loop;
+        // calls the loop sent without waiting: their jobs run (and are drained below)
+        await Promise.all(this.#inFlight);
         await this.#firing;
         this.#line?.close();
         this.#line = null;

@@ -75,7 +75,7 @@ for (const combo of COMBOS) {
      * Drains JOBS jobs of `q` through `client` at CONCURRENCY: every third handler sleeps up to 3 ms,
      * every 50th job's first attempt throws (retried after `backoffMs`). The worker is stopped after.
      */
-    async function drain(client: WorkerClient<{ n: number }>, q: string, backoffMs: number) {
+    async function drain(client: WorkerClient<{ n: number }>, q: string, backoffMs: number, concurrency = CONCURRENCY) {
       await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, n) => ({ n })));
       const errors: unknown[] = [];
       let running = 0;
@@ -90,7 +90,7 @@ for (const combo of COMBOS) {
           running--;
           if (job.payload.n % 50 === 0 && job.attempts === 1) throw new Error("again");
         },
-        { concurrency: CONCURRENCY, leaseMs: 60_000, backoff: backoffMs, onError: (e) => void errors.push(e), ...FAST },
+        { concurrency, leaseMs: 60_000, backoff: backoffMs, onError: (e) => void errors.push(e), ...FAST },
         () => {},
       );
       await eventually(() => worker.completed === JOBS, 60_000);
@@ -435,6 +435,64 @@ for (const combo of COMBOS) {
       expect(settles.some((s) => s.kinds.includes("retry"))).toBe(true); // retried at delay 0 in a SETTLE
       expect(worker.failed).toBe(JOBS / 50);
       expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+    });
+
+    test("a worker of 40 slots keeps two calls in flight, of at most 20 slots when beside another: every settlement once, the bound kept; a stop then leaves none active", async () => {
+      const q = `wk-pipe-${backend}`;
+      const base = ctx.mq.workerClient();
+      let inFlight = 0;
+      let maxInFlight = 0;
+      let maxWantBeside = 0; // the most a call sent beside another asked for
+      let delayMs = 0;
+      /** A call of the claim loop that does not wait on the server, counted while in flight (its reply held `delayMs`). */
+      const counted = async <T>(want: number, call: () => Promise<T>): Promise<T> => {
+        if (inFlight > 0) maxWantBeside = Math.max(maxWantBeside, want);
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        try {
+          const reply = await call();
+          if (delayMs > 0) await sleep(delayMs); // the reply comes late
+          return reply;
+        } finally {
+          inFlight--;
+        }
+      };
+      const client: WorkerClient<{ n: number }> = {
+        ...base,
+        async dedicated(queue, blockMs, signal, who) {
+          const line = await base.dedicated(queue, blockMs, signal, who);
+          return {
+            ...line,
+            claim: (queue, count, leaseMs, waitMs) =>
+              waitMs > 0 ? line.claim(queue, count, leaseMs, waitMs) : counted(count, () => line.claim(queue, count, leaseMs, 0)),
+            settle: (queue, settlements, want, leaseMs) => counted(want, () => line.settle!(queue, settlements, want, leaseMs)),
+          };
+        },
+      };
+      const { worker, errors, maxRunning } = await drain(client, q, 0, 40);
+      expect(errors).toEqual([]);
+      expect(maxRunning).toBeLessThanOrEqual(40);
+      expect(maxInFlight).toBe(2);
+      expect(maxWantBeside).toBeLessThanOrEqual(20);
+      expect(worker.failed).toBe(JOBS / 50);
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+
+      // stopped while two calls are in flight (their replies held 100 ms): the jobs they claimed run, none stays active
+      const q2 = `wk-pipe-stop-${backend}`;
+      await ctx.mq.enqueueMany(q2, Array.from({ length: JOBS }, (_, n) => ({ n })));
+      delayMs = 100;
+      maxInFlight = 0;
+      let handled = 0;
+      const stopErrors: unknown[] = [];
+      const stopped = new Worker<{ n: number }>(client, q2, () => void handled++, { concurrency: 40, leaseMs: 60_000, onError: (e) => void stopErrors.push(e), ...FAST }, () => {});
+      await eventually(() => inFlight === 2, 10_000);
+      await stopped.stop();
+      expect(inFlight).toBe(0);
+      const counts = await ctx.mq.counts(q2);
+      expect(counts.active).toBe(0);
+      expect([counts.completed, handled, counts.pending]).toEqual([stopped.completed, stopped.completed, JOBS - stopped.completed]);
+      expect(stopped.completed).toBeGreaterThan(0);
+      expect(stopErrors).toEqual([]);
     });
 
     test("a worker's SETTLE of one job under a stale and its current token: the stale one lost, the current one applied", async () => {

@@ -16,8 +16,11 @@ import { countRows, Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS, useServer } from "./_server.ts";
 
 const JOBS = 20_000;
-const WORKERS = 8;
-const CONCURRENCY = 4;
+/**
+ * Workers × slots: 8 small workers (one call in flight each), and 2 of 40 slots, which keep two
+ * claims in flight (worker.ts PIPELINE_FROM).
+ */
+const SHAPES = [{ WORKERS: 8, CONCURRENCY: 4 }, { WORKERS: 2, CONCURRENCY: 40 }] as const;
 const LEASE_MS = 1000;
 const SLOW_EVERY = 250; // seq % 250 === 0: outlive their lease on the first attempt, heartbeat stalled
 const KEPT_EVERY = 250; // seq % 250 === 125: outlive their lease, heartbeat working
@@ -32,8 +35,9 @@ const site = useServer();
 
 for (const backend of BACKENDS) {
   describe(`contention (${backend})`, () => {
-    test(`${WORKERS} workers over ${JOBS} jobs: no id held twice under a valid lease; totals balance`, async () => {
-      const q = `contended-${backend}`;
+    for (const { WORKERS, CONCURRENCY } of SHAPES) {
+    test(`${WORKERS} workers of ${CONCURRENCY} over ${JOBS} jobs: no id held twice under a valid lease; totals balance`, async () => {
+      const q = `contended-${backend}-${WORKERS}x${CONCURRENCY}`;
       const options: EchoMQOptions<P> = {
         addresses: [{ host: "127.0.0.1", port: site.server.port }],
         requestTimeout: 10_000,
@@ -150,5 +154,6 @@ for (const backend of BACKENDS) {
         await Promise.all(clients.map((c) => c.close()));
       }
     }, 240_000);
+    }
   });
 }
