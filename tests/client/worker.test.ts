@@ -16,6 +16,7 @@ import {
   type Job,
   LeaseLostError,
   PayloadDecodeError,
+  type ClaimLine,
   type Settlement,
   Worker,
   type WorkerClient,
@@ -26,6 +27,17 @@ const servers = useSites();
 
 /** Short waits so that tests do not idle for seconds. */
 const FAST = { blockMs: 200 };
+
+/** `base`, each claim line it makes with the methods `wrap` returns in place of the line's own. */
+function wrapLines<P>(base: WorkerClient<P>, wrap: (line: ClaimLine<P>) => Partial<ClaimLine<P>>): WorkerClient<P> {
+  return {
+    ...base,
+    async dedicated(queue, blockMs, signal, who) {
+      const line = await base.dedicated(queue, blockMs, signal, who);
+      return { ...line, ...wrap(line) };
+    },
+  };
+}
 
 const BAD_ROW =
   "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); " +
@@ -402,12 +414,9 @@ for (const combo of COMBOS) {
       const settles: Array<{ settlements: number; want: number; claimed: number; kinds: string[] }> = [];
       let alone = 0; // settlements sent without a claim (settleMany)
       const client: WorkerClient<{ n: number }> = {
-        ...base,
-        async dedicated(queue, blockMs, signal, who) {
-          const line = await base.dedicated(queue, blockMs, signal, who);
+        ...wrapLines(base, (line) => {
           expect(line.settle).toBeDefined();
           return {
-            ...line,
             async settle(queue, settlements, want, leaseMs) {
               const r = await line.settle!(queue, settlements, want, leaseMs);
               settles.push({ settlements: settlements.length, want, claimed: r.claim.jobs.length, kinds: settlements.map((s) => s.kind) });
@@ -415,7 +424,7 @@ for (const combo of COMBOS) {
               return r;
             },
           };
-        },
+        }),
         settleMany(settlements) {
           alone += settlements.length;
           return base.settleMany(settlements);
@@ -457,18 +466,11 @@ for (const combo of COMBOS) {
           inFlight--;
         }
       };
-      const client: WorkerClient<{ n: number }> = {
-        ...base,
-        async dedicated(queue, blockMs, signal, who) {
-          const line = await base.dedicated(queue, blockMs, signal, who);
-          return {
-            ...line,
-            claim: (queue, count, leaseMs, waitMs) =>
-              waitMs > 0 ? line.claim(queue, count, leaseMs, waitMs) : counted(count, () => line.claim(queue, count, leaseMs, 0)),
-            settle: (queue, settlements, want, leaseMs) => counted(want, () => line.settle!(queue, settlements, want, leaseMs)),
-          };
-        },
-      };
+      const client = wrapLines(base, (line) => ({
+        claim: (queue, count, leaseMs, waitMs) =>
+          waitMs > 0 ? line.claim(queue, count, leaseMs, waitMs) : counted(count, () => line.claim(queue, count, leaseMs, 0)),
+        settle: (queue, settlements, want, leaseMs) => counted(want, () => line.settle!(queue, settlements, want, leaseMs)),
+      }));
       const { worker, errors, maxRunning } = await drain(client, q, 0, 40);
       expect(errors).toEqual([]);
       expect(maxRunning).toBeLessThanOrEqual(40);
@@ -530,23 +532,16 @@ for (const combo of COMBOS) {
       const base = ctx.mq.workerClient();
       const lost = new Error("the connection went away (injected)");
       let failed: readonly Settlement[] = [];
-      const client: WorkerClient<{ n: number }> = {
-        ...base,
-        async dedicated(queue, blockMs, signal, who) {
-          const line = await base.dedicated(queue, blockMs, signal, who);
-          return {
-            ...line,
-            settle(queue, settlements, want, leaseMs) {
-              // the first SETTLE never reaches the server: nobody knows its outcome
-              if (failed.length === 0) {
-                failed = settlements;
-                return Promise.reject(lost);
-              }
-              return line.settle!(queue, settlements, want, leaseMs);
-            },
-          };
+      const client = wrapLines(base, (line) => ({
+        settle(queue, settlements, want, leaseMs) {
+          // the first SETTLE never reaches the server: nobody knows its outcome
+          if (failed.length === 0) {
+            failed = settlements;
+            return Promise.reject(lost);
+          }
+          return line.settle!(queue, settlements, want, leaseMs);
         },
-      };
+      }));
       const runs = new Map<number, number>();
       const errors: unknown[] = [];
       const worker = new Worker<{ n: number }>(client, q, async (job) => {
