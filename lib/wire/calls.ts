@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import type { GlideString } from "@valkey/valkey-glide";
 import { type ArgName, type Verb, VERBS, type VerbSpec } from "./verbs.ts";
 
