@@ -37,8 +37,8 @@ export type GroupArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["grou
 
 // The commonest arguments (a settle's 0 delay, empty reason and result) as bytes made once: glide
 // copies an argument's bytes and would otherwise encode each string anew.
-const ZERO: GlideString = Buffer.from("0");
-const EMPTY: GlideString = Buffer.from("");
+const ZERO: GlideString = Buffer.alloc(1, "0");
+const EMPTY: GlideString = Buffer.alloc(0);
 const wire = (v: ArgValue): GlideString =>
   typeof v === "number" ? (v === 0 ? ZERO : String(v)) : v === "" ? EMPTY : v;
 
