@@ -463,6 +463,8 @@ export class Worker<P> {
   #stallReports = 0;
   /** Settles once the last CLAIM sent has answered (or failed). */
   #claiming: Promise<void> = Promise.resolve();
+  /** Slots a call sent beside another asks for at most: half the concurrency, from {@link PIPELINE_FROM} on (else 0: one call in flight). */
+  readonly #aside: number;
   /** Calls the claim loop sent without waiting for them (two claims in flight), until they answer. */
   readonly #inFlight: Set<Promise<void>> = new Set();
   /** The slots those calls ask for: not free until they answer. */
@@ -488,6 +490,7 @@ export class Worker<P> {
     this.#handler = handler;
     // every free slot is claimed in one CLAIM: at most MAX_BATCH
     this.#concurrency = option("concurrency", opts.concurrency, 1, 1, MAX_BATCH);
+    this.#aside = this.#concurrency >= PIPELINE_FROM ? Math.ceil(this.#concurrency / 2) : 0;
     this.#identity = workerIdentity(queue, this.#concurrency);
     this.id = this.#identity.id;
     this.#leaseMs = option("leaseMs", opts.leaseMs, 30_000, 100, 86_400_000);
@@ -576,7 +579,7 @@ export class Worker<P> {
   #canSend(): boolean {
     if (this.#inFlight.size >= 2) return false;
     const free = this.#free();
-    if (this.#inFlight.size === 1) return free >= Math.ceil(this.#concurrency / 2);
+    if (this.#inFlight.size === 1) return free >= this.#aside;
     return free > 0 || (this.#loopSettles && this.#queued.length > 0);
   }
 
@@ -666,10 +669,10 @@ export class Worker<P> {
         // the settles of this tick (handlers that finished together) go out together
         if (this.#loopSettles && this.#queued.length > 0) await this.#wait(new Promise<void>((next) => nextMacrotask(next)));
         want = Math.max(0, Math.min(MAX_BATCH, this.#free()));
-        if (this.#concurrency >= PIPELINE_FROM && !dry) {
+        if (this.#aside > 0 && !dry) {
           // two claims in flight, each of at most half the slots: this one answers while the loop
           // goes on (a stop waits for it; its jobs run)
-          want = Math.min(want, Math.ceil(this.#concurrency / 2));
+          want = Math.min(want, this.#aside);
           if (want > 0) {
             this.#sendAside(line, this.#loopSettles ? this.#queued.splice(0, BATCH_COMMANDS) : [], want, sentAt);
             failures = 0;
@@ -755,13 +758,8 @@ export class Worker<P> {
    */
   #sendAside(line: ClaimLine<P>, batch: Queued[], want: number, sentAt: number): void {
     this.#inFlightWant += want;
-    const call = batch.length > 0 && line.settle !== undefined
-      ? this.#settleCall(line, batch, want)
-      : line.claim(this.queue, want, this.#leaseMs, 0);
-    if (batch.length > 0 && line.settle === undefined) {
-      this.#queued.unshift(...batch);
-      this.#flush(true);
-    }
+    // (a batch comes only while the loop takes the settles, that is on a line with SETTLE)
+    const call = batch.length > 0 ? this.#settleCall(line, batch, want) : line.claim(this.queue, want, this.#leaseMs, 0);
     const done: Promise<void> = call.then((claim) => {
       this.#inFlightWant -= want;
       for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
