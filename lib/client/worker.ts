@@ -289,14 +289,20 @@ const STALL_BLOCKS = 5;
 const STALL_MIN_MS = 2000;
 
 /**
- * A claim's key among the jobs held: id and token. The same worker may hold one job twice — its
- * lease ran out and this worker claimed it again — and the two claims must stay apart.
+ * A claim's key among the jobs held, when the job's id is taken already by another claim of it:
+ * id and token. The same worker may hold one job twice — its lease ran out and this worker claimed
+ * it again — and the two claims must stay apart. (A job id has no space: the two kinds of key never meet.)
  */
 const claimKey = (job: JobRef): string => `${job.id} ${job.token}`;
 
 /** A job this worker holds: claimed and not yet settled. */
 interface Held<P> {
   readonly job: Job<P>;
+  /**
+   * Its key in the worker's map: the job's id, or {@link claimKey} when another claim of the job
+   * held that already (the id alone is hashed once per string, and most jobs are held once).
+   */
+  readonly key: string;
   /**
    * Its handler's signal, made when the handler first reads `job.signal` (most never do, and an
    * AbortController per job is a measurable share of a busy worker's time); see {@link signalOf}.
@@ -336,10 +342,17 @@ function abortHeld(held: Held<unknown>, reason: unknown): void {
   else held.abortedBy ??= { reason };
 }
 
+/** A worker job's `rateLimited`: throws the {@link RateLimitedError} the worker hands the job back for. */
+function rateLimited(ms: number): never {
+  throw new RateLimitedError(ms);
+}
+
 /** A settle the worker queued, and why (a hand-back is not a failed attempt). */
 interface Queued {
   readonly settlement: Settlement;
   readonly why: "done" | "failed" | "hand-back";
+  /** The claim it settles. */
+  readonly held: Held<unknown>;
 }
 
 /** A settle command in flight: when it left and what it carries. */
@@ -434,8 +447,10 @@ export class Worker<P> {
   #firing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
   readonly #onStop: () => void;
-  /** The jobs held, by {@link claimKey}. */
+  /** The jobs held, by {@link Held.key}. */
   readonly #held: Map<string, Held<P>> = new Map();
+  /** How many of them are held under a {@link claimKey} (another claim of their job held already). */
+  #keyedByClaim = 0;
   /** How many of them are settling (handler done, settle queued or in flight). */
   #settling = 0;
   /** Wakes the claim loop when a slot frees. */
@@ -473,9 +488,10 @@ export class Worker<P> {
   #ranDry = false;
   /** A call sent without waiting failed without an outcome: the loop handles it as its own. */
   #inFlightError: unknown = null;
-  /** Ends the claim loop's current wait (a stop, or the watchdog): it throws {@link INTERRUPTED}. */
-  #interrupt: () => void = () => {};
-  #interrupted: Promise<typeof INTERRUPTED> = new Promise(() => {});
+  /** The claim loop's current step was interrupted (a stop, or the watchdog): its waits throw {@link INTERRUPTED}. */
+  #stepInterrupted = false;
+  /** Ends the claim loop's wait in progress, if any (see {@link #wait}). */
+  #endWait: (() => void) | null = null;
   #stopping = false;
   #stopped: Promise<void> | null = null;
   #loop: Promise<void>;
@@ -607,21 +623,47 @@ export class Worker<P> {
     this.#step = step;
     this.#stepSince = performance.now();
     this.#stallReports = 0;
-    this.#interrupted = new Promise((fire) => (this.#interrupt = () => fire(INTERRUPTED)));
-    if (this.#stopping) this.#interrupt();
+    this.#stepInterrupted = this.#stopping;
+    this.#endWait = null;
+  }
+
+  /** Ends the claim loop's current step (a stop, or the watchdog): its wait, and any it starts, throw {@link INTERRUPTED}. */
+  #interrupt(): void {
+    this.#stepInterrupted = true;
+    const end = this.#endWait;
+    this.#endWait = null;
+    end?.();
   }
 
   /**
    * `promise`, unless the current step is interrupted first (a stop, or the watchdog): then it
-   * throws {@link INTERRUPTED}, and `late` gets what the promise brings afterwards.
+   * throws {@link INTERRUPTED}, and `late` gets what the promise brings afterwards. (One promise
+   * per wait, not a race: the claim loop waits a few times per call.)
    */
-  async #wait<T>(promise: Promise<T>, late: (value: T) => void = () => {}): Promise<T> {
-    let abandoned = false;
-    void promise.then((value) => abandoned && late(value), () => {});
-    const r = await Promise.race([promise, this.#interrupted]);
-    if (r !== INTERRUPTED) return r as T;
-    abandoned = true;
-    throw INTERRUPTED;
+  #wait<T>(promise: Promise<T>, late?: (value: T) => void): Promise<T> {
+    if (this.#stepInterrupted) {
+      if (late !== undefined) promise.then(late, () => {});
+      return Promise.reject(INTERRUPTED);
+    }
+    return new Promise<T>((resolve, reject) => {
+      let over = false;
+      const end = (): void => {
+        over = true;
+        reject(INTERRUPTED);
+      };
+      this.#endWait = end;
+      promise.then((value) => {
+        if (over) return late?.(value);
+        over = true;
+        if (this.#endWait === end) this.#endWait = null;
+        resolve(value);
+      }, (e: unknown) => {
+        if (over) return;
+        over = true;
+        if (this.#endWait === end) this.#endWait = null;
+        reject(e);
+      });
+    });
   }
 
   async #claimLoop(): Promise<void> {
@@ -641,8 +683,11 @@ export class Worker<P> {
           this.#takeSettles(false);
           this.#at("connecting");
           const giveUp = new AbortController();
-          void this.#interrupted.then(() => giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection")));
-          line = await this.#wait(this.#client.dedicated(this.queue, this.#blockMs, giveUp.signal, this.#identity), (l) => l.close());
+          line = await this.#wait(this.#client.dedicated(this.queue, this.#blockMs, giveUp.signal, this.#identity), (l) => l.close())
+            .catch((e: unknown) => {
+              if (e === INTERRUPTED) giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection"));
+              throw e;
+            });
           this.#line = line;
           continue; // the settles queued meanwhile went out: take the slots as they are now
         }
@@ -695,11 +740,11 @@ export class Worker<P> {
           if (this.#queued.length > 0) this.#flush(true);
           // a reply that comes after the wait was interrupted (a stop) still runs its jobs: they are claimed
           claim = await this.#wait(sent, (late) => {
-            for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
+            this.#startAll(late.jobs, sentAt + this.#leaseMs);
           });
         }
         failures = 0;
-        for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
+        this.#startAll(claim.jobs, sentAt + this.#leaseMs);
         dry = claim.jobs.length < want;
         // nextMs is the server's time: compared with the server's clock, not this machine's
         const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : this.#blockMs;
@@ -746,7 +791,7 @@ export class Worker<P> {
     const handled = this.#settleCall(line, batch, want);
     this.#claiming = handled.then(() => {}, () => {});
     return await this.#wait(handled, (late) => {
-      for (const job of late.jobs) this.#start(job, sentAt + this.#leaseMs);
+      this.#startAll(late.jobs, sentAt + this.#leaseMs);
     });
   }
 
@@ -762,7 +807,7 @@ export class Worker<P> {
     const call = batch.length > 0 ? this.#settleCall(line, batch, want) : line.claim(this.queue, want, this.#leaseMs, 0);
     const done: Promise<void> = call.then((claim) => {
       this.#inFlightWant -= want;
-      for (const job of claim.jobs) this.#start(job, sentAt + this.#leaseMs);
+      this.#startAll(claim.jobs, sentAt + this.#leaseMs);
       if (claim.jobs.length < want) this.#ranDry = true;
     }, (e: unknown) => {
       this.#inFlightWant -= want;
@@ -792,20 +837,35 @@ export class Worker<P> {
     );
   }
 
+  /** Takes the jobs one call claimed, whose leases run until `leaseUntil` (see {@link #start}). */
+  #startAll(jobs: ReadonlyArray<Job<P> | PayloadDecodeError>, leaseUntil: number): void {
+    if (jobs.length === 0) return;
+    // one clock read for the batch: the jobs start one after another, and a lease running out
+    // during that loop is caught by the next heartbeat or settle
+    const now = performance.now();
+    for (const job of jobs) this.#start(job, leaseUntil, now);
+  }
+
   /**
    * Takes a claimed job: runs its handler, or (an undecodable payload) fails the attempt. A job
-   * whose lease has run out by the monotonic clock is not started: another claim has it.
+   * whose lease has run out by the monotonic clock (`now`) is not started: another claim has it.
    */
-  #start(claimed: Job<P> | PayloadDecodeError, leaseUntil: number): void {
+  #start(claimed: Job<P> | PayloadDecodeError, leaseUntil: number, now: number): void {
     const job: Job<P> = claimed instanceof PayloadDecodeError ? { ...claimed.job, payload: undefined as P } : claimed;
-    const late = performance.now() - leaseUntil;
+    const late = now - leaseUntil;
     if (late >= 0) {
       this.lost++;
       this.#report(new LeaseExpiredError(job, late));
       return;
     }
-    const key = claimKey(job);
-    const twin = this.#held.get(key);
+    let key: string = job.id;
+    let twin = this.#held.get(key);
+    if (twin !== undefined ? twin.job.token !== job.token : this.#keyedByClaim > 0) {
+      // another claim of this job is held under its id, or may be held under its claim key
+      const other = this.#held.get(claimKey(job));
+      if (twin !== undefined) key = claimKey(job);
+      twin = other;
+    }
     if (twin !== undefined) {
       // the same claim again (a failover lost its record, and the server handed out the same
       // token): the handler already running settles it
@@ -816,6 +876,7 @@ export class Worker<P> {
     const done = new Promise<void>((resolve) => (finish = resolve));
     const held: Held<P> = {
       job,
+      key,
       controller: null,
       leaseUntil,
       lost: false,
@@ -827,13 +888,20 @@ export class Worker<P> {
       finish,
     };
     this.#held.set(key, held);
+    if (key !== job.id) this.#keyedByClaim++;
     if (claimed instanceof PayloadDecodeError) {
       this.#report(claimed);
       this.#settle(held, claimed);
       return;
     }
-    const view: WorkerJob<P> = {
-      ...job,
+    // the job's fields named one by one (a spread is a measurable share of a busy worker's time),
+    // those a job may lack added only when it has them, as `claimed` makes the job
+    const view: { -readonly [K in keyof WorkerJob<P>]: WorkerJob<P>[K] } = {
+      id: job.id,
+      queue: job.queue,
+      token: job.token,
+      attempts: job.attempts,
+      payload: job.payload,
       get signal(): AbortSignal {
         return signalOf(held);
       },
@@ -841,10 +909,13 @@ export class Worker<P> {
         return held.leaseUntil;
       },
       progress: (value) => this.#client.progress(job, value),
-      rateLimited: (ms) => {
-        throw new RateLimitedError(ms);
-      },
+      rateLimited,
     };
+    if (job.timeoutMs !== undefined) view.timeoutMs = job.timeoutMs;
+    if (job.dedupKey !== undefined) view.dedupKey = job.dedupKey;
+    if (job.traceparent !== undefined) view.traceparent = job.traceparent;
+    if (job.priority !== undefined) view.priority = job.priority;
+    if (job.lane !== undefined) view.lane = job.lane;
     const context: Running = {
       done,
       settles: (ref, kind) => {
@@ -925,13 +996,13 @@ export class Worker<P> {
     const job = held.job;
     if (failure === null) {
       const settlement: Settlement = encoded === "" ? { kind: "ack", job } : { kind: "ack", job, result: new EncodedResult(encoded) };
-      this.#queue({ settlement, why: "done" }, held.span);
+      this.#queue({ settlement, why: "done", held }, held.span);
       return;
     }
     if (failure instanceof RateLimitedError) {
       // its lane (the queue, for the default lane) parked first, then the job handed back: no other
       // worker takes it before the park
-      const handBack = (): void => this.#queue({ settlement: { kind: "release", job }, why: "hand-back" }, held.span);
+      const handBack = (): void => this.#queue({ settlement: { kind: "release", job }, why: "hand-back", held }, held.span);
       const park = this.#client.penalize?.(this.queue, failure.ms, job.lane);
       if (park === undefined) handBack();
       else park.then(handBack, (e: unknown) => {
@@ -942,7 +1013,7 @@ export class Worker<P> {
     }
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
     if (failure instanceof UnrecoverableError || job.attempts >= this.#maxAttempts) {
-      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed" }, held.span);
+      this.#queue({ settlement: { kind: "bury", job, reason }, why: "failed", held }, held.span);
       return;
     }
     let settlement: Settlement;
@@ -956,13 +1027,18 @@ export class Worker<P> {
       this.#report(e);
       settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES) };
     }
-    this.#queue({ settlement, why: "failed" }, held.span);
+    this.#queue({ settlement, why: "failed", held }, held.span);
   }
 
   /** Queues a settle for the next flush (`span`: the job's process span, told what is sent). */
   #queue(q: Queued, span: ProcessSpan | null = null): void {
     span?.settling(q.settlement.kind);
     this.#queued.push(q);
+    if (this.#loopSettles && !this.#stopping) {
+      // the claim loop takes it into its next call (it stops taking them only by flushing them)
+      this.#freed();
+      return;
+    }
     if (!this.#flushPending) {
       this.#flushPending = true;
       nextMacrotask(() => this.#flush());
@@ -1021,7 +1097,7 @@ export class Worker<P> {
   #settled(batch: readonly Queued[], results: ReadonlyArray<Error | null>, reported: Set<Error>): void {
     batch.forEach((q, i) => {
       const r = results[i] ?? null;
-      const held = this.#held.get(claimKey(q.settlement.job));
+      const held = this.#held.get(q.held.key) === q.held ? q.held as Held<P> : undefined;
       if (r !== null) held?.span?.settleFailed(q.settlement.kind, r);
       if (r === null) this.#count(q.why, q.settlement.kind);
       else {
@@ -1037,9 +1113,9 @@ export class Worker<P> {
 
   /** The job leaves this worker: its slot frees. */
   #release(held: Held<P>): void {
-    const key = claimKey(held.job);
-    if (this.#held.get(key) === held) {
-      this.#held.delete(key);
+    if (this.#held.get(held.key) === held) {
+      this.#held.delete(held.key);
+      if (held.key !== held.job.id) this.#keyedByClaim--;
       if (held.settling) this.#settling--;
     }
     held.span?.end();
@@ -1055,7 +1131,7 @@ export class Worker<P> {
   #lose(jobs: readonly Held<P>[], error: LeaseLostError): void {
     let lost = 0;
     for (const held of jobs) {
-      if (this.#held.get(claimKey(held.job)) !== held || held.lost || held.settling || held.own) continue;
+      if (this.#held.get(held.key) !== held || held.lost || held.settling || held.own) continue;
       held.lost = true;
       lost++;
       held.span?.leaseLost(error);
@@ -1142,8 +1218,7 @@ export class Worker<P> {
       if (!f.freed && now - f.since > this.stallMs) {
         f.freed = true;
         for (const q of f.batch) {
-          const held = this.#held.get(claimKey(q.settlement.job));
-          if (held !== undefined) this.#release(held);
+          if (this.#held.get(q.held.key) === q.held) this.#release(q.held as Held<P>);
         }
       }
       if (f.givenUp || now - f.since <= this.#callStallMs) continue;
@@ -1251,7 +1326,7 @@ export class Worker<P> {
       }
       held.settling = true;
       this.#settling++;
-      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back" }, held.span);
+      this.#queue({ settlement: { kind: "release", job: held.job }, why: "hand-back", held }, held.span);
     }
   }
 }
