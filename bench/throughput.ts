@@ -35,6 +35,7 @@ import { EchoMQ, type Worker } from "../client.ts";
 import { type ClusterHandle, type ServerHandle, startCluster, startServer } from "../tools/embedded/mod.ts";
 import { keyspace, newJobId, slot } from "../mod.ts";
 import { wireCall } from "../lib/wire/mod.ts";
+import { claimedEntry } from "../lib/client/claimed_entry.ts";
 import { bullConnection, bullPrefix, cliOptions, PAYLOAD, phase, pool, report, until } from "./_util.ts";
 
 const opt = cliOptions({ n: 100000, queues: 1, cluster: false, rounds: 5 });
@@ -276,7 +277,10 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
               ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
               : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
             if (!first) for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0;
-            held = (reply.slice(first ? 1 : 2) as GlideReturnType[][]).map((job) => [job[0] as GlideString, Number(job[3])]);
+            held = (reply.slice(first ? 1 : 2) as Uint8Array[]).map((entry) => {
+              const job = claimedEntry(entry)!;
+              return [Buffer.from(job.id), job.token];
+            });
             if (held.length === 0) break;
           }
         })));

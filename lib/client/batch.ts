@@ -21,6 +21,7 @@ import {
   wireCall,
 } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
+import { claimedEntry } from "./claimed_entry.ts";
 import { byteLength, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import {
@@ -381,27 +382,23 @@ export async function claimOnce<P>(
 }
 
 const UTF8 = new TextDecoder();
-
-function asBytes(x: GlideReturnType): Uint8Array {
-  if (x instanceof Uint8Array) return x;
-  if (typeof x === "string") return new TextEncoder().encode(x);
-  return new Uint8Array(0);
-}
+const UTF8_OUT = new TextEncoder();
+const NO_BYTES = new Uint8Array(0);
 
 /**
- * A CLAIM reply's job entry `[id, payload, attempts, token, opts]` (a decode failure as the error
- * naming the job).
+ * A CLAIM (or SETTLE) reply's job entry (lib/client/claimed_entry.ts); a payload the codec cannot
+ * decode as the error naming the job.
  */
 export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturnType): Job<P> | PayloadDecodeError {
-  if (!Array.isArray(entry) || entry.length !== 5) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
-  const id = UTF8.decode(asBytes(entry[0]!)) as JobId;
-  const attempts = Number(entry[2]);
-  const token = Number(entry[3]);
-  const opts = asBytes(entry[4]!);
+  const bytes = entry instanceof Uint8Array ? entry : typeof entry === "string" ? UTF8_OUT.encode(entry) : null;
+  const parts = bytes === null ? null : claimedEntry(bytes);
+  if (parts === null) throw new Error(`EMQ.CLAIM: unexpected job ${String(entry)}`);
+  const id = UTF8.decode(parts.id) as JobId;
+  const { attempts, token } = parts;
   // fields set one by one (no spreads): this runs once per claimed job; payload last, as before
   const job: { -readonly [K in keyof Job<P>]: Job<P>[K] } = { id, queue: ks.name, token, attempts } as Job<P>;
-  if (opts.length > 0) {
-    const o = decodeOptions(UTF8.decode(opts));
+  if (parts.opts.length > 0) {
+    const o = decodeOptions(UTF8.decode(parts.opts));
     if (o.timeout_ms !== undefined) job.timeoutMs = Number(o.timeout_ms);
     if (o.dedup !== undefined) job.dedupKey = o.dedup;
     if (o.traceparent !== undefined) job.traceparent = o.traceparent;
@@ -409,7 +406,7 @@ export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturn
     if (o.lane !== undefined) job.lane = o.lane;
   }
   try {
-    job.payload = c.codec.decode(asBytes(entry[1]!));
+    job.payload = c.codec.decode(parts.payload ?? NO_BYTES);
     return job;
   } catch (e) {
     return new PayloadDecodeError(c.codec.name, { id, queue: ks.name, attempts, token }, e);

@@ -9,7 +9,7 @@
  * in LPUSH order), and written after. The scripts never wait: an idle worker waits on `wake`.
  * Deduplication windows that ended are dropped (`dedup.ts`).
  * Events: `promoted`, `stalled`, then `claimed` (with each job's attempt number).
- * Reply `[next_ms, [id, payload, attempts, token, opts]…]`.
+ * Reply `[next_ms, job…]`, each job one bulk string (docs/WIRE.md, CLAIM).
  *
  * The steps are one function, `emq_claim_part` ({@link CLAIM_PART_LUA}), which SETTLE's claim part
  * (`settle.ts`) calls too.
@@ -26,7 +26,7 @@ import { RETENTION_LUA } from "./retention.ts";
 
 /**
  * `emq_claim_part(base, cluster, lease_ms, count)`: CLAIM's steps 5–6 (block_ms 0: the scripts never
- * wait): the reply `[next_ms, [id, payload, attempts, token, opts]…]`, or nil and the refusal, with
+ * wait): the reply `[next_ms, job…]`, or nil and the refusal, with
  * nothing written. After {@link MOVE_DUE_LUA}, {@link RETENTION_LUA}, {@link DEDUP_LUA} and
  * {@link LANE_WALK_LUA}.
  */
@@ -193,7 +193,10 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
       -- HGET, not HMGET: a worker's documented ACL grants (docs/PACKAGE.md) list the commands the scripts run
       local opts = redis.call('HGET', c.row, '${ROW.opts}') or ''
-      reply[j + 1] = {c.id, redis.call('HGET', c.row, '${ROW.payload}'), attempts, token, opts}
+      -- one bulk string per job (wire 12): header, newline, id, opts, payload
+      local payload = redis.call('HGET', c.row, '${ROW.payload}')
+      reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
+        (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
       jobs[j], tries[j] = c.id, attempts
     end
   end

@@ -13,7 +13,7 @@
  * 5–6 (`emq_claim_part`, block_ms 0) on the state the settles left; a refusal there claims and
  * writes nothing (next_ms 0) and the settles stand.
  *
- * Reply `[next_ms, [status…], [id, payload, attempts, token, opts]…]`.
+ * Reply `[next_ms, [status…], job…]`, each job as CLAIM's.
  *
  * @module
  */

@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 11;
+export const WIRE = 12;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -342,6 +342,14 @@ export interface VerbSpec {
   readonly domain: readonly Refusal[];
 }
 
+/**
+ * A claimed job in CLAIM's and SETTLE's replies (wire 12): one bulk string, not an array of five —
+ * a client pays per reply element (glide builds a value for each: bench/reply_shape.ts).
+ */
+const CLAIMED_JOB = "the header `<attempts> <token> <id_len> <opts_len> <payload_len>` (decimal, lengths in bytes; " +
+  "`payload_len` -1 when the row has no payload) and a newline, then the id, the `opts` as admitted (empty when " +
+  "none) and the payload, back to back";
+
 /** The reply of an admission (ENQUEUE, SCHEDULE). */
 const ADMIT_REPLY = "integer: jobs admitted; when a job of the call carries `dedup`, an array: the count admitted, " +
   "then for each job not admitted its place in the call (0-based), the id of the job it folded into, and " +
@@ -399,8 +407,8 @@ export const VERBS = {
     touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "array: `next_ms` (integer: the earliest time a scheduled job falls due, a lease runs out, the " +
-      "queue's park ends or, when its rate limit is spent, its next claim is allowed; 0 when none), then one `[id, payload, attempts, token, opts]` per claimed job (`opts` as admitted, empty " +
-      "when none)",
+      "queue's park ends or, when its rate limit is spent, its next claim is allowed; 0 when none), then one " +
+      "bulk string per claimed job: " + CLAIMED_JOB,
     effect: "moves due ids schedule → pending and expired leases active → pending (at most " +
       `${CLAIM_MOVE_LIMIT} each), then, unless the queue is paused or parked (PENALIZE), pops up to count ids — ` +
       "fewer when the queue's concurrency limit or rate limit (LIMIT) allows fewer — from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and " +
@@ -697,8 +705,7 @@ export const VERBS = {
     admits: false,
     reply: "array: `next_ms` (as CLAIM's), then an array of one status per settlement in argument order (1 applied, " +
       "0 not held: its row missing or not a hash, its id not in active, or its row's token another; 2 its id " +
-      "already named by an earlier settlement of the call), then one `[id, payload, attempts, token, opts]` per " +
-      "claimed job (as CLAIM's)",
+      "already named by an earlier settlement of the call), then one bulk string per claimed job (as CLAIM's)",
     effect: "a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. " +
       "The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every " +
       "ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb " +

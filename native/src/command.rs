@@ -5,6 +5,8 @@
 //! which reaches this layer only through the [`Dispatch`] it is given ([`Dispatcher`]) and the
 //! closures a waiting call hands it.
 
+use std::io::Write;
+
 use crate::config;
 use crate::ffi::{self, Ctx, Dispatch, Entry, Kind, Owned, Str};
 use crate::gates;
@@ -150,12 +152,12 @@ pub struct Claimed<'a> {
 pub enum Reply<'a> {
     /// An integer.
     Int(i64),
-    /// CLAIM's `[next_ms, [id, payload, attempts, token, opts]…]`.
+    /// CLAIM's `[next_ms, job…]` (each job one bulk string: [`answer_jobs`]).
     Claimed {
         next_ms: i64,
         jobs: Vec<Claimed<'a>>,
     },
-    /// SETTLE's `[next_ms, [status…], [id, payload, attempts, token, opts]…]`.
+    /// SETTLE's `[next_ms, [status…], job…]` (each job as CLAIM's).
     Settled {
         next_ms: i64,
         statuses: Vec<i64>,
@@ -277,21 +279,31 @@ fn answer(ctx: Ctx, reply: Reply) {
     }
 }
 
-/// Claimed jobs, each `[id, payload, attempts, token, opts]` (CLAIM's and SETTLE's).
+/// Claimed jobs (CLAIM's and SETTLE's), each one bulk string (wire 12):
+/// `<attempts> <token> <id_len> <opts_len> <payload_len>\n<id><opts><payload>`, `payload_len` -1
+/// when the row has no payload. One element per job, not five: a client builds a value per element.
 fn answer_jobs(ctx: Ctx, jobs: Vec<Claimed>) {
+    let mut entry = Vec::new();
     for job in jobs {
-        ctx.reply_array(5);
-        ctx.reply_str(job.id.as_str());
-        match &job.payload {
-            Some(p) => ctx.reply_str(p.as_str()),
-            None => ctx.reply_nil(),
-        }
-        ctx.reply_int(job.attempts);
-        ctx.reply_int(job.token);
-        match &job.opts {
-            Some(o) => ctx.reply_str(o.as_str()),
-            None => ctx.reply_str(lit().empty),
-        }
+        let id = job.id.bytes();
+        let opts = job.opts.as_ref().map_or(&[][..], |o| o.bytes());
+        let payload = job.payload.as_ref().map(|p| p.bytes());
+        entry.clear();
+        let payload_len = payload.map_or(-1, |p| p.len() as i64);
+        // (writing into a Vec cannot fail)
+        let _ = writeln!(
+            entry,
+            "{} {} {} {} {}",
+            job.attempts,
+            job.token,
+            id.len(),
+            opts.len(),
+            payload_len
+        );
+        entry.extend_from_slice(id);
+        entry.extend_from_slice(opts);
+        entry.extend_from_slice(payload.unwrap_or_default());
+        ctx.reply_bytes(&entry);
     }
 }
 

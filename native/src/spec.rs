@@ -12,7 +12,7 @@ use crate::verbs;
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 11;
+pub const WIRE: i64 = 12;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -292,7 +292,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`11`), written with `created_ms` on first use
+        /// the wire that made the queue (`12`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,

@@ -46,6 +46,8 @@ function summary(job: Job<unknown> | null): unknown {
 /** A reply with times derived from now (≥ 2001) replaced, so that backends compare. */
 function timeless(x: unknown): unknown {
   if (typeof x === "number" && x >= 1e12) return "<now>";
+  // a raw claimed job (wire 12: `<attempts> <token> …` then a newline): its token is a time too
+  if (typeof x === "string") return x.replace(/^(\d+) (\d{13,}) (?=\d+ \d+ -?\d+\n)/, "$1 <now> ");
   if (Array.isArray(x)) return x.map(timeless);
   if (x && typeof x === "object" && "ok" in x) return { ok: timeless((x as { ok: unknown }).ok) };
   // a claimed job's token starts above now × 1000: a time too

@@ -32,6 +32,7 @@ import {
   wireArgv,
   wireBatch,
 } from "./_harness.ts";
+import { claimedTuple } from "../native/_native.ts";
 
 const IDS = ["JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004", "XOB00000000001"];
 const JUNK = ["0", "-1", "", "1.5", "abc", " 1", "+1", "1000000000000000"];
@@ -151,18 +152,19 @@ function token(choice: string, seen: readonly number[]): string {
   return choice.endsWith("z") ? `0${t}` : String(t);
 }
 
-/** Whether a reply's element is a claimed job `[id, payload, attempts, token, opts]` (not SETTLE's statuses). */
-function isJob(j: unknown): j is unknown[] {
-  return Array.isArray(j) && j.length === 5 && typeof j[0] === "string";
+/** Whether a reply's element is a claimed job: one bulk string opening with its header (not next_ms, SETTLE's statuses or an admission's ids). */
+function isJob(j: unknown): j is string | Uint8Array {
+  const text = typeof j === "string" ? j : j instanceof Uint8Array ? new TextDecoder().decode(j) : null;
+  return text !== null && /^\d+ \d+ \d+ \d+ -?\d+\n/.test(text);
 }
 
 /**
- * The tokens a CLAIM reply (`[next_ms, [id, payload, attempts, token, opts]…]`) or a SETTLE reply
+ * The tokens a CLAIM reply (`[next_ms, job…]`) or a SETTLE reply
  * (`[next_ms, [status…], job…]`) hands out.
  */
 function tokensOf(o: Outcome): number[] {
   if (!("ok" in o) || !Array.isArray(o.ok)) return [];
-  return (o.ok as unknown[]).slice(1).filter(isJob).map((j) => Number(j[3]));
+  return (o.ok as unknown[]).slice(1).filter(isJob).map((j) => claimedTuple(j)[3]);
 }
 
 /**
@@ -195,7 +197,13 @@ function timeless(o: Outcome): Outcome {
   if ("ok" in o && typeof o.ok === "number") return { ok: now(o.ok) };
   if (!("ok" in o) || !Array.isArray(o.ok)) return o;
   const [next, ...rest] = o.ok as unknown[];
-  return { ok: [now(next), ...rest.map((j) => (isJob(j) ? [...j.slice(0, 3), now(j[3]), j[4]] : j))] };
+  return {
+    ok: [now(next), ...rest.map((e) => {
+      if (!isJob(e)) return e;
+      const j = claimedTuple(e);
+      return [...j.slice(0, 3), now(j[3]), j[4]];
+    })],
+  };
 }
 
 describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call sequences", () => {

@@ -14,6 +14,7 @@ import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
 import { COMBOS, useClient, useSites, wire } from "./_harness.ts";
+import { claimedTuple } from "../native/_native.ts";
 
 const LANES = ["", "a", "b"] as const;
 type Lane = (typeof LANES)[number];
@@ -68,7 +69,7 @@ for (const combo of COMBOS) {
           const held = new Map<string, string>(); // id → token
           const claim = async (count: number, lease: number): Promise<void> => {
             const reply = (await call("CLAIM", [String(lease), String(count), "0"])) as unknown[];
-            for (const j of reply.slice(1) as unknown[][]) held.set(String(j[0]), String(j[3]));
+            for (const j of reply.slice(1).map(claimedTuple)) held.set(j[0], String(j[3]));
           };
           // a hash as { field: value }, whatever shape the connection gives HGETALL's reply
           const hash = async (key: string): Promise<Record<string, string>> => {

@@ -20,6 +20,7 @@ import {
   wireCall,
 } from "../../lib/wire/mod.ts";
 import { digest, type Outcome, queueKeys, rawConnection, type Site, sleep, startSite, wire } from "./_harness.ts";
+import { claimedTuple } from "../native/_native.ts";
 
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
@@ -150,7 +151,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
   /** A CLAIM's jobs: [id, attempts, token]. */
   async function claim(K: Keyspace<string>, count = 10, lease_ms = 60_000): Promise<Array<[string, number, number]>> {
     const reply = (await ok(K, "CLAIM", { lease_ms, count, block_ms: 0 })) as unknown[];
-    return (reply.slice(1) as unknown[][]).map((j) => [String(j[0]), Number(j[2]), Number(j[3])]);
+    return reply.slice(1).map(claimedTuple).map((j) => [j[0], j[2], j[3]]);
   }
   /** Every entry of K's events stream, with its id. */
   async function stream(K: Keyspace<string>): Promise<Array<{ id: string; fields: Entry }>> {

@@ -20,6 +20,7 @@ import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
 import { renderRefusal, type Verb } from "../../lib/wire/mod.ts";
 import { COMBOS, digest, dump, type Outcome, streamEntries, useClient, useSites, wire } from "./_harness.ts";
+import { claimedTuple } from "../native/_native.ts";
 
 const sites = useSites();
 
@@ -56,7 +57,7 @@ for (const combo of COMBOS) {
     /** Claims up to count jobs: their tokens by id (and the reply's jobs). */
     const claim = async (q: string, count: number, tokens: Map<string, string>): Promise<Claimed[]> => {
       const reply = (await ok("CLAIM", q, [60_000, count, 0])) as unknown[];
-      const jobs = reply.slice(1) as Claimed[];
+      const jobs: Claimed[] = reply.slice(1).map(claimedTuple);
       for (const j of jobs) tokens.set(j[0], String(j[3]));
       return jobs;
     };
@@ -102,7 +103,7 @@ for (const combo of COMBOS) {
       if (!("ok" in settled)) throw new Error(`SETTLE: ${settled.err}`);
       const reply = settled.ok as unknown[];
       expect(reply[1]).toEqual(statuses);
-      const jobs = (r: unknown[]) => (r as Claimed[]).map(([id, payload, attempts, , opts]) => [id, payload, attempts, opts]);
+      const jobs = (r: unknown[]) => r.map(claimedTuple).map(([id, payload, attempts, , opts]) => [id, payload, attempts, opts]);
       expect(jobs(reply.slice(2))).toEqual(jobs(separate.slice(1)));
       const when = (x: unknown) => (Number(x) >= 1e12 ? "<now>" : x);
       expect(when(reply[0])).toEqual(when(separate[0]));
@@ -308,7 +309,8 @@ for (const combo of COMBOS) {
       // head), then from the tail 2 (its attempt given back), 4, 1 (its second attempt)
       const r = await settle(q, 3, [{ op: 1, id: ID(1), delay: 0, reason: "now" }, { op: 3, id: ID(2) }], tokens);
       if (!("ok" in r)) throw new Error(r.err);
-      const [next, statuses, ...jobs] = r.ok as [number, number[], ...Claimed[]];
+      const [next, statuses, ...entries] = r.ok as [number, number[], ...unknown[]];
+      const jobs: Claimed[] = entries.map(claimedTuple);
       expect(statuses).toEqual([1, 1]);
       expect(jobs.map((j) => [j[0], j[1], j[2]])).toEqual([[ID(2), "p02", 1], [ID(4), "p04", 1], [ID(1), "p01", 2]]);
       expect(next).toBeGreaterThan(1e12); // the earliest lease

@@ -148,18 +148,43 @@ export interface ClaimedJob {
   readonly opts: string;
 }
 
-/** A CLAIM reply `[next_ms, [id, payload, attempts, token, opts]…]`, checked for its shape. */
+/**
+ * One claimed job's bulk string (wire 12): `<attempts> <token> <id_len> <opts_len> <payload_len>\n`
+ * then id, opts and payload back to back, lengths in bytes (`payload_len` -1: no payload), checked
+ * for its shape. Parsed here on its own, not by the client's parser, so that the two check each other.
+ */
+export function claimedJob(e: unknown): ClaimedJob {
+  if (typeof e !== "string" && !(e instanceof Uint8Array)) throw new Error(`not a claimed job: ${JSON.stringify(e)}`);
+  const bytes = typeof e === "string" ? new TextEncoder().encode(e) : e;
+  const nl = bytes.indexOf(10);
+  const head = new TextDecoder().decode(bytes.subarray(0, Math.max(0, nl)));
+  const m = /^(\d+) (\d+) (\d+) (\d+) (-1|\d+)$/.exec(head);
+  if (nl < 0 || m === null) throw new Error(`not a claimed job: ${JSON.stringify(String(e))}`);
+  const [attempts, token, idLen, optsLen, payloadLen] = m.slice(1).map(Number) as [number, number, number, number, number];
+  const body = bytes.subarray(nl + 1);
+  if (body.length !== idLen + optsLen + Math.max(0, payloadLen)) throw new Error(`claimed job of the wrong length: ${JSON.stringify(String(e))}`);
+  const text = (from: number, to: number): string => new TextDecoder().decode(body.subarray(from, to));
+  return {
+    id: text(0, idLen),
+    payload: payloadLen < 0 ? "" : text(idLen + optsLen, body.length),
+    attempts,
+    token,
+    opts: text(idLen, idLen + optsLen),
+  };
+}
+
+/** A claimed job as the tuple `[id, payload, attempts, token, opts]` (the reply's element until wire 11). */
+export function claimedTuple(e: unknown): [string, string, number, number, string] {
+  const j = claimedJob(e);
+  return [j.id, j.payload, j.attempts, j.token, j.opts];
+}
+
+/** A CLAIM reply `[next_ms, job…]`, each job checked for its shape ({@link claimedJob}). */
 export function claimed(reply: unknown): { nextMs: number; jobs: ClaimedJob[] } {
   if (!Array.isArray(reply) || reply.length < 1 || typeof reply[0] !== "number") {
     throw new Error(`not a CLAIM reply: ${JSON.stringify(reply)}`);
   }
-  const jobs = reply.slice(1).map((e: unknown) => {
-    if (!Array.isArray(e) || e.length !== 5 || typeof e[2] !== "number" || typeof e[3] !== "number") {
-      throw new Error(`not a claimed job: ${JSON.stringify(e)}`);
-    }
-    return { id: String(e[0]), payload: String(e[1]), attempts: e[2], token: e[3], opts: String(e[4]) };
-  });
-  return { nextMs: reply[0], jobs };
+  return { nextMs: reply[0], jobs: reply.slice(1).map(claimedJob) };
 }
 
 /** The settle groups `(id, token)` of claimed jobs, with extra group arguments. */

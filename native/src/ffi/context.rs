@@ -135,6 +135,14 @@ impl<'a> Ctx<'a> {
         unsafe { api!(RedisModule_ReplyWithString)(self.raw, s.raw) };
     }
 
+    /// Replies with a bulk string of these bytes (the server copies them).
+    pub fn reply_bytes(self, b: &[u8]) {
+        // SAFETY: a valid ctx and a live buffer of b.len() bytes.
+        unsafe {
+            api!(RedisModule_ReplyWithStringBuffer)(self.raw, b.as_ptr().cast::<c_char>(), b.len())
+        };
+    }
+
     /// Replies with an error; `text` starts with its code (`ERR`, `WRONGTYPE`). NUL becomes a space.
     pub fn reply_error(self, text: &[u8]) {
         let mut z = Vec::with_capacity(text.len() + 1);
