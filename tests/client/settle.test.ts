@@ -111,6 +111,26 @@ for (const combo of COMBOS) {
       return { settled: reply, q: s };
     }
 
+    test("a claimed job is one bulk string (wire 12): opts and payload byte for byte, -1 for a row without its payload", async () => {
+      const q = `st-entry-${backend}`;
+      const K = keyspace(q);
+      const opts = "dedup=k 1\nx;lane=é";
+      await ok("ENQUEUE", q, [ID(1), "", "p\n01 é"]);
+      await cmd(q, ["HSET", K.job(ID(1) as never), "opts", opts]);
+      await enqueue(q, [[ID(2)]]);
+      await cmd(q, ["HDEL", K.job(ID(2) as never), "payload"]);
+      const reply = (await ok("CLAIM", q, [60_000, 2, 0])) as unknown[];
+      const head = (e: unknown): string => String(e).split("\n")[0]!;
+      const [, first, second] = reply;
+      const bytes = (t: string): number => new TextEncoder().encode(t).length;
+      expect(head(first)).toMatch(new RegExp(`^1 \\d+ 14 ${bytes(opts)} ${bytes("p\n01 é")}$`));
+      expect(String(first).slice(head(first).length + 1)).toBe(`${ID(1)}${opts}p\n01 é`);
+      expect(head(second)).toMatch(/^1 \d+ 14 0 -1$/);
+      expect(String(second).slice(head(second).length + 1)).toBe(ID(2));
+      const [a, b] = [first, second].map(claimedTuple);
+      expect([a![0], a![1], a![4], b![0], b![1]]).toEqual([ID(1), "p\n01 é", opts, ID(2), ""]);
+    });
+
     test("statuses: 1 held, 0 not held (stale token, not active, no row, a row of another type), 2 repeated; only the held settle", async () => {
       const q = `st-status-${backend}`;
       const K = keyspace(q);
