@@ -711,8 +711,11 @@ export class Worker<P> {
         const sentAt = performance.now();
         let want: number;
         let claim: Claim<P>;
-        // the settles of this tick (handlers that finished together) go out together
-        if (this.#loopSettles && this.#queued.length > 0) await this.#wait(new Promise<void>((next) => nextMacrotask(next)));
+        // the settles of this tick (handlers that finished together) go out together; when no
+        // handler is running there is nothing to wait for (a turn of the event loop is not free)
+        if (this.#loopSettles && this.#queued.length > 0 && this.#held.size > this.#settling) {
+          await this.#wait(new Promise<void>((next) => nextMacrotask(next)));
+        }
         want = Math.max(0, Math.min(MAX_BATCH, this.#free()));
         if (this.#aside > 0 && !dry) {
           // two claims in flight, each of at most half the slots: this one answers while the loop
