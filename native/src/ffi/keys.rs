@@ -96,6 +96,22 @@ impl<'a, 'k> Key<'a, 'k> {
         }
     }
 
+    /// Whether the handle is open (not [`close`](Self::close)d).
+    pub fn is_open(&self) -> bool {
+        !self.raw.is_null()
+    }
+
+    /// The key for one use: this handle while it is open, else a new handle on its name, on the
+    /// keyspace as it is now, closed when the use ends (a handle step 5 kept for step 6 and closed
+    /// because another handle may have changed its key first).
+    pub fn again(&self) -> Again<'_, 'a, 'k> {
+        if self.is_open() {
+            Again::Kept(self)
+        } else {
+            Again::Fresh(self.ctx.open(self.name))
+        }
+    }
+
     /// Opens the key again for reading and writing, on the keyspace as it is now.
     pub fn reopen(&mut self) {
         self.close();
@@ -387,6 +403,25 @@ impl<'a, 'k> Key<'a, 'k> {
             api!(RedisModule_ZsetRangeStop)(self.raw);
         }
         out
+    }
+}
+
+/// A key for one use ([`Key::again`]): the open handle itself, or a new one closed on drop.
+pub enum Again<'s, 'a, 'k> {
+    /// The handle, open.
+    Kept(&'s Key<'a, 'k>),
+    /// A new handle on its name.
+    Fresh(Key<'a, 's>),
+}
+
+impl<'s, 'a, 'k> std::ops::Deref for Again<'s, 'a, 'k> {
+    type Target = Key<'a, 's>;
+
+    fn deref(&self) -> &Key<'a, 's> {
+        match self {
+            Again::Kept(k) => k,
+            Again::Fresh(k) => k,
+        }
     }
 }
 
