@@ -138,18 +138,15 @@ impl State {
             return None;
         }
         let n = lit().lane;
-        Some(
-            [
-                n.ring,
-                n.active,
-                n.paused,
-                n.concurrency,
-                n.rate,
-                n.tat,
-                n.parked,
-            ]
-            .map(|f| key.hget(f)),
-        )
+        Some(key.hget_each([
+            n.ring,
+            n.active,
+            n.paused,
+            n.concurrency,
+            n.rate,
+            n.tat,
+            n.parked,
+        ]))
     }
 
     /// The concurrency limit in force: its own, else the default.
