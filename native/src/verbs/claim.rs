@@ -191,7 +191,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let counters = (k > 0).then(|| (ctx.int(floor + k), ctx.int(claimed + k)));
     let rated = lim.rate.filter(|_| k > 0).map(|(rate, _)| {
         tat = rate.take(tat, k);
-        ctx.string(format!("{} {}", tat.q, tat.r).as_bytes())
+        ctx.pair(tat.q.into(), b' ', tat.r.into())
     });
     let mut fields: Vec<(Str, Str)> = Vec::with_capacity(4);
     if let Some(v) = &left {

@@ -441,7 +441,7 @@ impl<'s, 'a> Live<'s, 'a> {
         let ctx = self.s.ctx;
         let n = lit().lane;
         let active = ctx.int(active);
-        let tat = tat.map(|(q, r)| ctx.string(format!("{q} {r}").as_bytes()));
+        let tat = tat.map(|(q, r)| ctx.pair(q.into(), b' ', r.into()));
         match &tat {
             Some(t) => key.hset(&[(n.active, active.as_str()), (n.tat, t.as_str())]),
             None => key.hset(&[(n.active, active.as_str())]),
