@@ -96,6 +96,22 @@ impl<'a, 'k> Key<'a, 'k> {
         }
     }
 
+    /// Whether the handle is open (not [`close`](Self::close)d).
+    pub fn is_open(&self) -> bool {
+        !self.raw.is_null()
+    }
+
+    /// The key for one use: this handle while it is open, else a new handle on its name, on the
+    /// keyspace as it is now, closed when the use ends (a handle step 5 kept for step 6 and closed
+    /// because another handle may have changed its key first).
+    pub fn again(&self) -> Again<'_, 'a, 'k> {
+        if self.is_open() {
+            Again::Kept(self)
+        } else {
+            Again::Fresh(self.ctx.open(self.name))
+        }
+    }
+
     /// Opens the key again for reading and writing, on the keyspace as it is now.
     pub fn reopen(&mut self) {
         self.close();
@@ -175,6 +191,29 @@ impl<'a, 'k> Key<'a, 'k> {
             )
         };
         Owned::adopt(self.ctx, out)
+    }
+
+    /// `HGET key f` of each of `fields`, in one pass over the hash (`RM_ScanKey`): cheaper than a
+    /// `HashGet` per field when most are looked up, as each of those searches a small (listpack)
+    /// hash field by field from its start. Missing fields (or a key that is no hash) are `None`.
+    pub fn hget_each<const N: usize>(&self, fields: [Str; N]) -> [Option<Owned<'a>>; N] {
+        let mut scan = Scan {
+            ctx: self.ctx,
+            fields: fields.map(|f| f.bytes()),
+            found: std::array::from_fn(|_| None),
+        };
+        if self.kind() != Kind::Hash {
+            return scan.found;
+        }
+        // SAFETY: an open hash key; `scan` outlives the scan, and the callback only reads the
+        // strings it is handed (and retains those it keeps); the cursor is destroyed here.
+        unsafe {
+            let cursor = api!(RedisModule_ScanCursorCreate)();
+            let privdata = (&mut scan as *mut Scan<'_, 'a, N>).cast::<c_void>();
+            while api!(RedisModule_ScanKey)(self.raw, cursor, Some(scanned::<N>), privdata) != 0 {}
+            api!(RedisModule_ScanCursorDestroy)(cursor);
+        }
+        scan.found
     }
 
     /// `HSET key f1 v1 [f2 v2 …]`, replicated as that effect: one place lists the fields, so the
@@ -387,6 +426,56 @@ impl<'a, 'k> Key<'a, 'k> {
             api!(RedisModule_ZsetRangeStop)(self.raw);
         }
         out
+    }
+}
+
+/// [`Key::hget_each`]'s scan: the fields looked up and the values found.
+struct Scan<'f, 'a, const N: usize> {
+    ctx: Ctx<'a>,
+    fields: [&'f [u8]; N],
+    found: [Option<Owned<'a>>; N],
+}
+
+/// One field of [`Key::hget_each`]'s scan: its value kept when the field is looked up.
+unsafe extern "C" fn scanned<const N: usize>(
+    _key: *mut raw::RedisModuleKey,
+    field: *mut raw::RedisModuleString,
+    value: *mut raw::RedisModuleString,
+    privdata: *mut c_void,
+) {
+    // SAFETY: `privdata` is the `Scan` of the running `hget_each`; `field` and `value` live for
+    // the callback, `value` retained once more to outlive it (freed by the `Owned`).
+    unsafe {
+        let scan = &mut *privdata.cast::<Scan<'_, '_, N>>();
+        let field = Str {
+            raw: field,
+            _owner: PhantomData,
+        };
+        if let Some(i) = scan.fields.iter().position(|&f| f == field.bytes()) {
+            if scan.found[i].is_none() && !value.is_null() {
+                api!(RedisModule_RetainString)(scan.ctx.raw, value);
+                scan.found[i] = Owned::adopt(scan.ctx, value);
+            }
+        }
+    }
+}
+
+/// A key for one use ([`Key::again`]): the open handle itself, or a new one closed on drop.
+pub enum Again<'s, 'a, 'k> {
+    /// The handle, open.
+    Kept(&'s Key<'a, 'k>),
+    /// A new handle on its name.
+    Fresh(Key<'a, 's>),
+}
+
+impl<'s, 'a, 'k> std::ops::Deref for Again<'s, 'a, 'k> {
+    type Target = Key<'a, 's>;
+
+    fn deref(&self) -> &Key<'a, 's> {
+        match self {
+            Again::Kept(k) => k,
+            Again::Fresh(k) => k,
+        }
     }
 }
 

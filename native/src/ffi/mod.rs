@@ -30,7 +30,7 @@ mod strings;
 mod user;
 
 pub use context::{now_ms, Ctx};
-pub use keys::{Key, Kind, StreamId, Trim};
+pub use keys::{Again, Key, Kind, StreamId, Trim};
 pub use registration::{declare_module_options, entry, register, Dispatch, Entry, Registration};
 pub use strings::{Literal, Owned, Str};
 pub use user::User;

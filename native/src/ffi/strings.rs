@@ -82,6 +82,59 @@ impl<'a> Ctx<'a> {
         let raw = unsafe { api!(RedisModule_CreateStringFromLongLong)(self.raw, n) };
         Owned { ctx: self, raw }
     }
+
+    /// The decimals of two numbers joined by `sep` (a rate state `<q> <r>`, a stream id
+    /// `<ms>-<seq>`), made on the stack: `format!` costs a claim about a thousand instructions.
+    pub fn pair(self, a: i128, sep: u8, b: i128) -> Owned<'a> {
+        let mut buf = [0u8; 84];
+        let mut at = decimal(a, &mut buf, 0);
+        buf[at] = sep;
+        at = decimal(b, &mut buf, at + 1);
+        self.string(&buf[..at])
+    }
+}
+
+/// Writes the decimal of `n` into `buf` at `at` (room for 41 bytes); returns where it ends.
+fn decimal(n: i128, buf: &mut [u8], mut at: usize) -> usize {
+    let mut digits = [0u8; 40];
+    let (mut i, mut u) = (digits.len(), n.unsigned_abs());
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (u % 10) as u8;
+        u /= 10;
+        if u == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        buf[at] = b'-';
+        at += 1;
+    }
+    let len = digits.len() - i;
+    buf[at..at + len].copy_from_slice(&digits[i..]);
+    at + len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decimal;
+
+    #[test]
+    fn decimals_as_format_writes_them() {
+        for n in [
+            0i128,
+            7,
+            -7,
+            10,
+            1_700_000_000_000,
+            i64::MIN as i128,
+            u64::MAX as i128,
+        ] {
+            let mut buf = [0u8; 41];
+            let end = decimal(n, &mut buf, 0);
+            assert_eq!(&buf[..end], n.to_string().as_bytes());
+        }
+    }
 }
 
 /// A module string made once and never changed or freed, so that every call may share it: the

@@ -75,7 +75,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         due: &due,
     };
     let mut picks: Vec<Pick> = Vec::new();
-    let (laned, pops) = if lanes::laned(&meta).is_some() {
+    let (mut laned, mut pops) = if lanes::laned(&meta).is_some() {
         let room = if claimable { room } else { 0 };
         let mut laned = walk::simulate(s, &meta, m, now, room, &mut picks)?;
         let pops = laned.pops();
@@ -86,16 +86,16 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             let Some(job) = jobs.next(s, m)? else {
                 break;
             };
-            pick(s, &mut picks, job, 0)?;
+            pick(&mut picks, job, 0)?;
         }
-        let pops = jobs.pops(0).collect();
+        let pops = jobs.into_pops(0).collect();
         (None, pops)
     } else {
         (None, Vec::new())
     };
     let prioritized = if pops
         .iter()
-        .any(|p| p.list.bytes() != pending.name().bytes())
+        .any(|p| p.list.name().bytes() != pending.name().bytes())
     {
         counter(&meta, l.meta.prioritized)?
     } else {
@@ -121,13 +121,30 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let finished = retention::select(s, &meta, &completed, Kept::Completed, now, 0)?;
     s.probe()?;
 
-    // Writes.
-    if let Some(laned) = &laned {
+    // Writes. Step 5's handles serve step 6 only while no other handle can have made, deleted or
+    // changed their keys first: no ids moved (no lane's `active` lowered, nothing pushed), no row
+    // deleted by retention. Else they are closed now, and each use opens its key anew
+    // (`Key::again`); pending's pops go through `pending`.
+    let keep = due.is_empty() && expired.is_empty() && victims.is_empty() && finished.is_empty();
+    for p in &mut picks {
+        if !keep {
+            p.row.close();
+        }
+    }
+    for p in &mut pops {
+        if !keep || p.list.name().bytes() == pending.name().bytes() {
+            p.list.close();
+        }
+    }
+    if let Some(laned) = &mut laned {
+        laned.keep(keep);
         lanes::lower(s, &meta, &laned.counted);
     }
     let moved = apply(s, &meta, &schedule, &pending, false, &due)
         + apply(s, &meta, &active, &pending, true, &expired);
-    let live = laned.as_ref().map(|laned| Live::with(s, laned.defaults));
+    let live = laned
+        .as_mut()
+        .map(|laned| Live::with_keys(s, laned.defaults, laned.keys.take()));
     if let (Some(laned), Some(live)) = (&laned, &live) {
         for lane in &laned.unparked {
             live.unpark(lane.as_str());
@@ -150,7 +167,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         for lane in laned.lanes.iter().filter(|l| l.picked > 0) {
             let rate = lane.state.rate_in_force(&laned.defaults);
             let tat = rate.and(lane.state.tat);
-            live.took(lane.name.as_str(), lane.state.active, tat);
+            live.took(&lane.key.again(), lane.state.active, tat);
         }
     }
     retention::apply(s, &dead, &victims);
@@ -174,7 +191,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let counters = (k > 0).then(|| (ctx.int(floor + k), ctx.int(claimed + k)));
     let rated = lim.rate.filter(|_| k > 0).map(|(rate, _)| {
         tat = rate.take(tat, k);
-        ctx.string(format!("{} {}", tat.q, tat.r).as_bytes())
+        ctx.pair(tat.q.into(), b' ', tat.r.into())
     });
     let mut fields: Vec<(Str, Str)> = Vec::with_capacity(4);
     if let Some(v) = &left {
@@ -201,7 +218,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         for (j, p) in picks.iter().enumerate() {
             let token = first + j as i64;
             active.zadd((now + lease) as f64, p.id.as_str());
-            let row = ctx.open(p.row.as_str());
+            let row = p.row.again();
             let (attempts_s, token_s) = (ctx.int(p.attempts), ctx.int(token));
             row.hset(&[
                 (l.row.state, l.state.active),
@@ -294,25 +311,25 @@ fn popped(s: &Scope, pending: &Key, pops: &[Pop]) -> i64 {
     let ctx = s.ctx;
     let mut gone = 0;
     for p in pops {
-        let of_pending = p.list.bytes() == pending.name().bytes();
+        let of_pending = p.list.name().bytes() == pending.name().bytes();
         let opened;
         let list = if of_pending {
             pending
         } else {
-            opened = ctx.open(p.list.as_str());
+            opened = p.list.again();
             &opened
         };
         for _ in 0..p.k {
             list.pop_tail();
         }
         let n = ctx.int(p.k as i64);
-        ctx.replicate(c"RPOP", &[p.list.as_str(), n.as_str()]);
+        ctx.replicate(c"RPOP", &[p.list.name(), n.as_str()]);
         if !of_pending {
             gone += p.k as i64;
         }
     }
     for p in pops.iter().filter(|p| p.p > 0) {
-        let list = ctx.open(p.list.as_str());
+        let list = p.list.again();
         if list.kind() == Kind::List && list.value_len() > 0 {
             continue;
         }

@@ -100,7 +100,7 @@ impl<'a> Events<'a> {
         };
         key.stream_trim(self.max, Trim::Nodes);
         let ctx = self.ctx;
-        let id = ctx.string(format!("{}-{}", id.ms, id.seq).as_bytes());
+        let id = ctx.pair(id.ms.into(), b'-', id.seq.into());
         let left = ctx.int(key.value_len() as i64);
         let mut xadd: Vec<Str> = Vec::with_capacity(4 + pairs.len());
         xadd.extend([key.name(), l.maxlen, left.as_str(), id.as_str()]);

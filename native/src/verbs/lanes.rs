@@ -138,18 +138,15 @@ impl State {
             return None;
         }
         let n = lit().lane;
-        Some(
-            [
-                n.ring,
-                n.active,
-                n.paused,
-                n.concurrency,
-                n.rate,
-                n.tat,
-                n.parked,
-            ]
-            .map(|f| key.hget(f)),
-        )
+        Some(key.hget_each([
+            n.ring,
+            n.active,
+            n.paused,
+            n.concurrency,
+            n.rate,
+            n.tat,
+            n.parked,
+        ]))
     }
 
     /// The concurrency limit in force: its own, else the default.
@@ -309,10 +306,25 @@ impl<'s, 'a> Live<'s, 'a> {
 
     /// [`Live::open`] with the defaults step 5 already read from `meta`.
     pub fn with(s: &'s Scope<'a>, defaults: Defaults) -> Live<'s, 'a> {
+        Live::with_keys(s, defaults, None)
+    }
+
+    /// [`Live::with`] on the `ring` and `lanes` handles step 5 kept, if any (else opened here).
+    pub fn with_keys(
+        s: &'s Scope<'a>,
+        defaults: Defaults,
+        keys: Option<(Key<'a, 'a>, Key<'a, 'a>)>,
+    ) -> Live<'s, 'a> {
+        let (ring, lanes) = keys.unwrap_or_else(|| {
+            (
+                s.ctx.open_named(s.name(RING)),
+                s.ctx.open_named(s.name(LANES)),
+            )
+        });
         Live {
             s,
-            ring: s.ctx.open_named(s.name(RING)),
-            lanes: s.ctx.open_named(s.name(LANES)),
+            ring,
+            lanes,
             defaults,
             now: s.now(),
         }
@@ -421,16 +433,15 @@ impl<'s, 'a> Live<'s, 'a> {
         self.insert(lane);
     }
 
-    /// CLAIM's writes of a lane it took jobs from, in one `HSET lane:<lane> active <n> [tat "<q>
-    /// <r>"]` (replicated as such): `active` as the walk leaves it (the stored counter, lowered by
-    /// the expired leases, plus the jobs picked: what `HINCRBY active k` would make it) and, under
-    /// a rate, its state.
-    pub fn took(&self, lane: Str, active: i64, tat: Option<(i64, i64)>) {
+    /// CLAIM's writes of a lane it took jobs from, whose hash is `key`, in one `HSET lane:<lane>
+    /// active <n> [tat "<q> <r>"]` (replicated as such): `active` as the walk leaves it (the stored
+    /// counter, lowered by the expired leases, plus the jobs picked: what `HINCRBY active k` would
+    /// make it) and, under a rate, its state.
+    pub fn took(&self, key: &Key, active: i64, tat: Option<(i64, i64)>) {
         let ctx = self.s.ctx;
         let n = lit().lane;
         let active = ctx.int(active);
-        let tat = tat.map(|(q, r)| ctx.string(format!("{q} {r}").as_bytes()));
-        let key = ctx.open_named(self.s.lane(lane.bytes()));
+        let tat = tat.map(|(q, r)| ctx.pair(q.into(), b' ', r.into()));
         match &tat {
             Some(t) => key.hset(&[(n.active, active.as_str()), (n.tat, t.as_str())]),
             None => key.hset(&[(n.active, active.as_str())]),

@@ -53,10 +53,15 @@ pub fn stored(text: Option<&[u8]>, lo: i64, hi: i64) -> Option<i64> {
     (lo..=hi).contains(&n).then_some(n)
 }
 
-/// `text` split at single spaces into exactly `N` parts.
+/// `text` split at single spaces into exactly `N` parts (no allocation: a claim parses up to
+/// three of these).
 fn parts<const N: usize>(text: Option<&[u8]>) -> Option<[&[u8]; N]> {
-    let v: Vec<&[u8]> = text?.split(|&b| b == b' ').collect();
-    v.try_into().ok()
+    let mut it = text?.split(|&b| b == b' ');
+    let mut out: [&[u8]; N] = [&[]; N];
+    for part in &mut out {
+        *part = it.next()?;
+    }
+    it.next().is_none().then_some(out)
 }
 
 /// A stored concurrency limit (1 to `MAX_CONCURRENCY`).

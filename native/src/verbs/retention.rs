@@ -41,6 +41,13 @@ pub struct Victims<'a> {
     rows: Vec<Owned<'a>>,
 }
 
+impl Victims<'_> {
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
 /// A limit of `meta`: its field when it is 1 to 15 digits, else `default`.
 pub fn limit(meta: &Key, field: Str, default: i64) -> i64 {
     meta.hget(field)

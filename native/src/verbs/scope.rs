@@ -172,7 +172,11 @@ impl<'a> Scope<'a> {
     /// Opens the queue's structure of type `ty` (`pending`, `active`, …), which must be missing or
     /// of `kind`: the key owns its name, so it can be handed back from a shared step.
     pub fn structure(&mut self, ty: &[u8], kind: Kind) -> Result<Key<'a, 'a>, Refusal> {
-        let name = self.name(ty);
+        self.expect_owned(self.name(ty), kind)
+    }
+
+    /// [`expect`](Self::expect) with the key owning its name: a key step 6 may use again.
+    pub fn expect_owned(&mut self, name: Owned<'a>, kind: Kind) -> Result<Key<'a, 'a>, Refusal> {
         self.check(name.as_str())?;
         let key = self.ctx.open_named(name);
         self.typed(key, kind)

@@ -39,8 +39,8 @@ impl Moved<'_, '_> {
 pub struct Pick<'a> {
     /// Its id.
     pub id: Owned<'a>,
-    /// Its row's name.
-    pub row: Owned<'a>,
+    /// Its row, as step 5 opened it (step 6 closes it when it may not use it: [`Key::again`]).
+    pub row: Key<'a, 'a>,
     /// Its attempts, this claim included.
     pub attempts: i64,
     /// Its lane.
@@ -55,8 +55,8 @@ pub struct Pop<'a> {
     pub name: Owned<'a>,
     /// The priority.
     pub p: u64,
-    /// The list.
-    pub list: Owned<'a>,
+    /// The list, as step 5 opened it (step 6 closes it when it may not use it: [`Key::again`]).
+    pub list: Key<'a, 'a>,
     /// How many.
     pub k: usize,
 }
@@ -100,7 +100,7 @@ impl<'a> Level<'a> {
         let (i, ctx) = (self.taken, s.ctx);
         let copy = |d: &Due<'a>, k: usize| Candidate {
             id: ctx.string(d.ids[k].bytes()),
-            row: ctx.string(d.rows[k].bytes()),
+            row: ctx.open_named(ctx.string(d.rows[k].bytes())),
             exists: d.exists[k],
             attempts: None,
         };
@@ -114,16 +114,14 @@ impl<'a> Level<'a> {
             .list
             .index(-((i - self.exp.len()) as i64))
             .unwrap_or_else(|| ctx.string(b""));
-        let row = s.row_of(id.bytes());
         // the row, opened here once: typed, and when it exists its attempts read (a counter)
-        let key = s.expect(row.as_str(), Kind::Hash)?;
-        let exists = key.kind() == Kind::Hash;
+        let row = s.expect_owned(s.row_of(id.bytes()), Kind::Hash)?;
+        let exists = row.kind() == Kind::Hash;
         let attempts = if exists {
-            Some(counter(&key, lit().row.attempts)?)
+            Some(counter(&row, lit().row.attempts)?)
         } else {
             None
         };
-        drop(key);
         Ok(Candidate {
             id,
             row,
@@ -204,37 +202,33 @@ impl<'a> Jobs<'a> {
         }
     }
 
-    /// What the walk pops, list by list, as lane `lane`.
-    pub fn pops(&self, lane: usize) -> impl Iterator<Item = Pop<'a>> + '_ {
+    /// What the walk pops, list by list, as lane `lane` (the lists it pops nothing from closed).
+    pub fn into_pops(self, lane: usize) -> impl Iterator<Item = Pop<'a>> {
+        let name = self.lane;
         self.levels
-            .iter()
+            .into_iter()
             .filter(|l| l.taken > 0)
             .map(move |l| Pop {
                 lane,
-                name: l.list.ctx().string(self.lane.bytes()),
+                name: l.list.ctx().string(name.bytes()),
                 p: l.p,
-                list: l.list.ctx().string(l.list.name().bytes()),
+                list: l.list,
                 k: l.taken,
             })
     }
 }
 
-/// A job the walk may claim: its id, its row's name, whether the row exists and, when the walk
-/// already opened it, its stored attempts (checked as a counter).
+/// A job the walk may claim: its id, its row, whether the row exists and, when the walk already
+/// read them, its stored attempts (checked as a counter).
 pub struct Candidate<'a> {
     id: Owned<'a>,
-    row: Owned<'a>,
+    row: Key<'a, 'a>,
     exists: bool,
     attempts: Option<i64>,
 }
 
 /// A candidate picked when its row exists (its attempts a counter), else popped and dropped.
-pub fn pick<'a>(
-    s: &Scope<'a>,
-    picks: &mut Vec<Pick<'a>>,
-    c: Candidate<'a>,
-    lane: usize,
-) -> Result<bool, Refusal> {
+pub fn pick<'a>(picks: &mut Vec<Pick<'a>>, c: Candidate<'a>, lane: usize) -> Result<bool, Refusal> {
     let Candidate {
         id,
         row,
@@ -246,7 +240,7 @@ pub fn pick<'a>(
     }
     let attempts = match attempts {
         Some(n) => n,
-        None => counter(&s.ctx.open(row.as_str()), lit().row.attempts)?,
+        None => counter(&row, lit().row.attempts)?,
     } + 1;
     picks.push(Pick {
         id,
@@ -313,10 +307,14 @@ pub enum RingOp {
     Evict(usize, Option<i64>),
 }
 
-/// One lane the claim touches: its name, state as the walk leaves it, ready score, jobs.
+/// One lane the claim touches: its name, state hash, state as the walk leaves it, ready score,
+/// jobs.
 pub struct Lane<'a> {
     /// Its name.
     pub name: Owned<'a>,
+    /// Its state hash, as step 5 opened it (step 6 closes it when it may not use it:
+    /// [`Laned::keep`]).
+    pub key: Key<'a, 'a>,
     /// Its state.
     pub state: State,
     score: f64,
@@ -325,6 +323,8 @@ pub struct Lane<'a> {
     pub picked: i64,
     /// Evicted by the walk (its idle check follows the claim's writes).
     pub evicted: bool,
+    /// Let back from `parked` by this claim.
+    pub unparked: bool,
 }
 
 /// A laned claim decided: what step 6 replays after its moves.
@@ -341,6 +341,8 @@ pub struct Laned<'a> {
     pub defaults: Defaults,
     /// `parked`'s lowest score as step 5 read it.
     parked_head: Option<f64>,
+    /// `ring` and `lanes` as step 5 opened them, until step 6 takes them ([`Laned::keep`]).
+    pub keys: Option<(Key<'a, 'a>, Key<'a, 'a>)>,
 }
 
 /// The simulation's view of the lanes: the ring, the states loaded so far.
@@ -361,18 +363,18 @@ impl<'a> Sim<'_, 'a> {
             return Ok(i);
         }
         let name = s.ctx.string(lane);
-        let hash = s.lane(lane);
-        let key = s.expect(hash.as_str(), Kind::Hash)?;
+        let key = s.expect_owned(s.lane(lane), Kind::Hash)?;
         let state = State::read_counted(&key)?;
-        drop(key);
         let score = self.scores.zscore(name.as_str()).unwrap_or(0.0);
         self.lanes.push(Lane {
             name,
+            key,
             state,
             score,
             jobs: None,
             picked: 0,
             evicted: false,
+            unparked: false,
         });
         Ok(self.lanes.len() - 1)
     }
@@ -459,6 +461,7 @@ pub fn simulate<'a>(
     for lane in &unparked {
         let i = sim.lane(s, lane.bytes())?;
         sim.lanes[i].state.parked = None;
+        sim.lanes[i].unparked = true;
         sim.insert(i);
     }
     // 4. the walk
@@ -479,7 +482,7 @@ pub fn simulate<'a>(
                     continue;
                 };
                 // a missing row: dropped, and the lane visited again
-                if !pick(s, picks, job, i)? {
+                if !pick(picks, job, i)? {
                     continue;
                 }
                 let l = &mut sim.lanes[i];
@@ -503,6 +506,7 @@ pub fn simulate<'a>(
         ops,
         defaults: sim.d,
         parked_head,
+        keys: Some((sim.stored, sim.scores)),
     })
 }
 
@@ -525,10 +529,24 @@ impl<'a> Laned<'a> {
         let mut out = Vec::new();
         for (i, l) in self.lanes.iter_mut().enumerate() {
             if let Some(jobs) = l.jobs.take() {
-                out.extend(jobs.pops(i));
+                out.extend(jobs.into_pops(i));
             }
         }
         out
+    }
+
+    /// Step 6's first act: the handles step 5 kept, closed unless `keep` (no other handle writes
+    /// their keys before they are used). A lane's hash is closed all the same when the claim
+    /// evicts or unparks it: that goes through handles of its own, which may delete the hash.
+    pub fn keep(&mut self, keep: bool) {
+        if !keep {
+            self.keys = None;
+        }
+        for l in &mut self.lanes {
+            if !keep || l.evicted || l.unparked {
+                l.key.close();
+            }
+        }
     }
 }
 
