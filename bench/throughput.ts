@@ -277,9 +277,10 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
               ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
               : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
             if (!first) for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0;
+            // (the id is a view into glide's reply buffer: sent back as it is, not copied)
             held = (reply.slice(first ? 1 : 2) as Uint8Array[]).map((entry) => {
               const job = claimedEntry(entry)!;
-              return [Buffer.from(job.id), job.token];
+              return [job.id as GlideString, job.token];
             });
             if (held.length === 0) break;
           }

@@ -652,16 +652,15 @@ export class Worker<P> {
         reject(INTERRUPTED);
       };
       this.#endWait = end;
-      promise.then((value) => {
-        if (over) return late?.(value);
+      // the promise's outcome is the wait's, unless the wait was interrupted first
+      const first = (): boolean => {
+        if (over) return false;
         over = true;
         if (this.#endWait === end) this.#endWait = null;
-        resolve(value);
-      }, (e: unknown) => {
-        if (over) return;
-        over = true;
-        if (this.#endWait === end) this.#endWait = null;
-        reject(e);
+        return true;
+      };
+      promise.then((value) => (first() ? resolve(value) : late?.(value)), (e: unknown) => {
+        if (first()) reject(e);
       });
     });
   }
