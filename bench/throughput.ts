@@ -36,7 +36,7 @@ import { type ClusterHandle, type ServerHandle, startCluster, startServer } from
 import { keyspace, newJobId, slot } from "../mod.ts";
 import { wireCall } from "../lib/wire/mod.ts";
 import { claimedEntry } from "../lib/client/claimed_entry.ts";
-import { bullConnection, bullPrefix, cliOptions, PAYLOAD, phase, pool, report, until } from "./_util.ts";
+import { bullConnection, bullPrefix, cliOptions, PAYLOAD, phase, pool, report, threadCpu, until } from "./_util.ts";
 
 const opt = cliOptions({ n: 100000, queues: 1, cluster: false, rounds: 5 });
 const N = opt.n;
@@ -105,12 +105,16 @@ interface PhaseReport {
   calls: Record<string, number>;
   /** Commandstats calls of every EchoMQ verb over the phase (not rounded). */
   verbCalls: Record<string, number>;
+  /** This process's CPU per job by kind of thread, µs (`threadCpu`; Linux only, in ticks of 10 ms). */
+  clientThreads: Record<string, number>;
 }
 
 async function measure(what: string, jobs: number, run: () => Promise<unknown>): Promise<PhaseReport> {
   const c0 = process.cpuUsage();
+  const t0 = threadCpu();
   const { ms, cost } = await phase(primaryPorts, run);
   const c = process.cpuUsage(c0);
+  const t1 = threadCpu();
   const top = Object.entries(cost.commands).sort((a, b) => b[1].usec - a[1].usec).slice(0, 6);
   const r: PhaseReport = {
     jobs,
@@ -123,10 +127,12 @@ async function measure(what: string, jobs: number, run: () => Promise<unknown>):
     clientUsecPerJob: (c.user + c.system) / jobs,
     calls: Object.fromEntries(top.map(([name, v]) => [name, Math.round((v.calls / jobs) * 100) / 100])),
     verbCalls: Object.fromEntries(Object.entries(cost.commands).filter(([n]) => n.startsWith("emq.")).map(([n, v]) => [n, v.calls])),
+    clientThreads: Object.fromEntries(Object.entries(t1).map(([k, v]) => [k, (v - (t0[k] ?? 0)) / jobs])),
   };
+  const threads = Object.entries(r.clientThreads).filter(([, v]) => v >= 0.05).map(([k, v]) => `${k} ${v.toFixed(1)}`).join(", ");
   console.error(
     `${what.padEnd(26)} ${Math.round(r.jobsPerSec).toString().padStart(7)} jobs/s  ` +
-      `server ${r.serverUsecPerJob.toFixed(1)} µs/job  client ${r.clientUsecPerJob.toFixed(1)} µs/job`,
+      `server ${r.serverUsecPerJob.toFixed(1)} µs/job  client ${r.clientUsecPerJob.toFixed(1)} µs/job${threads === "" ? "" : ` (${threads})`}`,
   );
   return r;
 }
