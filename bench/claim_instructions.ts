@@ -5,8 +5,9 @@
  *
  * Each case gets a fresh `valkey-server` under `valgrind --tool=callgrind` with instrumentation
  * off; the queue is filled, 20 claims run unmeasured, then instrumentation is on for `--n` one-job
- * CLAIMs sent one after another, and the figure is the inclusive instructions (Ir) of the
- * server's `call()` (the commands themselves, not the event loop or the sockets) over `--n`.
+ * CLAIMs of `--count` jobs each (1 by default; a worker claims its free slots at once) sent one
+ * after another, and the figure is the inclusive instructions (Ir) of the server's `call()` (the
+ * commands themselves, not the event loop or the sockets) per claimed job.
  * Cases: a plain queue; the same with a queue concurrency and rate limit; 10 lanes; 10 lanes with
  * those limits on the queue and on every lane (set high, so that every call claims: the cost of
  * obeying them, as bench/lanes.ts). Needs `valgrind` (with `callgrind_control`,
@@ -14,7 +15,7 @@
  *
  * Prints a table, then a JSON report on the last line.
  *
- * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--backend module|scripts|both]
+ * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--count 1] [--backend module|scripts|both]
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -24,7 +25,7 @@ import { EchoMQ } from "../client.ts";
 import { moduleIfBuilt, serverBinary, startServer } from "../tools/embedded/mod.ts";
 import { cliOptions } from "./_util.ts";
 
-const opt = cliOptions({ n: 2000, backend: "both" });
+const opt = cliOptions({ n: 2000, count: 1, backend: "both" });
 const WARM = 20;
 const HIGH = { concurrency: 1_000_000, rate: { max: 1_000_000, perMs: 1, burst: 1_000_000 } };
 const CASES = ["plain", "limits", "lanes10", "lanes10+limits"] as const;
@@ -44,7 +45,7 @@ function run(tool: string, args: string[]): string {
   return r.stdout;
 }
 
-/** Inclusive Ir of `call()` over the claims of one case on a fresh server under callgrind. */
+/** Inclusive Ir of `call()` per claimed job over the claims of one case on a fresh server under callgrind. */
 async function measure(backend: Backend, c: Case): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "emq-callgrind-"));
   const real = serverBinary();
@@ -67,12 +68,13 @@ async function measure(backend: Backend, c: Case): Promise<number> {
         if (lanes) await mq.limit(q, HIGH, { perLane: true });
       }
       const lane = lanes ? (_: unknown, i: number): string => `t${i % 10}` : undefined;
-      const total = opt.n + WARM;
+      const total = (opt.n + WARM) * opt.count;
       for (let at = 0; at < total; at += 1000) {
         await mq.enqueueMany(q, Array.from({ length: Math.min(1000, total - at) }, (_, i) => at + i), { lane });
       }
       const claim = async (): Promise<void> => {
-        if ((await mq.claim(q, { leaseMs: 600_000 })) === null) throw new Error(`${q}: a claim claimed nothing`);
+        const n = (await mq.claimMany(q, opt.count, { leaseMs: 600_000 })).length;
+        if (n !== opt.count) throw new Error(`${q}: a claim claimed ${n} of ${opt.count}`);
       };
       for (let i = 0; i < WARM; i++) await claim();
       run("callgrind_control", ["-i", "on", String(server.pid)]);
@@ -91,7 +93,7 @@ async function measure(backend: Backend, c: Case): Promise<number> {
     const text = run("callgrind_annotate", ["--inclusive=yes", "--threshold=100", join(dir, dump)]);
     const line = text.split("\n").find((l) => /\s(\S+:)?call \[/.test(l));
     if (line === undefined) throw new Error(`callgrind_annotate of ${dump}: no line for call()`);
-    return Number(line.trim().split(/\s+/)[0]!.replaceAll(",", "")) / opt.n;
+    return Number(line.trim().split(/\s+/)[0]!.replaceAll(",", "")) / (opt.n * opt.count);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,14 +105,14 @@ for (const backend of backends) {
   const row = {} as Record<Case, number>;
   for (const c of CASES) {
     row[c] = Math.round(await measure(backend, c));
-    console.error(`${backend} ${c}: ${row[c].toLocaleString("en")} Ir per CLAIM`);
+    console.error(`${backend} ${c}: ${row[c].toLocaleString("en")} Ir per claimed job`);
   }
   report[backend] = row;
 }
-console.log(`| Ir per CLAIM (\`call()\`) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
+console.log(`| Ir per claimed job (\`call()\`, ${opt.count} per CLAIM) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
 console.log(`| --- |${" ---: |".repeat(CASES.length + 3)}`);
 for (const [backend, row] of Object.entries(report)) {
   const r = (x: number): string => `${(x / row.plain).toFixed(2)}×`;
   console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes10)} | ${r(row["lanes10+limits"])} |`);
 }
-console.log(JSON.stringify({ n: opt.n, report }));
+console.log(JSON.stringify({ n: opt.n, count: opt.count, report }));
