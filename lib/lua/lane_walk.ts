@@ -215,11 +215,21 @@ local function emq_lane_writes(w)
     redis.call('HDEL', base .. 'lane:' .. L, '${LANE.parked}')
     emq_lane_insert(base, L, now, d)
   end
+  -- consecutive rotations as their net effect (turns mod the ring's length): RPOP ring r, then
+  -- LPUSH ring of those lanes in their order, each run before the eviction after it
+  local turns = 0
+  local function rotate()
+    local len = turns > 0 and redis.call('LLEN', ring) or 0
+    local r = len > 0 and turns % len or 0
+    turns = 0
+    if r > 0 then redis.call('LPUSH', ring, unpack(redis.call('RPOP', ring, r))) end
+  end
   for _, op in ipairs(w.ops) do
-    local L = redis.call('RPOP', ring)
     if op.rotate then
-      redis.call('LPUSH', ring, L)
+      turns = turns + 1
     else
+      rotate()
+      local L = redis.call('RPOP', ring)
       redis.call('HDEL', base .. 'lane:' .. L, '${LANE.ring}')
       if op.at then
         redis.call('HSET', base .. 'lane:' .. L, '${LANE.parked}', emq_int(op.at))
@@ -227,6 +237,7 @@ local function emq_lane_writes(w)
       end
     end
   end
+  rotate()
   local outside = 0
   for _, L in ipairs(w.touched) do
     local st = w.lanes[L]

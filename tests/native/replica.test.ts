@@ -287,6 +287,34 @@ test("lanes: the transition, ring rotations and evictions, lane limits, parks an
   expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
 }, 60_000);
 
+test("lanes: a claim's rotations in a row reach the replica as their net effect, two commands at most", async () => {
+  const q = queue("turns");
+  for (const [lane, from] of [["a", 100], ["b", 200], ["c", 300]] as const) {
+    const groups = Array.from({ length: 20 }, (_, i) => ({ id: jobId(from + i), opts: `lane=${lane}`, payload: `${lane}:${i}` }));
+    expectOk(await run(argv("ENQUEUE", q, {}, groups)), 20);
+  }
+  await sameDigest();
+  const stats = async (): Promise<Record<string, number>> => {
+    const text = String(await onReplica(["INFO", "commandstats"]));
+    return Object.fromEntries([...text.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
+  };
+  const before = await stats();
+  // picks on a ring of 3 lanes: 7 is one turn net (RPOPLPUSH), 9 none, 11 two (RPOP ring 2, LPUSH)
+  const lanes: string[] = [];
+  for (const count of [7, 9, 11]) {
+    const { jobs } = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count, block_ms: 0 }))));
+    expect(jobs.length).toBe(count);
+    lanes.push(...jobs.map((j) => j.payload.split(":")[0]!));
+    await sameDigest();
+    expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
+  }
+  // still round-robin across the claims: every 3 picks in a row serve 3 lanes
+  for (let i = 0; i + 3 <= lanes.length; i++) expect(new Set(lanes.slice(i, i + 3)).size).toBe(3);
+  const after = await stats();
+  const delta = (c: string): number => (after[c] ?? 0) - (before[c] ?? 0);
+  expect([delta("rpoplpush"), delta("lpush")]).toEqual([1, 1]);
+}, 60_000);
+
 test("wire 10: completed jobs with results, their retention, and the events stream (trims by nodes, entry ids) replicate", async () => {
   const q = queue("tenth");
   // nodes of 2 entries on the primary (the replica keeps 100): its trims by whole nodes reach the

@@ -149,12 +149,18 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         for lane in &laned.unparked {
             live.unpark(lane.as_str());
         }
+        // consecutive rotations go out as their net effect, each run before the eviction after it
+        let mut turns = 0;
         for op in &laned.ops {
             match *op {
-                RingOp::Rotate => live.rotate(),
-                RingOp::Evict(i, park) => live.evict(laned.lanes[i].name.as_str(), park),
+                RingOp::Rotate => turns += 1,
+                RingOp::Evict(i, park) => {
+                    live.rotate(std::mem::take(&mut turns));
+                    live.evict(laned.lanes[i].name.as_str(), park);
+                }
             }
         }
+        live.rotate(turns);
     }
     let gone = popped(s, &pending, &pops);
     if let (Some(laned), Some(live)) = (&laned, &live) {

@@ -394,13 +394,36 @@ impl<'s, 'a> Live<'s, 'a> {
         }
     }
 
-    /// CLAIM's rotation of the ring's tail lane to its head (`RPOPLPUSH ring ring`), replicated.
-    pub fn rotate(&self) {
-        if let Some(lane) = self.ring.pop_tail() {
-            self.ring.push(false, lane.as_str());
+    /// CLAIM's `turns` rotations in a row of the ring's tail lane to its head (`RPOPLPUSH ring
+    /// ring` each), done and replicated as their net effect, `r` = `turns` mod the ring's length
+    /// rotations: none when 0, `RPOPLPUSH ring ring` for one, else `RPOP ring r` and `LPUSH ring`
+    /// of the lanes popped, in their order (two commands for a batch, not one per pick).
+    pub fn rotate(&self, turns: usize) {
+        let len = self.ring.value_len();
+        if turns == 0 || len == 0 {
+            return;
         }
+        let r = turns % len;
+        let mut moved = Vec::with_capacity(r);
+        for _ in 0..r {
+            if let Some(lane) = self.ring.pop_tail() {
+                self.ring.push(false, lane.as_str());
+                moved.push(lane);
+            }
+        }
+        let ctx = self.s.ctx;
         let ring = self.ring.name();
-        self.s.ctx.replicate(c"RPOPLPUSH", &[ring, ring]);
+        match moved.len() {
+            0 => {}
+            1 => ctx.replicate(c"RPOPLPUSH", &[ring, ring]),
+            n => {
+                let count = ctx.int(n as i64);
+                ctx.replicate(c"RPOP", &[ring, count.as_str()]);
+                let mut push = vec![ring];
+                push.extend(moved.iter().map(Owned::as_str));
+                ctx.replicate(c"LPUSH", &push);
+            }
+        }
     }
 
     /// CLAIM's eviction of the ring's tail lane `lane` (`RPOP ring`, `HDEL lane:<lane> ring`), parked
