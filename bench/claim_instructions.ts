@@ -18,11 +18,11 @@
  * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--count 1] [--backend module|scripts|both]
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EchoMQ } from "../client.ts";
-import { moduleIfBuilt, serverBinary, startServer } from "../tools/embedded/mod.ts";
+import { moduleIfBuilt, startServer } from "../tools/embedded/mod.ts";
 import { cliOptions } from "./_util.ts";
 
 const opt = cliOptions({ n: 2000, count: 1, backend: "both" });
@@ -48,15 +48,10 @@ function run(tool: string, args: string[]): string {
 /** Inclusive Ir of `call()` per claimed job over the claims of one case on a fresh server under callgrind. */
 async function measure(backend: Backend, c: Case): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "emq-callgrind-"));
-  const real = serverBinary();
-  const wrapper = join(dir, "valkey-server");
-  writeFileSync(wrapper, `#!/bin/sh\nexec valgrind --tool=callgrind --instr-atstart=no --callgrind-out-file=${dir}/cg.%p.out ${real} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  const before = process.env.VALKEY_SERVER;
-  process.env.VALKEY_SERVER = wrapper;
-  const server = await startServer({ module: backend === "module" ? mod : false, readyTimeoutMs: 120_000 }).finally(() => {
-    if (before === undefined) delete process.env.VALKEY_SERVER;
-    else process.env.VALKEY_SERVER = before;
+  const server = await startServer({
+    module: backend === "module" ? mod : false,
+    launcher: ["valgrind", "--tool=callgrind", "--instr-atstart=no", `--callgrind-out-file=${dir}/cg.%p.out`],
+    readyTimeoutMs: 120_000,
   });
   try {
     const mq = await EchoMQ.connect({ addresses: [{ host: server.host, port: server.port }], backend, requestTimeout: 60_000 });

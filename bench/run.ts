@@ -349,11 +349,16 @@ const profile = (verb: string): string =>
 
 const oneP = one.phases;
 
+/** The CLAIM and SETTLE calls of a throughput run's median worker phase. */
+function workerCalls(t: Record<string, any>): number {
+  const v: Record<string, number> = t.phases.emqWorker.verbCalls ?? {};
+  return (v["emq.claim"] ?? 0) + (v["emq.settle"] ?? 0);
+}
+
 /** What bounds the EchoMQ drain of `t` (one queue), from the commands it sent and the CPU it used. */
 function drainBound(t: Record<string, any>): string {
   const w = t.phases.emqWorker;
-  const v: Record<string, number> = w.verbCalls ?? {};
-  const calls = (v["emq.claim"] ?? 0) + (v["emq.settle"] ?? 0);
+  const calls = workerCalls(t);
   if (calls === 0) return "";
   const client = (w.clientUsecPerJob * w.jobsPerSec) / 1e6, server = (w.serverUsecPerJob * w.jobsPerSec) / 1e6;
   return `In the median round this process used ${f2(client)} cores and the server ${f2(server)}, of ${cpus().length} that both share:
@@ -364,8 +369,7 @@ ${f0(calls)} calls for ${f0(w.jobs)} jobs (${f0(w.jobs / calls)} jobs per call),
 function workerSplit(): string {
   const sent = (t: Record<string, any>): { perCall: number; usec: number } => {
     const w = t.phases.emqWorker;
-    const v: Record<string, number> = w.verbCalls ?? {};
-    return { perCall: w.jobs / Math.max(1, (v["emq.claim"] ?? 0) + (v["emq.settle"] ?? 0)), usec: w.clientUsecPerJob };
+    return { perCall: w.jobs / Math.max(1, workerCalls(t)), usec: w.clientUsecPerJob };
   };
   const a = sent(one), b = sent(twelve), c = sent(cluster);
   const verdict = cluster.ratios.workerVsBullWorker >= 3

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
-import { command, type ReplicatedHandle, startReplicated, startServer, waitForSync } from "../../tools/embedded/mod.ts";
+import { command, commandCalls, type ReplicatedHandle, startReplicated, startServer, waitForSync } from "../../tools/embedded/mod.ts";
 import {
   argv,
   call,
@@ -294,10 +294,7 @@ test("lanes: a claim's rotations in a row reach the replica as their net effect,
     expectOk(await run(argv("ENQUEUE", q, {}, groups)), 20);
   }
   await sameDigest();
-  const stats = async (): Promise<Record<string, number>> => {
-    const text = String(await onReplica(["INFO", "commandstats"]));
-    return Object.fromEntries([...text.matchAll(/cmdstat_(\w+):calls=(\d+)/g)].map((m) => [m[1]!, Number(m[2])]));
-  };
+  const stats = async (): Promise<Map<string, number>> => commandCalls(await command(pair.replica.port, ["INFO", "commandstats"]));
   const before = await stats();
   // picks on a ring of 3 lanes: 7 is one turn net (RPOPLPUSH), 9 none, 11 two (RPOP ring 2, LPUSH)
   const lanes: string[] = [];
@@ -311,7 +308,7 @@ test("lanes: a claim's rotations in a row reach the replica as their net effect,
   // still round-robin across the claims: every 3 picks in a row serve 3 lanes
   for (let i = 0; i + 3 <= lanes.length; i++) expect(new Set(lanes.slice(i, i + 3)).size).toBe(3);
   const after = await stats();
-  const delta = (c: string): number => (after[c] ?? 0) - (before[c] ?? 0);
+  const delta = (c: string): number => (after.get(c) ?? 0) - (before.get(c) ?? 0);
   expect([delta("rpoplpush"), delta("lpush")]).toEqual([1, 1]);
 }, 60_000);
 

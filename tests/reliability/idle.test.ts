@@ -10,7 +10,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ } from "../../client.ts";
-import { command, infoFields, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { command, commandCalls, infoFields, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 import { BACKENDS } from "./_server.ts";
 
@@ -31,14 +31,7 @@ afterAll(async () => {
 /** `INFO stats commandstats` in one call: the processed total, and calls per command. */
 async function snapshot(): Promise<{ total: number; calls: Map<string, number> }> {
   const text = await command(server.port, ["INFO", "stats", "commandstats"]);
-  const fields = infoFields(text);
-  const calls = new Map<string, number>();
-  for (const [k, v] of Object.entries(fields)) {
-    if (!k.startsWith("cmdstat_")) continue;
-    const m = /calls=(\d+)/.exec(v);
-    if (m) calls.set(k.slice("cmdstat_".length), Number(m[1]));
-  }
-  return { total: Number(fields["total_commands_processed"]), calls };
+  return { total: Number(infoFields(text)["total_commands_processed"]), calls: commandCalls(text) };
 }
 
 /** Commands clients sent per second over `ms` (commandstats' delta of {@link SENT}, less the measuring INFO). */

@@ -16,7 +16,7 @@
  */
 export { cliBinary, moduleBuilt, moduleIfBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
 export { freePort, LOOPBACK, portFree } from "./ports.ts";
-export { command, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
+export { command, commandCalls, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
 export {
   baseArgs,
   type ReplicatedHandle,

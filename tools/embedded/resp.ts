@@ -119,6 +119,17 @@ export function infoFields(text: RespValue): Record<string, string> {
   return out;
 }
 
+/** Calls per command (`emq.claim`, `rpoplpush`, …) in `INFO commandstats` text. */
+export function commandCalls(text: RespValue): Map<string, number> {
+  const calls = new Map<string, number>();
+  for (const [k, v] of Object.entries(infoFields(text))) {
+    if (!k.startsWith("cmdstat_")) continue;
+    const m = /calls=(\d+)/.exec(v);
+    if (m) calls.set(k.slice("cmdstat_".length), Number(m[1]));
+  }
+  return calls;
+}
+
 /** Polls `check` every `intervalMs` until it returns true; rejects with `what` after `timeoutMs`. */
 export async function waitUntil(
   what: string,

@@ -28,6 +28,12 @@ export interface ServerOptions {
   cluster?: boolean;
   /** Milliseconds to wait for the server to answer PING (default 20000). */
   readyTimeoutMs?: number;
+  /**
+   * A command the server runs under, its arguments before the server's binary (e.g.
+   * `["valgrind", "--tool=callgrind"]`: bench/claim_instructions.ts). It must run the server in
+   * its own process (the handle's `pid`).
+   */
+  launcher?: string[];
 }
 
 /** A running server. */
@@ -148,7 +154,7 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
   if (opts.replicaOf !== undefined) argv.push("--replicaof", LOOPBACK, String(opts.replicaOf));
   if (opts.args) argv.push(...opts.args);
 
-  const first = launch(argv, dir);
+  const first = launch(argv, dir, opts.launcher);
   if (first instanceof Error) {
     rmSync(dir, { recursive: true, force: true });
     throw first;
@@ -185,7 +191,7 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
     restart: async () => {
       if (stopped !== null) throw new Error(`valkey-server on port ${port} was stopped: it cannot restart`);
       await kill();
-      const next = launch(argv, dir);
+      const next = launch(argv, dir, opts.launcher);
       if (next instanceof Error) throw next;
       proc = next;
       const outcome = await ready(proc, port, opts.readyTimeoutMs ?? 20000);
@@ -211,15 +217,19 @@ interface Launched {
   stderr(): string;
 }
 
-/** Spawns `valkey-server` with `argv` in `dir` and registers it for the exit hooks; a spawn failure is returned. */
-function launch(argv: string[], dir: string): Launched | Error {
-  const child = spawn(serverBinary(), argv, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+/**
+ * Spawns `valkey-server` with `argv` in `dir` (under `launcher` when given) and registers it for
+ * the exit hooks; a spawn failure is returned.
+ */
+function launch(argv: string[], dir: string, launcher: string[] = []): Launched | Error {
+  const [command, ...args] = [...launcher, serverBinary(), ...argv];
+  const child = spawn(command!, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (c: Uint8Array) => {
     stderr += new TextDecoder().decode(c);
   });
   const pid = child.pid;
-  if (pid === undefined) return new Error(`could not spawn ${serverBinary()}`);
+  if (pid === undefined) return new Error(`could not spawn ${command}`);
   register(pid, dir);
   return { child, pid, stderr: () => stderr };
 }
