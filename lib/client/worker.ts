@@ -50,6 +50,7 @@ import { FIRE_POLL_MS } from "./schedulers.ts";
 import { exponential } from "./backoff.ts";
 import type { ProcessSpan, Tracing } from "./tracing.ts";
 import { type WorkerIdentity, workerIdentity } from "./worker_name.ts";
+import { abortHeld, doneOf, type Held, hold, HeldJob, leave } from "./held.ts";
 
 /**
  * Runs one job; a throw (or a rejected promise) fails the attempt. What it returns (or its promise
@@ -295,58 +296,6 @@ const STALL_MIN_MS = 2000;
  */
 const claimKey = (job: JobRef): string => `${job.id} ${job.token}`;
 
-/** A job this worker holds: claimed and not yet settled. */
-interface Held<P> {
-  readonly job: Job<P>;
-  /**
-   * Its key in the worker's map: the job's id, or {@link claimKey} when another claim of the job
-   * held that already (the id alone is hashed once per string, and most jobs are held once).
-   */
-  readonly key: string;
-  /**
-   * Its handler's signal, made when the handler first reads `job.signal` (most never do, and an
-   * AbortController per job is a measurable share of a busy worker's time); see {@link signalOf}.
-   */
-  controller: AbortController | null;
-  /** Why it was aborted, when that happened before its signal was made. */
-  abortedBy?: { readonly reason: unknown };
-  /** The lease's end on the monotonic clock (`performance.now()`), a lower bound of the server's. */
-  leaseUntil: number;
-  /** Its lease was lost: it is not settled. */
-  lost: boolean;
-  /** Its settle is queued or in flight: the heartbeat leaves it alone. */
-  settling: boolean;
-  /** Its handler settled it through the client: the worker does not. */
-  own: boolean;
-  /** Its handler ran past `timeoutMs`: the attempt failed then, the handler's outcome is ignored. */
-  timedOut: boolean;
-  /** Its `process` span (tracing on), ended when the job leaves the worker. */
-  span: ProcessSpan | null;
-  /** Resolves once the job is settled (or given up). */
-  readonly done: Promise<void>;
-  readonly finish: () => void;
-}
-
-/** `held`'s abort signal, made on first use (aborted already if `held` was). */
-function signalOf(held: Held<unknown>): AbortSignal {
-  if (held.controller === null) {
-    held.controller = new AbortController();
-    if (held.abortedBy !== undefined) held.controller.abort(held.abortedBy.reason);
-  }
-  return held.controller.signal;
-}
-
-/** Aborts `held`'s signal with `reason` (the first abort wins, as AbortController's does). */
-function abortHeld(held: Held<unknown>, reason: unknown): void {
-  if (held.controller !== null) held.controller.abort(reason);
-  else held.abortedBy ??= { reason };
-}
-
-/** A worker job's `rateLimited`: throws the {@link RateLimitedError} the worker hands the job back for. */
-function rateLimited(ms: number): never {
-  throw new RateLimitedError(ms);
-}
-
 /** A settle the worker queued, and why (a hand-back is not a failed attempt). */
 interface Queued {
   readonly settlement: Settlement;
@@ -376,6 +325,32 @@ interface Running {
   readonly done: Promise<void>;
   /** `job` is the handler's own and it settles it now: the worker will not; returns the counter. */
   settles(job: JobRef, kind: Settlement["kind"]): ((error: unknown) => void) | null;
+}
+
+/** A running handler's {@link Running}: its job's record, and who counts a settle it makes itself. */
+class HandlerContext implements Running {
+  readonly #held: Held<unknown>;
+  readonly #counted: (kind: Settlement["kind"], error: unknown) => void;
+
+  constructor(held: Held<unknown>, counted: (kind: Settlement["kind"], error: unknown) => void) {
+    this.#held = held;
+    this.#counted = counted;
+  }
+
+  get done(): Promise<void> {
+    return doneOf(this.#held);
+  }
+
+  settles(ref: JobRef, kind: Settlement["kind"]): ((error: unknown) => void) | null {
+    const held = this.#held;
+    if (ref.id !== held.job.id || ref.token !== held.job.token || held.lost || held.settling) return null;
+    held.own = true;
+    held.span?.settling(kind);
+    return (error) => {
+      if (error !== null && error !== undefined) held.span?.settleFailed(kind, error);
+      this.#counted(kind, error);
+    };
+  }
 }
 
 /** The job whose handler is running, for `stop()` / `close()` called from inside a handler. */
@@ -447,6 +422,10 @@ export class Worker<P> {
   #firing: Promise<void> = Promise.resolve();
   readonly #onError: (error: unknown) => void;
   readonly #onStop: () => void;
+  /** A job's `progress`, through the client (one function for every job). */
+  readonly #progress = (job: JobRef, value: unknown): Promise<void> => this.#client.progress(job, value);
+  /** Counts a settle a handler made itself (one function for every job). */
+  readonly #ownSettledBy = (kind: Settlement["kind"], error: unknown): void => this.#ownSettled(kind, error);
   /** The jobs held, by {@link Held.key}. */
   readonly #held: Map<string, Held<P>> = new Map();
   /** How many of them are held under a {@link claimKey} (another claim of their job held already). */
@@ -874,21 +853,7 @@ export class Worker<P> {
       twin.leaseUntil = Math.max(twin.leaseUntil, leaseUntil);
       return;
     }
-    let finish!: () => void;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    const held: Held<P> = {
-      job,
-      key,
-      controller: null,
-      leaseUntil,
-      lost: false,
-      settling: false,
-      own: false,
-      timedOut: false,
-      span: null,
-      done,
-      finish,
-    };
+    const held = hold(job, key, leaseUntil);
     this.#held.set(key, held);
     if (key !== job.id) this.#keyedByClaim++;
     if (claimed instanceof PayloadDecodeError) {
@@ -896,51 +861,18 @@ export class Worker<P> {
       this.#settle(held, claimed);
       return;
     }
-    // the job's fields named one by one (a spread is a measurable share of a busy worker's time),
-    // those a job may lack added only when it has them, as `claimed` makes the job
-    const view: { -readonly [K in keyof WorkerJob<P>]: WorkerJob<P>[K] } = {
-      id: job.id,
-      queue: job.queue,
-      token: job.token,
-      attempts: job.attempts,
-      payload: job.payload,
-      get signal(): AbortSignal {
-        return signalOf(held);
-      },
-      get leaseUntil(): number {
-        return held.leaseUntil;
-      },
-      progress: (value) => this.#client.progress(job, value),
-      rateLimited,
-    };
-    if (job.timeoutMs !== undefined) view.timeoutMs = job.timeoutMs;
-    if (job.dedupKey !== undefined) view.dedupKey = job.dedupKey;
-    if (job.traceparent !== undefined) view.traceparent = job.traceparent;
-    if (job.priority !== undefined) view.priority = job.priority;
-    if (job.lane !== undefined) view.lane = job.lane;
-    const context: Running = {
-      done,
-      settles: (ref, kind) => {
-        if (ref.id !== job.id || ref.token !== job.token || held.lost || held.settling) return null;
-        held.own = true;
-        held.span?.settling(kind);
-        return (error) => {
-          if (error !== null && error !== undefined) held.span?.settleFailed(kind, error);
-          this.#ownSettled(kind, error);
-        };
-      },
-    };
+    const view = new HeldJob(held, this.#progress);
+    const context = new HandlerContext(held, this.#ownSettledBy);
     // the job's own limit (enqueue's timeoutMs) wins over the worker's
     const limit = job.timeoutMs ?? this.#timeoutMs;
     if (limit !== null) {
-      const timer = setTimeout(() => {
+      held.timer = setTimeout(() => {
         if (held.lost || held.own || held.settling) return;
         const timeout = new JobTimeoutError(limit);
         abortHeld(held, timeout);
         this.#settle(held, timeout);
         held.timedOut = true;
       }, limit);
-      void done.then(() => clearTimeout(timer));
     }
     const tracing = this.#client.tracing ?? null;
     if (tracing !== null) held.span = tracing.process(job);
@@ -1121,7 +1053,7 @@ export class Worker<P> {
       if (held.settling) this.#settling--;
     }
     held.span?.end();
-    held.finish();
+    leave(held);
     this.#freed();
   }
 
@@ -1301,7 +1233,7 @@ export class Worker<P> {
    */
   async #drain(except: Promise<void> | null): Promise<void> {
     for (;;) {
-      const others = [...this.#held.values()].map((h) => h.done).filter((d) => d !== except);
+      const others = [...this.#held.values()].map(doneOf).filter((d) => d !== except);
       if (others.length > 0) await Promise.all(others);
       else if (this.#flushPending || this.#flushing.size > 0) {
         this.#flush();
@@ -1319,7 +1251,7 @@ export class Worker<P> {
   #handBack(self: Promise<void> | null): void {
     const stopped = new EchoMQError("closed", "worker stopped before the job finished");
     for (const held of this.#held.values()) {
-      if (held.done === self || held.lost || held.settling) continue;
+      if ((self !== null && doneOf(held) === self) || held.lost || held.settling) continue;
       abortHeld(held, stopped);
       held.lost = true; // its handler's outcome is ignored: the hand-back below settles it
       if (held.own) {
