@@ -46,6 +46,10 @@ pub struct Literals<S> {
     pub deduplicated: S,
     /// See `deduplicated`.
     pub debounced: S,
+    /// A member no job id can be (NUL first: ids start with `JOB`), longer than a listpack sorted
+    /// set takes (`zset-max-listpack-value`, 64 by default): added to a new sorted set first, it
+    /// makes the set a skiplist, which stays one after the member is removed (see `claim.rs`).
+    pub skiplist: S,
 }
 
 impl<S> Literals<S> {
@@ -68,9 +72,23 @@ impl<S> Literals<S> {
             empty: f(self.empty),
             deduplicated: f(self.deduplicated),
             debounced: f(self.debounced),
+            skiplist: f(self.skiplist),
         }
     }
 }
+
+/// The bytes of [`Literals::skiplist`]: NUL, then `emq:skiplist`, padded with NULs to 1024 bytes
+/// (a server whose `zset-max-listpack-value` is this high or more keeps listpacks: slower, not wrong).
+static SKIPLIST: [u8; 1024] = {
+    let mut b = [0u8; 1024];
+    let tag = b"emq:skiplist";
+    let mut i = 0;
+    while i < tag.len() {
+        b[i + 1] = tag[i];
+        i += 1;
+    }
+    b
+};
 
 static LITERALS: OnceLock<Literals<Literal>> = OnceLock::new();
 
@@ -95,6 +113,7 @@ pub fn init() {
         empty: b"",
         deduplicated: b"deduplicated",
         debounced: b"debounced",
+        skiplist: &SKIPLIST,
     };
     LITERALS.get_or_init(|| names.map(Literal::new));
 }

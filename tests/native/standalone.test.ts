@@ -175,6 +175,26 @@ describe("happy paths", () => {
     expect(await exists(queue("empty").meta)).toBe(0);
   });
 
+  test("CLAIM makes a new active a skiplist (a listpack scans every member per add), holding only the ids claimed; made again, again", async () => {
+    const e = queue("encoding");
+    const ids = [jobId(901), jobId(902), jobId(903), jobId(904)];
+    await enqueue(e, ids);
+    const encoding = async (): Promise<string> => String(await ok(["OBJECT", "ENCODING", e.active]));
+    const first = await claim(e, 2);
+    expect(await encoding()).toBe("skiplist");
+    expect(Object.keys(await zset(e.active))).toEqual([ids[0], ids[1]]);
+    // an existing active is added to as it is
+    const second = await claim(e, 1);
+    expect(await encoding()).toBe("skiplist");
+    expect(Object.keys(await zset(e.active)).sort()).toEqual(ids.slice(0, 3));
+    // emptied, it is deleted; the next claim makes it a skiplist again
+    await ok(argv("ACK", e, {}, held([...first.jobs, ...second.jobs])), 3);
+    expect(await exists(e.active)).toBe(0);
+    await claim(e, 1);
+    expect(await encoding()).toBe("skiplist");
+    expect(await zset(e.active)).toEqual({ [ids[3]!]: expect.any(Number) });
+  });
+
   test(`CLAIM count ${MAX_BATCH}: one call claims that many, tokens old+1 … old+k in claim order`, async () => {
     const ids = Array.from({ length: MAX_BATCH }, (_, i) => jobId(100 + i));
     await enqueue(q, ids, "x");

@@ -221,6 +221,16 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             zadd.push(p.id.as_str());
         }
         ctx.replicate(c"ZADD", &zadd);
+        // A new `active` is made a skiplist, not a listpack: a listpack's adds and lookups scan
+        // every member (a busy worker's ~100: 16,600 instructions per add, a quarter of a drain's
+        // server time; bench/RESULTS.md section 15), a skiplist's are O(log n). A member longer
+        // than a listpack takes goes in first and out after the ids; the set stays a skiplist
+        // until it empties (or is loaded from an RDB). Speed only: the keyspace is the same, and
+        // neither member add is replicated (the ZADD above is).
+        let fresh = active.kind() != Kind::Zset;
+        if fresh {
+            active.zadd(0.0, l.skiplist);
+        }
         for (j, p) in picks.iter().enumerate() {
             let token = first + j as i64;
             active.zadd((now + lease) as f64, p.id.as_str());
@@ -242,6 +252,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
                 token,
                 opts,
             });
+        }
+        if fresh {
+            active.zrem(l.skiplist);
         }
     }
     if let (Some(laned), Some(live)) = (&laned, &live) {
