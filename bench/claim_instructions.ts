@@ -10,12 +10,15 @@
  * commands themselves, not the event loop or the sockets) per claimed job.
  * Cases: a plain queue; the same with a queue concurrency and rate limit; 10 lanes; 10 lanes with
  * those limits on the queue and on every lane (set high, so that every call claims: the cost of
- * obeying them, as bench/lanes.ts). Needs `valgrind` (with `callgrind_control`,
- * `callgrind_annotate`) on PATH; not part of `./emq bench`.
+ * obeying them, as bench/lanes.ts). With `--drain`, the one case is a worker's drain instead: a
+ * worker of concurrency 50 runs `--n` jobs of a plain queue that keeps no completed jobs (its
+ * SETTLEs and CLAIMs, as bench/throughput.ts's), and the figure is the server's instructions per
+ * job of the whole drain. Needs `valgrind` (with `callgrind_control`, `callgrind_annotate`) on
+ * PATH; not part of `./emq bench`.
  *
  * Prints a table, then a JSON report on the last line.
  *
- * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--count 1] [--backend module|scripts|both]
+ * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--count 1] [--backend module|scripts|both] [--drain]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -25,11 +28,14 @@ import { EchoMQ } from "../client.ts";
 import { moduleIfBuilt, startServer } from "../tools/embedded/mod.ts";
 import { cliOptions } from "./_util.ts";
 
-const opt = cliOptions({ n: 2000, count: 1, backend: "both" });
+const opt = cliOptions({ n: 2000, count: 1, backend: "both", drain: false });
 const WARM = 20;
 const HIGH = { concurrency: 1_000_000, rate: { max: 1_000_000, perMs: 1, burst: 1_000_000 } };
-const CASES = ["plain", "limits", "lanes10", "lanes10+limits"] as const;
-type Case = (typeof CASES)[number];
+const CLAIM_CASES = ["plain", "limits", "lanes10", "lanes10+limits"] as const;
+type Case = (typeof CLAIM_CASES)[number] | "drain";
+const CASES: readonly Case[] = opt.drain ? ["drain"] : CLAIM_CASES;
+/** A draining worker's slots (bench/throughput.ts's). */
+const DRAIN_CONCURRENCY = 50;
 type Backend = "module" | "scripts";
 
 for (const tool of ["valgrind", "callgrind_control", "callgrind_annotate"]) {
@@ -45,8 +51,57 @@ function run(tool: string, args: string[]): string {
   return r.stdout;
 }
 
-/** Inclusive Ir of `call()` per claimed job over the claims of one case on a fresh server under callgrind. */
+/** `--n` claims of `--count` jobs on queue `q` (case `c`), instrumented (callgrind on in server `pid`) after the warm-up. */
+async function claims(mq: EchoMQ<number>, q: string, c: Case, pid: string): Promise<void> {
+  const lanes = c.startsWith("lanes10");
+  if (c.endsWith("limits")) {
+    await mq.limit(q, HIGH);
+    if (lanes) await mq.limit(q, HIGH, { perLane: true });
+  }
+  const lane = lanes ? (_: unknown, i: number): string => `t${i % 10}` : undefined;
+  const total = (opt.n + WARM) * opt.count;
+  for (let at = 0; at < total; at += 1000) {
+    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, total - at) }, (_, i) => at + i), { lane });
+  }
+  const claim = async (): Promise<void> => {
+    const n = (await mq.claimMany(q, opt.count, { leaseMs: 600_000 })).length;
+    if (n !== opt.count) throw new Error(`${q}: a claim claimed ${n} of ${opt.count}`);
+  };
+  for (let i = 0; i < WARM; i++) await claim();
+  run("callgrind_control", ["-i", "on", pid]);
+  for (let i = 0; i < opt.n; i++) await claim();
+  run("callgrind_control", ["-i", "off", pid]);
+}
+
+/**
+ * A worker's drain of queue `q` (keeping no completed jobs): 1,000 jobs run unmeasured, then a new
+ * worker runs the rest, `--n` or a few fewer, instrumented (server `pid`). Returns how many it ran.
+ */
+async function drain(mq: EchoMQ<number>, q: string, pid: string): Promise<number> {
+  const warm = 1000;
+  await mq.retain(q, { completedMax: 0 });
+  for (let at = 0; at < opt.n + warm; at += 1000) {
+    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, opt.n + warm - at) }, (_, i) => at + i));
+  }
+  const runUntil = async (done: (completed: number) => boolean): Promise<number> => {
+    const w = mq.work(q, () => {}, { concurrency: DRAIN_CONCURRENCY, leaseMs: 600_000 });
+    while (!done(w.completed)) await new Promise((r) => setTimeout(r, 20));
+    await w.stop();
+    return w.completed;
+  };
+  const warmed = await runUntil((n) => n >= warm);
+  run("callgrind_control", ["-i", "on", pid]);
+  const measured = await runUntil((n) => n >= opt.n + warm - warmed);
+  run("callgrind_control", ["-i", "off", pid]);
+  return measured;
+}
+
+/**
+ * Inclusive Ir of `call()` per job over one case on a fresh server under callgrind: per claimed
+ * job of its claims, or per job of a drain.
+ */
 async function measure(backend: Backend, c: Case): Promise<number> {
+  let jobs = 0;
   const dir = mkdtempSync(join(tmpdir(), "emq-callgrind-"));
   const server = await startServer({
     module: backend === "module" ? mod : false,
@@ -54,27 +109,15 @@ async function measure(backend: Backend, c: Case): Promise<number> {
     readyTimeoutMs: 120_000,
   });
   try {
-    const mq = await EchoMQ.connect({ addresses: [{ host: server.host, port: server.port }], backend, requestTimeout: 60_000 });
+    const mq = await EchoMQ.connect<number>({ addresses: [{ host: server.host, port: server.port }], backend, requestTimeout: 60_000 });
     try {
       const q = `ci-${c}`;
-      const lanes = c.startsWith("lanes10");
-      if (c.endsWith("limits")) {
-        await mq.limit(q, HIGH);
-        if (lanes) await mq.limit(q, HIGH, { perLane: true });
+      if (c === "drain") {
+        jobs = await drain(mq, q, String(server.pid));
+      } else {
+        await claims(mq, q, c, String(server.pid));
+        jobs = opt.n * opt.count;
       }
-      const lane = lanes ? (_: unknown, i: number): string => `t${i % 10}` : undefined;
-      const total = (opt.n + WARM) * opt.count;
-      for (let at = 0; at < total; at += 1000) {
-        await mq.enqueueMany(q, Array.from({ length: Math.min(1000, total - at) }, (_, i) => at + i), { lane });
-      }
-      const claim = async (): Promise<void> => {
-        const n = (await mq.claimMany(q, opt.count, { leaseMs: 600_000 })).length;
-        if (n !== opt.count) throw new Error(`${q}: a claim claimed ${n} of ${opt.count}`);
-      };
-      for (let i = 0; i < WARM; i++) await claim();
-      run("callgrind_control", ["-i", "on", String(server.pid)]);
-      for (let i = 0; i < opt.n; i++) await claim();
-      run("callgrind_control", ["-i", "off", String(server.pid)]);
       run("callgrind_control", ["-d", String(server.pid)]);
     } finally {
       await mq.close();
@@ -88,26 +131,33 @@ async function measure(backend: Backend, c: Case): Promise<number> {
     const text = run("callgrind_annotate", ["--inclusive=yes", "--threshold=100", join(dir, dump)]);
     const line = text.split("\n").find((l) => /\s(\S+:)?call \[/.test(l));
     if (line === undefined) throw new Error(`callgrind_annotate of ${dump}: no line for call()`);
-    return Number(line.trim().split(/\s+/)[0]!.replaceAll(",", "")) / (opt.n * opt.count);
+    return Number(line.trim().split(/\s+/)[0]!.replaceAll(",", "")) / jobs;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 const backends: Backend[] = opt.backend === "both" ? ["module", "scripts"] : [opt.backend as Backend];
-const report: Record<string, Record<Case, number>> = {};
+const report: Record<string, Partial<Record<Case, number>>> = {};
 for (const backend of backends) {
-  const row = {} as Record<Case, number>;
+  const row: Partial<Record<Case, number>> = {};
   for (const c of CASES) {
     row[c] = Math.round(await measure(backend, c));
-    console.error(`${backend} ${c}: ${row[c].toLocaleString("en")} Ir per claimed job`);
+    console.error(`${backend} ${c}: ${row[c].toLocaleString("en")} Ir per ${c === "drain" ? "job drained" : "claimed job"}`);
   }
   report[backend] = row;
 }
-console.log(`| Ir per claimed job (\`call()\`, ${opt.count} per CLAIM) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
-console.log(`| --- |${" ---: |".repeat(CASES.length + 3)}`);
-for (const [backend, row] of Object.entries(report)) {
-  const r = (x: number): string => `${(x / row.plain).toFixed(2)}×`;
-  console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes10)} | ${r(row["lanes10+limits"])} |`);
+if (opt.drain) {
+  console.log(`| Ir per job of a worker's drain (\`call()\`, concurrency ${DRAIN_CONCURRENCY}) | ${backends.join(" | ")} |`);
+  console.log(`| --- |${" ---: |".repeat(backends.length)}`);
+  console.log(`| drain | ${backends.map((b) => report[b]!.drain!.toLocaleString("en")).join(" | ")} |`);
+} else {
+  console.log(`| Ir per claimed job (\`call()\`, ${opt.count} per CLAIM) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
+  console.log(`| --- |${" ---: |".repeat(CASES.length + 3)}`);
+  for (const [backend, r0] of Object.entries(report)) {
+    const row = r0 as Record<Case, number>;
+    const r = (x: number): string => `${(x / row.plain).toFixed(2)}×`;
+    console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes10)} | ${r(row["lanes10+limits"])} |`);
+  }
 }
-console.log(JSON.stringify({ n: opt.n, count: opt.count, report }));
+console.log(JSON.stringify({ n: opt.n, count: opt.count, drain: opt.drain, report }));

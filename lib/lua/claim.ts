@@ -24,6 +24,9 @@ import { LANE_WALK_LUA } from "./lane_walk.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
+/** The length of the member that makes a new `active` a skiplist (the module's `skiplist` literal). */
+const SKIPLIST_BYTES = 1024;
+
 /**
  * `emq_claim_part(base, cluster, lease_ms, count)`: CLAIM's steps 5–6 (block_ms 0: the scripts never
  * wait): the reply `[next_ms, job…]`, or nil and the refusal, with
@@ -31,6 +34,10 @@ import { RETENTION_LUA } from "./retention.ts";
  * {@link LANE_WALK_LUA}.
  */
 export const CLAIM_PART_LUA: string = `
+-- a member no job id can be (NUL first: ids start with JOB), longer than a listpack sorted set
+-- takes (zset-max-listpack-value, 64 by default): the module's \`skiplist\` literal
+local EMQ_SKIPLIST = '\\0emq:skiplist' .. string.rep('\\0', ${SKIPLIST_BYTES - 13})
+
 local function emq_claim_part(base, cluster, lease_ms, count)
   local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
   local dead, completed = base .. 'dead', base .. 'completed'
@@ -186,6 +193,10 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       redis.call('HSET', KEYS[1], '${META.tat}', emq_int(q) .. ' ' .. emq_int(r))
     end
     local deadline = emq_int(now + lease_ms)
+    -- a new active is made a skiplist, not a listpack (whose adds and lookups scan every member):
+    -- a member no id can be and longer than a listpack takes goes in first, out after the ids
+    local fresh = redis.call('ZCARD', active) == 0
+    if fresh then redis.call('ZADD', active, 0, EMQ_SKIPLIST) end
     for j, c in ipairs(claimed) do
       local token = last - #claimed + j
       redis.call('ZADD', active, deadline, c.id)
@@ -199,6 +210,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
         (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
       jobs[j], tries[j] = c.id, attempts
     end
+    if fresh then redis.call('ZREM', active, EMQ_SKIPLIST) end
   end
   -- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
   -- time has come is spent.

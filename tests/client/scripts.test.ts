@@ -175,6 +175,21 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
   const ack = (K: Keyspace<string>, jobs: Array<[string, number]>, result = "") =>
     run(K, "ACK", {}, jobs.map(([id, token]) => ({ id, token, result })));
 
+  test("CLAIM makes a new active a skiplist, as the module's does, holding only the ids claimed; made again, again", async () => {
+    const K = fresh();
+    const ids = ["JOBs1", "JOBs2", "JOBs3"];
+    await enqueue(K, ids);
+    const encoding = async (): Promise<unknown> => await cmd(["OBJECT", "ENCODING", K.active], K);
+    const first = await claim(K, 2);
+    expect(await encoding()).toBe("skiplist");
+    expect(await zset(K, K.active)).toEqual(["JOBs1", "JOBs2"]);
+    expect((await ack(K, first.map(([id, , token]) => [id, token]))).ok).toBe(2);
+    expect(await cmd(["EXISTS", K.active], K)).toBe(0);
+    await claim(K, 1);
+    expect(await encoding()).toBe("skiplist");
+    expect(await zset(K, K.active)).toEqual(["JOBs3"]);
+  });
+
   test("ACK keeps a completed job: state, finish time, result (when not empty), no lease; the completed set", async () => {
     const K = fresh();
     await enqueue(K, [J(1), J(2)]);
