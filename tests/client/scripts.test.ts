@@ -183,7 +183,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     const first = await claim(K, 2);
     expect(await encoding()).toBe("skiplist");
     expect(await zset(K, K.active)).toEqual(["JOBs1", "JOBs2"]);
-    expect((await ack(K, first.map(([id, , token]) => [id, token]))).ok).toBe(2);
+    expect(await ack(K, first.map(([id, , token]) => [id, token]))).toEqual({ ok: 2 });
     expect(await cmd(["EXISTS", K.active], K)).toBe(0);
     await claim(K, 1);
     expect(await encoding()).toBe("skiplist");
