@@ -10,10 +10,10 @@
  * commands themselves, not the event loop or the sockets) per claimed job.
  * Cases: a plain queue; the same with a queue concurrency and rate limit; 10 lanes; 10 lanes with
  * those limits on the queue and on every lane (set high, so that every call claims: the cost of
- * obeying them, as bench/lanes.ts). With `--drain`, the one case is a worker's drain instead: a
- * worker of concurrency 50 runs `--n` jobs of a plain queue that keeps no completed jobs (its
- * SETTLEs and CLAIMs, as bench/throughput.ts's), and the figure is the server's instructions per
- * job of the whole drain. Needs `valgrind` (with `callgrind_control`, `callgrind_annotate`) on
+ * obeying them, as bench/lanes.ts). With `--drain`, each case is a worker's drain instead: a worker
+ * of concurrency 50 runs `--n` jobs of the queue, which keeps no completed jobs (its SETTLEs and
+ * CLAIMs, as bench/throughput.ts's), and the figure is the server's instructions per job of the
+ * whole drain. Needs `valgrind` (with `callgrind_control`, `callgrind_annotate`) on
  * PATH; not part of `./emq bench`.
  *
  * Prints a table, then a JSON report on the last line.
@@ -31,9 +31,8 @@ import { cliOptions } from "./_util.ts";
 const opt = cliOptions({ n: 2000, count: 1, backend: "both", drain: false });
 const WARM = 20;
 const HIGH = { concurrency: 1_000_000, rate: { max: 1_000_000, perMs: 1, burst: 1_000_000 } };
-const CLAIM_CASES = ["plain", "limits", "lanes10", "lanes10+limits"] as const;
-type Case = (typeof CLAIM_CASES)[number] | "drain";
-const CASES: readonly Case[] = opt.drain ? ["drain"] : CLAIM_CASES;
+const CASES = ["plain", "limits", "lanes10", "lanes10+limits"] as const;
+type Case = (typeof CASES)[number];
 /** A draining worker's slots (bench/throughput.ts's). */
 const DRAIN_CONCURRENCY = 50;
 type Backend = "module" | "scripts";
@@ -51,18 +50,25 @@ function run(tool: string, args: string[]): string {
   return r.stdout;
 }
 
-/** `--n` claims of `--count` jobs on queue `q` (case `c`), instrumented (callgrind on in server `pid`) after the warm-up. */
-async function claims(mq: EchoMQ<number>, q: string, c: Case, pid: string): Promise<void> {
+/**
+ * Queue `q` set up as case `c` (its limits), with `n` jobs enqueued (in 10 lanes for the laned
+ * cases).
+ */
+async function prepare(mq: EchoMQ<number>, q: string, c: Case, n: number): Promise<void> {
   const lanes = c.startsWith("lanes10");
   if (c.endsWith("limits")) {
     await mq.limit(q, HIGH);
     if (lanes) await mq.limit(q, HIGH, { perLane: true });
   }
   const lane = lanes ? (_: unknown, i: number): string => `t${i % 10}` : undefined;
-  const total = (opt.n + WARM) * opt.count;
-  for (let at = 0; at < total; at += 1000) {
-    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, total - at) }, (_, i) => at + i), { lane });
+  for (let at = 0; at < n; at += 1000) {
+    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, n - at) }, (_, i) => at + i), { lane });
   }
+}
+
+/** `--n` claims of `--count` jobs on queue `q` (case `c`), instrumented (callgrind on in server `pid`) after the warm-up. */
+async function claims(mq: EchoMQ<number>, q: string, c: Case, pid: string): Promise<void> {
+  await prepare(mq, q, c, (opt.n + WARM) * opt.count);
   const claim = async (): Promise<void> => {
     const n = (await mq.claimMany(q, opt.count, { leaseMs: 600_000 })).length;
     if (n !== opt.count) throw new Error(`${q}: a claim claimed ${n} of ${opt.count}`);
@@ -74,15 +80,14 @@ async function claims(mq: EchoMQ<number>, q: string, c: Case, pid: string): Prom
 }
 
 /**
- * A worker's drain of queue `q` (keeping no completed jobs): 1,000 jobs run unmeasured, then a new
- * worker runs the rest, `--n` or a few fewer, instrumented (server `pid`). Returns how many it ran.
+ * A worker's drain of queue `q` (case `c`, keeping no completed jobs): 1,000 jobs run unmeasured,
+ * then a new worker runs the rest, `--n` or a few fewer, instrumented (server `pid`). Returns how
+ * many it ran.
  */
-async function drain(mq: EchoMQ<number>, q: string, pid: string): Promise<number> {
+async function drain(mq: EchoMQ<number>, q: string, c: Case, pid: string): Promise<number> {
   const warm = 1000;
   await mq.retain(q, { completedMax: 0 });
-  for (let at = 0; at < opt.n + warm; at += 1000) {
-    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, opt.n + warm - at) }, (_, i) => at + i));
-  }
+  await prepare(mq, q, c, opt.n + warm);
   const runUntil = async (done: (completed: number) => boolean): Promise<number> => {
     const w = mq.work(q, () => {}, { concurrency: DRAIN_CONCURRENCY, leaseMs: 600_000 });
     while (!done(w.completed)) await new Promise((r) => setTimeout(r, 20));
@@ -98,7 +103,7 @@ async function drain(mq: EchoMQ<number>, q: string, pid: string): Promise<number
 
 /**
  * Inclusive Ir of `call()` per job over one case on a fresh server under callgrind: per claimed
- * job of its claims, or per job of a drain.
+ * job of its claims, or (`--drain`) per job of a drain.
  */
 async function measure(backend: Backend, c: Case): Promise<number> {
   let jobs = 0;
@@ -112,8 +117,8 @@ async function measure(backend: Backend, c: Case): Promise<number> {
     const mq = await EchoMQ.connect<number>({ addresses: [{ host: server.host, port: server.port }], backend, requestTimeout: 60_000 });
     try {
       const q = `ci-${c}`;
-      if (c === "drain") {
-        jobs = await drain(mq, q, String(server.pid));
+      if (opt.drain) {
+        jobs = await drain(mq, q, c, String(server.pid));
       } else {
         await claims(mq, q, c, String(server.pid));
         jobs = opt.n * opt.count;
@@ -138,26 +143,21 @@ async function measure(backend: Backend, c: Case): Promise<number> {
 }
 
 const backends: Backend[] = opt.backend === "both" ? ["module", "scripts"] : [opt.backend as Backend];
-const report: Record<string, Partial<Record<Case, number>>> = {};
+const report: Record<string, Record<Case, number>> = {};
+const per = opt.drain ? "job drained" : "claimed job";
 for (const backend of backends) {
-  const row: Partial<Record<Case, number>> = {};
+  const row = {} as Record<Case, number>;
   for (const c of CASES) {
     row[c] = Math.round(await measure(backend, c));
-    console.error(`${backend} ${c}: ${row[c].toLocaleString("en")} Ir per ${c === "drain" ? "job drained" : "claimed job"}`);
+    console.error(`${backend} ${c}: ${row[c].toLocaleString("en")} Ir per ${per}`);
   }
   report[backend] = row;
 }
-if (opt.drain) {
-  console.log(`| Ir per job of a worker's drain (\`call()\`, concurrency ${DRAIN_CONCURRENCY}) | ${backends.join(" | ")} |`);
-  console.log(`| --- |${" ---: |".repeat(backends.length)}`);
-  console.log(`| drain | ${backends.map((b) => report[b]!.drain!.toLocaleString("en")).join(" | ")} |`);
-} else {
-  console.log(`| Ir per claimed job (\`call()\`, ${opt.count} per CLAIM) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
-  console.log(`| --- |${" ---: |".repeat(CASES.length + 3)}`);
-  for (const [backend, r0] of Object.entries(report)) {
-    const row = r0 as Record<Case, number>;
-    const r = (x: number): string => `${(x / row.plain).toFixed(2)}×`;
-    console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes10)} | ${r(row["lanes10+limits"])} |`);
-  }
+const what = opt.drain ? `a worker's drain, concurrency ${DRAIN_CONCURRENCY}` : `${opt.count} per CLAIM`;
+console.log(`| Ir per ${per} (\`call()\`, ${what}) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
+console.log(`| --- |${" ---: |".repeat(CASES.length + 3)}`);
+for (const [backend, row] of Object.entries(report)) {
+  const r = (x: number): string => `${(x / row.plain).toFixed(2)}×`;
+  console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes10)} | ${r(row["lanes10+limits"])} |`);
 }
 console.log(JSON.stringify({ n: opt.n, count: opt.count, drain: opt.drain, report }));

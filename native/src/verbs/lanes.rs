@@ -7,7 +7,7 @@
 //! ([`check`]); [`Live`] writes them in step 6, replicated.
 
 use super::limits::{self, Rate, Tat};
-use super::ready::place_of;
+use super::ready::lane_in;
 use super::scope::Scope;
 use super::{add, counter};
 use crate::ffi::{Key, Kind, Owned, Str};
@@ -255,7 +255,8 @@ pub fn counted<'a>(
         if token.is_none_or(|t| t <= laned) {
             continue;
         }
-        let lane = place_of(ctx, row.as_str()).0;
+        // (the row is a hash: its token was read)
+        let lane = lane_in(&key);
         match out.iter_mut().find(|(n, _)| n.bytes() == lane.as_slice()) {
             Some((_, k)) => *k += 1,
             None => out.push((ctx.string(&lane), 1)),
@@ -368,9 +369,13 @@ impl<'s, 'a> Live<'s, 'a> {
             return;
         }
         let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
-        if !State::read(&key).insertable(true, self.now, &self.defaults) {
-            return;
+        if State::read(&key).insertable(true, self.now, &self.defaults) {
+            self.inserted(lane, &key);
         }
+    }
+
+    /// insert(lane)'s writes, its lane's hash open as `key`.
+    fn inserted(&self, lane: Str, key: &Key) {
         self.ring.push(false, lane);
         self.s.ctx.replicate(c"LPUSH", &[self.ring.name(), lane]);
         let one = self.s.ctx.int(1);
@@ -382,9 +387,13 @@ impl<'s, 'a> Live<'s, 'a> {
     /// idle(lane) (§10.3): once it holds nothing, `DEL lane:<lane>` and `ZREM lanes lane`.
     pub fn idle(&self, lane: Str) {
         let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
-        if !State::read(&key).idle(self.ready(lane), self.now) {
-            return;
+        if State::read(&key).idle(self.ready(lane), self.now) {
+            self.idled(lane, &key);
         }
+    }
+
+    /// idle(lane)'s writes, its lane's hash open as `key`.
+    fn idled(&self, lane: Str, key: &Key) {
         if key.kind() != Kind::Empty {
             key.delete();
             self.s.ctx.replicate(c"DEL", &[key.name()]);
@@ -476,10 +485,17 @@ impl<'s, 'a> Live<'s, 'a> {
         self.ring.kind() == Kind::List && self.ring.value_len() > 0
     }
 
-    /// insert then idle: the end of every lane write.
+    /// insert then idle: the end of every lane write. One read of the lane serves both: a lane
+    /// insert puts in the ring has ready jobs, which idle would not delete.
     pub fn checks(&self, lane: Str) {
-        self.insert(lane);
-        self.idle(lane);
+        let ready = self.ready(lane);
+        let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
+        let state = State::read(&key);
+        if ready && state.insertable(true, self.now, &self.defaults) {
+            self.inserted(lane, &key);
+        } else if state.idle(ready, self.now) {
+            self.idled(lane, &key);
+        }
     }
 }
 

@@ -39,16 +39,18 @@ pub fn place_of(ctx: Ctx, row: Str) -> Place {
     if key.kind() != Kind::Hash {
         return (Vec::new(), 0);
     }
-    let l = lit();
     let p = key
-        .hget(l.row.priority)
+        .hget(lit().row.priority)
         .map_or(0, |v| parse_priority(v.bytes()));
-    let lane = key
-        .hget(l.row.lane)
+    (lane_in(&key), p)
+}
+
+/// The lane of the open row `key` (the default lane, empty, when it says none or no valid name).
+pub fn lane_in(key: &Key) -> Vec<u8> {
+    key.hget(lit().row.lane)
         .map(|v| v.bytes().to_vec())
         .filter(|v| valid_name(v))
-        .unwrap_or_default();
-    (lane, p)
+        .unwrap_or_default()
 }
 
 /// The jobs of one plan bound for one list: a lane at a priority.
