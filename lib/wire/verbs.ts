@@ -415,7 +415,10 @@ export const VERBS = {
       "nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake)",
     writes: "as PROMOTE and REAP; tail ids whose row is missing are popped and dropped; per claimed job " +
       "`RPOP pending`, `ZADD active <now+lease_ms> id`, `HSET row state active attempts <a> deadline_ms " +
-      "<now+lease_ms> token <t>`; `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
+      "<now+lease_ms> token <t>` (when active did not exist, a member no id can be — NUL, `emq:skiplist`, NULs " +
+      "to 1,024 bytes — is added to it first and removed after the ids: longer than a listpack takes, it makes " +
+      "the set a skiplist, whose adds and lookups do not scan every member; the scripts' two writes are " +
+      "replicated, the module's are not); `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
       "`HINCRBY meta claimed <k>`; with a rate limit and k > 0, `HSET meta tat <q> <r>` (docs/WIRE.md, \"Limits\"); " +
       "`ZADD wake 0 ready` when pending is left non-empty and a claim could take a job now (not paused, not " +
       "parked, below the concurrency limit, a rate token left), else `ZREM wake ready`; retention of dead jobs, as BURY; when `meta`'s dedup is 1, deduplication " +
