@@ -8,7 +8,7 @@
  * CLAIMs of `--count` jobs each (1 by default; a worker claims its free slots at once) sent one
  * after another, and the figure is the inclusive instructions (Ir) of the server's `call()` (the
  * commands themselves, not the event loop or the sockets) per claimed job.
- * Cases: a plain queue; the same with a queue concurrency and rate limit; 10 lanes; 10 lanes with
+ * Cases: a plain queue; the same with a queue concurrency and rate limit; 10 lanes (`--lanes`); those lanes with
  * those limits on the queue and on every lane (set high, so that every call claims: the cost of
  * obeying them, as bench/lanes.ts). With `--drain`, each case is a worker's drain instead: a worker
  * of concurrency 50 runs `--n` jobs of the queue, which keeps no completed jobs (its SETTLEs and
@@ -18,7 +18,7 @@
  *
  * Prints a table, then a JSON report on the last line.
  *
- * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--count 1] [--backend module|scripts|both] [--drain]
+ * Run: node_modules/.bin/bun bench/claim_instructions.ts [--n 2000] [--count 1] [--backend module|scripts|both] [--drain] [--lanes 10]
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
@@ -28,10 +28,10 @@ import { EchoMQ } from "../client.ts";
 import { moduleIfBuilt, startServer } from "../tools/embedded/mod.ts";
 import { cliOptions } from "./_util.ts";
 
-const opt = cliOptions({ n: 2000, count: 1, backend: "both", drain: false });
+const opt = cliOptions({ n: 2000, count: 1, backend: "both", drain: false, lanes: 10 });
 const WARM = 20;
 const HIGH = { concurrency: 1_000_000, rate: { max: 1_000_000, perMs: 1, burst: 1_000_000 } };
-const CASES = ["plain", "limits", "lanes10", "lanes10+limits"] as const;
+const CASES = ["plain", "limits", "lanes", "lanes+limits"] as const;
 type Case = (typeof CASES)[number];
 /** A draining worker's slots (bench/throughput.ts's). */
 const DRAIN_CONCURRENCY = 50;
@@ -51,18 +51,19 @@ function run(tool: string, args: string[]): string {
 }
 
 /**
- * Queue `q` set up as case `c` (its limits), with `n` jobs enqueued (in 10 lanes for the laned
- * cases).
+ * Queue `q` set up as case `c` (its limits), with `n` jobs enqueued; in the laned cases job i is
+ * in lane i mod `--lanes`, and every lane gets one (at least `--lanes` jobs, as bench/lanes.ts).
  */
 async function prepare(mq: EchoMQ<number>, q: string, c: Case, n: number): Promise<void> {
-  const lanes = c.startsWith("lanes10");
+  const lanes = c.startsWith("lanes");
   if (c.endsWith("limits")) {
     await mq.limit(q, HIGH);
     if (lanes) await mq.limit(q, HIGH, { perLane: true });
   }
-  const lane = lanes ? (_: unknown, i: number): string => `t${i % 10}` : undefined;
-  for (let at = 0; at < n; at += 1000) {
-    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, n - at) }, (_, i) => at + i), { lane });
+  const lane = lanes ? (_: unknown, i: number): string => `t${i % opt.lanes}` : undefined;
+  const jobs = lanes ? Math.max(n, opt.lanes) : n;
+  for (let at = 0; at < jobs; at += 1000) {
+    await mq.enqueueMany(q, Array.from({ length: Math.min(1000, jobs - at) }, (_, i) => at + i), { lane });
   }
 }
 
@@ -154,10 +155,11 @@ for (const backend of backends) {
   report[backend] = row;
 }
 const what = opt.drain ? `a worker's drain, concurrency ${DRAIN_CONCURRENCY}` : `${opt.count} per CLAIM`;
-console.log(`| Ir per ${per} (\`call()\`, ${what}) | ${CASES.join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
+const named = (c: Case): string => c.replace("lanes", `${opt.lanes} lanes`).replace("+", " + ");
+console.log(`| Ir per ${per} (\`call()\`, ${what}) | ${CASES.map(named).join(" | ")} | limits ÷ plain | lanes ÷ plain | lanes + limits ÷ plain |`);
 console.log(`| --- |${" ---: |".repeat(CASES.length + 3)}`);
 for (const [backend, row] of Object.entries(report)) {
   const r = (x: number): string => `${(x / row.plain).toFixed(2)}×`;
-  console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes10)} | ${r(row["lanes10+limits"])} |`);
+  console.log(`| ${backend} | ${CASES.map((c) => row[c].toLocaleString("en")).join(" | ")} | ${r(row.limits)} | ${r(row.lanes)} | ${r(row["lanes+limits"])} |`);
 }
-console.log(JSON.stringify({ n: opt.n, count: opt.count, drain: opt.drain, report }));
+console.log(JSON.stringify({ n: opt.n, count: opt.count, drain: opt.drain, lanes: opt.lanes, report }));
