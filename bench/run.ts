@@ -23,6 +23,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { mergeResults } from "./_sections.ts";
 import { cpus, loadavg, totalmem } from "node:os";
 import { cliOptions } from "./_util.ts";
 
@@ -739,8 +740,8 @@ comparison, one full walk (\`mq.queues()\`, what each request cost before) took 
 `;
 }
 
-// Sections this run does not write — measured by their own commands (the mutation scores, a
-// profile by callgrind) — are kept as they are, after the ones it writes.
+// Sections this run does not write (mutation scores, callgrind profiles, hand-written studies)
+// are kept as they are, after the ones it writes (bench/_sections.ts).
 const results = new URL("RESULTS.md", import.meta.url);
 let previous = "";
 try {
@@ -748,10 +749,5 @@ try {
 } catch {
   // no earlier results
 }
-/** The `## ` sections of a results page, by heading (the text before the first is not one). */
-const sections = (text: string): Array<{ heading: string; body: string }> =>
-  text.split(/\n(?=## )/).slice(1).map((body) => ({ heading: body.slice(0, body.indexOf("\n")), body }));
-const written = new Set(sections(md).map((s) => s.heading.replace(/\s*\(.*$/, "")));
-const kept = sections(previous).filter((s) => !written.has(s.heading.replace(/\s*\(.*$/, "")));
-writeFileSync(results, [md.trimEnd(), ...kept.map((s) => s.body.trimEnd())].join("\n\n") + "\n");
+writeFileSync(results, mergeResults(md, previous));
 console.error(readFileSync(results, "utf8"));

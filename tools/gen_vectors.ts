@@ -4,7 +4,7 @@
  * oracles written here from docs/GRAMMAR.md (not from the code under test); every slot comes from a
  * real valkey-server's `CLUSTER KEYSLOT`.
  *
- * Run: node_modules/.bin/bun scripts/gen_vectors.ts
+ * Run: node_modules/.bin/bun tools/gen_vectors.ts
  */
 import { writeFileSync } from "node:fs";
 import { command, startServer } from "./embedded/mod.ts";
@@ -228,7 +228,7 @@ try {
 
 const out = {
   comment:
-    "Shared keyspace vectors: regenerate with `node_modules/.bin/bun scripts/gen_vectors.ts`. " +
+    "Shared keyspace vectors: regenerate with `node_modules/.bin/bun tools/gen_vectors.ts`. " +
     "Verdicts from the grammar's oracles, slots from a real valkey-server CLUSTER KEYSLOT.",
   cases,
   names,

@@ -338,7 +338,9 @@ for (const combo of COMBOS) {
       await ctx.mq.ack(held);
     });
 
-    test.skipIf(topology !== "standalone")("fence: {emq}:version other than 5 refuses every verb", async () => {
+    // Each fence test is registered only in the topology it is for: a skipped test that can never
+    // run is noise in every report.
+    if (topology === "standalone") test("fence: an {emq}:version of another wire refuses every verb", async () => {
       const q = `fe-${backend}`;
       await ctx.raw.command(["SET", "{emq}:version", "4"], "{emq}:version");
       try {
@@ -378,7 +380,7 @@ for (const combo of COMBOS) {
       }
     });
 
-    test.skipIf(topology !== "cluster")("fence in cluster mode: module config emq.wire; scripts unfenced", async () => {
+    if (topology === "cluster") test("fence in cluster mode: module config emq.wire; scripts unfenced", async () => {
       const q = `fc-${backend}`;
       const go = (): Promise<Outcome> => wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]);
       if (backend === "module") {
