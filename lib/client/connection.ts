@@ -158,6 +158,15 @@ export function retryable(e: unknown): boolean {
   return text !== null && RETRYABLE.test(`${text} `);
 }
 
+/**
+ * True when a failed call may succeed if sent again: a redirection or a failover (see
+ * {@link retryable}), a timeout, a lost connection — anything but a server's refusal of the call
+ * itself (NOPERM, WRONGTYPE, an unknown command…), which the same call meets again.
+ */
+export function mayHeal(e: unknown): boolean {
+  return serverText(e) === null || retryable(e);
+}
+
 /** The wait before retry `attempt` (0-based): 2, 4, 8 … ms, at most 250 ms. */
 export function retryDelay(attempt: number): number {
   return Math.min(250, 2 ** (attempt + 1));

@@ -19,12 +19,14 @@
  * the outage are reported as a gap). A full page (the reader is behind) is followed by one `XINFO
  * STREAM`: when entries after where it was were trimmed, its subscribers catch up too, each
  * reporting its own gap. A blocked read is cut short by closing its connection, so
- * closing and aborting are noticed at once; its block lasts {@link BLOCK_MS}.
+ * closing and aborting are noticed at once; its block lasts {@link BLOCK_MS}. Only a failure that
+ * may heal (a failover, a redirection, a timeout: `mayHeal`) is tried again; a refusal that will
+ * not (NOPERM: the user may not read the stream) ends every user of the reader with that error.
  *
  * @module
  */
 import type { Keyspace } from "../keyspace/mod.ts";
-import { type Connection, retryDelay } from "./connection.ts";
+import { type Connection, mayHeal, retryDelay } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import {
@@ -72,8 +74,10 @@ export class Subscriber {
   live = false;
   /** True when its next catch-up must read the stream even at the reader's position (after a reconnect). */
   verify = false;
-  /** True once it ended (aborted, broken off, or the client closed). */
+  /** True once it ended (aborted, broken off, the client closed, or it failed). */
   stopped = false;
+  /** Why it ended, when a read was refused for good (its consumer rethrows it); else undefined. */
+  failure: unknown = undefined;
   #wake: (() => void) | null = null;
   #stop!: () => void;
   /** Resolves when it ends. */
@@ -95,6 +99,13 @@ export class Subscriber {
   /** Resolves at the next {@link notify}. */
   waitForNews(): Promise<void> {
     return new Promise((wake) => (this.#wake = wake));
+  }
+
+  /** Ends it with `e`: its consumer's iteration throws it. */
+  fail(e: unknown): void {
+    if (this.stopped) return;
+    this.failure = e;
+    this.stop();
   }
 
   /** Ends it. */
@@ -287,8 +298,9 @@ export class EventReader {
       if (this.#over()) return;
       try {
         this.#last = await lastPosition(this.#c.conn, ks);
-      } catch {
+      } catch (e) {
         if (this.#over()) return;
+        if (!mayHeal(e)) return this.#fail(e);
         await sleep(retryDelay(attempt));
       }
     }
@@ -334,8 +346,9 @@ export class EventReader {
             sub.notify();
           } else sub.take(entries);
         }
-      } catch {
+      } catch (e) {
         if (this.#over()) return;
+        if (!mayHeal(e)) return this.#fail(e);
         // a reconnect or a failover: a new connection (a fresh view of the topology), read on from
         // the last id; the users catch up, to report what the stream trimmed meanwhile
         this.#conn?.close();
@@ -351,6 +364,12 @@ export class EventReader {
         await sleep(retryDelay(failures++));
       }
     }
+  }
+
+  /** Ends every user with `e` (a refusal that sending again cannot mend) and closes. */
+  #fail(e: unknown): void {
+    for (const sub of this.subscribers) sub.fail(e);
+    void this.close();
   }
 
   /** Whether entries after `p` were trimmed (one `XINFO STREAM`; false when it cannot be asked). */
@@ -390,8 +409,9 @@ export class EventReader {
         );
         if (replies[1] instanceof Error) throw replies[1];
         break;
-      } catch {
+      } catch (e) {
         if (sub.stopped || this.#over()) return;
+        if (!mayHeal(e)) return sub.fail(e);
         await sleep(retryDelay(attempt));
       }
     }
@@ -472,6 +492,7 @@ async function* following<P>(
     for (const s of signals) s.removeEventListener("abort", onAbort);
     reader.remove(sub);
   }
+  if (sub.failure !== undefined) throw sub.failure;
 }
 
 /** `events()`'s options. */

@@ -47,6 +47,13 @@ describe("emq events and emq result", () => {
     expect(await exited).toBe(0);
   }, 30_000);
 
+  test("events for a user who may not read the stream: one line naming NOPERM, exit 1 (not a silent wait)", async () => {
+    await raw.command(["ACL", "SETUSER", "no-xread", "on", ">pw", "~*", "+@all", "-xread"], "x");
+    await xadd("denied", "type", "enqueued", "jobs", "a");
+    const r = await emqAsync("events", "denied", "--url", `valkey://no-xread:pw@127.0.0.1:${server.port}`);
+    expectOneLineError(r, "XREAD refused (noperm): NOPERM User no-xread has no permissions to run the 'xread' command");
+  }, 30_000);
+
   test("result: the result as JSON; a dead job's reason, a missing job, a timeout: one line, exit 1", async () => {
     const q = "results";
     const K = keyspace(q);

@@ -42,6 +42,7 @@ beforeAll(async () => {
   servers.push(locked, plain);
   await command(locked.port, ["CONFIG", "SET", "requirepass", SECRET]);
   await command(plain.port, ["ACL", "SETUSER", "t1-only", "on", ">pw", "resetkeys", "~emq:{t1}:*", "+@all"]);
+  await command(plain.port, ["ACL", "SETUSER", "t1-no-xread", "on", ">pw", "resetkeys", "~emq:{t1}:*", "+@all", "-xread"]);
 }, 60_000);
 
 afterAll(async () => {
@@ -223,6 +224,38 @@ for (const backend of BACKENDS) {
         }
       } finally {
         await mq.close();
+      }
+    });
+
+    test("events() and result() of a queue the user may not read end with WireError rule noperm, not a silent wait", async () => {
+      const tenant = await EchoMQ.connect<number>({ addresses: at(plain), credentials: { username: "t1-only", password: "pw" }, backend });
+      const noXread = await EchoMQ.connect<number>({ addresses: at(plain), credentials: { username: "t1-no-xread", password: "pw" }, backend });
+      const noperm = async (run: () => Promise<unknown>): Promise<unknown> => {
+        const e = await run().catch((x: unknown) => x);
+        return { type: (e as Error)?.name, rule: (e as WireError)?.rule, text: (e as WireError)?.text };
+      };
+      const first = (it: AsyncIterable<unknown>) => async () => {
+        for await (const item of it) return item;
+        return "ended without an error";
+      };
+      const want = { type: "WireError", rule: "noperm", text: "NOPERM No permissions to access a key" };
+      try {
+        // another tenant's queue, from every kind of start: the reader's tail, a catch-up
+        for (const from of ["now", "start", "0-0"] as const) {
+          expect({ from, out: await noperm(first(tenant.events("t2", { from }))) }).toEqual({ from, out: want });
+        }
+        expect(await noperm(() => tenant.result("t2", "JOB00000000001" as JobId))).toEqual(want);
+        // its own queue, without +xread: XREVRANGE (the tail) passes, the blocking XREAD is refused
+        await tenant.enqueue("t1", 1);
+        const e = await first(noXread.events("t1", { from: "now" }))().catch((x: unknown) => x);
+        expect({ type: (e as Error).name, rule: (e as WireError).rule, verb: (e as WireError).verb }).toEqual({
+          type: "WireError",
+          rule: "noperm",
+          verb: "XREAD",
+        });
+      } finally {
+        await tenant.close();
+        await noXread.close();
       }
     });
 
