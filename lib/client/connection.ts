@@ -121,12 +121,14 @@ export function resolveOptions(options: ConnectionOptions): ResolvedOptions {
     if (!Array.isArray(rest.addresses) || rest.addresses.length === 0) {
       throw new EchoMQError("options", "connect: options.addresses must list at least one { host, port } (or give url)");
     }
+    rest.addresses.forEach(checkAddress);
     return rest as ResolvedOptions;
   }
   const parsed = typeof url === "string" ? parseServerUrl(url) : null;
   if (parsed === null) {
     throw new EchoMQError("options", `connect: cannot read the url ${JSON.stringify(redactUrl(String(url)))}: expected ${URL_SHAPE}`);
   }
+  rest.addresses?.forEach(checkAddress);
   return {
     ...rest,
     addresses: rest.addresses?.length ? rest.addresses : [{ host: parsed.host, port: parsed.port }],
@@ -135,11 +137,35 @@ export function resolveOptions(options: ConnectionOptions): ResolvedOptions {
   };
 }
 
+/**
+ * Refuses an address glide would misread: a host that is not a non-empty string, a host with a port
+ * in it (`"127.0.0.1:6379"` would become `127.0.0.1:6379:6379` and fail to resolve), a port that is
+ * not 1–65535. An IPv6 literal (`::1`, `[::1]`) keeps its colons.
+ */
+function checkAddress(a: unknown, i: number): void {
+  const at = `connect: addresses[${i}]`;
+  if (a === null || typeof a !== "object") throw new EchoMQError("options", `${at} must be { host, port? }`);
+  const { host, port } = a as { host?: unknown; port?: unknown };
+  if (typeof host !== "string" || host === "") throw new EchoMQError("options", `${at}.host must be a non-empty string`);
+  const withPort = /^([^:\[\]]+|\[[0-9A-Fa-f:.]+\]):(\d+)$/.exec(host);
+  if (withPort !== null) {
+    throw new EchoMQError("options", `${at}.host ${JSON.stringify(host)} holds a port: pass { host: ${JSON.stringify(withPort[1])}, port: ${withPort[2]} }`);
+  }
+  if (port !== undefined && !(Number.isInteger(port) && (port as number) >= 1 && (port as number) <= 65535)) {
+    throw new EchoMQError("options", `${at}.port must be an integer from 1 to 65535, got ${JSON.stringify(port)}`);
+  }
+}
+
 /** After this long without a connection, `open` asks once more, quickly, why (see {@link diagnose}). */
 const DIAGNOSE_AFTER_MS = 500;
 
-/** Connect failures that waiting for glide's retries cannot mend: `open` reports them at once. */
-const PERMANENT: ReadonlySet<string> = new Set(["auth", "tls", "cluster"]);
+/**
+ * Connect failures that waiting for glide's retries cannot mend, or should not wait for: `open`
+ * reports them at once. A refused connection (nothing listens on the port, checked twice: glide's
+ * attempt and the probe {@link DIAGNOSE_AFTER_MS} later) is one: waiting out `connectTimeout` for a
+ * server that is not there only delays the answer.
+ */
+const PERMANENT: ReadonlySet<string> = new Set(["auth", "tls", "cluster", "refused"]);
 
 /**
  * How long a dedicated connection's call is sent again while its node refuses to serve it at all
