@@ -52,6 +52,22 @@ for (const combo of COMBOS) {
     const exists = async (q: string, id: string): Promise<number> =>
       Number(await ctx.raw.command(["EXISTS", keyspace(q).job(id as never)], keyspace(q).meta));
 
+    test("your own id: taken while the completed job is kept; a remove, or completedMax 0, frees it (docs/PACKAGE.md, Your own ids)", async () => {
+      const q = `res-own-id-${backend}`;
+      const id = "JOB0OwnId00001" as never;
+      await ctx.mq.enqueue(q, { n: 1 }, { id });
+      await ackEach(q, 1);
+      expect((await ctx.mq.getJob(q, id))?.state).toBe("completed");
+      await expect(ctx.mq.enqueue(q, { n: 2 }, { id })).rejects.toMatchObject({ name: "DuplicateIdError" });
+      await ctx.mq.remove(q, id);
+      expect(await ctx.mq.enqueue(q, { n: 3 }, { id })).toBe(id);
+      await ctx.mq.retain(q, { completedMax: 0 });
+      await ackEach(q, 1);
+      expect(await ctx.mq.getJob(q, id)).toBeNull();
+      expect(await ctx.mq.enqueue(q, { n: 4 }, { id })).toBe(id);
+      await ctx.mq.drop(q);
+    });
+
     test("a worker's return value is kept: getJob and jobs('completed') show it with finishedAt and attempts; undefined keeps none", async () => {
       const q = `res-worker-${backend}`;
       const [a, b, c, d] = await ctx.mq.enqueueMany(q, [1, 2, 3, 4].map((n) => ({ n })));
