@@ -22,7 +22,7 @@ import {
 } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { claimedEntry } from "./claimed_entry.ts";
-import { byteLength, toWire } from "./codec.ts";
+import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import {
   BatchError,
@@ -144,7 +144,7 @@ export async function admitOne<P, L extends string>(
   const once = async (traceparent?: string): Promise<Admitted> => {
     const options = jobOptions(what, opts, traceparent);
     const id = given ?? c.id();
-    const data = toWire(c.codec.encode(payload));
+    const data = toWire(encodePayload(c.codec, payload, what));
     const [written] = due === undefined
       ? await admit(c, what, ks, "ENQUEUE", [{ id, opts: options, payload: data }], wait, given === undefined)
       : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, opts: options, payload: data }], wait, given === undefined);
@@ -273,7 +273,7 @@ async function enqueueRuns<P>(
       let opts: string;
       try {
         opts = options(payload, next);
-        data = toWire(c.codec.encode(payload));
+        data = toWire(encodePayload(c.codec, payload, "enqueueMany"));
       } catch (e) {
         // read but refused by its options or the codec: unsent, with the run before it
         if (run.length > 0) keep();

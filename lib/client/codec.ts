@@ -5,6 +5,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { EchoMQError } from "./errors.ts";
 
 /** Turns payloads of type `P` into bytes for the wire and back. */
 export interface Codec<P> {
@@ -46,6 +47,19 @@ export function json<P = unknown>(): Codec<P> {
     },
     decode: (stored: Uint8Array): P => JSON.parse(utf8.decode(stored)) as P,
   };
+}
+
+/**
+ * `payload` encoded by `codec` for the call `what` (`enqueue`, `upsertScheduler`, …): a payload the
+ * codec cannot encode (a BigInt, `undefined` under JSON; whatever a codec of yours throws) is an
+ * {@link EchoMQError} of rule `payload` naming the call and the codec, its error the `cause`.
+ */
+export function encodePayload<P>(codec: Codec<P>, payload: P, what: string): string | Uint8Array {
+  try {
+    return codec.encode(payload);
+  } catch (e) {
+    throw new EchoMQError("payload", `${what}: the ${codec.name} codec cannot encode the payload: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
 }
 
 /**

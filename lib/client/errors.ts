@@ -8,7 +8,7 @@
  * @module
  */
 import { match } from "ts-pattern";
-import { type JobId, type RuleErrorClass, ruleErrorOf } from "../keyspace/mod.ts";
+import { type JobId, KeyspaceError, type RuleErrorClass, ruleErrorOf } from "../keyspace/mod.ts";
 import { type ParsedRefusal, parseRefusal } from "../wire/mod.ts";
 
 /** Which rule a client-side check enforces. */
@@ -42,10 +42,20 @@ export const RuleErrorRoot: RuleErrorClass<Error> = ruleErrorOf(Error);
  * a server refusal ({@link WireError} and its subclasses), a server that cannot be reached or a
  * connection lost ({@link ConnectionError}), a call without a reply in time
  * ({@link RequestTimeoutError}) or an unusable backend ({@link BackendError}). A bad queue name or
- * id is a `KeyspaceError` instead (a `TypeError`, raised before any wire). Built as
+ * id is a `KeyspaceError` (raised before any wire by the keyspace module, which depends on nothing
+ * of the client): it is a `TypeError`, and `instanceof EchoMQError` is true of it too. Built as
  * `new EchoMQError(rule, message)`; its `name` (and every subclass's) is its class's.
  */
-export class EchoMQError extends RuleErrorRoot<Rule> {}
+export class EchoMQError extends RuleErrorRoot<Rule> {
+  /**
+   * `x instanceof EchoMQError`: an instance of this class or a subclass — or a `KeyspaceError`,
+   * so that one `catch` test covers every error a client call raises while `mod.ts` keeps its
+   * keyspace errors `TypeError`s without depending on the client. A subclass tests as usual.
+   */
+  static override [Symbol.hasInstance](x: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, x) || (this === EchoMQError && x instanceof KeyspaceError);
+  }
+}
 
 /** The option of `upsertScheduler` a {@link SchedulerOptionError} names. */
 export type SchedulerOption = "name" | "cron" | "tz" | "everyMs" | "spec" | "missed" | "payload";

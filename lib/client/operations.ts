@@ -11,6 +11,7 @@ import { assertJobId } from "../keyspace/mod.ts";
 import { type FixedArgs, TRIM_LIMIT, wireCall } from "../wire/mod.ts";
 import { chunk } from "./batch.ts";
 import type { ClientContext } from "./context.ts";
+import { EchoMQError } from "./errors.ts";
 import { BATCH_COMMANDS, laneName, wholeNumber } from "./options.ts";
 import { type Retention, retentionOf, SETTINGS } from "./retention.ts";
 
@@ -59,6 +60,10 @@ export async function requeueDead<P>(
   ks: Keyspace,
   opts: { ids?: readonly string[]; limit?: number },
 ): Promise<number> {
+  // an array here (ids given without `{ ids }`, from untyped code) would requeue every dead job
+  if (opts === null || typeof opts !== "object" || Array.isArray(opts)) {
+    throw new EchoMQError("options", "requeueDead: options must be { ids?, limit? } (ids as { ids: [...] })");
+  }
   if (opts.ids !== undefined) return await perThousand(c, "REQUEUE", ks, opts.ids);
   let left = opts.limit === undefined ? Infinity : wholeNumber("requeueDead: limit", "limit", opts.limit, 1);
   let moved = 0;

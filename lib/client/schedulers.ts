@@ -10,7 +10,7 @@
 import { Decoder } from "@valkey/valkey-glide";
 import { type CheckLane, type Keyspace, validName } from "../keyspace/mod.ts";
 import { decodeOptions, SCHED, wireCall } from "../wire/mod.ts";
-import { toWire } from "./codec.ts";
+import { encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { SchedulerOptionError } from "./errors.ts";
 import { fields, scored } from "./info.ts";
@@ -95,7 +95,7 @@ export async function upsertScheduler<P>(
   const max = maxMissed(opts.missed);
   // its jobs' options, checked and encoded as enqueue's
   const options = jobOptions("upsertScheduler", { lane: opts.lane, priority: opts.priority, timeoutMs: opts.timeoutMs });
-  const payload = toWire(c.codec.encode(opts.payload));
+  const payload = toWire(encodePayload(c.codec, opts.payload, "upsertScheduler"));
   const now = Date.now();
   const next = r.after(now, now);
   const call = wireCall("SCHEDULER", ks, { name, spec: r.text, next_ms: next, max_missed: max, opts: options, payload });

@@ -276,6 +276,37 @@ for (const backend of BACKENDS) {
       }
     });
 
+    test("every bad input is an EchoMQError (a keyspace one a TypeError too), refused with nothing written", async () => {
+      const mq = await EchoMQ.connect<unknown>({ addresses: at(plain), backend });
+      try {
+        const bad = "nope" as never;
+        const cases: Record<string, () => Promise<unknown>> = {
+          "upsertScheduler: a BigInt payload": () => mq.upsertScheduler("q", "n", { everyMs: 1000 }, { payload: 1n as never }),
+          "enqueue: a BigInt payload": () => mq.enqueue("q", 1n as never),
+          "enqueue: undefined": () => mq.enqueue("q", undefined as never),
+          "enqueueMany: a BigInt payload": () => mq.enqueueMany("q", [1, 2n] as never),
+          "result: a bad id": () => mq.result("q", bad),
+          "jobEvents: a bad id": () => mq.jobEvents("q", bad),
+          "runNow: a bad id": () => mq.runNow("q", [bad]),
+          "removeMany: a bad id": () => mq.removeMany("q", [bad]),
+          "requeueDead: a bad id": () => mq.requeueDead("q", { ids: [bad] }),
+          "requeueDead: ids without { ids }": () => mq.requeueDead("q", [bad] as never),
+          "enqueue: a queue name with a brace": () => mq.enqueue("a}b" as string, 1),
+        };
+        const d0 = await command(plain.port, ["DEBUG", "DIGEST"]);
+        for (const [name, run] of Object.entries(cases)) {
+          const e = await run().then(() => "resolved", (x: unknown) => x);
+          const keyspaceError = (e as Error).name === "KeyspaceError";
+          expect({ name, echomq: e instanceof EchoMQError, type: e instanceof TypeError }).toEqual({ name, echomq: true, type: keyspaceError });
+        }
+        expect(await command(plain.port, ["DEBUG", "DIGEST"])).toBe(d0);
+        // a subclass still tests as itself only
+        expect(new EchoMQError("options", "x") instanceof WireError).toBe(false);
+      } finally {
+        await mq.close();
+      }
+    });
+
     test("settleMany answers per settlement when its command's outcome is unknown", async () => {
       const mq = await EchoMQ.connect<number>({ addresses: at(plain), backend, requestTimeout: 300 });
       const q = `paused-settle-${backend}`;
