@@ -8,7 +8,9 @@
  * PRODUCER) around an admission — one span for all of `enqueueMany`'s jobs, with
  * `messaging.batch.message_count` — whose W3C trace context (`traceparent`) travels on the job's
  * row as the job option `traceparent`; `process <queue>` (kind CONSUMER) around each handler a
- * worker runs, a root span with a *link* to that context. Attributes: `messaging.system`
+ * worker runs, a root span with a *link* to that context (the conventions' default: a consumer's
+ * trace is its own) — or, with `tracing: { consumer: "child" }`, a *child* of it, so that one trace
+ * holds the producer and its consumers (as bullmq-otel draws it). Attributes: `messaging.system`
  * (`echomq`), `messaging.destination.name` (the queue), `messaging.message.id` (the job id),
  * `messaging.operation.type` (`send` / `process`), `messaging.operation.name` (the call:
  * `enqueue`, `schedule`, `submit`, `enqueueMany`, `process`), and on a process span
@@ -91,6 +93,8 @@ export interface TracingApi {
     getTracer(name: string, version?: string): TraceTracer;
     /** `context` with `span` as its active span. */
     setSpan(context: TraceContext, span: TraceSpan): TraceContext;
+    /** `context` with a remote span's context as its parent (used by `consumer: "child"`). */
+    setSpanContext?(context: TraceContext, spanContext: TraceSpanContext): TraceContext;
   };
   /** The context API. */
   readonly context: {
@@ -113,6 +117,13 @@ export interface TracingOptions {
   api: TracingApi;
   /** Where the tracer comes from (default: the API's global provider, `api.trace.getTracer`). */
   tracerProvider?: TraceTracerProvider;
+  /**
+   * How a `process` span relates to the `send` span of its job: `"link"` (default, the messaging
+   * conventions' choice: a new trace per processing, linked to the producer's) or `"child"` (the
+   * process span's parent is the producer's span: one trace from send to process, as bullmq-otel
+   * draws it; a retried job's attempts are then siblings under one send).
+   */
+  consumer?: "link" | "child";
 }
 
 /** The instrumentation name EchoMQ's tracer is asked for. */
@@ -229,11 +240,13 @@ export class ProcessSpan {
 export class Tracing {
   readonly #api: TracingApi;
   readonly #tracer: TraceTracer;
+  readonly #child: boolean;
 
   /** Tracing with `api`'s tracer (or `tracerProvider`'s). */
   constructor(options: TracingOptions) {
     this.#api = options.api;
     this.#tracer = (options.tracerProvider ?? options.api.trace).getTracer(TRACER_NAME);
+    this.#child = options.consumer === "child";
   }
 
   /** The client's tracing from the `tracing` option: null without one; a malformed one refused. */
@@ -251,6 +264,12 @@ export class Tracing {
     }
     if (options.tracerProvider !== undefined && typeof options.tracerProvider?.getTracer !== "function") {
       throw new EchoMQError("options", "connect: tracing.tracerProvider must have getTracer(name)");
+    }
+    if (options.consumer !== undefined && options.consumer !== "link" && options.consumer !== "child") {
+      throw new EchoMQError("options", `connect: tracing.consumer must be "link" or "child", got ${JSON.stringify(options.consumer)}`);
+    }
+    if (options.consumer === "child" && typeof api.trace.setSpanContext !== "function") {
+      throw new EchoMQError("options", 'connect: tracing.consumer "child" needs api.trace.setSpanContext (@opentelemetry/api ≥ 1.0)');
     }
     return new Tracing(options);
   }
@@ -287,10 +306,13 @@ export class Tracing {
 
   /**
    * Starts the `process <queue>` span (CONSUMER) of a claimed job: a root span, linked to the
-   * producer's context when the job carries one.
+   * producer's context when the job carries one — or, with `consumer: "child"`, that context's
+   * child.
    */
   process(job: TracedJob): ProcessSpan {
     const producer = parseTraceparent(job.traceparent);
+    const child = this.#child && producer !== undefined;
+    const parent = child ? this.#api.trace.setSpanContext!(this.#api.ROOT_CONTEXT, producer) : this.#api.ROOT_CONTEXT;
     const span = this.#tracer.startSpan(`process ${job.queue}`, {
       kind: this.#api.SpanKind.CONSUMER,
       attributes: {
@@ -301,8 +323,8 @@ export class Tracing {
         "messaging.operation.name": "process",
         "echomq.attempt": job.attempts,
       },
-      ...(producer === undefined ? {} : { links: [{ context: producer }] }),
-    }, this.#api.ROOT_CONTEXT);
+      ...(producer === undefined || child ? {} : { links: [{ context: producer }] }),
+    }, parent);
     return new ProcessSpan(this.#api, span);
   }
 }

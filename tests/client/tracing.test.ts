@@ -40,6 +40,9 @@ describe("traceparent and the option", () => {
   test("a malformed tracing option is refused before connecting", () => {
     expect(() => Tracing.from({ api: {} as never })).toThrow("tracing must be { api }");
     expect(Tracing.from(undefined)).toBeNull();
+    expect(() => Tracing.from({ api, consumer: "parent" as never })).toThrow('connect: tracing.consumer must be "link" or "child", got "parent"');
+    const noSetSpanContext = { ...api, trace: { getTracer: api.trace.getTracer.bind(api.trace), setSpan: api.trace.setSpan.bind(api.trace) } };
+    expect(() => Tracing.from({ api: noSetSpanContext, consumer: "child" })).toThrow('tracing.consumer "child" needs api.trace.setSpanContext');
   });
 });
 
@@ -49,13 +52,13 @@ for (const topology of TOPOLOGIES) {
       let mq: EchoMQ<{ n: number }>;
       let plain: EchoMQ<{ n: number }>;
       let raw: Connection;
-      const connect = (tracing: boolean) => {
+      const connect = (tracing: boolean, consumer?: "child" | "link") => {
         const site = sites.get(topology)!;
         return EchoMQ.connect<{ n: number }>({
           addresses: site.addresses,
           cluster: site.cluster,
           backend,
-          ...(tracing ? { tracing: { api } } : {}),
+          ...(tracing ? { tracing: { api, ...(consumer ? { consumer } : {}) } } : {}),
         });
       };
       beforeAll(async () => {
@@ -145,6 +148,23 @@ for (const topology of TOPOLOGIES) {
         expect(inside!.spanContext().spanId).toBe(inner);
         expect(inside!.parentSpanContext?.spanId).toBe(process!.spanContext().spanId);
         expect(process!.ended).toBe(true);
+      });
+
+      test('consumer "child": the process span is the send span\'s child (one trace), with no link', async () => {
+        const q = `tr-child-${backend}`;
+        const child = await connect(true, "child");
+        try {
+          const id = await mq.enqueue(q, { n: 1 });
+          const [send] = spans(`send ${q}`);
+          await work(child, q, 1);
+          const [process] = spans(`process ${q}`);
+          expect(process!.attributes["messaging.message.id"]).toBe(id);
+          expect(process!.parentSpanContext?.spanId).toBe(send!.spanContext().spanId);
+          expect(process!.spanContext().traceId).toBe(send!.spanContext().traceId);
+          expect(process!.links).toEqual([]);
+        } finally {
+          await child.close();
+        }
       });
 
       test("schedule and submit name their operation; a deduplicated submit says so", async () => {
