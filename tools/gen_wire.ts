@@ -519,8 +519,6 @@ export function rust(): string {
     "//! literals at load. It names nothing above the wire's types: the verb → handler table is",
     "//! `table.rs`.",
     "",
-    // an option's gate names its refusal only when it is a bytes gate
-    ...(OPTION_NAMES.some((o) => OPTIONS[o].gate.kind === "bytes") ? ["use crate::refusal::Refusal;"] : []),
     "use crate::wire::{names, Gate, Opt};",
     "",
     ...RUST_CONSTANTS.flatMap(([name, type, value]) => [
