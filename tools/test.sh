@@ -14,7 +14,7 @@ step() { # step <name> <command…>
   if "$@"; then printf -- '--- ok: %s\n' "$name"; else printf -- '--- FAILED: %s\n' "$name"; failed+=("$name"); fi
 }
 
-step "wire spec: docs/WIRE.md, tests/vectors/wire.json and native/src/spec.rs are what lib/wire generates" "$bin/bun" tools/gen_wire.ts --check
+step "wire spec: docs/WIRE.md, tests/vectors/wire.json and native/src/{spec,refusal,table}.rs are what lib/wire generates" "$bin/bun" tools/gen_wire.ts --check
 step "tsc --noEmit" "$bin/tsc" --noEmit -p .
 step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts cli/main.ts
 step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts cli.ts

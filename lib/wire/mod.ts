@@ -4,8 +4,8 @@
  * {@link ROW_FIELDS}, its {@link STATES}, `meta`'s {@link META_FIELDS}, `wake`'s
  * {@link WAKE_MARKERS}), and the calls built from them ({@link wireCall}). Everything else that
  * speaks the wire derives from this module: the client's calls, readers and error decoder, the Lua
- * twin's steps 1–4 and the names its bodies store, docs/WIRE.md, and the native module's verb
- * table, constants and literals (`native/src/spec.rs`).
+ * twin's steps 1–4 and the names its bodies store, docs/WIRE.md, and the native module's constants
+ * and literals (`native/src/spec.rs`), refusals (`refusal.rs`) and verb table (`table.rs`).
  *
  * @example
  * ```ts

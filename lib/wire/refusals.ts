@@ -1,7 +1,8 @@
 /**
  * Every refusal of the wire, with its exact text: written once here, rendered by the Lua twin's
- * prelude, parsed back by the client's error decoder, checked against the native module's texts by
- * its unit tests (through `tests/vectors/wire.json`) and printed in docs/WIRE.md.
+ * prelude, parsed back by the client's error decoder, generated into the native module's
+ * `native/src/refusal.rs` (whose texts its unit tests check through `tests/vectors/wire.json`) and
+ * printed in docs/WIRE.md.
  *
  * A template's `{verb}` is the upper-case verb (`EMQ.ENQUEUE`); other `{…}` are the refusal's
  * parameters. Two refusals are the server's own texts, so that clients and cluster routers treat

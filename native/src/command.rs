@@ -10,17 +10,18 @@ use std::io::Write;
 use crate::config;
 use crate::ffi::{self, Ctx, Dispatch, Entry, Kind, Owned, Str};
 use crate::gates;
-use crate::keyspace::{self, Queue, META};
+use crate::keyspace::{self, Queue, MAX_NAME_BYTES, META};
 use crate::literals::lit;
 use crate::options::{self, Options};
-use crate::spec::{VERBS, WIRE};
+use crate::spec::{MAX_BATCH, WIRE};
+use crate::table::VERBS;
 use crate::verbs::scope::Scope;
 use crate::wire::{fence_found, Gate, Limit, Refusal, Verb};
 
 /// A verb's steps 5–6: domain checks, then every write (or nothing).
 pub type Handler = for<'a> fn(&mut Scope<'a>, &Args<'a>) -> Result<Reply<'a>, Refusal>;
 
-/// One verb as the module registers it (the table `spec::VERBS`, generated from the spec).
+/// One verb as the module registers it (the table `table::VERBS`, generated from the spec).
 pub struct Command {
     /// Its call shape.
     pub verb: Verb,
@@ -321,7 +322,7 @@ fn steps<'a>(
     let jobs = verb
         .groups(argv.len())
         .ok_or(Refusal::Arity)?
-        .map_err(|()| Refusal::Batch)?;
+        .map_err(|()| Refusal::Batch(MAX_BATCH))?;
     // 2. layout: the declared key is the meta of a valid, non-empty queue name.
     let q = Queue::from_key(argv[2].bytes(), META).ok_or(Refusal::Layout)?;
     fence(ctx)?;
@@ -362,14 +363,14 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
         let b = arg.bytes();
         values.push(match spec.gate {
             Gate::JobId if gates::job_id(b) => Value::Bytes(arg),
-            Gate::JobId => return Err(Refusal::NotJobId),
+            Gate::JobId => return Err(Refusal::JobId),
             Gate::Name if keyspace::valid_name(b) => Value::Bytes(arg),
-            Gate::Name => return Err(Refusal::NotName(spec.name)),
+            Gate::Name => return Err(Refusal::Name(spec.name, MAX_NAME_BYTES)),
             Gate::Lane if b.is_empty() || keyspace::valid_name(b) => Value::Bytes(arg),
-            Gate::Lane => return Err(Refusal::NotName(spec.name)),
+            Gate::Lane => return Err(Refusal::Name(spec.name, MAX_NAME_BYTES)),
             Gate::Number { min, max, digits } => {
                 let n = gates::digits_up_to(b, digits).filter(|&n| n >= min);
-                let n = n.ok_or(Refusal::Number(spec.name, min >= 1))?;
+                let n = n.ok_or_else(|| Refusal::number(spec.name, min))?;
                 if let Some(max) = max.filter(|&max| n > max) {
                     return Err(Refusal::TooLarge(spec.name, max));
                 }
@@ -385,7 +386,7 @@ fn gates<'a>(verb: &Verb, args: &'a [Str<'a>], jobs: usize) -> Result<Args<'a>, 
                     Limit::MaxPayload => config::max_payload(),
                 };
                 if b.len() as i64 > limit {
-                    return Err(Refusal::TooLong(refusal, limit));
+                    return Err(refusal(limit));
                 }
                 Value::Bytes(arg)
             }

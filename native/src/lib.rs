@@ -1,12 +1,13 @@
 //! EchoMQ wire 7 as a native Valkey module (`emq`). This file only registers: one command per verb
-//! of `spec::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
+//! of `table::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
 //! `emq.wire` / `emq.max-payload` configurations. The layers, from the server up: `ffi/` (the C
 //! API, every `unsafe` of the crate, naming nothing above it); the pure `keyspace` mirror, argument
-//! `gates` and the wire's types and refusal texts (`wire`); `spec`, generated from `lib/wire` by
-//! `tools/gen_wire.ts` (the wire's constants, every verb's call shape, the verb → handler table
-//! with its C entry points, the names the verbs store); `literals` (those names, made once at
-//! load); the dispatcher running steps 1–4 for every verb (`command`); and one handler per verb
-//! (steps 5–6) in `verbs/`.
+//! `gates` and the wire's types (`wire`); the data generated from `lib/wire` by `tools/gen_wire.ts`:
+//! `spec` (the wire's constants, every verb's call shape, the names the verbs store) and `refusal`
+//! (every refusal with its text), naming nothing above the wire's types; `literals` (those names,
+//! made once at load); the dispatcher running steps 1–4 for every verb (`command`); one handler per
+//! verb (steps 5–6) in `verbs/`; and at the top `table`, also generated: the verb → handler table
+//! with its C entry points.
 
 pub mod command;
 pub mod config;
@@ -16,13 +17,17 @@ pub mod keyspace;
 pub mod literals;
 pub mod options;
 #[rustfmt::skip]
+pub mod refusal;
+#[rustfmt::skip]
 pub mod spec;
+#[rustfmt::skip]
+pub mod table;
 pub mod verbs;
 pub mod wire;
 
 #[cfg(not(test))]
 mod module {
-    use super::{config, ffi, literals, spec};
+    use super::{config, ffi, literals, spec, table};
     use valkey_module::alloc::ValkeyAlloc;
     use valkey_module::configuration::ConfigurationFlags;
     use valkey_module::{valkey_module, Context, Status, ValkeyString};
@@ -30,7 +35,7 @@ mod module {
     fn init(ctx: &Context, _args: &[ValkeyString]) -> Status {
         literals::init();
         ffi::declare_module_options(ctx);
-        for command in &spec::VERBS {
+        for command in &table::VERBS {
             let verb = &command.verb;
             let registration = ffi::Registration {
                 command: verb.command,
@@ -77,18 +82,16 @@ mod module {
 
 #[cfg(test)]
 mod tests {
-    use super::spec::VERBS;
+    use super::spec::verb::ALL;
+    use super::table::VERBS;
 
+    /// The table holds every verb of the spec once, in wire order (a verb's entry point is its place
+    /// there), each with its own entry point.
     #[test]
     fn one_entry_per_verb() {
-        let mut seen = std::collections::HashSet::new();
-        for command in &VERBS {
-            assert!(
-                seen.insert(command.verb.name),
-                "duplicate {}",
-                command.verb.name
-            );
-        }
+        let names: Vec<&str> = VERBS.iter().map(|c| c.verb.name).collect();
+        let spec: Vec<&str> = ALL.iter().map(|v| v.name).collect();
+        assert_eq!(names, spec);
         let entries: std::collections::HashSet<usize> =
             VERBS.iter().map(|c| c.entry as usize).collect();
         assert_eq!(

@@ -4,7 +4,7 @@
 //! step 4 runs [`parse`] on every options argument, and a handler reads the parsed values back.
 
 use crate::gates;
-use crate::keyspace::valid_name;
+use crate::keyspace::{valid_name, MAX_NAME_BYTES};
 use crate::spec::{MAX_OPTIONS_BYTES, OPTIONS};
 use crate::wire::{Gate, Opt, Refusal};
 
@@ -37,7 +37,7 @@ impl<'a> Options<'a> {
 /// once) and value gate, then each option's `needs` in `OPTIONS` order.
 pub fn parse(text: &[u8]) -> Result<Options<'_>, Refusal> {
     if text.len() > MAX_OPTIONS_BYTES {
-        return Err(Refusal::OptionsTooLong);
+        return Err(Refusal::Options(MAX_OPTIONS_BYTES));
     }
     let mut out = Options::default();
     if text.is_empty() {
@@ -72,10 +72,10 @@ pub fn parse(text: &[u8]) -> Result<Options<'_>, Refusal> {
 fn gate(opt: &Opt, value: &[u8]) -> Result<i64, Refusal> {
     match opt.gate {
         Gate::Name if valid_name(value) => Ok(0),
-        Gate::Name => Err(Refusal::NotName(opt.name)),
+        Gate::Name => Err(Refusal::Name(opt.name, MAX_NAME_BYTES)),
         Gate::Number { min, max, digits } => {
             let n = gates::digits_up_to(value, digits).filter(|&n| n >= min);
-            let n = n.ok_or(Refusal::Number(opt.name, min >= 1))?;
+            let n = n.ok_or_else(|| Refusal::number(opt.name, min))?;
             match max {
                 Some(max) if n > max => Err(Refusal::TooLarge(opt.name, max)),
                 _ => Ok(n as i64),

@@ -187,7 +187,7 @@ pub fn expired<'a>(
     let name = s.name(DEDUP_TTL);
     let ttl = s.open(name.as_str())?;
     if !ttl.is_empty_or(Kind::Zset) {
-        return Err(Refusal::WrongType);
+        return Err(Refusal::Wrongtype);
     }
     if ttl.kind() == Kind::Empty || ttl.first_score().is_none_or(|f| f as i64 > now) {
         return Ok(None);

@@ -125,7 +125,7 @@ impl State {
             return Ok(State::default());
         };
         if let Some(active) = &v[1] {
-            gates::bounded_counter(active.bytes()).ok_or(Refusal::NotInteger)?;
+            gates::bounded_counter(active.bytes()).ok_or(Refusal::Counter)?;
         }
         Ok(State::parse(
             v.each_ref().map(|o| o.as_ref().map(|s| s.bytes())),

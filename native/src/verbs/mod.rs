@@ -1,4 +1,4 @@
-//! The verbs' steps 5–6, one file each (`run`, which the generated table `spec::VERBS`
+//! The verbs' steps 5–6, one file each (`run`, which the generated table `table::VERBS`
 //! names), and the pieces several share (`scope`: access to derived keys; `admit`:
 //! ENQUEUE/SCHEDULE/TICK; `leases`: the token check of ACK/RETRY/BURY/EXTEND/PROGRESS; `move_due`:
 //! PROMOTE/REAP/CLAIM's mover; `ready`: the ready lists by (lane, priority); `lanes`: a laned
@@ -79,7 +79,7 @@ pub fn members<'i>(
 pub fn counter(key: &Key, field: Str) -> Result<i64, Refusal> {
     match key.hget(field) {
         None => Ok(0),
-        Some(s) => gates::bounded_counter(s.bytes()).ok_or(Refusal::NotInteger),
+        Some(s) => gates::bounded_counter(s.bytes()).ok_or(Refusal::Counter),
     }
 }
 

@@ -122,7 +122,7 @@ impl<'a> Scope<'a> {
         if key.is_empty_or(Kind::Hash) {
             Ok(key)
         } else {
-            Err(Refusal::WrongType)
+            Err(Refusal::Wrongtype)
         }
     }
 
@@ -140,7 +140,7 @@ impl<'a> Scope<'a> {
         if key.is_empty_or(kind) {
             Ok(key)
         } else {
-            Err(Refusal::WrongType)
+            Err(Refusal::Wrongtype)
         }
     }
 
@@ -154,7 +154,7 @@ impl<'a> Scope<'a> {
     fn check(&mut self, name: Str) -> Result<(), Refusal> {
         let ctx = self.ctx;
         match self.user.get_or_insert_with(|| ctx.user()) {
-            Some(u) if !u.may_access(name) => Err(Refusal::NoPerm),
+            Some(u) if !u.may_access(name) => Err(Refusal::Noperm),
             _ => Ok(()),
         }
     }
@@ -164,7 +164,7 @@ impl<'a> Scope<'a> {
         match key.kind() {
             Kind::Empty => self.absent(key.name()),
             k if k == kind => {}
-            _ => return Err(Refusal::WrongType),
+            _ => return Err(Refusal::Wrongtype),
         }
         Ok(key)
     }
