@@ -12,7 +12,7 @@ import { type CheckLane, type Keyspace, validName } from "../keyspace/mod.ts";
 import { decodeOptions, SCHED, wireCall } from "../wire/mod.ts";
 import { encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
-import { SchedulerOptionError } from "./errors.ts";
+import { SchedulerOptionError, WireError } from "./errors.ts";
 import { fields, scored } from "./info.ts";
 import { type EnqueueOptions, jobOptions } from "./options.ts";
 import { readBatch } from "./read_batch.ts";
@@ -96,7 +96,13 @@ export async function upsertScheduler<P>(
   // its jobs' options, checked and encoded as enqueue's
   const options = jobOptions("upsertScheduler", { lane: opts.lane, priority: opts.priority, timeoutMs: opts.timeoutMs });
   const payload = toWire(encodePayload(c.codec, opts.payload, "upsertScheduler"));
-  const now = Date.now();
+  // the first run from the server's clock, as every later one is (fireDue): a caller whose clock
+  // is off would otherwise move it (a user whose ACL refuses TIME: this machine's)
+  const time = await c.conn.command(["TIME"], ks.meta).catch((e: unknown) => {
+    if (e instanceof WireError) return null;
+    throw e;
+  });
+  const now = time === null ? Date.now() : timeMs(time);
   const next = r.after(now, now);
   const call = wireCall("SCHEDULER", ks, { name, spec: r.text, next_ms: next, max_missed: max, opts: options, payload });
   return new Date(Number(await c.impl.call(call)));

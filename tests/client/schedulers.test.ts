@@ -49,6 +49,23 @@ for (const combo of COMBOS) {
       expect(await ctx.raw.command(["EXISTS", ks.scheduler("other")], ks.meta)).toBe(0);
     });
 
+    test("the first run is computed on the server's clock: a caller 8 s fast does not move it", async () => {
+      const q = `sch-clock-${backend}`;
+      const real = Date.now;
+      const before = real();
+      Date.now = () => real() + 8000;
+      let next: Date;
+      try {
+        next = await ctx.mq.upsertScheduler(q, "minutely", { everyMs: 60_000 }, { payload: { n: 1 } });
+      } finally {
+        Date.now = real;
+      }
+      // every 60 s from the server's now (this machine's real clock: one host), not from now + 8 s
+      expect(next.getTime()).toBeGreaterThanOrEqual(before + 60_000 - 1000);
+      expect(next.getTime()).toBeLessThan(real() + 60_000 + 4000);
+      await ctx.mq.drop(q);
+    });
+
     test("DROP deletes the schedulers first, within its limit, then the jobs, then every key", async () => {
       const q = `sch-drop-${backend}`;
       const ks = keyspace(q);
