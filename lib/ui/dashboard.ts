@@ -86,7 +86,7 @@ export function resolveDashboard(options: DashboardOptions): GuardOptions & { ba
 }
 
 /**
- * The dashboard of `mq`'s server as a request handler.
+ * The dashboard of `client`'s server as a request handler (a client of any payload type).
  *
  * @example
  * ```ts
@@ -98,7 +98,9 @@ export function resolveDashboard(options: DashboardOptions): GuardOptions & { ba
  * Deno.serve((request) => ui(request));
  * ```
  */
-export function dashboard(mq: EchoMQ<unknown>, options: DashboardOptions = {}): Dashboard {
+export function dashboard<P>(client: EchoMQ<P>, options: DashboardOptions = {}): Dashboard {
+  // a client of any payload type: the dashboard only shows payloads (and admits none)
+  const mq = client as EchoMQ<unknown>;
   const guard = resolveDashboard(options);
   const sampler = new Sampler(mq, options.sampleMs ?? 1000);
   const discovery = new Discovery(mq, options.discovery);

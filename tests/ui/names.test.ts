@@ -14,10 +14,10 @@ const BACKENDS = [...(moduleBuilt() ? (["module"] as const) : []), "scripts"] as
 
 describe.each(BACKENDS)("a queue name that is not UTF-8 (%s)", (backend) => {
   let server: ServerHandle;
-  let mq: EchoMQ<unknown>;
+  let mq: EchoMQ<{ n: number }>; // a typed client: dashboard() takes any client's type
   beforeAll(async () => {
     server = await startServer({ module: backend === "module" ? undefined : false });
-    mq = await EchoMQ.connect({ url: `valkey://127.0.0.1:${server.port}`, backend });
+    mq = await EchoMQ.connect<{ n: number }>({ url: `valkey://127.0.0.1:${server.port}`, backend });
     await mq.enqueue("fine", { n: 1 });
     const raw = await GlideClient.createClient({ addresses: [{ host: server.host, port: server.port }] });
     const key = Buffer.concat([Buffer.from("emq:{"), Buffer.from([0xff, 0x0a]), Buffer.from("}:meta")]);
