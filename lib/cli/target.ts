@@ -7,7 +7,7 @@
  * @module
  */
 import { readFileSync } from "node:fs";
-import { type Address, EchoMQ, type EchoMQOptions, type TlsOptions } from "../client/mod.ts";
+import { type Address, ConnectionError, EchoMQ, type EchoMQOptions, type TlsOptions } from "../client/mod.ts";
 import { Connection } from "../client/connection.ts";
 import { parseUrl } from "./address.ts";
 import { ownerInSlots } from "./slots.ts";
@@ -37,8 +37,12 @@ export interface TargetOptions extends Partial<ServerFlags> {
 
 /** A refusal to connect, as one line naming where. */
 export function connectError(e: unknown, where: string): UsageError {
-  const text = e instanceof Error ? e.message : String(e);
-  return new UsageError(`cannot use ${where}: ${text.split("\n")[0]}`);
+  let text = (e instanceof Error ? e.message : String(e)).split("\n")[0]!;
+  // the client's advice names its option; on the command line it is the flag
+  if (e instanceof ConnectionError && e.reason === "cluster") {
+    text = text.replace("pass cluster: true to connect to a cluster", "add --cluster").replace("connect without cluster: true", "leave out --cluster");
+  }
+  return new UsageError(`cannot use ${where}: ${text}`);
 }
 
 /** The client's `tls` option for `--tls-ca` and `--insecure`; both need a `valkeys://` URL. */

@@ -76,6 +76,18 @@ describe("bad input against servers", () => {
     expectOneLineError(emq("key", "orders", "pending", "--url", `valkey://127.0.0.1:${closedPort}`), `cannot reach 127.0.0.1:${closedPort}`);
   });
 
+  test("a cluster node without --cluster, a standalone server with it: the advice names the flag", async () => {
+    const node = await startServer({ module: false, cluster: true });
+    try {
+      const without = emq("inspect", "orders", "--url", `valkey://127.0.0.1:${node.port}`);
+      expectOneLineError(without, `cannot use 127.0.0.1:${node.port}: connect: 127.0.0.1:${node.port} is a cluster node (cluster_enabled:1): add --cluster`);
+    } finally {
+      await node.stop();
+    }
+    const withFlag = emq("inspect", "orders", "--url", `valkey://127.0.0.1:${plain.port}`, "--cluster");
+    expectOneLineError(withFlag, `is not a cluster node (cluster_enabled:0): leave out --cluster`);
+  }, 60_000);
+
   test("--backend module on a server without the module", () => {
     expectOneLineError(
       emq("demo", "--backend", "module", "--url", `valkey://127.0.0.1:${plain.port}`, "--seconds", "1"),
