@@ -16,5 +16,9 @@ export async function runProgram(setting: CliSetting = PACKAGE_SETTING): Promise
   // A command cut short by a closed stdout may leave what would keep the process up (emq ui's
   // signal listeners, under Deno): nothing more is to be said, so the program ends here.
   if (stdoutClosed()) process.exit(code);
+  // A refused command ends here too: a connect that failed may leave glide's own attempt running
+  // in the background for seconds (a TLS handshake refused: 6 s), which would keep the process up
+  // after its one line was printed. (stderr is a file or a pipe: written synchronously.)
+  if (code !== 0) process.exit(code);
   process.exitCode = code;
 }

@@ -134,6 +134,16 @@ describe("the CLI", () => {
     const refused = await emqAsync("inspect", "tls-cli", "--url", `valkeys://127.0.0.1:${tlsPort}`, "--tls-ca", otherCa.caFile);
     expect(refused.code).toBe(2);
     expect(refused.err).toStartWith(`emq: cannot use 127.0.0.1:${tlsPort}: connect: the TLS handshake with 127.0.0.1:${tlsPort} failed: `);
+    // without a CA for the server's certificate: the one line, and the process ends with it (a
+    // refused connect's background attempt kept it up 6 s); 5 s would be that wait again
+    const noCa = await Promise.race([
+      emqAsync("inspect", "tls-cli", "--url", `valkeys://127.0.0.1:${tlsPort}`),
+      new Promise<string>((done) => setTimeout(() => done("still running after 5 s"), 5000)),
+    ]);
+    expect(typeof noCa === "string" ? noCa : [noCa.code, noCa.err.split(" failed: ")[0]]).toEqual([
+      2,
+      `emq: cannot use 127.0.0.1:${tlsPort}: connect: the TLS handshake with 127.0.0.1:${tlsPort}`,
+    ]);
     const insecure = await emqAsync("inspect", "tls-cli", "--url", `valkeys://127.0.0.1:${tlsPort}`, "--insecure");
     expect([insecure.err, insecure.code]).toEqual(["", 0]);
     const plain = await emqAsync("inspect", "tls-cli", "--url", `valkey://127.0.0.1:${tlsPort}`, "--tls-ca", ca.caFile);
