@@ -41,7 +41,8 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
   const facts: Array<[string, string]> = [
     ["State", esc(j.state)],
     ["Attempts", String(j.attempts)],
-    ["Lease token", j.token === undefined ? "—" : String(j.token)],
+    // the row keeps its last claim's token (the next claim's is greater): held only while active
+    ["Lease token", j.token === undefined ? "—" : j.state === "active" ? String(j.token) : `— (its last claim's was ${j.token})`],
     ["Created", timeHtml(j.createdAt, now)],
     ["Due", timeHtml(j.dueAt, now)],
     ["Lease until", timeHtml(j.leaseUntil, now)],

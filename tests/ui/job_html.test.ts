@@ -1,0 +1,23 @@
+// A job's page shows a lease token as held only while the job is active: a requeued, retried or
+// finished job keeps its last claim's token on its row (tokens only grow), which is no lease.
+import { expect, test } from "bun:test";
+import type { JobInfo } from "../../client.ts";
+import { jobHtml } from "../../lib/ui/job_html.ts";
+
+const job = (state: JobInfo<unknown>["state"]): JobInfo<unknown> => ({
+  id: "JOB00000000001" as JobInfo<unknown>["id"],
+  queue: "q",
+  state,
+  attempts: 1,
+  payload: 1,
+  createdAt: 0,
+  token: 42,
+});
+const tokenCell = (html: string): string => /Lease token<\/dt>\s*<dd>([^<]*)</.exec(html)?.[1] ?? html;
+
+test("the lease token is shown as held for an active job only", () => {
+  expect(tokenCell(jobHtml(job("active"), 0))).toBe("42");
+  for (const state of ["pending", "scheduled", "dead", "completed"] as const) {
+    expect({ state, cell: tokenCell(jobHtml(job(state), 0)) }).toEqual({ state, cell: "— (its last claim's was 42)" });
+  }
+});
