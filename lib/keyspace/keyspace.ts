@@ -139,12 +139,14 @@ function checkLane(lane: string): void {
 /**
  * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
  * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `completed`, `events`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
- * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types.
+ * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types, and
+ * a literal lane or scheduler name that breaks the name rule is a compile error naming the rule.
  *
  * @example
  * ```ts
  * const orders = keyspace("orders");
  * orders.pending; // "emq:{orders}:pending"
+ * orders.ready("acme", 5); // "emq:{orders}:ready:5:acme"
  * ```
  */
 export function keyspace<const Q extends string>(queue: CheckQueue<Q>): Keyspace<Q> {
