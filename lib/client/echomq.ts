@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { assertJobId, type CheckClientQueue as CheckQueue, type CheckLane, type JobId } from "../keyspace/mod.ts";
+import { assertJobId, type CheckClientQueue as CheckQueue, type CheckLane, type CheckName, type JobId } from "../keyspace/mod.ts";
 import type { COMPLETED_MAX_DEFAULT, DEAD_MAX_DEFAULT, EVENTS_MAX_DEFAULT } from "../wire/mod.ts";
 import * as batch from "./batch.ts";
 import type { Admitted } from "./batch.ts";
@@ -142,14 +142,19 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * const { result } = await mq.enqueue("resize", { url }, { wait: { timeoutMs: 30_000 } });
    * ```
    */
-  async enqueue<const Q extends string, const L extends string = string, W extends EnqueueWait | false | undefined = undefined>(
+  async enqueue<
+    const Q extends string,
+    const L extends string = string,
+    W extends EnqueueWait | false | undefined = undefined,
+    const D extends string = string,
+  >(
     queue: CheckQueue<Q>,
     payload: Payload<P, K>,
-    opts?: EnqueueOptions<L> & WaitOption<W>,
+    opts?: EnqueueOptions<L, D> & WaitOption<W>,
   ): Promise<EnqueueReply<W>> {
     const ks = this.#c.keyspace(queue);
     if (waits(opts)) return await enqueueAndWait(this.#c, ks, payload as P, opts as EnqueueWaitOptions) as EnqueueReply<W>;
-    return (await batch.admitOne(this.#c, ks, payload as P, undefined, opts)).id as EnqueueReply<W>;
+    return (await batch.admitOne(this.#c, ks, payload as P, undefined, opts as EnqueueOptions<L> | undefined)).id as EnqueueReply<W>;
   }
 
   /**
@@ -166,14 +171,14 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * again.outcome; // "deduplicated", and again.id === first.id
    * ```
    */
-  async submit<const Q extends string, const L extends string = string>(
+  async submit<const Q extends string, const L extends string = string, const D extends string = string>(
     queue: CheckQueue<Q>,
     payload: Payload<P, K>,
-    opts?: EnqueueOptions<L> & Partial<When>,
+    opts?: EnqueueOptions<L, D> & Partial<When>,
   ): Promise<Admitted> {
     const timed = opts !== undefined && opts !== null && ("at" in opts || "delayMs" in opts);
     const due = timed ? dueMs(opts as When) : undefined;
-    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, due, opts, "submit");
+    return await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, due, opts as EnqueueOptions<L> | undefined, "submit");
   }
 
   /**
@@ -215,13 +220,13 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * from now); a claim (or a worker) moves it to pending once due. Returns its id. With `durable`,
    * resolves only once a replica acknowledged the write.
    */
-  async schedule<const Q extends string, const L extends string = string>(
+  async schedule<const Q extends string, const L extends string = string, const D extends string = string>(
     queue: CheckQueue<Q>,
     payload: Payload<P, K>,
     when: When,
-    opts?: EnqueueOptions<L>,
+    opts?: EnqueueOptions<L, D>,
   ): Promise<JobId> {
-    return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, dueMs(when), opts)).id;
+    return (await batch.admitOne(this.#c, this.#c.keyspace(queue), payload as P, dueMs(when), opts as EnqueueOptions<L> | undefined)).id;
   }
 
   /**
@@ -563,9 +568,9 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * `upsertScheduler(q, "report", { everyMs: 3600_000 }, { payload, lane: tenant })` puts a
    * tenant's repeatable job in the tenant's lane. An upsert replaces them, as it does the payload.
    */
-  async upsertScheduler<const Q extends string, const L extends string = string>(
+  async upsertScheduler<const Q extends string, const L extends string = string, const N extends string = string>(
     queue: CheckQueue<Q>,
-    name: string,
+    name: CheckName<N, "scheduler name">,
     spec: RepeatSpec,
     opts: SchedulerOptions<Payload<P, K>, L>,
   ): Promise<Date> {
@@ -581,7 +586,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /** Deletes scheduler `name` of `queue` (its jobs already admitted stay): `true` when it existed. */
-  async removeScheduler<const Q extends string>(queue: CheckQueue<Q>, name: string): Promise<boolean> {
+  async removeScheduler<const Q extends string, const N extends string = string>(
+    queue: CheckQueue<Q>,
+    name: CheckName<N, "scheduler name">,
+  ): Promise<boolean> {
     return await schedulers.removeScheduler(this.#c, this.#c.keyspace(queue), name);
   }
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { assertClientQueue, assertJobId, assertName, type CheckLane, type JobId, Keyspace } from "../keyspace/mod.ts";
+import { assertClientQueue, assertJobId, assertName, type CheckLane, type CheckName, type JobId, Keyspace } from "../keyspace/mod.ts";
 import { encodeOptions, type JobOptions, MAX_PRIORITY, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
@@ -61,8 +61,11 @@ export interface EnqueueManyOptions<P = unknown, L extends string = string> {
   priority?: number | ((payload: P, index: number) => number | undefined);
 }
 
-/** Options of `EchoMQ.enqueue` and `EchoMQ.schedule`; `L` is the lane literal, checked by the compiler. */
-export interface EnqueueOptions<L extends string = string> {
+/**
+ * Options of `EchoMQ.enqueue` and `EchoMQ.schedule`; `L` is the lane literal and `D` the dedup
+ * key's, both checked by the compiler.
+ */
+export interface EnqueueOptions<L extends string = string, D extends string = string> {
   /**
    * Use this id instead of a new one: an idempotent enqueue. A second enqueue with the same id is
    * refused with {@link DuplicateIdError} (and is not retried with another id) while the job's row
@@ -83,9 +86,10 @@ export interface EnqueueOptions<L extends string = string> {
    * `mode: "debounce"`, an admission under a key whose job still waits (pending or scheduled)
    * gives that job its payload instead — and, from `schedule`, its due time — so the last of a
    * burst runs (`debounced`). Decided by the server in the admission itself: racing producers
-   * get one job. The key follows the name rule (1 to 1024 bytes, no `{`, `}` or NUL).
+   * get one job. The key follows the name rule (1 to 1024 bytes, no `{`, `}` or NUL): a literal
+   * that breaks it fails to compile, any other value is checked before any wire.
    */
-  dedup?: DedupOptions;
+  dedup?: DedupOptions<D>;
   /**
    * The job's priority: 0 (the default) is the most urgent, up to {@link MAX_PRIORITY}. A claim
    * takes every ready job of a lower number first, and jobs of one priority in the order they
@@ -114,10 +118,10 @@ export interface EnqueueOptions<L extends string = string> {
   durable?: boolean | DurableOptions;
 }
 
-/** The `dedup` option of `enqueue`, `schedule` and `submit`. */
-export interface DedupOptions {
+/** The `dedup` option of `enqueue`, `schedule` and `submit`; `D` is the key literal, checked by the compiler. */
+export interface DedupOptions<D extends string = string> {
   /** The deduplication key (the name rule: 1 to 1024 bytes without `{`, `}` or NUL). */
-  key: string;
+  key: CheckName<D, "dedup key">;
   /** The key also holds this long after the admission, even once its job has settled (a throttle window), in ms. */
   ttlMs?: number;
   /** `"deduplicate"` (default): a held key drops the admission. `"debounce"`: a waiting holder takes its payload. */

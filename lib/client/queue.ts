@@ -21,7 +21,7 @@
  *
  * @module
  */
-import type { CheckLane, JobId } from "../keyspace/mod.ts";
+import type { CheckLane, CheckName, JobId } from "../keyspace/mod.ts";
 import type { Admitted } from "./batch.ts";
 import type { EchoMQ } from "./echomq.ts";
 import type { PayloadDecodeError } from "./errors.ts";
@@ -53,15 +53,18 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.enqueue` (with `wait`: `{ id, result }` once the job completed). */
-  enqueue<const L extends string = string, W extends EnqueueWait | false | undefined = undefined>(
+  enqueue<const L extends string = string, W extends EnqueueWait | false | undefined = undefined, const D extends string = string>(
     payload: Payload<P, K>,
-    opts?: EnqueueOptions<L> & WaitOption<W>,
+    opts?: EnqueueOptions<L, D> & WaitOption<W>,
   ): Promise<EnqueueReply<W>> {
-    return this.#mq.enqueue<string, L, W>(this.name, payload, opts);
+    return this.#mq.enqueue<string, L, W, D>(this.name, payload, opts);
   }
 
   /** See `EchoMQ.submit`. */
-  submit<const L extends string = string>(payload: Payload<P, K>, opts?: EnqueueOptions<L> & Partial<When>): Promise<Admitted> {
+  submit<const L extends string = string, const D extends string = string>(
+    payload: Payload<P, K>,
+    opts?: EnqueueOptions<L, D> & Partial<When>,
+  ): Promise<Admitted> {
     return this.#mq.submit(this.name, payload, opts);
   }
 
@@ -74,7 +77,11 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.schedule`. */
-  schedule<const L extends string = string>(payload: Payload<P, K>, when: When, opts?: EnqueueOptions<L>): Promise<JobId> {
+  schedule<const L extends string = string, const D extends string = string>(
+    payload: Payload<P, K>,
+    when: When,
+    opts?: EnqueueOptions<L, D>,
+  ): Promise<JobId> {
     return this.#mq.schedule(this.name, payload, when, opts);
   }
 
@@ -204,8 +211,8 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.upsertScheduler`. */
-  upsertScheduler<const L extends string = string>(
-    name: string,
+  upsertScheduler<const L extends string = string, const N extends string = string>(
+    name: CheckName<N, "scheduler name">,
     spec: RepeatSpec,
     opts: SchedulerOptions<Payload<P, K>, L>,
   ): Promise<Date> {
@@ -218,7 +225,7 @@ export class Queue<P, K extends PayloadKind = "json"> {
   }
 
   /** See `EchoMQ.removeScheduler`. */
-  removeScheduler(name: string): Promise<boolean> {
+  removeScheduler<const N extends string = string>(name: CheckName<N, "scheduler name">): Promise<boolean> {
     return this.#mq.removeScheduler(this.name, name);
   }
 }

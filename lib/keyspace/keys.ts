@@ -19,6 +19,28 @@ export type JobKey<Q extends string, Id extends string> = `emq:{${Q}}:job:${Id}`
 /** The base of a queue, `emq:{<Q>}:`: never a key itself; a row is base + `job:` + id. */
 export type QueueBase<Q extends string> = `emq:{${Q}}:`;
 
+/**
+ * A key named inside a queue, `emq:{<Q>}:<T>:<N>`: a type prefix and a name (checked by
+ * `CheckName`), as `lane:`, `levels:` and `scheduler:` are. Literal in, literal out.
+ */
+export type NamedKey<Q extends string, T extends string, N extends string> = `emq:{${Q}}:${T}:${N}`;
+
+/** A lane's state, `emq:{<Q>}:lane:<L>` (`lane:` is the default lane's). */
+export type LaneKey<Q extends string, L extends string> = NamedKey<Q, "lane", L>;
+
+/** A lane's priority levels, `emq:{<Q>}:levels:<L>`. */
+export type LevelsKey<Q extends string, L extends string> = NamedKey<Q, "levels", L>;
+
+/** One scheduler's hash, `emq:{<Q>}:scheduler:<N>`. */
+export type SchedulerKey<Q extends string, N extends string> = NamedKey<Q, "scheduler", N>;
+
+/**
+ * A lane's ready list at priority `P`, `emq:{<Q>}:ready:<P>:<L>` — or `pending`, the default lane's
+ * list at priority 0: exactly `pending` for `""` and `0`, either when the compiler cannot tell.
+ */
+export type ReadyKey<Q extends string, L extends string, P extends number> = [L, P] extends ["", 0] ? QueueKey<Q, "pending">
+  : ("" extends L ? 0 extends P ? QueueKey<Q, "pending"> : never : never) | `emq:{${Q}}:ready:${P}:${L}`;
+
 /** Throws a {@link KeyspaceError} unless `type` is one of the queue key types. */
 export function assertQueueType(type: unknown): asserts type is QueueType {
   if (!isQueueType(type)) {

@@ -5,8 +5,8 @@
  */
 import { assertBrandedId, type CheckBrandedId } from "./branded_id.ts";
 import { KeyspaceError } from "./error.ts";
-import type { JobKey, QueueBase, QueueKey } from "./keys.ts";
-import { assertName } from "./name.ts";
+import type { JobKey, LaneKey, LevelsKey, QueueBase, QueueKey, ReadyKey, SchedulerKey } from "./keys.ts";
+import { assertName, type CheckKeyLane, type CheckName } from "./name.ts";
 import { assertValidQueue, type CheckQueue } from "./queue_name.ts";
 import { slot } from "./slot.ts";
 import { splitQueueKey } from "./split.ts";
@@ -89,31 +89,35 @@ export class Keyspace<Q extends string = string> {
    * The ready list of `lane` at `priority`: `ready:<priority>:<lane>`, except the default lane
    * (`""`) at priority 0, whose list is `pending`. The priority comes first so that a lane name
    * holding `:` and digits never aliases another lane's list. The twin of the native `Queue::ready`.
+   * A literal lane that breaks the name rule is a compile error naming the rule ({@link CheckKeyLane}).
    */
-  ready(lane: string, priority: number): string {
+  ready<const L extends string, const P extends number>(lane: CheckKeyLane<L>, priority: P): ReadyKey<Q, L, P> {
     checkLane(lane);
     if (!Number.isSafeInteger(priority) || priority < 0) {
       throw new KeyspaceError("priority", `priority must be a non-negative integer, got ${String(priority)}`);
     }
-    return lane === "" && priority === 0 ? this.pending : `${this.base}ready:${priority}:${lane}`;
+    return (lane === "" && priority === 0 ? this.pending : `${this.base}ready:${priority}:${lane}`) as ReadyKey<Q, L, P>;
   }
 
   /** `levels:<lane>`: the priorities ≥ 1 whose ready list of `lane` is non-empty (a sorted set). */
-  levels(lane: string): string {
+  levels<const L extends string>(lane: CheckKeyLane<L>): LevelsKey<Q, L> {
     checkLane(lane);
-    return `${this.base}levels:${lane}`;
+    return `${this.base}levels:${lane}` as LevelsKey<Q, L>;
   }
 
   /** `lane:<lane>`: the state of `lane` (a hash; `lane:` is the default lane's). */
-  lane(lane: string): string {
+  lane<const L extends string>(lane: CheckKeyLane<L>): LaneKey<Q, L> {
     checkLane(lane);
-    return `${this.base}lane:${lane}`;
+    return `${this.base}lane:${lane}` as LaneKey<Q, L>;
   }
 
-  /** `scheduler:<name>`: one scheduler's hash; the name follows the name rule (`assertName`). */
-  scheduler(name: string): string {
+  /**
+   * `scheduler:<name>`: one scheduler's hash; the name follows the name rule (`assertName`; a
+   * literal that breaks it is a compile error naming the rule, {@link CheckName}).
+   */
+  scheduler<const N extends string>(name: CheckName<N, "scheduler name">): SchedulerKey<Q, N> {
     assertName(name, "scheduler name");
-    return `${this.base}scheduler:${name}`;
+    return `${this.base}scheduler:${name}` as SchedulerKey<Q, N>;
   }
 
   /**
@@ -135,12 +139,14 @@ function checkLane(lane: string): void {
 /**
  * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
  * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `completed`, `events`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
- * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types.
+ * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types, and
+ * a literal lane or scheduler name that breaks the name rule is a compile error naming the rule.
  *
  * @example
  * ```ts
  * const orders = keyspace("orders");
  * orders.pending; // "emq:{orders}:pending"
+ * orders.ready("acme", 5); // "emq:{orders}:ready:5:acme"
  * ```
  */
 export function keyspace<const Q extends string>(queue: CheckQueue<Q>): Keyspace<Q> {

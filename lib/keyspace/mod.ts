@@ -59,9 +59,35 @@ export {
   newJobId,
   type Upper,
 } from "./branded_id.ts";
-export { assertQueueType, jobKey, type JobKey, type QueueBase, queueKey, type QueueKey } from "./keys.ts";
+export {
+  assertQueueType,
+  jobKey,
+  type JobKey,
+  type LaneKey,
+  type LevelsKey,
+  type NamedKey,
+  type QueueBase,
+  queueKey,
+  type QueueKey,
+  type ReadyKey,
+  type SchedulerKey,
+} from "./keys.ts";
 export { type KeyParseError, type ParseQueueKey, type SplitKey, splitQueueKey } from "./split.ts";
 export { Keyspace, keyspace } from "./keyspace.ts";
-export { assertName, type CheckLane, type LaneNameError, MAX_NAME_BYTES, type NameKind, validName } from "./name.ts";
+export {
+  assertName,
+  type CheckKeyLane,
+  type CheckLane,
+  type CheckName,
+  type DiagnoseName,
+  type LaneNameError,
+  MAX_NAME_BYTES,
+  type NameError,
+  type NameKind,
+  type NameKinds,
+  type NameRule,
+  type NameRuleMessage,
+  validName,
+} from "./name.ts";
 export { hashtag, slot, SLOTS } from "./slot.ts";
 export { type AclAccess, aclKeyPattern } from "./acl.ts";

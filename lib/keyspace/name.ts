@@ -1,10 +1,11 @@
 /**
- * Names inside a queue — lane names today, dedup keys and scheduler names next — at both levels:
- * {@link CheckLane} refuses a bad literal at compile time with a message naming the rule;
- * {@link validName} / {@link assertName} check any value at run time. A name follows the queue-name
- * rule (no `{`, `}` or NUL, well-formed UTF-16) and must also be non-empty (the empty name is the
- * server's name for "none": the default lane) and at most {@link MAX_NAME_BYTES} bytes of UTF-8
- * (names are stored in lists and hashes and sent with every job). The native twin is
+ * Names inside a queue — lane names, scheduler names, dedup keys — at both levels: {@link CheckName}
+ * refuses a bad literal at compile time with a message naming the rule (one type for every kind
+ * of name: a builder or a call that takes a name gets the check by taking `CheckName<N, kind>`);
+ * {@link validName} / {@link assertName} check any value at run time. A name follows the
+ * queue-name rule (no `{`, `}` or NUL, well-formed UTF-16) and must also be non-empty (the empty
+ * name is the server's name for "none": the default lane) and at most {@link MAX_NAME_BYTES} bytes
+ * of UTF-8 (names are stored in lists and hashes and sent with every job). The native twin is
  * `valid_name` in `native/src/keyspace.rs`; the order of checks is the same everywhere: not a
  * string, empty, `}`, `{`, NUL, not well-formed (host only), too long.
  *
@@ -15,26 +16,60 @@ import { KeyspaceError, quote } from "./error.ts";
 /** The longest name, in bytes of UTF-8. */
 export const MAX_NAME_BYTES = 1024;
 
-/** What a name names, as messages say it (`lane name`, …). */
-export type NameKind = "lane name" | "scheduler name" | "dedup key";
+/**
+ * Every kind of name, as messages say it, with why the compiler refuses it empty. A new kind of
+ * name (a flow's, a job's) is one more entry: {@link CheckName} then words its refusals.
+ */
+export interface NameKinds {
+  /** A job's lane: `enqueue`'s `lane`, `pause`, `limit`, `penalize`; keys `lane:`, `ready:`, `levels:`. */
+  "lane name": "the default lane has no name (omit the lane)";
+  /** A scheduler's name: `upsertScheduler`, `removeScheduler`; key `scheduler:`. */
+  "scheduler name": "a scheduler is known by its name";
+  /** A deduplication key: `enqueue`'s / `submit`'s `dedup.key`; an entry of `dedup`. */
+  "dedup key": "omit dedup to admit without deduplication";
+}
 
-/** Compiler messages for a refused lane-name literal, by rule. */
-export type LaneNameError =
-  | "lane name must not be empty: the default lane has no name (omit the lane)"
-  | "lane name must not contain '}': names follow the queue-name rule"
-  | "lane name must not contain '{': names follow the queue-name rule"
-  | "lane name must not contain NUL: it would corrupt NUL-joined entries";
+/** What a name names, as messages say it (`lane name`, …). */
+export type NameKind = keyof NameKinds;
+
+/** A rule of the names the compiler checks: empty, `}`, `{`, NUL (the byte length is a run-time rule). */
+export type NameRule = "empty" | "}" | "{" | "NUL";
+
+/** The compiler's message for a name literal of kind `K` that breaks rule `R`. */
+export type NameRuleMessage<K extends NameKind, R extends NameRule> = R extends "empty" ? `${K} must not be empty: ${NameKinds[K]}`
+  : R extends "NUL" ? `${K} must not contain NUL: it would corrupt NUL-joined entries`
+  : `${K} must not contain '${R}': names follow the queue-name rule`;
+
+/** Every compiler message for a refused name literal of kind `K`. */
+export type NameError<K extends NameKind> = NameRuleMessage<K, NameRule>;
 
 /**
- * `L` itself when it is a legal lane name (or a widened `string`, checked at run time), else the
- * message of the first broken rule (empty, `}`, `{`, NUL). Length is checked at run time only.
+ * `N` itself when it is a legal name of kind `K` (or a widened `string`, checked at run time),
+ * else the message of the first broken rule (empty, `}`, `{`, NUL). The valid path is three
+ * checks, no recursion; only a refused literal pays for {@link DiagnoseName}. Length is checked at
+ * run time only.
  */
-export type CheckLane<L extends string> = string extends L ? L
-  : L extends "" ? "lane name must not be empty: the default lane has no name (omit the lane)"
-  : L extends `${string}}${string}` ? "lane name must not contain '}': names follow the queue-name rule"
-  : L extends `${string}{${string}` ? "lane name must not contain '{': names follow the queue-name rule"
-  : L extends `${string}\0${string}` ? "lane name must not contain NUL: it would corrupt NUL-joined entries"
-  : L;
+export type CheckName<N extends string, K extends NameKind> = string extends N ? N
+  : N extends "" ? NameRuleMessage<K, "empty">
+  : N extends `${string}${"{" | "}" | "\0"}${string}` ? DiagnoseName<N, K>
+  : N;
+
+/** Which rule a refused name literal broke, in the runtime's order: `}`, `{`, NUL. */
+export type DiagnoseName<N extends string, K extends NameKind> = N extends `${string}}${string}` ? NameRuleMessage<K, "}">
+  : N extends `${string}{${string}` ? NameRuleMessage<K, "{">
+  : NameRuleMessage<K, "NUL">;
+
+/** Compiler messages for a refused lane-name literal, by rule. */
+export type LaneNameError = NameError<"lane name">;
+
+/** {@link CheckName} for a lane name: what `enqueue`'s `lane`, `pause`, `limit` and `penalize` take. */
+export type CheckLane<L extends string> = CheckName<L, "lane name">;
+
+/**
+ * A lane as the keys take it: `""` (the default lane's `lane:`, `levels:`, `ready:<p>:`) or a
+ * lane name {@link CheckLane} passes.
+ */
+export type CheckKeyLane<L extends string> = L extends "" ? L : CheckLane<L>;
 
 const FORBIDDEN = /[{}\0]/;
 const UTF8 = new TextEncoder();

@@ -250,9 +250,9 @@ for (const combo of COMBOS) {
         [() => ctx.mq.upsertScheduler(q, "x", { cron: "* * * * *", tz: "Mars/Olympus" }, { payload: { n: 0 } }), "tz", /tz "Mars\/Olympus" is not a known time zone/],
         [() => ctx.mq.upsertScheduler(q, "x", { everyMs: 0 }, { payload: { n: 0 } }), "everyMs", /everyMs must be an integer/],
         [() => ctx.mq.upsertScheduler(q, "x", { everyMs: Number.NaN }, { payload: { n: 0 } }), "everyMs", /got NaN/],
-        [() => ctx.mq.upsertScheduler(q, "a{b", { everyMs: 10 }, { payload: { n: 0 } }), "name", /name rule/],
+        [() => ctx.mq.upsertScheduler(q, "a{b" as string, { everyMs: 10 }, { payload: { n: 0 } }), "name", /name rule/],
         [() => ctx.mq.upsertScheduler(q, "x", { everyMs: 10 }, { payload: { n: 0 }, missed: { max: 0 } }), "missed", /missed must be/],
-        [() => ctx.mq.removeScheduler(q, ""), "name", /name rule/],
+        [() => ctx.mq.removeScheduler(q, "" as string), "name", /name rule/],
       ];
       for (const [run, option, text] of bad) {
         const e = await run().then(() => null, (x: unknown) => x);

@@ -68,7 +68,7 @@ describe("shared vectors", () => {
     // a lane's keys (prefixed types) are built by the keyspace's methods: see the lane vectors below
     if (/^(ready|levels|lane):/.test(r.type!)) return;
     if (r.type!.startsWith("scheduler:")) {
-      expect(keyspace(r.queue as string).scheduler(r.type!.slice("scheduler:".length))).toBe(r.key);
+      expect<string>(keyspace(r.queue as string).scheduler(r.type!.slice("scheduler:".length))).toBe(r.key);
       return;
     }
     const build = (): string => queueKey(r.queue as string, r.type as QueueType);
@@ -97,14 +97,15 @@ describe("shared lane vectors", () => {
   test("a lane's keys: ready (pending for the default lane at 0), levels, state", () => {
     for (const c of laneKeys) {
       const ks = keyspace(c.queue);
-      expect([ks.ready(c.lane, c.priority), ks.levels(c.lane), ks.lane(c.lane)]).toEqual([c.ready, c.levels, c.state]);
+      expect<string[]>([ks.ready(c.lane, c.priority), ks.levels(c.lane), ks.lane(c.lane)]).toEqual([c.ready, c.levels, c.state]);
       expect(splitQueueKey(c.ready)?.queue).toBe(c.queue);
       expect(slot(c.ready)).toBe(ks.slot);
     }
-    expect(() => keyspace("q").ready("a}b", 0)).toThrow(/lane name "a}b" must not contain "}"/);
+    // widened (`as string`): a literal that breaks the name rule does not compile
+    expect(() => keyspace("q").ready("a}b" as string, 0)).toThrow(/lane name "a}b" must not contain "}"/);
     expect(() => keyspace("q").ready("x", -1)).toThrow(/priority must be a non-negative integer/);
     expect(() => keyspace("q").lane("n".repeat(1025))).toThrow(/at most 1024 bytes/);
-    expect(() => keyspace("q").scheduler("a{b")).toThrow(/scheduler name "a\{b" must not contain "\{"/);
-    expect(() => keyspace("q").scheduler("")).toThrow(/scheduler name must not be empty/);
+    expect(() => keyspace("q").scheduler("a{b" as string)).toThrow(/scheduler name "a\{b" must not contain "\{"/);
+    expect(() => keyspace("q").scheduler("" as string)).toThrow(/scheduler name must not be empty/);
   });
 });

@@ -3,6 +3,8 @@
 // jobKey takes a branded id of any namespace: a JOB literal (the fixture) takes the same match as
 // CheckJobId; another namespace takes the general fourteen-`infer` match, about 11 instantiations
 // more per jobKey call, and has a budget of its own (45 per call, same fixture, USR ids).
+// The keyspace's named builders (lane, levels, ready, scheduler: a name checked by CheckName, a
+// literal key out) have the same budget of 40 per call, over plain methods with the same calls.
 import { expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -70,6 +72,38 @@ test(`${2 * CALLS} literal key calls stay within ${BUDGET_PER_CALL} instantiatio
     expect(other).toBeGreaterThan(literal); // the general match did run for USR ids
     expect(perCall).toBeLessThanOrEqual(BUDGET_PER_CALL);
     expect(otherPerCall).toBeLessThanOrEqual(OTHER_NAMESPACE_BUDGET_PER_CALL);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function namedFixture(header: string): string {
+  const lines = [header, 'const ks = keyspace("orders");'];
+  for (let i = 0; i < CALLS; i++) {
+    const call = [`ks.lane("lane-${i}")`, `ks.levels("lane-${i}")`, `ks.ready("lane-${i}", ${i})`, `ks.scheduler("sched-${i}")`][i % 4];
+    lines.push(`export const k${i} = ${call};`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+test(`${CALLS} literal calls of the named builders stay within ${BUDGET_PER_CALL} instantiations per call`, () => {
+  const dir = mkdtempSync(join(tmpdir(), "emq-budget-"));
+  const mod = resolve(ROOT, "mod.ts");
+  try {
+    const literal = instantiations(dir, "named.ts", namedFixture(`import { keyspace } from "${mod}";`));
+    const baseline = instantiations(
+      dir,
+      "named_baseline.ts",
+      namedFixture(
+        `import "${mod}";\n` +
+          "declare function keyspace(q: string): { lane(l: string): string; levels(l: string): string; " +
+          "ready(l: string, p: number): string; scheduler(n: string): string };",
+      ),
+    );
+    const perCall = (literal - baseline) / CALLS;
+    console.log(`type cost of the named builders: literal ${literal}, baseline ${baseline}, ${perCall.toFixed(1)} instantiations per call`);
+    expect(literal).toBeGreaterThan(baseline); // the checks did run
+    expect(perCall).toBeLessThanOrEqual(BUDGET_PER_CALL);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,10 @@
-// The editor completes the key type: drive the TypeScript language service at `queueKey("orders", "`.
+// The editor completes the key type: drive the TypeScript language service at `queueKey("orders", "`
+// and at `keyspace("orders").`.
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import ts from "typescript";
+import { QUEUE_TYPES } from "../../mod.ts";
 import { projectOptions, ROOT } from "./compiler.ts";
 
 function completionsAt(source: string): string[] {
@@ -28,4 +31,20 @@ function completionsAt(source: string): string[] {
 test('queueKey("orders", " completes exactly the QueueType members', () => {
   const names = completionsAt('import { queueKey } from "../../mod.ts";\nqueueKey("orders", "|');
   expect(names.sort()).toEqual(["active", "completed", "dead", "dedup", "dedup_ttl", "events", "lanes", "meta", "parked", "pending", "ring", "schedule", "schedulers", "wake"]);
+});
+
+// Every key type of docs/GRAMMAR.md's table (`emq:{q}:<type>`, the name before any `:<…>`), read
+// from the document itself, so a new type documented without a builder fails here.
+function grammarTypes(): string[] {
+  const text = readFileSync(resolve(ROOT, "docs/GRAMMAR.md"), "utf8");
+  const types = [...text.matchAll(/^\| `emq:\{q\}:([a-z_]*)[^`]*` \|/gm)].map((m) => m[1]);
+  return [...new Set(types.filter((t) => t !== ""))]; // `emq:{q}:` is the base, never a key
+}
+
+test('keyspace("orders"). completes a builder for every key type of docs/GRAMMAR.md', () => {
+  const names = completionsAt('import { keyspace } from "../../mod.ts";\nkeyspace("orders").|');
+  const documented = grammarTypes();
+  expect(documented).toEqual(expect.arrayContaining([...QUEUE_TYPES, "job", "ready", "levels", "lane", "scheduler"]));
+  expect(documented.length).toBe(QUEUE_TYPES.length + 5);
+  expect(names).toEqual(expect.arrayContaining(documented));
 });

@@ -5,11 +5,16 @@ import {
   type CheckBrandedId,
   type CheckClientQueue,
   type CheckJobId,
+  type CheckKeyLane,
+  type CheckLane,
+  type CheckName,
   type CheckQueue,
   type JobId,
   jobKey,
   type JobKey,
   keyspace,
+  type LaneNameError,
+  type NameError,
   newJobId,
   type ParseQueueKey,
   type QueueEmptyError,
@@ -30,6 +35,19 @@ const fresh = orders.job(newJobId());
 const user = jobKey("orders", "USR0Nb1VTbfnu4");
 const userRow = orders.job("ABCzzzzzzzzzzz");
 const branded = orders.job("USR0Nb1VTbfnu4" as unknown as BrandedId<"USR">);
+// The named builders: literal in, literal out; the default lane's keys take "".
+const laneState = orders.lane("a");
+const defaultLaneState = orders.lane("");
+const levels = orders.levels("tenant:1");
+const ready = orders.ready("a", 5);
+const readyDefault = orders.ready("", 5);
+const readyPending = orders.ready("", 0);
+const readyZero = orders.ready("a", 0);
+const readyWide = orders.ready(widened, 0);
+const readyWidePriority = orders.ready("a", Number(widened));
+const scheduler = orders.scheduler("nightly");
+const schedulerWide = orders.scheduler(widened);
+const wideLane = keyspace(widened).lane(widened);
 
 export type Checks = [
   Expect<Equal<typeof pending, "emq:{orders}:pending">>,
@@ -80,4 +98,45 @@ export type Checks = [
   Expect<Equal<CheckClientQueue<"a\0b">, QueueNulError>>,
   Expect<Equal<CheckClientQueue<"" | "orders">, QueueEmptyError | "orders">>, // a union refuses its empty member
   Expect<Equal<QueueEmptyError, "queue name must not be empty: the server refuses an empty hashtag">>,
+  // The named builders keep literal key types.
+  Expect<Equal<typeof laneState, "emq:{orders}:lane:a">>,
+  Expect<Equal<typeof defaultLaneState, "emq:{orders}:lane:">>,
+  Expect<Equal<typeof levels, "emq:{orders}:levels:tenant:1">>,
+  Expect<Equal<typeof ready, "emq:{orders}:ready:5:a">>,
+  Expect<Equal<typeof readyDefault, "emq:{orders}:ready:5:">>,
+  Expect<Equal<typeof readyPending, "emq:{orders}:pending">>, // the default lane at 0 is pending
+  Expect<Equal<typeof readyZero, "emq:{orders}:ready:0:a">>,
+  Expect<Equal<typeof readyWide, "emq:{orders}:pending" | `emq:{orders}:ready:0:${string}`>>, // "" or not
+  Expect<Equal<typeof readyWidePriority, `emq:{orders}:ready:${number}:a`>>,
+  Expect<Equal<typeof scheduler, "emq:{orders}:scheduler:nightly">>,
+  Expect<Equal<typeof schedulerWide, `emq:{orders}:scheduler:${string}`>>,
+  Expect<Equal<typeof wideLane, `emq:{${string}}:lane:${string}`>>,
+  // The parser takes every key type of docs/GRAMMAR.md apart: queue, then the type after `}:`.
+  Expect<Equal<ParseQueueKey<typeof laneState>, { queue: "orders"; type: "lane:a" }>>,
+  Expect<Equal<ParseQueueKey<typeof defaultLaneState>, { queue: "orders"; type: "lane:" }>>,
+  Expect<Equal<ParseQueueKey<typeof levels>, { queue: "orders"; type: "levels:tenant:1" }>>,
+  Expect<Equal<ParseQueueKey<typeof ready>, { queue: "orders"; type: "ready:5:a" }>>,
+  Expect<Equal<ParseQueueKey<typeof readyDefault>, { queue: "orders"; type: "ready:5:" }>>,
+  Expect<Equal<ParseQueueKey<typeof scheduler>, { queue: "orders"; type: "scheduler:nightly" }>>,
+  Expect<Equal<ParseQueueKey<typeof user>, { queue: "orders"; type: "job:USR0Nb1VTbfnu4" }>>,
+  Expect<Equal<ParseQueueKey<QueueKey<"orders", "dedup_ttl">>, { queue: "orders"; type: "dedup_ttl" }>>,
+  Expect<Equal<ParseQueueKey<QueueKey<"orders", "events">>, { queue: "orders"; type: "events" }>>,
+  // One check for every kind of name: the lane's is CheckName's, the keys' also take "".
+  Expect<Equal<CheckLane<"a">, "a">>,
+  Expect<Equal<CheckLane<string>, string>>,
+  Expect<Equal<CheckName<"n{x", "scheduler name">, "scheduler name must not contain '{': names follow the queue-name rule">>,
+  Expect<Equal<CheckName<"", "dedup key">, "dedup key must not be empty: omit dedup to admit without deduplication">>,
+  Expect<Equal<CheckName<"a" | "b}", "dedup key">, "a" | "dedup key must not contain '}': names follow the queue-name rule">>,
+  Expect<Equal<CheckKeyLane<"">, "">>,
+  Expect<Equal<CheckKeyLane<"a\0">, "lane name must not contain NUL: it would corrupt NUL-joined entries">>,
+  Expect<Equal<LaneNameError, NameError<"lane name">>>,
+  Expect<
+    Equal<
+      LaneNameError,
+      | "lane name must not be empty: the default lane has no name (omit the lane)"
+      | "lane name must not contain '}': names follow the queue-name rule"
+      | "lane name must not contain '{': names follow the queue-name rule"
+      | "lane name must not contain NUL: it would corrupt NUL-joined entries"
+    >
+  >,
 ];
