@@ -1,7 +1,8 @@
 //! CLAIM's walk, decided before anything is written (docs/design/lanes.md §10.6): the ready jobs of
 //! a lane as RPOP will hand them out once the claim's moves are written ([`Jobs`]), and, in a laned
 //! queue, the ring and the lanes' states simulated in exactly the order step 6 writes them
-//! ([`simulate`]). Step 6 replays the outcome ([`Laned`]); nothing here writes.
+//! ([`simulate`]). Step 6 replays the outcome ([`Laned`]); nothing here writes. The keys step 6
+//! writes through step 5's handles are [`Held`].
 
 use std::collections::VecDeque;
 
@@ -10,7 +11,7 @@ use super::lanes::{self, Counted, Defaults, State, Verdict};
 use super::move_due::Due;
 use super::ready::parse_priority;
 use super::scope::Scope;
-use crate::ffi::{Key, Kind, Owned};
+use crate::ffi::{Again, Key, Kind, Owned, Str};
 use crate::keyspace::{LANES, PARKED, RING};
 use crate::literals::lit;
 use crate::spec::CLAIM_MOVE_LIMIT;
@@ -35,12 +36,35 @@ impl Moved<'_, '_> {
     }
 }
 
+/// A key step 5 opened for step 6 to write. Step 6 reaches it only through [`Held::again`]: the
+/// handle itself while it is open, else a new one on the keyspace as it is then. Step 5 releases
+/// the handle when a write of step 6 may make, delete or change its key before its use (a handle
+/// caches the value it found).
+pub struct Held<'a>(Key<'a, 'a>);
+
+impl<'a> Held<'a> {
+    /// The key for one use.
+    pub fn again(&self) -> Again<'_, 'a, 'a> {
+        self.0.again()
+    }
+
+    /// Its name.
+    pub fn name(&self) -> Str<'_> {
+        self.0.name()
+    }
+
+    /// Closes the handle: each use opens the key anew.
+    pub fn release(&mut self) {
+        self.0.close();
+    }
+}
+
 /// A job the walk will claim: its id, row and attempts after this claim.
 pub struct Pick<'a> {
     /// Its id.
     pub id: Owned<'a>,
-    /// Its row, as step 5 opened it (step 6 closes it when it may not use it: [`Key::again`]).
-    pub row: Key<'a, 'a>,
+    /// Its row.
+    pub row: Held<'a>,
     /// Its attempts, this claim included.
     pub attempts: i64,
     /// Its lane.
@@ -55,8 +79,8 @@ pub struct Pop<'a> {
     pub name: Owned<'a>,
     /// The priority.
     pub p: u64,
-    /// The list, as step 5 opened it (step 6 closes it when it may not use it: [`Key::again`]).
-    pub list: Key<'a, 'a>,
+    /// The list (`pending`'s released: its pops go through the queue's `pending`).
+    pub list: Held<'a>,
     /// How many.
     pub k: usize,
 }
@@ -208,12 +232,18 @@ impl<'a> Jobs<'a> {
         self.levels
             .into_iter()
             .filter(|l| l.taken > 0)
-            .map(move |l| Pop {
-                lane,
-                name: l.list.ctx().string(name.bytes()),
-                p: l.p,
-                list: l.list,
-                k: l.taken,
+            .map(move |l| {
+                let mut list = Held(l.list);
+                if name.bytes().is_empty() && l.p == 0 {
+                    list.release();
+                }
+                Pop {
+                    lane,
+                    name: list.0.ctx().string(name.bytes()),
+                    p: l.p,
+                    list,
+                    k: l.taken,
+                }
             })
     }
 }
@@ -244,7 +274,7 @@ pub fn pick<'a>(picks: &mut Vec<Pick<'a>>, c: Candidate<'a>, lane: usize) -> Res
     } + 1;
     picks.push(Pick {
         id,
-        row,
+        row: Held(row),
         attempts,
         lane,
     });
@@ -312,9 +342,9 @@ pub enum RingOp {
 pub struct Lane<'a> {
     /// Its name.
     pub name: Owned<'a>,
-    /// Its state hash, as step 5 opened it (step 6 closes it when it may not use it:
-    /// [`Laned::keep`]).
-    pub key: Key<'a, 'a>,
+    /// Its state hash (released when the claim evicts or unparks the lane: that goes through
+    /// handles of its own, which may delete the hash).
+    pub key: Held<'a>,
     /// Its state.
     pub state: State,
     score: f64,
@@ -341,7 +371,8 @@ pub struct Laned<'a> {
     pub defaults: Defaults,
     /// `parked`'s lowest score as step 5 read it.
     parked_head: Option<f64>,
-    /// `ring` and `lanes` as step 5 opened them, until step 6 takes them ([`Laned::keep`]).
+    /// `ring` and `lanes` as step 5 opened them, until step 6 takes them (none once released:
+    /// [`Laned::release`]).
     pub keys: Option<(Key<'a, 'a>, Key<'a, 'a>)>,
 }
 
@@ -368,7 +399,7 @@ impl<'a> Sim<'_, 'a> {
         let score = self.scores.zscore(name.as_str()).unwrap_or(0.0);
         self.lanes.push(Lane {
             name,
-            key,
+            key: Held(key),
             state,
             score,
             jobs: None,
@@ -407,6 +438,7 @@ impl<'a> Sim<'_, 'a> {
         let l = &mut self.lanes[i];
         l.state.ring = false;
         l.evicted = true;
+        l.key.release();
         if park.is_some() {
             l.state.parked = park;
         }
@@ -462,6 +494,7 @@ pub fn simulate<'a>(
         let i = sim.lane(s, lane.bytes())?;
         sim.lanes[i].state.parked = None;
         sim.lanes[i].unparked = true;
+        sim.lanes[i].key.release();
         sim.insert(i);
     }
     // 4. the walk
@@ -535,17 +568,11 @@ impl<'a> Laned<'a> {
         out
     }
 
-    /// Step 6's first act: the handles step 5 kept, closed unless `keep` (no other handle writes
-    /// their keys before they are used). A lane's hash is closed all the same when the claim
-    /// evicts or unparks it: that goes through handles of its own, which may delete the hash.
-    pub fn keep(&mut self, keep: bool) {
-        if !keep {
-            self.keys = None;
-        }
+    /// Releases the handles step 5 kept for step 6: `ring`, `lanes` and the lanes' hashes.
+    pub fn release(&mut self) {
+        self.keys = None;
         for l in &mut self.lanes {
-            if !keep || l.evicted || l.unparked {
-                l.key.close();
-            }
+            l.key.release();
         }
     }
 }
