@@ -16,7 +16,7 @@ step() { # step <name> <command…>
 
 step "wire spec: docs/WIRE.md, tests/vectors/wire.json and native/src/{spec,refusal,table}.rs are what lib/wire generates" "$bin/bun" tools/gen_wire.ts --check
 step "tsc --noEmit" "$bin/tsc" --noEmit -p .
-step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts cli/main.ts
+step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts dev/main.ts
 step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts cli.ts
 step "doc examples run (deno test --doc: keyspace, wire)" env -u RUST_BACKTRACE "$bin/deno" test --doc --quiet --allow-all mod.ts lib/keyspace/ lib/wire/
 step "doc examples type-check (deno check --doc: client, ui, cli)" env -u RUST_BACKTRACE "$bin/deno" check --doc --quiet client.ts lib/client/ ui.ts lib/ui/ cli.ts
@@ -75,7 +75,7 @@ deno_test=(env -u RUST_BACKTRACE EMQ_TOPOLOGIES=standalone "$bin/deno" test --qu
 step "deno check (the bun:test shim)" env -u RUST_BACKTRACE "$bin/deno" check --quiet --config tests/deno.json tests/_deno/
 step "deno test (keyspace, client behaviour and tracing standalone; same files as bun test)" "${deno_test[@]}"
 
-if [ -f cli/demo.ts ]; then
+if [ -f dev/demo.ts ]; then
   step "demo under Bun (short)" ./emq demo --seconds 2
   step "demo under Deno (short)" env EMQ_RUNTIME=deno ./emq demo --seconds 2
 fi

@@ -1,7 +1,7 @@
 /**
  * The CLI's usage text: one entry per command, printed whole by `emq help` and alone by
  * `emq <command> --help` (or `-h`), which does nothing else. The package's commands are here; a
- * repository checkout lays its own entries over them (cli/repository.ts).
+ * repository checkout lays its own entries over them (dev/repository.ts).
  *
  * @module
  */

@@ -1,7 +1,7 @@
 /**
  * Where a command of the CLI runs: a server given by `--url` (`valkey://`, or `valkeys://` for TLS,
  * with `user:password@` when it asks for them), reached with the client. This is all the package's
- * CLI can reach; a repository checkout adds embedded servers (cli/target.ts) on the same
+ * CLI can reach; a repository checkout adds embedded servers (dev/target.ts) on the same
  * {@link Target} shape.
  *
  * @module

@@ -5,7 +5,7 @@
  * unless `--bind` says otherwise (off loopback only with a token), and prints the address; runs
  * until interrupted (SIGINT or SIGTERM), writing nothing on its own (only the user's clicks).
  *
- * A repository checkout adds to it ({@link UiAddons}, cli/ui/addons.ts): without `--url` an
+ * A repository checkout adds to it ({@link UiAddons}, dev/ui/addons.ts): without `--url` an
  * embedded server with demo traffic, and the key panel (`/keys`, built with cargo and bun) beside
  * the dashboard. The package has neither, and says so.
  *

@@ -1,6 +1,6 @@
 /**
  * An event as the dashboard writes it — shared by the queue page's Events table (the browser
- * script, cli/ui/browser/events.ts) and a job's page (job_events_html.ts, rendered on the server):
+ * script, browser/events.ts) and a job's page (job_events_html.ts, rendered on the server):
  * when it happened (its entry id's time), and what it carries besides its type and job, as one
  * line of text.
  *

@@ -1,6 +1,6 @@
 /**
  * The dashboard's JSON API as both halves see it (the server answers it in
- * `server/api_routes.ts`, the pages' script reads it in `browser/`): the shapes of its answers and
+ * `api_routes.ts`, the pages' script reads it in `browser/`): the shapes of its answers and
  * the few rules both follow — the states a page lists and counts, page sizes, where a queue's page
  * is. No DOM, no client.
  *

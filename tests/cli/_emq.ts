@@ -4,7 +4,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 
 /** The CLI's entry point. */
-export const MAIN = resolve(import.meta.dir, "../../cli/main.ts");
+export const MAIN = resolve(import.meta.dir, "../../dev/main.ts");
 
 /** What one run printed and its exit code. */
 export interface Run {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ } from "../../client.ts";
 import { keyspace } from "../../mod.ts";
-import { COMMANDS } from "../../cli/help.ts";
+import { COMMANDS } from "../../dev/help.ts";
 import { type ClusterHandle, command, moduleBuilt, type ServerHandle, startCluster, startServer } from "../../tools/embedded/mod.ts";
 import { emq, emqAsync, expectOneLineError } from "./_emq.ts";
 

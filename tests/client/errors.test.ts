@@ -326,7 +326,7 @@ for (const backend of BACKENDS) {
 }
 
 describe("the CLI", () => {
-  const MAIN = resolve(import.meta.dir, "../../cli/main.ts");
+  const MAIN = resolve(import.meta.dir, "../../dev/main.ts");
   const emq = (...args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });
 
   test("--url takes credentials and never prints the password", () => {

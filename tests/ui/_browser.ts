@@ -5,8 +5,8 @@
 import { afterAll, beforeAll } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { EchoMQ } from "../../client.ts";
-import { startUi, type Ui, type UiOptions } from "../../cli/ui/server/app.ts";
-import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { startUi, type Ui, type UiOptions } from "../../dev/ui/server/app.ts";
+import { buildWasm } from "../../dev/ui/server/wasm.ts";
 import { launchChromium } from "../../tools/chromium.ts";
 import { command, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 

@@ -262,7 +262,7 @@ test("options that would open it without a login are refused", () => {
   expect([r.code, r.err]).toEqual([2, "emq: --bind 0.0.0.0 is off loopback: add --token (or EMQ_UI_TOKEN); there is no login without one\n"]);
 });
 
-test("the script the package ships (lib/ui/dashboard_script.ts) is the bundle of cli/ui/browser as it is", () => {
+test("the script the package ships (lib/ui/dashboard_script.ts) is the bundle of lib/ui/browser as it is", () => {
   const r = Bun.spawnSync([process.execPath, resolve(ROOT, "tools/gen_ui.ts"), "--check"], { cwd: ROOT });
   expect(r.stderr.toString()).toBe("");
   expect(r.exitCode).toBe(0);

@@ -7,11 +7,11 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { request } from "node:http";
 import { createServer, type Server } from "node:net";
 import { resolve } from "node:path";
-import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { buildWasm } from "../../dev/ui/server/wasm.ts";
 import { command, freePort, portFree, startServer } from "../../tools/embedded/mod.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const MAIN = resolve(ROOT, "cli/main.ts");
+const MAIN = resolve(ROOT, "dev/main.ts");
 // The binary itself, not node_modules/.bin/deno: that is a Node wrapper, which a signal kills
 // without passing it on to Deno.
 const DENO = resolve(ROOT, "node_modules/deno/deno");

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { BrowserContext, Page } from "playwright-core";
 import { EchoMQ } from "../../client.ts";
-import { startUi, type Ui } from "../../cli/ui/server/app.ts";
+import { startUi, type Ui } from "../../dev/ui/server/app.ts";
 import { escapeLabel } from "../../lib/ui/metrics.ts";
-import { buildWasm } from "../../cli/ui/server/wasm.ts";
+import { buildWasm } from "../../dev/ui/server/wasm.ts";
 import { PAYLOAD_CHARS, queueHref } from "../../lib/ui/json_api.ts";
 import { visible } from "../../lib/ui/visible.ts";
 import { moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";

@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { type Job, JOB_EVENTS_SCAN } from "../../client.ts";
-import type { Ui } from "../../cli/ui/server/app.ts";
+import type { Ui } from "../../dev/ui/server/app.ts";
 import { keyspace } from "../../mod.ts";
 import { command, moduleBuilt } from "../../tools/embedded/mod.ts";
 import { suiteBrowser, useUiRig } from "./_browser.ts";

@@ -7,7 +7,7 @@
  * `/metrics` has the queue's `echomq_lanes`, no per-lane series. Needs a wire-9 server (lanes).
  */
 import { describe, expect, test } from "bun:test";
-import { startUi } from "../../cli/ui/server/app.ts";
+import { startUi } from "../../dev/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { moduleBuilt } from "../../tools/embedded/mod.ts";
 import { postJson, suiteBrowser, until, useUiRig } from "./_browser.ts";

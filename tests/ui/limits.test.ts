@@ -8,7 +8,7 @@
  * and `/metrics`.
  */
 import { describe, expect, test } from "bun:test";
-import { startUi } from "../../cli/ui/server/app.ts";
+import { startUi } from "../../dev/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { command, moduleBuilt } from "../../tools/embedded/mod.ts";
 import { postJson, suiteBrowser, until, useUiRig } from "./_browser.ts";

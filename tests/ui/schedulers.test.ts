@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { startUi } from "../../cli/ui/server/app.ts";
+import { startUi } from "../../dev/ui/server/app.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { visible } from "../../lib/ui/visible.ts";
 import { moduleBuilt } from "../../tools/embedded/mod.ts";

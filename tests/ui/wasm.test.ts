@@ -4,8 +4,8 @@ import { beforeAll, describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { readFileSync } from "node:fs";
 import { inspectKey } from "../../lib/cli/key.ts";
-import { buildWasm } from "../../cli/ui/server/wasm.ts";
-import { loadNative, type NativeKeyspace } from "../../cli/ui/shared/native.ts";
+import { buildWasm } from "../../dev/ui/server/wasm.ts";
+import { loadNative, type NativeKeyspace } from "../../dev/ui/shared/native.ts";
 import { Keyspace, splitQueueKey } from "../../mod.ts";
 import { readVectors } from "../vectors/keys.ts";
 

@@ -8,7 +8,7 @@
 import { loadNative, type NativeKeyspace } from "../shared/native.ts";
 import { hashtagText, keyParts, PANEL_TYPES, type PanelType, PRESETS, report, verdictText } from "../shared/verdicts.ts";
 import { type Piece, visiblePieces } from "../../../lib/ui/visible.ts";
-import { $ } from "./dom.ts";
+import { $ } from "../../../lib/ui/browser/dom.ts";
 
 const queue = $<HTMLInputElement>("queue");
 const type = $<HTMLSelectElement>("type");

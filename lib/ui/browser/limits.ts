@@ -11,9 +11,9 @@
  *
  * @module
  */
-import type { QueueLimits } from "../../../lib/client/mod.ts";
-import type { LimitReply } from "../../../lib/ui/json_api.ts";
-import { limitsText } from "../../../lib/ui/limits_text.ts";
+import type { QueueLimits } from "../../client/mod.ts";
+import type { LimitReply } from "../json_api.ts";
+import { limitsText } from "../limits_text.ts";
 import type { Act } from "./actions.ts";
 import { $ } from "./dom.ts";
 import { postJson } from "./fetch_json.ts";

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { OVERDUE_MS, type RemoveSchedulerReply, type SchedulerRow, type SchedulersReply } from "../../../lib/ui/json_api.ts";
-import { relative, utcText } from "../../../lib/ui/relative.ts";
-import { visible } from "../../../lib/ui/visible.ts";
+import { OVERDUE_MS, type RemoveSchedulerReply, type SchedulerRow, type SchedulersReply } from "../json_api.ts";
+import { relative, utcText } from "../relative.ts";
+import { visible } from "../visible.ts";
 import type { Act } from "./actions.ts";
 import { $, el } from "./dom.ts";
 import { getJson, postJson } from "./fetch_json.ts";

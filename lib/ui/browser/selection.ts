@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ListedState, RemoveManyReply, RequeueReply, RunReply } from "../../../lib/ui/json_api.ts";
+import type { ListedState, RemoveManyReply, RequeueReply, RunReply } from "../json_api.ts";
 import type { Act } from "./actions.ts";
 import { el } from "./dom.ts";
 import { postJson } from "./fetch_json.ts";

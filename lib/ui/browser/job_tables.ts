@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type JobsReply, LISTED_STATES, type ListedState } from "../../../lib/ui/json_api.ts";
+import { type JobsReply, LISTED_STATES, type ListedState } from "../json_api.ts";
 import { $ } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
 import { jobRowEl } from "./job_row.ts";

@@ -6,10 +6,10 @@
  *
  * @module
  */
-import type { LaneInfo } from "../../../lib/client/mod.ts";
-import type { LanesReply, PauseReply } from "../../../lib/ui/json_api.ts";
-import { DEFAULT_LANE_TEXT, laneLimitsText } from "../../../lib/ui/lanes_text.ts";
-import { visible } from "../../../lib/ui/visible.ts";
+import type { LaneInfo } from "../../client/mod.ts";
+import type { LanesReply, PauseReply } from "../json_api.ts";
+import { DEFAULT_LANE_TEXT, laneLimitsText } from "../lanes_text.ts";
+import { visible } from "../visible.ts";
 import type { Act } from "./actions.ts";
 import { $, el } from "./dom.ts";
 import { getJson, postJson } from "./fetch_json.ts";

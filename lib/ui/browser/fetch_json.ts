@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { ErrorReply } from "../../../lib/ui/json_api.ts";
+import type { ErrorReply } from "../json_api.ts";
 
 /** The API answered with an error status; the message is its `{ error }`. */
 class HttpError extends Error {}

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { PauseReply } from "../../../lib/ui/json_api.ts";
+import type { PauseReply } from "../json_api.ts";
 import type { Act } from "./actions.ts";
 import { showBadge } from "./badge.ts";
 import { $ } from "./dom.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../../../lib/ui/json_api.ts";
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../json_api.ts";
 import { oneAtATime } from "./actions.ts";
 import { eventsTable } from "./events.ts";
 import { getJson } from "./fetch_json.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { COUNTED_STATES, type QueueRow, type QueuesReply } from "../../../lib/ui/json_api.ts";
-import { visible } from "../../../lib/ui/visible.ts";
+import { COUNTED_STATES, type QueueRow, type QueuesReply } from "../json_api.ts";
+import { visible } from "../visible.ts";
 import { showBadge } from "./badge.ts";
 import { $, el, setNumber } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";

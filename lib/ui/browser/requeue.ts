@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RequeueReply } from "../../../lib/ui/json_api.ts";
+import type { RequeueReply } from "../json_api.ts";
 import type { Act } from "./actions.ts";
 import { $ } from "./dom.ts";
 import { postJson } from "./fetch_json.ts";

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import type { MinutesView } from "../../../lib/ui/json_api.ts";
-import { minuteAxes, minuteBars, minuteLabel, minuteSummary } from "../../../lib/ui/minute_chart.ts";
+import type { MinutesView } from "../json_api.ts";
+import { minuteAxes, minuteBars, minuteLabel, minuteSummary } from "../minute_chart.ts";
 import { $ } from "./dom.ts";
 
 const SVG = "http://www.w3.org/2000/svg";

@@ -8,9 +8,9 @@
  *
  * @module
  */
-import type { JobRow, ListedState } from "../../../lib/ui/json_api.ts";
-import { relative } from "../../../lib/ui/relative.ts";
-import { visible } from "../../../lib/ui/visible.ts";
+import type { JobRow, ListedState } from "../json_api.ts";
+import { relative } from "../relative.ts";
+import { visible } from "../visible.ts";
 import { el } from "./dom.ts";
 import type { Selection } from "./selection.ts";
 

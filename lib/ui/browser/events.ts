@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { QueueEventItem } from "../../../lib/client/mod.ts";
-import { EVENTS_SHOWN, type EventsReply } from "../../../lib/ui/json_api.ts";
-import { utcText } from "../../../lib/ui/relative.ts";
-import { eventDetails, eventTime } from "../../../lib/ui/event_text.ts";
+import type { QueueEventItem } from "../../client/mod.ts";
+import { EVENTS_SHOWN, type EventsReply } from "../json_api.ts";
+import { utcText } from "../relative.ts";
+import { eventDetails, eventTime } from "../event_text.ts";
 import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
 import { liveTable } from "./live_table.ts";

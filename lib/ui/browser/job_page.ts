@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { RemoveReply, RequeueReply, RunReply } from "../../../lib/ui/json_api.ts";
+import type { RemoveReply, RequeueReply, RunReply } from "../json_api.ts";
 import { postJson } from "./fetch_json.ts";
 import { announce, cannotRefresh } from "./status.ts";
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { COUNTED_STATES, type QueueReply } from "../../../lib/ui/json_api.ts";
-import { relative } from "../../../lib/ui/relative.ts";
+import { COUNTED_STATES, type QueueReply } from "../json_api.ts";
+import { relative } from "../relative.ts";
 import { $, setNumber } from "./dom.ts";
 
 /** The page's counts and totals; the function it returns shows a queue's. */

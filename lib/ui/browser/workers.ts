@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { WorkerRow, WorkersReply } from "../../../lib/ui/json_api.ts";
-import { durationText, relative, utcText } from "../../../lib/ui/relative.ts";
-import { visible } from "../../../lib/ui/visible.ts";
+import type { WorkerRow, WorkersReply } from "../json_api.ts";
+import { durationText, relative, utcText } from "../relative.ts";
+import { visible } from "../visible.ts";
 import { $, el } from "./dom.ts";
 import { getJson } from "./fetch_json.ts";
 import { liveTable } from "./live_table.ts";

@@ -1,5 +1,5 @@
 /**
- * The key panel's script: `cli/ui/browser/key_panel.ts` with everything it imports — the real
+ * The key panel's script: `dev/ui/browser/key_panel.ts` with everything it imports — the real
  * `mod.ts` among them — bundled for the browser by `bun build` (run as a child, so the server
  * itself runs under Bun or Deno), and its route. (The dashboard's script ships with the package,
  * bundled ahead of time: tools/gen_ui.ts.)
@@ -14,9 +14,9 @@ import { repoRoot } from "../../../tools/embedded/paths.ts";
 import type { Route } from "../../../lib/ui/route_table.ts";
 import { answer } from "../../../lib/ui/responses.ts";
 
-/** A script of `cli/ui/browser/`. */
+/** A script of `dev/ui/browser/` (the checkout's; the dashboard's are in `lib/ui/browser/`). */
 function browserEntry(file: string): string {
-  return join(repoRoot(), "cli", "ui", "browser", file);
+  return join(repoRoot(), "dev", "ui", "browser", file);
 }
 
 /** The entry point of the key panel's bundle. */

@@ -1,7 +1,7 @@
 /**
  * A dev script, not part of the command: rewrites the ui's screenshots in docs/ (shown in
  * README.md), driving `startUi` in-process so it can poll and sample faster than the command does:
- *   node_modules/.bin/bun cli/ui/screenshots.ts [panel|dashboard]   (both when neither is named)
+ *   node_modules/.bin/bun dev/ui/screenshots.ts [panel|dashboard]   (both when neither is named)
  * - panel: `emq ui`'s key panel in headless Chromium after the "a}b" preset (both refuse) and the
  *   "empty name" preset (they differ by design);
  * - dashboard: a queue's page (`/queues/mail%3Aoutbox`) on an embedded server (the native module
@@ -103,7 +103,7 @@ async function dashboard(browser: Browser): Promise<void> {
 
 const which = process.argv[2];
 if (which !== undefined && which !== "panel" && which !== "dashboard") {
-  console.error("usage: bun cli/ui/screenshots.ts [panel|dashboard]");
+  console.error("usage: bun dev/ui/screenshots.ts [panel|dashboard]");
   process.exit(2);
 }
 await buildWasm();

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { RatePoint } from "../../../lib/ui/json_api.ts";
+import type { RatePoint } from "../json_api.ts";
 import { $ } from "./dom.ts";
 
 /** A throughput figure in words: `0`, `0.5`, `12`, `1.2k`. */
