@@ -36,7 +36,7 @@ export function inspectKey(queue: string, type: string): KeyReport {
     ? null
     : queue === ""
     ? "the module refuses the empty name: an empty {} carries no hashtag"
-    : "the key does not split back into this queue and type (wire-5 layout)";
+    : "the key does not split back into this queue and type (the key layout)";
   return { key, hashtag: hashtag(key), slot: slot(key), host, native };
 }
 

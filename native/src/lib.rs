@@ -1,4 +1,5 @@
-//! EchoMQ wire 7 as a native Valkey module (`emq`). This file only registers: one command per verb
+//! The EchoMQ wire (the current one: `spec::WIRE`, from `WIRE` in `lib/wire/verbs.ts`) as a native
+//! Valkey module (`emq`). This file only registers: one command per verb
 //! of `table::VERBS` (with key specs, the getkeys callback and the `emq` ACL category) and the
 //! `emq.wire` / `emq.max-payload` configurations. The layers, from the server up: `ffi/` (the C
 //! API, every `unsafe` of the crate, naming nothing above it); the pure `keyspace` mirror, argument

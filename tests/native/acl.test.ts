@@ -1,5 +1,5 @@
 /**
- * ACL, wire-5: every verb declares one key (the queue's meta), which the server checks against the
+ * ACL: every verb declares one key (the queue's meta), which the server checks against the
  * caller's key patterns; every other key the module derives (pending, active, schedule, dead, wake,
  * rows) it checks itself before opening it. So a user limited to `~emq:{t1}:*` runs every verb on
  * t1 and gets NOPERM on t2 with nothing written (for a `+@all` user and a user granted only the

@@ -1,5 +1,5 @@
 /**
- * The native module on a 3-primary cluster, wire-5: every verb declares one key, the queue's meta,
+ * The native module on a 3-primary cluster: every verb declares one key, the queue's meta,
  * so the server itself routes EMQ.* by it (COMMAND GETKEYS on every node, MOVED from a node that
  * does not own the slot, with nothing written); no node ever holds a key of a slot it does not own;
  * the per-node `emq.wire` configuration fences a node (the `{emq}:version` key does not, in cluster

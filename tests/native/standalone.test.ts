@@ -1,5 +1,5 @@
 /**
- * The native module on one standalone server, wire-5: every verb's happy path (batches of several
+ * The native module on one standalone server: every verb's happy path (batches of several
  * groups, lease tokens, EXTEND, CLAIM's upkeep, count and next_ms, the wake markers, a paused
  * queue), every refusal class with its exact text (rendered from the spec) and an unchanged DEBUG
  * DIGEST, the order of the steps, the `{emq}:version` and `emq.wire` fences, the registration

@@ -1,5 +1,5 @@
 /**
- * Hostile input, wire-5: 200k random and mutated argument vectors (a seeded generator: valid calls
+ * Hostile input: 200k random and mutated argument vectors (a seeded generator: valid calls
  * of every verb the module registers — batches of several groups included — with flipped /
  * inserted / deleted bytes, the meta key moved to another queue or type, ids or tokens swapped
  * between groups, groups duplicated or dropped, bad tokens, braces and NUL in names, empty

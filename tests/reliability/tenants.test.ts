@@ -1,5 +1,5 @@
 /**
- * Tenants, wire-5: a user limited by ACL to `~emq:{t1}:*` cannot read or change queue t2 through
+ * Tenants: a user limited by ACL to `~emq:{t1}:*` cannot read or change queue t2 through
  * any client call — enqueue, enqueueMany, schedule, claim, claimMany, ack, retry, bury, extend,
  * settleMany, promote, reap, counts, work: each is refused with NOPERM and the server's digest (so
  * every t2 key) is unchanged — while the same calls on t1 succeed (claimed jobs carry their lease

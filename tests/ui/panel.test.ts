@@ -54,7 +54,7 @@ const PRESETS: ReadonlyArray<readonly [string, string, string, Partial<Record<ke
     hashtag: '"a"',
     slot: "15495",
     host: 'refused — queue name "a}b" must not contain "}": a brace would move the cluster hashtag',
-    native: "refused — the key does not split back into this queue and type (wire-5 layout)",
+    native: "refused — the key does not split back into this queue and type (the key layout)",
     warning: null,
     note: null,
   }],

@@ -130,7 +130,7 @@ pub fn moved_to_head(
     s.ctx.signal_ready(pending.name());
 }
 
-/// Step 6: a missing `meta` made as a queue's first use makes it: `wire 5 created_ms <now>`.
+/// Step 6: a missing `meta` made as a queue's first use makes it: `wire <WIRE> created_ms <now>`.
 pub fn made(meta: &Key, now: Str) {
     if meta.kind() == Kind::Empty {
         let l = lit();

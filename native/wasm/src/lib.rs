@@ -29,12 +29,12 @@ pub enum Reason {
 }
 
 impl Reason {
-    /// The verdict in words, as `emq key` (cli/key.ts) prints it.
+    /// The verdict in words, as `emq key` (lib/cli/key.ts) prints it.
     pub fn text(self) -> &'static str {
         match self {
             Reason::Accepted => "",
             Reason::NoSplit | Reason::OtherType => {
-                "the key does not split back into this queue and type (wire-5 layout)"
+                "the key does not split back into this queue and type (the key layout)"
             }
             Reason::EmptyName => {
                 "the module refuses the empty name: an empty {} carries no hashtag"
