@@ -15,6 +15,7 @@ step() { # step <name> <command…>
 }
 
 step "wire spec: docs/WIRE.md, tests/vectors/wire.json and native/src/{spec,refusal,table}.rs are what lib/wire generates" "$bin/bun" tools/gen_wire.ts --check
+step "deno fmt --check (the TypeScript tree, deno.json's fmt: width 160)" env -u RUST_BACKTRACE "$bin/deno" fmt --check --quiet
 step "tsc --noEmit" "$bin/tsc" --noEmit -p .
 step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts dev/main.ts
 step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts cli.ts
