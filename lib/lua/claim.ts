@@ -20,6 +20,7 @@ import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { luaEvent } from "./events.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 import { LANE_WALK_LUA } from "./lane_walk.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
@@ -39,9 +40,9 @@ export const CLAIM_PART_LUA: string = `
 local EMQ_SKIPLIST = '\\0emq:skiplist' .. string.rep('\\0', ${SKIPLIST_BYTES - 13})
 
 local function emq_claim_part(base, cluster, lease_ms, count)
-  local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
-  local dead, completed = base .. 'dead', base .. 'completed'
-  local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. 'events', 'stream'}})
+  local pending, active, schedule, wake = base .. '${KEY.pending}', base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.wake}'
+  local dead, completed = base .. '${KEY.dead}', base .. '${KEY.completed}'
+  local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}})
   if e then return nil, e end
   local meta, kinds, missing = s.meta, s.kinds, s.missing
   local now = emq_now()
@@ -102,7 +103,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
         e = candidate(expired.ids[k], expired.rows[k], expired.exists[k])
       elseif i <= #exp + len then
         local id = redis.call('LINDEX', list, -(i - #exp))
-        e = candidate(id, base .. 'job:' .. id, nil)
+        e = candidate(id, base .. '${KEY_PREFIX.job}' .. id, nil)
       else
         local k = du[i - #exp - len]
         e = candidate(due.ids[k], due.rows[k], due.exists[k])
@@ -121,7 +122,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     local _, e = walk(0, pending, kinds[pending]) if e then return nil, e end
   end
   if claimable and not laned and #claimed < room then
-    local lk = base .. 'levels:'
+    local lk = base .. '${KEY_PREFIX.levels}'
     local t, e = emq_type(lk, 'zset') if e then return nil, e end
     local seen, order = {}, {}
     local function add(p)
@@ -153,8 +154,8 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     e = emq_counter(KEYS[1], '${META.tokens}') if e then return nil, e end
     e = emq_counter(KEYS[1], '${META.claimed}') if e then return nil, e end
   end
-  local victims, e = emq_trim_select(base, 'dead', now, 0) if e then return nil, e end
-  local finished, e = emq_trim_select(base, 'completed', now, 0) if e then return nil, e end
+  local victims, e = emq_trim_select(base, '${KEY.dead}', now, 0) if e then return nil, e end
+  local finished, e = emq_trim_select(base, '${KEY.completed}', now, 0) if e then return nil, e end
   -- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
   local windows = false
   if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
@@ -173,10 +174,10 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   end
   if gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -gone) end
   for _, l in ipairs(pops) do
-    if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(l.p)) end
+    if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}', emq_int(l.p)) end
   end
-  emq_trim(base, 'dead', victims)
-  emq_trim(base, 'completed', finished)
+  emq_trim(base, '${KEY.dead}', victims)
+  emq_trim(base, '${KEY.completed}', finished)
   emq_drop_expired(windows)
   local reply, jobs, tries = {0}, {}, {}
   if #claimed > 0 then
@@ -232,7 +233,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   end
   if parked then times[#times + 1] = lim.parked end
   if laned then
-    local head = redis.call('ZRANGE', base .. 'parked', 0, 0, 'WITHSCORES')
+    local head = redis.call('ZRANGE', base .. '${KEY.parked}', 0, 0, 'WITHSCORES')
     if head[2] then times[#times + 1] = tonumber(head[2]) end
   end
   if spent_rate then times[#times + 1] = emq_next_token(lim.rate, q, r) end

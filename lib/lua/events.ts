@@ -11,6 +11,7 @@
  * @module
  */
 import { EVENT_FIELDS, EVENT_TYPE_FIELD, type EventField, type EventType, EVENTS, EVENTS_MAX_DEFAULT, META } from "../wire/mod.ts";
+import { KEY } from "./keys.ts";
 
 /** The fields an entry leaves out when empty: `lane` (absent: the queue itself). */
 const OPTIONAL: readonly EventField[] = ["lane"];
@@ -20,7 +21,7 @@ export const EVENTS_LUA: string = `
 -- Step 5 of a verb that writes events: the events stream typed (a stream or missing, then listed
 -- in missing for the cluster probe). Returns nil, or the refusal.
 local function emq_events_kind(base, missing)
-  local _, e = emq_kinds({{base .. 'events', 'stream'}}, missing)
+  local _, e = emq_kinds({{base .. '${KEY.events}', 'stream'}}, missing)
   return e
 end
 
@@ -38,7 +39,7 @@ end
 local function emq_event(base, t, fields)
   local max = emq_events_max()
   if max == 0 then return end
-  local args = {base .. 'events', 'MAXLEN', '~', emq_int(max), '*', '${EVENT_TYPE_FIELD}', t}
+  local args = {base .. '${KEY.events}', 'MAXLEN', '~', emq_int(max), '*', '${EVENT_TYPE_FIELD}', t}
   for _, f in ipairs(fields) do
     local v = f[2]
     if type(v) == 'number' then v = emq_int(v) end

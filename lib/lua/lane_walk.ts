@@ -8,6 +8,7 @@
  * @module
  */
 import { CLAIM_MOVE_LIMIT, LANE, META } from "../wire/mod.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** `emq_lane_walk(w, room, candidate, claimed)` and `emq_lane_writes(w)`. */
 export const LANE_WALK_LUA: string = `
@@ -30,8 +31,8 @@ end
 -- (appending to claimed). Returns nil, or the refusal.
 local function emq_lane_walk(w, room, candidate, claimed)
   local base, now, d = w.base, w.now, w.d
-  local ring, parked = base .. 'ring', base .. 'parked'
-  local k, e = emq_kinds({{ring, 'list'}, {base .. 'lanes', 'zset'}, {parked, 'zset'}}, w.missing)
+  local ring, parked = base .. '${KEY.ring}', base .. '${KEY.parked}'
+  local k, e = emq_kinds({{ring, 'list'}, {base .. '${KEY.lanes}', 'zset'}, {parked, 'zset'}}, w.missing)
   if e then return e end
   w.lanes, w.touched, w.ops, w.evicted = {}, {}, {}, {}
   w.unparked = k[parked] == 'zset' and redis.call('ZRANGEBYSCORE', parked, '-inf', emq_int(now), 'LIMIT', 0, ${CLAIM_MOVE_LIMIT}) or {}
@@ -43,7 +44,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
   local function lane(L)
     local st = w.lanes[L]
     if st then return st end
-    local key = base .. 'lane:' .. L
+    local key = base .. '${KEY_PREFIX.lane}' .. L
     local t, e = emq_type(key, 'hash') if e then return nil, e end
     if t == 'none' then w.missing[#w.missing + 1] = key end
     st = emq_lane(base, L, d)
@@ -102,7 +103,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
       end
     end
     add(0)
-    local lk = base .. 'levels:' .. L
+    local lk = base .. '${KEY_PREFIX.levels}' .. L
     local t, e = emq_type(lk, 'zset') if e then return nil, e end
     if t == 'zset' then
       for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
@@ -160,7 +161,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
           return candidate(w.expired.ids[x], w.expired.rows[x], w.expired.exists[x])
         elseif i <= ne + lv.len then
           local id = redis.call('LINDEX', lv.list, -(i - ne))
-          return candidate(id, base .. 'job:' .. id, nil)
+          return candidate(id, base .. '${KEY_PREFIX.job}' .. id, nil)
         end
         local x = lv.due[i - ne - lv.len]
         return candidate(w.due.ids[x], w.due.rows[x], w.due.exists[x])
@@ -171,7 +172,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
   local function walked()
     for _, L in ipairs(w.touched) do
       for _, lv in ipairs(w.lanes[L].levels or {}) do
-        if lv.i > 0 and lv.list ~= base .. 'pending' then return emq_counter(KEYS[1], '${META.prioritized}') end
+        if lv.i > 0 and lv.list ~= base .. '${KEY.pending}' then return emq_counter(KEYS[1], '${META.prioritized}') end
       end
     end
     return nil
@@ -209,10 +210,10 @@ end
 -- lanes the walk evicted and the parks that ended.
 local function emq_lane_writes(w)
   local base, now, d = w.base, w.now, w.d
-  local ring, parked = base .. 'ring', base .. 'parked'
+  local ring, parked = base .. '${KEY.ring}', base .. '${KEY.parked}'
   for _, L in ipairs(w.unparked) do
     redis.call('ZREM', parked, L)
-    redis.call('HDEL', base .. 'lane:' .. L, '${LANE.parked}')
+    redis.call('HDEL', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.parked}')
     emq_lane_insert(base, L, now, d)
   end
   -- consecutive rotations as their net effect (turns mod the ring's length): RPOP ring r, then
@@ -230,9 +231,9 @@ local function emq_lane_writes(w)
     else
       rotate()
       local L = redis.call('RPOP', ring)
-      redis.call('HDEL', base .. 'lane:' .. L, '${LANE.ring}')
+      redis.call('HDEL', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.ring}')
       if op.at then
-        redis.call('HSET', base .. 'lane:' .. L, '${LANE.parked}', emq_int(op.at))
+        redis.call('HSET', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.parked}', emq_int(op.at))
         redis.call('ZADD', parked, op.at, L)
       end
     end
@@ -246,8 +247,8 @@ local function emq_lane_writes(w)
       if lv.i > 0 then
         redis.call('RPOP', lv.list, lv.i)
         popped = popped + lv.i
-        if lv.list ~= base .. 'pending' then outside = outside + lv.i end
-        if lv.p > 0 and redis.call('LLEN', lv.list) == 0 then redis.call('ZREM', base .. 'levels:' .. L, emq_int(lv.p)) end
+        if lv.list ~= base .. '${KEY.pending}' then outside = outside + lv.i end
+        if lv.p > 0 and redis.call('LLEN', lv.list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}' .. L, emq_int(lv.p)) end
       end
     end
     if popped > 0 then emq_backlog_add(base, L, -popped) end

@@ -9,6 +9,7 @@
  */
 import { ROW } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
  * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` and
@@ -28,7 +29,7 @@ local function emq_leases(base, cluster, n, id, token, structures, total, leaves
   local active = structures[1][1]
   local rows, held, stored = {}, {}, {}
   for j = 1, n do
-    rows[j] = base .. 'job:' .. id[j]
+    rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
     if t == 'none' then
       missing[#missing + 1] = rows[j]
@@ -62,7 +63,7 @@ end
 -- ACK's and BURY's emq_leases: the jobs leave active for good ('gone') into set ('completed',
 -- 'dead'), counted in total.
 local function emq_held_for_good(base, cluster, n, id, token, set, total)
-  local structures = {{base .. 'active', 'zset'}, {base .. set, 'zset'}, {base .. 'events', 'stream'}}
+  local structures = {{base .. '${KEY.active}', 'zset'}, {base .. set, 'zset'}, {base .. '${KEY.events}', 'stream'}}
   return emq_leases(base, cluster, n, id, token, structures, total, 'gone')
 end
 `;

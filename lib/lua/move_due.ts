@@ -8,9 +8,11 @@
  *
  * @module
  */
+import type { QueueType } from "../keyspace/mod.ts";
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 
 /** `emq_due(base, from, now, limit, missing, meta)` and `emq_move(from, push, due)` (with the ready lists'). */
 export const MOVE_DUE_LUA: string = `
@@ -49,12 +51,12 @@ end
  * a `ready` marker on wake when any moved; one event (`promoted`, `stalled`) of the ids moved. Reply:
  * the count moved.
  */
-export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "active", push: "LPUSH" | "RPUSH"): string {
+export function moveDueScript(verb: "PROMOTE" | "REAP", from: Extract<QueueType, "schedule" | "active">, push: "LPUSH" | "RPUSH"): string {
   return luaScript(
     verb,
     `
-local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
-local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}) if e then return e end
+local from, pending, wake = base .. '${from}', base .. '${KEY.pending}', base .. '${KEY.wake}'
+local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}) if e then return e end
 local due, e = emq_due(base, from, emq_now(), limit, s.missing, ${from === "active" ? "s.meta" : "nil"}) if e then return e end
 e = emq_local(cluster, s.missing) if e then return e end
 local moved = emq_move(from, '${push}', due)

@@ -10,14 +10,15 @@ import { META } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { luaEvent } from "./events.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.REMOVE`. */
 export const REMOVE_LUA: string = luaScript(
   "REMOVE",
   `
 local e = emq_repeated(n, id) if e then return e end
-local keys = {pending = base .. 'pending', schedule = base .. 'schedule', dead = base .. 'dead', completed = base .. 'completed', active = base .. 'active'}
-local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {base .. 'events', 'stream'}})
+local keys = {pending = base .. '${KEY.pending}', schedule = base .. '${KEY.schedule}', dead = base .. '${KEY.dead}', completed = base .. '${KEY.completed}', active = base .. '${KEY.active}'}
+local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 local missing, sets = s.missing, {}
 for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
@@ -43,7 +44,7 @@ for j = 1, n do
       if sets.pending and redis.call('LREM', sets.pending, 0, id[j]) > 0 then left[#left + 1] = L end
     elseif redis.call('LREM', list, 0, id[j]) > 0 then
       redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -1)
-      if p > 0 and redis.call('LLEN', list) == 0 then redis.call('ZREM', base .. 'levels:' .. L, emq_int(p)) end
+      if p > 0 and redis.call('LLEN', list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}' .. L, emq_int(p)) end
       left[#left + 1] = L
     end
     if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import type { QueueType } from "../keyspace/mod.ts";
 import {
   COMPLETED_AGE_DEFAULT_MS,
   COMPLETED_MAX_DEFAULT,
@@ -20,6 +21,7 @@ import {
   META,
   TRIM_LIMIT,
 } from "../wire/mod.ts";
+import { KEY_PREFIX } from "./keys.ts";
 
 /** Each set of finished jobs and its limits: `meta`'s fields, their defaults, and what a count limit of 0 means. */
 const KEPT = {
@@ -31,7 +33,7 @@ const KEPT = {
     ageDefault: COMPLETED_AGE_DEFAULT_MS,
     zeroKeepsNone: true,
   },
-} as const;
+} as const satisfies Partial<Record<QueueType, unknown>>;
 
 /** The sets a retention applies to (their key types). */
 type Kept = keyof typeof KEPT;
@@ -78,7 +80,7 @@ local function emq_trim_pick(base, set, now, adding, max, age)
   if k <= 0 then return victims end
   victims.ids = redis.call('ZRANGE', key, 0, k - 1)
   for i, id in ipairs(victims.ids) do
-    victims.rows[i] = base .. 'job:' .. id
+    victims.rows[i] = base .. '${KEY_PREFIX.job}' .. id
     local _, e = emq_read('EXISTS', victims.rows[i]) if e then return nil, e end
   end
   return victims

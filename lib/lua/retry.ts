@@ -13,6 +13,7 @@
 import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /**
@@ -21,8 +22,8 @@ import { LEASES_LUA } from "./leases.ts";
  */
 export const RETRY_PART_LUA: string = `
 local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason)
-  local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
-  local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}
+  local active, schedule, pending, wake = base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.pending}', base .. '${KEY.wake}'
+  local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}
   local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
   if e then return nil, e end
   -- the jobs ready now (delay 0) go on their priority's list

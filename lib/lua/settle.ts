@@ -22,6 +22,7 @@ import { luaScript } from "./_prelude.ts";
 import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
 import { CLAIM_PART_LUA } from "./claim.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 import { LANE_WALK_LUA } from "./lane_walk.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
@@ -33,7 +34,7 @@ import { RETRY_PART_LUA } from "./retry.ts";
 export const SETTLE_LUA: string = luaScript(
   "SETTLE",
   `
-local active = base .. 'active'
+local active = base .. '${KEY.active}'
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
@@ -41,7 +42,7 @@ local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
 -- a settlement not held)
 local rows, hash = {}, {}
 for j = 1, n do
-  rows[j] = base .. 'job:' .. id[j]
+  rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
   local t, e = emq_read('TYPE', rows[j]) if e then return e end
   t = t['ok']
   if t == 'none' then missing[#missing + 1] = rows[j] end
