@@ -16,7 +16,7 @@ import { KEY } from "./keys.ts";
 /** The fields an entry leaves out when empty: `lane` (absent: the queue itself). */
 const OPTIONAL: readonly EventField[] = ["lane"];
 
-/** `emq_events_kind(base, missing)`, `emq_events_max()` and `emq_event(base, t, fields)`: in the prelude. */
+/** `emq_events_kind(base, missing)`, `emq_events_max()` and `emq_event(base, t, fields)`: in the prelude (a script ships them when it writes events). */
 export const EVENTS_LUA: string = `
 -- Step 5 of a verb that writes events: the events stream typed (a stream or missing, then listed
 -- in missing for the cluster probe). Returns nil, or the refusal.
