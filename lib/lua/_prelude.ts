@@ -149,7 +149,7 @@ end
 
 -- 5. domain, keys a verb derives (the Lua side of the module's Scope::expect / absent): each of
 -- wanted, {{key, kind}, ...}, in order, refused when neither missing nor of its kind; the missing
--- ones are appended to missing for emq_local, the probe before the first write. Returns
+-- ones are appended to missing for emq_probe, the probe before the first write. Returns
 -- {[key] = type}, or nil and the refusal.
 local function emq_kinds(wanted, missing)
   local kinds = {}
@@ -233,7 +233,7 @@ local function emq_remember(missing)
     end
   end
 end
-local function emq_local(cluster, missing)
+local function emq_probe(cluster, missing)
   if not cluster then return nil end
   emq_remember(missing)
   for i = 1, #emq_probing, 1000 do
@@ -245,7 +245,7 @@ local function emq_local(cluster, missing)
   return nil
 end
 -- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
-local function emq_forget()
+local function emq_fresh()
   emq_probing, emq_probed = {}, {}
 end
 

@@ -31,7 +31,7 @@ local function emq_ack_part(base, cluster, n, id, token, result)
   local keep = emq_kept('${KEY.completed}') > 0
   local victims
   if keep then
-    victims, e = emq_trim_select(base, '${KEY.completed}', now, n) if e then return nil, e end
+    victims, e = emq_retention_select(base, '${KEY.completed}', now, n) if e then return nil, e end
   end
   return function()
     emq_let_go(going, now)

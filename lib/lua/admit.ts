@@ -67,7 +67,7 @@ local function emq_admit_start(base, n, id, structure, kind)
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
   a.wake, e = emq_type(base .. '${KEY.wake}', 'zset') if e then return nil, e end
   if a.wake == 'none' then a.missing[#a.missing + 1] = base .. '${KEY.wake}' end
-  e = emq_events_kind(base, a.missing) if e then return nil, e end
+  e = emq_events_open(base, a.missing) if e then return nil, e end
   e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
   a.now = emq_now()
   return a
@@ -137,7 +137,7 @@ end
 local function emq_admitted(a, id, now, payload, due, schedule)
   if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
-  if a.begins then emq_lanes_begin(a.base, a.now, a.d) end
+  if a.begins then emq_laning(a.base, a.now, a.d) end
   if not a.dedup then return 0 end
   for _, t in ipairs(a.dedup.takes) do emq_dedup_take(a.dedup.d, t.key, id[t.place], t.untl) end
   if #a.dedup.takes > 0 then redis.call('HSET', KEYS[1], '${META.dedup}', '1') end

@@ -24,7 +24,7 @@ local function emq_bury_part(base, cluster, n, id, token, reason)
   local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, '${KEY.dead}', '${META.buried}')
   if e then return nil, e end
   local now = emq_now()
-  local victims, e = emq_trim_select(base, '${KEY.dead}', now, n) if e then return nil, e end
+  local victims, e = emq_retention_select(base, '${KEY.dead}', now, n) if e then return nil, e end
   return function()
     emq_let_go(going, now)
     emq_each('ZREM', base .. '${KEY.active}', id)

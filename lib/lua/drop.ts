@@ -49,12 +49,12 @@ for _, L in ipairs(names) do
   local ps = {0}
   if t == 'zset' then
     for _, m in ipairs(redis.call('ZRANGE', levels, 0, -1)) do
-      local p = emq_priority_text(m)
+      local p = emq_parse_priority(m)
       if p > 0 then ps[#ps + 1] = p end
     end
   end
   for _, p in ipairs(ps) do
-    local list = emq_level(base, L, p)
+    local list = emq_ready(base, L, p)
     if not kinds[list] then
       local t, e = emq_type(list, 'list') if e then return e end
       keys[list], kinds[list] = list, t
@@ -83,7 +83,7 @@ for _, set in ipairs(sets) do
     end
   end
 end
-e = emq_local(cluster, missing) if e then return e end
+e = emq_probe(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 for _, v in ipairs(victims) do
   if v.listed then redis.call('LPOP', keys[v.set]) else redis.call('ZREM', keys[v.set], v.id) end

@@ -13,7 +13,7 @@ export const EXTEND_LUA: string = luaScript(
   "EXTEND",
   `
 local active = base .. '${KEY.active}'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}) if e then return e end
+local rows, e = emq_held(base, cluster, n, id, token, {{active, 'zset'}}) if e then return e end
 local deadline = emq_int(emq_now() + lease_ms)
 for j = 1, n do
   redis.call('ZADD', active, deadline, id[j])

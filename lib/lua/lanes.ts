@@ -13,7 +13,7 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
  * `emq_laned`, `emq_lane_name`, `emq_lane_defaults`, `emq_lane`, `emq_lane_open`, `emq_backlog`,
- * `emq_backlog_add`, `emq_lane_insert`, `emq_lane_idle`, `emq_lane_kinds` and `emq_lanes_begin`.
+ * `emq_add_ready`, `emq_lane_insert`, `emq_lane_idle`, `emq_lane_kinds` and `emq_laning`.
  */
 export const LANES_LUA: string = `
 -- meta's laned as a number (the tokens when the queue took its first lane), or nil: not laned.
@@ -34,7 +34,7 @@ end
 
 -- The defaults of every lane without its own limits (meta's lane_concurrency, lane_rate).
 local function emq_lane_defaults()
-  return emq_limits_from(function(f)
+  return emq_limits_parse(function(f)
     if f == '${META.concurrency}' then return redis.call('HGET', KEYS[1], '${META.lane_concurrency}') end
     if f == '${META.rate}' then return redis.call('HGET', KEYS[1], '${META.lane_rate}') end
     return nil
@@ -48,7 +48,7 @@ local function emq_lane(base, L, d)
   local all = redis.call('HGETALL', key)
   local h = {}
   for i = 1, #all, 2 do h[all[i]] = all[i + 1] end
-  local st = emq_limits_from(function(f) return h[f] end, d.rate)
+  local st = emq_limits_parse(function(f) return h[f] end, d.rate)
   st.key, st.name, st.set = key, L, h
   st.conc = st.conc or d.conc
   st.rate = st.rate or d.rate
@@ -71,7 +71,7 @@ local function emq_backlog(base, L)
 end
 
 -- Adds n to lane L's backlog (ZADD of the sum: the commands a worker's grants list).
-local function emq_backlog_add(base, L, n)
+local function emq_add_ready(base, L, n)
   redis.call('ZADD', base .. '${KEY.lanes}', emq_backlog(base, L) + n, L)
 end
 
@@ -118,7 +118,7 @@ end
 
 -- The queue becomes laned (step 6, before the admission's pushes): meta's laned is its tokens
 -- now, and its ready jobs, all of the default lane, are that lane's backlog, in the ring.
-local function emq_lanes_begin(base, now, d)
+local function emq_laning(base, now, d)
   redis.call('HSET', KEYS[1], '${META.laned}', redis.call('HGET', KEYS[1], '${META.tokens}') or '0')
   local b = redis.call('LLEN', base .. '${KEY.pending}') + (tonumber(redis.call('HGET', KEYS[1], '${META.prioritized}') or '0') or 0)
   if b > 0 then
@@ -129,7 +129,7 @@ end
 `;
 
 /**
- * `emq_freeing`, `emq_leaving` and `emq_freed`: what jobs leaving active (settled, released or
+ * `emq_freeing`, `emq_lower` and `emq_freed`: what jobs leaving active (settled, released or
  * reaped) free — a slot of a queue's concurrency limit, an active job of a lane. After the ready
  * lists' functions in every script (emq_freed asks emq_ready_any).
  */
@@ -137,7 +137,7 @@ export const FREED_LUA: string = `
 -- A settle's step 5 for jobs leaving active (rows: theirs; stored: each one's token, read): on a
 -- queue with a concurrency limit, the types of pending and wake, which emq_freed may wake; on a
 -- laned queue, each counted job's lane (its token above meta's laned) and the types of the lane
--- keys emq_leaving and emq_freed write. Returns nil (nothing to do) or {base, wake, conc, lanes =
+-- keys emq_lower and emq_freed write. Returns nil (nothing to do) or {base, wake, conc, lanes =
 -- {L...}, dec = {[L] = n}, now, d}, or nil and the refusal.
 local function emq_freeing(base, meta, missing, rows, stored)
   local f = {base = base, wake = base .. '${KEY.wake}', lanes = {}, dec = {}}
@@ -167,7 +167,7 @@ end
 
 -- A settle's first lane write: each counted job's lane has one active job less (before any push
 -- of the call, whose ring insert check reads it).
-local function emq_leaving(f)
+local function emq_lower(f)
   if not f or f.left then return end
   f.left = true
   for _, L in ipairs(f.lanes) do
@@ -180,7 +180,7 @@ end
 -- ready job.
 local function emq_freed(f)
   if not f then return end
-  emq_leaving(f)
+  emq_lower(f)
   for _, L in ipairs(f.lanes) do
     emq_lane_insert(f.base, L, f.now, f.d)
     emq_lane_idle(f.base, L, f.now, f.d)

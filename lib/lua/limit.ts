@@ -21,7 +21,7 @@ local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e e
 if scope == 1 then
   e = emq_lane_kinds(base, {lane}, s.missing) if e then return e end
 end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end
 -- where the limits go: a hash and its two fields (the state tat beside the rate when not scope 2)
 local key, conc_f, rate_f, tat_f = KEYS[1], '${META.concurrency}', '${META.rate}', '${META.tat}'

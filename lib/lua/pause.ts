@@ -16,8 +16,8 @@ export const PAUSE_LUA: string = luaScript(
   `
 local key, field = KEYS[1], '${META.paused}'
 local s, e = emq_types(lane == '' and {} or {{base .. '${KEY.lanes}', 'zset'}, {base .. '${KEY_PREFIX.lane}' .. lane, 'hash'}}) if e then return e end
-e = emq_events_kind(base, s.missing) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_events_open(base, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 if lane ~= '' then key, field = base .. '${KEY_PREFIX.lane}' .. lane, '${LANE.paused}' end
 if redis.call('HGET', key, field) == '1' then return 0 end
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end

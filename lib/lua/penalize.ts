@@ -17,11 +17,11 @@ export const PENALIZE_LUA: string = luaScript(
   `
 local lk = base .. '${KEY_PREFIX.lane}' .. lane
 local s, e = emq_types(lane == '' and {} or {{base .. '${KEY.lanes}', 'zset'}, {base .. '${KEY.parked}', 'zset'}, {lk, 'hash'}}) if e then return e end
-e = emq_events_kind(base, s.missing) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_events_open(base, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_now()
 local untl = now + penalty_ms
-local parked = lane == '' and emq_limits(s.meta).parked or emq_limits_from(function(f) return redis.call('HGET', lk, f) end).parked
+local parked = lane == '' and emq_limits_read(s.meta).parked or emq_limits_parse(function(f) return redis.call('HGET', lk, f) end).parked
 if parked and parked >= untl then
   ${luaEvent("penalized", { lane: "lane", until: "parked" })}
   return parked

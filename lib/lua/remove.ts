@@ -32,14 +32,14 @@ end
 local going, e = emq_letting_go(base, jobs, missing) if e then return e end
 -- a ready job is on its lane's list of its priority
 local plan, e = emq_plan_rows(base, id, r, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
+e = emq_probe(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 emq_let_go(going, emq_now())
 local removed, left, gone = 0, {}, {}
 for j = 1, n do
   if found[j] then
     local p, L = plan.prio[j], plan.lane[j]
-    local list = emq_level(base, L, p)
+    local list = emq_ready(base, L, p)
     if list == keys.pending then
       if sets.pending and redis.call('LREM', sets.pending, 0, id[j]) > 0 then left[#left + 1] = L end
     elseif redis.call('LREM', list, 0, id[j]) > 0 then
@@ -58,7 +58,7 @@ end
 -- a laned queue: each lane that lost a ready job, its backlog and idle check
 if plan.laned then
   local now, d = emq_now(), emq_lane_defaults()
-  for _, L in ipairs(left) do emq_backlog_add(base, L, -1) end
+  for _, L in ipairs(left) do emq_add_ready(base, L, -1) end
   for _, L in ipairs(left) do emq_lane_idle(base, L, now, d) end
 end
 ${luaEvent("removed", { jobs: "emq_list(gone)" })}

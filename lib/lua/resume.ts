@@ -19,8 +19,8 @@ local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e e
 if lane ~= '' then
   e = emq_lane_kinds(base, {lane}, s.missing) if e then return e end
 end
-e = emq_events_kind(base, s.missing) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_events_open(base, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 if s.meta ~= 'hash' then return 0 end
 if lane ~= '' then
   local key = base .. '${KEY_PREFIX.lane}' .. lane

@@ -1,11 +1,11 @@
 /**
  * Retention of finished jobs, dead and completed, as Lua (the twin of
  * `native/src/verbs/retention.rs`), one code for both sets, in two halves so that a verb checks
- * everything before it writes: `emq_trim_pick` picks the oldest jobs of a set past a count limit
+ * everything before it writes: `emq_retention_pick` picks the oldest jobs of a set past a count limit
  * (counting `adding` jobs about to join it) or older than an age limit (0: no age limit), at most
  * {@link TRIM_LIMIT}, from the set as it is (a prefix of it, by score then member) —
- * `emq_trim_select` with `meta`'s limits of that set (else the defaults), RETAIN with its own;
- * `emq_trim` deletes them with their rows.
+ * `emq_retention_select` with `meta`'s limits of that set (else the defaults), RETAIN with its own;
+ * `emq_retention_apply` deletes them with their rows.
  *
  * The sets differ in one thing: `dead_max` 0 means no count limit, `completed_max` 0 means none
  * kept (every completed job is past it).
@@ -39,8 +39,8 @@ const KEPT = {
 type Kept = keyof typeof KEPT;
 
 /**
- * `emq_kept(set)`, `emq_trim_pick(base, set, now, adding, max, age)`, `emq_trim_select(base, set,
- * now, adding)`, `emq_trim(base, set, victims)` and `emq_keep_in(base, set, now, n, id, victims, row)`;
+ * `emq_kept(set)`, `emq_retention_pick(base, set, now, adding, max, age)`, `emq_retention_select(base, set,
+ * now, adding)`, `emq_retention_apply(base, set, victims)` and `emq_keep_in(base, set, now, n, id, victims, row)`;
  * `set` is `'dead'` or `'completed'`.
  */
 export const RETENTION_LUA: string = `
@@ -64,7 +64,7 @@ end
 
 -- With the limits max and age of set: returns {ids, rows} to delete, or nil and the refusal (a row
 -- the caller may not access).
-local function emq_trim_pick(base, set, now, adding, max, age)
+local function emq_retention_pick(base, set, now, adding, max, age)
   local key = base .. set
   local victims = {ids = {}, rows = {}}
   local card = redis.call('ZCARD', key)
@@ -87,14 +87,14 @@ local function emq_trim_pick(base, set, now, adding, max, age)
 end
 
 -- With meta's limits.
-local function emq_trim_select(base, set, now, adding)
+local function emq_retention_select(base, set, now, adding)
   -- an empty set has nothing to trim: its limits are not read
   if redis.call('ZCARD', base .. set) == 0 then return {ids = {}, rows = {}} end
   local max, age = emq_kept(set)
-  return emq_trim_pick(base, set, now, adding, max, age)
+  return emq_retention_pick(base, set, now, adding, max, age)
 end
 
-local function emq_trim(base, set, victims)
+local function emq_retention_apply(base, set, victims)
   if #victims.ids == 0 then return end
   emq_each('ZREM', base .. set, victims.ids)
   emq_each('DEL', nil, victims.rows)
@@ -108,6 +108,6 @@ local function emq_keep_in(base, set, now, n, id, victims, row)
     row(j, at)
     redis.call('ZADD', base .. set, at, id[j])
   end
-  emq_trim(base, set, victims)
+  emq_retention_apply(base, set, victims)
 end
 `;

@@ -39,7 +39,7 @@ local r, e = emq_rows(base, ${o.ids}, missing) if e then return e end
 local rows, exists = r.rows, r.exists
 local stray = ${o.stray}
 local plan, e = emq_plan_rows(base, ${o.ids}, r, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
+e = emq_probe(cluster, missing) if e then return e end
 if #stray > 0 then return emq_refuse['${o.refusal}']({ids = table.concat(stray, ' ')}) end
 ${o.before}
 local was_empty = not emq_ready_any(base)

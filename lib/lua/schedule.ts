@@ -19,7 +19,7 @@ export const SCHEDULE_LUA: string = luaScript(
   `
 local schedule = base .. '${KEY.schedule}'
 local a, e = emq_admit(base, n, id, schedule, 'zset', opts) if e then return e end
-e = emq_local(cluster, a.missing) if e then return e end
+e = emq_probe(cluster, a.missing) if e then return e end
 local now = emq_int(a.now)
 local earliest = emq_admitted(a, id, now, payload, due_ms, schedule)
 if earliest == 0 then earliest = nil end

@@ -16,7 +16,7 @@ export const SCHEDULER_LUA: string = luaScript(
   `
 local sched, index = base .. '${KEY_PREFIX.scheduler}' .. name, base .. '${KEY.schedulers}'
 local s, e = emq_types({{sched, 'hash'}, {index, 'zset'}}) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_int(emq_now())
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
 local stored = redis.call('HGET', sched, '${SCHED.spec}')

@@ -37,7 +37,7 @@ for j = 1, n do
   payloads[j] = payload or ''
 end
 a, e = emq_admit_plan(a, base, n, id, 'list', stored and opts or nil) if e then return e end
-e = emq_local(cluster, a.missing) if e then return e end
+e = emq_probe(cluster, a.missing) if e then return e end
 if redis.call('HGET', sched, '${SCHED.next_ms}') ~= emq_int(expected_ms) or next_ms <= expected_ms
   or (a.meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1') then
   return -1

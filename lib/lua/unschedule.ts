@@ -13,7 +13,7 @@ export const UNSCHEDULE_LUA: string = luaScript(
   `
 local sched, index = base .. '${KEY_PREFIX.scheduler}' .. name, base .. '${KEY.schedulers}'
 local s, e = emq_types({{sched, 'hash'}, {index, 'zset'}}) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 local existed = redis.call('DEL', sched)
 redis.call('ZREM', index, name)
 return existed

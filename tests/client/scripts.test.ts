@@ -24,8 +24,8 @@ import { claimedTuple } from "../native/_native.ts";
 
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
-  .concat(["emq_each(", "emq_move(", "emq_admitted(", "emq_pushed(", "emq_event(", "emq_trim("]);
-const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_leases(", "emq_held_for_good(", "emq_due(", "emq_local(", "emq_counter("];
+  .concat(["emq_each(", "emq_move_due_apply(", "emq_admitted(", "emq_pushed(", "emq_events_add(", "emq_retention_apply("]);
+const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_held(", "emq_held_for_good(", "emq_move_due_select(", "emq_probe(", "emq_counter("];
 
 /**
  * The verbs whose steps 5–6 are one function (SETTLE calls them: every part's checks, then every
@@ -66,12 +66,12 @@ describe("lib/lua", () => {
   });
 
   test("a script ships the shared Lua it calls, and no more", () => {
-    expect(SCRIPTS.PAUSE).toContain("local function emq_event(");
+    expect(SCRIPTS.PAUSE).toContain("local function emq_events_add(");
     expect(SCRIPTS.PAUSE).toContain("emq_refuse['wrongtype'] = function(p)");
-    for (const unused of ["local function emq_options(", "local function emq_limits(", "local function emq_lane(", "emq_refuse['lease-lost']"]) {
+    for (const unused of ["local function emq_options(", "local function emq_limits_read(", "local function emq_lane(", "emq_refuse['lease-lost']"]) {
       expect(SCRIPTS.PAUSE).not.toContain(unused);
     }
-    expect(SCRIPTS.CLAIM).toContain("local function emq_lane_walk(");
+    expect(SCRIPTS.CLAIM).toContain("local function emq_walk_simulate(");
     expect(SCRIPTS.CLAIM).not.toContain("local function emq_admit(");
   });
 
@@ -83,7 +83,7 @@ describe("lib/lua", () => {
   });
 
   test("the shared check helpers write nothing", () => {
-    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_leases"], [LEASES_LUA, "emq_held_for_good"], [MOVE_DUE_LUA, "emq_due"]] as const) {
+    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_held"], [LEASES_LUA, "emq_held_for_good"], [MOVE_DUE_LUA, "emq_move_due_select"]] as const) {
       expect(fn(lua, name).length).toBeGreaterThan(50);
       expect(firstWrite(fn(lua, name))).toBe(-1);
     }

@@ -1,5 +1,5 @@
 /**
- * CLAIM's walk of a laned queue, as Lua (the twin of `native/src/verbs/lane_walk.rs`): step 5
+ * CLAIM's walk of a laned queue, as Lua (the twin of `native/src/verbs/walk.rs`'s `simulate`): step 5
  * simulates, on a copy of the lanes' state, everything step 6 will write — the lanes the moves and
  * the ended parks put in the ring, then the ring served round-robin, each eligible lane at its
  * tail giving one job and moving to the head, each ineligible one evicted (and parked when only
@@ -10,8 +10,8 @@
 import { CLAIM_MOVE_LIMIT, LANE, META } from "../wire/mod.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
-/** `emq_lane_walk(w, room, candidate, claimed)` and `emq_lane_writes(w)`. */
-export const LANE_WALK_LUA: string = `
+/** `emq_walk_simulate(w, room, candidate, claimed)` and `emq_lane_writes(w)`. */
+export const WALK_LUA: string = `
 -- The places of d's ids by lane and priority: {['p:L'] = {k...}} and {[L] = {p...}} (new ps only).
 local function emq_moved_index(d, by, ps)
   for k = 1, #d.ids do
@@ -29,7 +29,7 @@ end
 -- Step 5 of a laned claim: w = {base, now, d, due, expired, missing, kinds} in; the walk's plan
 -- out (w.ops, w.touched, w.lanes, w.unparked). candidate(id, row, exists) claims or drops one job
 -- (appending to claimed). Returns nil, or the refusal.
-local function emq_lane_walk(w, room, candidate, claimed)
+local function emq_walk_simulate(w, room, candidate, claimed)
   local base, now, d = w.base, w.now, w.d
   local ring, parked = base .. '${KEY.ring}', base .. '${KEY.parked}'
   local k, e = emq_kinds({{ring, 'list'}, {base .. '${KEY.lanes}', 'zset'}, {parked, 'zset'}}, w.missing)
@@ -107,7 +107,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
     local t, e = emq_type(lk, 'zset') if e then return nil, e end
     if t == 'zset' then
       for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
-        local p = emq_priority_text(m)
+        local p = emq_parse_priority(m)
         if p > 0 then add(p) end
       end
     end
@@ -115,7 +115,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
     table.sort(ps)
     st.levels, st.left = {}, 0
     for _, p in ipairs(ps) do
-      local list = emq_level(base, L, p)
+      local list = emq_ready(base, L, p)
       local t, e = emq_type(list, 'list') if e then return nil, e end
       local m = by[p .. ':' .. L] or {exp = {}, due = {}}
       local lv = {p = p, list = list, exp = m.exp, due = m.due, len = t == 'list' and redis.call('LLEN', list) or 0, i = 0}
@@ -205,7 +205,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
   return walked()
 end
 
--- Step 6 of a laned claim, after the moves (emq_move): the ended parks, the ring as the walk left
+-- Step 6 of a laned claim, after the moves (emq_move_due_apply): the ended parks, the ring as the walk left
 -- it, each lane's pops, backlog, levels, active jobs and rate state, then the idle checks of the
 -- lanes the walk evicted and the parks that ended.
 local function emq_lane_writes(w)
@@ -251,7 +251,7 @@ local function emq_lane_writes(w)
         if lv.p > 0 and redis.call('LLEN', lv.list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}' .. L, emq_int(lv.p)) end
       end
     end
-    if popped > 0 then emq_backlog_add(base, L, -popped) end
+    if popped > 0 then emq_add_ready(base, L, -popped) end
     if st.took > 0 then
       redis.call('HINCRBY', st.key, '${LANE.active}', st.took)
       if st.rate then
