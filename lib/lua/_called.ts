@@ -69,9 +69,9 @@ function identifiers(lua: string): Set<string> {
 
 /**
  * Of the `shared` Lua (top-level definitions, each defined once), the definitions `roots` reaches,
- * in their order. Throws when a name is defined twice with different text, or when an `emq_` name
- * the script uses is defined neither in `shared` nor in `roots` (a misspelt call, found when the
- * script is built rather than when it runs).
+ * in their order. Throws when a name is defined twice with different text, when a definition uses
+ * one defined after it, or when an `emq_` name the script uses is defined neither in `shared` nor
+ * in `roots` (a misspelt call, found when the script is built rather than when it runs).
  */
 export function called(shared: string, roots: string): string {
   const defs: Definition[] = [];
@@ -86,6 +86,13 @@ export function called(shared: string, roots: string): string {
     defs.push(d);
   }
   const uses = defs.map((d) => identifiers(d.text));
+  // a local called before its definition would be read as a (nil) global
+  uses.forEach((names, i) => {
+    for (const n of names) {
+      const j = by.get(n);
+      if (j !== undefined && j > i) throw new Error(`shared Lua: ${defs[i]!.names[0]} uses ${n}, defined after it`);
+    }
+  });
   const kept = new Set<number>();
   const visit = (names: Set<string>) => {
     for (const n of names) {

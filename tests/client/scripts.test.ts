@@ -79,6 +79,8 @@ describe("lib/lua", () => {
     expect(() => luaScript("PAUSE", "return redis.call('LLEN', base .. 'pendng')")).toThrow("base .. 'pendng' is no key type");
     expect(() => luaScript("PAUSE", "return emq_lenght()")).toThrow("emq_lenght is used but never defined");
     expect(() => luaScript("PAUSE", "return emq_refuse['arty']({})")).toThrow("emq_refuse['arty'] is used but never defined");
+    expect(() => luaScript("PAUSE", "return emq_a()", "local function emq_a() return emq_b() end\nlocal function emq_b() return 1 end"))
+      .toThrow("emq_a uses emq_b, defined after it");
     expect(luaScript("PAUSE", "return redis.call('LLEN', base .. 'pending')")).toContain("local function emq_layout(");
   });
 
