@@ -19,7 +19,7 @@
  *
  * @module
  */
-export { type QueueType, QUEUE_TYPES, isQueueType } from "./queue_type.ts";
+export { isQueueType, QUEUE_PREFIXES, QUEUE_TYPES, type QueuePrefix, type QueueType } from "./queue_type.ts";
 export { KeyspaceError, type KeyspaceRule, type RuleError, type RuleErrorClass, ruleErrorOf, RuleTypeError } from "./error.ts";
 export {
   assertClientQueue,

@@ -1,5 +1,6 @@
 /**
- * The per-queue key types of the grammar: {@link QUEUE_TYPES}, {@link QueueType}, {@link isQueueType}.
+ * The per-queue key types of the grammar: {@link QUEUE_TYPES}, {@link QueueType}, {@link isQueueType},
+ * and the prefixed ones, {@link QUEUE_PREFIXES}.
  *
  * @module
  */
@@ -37,6 +38,17 @@ export const QUEUE_TYPES = [
  * (stream: the queue's transitions, bounded).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
+
+/**
+ * The prefixed per-queue key types, each followed by its `:` and a part (the native keyspace's
+ * `JOB`, `SCHEDULER`, `READY`, `LEVELS` and `LANE`): a job's row `job:<id>`, a scheduler's hash
+ * `scheduler:<name>`, a lane's ready list `ready:<p>:<lane>`, its priority levels `levels:<lane>`
+ * and its state `lane:<lane>`.
+ */
+export const QUEUE_PREFIXES = ["job", "scheduler", "ready", "levels", "lane"] as const;
+
+/** A prefixed per-queue key type (without its `:`). */
+export type QueuePrefix = (typeof QUEUE_PREFIXES)[number];
 
 const TYPES: ReadonlySet<string> = new Set(QUEUE_TYPES);
 

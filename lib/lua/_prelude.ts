@@ -11,7 +11,9 @@
  *
  * @module
  */
+import { called } from "./_called.ts";
 import { EVENTS_LUA } from "./events.ts";
+import { isKeySuffix, KEY, KEY_PREFIX } from "./keys.ts";
 import { FREED_LUA, LANES_LUA } from "./lanes.ts";
 import { LIMITS_LUA } from "./limits.ts";
 import { READY_LUA } from "./ready.ts";
@@ -50,7 +52,7 @@ function refusalFunction(name: Refusal): string {
   return `emq_refuse[${luaString(name)}] = function(p) return redis.error_reply(${parts.join(" .. ")}) end`;
 }
 
-/** The shared Lua: one copy, composed into every script. `VERB` is defined by the script's head. */
+/** The shared Lua, of which each script ships what it calls. `VERB` is defined by the script's head. */
 export const PRELUDE: string = `
 -- Refusals, one function each, texts from lib/wire/refusals.ts. An error reply is one line:
 -- CR, LF and NUL in a parameter (an id) become spaces.
@@ -89,7 +91,7 @@ end
 -- 2. layout: KEYS[1] is the queue's meta. Returns the base ('emq:{q}:'), or nil and the refusal.
 local function emq_layout()
   local name, kind = emq_split(KEYS[1])
-  if name == nil or kind ~= 'meta' then return nil, emq_refuse['layout']({}) end
+  if name == nil or kind ~= '${KEY.meta}' then return nil, emq_refuse['layout']({}) end
   return 'emq:{' .. name .. '}:'
 end
 
@@ -147,7 +149,7 @@ end
 
 -- 5. domain, keys a verb derives (the Lua side of the module's Scope::expect / absent): each of
 -- wanted, {{key, kind}, ...}, in order, refused when neither missing nor of its kind; the missing
--- ones are appended to missing for emq_local, the probe before the first write. Returns
+-- ones are appended to missing for emq_probe, the probe before the first write. Returns
 -- {[key] = type}, or nil and the refusal.
 local function emq_kinds(wanted, missing)
   local kinds = {}
@@ -173,7 +175,7 @@ end
 local function emq_rows(base, ids, missing)
   local r = {rows = {}, exists = {}}
   for j, x in ipairs(ids) do
-    r.rows[j] = base .. 'job:' .. x
+    r.rows[j] = base .. '${KEY_PREFIX.job}' .. x
     local t, e = emq_type(r.rows[j], 'hash') if e then return nil, e end
     r.exists[j] = t == 'hash'
     if not r.exists[j] then missing[#missing + 1] = r.rows[j] end
@@ -231,7 +233,7 @@ local function emq_remember(missing)
     end
   end
 end
-local function emq_local(cluster, missing)
+local function emq_probe(cluster, missing)
   if not cluster then return nil end
   emq_remember(missing)
   for i = 1, #emq_probing, 1000 do
@@ -243,7 +245,7 @@ local function emq_local(cluster, missing)
   return nil
 end
 -- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
-local function emq_forget()
+local function emq_fresh()
   emq_probing, emq_probed = {}, {}
 end
 
@@ -280,8 +282,8 @@ function optionGates(): string {
   return OPTION_NAMES.map((o) =>
     [
       `emq_option_gate[${luaString(o)}] = function(v)`,
-      gateLua(o, "local x", "x", "v", OPTIONS[o].gate),
-      "return x",
+      ...gateLua(o, "local x", "x", "v", OPTIONS[o].gate).split("\n").map((l) => `  ${l}`),
+      "  return x",
       "end",
     ].join("\n")
   ).join("\n");
@@ -393,16 +395,22 @@ export function luaHead(verb: Verb): string {
 
 /**
  * One verb's script: the `#!lua` shebang (keys declared, writes allowed; a verb that frees memory or
- * keeps it bounded is flagged `allow-oom`, so that workers drain a full server), the verb's name, the shared
- * prelude, any shared helpers (`extra`), the generated steps 1–4, then the verb's own steps 5–6
- * (`body`).
+ * keeps it bounded is flagged `allow-oom`, so that workers drain a full server), the verb's name, of
+ * the shared Lua (the prelude, the options gate, limits, lanes, ready lists, then `extra`) only what
+ * the rest calls ({@link called}), the generated steps 1–4, then the verb's own steps 5–6 (`body`).
+ * Throws when the Lua appends to a queue's base a literal that is no key type.
  */
 export function luaScript(verb: Verb, body: string, extra = ""): string {
   const spec: VerbSpec = VERBS[verb];
   const shebang = spec.admits ? "#!lua" : "#!lua flags=allow-oom";
-  const parts = [`${shebang}\nlocal VERB = 'EMQ.${verb}'`, PRELUDE, OPTIONS_LUA, LIMITS_LUA.trim(), LANES_LUA.trim(), READY_LUA.trim(), FREED_LUA.trim(), extra.trim(), luaHead(verb), body.trim()];
-  return `${parts.filter((p) => p !== "").join("\n")}\n`;
+  const own = `${luaHead(verb)}\n${body.trim()}`;
+  const shared = [PRELUDE, OPTIONS_LUA, LIMITS_LUA, LANES_LUA, READY_LUA, FREED_LUA, extra].join("\n");
+  const script = `${shebang}\nlocal VERB = 'EMQ.${verb}'\n${called(shared, own)}\n${own}\n`;
+  for (const [, suffix] of script.matchAll(/\bbase \.\. '([^']*)'/g)) {
+    if (!isKeySuffix(suffix!)) throw new Error(`${verb}'s Lua: base .. '${suffix}' is no key type`);
+  }
+  return script;
 }
 
-/** The options gate, shared by every script (settles read a row's options too). */
+/** The options gate (admissions gate a job's options; settles read a row's options too). */
 const OPTIONS_LUA: string = optionsLua().trim();

@@ -14,6 +14,7 @@
 import { COMPLETED_MAX_DEFAULT, META, ROW, STATE, type Verb } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -24,19 +25,19 @@ import { RETENTION_LUA } from "./retention.ts";
  */
 export const ACK_PART_LUA: string = `
 local function emq_ack_part(base, cluster, n, id, token, result)
-  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, 'completed', '${META.acked}')
+  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, '${KEY.completed}', '${META.acked}')
   if e then return nil, e end
   local now = emq_now()
-  local keep = emq_kept('completed') > 0
+  local keep = emq_kept('${KEY.completed}') > 0
   local victims
   if keep then
-    victims, e = emq_trim_select(base, 'completed', now, n) if e then return nil, e end
+    victims, e = emq_retention_select(base, '${KEY.completed}', now, n) if e then return nil, e end
   end
   return function()
     emq_let_go(going, now)
-    emq_each('ZREM', base .. 'active', id)
+    emq_each('ZREM', base .. '${KEY.active}', id)
     if keep then
-      emq_keep_in(base, 'completed', now, n, id, victims, function(j, at)
+      emq_keep_in(base, '${KEY.completed}', now, n, id, victims, function(j, at)
         if result[j] == '' then
           redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
         else

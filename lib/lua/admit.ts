@@ -10,6 +10,7 @@
  */
 import { META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
  * `emq_admit(base, n, id, structure, kind, opts)` (`emq_admit_start` then `emq_admit_plan`, which
@@ -55,7 +56,7 @@ local function emq_admit_start(base, n, id, structure, kind)
   local e = emq_repeated(n, id) if e then return nil, e end
   local a = {rows = {}, missing = {}, admitted = {}, source = {}, folded = {}, debounced = {}}
   for j = 1, n do
-    a.rows[j] = base .. 'job:' .. id[j]
+    a.rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     local found, e = emq_read('EXISTS', a.rows[j]) if e then return nil, e end
     if found == 1 then return nil, emq_refuse['duplicate']({id = id[j]}) end
     a.missing[j] = a.rows[j]
@@ -64,9 +65,9 @@ local function emq_admit_start(base, n, id, structure, kind)
   a.meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
   a.structure, e = emq_type(structure, kind) if e then return nil, e end
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
-  a.wake, e = emq_type(base .. 'wake', 'zset') if e then return nil, e end
-  if a.wake == 'none' then a.missing[#a.missing + 1] = base .. 'wake' end
-  e = emq_events_kind(base, a.missing) if e then return nil, e end
+  a.wake, e = emq_type(base .. '${KEY.wake}', 'zset') if e then return nil, e end
+  if a.wake == 'none' then a.missing[#a.missing + 1] = base .. '${KEY.wake}' end
+  e = emq_events_open(base, a.missing) if e then return nil, e end
   e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
   a.now = emq_now()
   return a
@@ -136,7 +137,7 @@ end
 local function emq_admitted(a, id, now, payload, due, schedule)
   if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
-  if a.begins then emq_lanes_begin(a.base, a.now, a.d) end
+  if a.begins then emq_laning(a.base, a.now, a.d) end
   if not a.dedup then return 0 end
   for _, t in ipairs(a.dedup.takes) do emq_dedup_take(a.dedup.d, t.key, id[t.place], t.untl) end
   if #a.dedup.takes > 0 then redis.call('HSET', KEYS[1], '${META.dedup}', '1') end
@@ -213,6 +214,6 @@ local function emq_pushed(a, base, id, now, fields)
   end
   if #ids == 0 then return end
   emq_ready_push(a.ready, 'LPUSH')
-  if a.idle then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
+  if a.idle then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
 end
 `;

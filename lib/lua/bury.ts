@@ -10,6 +10,7 @@
 import { META, ROW, STATE } from "../wire/mod.ts";
 import { luaPartScript } from "./ack.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -20,15 +21,15 @@ import { RETENTION_LUA } from "./retention.ts";
  */
 export const BURY_PART_LUA: string = `
 local function emq_bury_part(base, cluster, n, id, token, reason)
-  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, 'dead', '${META.buried}')
+  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, '${KEY.dead}', '${META.buried}')
   if e then return nil, e end
   local now = emq_now()
-  local victims, e = emq_trim_select(base, 'dead', now, n) if e then return nil, e end
+  local victims, e = emq_retention_select(base, '${KEY.dead}', now, n) if e then return nil, e end
   return function()
     emq_let_go(going, now)
-    emq_each('ZREM', base .. 'active', id)
+    emq_each('ZREM', base .. '${KEY.active}', id)
     redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
-    emq_keep_in(base, 'dead', now, n, id, victims, function(j, at)
+    emq_keep_in(base, '${KEY.dead}', now, n, id, victims, function(j, at)
       redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
     end)
     emq_freed(freeing)

@@ -20,9 +20,10 @@ import { CLAIM_MOVE_LIMIT, META, ROW, STATE, TOKENS_PER_MS, WAKE } from "../wire
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { luaEvent } from "./events.ts";
-import { LANE_WALK_LUA } from "./lane_walk.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
+import { WALK_LUA } from "./walk.ts";
 
 /** The length of the member that makes a new `active` a skiplist (the module's `skiplist` literal). */
 const SKIPLIST_BYTES = 1024;
@@ -31,7 +32,7 @@ const SKIPLIST_BYTES = 1024;
  * `emq_claim_part(base, cluster, lease_ms, count)`: CLAIM's steps 5–6 (block_ms 0: the scripts never
  * wait): the reply `[next_ms, job…]`, or nil and the refusal, with
  * nothing written. After {@link MOVE_DUE_LUA}, {@link RETENTION_LUA}, {@link DEDUP_LUA} and
- * {@link LANE_WALK_LUA}.
+ * {@link WALK_LUA}.
  */
 export const CLAIM_PART_LUA: string = `
 -- a member no job id can be (NUL first: ids start with JOB), longer than a listpack sorted set
@@ -39,18 +40,18 @@ export const CLAIM_PART_LUA: string = `
 local EMQ_SKIPLIST = '\\0emq:skiplist' .. string.rep('\\0', ${SKIPLIST_BYTES - 13})
 
 local function emq_claim_part(base, cluster, lease_ms, count)
-  local pending, active, schedule, wake = base .. 'pending', base .. 'active', base .. 'schedule', base .. 'wake'
-  local dead, completed = base .. 'dead', base .. 'completed'
-  local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. 'events', 'stream'}})
+  local pending, active, schedule, wake = base .. '${KEY.pending}', base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.wake}'
+  local dead, completed = base .. '${KEY.dead}', base .. '${KEY.completed}'
+  local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}})
   if e then return nil, e end
   local meta, kinds, missing = s.meta, s.kinds, s.missing
   local now = emq_now()
-  local due, e = emq_due(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return nil, e end
-  local expired, e = emq_due(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta) if e then return nil, e end
+  local due, e = emq_move_due_select(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return nil, e end
+  local expired, e = emq_move_due_select(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta) if e then return nil, e end
   local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
   -- The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
   -- expired leases leave active first) and the rate limit's tokens.
-  local lim = emq_limits(meta)
+  local lim = emq_limits_read(meta)
   local parked = lim.parked and lim.parked > now
   local room, busy, allowed, q, r = count, 0, 0, 0, 0
   if lim.conc then
@@ -102,7 +103,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
         e = candidate(expired.ids[k], expired.rows[k], expired.exists[k])
       elseif i <= #exp + len then
         local id = redis.call('LINDEX', list, -(i - #exp))
-        e = candidate(id, base .. 'job:' .. id, nil)
+        e = candidate(id, base .. '${KEY_PREFIX.job}' .. id, nil)
       else
         local k = du[i - #exp - len]
         e = candidate(due.ids[k], due.rows[k], due.exists[k])
@@ -112,16 +113,16 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     if i > 0 then pops[#pops + 1] = {p = p, list = list, k = i} end
     return i
   end
-  -- a laned queue: its ring, served round-robin (lane_walk.ts)
+  -- a laned queue: its ring, served round-robin (walk.ts)
   local laned = meta == 'hash' and emq_laned()
   local w = laned and {base = base, now = now, d = emq_lane_defaults(), due = due, expired = expired, missing = missing}
   if claimable and laned then
-    e = emq_lane_walk(w, room, candidate, claimed) if e then return nil, e end
+    e = emq_walk_simulate(w, room, candidate, claimed) if e then return nil, e end
   elseif claimable then
     local _, e = walk(0, pending, kinds[pending]) if e then return nil, e end
   end
   if claimable and not laned and #claimed < room then
-    local lk = base .. 'levels:'
+    local lk = base .. '${KEY_PREFIX.levels}'
     local t, e = emq_type(lk, 'zset') if e then return nil, e end
     local seen, order = {}, {}
     local function add(p)
@@ -131,7 +132,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       end
     end
     if t == 'zset' then
-      for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do add(emq_priority_text(m)) end
+      for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do add(emq_parse_priority(m)) end
     end
     for _, d in ipairs({expired, due}) do
       for _, g in ipairs(d.plan.groups) do
@@ -141,7 +142,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     table.sort(order)
     for _, p in ipairs(order) do
       if #claimed >= room then break end
-      local list = emq_level(base, '', p)
+      local list = emq_ready(base, '', p)
       local t, e = emq_type(list, 'list') if e then return nil, e end
       local _, e = walk(p, list, t) if e then return nil, e end
     end
@@ -153,18 +154,18 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     e = emq_counter(KEYS[1], '${META.tokens}') if e then return nil, e end
     e = emq_counter(KEYS[1], '${META.claimed}') if e then return nil, e end
   end
-  local victims, e = emq_trim_select(base, 'dead', now, 0) if e then return nil, e end
-  local finished, e = emq_trim_select(base, 'completed', now, 0) if e then return nil, e end
+  local victims, e = emq_retention_select(base, '${KEY.dead}', now, 0) if e then return nil, e end
+  local finished, e = emq_retention_select(base, '${KEY.completed}', now, 0) if e then return nil, e end
   -- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
   local windows = false
   if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
     windows, e = emq_dedup_expired(base, now, missing) if e then return nil, e end
   end
-  e = emq_local(cluster, missing) if e then return nil, e end
+  e = emq_probe(cluster, missing) if e then return nil, e end
 
   -- Writes.
-  emq_move(schedule, 'LPUSH', due)
-  emq_move(active, 'RPUSH', expired)
+  emq_move_due_apply(schedule, 'LPUSH', due)
+  emq_move_due_apply(active, 'RPUSH', expired)
   if w and w.ops then emq_lane_writes(w) end
   local gone = 0
   for _, l in ipairs(pops) do
@@ -173,10 +174,10 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   end
   if gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -gone) end
   for _, l in ipairs(pops) do
-    if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. 'levels:', emq_int(l.p)) end
+    if l.p > 0 and redis.call('LLEN', l.list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}', emq_int(l.p)) end
   end
-  emq_trim(base, 'dead', victims)
-  emq_trim(base, 'completed', finished)
+  emq_retention_apply(base, '${KEY.dead}', victims)
+  emq_retention_apply(base, '${KEY.completed}', finished)
   emq_drop_expired(windows)
   local reply, jobs, tries = {0}, {}, {}
   if #claimed > 0 then
@@ -232,7 +233,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   end
   if parked then times[#times + 1] = lim.parked end
   if laned then
-    local head = redis.call('ZRANGE', base .. 'parked', 0, 0, 'WITHSCORES')
+    local head = redis.call('ZRANGE', base .. '${KEY.parked}', 0, 0, 'WITHSCORES')
     if head[2] then times[#times + 1] = tonumber(head[2]) end
   end
   if spent_rate then times[#times + 1] = emq_next_token(lim.rate, q, r) end
@@ -256,5 +257,5 @@ export const CLAIM_LUA: string = luaScript(
 local reply, e = emq_claim_part(base, cluster, lease_ms, count) if e then return e end
 return reply
 `,
-  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + LANE_WALK_LUA + CLAIM_PART_LUA,
+  MOVE_DUE_LUA + RETENTION_LUA + DEDUP_LUA + WALK_LUA + CLAIM_PART_LUA,
 );

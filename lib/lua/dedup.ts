@@ -8,13 +8,14 @@
  * @module
  */
 import { CLAIM_MOVE_LIMIT, MAX_DIGITS, ROW, STATE } from "../wire/mod.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The deduplication functions every admitting, settling and claiming script shares. */
 export const DEDUP_LUA: string = `
 -- Opens dedup (hash) then dedup_ttl (sorted set); a missing one is remembered in missing.
 -- Returns {hash, ttl}, or nil and the refusal.
 local function emq_dedup_open(base, missing)
-  local d = {hash = base .. 'dedup', ttl = base .. 'dedup_ttl'}
+  local d = {hash = base .. '${KEY.dedup}', ttl = base .. '${KEY.dedup_ttl}'}
   local _, e = emq_kinds({{d.hash, 'hash'}, {d.ttl, 'zset'}}, missing) if e then return nil, e end
   return d
 end
@@ -33,7 +34,7 @@ local function emq_holder(base, d, key, now, missing)
   if not value then return false end
   local id, untl = emq_dedup_entry(value)
   if not id then return false end
-  local row = base .. 'job:' .. id
+  local row = base .. '${KEY_PREFIX.job}' .. id
   local t, e = emq_type(row, 'hash') if e then return nil, e end
   if t == 'none' then missing[#missing + 1] = row end
   local state = t == 'hash' and redis.call('HGET', row, '${ROW.state}') or false
@@ -91,7 +92,7 @@ end
 -- ${CLAIM_MOVE_LIMIT}), with dedup opened when there are any. dedup_ttl's absence is not
 -- remembered: a claim that finds none drops none. Returns {d, keys} or false, or nil and the refusal.
 local function emq_dedup_expired(base, now, missing)
-  local ttl = base .. 'dedup_ttl'
+  local ttl = base .. '${KEY.dedup_ttl}'
   local t, e = emq_type(ttl, 'zset') if e then return nil, e end
   if t == 'none' then return false end
   local head = redis.call('ZRANGE', ttl, 0, 0, 'WITHSCORES')

@@ -7,6 +7,7 @@
  * @module
  */
 import { luaScript } from "./_prelude.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.DROP`. */
 export const DROP_LUA: string = luaScript(
@@ -14,18 +15,18 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'pending', 'list'}, {'schedule', 'zset'}, {'dead', 'zset'}, {'completed', 'zset'}, {'active', 'zset'}, {'wake', 'zset'}, {'schedulers', 'zset'}, {'dedup', 'hash'}, {'dedup_ttl', 'zset'}, {'events', 'stream'}}) do
+for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
   if t == 'none' then missing[#missing + 1] = keys[k[1]] end
 end
-local busy = kinds['active'] == 'zset' and redis.call('ZRANGE', keys['active'], 0, 49) or {}
+local busy = kinds['${KEY.active}'] == 'zset' and redis.call('ZRANGE', keys['${KEY.active}'], 0, 49) or {}
 -- schedulers first (so that no tick admits a job while the queue is dropped), then jobs
 local scheds = {}
-if kinds['schedulers'] == 'zset' then
-  for _, name in ipairs(redis.call('ZRANGE', keys['schedulers'], 0, limit - 1)) do
-    local key = base .. 'scheduler:' .. name
+if kinds['${KEY.schedulers}'] == 'zset' then
+  for _, name in ipairs(redis.call('ZRANGE', keys['${KEY.schedulers}'], 0, limit - 1)) do
+    local key = base .. '${KEY_PREFIX.scheduler}' .. name
     local t, e = emq_type(key, 'hash') if e then return e end
     if t == 'none' then missing[#missing + 1] = key end
     scheds[#scheds + 1] = {name = name, key = key}
@@ -36,24 +37,24 @@ limit = limit - #scheds
 -- lane's keys (its state, its levels) go with the queue
 local lists, lanekeys = {}, {}
 local names = {''}
-local lk, e = emq_type(base .. 'lanes', 'zset') if e then return e end
+local lk, e = emq_type(base .. '${KEY.lanes}', 'zset') if e then return e end
 if lk == 'zset' then
-  for _, L in ipairs(redis.call('ZRANGE', base .. 'lanes', 0, -1)) do
+  for _, L in ipairs(redis.call('ZRANGE', base .. '${KEY.lanes}', 0, -1)) do
     if L ~= '' then names[#names + 1] = L end
   end
 end
 for _, L in ipairs(names) do
-  local levels = base .. 'levels:' .. L
+  local levels = base .. '${KEY_PREFIX.levels}' .. L
   local t, e = emq_type(levels, 'zset') if e then return e end
   local ps = {0}
   if t == 'zset' then
     for _, m in ipairs(redis.call('ZRANGE', levels, 0, -1)) do
-      local p = emq_priority_text(m)
+      local p = emq_parse_priority(m)
       if p > 0 then ps[#ps + 1] = p end
     end
   end
   for _, p in ipairs(ps) do
-    local list = emq_level(base, L, p)
+    local list = emq_ready(base, L, p)
     if not kinds[list] then
       local t, e = emq_type(list, 'list') if e then return e end
       keys[list], kinds[list] = list, t
@@ -61,39 +62,39 @@ for _, L in ipairs(names) do
     lists[#lists + 1] = list
   end
   lanekeys[#lanekeys + 1] = levels
-  lanekeys[#lanekeys + 1] = base .. 'lane:' .. L
+  lanekeys[#lanekeys + 1] = base .. '${KEY_PREFIX.lane}' .. L
 end
-for _, k in ipairs({'ring', 'lanes', 'parked'}) do lanekeys[#lanekeys + 1] = base .. k end
+for _, k in ipairs({'${KEY.ring}', '${KEY.lanes}', '${KEY.parked}'}) do lanekeys[#lanekeys + 1] = base .. k end
 local victims = {}
 local sets = {}
 for _, l in ipairs(lists) do sets[#sets + 1] = l end
-sets[#sets + 1] = 'schedule'
-sets[#sets + 1] = 'dead'
-sets[#sets + 1] = 'completed'
+sets[#sets + 1] = '${KEY.schedule}'
+sets[#sets + 1] = '${KEY.dead}'
+sets[#sets + 1] = '${KEY.completed}'
 for _, set in ipairs(sets) do
   local left = limit - #victims
   if left > 0 and kinds[set] ~= 'none' then
-    local listed = set ~= 'schedule' and set ~= 'dead' and set ~= 'completed'
+    local listed = set ~= '${KEY.schedule}' and set ~= '${KEY.dead}' and set ~= '${KEY.completed}'
     local ids = listed and redis.call('LRANGE', keys[set], 0, left - 1) or redis.call('ZRANGE', keys[set], 0, left - 1)
     for _, id in ipairs(ids) do
-      local row = base .. 'job:' .. id
+      local row = base .. '${KEY_PREFIX.job}' .. id
       local _, e = emq_read('EXISTS', row) if e then return e end
       victims[#victims + 1] = {set = set, listed = listed, id = id, row = row}
     end
   end
 end
-e = emq_local(cluster, missing) if e then return e end
+e = emq_probe(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 for _, v in ipairs(victims) do
   if v.listed then redis.call('LPOP', keys[v.set]) else redis.call('ZREM', keys[v.set], v.id) end
   redis.call('DEL', v.row)
 end
 for _, v in ipairs(scheds) do
-  redis.call('ZREM', keys['schedulers'], v.name)
+  redis.call('ZREM', keys['${KEY.schedulers}'], v.name)
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['pending'], keys['schedule'], keys['dead'], keys['completed'], keys['wake'], keys['schedulers'], keys['dedup'], keys['dedup_ttl'], keys['events'], KEYS[1])
+  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], KEYS[1])
   emq_each('DEL', nil, lanekeys)
 end
 return #victims + #scheds

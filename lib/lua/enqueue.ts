@@ -10,13 +10,14 @@
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 
 /** The Lua twin of `EMQ.ENQUEUE`. */
 export const ENQUEUE_LUA: string = luaScript(
   "ENQUEUE",
   `
-local a, e = emq_admit(base, n, id, base .. 'pending', 'list', opts) if e then return e end
-e = emq_local(cluster, a.missing) if e then return e end
+local a, e = emq_admit(base, n, id, base .. '${KEY.pending}', 'list', opts) if e then return e end
+e = emq_probe(cluster, a.missing) if e then return e end
 local now = emq_int(a.now)
 emq_admitted(a, id, now, payload, nil, nil)
 emq_pushed(a, base, id, now, function(j) return emq_fields(a, j, payload, opts) end)

@@ -5,14 +5,15 @@
  */
 import { ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { KEY } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /** The Lua twin of `EMQ.EXTEND`. */
 export const EXTEND_LUA: string = luaScript(
   "EXTEND",
   `
-local active = base .. 'active'
-local rows, e = emq_leases(base, cluster, n, id, token, {{active, 'zset'}}) if e then return e end
+local active = base .. '${KEY.active}'
+local rows, e = emq_held(base, cluster, n, id, token, {{active, 'zset'}}) if e then return e end
 local deadline = emq_int(emq_now() + lease_ms)
 for j = 1, n do
   redis.call('ZADD', active, deadline, id[j])

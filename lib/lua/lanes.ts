@@ -9,10 +9,11 @@
  */
 import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
 import { LANE, MAX_TOKEN, META, ROW, WAKE } from "../wire/mod.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
  * `emq_laned`, `emq_lane_name`, `emq_lane_defaults`, `emq_lane`, `emq_lane_open`, `emq_backlog`,
- * `emq_backlog_add`, `emq_lane_insert`, `emq_lane_idle`, `emq_lane_kinds` and `emq_lanes_begin`.
+ * `emq_add_ready`, `emq_lane_insert`, `emq_lane_idle`, `emq_lane_kinds` and `emq_laning`.
  */
 export const LANES_LUA: string = `
 -- meta's laned as a number (the tokens when the queue took its first lane), or nil: not laned.
@@ -33,7 +34,7 @@ end
 
 -- The defaults of every lane without its own limits (meta's lane_concurrency, lane_rate).
 local function emq_lane_defaults()
-  return emq_limits_from(function(f)
+  return emq_limits_parse(function(f)
     if f == '${META.concurrency}' then return redis.call('HGET', KEYS[1], '${META.lane_concurrency}') end
     if f == '${META.rate}' then return redis.call('HGET', KEYS[1], '${META.lane_rate}') end
     return nil
@@ -43,11 +44,11 @@ end
 -- Lane L's state (its hash read once, HGETALL): {key, name, ring, paused, active, conc, rate, q, r,
 -- parked, set = {field = true}} with conc and rate its own or the defaults d's.
 local function emq_lane(base, L, d)
-  local key = base .. 'lane:' .. L
+  local key = base .. '${KEY_PREFIX.lane}' .. L
   local all = redis.call('HGETALL', key)
   local h = {}
   for i = 1, #all, 2 do h[all[i]] = all[i + 1] end
-  local st = emq_limits_from(function(f) return h[f] end, d.rate)
+  local st = emq_limits_parse(function(f) return h[f] end, d.rate)
   st.key, st.name, st.set = key, L, h
   st.conc = st.conc or d.conc
   st.rate = st.rate or d.rate
@@ -66,12 +67,12 @@ end
 
 -- Lane L's ready jobs (its score in lanes).
 local function emq_backlog(base, L)
-  return tonumber(redis.call('ZSCORE', base .. 'lanes', L) or '0') or 0
+  return tonumber(redis.call('ZSCORE', base .. '${KEY.lanes}', L) or '0') or 0
 end
 
 -- Adds n to lane L's backlog (ZADD of the sum: the commands a worker's grants list).
-local function emq_backlog_add(base, L, n)
-  redis.call('ZADD', base .. 'lanes', emq_backlog(base, L) + n, L)
+local function emq_add_ready(base, L, n)
+  redis.call('ZADD', base .. '${KEY.lanes}', emq_backlog(base, L) + n, L)
 end
 
 -- insert(L): when L has ready jobs and may be served, at the ring's head (served after every
@@ -80,8 +81,8 @@ local function emq_lane_insert(base, L, now, d)
   if emq_backlog(base, L) <= 0 then return false end
   local st = emq_lane(base, L, d)
   if not emq_lane_open(st, now) then return false end
-  local ring = base .. 'ring'
-  if redis.call('LLEN', ring) == 0 then redis.call('ZADD', base .. 'wake', 0, '${WAKE.ready}') end
+  local ring = base .. '${KEY.ring}'
+  if redis.call('LLEN', ring) == 0 then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
   redis.call('LPUSH', ring, L)
   redis.call('HSET', st.key, '${LANE.ring}', '1')
   return true
@@ -98,18 +99,18 @@ local function emq_lane_idle(base, L, now, d)
     return
   end
   redis.call('DEL', st.key)
-  redis.call('ZREM', base .. 'lanes', L)
+  redis.call('ZREM', base .. '${KEY.lanes}', L)
 end
 
 -- Step 5 for lane writes: the types of ring, lanes, wake and each lane's hash in names (with
 -- the active counter when count), missing ones listed. Returns nil, or the refusal.
 local function emq_lane_kinds(base, names, missing, count)
-  local wanted = {{base .. 'ring', 'list'}, {base .. 'lanes', 'zset'}, {base .. 'wake', 'zset'}}
-  for _, L in ipairs(names) do wanted[#wanted + 1] = {base .. 'lane:' .. L, 'hash'} end
+  local wanted = {{base .. '${KEY.ring}', 'list'}, {base .. '${KEY.lanes}', 'zset'}, {base .. '${KEY.wake}', 'zset'}}
+  for _, L in ipairs(names) do wanted[#wanted + 1] = {base .. '${KEY_PREFIX.lane}' .. L, 'hash'} end
   local _, e = emq_kinds(wanted, missing) if e then return e end
   if count then
     for _, L in ipairs(names) do
-      e = emq_counter(base .. 'lane:' .. L, '${LANE.active}') if e then return e end
+      e = emq_counter(base .. '${KEY_PREFIX.lane}' .. L, '${LANE.active}') if e then return e end
     end
   end
   return nil
@@ -117,18 +118,18 @@ end
 
 -- The queue becomes laned (step 6, before the admission's pushes): meta's laned is its tokens
 -- now, and its ready jobs, all of the default lane, are that lane's backlog, in the ring.
-local function emq_lanes_begin(base, now, d)
+local function emq_laning(base, now, d)
   redis.call('HSET', KEYS[1], '${META.laned}', redis.call('HGET', KEYS[1], '${META.tokens}') or '0')
-  local b = redis.call('LLEN', base .. 'pending') + (tonumber(redis.call('HGET', KEYS[1], '${META.prioritized}') or '0') or 0)
+  local b = redis.call('LLEN', base .. '${KEY.pending}') + (tonumber(redis.call('HGET', KEYS[1], '${META.prioritized}') or '0') or 0)
   if b > 0 then
-    redis.call('ZADD', base .. 'lanes', b, '')
+    redis.call('ZADD', base .. '${KEY.lanes}', b, '')
     emq_lane_insert(base, '', now, d)
   end
 end
 `;
 
 /**
- * `emq_freeing`, `emq_leaving` and `emq_freed`: what jobs leaving active (settled, released or
+ * `emq_freeing`, `emq_lower` and `emq_freed`: what jobs leaving active (settled, released or
  * reaped) free — a slot of a queue's concurrency limit, an active job of a lane. After the ready
  * lists' functions in every script (emq_freed asks emq_ready_any).
  */
@@ -136,15 +137,15 @@ export const FREED_LUA: string = `
 -- A settle's step 5 for jobs leaving active (rows: theirs; stored: each one's token, read): on a
 -- queue with a concurrency limit, the types of pending and wake, which emq_freed may wake; on a
 -- laned queue, each counted job's lane (its token above meta's laned) and the types of the lane
--- keys emq_leaving and emq_freed write. Returns nil (nothing to do) or {base, wake, conc, lanes =
+-- keys emq_lower and emq_freed write. Returns nil (nothing to do) or {base, wake, conc, lanes =
 -- {L...}, dec = {[L] = n}, now, d}, or nil and the refusal.
 local function emq_freeing(base, meta, missing, rows, stored)
-  local f = {base = base, wake = base .. 'wake', lanes = {}, dec = {}}
+  local f = {base = base, wake = base .. '${KEY.wake}', lanes = {}, dec = {}}
   local laned = meta == 'hash' and emq_laned()
   f.conc = emq_concurrency(meta) ~= nil
   if not f.conc and not laned then return nil end
   if f.conc then
-    local _, e = emq_kinds({{base .. 'pending', 'list'}, {f.wake, 'zset'}}, missing) if e then return nil, e end
+    local _, e = emq_kinds({{base .. '${KEY.pending}', 'list'}, {f.wake, 'zset'}}, missing) if e then return nil, e end
   end
   if laned then
     for j, row in ipairs(rows) do
@@ -166,11 +167,11 @@ end
 
 -- A settle's first lane write: each counted job's lane has one active job less (before any push
 -- of the call, whose ring insert check reads it).
-local function emq_leaving(f)
+local function emq_lower(f)
   if not f or f.left then return end
   f.left = true
   for _, L in ipairs(f.lanes) do
-    redis.call('HINCRBY', f.base .. 'lane:' .. L, '${LANE.active}', -f.dec[L])
+    redis.call('HINCRBY', f.base .. '${KEY_PREFIX.lane}' .. L, '${LANE.active}', -f.dec[L])
   end
 end
 
@@ -179,7 +180,7 @@ end
 -- ready job.
 local function emq_freed(f)
   if not f then return end
-  emq_leaving(f)
+  emq_lower(f)
   for _, L in ipairs(f.lanes) do
     emq_lane_insert(f.base, L, f.now, f.d)
     emq_lane_idle(f.base, L, f.now, f.d)

@@ -9,9 +9,10 @@
  */
 import { ROW } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
- * `emq_leases(base, cluster, n, id, token, structures, total, leaves)` and
+ * `emq_held(base, cluster, n, id, token, structures, total, leaves)` and
  * `emq_held_for_good(base, cluster, n, id, token, set, total)` (with the deduplication functions
  * they call).
  */
@@ -21,14 +22,14 @@ export const LEASES_LUA: string = DEDUP_LUA + `
 -- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good
 -- (ACK, BURY: their deduplication keys too, checked after the counter). Returns the rows, what
 -- emq_let_go needs and what emq_freed needs, or nil and the refusal.
-local function emq_leases(base, cluster, n, id, token, structures, total, leaves)
+local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   local e = emq_repeated(n, id) if e then return nil, e end
   local s, e = emq_types(structures) if e then return nil, e end
   local missing = s.missing
   local active = structures[1][1]
   local rows, held, stored = {}, {}, {}
   for j = 1, n do
-    rows[j] = base .. 'job:' .. id[j]
+    rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
     if t == 'none' then
       missing[#missing + 1] = rows[j]
@@ -50,7 +51,7 @@ local function emq_leases(base, cluster, n, id, token, structures, total, leaves
     for j = 1, n do jobs[j] = {id[j], rows[j]} end
     going, e = emq_letting_go(base, jobs, missing) if e then return nil, e end
   end
-  e = emq_local(cluster, missing) if e then return nil, e end
+  e = emq_probe(cluster, missing) if e then return nil, e end
   local stale = {}
   for j = 1, n do
     if not held[j] then stale[#stale + 1] = id[j] end
@@ -59,10 +60,10 @@ local function emq_leases(base, cluster, n, id, token, structures, total, leaves
   return rows, nil, going, freeing
 end
 
--- ACK's and BURY's emq_leases: the jobs leave active for good ('gone') into set ('completed',
+-- ACK's and BURY's emq_held: the jobs leave active for good ('gone') into set ('completed',
 -- 'dead'), counted in total.
 local function emq_held_for_good(base, cluster, n, id, token, set, total)
-  local structures = {{base .. 'active', 'zset'}, {base .. set, 'zset'}, {base .. 'events', 'stream'}}
-  return emq_leases(base, cluster, n, id, token, structures, total, 'gone')
+  local structures = {{base .. '${KEY.active}', 'zset'}, {base .. set, 'zset'}, {base .. '${KEY.events}', 'stream'}}
+  return emq_held(base, cluster, n, id, token, structures, total, 'gone')
 end
 `;

@@ -10,21 +10,22 @@
  */
 import { META, WAKE, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.LIMIT`. */
 export const LIMIT_LUA: string = luaScript(
   "LIMIT",
   `
-local pending, wake = base .. 'pending', base .. 'wake'
+local pending, wake = base .. '${KEY.pending}', base .. '${KEY.wake}'
 local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e end
 if scope == 1 then
   e = emq_lane_kinds(base, {lane}, s.missing) if e then return e end
 end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(emq_now())) end
 -- where the limits go: a hash and its two fields (the state tat beside the rate when not scope 2)
 local key, conc_f, rate_f, tat_f = KEYS[1], '${META.concurrency}', '${META.rate}', '${META.tat}'
-if scope == 1 then key = base .. 'lane:' .. lane end
+if scope == 1 then key = base .. '${KEY_PREFIX.lane}' .. lane end
 if scope == 2 then conc_f, rate_f, tat_f = '${META.lane_concurrency}', '${META.lane_rate}', nil end
 if concurrency == 0 then
   redis.call('HDEL', key, conc_f)
@@ -43,7 +44,7 @@ else
 end
 if scope == 1 then
   local now, d = emq_now(), emq_lane_defaults()
-  redis.call('ZADD', base .. 'lanes', 'NX', 0, lane)
+  redis.call('ZADD', base .. '${KEY.lanes}', 'NX', 0, lane)
   emq_lane_insert(base, lane, now, d)
   emq_lane_idle(base, lane, now, d)
 end

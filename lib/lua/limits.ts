@@ -12,7 +12,7 @@
  */
 import { MAX_BURST, MAX_CONCURRENCY, MAX_DIGITS, MAX_RATE, MAX_RATE_PERIOD_MS, META } from "../wire/mod.ts";
 
-/** `emq_concurrency(meta)`, `emq_rate`, `emq_limits_from`, `emq_limits(meta)`, `emq_tokens`, `emq_take` and `emq_next_token`. */
+/** `emq_concurrency(meta)`, `emq_parse_rate`, `emq_limits_parse`, `emq_limits_read(meta)`, `emq_tokens`, `emq_take` and `emq_next_token`. */
 export const LIMITS_LUA: string = `
 -- floor(a / b) for a >= 0 and b > 0, exactly
 local function emq_div(a, b)
@@ -34,7 +34,7 @@ local function emq_concurrency(meta)
 end
 
 -- A rate as LIMIT writes it ("max per burst"), or nil.
-local function emq_rate(text)
+local function emq_parse_rate(text)
   local m, p, b = string.match(text or '', '^([0-9]+) ([0-9]+) ([0-9]+)$')
   m, p, b = emq_stored(m, 1, ${MAX_RATE}), emq_stored(p, 1, ${MAX_RATE_PERIOD_MS}), emq_stored(b, 1, ${MAX_BURST})
   if m and p and b then return {max = m, per = p, burst = b} end
@@ -45,11 +45,11 @@ end
 -- names): {conc, rate = {max, per, burst}, q, r, parked}, each nil when absent or not as LIMIT,
 -- CLAIM and PENALIZE write it; the tat (q, r) is read even without a rate (a lane may take the
 -- default rate). rate: the rate to read the tat against when the hash sets none.
-local function emq_limits_from(get, rate)
+local function emq_limits_parse(get, rate)
   local l = {}
   l.conc = emq_stored(get('${META.concurrency}'), 1, ${MAX_CONCURRENCY})
   l.parked = emq_stored(get('${META.parked}'), 0, 1e15)
-  l.rate = emq_rate(get('${META.rate}'))
+  l.rate = emq_parse_rate(get('${META.rate}'))
   local against = l.rate or rate
   if against then
     local q, r = string.match(get('${META.tat}') or '', '^([0-9]+) ([0-9]+)$')
@@ -59,10 +59,10 @@ local function emq_limits_from(get, rate)
   return l
 end
 
--- The queue's limits (meta: its type), as emq_limits_from.
-local function emq_limits(meta)
+-- The queue's limits (meta: its type), as emq_limits_parse.
+local function emq_limits_read(meta)
   if meta ~= 'hash' then return {} end
-  return emq_limits_from(function(f) return redis.call('HGET', KEYS[1], f) end)
+  return emq_limits_parse(function(f) return redis.call('HGET', KEYS[1], f) end)
 end
 
 -- The rate's tokens at now, and the state they count from: max(TAT, now) as (q, r). rate: l's

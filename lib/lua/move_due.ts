@@ -1,22 +1,24 @@
 /**
  * The mover PROMOTE, REAP and CLAIM share, as Lua (the twin of `native/src/verbs/move_due.rs`), in
- * two halves so that a verb checks everything before it writes anything: `emq_due` selects up to
- * `limit` ids of a sorted set whose score is due (≤ now), ascending, type-checks their rows and
- * plans their ready pushes (each to its priority's list, `ready.ts`); `emq_move` moves them and
- * marks the rows that exist `pending`. `moveDueScript` is PROMOTE and REAP whole (the twin of
+ * two halves so that a verb checks everything before it writes anything: `emq_move_due_select`
+ * (`select`) selects up to `limit` ids of a sorted set whose score is due (≤ now), ascending,
+ * type-checks their rows and plans their ready pushes (each to its priority's list, `ready.ts`);
+ * `emq_move_due_apply` (`apply`) moves them and marks the rows that exist `pending`. `moveDueScript` is PROMOTE and REAP whole (the twin of
  * `move_due::moved`).
  *
  * @module
  */
+import type { QueueType } from "../keyspace/mod.ts";
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 
-/** `emq_due(base, from, now, limit, missing, meta)` and `emq_move(from, push, due)` (with the ready lists'). */
+/** `emq_move_due_select(base, from, now, limit, missing, meta)` and `emq_move_due_apply(from, push, due)` (with the ready lists'). */
 export const MOVE_DUE_LUA: string = `
 -- Returns {ids, rows, exists, plan, freeing} (rows that are missing are added to missing), or nil
 -- and the refusal. meta (its type), for expired leases only: what the jobs leaving active free.
-local function emq_due(base, from, now, limit, missing, meta)
+local function emq_move_due_select(base, from, now, limit, missing, meta)
   local ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
   if e then return nil, e end
   local due, e = emq_rows(base, ids, missing) if e then return nil, e end
@@ -31,10 +33,10 @@ local function emq_due(base, from, now, limit, missing, meta)
 end
 
 -- push is 'LPUSH' (the head: PROMOTE) or 'RPUSH' (the tail, claimed next: REAP). Returns the count.
-local function emq_move(from, push, due)
+local function emq_move_due_apply(from, push, due)
   if #due.ids == 0 then return 0 end
   emq_each('ZREM', from, due.ids)
-  emq_leaving(due.freeing)
+  emq_lower(due.freeing)
   emq_ready_push(due.plan, push)
   for i = 1, #due.ids do
     if due.exists[i] then redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}') end
@@ -49,15 +51,15 @@ end
  * a `ready` marker on wake when any moved; one event (`promoted`, `stalled`) of the ids moved. Reply:
  * the count moved.
  */
-export function moveDueScript(verb: "PROMOTE" | "REAP", from: "schedule" | "active", push: "LPUSH" | "RPUSH"): string {
+export function moveDueScript(verb: "PROMOTE" | "REAP", from: Extract<QueueType, "schedule" | "active">, push: "LPUSH" | "RPUSH"): string {
   return luaScript(
     verb,
     `
-local from, pending, wake = base .. '${from}', base .. 'pending', base .. 'wake'
-local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}) if e then return e end
-local due, e = emq_due(base, from, emq_now(), limit, s.missing, ${from === "active" ? "s.meta" : "nil"}) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
-local moved = emq_move(from, '${push}', due)
+local from, pending, wake = base .. '${from}', base .. '${KEY.pending}', base .. '${KEY.wake}'
+local s, e = emq_types({{from, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}) if e then return e end
+local due, e = emq_move_due_select(base, from, emq_now(), limit, s.missing, ${from === "active" ? "s.meta" : "nil"}) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
+local moved = emq_move_due_apply(from, '${push}', due)
 emq_freed(due.freeing)
 if moved > 0 then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
 ${luaEvent(verb === "PROMOTE" ? "promoted" : "stalled", { jobs: "emq_list(due.ids)" })}

@@ -9,18 +9,19 @@
 import { LANE, META, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.PENALIZE`. */
 export const PENALIZE_LUA: string = luaScript(
   "PENALIZE",
   `
-local lk = base .. 'lane:' .. lane
-local s, e = emq_types(lane == '' and {} or {{base .. 'lanes', 'zset'}, {base .. 'parked', 'zset'}, {lk, 'hash'}}) if e then return e end
-e = emq_events_kind(base, s.missing) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+local lk = base .. '${KEY_PREFIX.lane}' .. lane
+local s, e = emq_types(lane == '' and {} or {{base .. '${KEY.lanes}', 'zset'}, {base .. '${KEY.parked}', 'zset'}, {lk, 'hash'}}) if e then return e end
+e = emq_events_open(base, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_now()
 local untl = now + penalty_ms
-local parked = lane == '' and emq_limits(s.meta).parked or emq_limits_from(function(f) return redis.call('HGET', lk, f) end).parked
+local parked = lane == '' and emq_limits_read(s.meta).parked or emq_limits_parse(function(f) return redis.call('HGET', lk, f) end).parked
 if parked and parked >= untl then
   ${luaEvent("penalized", { lane: "lane", until: "parked" })}
   return parked
@@ -32,8 +33,8 @@ if lane == '' then
   return untl
 end
 redis.call('HSET', lk, '${LANE.parked}', emq_int(untl))
-redis.call('ZADD', base .. 'parked', untl, lane)
-redis.call('ZADD', base .. 'lanes', 'NX', 0, lane)
+redis.call('ZADD', base .. '${KEY.parked}', untl, lane)
+redis.call('ZADD', base .. '${KEY.lanes}', 'NX', 0, lane)
 ${luaEvent("penalized", { lane: "lane", until: "untl" })}
 return untl
 `,

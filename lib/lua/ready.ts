@@ -11,11 +11,12 @@
  * @module
  */
 import { MAX_PRIORITY, META, ROW } from "../wire/mod.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
-/** `emq_priority`, `emq_level`, `emq_ready_plan`, `emq_plan_rows`, `emq_ready_push`, `emq_ready_any`. */
+/** `emq_priority`, `emq_ready`, `emq_ready_plan`, `emq_plan_rows`, `emq_ready_push`, `emq_ready_any`. */
 export const READY_LUA: string = `
 -- A priority as an admission writes it (1 to ${MAX_PRIORITY}, no leading zero), else 0.
-local function emq_priority_text(v)
+local function emq_parse_priority(v)
   if not v or #v > 7 or not string.find(v, '^[1-9][0-9]*$') then return 0 end
   local p = tonumber(v)
   if p > ${MAX_PRIORITY} then return 0 end
@@ -24,13 +25,13 @@ end
 
 -- A row's priority (its field; 0 when none).
 local function emq_priority(row)
-  return emq_priority_text(redis.call('HGET', row, '${ROW.priority}'))
+  return emq_parse_priority(redis.call('HGET', row, '${ROW.priority}'))
 end
 
 -- The ready list of lane L at priority p.
-local function emq_level(base, L, p)
-  if p == 0 and L == '' then return base .. 'pending' end
-  return base .. 'ready:' .. p .. ':' .. L
+local function emq_ready(base, L, p)
+  if p == 0 and L == '' then return base .. '${KEY.pending}' end
+  return base .. '${KEY_PREFIX.ready}' .. p .. ':' .. L
 end
 
 -- Step 5 of making jobs ready: each job's lane and priority (lanes[j] / prios[j] when given, else
@@ -49,14 +50,14 @@ local function emq_ready_plan(base, ids, rows, missing, prios, lanes)
     local k = p .. ':' .. L
     local g = at[k]
     if not g then
-      g = {lane = L, p = p, list = emq_level(base, L, p), ids = {}}
+      g = {lane = L, p = p, list = emq_ready(base, L, p), ids = {}}
       at[k] = g
       plan.groups[#plan.groups + 1] = g
-      if g.list ~= base .. 'pending' then
+      if g.list ~= base .. '${KEY.pending}' then
         outside = true
         wanted[#wanted + 1] = {g.list, 'list'}
       end
-      if p > 0 then wanted[#wanted + 1] = {base .. 'levels:' .. L, 'zset'} end
+      if p > 0 then wanted[#wanted + 1] = {base .. '${KEY_PREFIX.levels}' .. L, 'zset'} end
       if not names[L] then
         names[L] = true
         names[#names + 1] = L
@@ -95,13 +96,13 @@ end
 -- laned, when the plan begins it).
 local function emq_ready_push(plan, push)
   local base = plan.base
-  if plan.begins then emq_lanes_begin(base, plan.now, plan.d) end
+  if plan.begins then emq_laning(base, plan.now, plan.d) end
   for _, g in ipairs(plan.groups) do
     emq_each(push, g.list, g.ids)
-    if g.p > 0 then redis.call('ZADD', base .. 'levels:' .. g.lane, g.p, g.p) end
-    if g.list ~= base .. 'pending' then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', #g.ids) end
+    if g.p > 0 then redis.call('ZADD', base .. '${KEY_PREFIX.levels}' .. g.lane, g.p, g.p) end
+    if g.list ~= base .. '${KEY.pending}' then redis.call('HINCRBY', KEYS[1], '${META.prioritized}', #g.ids) end
     if plan.laned or plan.begins then
-      emq_backlog_add(base, g.lane, #g.ids)
+      emq_add_ready(base, g.lane, #g.ids)
       emq_lane_insert(base, g.lane, plan.now, plan.d)
     end
   end
@@ -110,8 +111,8 @@ end
 -- Whether the queue has a ready job a claim may reach: laned, a lane in the ring; else one in
 -- pending or counted in prioritized (decimal digits, not all 0).
 local function emq_ready_any(base)
-  if emq_laned() then return redis.call('LLEN', base .. 'ring') > 0 end
-  if redis.call('LLEN', base .. 'pending') > 0 then return true end
+  if emq_laned() then return redis.call('LLEN', base .. '${KEY.ring}') > 0 end
+  if redis.call('LLEN', base .. '${KEY.pending}') > 0 then return true end
   local v = redis.call('HGET', KEYS[1], '${META.prioritized}')
   return v ~= false and string.find(v, '^[0-9]+$') ~= nil and string.find(v, '[1-9]') ~= nil
 end

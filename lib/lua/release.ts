@@ -12,6 +12,7 @@
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /**
@@ -20,19 +21,19 @@ import { LEASES_LUA } from "./leases.ts";
  */
 export const RELEASE_PART_LUA: string = `
 local function emq_release_part(base, cluster, n, id, token)
-  local active, pending, wake = base .. 'active', base .. 'pending', base .. 'wake'
-  local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}, nil, 'active')
+  local active, pending, wake = base .. '${KEY.active}', base .. '${KEY.pending}', base .. '${KEY.wake}'
+  local rows, e, _, freeing = emq_held(base, cluster, n, id, token, {{active, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}, nil, 'active')
   if e then return nil, e end
   for j = 1, n do
     e = emq_counter(rows[j], '${ROW.attempts}') if e then return nil, e end
   end
   local missing = {}
   local plan, e = emq_ready_plan(base, id, rows, missing) if e then return nil, e end
-  e = emq_local(cluster, missing) if e then return nil, e end
+  e = emq_probe(cluster, missing) if e then return nil, e end
   return function()
     local was_empty = not emq_ready_any(base)
     emq_each('ZREM', active, id)
-    emq_leaving(freeing)
+    emq_lower(freeing)
     emq_ready_push(plan, 'RPUSH')
     for j = 1, n do
       -- HINCRBY: exact for every counter emq_counter admits (a Lua number is not)

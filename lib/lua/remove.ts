@@ -10,14 +10,15 @@ import { META } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { luaEvent } from "./events.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.REMOVE`. */
 export const REMOVE_LUA: string = luaScript(
   "REMOVE",
   `
 local e = emq_repeated(n, id) if e then return e end
-local keys = {pending = base .. 'pending', schedule = base .. 'schedule', dead = base .. 'dead', completed = base .. 'completed', active = base .. 'active'}
-local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {base .. 'events', 'stream'}})
+local keys = {pending = base .. '${KEY.pending}', schedule = base .. '${KEY.schedule}', dead = base .. '${KEY.dead}', completed = base .. '${KEY.completed}', active = base .. '${KEY.active}'}
+local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 local missing, sets = s.missing, {}
 for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
@@ -31,19 +32,19 @@ end
 local going, e = emq_letting_go(base, jobs, missing) if e then return e end
 -- a ready job is on its lane's list of its priority
 local plan, e = emq_plan_rows(base, id, r, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
+e = emq_probe(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
 emq_let_go(going, emq_now())
 local removed, left, gone = 0, {}, {}
 for j = 1, n do
   if found[j] then
     local p, L = plan.prio[j], plan.lane[j]
-    local list = emq_level(base, L, p)
+    local list = emq_ready(base, L, p)
     if list == keys.pending then
       if sets.pending and redis.call('LREM', sets.pending, 0, id[j]) > 0 then left[#left + 1] = L end
     elseif redis.call('LREM', list, 0, id[j]) > 0 then
       redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -1)
-      if p > 0 and redis.call('LLEN', list) == 0 then redis.call('ZREM', base .. 'levels:' .. L, emq_int(p)) end
+      if p > 0 and redis.call('LLEN', list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}' .. L, emq_int(p)) end
       left[#left + 1] = L
     end
     if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end
@@ -57,7 +58,7 @@ end
 -- a laned queue: each lane that lost a ready job, its backlog and idle check
 if plan.laned then
   local now, d = emq_now(), emq_lane_defaults()
-  for _, L in ipairs(left) do emq_backlog_add(base, L, -1) end
+  for _, L in ipairs(left) do emq_add_ready(base, L, -1) end
   for _, L in ipairs(left) do emq_lane_idle(base, L, now, d) end
 end
 ${luaEvent("removed", { jobs: "emq_list(gone)" })}

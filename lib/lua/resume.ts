@@ -8,21 +8,22 @@
 import { LANE, META, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.RESUME`. */
 export const RESUME_LUA: string = luaScript(
   "RESUME",
   `
-local pending, wake = base .. 'pending', base .. 'wake'
+local pending, wake = base .. '${KEY.pending}', base .. '${KEY.wake}'
 local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e end
 if lane ~= '' then
   e = emq_lane_kinds(base, {lane}, s.missing) if e then return e end
 end
-e = emq_events_kind(base, s.missing) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_events_open(base, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 if s.meta ~= 'hash' then return 0 end
 if lane ~= '' then
-  local key = base .. 'lane:' .. lane
+  local key = base .. '${KEY_PREFIX.lane}' .. lane
   if redis.call('HGET', key, '${LANE.paused}') ~= '1' then return 0 end
   redis.call('HDEL', key, '${LANE.paused}')
   local now, d = emq_now(), emq_lane_defaults()

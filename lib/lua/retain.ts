@@ -8,24 +8,25 @@
  */
 import { META, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { KEY } from "./keys.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
 /** The Lua twin of `EMQ.RETAIN`. */
 export const RETAIN_LUA: string = luaScript(
   "RETAIN",
   `
-local events = base .. 'events'
-local s, e = emq_types({{base .. 'dead', 'zset'}, {base .. 'completed', 'zset'}, {events, 'stream'}}) if e then return e end
+local events = base .. '${KEY.events}'
+local s, e = emq_types({{base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.completed}', 'zset'}, {events, 'stream'}}) if e then return e end
 local now = emq_now()
-local dead, e = emq_trim_pick(base, 'dead', now, 0, dead_max, dead_age_ms) if e then return e end
-local done, e = emq_trim_pick(base, 'completed', now, 0, completed_max, completed_age_ms) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+local dead, e = emq_retention_pick(base, '${KEY.dead}', now, 0, dead_max, dead_age_ms) if e then return e end
+local done, e = emq_retention_pick(base, '${KEY.completed}', now, 0, completed_max, completed_age_ms) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', emq_int(now)) end
 redis.call('HSET', KEYS[1], '${META.dead_max}', emq_int(dead_max), '${META.dead_age_ms}', emq_int(dead_age_ms),
   '${META.completed_max}', emq_int(completed_max), '${META.completed_age_ms}', emq_int(completed_age_ms),
   '${META.events_max}', emq_int(events_max))
-emq_trim(base, 'dead', dead)
-emq_trim(base, 'completed', done)
+emq_retention_apply(base, '${KEY.dead}', dead)
+emq_retention_apply(base, '${KEY.completed}', done)
 if events_max == 0 then
   redis.call('DEL', events)
 elseif s.kinds[events] == 'stream' then

@@ -1,17 +1,18 @@
 /**
  * Retention of finished jobs, dead and completed, as Lua (the twin of
  * `native/src/verbs/retention.rs`), one code for both sets, in two halves so that a verb checks
- * everything before it writes: `emq_trim_pick` picks the oldest jobs of a set past a count limit
+ * everything before it writes: `emq_retention_pick` picks the oldest jobs of a set past a count limit
  * (counting `adding` jobs about to join it) or older than an age limit (0: no age limit), at most
  * {@link TRIM_LIMIT}, from the set as it is (a prefix of it, by score then member) —
- * `emq_trim_select` with `meta`'s limits of that set (else the defaults), RETAIN with its own;
- * `emq_trim` deletes them with their rows.
+ * `emq_retention_select` with `meta`'s limits of that set (else the defaults), RETAIN with its own;
+ * `emq_retention_apply` deletes them with their rows.
  *
  * The sets differ in one thing: `dead_max` 0 means no count limit, `completed_max` 0 means none
  * kept (every completed job is past it).
  *
  * @module
  */
+import type { QueueType } from "../keyspace/mod.ts";
 import {
   COMPLETED_AGE_DEFAULT_MS,
   COMPLETED_MAX_DEFAULT,
@@ -20,6 +21,7 @@ import {
   META,
   TRIM_LIMIT,
 } from "../wire/mod.ts";
+import { KEY_PREFIX } from "./keys.ts";
 
 /** Each set of finished jobs and its limits: `meta`'s fields, their defaults, and what a count limit of 0 means. */
 const KEPT = {
@@ -31,14 +33,14 @@ const KEPT = {
     ageDefault: COMPLETED_AGE_DEFAULT_MS,
     zeroKeepsNone: true,
   },
-} as const;
+} as const satisfies Partial<Record<QueueType, unknown>>;
 
 /** The sets a retention applies to (their key types). */
 type Kept = keyof typeof KEPT;
 
 /**
- * `emq_kept(set)`, `emq_trim_pick(base, set, now, adding, max, age)`, `emq_trim_select(base, set,
- * now, adding)`, `emq_trim(base, set, victims)` and `emq_keep_in(base, set, now, n, id, victims, row)`;
+ * `emq_kept(set)`, `emq_retention_pick(base, set, now, adding, max, age)`, `emq_retention_select(base, set,
+ * now, adding)`, `emq_retention_apply(base, set, victims)` and `emq_keep_in(base, set, now, n, id, victims, row)`;
  * `set` is `'dead'` or `'completed'`.
  */
 export const RETENTION_LUA: string = `
@@ -62,7 +64,7 @@ end
 
 -- With the limits max and age of set: returns {ids, rows} to delete, or nil and the refusal (a row
 -- the caller may not access).
-local function emq_trim_pick(base, set, now, adding, max, age)
+local function emq_retention_pick(base, set, now, adding, max, age)
   local key = base .. set
   local victims = {ids = {}, rows = {}}
   local card = redis.call('ZCARD', key)
@@ -78,21 +80,21 @@ local function emq_trim_pick(base, set, now, adding, max, age)
   if k <= 0 then return victims end
   victims.ids = redis.call('ZRANGE', key, 0, k - 1)
   for i, id in ipairs(victims.ids) do
-    victims.rows[i] = base .. 'job:' .. id
+    victims.rows[i] = base .. '${KEY_PREFIX.job}' .. id
     local _, e = emq_read('EXISTS', victims.rows[i]) if e then return nil, e end
   end
   return victims
 end
 
 -- With meta's limits.
-local function emq_trim_select(base, set, now, adding)
+local function emq_retention_select(base, set, now, adding)
   -- an empty set has nothing to trim: its limits are not read
   if redis.call('ZCARD', base .. set) == 0 then return {ids = {}, rows = {}} end
   local max, age = emq_kept(set)
-  return emq_trim_pick(base, set, now, adding, max, age)
+  return emq_retention_pick(base, set, now, adding, max, age)
 end
 
-local function emq_trim(base, set, victims)
+local function emq_retention_apply(base, set, victims)
   if #victims.ids == 0 then return end
   emq_each('ZREM', base .. set, victims.ids)
   emq_each('DEL', nil, victims.rows)
@@ -106,6 +108,6 @@ local function emq_keep_in(base, set, now, n, id, victims, row)
     row(j, at)
     redis.call('ZADD', base .. set, at, id[j])
   end
-  emq_trim(base, set, victims)
+  emq_retention_apply(base, set, victims)
 end
 `;

@@ -13,6 +13,7 @@
 import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /**
@@ -21,9 +22,9 @@ import { LEASES_LUA } from "./leases.ts";
  */
 export const RETRY_PART_LUA: string = `
 local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason)
-  local active, schedule, pending, wake = base .. 'active', base .. 'schedule', base .. 'pending', base .. 'wake'
-  local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}
-  local rows, e, _, freeing = emq_leases(base, cluster, n, id, token, structures, '${META.retried}', 'active')
+  local active, schedule, pending, wake = base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.pending}', base .. '${KEY.wake}'
+  local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}
+  local rows, e, _, freeing = emq_held(base, cluster, n, id, token, structures, '${META.retried}', 'active')
   if e then return nil, e end
   -- the jobs ready now (delay 0) go on their priority's list
   local now_ids, now_rows, missing = {}, {}, {}
@@ -34,13 +35,13 @@ local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason)
     end
   end
   local plan, e = emq_ready_plan(base, now_ids, now_rows, missing) if e then return nil, e end
-  e = emq_local(cluster, missing) if e then return nil, e end
+  e = emq_probe(cluster, missing) if e then return nil, e end
   return function()
     local now = emq_now()
     local was_empty = not emq_ready_any(base)
     local earliest, ready = nil, #now_ids > 0
     emq_each('ZREM', active, id)
-    emq_leaving(freeing)
+    emq_lower(freeing)
     emq_ready_push(plan, 'LPUSH')
     for j = 1, n do
       local due = now + delay_ms[j]

@@ -6,9 +6,11 @@
  *
  * @module
  */
+import type { QueueType } from "../keyspace/mod.ts";
 import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 
 /**
  * Steps 5–6 of a verb that moves jobs from the sorted set `from` to the head of pending (RUN: from
@@ -18,7 +20,7 @@ import { luaEvent } from "./events.ts";
  * when pending was empty, and `event` is written. Reply: `reply`.
  */
 export function luaToHead(o: {
-  from: string;
+  from: Extract<QueueType, "schedule" | "dead">;
   pick?: string;
   ids: string;
   stray: string;
@@ -30,14 +32,14 @@ export function luaToHead(o: {
 }): string {
   return `
 local e = emq_repeated(n, id) if e then return e end
-local ${o.from}, pending, wake = base .. '${o.from}', base .. 'pending', base .. 'wake'
-local s, e = emq_types({{${o.from}, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. 'events', 'stream'}}) if e then return e end
+local ${o.from}, pending, wake = base .. '${o.from}', base .. '${KEY.pending}', base .. '${KEY.wake}'
+local s, e = emq_types({{${o.from}, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}) if e then return e end
 local missing = s.missing${o.pick ? `\n${o.pick}` : ""}
 local r, e = emq_rows(base, ${o.ids}, missing) if e then return e end
 local rows, exists = r.rows, r.exists
 local stray = ${o.stray}
 local plan, e = emq_plan_rows(base, ${o.ids}, r, missing) if e then return e end
-e = emq_local(cluster, missing) if e then return e end
+e = emq_probe(cluster, missing) if e then return e end
 if #stray > 0 then return emq_refuse['${o.refusal}']({ids = table.concat(stray, ' ')}) end
 ${o.before}
 local was_empty = not emq_ready_any(base)

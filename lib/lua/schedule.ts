@@ -11,14 +11,15 @@ import { ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
 import { luaEvent } from "./events.ts";
+import { KEY } from "./keys.ts";
 
 /** The Lua twin of `EMQ.SCHEDULE`. */
 export const SCHEDULE_LUA: string = luaScript(
   "SCHEDULE",
   `
-local schedule = base .. 'schedule'
+local schedule = base .. '${KEY.schedule}'
 local a, e = emq_admit(base, n, id, schedule, 'zset', opts) if e then return e end
-e = emq_local(cluster, a.missing) if e then return e end
+e = emq_probe(cluster, a.missing) if e then return e end
 local now = emq_int(a.now)
 local earliest = emq_admitted(a, id, now, payload, due_ms, schedule)
 if earliest == 0 then earliest = nil end
@@ -38,7 +39,7 @@ for _, j in ipairs(a.admitted) do
   redis.call('ZADD', schedule, due, id[j])
   if earliest == nil or at < earliest then earliest = at end
 end
-if earliest then redis.call('ZADD', base .. 'wake', 'LT', emq_int(earliest), '${WAKE.due}') end
+if earliest then redis.call('ZADD', base .. '${KEY.wake}', 'LT', emq_int(earliest), '${WAKE.due}') end
 local admitted, folded, into = emq_admit_lists(a, id)
 ${luaEvent("scheduled", { jobs: "admitted" })}
 ${luaEvent("deduplicated", { jobs: "folded", into: "into" })}

@@ -8,14 +8,15 @@
  */
 import { META, SCHED, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.SCHEDULER`. */
 export const SCHEDULER_LUA: string = luaScript(
   "SCHEDULER",
   `
-local sched, index = base .. 'scheduler:' .. name, base .. 'schedulers'
+local sched, index = base .. '${KEY_PREFIX.scheduler}' .. name, base .. '${KEY.schedulers}'
 local s, e = emq_types({{sched, 'hash'}, {index, 'zset'}}) if e then return e end
-e = emq_local(cluster, s.missing) if e then return e end
+e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_int(emq_now())
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
 local stored = redis.call('HGET', sched, '${SCHED.spec}')

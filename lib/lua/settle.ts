@@ -22,18 +22,19 @@ import { luaScript } from "./_prelude.ts";
 import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
 import { CLAIM_PART_LUA } from "./claim.ts";
-import { LANE_WALK_LUA } from "./lane_walk.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RELEASE_PART_LUA } from "./release.ts";
 import { RETENTION_LUA } from "./retention.ts";
 import { RETRY_PART_LUA } from "./retry.ts";
+import { WALK_LUA } from "./walk.ts";
 
 /** The Lua twin of `EMQ.SETTLE`. */
 export const SETTLE_LUA: string = luaScript(
   "SETTLE",
   `
-local active = base .. 'active'
+local active = base .. '${KEY.active}'
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
@@ -41,7 +42,7 @@ local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
 -- a settlement not held)
 local rows, hash = {}, {}
 for j = 1, n do
-  rows[j] = base .. 'job:' .. id[j]
+  rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
   local t, e = emq_read('TYPE', rows[j]) if e then return e end
   t = t['ok']
   if t == 'none' then missing[#missing + 1] = rows[j] end
@@ -84,12 +85,12 @@ for o, js in ipairs(parts) do
     writes[#writes + 1] = write
   end
 end
-e = emq_local(cluster, {}) if e then return e end
+e = emq_probe(cluster, {}) if e then return e end
 for _, write in ipairs(writes) do write() end
 -- the claim part: refused, it claims nothing and writes nothing (the settles stand)
 local claimed = {0}
 if want > 0 then
-  emq_forget()
+  emq_fresh()
   local reply = emq_claim_part(base, cluster, lease_ms, want)
   if reply then claimed = reply end
 end
@@ -97,6 +98,6 @@ local reply = {claimed[1], status}
 for k = 2, #claimed do reply[k + 1] = claimed[k] end
 return reply
 `,
-  LEASES_LUA + RETENTION_LUA + MOVE_DUE_LUA + LANE_WALK_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
+  LEASES_LUA + RETENTION_LUA + MOVE_DUE_LUA + WALK_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
     RELEASE_PART_LUA + CLAIM_PART_LUA,
 );

@@ -14,13 +14,14 @@ import { META, ROW, SCHED } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ADMIT_LUA } from "./admit.ts";
 import { luaEvent } from "./events.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.TICK`. */
 export const TICK_LUA: string = luaScript(
   "TICK",
   `
-local a, e = emq_admit_start(base, n, id, base .. 'pending', 'list') if e then return e end
-local sched, index = base .. 'scheduler:' .. name, base .. 'schedulers'
+local a, e = emq_admit_start(base, n, id, base .. '${KEY.pending}', 'list') if e then return e end
+local sched, index = base .. '${KEY_PREFIX.scheduler}' .. name, base .. '${KEY.schedulers}'
 local st, e = emq_type(sched, 'hash') if e then return e end
 if st == 'none' then a.missing[#a.missing + 1] = sched end
 local it, e = emq_type(index, 'zset') if e then return e end
@@ -36,7 +37,7 @@ for j = 1, n do
   payloads[j] = payload or ''
 end
 a, e = emq_admit_plan(a, base, n, id, 'list', stored and opts or nil) if e then return e end
-e = emq_local(cluster, a.missing) if e then return e end
+e = emq_probe(cluster, a.missing) if e then return e end
 if redis.call('HGET', sched, '${SCHED.next_ms}') ~= emq_int(expected_ms) or next_ms <= expected_ms
   or (a.meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1') then
   return -1

@@ -1,8 +1,8 @@
-/** The Lua sources themselves: shebang, one shared prelude composed once per script, verb names, step order. */
+/** The Lua sources themselves: shebang, the shared Lua each script calls (once), verb names, step order. */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Keyspace, keyspace } from "../../mod.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import { luaHead, PRELUDE, SCRIPTS } from "../../lib/lua/mod.ts";
+import { luaHead, luaScript, PRELUDE, SCRIPTS } from "../../lib/lua/mod.ts";
 import { ADMIT_LUA } from "../../lib/lua/admit.ts";
 import { LEASES_LUA } from "../../lib/lua/leases.ts";
 import { MOVE_DUE_LUA } from "../../lib/lua/move_due.ts";
@@ -24,8 +24,8 @@ import { claimedTuple } from "../native/_native.ts";
 
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
-  .concat(["emq_each(", "emq_move(", "emq_admitted(", "emq_pushed(", "emq_event(", "emq_trim("]);
-const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_leases(", "emq_held_for_good(", "emq_due(", "emq_local(", "emq_counter("];
+  .concat(["emq_each(", "emq_move_due_apply(", "emq_admitted(", "emq_pushed(", "emq_events_add(", "emq_retention_apply("]);
+const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_held(", "emq_held_for_good(", "emq_move_due_select(", "emq_probe(", "emq_counter("];
 
 /**
  * The verbs whose steps 5–6 are one function (SETTLE calls them: every part's checks, then every
@@ -65,8 +65,27 @@ describe("lib/lua", () => {
     expect(renderRefusal("positive", "EMQ.CLAIM", { arg: "lease_ms" })).toBe("ERR EMQ.CLAIM lease_ms must be a positive integer");
   });
 
+  test("a script ships the shared Lua it calls, and no more", () => {
+    expect(SCRIPTS.PAUSE).toContain("local function emq_events_add(");
+    expect(SCRIPTS.PAUSE).toContain("emq_refuse['wrongtype'] = function(p)");
+    for (const unused of ["local function emq_options(", "local function emq_limits_read(", "local function emq_lane(", "emq_refuse['lease-lost']"]) {
+      expect(SCRIPTS.PAUSE).not.toContain(unused);
+    }
+    expect(SCRIPTS.CLAIM).toContain("local function emq_walk_simulate(");
+    expect(SCRIPTS.CLAIM).not.toContain("local function emq_admit(");
+  });
+
+  test("a misspelt key type or shared function is an error when the script is built", () => {
+    expect(() => luaScript("PAUSE", "return redis.call('LLEN', base .. 'pendng')")).toThrow("base .. 'pendng' is no key type");
+    expect(() => luaScript("PAUSE", "return emq_lenght()")).toThrow("emq_lenght is used but never defined");
+    expect(() => luaScript("PAUSE", "return emq_refuse['arty']({})")).toThrow("emq_refuse['arty'] is used but never defined");
+    expect(() => luaScript("PAUSE", "return emq_a()", "local function emq_a() return emq_b() end\nlocal function emq_b() return 1 end"))
+      .toThrow("emq_a uses emq_b, defined after it");
+    expect(luaScript("PAUSE", "return redis.call('LLEN', base .. 'pending')")).toContain("local function emq_layout(");
+  });
+
   test("the shared check helpers write nothing", () => {
-    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_leases"], [LEASES_LUA, "emq_held_for_good"], [MOVE_DUE_LUA, "emq_due"]] as const) {
+    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_held"], [LEASES_LUA, "emq_held_for_good"], [MOVE_DUE_LUA, "emq_move_due_select"]] as const) {
       expect(fn(lua, name).length).toBeGreaterThan(50);
       expect(firstWrite(fn(lua, name))).toBe(-1);
     }
@@ -85,14 +104,21 @@ describe("lib/lua", () => {
   });
 
   for (const [verb, source] of entries) {
-    test(`${verb}: shebang, its own verb name, the shared prelude once, steps in order`, () => {
+    test(`${verb}: shebang, its own verb name, the shared functions it calls once, steps in order`, () => {
       // admissions are refused under maxmemory; everything else drains (allow-oom)
       expect(source.split("\n")[0]).toBe(VERBS[verb].admits ? "#!lua" : "#!lua flags=allow-oom");
       expect(source.split("\n")[1]).toBe(`local VERB = 'EMQ.${verb}'`);
-      expect(source.split(PRELUDE).length).toBe(2);
-      // steps 1–4 are the generated head, once, after the prelude, writing nothing
+      // steps 1–4 are the generated head, once, after the shared functions, writing nothing
       const head = luaHead(verb);
       expect(source.split(head).length).toBe(2);
+      // each shared function once, and called: a script ships only what it runs
+      const defined = [...source.matchAll(/^local function (\w+)\(/gm)].map((m) => m[1]!);
+      expect(new Set(defined).size).toBe(defined.length);
+      for (const name of defined) expect(source.split(new RegExp(`\\b${name}\\b`)).length).toBeGreaterThan(2);
+      for (const name of ["emq_shape", "emq_layout", "emq_fence"]) {
+        expect(source.indexOf(`local function ${name}(`)).toBeGreaterThan(0);
+        expect(source.indexOf(`local function ${name}(`)).toBeLessThan(source.indexOf(head));
+      }
       const order = ["emq_shape(", "emq_layout(", "emq_fence()"].map((h) => head.indexOf(h));
       expect(order.every((i) => i >= 0)).toBe(true);
       expect([...order].sort((a, b) => a - b)).toEqual(order);

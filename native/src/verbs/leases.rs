@@ -1,5 +1,5 @@
 //! What ACK, RETRY, BURY, EXTEND and PROGRESS share (the twin of `lib/lua/leases.ts`'s
-//! `emq_leases`): step 5 of a settle — no id twice, the types of meta, of the structures the
+//! `emq_held`): step 5 of a settle — no id twice, the types of meta, of the structures the
 //! verb writes (active first) and of the queue's `events` (but EXTEND's), each job's row, the
 //! verb's meta counter, the cluster probe, and only then the stale jobs refused, every one of
 //! them, in argument order. A job is held when it is in active and its row's `token` is the

@@ -1,5 +1,5 @@
 /**
- * CLAIM's walk of a laned queue, as Lua (the twin of `native/src/verbs/lane_walk.rs`): step 5
+ * CLAIM's walk of a laned queue, as Lua (the twin of `native/src/verbs/walk.rs`'s `simulate`): step 5
  * simulates, on a copy of the lanes' state, everything step 6 will write — the lanes the moves and
  * the ended parks put in the ring, then the ring served round-robin, each eligible lane at its
  * tail giving one job and moving to the head, each ineligible one evicted (and parked when only
@@ -8,9 +8,10 @@
  * @module
  */
 import { CLAIM_MOVE_LIMIT, LANE, META } from "../wire/mod.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
 
-/** `emq_lane_walk(w, room, candidate, claimed)` and `emq_lane_writes(w)`. */
-export const LANE_WALK_LUA: string = `
+/** `emq_walk_simulate(w, room, candidate, claimed)` and `emq_lane_writes(w)`. */
+export const WALK_LUA: string = `
 -- The places of d's ids by lane and priority: {['p:L'] = {k...}} and {[L] = {p...}} (new ps only).
 local function emq_moved_index(d, by, ps)
   for k = 1, #d.ids do
@@ -28,10 +29,10 @@ end
 -- Step 5 of a laned claim: w = {base, now, d, due, expired, missing, kinds} in; the walk's plan
 -- out (w.ops, w.touched, w.lanes, w.unparked). candidate(id, row, exists) claims or drops one job
 -- (appending to claimed). Returns nil, or the refusal.
-local function emq_lane_walk(w, room, candidate, claimed)
+local function emq_walk_simulate(w, room, candidate, claimed)
   local base, now, d = w.base, w.now, w.d
-  local ring, parked = base .. 'ring', base .. 'parked'
-  local k, e = emq_kinds({{ring, 'list'}, {base .. 'lanes', 'zset'}, {parked, 'zset'}}, w.missing)
+  local ring, parked = base .. '${KEY.ring}', base .. '${KEY.parked}'
+  local k, e = emq_kinds({{ring, 'list'}, {base .. '${KEY.lanes}', 'zset'}, {parked, 'zset'}}, w.missing)
   if e then return e end
   w.lanes, w.touched, w.ops, w.evicted = {}, {}, {}, {}
   w.unparked = k[parked] == 'zset' and redis.call('ZRANGEBYSCORE', parked, '-inf', emq_int(now), 'LIMIT', 0, ${CLAIM_MOVE_LIMIT}) or {}
@@ -43,7 +44,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
   local function lane(L)
     local st = w.lanes[L]
     if st then return st end
-    local key = base .. 'lane:' .. L
+    local key = base .. '${KEY_PREFIX.lane}' .. L
     local t, e = emq_type(key, 'hash') if e then return nil, e end
     if t == 'none' then w.missing[#w.missing + 1] = key end
     st = emq_lane(base, L, d)
@@ -102,11 +103,11 @@ local function emq_lane_walk(w, room, candidate, claimed)
       end
     end
     add(0)
-    local lk = base .. 'levels:' .. L
+    local lk = base .. '${KEY_PREFIX.levels}' .. L
     local t, e = emq_type(lk, 'zset') if e then return nil, e end
     if t == 'zset' then
       for _, m in ipairs(redis.call('ZRANGE', lk, 0, -1)) do
-        local p = emq_priority_text(m)
+        local p = emq_parse_priority(m)
         if p > 0 then add(p) end
       end
     end
@@ -114,7 +115,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
     table.sort(ps)
     st.levels, st.left = {}, 0
     for _, p in ipairs(ps) do
-      local list = emq_level(base, L, p)
+      local list = emq_ready(base, L, p)
       local t, e = emq_type(list, 'list') if e then return nil, e end
       local m = by[p .. ':' .. L] or {exp = {}, due = {}}
       local lv = {p = p, list = list, exp = m.exp, due = m.due, len = t == 'list' and redis.call('LLEN', list) or 0, i = 0}
@@ -160,7 +161,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
           return candidate(w.expired.ids[x], w.expired.rows[x], w.expired.exists[x])
         elseif i <= ne + lv.len then
           local id = redis.call('LINDEX', lv.list, -(i - ne))
-          return candidate(id, base .. 'job:' .. id, nil)
+          return candidate(id, base .. '${KEY_PREFIX.job}' .. id, nil)
         end
         local x = lv.due[i - ne - lv.len]
         return candidate(w.due.ids[x], w.due.rows[x], w.due.exists[x])
@@ -171,7 +172,7 @@ local function emq_lane_walk(w, room, candidate, claimed)
   local function walked()
     for _, L in ipairs(w.touched) do
       for _, lv in ipairs(w.lanes[L].levels or {}) do
-        if lv.i > 0 and lv.list ~= base .. 'pending' then return emq_counter(KEYS[1], '${META.prioritized}') end
+        if lv.i > 0 and lv.list ~= base .. '${KEY.pending}' then return emq_counter(KEYS[1], '${META.prioritized}') end
       end
     end
     return nil
@@ -204,15 +205,15 @@ local function emq_lane_walk(w, room, candidate, claimed)
   return walked()
 end
 
--- Step 6 of a laned claim, after the moves (emq_move): the ended parks, the ring as the walk left
+-- Step 6 of a laned claim, after the moves (emq_move_due_apply): the ended parks, the ring as the walk left
 -- it, each lane's pops, backlog, levels, active jobs and rate state, then the idle checks of the
 -- lanes the walk evicted and the parks that ended.
 local function emq_lane_writes(w)
   local base, now, d = w.base, w.now, w.d
-  local ring, parked = base .. 'ring', base .. 'parked'
+  local ring, parked = base .. '${KEY.ring}', base .. '${KEY.parked}'
   for _, L in ipairs(w.unparked) do
     redis.call('ZREM', parked, L)
-    redis.call('HDEL', base .. 'lane:' .. L, '${LANE.parked}')
+    redis.call('HDEL', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.parked}')
     emq_lane_insert(base, L, now, d)
   end
   -- consecutive rotations as their net effect (turns mod the ring's length): RPOP ring r, then
@@ -230,9 +231,9 @@ local function emq_lane_writes(w)
     else
       rotate()
       local L = redis.call('RPOP', ring)
-      redis.call('HDEL', base .. 'lane:' .. L, '${LANE.ring}')
+      redis.call('HDEL', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.ring}')
       if op.at then
-        redis.call('HSET', base .. 'lane:' .. L, '${LANE.parked}', emq_int(op.at))
+        redis.call('HSET', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.parked}', emq_int(op.at))
         redis.call('ZADD', parked, op.at, L)
       end
     end
@@ -246,11 +247,11 @@ local function emq_lane_writes(w)
       if lv.i > 0 then
         redis.call('RPOP', lv.list, lv.i)
         popped = popped + lv.i
-        if lv.list ~= base .. 'pending' then outside = outside + lv.i end
-        if lv.p > 0 and redis.call('LLEN', lv.list) == 0 then redis.call('ZREM', base .. 'levels:' .. L, emq_int(lv.p)) end
+        if lv.list ~= base .. '${KEY.pending}' then outside = outside + lv.i end
+        if lv.p > 0 and redis.call('LLEN', lv.list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}' .. L, emq_int(lv.p)) end
       end
     end
-    if popped > 0 then emq_backlog_add(base, L, -popped) end
+    if popped > 0 then emq_add_ready(base, L, -popped) end
     if st.took > 0 then
       redis.call('HINCRBY', st.key, '${LANE.active}', st.took)
       if st.rate then
