@@ -6,7 +6,7 @@
  * @module
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { type ParseArgsConfig, parseArgs } from "node:util";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { Cluster } from "ioredis";
 import { command, infoFields } from "../tools/embedded/mod.ts";
 
@@ -110,7 +110,11 @@ export function scriptUsecPerCall(commands: Record<string, CmdStat>): { calls: n
 }
 
 /** Commands run inside scripts over a phase, per script call, heaviest first (a profile). */
-export function insideScripts(commands: Record<string, CmdStat>, scriptCalls: number, top = 8): Array<{ command: string; callsPerScript: number; usecPerScript: number }> {
+export function insideScripts(
+  commands: Record<string, CmdStat>,
+  scriptCalls: number,
+  top = 8,
+): Array<{ command: string; callsPerScript: number; usecPerScript: number }> {
   return Object.entries(commands)
     .filter(([n]) => n !== "evalsha" && n !== "eval" && !n.startsWith("emq.") && !n.startsWith("script"))
     .map(([command, v]) => ({ command, callsPerScript: v.calls / scriptCalls, usecPerScript: v.usec / scriptCalls }))

@@ -30,7 +30,11 @@ async function measure(what: string, call: (i: number) => Promise<unknown>): Pro
   }));
   const c = process.cpuUsage(c0);
   const calls = LINES * ROUNDS;
-  console.log(`${what.padEnd(44)} ${Math.round(calls / (performance.now() - t0) * 1000).toString().padStart(7)} calls/s  client ${((c.user + c.system) / calls).toFixed(1)} µs/call`);
+  console.log(
+    `${what.padEnd(44)} ${Math.round(calls / (performance.now() - t0) * 1000).toString().padStart(7)} calls/s  client ${
+      ((c.user + c.system) / calls).toFixed(1)
+    } µs/call`,
+  );
 }
 
 /** A SETTLE loop: each call acks the 4 jobs the one before claimed, and claims 4. */

@@ -148,8 +148,7 @@ try {
     noisy.push({ emq: await noisyEchoMQ(r), bull: await noisyBull(r) });
     console.error(`round ${r + 1}/${opt.rounds}: ${JSON.stringify({ module: costs.module.at(-1), noisy: noisy.at(-1) })}`);
   }
-  const medians = (rows: Cost[]): Cost =>
-    Object.fromEntries(Object.keys(rows[0]!).map((k) => [k, median(rows.map((x) => x[k as keyof Cost]))])) as Cost;
+  const medians = (rows: Cost[]): Cost => Object.fromEntries(Object.keys(rows[0]!).map((k) => [k, median(rows.map((x) => x[k as keyof Cost]))])) as Cost;
   const usec = { module: medians(costs.module), scripts: medians(costs.scripts) };
   const most = `lanes${LANE_COUNTS[2]}` as const, fewest = `lanes${LANE_COUNTS[0]}` as const;
   const ratios = Object.fromEntries((["module", "scripts"] as const).map((b) => [b, {
@@ -164,8 +163,10 @@ try {
     rounds: noisy.map((x) => x[k]),
   });
   for (const b of ["module", "scripts"] as const) {
-    console.log(`${b}: claim µs plain ${usec[b].plain.toFixed(2)}, ` +
-      LANE_COUNTS.map((l) => `${l} lanes ${usec[b][`lanes${l}`].toFixed(2)}`).join(", ") + `, lanes+limits ${usec[b].limited.toFixed(2)}`);
+    console.log(
+      `${b}: claim µs plain ${usec[b].plain.toFixed(2)}, ` +
+        LANE_COUNTS.map((l) => `${l} lanes ${usec[b][`lanes${l}`].toFixed(2)}`).join(", ") + `, lanes+limits ${usec[b].limited.toFixed(2)}`,
+    );
   }
   console.log(JSON.stringify({
     n: opt.n,

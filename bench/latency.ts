@@ -163,7 +163,8 @@ async function connectionCommands(port: number): Promise<Map<string, number>> {
 }
 
 /** Commands a client sends (the rest of commandstats ran inside EVALSHA / EVAL calls). */
-const SENT = /^(emq\.\w+|evalsha|eval|evalsha_ro|eval_ro|fcall|bzpopmin|bzpopmax|blpop|brpop|blmove|brpoplpush|client\|.*|hello|select|ping|script\|.*|multi|exec|wait|command\|.*|module\|.*|readonly|info|config\|.*|xread|xreadgroup)$/;
+const SENT =
+  /^(emq\.\w+|evalsha|eval|evalsha_ro|eval_ro|fcall|bzpopmin|bzpopmax|blpop|brpop|blmove|brpoplpush|client\|.*|hello|select|ping|script\|.*|multi|exec|wait|command\|.*|module\|.*|readonly|info|config\|.*|xread|xreadgroup)$/;
 
 async function idleCost(port: number, start: () => Promise<() => Promise<void>>): Promise<Idle> {
   const stop = await start();
@@ -249,7 +250,9 @@ try {
     for (const [k, v] of Object.entries(idle)) {
       console.error(
         `idle ${k.padEnd(10)} ${v.allPerSec.toFixed(2)} commands/s (sent ${v.sentPerSec.toFixed(2)}/s, inside scripts ` +
-          `${v.innerPerSec.toFixed(2)}/s; per connection ${v.connectionsPerSec.toFixed(2)}/s) over ${(v.windowMs / 1000).toFixed(1)} s: ${JSON.stringify(v.byCommand)}`,
+          `${v.innerPerSec.toFixed(2)}/s; per connection ${v.connectionsPerSec.toFixed(2)}/s) over ${(v.windowMs / 1000).toFixed(1)} s: ${
+            JSON.stringify(v.byCommand)
+          }`,
       );
     }
   } finally {

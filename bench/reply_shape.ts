@@ -55,11 +55,15 @@ for (const k of [4, 50]) {
     const perJob = (x: number): string => ((x - ping) / k).toFixed(2);
     if (round < 0) continue;
     rows.push(
-      `| ${k} | ${round + 1} | ${ping.toFixed(1)} | ${five.toFixed(1)} | ${one.toFixed(1)} | ${perJob(five)} | ${perJob(one)} | ${((five - ping) / (one - ping)).toFixed(2)}× |`,
+      `| ${k} | ${round + 1} | ${ping.toFixed(1)} | ${five.toFixed(1)} | ${one.toFixed(1)} | ${perJob(five)} | ${perJob(one)} | ${
+        ((five - ping) / (one - ping)).toFixed(2)
+      }× |`,
     );
   }
 }
-console.log("| jobs per reply | round | PING µs/call | five per job µs/call | one per job µs/call | five: µs/job over PING | one: µs/job over PING | five ÷ one |");
+console.log(
+  "| jobs per reply | round | PING µs/call | five per job µs/call | one per job µs/call | five: µs/job over PING | one: µs/job over PING | five ÷ one |",
+);
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const r of rows) console.log(r);
 g.close();

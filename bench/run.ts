@@ -165,21 +165,39 @@ const targets: Target[] = [
     cost.ratios.enqueueVsBullAdd <= 0.15,
   ),
   ratioTarget("`enqueueMany` jobs/s ≥ 3× BullMQ `addBulk` (one server)", one.ratios.enqueueManyVsAddBulk, one.ratios.enqueueManyVsAddBulk >= 3),
-  ratioTarget(`worker jobs/s ≥ ${ONE_WORKER_TARGET}× BullMQ \`Worker\` (one server)`, one.ratios.workerVsBullWorker, one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET),
+  ratioTarget(
+    `worker jobs/s ≥ ${ONE_WORKER_TARGET}× BullMQ \`Worker\` (one server)`,
+    one.ratios.workerVsBullWorker,
+    one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET,
+  ),
   ratioTarget("`enqueueMany` ≥ 3× `addBulk` (3-primary cluster, 12 queues)", cluster.ratios.enqueueManyVsAddBulk, cluster.ratios.enqueueManyVsAddBulk >= 3),
   ratioTarget("worker ≥ 3× BullMQ `Worker` (3-primary cluster, 12 queues)", cluster.ratios.workerVsBullWorker, cluster.ratios.workerVsBullWorker >= 3),
   // the same two on Valkey 9 when it ran (section 7)
   ...(v9 === undefined ? [] : [
-    ratioTarget(`worker jobs/s ≥ ${ONE_WORKER_TARGET}× BullMQ \`Worker\` (one server, Valkey ${version(v9.version)})`, v9.one.ratios.workerVsBullWorker, v9.one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET),
-    ratioTarget(`worker ≥ 3× BullMQ \`Worker\` (3-primary cluster, 12 queues, Valkey ${version(v9.version)})`, v9.cluster.ratios.workerVsBullWorker, v9.cluster.ratios.workerVsBullWorker >= 3),
+    ratioTarget(
+      `worker jobs/s ≥ ${ONE_WORKER_TARGET}× BullMQ \`Worker\` (one server, Valkey ${version(v9.version)})`,
+      v9.one.ratios.workerVsBullWorker,
+      v9.one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET,
+    ),
+    ratioTarget(
+      `worker ≥ 3× BullMQ \`Worker\` (3-primary cluster, 12 queues, Valkey ${version(v9.version)})`,
+      v9.cluster.ratios.workerVsBullWorker,
+      v9.cluster.ratios.workerVsBullWorker >= 3,
+    ),
   ]),
-  ...LAT.flatMap(([k, label]) => (["p50", "p99"] as const).map((q): Target => {
-    const e = L[k][`${q}Ms`], b = bullLat[`${q}Ms`];
-    return { what: `enqueue → handler latency ${q} ≤ BullMQ's (${label})`, shown: `${fr(e / b)}× (${ms(e)} vs ${ms(b)})`, ok: e <= b };
-  })),
+  ...LAT.flatMap(([k, label]) =>
+    (["p50", "p99"] as const).map((q): Target => {
+      const e = L[k][`${q}Ms`], b = bullLat[`${q}Ms`];
+      return { what: `enqueue → handler latency ${q} ≤ BullMQ's (${label})`, shown: `${fr(e / b)}× (${ms(e)} vs ${ms(b)})`, ok: e <= b };
+    })
+  ),
   ...(lanes === undefined ? [] : (["module", "scripts"] as const).flatMap((b) => [
     ratioTarget(`${b} CLAIM with 100,000 lanes ≤ 1.5× with 10 lanes (server CPU)`, lanes.ratios[b].mostVsFewest, lanes.ratios[b].mostVsFewest <= 1.5),
-    ratioTarget(`${b} CLAIM with lanes and lane + queue limits on ≤ 1.3× a plain CLAIM (server CPU)`, lanes.ratios[b].limitedVsPlain, lanes.ratios[b].limitedVsPlain <= 1.3),
+    ratioTarget(
+      `${b} CLAIM with lanes and lane + queue limits on ≤ 1.3× a plain CLAIM (server CPU)`,
+      lanes.ratios[b].limitedVsPlain,
+      lanes.ratios[b].limitedVsPlain <= 1.3,
+    ),
   ])),
   ...(lanes === undefined ? [] : [{
     what: "noisy neighbour: every small-lane job done within the first 1,100 claims",
@@ -232,7 +250,9 @@ const scaleTable = [
   "| --- | --- | --- | --- | --- | --- | --- |",
   ...SCALE.map(([label, k]) => {
     const a = twelve.phases[k], b = cluster.phases[k];
-    return `| ${label} | ${f0(a.jobsPerSec)} | ${f0(b.jobsPerSec)} | ${f2(b.jobsPerSec / a.jobsPerSec)}× | ${f1(a.serverUsecPerJob)} → ${f1(b.serverUsecPerJob)} | ${f1(a.commandUsecPerJob)} → ${f1(b.commandUsecPerJob)} | ${f1(a.clientUsecPerJob)} → ${f1(b.clientUsecPerJob)} |`;
+    return `| ${label} | ${f0(a.jobsPerSec)} | ${f0(b.jobsPerSec)} | ${f2(b.jobsPerSec / a.jobsPerSec)}× | ${f1(a.serverUsecPerJob)} → ${
+      f1(b.serverUsecPerJob)
+    } | ${f1(a.commandUsecPerJob)} → ${f1(b.commandUsecPerJob)} | ${f1(a.clientUsecPerJob)} → ${f1(b.clientUsecPerJob)} |`;
   }),
 ].join("\n");
 
@@ -274,8 +294,7 @@ const latencyTable = [
   latRow("EchoMQ, scripts (BZPOPMIN on `wake`, then CLAIM)", L.emqScripts, true),
   latRow("BullMQ `Worker` (BZPOPMIN on its marker)", bullLat, false),
 ].join("\n");
-const byCommand = (x: Record<string, number>): string =>
-  Object.entries(x).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(", ");
+const byCommand = (x: Record<string, number>): string => Object.entries(x).sort((a, b) => b[1] - a[1]).map(([c, n]) => `${c} ${n}`).join(", ");
 const idleTable = [
   "| idle worker, concurrency 50 | commands sent /s | all commandstats /s (with commands run inside scripts) | commands in the window |",
   "| --- | --- | --- | --- |",
@@ -293,20 +312,27 @@ function idleProse(): string {
   const inner = Object.entries(sc).filter(([c]) => !/^(evalsha|eval|bzpopmin|script\|.*)$/.test(c)).reduce((a, [, n]) => a + n, 0);
   const reaps = m["emq.reap"] ?? 0;
   return `Over ${seconds} s the module worker sent ${m["emq.claim"] ?? 0} CLAIM${reaps > 0 ? ` and ${reaps} REAP` : ""} and nothing else: one CLAIM of
-up to 50 jobs waits on the server for \`blockMs\` (${latency.blockMs} ms) and is sent again when it times out.${reaps > 0 ? ` The REAP
+up to 50 jobs waits on the server for \`blockMs\` (${latency.blockMs} ms) and is sent again when it times out.${
+    reaps > 0
+      ? ` The REAP
 comes from the worker's maintenance, which reaps when no claim was *sent* for \`maintenanceMs\` (default 5000): a
 claim that has been waiting for ${latency.blockMs} ms counts as none, so an idle worker reaps now and then although its own
-waiting CLAIM would hand out expired leases anyway.` : ""} The scripts worker sent ${evalshaS} EVALSHA (its CLAIM) and ${sc.bzpopmin ?? 0} BZPOPMIN on
-\`wake\`; inside its ${evalshaS} CLAIM script${evalshaS === 1 ? "" : "s"} the server ran ${inner} more commands (${byCommand(
-    Object.fromEntries(Object.entries(sc).filter(([c]) => !/^(evalsha|eval|bzpopmin|script\|.*)$/.test(c))),
-  )}), which commandstats counts as commands too — ${f2(idle.emqScripts.allPerSec)}/s in all, above 1/s, though the worker itself sent
+waiting CLAIM would hand out expired leases anyway.`
+      : ""
+  } The scripts worker sent ${evalshaS} EVALSHA (its CLAIM) and ${sc.bzpopmin ?? 0} BZPOPMIN on
+\`wake\`; inside its ${evalshaS} CLAIM script${evalshaS === 1 ? "" : "s"} the server ran ${inner} more commands (${
+    byCommand(
+      Object.fromEntries(Object.entries(sc).filter(([c]) => !/^(evalsha|eval|bzpopmin|script\|.*)$/.test(c))),
+    )
+  }), which commandstats counts as commands too — ${f2(idle.emqScripts.allPerSec)}/s in all, above 1/s, though the worker itself sent
 ${f2(idle.emqScripts.sentPerSec)}/s. (\`CLIENT LIST\` \`tot-cmds\` of the connections, also read, counts them the same way:
 ${f2(idle.emqScripts.connectionsPerSec)}/s.) BullMQ's idle worker, for reference: ${b.bzpopmin ?? 0} BZPOPMIN on its marker and ${b.evalsha ?? 0} EVALSHA
 (\`moveToActive\` after each wake-up) — ${f2(idle.bullmq.sentPerSec)}/s sent, ${f2(idle.bullmq.allPerSec)}/s with what its scripts run inside; its
 stalled-job check runs every 30 s, so a ${seconds}-second window may or may not hold one.`;
 }
 
-const ordinal = (n: number): string => `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
+const ordinal = (n: number): string =>
+  `${n}${n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"}`;
 
 /** The latency verdicts, from the figures. */
 function latencyProse(): string {
@@ -321,22 +347,27 @@ function latencyProse(): string {
       lines.push(
         `- ${label}: p50 ${ms(e.p50Ms)} (${p50ok ? "met" : "**missed**"}), p99 ${ms(e.p99Ms)} (${p99ok ? "met" : "**missed**"}) against ` +
           `BullMQ's ${ms(bullLat.p50Ms)} / ${ms(bullLat.p99Ms)}. The p99 of ${latency.samples} samples (nearest rank) is the ` +
-          `${latency.samples - Math.ceil(0.99 * latency.samples) + 1 === 1 ? "" : `${ordinal(latency.samples - Math.ceil(0.99 * latency.samples) + 1)} `}slowest; the five slowest: ${worst(e)} ms ` +
+          `${
+            latency.samples - Math.ceil(0.99 * latency.samples) + 1 === 1 ? "" : `${ordinal(latency.samples - Math.ceil(0.99 * latency.samples) + 1)} `
+          }slowest; the five slowest: ${worst(e)} ms ` +
           `(BullMQ's: ${worst(bullLat)} ms).`,
       );
     }
   }
   const scripts = L.emqScripts;
   if (scripts.p50Ms > bullLat.p50Ms || scripts.p99Ms > bullLat.p99Ms) {
-    lines.push("", `The scripts worker takes two round trips after the ENQUEUE — its \`BZPOPMIN\` on \`wake\` returns, then it
+    lines.push(
+      "",
+      `The scripts worker takes two round trips after the ENQUEUE — its \`BZPOPMIN\` on \`wake\` returns, then it
 sends CLAIM — as BullMQ's does (\`BZPOPMIN\` on its marker, then \`moveToActive\`); the module's waiting
 CLAIM is answered by the server once the ENQUEUE has run, with no further round trip (module p50
 ${ms(L.emqModule.p50Ms)}, scripts ${ms(scripts.p50Ms)}). The second step's server time: the scripts' CLAIM
 costs ${f2(cs.claim)} µs per call, BullMQ's \`moveToActive\` ${f2(cb.claim)} µs (section 2); the scripts'
 gap to BullMQ (${
-      (["p50", "p99"] as const).filter((q) => scripts[`${q}Ms`] > bullLat[`${q}Ms`])
-        .map((q) => `${q} +${f2(scripts[`${q}Ms`] - bullLat[`${q}Ms`])} ms`).join(", ")
-    }) is not broken down further here.`);
+        (["p50", "p99"] as const).filter((q) => scripts[`${q}Ms`] > bullLat[`${q}Ms`])
+          .map((q) => `${q} +${f2(scripts[`${q}Ms`] - bullLat[`${q}Ms`])} ms`).join(", ")
+      }) is not broken down further here.`,
+    );
   }
   return lines.join("\n");
 }
@@ -375,16 +406,26 @@ function workerSplit(): string {
   const a = sent(one), b = sent(twelve), c = sent(cluster);
   const verdict = cluster.ratios.workerVsBullWorker >= 3
     ? `The worker meets its 3× target on the cluster (${f2(cluster.ratios.workerVsBullWorker)}×).`
-    : `**Missed: worker ≥ 3× BullMQ's on the cluster** (${f2(cluster.ratios.workerVsBullWorker)}×; one server with 12 queues: ${f2(twelve.ratios.workerVsBullWorker)}×, one queue: ${f2(one.ratios.workerVsBullWorker)}×).`;
+    : `**Missed: worker ≥ 3× BullMQ's on the cluster** (${f2(cluster.ratios.workerVsBullWorker)}×; one server with 12 queues: ${
+      f2(twelve.ratios.workerVsBullWorker)
+    }×, one queue: ${f2(one.ratios.workerVsBullWorker)}×).`;
   return `${verdict} With 12 queues the concurrency of 50 is split into 12 workers of 4 or 5 slots. Each
 worker settles the jobs that finished and claims the slots they free in one \`EMQ.SETTLE\` (a worker
 of 32 slots or more keeps two such calls in flight), but with 4 or 5 slots a call carries only a
 few jobs, so glide's cost per call is paid about every 4 jobs instead of every 25. Jobs per call
 and client CPU per job in the median rounds: one queue of concurrency 50, ${f1(a.perCall)} jobs, ${f1(a.usec)} µs; 12 queues
-on one server, ${f1(b.perCall)} jobs, ${f1(b.usec)} µs; the cluster, ${f1(c.perCall)} jobs, ${f1(c.usec)} µs.${one.phases.glidePing1 ? ` Glide's own client cost per command grows as fewer commands are in
-flight: a bare glide PING cost ${f0(one.phases.glidePing1.clientUsecPerJob)} µs of client CPU with 1 in flight and ${f0(one.phases.glidePing50.clientUsecPerJob)} µs with 50 (same run).` : ""}
+on one server, ${f1(b.perCall)} jobs, ${f1(b.usec)} µs; the cluster, ${f1(c.perCall)} jobs, ${f1(c.usec)} µs.${
+    one.phases.glidePing1
+      ? ` Glide's own client cost per command grows as fewer commands are in
+flight: a bare glide PING cost ${f0(one.phases.glidePing1.clientUsecPerJob)} µs of client CPU with 1 in flight and ${
+        f0(one.phases.glidePing50.clientUsecPerJob)
+      } µs with 50 (same run).`
+      : ""
+  }
 BullMQ's workers keep one command in flight per busy slot; from one queue to 12 on one server their
-drain went from ${f0(one.phases.bullWorker.jobsPerSec)} to ${f0(twelve.phases.bullWorker.jobsPerSec)} jobs/s, EchoMQ's from ${f0(one.phases.emqWorker.jobsPerSec)} to ${f0(twelve.phases.emqWorker.jobsPerSec)}.`;
+drain went from ${f0(one.phases.bullWorker.jobsPerSec)} to ${f0(twelve.phases.bullWorker.jobsPerSec)} jobs/s, EchoMQ's from ${
+    f0(one.phases.emqWorker.jobsPerSec)
+  } to ${f0(twelve.phases.emqWorker.jobsPerSec)}.`;
 }
 
 /** What changed from 1 to 3 primaries, from the figures. */
@@ -409,7 +450,9 @@ client share ${cpus().length} cores, so this machine cannot show the capacity a 
 processes on machines of their own would. What it does show: EchoMQ's queues spread over the
 primaries with nothing to configure, while BullMQ needs a hashtag prefix per queue (and a
 cluster-aware connection) to do the same, and on the cluster EchoMQ keeps a server CPU per job
-${f1(cluster.phases.bullAdd500.serverUsecPerJob / cluster.phases.emqEnqueue500.serverUsecPerJob)}× (single admission) and ${f1(cluster.phases.bullWorker.serverUsecPerJob / cluster.phases.emqWorker.serverUsecPerJob)}× (worker) below BullMQ's.`;
+${f1(cluster.phases.bullAdd500.serverUsecPerJob / cluster.phases.emqEnqueue500.serverUsecPerJob)}× (single admission) and ${
+    f1(cluster.phases.bullWorker.serverUsecPerJob / cluster.phases.emqWorker.serverUsecPerJob)
+  }× (worker) below BullMQ's.`;
 }
 
 const cm = cost.usecPerCall.module, cs = cost.usecPerCall.scripts, cb = cost.bullmq;
@@ -430,14 +473,18 @@ function enqueueProse(): string {
 its size (the single call less the batched cost per job) — a call does once: dispatch, argument
 parsing, the layout and fence checks, opening \`meta\`, pending and wake, looking up the caller's ACL
 user, \`meta\`'s \`enqueued\` counter, one LPUSH. A batch of 1000 pays it once. What is left per job
-(${f2(cm.enqueueBatchPerJob)} µs) includes writing the job's row${hm ? ` (for scale: the \`hmset\` inside BullMQ's add, the same kind of write, costs ${f2(hm.usecPerScript)} µs)` : ""}.`;
+(${f2(cm.enqueueBatchPerJob)} µs) includes writing the job's row${
+      hm ? ` (for scale: the \`hmset\` inside BullMQ's add, the same kind of write, costs ${f2(hm.usecPerScript)} µs)` : ""
+    }.`;
   return `${head} ${tail} ENQUEUE also counts admissions on \`meta\` now (\`HINCRBY meta enqueued <n>\`, one per call, for
 the queue's totals, issue 10); the figures above include it, and it is not measured apart.`;
 }
 
 /** Fraction of one core a phase kept busy: this process, and the server(s). */
 const busy = (p: any): string =>
-  `this process used ${f2((p.clientUsecPerJob * p.jobsPerSec) / 1e6)} cores over the phase (glide's own threads included), the server ${f2((p.serverUsecPerJob * p.jobsPerSec) / 1e6)}`;
+  `this process used ${f2((p.clientUsecPerJob * p.jobsPerSec) / 1e6)} cores over the phase (glide's own threads included), the server ${
+    f2((p.serverUsecPerJob * p.jobsPerSec) / 1e6)
+  }`;
 
 const md = `# Benchmark results
 
@@ -499,7 +546,11 @@ half of the dead jobs and REQUEUE (by id) of the other half, SCHEDULE ×${cost.n
 
 | verb | module µs | scripts µs | module ÷ scripts |
 | --- | --- | --- | --- |
-${verbs.map((v) => `| ${v} | ${f2(cost.usecPerCall.module[v])} | ${f2(cost.usecPerCall.scripts[v])} | ${f2(cost.usecPerCall.module[v] / cost.usecPerCall.scripts[v])} |`).join("\n")}
+${
+  verbs.map((v) =>
+    `| ${v} | ${f2(cost.usecPerCall.module[v])} | ${f2(cost.usecPerCall.scripts[v])} | ${f2(cost.usecPerCall.module[v] / cost.usecPerCall.scripts[v])} |`
+  ).join("\n")
+}
 
 Admission per **job**, one job per call and 1000 per call: \`enqueueMany\` of ${cost.n} jobs sends one ENQUEUE
 of 1000 groups per command, 8 in flight, and its row is the verb's usec over the phase divided by
@@ -509,9 +560,13 @@ the jobs; BullMQ's \`addBulk\` of the same jobs (chunks of 1000, 8 calls in flig
 | admission | server µs per job | ÷ BullMQ \`add\` | ÷ BullMQ \`addBulk\` |
 | --- | --- | --- | --- |
 | module ENQUEUE, 1 job per call (\`enqueue\`) | ${f2(cm.enqueue)} | **${fr(cm.enqueue / cb.add)}×** | ${fr(cm.enqueue / cb.addBulkPerJob)}× |
-| module ENQUEUE, 1000 jobs per call (\`enqueueMany\`) | ${f2(cm.enqueueBatchPerJob)} | **${fr(cm.enqueueBatchPerJob / cb.add)}×** | ${fr(cm.enqueueBatchPerJob / cb.addBulkPerJob)}× |
+| module ENQUEUE, 1000 jobs per call (\`enqueueMany\`) | ${f2(cm.enqueueBatchPerJob)} | **${fr(cm.enqueueBatchPerJob / cb.add)}×** | ${
+  fr(cm.enqueueBatchPerJob / cb.addBulkPerJob)
+}× |
 | scripts ENQUEUE, 1 job per call | ${f2(cs.enqueue)} | ${fr(cs.enqueue / cb.add)}× | ${fr(cs.enqueue / cb.addBulkPerJob)}× |
-| scripts ENQUEUE, 1000 jobs per call | ${f2(cs.enqueueBatchPerJob)} | ${fr(cs.enqueueBatchPerJob / cb.add)}× | ${fr(cs.enqueueBatchPerJob / cb.addBulkPerJob)}× |
+| scripts ENQUEUE, 1000 jobs per call | ${f2(cs.enqueueBatchPerJob)} | ${fr(cs.enqueueBatchPerJob / cb.add)}× | ${
+  fr(cs.enqueueBatchPerJob / cb.addBulkPerJob)
+}× |
 | BullMQ \`add\` (\`addStandardJob\`) | ${f2(cb.add)} | 1× | ${fr(cb.add / cb.addBulkPerJob)}× |
 | BullMQ \`addBulk\` (\`addStandardJob\` per job in a MULTI) | ${f2(cb.addBulkPerJob)} | ${fr(cb.addBulkPerJob / cb.add)}× | 1× |
 
@@ -520,7 +575,9 @@ the jobs; BullMQ's \`addBulk\` of the same jobs (chunks of 1000, 8 calls in flig
 | \`addStandardJob\` (add) | ${f2(cb.add)} | ENQUEUE ${f2(cm.enqueue)} | ${fr(cost.ratios.enqueueVsBullAdd)}× | ${f2(cost.ratios.scriptEnqueueVsBullAdd)}× |
 | \`moveToActive\` (claim) | ${f2(cb.claim)} | CLAIM ${f2(cm.claim)} | ${f2(cm.claim / cb.claim)}× | ${f2(cs.claim / cb.claim)}× |
 | \`moveToFinished\` (complete) | ${f2(cb.complete)} | ACK ${f2(cm.ack)} | ${f2(cm.ack / cb.complete)}× | ${f2(cs.ack / cb.complete)}× |
-| claim + complete | ${f2(cb.claim + cb.complete)} | CLAIM + ACK ${f2(cm.claim + cm.ack)} | ${f2(cost.ratios.claimAckVsBull)}× | ${f2(cost.ratios.scriptClaimAckVsBull)}× |
+| claim + complete | ${f2(cb.claim + cb.complete)} | CLAIM + ACK ${f2(cm.claim + cm.ack)} | ${f2(cost.ratios.claimAckVsBull)}× | ${
+  f2(cost.ratios.scriptClaimAckVsBull)
+}× |
 
 \`usec_per_call\` is wall-clock time inside the command: on a loaded machine a preempted call counts
 its wait, which inflates every figure here (longer calls more, in absolute terms); the ratios are
@@ -555,27 +612,41 @@ ${throughputTable(one)}
 
 Reference, same run: the same \`EMQ.ENQUEUE\` commands built before the clock starts and sent through
 a bare glide client — ${one.bulkChunk} groups (jobs) per command, ${one.bulkInFlight} commands in flight, as \`enqueueMany\` sends them:
-${f0(oneP.glideBatch.jobsPerSec)} jobs/s, ${f1(oneP.glideBatch.clientUsecPerJob)} µs client CPU per job (\`enqueueMany\`: ${f0(oneP.emqEnqueueMany.jobsPerSec)} jobs/s,
-${f1(oneP.emqEnqueueMany.clientUsecPerJob)} µs); one job per command, 500 in flight: ${f0(oneP.glideSingle.jobsPerSec)} jobs/s, ${f1(oneP.glideSingle.clientUsecPerJob)} µs per job
+${f0(oneP.glideBatch.jobsPerSec)} jobs/s, ${f1(oneP.glideBatch.clientUsecPerJob)} µs client CPU per job (\`enqueueMany\`: ${
+  f0(oneP.emqEnqueueMany.jobsPerSec)
+} jobs/s,
+${f1(oneP.emqEnqueueMany.clientUsecPerJob)} µs); one job per command, 500 in flight: ${f0(oneP.glideSingle.jobsPerSec)} jobs/s, ${
+  f1(oneP.glideSingle.clientUsecPerJob)
+} µs per job
 (\`enqueue\`: ${f0(oneP.emqEnqueue500.jobsPerSec)} jobs/s, ${f1(oneP.emqEnqueue500.clientUsecPerJob)} µs).
 
-${one.ratios.enqueueManyVsAddBulk >= 3
-  ? `\`enqueueMany\` meets its target (${f2(one.ratios.enqueueManyVsAddBulk)}×).`
-  : `**Missed: \`enqueueMany\` ≥ 3× \`addBulk\`** (${f2(one.ratios.enqueueManyVsAddBulk)}×).`} One ENQUEUE command carries
+${
+  one.ratios.enqueueManyVsAddBulk >= 3
+    ? `\`enqueueMany\` meets its target (${f2(one.ratios.enqueueManyVsAddBulk)}×).`
+    : `**Missed: \`enqueueMany\` ≥ 3× \`addBulk\`** (${f2(one.ratios.enqueueManyVsAddBulk)}×).`
+} One ENQUEUE command carries
 ${one.bulkChunk} jobs, so glide's per-command cost is paid once per ${one.bulkChunk} jobs: ${f1(oneP.emqEnqueueMany.clientUsecPerJob)} µs of client CPU and
-${f1(oneP.emqEnqueueMany.serverUsecPerJob)} µs of server CPU per job, against ${f1(oneP.bullAddBulk.clientUsecPerJob)} and ${f1(oneP.bullAddBulk.serverUsecPerJob)} µs for \`addBulk\`; in the median
+${f1(oneP.emqEnqueueMany.serverUsecPerJob)} µs of server CPU per job, against ${f1(oneP.bullAddBulk.clientUsecPerJob)} and ${
+  f1(oneP.bullAddBulk.serverUsecPerJob)
+} µs for \`addBulk\`; in the median
 round ${busy(oneP.emqEnqueueMany)}. The bare glide floor above spends
 ${f1(oneP.glideBatch.clientUsecPerJob)} µs of client CPU per job; the rest of \`enqueueMany\`'s is EchoMQ's own code (ids, JSON, the
 arguments of each command, reply checks).
 
-${one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET
-  ? `The worker meets its target, ${ONE_WORKER_TARGET}× (${f2(one.ratios.workerVsBullWorker)}×).`
-  : `**Missed: worker ≥ ${ONE_WORKER_TARGET}× BullMQ's** (${f2(one.ratios.workerVsBullWorker)}×). ${drainBound(one)}`} The EchoMQ worker settles the
+${
+  one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET
+    ? `The worker meets its target, ${ONE_WORKER_TARGET}× (${f2(one.ratios.workerVsBullWorker)}×).`
+    : `**Missed: worker ≥ ${ONE_WORKER_TARGET}× BullMQ's** (${f2(one.ratios.workerVsBullWorker)}×). ${drainBound(one)}`
+} The EchoMQ worker settles the
 jobs that finished and claims the slots they free in one \`EMQ.SETTLE\` per batch (a claimed job
 comes back as one string), two calls in flight at this concurrency, so glide's per-command cost is
-paid per batch rather than twice per job: ${f1(oneP.emqWorker.clientUsecPerJob)} µs of client CPU and ${f1(oneP.emqWorker.serverUsecPerJob)} µs of server CPU per job. BullMQ's worker makes one
+paid per batch rather than twice per job: ${f1(oneP.emqWorker.clientUsecPerJob)} µs of client CPU and ${
+  f1(oneP.emqWorker.serverUsecPerJob)
+} µs of server CPU per job. BullMQ's worker makes one
 round trip per job (\`moveToFinished\` also fetches the next job) and spends ${f1(oneP.bullWorker.serverUsecPerJob)} µs of server
-CPU on it (${f1(oneP.bullWorker.serverUsecPerJob / oneP.emqWorker.serverUsecPerJob)}× EchoMQ's) and ${f1(oneP.bullWorker.clientUsecPerJob)} µs of client CPU (${f1(oneP.bullWorker.clientUsecPerJob / oneP.emqWorker.clientUsecPerJob)}×). Client and
+CPU on it (${f1(oneP.bullWorker.serverUsecPerJob / oneP.emqWorker.serverUsecPerJob)}× EchoMQ's) and ${f1(oneP.bullWorker.clientUsecPerJob)} µs of client CPU (${
+  f1(oneP.bullWorker.clientUsecPerJob / oneP.emqWorker.clientUsecPerJob)
+}×). Client and
 server share ${cpus().length} cores here.
 
 ## 4. Throughput on a local 3-primary cluster, 12 queues
@@ -645,7 +716,9 @@ function lanesSection(): string {
   const u = lanes.usecPerClaim;
   const counts = lanes.laneCounts as number[];
   const row = (b: "module" | "scripts"): string =>
-    `| ${b} | ${f2(u[b].plain)} | ${counts.map((l) => f2(u[b][`lanes${l}`])).join(" | ")} | ${f2(u[b].limited)} | ${fr(lanes.ratios[b].mostVsFewest)}× | ${fr(lanes.ratios[b].limitedVsPlain)}× |`;
+    `| ${b} | ${f2(u[b].plain)} | ${counts.map((l) => f2(u[b][`lanes${l}`])).join(" | ")} | ${f2(u[b].limited)} | ${fr(lanes.ratios[b].mostVsFewest)}× | ${
+      fr(lanes.ratios[b].limitedVsPlain)
+    }× |`;
   const n = lanes.noisy;
   const noisyRow = (label: string, x: any): string => `| ${label} | ${f0(x.lastRank)} | ${f0(x.p50Ms)} | ${f0(x.p99Ms)} |`;
   return `
@@ -702,7 +775,9 @@ ${row("BullMQ (events always on)", "bullmq")}
 | target | module | scripts | verdict |
 | --- | ---: | ---: | --- |
 | events on ÷ events off ≤ 1.3 | ${fr(r.moduleOnOverOff)}× | ${fr(r.scriptsOnOverOff)}× | ${met(r.moduleOnOverOff <= 1.3 && r.scriptsOnOverOff <= 1.3)} |
-| events on ÷ BullMQ ≤ 0.3 | ${fr(r.moduleOnOverBullmq)}× | ${fr(r.scriptsOnOverBullmq)}× | ${met(r.moduleOnOverBullmq <= 0.3 && r.scriptsOnOverBullmq <= 0.3)} |
+| events on ÷ BullMQ ≤ 0.3 | ${fr(r.moduleOnOverBullmq)}× | ${fr(r.scriptsOnOverBullmq)}× | ${
+    met(r.moduleOnOverBullmq <= 0.3 && r.scriptsOnOverBullmq <= 0.3)
+  } |
 | events on ÷ neither (what wire 10's defaults add) | ${fr(r.moduleOnOverNeither)}× | ${fr(r.scriptsOnOverNeither)}× | — |
 `;
 }
@@ -732,9 +807,11 @@ ${row("a queue's page", d.pages.queuePage)}
 ${row("\`/api/jobs\` (a page of pending jobs)", d.pages.apiJobs)}
 
 The very first \`/\` took ${f1(d.firstPaintColdMs)} ms (it waits at most 500 ms for the first walk, then shows what it
-found so far), the first \`/metrics\` ${f1(d.firstMetricsMs)} ms (the first snapshot).${d.queuePageCold === undefined ? "" : ` On a dashboard just made, a
+found so far), the first \`/metrics\` ${f1(d.firstMetricsMs)} ms (the first snapshot).${
+    d.queuePageCold === undefined ? "" : ` On a dashboard just made, a
 queue's page took ${f1(d.queuePageCold.htmlMs)} ms (its HTML) and ${f1(d.queuePageCold.firstPaintMs)} ms to its first paint (the HTML, the script and the API
-calls the page makes at once, in parallel).`} The background walk cost
+calls the page makes at once, in parallel).`
+  } The background walk cost
 ${f1(d.backgroundWalk.scansPerSec)} SCAN calls and ${f2(d.backgroundWalk.serverCpuPerSec)} s of server CPU per second with one page polling. For
 comparison, one full walk (\`mq.queues()\`, what each request cost before) took ${f0(d.fullWalkMs)} ms.
 `;

@@ -49,8 +49,19 @@ async function pool<T>(items: T[], task: (x: T) => Promise<unknown>): Promise<vo
 
 /** The verbs measured one job per call (PROMOTE: 100 ids per call), then `enqueueMany` per job. */
 const VERB_ORDER = [
-  "enqueue", "claim", "extend", "progress", "ack", "retry", "bury", "remove", "requeue", "schedule", "promote",
-  "enqueueBatchPerJob", "claimLimited",
+  "enqueue",
+  "claim",
+  "extend",
+  "progress",
+  "ack",
+  "retry",
+  "bury",
+  "remove",
+  "requeue",
+  "schedule",
+  "promote",
+  "enqueueBatchPerJob",
+  "claimLimited",
 ] as const;
 type Verb = (typeof VERB_ORDER)[number];
 
@@ -77,9 +88,10 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   const dead = jobs.splice(0);
   await phase("bury", () => pool(dead, (j) => mq.bury(j, "bench")));
   // half of the dead jobs removed, the other half requeued, one id per call
-  await phase("remove", () => pool(dead.slice(0, N / 8), async (j) => {
-    if (!(await mq.remove(queue, j.id))) throw new Error(`remove ${j.id}: not removed`);
-  }));
+  await phase("remove", () =>
+    pool(dead.slice(0, N / 8), async (j) => {
+      if (!(await mq.remove(queue, j.id))) throw new Error(`remove ${j.id}: not removed`);
+    }));
   await phase("requeue", () => pool(dead.slice(N / 8), (j) => mq.requeueDead(queue, { ids: [j.id] })));
   await phase("schedule", () => pool(ones.slice(0, N / 4), () => mq.schedule(queue, payload, { delayMs: 1 })));
   await new Promise((r) => setTimeout(r, 20));
@@ -90,9 +102,10 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   const limited = `${queue}-limited`;
   await mq.limit(limited, { concurrency: 1_000_000, rate: { max: 1_000_000, perMs: 1, burst: 1_000_000 } });
   await mq.enqueueMany(limited, Array.from({ length: N }, () => payload));
-  await phase("claimLimited", () => pool(ones, async () => {
-    if ((await mq.claim(limited, { leaseMs: 60_000 })) === null) throw new Error("a limited claim claimed nothing");
-  }));
+  await phase("claimLimited", () =>
+    pool(ones, async () => {
+      if ((await mq.claim(limited, { leaseMs: 60_000 })) === null) throw new Error("a limited claim claimed nothing");
+    }));
   return out;
 }
 
@@ -141,7 +154,9 @@ async function measureBull(port: number, host: string, name: string) {
       poolN(Math.ceil(N / BULK_CHUNK), BULK_IN_FLIGHT, (c) =>
         queue.addBulk(Array.from({ length: Math.min(BULK_CHUNK, N - c * BULK_CHUNK) }, () => ({ name: "job", data: payload })))))).cost.commands;
     const s = scriptUsecPerCall(bulk);
-    if (s.calls !== N) throw new Error(`BullMQ addBulk of ${N} jobs ran ${s.calls} scripts`);
+    if (s.calls !== N) {
+      throw new Error(`BullMQ addBulk of ${N} jobs ran ${s.calls} scripts`);
+    }
     usec.addBulkPerJob = (s.usecPerCall * s.calls) / N;
     profile.addBulkPerJob = insideScripts(bulk, N);
     return { usec, profile };
@@ -198,7 +213,9 @@ try {
     },
   };
   for (const verb of VERB_ORDER) {
-    console.log(`${verb.padEnd(9)} module ${m[verb].toFixed(2).padStart(6)} µs   scripts ${s[verb].toFixed(2).padStart(6)} µs   ratio ${(m[verb] / s[verb]).toFixed(2)}`);
+    console.log(
+      `${verb.padEnd(9)} module ${m[verb].toFixed(2).padStart(6)} µs   scripts ${s[verb].toFixed(2).padStart(6)} µs   ratio ${(m[verb] / s[verb]).toFixed(2)}`,
+    );
   }
   for (const verb of Object.keys(b) as BullVerb[]) console.log(`bullmq ${verb.padEnd(9)} ${b[verb].toFixed(2).padStart(6)} µs`);
   console.log(JSON.stringify(report));

@@ -140,9 +140,7 @@ async function measure(what: string, jobs: number, run: () => Promise<unknown>):
 const perQueue = (i: number): number => Math.floor(N / Q) + (i < N % Q ? 1 : 0);
 const firstNames = queueNames("tp-bulk0");
 const emqSlots = firstNames.map((q) => slot(q));
-const spread = cluster
-  ? cluster.primaries.map((p) => firstNames.filter((q) => cluster!.primaryForSlot(slot(q)) === p).length)
-  : [Q];
+const spread = cluster ? cluster.primaries.map((p) => firstNames.filter((q) => cluster!.primaryForSlot(slot(q)) === p).length) : [Q];
 
 const mq = await EchoMQ.connect<typeof PAYLOAD>({ addresses: [...addresses], cluster: CLUSTER, backend: "module" });
 const connection = bullConnection(addresses, CLUSTER);
@@ -165,8 +163,11 @@ async function warmUp(): Promise<void> {
     await mq.retain(q, { completedMax: 0 });
     await mq.enqueueMany(q, Array.from({ length: n }, () => PAYLOAD));
     await pool(n, IN_FLIGHT, () => mq.enqueue(q, PAYLOAD));
-    await pool(Math.ceil(n / BULK_CHUNK), BULK_IN_FLIGHT, (c) =>
-      queue.addBulk(Array.from({ length: Math.min(BULK_CHUNK, n - c * BULK_CHUNK) }, () => ({ name: "job", data: PAYLOAD }))));
+    await pool(
+      Math.ceil(n / BULK_CHUNK),
+      BULK_IN_FLIGHT,
+      (c) => queue.addBulk(Array.from({ length: Math.min(BULK_CHUNK, n - c * BULK_CHUNK) }, () => ({ name: "job", data: PAYLOAD }))),
+    );
     await pool(n, IN_FLIGHT, () => queue.add("job", PAYLOAD));
     const w = mq.work(q, () => {}, { concurrency: CONCURRENCY, leaseMs: 60_000 });
     await until("the warm-up EchoMQ worker", () => w.completed >= 2 * n, PHASE_TIMEOUT_MS, 5);
@@ -205,8 +206,11 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
 
     // Bulk admission.
     await pair(async () => {
-      results.emqEnqueueMany = await measure("EchoMQ enqueueMany", N, () =>
-        Promise.all(emqNames.bulk.map((q, i) => mq.enqueueMany(q, Array.from({ length: perQueue(i) }, () => PAYLOAD)))));
+      results.emqEnqueueMany = await measure(
+        "EchoMQ enqueueMany",
+        N,
+        () => Promise.all(emqNames.bulk.map((q, i) => mq.enqueueMany(q, Array.from({ length: perQueue(i) }, () => PAYLOAD)))),
+      );
     }, async () => {
       results.bullAddBulk = await measure("BullMQ addBulk", N, () =>
         Promise.all(bq.bulk.map((queue, i) => {
@@ -219,8 +223,7 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
     // Draining what the bulk phase added.
     await pair(async () => {
       results.emqWorker = await measure(`EchoMQ worker (c=${CONCURRENCY})`, N, async () => {
-        const workers: Worker<typeof PAYLOAD>[] = emqNames.bulk.map((q, i) =>
-          mq.work(q, () => {}, { concurrency: share(i), leaseMs: 60_000 }));
+        const workers: Worker<typeof PAYLOAD>[] = emqNames.bulk.map((q, i) => mq.work(q, () => {}, { concurrency: share(i), leaseMs: 60_000 }));
         const done = (): number => workers.reduce((a, w) => a + w.completed, 0);
         await until("the EchoMQ workers to drain", () => done() >= N, PHASE_TIMEOUT_MS, 5);
         await Promise.all(workers.map((w) => w.stop()));
@@ -232,7 +235,8 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
           prefix: bullPrefix(name, CLUSTER),
           concurrency: share(i),
           autorun: false,
-        }));
+        })
+      );
       await Promise.all(bullWorkers.map((w) => w.waitUntilReady()));
       let bullDone = 0;
       for (const w of bullWorkers) w.on("completed", () => void bullDone++);
@@ -245,11 +249,13 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
 
     // Single admission, 500 in flight.
     await pair(async () => {
-      results.emqEnqueue500 = await measure(`EchoMQ enqueue (${IN_FLIGHT} in flight)`, N, () =>
-        pool(N, IN_FLIGHT, (i) => mq.enqueue(emqNames.one[i % Q]!, PAYLOAD)));
+      results.emqEnqueue500 = await measure(
+        `EchoMQ enqueue (${IN_FLIGHT} in flight)`,
+        N,
+        () => pool(N, IN_FLIGHT, (i) => mq.enqueue(emqNames.one[i % Q]!, PAYLOAD)),
+      );
     }, async () => {
-      results.bullAdd500 = await measure(`BullMQ add (${IN_FLIGHT} in flight)`, N, () =>
-        pool(N, IN_FLIGHT, (i) => bq.one[i % Q]!.add("job", PAYLOAD)));
+      results.bullAdd500 = await measure(`BullMQ add (${IN_FLIGHT} in flight)`, N, () => pool(N, IN_FLIGHT, (i) => bq.one[i % Q]!.add("job", PAYLOAD)));
     });
 
     // The drain floor: N more jobs drained by bare SETTLE calls (unmeasured admission first), with
@@ -267,30 +273,36 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
       /** Drains `names` by bare SETTLE calls, `loops` calls in flight per queue, each for 1/`loops` of its worker's slots. */
       const bareDrain = async (names: string[], loops: number): Promise<void> => {
         let settled = 0;
-        await Promise.all(names.flatMap((q, i) => Array.from({ length: loops }, async () => {
-          const ks = keyspace(q);
-          const meta = ks.meta;
-          const slots = Math.ceil(share(i) / loops);
-          let held: Array<[GlideString, number]> = [];
-          for (let first = true;; first = false) {
-            // a SETTLE carries at least one settlement: the first call is a CLAIM
-            const call = first
-              ? wireCall("CLAIM", ks, { lease_ms: 60_000, count: slots, block_ms: 0 })
-              : wireCall("SETTLE", ks, { lease_ms: 60_000, want: slots }, held.map(([id, token]) =>
-                ({ op: 0, id, token, delay_ms: 0, reason: "", result: "" })));
-            const args: GlideString[] = [`EMQ.${call.verb}`, "1", meta, ...call.args];
-            const reply = (g instanceof GlideClusterClient
-              ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
-              : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
-            if (!first) for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0;
-            // (the id is a view into glide's reply buffer: sent back as it is, not copied)
-            held = (reply.slice(first ? 1 : 2) as Uint8Array[]).map((entry) => {
-              const job = claimedEntry(entry)!;
-              return [job.id as GlideString, job.token];
-            });
-            if (held.length === 0) break;
-          }
-        })));
+        await Promise.all(names.flatMap((q, i) =>
+          Array.from({ length: loops }, async () => {
+            const ks = keyspace(q);
+            const meta = ks.meta;
+            const slots = Math.ceil(share(i) / loops);
+            let held: Array<[GlideString, number]> = [];
+            for (let first = true;; first = false) {
+              // a SETTLE carries at least one settlement: the first call is a CLAIM
+              const call = first ? wireCall("CLAIM", ks, { lease_ms: 60_000, count: slots, block_ms: 0 }) : wireCall(
+                "SETTLE",
+                ks,
+                { lease_ms: 60_000, want: slots },
+                held.map(([id, token]) => ({ op: 0, id, token, delay_ms: 0, reason: "", result: "" })),
+              );
+              const args: GlideString[] = [`EMQ.${call.verb}`, "1", meta, ...call.args];
+              const reply = (g instanceof GlideClusterClient
+                ? await g.customCommand(args, { route: { type: "primarySlotKey", key: meta }, decoder: Decoder.Bytes })
+                : await g.customCommand(args, { decoder: Decoder.Bytes })) as GlideReturnType[];
+              if (!first) { for (const status of reply[1] as number[]) settled += status === 1 ? 1 : 0; }
+              // (the id is a view into glide's reply buffer: sent back as it is, not copied)
+              held = (reply.slice(first ? 1 : 2) as Uint8Array[]).map((entry) => {
+                const job = claimedEntry(entry)!;
+                return [job.id as GlideString, job.token];
+              });
+              if (held.length === 0) {
+                break;
+              }
+            }
+          })
+        ));
         if (settled !== N) throw new Error(`the bare SETTLE drain settled ${settled} of ${N}`);
       };
       try {
@@ -321,8 +333,7 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
             if (await g.customCommand(batched[c]!) !== Math.min(BULK_CHUNK, N - c * BULK_CHUNK)) throw new Error("ENQUEUE: unexpected reply");
           }));
         const single = commands(`tp-floor-one${r}`, 1);
-        results.glideSingle = await measure(`bare glide ENQUEUE (${IN_FLIGHT})`, N, () =>
-          pool(N, IN_FLIGHT, (i) => g.customCommand(single[i]!)));
+        results.glideSingle = await measure(`bare glide ENQUEUE (${IN_FLIGHT})`, N, () => pool(N, IN_FLIGHT, (i) => g.customCommand(single[i]!)));
         // glide's client cost per command with 1 and with 50 commands in flight (a job here is a PING)
         results.glidePing1 = await measure("bare glide PING (1)", PINGS, () => pool(PINGS, 1, () => g.customCommand(["PING"])));
         results.glidePing50 = await measure("bare glide PING (50)", PINGS, () => pool(PINGS, 50, () => g.customCommand(["PING"])));

@@ -178,7 +178,11 @@ export async function demo(argv: string[]): Promise<number> {
     if (prefix !== "") {
       const dropped = await Promise.allSettled(Object.keys(queues).map((q) => mq.drop(q)));
       const failed = dropped.flatMap((d, i) => d.status === "rejected" ? [Object.keys(queues)[i]] : []);
-      console.log(failed.length === 0 ? `dropped the demo's queues from ${target.description}` : `could not drop ${failed.join(", ")}: drop them with emq drop <queue> --url … --yes`);
+      console.log(
+        failed.length === 0
+          ? `dropped the demo's queues from ${target.description}`
+          : `could not drop ${failed.join(", ")}: drop them with emq drop <queue> --url … --yes`,
+      );
     }
     await target.close();
   }

@@ -5,8 +5,8 @@
  */
 import { QUEUE_TYPES, type QueueType } from "../lib/keyspace/mod.ts";
 import {
-  ARGS,
   type ArgName,
+  ARGS,
   type QueueKeys,
   type Refusal,
   type RefusalParams,
@@ -66,9 +66,7 @@ const sampleOf = (a: ArgName, given: Values): string => String(given[a] ?? ARGS[
 export function argv(verb: Verb, q: QueueKeys, fixed: Values = {}, groups: readonly Values[] = []): string[] {
   const spec = VERBS[verb];
   const f = Object.fromEntries((spec.args as readonly ArgName[]).map((a) => [a, sampleOf(a, fixed)]));
-  const g = spec.group.length === 0
-    ? []
-    : groups.map((v) => Object.fromEntries((spec.group as readonly ArgName[]).map((a) => [a, sampleOf(a, v)])));
+  const g = spec.group.length === 0 ? [] : groups.map((v) => Object.fromEntries((spec.group as readonly ArgName[]).map((a) => [a, sampleOf(a, v)])));
   const call = wireCall(verb, q, f as never, g as never);
   return [`EMQ.${verb}`, String(call.keys.length), ...call.keys, ...call.args.map(String)];
 }

@@ -8,7 +8,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { command, startServer } from "./embedded/mod.ts";
-import { type LaneKeyCase, type NameCase, VECTORS_URL, type VectorCase, wellFormed } from "../tests/vectors/keys.ts";
+import { type LaneKeyCase, type NameCase, type VectorCase, VECTORS_URL, wellFormed } from "../tests/vectors/keys.ts";
 
 const TYPES = ["pending", "active", "schedule", "dead", "meta"] as const;
 const PLAIN_TYPES_OF_WIRE_6 = ["ring", "lanes", "parked"] as const;
@@ -176,8 +176,7 @@ raw("no braces", "plain-key", "pending");
 
 // --- names inside a queue (lanes) and the keys of a lane ----------------------------------------
 // Oracle from docs/GRAMMAR.md: non-empty, the queue-name rule, at most 1024 bytes of UTF-8.
-const nameOracle = (n: string): boolean =>
-  n !== "" && validName(n) && new TextEncoder().encode(n).length <= 1024;
+const nameOracle = (n: string): boolean => n !== "" && validName(n) && new TextEncoder().encode(n).length <= 1024;
 const names: NameCase[] = [
   ["a plain lane", "tenant-42"],
   ["one byte", "x"],
@@ -227,8 +226,7 @@ try {
 }
 
 const out = {
-  comment:
-    "Shared keyspace vectors: regenerate with `node_modules/.bin/bun tools/gen_vectors.ts`. " +
+  comment: "Shared keyspace vectors: regenerate with `node_modules/.bin/bun tools/gen_vectors.ts`. " +
     "Verdicts from the grammar's oracles, slots from a real valkey-server CLUSTER KEYSLOT.",
   cases,
   names,

@@ -16,16 +16,16 @@ import { resolve } from "node:path";
 import process from "node:process";
 import { MAX_NAME_BYTES } from "../lib/keyspace/mod.ts";
 import {
-  ARGS,
   type ArgName,
+  ARGS,
   type Gate,
   gateDigits,
   LANE_FIELDS,
   META_FIELDS,
   OPTION_NAMES,
   OPTIONS,
-  type Refusal,
   pieces,
+  type Refusal,
   REFUSAL_NAMES,
   REFUSALS,
   refusalsOf,
@@ -71,8 +71,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     ...all.map((a) => [a, ARGS[a].gate as Gate] as const),
     ...opts.map((o) => [o, OPTIONS[o].gate as Gate] as const),
   ];
-  const numbers = (pick: (g: Gate & { kind: "number" }) => boolean): string[] =>
-    gated.filter(([, g]) => g.kind === "number" && pick(g)).map(([a]) => a);
+  const numbers = (pick: (g: Gate & { kind: "number" }) => boolean): string[] => gated.filter(([, g]) => g.kind === "number" && pick(g)).map(([a]) => a);
   switch (r) {
     case "fenced":
       return [{ found: "4" }, { found: "unknown" }];
@@ -380,7 +379,7 @@ export function rustRefusals(): string {
     "",
     "use crate::wire::{Text, Verb};",
     "",
-    "/// Why a call is refused, by the step that refuses it (docs/WIRE.md, \"Refusals\").",
+    '/// Why a call is refused, by the step that refuses it (docs/WIRE.md, "Refusals").',
     "#[derive(Debug, Clone, PartialEq, Eq)]",
     "pub enum Refusal {",
     ...REFUSAL_NAMES.flatMap((r) => {
@@ -443,9 +442,7 @@ export function rustTable(): string {
     "",
     "/// Every verb in wire order (`spec::verb::ALL`'s), with its handler and its C entry point.",
     `pub static VERBS: [Command; ${VERB_NAMES.length}] = [`,
-    ...VERB_NAMES.map((v, i) =>
-      `    Command { verb: verb::${v}, run: verbs::${v.toLowerCase()}::run, entry: entry::<Dispatcher, ${i}> },`
-    ),
+    ...VERB_NAMES.map((v, i) => `    Command { verb: verb::${v}, run: verbs::${v.toLowerCase()}::run, entry: entry::<Dispatcher, ${i}> },`),
     "];",
   ];
   return `${lines.join("\n")}\n`;
@@ -558,9 +555,9 @@ export function rust(): string {
       const s: VerbSpec = VERBS[v];
       return [
         `    /// \`EMQ.${v}\`: ${s.effect}.`,
-        `    pub const ${v}: Verb = Verb { name: "EMQ.${v}", command: "emq.${v.toLowerCase()}", args: ${list(s.args)}, group: ${
-          list(s.group)
-        }, min_groups: ${s.minGroups ?? 1}, admits: ${s.admits} };`,
+        `    pub const ${v}: Verb = Verb { name: "EMQ.${v}", command: "emq.${v.toLowerCase()}", args: ${list(s.args)}, group: ${list(s.group)}, min_groups: ${
+          s.minGroups ?? 1
+        }, admits: ${s.admits} };`,
       ];
     }),
     "",

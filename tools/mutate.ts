@@ -75,8 +75,8 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     file: "slot.ts",
-    search: "return typeof key === \"string\"\n    ? key.slice(span[0], span[1])",
-    replace: "return typeof key === \"string\"\n    ? key.slice(span[0] - 1, span[1])",
+    search: 'return typeof key === "string"\n    ? key.slice(span[0], span[1])',
+    replace: 'return typeof key === "string"\n    ? key.slice(span[0] - 1, span[1])',
     description: "hashtag() includes the opening brace",
   },
   // queue_name.ts
@@ -88,8 +88,8 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     file: "queue_name.ts",
-    search: "return typeof x === \"string\" && !FORBIDDEN.test(x) && wellFormed(x);",
-    replace: "return typeof x === \"string\" && !FORBIDDEN.test(x);",
+    search: 'return typeof x === "string" && !FORBIDDEN.test(x) && wellFormed(x);',
+    replace: 'return typeof x === "string" && !FORBIDDEN.test(x);',
     description: "validQueue accepts a lone surrogate",
   },
   {
@@ -100,8 +100,8 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     file: "queue_name.ts",
-    search: "  if (x.includes(\"}\")) {",
-    replace: "  if (x.includes(\"\\0\")) {",
+    search: '  if (x.includes("}")) {',
+    replace: '  if (x.includes("\\0")) {',
     description: "assertValidQueue names NUL before `}`",
   },
   {
@@ -167,8 +167,8 @@ export const MUTATIONS: Mutation[] = [
   },
   {
     file: "branded_id.ts",
-    search: "? Rest extends \"\" ? A | B | C extends Upper ? BrandedIdPayloadError : BrandedIdNamespaceError",
-    replace: "? Rest extends \"\" ? A | B | C extends Upper ? BrandedIdNamespaceError : BrandedIdPayloadError",
+    search: '? Rest extends "" ? A | B | C extends Upper ? BrandedIdPayloadError : BrandedIdNamespaceError',
+    replace: '? Rest extends "" ? A | B | C extends Upper ? BrandedIdNamespaceError : BrandedIdPayloadError',
     description: "DiagnoseBrandedId swaps the namespace and payload messages",
   },
   {

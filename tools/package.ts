@@ -21,18 +21,7 @@
 import { spawn } from "node:child_process";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -206,7 +195,16 @@ async function standInRegistry(scope: string, pkg: string, version: string): Pro
   const requests: RegistryRequest[] = [];
   let upload: Uint8Array | null = null;
   const now = new Date().toISOString();
-  const task = { id: "emq-local-task", status: "success", error: null, packageScope: scope, packageName: pkg, packageVersion: version, createdAt: now, updatedAt: now };
+  const task = {
+    id: "emq-local-task",
+    status: "success",
+    error: null,
+    packageScope: scope,
+    packageName: pkg,
+    packageVersion: version,
+    createdAt: now,
+    updatedAt: now,
+  };
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Uint8Array[] = [];
     req.on("data", (c: Uint8Array) => chunks.push(c));
@@ -357,15 +355,22 @@ export async function buildNpm(outDir: string): Promise<NpmBuild> {
     const entries = exportEntries().map(([, file]) => join(ROOT, file));
     await mustRun(join(BIN, "tsc"), [
       ...entries,
-      "--outDir", join(stage, "dist"),
-      "--rootDir", ROOT,
+      "--outDir",
+      join(stage, "dist"),
+      "--rootDir",
+      ROOT,
       "--declaration",
       "--rewriteRelativeImportExtensions",
-      "--target", "ES2022",
-      "--module", "ESNext",
-      "--moduleResolution", "Bundler",
-      "--lib", "ES2022,DOM",
-      "--types", "node",
+      "--target",
+      "ES2022",
+      "--module",
+      "ESNext",
+      "--moduleResolution",
+      "Bundler",
+      "--lib",
+      "ES2022,DOM",
+      "--types",
+      "node",
       "--strict",
       "--skipLibCheck",
       "--verbatimModuleSyntax",

@@ -73,7 +73,7 @@ async function dashboard(browser: Browser): Promise<void> {
     await sleep(15 + Math.random() * 40);
     const i = Number(job.payload.to.slice(4, job.payload.to.indexOf("@")));
     if (i % 23 === 0) throw new Error(`SMTP 550 5.1.1 <${job.payload.to}>: mailbox unavailable`);
-    if (i % 31 === 0) throw new Error("template \"welcome\" renders <undefined> for {{name}}");
+    if (i % 31 === 0) throw new Error('template "welcome" renders <undefined> for {{name}}');
     if (Math.random() < 0.03) throw new Error("ETIMEDOUT connecting to smtp.example.com:587");
   }, { concurrency: 4, maxAttempts: 2, backoff: 1500, onError: () => {} });
   const producer = (async () => {

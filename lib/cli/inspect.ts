@@ -56,7 +56,21 @@ export async function inspect(argv: string[]): Promise<number> {
       console.log(`    ${JSON.stringify(sc.name)}  ${specWords(sc.spec)}  next ${utcText(next)} (${relative(next, now)})  runs ${sc.runs}`);
     }
     console.log(`  keys (slot ${ks.slot}, served by ${await target.ownerOf(ks.slot)}):`);
-    for (const k of [ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.completed, ks.events, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`]) console.log(`    ${k}`);
+    for (
+      const k of [
+        ks.meta,
+        ks.pending,
+        ks.active,
+        ks.schedule,
+        ks.dead,
+        ks.completed,
+        ks.events,
+        ks.wake,
+        ks.schedulers,
+        `${ks.base}job:<id>`,
+        `${ks.base}scheduler:<name>`,
+      ]
+    ) console.log(`    ${k}`);
     return 0;
   } finally {
     await target.close();

@@ -73,7 +73,8 @@ ${UI_FLAGS}
   traffic) and serves the key panel (/keys).`;
 
 /** Why the package's `emq ui` wants `--url`. */
-const NEEDS_URL = "ui needs --url valkey://host:port: the embedded server with demo traffic (and the key panel) come with ./emq ui in a clone of the repository";
+const NEEDS_URL =
+  "ui needs --url valkey://host:port: the embedded server with demo traffic (and the key panel) come with ./emq ui in a clone of the repository";
 
 /** The signals that stop `emq ui`. */
 const SIGNALS = ["SIGINT", "SIGTERM"] as const;

@@ -10,16 +10,7 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import {
-  decodeOptions,
-  type GroupArgs,
-  MAX_BATCH,
-  MAX_PAYLOAD_BYTES,
-  renderRefusal,
-  type Verb,
-  type WireCall,
-  wireCall,
-} from "../wire/mod.ts";
+import { decodeOptions, type GroupArgs, MAX_BATCH, MAX_PAYLOAD_BYTES, renderRefusal, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { claimedEntry } from "./claimed_entry.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
@@ -251,9 +242,7 @@ async function enqueueRuns<P>(
   let exhausted = false;
   try {
     const async = typeof (payloads as Partial<AsyncIterable<P>>)[Symbol.asyncIterator] === "function";
-    const input = async
-      ? (payloads as AsyncIterable<P>)[Symbol.asyncIterator]()
-      : (payloads as Iterable<P>)[Symbol.iterator]();
+    const input = async ? (payloads as AsyncIterable<P>)[Symbol.asyncIterator]() : (payloads as Iterable<P>)[Symbol.iterator]();
     while (failure === null) {
       const id = c.id(); // before the read: an id source that throws leaves the input unread
       let step: IteratorResult<P>;
@@ -574,11 +563,11 @@ async function settleQueue<P>(c: ClientContext<P>, list: Run[], out: Array<Error
           return false;
         });
         // a refusal that names none of the call's ids would loop: give up on the call
-        if (rest.length === run.items.length) for (const item of rest) out[item.at] = r;
+        if (rest.length === run.items.length) { for (const item of rest) out[item.at] = r; }
         else if (rest.length > 0) again.push({ ...run, items: rest });
         return;
       }
-      if (r instanceof Error) for (const item of run.items) out[item.at] = r;
+      if (r instanceof Error) { for (const item of run.items) out[item.at] = r; }
       else if (r !== run.items.length) {
         for (const item of run.items) out[item.at] = new Error(`EMQ.${run.verb}: unexpected reply ${String(r)}`);
       }

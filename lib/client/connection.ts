@@ -435,9 +435,7 @@ export class Connection {
       this.#check();
       const client = this.#client;
       try {
-        return await this.#run("EVALSHA", () =>
-          client.invokeScript(script, { keys, args, ...(decoder === undefined ? {} : { decoder }) })
-        );
+        return await this.#run("EVALSHA", () => client.invokeScript(script, { keys, args, ...(decoder === undefined ? {} : { decoder }) }));
       } catch (e) {
         if (!this.#retries(e, since)) throw e;
         await sleep(retryDelay(attempt));
@@ -482,7 +480,12 @@ export class Connection {
    * primary in turn; `cursor` of the reply is `null` once the walk is done. Keys come as bytes
    * (`Decoder.Bytes`), so a key that is not UTF-8 cannot fail the step.
    */
-  async scanStep(cursor: ScanCursor | null, match: string, type: "hash" | "list" | "zset", count = 1000): Promise<{ cursor: ScanCursor | null; keys: Uint8Array[] }> {
+  async scanStep(
+    cursor: ScanCursor | null,
+    match: string,
+    type: "hash" | "list" | "zset",
+    count = 1000,
+  ): Promise<{ cursor: ScanCursor | null; keys: Uint8Array[] }> {
     this.#check();
     const client = this.#client;
     const options = { match, count, type: type as never, decoder: Decoder.Bytes };

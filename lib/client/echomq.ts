@@ -16,7 +16,7 @@ import { ClientContext } from "./context.ts";
 import type { EchoMQError, JobFailedError, JobNotFoundError, PayloadDecodeError, ResultTimeoutError } from "./errors.ts";
 import { closeReaders, events, type EventsOptions } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
-import { JOB_EVENTS_SCAN, jobEvents, type JobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
+import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
 import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";

@@ -467,10 +467,24 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("fenced", () => new FencedError(verb, text))
     .with("arity", "batch", () => new WireError(verb, "shape", text))
     .with("layout", () => new WireError(verb, "layout", text))
-    .with("job-id", "name", "positive", "non-negative", "too-large", "payload", "reason", "progress", "spec", "result",
+    .with(
+      "job-id",
+      "name",
+      "positive",
+      "non-negative",
+      "too-large",
+      "payload",
+      "reason",
+      "progress",
+      "spec",
+      "result",
       "options",
-      "option-form", "option-unknown", "option-repeated", "option-needs", () =>
-      new WireError(verb, "gate", text))
+      "option-form",
+      "option-unknown",
+      "option-repeated",
+      "option-needs",
+      () => new WireError(verb, "gate", text),
+    )
     .with("repeated", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("noperm", () => new WireError(verb, "noperm", text))
     .with("wrongtype", () => new WireError(verb, "wrongtype", text))

@@ -34,8 +34,8 @@ import {
   comparePositions,
   entryId,
   entryItems,
-  fromOption,
   type EventsFrom,
+  fromOption,
   itemPosition,
   type Position,
   positionText,
@@ -43,8 +43,8 @@ import {
   type QueueEventItem,
   readEntries,
   START,
-  type StreamEntry,
   streamEntries,
+  type StreamEntry,
 } from "./events.ts";
 
 /** How long one `XREAD` blocks on the server, ms (closing cuts it short). */
@@ -279,9 +279,10 @@ export class EventReader {
     const id = this.#connId;
     this.#conn = null;
     if (conn === null) return this.#closing;
-    this.#closing = (id === null || this.#c.closed
-      ? Promise.resolve()
-      : this.#c.conn.command(["CLIENT", "UNBLOCK", id], this.#ks.meta).then(() => {}, () => {})).finally(() => conn.close());
+    this.#closing =
+      (id === null || this.#c.closed ? Promise.resolve() : this.#c.conn.command(["CLIENT", "UNBLOCK", id], this.#ks.meta).then(() => {}, () => {})).finally(
+        () => conn.close(),
+      );
     return this.#closing;
   }
 

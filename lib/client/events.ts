@@ -8,7 +8,7 @@
  * @module
  */
 import type { JobId } from "../keyspace/mod.ts";
-import { EVENTS, type EventField } from "../wire/events.ts";
+import { type EventField, EVENTS } from "../wire/events.ts";
 import { EchoMQError } from "./errors.ts";
 import { jsonOrText } from "./info.ts";
 
@@ -155,7 +155,10 @@ export function fromOption(what: string, from: unknown): Position | "now" {
   if (from === "start") return START;
   const p = typeof from === "string" ? parsePosition(from) : null;
   if (p === null) {
-    throw new EchoMQError("options", `${what}: from must be "now", "start", an entry id <ms>-<seq> or an event's id <ms>-<seq>:<i>, got ${JSON.stringify(from)}`);
+    throw new EchoMQError(
+      "options",
+      `${what}: from must be "now", "start", an entry id <ms>-<seq> or an event's id <ms>-<seq>:<i>, got ${JSON.stringify(from)}`,
+    );
   }
   return p;
 }

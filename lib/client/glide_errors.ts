@@ -17,16 +17,7 @@ import {
   TimeoutError,
   ValkeyError,
 } from "@valkey/valkey-glide";
-import {
-  type ConnectionReason,
-  ConnectionError,
-  EchoMQError,
-  redact,
-  RequestTimeoutError,
-  serverRule,
-  serverText,
-  WireError,
-} from "./errors.ts";
+import { ConnectionError, type ConnectionReason, EchoMQError, redact, RequestTimeoutError, serverRule, serverText, WireError } from "./errors.ts";
 
 /** The first line of an error's message. */
 function firstLine(e: unknown): string {

@@ -11,7 +11,7 @@ import { META } from "../wire/mod.ts";
 import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, queueStats, type QueueStats, scored } from "./info.ts";
+import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, type QueueStats, queueStats, scored } from "./info.ts";
 import type { Counts } from "./job.ts";
 import { limitsOf } from "./limits.ts";
 import { integerIn, refuse, wholeNumber } from "./options.ts";

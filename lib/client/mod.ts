@@ -13,9 +13,9 @@ export {
   BATCH_COMMANDS,
   type ClaimManyOptions,
   type ClaimOptions,
+  type DedupOptions,
   DEFAULT_DURABLE_TIMEOUT_MS,
   DEFAULT_MOVE_LIMIT,
-  type DedupOptions,
   type DurableOptions,
   type EchoMQOptions,
   type EnqueueManyOptions,
@@ -57,14 +57,7 @@ export {
 } from "./worker.ts";
 export type { WorkerIdentity } from "./worker_name.ts";
 export type { WorkerInfo } from "./workers.ts";
-export {
-  JobTimeoutError,
-  LeaseExpiredError,
-  RateLimitedError,
-  RetryError,
-  UnrecoverableError,
-  WorkerStalledError,
-} from "./worker_errors.ts";
+export { JobTimeoutError, LeaseExpiredError, RateLimitedError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
 export type { MissedPolicy, RepeatSpec } from "./repeat.ts";
 export {
@@ -87,18 +80,7 @@ export {
   type TracingOptions,
 } from "./tracing.ts";
 export type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
-export type {
-  Both,
-  EventFieldsOf,
-  EventGap,
-  EventOf,
-  EventsFrom,
-  FieldItem,
-  FieldsOf,
-  QueueEvent,
-  QueueEventItem,
-  QueueEventType,
-} from "./events.ts";
+export type { Both, EventFieldsOf, EventGap, EventOf, EventsFrom, FieldItem, FieldsOf, QueueEvent, QueueEventItem, QueueEventType } from "./events.ts";
 export type { EventsOptions } from "./event_reader.ts";
 export { JOB_EVENTS_SCAN, type JobEvent, type JobEvents, MAX_JOB_EVENTS_SCAN } from "./recent_events.ts";
 export type { ResultOptions } from "./result.ts";
@@ -124,10 +106,10 @@ export {
   PayloadDecodeError,
   RequestTimeoutError,
   ResultTooLargeError,
-  SchedulerOptionError,
-  type SchedulerOption,
   type Rule,
   RuleErrorRoot,
+  type SchedulerOption,
+  SchedulerOptionError,
   WireError,
   type WireRule,
 } from "./errors.ts";

@@ -326,4 +326,3 @@ export function jobRef(what: string, job: JobRef, keyspace?: (queue: string) => 
   integerIn(`${what}: job.token (the claim's lease token)`, job.token, 1, MAX_TOKEN, refuse("job"), "wire token gate");
   return keyspace ? keyspace(job.queue) : new Keyspace(job.queue);
 }
-

@@ -8,7 +8,7 @@
  */
 import type { JobId, Keyspace } from "../keyspace/mod.ts";
 import type { Connection } from "./connection.ts";
-import { entryItems, type QueueEvent, type QueueEventItem, type StreamEntry, streamEntries } from "./events.ts";
+import { entryItems, type QueueEvent, type QueueEventItem, streamEntries, type StreamEntry } from "./events.ts";
 
 /** How many of the newest entries `jobEvents` searches by default. */
 export const JOB_EVENTS_SCAN = 2000;

@@ -88,8 +88,7 @@ function cron(pattern: unknown, tz: unknown): Repeat {
     spec: tz === undefined ? { cron: p } : { cron: p, tz: tz as string },
     after: (_from, now) => next(now),
     // croner's previous runs exclude the reference itself: now + 1 takes a run at now
-    latest: (from, now, n) =>
-      n <= 0 || now < from ? [] : c.previousRuns(n, new Date(now + 1)).map((d) => d.getTime()).filter((t) => t >= from).reverse(),
+    latest: (from, now, n) => n <= 0 || now < from ? [] : c.previousRuns(n, new Date(now + 1)).map((d) => d.getTime()).filter((t) => t >= from).reverse(),
     count: (from, now, cap) => {
       let k = 0;
       for (let t = from; t <= now && k < cap; t = next(t)) k++;

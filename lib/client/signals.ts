@@ -28,7 +28,7 @@ const listeners = { SIGINT: () => onSignal("SIGINT"), SIGTERM: () => onSignal("S
  * takes it back (a worker stopped otherwise no longer needs it).
  */
 export function stopOnSignals(stop: () => Promise<void>): () => void {
-  if (stops.size === 0) for (const s of Object.keys(listeners) as Signal[]) process.on(s, listeners[s]);
+  if (stops.size === 0) { for (const s of Object.keys(listeners) as Signal[]) process.on(s, listeners[s]); }
   stops.add(stop);
   return () => {
     if (!stops.delete(stop) || stops.size > 0 || stopping) return;

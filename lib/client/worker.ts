@@ -38,19 +38,12 @@ import { type Claim, EncodedResult, encodeResult } from "./batch.ts";
 import type { SettleClaim } from "./settle_claim.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
-import {
-  askedDelay,
-  JobTimeoutError,
-  LeaseExpiredError,
-  RateLimitedError,
-  UnrecoverableError,
-  WorkerStalledError,
-} from "./worker_errors.ts";
+import { askedDelay, JobTimeoutError, LeaseExpiredError, RateLimitedError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 import { FIRE_POLL_MS } from "./schedulers.ts";
 import { exponential } from "./backoff.ts";
 import type { ProcessSpan, Tracing } from "./tracing.ts";
 import { type WorkerIdentity, workerIdentity } from "./worker_name.ts";
-import { abortHeld, doneOf, type Held, hold, HeldJob, leave } from "./held.ts";
+import { abortHeld, doneOf, type Held, HeldJob, hold, leave } from "./held.ts";
 
 /**
  * Runs one job; a throw (or a rejected promise) fails the attempt. What it returns (or its promise
@@ -248,9 +241,7 @@ function option(name: string, value: unknown, fallback: number, min: number, max
 
 /** Runs `task` on the next macrotask (after pending I/O callbacks), in Bun, Node and Deno. */
 const immediate = (globalThis as { setImmediate?: (task: () => void) => unknown }).setImmediate;
-const nextMacrotask: (task: () => void) => void = typeof immediate === "function"
-  ? (task) => void immediate(task)
-  : (task) => void setTimeout(task, 0);
+const nextMacrotask: (task: () => void) => void = typeof immediate === "function" ? (task) => void immediate(task) : (task) => void setTimeout(task, 0);
 
 /**
  * `promise`, or `fallback` once `ms` pass first — the timer is cleared either way, so nothing it
@@ -884,8 +875,10 @@ export class Worker<P> {
       this.#settle(held, e);
       return;
     }
-    if (result === null || (typeof result !== "object" && typeof result !== "function") ||
-      typeof (result as { then?: unknown }).then !== "function") {
+    if (
+      result === null || (typeof result !== "object" && typeof result !== "function") ||
+      typeof (result as { then?: unknown }).then !== "function"
+    ) {
       this.#settle(held, null, result);
       return;
     }
@@ -900,8 +893,7 @@ export class Worker<P> {
   #ownSettled(kind: Settlement["kind"], error: unknown): void {
     if (error === null || error === undefined) {
       this.#count(kind === "ack" ? "done" : kind === "release" ? "hand-back" : "failed", kind);
-    }
-    else if (error instanceof LeaseLostError) this.lost++;
+    } else if (error instanceof LeaseLostError) this.lost++;
   }
 
   /**
@@ -939,10 +931,10 @@ export class Worker<P> {
       const handBack = (): void => this.#queue({ settlement: { kind: "release", job }, why: "hand-back", held }, held.span);
       const park = this.#client.penalize?.(this.queue, failure.ms, job.lane);
       if (park === undefined) handBack();
-      else park.then(handBack, (e: unknown) => {
-        this.#report(e);
-        handBack();
-      });
+      else {park.then(handBack, (e: unknown) => {
+          this.#report(e);
+          handBack();
+        });}
       return;
     }
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
@@ -1134,11 +1126,13 @@ export class Worker<P> {
     const limit = closes ? this.#callStallMs : this.stallMs;
     if (!this.#stopping && this.#step !== "waiting for a free slot" && stalled > limit * (this.#stallReports + 1)) {
       this.#stallReports++;
-      this.#report(new WorkerStalledError(
-        this.queue,
-        Math.round(stalled),
-        `the claim loop is ${this.#step}${closes ? " (its connection is made again)" : ""}`,
-      ));
+      this.#report(
+        new WorkerStalledError(
+          this.queue,
+          Math.round(stalled),
+          `the claim loop is ${this.#step}${closes ? " (its connection is made again)" : ""}`,
+        ),
+      );
       if (closes && this.#line !== null) {
         this.#abandoned = this.#line;
         this.#line.close();
@@ -1159,11 +1153,13 @@ export class Worker<P> {
       f.givenUp = true;
       f.end();
       const n = f.batch.length;
-      this.#report(new WorkerStalledError(
-        this.queue,
-        Math.round(now - f.since),
-        `a settle of ${n} job${n === 1 ? " has" : "s have"} not come back (given up: the lease runs out on the server)`,
-      ));
+      this.#report(
+        new WorkerStalledError(
+          this.queue,
+          Math.round(now - f.since),
+          `a settle of ${n} job${n === 1 ? " has" : "s have"} not come back (given up: the lease runs out on the server)`,
+        ),
+      );
     }
   }
 

@@ -50,11 +50,14 @@ export function workersOf(replies: readonly unknown[]): WorkerInfo[] {
       };
       const seen = byId.get(w.id);
       // over the nodes: the longest-open connection, and the most recent command
-      byId.set(w.id, seen === undefined ? info : {
-        ...seen,
-        connectedMs: Math.max(seen.connectedMs, info.connectedMs),
-        idleMs: Math.min(seen.idleMs, info.idleMs),
-      });
+      byId.set(
+        w.id,
+        seen === undefined ? info : {
+          ...seen,
+          connectedMs: Math.max(seen.connectedMs, info.connectedMs),
+          idleMs: Math.min(seen.idleMs, info.idleMs),
+        },
+      );
     }
   }
   return [...byId.values()].sort((a, b) => (a.queue < b.queue ? -1 : a.queue > b.queue ? 1 : a.startedAt - b.startedAt || (a.id < b.id ? -1 : 1)));

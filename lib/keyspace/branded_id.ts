@@ -23,8 +23,32 @@ export type JobId = BrandedId<JobNamespace>;
 
 /** An ASCII capital letter: one character of a branded id's namespace. */
 export type Upper =
-  | "A" | "B" | "C" | "D" | "E" | "F" | "G" | "H" | "I" | "J" | "K" | "L" | "M"
-  | "N" | "O" | "P" | "Q" | "R" | "S" | "T" | "U" | "V" | "W" | "X" | "Y" | "Z";
+  | "A"
+  | "B"
+  | "C"
+  | "D"
+  | "E"
+  | "F"
+  | "G"
+  | "H"
+  | "I"
+  | "J"
+  | "K"
+  | "L"
+  | "M"
+  | "N"
+  | "O"
+  | "P"
+  | "Q"
+  | "R"
+  | "S"
+  | "T"
+  | "U"
+  | "V"
+  | "W"
+  | "X"
+  | "Y"
+  | "Z";
 /** An ASCII digit. */
 export type Digit = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
 /** One Base62 character, `[0-9A-Za-z]`: one character of a branded id's payload. */
@@ -70,9 +94,8 @@ export type IdPayloadError = IdRuleMessage<"job", "payload">;
  */
 export type CheckJobId<Id extends string> = Id extends JobId ? Id
   : string extends Id ? Id
-  : Id extends
-    `JOB${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
-    // The last `infer` takes the rest, so a longer id leaves a multi-character C10 outside B62.
+  : Id extends `JOB${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
+  // The last `infer` takes the rest, so a longer id leaves a multi-character C10 outside B62.
     ? C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | C10 extends B62 ? Id : DiagnoseJobId<Id>
   : DiagnoseJobId<Id>;
 
@@ -100,8 +123,8 @@ export type BrandedIdPayloadError = IdRuleMessage<"branded", "payload">;
  */
 export type CheckBrandedId<Id extends string> = Id extends BrandedId ? Id
   : string extends Id ? Id
-  : Id extends `JOB${string}` ? Id extends
-      `JOB${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
+  : Id extends `JOB${string}`
+    ? Id extends `JOB${infer C0}${infer C1}${infer C2}${infer C3}${infer C4}${infer C5}${infer C6}${infer C7}${infer C8}${infer C9}${infer C10}`
       // The last `infer` takes the rest, so a longer id leaves a multi-character C10 outside B62.
       ? C0 | C1 | C2 | C3 | C4 | C5 | C6 | C7 | C8 | C9 | C10 extends B62 ? Id : DiagnoseBrandedId<Id>
     : DiagnoseBrandedId<Id>

@@ -47,10 +47,10 @@ export {
   type DiagnoseBrandedId,
   type DiagnoseJobId,
   type Digit,
+  ID_RULES,
   type IdLengthError,
   type IdNamespaceError,
   type IdPayloadError,
-  ID_RULES,
   type IdRuleMessage,
   isBrandedId,
   isJobId,
@@ -61,14 +61,14 @@ export {
 } from "./branded_id.ts";
 export {
   assertQueueType,
-  jobKey,
   type JobKey,
+  jobKey,
   type LaneKey,
   type LevelsKey,
   type NamedKey,
   type QueueBase,
-  queueKey,
   type QueueKey,
+  queueKey,
   type ReadyKey,
   type SchedulerKey,
 } from "./keys.ts";

@@ -16,11 +16,9 @@
 import { KeyspaceError, quote } from "./error.ts";
 
 /** Compiler message for a queue name literal that contains `}`. */
-export type QueueCloseBraceError =
-  "queue name must not contain '}': a brace would move the cluster hashtag";
+export type QueueCloseBraceError = "queue name must not contain '}': a brace would move the cluster hashtag";
 /** Compiler message for a queue name literal that contains `{`. */
-export type QueueOpenBraceError =
-  "queue name must not contain '{': a brace would move the cluster hashtag";
+export type QueueOpenBraceError = "queue name must not contain '{': a brace would move the cluster hashtag";
 /** Compiler message for a queue name literal that contains NUL. */
 export type QueueNulError = "queue name must not contain NUL: it would corrupt NUL-joined entries";
 /** Compiler message for the empty queue name where a client talks to the server. */

@@ -83,9 +83,7 @@ function tagSpan(key: string | Uint8Array): [number, number] | null {
 export function hashtag(key: string | Uint8Array): string | null {
   const span = tagSpan(key);
   if (span === null) return null;
-  return typeof key === "string"
-    ? key.slice(span[0], span[1])
-    : new TextDecoder().decode(key.subarray(span[0], span[1]));
+  return typeof key === "string" ? key.slice(span[0], span[1]) : new TextDecoder().decode(key.subarray(span[0], span[1]));
 }
 
 /**

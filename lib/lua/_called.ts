@@ -107,9 +107,7 @@ export function called(shared: string, roots: string): string {
   visit(own);
   const text = [roots, ...[...kept].map((i) => defs[i]!.text)].join("\n");
   const bound = new Set(
-    (text.match(/\blocal\s+(?:function\s+)?[\w, ]+/g) ?? []).flatMap((l) =>
-      l.replace(/^local\s+(?:function\s+)?/, "").split(",").map((n) => n.trim())
-    ),
+    (text.match(/\blocal\s+(?:function\s+)?[\w, ]+/g) ?? []).flatMap((l) => l.replace(/^local\s+(?:function\s+)?/, "").split(",").map((n) => n.trim())),
   );
   for (const names of [own, ...[...kept].map((i) => uses[i]!)]) {
     for (const n of names) {

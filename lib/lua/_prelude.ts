@@ -46,9 +46,7 @@ export function luaString(s: string): string {
 
 /** `emq_refuse['<name>'](p)`: the refusal's text as a Lua concatenation of literals, VERB and `p`. */
 function refusalFunction(name: Refusal): string {
-  const parts = pieces(REFUSALS[name].template).map((p) =>
-    "text" in p ? luaString(p.text) : p.param === "verb" ? "VERB" : `emq_line(p.${p.param})`
-  );
+  const parts = pieces(REFUSALS[name].template).map((p) => "text" in p ? luaString(p.text) : p.param === "verb" ? "VERB" : `emq_line(p.${p.param})`);
   return `emq_refuse[${luaString(name)}] = function(p) return redis.error_reply(${parts.join(" .. ")}) end`;
 }
 

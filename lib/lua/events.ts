@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { EVENT_FIELDS, EVENT_TYPE_FIELD, type EventField, type EventType, EVENTS, EVENTS_MAX_DEFAULT, META } from "../wire/mod.ts";
+import { EVENT_FIELDS, EVENT_TYPE_FIELD, type EventField, EVENTS, EVENTS_MAX_DEFAULT, type EventType, META } from "../wire/mod.ts";
 import { KEY } from "./keys.ts";
 
 /** The fields an entry leaves out when empty: `lane` (absent: the queue itself). */
@@ -70,8 +70,6 @@ export type EventValues<T extends EventType> = { readonly [F in (typeof EVENTS)[
 export function luaEvent<T extends EventType>(t: T, values: EventValues<T>): string {
   const order = Object.keys(EVENT_FIELDS) as EventField[];
   const fields = (EVENTS[t].fields as readonly EventField[]).slice().sort((a, b) => order.indexOf(a) - order.indexOf(b));
-  const items = fields.map((f) =>
-    `{'${f}', ${(values as Record<string, string>)[f]}${OPTIONAL.includes(f) ? ", true" : ""}}`
-  );
+  const items = fields.map((f) => `{'${f}', ${(values as Record<string, string>)[f]}${OPTIONAL.includes(f) ? ", true" : ""}}`);
   return `emq_events_add(base, '${t}', {${items.join(", ")}})`;
 }

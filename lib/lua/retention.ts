@@ -13,14 +13,7 @@
  * @module
  */
 import type { QueueType } from "../keyspace/mod.ts";
-import {
-  COMPLETED_AGE_DEFAULT_MS,
-  COMPLETED_MAX_DEFAULT,
-  DEAD_AGE_DEFAULT_MS,
-  DEAD_MAX_DEFAULT,
-  META,
-  TRIM_LIMIT,
-} from "../wire/mod.ts";
+import { COMPLETED_AGE_DEFAULT_MS, COMPLETED_MAX_DEFAULT, DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META, TRIM_LIMIT } from "../wire/mod.ts";
 import { KEY_PREFIX } from "./keys.ts";
 
 /** Each set of finished jobs and its limits: `meta`'s fields, their defaults, and what a count limit of 0 means. */

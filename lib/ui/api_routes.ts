@@ -29,7 +29,7 @@ import { DEFAULT_PAGE_SIZE, EVENTS_SHOWN, LANES_SHOWN, LISTED_STATES, MAX_PAGE_S
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
-import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE, totalsView } from "./queue_rows.ts";
+import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, QUEUES_PAGE, queuesPage, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
 import { body } from "./request_body.ts";
 import { limitReply } from "./limit_api.ts";

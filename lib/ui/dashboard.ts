@@ -77,7 +77,9 @@ export function resolveDashboard(options: DashboardOptions): GuardOptions & { ba
       throw new TypeError(`dashboard: publicOrigin must be an origin such as https://ops.example.com (got ${JSON.stringify(options.publicOrigin)})`);
     }
     if (!/^https?:$/.test(url.protocol) || url.origin !== options.publicOrigin.replace(/\/$/, "")) {
-      throw new TypeError(`dashboard: publicOrigin must be an origin such as https://ops.example.com, without a path (got ${JSON.stringify(options.publicOrigin)})`);
+      throw new TypeError(
+        `dashboard: publicOrigin must be an origin such as https://ops.example.com, without a path (got ${JSON.stringify(options.publicOrigin)})`,
+      );
     }
     publicOrigin = url.origin;
     if (token === null && !loopbackHost(url.host)) throw new TypeError(`dashboard: a public origin off loopback (${url.origin}) needs a token`);
@@ -111,16 +113,24 @@ export function dashboard<P>(client: EchoMQ<P>, options: DashboardOptions = {}):
     readOnly: guard.readOnly,
     links: options.links ?? [],
   };
-  const routes = routeHandler([
-    ...pageRoutes(mq, sampler, discovery, page),
-    { path: "/dashboard.js", handle: () => answer(DASHBOARD_SCRIPT, "text/javascript; charset=utf-8") },
-    ...apiRoutes(mq, sampler, discovery, new WorkerList(mq)),
-    metricsRoute(snapshot, discovery),
-    ...(options.routes ?? []),
-  ], guard, guard.basePath);
+  const routes = routeHandler(
+    [
+      ...pageRoutes(mq, sampler, discovery, page),
+      { path: "/dashboard.js", handle: () => answer(DASHBOARD_SCRIPT, "text/javascript; charset=utf-8") },
+      ...apiRoutes(mq, sampler, discovery, new WorkerList(mq)),
+      metricsRoute(snapshot, discovery),
+      ...(options.routes ?? []),
+    ],
+    guard,
+    guard.basePath,
+  );
   let closed = false;
   const handle = (request: Request): Promise<Response> =>
-    closed ? Promise.resolve(new Response("the dashboard is closed\n", { status: 503, headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" } })) : routes(request);
+    closed
+      ? Promise.resolve(
+        new Response("the dashboard is closed\n", { status: 503, headers: { ...SECURITY_HEADERS, "content-type": "text/plain; charset=utf-8" } }),
+      )
+      : routes(request);
   return Object.assign(handle, {
     basePath: guard.basePath,
     close: () => {

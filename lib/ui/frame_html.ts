@@ -23,8 +23,7 @@ export interface PageOptions {
 }
 
 /** Hides every action of a read-only dashboard. */
-const READ_ONLY_STYLE =
-  `#pause, #resume, #requeue-all, button[data-key^="requeue:"], button[data-key^="unschedule:"], button[data-bulk], input.select, ` +
+const READ_ONLY_STYLE = `#pause, #resume, #requeue-all, button[data-key^="requeue:"], button[data-key^="unschedule:"], button[data-bulk], input.select, ` +
   `button[data-key^="lane:"], #job-delete, #job-retry, #job-run, #limit-form { display: none; }`;
 
 /**
@@ -46,8 +45,14 @@ export function frame(title: string, current: "queues" | "queue", body: Record<s
     style: `${STYLE}${DASHBOARD_STYLE}${options.readOnly ? READ_ONLY_STYLE : ""}`,
     script: "dashboard.js",
   };
-  const links = [link("./", "Queues", current === "queues"), link("metrics", "Metrics", false), ...(options.links ?? []).map((l) => link(l.href, l.text, false))];
-  return htmlDocument(head, `<body${data}>
+  const links = [
+    link("./", "Queues", current === "queues"),
+    link("metrics", "Metrics", false),
+    ...(options.links ?? []).map((l) => link(l.href, l.text, false)),
+  ];
+  return htmlDocument(
+    head,
+    `<body${data}>
 <a class="skip" href="#main">Skip to content</a>
 <header>
 <h1>EchoMQ</h1>
@@ -57,7 +62,8 @@ export function frame(title: string, current: "queues" | "queue", body: Record<s
 ${main}
 <p id="status" class="status" role="status" aria-live="polite"></p>
 </main>
-</body>`);
+</body>`,
+  );
 }
 
 /** A name as a heading or a label: its first letter capitalised (`dead` → `Dead`). */

@@ -70,7 +70,11 @@ export function refusal(request: Request, options: GuardOptions): Refusal | null
     return { status: 421, text: `this dashboard answers only to ${allowed}, not ${JSON.stringify(host)}` };
   }
   if (options.token !== null && !authorized(request.headers.get("authorization"), options.token)) {
-    return { status: 401, text: "a token is required (Authorization: Bearer <token>, or Basic with the token as the password)", headers: { "www-authenticate": 'Basic realm="EchoMQ", charset="UTF-8"' } };
+    return {
+      status: 401,
+      text: "a token is required (Authorization: Bearer <token>, or Basic with the token as the password)",
+      headers: { "www-authenticate": 'Basic realm="EchoMQ", charset="UTF-8"' },
+    };
   }
   if (request.method !== "GET" && request.method !== "HEAD") {
     if (options.readOnly) return { status: 403, text: "this dashboard is read-only: no action is answered" };

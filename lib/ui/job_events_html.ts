@@ -43,10 +43,16 @@ function details(id: string, e: JobEvent): string {
 export function jobEventsHtml(id: string, found: JobEvents | Error, now: number): string {
   const cols = JOB_EVENT_COLUMNS.map((c) => `<th scope="col">${c}</th>`).join("");
   const failed = found instanceof Error;
-  const rows = failed ? [] : found.events.map((e) =>
-    `<tr data-type="${esc(e.type)}" data-id="${esc(e.id)}"><td>${timeHtml(eventTime(e), now)}</td><td>${esc(e.type)}</td><td>${esc(details(id, e))}</td></tr>`
-  );
-  const none = failed ? "Events unavailable." : found.searched === 0 ? "No events." : `No events of this job among ${found.complete ? "them" : "those entries"}.`;
+  const rows = failed
+    ? []
+    : found.events.map((e) =>
+      `<tr data-type="${esc(e.type)}" data-id="${esc(e.id)}"><td>${timeHtml(eventTime(e), now)}</td><td>${esc(e.type)}</td><td>${esc(details(id, e))}</td></tr>`
+    );
+  const none = failed
+    ? "Events unavailable."
+    : found.searched === 0
+    ? "No events."
+    : `No events of this job among ${found.complete ? "them" : "those entries"}.`;
   if (rows.length === 0) rows.push(`<tr class="empty"><td colspan="${JOB_EVENT_COLUMNS.length}">${none}</td></tr>`);
   const scope = failed ? `The queue's events could not be read: ${found.message}` : jobEventsScope(found);
   return `<h3 id="job-events-title">Events</h3>

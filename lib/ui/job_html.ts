@@ -60,9 +60,17 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     j.state === "dead" ? `<button type="button" id="job-retry">Retry now</button>` : "",
     j.state === "scheduled" ? `<button type="button" id="job-run">Run now</button>` : "",
   ].join("");
-  return frame(`EchoMQ — ${j.id}`, "queue", { page: "job", queue: encodeURIComponent(j.queue), job: j.id }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <a href="${esc(queueHref(j.queue))}" class="qname">${name}</a> / <span aria-current="page"><code>${esc(j.id)}</code></span></nav>
+  return frame(
+    `EchoMQ — ${j.id}`,
+    "queue",
+    { page: "job", queue: encodeURIComponent(j.queue), job: j.id },
+    `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <a href="${
+      esc(queueHref(j.queue))
+    }" class="qname">${name}</a> / <span aria-current="page"><code>${esc(j.id)}</code></span></nav>
 <section class="panel job" aria-labelledby="job-title">
-<div class="bar"><h2 id="job-title"><span class="kind">Job</span> <code>${esc(j.id)}</code></h2><div class="controls" role="group" aria-label="Job actions">${actions}</div></div>
+<div class="bar"><h2 id="job-title"><span class="kind">Job</span> <code>${
+      esc(j.id)
+    }</code></h2><div class="controls" role="group" aria-label="Job actions">${actions}</div></div>
 <dl aria-label="Facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><dd>${v}</dd></div>`).join("")}</dl>
 <h3>Failure reason</h3>
 <pre id="job-reason">${j.reason === undefined ? "—" : esc(j.reason)}</pre>
@@ -71,7 +79,11 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 <h3>Progress</h3>
 <pre id="job-progress">${esc(pretty(j.progress))}</pre>
 <h3>Payload</h3>
-<pre id="job-payload"${j.payloadError === undefined ? "" : ' data-error="true"'}>${esc(j.payloadError === undefined ? pretty(j.payload) : `cannot decode: ${j.payloadError}`)}</pre>
+<pre id="job-payload"${j.payloadError === undefined ? "" : ' data-error="true"'}>${
+      esc(j.payloadError === undefined ? pretty(j.payload) : `cannot decode: ${j.payloadError}`)
+    }</pre>
 ${events === undefined ? "" : jobEventsHtml(j.id, events, now)}
-</section>`, options);
+</section>`,
+    options,
+  );
 }

@@ -49,7 +49,7 @@ export class MinuteHistory {
     const m = Math.floor(now / MINUTE_MS);
     if (m !== this.#swept) this.#sweep(m);
     let q = this.#queues.get(queue);
-    if (q === undefined) this.#queues.set(queue, (q = { minutes: new Map(), since: now }));
+    if (q === undefined) this.#queues.set(queue, q = { minutes: new Map(), since: now });
     const t = totalsOf(stats);
     const minute = q.minutes.get(m);
     if (minute === undefined) q.minutes.set(m, { first: t, last: t });

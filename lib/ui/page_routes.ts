@@ -16,15 +16,18 @@ import type { Route } from "./route_table.ts";
 import { jobHtml } from "./job_html.ts";
 import { queueHtml } from "./queue_html.ts";
 import type { Discovery } from "./discovery.ts";
-import { MAX_QUEUES_PAGE, queueExists, queuesPage, QUEUES_PAGE } from "./queue_rows.ts";
+import { MAX_QUEUES_PAGE, queueExists, QUEUES_PAGE, queuesPage } from "./queue_rows.ts";
 import { queuesHtml } from "./queues_html.ts";
 import { esc, html } from "./responses.ts";
 import type { Sampler } from "./sampler.ts";
 
 /** A page saying why another could not be rendered, with a link back to the queues. */
 function problem(options: PageOptions, status: number, text: string): Response {
-  return html(`<!doctype html><html lang="en"><head><meta charset="utf-8">${baseTag(options)}<title>EchoMQ — ${status}</title></head>` +
-    `<body><main><h1>${status}</h1><p>${esc(text)}</p><p><a href="./">Queues</a></p></main></body></html>`, status);
+  return html(
+    `<!doctype html><html lang="en"><head><meta charset="utf-8">${baseTag(options)}<title>EchoMQ — ${status}</title></head>` +
+      `<body><main><h1>${status}</h1><p>${esc(text)}</p><p><a href="./">Queues</a></p></main></body></html>`,
+    status,
+  );
 }
 
 /** The name in `/queues/<name>` (one percent-encoded segment; a raw `/` is part of the name too). */

@@ -48,9 +48,7 @@ function jobsSection(state: ListedState): string {
   const selectAll = bulk.length === 0
     ? ""
     : `<input type="checkbox" class="select" data-select-all="${state}" aria-label="Select every ${state} job of this page"> `;
-  const cols = t.columns.map((c) =>
-    `<th scope="col"${c === "#" || c === "Attempts" ? ' class="num"' : ""}>${c === "Job" ? selectAll : ""}${c}</th>`
-  ).join("");
+  const cols = t.columns.map((c) => `<th scope="col"${c === "#" || c === "Attempts" ? ' class="num"' : ""}>${c === "Job" ? selectAll : ""}${c}</th>`).join("");
   const all = state === "dead" ? `<button type="button" id="requeue-all" class="danger">Requeue all</button>` : "";
   const actions = bulk.map((b) =>
     `<button type="button" data-bulk="${b.action}" data-state="${state}"${b.action === "remove" ? ' class="danger"' : ""} disabled>${b.label}</button>`
@@ -108,18 +106,20 @@ function tableSection(
 /** A queue's page, its counts and state as `stats` has them (the script fills the rest in). */
 export function queueHtml(name: string, stats: QueueStats, options: PageOptions & { limit?: number } = {}): string {
   const counts = countsView(stats);
-  const cards = COLUMNS.map(([k, label]) =>
-    `<div><dt>${label}</dt><dd id="count-${k}" data-nonzero="${counts[k] > 0}">${counts[k]}</dd></div>`
-  ).join("");
+  const cards = COLUMNS.map(([k, label]) => `<div><dt>${label}</dt><dd id="count-${k}" data-nonzero="${counts[k] > 0}">${counts[k]}</dd></div>`).join("");
   const totals = TOTALS.map((k) => `<div><dt>${capitalized(k)}</dt><dd id="total-${k}">${stats[k]}</dd></div>`).join("");
   const exists = queueExists(stats);
   const label = esc(visible(name));
-  return frame(`emq ui — ${visible(name)}`, "queue", {
-    page: "queue",
-    queue: encodeURIComponent(name), // as text, an attribute's CR would come back LF (another queue)
-    limit: String(options.limit ?? DEFAULT_PAGE_SIZE),
-    "poll-ms": String(options.pollMs ?? 1000),
-  }, `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
+  return frame(
+    `emq ui — ${visible(name)}`,
+    "queue",
+    {
+      page: "queue",
+      queue: encodeURIComponent(name), // as text, an attribute's CR would come back LF (another queue)
+      limit: String(options.limit ?? DEFAULT_PAGE_SIZE),
+      "poll-ms": String(options.pollMs ?? 1000),
+    },
+    `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <span aria-current="page" class="qname">${label}</span></nav>
 <section class="panel" aria-labelledby="queue-title">
 <h2 id="queue-title"><span class="kind">Queue</span> <span class="qname">${label}</span></h2>
 <p id="missing" class="note"${exists ? " hidden" : ""}>No such queue on the server yet: it appears with its first job.</p>
@@ -161,5 +161,7 @@ ${tableSection("workers", "Workers", WORKER_COLUMNS, { numeric: ["PID", "Concurr
 ${tableSection("lanes", "Lanes", LANE_COLUMNS, { numeric: ["Ready", "Active"], range: true })}
 ${TABLE_ORDER.map(jobsSection).join("\n")}
 ${tableSection("schedulers", "Schedulers", SCHEDULER_COLUMNS, { numeric: ["Runs"], note: "schedulers-overdue" })}
-${tableSection("events", "Events", EVENT_COLUMNS, { range: true })}`, options);
+${tableSection("events", "Events", EVENT_COLUMNS, { range: true })}`,
+    options,
+  );
 }

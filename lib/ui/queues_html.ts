@@ -24,14 +24,18 @@ function pager(page: QueuesPage): string {
   const prev = page.offset > 0 ? `<a href="${at(Math.max(0, page.offset - page.limit))}" rel="prev">Previous</a>` : "";
   const next = page.offset + page.limit < page.total ? `<a href="${at(page.offset + page.limit)}" rel="next">Next</a>` : "";
   const last = Math.min(page.total, page.offset + page.limit);
-  return `<div class="pager" role="group" aria-label="Queues pages">${prev}<output id="queues-range">${page.offset + 1}–${last} of ${page.total}</output>${next}</div>`;
+  return `<div class="pager" role="group" aria-label="Queues pages">${prev}<output id="queues-range">${
+    page.offset + 1
+  }–${last} of ${page.total}</output>${next}</div>`;
 }
 
 /** The note on `meta` keys whose name is not UTF-8 (none: nothing). */
 function unreadableNote(keys: readonly string[]): string {
   if (keys.length === 0) return "";
   const shown = keys.slice(0, 20).map((k) => `<code>${esc(k)}</code>`).join(", ");
-  return `<p class="note" id="unreadable">${keys.length} queue(s) whose name is not UTF-8 text (no call can name them), escaped: ${shown}${keys.length > 20 ? ", …" : ""}</p>`;
+  return `<p class="note" id="unreadable">${keys.length} queue(s) whose name is not UTF-8 text (no call can name them), escaped: ${shown}${
+    keys.length > 20 ? ", …" : ""
+  }</p>`;
 }
 
 /** The Queues page with `page`'s rows in its table (`unreadable`: the names shown apart). */
@@ -42,16 +46,26 @@ export function queuesHtml(page: QueuesPage, unreadable: readonly string[] = [],
     ? `<tr class="empty"><td colspan="${COLUMNS.length + 2}">No queues on the server yet (a queue appears with its first job).</td></tr>`
     : rows.map(queueRowHtml).join("\n");
   const data = { page: "queues", "poll-ms": String(options.pollMs ?? 1000), offset: String(page.offset), limit: String(page.limit) };
-  return frame("EchoMQ — queues", "queues", data, `<section class="panel" aria-labelledby="queues-title">
+  return frame(
+    "EchoMQ — queues",
+    "queues",
+    data,
+    `<section class="panel" aria-labelledby="queues-title">
 <div class="bar"><h2 id="queues-title">Queues</h2><span class="updated" id="updated">updating every ${
-    Math.round((options.pollMs ?? 1000) / 100) / 10
-  } s</span></div>
+      Math.round((options.pollMs ?? 1000) / 100) / 10
+    } s</span></div>
 <table id="queues" aria-labelledby="queues-title">
 <thead><tr><th scope="col">Queue</th>${head}<th scope="col">State</th></tr></thead>
 <tbody>
 ${body}
 </tbody>
 </table>
-${pager(page)}${unreadableNote(unreadable)}${page.complete ? "" : `<p class="note" id="discovering">Still looking for queues: ${page.total} found so far (a keyspace this large takes a while to walk).</p>`}
-</section>`, options);
+${pager(page)}${unreadableNote(unreadable)}${
+      page.complete
+        ? ""
+        : `<p class="note" id="discovering">Still looking for queues: ${page.total} found so far (a keyspace this large takes a while to walk).</p>`
+    }
+</section>`,
+    options,
+  );
 }

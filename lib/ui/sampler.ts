@@ -10,7 +10,7 @@
  */
 import type { EchoMQ, QueueStats } from "../client/mod.ts";
 import type { MinutesView, RatePoint } from "./json_api.ts";
-import { HOUR_MINUTES, MinuteHistory, MINUTE_MS } from "./minutes.ts";
+import { HOUR_MINUTES, MINUTE_MS, MinuteHistory } from "./minutes.ts";
 
 interface Series {
   samples: Array<{ t: number; acked: number; failed: number }>;
@@ -55,7 +55,7 @@ export class Sampler {
   record(queue: string, stats: QueueStats, now: number = this.#clock()): void {
     this.#minutes.observe(queue, stats, now);
     let s = this.#series.get(queue);
-    if (s === undefined) this.#series.set(queue, (s = { samples: [], watchedAt: now }));
+    if (s === undefined) this.#series.set(queue, s = { samples: [], watchedAt: now });
     s.watchedAt = now;
     const last = s.samples[s.samples.length - 1];
     if (last !== undefined && now - last.t < this.#every / 2) return;

@@ -12,8 +12,7 @@ import { escapeLabel } from "./metrics.ts";
 /** The schedulers' families, written even when there is none. */
 export function schedulerExposition(queues: ReadonlyArray<readonly [string, ReadonlyArray<SchedulerInfo<unknown>>]>): string {
   const families: Array<[string, "gauge" | "counter", string, (s: SchedulerInfo<unknown>) => number]> = [
-    ["echomq_scheduler_next_run_timestamp_seconds", "gauge", "When the scheduler runs next (seconds since the epoch).", (s) =>
-      s.nextRun.getTime() / 1000],
+    ["echomq_scheduler_next_run_timestamp_seconds", "gauge", "When the scheduler runs next (seconds since the epoch).", (s) => s.nextRun.getTime() / 1000],
     ["echomq_scheduler_runs_total", "counter", "Jobs the scheduler's runs admitted.", (s) => s.runs],
   ];
   const lines: string[] = [];

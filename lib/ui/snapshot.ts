@@ -66,7 +66,12 @@ export class StatsSnapshot {
    * Nothing is read until the first {@link read}. `observe` is told every queue's stats each
    * snapshot (the dashboard's per-minute history takes them: no read of its own).
    */
-  constructor(mq: EchoMQ<unknown>, discovery: Discovery, options: SnapshotOptions = {}, observe: (queue: string, stats: QueueStats, at: number) => void = () => {}) {
+  constructor(
+    mq: EchoMQ<unknown>,
+    discovery: Discovery,
+    options: SnapshotOptions = {},
+    observe: (queue: string, stats: QueueStats, at: number) => void = () => {},
+  ) {
     this.#mq = mq;
     this.#observe = observe;
     this.#discovery = discovery;

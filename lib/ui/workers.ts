@@ -11,8 +11,7 @@ import { WireError } from "../client/errors.ts";
 import type { WorkerRow, WorkersReply } from "./json_api.ts";
 
 /** What the page says when the server refuses `CLIENT LIST` to the dashboard's user. */
-export const WORKERS_NEED_PERMISSION =
-  "The worker list needs the CLIENT LIST permission: grant the dashboard's user +client|list.";
+export const WORKERS_NEED_PERMISSION = "The worker list needs the CLIENT LIST permission: grant the dashboard's user +client|list.";
 
 function row(w: WorkerInfo): WorkerRow {
   return {

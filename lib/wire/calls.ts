@@ -39,8 +39,7 @@ export type GroupArgs<V extends Verb> = { readonly [A in (typeof VERBS)[V]["grou
 // copies an argument's bytes and would otherwise encode each string anew.
 const ZERO: GlideString = Buffer.alloc(1, "0");
 const EMPTY: GlideString = Buffer.alloc(0);
-const wire = (v: ArgValue): GlideString =>
-  typeof v === "number" ? (v === 0 ? ZERO : String(v)) : v === "" ? EMPTY : v;
+const wire = (v: ArgValue): GlideString => typeof v === "number" ? (v === 0 ? ZERO : String(v)) : v === "" ? EMPTY : v;
 
 /**
  * The call of `verb` on the queue of `ks`: `fixed` arguments, then one group per element of

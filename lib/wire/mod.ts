@@ -23,8 +23,8 @@
  * @module
  */
 export {
-  ARGS,
   type ArgName,
+  ARGS,
   CLAIM_MOVE_LIMIT,
   COMPLETED_AGE_DEFAULT_MS,
   COMPLETED_MAX_DEFAULT,
@@ -49,8 +49,8 @@ export {
   MAX_RATE,
   MAX_RATE_PERIOD_MS,
   MAX_REASON_BYTES,
-  MAX_TOKEN,
   MAX_SPEC_BYTES,
+  MAX_TOKEN,
   MAX_WIRE_NUMBER,
   OPTION_JOIN,
   OPTION_NAMES,
@@ -89,8 +89,8 @@ export {
   type WakeMarker,
 } from "./row.ts";
 export {
-  type ParsedRefusal,
   type Params,
+  type ParsedRefusal,
   parseRefusal,
   pieces,
   type Refusal,
@@ -101,14 +101,6 @@ export {
   renderRefusal,
   type Step,
 } from "./refusals.ts";
-export {
-  type ArgValue,
-  type FixedArgs,
-  type GroupArgs,
-  groupCount,
-  type QueueKeys,
-  wireCall,
-  type WireCall,
-} from "./calls.ts";
+export { type ArgValue, type FixedArgs, type GroupArgs, groupCount, type QueueKeys, type WireCall, wireCall } from "./calls.ts";
 export { EVENT_FIELDS, EVENT_TYPES, type EventField, EVENTS, type EventType } from "./events.ts";
 export { decodeOptions, encodeOptions, type JobOptions } from "./options.ts";

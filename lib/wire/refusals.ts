@@ -185,8 +185,7 @@ export type Refusal = keyof typeof REFUSALS;
 export const REFUSAL_NAMES: readonly Refusal[] = Object.keys(REFUSALS) as Refusal[];
 
 /** The parameter names of a template (`{verb}` excluded). */
-export type Params<T extends string> = T extends `${string}{${infer P}}${infer Rest}`
-  ? (P extends "verb" ? never : P) | Params<Rest>
+export type Params<T extends string> = T extends `${string}{${infer P}}${infer Rest}` ? (P extends "verb" ? never : P) | Params<Rest>
   : never;
 
 /** The parameters of refusal `R`. */

@@ -11,14 +11,7 @@
  *
  * @module
  */
-import {
-  COMPLETED_AGE_DEFAULT_MS,
-  COMPLETED_MAX_DEFAULT,
-  DEAD_AGE_DEFAULT_MS,
-  DEAD_MAX_DEFAULT,
-  EVENTS_MAX_DEFAULT,
-  WIRE,
-} from "./verbs.ts";
+import { COMPLETED_AGE_DEFAULT_MS, COMPLETED_MAX_DEFAULT, DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, EVENTS_MAX_DEFAULT, WIRE } from "./verbs.ts";
 
 /** The fields of a job's row, in the order a job's life writes them. */
 export const ROW_FIELDS = {
@@ -65,9 +58,7 @@ export const META_FIELDS = {
   dead_age_ms: `how long a dead job is kept, in ms (RETAIN; absent: ${DEAD_AGE_DEFAULT_MS / 86_400_000} days; 0: no limit)`,
   completed_max: `the most completed jobs kept with their results (RETAIN; absent: ${COMPLETED_MAX_DEFAULT}; 0: none, ACK ` +
     "deletes the row)",
-  completed_age_ms: `how long a completed job is kept, in ms (RETAIN; absent: ${
-    COMPLETED_AGE_DEFAULT_MS / 86_400_000
-  } day; 0: no limit)`,
+  completed_age_ms: `how long a completed job is kept, in ms (RETAIN; absent: ${COMPLETED_AGE_DEFAULT_MS / 86_400_000} day; 0: no limit)`,
   events_max: `the most entries of the events stream (RETAIN; absent: ${EVENTS_MAX_DEFAULT}; 0: no events written)`,
   prioritized: "ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in " +
     "`ready:<p>:<lane>` lists): counts add it to pending",

@@ -131,13 +131,13 @@ export const OPTIONS = {
     gate: { kind: "name" },
     sample: "tenant-42",
     doc: "the job's lane (absent: the default lane): claims serve a queue's lanes round-robin, each with its own " +
-      "pause, concurrency and rate limits (docs/WIRE.md, \"Lanes\"); the first job with a lane makes the queue laned",
+      'pause, concurrency and rate limits (docs/WIRE.md, "Lanes"); the first job with a lane makes the queue laned',
   },
   priority: {
     gate: { kind: "number", min: 0, max: MAX_PRIORITY },
     sample: "3",
     doc: "the job's priority, 0 (the default: most urgent) to 2097151: a claim takes every ready job of a lower " +
-      "number first, and jobs of one priority in the order they became ready (docs/WIRE.md, \"Priorities\")",
+      'number first, and jobs of one priority in the order they became ready (docs/WIRE.md, "Priorities")',
   },
   traceparent: {
     gate: { kind: "name" },
@@ -355,7 +355,7 @@ const ADMIT_REPLY = "integer: jobs admitted; when a job of the call carries `ded
   "then for each job not admitted its place in the call (0-based), the id of the job it folded into, and " +
   "`deduplicated` or `debounced`";
 /** What an admission with `dedup` writes. */
-const DEDUP_WRITES = "per admitted job with `dedup`: `HSET dedup <key> \"<id> <until_ms>\"` (until: now + dedup_ms, " +
+const DEDUP_WRITES = 'per admitted job with `dedup`: `HSET dedup <key> "<id> <until_ms>"` (until: now + dedup_ms, ' +
   "or 0), `ZREM dedup_ttl <key>`, and `HSET meta dedup 1`; per debounced job: `HSET <held row> payload <p>`";
 /** What a settle or removal writes for a job admitted with `dedup`. */
 const DEDUP_RELEASE = "per job admitted with `dedup` whose key still names it: `HDEL dedup <key>` when its window " +
@@ -366,7 +366,7 @@ const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 
 
 /** How every verb that makes a transition writes its events (lib/wire/events.ts). */
 const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is not 0, its events: \`XADD events ` +
-  "MAXLEN ~ <events_max> * type <type> …` (docs/WIRE.md, \"Events\")";
+  'MAXLEN ~ <events_max> * type <type> …` (docs/WIRE.md, "Events")';
 /** What ACK and CLAIM write to keep completed jobs within the queue's retention. */
 const COMPLETED_RETENTION = "retention of completed jobs: `ZREM completed` and `DEL` of the oldest rows past " +
   "`completed_max` or older than `completed_age_ms`, at most 1000";
@@ -380,7 +380,7 @@ export const VERBS = {
     admits: true,
     reply: ADMIT_REPLY,
     effect: "new rows (state `pending`); ids pushed on the head of pending, in argument order; a job whose " +
-      "`dedup` key is held is not admitted (docs/WIRE.md, \"Deduplication\")",
+      '`dedup` key is held is not admitted (docs/WIRE.md, "Deduplication")',
     writes: `\`meta\` made if missing (\`wire ${WIRE} created_ms <now>\`)` + ", `HINCRBY meta enqueued <n>`; per job " +
       "`HSET row state pending payload <p> attempts 0 created_ms <now>` (and `opts <o>` when given); " +
       "`LPUSH pending <ids…>`; `ZADD wake 0 ready` when pending was empty; " + DEDUP_WRITES + "; " + EVENT +
@@ -419,7 +419,7 @@ export const VERBS = {
       "to 1,024 bytes — is added to it first and removed after the ids: longer than a listpack takes, it makes " +
       "the set a skiplist, whose adds and lookups do not scan every member; the scripts' two writes are " +
       "replicated, the module's are not); `meta`'s tokens to max(old, now × 1000) + k (tokens t = that − k + 1 … that), " +
-      "`HINCRBY meta claimed <k>`; with a rate limit and k > 0, `HSET meta tat <q> <r>` (docs/WIRE.md, \"Limits\"); " +
+      '`HINCRBY meta claimed <k>`; with a rate limit and k > 0, `HSET meta tat <q> <r>` (docs/WIRE.md, "Limits"); ' +
       "`ZADD wake 0 ready` when pending is left non-empty and a claim could take a job now (not paused, not " +
       "parked, below the concurrency limit, a rate token left), else `ZREM wake ready`; retention of dead jobs, as BURY; when `meta`'s dedup is 1, deduplication " +
       `windows that ended: up to ${CLAIM_MOVE_LIMIT} members of dedup_ttl with score ≤ now, each \`HDEL dedup <key>\`, ` +
@@ -559,7 +559,7 @@ export const VERBS = {
     reply: "integer: 1 when it resumed the queue (or the lane), 0 when it was not paused",
     effect: "claims hand out jobs of the queue (or the lane) again; waiting claims are woken",
     writes: "lane empty: `HDEL meta paused`; `ZADD wake 0 ready` when pending holds ids; else `HDEL lane:<lane> " +
-      "paused`, the lane's ring insert and idle checks (docs/WIRE.md, \"Lanes\"); when it resumed, " + EVENT + " (`resumed`)",
+      'paused`, the lane\'s ring insert and idle checks (docs/WIRE.md, "Lanes"); when it resumed, ' + EVENT + " (`resumed`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   LIMIT: {
@@ -570,11 +570,11 @@ export const VERBS = {
     reply: "integer: 1",
     effect: "sets the queue's limits, which every claim of every worker obeys: at most concurrency jobs active at " +
       "once (0: no limit) and claims at rate_max per rate_per_ms on average, at most rate_burst at once " +
-      "(rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, \"Limits\"); a " +
+      '(rate_max 0: no rate limit), exactly, by the generic cell-rate algorithm (docs/WIRE.md, "Limits"); a ' +
       "rate other than the one in force starts from a full bucket; waiting claims are woken. scope 0: the queue's " +
       "limits; 1: the lane `lane`'s (empty: the default lane's); 2: the default of every lane without its own",
     writes: "`meta` made if missing; scope 0: `HSET meta concurrency <c>` (0: `HDEL meta concurrency`); a rate other than " +
-      "`meta`'s: `HSET meta rate \"<max> <per_ms> <burst>\"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); " +
+      '`meta`\'s: `HSET meta rate "<max> <per_ms> <burst>"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); ' +
       "`ZADD wake 0 ready` when pending holds ids; scope 1: the same fields of `lane:<lane>`, `ZADD lanes NX 0 " +
       "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`",
     domain: ["noperm", "wrongtype", "migrating"],
@@ -586,7 +586,7 @@ export const VERBS = {
     admits: false,
     reply: "integer: the time the park ends (ms since the epoch)",
     effect: "parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a " +
-      "remote service said \"slow down\"); a longer park in force is kept; claims answer with the park's end as next_ms",
+      'remote service said "slow down"); a longer park in force is kept; claims answer with the park\'s end as next_ms',
     writes: "`meta` made if missing; lane empty: `HSET meta parked <now+penalty_ms>` unless `meta`'s parked is " +
       "later; else `HSET lane:<lane> parked <until>`, `ZADD parked <until> <lane>`, `ZADD lanes NX 0 <lane>`; " + EVENT +
       " (`penalized`)",

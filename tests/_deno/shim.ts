@@ -111,7 +111,7 @@ function register(name: string, fn: Fn, skip: boolean): void {
   const suite = current;
   const chain = suite.chain();
   const full = [...chain.slice(1).map((s) => s.name), name].join(" > ");
-  if (!skip) for (const s of chain) s.planned++;
+  if (!skip) { for (const s of chain) s.planned++; }
   deno().test({
     name: full,
     ignore: skip,
@@ -249,8 +249,7 @@ export function equals(a: unknown, b: unknown, strict = false): boolean {
     for (let i = 0; i < a.length; i++) if (!equals(a[i], b[i], strict)) return false;
     return true;
   }
-  const keys = (o: Record<PropertyKey, unknown>): string[] =>
-    Object.keys(o).filter((k) => strict || o[k] !== undefined);
+  const keys = (o: Record<PropertyKey, unknown>): string[] => Object.keys(o).filter((k) => strict || o[k] !== undefined);
   const ka = keys(a);
   const kb = keys(b);
   if (ka.length !== kb.length) return false;

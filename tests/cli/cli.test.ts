@@ -8,7 +8,27 @@ import { emq, expectOneLineError } from "./_emq.ts";
 test("--help lists every command, test and bench included", () => {
   const r = emq("--help");
   expect(r.code).toBe(0);
-  for (const c of ["demo", "test", "bench", "key", "inspect", "requeue", "run", "pause", "resume", "retain", "jobs", "limit", "limits", "lanes", "drop", "ui", "help"]) {
+  for (
+    const c of [
+      "demo",
+      "test",
+      "bench",
+      "key",
+      "inspect",
+      "requeue",
+      "run",
+      "pause",
+      "resume",
+      "retain",
+      "jobs",
+      "limit",
+      "limits",
+      "lanes",
+      "drop",
+      "ui",
+      "help",
+    ]
+  ) {
     expect(r.out).toMatch(new RegExp(`^  emq ${c}\\b`, "m"));
   }
 });
@@ -149,8 +169,12 @@ describe("bad input against servers", () => {
     expect(at).toBeGreaterThan(0);
     const listed = lines.slice(at + 1, at + 3);
     expect(listed.map((l) => l.slice(4, l.indexOf("  ", 4)))).toEqual(order);
-    expect(listed).toContainEqual(expect.stringMatching(/^    "heartbeat"  every 3600000 ms  next \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \(in (59|60) min\)  runs 0$/));
-    expect(listed).toContainEqual(expect.stringMatching(/^    "nightly \\"report\\"\\r\\nx"  cron "0 9 \* \* \*" tz Europe\/Paris  next \d{4}-.* UTC \(in \d+ (s|min|h)\)  runs 0$/));
+    expect(listed).toContainEqual(
+      expect.stringMatching(/^    "heartbeat"  every 3600000 ms  next \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \(in (59|60) min\)  runs 0$/),
+    );
+    expect(listed).toContainEqual(
+      expect.stringMatching(/^    "nightly \\"report\\"\\r\\nx"  cron "0 9 \* \* \*" tz Europe\/Paris  next \d{4}-.* UTC \(in \d+ (s|min|h)\)  runs 0$/),
+    );
     expect(lines[at + 3]).toMatch(/^  keys \(slot/);
     expect(r.out).toContain("    emq:{timed}:schedulers\n");
     expect(emq("inspect", "--help").out).toContain("the schedulers (name, spec, next run, runs)");

@@ -68,10 +68,14 @@ describe("emq events and emq result", () => {
     const waiting = emqAsync("result", q, "JOB00000000003", "--url", url, "--timeout-ms", "20000");
     await Bun.sleep(1000);
     for (
-      const r of await raw.batch([
-        ["HSET", K.job("JOB00000000003" as never), "state", "completed", "result", "7"],
-        ["XADD", K.events, "*", "type", "completed", "jobs", "JOB00000000003"],
-      ], K.meta, true)
+      const r of await raw.batch(
+        [
+          ["HSET", K.job("JOB00000000003" as never), "state", "completed", "result", "7"],
+          ["XADD", K.events, "*", "type", "completed", "jobs", "JOB00000000003"],
+        ],
+        K.meta,
+        true,
+      )
     ) if (r instanceof Error) throw r;
     expect(await waiting).toEqual({ code: 0, out: "7\n", err: "" });
   }, 60_000);

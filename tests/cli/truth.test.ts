@@ -25,7 +25,9 @@ test("every command answers --help and -h with its own usage, exit 0, and runs n
 test("key: when the host and native verdicts differ, a note says which half a call meets", () => {
   const id = emq("key", "orders", "job:order-1");
   expect(id.out).toContain("host     refused");
-  expect(id.out).toContain("native   accepted\nnote     the halves disagree: the module's layout check accepts the key, but the client refuses the name or id before any call is sent\n");
+  expect(id.out).toContain(
+    "native   accepted\nnote     the halves disagree: the module's layout check accepts the key, but the client refuses the name or id before any call is sent\n",
+  );
   expect(emq("key", "", "pending").out).toContain("note     the halves disagree: the client sends it, and the module refuses it on the server\n");
   expect(emq("key", "orders", "pending").out).not.toContain("note");
 });
@@ -46,7 +48,13 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
 
   test("pause, resume, retain, requeue, run and limit say so, exit 1, and write nothing", async () => {
     const before = await digest(server.port);
-    for (const op of [["pause"], ["resume"], ["retain", "--dead-max", "5"], ["limit", "--concurrency", "2"], ["limit", "--rate", "none"], ["requeue"], ["requeue", "--ids", "JOB0Nb1VTbfnu4"], ["run", "--ids", "JOB0Nb1VTbfnu4"]]) {
+    for (
+      const op of [["pause"], ["resume"], ["retain", "--dead-max", "5"], ["limit", "--concurrency", "2"], ["limit", "--rate", "none"], ["requeue"], [
+        "requeue",
+        "--ids",
+        "JOB0Nb1VTbfnu4",
+      ], ["run", "--ids", "JOB0Nb1VTbfnu4"]]
+    ) {
       const r = emq(op[0]!, "nope", "--url", url, ...op.slice(1));
       expectOneLineError(r, `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs): nothing done, and no queue created`);
       expect(r.code).toBe(1);
@@ -60,7 +68,12 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     const before = await digest(server.port);
     for (const c of ["inspect", "limits"]) {
       const r = emq(c, "nope", "--url", url);
-      expect({ c, code: r.code, out: r.out, err: r.err }).toEqual({ c, code: 1, out: "", err: `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs)\n` });
+      expect({ c, code: r.code, out: r.out, err: r.err }).toEqual({
+        c,
+        code: 1,
+        out: "",
+        err: `emq: no queue "nope" on 127.0.0.1:${server.port} (no meta key and no jobs)\n`,
+      });
     }
     expect(await digest(server.port)).toBe(before);
   });
@@ -70,7 +83,9 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     expect(emq("resume", "real", "--url", url).out).toBe('resumed "real"\n');
     expect(emq("retain", "real", "--url", url, "--dead-max", "7", "--dead-age-ms", "60000").out)
       .toBe('"real" keeps at most 7 dead job(s), for 60000 ms; at most 1000 completed job(s) with their results, for 86400000 ms; at most 10000 events\n');
-    expect(emq("inspect", "real", "--url", url).out).toContain("retention: at most 7 dead, dead kept 0.0 h; at most 1000 completed, kept 24.0 h; at most 10000 events");
+    expect(emq("inspect", "real", "--url", url).out).toContain(
+      "retention: at most 7 dead, dead kept 0.0 h; at most 1000 completed, kept 24.0 h; at most 10000 events",
+    );
     // a flag left out keeps its setting
     expect(emq("retain", "real", "--url", url, "--completed-max", "0", "--events-max", "5", "--completed-age-ms", "0").out)
       .toBe('"real" keeps at most 7 dead job(s), for 60000 ms; no completed job; at most 5 events\n');
@@ -79,7 +94,10 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
       emq("pause", "real", "--url", url, "--dead-max", "1"),
       "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max go with emq retain only",
     );
-    expectOneLineError(emq("pause", "real", "--url", url, "--events-max", "1"), "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max go with emq retain only");
+    expectOneLineError(
+      emq("pause", "real", "--url", url, "--events-max", "1"),
+      "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max go with emq retain only",
+    );
     expectOneLineError(emq("retain", "real", "--url", url, "--dead-max", "x"), "--dead-max must be a whole number, not x");
   }, 60_000);
 

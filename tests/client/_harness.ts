@@ -9,16 +9,7 @@ import { Connection } from "../../lib/client/connection.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
 import type { Verb } from "../../lib/wire/mod.ts";
-import {
-  type ClusterHandle,
-  moduleBuilt,
-  modulePath,
-  type ServerHandle,
-  startCluster,
-  startServer,
-  waitUntil,
-} from "../../tools/embedded/mod.ts";
-
+import { type ClusterHandle, moduleBuilt, modulePath, type ServerHandle, startCluster, startServer, waitUntil } from "../../tools/embedded/mod.ts";
 
 /** Which backend a combo runs. */
 export type BackendKind = "scripts" | "module";
@@ -345,9 +336,7 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
  * `[{key: id, value: [[field, value]…]}…]` or RESP's `[[id, [field, value, …]]…]`.
  */
 export function streamEntries(reply: unknown): string[][] {
-  const items: unknown[] = Array.isArray(reply)
-    ? reply
-    : Object.entries((reply ?? {}) as Record<string, unknown>).map(([key, value]) => ({ key, value }));
+  const items: unknown[] = Array.isArray(reply) ? reply : Object.entries((reply ?? {}) as Record<string, unknown>).map(([key, value]) => ({ key, value }));
   return items.map((x) => {
     const fields = Array.isArray(x) ? x[1] : (x as { value: unknown }).value;
     return (fields as unknown[]).flat().map((f) => String(plain(f)));

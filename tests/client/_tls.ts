@@ -39,7 +39,23 @@ export function makeCa(name = "test-ca"): TestCa {
   ssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f("ca.key"), "-out", f("ca.pem"), "-days", "1", "-subj", `/CN=${name}`);
   ssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f("server.key"), "-out", f("server.csr"), "-subj", "/CN=127.0.0.1");
   writeFileSync(f("ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  ssl("x509", "-req", "-in", f("server.csr"), "-CA", f("ca.pem"), "-CAkey", f("ca.key"), "-CAcreateserial", "-out", f("server.pem"), "-days", "1", "-extfile", f("ext"));
+  ssl(
+    "x509",
+    "-req",
+    "-in",
+    f("server.csr"),
+    "-CA",
+    f("ca.pem"),
+    "-CAkey",
+    f("ca.key"),
+    "-CAcreateserial",
+    "-out",
+    f("server.pem"),
+    "-days",
+    "1",
+    "-extfile",
+    f("ext"),
+  );
   return {
     dir,
     caFile: f("ca.pem"),
@@ -55,7 +71,18 @@ export async function startTlsServer(ca: TestCa, module: string | false): Promis
   const tlsPort = await freePort();
   const server = await startServer({
     module,
-    args: ["--tls-port", String(tlsPort), "--tls-cert-file", ca.certFile, "--tls-key-file", ca.keyFile, "--tls-ca-cert-file", ca.caFile, "--tls-auth-clients", "no"],
+    args: [
+      "--tls-port",
+      String(tlsPort),
+      "--tls-cert-file",
+      ca.certFile,
+      "--tls-key-file",
+      ca.keyFile,
+      "--tls-ca-cert-file",
+      ca.caFile,
+      "--tls-auth-clients",
+      "no",
+    ],
   });
   return { server, tlsPort };
 }

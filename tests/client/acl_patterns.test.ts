@@ -26,9 +26,35 @@ const CONNECT = ["+ping", "+info", "+client|setinfo", "+client|setname", "+clien
 const VERBS = {
   module: ["+@emq"],
   scripts: [
-    "+evalsha", "+script|load", "+bzpopmin", "+time", "+get", "+exists", "+type", "+del",
-    "+hget", "+hset", "+hdel", "+hincrby", "+lpush", "+rpush", "+lpop", "+rpop", "+lrem", "+lrange", "+lindex", "+llen",
-    "+zadd", "+zrem", "+zscore", "+zrange", "+zrangebyscore", "+zcount", "+zcard", "+xadd", "+xtrim",
+    "+evalsha",
+    "+script|load",
+    "+bzpopmin",
+    "+time",
+    "+get",
+    "+exists",
+    "+type",
+    "+del",
+    "+hget",
+    "+hset",
+    "+hdel",
+    "+hincrby",
+    "+lpush",
+    "+rpush",
+    "+lpop",
+    "+rpop",
+    "+lrem",
+    "+lrange",
+    "+lindex",
+    "+llen",
+    "+zadd",
+    "+zrem",
+    "+zscore",
+    "+zrange",
+    "+zrangebyscore",
+    "+zcount",
+    "+zcard",
+    "+xadd",
+    "+xtrim",
   ],
 };
 /** The fence key, read-only: a user who may read it is fenced (docs/WIRE.md). */
@@ -163,7 +189,6 @@ for (const backend of BACKENDS) {
     });
   });
 }
-
 
 /** What following a queue's events and waiting for results adds (docs/PACKAGE.md). */
 const EVENTS = ["+xread", "+xrange", "+xrevrange", "+xinfo|stream", "+multi", "+exec", "+hgetall", "+hget"];

@@ -5,23 +5,13 @@
  * DEBUG DIGEST unchanged and carry the spec's exact text.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type JobId, KeyspaceError, keyspace } from "../../mod.ts";
+import { type JobId, keyspace, KeyspaceError } from "../../mod.ts";
 import { BatchError, EchoMQError, type Job, LeaseLostError } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
+import { type FixedArgs, type GroupArgs, MAX_BATCH, type Refusal, type RefusalParams, renderRefusal, type Verb, WIRE, wireCall } from "../../lib/wire/mod.ts";
 import {
-  type FixedArgs,
-  type GroupArgs,
-  MAX_BATCH,
-  type Refusal,
-  WIRE,
-  type RefusalParams,
-  renderRefusal,
-  type Verb,
-  wireCall,
-} from "../../lib/wire/mod.ts";
-import {
-  BACKENDS,
   type BackendKind,
+  BACKENDS,
   comboName,
   COMBOS,
   counterIds,
@@ -30,9 +20,9 @@ import {
   type Outcome,
   sleep,
   TOPOLOGIES,
-  wire,
   useClient,
   useSites,
+  wire,
 } from "./_harness.ts";
 
 const servers = useSites();
@@ -212,8 +202,8 @@ for (const combo of COMBOS) {
         ["RPUSH", Wk(13).pending, N],
         ["HSET", Wk(13).job(N), "payload", "p"],
         ["HSET", Wk(13).meta, "tokens", "-0"],
-          ["SET", Wk(14).dedup, "x"],
-          ["SET", Wk(15).dedup_ttl, "x"],
+        ["SET", Wk(14).dedup, "x"],
+        ["SET", Wk(15).dedup_ttl, "x"],
         ["HSET", Wk(16).meta, "dedup", "1"],
         ["SET", Wk(16).dedup_ttl, "x"],
       ];
@@ -309,15 +299,17 @@ for (const combo of COMBOS) {
         note(label, out);
       }
       // layout: the declared key must be a queue's meta
-      for (const [label, key] of [
-        ["layout pending", K.pending],
-        ["layout row", K.job(J)],
-        ["layout not emq", `emx:{${q}}:meta`],
-        ["layout brace in name", "emq:{a{b}:meta"],
-        // issue 13, survivor 5: a Lua split that took a NUL in the name ran the verb
-        ["layout NUL in name", "emq:{a\u0000b}:meta"],
-        ["layout no colon", `emq:{${q}}meta`],
-      ] as const) {
+      for (
+        const [label, key] of [
+          ["layout pending", K.pending],
+          ["layout row", K.job(J)],
+          ["layout not emq", `emx:{${q}}:meta`],
+          ["layout brace in name", "emq:{a{b}:meta"],
+          // issue 13, survivor 5: a Lua split that took a NUL in the name ran the verb
+          ["layout NUL in name", "emq:{a\u0000b}:meta"],
+          ["layout no colon", `emq:{${q}}meta`],
+        ] as const
+      ) {
         const d0 = await digest(ctx.raw, key);
         const out = await wire(ctx.raw, backend, "PROMOTE", [key], ["1"]);
         expect({ label, out, same: (await digest(ctx.raw, key)) === d0 }).toEqual({
@@ -340,67 +332,71 @@ for (const combo of COMBOS) {
 
     // Each fence test is registered only in the topology it is for: a skipped test that can never
     // run is noise in every report.
-    if (topology === "standalone") test("fence: an {emq}:version of another wire refuses every verb", async () => {
-      const q = `fe-${backend}`;
-      await ctx.raw.command(["SET", "{emq}:version", "4"], "{emq}:version");
-      try {
-        const calls: Array<[Verb, string[]]> = [
-          ["ENQUEUE", [N, "", "p"]],
-          ["SCHEDULE", [N, "1", "", "p"]],
-          ["CLAIM", ["1", "1", "0"]],
-          ["ACK", [N, "1", ""]],
-          ["RETRY", [N, "1", "1", "r"]],
-          ["BURY", [N, "1", "r"]],
-          ["EXTEND", ["1", N, "1"]],
-          ["PROMOTE", ["1"]],
-          ["REAP", ["1"]],
-          ["CLAIM", ["0", "1", "0"]], // fence comes before the gates
-        ];
-        for (const [verb, args] of calls) {
-          const key = keyspace(q).meta;
-          const d0 = await digest(ctx.raw, key);
-          const out = await wire(ctx.raw, backend, verb, [key], args);
-          expect(await digest(ctx.raw, key)).toBe(d0);
-          expect(out).toEqual({ err: renderRefusal("fenced", `EMQ.${verb}`, { found: "4" }) });
-          note(`fenced ${verb}`, out);
-        }
-        await expect(ctx.mq.enqueue(q, 1)).rejects.toMatchObject({ name: "FencedError", rule: "fence" });
-        // a fence value that is not a number is not echoed
-        await ctx.raw.command(["SET", "{emq}:version", "x\r\nsecret"], "{emq}:version");
-        expect(await wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"])).toEqual({
-          err: renderRefusal("fenced", "EMQ.PROMOTE", { found: "unknown" }),
-        });
-        await ctx.raw.command(["SET", "{emq}:version", String(WIRE)], "{emq}:version");
-        note("this wire unfenced", await wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
-        await ctx.raw.command(["DEL", "{emq}:version"], "{emq}:version");
-        await ctx.raw.command(["HSET", "{emq}:version", "v", "3"], "{emq}:version");
-        note("non-string identity unfenced", await wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
-      } finally {
-        await ctx.raw.command(["DEL", "{emq}:version"], "{emq}:version");
-      }
-    });
-
-    if (topology === "cluster") test("fence in cluster mode: module config emq.wire; scripts unfenced", async () => {
-      const q = `fc-${backend}`;
-      const go = (): Promise<Outcome> => wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]);
-      if (backend === "module") {
-        await ctx.raw.everyPrimary(["CONFIG", "SET", "emq.wire", "4"]);
-        try {
-          expect(await go()).toEqual({ err: renderRefusal("fenced", "EMQ.PROMOTE", { found: "4" }) });
-        } finally {
-          await ctx.raw.everyPrimary(["CONFIG", "SET", "emq.wire", String(WIRE)]);
-        }
-        expect(await go()).toEqual({ ok: 0 });
-      } else {
-        // `{emq}:version` lives in another slot: the script's read fails there and counts as unfenced.
+    if (topology === "standalone") {
+      test("fence: an {emq}:version of another wire refuses every verb", async () => {
+        const q = `fe-${backend}`;
         await ctx.raw.command(["SET", "{emq}:version", "4"], "{emq}:version");
         try {
-          expect(await go()).toEqual({ ok: 0 });
+          const calls: Array<[Verb, string[]]> = [
+            ["ENQUEUE", [N, "", "p"]],
+            ["SCHEDULE", [N, "1", "", "p"]],
+            ["CLAIM", ["1", "1", "0"]],
+            ["ACK", [N, "1", ""]],
+            ["RETRY", [N, "1", "1", "r"]],
+            ["BURY", [N, "1", "r"]],
+            ["EXTEND", ["1", N, "1"]],
+            ["PROMOTE", ["1"]],
+            ["REAP", ["1"]],
+            ["CLAIM", ["0", "1", "0"]], // fence comes before the gates
+          ];
+          for (const [verb, args] of calls) {
+            const key = keyspace(q).meta;
+            const d0 = await digest(ctx.raw, key);
+            const out = await wire(ctx.raw, backend, verb, [key], args);
+            expect(await digest(ctx.raw, key)).toBe(d0);
+            expect(out).toEqual({ err: renderRefusal("fenced", `EMQ.${verb}`, { found: "4" }) });
+            note(`fenced ${verb}`, out);
+          }
+          await expect(ctx.mq.enqueue(q, 1)).rejects.toMatchObject({ name: "FencedError", rule: "fence" });
+          // a fence value that is not a number is not echoed
+          await ctx.raw.command(["SET", "{emq}:version", "x\r\nsecret"], "{emq}:version");
+          expect(await wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"])).toEqual({
+            err: renderRefusal("fenced", "EMQ.PROMOTE", { found: "unknown" }),
+          });
+          await ctx.raw.command(["SET", "{emq}:version", String(WIRE)], "{emq}:version");
+          note("this wire unfenced", await wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
+          await ctx.raw.command(["DEL", "{emq}:version"], "{emq}:version");
+          await ctx.raw.command(["HSET", "{emq}:version", "v", "3"], "{emq}:version");
+          note("non-string identity unfenced", await wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]));
         } finally {
           await ctx.raw.command(["DEL", "{emq}:version"], "{emq}:version");
         }
-      }
-    });
+      });
+    }
+
+    if (topology === "cluster") {
+      test("fence in cluster mode: module config emq.wire; scripts unfenced", async () => {
+        const q = `fc-${backend}`;
+        const go = (): Promise<Outcome> => wire(ctx.raw, backend, "PROMOTE", [keyspace(q).meta], ["1"]);
+        if (backend === "module") {
+          await ctx.raw.everyPrimary(["CONFIG", "SET", "emq.wire", "4"]);
+          try {
+            expect(await go()).toEqual({ err: renderRefusal("fenced", "EMQ.PROMOTE", { found: "4" }) });
+          } finally {
+            await ctx.raw.everyPrimary(["CONFIG", "SET", "emq.wire", String(WIRE)]);
+          }
+          expect(await go()).toEqual({ ok: 0 });
+        } else {
+          // `{emq}:version` lives in another slot: the script's read fails there and counts as unfenced.
+          await ctx.raw.command(["SET", "{emq}:version", "4"], "{emq}:version");
+          try {
+            expect(await go()).toEqual({ ok: 0 });
+          } finally {
+            await ctx.raw.command(["DEL", "{emq}:version"], "{emq}:version");
+          }
+        }
+      });
+    }
 
     test("the empty queue name: the client refuses it before any wire; raw, the scripts take it on standalone", async () => {
       const empty = { name: "KeyspaceError", rule: "queue-empty" };

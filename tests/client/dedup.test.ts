@@ -81,7 +81,18 @@ for (const topology of TOPOLOGIES) {
         const ks = keyspace(q);
         const J = (n: number) => `JOB${String(n).padStart(11, "0")}`;
         const out = await wire(raw, backend, "ENQUEUE", [ks.meta], [
-          J(1), "dedup=a", "p1", J(2), "dedup=a", "p2", J(3), "", "p3", J(4), "dedup=a\0debounce=1", "p4",
+          J(1),
+          "dedup=a",
+          "p1",
+          J(2),
+          "dedup=a",
+          "p2",
+          J(3),
+          "",
+          "p3",
+          J(4),
+          "dedup=a\0debounce=1",
+          "p4",
         ]);
         expect(out).toEqual({ ok: [2, 1, J(1), "deduplicated", 3, J(1), "debounced"] });
         // J(1) took J(4)'s payload (debounced), J(2) and J(4) have no row

@@ -10,28 +10,8 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
-import {
-  type ArgName,
-  type FixedArgs,
-  type GroupArgs,
-  MAX_PAYLOAD_BYTES,
-  type Verb,
-  VERBS,
-  type VerbSpec,
-  wireCall,
-} from "../../lib/wire/mod.ts";
-import {
-  type BackendKind,
-  dump,
-  MODULE_WORKS,
-  type Outcome,
-  sleep,
-  TOPOLOGIES,
-  wire,
-  useSites,
-  wireArgv,
-  wireBatch,
-} from "./_harness.ts";
+import { type ArgName, type FixedArgs, type GroupArgs, MAX_PAYLOAD_BYTES, type Verb, VERBS, type VerbSpec, wireCall } from "../../lib/wire/mod.ts";
+import { type BackendKind, dump, MODULE_WORKS, type Outcome, sleep, TOPOLOGIES, useSites, wire, wireArgv, wireBatch } from "./_harness.ts";
 import { claimedTuple } from "../native/_native.ts";
 
 const IDS = ["JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004", "XOB00000000001"];
@@ -57,14 +37,41 @@ const SPECS = ["every 100", "every 200", "cron * * * * *", "x".repeat(1025)];
 const MAXES = ["0", "1", "5", "10001", ...JUNK];
 /** Job options, valid and not: none, each option, a key held twice, throttles and debounces, bad ones. */
 const OPTS = [
-  "", "", "timeout_ms=5000", "dedup=k", "dedup=k\0debounce=1", "dedup=k\0dedup_ms=30", "dedup=j\0dedup_ms=999999",
-  "dedup=k\0dedup_ms=30\0debounce=1", "timeout_ms=0", "dedup=a{b", "debounce=1", "lane=x", "dedup=k\0dedup=j", "=",
-  "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "dedup=k\0traceparent=00-1-2-01",
-  "traceparent=a}b", "traceparent=",
+  "",
+  "",
+  "timeout_ms=5000",
+  "dedup=k",
+  "dedup=k\0debounce=1",
+  "dedup=k\0dedup_ms=30",
+  "dedup=j\0dedup_ms=999999",
+  "dedup=k\0dedup_ms=30\0debounce=1",
+  "timeout_ms=0",
+  "dedup=a{b",
+  "debounce=1",
+  "lane=x",
+  "dedup=k\0dedup=j",
+  "=",
+  "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+  "dedup=k\0traceparent=00-1-2-01",
+  "traceparent=a}b",
+  "traceparent=",
   // priorities: each level its own ready list, FIFO inside; 0 is pending's
-  "priority=3", "priority=1", "priority=1", "priority=0", "priority=01", "priority=2097152", "priority=x", "dedup=k\0priority=2",
+  "priority=3",
+  "priority=1",
+  "priority=1",
+  "priority=0",
+  "priority=01",
+  "priority=2097152",
+  "priority=x",
+  "dedup=k\0priority=2",
   // lanes: round-robin between a, b and the default lane, with priorities inside
-  "lane=a", "lane=b", "lane=a\0priority=2", "lane=b\0priority=1", "lane=", "lane=a{b", "lane=a\0dedup=k",
+  "lane=a",
+  "lane=b",
+  "lane=a\0priority=2",
+  "lane=b\0priority=1",
+  "lane=",
+  "lane=a{b",
+  "lane=a\0dedup=k",
 ];
 
 /**
@@ -172,8 +179,7 @@ function tokensOf(o: Outcome): number[] {
  * its token choices resolved against the tokens this twin was handed out.
  */
 function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>, seen: readonly number[]): [Verb, string[], string[]] {
-  const resolve = (args: Record<string, string>): Record<string, string> =>
-    "token" in args ? { ...args, token: token(args.token!, seen) } : args;
+  const resolve = (args: Record<string, string>): Record<string, string> => "token" in args ? { ...args, token: token(args.token!, seen) } : args;
   const c = wireCall(s.verb, keyspace(queue), resolve(s.fixed) as FixedArgs<Verb>, s.groups.map(resolve) as GroupArgs<Verb>[]);
   return [c.verb, c.keys, c.args.map(String)];
 }
@@ -198,11 +204,14 @@ function timeless(o: Outcome): Outcome {
   if (!("ok" in o) || !Array.isArray(o.ok)) return o;
   const [next, ...rest] = o.ok as unknown[];
   return {
-    ok: [now(next), ...rest.map((e) => {
-      if (!isJob(e)) return e;
-      const j = claimedTuple(e);
-      return [...j.slice(0, 3), now(j[3]), j[4]];
-    })],
+    ok: [
+      now(next),
+      ...rest.map((e) => {
+        if (!isJob(e)) return e;
+        const j = claimedTuple(e);
+        return [...j.slice(0, 3), now(j[3]), j[4]];
+      }),
+    ],
   };
 }
 

@@ -14,7 +14,7 @@ import { EchoMQ, EchoMQError, type Enqueued, type Handler, JobFailedError, Resul
 import { type JobId, keyspace } from "../../mod.ts";
 import type { Backend } from "../../lib/client/backend.ts";
 import { ClientContext } from "../../lib/client/context.ts";
-import { COMBOS, type Combo, counterIds, rejection, type Sites, sleep, useClient, useSites } from "./_harness.ts";
+import { type Combo, COMBOS, counterIds, rejection, type Sites, sleep, useClient, useSites } from "./_harness.ts";
 
 const servers = useSites();
 const FAST = { blockMs: 200 };
@@ -106,14 +106,19 @@ for (const combo of COMBOS) {
 
     test("a job that dies rejects JobFailedError (its id and reason)", async () => {
       const queue = q("dies");
-      await working(queue, () => {
-        throw new Error("out of paper");
-      }, { ...FAST, maxAttempts: 1 }, async () => {
-        const failed = await rejection(ctx.mq.enqueue(queue, { n: 1 }, { wait: { timeoutMs: 20_000 } }));
-        expect(failed).toBeInstanceOf(JobFailedError);
-        expect((failed as JobFailedError).reason).toContain("out of paper");
-        expect((await ctx.mq.getJob(queue, (failed as JobFailedError).jobId))?.state).toBe("dead");
-      });
+      await working(
+        queue,
+        () => {
+          throw new Error("out of paper");
+        },
+        { ...FAST, maxAttempts: 1 },
+        async () => {
+          const failed = await rejection(ctx.mq.enqueue(queue, { n: 1 }, { wait: { timeoutMs: 20_000 } }));
+          expect(failed).toBeInstanceOf(JobFailedError);
+          expect((failed as JobFailedError).reason).toContain("out of paper");
+          expect((await ctx.mq.getJob(queue, (failed as JobFailedError).jobId))?.state).toBe("dead");
+        },
+      );
     }, 30_000);
 
     test("timeoutMs rejects ResultTimeoutError (the job stays); an abort rejects with its reason; an aborted signal admits nothing", async () => {

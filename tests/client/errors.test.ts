@@ -20,15 +20,7 @@ import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { ConnectionError, EchoMQ, EchoMQError, RequestTimeoutError, WireError } from "../../client.ts";
 import type { JobId } from "../../mod.ts";
-import {
-  command,
-  freePort,
-  moduleIfBuilt,
-  type ServerHandle,
-  startCluster,
-  startServer,
-  waitUntil,
-} from "../../tools/embedded/mod.ts";
+import { command, freePort, moduleIfBuilt, type ServerHandle, startCluster, startServer, waitUntil } from "../../tools/embedded/mod.ts";
 import { BACKENDS } from "./_harness.ts";
 
 const MODULE = moduleIfBuilt();
@@ -125,7 +117,9 @@ describe("connect", () => {
     expect(await refused([{ host: "127.0.0.1:6390" }])).toEqual(
       options('connect: addresses[0].host "127.0.0.1:6390" holds a port: pass { host: "127.0.0.1", port: 6390 }'),
     );
-    expect(await refused([{ host: "[::1]:6390" }])).toEqual(options('connect: addresses[0].host "[::1]:6390" holds a port: pass { host: "[::1]", port: 6390 }'));
+    expect(await refused([{ host: "[::1]:6390" }])).toEqual(
+      options('connect: addresses[0].host "[::1]:6390" holds a port: pass { host: "[::1]", port: 6390 }'),
+    );
     expect(await refused([{ host: "a", port: 1 }, { host: "" }])).toEqual(options("connect: addresses[1].host must be a non-empty string"));
     expect(await refused([{ host: "127.0.0.1", port: 70000 }])).toEqual(options("connect: addresses[0].port must be an integer from 1 to 65535, got 70000"));
     expect(await refused([{ host: "127.0.0.1", port: "6379" }])).toEqual(options('connect: addresses[0].port must be an integer from 1 to 65535, got "6379"'));
@@ -345,4 +339,3 @@ describe("the CLI", () => {
     expect(`${bad.stdout}${bad.stderr}`).not.toContain(SECRET);
   }, 60_000);
 });
-

@@ -35,8 +35,7 @@ async function quiet(it: AsyncIterator<QueueEventItem>, ms = 300): Promise<Itera
 }
 
 /** The items without their ids (which carry the server's clock). */
-const shapes = (items: QueueEventItem[]): Array<Record<string, unknown>> =>
-  items.map(({ id: _, ...rest }) => rest as Record<string, unknown>);
+const shapes = (items: QueueEventItem[]): Array<Record<string, unknown>> => items.map(({ id: _, ...rest }) => rest as Record<string, unknown>);
 
 for (const combo of COMBOS) {
   describe(combo.name, () => {

@@ -40,7 +40,12 @@ for (const combo of COMBOS) {
     test("priorities order jobs inside a lane, FIFO per level; the default lane is a lane like the others", async () => {
       const q = `ln-prio-${combo.backend}`;
       const plan: Array<[string, number, string | undefined]> = [
-        ["a5-1", 5, "a"], ["a0-1", 0, "a"], ["a5-2", 5, "a"], ["a0-2", 0, "a"], ["d1", 1, undefined], ["d0", 0, undefined],
+        ["a5-1", 5, "a"],
+        ["a0-1", 0, "a"],
+        ["a5-2", 5, "a"],
+        ["a0-2", 0, "a"],
+        ["d1", 1, undefined],
+        ["d0", 0, undefined],
       ];
       for (const [n, priority, lane] of plan) await ctx.mq.enqueue(q, { n }, { priority, ...(lane === undefined ? {} : { lane }) });
       // lane a was admitted first (its first job made the queue laned), then the default lane
@@ -56,7 +61,11 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.limits(q, { lane: "t3" })).toEqual({ concurrency: 1, rate: null, parkedUntil: null });
       await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, i) => ({ n: String(i) })), { lane: (_, i) => LANES[i % 3] });
       const run = await runAcrossProcesses(sites, combo, ctx, q, JOBS);
-      console.log(`[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...run.here])}, there ${JSON.stringify([...run.thereByLane])}`);
+      console.log(
+        `[lanes ${combo.name}] per-lane concurrency 2 (t3: 1), 8 workers × 4 in 2 processes: here ${JSON.stringify([...run.here])}, there ${
+          JSON.stringify([...run.thereByLane])
+        }`,
+      );
       expect(run.done).toBe(JOBS);
       // seen by a handler of either process (a worker that settles a lane's job may claim its freed
       // slot in the same call, so one process may hold a lane throughout): reached, never passed
@@ -104,7 +113,9 @@ for (const combo of COMBOS) {
       const rate = (done.slow - s0) / seconds;
       await Promise.all(workers.map((w) => w.stop()));
       await other.close();
-      console.log(`[lanes ${combo.name}] lane rate 20/s: ${done.slow - s0} claims in ${seconds.toFixed(2)} s = ${rate.toFixed(2)}/s; fast lane ${done.fast}/300`);
+      console.log(
+        `[lanes ${combo.name}] lane rate 20/s: ${done.slow - s0} claims in ${seconds.toFixed(2)} s = ${rate.toFixed(2)}/s; fast lane ${done.fast}/300`,
+      );
       expect(rate).toBeGreaterThanOrEqual(18);
       expect(rate).toBeLessThanOrEqual(22);
       expect(done.fast).toBe(300);
@@ -182,8 +193,14 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.jobs(q, "scheduled")).map((j) => j.lane)).toEqual(["x"]);
       await ctx.mq.runNow(q, [s]);
       // pending pages list every lane's jobs: the default lane first, then the lanes by name
-      await ctx.mq.enqueueMany(q, [{ n: "w0" }, { n: "w1" }, { n: "b0" }], { lane: (p) => (p.n[0] === "w" ? "w" : "b"), priority: (p) => (p.n === "w1" ? 3 : 0) });
-      expect((await ctx.mq.jobs(q, "pending")).map((j) => [j.payload?.n, j.lane])).toEqual([["d", undefined], ["b0", "b"], ["w0", "w"], ["w1", "w"], ["s", "x"]]);
+      await ctx.mq.enqueueMany(q, [{ n: "w0" }, { n: "w1" }, { n: "b0" }], {
+        lane: (p) => (p.n[0] === "w" ? "w" : "b"),
+        priority: (p) => (p.n === "w1" ? 3 : 0),
+      });
+      expect((await ctx.mq.jobs(q, "pending")).map((j) => [j.payload?.n, j.lane])).toEqual([["d", undefined], ["b0", "b"], ["w0", "w"], ["w1", "w"], [
+        "s",
+        "x",
+      ]]);
       expect((await ctx.mq.jobs(q, "pending", { offset: 2, limit: 2 })).map((j) => j.payload?.n)).toEqual(["w0", "w1"]);
       expect((await ctx.mq.counts(q)).pending).toBe(5);
       expect(await ctx.mq.removeMany(q, (await ctx.mq.jobs(q, "pending", { offset: 1, limit: 3 })).map((j) => j.id))).toBe(3);

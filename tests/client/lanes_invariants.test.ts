@@ -30,11 +30,41 @@ type Step =
   | { kind: "sleep" };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("enqueue" as const), lane: fc.constantFrom(...LANES), priority: fc.constantFrom(0 as const, 2 as const), k: fc.integer({ min: 1, max: 3 }) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("claim" as const), count: fc.integer({ min: 1, max: 3 }), shortLease: fc.constantFrom(false, false, false, false, true) }) },
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("settle" as const), pick: fc.nat(), op: fc.constantFrom<Array<"ack" | "retry0" | "retry" | "release" | "bury">>("ack", "retry0", "retry", "release", "bury") }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("enqueue" as const),
+      lane: fc.constantFrom(...LANES),
+      priority: fc.constantFrom(0 as const, 2 as const),
+      k: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("claim" as const),
+      count: fc.integer({ min: 1, max: 3 }),
+      shortLease: fc.constantFrom(false, false, false, false, true),
+    }),
+  },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant("settle" as const),
+      pick: fc.nat(),
+      op: fc.constantFrom<Array<"ack" | "retry0" | "retry" | "release" | "bury">>("ack", "retry0", "retry", "release", "bury"),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("pause" as const, "resume" as const), lane: fc.constantFrom("a" as const, "b" as const) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("limit" as const), scope: fc.constantFrom(1 as const, 2 as const), lane: fc.constantFrom(...LANES), concurrency: fc.constantFrom(0 as const, 1 as const, 2 as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("limit" as const),
+      scope: fc.constantFrom(1 as const, 2 as const),
+      lane: fc.constantFrom(...LANES),
+      concurrency: fc.constantFrom(0 as const, 1 as const, 2 as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("penalize" as const), lane: fc.constantFrom("a" as const, "b" as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("remove" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ kind: "sleep" as const }) },
@@ -141,15 +171,20 @@ for (const combo of COMBOS) {
               if (Number(await r(["ZSCORE", ks.active, id])) > Date.now() + 5) {
                 held.delete(id);
                 const verb = s.op === "ack" ? "ACK" : s.op === "bury" ? "BURY" : s.op === "release" ? "RELEASE" : "RETRY";
-                const args = verb === "ACK" ? [id, token, ""] : verb === "RELEASE" ? [id, token] : verb === "BURY" ? [id, token, "x"] : [id, token, s.op === "retry0" ? "0" : "3", "x"];
+                const args = verb === "ACK"
+                  ? [id, token, ""]
+                  : verb === "RELEASE"
+                  ? [id, token]
+                  : verb === "BURY"
+                  ? [id, token, "x"]
+                  : [id, token, s.op === "retry0" ? "0" : "3", "x"];
                 await call(verb, args);
               }
             } else if (s.kind === "pause" || s.kind === "resume") await call(s.kind === "pause" ? "PAUSE" : "RESUME", [s.lane]);
             else if (s.kind === "limit") {
               defaultsChanged ||= s.scope === 2;
               await call("LIMIT", [String(s.scope), s.scope === 1 ? s.lane : "", String(s.concurrency), "0", "1", "1"]);
-            }
-            else if (s.kind === "penalize") await call("PENALIZE", [s.lane, "4"]);
+            } else if (s.kind === "penalize") await call("PENALIZE", [s.lane, "4"]);
             else if (s.kind === "remove" && ids.length > 0) {
               const id = ids[s.pick % ids.length]!;
               if (!held.has(id) && (await r(["ZSCORE", ks.active, id])) === null) await call("REMOVE", [id]);

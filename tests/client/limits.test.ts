@@ -28,7 +28,9 @@ for (const combo of COMBOS) {
       await ctx.mq.enqueueMany(q, Array.from({ length: JOBS }, (_, n) => ({ n })));
       const run = await runAcrossProcesses(sites, combo, ctx, q, JOBS);
       const max = run.here.get("") ?? 0;
-      console.log(`[limits ${combo.name}] concurrency 2, 8 workers × 4 in 2 processes: observed max ${max} here, ${run.there} there; the child ran ${run.thereDone} of ${JOBS}`);
+      console.log(
+        `[limits ${combo.name}] concurrency 2, 8 workers × 4 in 2 processes: observed max ${max} here, ${run.there} there; the child ran ${run.thereDone} of ${JOBS}`,
+      );
       expect(run.done).toBe(JOBS);
       expect(Math.max(max, run.there)).toBe(2);
       expect((await ctx.mq.counts(q)).active).toBe(0);

@@ -7,15 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import {
-  DEAD_MAX_DEFAULT,
-  EchoMQError,
-  type Job,
-  JobActiveError,
-  JobNotDeadError,
-  JobNotScheduledError,
-  LeaseLostError,
-} from "../../client.ts";
+import { DEAD_MAX_DEFAULT, EchoMQError, type Job, JobActiveError, JobNotDeadError, JobNotScheduledError, LeaseLostError } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
 import { type BackendKind, BACKENDS, comboName, COMBOS, counterIds, digest, dump, eventually, sleep, TOPOLOGIES, useClient, useSites } from "./_harness.ts";
 
@@ -261,7 +253,10 @@ for (const combo of COMBOS) {
       for (const n of [...names, q, `ops-paused-only-${backend}`]) expect(all).toContain(n);
       expect(all).toEqual([...all].sort());
       // the queues of this combo, for the cross-backend comparison
-      dumps.set(combo.name, await Promise.all([q, "ops-requeue", "ops-remove", "ops-run"].map((n) => dump(ctx.raw, n.startsWith("ops-stats") ? n : `${n}-${backend}`))));
+      dumps.set(
+        combo.name,
+        await Promise.all([q, "ops-requeue", "ops-remove", "ops-run"].map((n) => dump(ctx.raw, n.startsWith("ops-stats") ? n : `${n}-${backend}`))),
+      );
     });
   });
 }
@@ -274,4 +269,3 @@ describe("identical across backends", () => {
     });
   }
 });
-

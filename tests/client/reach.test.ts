@@ -120,8 +120,10 @@ describe("the CLI", () => {
   test("without the password: one line saying authentication is required", async () => {
     const r = await emqAsync("inspect", "reach", "--url", `valkey://127.0.0.1:${locked.port}`);
     expect(r.code).toBe(2);
-    expect(r.err).toBe(`emq: cannot use 127.0.0.1:${locked.port}: connect: 127.0.0.1:${locked.port} refused the connection: ` +
-      "authentication required (NOAUTH); pass credentials: { password } (and username, for an ACL user)\n");
+    expect(r.err).toBe(
+      `emq: cannot use 127.0.0.1:${locked.port}: connect: 127.0.0.1:${locked.port} refused the connection: ` +
+        "authentication required (NOAUTH); pass credentials: { password } (and username, for an ACL user)\n",
+    );
   }, 30_000);
 
   test.skipIf(!TLS)("valkeys:// with --tls-ca: inspect over TLS; without the CA: one line naming TLS", async () => {

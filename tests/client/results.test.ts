@@ -49,8 +49,7 @@ for (const combo of COMBOS) {
     }
 
     const zcard = async (q: string): Promise<number> => Number(await ctx.raw.command(["ZCARD", keyspace(q).completed], keyspace(q).meta));
-    const exists = async (q: string, id: string): Promise<number> =>
-      Number(await ctx.raw.command(["EXISTS", keyspace(q).job(id as never)], keyspace(q).meta));
+    const exists = async (q: string, id: string): Promise<number> => Number(await ctx.raw.command(["EXISTS", keyspace(q).job(id as never)], keyspace(q).meta));
 
     test("your own id: taken while the completed job is kept; a remove, or completedMax 0, frees it (docs/PACKAGE.md, Your own ids)", async () => {
       const q = `res-own-id-${backend}`;
@@ -145,11 +144,17 @@ for (const combo of COMBOS) {
       const barrier = new Promise<void>((r) => (release = r));
       let started = 0;
       const errors: unknown[] = [];
-      const worker = new Worker<P>(client, q, async (job) => {
-        started++;
-        await barrier; // the three finish together: one settle batch
-        return job.payload.n === 1 ? "x".repeat(MAX_PAYLOAD_BYTES) : { ok: job.payload.n }; // its JSON: 2 bytes more
-      }, { concurrency: 3, maxAttempts: 2, backoff: 1, onError: (e) => errors.push(e), ...FAST }, () => {});
+      const worker = new Worker<P>(
+        client,
+        q,
+        async (job) => {
+          started++;
+          await barrier; // the three finish together: one settle batch
+          return job.payload.n === 1 ? "x".repeat(MAX_PAYLOAD_BYTES) : { ok: job.payload.n }; // its JSON: 2 bytes more
+        },
+        { concurrency: 3, maxAttempts: 2, backoff: 1, onError: (e) => errors.push(e), ...FAST },
+        () => {},
+      );
       try {
         await eventually(() => started === 3);
         release();

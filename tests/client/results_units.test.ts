@@ -10,16 +10,7 @@ import { EncodedResult, encodeResult } from "../../lib/client/batch.ts";
 import { wireError } from "../../lib/client/errors.ts";
 import { jobInfo } from "../../lib/client/info.ts";
 import { json } from "../../lib/client/codec.ts";
-import {
-  EchoMQError,
-  type Job,
-  MAX_PAYLOAD_BYTES,
-  ResultTooLargeError,
-  type Settlement,
-  WireError,
-  Worker,
-  type WorkerClient,
-} from "../../client.ts";
+import { EchoMQError, type Job, MAX_PAYLOAD_BYTES, ResultTooLargeError, type Settlement, WireError, Worker, type WorkerClient } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
 import type { JobId } from "../../mod.ts";
 
@@ -146,14 +137,20 @@ describe("a worker's settles", () => {
     const barrier = new Promise<void>((r) => (release = r));
     let started = 0;
     const errors: unknown[] = [];
-    const worker = new Worker<P>(fake([job(1), job(2), job(3), job(4)], batches), "q", async (j) => {
-      started++;
-      await barrier;
-      if (j.payload.n === 1) return { doubled: 2 };
-      if (j.payload.n === 2) return "x".repeat(MAX_PAYLOAD_BYTES);
-      if (j.payload.n === 3) return undefined;
-      return 1n; // no JSON form: a failed attempt too
-    }, { concurrency: 4, maxAttempts: 3, backoff: 7, blockMs: 50, onError: (e) => errors.push(e) }, () => {});
+    const worker = new Worker<P>(
+      fake([job(1), job(2), job(3), job(4)], batches),
+      "q",
+      async (j) => {
+        started++;
+        await barrier;
+        if (j.payload.n === 1) return { doubled: 2 };
+        if (j.payload.n === 2) return "x".repeat(MAX_PAYLOAD_BYTES);
+        if (j.payload.n === 3) return undefined;
+        return 1n; // no JSON form: a failed attempt too
+      },
+      { concurrency: 4, maxAttempts: 3, backoff: 7, blockMs: 50, onError: (e) => errors.push(e) },
+      () => {},
+    );
     try {
       while (started < 4) await new Promise((r) => setTimeout(r, 5));
       release();

@@ -112,7 +112,7 @@ for (const combo of COMBOS) {
       });
       expect((d["emq:{Q}:pending"] as { value: string[] }).value).toEqual([JOB(2), JOB(1)]);
       expect((d["emq:{Q}:schedulers"] as { value: unknown }).value).toEqual([["s", "1400"]]);
-      expect((await ctx.mq.getJob(q, JOB(2)))).toMatchObject({ scheduler: "s", tickAt: 1200, payload: undefined });
+      expect(await ctx.mq.getJob(q, JOB(2))).toMatchObject({ scheduler: "s", tickAt: 1200, payload: undefined });
     });
 
     test("refusals: the name rule, spec and bounds, a duplicate id — exact texts, nothing written", async () => {
@@ -151,13 +151,33 @@ for (const combo of COMBOS) {
       expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "lane=t1\0priority=2", "pay"])).toEqual({ ok: 1000 });
       expect(await fieldsOf(sched)).toMatchObject({ opts: "lane=t1\0priority=2", payload: "pay" });
       // a bad options text is refused as ENQUEUE's, writing nothing
-      await refused(q, () => call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "group=x", "p"]), renderRefusal("option-unknown", "EMQ.SCHEDULER", { option: "group" }));
-      await refused(q, () => call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "lane=a{b", "p"]), renderRefusal("name", "EMQ.SCHEDULER", { arg: "lane", max: "1024" }));
-      await refused(q, () => call(q, "SCHEDULER", ["n", "every 100", "1000", "5", "dedup_ms=5", "p"]), renderRefusal("option-needs", "EMQ.SCHEDULER", { option: "dedup_ms", needs: "dedup" }));
+      await refused(
+        q,
+        () => call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "group=x", "p"]),
+        renderRefusal("option-unknown", "EMQ.SCHEDULER", { option: "group" }),
+      );
+      await refused(
+        q,
+        () => call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "lane=a{b", "p"]),
+        renderRefusal("name", "EMQ.SCHEDULER", { arg: "lane", max: "1024" }),
+      );
+      await refused(
+        q,
+        () => call(q, "SCHEDULER", ["n", "every 100", "1000", "5", "dedup_ms=5", "p"]),
+        renderRefusal("option-needs", "EMQ.SCHEDULER", { option: "dedup_ms", needs: "dedup" }),
+      );
       // TICK: the row carries the options, the job is in its lane's ready list, the queue is laned
       expect(await call(q, "TICK", ["s", "1000", "1100", JOB(1), "1000"])).toEqual({ ok: 1 });
       expect(await fieldsOf(`emq:{Q}:job:${JOB(1)}`)).toEqual({
-        attempts: "0", created_ms: "<now>", lane: "t1", opts: "lane=t1\0priority=2", payload: "pay", priority: "2", scheduler: "s", state: "pending", tick_ms: "1000",
+        attempts: "0",
+        created_ms: "<now>",
+        lane: "t1",
+        opts: "lane=t1\0priority=2",
+        payload: "pay",
+        priority: "2",
+        scheduler: "s",
+        state: "pending",
+        tick_ms: "1000",
       });
       expect(await ctx.mq.getJob(q, JOB(1))).toMatchObject({ lane: "t1", priority: 2, scheduler: "s" });
       expect(await ctx.raw.command(["LRANGE", ks.ready("t1", 2), "0", "-1"], ks.meta)).toEqual([JOB(1)]);
@@ -177,7 +197,12 @@ for (const combo of COMBOS) {
       await ctx.raw.command(["HSET", ks.scheduler("s"), "opts", "colour=red"], ks.meta);
       expect(await call(q, "TICK", ["s", "1200", "1300", JOB(3), "1200"])).toEqual({ ok: 1 });
       expect(await fieldsOf(`emq:{Q}:job:${JOB(3)}`)).toEqual({
-        attempts: "0", created_ms: "<now>", payload: "pay", scheduler: "s", state: "pending", tick_ms: "1200",
+        attempts: "0",
+        created_ms: "<now>",
+        payload: "pay",
+        scheduler: "s",
+        state: "pending",
+        tick_ms: "1200",
       });
       // dedup: a run whose key is held admits no job (the reply, runs and last_ms count the admitted)
       expect(await call(q, "SCHEDULER", ["d", "every 100", "1000", "5", "dedup=d-runs", "dp"])).toEqual({ ok: 1000 });
@@ -247,7 +272,11 @@ for (const combo of COMBOS) {
       const d0 = await digest(ctx.raw, keyspace(q).meta);
       const bad: Array<[() => Promise<unknown>, string, RegExp]> = [
         [() => ctx.mq.upsertScheduler(q, "x", { cron: "not a cron" }, { payload: { n: 0 } }), "cron", /cron "not a cron" is not a cron pattern/],
-        [() => ctx.mq.upsertScheduler(q, "x", { cron: "* * * * *", tz: "Mars/Olympus" }, { payload: { n: 0 } }), "tz", /tz "Mars\/Olympus" is not a known time zone/],
+        [
+          () => ctx.mq.upsertScheduler(q, "x", { cron: "* * * * *", tz: "Mars/Olympus" }, { payload: { n: 0 } }),
+          "tz",
+          /tz "Mars\/Olympus" is not a known time zone/,
+        ],
         [() => ctx.mq.upsertScheduler(q, "x", { everyMs: 0 }, { payload: { n: 0 } }), "everyMs", /everyMs must be an integer/],
         [() => ctx.mq.upsertScheduler(q, "x", { everyMs: Number.NaN }, { payload: { n: 0 } }), "everyMs", /got NaN/],
         [() => ctx.mq.upsertScheduler(q, "a{b" as string, { everyMs: 10 }, { payload: { n: 0 } }), "name", /name rule/],

@@ -12,10 +12,10 @@ import {
   type GroupArgs,
   MAX_PAYLOAD_BYTES,
   REFUSALS,
-  TRIM_LIMIT,
   renderRefusal,
-  VERB_NAMES,
+  TRIM_LIMIT,
   type Verb,
+  VERB_NAMES,
   VERBS,
   wireCall,
 } from "../../lib/wire/mod.ts";
@@ -85,7 +85,12 @@ describe("lib/lua", () => {
   });
 
   test("the shared check helpers write nothing", () => {
-    for (const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_held"], [LEASES_LUA, "emq_held_for_good"], [MOVE_DUE_LUA, "emq_move_due_select"]] as const) {
+    for (
+      const [lua, name] of [[ADMIT_LUA, "emq_admit"], [LEASES_LUA, "emq_held"], [LEASES_LUA, "emq_held_for_good"], [
+        MOVE_DUE_LUA,
+        "emq_move_due_select",
+      ]] as const
+    ) {
       expect(fn(lua, name).length).toBeGreaterThan(50);
       expect(firstWrite(fn(lua, name))).toBe(-1);
     }
@@ -198,8 +203,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
   const retain = (K: Keyspace<string>, dead_max: number, dead_age_ms: number, completed_max: number, completed_age_ms: number, events_max: number) =>
     run(K, "RETAIN", { dead_max, dead_age_ms, completed_max, completed_age_ms, events_max });
   const enqueue = (K: Keyspace<string>, ids: string[], opts = "") => ok(K, "ENQUEUE", {}, ids.map((id) => ({ id, opts, payload: "p" })));
-  const ack = (K: Keyspace<string>, jobs: Array<[string, number]>, result = "") =>
-    run(K, "ACK", {}, jobs.map(([id, token]) => ({ id, token, result })));
+  const ack = (K: Keyspace<string>, jobs: Array<[string, number]>, result = "") => run(K, "ACK", {}, jobs.map(([id, token]) => ({ id, token, result })));
 
   test("CLAIM makes a new active a skiplist, as the module's does, holding only the ids claimed; made again, again", async () => {
     const K = fresh();
@@ -221,11 +225,13 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     await enqueue(K, [J(1), J(2)]);
     const c = await claim(K);
     const before = Date.now();
-    expect(await run(K, "ACK", {}, [{ id: J(1), token: c.find((j) => j[0] === J(1))![2], result: '{"n":1}' }, {
-      id: J(2),
-      token: c.find((j) => j[0] === J(2))![2],
-      result: "",
-    }])).toEqual({ ok: 2 });
+    expect(
+      await run(K, "ACK", {}, [{ id: J(1), token: c.find((j) => j[0] === J(1))![2], result: '{"n":1}' }, {
+        id: J(2),
+        token: c.find((j) => j[0] === J(2))![2],
+        result: "",
+      }]),
+    ).toEqual({ ok: 2 });
     const r1 = await row(K, J(1));
     expect(r1.state).toBe("completed");
     expect(r1.result).toBe('{"n":1}');
@@ -342,11 +348,13 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     const K = fresh();
     const events = (): Promise<Entry[]> => newEvents(K);
     // an admission: enqueued, then deduplicated (J3 folds into J2, which holds key k)
-    expect(await ok(K, "ENQUEUE", {}, [
-      { id: J(1), opts: "", payload: "a" },
-      { id: J(2), opts: "dedup=k", payload: "b" },
-      { id: J(3), opts: "dedup=k", payload: "c" },
-    ])).toEqual([2, 2, J(2), "deduplicated"]);
+    expect(
+      await ok(K, "ENQUEUE", {}, [
+        { id: J(1), opts: "", payload: "a" },
+        { id: J(2), opts: "dedup=k", payload: "b" },
+        { id: J(3), opts: "dedup=k", payload: "c" },
+      ]),
+    ).toEqual([2, 2, J(2), "deduplicated"]);
     expect(await events()).toEqual([["type", "enqueued", "jobs", `${J(1)} ${J(2)}`], ["type", "deduplicated", "jobs", J(3), "into", J(2)]]);
     // an admission that admits nothing writes no enqueued entry
     expect(await ok(K, "ENQUEUE", {}, [{ id: J(3), opts: "dedup=k", payload: "c" }])).toEqual([0, 0, J(2), "deduplicated"]);
@@ -355,10 +363,12 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     const [first] = await claim(K, 1, 1);
     expect(first![0]).toBe(J(1));
     expect(await events()).toEqual([["type", "claimed", "jobs", J(1), "attempts", "1"]]);
-    expect(await ok(K, "SCHEDULE", {}, [
-      { id: J(4), due_ms: 1000, opts: "", payload: "d" },
-      { id: J(5), due_ms: Date.now() + 3_600_000, opts: "", payload: "e" },
-    ])).toBe(2);
+    expect(
+      await ok(K, "SCHEDULE", {}, [
+        { id: J(4), due_ms: 1000, opts: "", payload: "d" },
+        { id: J(5), due_ms: Date.now() + 3_600_000, opts: "", payload: "e" },
+      ]),
+    ).toBe(2);
     expect(await events()).toEqual([["type", "scheduled", "jobs", `${J(4)} ${J(5)}`]]);
     await sleep(5);
     // CLAIM: promoted (J4 due), stalled (J1's lease ran out), then claimed (J1 from the tail, J2, J4)
@@ -373,10 +383,12 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await ack(K, [[J(1), tok(J(1))]], "done")).toEqual({ ok: 1 });
     expect(await events()).toEqual([["type", "completed", "jobs", J(1)]]);
     // RETRY: one entry per job, argument order; until = the due time (delay 0: now)
-    expect(await run(K, "RETRY", {}, [
-      { id: J(4), token: tok(J(4)), delay_ms: 3_600_000, reason: "later" },
-      { id: J(2), token: tok(J(2)), delay_ms: 0, reason: "boom" },
-    ])).toEqual({ ok: 2 });
+    expect(
+      await run(K, "RETRY", {}, [
+        { id: J(4), token: tok(J(4)), delay_ms: 3_600_000, reason: "later" },
+        { id: J(2), token: tok(J(2)), delay_ms: 0, reason: "boom" },
+      ]),
+    ).toEqual({ ok: 2 });
     const [d4, d2] = [(await row(K, J(4))).due_ms!, (await row(K, J(2))).due_ms!];
     expect(await events()).toEqual([
       ["type", "retried", "jobs", J(4), "reason", "later", "until", d4],
@@ -460,11 +472,13 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
 
   test("events of a laned CLAIM: promoted, stalled, then claimed in the walk's order (the reply's)", async () => {
     const K = fresh();
-    expect(await ok(K, "ENQUEUE", {}, [
-      { id: J(1), opts: "lane=a", payload: "a" },
-      { id: J(2), opts: "lane=b", payload: "b" },
-      { id: J(3), opts: "lane=a\0priority=2", payload: "c" },
-    ])).toBe(3);
+    expect(
+      await ok(K, "ENQUEUE", {}, [
+        { id: J(1), opts: "lane=a", payload: "a" },
+        { id: J(2), opts: "lane=b", payload: "b" },
+        { id: J(3), opts: "lane=a\0priority=2", payload: "c" },
+      ]),
+    ).toBe(3);
     const [first] = await claim(K, 1, 1);
     expect(await ok(K, "SCHEDULE", {}, [{ id: J(4), due_ms: 1000, opts: "lane=b", payload: "d" }])).toBe(1);
     expect(await newEvents(K)).toEqual([

@@ -44,16 +44,14 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient(sites, combo);
-    const call = (verb: Verb, q: string, args: Array<string | number>): Promise<Outcome> =>
-      wire(ctx.raw, backend, verb, [keyspace(q).meta], args.map(String));
+    const call = (verb: Verb, q: string, args: Array<string | number>): Promise<Outcome> => wire(ctx.raw, backend, verb, [keyspace(q).meta], args.map(String));
     const ok = async (verb: Verb, q: string, args: Array<string | number>): Promise<unknown> => {
       const o = await call(verb, q, args);
       if (!("ok" in o)) throw new Error(`${verb}: ${o.err}`);
       return o.ok;
     };
     /** Admits jobs `[id, opts]` (payload: the id's last digits). */
-    const enqueue = (q: string, jobs: Array<[string, string?]>) =>
-      ok("ENQUEUE", q, jobs.flatMap(([id, opts]) => [id, opts ?? "", `p${id.slice(-2)}`]));
+    const enqueue = (q: string, jobs: Array<[string, string?]>) => ok("ENQUEUE", q, jobs.flatMap(([id, opts]) => [id, opts ?? "", `p${id.slice(-2)}`]));
     /** Claims up to count jobs: their tokens by id (and the reply's jobs). */
     const claim = async (q: string, count: number, tokens: Map<string, string>): Promise<Claimed[]> => {
       const reply = (await ok("CLAIM", q, [60_000, count, 0])) as unknown[];
@@ -62,7 +60,12 @@ for (const combo of COMBOS) {
       return jobs;
     };
     const group = (it: Item, tokens: Map<string, string>): Array<string | number> => [
-      it.op, it.id, it.token ?? tokens.get(it.id) ?? "1", it.delay ?? 0, it.reason ?? "", it.result ?? "",
+      it.op,
+      it.id,
+      it.token ?? tokens.get(it.id) ?? "1",
+      it.delay ?? 0,
+      it.reason ?? "",
+      it.result ?? "",
     ];
     const settle = (q: string, want: number, items: Item[], tokens: Map<string, string>, lease = 60_000) =>
       call("SETTLE", q, [lease, want, ...items.flatMap((it) => group(it, tokens))]);
@@ -167,7 +170,11 @@ for (const combo of COMBOS) {
       await cmd(q, ["DEL", K.job(ID(5) as never)]);
       const after = await dump(ctx.raw, q);
       expect(Object.keys(after).filter((k) => JSON.stringify(after[k]) !== JSON.stringify(before[k])).sort()).toEqual([
-        "emq:{Q}:active", "emq:{Q}:completed", "emq:{Q}:events", "emq:{Q}:job:" + ID(1), "emq:{Q}:meta",
+        "emq:{Q}:active",
+        "emq:{Q}:completed",
+        "emq:{Q}:events",
+        "emq:{Q}:job:" + ID(1),
+        "emq:{Q}:meta",
       ]);
     });
 
@@ -176,12 +183,14 @@ for (const combo of COMBOS) {
       await enqueue(q, [[ID(1)], [ID(2)], [ID(3)], [ID(4)], [ID(5)], [ID(6)], [ID(7)], [ID(8)]]);
       await claim(q, 6, tokens);
     };
-    for (const [name, items] of [
-      ["ack", [{ op: 0, id: ID(1), result: '{"n":1}' }, { op: 0, id: ID(2) }]],
-      ["retry", [{ op: 1, id: ID(1), delay: 60_000, reason: "later" }, { op: 1, id: ID(2), delay: 0, reason: "now" }]],
-      ["bury", [{ op: 2, id: ID(1), reason: "dead" }, { op: 2, id: ID(2), reason: "dead too" }]],
-      ["release", [{ op: 3, id: ID(1) }, { op: 3, id: ID(2) }]],
-    ] as Array<[string, Item[]]>) {
+    for (
+      const [name, items] of [
+        ["ack", [{ op: 0, id: ID(1), result: '{"n":1}' }, { op: 0, id: ID(2) }]],
+        ["retry", [{ op: 1, id: ID(1), delay: 60_000, reason: "later" }, { op: 1, id: ID(2), delay: 0, reason: "now" }]],
+        ["bury", [{ op: 2, id: ID(1), reason: "dead" }, { op: 2, id: ID(2), reason: "dead too" }]],
+        ["release", [{ op: 3, id: ID(1) }, { op: 3, id: ID(2) }]],
+      ] as Array<[string, Item[]]>
+    ) {
       test(`${name} alone: as the separate verb`, async () => {
         await twins(`st-${name}`, setup6, items, [1, 1], 0);
       });
@@ -200,54 +209,84 @@ for (const combo of COMBOS) {
         { op: 2, id: ID(1), token: "1", reason: "x" }, // repeated
       ];
       const { q } = await twins("st-mixed", setup6, items, [1, 1, 1, 1, 1, 1, 0, 2, 2], 0);
-      expect((await ctx.row(q, ID(3), "state", "result"))).toEqual(["completed", "three"]);
+      expect(await ctx.row(q, ID(3), "state", "result")).toEqual(["completed", "three"]);
       const types = streamEntries(await cmd(q, ["XRANGE", keyspace(q).events, "-", "+"])).map((f) => f[1]);
       expect(types).toEqual(["enqueued", "claimed", "completed", "retried", "retried", "dead", "released"]);
     });
 
     test("mixed ops then a claim (want 3), with priorities and a concurrency limit: as the verbs then CLAIM", async () => {
-      await twins("st-prio", async (q, tokens) => {
-        await ok("LIMIT", q, [0, "", 4, 0, 1000, 1]);
-        await enqueue(q, [[ID(1)], [ID(2), "priority=2"], [ID(3), "priority=1"], [ID(4)], [ID(5), "priority=2"], [ID(6)], [ID(7)]]);
-        await claim(q, 4, tokens); // the concurrency limit: 4 active
-      }, [
-        { op: 1, id: ID(4), delay: 0, reason: "r" },
-        { op: 3, id: ID(1) },
-        { op: 0, id: ID(6), result: "x" },
-        { op: 2, id: ID(7), reason: "b" },
-      ], [1, 1, 1, 1], 3);
+      await twins(
+        "st-prio",
+        async (q, tokens) => {
+          await ok("LIMIT", q, [0, "", 4, 0, 1000, 1]);
+          await enqueue(q, [[ID(1)], [ID(2), "priority=2"], [ID(3), "priority=1"], [ID(4)], [ID(5), "priority=2"], [ID(6)], [ID(7)]]);
+          await claim(q, 4, tokens); // the concurrency limit: 4 active
+        },
+        [
+          { op: 1, id: ID(4), delay: 0, reason: "r" },
+          { op: 3, id: ID(1) },
+          { op: 0, id: ID(6), result: "x" },
+          { op: 2, id: ID(7), reason: "b" },
+        ],
+        [1, 1, 1, 1],
+        3,
+      );
     });
 
     test("completed jobs not kept (completed_max 0): an ack deletes the row, as ACK", async () => {
-      await twins("st-nokeep", async (q, tokens) => {
-        await ok("RETAIN", q, [10, 0, 0, 0, 100]);
-        await enqueue(q, [[ID(1)], [ID(2)], [ID(3)]]);
-        await claim(q, 3, tokens);
-      }, [{ op: 0, id: ID(1), result: "gone" }, { op: 2, id: ID(2), reason: "d" }, { op: 0, id: ID(3) }], [1, 1, 1], 1);
+      await twins(
+        "st-nokeep",
+        async (q, tokens) => {
+          await ok("RETAIN", q, [10, 0, 0, 0, 100]);
+          await enqueue(q, [[ID(1)], [ID(2)], [ID(3)]]);
+          await claim(q, 3, tokens);
+        },
+        [{ op: 0, id: ID(1), result: "gone" }, { op: 2, id: ID(2), reason: "d" }, { op: 0, id: ID(3) }],
+        [1, 1, 1],
+        1,
+      );
     });
 
     test("deduplication keys let go on ack and bury, as ACK and BURY", async () => {
-      await twins("st-dedup", async (q, tokens) => {
-        await enqueue(q, [[ID(1), "dedup=a"], [ID(2), "dedup=b\0dedup_ms=999999"], [ID(3), "dedup=c"]]);
-        await claim(q, 3, tokens);
-      }, [{ op: 2, id: ID(1), reason: "d" }, { op: 0, id: ID(2) }, { op: 1, id: ID(3), delay: 0, reason: "r" }], [1, 1, 1], 2);
+      await twins(
+        "st-dedup",
+        async (q, tokens) => {
+          await enqueue(q, [[ID(1), "dedup=a"], [ID(2), "dedup=b\0dedup_ms=999999"], [ID(3), "dedup=c"]]);
+          await claim(q, 3, tokens);
+        },
+        [{ op: 2, id: ID(1), reason: "d" }, { op: 0, id: ID(2) }, { op: 1, id: ID(3), delay: 0, reason: "r" }],
+        [1, 1, 1],
+        2,
+      );
     });
 
     test("a laned queue with lane limits: as the verbs then CLAIM, each lane's active count exact", async () => {
-      const { q, settled } = await twins("st-lanes", async (q, tokens) => {
-        await ok("LIMIT", q, [2, "", 2, 0, 1000, 1]); // every lane: 2 at once
-        await enqueue(q, [
-          [ID(1), "lane=a"], [ID(2), "lane=a"], [ID(3), "lane=a"], [ID(4), "lane=b"], [ID(5), "lane=b\0priority=1"],
-          [ID(6)], [ID(7)], [ID(8), "lane=b"],
-        ]);
-        await claim(q, 5, tokens);
-      }, [
-        { op: 0, id: ID(1) },
-        { op: 1, id: ID(4), delay: 0, reason: "r" },
-        { op: 3, id: ID(6) },
-        { op: 2, id: ID(2), reason: "d" },
-        { op: 1, id: ID(8), delay: 60_000, reason: "later" },
-      ], [1, 1, 1, 1, 1], 4);
+      const { q, settled } = await twins(
+        "st-lanes",
+        async (q, tokens) => {
+          await ok("LIMIT", q, [2, "", 2, 0, 1000, 1]); // every lane: 2 at once
+          await enqueue(q, [
+            [ID(1), "lane=a"],
+            [ID(2), "lane=a"],
+            [ID(3), "lane=a"],
+            [ID(4), "lane=b"],
+            [ID(5), "lane=b\0priority=1"],
+            [ID(6)],
+            [ID(7)],
+            [ID(8), "lane=b"],
+          ]);
+          await claim(q, 5, tokens);
+        },
+        [
+          { op: 0, id: ID(1) },
+          { op: 1, id: ID(4), delay: 0, reason: "r" },
+          { op: 3, id: ID(6) },
+          { op: 2, id: ID(2), reason: "d" },
+          { op: 1, id: ID(8), delay: 60_000, reason: "later" },
+        ],
+        [1, 1, 1, 1, 1],
+        4,
+      );
       expect((settled as unknown[]).length).toBeGreaterThan(2);
       // each lane's active count is the number of its jobs active
       const K = keyspace(q);
@@ -295,7 +334,12 @@ for (const combo of COMBOS) {
             const tp = new Map<string, string>();
             await setup(p, tp);
             const items: Item[] = drawn.map((d) => ({
-              op: d.op, id: ID(d.k), delay: d.delay, reason: d.reason, result: d.result, ...(d.stale ? { token: "1" } : {}),
+              op: d.op,
+              id: ID(d.k),
+              delay: d.delay,
+              reason: d.reason,
+              result: d.result,
+              ...(d.stale ? { token: "1" } : {}),
             }));
             const seen = new Set<string>();
             const statuses: number[] = [];

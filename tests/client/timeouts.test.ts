@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ, exponential, fixed, JobTimeoutError, LeaseLostError } from "../../client.ts";
-import { BACKENDS, eventually, startSite, type Site } from "./_harness.ts";
+import { BACKENDS, eventually, type Site, startSite } from "./_harness.ts";
 
 let site: Site;
 beforeAll(async () => {

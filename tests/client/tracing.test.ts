@@ -71,8 +71,7 @@ for (const topology of TOPOLOGIES) {
         await plain.close();
       });
       beforeEach(() => exporter.reset());
-      const rowOpts = async (q: string, id: string) =>
-        await raw.command(["HGET", `${keyspace(q).base}job:${id}`, "opts"], keyspace(q).meta);
+      const rowOpts = async (q: string, id: string) => await raw.command(["HGET", `${keyspace(q).base}job:${id}`, "opts"], keyspace(q).meta);
       /** Runs a worker of `client` on `q` until `n` handler runs ended and their jobs left it. */
       const work = async (
         client: EchoMQ<{ n: number }>,

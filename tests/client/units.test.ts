@@ -8,16 +8,7 @@ import { Limiter } from "../../lib/client/limiter.ts";
 import { isNoScript, redact, serverText, wireError } from "../../lib/client/errors.ts";
 import { callError } from "../../lib/client/glide_errors.ts";
 import { parseUrl } from "../../lib/cli/address.ts";
-import {
-  ConnectionError,
-  DuplicateIdError,
-  exponentialBackoff,
-  FencedError,
-  LeaseLostError,
-  json,
-  RequestTimeoutError,
-  WireError,
-} from "../../client.ts";
+import { ConnectionError, DuplicateIdError, exponentialBackoff, FencedError, json, LeaseLostError, RequestTimeoutError, WireError } from "../../client.ts";
 import { WIRE } from "../../lib/wire/mod.ts";
 import { truncateUtf8 } from "../../lib/client/worker.ts";
 
@@ -86,7 +77,10 @@ describe("server error texts", () => {
       ["ERR EMQ.ACK something new", "EMQ.ACK", "other"],
     ] as const;
     for (const [text, verb, rule] of rules) {
-      const e = wireError(verb, new Error(text.startsWith("ERR ") ? `An error was signalled by the server: - ResponseError: ${text.slice(4)}` : text.replace(" ", ": ")));
+      const e = wireError(
+        verb,
+        new Error(text.startsWith("ERR ") ? `An error was signalled by the server: - ResponseError: ${text.slice(4)}` : text.replace(" ", ": ")),
+      );
       expect(e).toBeInstanceOf(WireError);
       expect({ text, rule: (e as WireError).rule, wire: (e as WireError).text }).toEqual({ text, rule, wire: text });
     }

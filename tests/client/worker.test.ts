@@ -10,13 +10,13 @@
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import {
+  type ClaimLine,
   DEFAULT_BLOCK_MS,
   DuplicateIdError,
   EchoMQError,
   type Job,
   LeaseLostError,
   PayloadDecodeError,
-  type ClaimLine,
   type Settlement,
   Worker,
   type WorkerClient,
@@ -39,8 +39,7 @@ function wrapLines<P>(base: WorkerClient<P>, wrap: (line: ClaimLine<P>) => Parti
   };
 }
 
-const BAD_ROW =
-  "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); " +
+const BAD_ROW = "redis.call('HSET', KEYS[1], 'state', 'pending', 'payload', 'not json', 'attempts', '0', 'created_ms', '1'); " +
   "return redis.call('LPUSH', KEYS[2], ARGV[1])";
 
 for (const combo of COMBOS) {
@@ -486,7 +485,12 @@ for (const combo of COMBOS) {
       maxInFlight = 0;
       let handled = 0;
       const stopErrors: unknown[] = [];
-      const stopped = new Worker<{ n: number }>(client, q2, () => void handled++, { concurrency: 40, leaseMs: 60_000, onError: (e) => void stopErrors.push(e), ...FAST }, () => {});
+      const stopped = new Worker<{ n: number }>(client, q2, () => void handled++, {
+        concurrency: 40,
+        leaseMs: 60_000,
+        onError: (e) => void stopErrors.push(e),
+        ...FAST,
+      }, () => {});
       await eventually(() => inFlight === 2, 10_000);
       await stopped.stop();
       expect(inFlight).toBe(0);
@@ -544,10 +548,16 @@ for (const combo of COMBOS) {
       }));
       const runs = new Map<number, number>();
       const errors: unknown[] = [];
-      const worker = new Worker<{ n: number }>(client, q, async (job) => {
-        runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
-        await sleep(1); // the jobs finish a few at a time: small batches, each a SETTLE
-      }, { concurrency: 4, leaseMs: 1000, heartbeatMs: 250, onError: (e) => void errors.push(e), ...FAST }, () => {});
+      const worker = new Worker<{ n: number }>(
+        client,
+        q,
+        async (job) => {
+          runs.set(job.payload.n, (runs.get(job.payload.n) ?? 0) + 1);
+          await sleep(1); // the jobs finish a few at a time: small batches, each a SETTLE
+        },
+        { concurrency: 4, leaseMs: 1000, heartbeatMs: 250, onError: (e) => void errors.push(e), ...FAST },
+        () => {},
+      );
       try {
         await eventually(async () => (await ctx.mq.counts(q)).completed === 12, 20_000);
       } finally {

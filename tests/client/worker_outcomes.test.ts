@@ -9,14 +9,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import {
-  type Job,
-  RetryError,
-  UnrecoverableError,
-  Worker,
-  type WorkerClient,
-  WorkerStalledError,
-} from "../../client.ts";
+import { type Job, RetryError, UnrecoverableError, Worker, type WorkerClient, WorkerStalledError } from "../../client.ts";
 import { COMBOS, eventually, sleep, useClient, useSites } from "./_harness.ts";
 
 const servers = useSites();

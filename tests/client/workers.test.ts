@@ -9,7 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { hostname } from "node:os";
 import process from "node:process";
-import { EchoMQ, type WorkerInfo, WireError } from "../../client.ts";
+import { EchoMQ, WireError, type WorkerInfo } from "../../client.ts";
 import { parseWorkerName, WORKER_NAME_PREFIX, workerIdentity, workerName } from "../../lib/client/worker_name.ts";
 import { workersOf } from "../../lib/client/workers.ts";
 import { command } from "../../tools/embedded/mod.ts";
@@ -97,7 +97,11 @@ describe("without +client|list", () => {
     const site = servers.sites.get("standalone") ?? servers.sites.get("cluster")!;
     const port = site.addresses[0]!.port;
     const rules = ["+ping", "+info", "+client|setinfo", "+client|setname", "+client|id", "+command|info", "+config|get", "+evalsha", "+script|load"];
-    for (const a of site.addresses) expect(await command(a.port, ["ACL", "SETUSER", "no-list", "reset", "on", ">pw", "~*", "&*", ...rules, "+cluster|slots", "+cluster|nodes", "+cluster|shards"])).toBe("OK");
+    for (const a of site.addresses) {
+      expect(
+        await command(a.port, ["ACL", "SETUSER", "no-list", "reset", "on", ">pw", "~*", "&*", ...rules, "+cluster|slots", "+cluster|nodes", "+cluster|shards"]),
+      ).toBe("OK");
+    }
     const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port }], cluster: site.cluster, credentials: { username: "no-list", password: "pw" } });
     try {
       const e = await mq.workers().then(() => null, (x: unknown) => x);

@@ -27,7 +27,6 @@ const names = fc.oneof(
 );
 const types = fc.constantFrom(...QUEUE_TYPES);
 
-
 test("splitQueueKey(queueKey(q, t)) round-trips whenever validQueue(q)", () => {
   let valid = 0;
   let lone = 0;

@@ -125,7 +125,7 @@ describe("queue names", () => {
   });
 
   // Mutation `this.slot = slot(`{${name}}`)` (hash `{}` for the empty name) gives 15257.
-  test("keyspace(\"\").slot is the slot of emq:{}:pending (7387, no hashtag), not of {} (15257)", () => {
+  test('keyspace("").slot is the slot of emq:{}:pending (7387, no hashtag), not of {} (15257)', () => {
     expect(slot("emq:{}:pending")).toBe(7387);
     expect(slot("{}")).toBe(15257);
     expect(keyspace("").slot).toBe(7387);

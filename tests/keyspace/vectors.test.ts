@@ -1,22 +1,8 @@
 // The shared vectors: every row must agree with the host keyspace (the native module's unit tests
 // read the same file).
 import { describe, expect, test } from "bun:test";
-import {
-  hashtag,
-  isBrandedId,
-  isJobId,
-  jobKey,
-  Keyspace,
-  keyspace,
-  queueKey,
-  type QueueType,
-  slot,
-  splitQueueKey,
-  validName,
-  validQueue,
-} from "../../mod.ts";
+import { hashtag, isBrandedId, isJobId, jobKey, Keyspace, keyspace, queueKey, type QueueType, slot, splitQueueKey, validName, validQueue } from "../../mod.ts";
 import { readLaneVectors, readVectors, type VectorCase } from "../vectors/keys.ts";
-
 
 const rows: VectorCase[] = readVectors();
 const label = (r: VectorCase): string => `${r.note} ${JSON.stringify(r.key).slice(0, 40)}`;

@@ -5,8 +5,8 @@
 import { GlideClient, GlideClusterClient, type Routes } from "@valkey/valkey-glide";
 import { afterAll, beforeAll, beforeEach, expect } from "bun:test";
 import { serverText as wireText } from "../../lib/client/errors.ts";
-import { command, modulePath, moduleBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
-import { VERB_NAMES, type Verb } from "../../lib/wire/mod.ts";
+import { command, moduleBuilt, modulePath, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
+import { type Verb, VERB_NAMES } from "../../lib/wire/mod.ts";
 import type { Values } from "../_wire.ts";
 
 /** Fails loudly when the module has not been built. */
@@ -104,9 +104,7 @@ export async function call(
   route?: Routes,
 ): Promise<Outcome> {
   try {
-    const ok = client instanceof GlideClusterClient
-      ? await client.customCommand(args, route ? { route } : undefined)
-      : await client.customCommand(args);
+    const ok = client instanceof GlideClusterClient ? await client.customCommand(args, route ? { route } : undefined) : await client.customCommand(args);
     return { ok };
   } catch (e) {
     return { err: serverText(e) };
@@ -126,17 +124,7 @@ export function expectOk(outcome: Outcome, value?: unknown): unknown {
   return outcome.ok;
 }
 
-export {
-  argv,
-  jobId,
-  queue,
-  refusal,
-  type TestQueue as QueueKeys,
-  type Values,
-  VERBS,
-  type VerbName,
-  wellFormed,
-} from "../_wire.ts";
+export { argv, jobId, queue, refusal, type TestQueue as QueueKeys, type Values, type VerbName, VERBS, wellFormed } from "../_wire.ts";
 
 /** One job of a CLAIM reply. */
 export interface ClaimedJob {

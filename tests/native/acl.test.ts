@@ -37,16 +37,14 @@ const site = useModuleServer(); // site.db: the default user
 /** The spec's verbs the module registers (the standalone suite asserts that is all of them). */
 const VERBS: VerbName[] = await registeredVerbs();
 /** The verbs whose Lua twin and sequence this suite runs. */
-const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "EXTEND", "PROMOTE", "REAP"] as const satisfies
-  readonly VerbName[];
+const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "EXTEND", "PROMOTE", "REAP"] as const satisfies readonly VerbName[];
 const NOPERM = refusal("noperm", "CLAIM", {});
 
 /** The key patterns of the issue's user: t1's meta, pending and active only. */
 const narrowQueue = queue("n1");
 
 beforeAll(async () => {
-  const setUser = async (name: string, ...rules: string[]) =>
-    expectOk(await call(site.db, ["ACL", "SETUSER", name, "reset", "on", ">pw", ...rules]));
+  const setUser = async (name: string, ...rules: string[]) => expectOk(await call(site.db, ["ACL", "SETUSER", name, "reset", "on", ">pw", ...rules]));
   await setUser("all-t1", "~emq:{t1}:*", "+@all");
   // glide's handshake needs INFO, CLIENT and PING; the verbs come from @emq alone
   await setUser("emq-t1", "~emq:{t1}:*", "+@emq", "+info", "+client", "+ping");
@@ -84,9 +82,7 @@ async function everyVerb(
   await clear(q);
   const run = async (label: string, args: string[]) => {
     const reply = expectOk(await send(args));
-    out[label] = args[0] === "EMQ.CLAIM" || label.startsWith("CLAIM")
-      ? claimed(reply).jobs.map((j) => [j.id, j.attempts])
-      : reply;
+    out[label] = args[0] === "EMQ.CLAIM" || label.startsWith("CLAIM") ? claimed(reply).jobs.map((j) => [j.id, j.attempts]) : reply;
     return reply;
   };
   await run("ENQUEUE", argv("ENQUEUE", q, {}, [{ id: a }, { id: b }]));

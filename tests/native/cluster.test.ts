@@ -9,15 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClusterClient, Routes } from "@valkey/valkey-glide";
 import { WIRE } from "../../lib/wire/mod.ts";
-import {
-  type ClusterHandle,
-  type ClusterNode,
-  command,
-  infoFields,
-  RespError,
-  startCluster,
-  waitForSync,
-} from "../../tools/embedded/mod.ts";
+import { type ClusterHandle, type ClusterNode, command, infoFields, RespError, startCluster, waitForSync } from "../../tools/embedded/mod.ts";
 import {
   argv,
   call,
@@ -83,7 +75,6 @@ function errorText(v: unknown): string {
   if (!(v instanceof RespError)) throw new Error(`expected an error reply, got ${JSON.stringify(v)}`);
   return v.message;
 }
-
 
 describe("routing by the one declared key", () => {
   test("COMMAND GETKEYS lists only meta on every node, for one group and for a batch", async () => {

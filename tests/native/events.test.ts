@@ -79,7 +79,6 @@ async function claim(q: QueueKeys, count = 1, lease_ms = 60_000): Promise<Claime
   return claimed(await ok(argv("CLAIM", q, { lease_ms, count, block_ms: 0 }))).jobs;
 }
 
-
 /** RETAIN with every setting (the defaults where not given). */
 function retain(q: QueueKeys, v: Values = {}): string[] {
   return argv("RETAIN", q, {
@@ -100,10 +99,13 @@ describe("completed jobs (ACK)", () => {
     await enqueue(q, [a, b]);
     const jobs = await claim(q, 2);
     const t0 = Date.now();
-    await ok(argv("ACK", q, {}, [
-      { id: jobs[0]!.id, token: jobs[0]!.token, result: '{"n":1}' },
-      { id: jobs[1]!.id, token: jobs[1]!.token, result: "" },
-    ]), 2);
+    await ok(
+      argv("ACK", q, {}, [
+        { id: jobs[0]!.id, token: jobs[0]!.token, result: '{"n":1}' },
+        { id: jobs[1]!.id, token: jobs[1]!.token, result: "" },
+      ]),
+      2,
+    );
     const ra = await row(site.db, q.row(jobs[0]!.id));
     expect(Object.keys(ra).sort()).toEqual(["attempts", "created_ms", "finished_ms", "payload", "result", "state"]);
     expect(ra).toMatchObject({ state: "completed", result: '{"n":1}', attempts: "1", payload: `p-${jobs[0]!.id}` });
@@ -334,16 +336,22 @@ describe("the events stream", () => {
     expect(four.length).toBe(4);
     await next();
     const t0 = Date.now();
-    await ok(argv("RETRY", q, {}, [
-      { id: four[0]!.id, token: four[0]!.token, delay_ms: 60_000, reason: "r0" },
-      { id: four[1]!.id, token: four[1]!.token, delay_ms: 0, reason: "" },
-    ]), 2);
+    await ok(
+      argv("RETRY", q, {}, [
+        { id: four[0]!.id, token: four[0]!.token, delay_ms: 60_000, reason: "r0" },
+        { id: four[1]!.id, token: four[1]!.token, delay_ms: 0, reason: "" },
+      ]),
+      2,
+    );
     const dues = [Number((await row(site.db, q.row(four[0]!.id))).due_ms), Number((await row(site.db, q.row(four[1]!.id))).due_ms)];
     expect(Math.abs(dues[0]! - 60_000 - t0)).toBeLessThan(5000);
-    await ok(argv("BURY", q, {}, [
-      { id: four[2]!.id, token: four[2]!.token, reason: "b2" },
-      { id: four[3]!.id, token: four[3]!.token, reason: "b3" },
-    ]), 2);
+    await ok(
+      argv("BURY", q, {}, [
+        { id: four[2]!.id, token: four[2]!.token, reason: "b2" },
+        { id: four[3]!.id, token: four[3]!.token, reason: "b3" },
+      ]),
+      2,
+    );
     expect(await next()).toEqual([
       ["type", "retried", "jobs", four[0]!.id, "reason", "r0", "until", String(dues[0])],
       ["type", "retried", "jobs", four[1]!.id, "reason", "", "until", String(dues[1])],
@@ -461,7 +469,7 @@ describe("the events stream", () => {
   });
 
   test("every verb that touches events or completed refuses WRONGTYPE when the key is of another type, writing nothing", async () => {
-    const verbs = (Object.keys(SPEC) as VerbName[]);
+    const verbs = Object.keys(SPEC) as VerbName[];
     for (const type of ["events", "completed"] as const) {
       const touching = verbs.filter((v) => (SPEC[v].touches as readonly string[]).includes(type));
       expect(touching.length).toBeGreaterThan(type === "events" ? 15 : 4);

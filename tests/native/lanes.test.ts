@@ -8,23 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { GlideClient } from "@valkey/valkey-glide";
-import {
-  argv,
-  call,
-  claimed,
-  type ClaimedJob,
-  expectOk,
-  jobId,
-  type Outcome,
-  queue,
-  refusal,
-  sleep,
-  standalone,
-  useVerbSite,
-} from "./_native.ts";
+import { argv, call, claimed, type ClaimedJob, expectOk, jobId, type Outcome, queue, refusal, sleep, standalone, useVerbSite } from "./_native.ts";
 
 const { site, ok, refuses } = useVerbSite();
-
 
 const q = queue("orders");
 let next = 1;

@@ -125,15 +125,19 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       // wire 7: deduplication (keys taken, folded, debounced into a waiting and a scheduled holder,
       // let go at ACK and REMOVE, a window kept past its job's settle and dropped by a later CLAIM)
       const d = Array.from({ length: 6 }, () => jobId(++n));
-      expectOk(await run(argv("ENQUEUE", q, {}, [
-        { id: d[0]!, opts: "dedup=k\0dedup_ms=3", payload: "d0" },
-        { id: d[1]!, opts: "dedup=k\0debounce=1", payload: "d1" },
-        { id: d[2]!, opts: "dedup=j\0timeout_ms=50", payload: "d2" },
-      ])));
-      expectOk(await run(argv("SCHEDULE", q, {}, [
-        { id: d[3]!, due_ms: Date.now() + 60_000, opts: "dedup=s", payload: "d3" },
-        { id: d[4]!, due_ms: Date.now() + 90_000, opts: "dedup=s\0debounce=1", payload: "d4" },
-      ])));
+      expectOk(
+        await run(argv("ENQUEUE", q, {}, [
+          { id: d[0]!, opts: "dedup=k\0dedup_ms=3", payload: "d0" },
+          { id: d[1]!, opts: "dedup=k\0debounce=1", payload: "d1" },
+          { id: d[2]!, opts: "dedup=j\0timeout_ms=50", payload: "d2" },
+        ])),
+      );
+      expectOk(
+        await run(argv("SCHEDULE", q, {}, [
+          { id: d[3]!, due_ms: Date.now() + 60_000, opts: "dedup=s", payload: "d3" },
+          { id: d[4]!, due_ms: Date.now() + 90_000, opts: "dedup=s\0debounce=1", payload: "d4" },
+        ])),
+      );
       expectOk(await run(argv("REMOVE", q, {}, [{ id: d[3]! }])), 1);
       const dj = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 100, block_ms: 0 })))).jobs;
       const withKey = dj.filter((j) => j.opts.startsWith("dedup="));
@@ -245,7 +249,10 @@ test("schedulers: SCHEDULER upserts, TICKs (fired, stale, skipped), UNSCHEDULE a
   expectOk(await run(argv("SCHEDULER", q, { name: "a", spec: "every 100", next_ms: t0, max_missed: 3, payload: "pa" })), t0);
   expectOk(await run(argv("SCHEDULER", q, { name: "a", spec: "every 100", next_ms: t0 + 5, max_missed: 1, payload: "pb" })), t0);
   expectOk(await run(argv("SCHEDULER", q, { name: "b", spec: "cron * * * * *", next_ms: t0 + 60_000, max_missed: 1, payload: "x" })));
-  expectOk(await run(argv("TICK", q, { name: "a", expected_ms: t0, next_ms: t0 + 300 }, [{ id: jobId(1), tick_ms: t0 + 100 }, { id: jobId(2), tick_ms: t0 + 200 }])), 2);
+  expectOk(
+    await run(argv("TICK", q, { name: "a", expected_ms: t0, next_ms: t0 + 300 }, [{ id: jobId(1), tick_ms: t0 + 100 }, { id: jobId(2), tick_ms: t0 + 200 }])),
+    2,
+  );
   expectOk(await run(argv("TICK", q, { name: "a", expected_ms: t0, next_ms: t0 + 300 }, [{ id: jobId(3), tick_ms: t0 }])), -1);
   expectOk(await run(argv("TICK", q, { name: "a", expected_ms: t0 + 300, next_ms: t0 + 400 })), 0);
   expect(await run(argv("TICK", q, { name: "a{", expected_ms: 1, next_ms: 2 }))).toEqual({
@@ -263,8 +270,7 @@ test("lanes: the transition, ring rotations and evictions, lane limits, parks an
     const groups = Array.from({ length: n }, (_, i) => ({ id: jobId(from + i), opts, payload: `${lane}:${i}` }));
     expectOk(await run(argv("ENQUEUE", q, {}, groups)), n);
   };
-  const claim = async (count: number, lease_ms = 60_000) =>
-    claimed(expectOk(await run(argv("CLAIM", q, { lease_ms, count, block_ms: 0 })))).jobs;
+  const claim = async (count: number, lease_ms = 60_000) => claimed(expectOk(await run(argv("CLAIM", q, { lease_ms, count, block_ms: 0 })))).jobs;
   await enqueue("", 2, 1);
   await enqueue("a", 3, 10);
   await enqueue("b", 3, 20);
@@ -317,8 +323,7 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   // nodes of 2 entries on the primary (the replica keeps 100): its trims by whole nodes reach the
   // replica as the exact length left, whatever the replica's nodes
   expectOk(await call(primary, ["CONFIG", "SET", "stream-node-max-entries", "2"]));
-  const retain = (v: Values) =>
-    argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, ...v });
+  const retain = (v: Values) => argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, ...v });
   expectOk(await run(retain({ completed_max: 3, events_max: 7 })), 0);
   const ids = Array.from({ length: 12 }, (_, i) => jobId(i + 1));
   expectOk(await run(argv("ENQUEUE", q, {}, ids.map((id) => ({ id, payload: id })))), 12);
@@ -414,18 +419,26 @@ test("SETTLE: every op (ack, retry later and now, bury, release), repeated and s
   const jobs = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 6, block_ms: 0 })))).jobs;
   expect(jobs.length).toBe(6);
   const g = (op: number, j: ClaimedJob, extra: Values = {}): Values => ({
-    op, id: j.id, token: j.token, delay_ms: 0, reason: "why", result: "", ...extra,
+    op,
+    id: j.id,
+    token: j.token,
+    delay_ms: 0,
+    reason: "why",
+    result: "",
+    ...extra,
   });
-  const reply = expectOk(await run(argv("SETTLE", q, { lease_ms: 30_000, want: 4 }, [
-    g(0, jobs[0]!, { result: "r0" }),
-    g(1, jobs[1]!, { delay_ms: 60_000 }),
-    g(2, jobs[2]!),
-    g(3, jobs[3]!),
-    g(1, jobs[4]!),
-    g(0, jobs[5]!),
-    g(0, jobs[5]!),
-    g(2, { ...jobs[0]!, id: jobId(599) }),
-  ]))) as unknown[];
+  const reply = expectOk(
+    await run(argv("SETTLE", q, { lease_ms: 30_000, want: 4 }, [
+      g(0, jobs[0]!, { result: "r0" }),
+      g(1, jobs[1]!, { delay_ms: 60_000 }),
+      g(2, jobs[2]!),
+      g(3, jobs[3]!),
+      g(1, jobs[4]!),
+      g(0, jobs[5]!),
+      g(0, jobs[5]!),
+      g(2, { ...jobs[0]!, id: jobId(599) }),
+    ])),
+  ) as unknown[];
   expect(reply[1]).toEqual([1, 1, 1, 1, 1, 1, 2, 0]);
   expect(reply.length).toBe(2 + 4);
   await sameDigest();

@@ -9,15 +9,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Batch, type GlideClient } from "@valkey/valkey-glide";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
 import {
-  ARGS,
   type ArgName,
+  ARGS,
   type Gate,
   gateDigits,
   MAX_BATCH,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
-  VERBS as SPEC,
   TOKENS_PER_MS,
+  VERBS as SPEC,
   type VerbSpec,
   WIRE,
 } from "../../lib/wire/mod.ts";
@@ -51,9 +51,20 @@ const { site, run, ok, refuses } = useVerbSite();
 /** The spec's verbs the module registers: the per-verb checks of steps 1–4 run on each. */
 const LIVE: VerbName[] = await registeredVerbs();
 /** The verbs whose domain (steps 5–6) this suite covers, each with its own cases below. */
-const COVERED = ["ENQUEUE", "SCHEDULE", "CLAIM", "ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROMOTE", "REAP", "LIMIT", "PENALIZE"] as const satisfies
-  readonly VerbName[];
-
+const COVERED = [
+  "ENQUEUE",
+  "SCHEDULE",
+  "CLAIM",
+  "ACK",
+  "RETRY",
+  "BURY",
+  "RELEASE",
+  "EXTEND",
+  "PROMOTE",
+  "REAP",
+  "LIMIT",
+  "PENALIZE",
+] as const satisfies readonly VerbName[];
 
 async function zscore(key: string, member: string): Promise<number | null> {
   const out = await ok(["ZSCORE", key, member]);
@@ -102,7 +113,6 @@ function expectTokenRun(tokens: number[], t0: number): void {
   expect(tokens[0]!).toBeGreaterThan((t0 - 5000) * TOKENS_PER_MS);
   expect(tokens).toEqual(tokens.map((_, i) => tokens[0]! + i));
 }
-
 
 describe("happy paths", () => {
   const q = queue("orders");
@@ -321,10 +331,13 @@ describe("happy paths", () => {
     await enqueue(q, [a, b]);
     const { jobs } = await claim(q, 2);
     const t0 = Date.now();
-    await ok(argv("RETRY", q, {}, [
-      { id: a, token: jobs[0]!.token, delay_ms: 60_000, reason: "boom" },
-      { id: b, token: jobs[1]!.token, delay_ms: 30_000, reason: "bang" },
-    ]), 2);
+    await ok(
+      argv("RETRY", q, {}, [
+        { id: a, token: jobs[0]!.token, delay_ms: 60_000, reason: "boom" },
+        { id: b, token: jobs[1]!.token, delay_ms: 30_000, reason: "bang" },
+      ]),
+      2,
+    );
     const ra = await row(site.db, q.row(a));
     expect(ra).toMatchObject({ state: "scheduled", reason: "boom", attempts: "1", token: String(jobs[0]!.token) });
     expect(Number(ra.due_ms)).toBe((await zscore(q.schedule, a))!);
@@ -339,10 +352,13 @@ describe("happy paths", () => {
   test("RETRY with delay_ms 0: straight to the head of pending (state pending, reason kept), ready on wake", async () => {
     await enqueue(q, [a, b]);
     const { jobs } = await claim(q, 2);
-    await ok(argv("RETRY", q, {}, [
-      { id: a, token: jobs[0]!.token, delay_ms: 0, reason: "now" },
-      { id: b, token: jobs[1]!.token, delay_ms: 60_000, reason: "later" },
-    ]), 2);
+    await ok(
+      argv("RETRY", q, {}, [
+        { id: a, token: jobs[0]!.token, delay_ms: 0, reason: "now" },
+        { id: b, token: jobs[1]!.token, delay_ms: 60_000, reason: "later" },
+      ]),
+      2,
+    );
     expect(await row(site.db, q.row(a))).toMatchObject({ state: "pending", reason: "now", attempts: "1" });
     expect(await lrange(q.pending)).toEqual([a]);
     expect(await zset(q.wake)).toMatchObject({ ready: 0 });
@@ -529,8 +545,7 @@ describe("refusals write nothing", () => {
   }
 
   /** A call of `verb` that succeeds on the populated keyspace. */
-  const good = (verb: VerbName): string[] =>
-    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(40) : a, { token: TA });
+  const good = (verb: VerbName): string[] => wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(40) : a, { token: TA });
 
   test("the exact case: empty queue name on ENQUEUE", async () => {
     await populate();
@@ -599,8 +614,21 @@ describe("refusals write nothing", () => {
       const withKey = (key: string): string[] => [g[0]!, "1", key, ...g.slice(3)];
       for (
         const key of [
-          q.pending, q.active, q.schedule, q.dead, q.wake, q.row(a), q.base, `${q.meta}x`, `x${q.meta}`,
-          q.meta.toUpperCase(), "emq:{orders}meta", "emq:orders:meta", "bull:orders:wait", "", "{orders}:meta",
+          q.pending,
+          q.active,
+          q.schedule,
+          q.dead,
+          q.wake,
+          q.row(a),
+          q.base,
+          `${q.meta}x`,
+          `x${q.meta}`,
+          q.meta.toUpperCase(),
+          "emq:{orders}meta",
+          "emq:orders:meta",
+          "bull:orders:wait",
+          "",
+          "{orders}:meta",
         ]
       ) await refuses(withKey(key), layout);
       for (const bad of ["", "a}b", "a{b", "a\u0000b"]) await refuses(withKey(queue(bad).meta), layout);
@@ -757,8 +785,10 @@ describe("refusals write nothing", () => {
     await ok(["ZADD", q.dead, "1", dead]);
     await ok(["HSET", q.row(dead), "state", "dead"]);
     const unknown = jobId(46);
-    await refuses(argv("RUN", q, {}, [{ id: s }, { id: a }, { id: b }, { id: dead }, { id: unknown }]),
-      refusal("not-scheduled", "RUN", { ids: [a, b, dead, unknown].join(" ") }));
+    await refuses(
+      argv("RUN", q, {}, [{ id: s }, { id: a }, { id: b }, { id: dead }, { id: unknown }]),
+      refusal("not-scheduled", "RUN", { ids: [a, b, dead, unknown].join(" ") }),
+    );
     await refuses(argv("RUN", q, {}, [{ id: a }, { id: s }, { id: a }]), refusal("repeated", "RUN", { id: a }));
     await refuses(argv("RUN", other, {}, [{ id: s }]), refusal("not-scheduled", "RUN", { ids: s }));
     // wrong Valkey types: meta, each derived key, the row of a named job (before not-scheduled)
@@ -924,8 +954,7 @@ describe("fence", () => {
   const id = jobId(1);
 
   /** A call of `verb` that would succeed unfenced (given the state set up below). */
-  const callOf = (verb: VerbName): string[] =>
-    wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(2) : id, { token: HELD });
+  const callOf = (verb: VerbName): string[] => wellFormed(verb, q, verb === "ENQUEUE" || verb === "SCHEDULE" ? jobId(2) : id, { token: HELD });
   /** The held job's token: meta's `tokens` is set above the clock's floor before its claim. */
   const HELD = 9_000_000_000_000_001;
 
@@ -1247,8 +1276,7 @@ describe("SETTLE", () => {
 
   /** Fields that hold a time or a token: equal in shape only between two queues. */
   const TIMED = new Set(["created_ms", "finished_ms", "due_ms", "buried_ms", "deadline_ms", "token", "tokens"]);
-  const untimed = (r: Record<string, string>): Record<string, string> =>
-    Object.fromEntries(Object.entries(r).map(([k, v]) => [k, TIMED.has(k) ? "t" : v]));
+  const untimed = (r: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, TIMED.has(k) ? "t" : v]));
 
   /** A queue's state with times and tokens blanked: rows of `ids`, its sets (members in order), lists, meta, event types. */
   async function state(on: QueueKeys, ids: string[]): Promise<unknown> {
@@ -1339,12 +1367,26 @@ describe("SETTLE", () => {
     // and what that is: the rows' states, the lists and sets, meta's counters, the events
     const m = mineState as { rows: Record<string, Record<string, string>>; pending: string[]; meta: Record<string, string>; events: string[] };
     expect(ids.slice(0, 8).map((id) => m.rows[id]!.state)).toEqual([
-      "completed", "scheduled", "dead", "pending", "completed", "pending", "pending", "dead",
+      "completed",
+      "scheduled",
+      "dead",
+      "pending",
+      "completed",
+      "pending",
+      "pending",
+      "dead",
     ]);
     expect(m.pending).toEqual([mine[5]!.id, ids[9], ids[8], mine[3]!.id, mine[6]!.id]);
     expect(m.meta).toMatchObject({ acked: "2", retried: "2", buried: "2", claimed: "8" });
     expect(m.events.map((e) => e.split(" ")[0])).toEqual([
-      "type=enqueued", "type=claimed", "type=completed", "type=retried", "type=retried", "type=dead", "type=dead", "type=released",
+      "type=enqueued",
+      "type=claimed",
+      "type=completed",
+      "type=retried",
+      "type=retried",
+      "type=dead",
+      "type=dead",
+      "type=released",
     ]);
   });
 
@@ -1386,11 +1428,14 @@ describe("SETTLE", () => {
     const jobs = await claimOn(q, 3);
     // RETRY's part meets `schedule` a string (the ACK part before it passed its checks)
     await ok(["SET", q.schedule, "x"]);
-    await refuses(argv("SETTLE", q, { lease_ms: 1000, want: 3 }, [
-      settlement(0, jobs[0]!),
-      settlement(1, jobs[1]!, { delay_ms: 5000, reason: "r" }),
-      settlement(3, jobs[2]!),
-    ]), WT);
+    await refuses(
+      argv("SETTLE", q, { lease_ms: 1000, want: 3 }, [
+        settlement(0, jobs[0]!),
+        settlement(1, jobs[1]!, { delay_ms: 5000, reason: "r" }),
+        settlement(3, jobs[2]!),
+      ]),
+      WT,
+    );
     // no retry: the same call without it is applied
     await ok(["DEL", q.schedule]);
     // ACK's part meets `completed` a string, after a release part would have passed

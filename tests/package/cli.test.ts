@@ -18,7 +18,7 @@ import { commandUsage, PACKAGE_COMMANDS, usage } from "../../lib/cli/help.ts";
 import { UI_USAGE } from "../../lib/cli/ui.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { denoEnv, denoJson, mustRun, type NpmBuild, type Ran, run } from "../../tools/package.ts";
-import { serveJsr, type JsrRegistry } from "./_jsr_registry.ts";
+import { type JsrRegistry, serveJsr } from "./_jsr_registry.ts";
 import { BIN, CACHE_ENV, consumerDir, DENO_EXE, DENO_PERMISSIONS, packages } from "./_shared.ts";
 
 const QUEUE = "cli-orders";
@@ -63,7 +63,19 @@ function expectInspected(r: Ran): void {
     "(age)",
     "  schedulers: none",
     `  keys (slot ${ks.slot}, served by 127.0.0.1:${server.port}):`,
-    ...[ks.meta, ks.pending, ks.active, ks.schedule, ks.dead, ks.completed, ks.events, ks.wake, ks.schedulers, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`].map((k) => `    ${k}`),
+    ...[
+      ks.meta,
+      ks.pending,
+      ks.active,
+      ks.schedule,
+      ks.dead,
+      ks.completed,
+      ks.events,
+      ks.wake,
+      ks.schedulers,
+      `${ks.base}job:<id>`,
+      `${ks.base}scheduler:<name>`,
+    ].map((k) => `    ${k}`),
     "",
   ]);
 }
@@ -94,7 +106,11 @@ async function expectCli(emq: Emq): Promise<void> {
     stdout: `"${QUEUE}" limits: at most 4 active · 10 per 1 s (burst 2)\n`,
     stderr: "",
   });
-  expect(await emq(["limit", QUEUE, "--url", url, "--concurrency", "none"])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: 10 per 1 s (burst 2)\n`, stderr: "" });
+  expect(await emq(["limit", QUEUE, "--url", url, "--concurrency", "none"])).toEqual({
+    code: 0,
+    stdout: `"${QUEUE}" limits: 10 per 1 s (burst 2)\n`,
+    stderr: "",
+  });
   expect(await emq(["limit", QUEUE, "--url", url, "--rate", "none"])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: none\n`, stderr: "" });
   expect(await emq(["limits", QUEUE, "--url", url])).toEqual({ code: 0, stdout: `"${QUEUE}" limits: none\n`, stderr: "" });
   expect(await emq(["limit", QUEUE, "--url", url, "--rate", "10"])).toEqual({
@@ -116,7 +132,8 @@ async function expectCli(emq: Emq): Promise<void> {
   expect(await emq(["ui"])).toEqual({
     code: 2,
     stdout: "",
-    stderr: "emq: ui needs --url valkey://host:port: the embedded server with demo traffic (and the key panel) come with ./emq ui in a clone of the repository\n",
+    stderr:
+      "emq: ui needs --url valkey://host:port: the embedded server with demo traffic (and the key panel) come with ./emq ui in a clone of the repository\n",
   });
   expect(await emq(["demo"])).toEqual({
     code: 2,

@@ -28,8 +28,8 @@ import {
   PACKAGE_README,
   packageJson,
   publishedFiles,
-  ROOT,
   type Ran,
+  ROOT,
   run,
 } from "../../tools/package.ts";
 import { BIN, CACHE_ENV, consumerDir, DENO_EXE, DENO_PERMISSIONS, packages } from "./_shared.ts";

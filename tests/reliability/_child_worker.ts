@@ -70,9 +70,15 @@ if (mode === "freeze") {
       };
     },
   };
-  new Worker(client, queue!, (job) => {
-    say(`started ${job.id}`);
-  }, { leaseMs, blockMs: 200, onError: (e) => say(`dropped ${e instanceof Error ? e.message : String(e)}`) }, () => {});
+  new Worker(
+    client,
+    queue!,
+    (job) => {
+      say(`started ${job.id}`);
+    },
+    { leaseMs, blockMs: 200, onError: (e) => say(`dropped ${e instanceof Error ? e.message : String(e)}`) },
+    () => {},
+  );
 } else if (mode === "crash") {
   mq.work(queue!, async (job) => {
     say(`claimed ${job.id} ${job.attempts} ${job.token}`);

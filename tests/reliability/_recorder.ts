@@ -133,8 +133,7 @@ export class Recorder<P> {
         recorder.#lines.add(line);
         return line;
       },
-      settleMany: (settlements: readonly Settlement[]): Promise<Array<Error | null>> =>
-        settling(settlements, () => base.settleMany(settlements), (r) => r),
+      settleMany: (settlements: readonly Settlement[]): Promise<Array<Error | null>> => settling(settlements, () => base.settleMany(settlements), (r) => r),
       async extend(jobs: readonly JobRef[], leaseMs: number): Promise<void> {
         const keep = record.dropExtend ? jobs.filter((j) => !record.dropExtend!(j)) : jobs;
         if (keep.length === 0) return;
@@ -158,7 +157,9 @@ export class Recorder<P> {
    */
   raced(worker: number, ids: readonly string[]): boolean {
     return ids.every((id) =>
-      this.handlings.some((h) => h.id === id && h.worker === worker && (h.outcome === "ack" || h.outcome === "retry" || h.outcome === "bury" || h.outcome === "release"))
+      this.handlings.some((h) =>
+        h.id === id && h.worker === worker && (h.outcome === "ack" || h.outcome === "retry" || h.outcome === "bury" || h.outcome === "release")
+      )
     );
   }
 

@@ -62,13 +62,18 @@ export function restartable(server: ServerHandle, opts: { cluster: boolean; args
       child.unref();
       children.add(child);
       node.pid = child.pid!;
-      await waitUntil(`server ${node.port} to answer PING again`, async () => {
-        try {
-          return (await command(node.port, ["PING"], 500)) === "PONG";
-        } catch {
-          return false;
-        }
-      }, 20_000, 10);
+      await waitUntil(
+        `server ${node.port} to answer PING again`,
+        async () => {
+          try {
+            return (await command(node.port, ["PING"], 500)) === "PONG";
+          } catch {
+            return false;
+          }
+        },
+        20_000,
+        10,
+      );
     },
   };
   return node;

@@ -28,8 +28,7 @@ const running = Array.from({ length: Number(workers) }, () =>
   mq.work(queue!, async (job) => {
     const info = await mq.getJob(queue!, job.id);
     process.stdout.write(`tick ${info?.tickAt} ${job.id} ${info?.createdAt}\n`);
-  }, { blockMs: 100, concurrency: 2, onError: () => {} })
-);
+  }, { blockMs: 100, concurrency: 2, onError: () => {} }));
 await new Promise((r) => setTimeout(r, Number(ms)));
 await Promise.all(running.map((w) => w.stop()));
 await mq.close();

@@ -39,10 +39,15 @@ export async function owner(c: ClusterHandle, s: number): Promise<ClusterNode> {
 export async function migrate(c: ClusterHandle, mover: Mover, s: number, from: ClusterNode, to: ClusterNode): Promise<{ keys: number; calls: number }> {
   const moved = mover === "legacy" ? await migrateLegacy(c, s, from, to) : await migrateAtomic(s, from, to);
   for (const p of c.primaries) {
-    await waitUntil(`node ${p.server.port} to map slot ${s} to ${to.server.port}`, async () => {
-      const reply = (await ok(p.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
-      return reply.some((e) => (e[0] as number) <= s && s <= (e[1] as number) && (e[2] as unknown[])[1] === to.server.port);
-    }, 30_000, 10);
+    await waitUntil(
+      `node ${p.server.port} to map slot ${s} to ${to.server.port}`,
+      async () => {
+        const reply = (await ok(p.server.port, ["CLUSTER", "SLOTS"])) as unknown[][];
+        return reply.some((e) => (e[0] as number) <= s && s <= (e[1] as number) && (e[2] as unknown[])[1] === to.server.port);
+      },
+      30_000,
+      10,
+    );
   }
   return moved;
 }
@@ -55,20 +60,25 @@ async function migrateAtomic(s: number, from: ClusterNode, to: ClusterNode): Pro
   const keys = Number(await ok(from.server.port, ["CLUSTER", "COUNTKEYSINSLOT", String(s)]));
   await ok(from.server.port, ["CLUSTER", "MIGRATESLOTS", "SLOTSRANGE", String(s), String(s), "NODE", to.id]);
   let polls = 0;
-  await waitUntil(`the atomic migration of slot ${s} to finish`, async () => {
-    polls++;
-    const jobs = (await ok(from.server.port, ["CLUSTER", "GETSLOTMIGRATIONS"])) as unknown[][];
-    const mine = jobs.map((j) => {
-      const f = new Map<string, unknown>();
-      for (let i = 0; i + 1 < j.length; i += 2) f.set(String(j[i]), j[i + 1]);
-      return f;
-    }).filter((f) => String(f.get("slot_ranges")) === `${s}-${s}` && String(f.get("target_node")) === to.id);
-    const last = mine.at(-1);
-    if (last !== undefined && String(last.get("state")) === "failed") {
-      throw new Error(`CLUSTER MIGRATESLOTS of slot ${s} failed: ${String(last.get("message"))}`);
-    }
-    return last !== undefined && String(last.get("state")) === "success";
-  }, 60_000, 10);
+  await waitUntil(
+    `the atomic migration of slot ${s} to finish`,
+    async () => {
+      polls++;
+      const jobs = (await ok(from.server.port, ["CLUSTER", "GETSLOTMIGRATIONS"])) as unknown[][];
+      const mine = jobs.map((j) => {
+        const f = new Map<string, unknown>();
+        for (let i = 0; i + 1 < j.length; i += 2) f.set(String(j[i]), j[i + 1]);
+        return f;
+      }).filter((f) => String(f.get("slot_ranges")) === `${s}-${s}` && String(f.get("target_node")) === to.id);
+      const last = mine.at(-1);
+      if (last !== undefined && String(last.get("state")) === "failed") {
+        throw new Error(`CLUSTER MIGRATESLOTS of slot ${s} failed: ${String(last.get("message"))}`);
+      }
+      return last !== undefined && String(last.get("state")) === "success";
+    },
+    60_000,
+    10,
+  );
   return { keys, calls: polls };
 }
 

@@ -17,16 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { BatchError, DuplicateIdError, EchoMQ } from "../../client.ts";
 import { type JobId, keyspace, slot } from "../../mod.ts";
 import { Connection } from "../../lib/client/connection.ts";
-import {
-  type ClusterHandle,
-  command,
-  infoFields,
-  moduleIfBuilt,
-  type ServerHandle,
-  startCluster,
-  startServer,
-  waitUntil,
-} from "../../tools/embedded/mod.ts";
+import { type ClusterHandle, command, infoFields, moduleIfBuilt, type ServerHandle, startCluster, startServer, waitUntil } from "../../tools/embedded/mod.ts";
 
 const TOTAL = 50_000;
 const FAULT_AT = 20_000; // jobs on the server when the fault strikes (40 %)
@@ -79,7 +70,12 @@ async function strike(fault: Fault, server: ServerHandle, q: string, held: () =>
   await waitUntil(`${FAULT_AT} jobs on the server`, async () => Number(await command(server.port, ["LLEN", keyspace(q).pending])) >= FAULT_AT, 120_000, 2);
   await command(server.port, ["CLIENT", "PAUSE", "7000", "WRITE"]);
   held();
-  await waitUntil("a write held by the pause", async () => Number(infoFields(await command(server.port, ["INFO", "clients"]))["blocked_clients"]) > 0, 10_000, 5);
+  await waitUntil(
+    "a write held by the pause",
+    async () => Number(infoFields(await command(server.port, ["INFO", "clients"]))["blocked_clients"]) > 0,
+    10_000,
+    5,
+  );
   if (fault === "restart") {
     await server.kill();
     await server.restart();
@@ -92,11 +88,16 @@ async function strike(fault: Fault, server: ServerHandle, q: string, held: () =>
   }
   await command(server.port, ["CLIENT", "PAUSE", "7000", "ALL"]);
   // the pause ends: a command answers at once again
-  await waitUntil("the pause to end", async () => {
-    const t0 = Date.now();
-    await command(server.port, ["PING"], 10_000);
-    return Date.now() - t0 < 100;
-  }, 30_000, 50);
+  await waitUntil(
+    "the pause to end",
+    async () => {
+      const t0 = Date.now();
+      await command(server.port, ["PING"], 10_000);
+      return Date.now() - t0 < 100;
+    },
+    30_000,
+    50,
+  );
 }
 
 /** Every payload stored in `q` (each job's input index), through `conn`. */

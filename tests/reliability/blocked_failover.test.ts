@@ -9,15 +9,7 @@
 import { expect, test } from "bun:test";
 import { EchoMQ, type Worker } from "../../client.ts";
 import { keyspace, slot } from "../../mod.ts";
-import {
-  type ClusterHandle,
-  command,
-  infoFields,
-  moduleIfBuilt,
-  replicasOf,
-  startCluster,
-  waitUntil,
-} from "../../tools/embedded/mod.ts";
+import { type ClusterHandle, command, infoFields, moduleIfBuilt, replicasOf, startCluster, waitUntil } from "../../tools/embedded/mod.ts";
 import { sleep } from "./_recorder.ts";
 import { BACKENDS, useClosers } from "./_server.ts";
 
@@ -93,8 +85,7 @@ test("workers blocked on a primary that dies resume on the promoted replica, wit
       await sleep(100);
     }
   }
-  await waitUntil("every worker to have handled a warm-up job", async () =>
-    sides.every((s) => s.starts.every((x) => x.length > 0)), 30_000, 50);
+  await waitUntil("every worker to have handled a warm-up job", async () => sides.every((s) => s.starts.every((x) => x.length > 0)), 30_000, 50);
   await sleep(500);
   const blocked = async (): Promise<number> => {
     const list = String(await command(victim.server.port, ["CLIENT", "LIST"]));
@@ -106,11 +97,19 @@ test("workers blocked on a primary that dies resume on the promoted replica, wit
   process.kill(victim.server.pid, "SIGKILL");
   const killedAt = Date.now();
   const mark = sides.map((s) => s.starts.map((x) => x.length));
-  await waitUntil("the victim's replica to be promoted", async () =>
-    infoFields(await command(replicaPort, ["INFO", "replication"]))["role"] === "master", 60_000, 50);
+  await waitUntil(
+    "the victim's replica to be promoted",
+    async () => infoFields(await command(replicaPort, ["INFO", "replication"]))["role"] === "master",
+    60_000,
+    50,
+  );
   const promotedAt = Date.now();
-  await waitUntil("cluster_state ok on the promoted replica", async () =>
-    infoFields(await command(replicaPort, ["CLUSTER", "INFO"]))["cluster_state"] === "ok", 60_000, 50);
+  await waitUntil(
+    "cluster_state ok on the promoted replica",
+    async () => infoFields(await command(replicaPort, ["CLUSTER", "INFO"]))["cluster_state"] === "ok",
+    60_000,
+    50,
+  );
 
   // Feed each queue until every worker has handled a job enqueued after the promotion.
   const enqueueErrors: string[] = [];

@@ -19,7 +19,6 @@ import {
 } from "../../tools/embedded/mod.ts";
 import { requireModule } from "../native/_native.ts";
 
-
 let pair: ReplicatedHandle;
 let lone: ServerHandle;
 

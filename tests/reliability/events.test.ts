@@ -235,91 +235,99 @@ class Flow {
 }
 
 describe("events across a failover", () => {
-  test(`the primary killed, its replica promoted: each reader reads on, its items = the new primary's stream; result() answers (${BACKENDS.join(", ")})`, async () => {
-    const args = ["--cluster-node-timeout", "2000", "--cluster-replica-validity-factor", "0"];
-    const c: ClusterHandle = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: moduleIfBuilt(), args });
-    servers.push(c);
-    const victim = c.primaries[0]!;
-    const replicaPort = (await replicasOf(c, victim))[0]!.server.port;
-    const flows: Flow[] = [];
-    try {
-      for (const backend of BACKENDS) {
-        let q = "";
-        for (let i = 0; q === ""; i++) {
-          const name = `fo-ev-${backend}-${i}`;
-          if (c.primaryForSlot(slot(keyspace(name).pending)).id === victim.id) q = name;
+  test(
+    `the primary killed, its replica promoted: each reader reads on, its items = the new primary's stream; result() answers (${BACKENDS.join(", ")})`,
+    async () => {
+      const args = ["--cluster-node-timeout", "2000", "--cluster-replica-validity-factor", "0"];
+      const c: ClusterHandle = await startCluster({ primaries: 3, replicasPerPrimary: 1, module: moduleIfBuilt(), args });
+      servers.push(c);
+      const victim = c.primaries[0]!;
+      const replicaPort = (await replicasOf(c, victim))[0]!.server.port;
+      const flows: Flow[] = [];
+      try {
+        for (const backend of BACKENDS) {
+          let q = "";
+          for (let i = 0; q === ""; i++) {
+            const name = `fo-ev-${backend}-${i}`;
+            if (c.primaryForSlot(slot(keyspace(name).pending)).id === victim.id) q = name;
+          }
+          const mq = await EchoMQ.connect<P>({ addresses: [...c.addresses], cluster: true, backend, requestTimeout: 5000 });
+          servers.unshift({ stop: () => mq.close() }); // (closed before the servers stop)
+          flows.push(new Flow(mq, q));
         }
-        const mq = await EchoMQ.connect<P>({ addresses: [...c.addresses], cluster: true, backend, requestTimeout: 5000 });
-        servers.unshift({ stop: () => mq.close() }); // (closed before the servers stop)
-        flows.push(new Flow(mq, q));
-      }
-      await waitUntil("every worker to complete 50 jobs", () => flows.every((f) => f.worker.completed >= 50), 60_000, 20);
+        await waitUntil("every worker to complete 50 jobs", () => flows.every((f) => f.worker.completed >= 50), 60_000, 20);
 
-      // the load paused, a job waiting (pending, paused) and a result() for it; the replica in sync
-      const waiting: Array<{ id: string; seq: number; answer: Promise<unknown>; settled: { v: unknown } }> = [];
-      for (const f of flows) {
-        await f.hold();
-        await f.mq.pause(f.q);
-        await waitUntil(`${f.q}: no job active`, async () => (await f.mq.counts(f.q)).active === 0, 30_000, 10);
-        const seq = 1_000_000;
-        const id = await f.mq.enqueue(f.q, { seq });
-        const answer = f.mq.result(f.q, id, { timeoutMs: 120_000 });
-        const settled = { v: "waiting" as unknown };
-        answer.then((v) => (settled.v = v), (e) => (settled.v = e));
-        waiting.push({ id, seq, answer, settled });
-        await waitUntil(`${f.q}: the events reader open`, () => readerWaiting(victim.server.port, f.q), 20_000, 10);
-      }
-      const offset = Number((await replication(victim.server.port))["master_repl_offset"]);
-      await waitUntil("the replica to have every write", async () =>
-        Number((await replication(replicaPort))["slave_repl_offset"]) >= offset, 30_000, 10);
-      const beforeKill = flows.map((f) => f.follower.items.length);
+        // the load paused, a job waiting (pending, paused) and a result() for it; the replica in sync
+        const waiting: Array<{ id: string; seq: number; answer: Promise<unknown>; settled: { v: unknown } }> = [];
+        for (const f of flows) {
+          await f.hold();
+          await f.mq.pause(f.q);
+          await waitUntil(`${f.q}: no job active`, async () => (await f.mq.counts(f.q)).active === 0, 30_000, 10);
+          const seq = 1_000_000;
+          const id = await f.mq.enqueue(f.q, { seq });
+          const answer = f.mq.result(f.q, id, { timeoutMs: 120_000 });
+          const settled = { v: "waiting" as unknown };
+          answer.then((v) => (settled.v = v), (e) => (settled.v = e));
+          waiting.push({ id, seq, answer, settled });
+          await waitUntil(`${f.q}: the events reader open`, () => readerWaiting(victim.server.port, f.q), 20_000, 10);
+        }
+        const offset = Number((await replication(victim.server.port))["master_repl_offset"]);
+        await waitUntil("the replica to have every write", async () => Number((await replication(replicaPort))["slave_repl_offset"]) >= offset, 30_000, 10);
+        const beforeKill = flows.map((f) => f.follower.items.length);
 
-      process.kill(victim.server.pid, "SIGKILL");
-      const killedAt = Date.now();
-      await waitUntil("the replica to be promoted", async () => (await replication(replicaPort))["role"] === "master", 60_000, 20);
-      const promotedAt = Date.now();
-      for (const w of waiting) expect(w.settled.v).toBe("waiting");
+        process.kill(victim.server.pid, "SIGKILL");
+        const killedAt = Date.now();
+        await waitUntil("the replica to be promoted", async () => (await replication(replicaPort))["role"] === "master", 60_000, 20);
+        const promotedAt = Date.now();
+        for (const w of waiting) expect(w.settled.v).toBe("waiting");
 
-      // the load resumes on the promoted primary: the waiting jobs complete, and more
-      const completedAt = flows.map((f) => f.worker.completed);
-      for (const f of flows) {
-        expect(await retrying(`${f.q}: resume`, () => f.mq.resume(f.q), 60_000)).toBe(true);
-        f.state.producing = true;
-      }
-      for (const [i, f] of flows.entries()) {
-        expect(await waiting[i]!.answer).toEqual({ seq: waiting[i]!.seq });
-        await waitUntil(`${f.q}: 50 more jobs completed`, () => f.worker.completed >= completedAt[i]! + 50, 60_000, 20);
-        await f.hold();
-        await waitUntil(`${f.q} to drain`, async () => {
-          const n = await f.mq.counts(f.q);
-          return n.pending + n.active + n.schedule === 0;
-        }, 60_000, 20);
-      }
+        // the load resumes on the promoted primary: the waiting jobs complete, and more
+        const completedAt = flows.map((f) => f.worker.completed);
+        for (const f of flows) {
+          expect(await retrying(`${f.q}: resume`, () => f.mq.resume(f.q), 60_000)).toBe(true);
+          f.state.producing = true;
+        }
+        for (const [i, f] of flows.entries()) {
+          expect(await waiting[i]!.answer).toEqual({ seq: waiting[i]!.seq });
+          await waitUntil(`${f.q}: 50 more jobs completed`, () => f.worker.completed >= completedAt[i]! + 50, 60_000, 20);
+          await f.hold();
+          await waitUntil(
+            `${f.q} to drain`,
+            async () => {
+              const n = await f.mq.counts(f.q);
+              return n.pending + n.active + n.schedule === 0;
+            },
+            60_000,
+            20,
+          );
+        }
 
-      // what each reader yielded = the promoted primary's stream, from its start
-      for (const [i, f] of flows.entries()) {
-        const expected = await streamItems(replicaPort, keyspace(f.q).events);
-        await waitUntil(`${f.q}: the reader to yield ${expected.length} items`, () => f.follower.items.length >= expected.length, 30_000, 10)
-          .catch((e) => {
-            throw new Error(`${(e as Error).message}; yielded ${f.follower.items.length}, gaps ${JSON.stringify(f.follower.gaps)}`);
-          });
-        console.log(
-          `[events failover ${f.q}] promotion ${promotedAt - killedAt} ms after the kill | ${f.enqueued} enqueued, ` +
-            `${f.worker.completed} completed | reader: ${beforeKill[i]} items before the kill, ${f.follower.items.length} in all, ` +
-            `stream ${expected.length} | worker errors ${f.errors.length}${f.errors.length ? ` (${[...new Set(f.errors)].slice(0, 2).join(" | ")})` : ""}`,
-        );
-        expect(f.follower.error).toBeNull();
-        expect(f.follower.gaps).toEqual([]);
-        expect(f.follower.items.length).toBe(expected.length);
-        expect(f.follower.items).toEqual(expected);
-        expect(expected.length).toBeGreaterThan(beforeKill[i]!); // it read on after the failover
-        const jobs = perJob(expected);
-        expect(jobs.get(waiting[i]!.id)).toEqual(["enqueued", "claimed", "completed"]);
+        // what each reader yielded = the promoted primary's stream, from its start
+        for (const [i, f] of flows.entries()) {
+          const expected = await streamItems(replicaPort, keyspace(f.q).events);
+          await waitUntil(`${f.q}: the reader to yield ${expected.length} items`, () => f.follower.items.length >= expected.length, 30_000, 10)
+            .catch((e) => {
+              throw new Error(`${(e as Error).message}; yielded ${f.follower.items.length}, gaps ${JSON.stringify(f.follower.gaps)}`);
+            });
+          console.log(
+            `[events failover ${f.q}] promotion ${promotedAt - killedAt} ms after the kill | ${f.enqueued} enqueued, ` +
+              `${f.worker.completed} completed | reader: ${beforeKill[i]} items before the kill, ${f.follower.items.length} in all, ` +
+              `stream ${expected.length} | worker errors ${f.errors.length}${f.errors.length ? ` (${[...new Set(f.errors)].slice(0, 2).join(" | ")})` : ""}`,
+          );
+          expect(f.follower.error).toBeNull();
+          expect(f.follower.gaps).toEqual([]);
+          expect(f.follower.items.length).toBe(expected.length);
+          expect(f.follower.items).toEqual(expected);
+          expect(expected.length).toBeGreaterThan(beforeKill[i]!); // it read on after the failover
+          const jobs = perJob(expected);
+          expect(jobs.get(waiting[i]!.id)).toEqual(["enqueued", "claimed", "completed"]);
+        }
+      } finally {
+        await Promise.all(flows.map((f) => f.stop()));
       }
-    } finally {
-      await Promise.all(flows.map((f) => f.stop()));
-    }
-  }, 180_000);
+    },
+    180_000,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -374,10 +382,15 @@ describe("events across a slot migration", () => {
           await waitUntil("30 more jobs completed after the move", () => flow.worker.completed >= completedAt + 30, 60_000, 10);
           const resumedMs = Date.now() - t0 - took;
           await flow.hold();
-          await waitUntil(`${q} to drain`, async () => {
-            const n = await mq.counts(q);
-            return n.pending + n.active + n.schedule === 0;
-          }, 60_000, 20);
+          await waitUntil(
+            `${q} to drain`,
+            async () => {
+              const n = await mq.counts(q);
+              return n.pending + n.active + n.schedule === 0;
+            },
+            60_000,
+            20,
+          );
           const expected = await streamItems(to.server.port, keyspace(q).events);
           await waitUntil(`the reader to yield ${expected.length} items`, () => flow.follower.items.length >= expected.length, 30_000, 10);
           const jobs = perJob(flow.follower.items);
@@ -417,65 +430,69 @@ const CLAIM_BATCH = 25; // small claims and acks: ~16,000 entries, well past the
 const LOOPS = 8;
 
 describe("the default bound", () => {
-  for (const backend of BACKENDS) test(`${backend}: ${JOBS} jobs through a queue: the stream holds 10,000 entries to one node (100) more, never more; 1,000 completed jobs`, async () => {
-    const site = await startServer({ module: moduleIfBuilt() });
-    servers.push(site);
-    const mq = await EchoMQ.connect<P>({ addresses: [{ host: "127.0.0.1", port: site.port }], backend, requestTimeout: 10_000 });
-    const q = `bounded-${backend}`;
-    const K = keyspace(q);
-    const run = { on: true };
-    let maxLen = 0;
-    let samples = 0;
-    const sampler = (async () => {
-      while (run.on) {
-        const n = Number(await command(site.port, ["XLEN", K.events]));
-        maxLen = Math.max(maxLen, n);
-        samples++;
-        await sleep(20);
-      }
-    })();
-    try {
-      const t0 = Date.now();
-      const ids = await mq.enqueueMany(q, Array.from({ length: JOBS }, (_, seq) => ({ seq })));
-      expect(ids.length).toBe(JOBS);
-      let acked = 0;
-      const loop = async (): Promise<void> => {
-        for (;;) {
-          const jobs = await mq.claimMany(q, CLAIM_BATCH, { leaseMs: 120_000 });
-          if (jobs.length === 0) return;
-          const errors = await mq.settleMany(jobs.map((job) => ({ kind: "ack" as const, job: job as never })));
-          for (const e of errors) if (e !== null) throw e;
-          acked += jobs.length;
+  for (const backend of BACKENDS) {
+    test(`${backend}: ${JOBS} jobs through a queue: the stream holds 10,000 entries to one node (100) more, never more; 1,000 completed jobs`, async () => {
+      const site = await startServer({ module: moduleIfBuilt() });
+      servers.push(site);
+      const mq = await EchoMQ.connect<P>({ addresses: [{ host: "127.0.0.1", port: site.port }], backend, requestTimeout: 10_000 });
+      const q = `bounded-${backend}`;
+      const K = keyspace(q);
+      const run = { on: true };
+      let maxLen = 0;
+      let samples = 0;
+      const sampler = (async () => {
+        while (run.on) {
+          const n = Number(await command(site.port, ["XLEN", K.events]));
+          maxLen = Math.max(maxLen, n);
+          samples++;
+          await sleep(20);
         }
-      };
-      await Promise.all(Array.from({ length: LOOPS }, loop));
-      const took = Date.now() - t0;
-      run.on = false;
-      await sampler;
-      const len = Number(await command(site.port, ["XLEN", K.events]));
-      const added = await command(site.port, ["XINFO", "STREAM", K.events]) as unknown[];
-      const entriesAdded = Number(added[added.indexOf("entries-added") + 1]);
-      const retention = await mq.retention(q);
-      const counts = await mq.counts(q);
-      console.log(
-        `[events bounded ${backend}] ${JOBS} jobs in ${took} ms: entries added ${entriesAdded}, XLEN ${len} at the end, ` +
-          `at most ${maxLen} in ${samples} samples; completed ${counts.completed}`,
-      );
-      expect(acked).toBe(JOBS);
-      expect(entriesAdded).toBeGreaterThan(10_000); // the bound was reached, and trimmed to
-      // trimmed by whole nodes (stream-node-max-entries 100): at least the bound, at most a node more
-      expect(len).toBeGreaterThanOrEqual(10_000);
-      expect(len).toBeLessThan(10_100);
-      expect(maxLen).toBeGreaterThanOrEqual(10_000); // reached during the run
-      expect(maxLen).toBeLessThan(10_100); // never past a node more
-      expect(samples).toBeGreaterThan(10);
-      expect(retention.eventsMax).toBe(10_000);
-      expect(counts).toMatchObject({ pending: 0, active: 0, completed: 1000 });
-      expect(Number(await command(site.port, ["ZCARD", K.completed]))).toBe(1000);
-    } finally {
-      run.on = false;
-      await sampler.catch(() => {});
-      await mq.close();
-    }
-  }, 120_000);
+      })();
+      try {
+        const t0 = Date.now();
+        const ids = await mq.enqueueMany(q, Array.from({ length: JOBS }, (_, seq) => ({ seq })));
+        expect(ids.length).toBe(JOBS);
+        let acked = 0;
+        const loop = async (): Promise<void> => {
+          for (;;) {
+            const jobs = await mq.claimMany(q, CLAIM_BATCH, { leaseMs: 120_000 });
+            if (jobs.length === 0) {
+              return;
+            }
+            const errors = await mq.settleMany(jobs.map((job) => ({ kind: "ack" as const, job: job as never })));
+            for (const e of errors) if (e !== null) throw e;
+            acked += jobs.length;
+          }
+        };
+        await Promise.all(Array.from({ length: LOOPS }, loop));
+        const took = Date.now() - t0;
+        run.on = false;
+        await sampler;
+        const len = Number(await command(site.port, ["XLEN", K.events]));
+        const added = await command(site.port, ["XINFO", "STREAM", K.events]) as unknown[];
+        const entriesAdded = Number(added[added.indexOf("entries-added") + 1]);
+        const retention = await mq.retention(q);
+        const counts = await mq.counts(q);
+        console.log(
+          `[events bounded ${backend}] ${JOBS} jobs in ${took} ms: entries added ${entriesAdded}, XLEN ${len} at the end, ` +
+            `at most ${maxLen} in ${samples} samples; completed ${counts.completed}`,
+        );
+        expect(acked).toBe(JOBS);
+        expect(entriesAdded).toBeGreaterThan(10_000); // the bound was reached, and trimmed to
+        // trimmed by whole nodes (stream-node-max-entries 100): at least the bound, at most a node more
+        expect(len).toBeGreaterThanOrEqual(10_000);
+        expect(len).toBeLessThan(10_100);
+        expect(maxLen).toBeGreaterThanOrEqual(10_000); // reached during the run
+        expect(maxLen).toBeLessThan(10_100); // never past a node more
+        expect(samples).toBeGreaterThan(10);
+        expect(retention.eventsMax).toBe(10_000);
+        expect(counts).toMatchObject({ pending: 0, active: 0, completed: 1000 });
+        expect(Number(await command(site.port, ["ZCARD", K.completed]))).toBe(1000);
+      } finally {
+        run.on = false;
+        await sampler.catch(() => {});
+        await mq.close();
+      }
+    }, 120_000);
+  }
 });

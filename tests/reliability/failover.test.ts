@@ -25,7 +25,6 @@ import {
 import { cluster as glideCluster, requireModule, sleep } from "../native/_native.ts";
 import { useClosers } from "./_server.ts";
 
-
 const NODE_TIMEOUT_MS = 2000;
 const ARGS = ["--cluster-node-timeout", String(NODE_TIMEOUT_MS)];
 const LEASE_MS = 3000;
@@ -41,13 +40,12 @@ let site: ClusterHandle | undefined;
 let extra: ServerHandle | undefined;
 const closers = useClosers(() => Promise.all([site?.stop(), extra?.stop()]));
 
-
 /**
  * Runs an admin read, retrying while the idle admin client has not yet learnt the new topology
  * (glide answers ConnectionNotFoundForRoute for the dead primary's slots until it refreshes).
  */
 async function settled<T>(read: () => Promise<T>, tries = 40): Promise<T> {
-  for (let i = 1; ; i++) {
+  for (let i = 1;; i++) {
     try {
       return await read();
     } catch (e) {
@@ -71,17 +69,24 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   extra = await startServer({ module: modulePath(), cluster: true, args: ARGS });
   const x = extra;
   await command(x.port, ["CLUSTER", "MEET", "127.0.0.1", String(victim.server.port)]);
-  await waitUntil("the new node to know the victim", async () =>
-    String(await command(x.port, ["CLUSTER", "NODES"])).includes(victim.id), 30_000, 100);
-  await waitUntil("CLUSTER REPLICATE to be accepted", async () =>
-    (await command(x.port, ["CLUSTER", "REPLICATE", victim.id])) === "OK", 30_000, 200);
-  await waitUntil("the second replica to sync", async () => {
-    const r = await replication(x.port);
-    return r["master_link_status"] === "up" && r["master_sync_in_progress"] === "0";
-  }, 60_000, 100);
+  await waitUntil("the new node to know the victim", async () => String(await command(x.port, ["CLUSTER", "NODES"])).includes(victim.id), 30_000, 100);
+  await waitUntil("CLUSTER REPLICATE to be accepted", async () => (await command(x.port, ["CLUSTER", "REPLICATE", victim.id])) === "OK", 30_000, 200);
+  await waitUntil(
+    "the second replica to sync",
+    async () => {
+      const r = await replication(x.port);
+      return r["master_link_status"] === "up" && r["master_sync_in_progress"] === "0";
+    },
+    60_000,
+    100,
+  );
   for (const n of [...c.nodes.map((n) => n.server), x]) {
-    await waitUntil(`${n.address} to know 7 nodes`, async () =>
-      infoFields(await command(n.port, ["CLUSTER", "INFO"]))["cluster_known_nodes"] === "7", 30_000, 100);
+    await waitUntil(
+      `${n.address} to know 7 nodes`,
+      async () => infoFields(await command(n.port, ["CLUSTER", "INFO"]))["cluster_known_nodes"] === "7",
+      30_000,
+      100,
+    );
   }
   const victimReplicaPorts: number[] = [x.port, ...(await replicasOf(c, victim)).map((r) => r.server.port)];
   expect(victimReplicaPorts.length).toBe(2);
@@ -181,29 +186,38 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
   const beforeKill = acknowledged.size;
   process.kill(victim.server.pid, "SIGKILL");
   killedAt = Date.now();
-  await waitUntil("a replica of the victim to be promoted", async () => {
-    for (const port of victimReplicaPorts) {
-      if ((await replication(port))["role"] === "master") return true;
-    }
-    return false;
-  }, RECOVERY_CAP_MS, 100);
+  await waitUntil(
+    "a replica of the victim to be promoted",
+    async () => {
+      for (const port of victimReplicaPorts) {
+        if ((await replication(port))["role"] === "master") return true;
+      }
+      return false;
+    },
+    RECOVERY_CAP_MS,
+    100,
+  );
   const promotedAt = Date.now();
-  await waitUntil("a durable enqueue on the victim's shard to be acknowledged", async () =>
-    firstAckAfterKill > 0, RECOVERY_CAP_MS, 50);
+  await waitUntil("a durable enqueue on the victim's shard to be acknowledged", async () => firstAckAfterKill > 0, RECOVERY_CAP_MS, 50);
   await sleep(AFTER_RECOVERY_MS);
   run.producing = false;
   await Promise.all(producers);
 
   // Drain: nothing pending, active or scheduled on any queue.
   let left: Record<string, unknown> = {};
-  await waitUntil("the queues to drain", async () => {
-    left = {};
-    for (const q of queues) {
-      const n = await consumer.counts(q);
-      if (n.pending + n.active + n.schedule > 0) left[q] = { ...n, victim: onVictim.has(q) };
-    }
-    return Object.keys(left).length === 0;
-  }, DRAIN_CAP_MS, 250).catch((e) => {
+  await waitUntil(
+    "the queues to drain",
+    async () => {
+      left = {};
+      for (const q of queues) {
+        const n = await consumer.counts(q);
+        if (n.pending + n.active + n.schedule > 0) left[q] = { ...n, victim: onVictim.has(q) };
+      }
+      return Object.keys(left).length === 0;
+    },
+    DRAIN_CAP_MS,
+    250,
+  ).catch((e) => {
     const states = workers.map((w) => `${w.queue}: running ${w.running}, completed ${w.completed}, failed ${w.failed}, lost ${w.lost}`);
     throw new Error(`${(e as Error).message}; left ${JSON.stringify(left)}; workers ${states.join(" | ")}; errors ${workerErrors}`);
   });
@@ -226,9 +240,10 @@ test("SIGKILL of a primary mid-run: durable enqueues are never lost; duplicates 
     let cursor = "0";
     let guard = 0;
     do {
-      const [next, keys] = (await settled(() =>
-        admin.customCommand(["SCAN", cursor, "MATCH", `${ks.base}job:*`, "COUNT", "1000"], { route })
-      )) as [string, string[]];
+      const [next, keys] = (await settled(() => admin.customCommand(["SCAN", cursor, "MATCH", `${ks.base}job:*`, "COUNT", "1000"], { route }))) as [
+        string,
+        string[],
+      ];
       cursor = String(next);
       rowsLeft += keys.length;
     } while (cursor !== "0" && ++guard < 10_000);

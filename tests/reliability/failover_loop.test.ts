@@ -153,13 +153,18 @@ class Load {
   /** Waits for every queue to drain; then stops the workers and returns the ids lost. */
   async drain(): Promise<string[]> {
     const queues = this.watched.map((w) => ({ queue: w.queue, mq: this.clients.get(w.backend)! }));
-    await waitUntil("the queues to drain", async () => {
-      for (const { queue, mq } of queues) {
-        const n = await mq.counts(queue);
-        if (n.pending + n.active + n.schedule > 0) return false;
-      }
-      return true;
-    }, 60_000, 100);
+    await waitUntil(
+      "the queues to drain",
+      async () => {
+        for (const { queue, mq } of queues) {
+          const n = await mq.counts(queue);
+          if (n.pending + n.active + n.schedule > 0) return false;
+        }
+        return true;
+      },
+      60_000,
+      100,
+    );
     await Promise.all(this.watched.map((w) => w.worker.stop({ timeoutMs: 5000 })));
     const dead = new Set<string>();
     for (const { queue, mq } of queues) {
@@ -226,10 +231,15 @@ test(`${ROUNDS} failovers under load: every worker claims again within ${RESUME_
       if (d === null) console.log(`[failover_loop] round ${r}, not claiming: ${stuck(load.watched.filter((w) => victimQueues.has(w.queue))[i]!)}`);
     });
     await primary.start();
-    await waitUntil("the killed node to follow the promoted one", async () => {
-      const info = infoFields(await command(primary.port, ["INFO", "replication"], 1000).catch(() => ""));
-      return info["role"] === "slave" && info["master_link_status"] === "up" && info["master_sync_in_progress"] === "0";
-    }, 30_000, 20);
+    await waitUntil(
+      "the killed node to follow the promoted one",
+      async () => {
+        const info = infoFields(await command(primary.port, ["INFO", "replication"], 1000).catch(() => ""));
+        return info["role"] === "slave" && info["master_link_status"] === "up" && info["master_sync_in_progress"] === "0";
+      },
+      30_000,
+      20,
+    );
     await sleep(300);
   }
   await load.stop();

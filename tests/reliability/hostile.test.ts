@@ -26,34 +26,24 @@ import { Buffer } from "node:buffer";
 import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
 import { serverText } from "../../lib/client/errors.ts";
 import { Keyspace, MAX_NAME_BYTES, splitQueueKey, validQueue } from "../../mod.ts";
+import { argv as wireArgv, call, digest, expectOk, expectRefused, jobId, refusal, registeredVerbs, useModuleServer } from "../native/_native.ts";
 import {
-  argv as wireArgv,
-  call,
-  digest,
-  expectOk,
-  expectRefused,
-  jobId,
-  refusal,
-  registeredVerbs,
-  useModuleServer,
-} from "../native/_native.ts";
-import {
-  ARGS,
   type ArgName,
+  ARGS,
   type Gate,
+  gateDigits,
   MAX_BATCH,
   MAX_OPTIONS_BYTES,
+  MAX_PAYLOAD_BYTES,
+  MAX_REASON_BYTES,
   OPTION_NAMES,
   type OptionName,
   OPTIONS,
-  gateDigits,
-  MAX_PAYLOAD_BYTES,
-  MAX_REASON_BYTES,
   parseRefusal,
   pieces,
   type Refusal,
-  refusalsOf,
   REFUSALS,
+  refusalsOf,
   renderRefusal,
   type Verb,
   VERBS as SPEC,
@@ -176,13 +166,9 @@ function gated(V: string, name: string, gate: Gate, a: Bin): string | null {
     case "bytes":
       return a.length > gate.limit ? renderRefusal(gate.refusal, V, { limit: String(gate.limit) }) : null;
     case "lane":
-      return a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a)
-        ? null
-        : renderRefusal("name", V, { arg: name, max: String(MAX_NAME_BYTES) });
+      return a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a) ? null : renderRefusal("name", V, { arg: name, max: String(MAX_NAME_BYTES) });
     case "name":
-      return a.length >= 1 && a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a)
-        ? null
-        : renderRefusal("name", V, { arg: name, max: String(MAX_NAME_BYTES) });
+      return a.length >= 1 && a.length <= MAX_NAME_BYTES && !/[{}\0]/.test(a) ? null : renderRefusal("name", V, { arg: name, max: String(MAX_NAME_BYTES) });
   }
 }
 
@@ -283,8 +269,26 @@ const IDS: Bin[] = Array.from({ length: 24 }, (_, i) => jobId(i + 1));
 const SPECIAL = ["{", "}", "\0", ":", "0", "-", " ", "\xff", "\x80", "J", "9", "\r", "\n"];
 const BAD_NUMKEYS = ["999999999", "0", "-1", "-2", "2", "3", "01", " 1", "1 ", "abc", "", "99999999999999999999", "+1", "1e0", "\xd9\xa1"];
 const BAD_NUMBERS = [
-  "-5", "-1", "0", "abc", "1e3", "1234567890123456", "", " 5", "5 ", "+5", "007", "999999999999999", "0x10", "5.5",
-  "18446744073709551616", "\xd9\xa1", "00", "1", "10000", "10001",
+  "-5",
+  "-1",
+  "0",
+  "abc",
+  "1e3",
+  "1234567890123456",
+  "",
+  " 5",
+  "5 ",
+  "+5",
+  "007",
+  "999999999999999",
+  "0x10",
+  "5.5",
+  "18446744073709551616",
+  "\xd9\xa1",
+  "00",
+  "1",
+  "10000",
+  "10001",
 ];
 const BAD_IDS = ["job00000000001", "", "JOB", "JO", "XJOB0000000001", "JOB\0", "JOB}", `${jobId(1)}x`, "J", "\0JOB", "JOB\r\nX", "JOB\xff"];
 const WRONG_VERBS = ["EMQ.ENQUEUEX", "EMQ.FOO", "EMQ", "EMQ.", "EMQ.ACK ", "EMQ.ACK\0", "EMQ.ACK|x", "QME.CLAIM", "EMQ.CLAIMS", "emq.reapx"];
@@ -338,12 +342,42 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
 
 /** Options, valid and not: none, each option, keys held twice, bad forms, gates and needs. */
 const OPTS: readonly Bin[] = [
-  "", "", "", "timeout_ms=5000", "dedup=k1", "dedup=k2", "dedup=k1\0debounce=1", "dedup=k1\0dedup_ms=50",
-  "dedup=k1\0dedup_ms=50\0debounce=1", "timeout_ms=0", "timeout_ms=x", "dedup=a{b", "dedup=", "debounce=2\0dedup=k1",
-  "dedup_ms=5", "debounce=1", "lane=x", "dedup=k1\0dedup=k2", "dedup", "=v", "dedup=k1\0", "\0", "x".repeat(4097),
-  `dedup=${"k".repeat(1025)}`, "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
-  "timeout_ms=5000\0traceparent=x", "traceparent={x", "traceparent=\0", `traceparent=${"t".repeat(1025)}`,
-  "priority=1", "priority=7", "priority=0", "priority=2097151", "priority=2097152", "priority=-1", "priority=1\0priority=2",
+  "",
+  "",
+  "",
+  "timeout_ms=5000",
+  "dedup=k1",
+  "dedup=k2",
+  "dedup=k1\0debounce=1",
+  "dedup=k1\0dedup_ms=50",
+  "dedup=k1\0dedup_ms=50\0debounce=1",
+  "timeout_ms=0",
+  "timeout_ms=x",
+  "dedup=a{b",
+  "dedup=",
+  "debounce=2\0dedup=k1",
+  "dedup_ms=5",
+  "debounce=1",
+  "lane=x",
+  "dedup=k1\0dedup=k2",
+  "dedup",
+  "=v",
+  "dedup=k1\0",
+  "\0",
+  "x".repeat(4097),
+  `dedup=${"k".repeat(1025)}`,
+  "traceparent=00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+  "timeout_ms=5000\0traceparent=x",
+  "traceparent={x",
+  "traceparent=\0",
+  `traceparent=${"t".repeat(1025)}`,
+  "priority=1",
+  "priority=7",
+  "priority=0",
+  "priority=2097151",
+  "priority=2097152",
+  "priority=-1",
+  "priority=1\0priority=2",
   "dedup=k1\0priority=3",
 ];
 
@@ -659,8 +693,7 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
           ) note(`not a SETTLE reply: ${show(calls[i]!)}`);
         } else if (p.verb !== "CLAIM" && typeof reply !== "number" && !(admits(p.verb) && Array.isArray(reply))) {
           note(`not an integer reply: ${show(calls[i]!)}`);
-        }
-        else if (p.verb === "CLAIM" && !(Array.isArray(reply) && typeof reply[0] === "number")) {
+        } else if (p.verb === "CLAIM" && !(Array.isArray(reply) && typeof reply[0] === "number")) {
           note(`not a CLAIM reply: ${show(calls[i]!)}`);
         }
         continue;
@@ -713,7 +746,10 @@ test("clear error texts: oversized payloads and batches, bad numbers, huge numke
   const groups = (n: number) => Array.from({ length: n }, (_, j) => ({ id: jobId(100 + j), token: 1 }));
   const cases: Array<[string[], string]> = [
     [wireArgv("ENQUEUE", ks, {}, [{ id, payload: "x".repeat(MAX_PAYLOAD_BYTES + 1) }]), refusal("payload", "ENQUEUE", { limit: String(MAX_PAYLOAD_BYTES) })],
-    [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: 0, payload: "x".repeat(2 * MAX_PAYLOAD_BYTES) }]), refusal("payload", "SCHEDULE", { limit: String(MAX_PAYLOAD_BYTES) })],
+    [
+      wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: 0, payload: "x".repeat(2 * MAX_PAYLOAD_BYTES) }]),
+      refusal("payload", "SCHEDULE", { limit: String(MAX_PAYLOAD_BYTES) }),
+    ],
     [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: "soon" }]), refusal("non-negative", "SCHEDULE", { arg: "due_ms" })],
     [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: "-1" }]), refusal("non-negative", "SCHEDULE", { arg: "due_ms" })],
     [wireArgv("SCHEDULE", ks, {}, [{ id, due_ms: "1234567890123456" }]), refusal("non-negative", "SCHEDULE", { arg: "due_ms" })],
@@ -760,18 +796,20 @@ test("clear error texts: oversized payloads and batches, bad numbers, huge numke
     expect((big as WireError).rule).toBe("gate");
     expect((big as WireError).text).toBe(refusal("payload", "ENQUEUE", { limit: String(MAX_PAYLOAD_BYTES) }));
     const ref = { id: id as never, queue: "texts", token: 1 };
-    for (const [run, rule] of [
-      [() => mq.claim("texts", { leaseMs: 0 }), "lease-ms"],
-      [() => mq.claim("texts", { leaseMs: -1 }), "lease-ms"],
-      [() => mq.claim("texts", { leaseMs: Number.NaN }), "lease-ms"],
-      [() => mq.claimMany("texts", 0, { leaseMs: 1000 }), "count"],
-      [() => mq.extend(ref, 0), "lease-ms"],
-      [() => mq.retry(ref, { delayMs: -5 }), "delay-ms"],
-      [() => mq.schedule("texts", "p", { delayMs: -1 }), "delay-ms"],
-      [() => mq.schedule("texts", "p", { at: 1e16 }), "due-ms"],
-      [() => mq.promote("texts", 0), "limit"],
-      [() => mq.reap("texts", -1), "limit"],
-    ] as Array<[() => Promise<unknown>, EchoMQError["rule"]]>) {
+    for (
+      const [run, rule] of [
+        [() => mq.claim("texts", { leaseMs: 0 }), "lease-ms"],
+        [() => mq.claim("texts", { leaseMs: -1 }), "lease-ms"],
+        [() => mq.claim("texts", { leaseMs: Number.NaN }), "lease-ms"],
+        [() => mq.claimMany("texts", 0, { leaseMs: 1000 }), "count"],
+        [() => mq.extend(ref, 0), "lease-ms"],
+        [() => mq.retry(ref, { delayMs: -5 }), "delay-ms"],
+        [() => mq.schedule("texts", "p", { delayMs: -1 }), "delay-ms"],
+        [() => mq.schedule("texts", "p", { at: 1e16 }), "due-ms"],
+        [() => mq.promote("texts", 0), "limit"],
+        [() => mq.reap("texts", -1), "limit"],
+      ] as Array<[() => Promise<unknown>, EchoMQError["rule"]]>
+    ) {
       const e = await run().catch((x) => x);
       expect(e).toBeInstanceOf(EchoMQError);
       expect((e as EchoMQError).rule).toBe(rule);

@@ -119,44 +119,48 @@ for (const backend of BACKENDS) {
       }
     }, 60_000);
 
-    test("a worker held back by a pause or a concurrency limit, jobs pending, sends at most 1 command/s; a freed slot starts the next < 1 s later", async () => {
-      const q = `held-${backend}`;
-      const mq = await EchoMQ.connect<P>({ addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000, backend });
-      const started = new Map<number, number>();
-      const hold = Promise.withResolvers<void>();
-      const worker = mq.work(q, async (job) => {
-        started.set(job.payload.n, Date.now());
-        if (job.payload.n === 0) await hold.promise;
-      }, { concurrency: 50 });
-      try {
-        // paused with jobs pending: claims hand out nothing, and nothing wakes the worker
-        await mq.pause(q);
-        await mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
-        await sleep(500);
-        const paused = await sentPerSecond(WINDOW_MS / 2);
-        // at its concurrency limit (job 0 holds the one slot) with jobs pending
-        await mq.limit(q, { concurrency: 1 });
-        await mq.resume(q);
-        const until = Date.now() + 10_000;
-        while (!started.has(0) && Date.now() < until) await sleep(5);
-        await sleep(500);
-        const limited = await sentPerSecond(WINDOW_MS / 2);
-        expect(started.size).toBe(1);
-        const freed = Date.now();
-        hold.resolve();
-        while (!started.has(1) && Date.now() < freed + 5000) await sleep(1);
-        console.log(
-          `[idle ${backend}] held back, jobs pending: paused ${paused.rate.toFixed(2)} commands/s (${paused.by}); ` +
-            `at a concurrency limit ${limited.rate.toFixed(2)}/s (${limited.by}); slot freed → next job start ${started.get(1)! - freed} ms`,
-        );
-        expect(paused.rate).toBeLessThanOrEqual(1);
-        expect(limited.rate).toBeLessThanOrEqual(1);
-        expect(started.get(1)! - freed).toBeLessThan(1000);
-      } finally {
-        hold.resolve();
-        await worker.stop();
-        await mq.close();
-      }
-    }, 60_000);
+    test(
+      "a worker held back by a pause or a concurrency limit, jobs pending, sends at most 1 command/s; a freed slot starts the next < 1 s later",
+      async () => {
+        const q = `held-${backend}`;
+        const mq = await EchoMQ.connect<P>({ addresses: [{ host: "127.0.0.1", port: server.port }], requestTimeout: 10_000, backend });
+        const started = new Map<number, number>();
+        const hold = Promise.withResolvers<void>();
+        const worker = mq.work(q, async (job) => {
+          started.set(job.payload.n, Date.now());
+          if (job.payload.n === 0) await hold.promise;
+        }, { concurrency: 50 });
+        try {
+          // paused with jobs pending: claims hand out nothing, and nothing wakes the worker
+          await mq.pause(q);
+          await mq.enqueueMany(q, [{ n: 0 }, { n: 1 }, { n: 2 }]);
+          await sleep(500);
+          const paused = await sentPerSecond(WINDOW_MS / 2);
+          // at its concurrency limit (job 0 holds the one slot) with jobs pending
+          await mq.limit(q, { concurrency: 1 });
+          await mq.resume(q);
+          const until = Date.now() + 10_000;
+          while (!started.has(0) && Date.now() < until) await sleep(5);
+          await sleep(500);
+          const limited = await sentPerSecond(WINDOW_MS / 2);
+          expect(started.size).toBe(1);
+          const freed = Date.now();
+          hold.resolve();
+          while (!started.has(1) && Date.now() < freed + 5000) await sleep(1);
+          console.log(
+            `[idle ${backend}] held back, jobs pending: paused ${paused.rate.toFixed(2)} commands/s (${paused.by}); ` +
+              `at a concurrency limit ${limited.rate.toFixed(2)}/s (${limited.by}); slot freed → next job start ${started.get(1)! - freed} ms`,
+          );
+          expect(paused.rate).toBeLessThanOrEqual(1);
+          expect(limited.rate).toBeLessThanOrEqual(1);
+          expect(started.get(1)! - freed).toBeLessThan(1000);
+        } finally {
+          hold.resolve();
+          await worker.stop();
+          await mq.close();
+        }
+      },
+      60_000,
+    );
   });
 }

@@ -22,8 +22,9 @@ for (const topology of TOPOLOGIES) {
         const site = sites.get(topology)!;
         const q = `sch-procs-${backend}`;
         const startAt = String(Date.now() + 4_000); // every process upserts then: a race
-        const kids = Array.from({ length: PROCS }, () =>
-          child([JSON.stringify(site.addresses), site.cluster ? "1" : "0", q, backend, "2", String(RUN_MS), startAt], "_scheduler_child.ts")
+        const kids = Array.from(
+          { length: PROCS },
+          () => child([JSON.stringify(site.addresses), site.cluster ? "1" : "0", q, backend, "2", String(RUN_MS), startAt], "_scheduler_child.ts"),
         );
         const victim = kids[PROCS - 1]!;
         // kill one once it has fired and handled a few runs

@@ -15,16 +15,7 @@
  *    must keep running), so the job runs twice, not three times, and is acked once.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import {
-  COMPLETED_MAX_DEFAULT,
-  EchoMQ,
-  type EchoMQOptions,
-  type Job,
-  type JobRef,
-  LeaseLostError,
-  type Settlement,
-  Worker,
-} from "../../client.ts";
+import { COMPLETED_MAX_DEFAULT, EchoMQ, type EchoMQOptions, type Job, type JobRef, LeaseLostError, type Settlement, Worker } from "../../client.ts";
 import { command } from "../../tools/embedded/mod.ts";
 import { Recorder, sleep } from "./_recorder.ts";
 import { BACKENDS, useServer } from "./_server.ts";
@@ -99,7 +90,9 @@ for (const backend of BACKENDS) {
           if (e instanceof LeaseLostError && e.ids.length === STALE) batchRefused = STALE;
         } else {
           const settlements = first.map((job): Settlement =>
-            verb === "ack" ? { kind: "ack", job } : verb === "retry"
+            verb === "ack"
+              ? { kind: "ack", job }
+              : verb === "retry"
               ? { kind: "retry", job, delayMs: 1, reason: "stale" }
               : { kind: "bury", job, reason: "stale" }
           );
@@ -114,11 +107,15 @@ for (const backend of BACKENDS) {
         let valid: unknown[];
         if (verb === "extend") valid = [await mq.extend(second, 600_000).then(() => null, (e: unknown) => e)];
         else {
-          valid = await mq.settleMany(second.map((job): Settlement =>
-            verb === "ack" ? { kind: "ack", job } : verb === "retry"
-              ? { kind: "retry", job, delayMs: 60_000, reason: "valid" }
-              : { kind: "bury", job, reason: "valid" }
-          ));
+          valid = await mq.settleMany(
+            second.map((job): Settlement =>
+              verb === "ack"
+                ? { kind: "ack", job }
+                : verb === "retry"
+                ? { kind: "retry", job, delayMs: 60_000, reason: "valid" }
+                : { kind: "bury", job, reason: "valid" }
+            ),
+          );
         }
         const counts = await mq.counts(q);
         console.log(

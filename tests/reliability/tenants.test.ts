@@ -29,8 +29,23 @@ beforeAll(async () => {
   // verb comes from @emq alone
   expectOk(
     await call(admin, [
-      "ACL", "SETUSER", "t1-emq", "on", ">pw", "resetkeys", "~emq:{t1}:*",
-      "+@emq", "+info", "+client", "+ping", "+command|info", "+multi", "+exec", "+llen", "+zcard", "+hget",
+      "ACL",
+      "SETUSER",
+      "t1-emq",
+      "on",
+      ">pw",
+      "resetkeys",
+      "~emq:{t1}:*",
+      "+@emq",
+      "+info",
+      "+client",
+      "+ping",
+      "+command|info",
+      "+multi",
+      "+exec",
+      "+llen",
+      "+zcard",
+      "+hget",
     ]),
   );
   owner = await EchoMQ.connect<{ n: number }>({ addresses: [{ host: "127.0.0.1", port: server.port }], backend: "module" });

@@ -35,8 +35,14 @@ function instantiations(dir: string, name: string, source: string): number {
   writeFileSync(file, source);
   const project = join(dir, `${name}.json`);
   const compilerOptions = {
-    strict: true, target: "es2022", module: "esnext", moduleResolution: "bundler",
-    allowImportingTsExtensions: true, noEmit: true, types: [], skipLibCheck: true,
+    strict: true,
+    target: "es2022",
+    module: "esnext",
+    moduleResolution: "bundler",
+    allowImportingTsExtensions: true,
+    noEmit: true,
+    types: [],
+    skipLibCheck: true,
   };
   writeFileSync(project, JSON.stringify({ compilerOptions, files: [file] }));
   const tsc = resolve(ROOT, "node_modules/typescript/bin/tsc");

@@ -30,7 +30,22 @@ function completionsAt(source: string): string[] {
 
 test('queueKey("orders", " completes exactly the QueueType members', () => {
   const names = completionsAt('import { queueKey } from "../../mod.ts";\nqueueKey("orders", "|');
-  expect(names.sort()).toEqual(["active", "completed", "dead", "dedup", "dedup_ttl", "events", "lanes", "meta", "parked", "pending", "ring", "schedule", "schedulers", "wake"]);
+  expect(names.sort()).toEqual([
+    "active",
+    "completed",
+    "dead",
+    "dedup",
+    "dedup_ttl",
+    "events",
+    "lanes",
+    "meta",
+    "parked",
+    "pending",
+    "ring",
+    "schedule",
+    "schedulers",
+    "wake",
+  ]);
 });
 
 // Every key type of docs/GRAMMAR.md's table (`emq:{q}:<type>`, the name before any `:<…>`), read

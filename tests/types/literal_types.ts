@@ -10,16 +10,16 @@ import {
   type CheckName,
   type CheckQueue,
   type JobId,
-  jobKey,
   type JobKey,
+  jobKey,
   keyspace,
   type LaneNameError,
   type NameError,
   newJobId,
   type ParseQueueKey,
   type QueueEmptyError,
-  queueKey,
   type QueueKey,
+  queueKey,
   type QueueNulError,
 } from "../../mod.ts";
 

@@ -111,8 +111,7 @@ export interface PanelView {
   readonly note: string | null;
 }
 
-const text = async (page: Page, label: string): Promise<string> =>
-  (await page.getByLabel(label, { exact: true }).textContent()) ?? "";
+const text = async (page: Page, label: string): Promise<string> => (await page.getByLabel(label, { exact: true }).textContent()) ?? "";
 
 /** Reads every output of the panel. */
 export async function readPanel(page: Page): Promise<PanelView> {

@@ -23,7 +23,13 @@ const TOKEN = "s3cret-token-of-the-test";
 const BASE = "/admin/queues";
 
 /** One request over node:http, so the Host header is what the test says. */
-function raw(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
+function raw(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; text: string }> {
   return new Promise((done, fail) => {
     const req = httpRequest({ host: "127.0.0.1", port, method, path, headers }, (res) => {
       let text = "";
@@ -101,8 +107,17 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
   test("through Deno.serve: /metrics with the token", async () => {
     const env = { ...process.env };
     delete env.RUST_BACKTRACE;
-    const child = spawn(DENO, ["run", "--allow-all", "--quiet", "--config", resolve(ROOT, "deno.json"), resolve(import.meta.dir, "_deno_serve.ts"),
-      `valkey://127.0.0.1:${server.port}`, BASE, TOKEN], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(DENO, [
+      "run",
+      "--allow-all",
+      "--quiet",
+      "--config",
+      resolve(ROOT, "deno.json"),
+      resolve(import.meta.dir, "_deno_serve.ts"),
+      `valkey://127.0.0.1:${server.port}`,
+      BASE,
+      TOKEN,
+    ], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     child.stdout.on("data", (d) => (out += d));
@@ -151,7 +166,13 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       const before = await digest();
       const host = { host: "ops.example.com", origin: "https://ops.example.com" };
       for (const headers of [{}, { authorization: "Bearer nope" }, basic("nope"), { authorization: `Bearer ${TOKEN}x` }]) {
-        for (const r of [await post("pause", { ...host, ...headers }), await post("requeue", { ...host, ...headers }), await raw(port, "GET", `${BASE}/api/queues`, { ...host, ...headers })]) {
+        for (
+          const r of [
+            await post("pause", { ...host, ...headers }),
+            await post("requeue", { ...host, ...headers }),
+            await raw(port, "GET", `${BASE}/api/queues`, { ...host, ...headers }),
+          ]
+        ) {
           expect(r.status).toBe(401);
           expect(r.text).toBe("a token is required (Authorization: Bearer <token>, or Basic with the token as the password)\n");
           expect(r.headers["www-authenticate"]).toBe('Basic realm="EchoMQ", charset="UTF-8"');
@@ -188,7 +209,13 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       const scheduled = await mq.schedule("orders", { n: 2 }, { delayMs: 3_600_000 });
       const dead = (await mq.jobs("orders", "dead"))[0]!.id;
       const act = (verb: string, ids: string[], headers: Record<string, string>) =>
-        raw(port, "POST", `${BASE}/api/${verb}`, { "content-type": "application/json", host: "ops.example.com", ...bearer, ...headers }, JSON.stringify({ name: "orders", ids }));
+        raw(
+          port,
+          "POST",
+          `${BASE}/api/${verb}`,
+          { "content-type": "application/json", host: "ops.example.com", ...bearer, ...headers },
+          JSON.stringify({ name: "orders", ids }),
+        );
       const before = await digest();
       for (const [verb, ids] of [["run", [scheduled]], ["remove-many", [scheduled, dead]], ["requeue", [dead]]] as Array<[string, string[]]>) {
         for (const origin of [{ origin: "https://evil.example" }, { origin: "http://ops.example.com" }, {}] as Array<Record<string, string>>) {
@@ -217,9 +244,20 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       const scheduled = await mq.schedule("orders", { n: 3 }, { delayMs: 3_600_000 });
       const dead = (await mq.jobs("orders", "dead"))[0]!.id;
       const before = await digest();
-      for (const [verb, ids] of [["requeue", undefined], ["requeue", [dead]], ["run", [scheduled]], ["remove-many", [scheduled, dead]], ["remove", undefined]] as Array<[string, string[] | undefined]>) {
+      for (
+        const [verb, ids] of [["requeue", undefined], ["requeue", [dead]], ["run", [scheduled]], ["remove-many", [scheduled, dead]], [
+          "remove",
+          undefined,
+        ]] as Array<[string, string[] | undefined]>
+      ) {
         const body = JSON.stringify({ name: "orders", ...(ids ? { ids } : { id: dead }) });
-        const r = await ui(new Request(`${at}api/${verb}`, { method: "POST", headers: { host: "127.0.0.1:9", origin: "http://127.0.0.1:9", "content-type": "application/json" }, body }));
+        const r = await ui(
+          new Request(`${at}api/${verb}`, {
+            method: "POST",
+            headers: { host: "127.0.0.1:9", origin: "http://127.0.0.1:9", "content-type": "application/json" },
+            body,
+          }),
+        );
         expect(r.status).toBe(403);
         expect(await r.text()).toBe("this dashboard is read-only: no action is answered\n");
       }
@@ -245,7 +283,10 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
         expect((await ui(new Request(`http://${host}/api/queues`, { headers: { host } }))).status).toBe(200);
       }
       const r = await ui(new Request("http://10.0.0.5:8080/api/queues", { headers: { host: "10.0.0.5:8080" } }));
-      expect([r.status, await r.text()]).toEqual([421, 'this dashboard answers only to a loopback address (127.0.0.1, localhost, [::1]), not "10.0.0.5:8080"\n']);
+      expect([r.status, await r.text()]).toEqual([
+        421,
+        'this dashboard answers only to a loopback address (127.0.0.1, localhost, [::1]), not "10.0.0.5:8080"\n',
+      ]);
     } finally {
       ui.close();
     }
@@ -254,7 +295,9 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
 
 test("options that would open it without a login are refused", () => {
   const mq = {} as EchoMQ<unknown>;
-  expect(() => dashboard(mq, { publicOrigin: "https://ops.example.com" })).toThrow("dashboard: a public origin off loopback (https://ops.example.com) needs a token");
+  expect(() => dashboard(mq, { publicOrigin: "https://ops.example.com" })).toThrow(
+    "dashboard: a public origin off loopback (https://ops.example.com) needs a token",
+  );
   expect(() => dashboard(mq, { token: "short" })).toThrow("dashboard: token must be a string of at least 8 characters");
   expect(() => dashboard(mq, { publicOrigin: "https://ops.example.com/admin", token: TOKEN })).toThrow("without a path");
   expect(() => dashboard(mq, { basePath: "admin" })).toThrow("dashboard: basePath must start with /");
@@ -314,7 +357,9 @@ describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (back
   });
 
   test("without +client|list, the worker list says what it needs; the rest of the page works", async () => {
-    expect(await command(server.port, ["ACL", "SETUSER", "tenant1-nolist", "on", ">pw-nolist", "resetkeys", "~emq:{t1}:*", "+@all", "-client|list"])).toBe("OK");
+    expect(await command(server.port, ["ACL", "SETUSER", "tenant1-nolist", "on", ">pw-nolist", "resetkeys", "~emq:{t1}:*", "+@all", "-client|list"])).toBe(
+      "OK",
+    );
     await asUser("tenant1-nolist", "pw-nolist", async (get) => {
       const workers = await get("/api/workers?name=t1");
       expect(workers.status).toBe(200);
@@ -325,14 +370,18 @@ describe.each(BACKENDS)("an ACL user limited to one tenant's queues (%s)", (back
   });
 
   test("without +xrevrange, a job's page says its events could not be read; the rest of the page shows", async () => {
-    expect(await command(server.port, ["ACL", "SETUSER", "tenant1-noevents", "on", ">pw-noevents", "resetkeys", "~emq:{t1}:*", "+@all", "-xrevrange"])).toBe("OK");
+    expect(await command(server.port, ["ACL", "SETUSER", "tenant1-noevents", "on", ">pw-noevents", "resetkeys", "~emq:{t1}:*", "+@all", "-xrevrange"])).toBe(
+      "OK",
+    );
     await asUser("tenant1-noevents", "pw-noevents", async (get, mq) => {
       const [job] = await mq.jobs("t1", "pending");
       const page = await get(`/job?q=t1&id=${job!.id}`);
       expect(page.status).toBe(200);
       const html = await page.text();
       expect(html).toContain(`<pre id="job-payload">{\n  &#34;n&#34;: 1\n}</pre>`);
-      expect(/<p class="note" id="job-events-scope">([^<]*)<\/p>/.exec(html)?.[1]).toMatch(/^The queue&#39;s events could not be read: XREVRANGE refused \(noperm\): NOPERM /);
+      expect(/<p class="note" id="job-events-scope">([^<]*)<\/p>/.exec(html)?.[1]).toMatch(
+        /^The queue&#39;s events could not be read: XREVRANGE refused \(noperm\): NOPERM /,
+      );
       expect(html).toContain('<td colspan="3">Events unavailable.</td>');
     });
   });

@@ -159,7 +159,15 @@ describe("emq ui", () => {
   test("--token and --read-only: every request needs the token, and no action is answered", async () => {
     const server = await startServer();
     try {
-      const { child, url, out } = await startChild(process.execPath, [MAIN, "ui", "--url", `valkey://${server.address}`, "--token", "a-token-for-the-test", "--read-only"]);
+      const { child, url, out } = await startChild(process.execPath, [
+        MAIN,
+        "ui",
+        "--url",
+        `valkey://${server.address}`,
+        "--token",
+        "a-token-for-the-test",
+        "--read-only",
+      ]);
       try {
         expect(out()).toContain(`emq ui: dashboard on ${url}, metrics on ${url}metrics (token required), read-only\n`);
         expect((await fetch(url)).status).toBe(401);

@@ -191,7 +191,14 @@ for (const backend of BACKENDS) {
       expect(names).toEqual(expect.arrayContaining(["orders", "mail", "bulk", "keys", SPECIAL, UMLAUT, WEIRD]));
       for (const r of rows) {
         const s = await mq.stats(r.name);
-        expect(r.cells).toEqual([String(s.pending), String(s.active), String(s.schedule), String(s.dead), String(s.completed), s.paused ? "paused" : "running"]);
+        expect(r.cells).toEqual([
+          String(s.pending),
+          String(s.active),
+          String(s.schedule),
+          String(s.dead),
+          String(s.completed),
+          s.paused ? "paused" : "running",
+        ]);
         expect(r.text).toBe(visible(r.name));
         expect(r.href).toBe(queueHref(r.name));
         expect(decodeURIComponent(r.href.slice("queues/".length))).toBe(r.name);
@@ -231,7 +238,13 @@ for (const backend of BACKENDS) {
       expect(await page.getByRole("table", { name: "Dead jobs" }).locator("img").count()).toBe(0);
       expect(await page.evaluate(() => document.body.dataset.owned)).toBeUndefined();
       const count = (k: string) => page.locator(`#count-${k}`).textContent();
-      expect([await count("pending"), await count("active"), await count("scheduled"), await count("dead"), await count("completed")]).toEqual(["1", "0", "0", "3", "0"]);
+      expect([await count("pending"), await count("active"), await count("scheduled"), await count("dead"), await count("completed")]).toEqual([
+        "1",
+        "0",
+        "0",
+        "3",
+        "0",
+      ]);
       expect(await page.locator("#total-enqueued").textContent()).toBe("4");
       expect(await page.locator("#total-buried").textContent()).toBe("3");
       expect(await range(page, "dead")).toBe("1–3 of 3");
@@ -323,8 +336,11 @@ for (const backend of BACKENDS) {
       const pager = page.getByRole("group", { name: "Pending jobs pages" });
       const expectPage = async (offset: number, label: string) => {
         const want = (await mq.jobs("orders", "pending", { offset, limit: 10 })).map((j) => j.id);
-        await until(`pending ${label}`, async () => [await range(page, "pending"), (await readJobs(page, "Pending jobs")).map((r) => r.id)],
-          ([r, ids]) => r === label && JSON.stringify(ids) === JSON.stringify(want));
+        await until(
+          `pending ${label}`,
+          async () => [await range(page, "pending"), (await readJobs(page, "Pending jobs")).map((r) => r.id)],
+          ([r, ids]) => r === label && JSON.stringify(ids) === JSON.stringify(want),
+        );
         const rows = await readJobs(page, "Pending jobs");
         expect(rows.map((r) => r.cells[0])).toEqual(want.map((_, i) => String(offset + i + 1)));
       };
@@ -478,8 +494,11 @@ for (const backend of BACKENDS) {
       const bad = await post("/api/requeue", { "content-type": "application/json", origin }, JSON.stringify({ name: "a{b" }));
       expect(bad.status).toBe(400);
       expect((await bad.json()).error).toContain("is not a queue name");
-      const notDead = await post("/api/requeue", { "content-type": "application/json", origin },
-        JSON.stringify({ name: "orders", ids: [(await mq.jobs("orders", "pending"))[0]!.id] }));
+      const notDead = await post(
+        "/api/requeue",
+        { "content-type": "application/json", origin },
+        JSON.stringify({ name: "orders", ids: [(await mq.jobs("orders", "pending"))[0]!.id] }),
+      );
       expect(notDead.status).toBe(409);
       expect((await fetch(api("/api/jobs?name=orders&state=running"))).status).toBe(400);
       expect((await fetch(api("/queues/a%7Bb"))).status).toBe(400);

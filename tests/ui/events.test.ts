@@ -22,8 +22,7 @@ const rowsOf = (page: Page): Promise<string[][]> =>
 describe("the events tail on the queue page", () => {
   const rig = useUiRig("scripts", browser);
 
-  const xadd = async (q: string, ...fields: string[]): Promise<string> =>
-    String(await command(rig.server.port, ["XADD", keyspace(q).events, "*", ...fields]));
+  const xadd = async (q: string, ...fields: string[]): Promise<string> => String(await command(rig.server.port, ["XADD", keyspace(q).events, "*", ...fields]));
 
   test(`the last ${EVENTS_SHOWN}, newest first, live`, async () => {
     const q = "watched";

@@ -45,8 +45,11 @@ for (const backend of BACKENDS) {
       await post({ name: "guarded", rate: { max: 10, perMs: 1000, burst: 2 } });
       const q = (await (await fetch(new URL("api/queue?name=guarded", rig.ui.url))).json()) as { limits: unknown };
       expect(q.limits).toEqual(limits);
-      const metrics = await until("the limits in /metrics", async () => await (await fetch(new URL("metrics", rig.ui.url))).text(), (t) =>
-        t.includes('echomq_concurrency_limit{queue="guarded"} 3\n'));
+      const metrics = await until(
+        "the limits in /metrics",
+        async () => await (await fetch(new URL("metrics", rig.ui.url))).text(),
+        (t) => t.includes('echomq_concurrency_limit{queue="guarded"} 3\n'),
+      );
       expect(metrics).toContain('echomq_rate_limit_per_second{queue="guarded"} 10\n');
       expect(metrics).toContain('echomq_parked{queue="guarded"} 0\n');
     });

@@ -15,8 +15,25 @@ import { Sampler } from "../../lib/ui/sampler.ts";
 /** 2026-12-02 09:00:00 UTC: a minute's start. */
 const T0 = Date.UTC(2026, 11, 2, 9, 0, 0);
 const stats = (acked: number, retried = 0, buried = 0): QueueStats => ({
-  pending: 0, active: 0, schedule: 0, dead: 0, completed: 0, paused: false, createdAt: 1, enqueued: 0,
-  acked, retried, buried, claims: 0, deadMax: 0, deadAgeMs: 0, completedMax: 0, completedAgeMs: 0, eventsMax: 0, limits: { concurrency: null, rate: null, parkedUntil: null }, lanes: 0,
+  pending: 0,
+  active: 0,
+  schedule: 0,
+  dead: 0,
+  completed: 0,
+  paused: false,
+  createdAt: 1,
+  enqueued: 0,
+  acked,
+  retried,
+  buried,
+  claims: 0,
+  deadMax: 0,
+  deadAgeMs: 0,
+  completedMax: 0,
+  completedAgeMs: 0,
+  eventsMax: 0,
+  limits: { concurrency: null, rate: null, parkedUntil: null },
+  lanes: 0,
 });
 
 describe("MinuteHistory", () => {

@@ -50,7 +50,9 @@ for (const backend of BACKENDS) {
       expect(digestRow[2]).toStartWith(next.toISOString().replace("T", " ").replace("Z", " UTC"));
       expect(await rig.page.locator("#schedulers-overdue").isVisible()).toBe(false);
       // and through the JSON API
-      const api = (await (await fetch(new URL(`api/schedulers?name=timed`, rig.ui.url))).json()) as { schedulers: Array<{ name: string; nextRun: number; spec: string }> };
+      const api = (await (await fetch(new URL(`api/schedulers?name=timed`, rig.ui.url))).json()) as {
+        schedulers: Array<{ name: string; nextRun: number; spec: string }>;
+      };
       expect(api.schedulers.find((s) => s.name === "digest")).toMatchObject({ spec: "every 3600000 ms", nextRun: next.getTime() });
     });
 

@@ -19,9 +19,7 @@ const browser = suiteBrowser();
 
 /** The ids a job table shows, in its order. */
 const idsOf = (page: Page, table: string): Promise<string[]> =>
-  page.getByRole("table", { name: table, exact: true }).locator("tbody tr[data-id]").evaluateAll((trs) =>
-    trs.map((tr) => (tr as HTMLElement).dataset.id!)
-  );
+  page.getByRole("table", { name: table, exact: true }).locator("tbody tr[data-id]").evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.id!));
 
 for (const backend of BACKENDS) {
   describe(`run now and selections (${backend} backend)`, () => {

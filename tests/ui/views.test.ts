@@ -59,7 +59,11 @@ for (const backend of BACKENDS) {
       expect(cells.slice(1)).toEqual(["1", String(held.token), '{"pct":40}', '{"order":7,"items":["a","b"]}']);
       expect(await rig.page.locator("#oldest").textContent()).toBe("Oldest pending: none waiting");
       await rig.mq.enqueue("oncall", { order: 9 });
-      await until("the oldest pending job's age", () => rig.page.locator("#oldest").textContent(), (t) => /^Oldest pending: admitted (just now|\d+ s ago)$/.test(t ?? ""));
+      await until(
+        "the oldest pending job's age",
+        () => rig.page.locator("#oldest").textContent(),
+        (t) => /^Oldest pending: admitted (just now|\d+ s ago)$/.test(t ?? ""),
+      );
     });
 
     test("a dead job's page from its row: the full reason, the payload pretty-printed, times in UTC and how long ago", async () => {
@@ -134,7 +138,11 @@ for (const backend of BACKENDS) {
       try {
         await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
         const table = rig.page.getByRole("table", { name: "Workers", exact: true });
-        const cells = await until("the worker's row", () => table.locator(`tbody tr[data-worker="${worker.id}"]`).locator("th, td").allTextContents(), (c) => c.length === 8);
+        const cells = await until(
+          "the worker's row",
+          () => table.locator(`tbody tr[data-worker="${worker.id}"]`).locator("th, td").allTextContents(),
+          (c) => c.length === 8,
+        );
         expect(cells.slice(0, 5)).toEqual([worker.id, hostname(), String(process.pid), "5", "billing"]);
         expect(cells[5]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
         expect(cells[6]).toMatch(/^\d+ s$/); // connected for
@@ -155,7 +163,9 @@ for (const backend of BACKENDS) {
       const desc = rig.page.locator("#minutes-desc");
       await until("the empty state", () => desc.textContent(), (t) => /^No traffic since \d\d:\d\d UTC \(sampled from then\)$/.test(t ?? ""));
       const axes = async (): Promise<string[]> =>
-        await Promise.all(["minutes-peak", "minutes-start", "minutes-middle", "minutes-end"].map(async (id) => (await rig.page.locator(`#${id}`).textContent()) ?? ""));
+        await Promise.all(
+          ["minutes-peak", "minutes-start", "minutes-middle", "minutes-end"].map(async (id) => (await rig.page.locator(`#${id}`).textContent()) ?? ""),
+        );
       const [peak, ...x] = await axes();
       expect(peak).toBe("1/min");
       for (const label of x) expect(label).toMatch(/^\d\d:\d\d UTC$/);
@@ -167,7 +177,11 @@ for (const backend of BACKENDS) {
         if (n >= 0 && n % 3 === 0 && job.attempts === 1) throw new Error("flaky");
       }, { concurrency: 4, maxAttempts: 2, backoff: 0 });
       try {
-        await until("the hour's counts", () => desc.textContent(), (t) => /^31 processed and 10 failed since \d\d:\d\d UTC \(sampled from then\); busiest minute \d\d:\d\d UTC with \d+ processed$/.test(t ?? ""));
+        await until(
+          "the hour's counts",
+          () => desc.textContent(),
+          (t) => /^31 processed and 10 failed since \d\d:\d\d UTC \(sampled from then\); busiest minute \d\d:\d\d UTC with \d+ processed$/.test(t ?? ""),
+        );
         expect(await rig.page.locator("#minutes rect.processed").count()).toBeGreaterThan(0);
         expect(await rig.page.locator("#minutes rect.failed").count()).toBeGreaterThan(0);
         expect((await axes())[0]).toMatch(/^\d+\/min$/);

@@ -93,7 +93,7 @@ export function register(pid: number, dir: string): void {
       [
         "-c",
         'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done; ' +
-          'if kill -0 "$2" 2>/dev/null; then kill -9 "$2"; sleep 0.2; rm -rf "$3"; fi',
+        'if kill -0 "$2" 2>/dev/null; then kill -9 "$2"; sleep 0.2; rm -rf "$3"; fi',
         "emq-watchdog",
         String(host),
         String(pid),

@@ -99,19 +99,29 @@ async function form(opts: ClusterOptions, total: number, perPrimary: number): Pr
       60000,
     );
     for (const s of servers) {
-      await waitUntil(`cluster_state:ok on ${s.address}`, async () => {
-        const info = infoFields(await command(s.port, ["CLUSTER", "INFO"]));
-        return info["cluster_state"] === "ok" && info["cluster_slots_assigned"] === "16384" &&
-          info["cluster_known_nodes"] === String(total);
-      }, 60000, 100);
+      await waitUntil(
+        `cluster_state:ok on ${s.address}`,
+        async () => {
+          const info = infoFields(await command(s.port, ["CLUSTER", "INFO"]));
+          return info["cluster_state"] === "ok" && info["cluster_slots_assigned"] === "16384" &&
+            info["cluster_known_nodes"] === String(total);
+        },
+        60000,
+        100,
+      );
     }
     if (perPrimary > 0) {
       for (const s of servers) {
-        await waitUntil(`replica link on ${s.address}`, async () => {
-          const r = infoFields(await command(s.port, ["INFO", "replication"]));
-          if (r["role"] === "master") return true;
-          return r["master_link_status"] === "up" && r["master_sync_in_progress"] === "0";
-        }, 60000, 100);
+        await waitUntil(
+          `replica link on ${s.address}`,
+          async () => {
+            const r = infoFields(await command(s.port, ["INFO", "replication"]));
+            if (r["role"] === "master") return true;
+            return r["master_link_status"] === "up" && r["master_sync_in_progress"] === "0";
+          },
+          60000,
+          100,
+        );
       }
     }
     return servers;
@@ -145,9 +155,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<ClusterHa
     const map = await slotMap(servers[0]!.port);
     const nodes: ClusterNode[] = [];
     for (const s of servers) {
-      const role = infoFields(await command(s.port, ["INFO", "replication"]))["role"] === "master"
-        ? "primary" as const
-        : "replica" as const;
+      const role = infoFields(await command(s.port, ["INFO", "replication"]))["role"] === "master" ? "primary" as const : "replica" as const;
       const id = String(await command(s.port, ["CLUSTER", "MYID"]));
       const slots = map.filter((m) => m.port === s.port).map((m) => [m.first, m.last] as const);
       nodes.push({ server: s, role, id, slots });

@@ -17,16 +17,8 @@
 export { cliBinary, moduleBuilt, moduleIfBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
 export { freePort, LOOPBACK, portFree } from "./ports.ts";
 export { command, commandCalls, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
-export {
-  baseArgs,
-  type ReplicatedHandle,
-  type ServerHandle,
-  type ServerOptions,
-  startReplicated,
-  startServer,
-  waitForSync,
-} from "./server.ts";
+export { baseArgs, type ReplicatedHandle, type ServerHandle, type ServerOptions, startReplicated, startServer, waitForSync } from "./server.ts";
 export { type ClusterHandle, type ClusterNode, type ClusterOptions, replicasOf, startCluster } from "./cluster.ts";
 export { deferSignals, killAll } from "./cleanup.ts";
 export { type Orphan, sweepOrphans } from "./orphans.ts";
-export { hasAtomicSlotMigration, serverVersion, type ServerVersion } from "./version.ts";
+export { hasAtomicSlotMigration, type ServerVersion, serverVersion } from "./version.ts";

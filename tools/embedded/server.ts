@@ -125,17 +125,28 @@ function gone(pid: number | undefined): boolean {
  */
 export function baseArgs(port: number, host: string, dir: string): string[] {
   return [
-    "--port", String(port),
-    "--bind", host,
-    "--dir", dir,
-    "--logfile", join(dir, "valkey.log"),
-    "--save", "",
-    "--appendonly", "no",
-    "--daemonize", "no",
-    "--protected-mode", "no",
-    "--enable-debug-command", "local",
-    "--enable-module-command", "local",
-    "--repl-diskless-sync-delay", "0",
+    "--port",
+    String(port),
+    "--bind",
+    host,
+    "--dir",
+    dir,
+    "--logfile",
+    join(dir, "valkey.log"),
+    "--save",
+    "",
+    "--appendonly",
+    "no",
+    "--daemonize",
+    "no",
+    "--protected-mode",
+    "no",
+    "--enable-debug-command",
+    "local",
+    "--enable-module-command",
+    "local",
+    "--repl-diskless-sync-delay",
+    "0",
   ];
 }
 
@@ -145,9 +156,12 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
   const argv: string[] = baseArgs(port, LOOPBACK, dir);
   if (opts.cluster) {
     argv.push(
-      "--cluster-enabled", "yes",
-      "--cluster-config-file", join(dir, "nodes.conf"),
-      "--cluster-node-timeout", "5000",
+      "--cluster-enabled",
+      "yes",
+      "--cluster-config-file",
+      join(dir, "nodes.conf"),
+      "--cluster-node-timeout",
+      "5000",
     );
   }
   if (mod) argv.push("--loadmodule", mod);

@@ -85,6 +85,9 @@ export async function startUi(options: UiOptions = {}): Promise<Ui> {
     });
     return { ...server, dashboard: true, panelUrl: `${server.url}keys` };
   }
-  const server = await serve(routeHandler(panel, resolveDashboard(access), ""), { ...(listen.port === undefined ? {} : { port: listen.port }), ...(listen.bind ? { hostname: listen.bind } : {}) });
+  const server = await serve(routeHandler(panel, resolveDashboard(access), ""), {
+    ...(listen.port === undefined ? {} : { port: listen.port }),
+    ...(listen.bind ? { hostname: listen.bind } : {}),
+  });
   return { ...server, dashboard: false, panelUrl: `${server.url}keys` };
 }

@@ -14,7 +14,9 @@ import { STYLE } from "../../../lib/ui/style.ts";
 export function panelHtml(withDashboard = false): string {
   const options = PANEL_TYPES.map((t) => `<option value="${t}">${t === "job" ? "job (a row)" : t}</option>`).join("");
   const presets = PRESETS.map((p) => `<button type="button" data-preset="${esc(p.label)}">${esc(p.label)}</button>`).join(" ");
-  return htmlDocument({ title: "emq ui — key panel", style: STYLE, script: "/panel.js" }, `<body>
+  return htmlDocument(
+    { title: "emq ui — key panel", style: STYLE, script: "/panel.js" },
+    `<body>
 <header>
 <h1>EchoMQ</h1>
 <p>emq ui${withDashboard ? ' · <a href="/">Dashboard</a>' : ""}</p>
@@ -53,5 +55,6 @@ compiled to WebAssembly.</p>
 <p id="warning" class="warning" role="alert" hidden></p>
 </section>
 </main>
-</body>`);
+</body>`,
+  );
 }

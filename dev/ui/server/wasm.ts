@@ -33,8 +33,16 @@ export function wasmPath(): string {
 /** The command that builds it (tools/bootstrap.sh runs the same). */
 export function wasmBuildCommand(): string[] {
   return [
-    "cargo", "build", "--release", "--quiet", "--target", WASM_TARGET,
-    "--manifest-path", wasmManifest(), "--target-dir", wasmTargetDir(),
+    "cargo",
+    "build",
+    "--release",
+    "--quiet",
+    "--target",
+    WASM_TARGET,
+    "--manifest-path",
+    wasmManifest(),
+    "--target-dir",
+    wasmTargetDir(),
   ];
 }
 

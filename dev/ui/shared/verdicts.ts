@@ -69,9 +69,9 @@ export function judge(queue: string, key: string, hostRefusal: string | null, na
   if (native.accepted !== nativeMust) {
     return {
       kind: "disagree",
-      problem: `the host ${says(nameOk)} the name ${JSON.stringify(queue)}, so the module must ${
-        nativeMust ? "accept" : "refuse"
-      } it, but it ${says(native.accepted)} the key`,
+      problem: `the host ${says(nameOk)} the name ${JSON.stringify(queue)}, so the module must ${nativeMust ? "accept" : "refuse"} it, but it ${
+        says(native.accepted)
+      } the key`,
     };
   }
   if (queue === "") {

@@ -24,17 +24,22 @@ export function eventsTable(name: string): () => Promise<void> {
   const rowEl = (e: QueueEventItem): HTMLTableRowElement => {
     const ms = eventTime(e);
     const job = "jobId" in e ? el("code", {}, e.jobId) : document.createTextNode(e.type === "gap" ? "—" : "the queue");
-    return el("tr", { "data-type": e.type, "data-id": e.id },
+    return el(
+      "tr",
+      { "data-type": e.type, "data-id": e.id },
       el("td", {}, el("time", { datetime: new Date(ms).toISOString() }, utcText(ms))),
       el("td", {}, e.type),
       el("td", {}, job),
-      el("td", {}, eventDetails(e)));
+      el("td", {}, eventDetails(e)),
+    );
   };
 
   return async () => {
     const reply = await getJson<EventsReply>(`api/events?name=${encodeURIComponent(name)}`);
     if (!table.changed(JSON.stringify(reply.events.map((e) => e.id)))) return;
-    range.textContent = reply.events.length === 0 ? "" : `the latest ${reply.events.length}${reply.events.length === EVENTS_SHOWN ? "" : " (all kept)"}, newest first`;
+    range.textContent = reply.events.length === 0
+      ? ""
+      : `the latest ${reply.events.length}${reply.events.length === EVENTS_SHOWN ? "" : " (all kept)"}, newest first`;
     table.fill(reply.events.map(rowEl), "No events.", heading);
   };
 }

@@ -47,8 +47,14 @@ export function jobRowEl(
   const attempts = cell(String(j.attempts), "num");
   const reason = (): HTMLTableCellElement => cell(j.reason === undefined ? "—" : visible(j.reason), "reason");
   if (state === "active") {
-    tr.append(id, el("td", {}, timeEl(j.leaseUntil)), attempts, cell(j.token === undefined ? "—" : String(j.token), "num"),
-      cell(j.progress ?? "—", "payload"), payload);
+    tr.append(
+      id,
+      el("td", {}, timeEl(j.leaseUntil)),
+      attempts,
+      cell(j.token === undefined ? "—" : String(j.token), "num"),
+      cell(j.progress ?? "—", "payload"),
+      payload,
+    );
   } else if (state === "pending") {
     tr.append(cell(String(position), "num"), id, attempts, el("td", {}, timeEl(j.createdAt)), payload);
   } else if (state === "scheduled") {

@@ -62,8 +62,7 @@ function jobTable(state: ListedState, { name, limit, requeue, requeueAll, select
   const select = selections[state];
   const { table, heading, prev, next, range } = tableElements(state);
   let offset = 0;
-  const read = (): Promise<JobsReply> =>
-    getJson<JobsReply>(`api/jobs?name=${encodeURIComponent(name)}&state=${state}&offset=${offset}&limit=${limit}`);
+  const read = (): Promise<JobsReply> => getJson<JobsReply>(`api/jobs?name=${encodeURIComponent(name)}&state=${state}&offset=${offset}&limit=${limit}`);
 
   const render = (page: JobsReply): void => {
     const rows = page.jobs.map((j, i) => jobRowEl(state, j, offset + i + 1, requeue, select));

@@ -40,13 +40,16 @@ export function lanesTable(name: string, act: Act): () => Promise<void> {
       button.addEventListener("click", () => toggle(lane, l.paused));
       return button;
     })();
-    return el("tr", { "data-lane": l.name ?? "" },
+    return el(
+      "tr",
+      { "data-lane": l.name ?? "" },
       el("th", { scope: "row" }, l.name === null ? DEFAULT_LANE_TEXT : el("code", {}, visible(l.name))),
       el("td", { class: "num" }, String(l.ready)),
       el("td", { class: "num" }, String(l.active)),
       el("td", {}, laneLimitsText(l, now)),
       el("td", {}, l.paused ? "paused" : "running"),
-      el("td", {}, action));
+      el("td", {}, action),
+    );
   };
 
   return async () => {

@@ -51,7 +51,13 @@ function arrange(tbody: HTMLTableSectionElement, queues: readonly QueueRow[]): v
   const byName = new Map(rows.map((r) => [nameOf(r), r]));
   const next = queues.map((q) => byName.get(q.name) ?? row(q));
   if (next.length === 0) {
-    next.push(el("tr", { class: "empty" }, el("td", { colspan: String(COUNTED_STATES.length + 2) }, "No queues on the server yet (a queue appears with its first job).")));
+    next.push(
+      el(
+        "tr",
+        { class: "empty" },
+        el("td", { colspan: String(COUNTED_STATES.length + 2) }, "No queues on the server yet (a queue appears with its first job)."),
+      ),
+    );
   }
   tbody.replaceChildren(...next);
   restoreFocus(tbody, focus, $("queues-title"));

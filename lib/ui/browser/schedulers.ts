@@ -44,14 +44,17 @@ export function schedulersTable(name: string, act: Act): () => Promise<void> {
   const rowEl = (s: SchedulerRow, now: number, late: boolean): HTMLTableRowElement => {
     const button = el("button", { type: "button", "aria-label": `Remove scheduler ${visible(s.name)}`, "data-key": `unschedule:${s.name}` }, "Remove");
     button.addEventListener("click", () => remove(s.name));
-    return el("tr", late ? { "data-overdue": "true" } : {},
+    return el(
+      "tr",
+      late ? { "data-overdue": "true" } : {},
       el("th", { scope: "row" }, el("code", {}, visible(s.name))),
       el("td", {}, s.spec),
       el("td", {}, when(s.nextRun, now), ...(late ? [" — past: no worker firing"] : [])),
       el("td", {}, when(s.lastRun, now)),
       el("td", { class: "num" }, String(s.runs)),
       el("td", {}, s.missed),
-      el("td", {}, button));
+      el("td", {}, button),
+    );
   };
 
   return async () => {

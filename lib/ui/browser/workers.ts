@@ -15,7 +15,9 @@ import { getJson } from "./fetch_json.ts";
 import { liveTable } from "./live_table.ts";
 
 function rowEl(w: WorkerRow, now: number): HTMLTableRowElement {
-  return el("tr", { "data-worker": w.id },
+  return el(
+    "tr",
+    { "data-worker": w.id },
     el("th", { scope: "row" }, el("code", {}, w.id)),
     el("td", { title: w.addr }, w.host === "" ? "—" : visible(w.host)),
     el("td", { class: "num" }, String(w.pid)),
@@ -23,7 +25,8 @@ function rowEl(w: WorkerRow, now: number): HTMLTableRowElement {
     el("td", {}, w.app === "" ? "—" : visible(w.app)),
     el("td", {}, el("time", { datetime: new Date(w.startedAt).toISOString() }, `${utcText(w.startedAt)} (${relative(w.startedAt, now)})`)),
     el("td", {}, durationText(w.connectedMs)),
-    el("td", {}, w.idleMs < 1000 ? "just now" : `${durationText(w.idleMs)} ago`));
+    el("td", {}, w.idleMs < 1000 ? "just now" : `${durationText(w.idleMs)} ago`),
+  );
 }
 
 /** Wires queue `name`'s Workers table; the function it returns reads and renders it. */
