@@ -14,6 +14,9 @@ import { NoSuchQueueError, queueExists } from "./ops.ts";
 import { openUrlTarget } from "./target.ts";
 import { parseQueueCommand, UsageError } from "./usage.ts";
 
+/** The keys `emq inspect` lists, in order (then a row's and a scheduler's, as patterns). */
+const SHOWN_KEYS = ["meta", "pending", "active", "schedule", "dead", "completed", "events", "wake", "schedulers"] as const;
+
 /** Runs `emq inspect`; resolves with the exit code. */
 export async function inspect(argv: string[]): Promise<number> {
   const { queue, server, values } = parseQueueCommand("inspect", argv, { dead: { type: "string", default: "10" } });
@@ -56,21 +59,8 @@ export async function inspect(argv: string[]): Promise<number> {
       console.log(`    ${JSON.stringify(sc.name)}  ${specWords(sc.spec)}  next ${utcText(next)} (${relative(next, now)})  runs ${sc.runs}`);
     }
     console.log(`  keys (slot ${ks.slot}, served by ${await target.ownerOf(ks.slot)}):`);
-    for (
-      const k of [
-        ks.meta,
-        ks.pending,
-        ks.active,
-        ks.schedule,
-        ks.dead,
-        ks.completed,
-        ks.events,
-        ks.wake,
-        ks.schedulers,
-        `${ks.base}job:<id>`,
-        `${ks.base}scheduler:<name>`,
-      ]
-    ) console.log(`    ${k}`);
+    const named = SHOWN_KEYS.map((type) => ks[type]);
+    for (const k of [...named, `${ks.base}job:<id>`, `${ks.base}scheduler:<name>`]) console.log(`    ${k}`);
     return 0;
   } finally {
     await target.close();

@@ -148,6 +148,16 @@ for (const combo of COMBOS) {
       const ks = keyspace(q);
       const sched = `emq:{Q}:scheduler:s`;
       const fieldsOf = async (key: string) => ((await dump(ctx.raw, q))[key] as { value: Record<string, string> } | undefined)?.value;
+      /** A row TICK made for run `tick_ms`, with `extra` fields. */
+      const ticked = (tick_ms: string, extra: Record<string, string> = {}) => ({
+        attempts: "0",
+        created_ms: "<now>",
+        payload: "pay",
+        scheduler: "s",
+        state: "pending",
+        tick_ms,
+        ...extra,
+      });
       expect(await call(q, "SCHEDULER", ["s", "every 100", "1000", "5", "lane=t1\0priority=2", "pay"])).toEqual({ ok: 1000 });
       expect(await fieldsOf(sched)).toMatchObject({ opts: "lane=t1\0priority=2", payload: "pay" });
       // a bad options text is refused as ENQUEUE's, writing nothing
@@ -168,17 +178,7 @@ for (const combo of COMBOS) {
       );
       // TICK: the row carries the options, the job is in its lane's ready list, the queue is laned
       expect(await call(q, "TICK", ["s", "1000", "1100", JOB(1), "1000"])).toEqual({ ok: 1 });
-      expect(await fieldsOf(`emq:{Q}:job:${JOB(1)}`)).toEqual({
-        attempts: "0",
-        created_ms: "<now>",
-        lane: "t1",
-        opts: "lane=t1\0priority=2",
-        payload: "pay",
-        priority: "2",
-        scheduler: "s",
-        state: "pending",
-        tick_ms: "1000",
-      });
+      expect(await fieldsOf(`emq:{Q}:job:${JOB(1)}`)).toEqual(ticked("1000", { lane: "t1", opts: "lane=t1\0priority=2", priority: "2" }));
       expect(await ctx.mq.getJob(q, JOB(1))).toMatchObject({ lane: "t1", priority: 2, scheduler: "s" });
       expect(await ctx.raw.command(["LRANGE", ks.ready("t1", 2), "0", "-1"], ks.meta)).toEqual([JOB(1)]);
       expect(await ctx.raw.command(["HEXISTS", ks.meta, "laned"], ks.meta)).toBe(true);
@@ -196,14 +196,7 @@ for (const combo of COMBOS) {
       // a stored text that fails the gate (a hand-edited hash) is ignored: the jobs carry none
       await ctx.raw.command(["HSET", ks.scheduler("s"), "opts", "colour=red"], ks.meta);
       expect(await call(q, "TICK", ["s", "1200", "1300", JOB(3), "1200"])).toEqual({ ok: 1 });
-      expect(await fieldsOf(`emq:{Q}:job:${JOB(3)}`)).toEqual({
-        attempts: "0",
-        created_ms: "<now>",
-        payload: "pay",
-        scheduler: "s",
-        state: "pending",
-        tick_ms: "1200",
-      });
+      expect(await fieldsOf(`emq:{Q}:job:${JOB(3)}`)).toEqual(ticked("1200"));
       // dedup: a run whose key is held admits no job (the reply, runs and last_ms count the admitted)
       expect(await call(q, "SCHEDULER", ["d", "every 100", "1000", "5", "dedup=d-runs", "dp"])).toEqual({ ok: 1000 });
       expect(await call(q, "TICK", ["d", "1000", "1300", JOB(4), "1100", JOB(5), "1200"])).toEqual({ ok: 1 });
