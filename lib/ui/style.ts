@@ -128,9 +128,10 @@ button.danger { border-color: var(--no); color: var(--no); }
 .limit-form select { min-width: 0; width: auto; }
 .limit-form .hint { flex-basis: 100%; margin: 0; font-size: .8rem; color: var(--muted); }
 .search { display: flex; gap: .5rem; align-items: center; margin: .5rem 0 1rem; }
-.job dl { display: grid; grid-template-columns: max-content 1fr; gap: .3rem 1.2rem; margin: 0; }
-.job dt { color: var(--muted); }
-.job dd { margin: 0; }
+.job dl { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 24rem), 1fr)); gap: .3rem 1.2rem; margin: 0; }
+.job dl > div { display: flex; gap: .6rem; min-width: 0; }
+.job dt { color: var(--muted); flex: none; }
+.job dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .job pre { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); padding: .6rem .8rem; border-radius: 6px; margin: .3rem 0 1rem; }
 .totals { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; margin: 0; font-size: .93rem; }
 .totals div { display: flex; gap: .4rem; }

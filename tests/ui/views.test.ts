@@ -104,6 +104,15 @@ for (const backend of BACKENDS) {
         const facts = await rig.page.getByLabel("Facts").locator("div").allTextContents();
         expect(facts.at(-1)).toBe(`Tracetrace id ${traceparent.slice(3, 35)} (traceparent ${traceparent})`);
         expect(await rig.page.locator("#job-trace-id").textContent()).toBe(traceparent.slice(3, 35));
+        // at 1280 px, the facts (the longest: the traceparent) stay inside the job's card
+        await rig.page.setViewportSize({ width: 1280, height: 900 });
+        const fit = await rig.page.evaluate(() => {
+          const card = document.querySelector(".job")!;
+          const right = card.getBoundingClientRect().right;
+          const over = [...card.querySelectorAll("dl dt, dl dd")].filter((e) => e.getBoundingClientRect().right > right + 0.5);
+          return { overflowing: over.map((e) => e.textContent), scrolls: card.scrollWidth > card.clientWidth };
+        });
+        expect(fit).toEqual({ overflowing: [], scrolls: false });
         expect(await rig.mq.remove("oncall", id)).toBe(true);
       } finally {
         await traced.close();
