@@ -109,7 +109,7 @@ for (const backend of BACKENDS) {
         const fit = await rig.page.evaluate(() => {
           const card = document.querySelector(".job")!;
           const right = card.getBoundingClientRect().right;
-          const over = [...card.querySelectorAll("dl dt, dl dd")].filter((e) => e.getBoundingClientRect().right > right + 0.5);
+          const over = Array.from(card.querySelectorAll("dl dt, dl dd")).filter((e) => e.getBoundingClientRect().right > right + 0.5);
           return { overflowing: over.map((e) => e.textContent), scrolls: card.scrollWidth > card.clientWidth };
         });
         expect(fit).toEqual({ overflowing: [], scrolls: false });

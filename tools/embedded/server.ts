@@ -237,7 +237,11 @@ interface Launched {
  */
 function launch(argv: string[], dir: string, launcher: string[] = []): Launched | Error {
   const [command, ...args] = [...launcher, serverBinary(), ...argv];
-  const child = spawn(command!, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  // In a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches the
+  // program, which stops in order (emq ui: its traffic, then its servers), not the server under it
+  // first (the traffic then waited on a server already gone: 5 s). The exit hooks and the watchdog
+  // still kill it when the program ends.
+  const child = spawn(command!, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"], detached: true });
   let stderr = "";
   child.stderr?.on("data", (c: Uint8Array) => {
     stderr += new TextDecoder().decode(c);
