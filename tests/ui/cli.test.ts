@@ -12,6 +12,8 @@ import { command, freePort, portFree, startServer } from "../../tools/embedded/m
 
 const ROOT = resolve(import.meta.dir, "../..");
 const MAIN = resolve(ROOT, "dev/main.ts");
+/** The shipped command line (`cli.ts`, what `npx emq` runs from the npm build). */
+const SHIPPED = resolve(ROOT, "cli.ts");
 // The binary itself, not node_modules/.bin/deno: that is a Node wrapper, which a signal kills
 // without passing it on to Deno.
 const DENO = resolve(ROOT, "node_modules/deno/deno");
@@ -239,6 +241,47 @@ describe("emq ui", () => {
     expect(out).toContain("emq ui: stopped (SIGINT)");
     expect(await portFree(port)).toBe(true);
   }, 90_000);
+
+  // npx does not pass a SIGTERM on to what it runs: `emq ui` under it (npm_command=exec) stops
+  // when its parent ends, rather than running on orphaned.
+  test("under npx (npm_command=exec): the parent ends, emq ui --url stops too", async () => {
+    const server = await startServer({ module: false });
+    const env: Record<string, string | undefined> = { ...process.env, npm_command: "exec" };
+    delete env.RUST_BACKTRACE;
+    // a parent that starts emq ui, prints its pid and exits: as npx killed by a SIGTERM
+    const parent = spawn("sh", [
+      "-c",
+      `"$0" "$@" > /dev/null 2>&1 & echo $!; sleep 2`,
+      process.execPath,
+      SHIPPED,
+      "ui",
+      "--url",
+      `valkey://127.0.0.1:${server.port}`,
+    ], {
+      env,
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let pidText = "";
+    parent.stdout!.on("data", (d) => (pidText += String(d)));
+    await new Promise((r) => parent.once("close", r));
+    const pid = Number(pidText.trim());
+    const alive = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      const deadline = Date.now() + 20_000;
+      while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(alive()).toBe(false);
+    } finally {
+      if (alive()) process.kill(pid, "SIGKILL");
+      await server.stop();
+    }
+  }, 60_000);
 
   test("under Deno (EMQ_RUNTIME=deno): the same, SIGINT", async () => {
     await embedded(DENO, ["run", "--allow-all", "--quiet", MAIN, "ui"], "SIGINT");
