@@ -221,10 +221,12 @@ export function wireArgv(
 
 /**
  * Raw wire calls of one slot sent back to back in one non-atomic batch: the server runs them
- * microseconds apart (twins then see the same clock boundary). Each reply or error text.
+ * microseconds apart (twins then see the same clock boundary). `atomic`: one MULTI/EXEC, nothing
+ * else between them, and the server's TIME (the scripts' clock) the same ms for all of them.
+ * Each reply or error text.
  */
-export async function wireBatch(conn: Connection, route: string, calls: Array<Array<string | Buffer>>): Promise<Outcome[]> {
-  const replies = await conn.batch(calls, route);
+export async function wireBatch(conn: Connection, route: string, calls: Array<Array<string | Buffer>>, atomic = false): Promise<Outcome[]> {
+  const replies = await conn.batch(calls, route, atomic);
   return replies.map((r) => {
     if (!(r instanceof Error)) return { ok: plain(r) };
     const text = serverText(r);

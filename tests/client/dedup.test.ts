@@ -12,7 +12,7 @@ import { type JobId, keyspace } from "../../mod.ts";
 import { EchoMQ, EchoMQError, type Job } from "../../client.ts";
 import type { Connection } from "../../lib/client/connection.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
-import { BACKENDS, comboName, digest, eventually, sleep, TOPOLOGIES, useSites, wire } from "./_harness.ts";
+import { BACKENDS, comboName, digest, eventually, sleep, TOPOLOGIES, useSites, wire, wireArgv, wireBatch } from "./_harness.ts";
 
 const { sites, raws } = useSites();
 
@@ -101,6 +101,41 @@ for (const topology of TOPOLOGIES) {
         expect(await raw.command(["LRANGE", ks.pending, "0", "-1"], ks.meta)).toEqual([J(3), J(1)]);
         // a call without any dedup option answers the plain count
         expect(await wire(raw, backend, "ENQUEUE", [ks.meta], [J(5), "timeout_ms=5", "p5"])).toEqual({ ok: 1 });
+      });
+
+      test("a window ends at its until_ms: an admission in that very ms is not held", async () => {
+        // The entry names a job that is gone, so only its window could hold the key; its end is the
+        // server's now, written in the admission's own MULTI/EXEC: TIME (the scripts' clock) is
+        // frozen there, so the Lua twin admits at until_ms exactly; the module reads the real clock,
+        // at until_ms or a ms later: an attempt counts when the admitted row's created_ms (its now)
+        // is until_ms, and every attempt must admit (now ≥ until_ms).
+        const q = `dd-boundary-${backend}`;
+        const ks = keyspace(q);
+        const gone = "JOB0Gone000001";
+        const writeEntry = [
+          "EVAL",
+          "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000) " +
+          "redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. string.format('%d', now)) return now",
+          "1",
+          ks.dedup,
+          "k",
+          gone,
+        ];
+        let atBoundary = 0;
+        let attempts = 0;
+        for (let i = 1; i <= 50 && atBoundary === 0; i++) {
+          attempts = i;
+          const id = `JOB${String(i).padStart(11, "0")}`;
+          const admit = wireArgv(backend, "ENQUEUE", [ks.meta], [id, "dedup=k", "p"]);
+          const [until, admitted] = await wireBatch(raw, ks.meta, [writeEntry, admit], true);
+          expect(admitted).toEqual({ ok: [1] });
+          const created = Number(await raw.command(["HGET", ks.job(id), "created_ms"], ks.meta));
+          const end = (until as { ok: number }).ok;
+          expect(created).toBeGreaterThanOrEqual(end);
+          if (created === end) atBoundary++;
+        }
+        console.log(`[dedup ${comboName(backend, topology)}] an admission at until_ms after ${attempts} attempt(s)`);
+        expect(atBoundary).toBe(1);
       });
 
       test("throttle: the window holds after the job settled, then a claim drops the entry", async () => {

@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { EchoMQError, RateLimitedError } from "../../client.ts";
 import { renderRefusal } from "../../lib/wire/mod.ts";
-import { COMBOS, digest, eventually, sleep, useClient, useSites, wire } from "./_harness.ts";
+import { COMBOS, digest, eventually, sleep, useClient, useSites, wire, wireArgv, wireBatch } from "./_harness.ts";
 import { runAcrossProcesses } from "./_limit_run.ts";
 
 type P = { n: number };
@@ -50,6 +50,23 @@ for (const combo of COMBOS) {
       const [tq] = tat.split(" ").map(Number);
       expect(tq! - Number(s) * 1000).toBeGreaterThan(29_000); // 5 tokens of 6 s taken
       expect((await ctx.mq.counts(q)).pending).toBe(15);
+    });
+
+    test("3 per 1000 ms: the claim's next_ms is the next token's ms rounded up (TAT + 333⅓ → 334)", async () => {
+      // a period that does not divide into whole ms: the next token is q + ⌈r / max⌉ (docs/WIRE.md,
+      // "Limits"), one ms after the stored tat's q here, never q itself (a token not yet there)
+      const q = `lim-ceil-${combo.backend}`;
+      const meta = keyspace(q).meta;
+      await ctx.mq.limit(q, { rate: { max: 3, perMs: 1000, burst: 1 } });
+      await ctx.mq.enqueueMany(q, [1, 2].map((n) => ({ n })));
+      // one transaction: the two claims µs apart (a busy machine cannot let a token come between)
+      const claim = wireArgv(combo.backend, "CLAIM", [meta], ["60000", "1", "0"]);
+      const [first, second] = (await wireBatch(ctx.raw, meta, [claim, claim], true)).map((o) => ("ok" in o ? o.ok : o.err)) as unknown[][];
+      const [tq, tr] = String(await ctx.raw.command(["HGET", meta, "tat"], meta)).split(" ").map(Number);
+      expect(tr).toBe(1); // one token of 333⅓ ms taken from a full bucket: TAT = now + 333 + 1/3
+      expect(first!.length).toBe(2); // next_ms (the rate is spent) and the job
+      expect(first![0]).toBe(tq! + 1);
+      expect(second).toEqual([tq! + 1]);
     });
 
     test("a rate limit holds within ±10 % over 10 s across workers, and the queue's stats show it", async () => {

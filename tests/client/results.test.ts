@@ -229,6 +229,19 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.retain(q, { completedMax: 1 })).toBe(0);
     });
 
+    test("completedMax 1 keeps one: of two acks, the newest row stays completed, the older is deleted", async () => {
+      // the boundary of "keeps any" (1, not only more than 1): an ack keeps its row, then trims
+      const q = `res-one-${backend}`;
+      await ctx.mq.retain(q, { completedMax: 1 });
+      await ctx.mq.enqueueMany(q, [1, 2].map((n) => ({ n })));
+      const [older, newest] = await ackEach(q, 2);
+      expect(await zcard(q)).toBe(1);
+      expect((await ctx.mq.jobs(q, "completed")).map((j) => j.id)).toEqual([newest!.id]);
+      expect(await ctx.row(q, newest!.id, "state", "result")).toEqual(["completed", '{"n":2}']);
+      expect(await exists(q, older!.id)).toBe(0);
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+    });
+
     test("retention by age: jobs older than completedAgeMs go (at a claim, an ack or RETAIN)", async () => {
       const q = `res-age-${backend}`;
       await ctx.mq.retain(q, { completedAgeMs: 150 });
