@@ -97,21 +97,24 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
 
   /**
    * A handle on one queue, typed by that queue's payload `Q` (with the JSON codec, checked and
-   * decoded as JSON): its methods are this client's, with the queue filled in.
+   * decoded as JSON) and its results `R`: its handler must return an `R`, and `result` and
+   * `enqueue` with `wait` give it back as JSON does (`unknown` when `R` is not given). Its methods
+   * are this client's, with the queue filled in.
    *
    * @example
    * ```ts
    * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
    * const mail = mq.queue<{ to: string }>("mail");
-   * const bills = mq.queue<{ amount: number; at: Date }>("bills");
+   * const bills = mq.queue<{ amount: number; at: Date }, { paid: boolean }>("bills");
    * await mail.enqueue({ to: "ada@example.com" });
-   * await bills.enqueue({ amount: 12, at: new Date() });
-   * bills.work((job) => console.log(job.payload.at.slice(0, 10))); // a Date comes back a string
+   * bills.work((job) => ({ paid: job.payload.at.slice(0, 10) !== "" })); // a Date comes back a string
+   * const { result } = await bills.enqueue({ amount: 12, at: new Date() }, { wait: true });
+   * console.log(result.paid); // a boolean
    * ```
    */
-  queue<Q = P, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K> {
+  queue<Q = P, R = unknown, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K, R> {
     this.#c.keyspace(name);
-    return new Queue<Q, K>(this as unknown as EchoMQ<Q, K>, name as string);
+    return new Queue<Q, K, R>(this as unknown as EchoMQ<Q, K>, name as string);
   }
 
   /** True when connected to a cluster. */

@@ -19,12 +19,15 @@ import { awaitResult, result, type ResultOptions, waitLimits, withTail } from ".
 /** `enqueue`'s `wait` option: `true`, or how long and until what to wait ({@link ResultOptions}). */
 export type EnqueueWait = true | ResultOptions;
 
-/** What `enqueue(…, { wait })` resolves with: the job's id and its result. */
-export interface Enqueued {
+/**
+ * What `enqueue(…, { wait })` resolves with: the job's id and its result, of type `R` (`unknown`
+ * on the client; a typed queue handle's `DecodedResult`).
+ */
+export interface Enqueued<R = unknown> {
   /** The job's id (with `dedup`, the holder's when the key was held). */
   readonly id: JobId;
   /** What its handler returned (JSON, parsed; `undefined` when nothing, or when the queue keeps no completed jobs). */
-  readonly result: unknown;
+  readonly result: R;
 }
 
 /** `enqueue`'s options with a `wait`: the job's own options, and the wait's. */
@@ -32,9 +35,10 @@ export type EnqueueWaitOptions<L extends string = string> = EnqueueOptions<L> & 
 
 /**
  * What `enqueue` resolves with for a `wait` of type `W`: the job's id without one (absent, or
- * `false`), `{ id, result }` ({@link Enqueued}) with one; either when `W` may be both (a `boolean`).
+ * `false`), `{ id, result }` ({@link Enqueued}, its result of type `R`) with one; either when `W`
+ * may be both (a `boolean`).
  */
-export type EnqueueReply<W> = W extends EnqueueWait ? Enqueued : JobId;
+export type EnqueueReply<W, R = unknown> = W extends EnqueueWait ? Enqueued<R> : JobId;
 
 /**
  * The `wait` of `enqueue`'s options, typed so that its return type can follow it: absent (or

@@ -7,7 +7,7 @@
  */
 export { EchoMQ } from "./echomq.ts";
 export { Queue } from "./queue.ts";
-export type { Decoded, JsonPayload, NoJson, Payload, PayloadKind } from "./payload.ts";
+export type { Decoded, DecodedResult, JsonPayload, JsonResult, NoJson, Payload, PayloadKind } from "./payload.ts";
 export {
   BATCH_BYTES,
   BATCH_COMMANDS,

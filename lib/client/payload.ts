@@ -4,7 +4,9 @@
  * compile error naming what has no JSON form ({@link JsonPayload}); and what comes back (a claimed
  * job's payload, `getJob`) is typed as JSON gives it back — type-fest's `Jsonify` (a `Date` comes
  * back a string, a `toJSON` object as what `toJSON` returns, `undefined` fields are gone). With a
- * codec of your own, payloads are the codec's type, in and out.
+ * codec of your own, payloads are the codec's type, in and out. A queue's results are checked and
+ * typed the same way ({@link JsonResult} returned by its handler, {@link DecodedResult} back),
+ * with any codec: a result is always JSON.
  *
  * @example
  * ```ts
@@ -51,3 +53,20 @@ export type Payload<P, K extends PayloadKind> = K extends "json" ? JsonPayload<P
 
 /** What a payload of type `P` comes back as: JSON's view of it (`Jsonify`), or the codec's type. */
 export type Decoded<P, K extends PayloadKind> = K extends "json" ? unknown extends P ? P : P extends Uint8Array ? P : Jsonify<P> : P;
+
+/**
+ * What a handler of a queue whose results are of type `R` may return (or resolve with): `R`,
+ * checked as {@link JsonPayload} checks a payload — a result is always sent as JSON, whatever the
+ * payload codec — except that `undefined` (or `void`: a handler that returns nothing) stands for
+ * "no result" where `R` allows it.
+ * An untyped queue's handler (`unknown`) returns anything.
+ */
+export type JsonResult<R> = unknown extends R ? R : R extends undefined | void ? R | void : JsonPayload<R>;
+
+/**
+ * What a result of type `R` comes back as (`result()`, `enqueue` with `wait`): JSON's view of it
+ * (`Jsonify`; a `Date` comes back a string), `undefined` for "no result" where `R` allows it;
+ * `unknown` for an untyped queue. It assumes the queue keeps its completed jobs: one that keeps
+ * none (`completedMax` 0) may answer `undefined` whatever `R` says.
+ */
+export type DecodedResult<R> = unknown extends R ? R : R extends undefined | void ? undefined : Jsonify<R>;

@@ -1,8 +1,11 @@
 /**
  * A typed queue handle: `mq.queue<P>("name")` gives the client's calls on one queue, typed by that
  * queue's payload `P` — so one client serves queues of different payload types, each checked by
- * the compiler (with the JSON codec: {@link JsonPayload} in, {@link Decoded} out). The handle holds
- * no state of its own: each method is the client's, with the queue filled in.
+ * the compiler (with the JSON codec: {@link JsonPayload} in, {@link Decoded} out). A second type,
+ * `mq.queue<P, R>("name")`, types its results as BullMQ's `Job<Data, Return>` does: `work`'s handler
+ * must return an `R` ({@link JsonResult}), and `result` and `enqueue` with `wait` give it back as
+ * JSON does ({@link DecodedResult}). The handle holds no state of its own: each method is the
+ * client's, with the queue filled in.
  *
  * @example
  * ```ts
@@ -15,7 +18,12 @@
  * await thumbs.enqueueMany([{ url: "a.png", width: 64 }, { url: "b.png", width: 128 }]);
  * const worker = thumbs.work((job) => console.log(job.payload.url, job.payload.width));
  * console.log(await mail.counts(), await thumbs.getJob("JOB0000000000a"));
+ * const sizes = mq.queue<{ path: string }, { bytes: number; at: Date }>("sizes");
+ * const sizer = sizes.work((job) => ({ bytes: job.payload.path.length, at: new Date() }));
+ * const { result } = await sizes.enqueue({ path: "a.png" }, { wait: true });
+ * console.log(result.bytes, result.at.slice(0, 10)); // a Date comes back a string
  * await worker.stop();
+ * await sizer.stop();
  * await mq.close();
  * ```
  *
@@ -31,7 +39,7 @@ import type { LanePage } from "./lanes.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import type { Retention } from "./operations.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
-import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
+import type { Decoded, DecodedResult, JsonPayload, JsonResult, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker.ts";
 import type { RepeatSpec } from "./repeat.ts";
 import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
@@ -40,8 +48,8 @@ import type { QueueEventItem } from "./events.ts";
 import type { ResultOptions } from "./result.ts";
 import type { EnqueueReply, EnqueueWait, WaitOption } from "./enqueue_wait.ts";
 
-/** One queue of a client, typed by its payload `P` (see `EchoMQ.queue`). */
-export class Queue<P, K extends PayloadKind = "json"> {
+/** One queue of a client, typed by its payload `P` and its results `R` (see `EchoMQ.queue`). */
+export class Queue<P, K extends PayloadKind = "json", R = unknown> {
   /** The queue's name. */
   readonly name: string;
   readonly #mq: EchoMQ<P, K>;
@@ -52,12 +60,13 @@ export class Queue<P, K extends PayloadKind = "json"> {
     this.name = name;
   }
 
-  /** See `EchoMQ.enqueue` (with `wait`: `{ id, result }` once the job completed). */
+  /** See `EchoMQ.enqueue` (with `wait`: `{ id, result }` once the job completed, `result` typed by `R`). */
   enqueue<const L extends string = string, W extends EnqueueWait | false | undefined = undefined, const D extends string = string>(
     payload: Payload<P, K>,
     opts?: EnqueueOptions<L, D> & WaitOption<W>,
-  ): Promise<EnqueueReply<W>> {
-    return this.#mq.enqueue<string, L, W, D>(this.name, payload, opts);
+  ): Promise<EnqueueReply<W, DecodedResult<R>>> {
+    // the result is what this queue's handler returned: the handle's type, as JSON gives it back
+    return this.#mq.enqueue<string, L, W, D>(this.name, payload, opts) as Promise<EnqueueReply<W, DecodedResult<R>>>;
   }
 
   /** See `EchoMQ.submit`. */
@@ -95,8 +104,8 @@ export class Queue<P, K extends PayloadKind = "json"> {
     return this.#mq.claimMany(this.name, n, opts);
   }
 
-  /** See `EchoMQ.work`. */
-  work<R = unknown>(handler: Handler<Decoded<P, K>, R>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
+  /** See `EchoMQ.work`: the handler returns an `R` (checked as JSON: {@link JsonResult}). */
+  work(handler: Handler<Decoded<P, K>, JsonResult<R>>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
     return this.#mq.work(this.name, handler, opts);
   }
 
@@ -175,9 +184,9 @@ export class Queue<P, K extends PayloadKind = "json"> {
     return this.#mq.events(this.name, opts);
   }
 
-  /** See `EchoMQ.result`. */
-  result(id: string, opts?: ResultOptions): Promise<unknown> {
-    return this.#mq.result(this.name, id, opts);
+  /** See `EchoMQ.result`: the result typed by `R`, as JSON gives it back ({@link DecodedResult}). */
+  result(id: string, opts?: ResultOptions): Promise<DecodedResult<R>> {
+    return this.#mq.result(this.name, id, opts) as Promise<DecodedResult<R>>;
   }
 
   /** See `EchoMQ.limit`. */

@@ -2,7 +2,8 @@
  * Typed queue handles, for each backend × topology: one client serves queues of different payload
  * types through `mq.queue<P>(name)`; each handle's calls are the client's on that queue (enqueue,
  * enqueueMany, schedule, work, counts, stats, getJob, jobs, remove, pause / resume); a Date sent as
- * JSON comes back a string, as the type says.
+ * JSON comes back a string, as the type says. A handle typed by its results too (`mq.queue<P, R>`)
+ * gets its handler's value back from `result` and `enqueue` with `wait`, as JSON gives it.
  */
 import { describe, expect, test } from "bun:test";
 import { COMBOS, eventually, useClient, useSites } from "./_harness.ts";
@@ -43,6 +44,23 @@ for (const combo of COMBOS) {
       const done = await mail.getJob(m1);
       expect(done).toMatchObject({ state: "completed", attempts: 1, payload: { to: "ada@example.com" } });
       expect(done).not.toHaveProperty("result");
+    });
+
+    test("a handle typed by its results: the handler's value back from result() and enqueue's wait", async () => {
+      const sizes = ctx.mq.queue<{ path: string }, { bytes: number; at: Date }>(`qh-sizes-${backend}`);
+      const at = new Date("2026-12-01T10:00:00.000Z");
+      const worker = sizes.work(async (job) => ({ bytes: job.payload.path.length, at }), { blockMs: 200 });
+      try {
+        const { id, result } = await sizes.enqueue({ path: "a.png" }, { wait: { timeoutMs: 30_000 } });
+        const bytes: number = result.bytes;
+        const when: string = result.at; // a Date comes back a string, as the type says
+        expect([bytes, when]).toEqual([5, "2026-12-01T10:00:00.000Z"]);
+        const again = await sizes.result(id);
+        expect(again).toEqual({ bytes: 5, at: "2026-12-01T10:00:00.000Z" });
+        expect(await ctx.mq.result(sizes.name, id)).toEqual(again); // the untyped call: the same value, `unknown`
+      } finally {
+        await worker.stop();
+      }
     });
   });
 }
