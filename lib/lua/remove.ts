@@ -1,12 +1,13 @@
 /**
  * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled, dead and completed jobs are deleted, wherever
  * they are; an active job refuses the call (its worker holds it). Their deduplication keys are let
- * go; one `removed` event of the ids that had a row. Reply: how many were removed (an id without a
- * row counts 0).
+ * go; one `removed` event of the ids that had a row. A lane left without ready jobs leaves the ring
+ * (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. Reply:
+ * how many were removed (an id without a row counts 0).
  *
  * @module
  */
-import { META } from "../wire/mod.ts";
+import { LANE, META, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { luaEvent } from "./events.ts";
@@ -18,7 +19,8 @@ export const REMOVE_LUA: string = luaScript(
   `
 local e = emq_repeated(n, id) if e then return e end
 local keys = {pending = base .. '${KEY.pending}', schedule = base .. '${KEY.schedule}', dead = base .. '${KEY.dead}', completed = base .. '${KEY.completed}', active = base .. '${KEY.active}'}
-local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {base .. '${KEY.events}', 'stream'}})
+local wake = base .. '${KEY.wake}'
+local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 local missing, sets = s.missing, {}
 for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
@@ -55,12 +57,23 @@ for j = 1, n do
     gone[removed] = id[j]
   end
 end
--- a laned queue: each lane that lost a ready job, its backlog and idle check
+-- a laned queue: each lane that lost a ready job, its backlog; one left without any leaves the
+-- ring wherever it is (LREM is O(ring length): REMOVE is an operator's verb, never on a claim's
+-- path), then its idle check
 if plan.laned then
   local now, d = emq_now(), emq_lane_defaults()
   for _, L in ipairs(left) do emq_add_ready(base, L, -1) end
-  for _, L in ipairs(left) do emq_lane_idle(base, L, now, d) end
+  for _, L in ipairs(left) do
+    local key = base .. '${KEY_PREFIX.lane}' .. L
+    if emq_backlog(base, L) <= 0 and redis.call('HGET', key, '${LANE.ring}') == '1' then
+      redis.call('LREM', base .. '${KEY.ring}', 0, L)
+      redis.call('HDEL', key, '${LANE.ring}')
+    end
+    emq_lane_idle(base, L, now, d)
+  end
 end
+-- the last ready job a claim could reach gone: no 'ready' marker left for workers to wake on
+if #left > 0 and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
 ${luaEvent("removed", { jobs: "emq_list(gone)" })}
 return removed
 `,

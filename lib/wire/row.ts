@@ -102,7 +102,8 @@ export const SCHEDULER_FIELDS = {
 /** The markers on the queue's `wake`, which idle workers of the scripts backend wait on. */
 export const WAKE_MARKERS = {
   ready: "score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed " +
-    "by a CLAIM that leaves pending empty, or the queue paused, parked or at a limit)",
+    "by a CLAIM or REMOVE that leaves no ready job a claim could take, or a CLAIM that leaves the queue paused, " +
+    "parked or at a limit)",
   due: "score: the earliest due time a SCHEDULE or RETRY wrote (`ZADD LT`); a CLAIM removes it once due",
 } as const;
 

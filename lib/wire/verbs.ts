@@ -504,13 +504,15 @@ export const VERBS = {
   REMOVE: {
     args: [],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "completed", "active", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
     effect: "pending, scheduled, dead or completed jobs are deleted (their deduplication keys let go); an active job " +
       "is refused (its worker holds it)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id` (where " +
-      "it is), `DEL row`; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
+      "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
+      "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
+      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
   REQUEUE: {
@@ -575,8 +577,12 @@ export const VERBS = {
       "limits; 1: the lane `lane`'s (empty: the default lane's); 2: the default of every lane without its own",
     writes: "`meta` made if missing; scope 0: `HSET meta concurrency <c>` (0: `HDEL meta concurrency`); a rate other than " +
       '`meta`\'s: `HSET meta rate "<max> <per_ms> <burst>"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); ' +
-      "`ZADD wake 0 ready` when pending holds ids; scope 1: the same fields of `lane:<lane>`, `ZADD lanes NX 0 " +
-      "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`",
+      "`ZADD wake 0 ready` when a claim may reach a ready job (laned: a lane in `ring`); scope 1: the same fields of " +
+      "`lane:<lane>`, `ZADD lanes NX 0 " +
+      "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`, then in a " +
+      "laned queue every lane of `lanes` (O(lanes): an operator's verb): when the default rate changed, a lane " +
+      "without its own loses its `tat` and, parked at the old rate's next token, leaves `parked` (`ZREM parked " +
+      "<lane>`, `HDEL lane:<lane> parked`); then its ring insert and idle checks",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   PENALIZE: {

@@ -340,7 +340,7 @@ names! {
 names! {
     /// The markers on the queue's `wake` (a sorted set).
     Wake WAKE {
-        /// score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed by a CLAIM that leaves pending empty, or the queue paused, parked or at a limit)
+        /// score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed by a CLAIM or REMOVE that leaves no ready job a claim could take, or a CLAIM that leaves the queue paused, parked or at a limit)
         ready,
         /// score: the earliest due time a SCHEDULE or RETRY wrote (`ZADD LT`); a CLAIM removes it once due
         due,

@@ -5,23 +5,41 @@
  * and is reached; a paused lane is skipped until resumed; a handler's `RateLimitedError` parks its
  * job's lane only and spends no attempt; a lane's rate limit holds within ±10 % while the other lanes
  * run at full speed; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
- * and DROP leave no key behind; a bad lane name is refused before any wire (nothing reaches the
+ * and DROP leave no key behind (REMOVE of a lane's last jobs takes it out of the ring at once, the
+ * keyspace the same on both backends); a raised per-lane default concurrency or rate reaches a lane
+ * held back by the old one at once (a waiting worker gets its job), a lane's own limit and a longer
+ * penalty kept; a bad lane name is refused before any wire (nothing reaches the
  * server: DEBUG DIGEST unchanged), at compile time too (tests/client/types.test.ts).
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { BatchError, EchoMQError, type Job, RateLimitedError } from "../../client.ts";
-import { claimOrder, COMBOS, digest, eventually, queueKeys, sleep, useClient, useSites } from "./_harness.ts";
+import { claimOrder, COMBOS, digest, dump, eventually, queueKeys, sleep, useClient, useSites } from "./_harness.ts";
 import { runAcrossProcesses } from "./_limit_run.ts";
 
 type P = { n: string };
 const sites = useSites();
+/** Keyspace dumps by topology and step, compared between the backends (see sameAcrossBackends). */
+const dumps = new Map<string, Record<string, unknown>>();
 
 for (const combo of COMBOS) {
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
     const names = (q: string, n: number): Promise<string[]> => claimOrder(ctx.mq, q, n);
     const keysOf = (q: string): Promise<string[]> => queueKeys(ctx.raw, q);
+    /**
+     * Queue `q`'s keyspace (tests/client/_harness.ts's dump: times normalised) but for the keys
+     * that hold job ids (the client makes them: they differ per backend), the same as the other
+     * backend's at step `label` on this topology (the first backend's is kept; the second's compared).
+     */
+    const sameAcrossBackends = async (label: string, q: string): Promise<void> => {
+      const all = await dump(ctx.raw, q);
+      const kept = Object.fromEntries(Object.entries(all).filter(([k]) => !/:(events|pending|active)$|:job:|:ready:/.test(k)));
+      const key = `${combo.topology} ${label}`;
+      const other = dumps.get(key);
+      if (other === undefined) dumps.set(key, kept);
+      else expect(kept).toEqual(other);
+    };
 
     test("one claimer is served round-robin exactly: the lane admitted first, first", async () => {
       const q = `ln-rr-${combo.backend}`;
@@ -216,14 +234,87 @@ for (const combo of COMBOS) {
       await ctx.mq.penalize(q, 60_000, { lane: "y" });
       await ctx.mq.limit(q, { concurrency: 2 }, { lane: "w" });
       expect(await ctx.mq.remove(q, ids[0]!)).toBe(true);
-      // the emptied lane stays in the ring until a claim reaches it (REMOVE never scans the ring):
-      // that claim evicts it, and nothing of it is left
+      // the emptied lane leaves the ring at once, and nothing of it is left
+      expect(await keysOf(q)).not.toContain(keyspace(q).lane("a"));
       const j = await ctx.mq.claim(q, { leaseMs: 60_000 });
       expect(j?.lane).toBe("b");
-      expect(await keysOf(q)).not.toContain(keyspace(q).lane("a"));
       await ctx.mq.ack(j!);
       expect(await ctx.mq.drop(q)).toBe(2); // b2, pending, and the acked job (kept completed)
       expect(await keysOf(q)).toEqual([]);
+    });
+
+    test("removing a lane's last jobs takes it out of the ring at once: nothing of it is left, no `ready` marker", async () => {
+      const q = `ln-rm-${combo.backend}`;
+      const K = keyspace(q);
+      const a = await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }], { lane: "a", priority: (_, i) => i });
+      const [b] = await ctx.mq.enqueueMany(q, [{ n: "b0" }], { lane: "b" });
+      expect(await ctx.mq.removeMany(q, a)).toBe(2);
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.ready, l.inRing])).toEqual([["b", 1, true]]);
+      const keys = await keysOf(q);
+      for (const k of [K.lane("a"), K.ready("a", 0), K.ready("a", 1), K.levels("a")]) expect(keys).not.toContain(k);
+      expect(await ctx.raw.command(["LRANGE", K.ring, "0", "-1"], K.meta)).toEqual(["b"]);
+      // b still waits: the marker stays; its last job gone, the queue has nothing for a claim
+      expect(await ctx.raw.command(["ZSCORE", K.wake, "ready"], K.meta)).not.toBeNull();
+      await sameAcrossBackends("remove-a", q);
+      expect(await ctx.mq.remove(q, b!)).toBe(true);
+      expect((await ctx.mq.lanes(q)).lanes).toEqual([]);
+      expect(await keysOf(q)).toEqual([K.events, K.meta]);
+      await sameAcrossBackends("remove-b", q);
+      expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
+    });
+
+    test("a raised per-lane default concurrency reaches a lane at the old one at once: a waiting worker gets its job", async () => {
+      const q = `ln-raise-conc-${combo.backend}`;
+      await ctx.mq.limit(q, { concurrency: 1 }, { perLane: true });
+      await ctx.mq.limit(q, { concurrency: 1 }, { lane: "own" });
+      await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }, { n: "o0" }, { n: "o1" }], { lane: (p) => (p.n[0] === "a" ? "a" : "own") });
+      const held = await ctx.mq.claimMany(q, 4, { leaseMs: 60_000 });
+      expect(held.map((j) => (j as Job<P>).payload.n).sort()).toEqual(["a0", "o0"]);
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.inRing]).sort()).toEqual([["a", false], ["own", false]]);
+      const seen: string[] = [];
+      const worker = ctx.mq.work(q, (job) => void seen.push(job.payload.n), { concurrency: 2 });
+      try {
+        await sleep(300); // the worker finds nothing and waits
+        expect(seen).toEqual([]);
+        const t0 = performance.now();
+        await ctx.mq.limit(q, { concurrency: 5 }, { perLane: true });
+        await eventually(() => seen.includes("a1"), 5_000);
+        console.log(`[lanes ${combo.name}] per-lane concurrency 1 → 5: the waiting worker got the lane's job in ${(performance.now() - t0).toFixed(0)} ms`);
+      } finally {
+        await worker.stop();
+      }
+      // a lane with its own limit keeps it
+      expect(seen).toEqual(["a1"]);
+      expect((await ctx.mq.lanes(q)).lanes.find((l) => l.name === "own")!.inRing).toBe(false);
+    });
+
+    test("a raised per-lane default rate ends a park at the old rate's next token; a penalty is kept", async () => {
+      const q = `ln-raise-rate-${combo.backend}`;
+      await ctx.mq.limit(q, { rate: { max: 1, perMs: 60_000 } }, { perLane: true });
+      await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }, { n: "p0" }, { n: "p1" }], { lane: (p) => p.n[0] });
+      // one job of each lane claimed (held), which spends its token: both parked for a minute
+      const held = await ctx.mq.claimMany(q, 4, { leaseMs: 60_000 });
+      expect(held.map((j) => (j as Job<P>).payload.n).sort()).toEqual(["a0", "p0"]);
+      const parked = (await ctx.mq.lanes(q)).lanes.map((l) => l.parkedUntil ?? 0);
+      expect(parked.every((t) => t > Date.now() + 50_000)).toBe(true);
+      // p is also penalized for longer: not a park of the rate
+      const until = await ctx.mq.penalize(q, 600_000, { lane: "p" });
+      const seen: string[] = [];
+      const worker = ctx.mq.work(q, (job) => void seen.push(job.payload.n), { concurrency: 2 });
+      try {
+        await sleep(300); // the worker finds nothing and waits
+        expect(seen).toEqual([]);
+        const t0 = performance.now();
+        await ctx.mq.limit(q, { rate: { max: 100, perMs: 1000 } }, { perLane: true });
+        await eventually(() => seen.includes("a1"), 5_000);
+        console.log(
+          `[lanes ${combo.name}] per-lane rate 1/min → 100/s: the waiting worker got the parked lane's job in ${(performance.now() - t0).toFixed(0)} ms`,
+        );
+      } finally {
+        await worker.stop();
+      }
+      expect(seen).toEqual(["a1"]);
+      expect((await ctx.mq.lanes(q)).lanes.find((l) => l.name === "p")!.parkedUntil).toBe(until);
     });
 
     test("a bad lane name is an EchoMQError naming the option, before any wire", async () => {

@@ -293,6 +293,33 @@ test("lanes: the transition, ring rotations and evictions, lane limits, parks an
   expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
 }, 60_000);
 
+test("lanes: REMOVE of a lane's last jobs and a changed per-lane default replicate as effects", async () => {
+  const q = queue("lane-fixes");
+  const enqueue = async (lane: string, from: number) => {
+    const groups = [0, 1].map((i) => ({ id: jobId(from + i), opts: `lane=${lane}`, payload: `${lane}:${i}` }));
+    expectOk(await run(argv("ENQUEUE", q, {}, groups)), 2);
+  };
+  const claim = async () => claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 3, block_ms: 0 })))).jobs;
+  // a lane's last jobs removed: it leaves the ring (LREM ring) and goes idle, the wake marker with it
+  await enqueue("r", 1);
+  expectOk(await run(argv("REMOVE", q, {}, [{ id: jobId(1) }, { id: jobId(2) }])), 2);
+  // lanes parked at the per-lane default rate, then let go when it changes (ZREM parked, HDEL tat
+  // parked, LPUSH ring); then evicted at the default concurrency, put back when it is raised
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 0, rate_max: 1, rate_per_ms: 60_000, rate_burst: 1 })), 1);
+  await enqueue("a", 10);
+  await enqueue("b", 20);
+  await enqueue("c", 30);
+  expect((await claim()).length).toBe(3);
+  expect(expectOk(await run(["ZCARD", q.parked]))).toBe(3);
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 1, rate_max: 100, rate_per_ms: 1000, rate_burst: 1 })), 1);
+  expect(expectOk(await run(["ZCARD", q.parked]))).toBe(0);
+  expect(expectOk(await run(["LLEN", q.ring]))).toBe(0); // each lane at the new concurrency
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 5, rate_max: 100, rate_per_ms: 1000, rate_burst: 1 })), 1);
+  expect((await claim()).length).toBe(3);
+  await sameDigest();
+  expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
+}, 60_000);
+
 test("lanes: a claim's rotations in a row reach the replica as their net effect, two commands at most", async () => {
   const q = queue("turns");
   for (const [lane, from] of [["a", 100], ["b", 200], ["c", 300]] as const) {

@@ -403,6 +403,56 @@ impl<'s, 'a> Live<'s, 'a> {
         }
     }
 
+    /// REMOVE of a lane's last ready job: a lane left without ready jobs leaves the ring wherever
+    /// it is (`LREM ring 0 lane`, `HDEL lane:<lane> ring`), so that its idle check can delete it and
+    /// no claim meets it empty; replicated. LREM is O(ring length): REMOVE is an operator's verb,
+    /// never on a claim's path.
+    pub fn leave(&self, lane: Str) {
+        if self.ready(lane) {
+            return;
+        }
+        let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
+        if !State::read(&key).ring {
+            return;
+        }
+        self.ring.list_remove(lane.bytes());
+        let ctx = self.s.ctx;
+        ctx.replicate(c"LREM", &[self.ring.name(), lit().zero, lane]);
+        key.hdel(&[lit().lane.ring]);
+    }
+
+    /// LIMIT of every lane's default (scope 2), for one lane, `old` the defaults before the call:
+    /// when the default rate changed and the lane takes it (none of its own), its rate state goes
+    /// (a new rate starts from a full bucket, as the queue's) and a park at the old rate's next
+    /// token ends (`ZREM parked`; a penalty that outlasts it is kept); then its insert and idle
+    /// checks, so that a lane held back only by the old default is served at once.
+    pub fn rebase(&self, lane: Str, old: &Defaults) {
+        if old.rate != self.defaults.rate {
+            let key = self.s.ctx.open_named(self.s.lane(lane.bytes()));
+            let st = State::read(&key);
+            if st.rate.is_none() {
+                let n = lit().lane;
+                let mut gone = Vec::new();
+                if let (Some(at), Some((rate, Some(tat)))) = (st.parked, st.rate_in_force(old)) {
+                    if rate.next_token(tat) == at {
+                        let parked = self.s.ctx.open_named(self.s.name(PARKED));
+                        if parked.zrem(lane) {
+                            self.s.ctx.replicate(c"ZREM", &[parked.name(), lane]);
+                        }
+                        gone.push(n.parked);
+                    }
+                }
+                if key.hget(n.tat).is_some() {
+                    gone.push(n.tat);
+                }
+                if !gone.is_empty() {
+                    key.hdel(&gone);
+                }
+            }
+        }
+        self.checks(lane);
+    }
+
     /// CLAIM's `turns` rotations in a row of the ring's tail lane to its head (`RPOPLPUSH ring
     /// ring` each), done and replicated as their net effect, `r` = `turns` mod the ring's length
     /// rotations: none when 0, `RPOPLPUSH ring ring` for one, else `RPOP ring r` and `LPUSH ring`

@@ -2,19 +2,21 @@
 //! twin of `lib/lua/limit.ts`): a concurrency limit (0: none) and a rate limit (rate_max 0: none)
 //! for scope 0 the queue (`meta`'s `concurrency`, `rate`; the lane is not read), 1 the lane `lane`
 //! (its state's `concurrency`, `rate`, its `lanes` member made, then its insert and idle checks), 2
-//! every lane without its own (`meta`'s `lane_concurrency`, `lane_rate`). `meta` is made if
+//! every lane without its own (`meta`'s `lane_concurrency`, `lane_rate`; in a laned queue every
+//! lane then visited: a changed default rate drops the state of the lanes that take it and ends
+//! their parks at its next token, then each lane's insert and idle checks). `meta` is made if
 //! missing; a rate other than the one in force drops its state, so it starts from a full bucket;
 //! `ready` on wake when the queue holds ready jobs, and waiting claims told (they try the new
 //! limits). Reply: 1.
 
-use super::lanes::{self, Live};
+use super::lanes::{self, Defaults, Live};
 use super::made_now;
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Key, Kind, Str};
-use crate::keyspace::{PENDING, WAKE};
+use crate::ffi::{Key, Kind, Owned, Str};
+use crate::keyspace::{LANES, PARKED, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -26,6 +28,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     lanes::check(s, [lane.bytes()].into_iter().filter(|_| scope == 1), false)?;
+    let every = if scope == 2 { every_lane(s, &meta)? } else { Vec::new() };
     s.probe()?;
 
     made_now(&meta);
@@ -49,13 +52,37 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             live.ensure(lane);
             live.checks(lane);
         }
-        _ => set(s, args, &meta, [l.meta.lane_concurrency, l.meta.lane_rate]),
+        _ => {
+            // the defaults before the call: a lane parked at the old rate's next token is let go
+            let old = Defaults::read(&meta);
+            set(s, args, &meta, [l.meta.lane_concurrency, l.meta.lane_rate]);
+            let live = Live::open(s, &meta);
+            for name in &every {
+                live.rebase(name.as_str(), &old);
+            }
+        }
     }
     if ready::any(s, &meta) {
         mark_ready(&wake);
         ctx.signal_ready(pending.name());
     }
     Ok(Reply::Int(1))
+}
+
+/// Step 5 of scope 2 on a laned queue: every lane of `lanes` (each hash typed, with `ring` and
+/// `parked`), which step 6 visits ([`Live::rebase`]) so that a raised default reaches the lanes
+/// out of the ring (evicted at the old concurrency, parked at the old rate). O(lanes): LIMIT is an
+/// operator's verb, never on a claim's path.
+fn every_lane<'a>(s: &mut Scope<'a>, meta: &Key) -> Result<Vec<Owned<'a>>, Refusal> {
+    if lanes::laned(meta).is_none() {
+        return Ok(Vec::new());
+    }
+    let index = s.structure(LANES, Kind::Zset)?;
+    let names = index.due(f64::INFINITY, u64::MAX);
+    drop(index);
+    lanes::check(s, names.iter().map(Owned::bytes), false)?;
+    s.structure(PARKED, Kind::Zset)?;
+    Ok(names)
 }
 
 /// The call's limits into `key`'s fields `[concurrency, rate, tat?]`: 0 deletes a field; a rate

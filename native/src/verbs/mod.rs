@@ -85,6 +85,14 @@ pub fn mark_ready(wake: &Key) {
     ctx.replicate(c"ZADD", &[wake.name(), l.zero, l.wake.ready]);
 }
 
+/// Step 6: no `ready` marker on `wake` (`ZREM wake ready` when there), replicated.
+pub fn unmark_ready(wake: &Key) {
+    let l = lit();
+    if wake.zrem(l.wake.ready) {
+        wake.ctx().replicate(c"ZREM", &[wake.name(), l.wake.ready]);
+    }
+}
+
 /// Step 6 of RUN and REQUEUE: `ids` leave the sorted set `from` for the head of their ready lists
 /// (`plan`), replicated; the `ready` marker on `wake` when the queue had no ready job before
 /// (`was_empty`), and waiting claims told.

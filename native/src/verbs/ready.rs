@@ -10,7 +10,7 @@ use super::lanes::{self, Live};
 use super::scope::Scope;
 use super::{add, counter};
 use crate::ffi::{Ctx, Key, Kind, Owned, Str};
-use crate::keyspace::{valid_name, PENDING};
+use crate::keyspace::{valid_name, PENDING, RING};
 use crate::literals::lit;
 use crate::spec::MAX_PRIORITY;
 use crate::wire::Refusal;
@@ -223,12 +223,13 @@ pub fn push(s: &Scope, meta: &Key, pending: &Key, plan: &Plan, tail: bool) {
 
 /// Step 6 of REMOVE for a ready job of group `g` (its plan's): `LREM` from its list, and when it was
 /// there `prioritized` − 1 and `levels:` without its priority once that list is empty; in a laned
-/// queue the lane's score − 1 and its idle check. Replicated.
-pub fn remove(s: &Scope, meta: &Key, plan: &Plan, g: &Group, id: Str) {
+/// queue the lane's score − 1, the ring left when that was its last ready job, and its idle check.
+/// Replicated. Whether the job was ready.
+pub fn remove(s: &Scope, meta: &Key, plan: &Plan, g: &Group, id: Str) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let list = ctx.open(g.list.as_str());
     if list.list_remove(id.bytes()) == 0 {
-        return;
+        return false;
     }
     ctx.replicate(c"LREM", &[list.name(), l.zero, id]);
     drop(list);
@@ -236,12 +237,19 @@ pub fn remove(s: &Scope, meta: &Key, plan: &Plan, g: &Group, id: Str) {
     if plan.laned {
         let live = Live::open(s, meta);
         live.add_ready(g.lane.as_str(), -1);
+        live.leave(g.lane.as_str());
         live.idle(g.lane.as_str());
     }
+    true
 }
 
-/// Whether the queue has a ready job (in `pending`, or counted in `prioritized`).
+/// Whether the queue has a ready job a claim may reach: laned, a lane in the ring; else one in
+/// `pending` or counted in `prioritized` (as the Lua twin's `emq_ready_any`).
 pub fn any(s: &Scope, meta: &Key) -> bool {
+    if lanes::laned(meta).is_some() {
+        let ring = s.ctx.open_named(s.name(RING));
+        return ring.kind() == Kind::List && ring.value_len() > 0;
+    }
     let pending = s.ctx.open_named(s.name(PENDING));
     if pending.kind() == Kind::List && pending.value_len() > 0 {
         return true;

@@ -1,16 +1,17 @@
 //! `EMQ.REMOVE 1 <meta> (<id>)…`: pending, scheduled, dead and completed jobs are deleted wherever
 //! they are; an active job refuses the call (its worker holds it), naming every such id. Reply:
 //! how many were removed (an id without a row counts 0). Their deduplication keys are let go; one
-//! `removed` event names the ids that had a row.
+//! `removed` event names the ids that had a row. A lane left without ready jobs leaves the ring
+//! (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`.
 
 use super::dedup;
 use super::events::Events;
 use super::ready;
 use super::scope::Scope;
-use super::{members, once};
+use super::{members, once, unmark_ready};
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Str};
-use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PENDING, SCHEDULE};
+use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -25,6 +26,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dead = s.structure(DEAD, Kind::Zset)?;
     let completed = s.structure(COMPLETED, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
+    let wake = s.structure(WAKE, Kind::Zset)?;
     let events = Events::open(s, &meta)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
     let busy = members(&active, ids.iter().copied(), true);
@@ -46,13 +48,13 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         dedup::let_go(ctx, going, ffi::now_ms());
     }
 
-    let mut removed = 0;
+    let (mut removed, mut took) = (0, false);
     for (j, (&id, row)) in ids.iter().zip(&rows).enumerate() {
         if !exists[j] {
             continue;
         }
         removed += 1;
-        ready::remove(s, &meta, &plan, plan.group_of(j), id);
+        took |= ready::remove(s, &meta, &plan, plan.group_of(j), id);
         for set in [&schedule, &dead, &completed] {
             if set.kind() == Kind::Zset && set.zrem(id) {
                 ctx.replicate(c"ZREM", &[set.name(), id]);
@@ -60,6 +62,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         ctx.open(row.as_str()).delete();
         ctx.replicate(c"DEL", &[row.as_str()]);
+    }
+    // the last ready job a claim could reach gone: no `ready` marker left for workers to wake on
+    if took && !ready::any(s, &meta) {
+        unmark_ready(&wake);
     }
     let gone = ids.iter().zip(&exists).filter(|(_, &e)| e);
     events.jobs(lit().event.removed, gone.map(|(id, _)| id.bytes()));
