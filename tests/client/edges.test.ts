@@ -51,7 +51,9 @@ for (const combo of COMBOS) {
           );
           expect(e).toBeInstanceOf(BatchError);
           const b = e as BatchError<unknown>;
-          expect(b.cause).toBeInstanceOf(TypeError);
+          // the codec's refusal, as the client reports it (rule payload), the codec's TypeError its cause
+          expect(b.cause).toMatchObject({ name: "EchoMQError", rule: "payload" });
+          expect((b.cause as Error).cause).toBeInstanceOf(TypeError);
           expect(b.unreadFrom).toBe(read ? 2501 : 2500);
           expect(b.landed.length + b.unsent.length + b.unconfirmed.length).toBe(b.unreadFrom);
           expect(b.unconfirmed).toEqual([]);
