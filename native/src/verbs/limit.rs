@@ -4,17 +4,18 @@
 //! (its state's `concurrency`, `rate`, its `lanes` member made, then its insert and idle checks), 2
 //! every lane without its own (`meta`'s `lane_concurrency`, `lane_rate`). `meta` is made if
 //! missing; a rate other than the one in force drops its state, so it starts from a full bucket;
-//! `ready` on wake when the queue holds ready jobs, and waiting claims told (they try the new
-//! limits). Reply: 1.
+//! a lane's park that state gave ends with it (scope 1: the lane's; scope 2: every parked lane
+//! without its own rate, whose state is dropped too: [`rate_parked`]); `ready` on wake when the
+//! queue holds ready jobs, and waiting claims told (they try the new limits). Reply: 1.
 
-use super::lanes::{self, Live};
+use super::lanes::{self, Defaults, Live, State};
 use super::made_now;
 use super::mark_ready;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Key, Kind, Str};
-use crate::keyspace::{PENDING, WAKE};
+use crate::ffi::{Key, Kind, Owned, Str};
+use crate::keyspace::{PARKED, PENDING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -26,19 +27,27 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let pending = s.structure(PENDING, Kind::List)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     lanes::check(s, [lane.bytes()].into_iter().filter(|_| scope == 1), false)?;
+    let parks = if scope == 2 {
+        rate_parked(s, args, &meta)?
+    } else {
+        Vec::new()
+    };
     s.probe()?;
 
     made_now(&meta);
     match scope {
-        0 => set(
-            s,
-            args,
-            &meta,
-            [l.meta.concurrency, l.meta.rate, l.meta.tat],
-        ),
+        0 => {
+            set(
+                s,
+                args,
+                &meta,
+                [l.meta.concurrency, l.meta.rate, l.meta.tat],
+            );
+        }
         1 => {
             let state = ctx.open_named(s.lane(lane.bytes()));
-            set(
+            let parked = State::read(&state).rate_parked(&Defaults::read(&meta));
+            let dropped = set(
                 s,
                 args,
                 &state,
@@ -47,9 +56,19 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             drop(state);
             let live = Live::open(s, &meta);
             live.ensure(lane);
+            if parked && dropped {
+                unpark(s, &live, lane);
+            }
             live.checks(lane);
         }
-        _ => set(s, args, &meta, [l.meta.lane_concurrency, l.meta.lane_rate]),
+        _ => {
+            set(s, args, &meta, [l.meta.lane_concurrency, l.meta.lane_rate]);
+            let live = Live::open(s, &meta);
+            for lane in &parks {
+                unpark(s, &live, lane.as_str());
+                live.checks(lane.as_str());
+            }
+        }
     }
     if ready::any(s, &meta) {
         mark_ready(&wake);
@@ -58,16 +77,62 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     Ok(Reply::Int(1))
 }
 
+/// Step 5 of scope 2: when the call replaces a default rate, the lanes it parked — each member of
+/// `parked` without its own rate whose `parked` is the time a claim would have written from its
+/// state under that rate (a PENALIZE park is any other time, and holds) — their hashes typed.
+///
+/// Telling the two apart needs no field of its own: a claim parks a lane out of tokens until
+/// `next_token` of the state it leaves, and nothing changes that state while the lane is parked.
+/// A PENALIZE no later than that park leaves it as it was, and ends with it.
+fn rate_parked<'a>(
+    s: &mut Scope<'a>,
+    args: &Args,
+    meta: &Key,
+) -> Result<Vec<Owned<'a>>, Refusal> {
+    let old = Defaults::read(meta);
+    let field = lit().meta.lane_rate;
+    if old.rate.is_none() || !replaces(s, args, meta.hget(field).as_ref()) {
+        return Ok(Vec::new());
+    }
+    let members = s.structure(PARKED, Kind::Zset)?.due(f64::INFINITY, u64::MAX);
+    let mut parks = Vec::new();
+    for lane in members {
+        let key = s.expect_owned(s.lane(lane.bytes()), Kind::Hash)?;
+        let state = State::read(&key);
+        if state.rate.is_none() && state.rate_parked(&old) {
+            parks.push(lane);
+        }
+    }
+    Ok(parks)
+}
+
+/// Ends `lane`'s park, whose rate state is gone (scope 1: [`set`] dropped it; scope 2: dropped
+/// here, so it starts from a full bucket of the new default as a lane's own new rate does), then
+/// its insert check (`ZREM parked`, `HDEL lane:<lane> tat parked`, replicated).
+fn unpark(s: &Scope, live: &Live, lane: Str) {
+    let key = s.ctx.open_named(s.lane(lane.bytes()));
+    key.hdel(&[lit().lane.tat]);
+    drop(key);
+    live.unpark(lane);
+}
+
+/// The call's rate as stored (`"<max> <per_ms> <burst>"`), `None` for none.
+fn rate_text<'a>(s: &Scope<'a>, args: &Args) -> Option<Owned<'a>> {
+    let (max, per, burst) = (args.number(3), args.number(4), args.number(5));
+    (max != 0).then(|| s.ctx.string(format!("{max} {per} {burst}").as_bytes()))
+}
+
+/// Whether the call's rate replaces (or removes) the stored rate `stored`.
+fn replaces(s: &Scope, args: &Args, stored: Option<&Owned>) -> bool {
+    rate_text(s, args).is_none_or(|t| stored.is_none_or(|r| r.bytes() != t.bytes()))
+}
+
 /// The call's limits into `key`'s fields `[concurrency, rate, tat?]`: 0 deletes a field; a rate
 /// other than the stored one replaces it and deletes its state (`tat`, when the hash keeps one).
-fn set<const N: usize>(s: &Scope, args: &Args, key: &Key, fields: [Str<'static>; N]) {
+/// Whether the rate was replaced or removed.
+fn set<const N: usize>(s: &Scope, args: &Args, key: &Key, fields: [Str<'static>; N]) -> bool {
     let ctx = s.ctx;
-    let (conc, max, per, burst) = (
-        args.number(2),
-        args.number(3),
-        args.number(4),
-        args.number(5),
-    );
+    let conc = args.number(2);
     let (concurrency, rate, tat) = (fields[0], fields[1], &fields[2..]);
     if conc == 0 {
         key.hdel(&[concurrency]);
@@ -75,17 +140,18 @@ fn set<const N: usize>(s: &Scope, args: &Args, key: &Key, fields: [Str<'static>;
         let c = ctx.int(conc);
         key.hset(&[(concurrency, c.as_str())]);
     }
-    if max == 0 {
+    let Some(text) = rate_text(s, args) else {
         let mut gone = vec![rate];
         gone.extend_from_slice(tat);
         key.hdel(&gone);
-        return;
+        return true;
+    };
+    if key.hget(rate).is_some_and(|r| r.bytes() == text.bytes()) {
+        return false;
     }
-    let text = ctx.string(format!("{max} {per} {burst}").as_bytes());
-    if key.hget(rate).is_none_or(|r| r.bytes() != text.bytes()) {
-        key.hset(&[(rate, text.as_str())]);
-        if !tat.is_empty() {
-            key.hdel(tat);
-        }
+    key.hset(&[(rate, text.as_str())]);
+    if !tat.is_empty() {
+        key.hdel(tat);
     }
+    true
 }
