@@ -576,7 +576,10 @@ export const VERBS = {
     writes: "`meta` made if missing; scope 0: `HSET meta concurrency <c>` (0: `HDEL meta concurrency`); a rate other than " +
       '`meta`\'s: `HSET meta rate "<max> <per_ms> <burst>"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); ' +
       "`ZADD wake 0 ready` when pending holds ids; scope 1: the same fields of `lane:<lane>`, `ZADD lanes NX 0 " +
-      "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`",
+      "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`; a lane's rate " +
+      "park ends with its `tat` (scope 1: when the call drops it; scope 2, replacing or removing `lane_rate`: each " +
+      "member of `parked` without its own rate, `HDEL lane:<l> tat`), `ZREM parked <l>`, `HDEL lane:<l> parked`, its " +
+      'ring insert and idle checks (docs/WIRE.md, "Lanes")',
     domain: ["noperm", "wrongtype", "migrating"],
   },
   PENALIZE: {
