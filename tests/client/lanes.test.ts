@@ -4,7 +4,8 @@
  * inside a lane, FIFO per level; a lane's concurrency limit holds across 8 workers in 2 processes
  * and is reached; a paused lane is skipped until resumed; a handler's `RateLimitedError` parks its
  * job's lane only and spends no attempt; a lane's rate limit holds within ±10 % while the other lanes
- * run at full speed; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
+ * run at full speed; a lane's rate park ends when its rate (its own, the default) changes or goes,
+ * and a penalty's holds; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
  * and DROP leave no key behind; a bad lane name is refused before any wire (nothing reaches the
  * server: DEBUG DIGEST unchanged), at compile time too (tests/client/types.test.ts).
  */
