@@ -295,12 +295,12 @@ test("lanes: the transition, ring rotations and evictions, lane limits, parks an
 
 test("lanes: a rate change ends the lanes' rate parks (scope 1 and 2) and keeps a penalty's: digests equal", async () => {
   const q = queue("repark");
-  const day = { rate_max: 1, rate_per_ms: 86_400_000, rate_burst: 1 };
+  const hour = { rate_max: 1, rate_per_ms: 3_600_000, rate_burst: 1 };
   const groups = ["a", "a", "b", "b", "c", "c"].map((lane, i) => ({ id: jobId(700 + i), opts: `lane=${lane}`, payload: `${i}` }));
   expectOk(await run(argv("ENQUEUE", q, {}, groups)), 6);
-  expectOk(await run(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 0, ...day })), 1);
-  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 0, ...day })), 1);
-  // one job of each lane, then each is parked until its next token, a day away
+  expectOk(await run(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 0, ...hour })), 1);
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 0, ...hour })), 1);
+  // one job of each lane, then each is parked until its next token, an hour away (c's penalty: a day)
   expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 6, block_ms: 0 })))).jobs.length).toBe(3);
   expect(await run(["ZCARD", q.parked])).toEqual({ ok: 3 });
   expectOk(await run(argv("PENALIZE", q, { lane: "c", penalty_ms: 86_400_000 })));
