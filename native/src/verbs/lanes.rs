@@ -462,8 +462,8 @@ impl<'s, 'a> Live<'s, 'a> {
         }
     }
 
-    /// CLAIM's unpark of `lane`, whose time has come (`ZREM parked`, `HDEL lane:<lane> parked`),
-    /// then its insert check; replicated.
+    /// CLAIM's unpark of `lane`, whose time has come, and LIMIT's of a lane whose rate park ended
+    /// (`ZREM parked`, `HDEL lane:<lane> parked`), then its insert check; replicated.
     pub fn unpark(&self, lane: Str) {
         let ctx = self.s.ctx;
         let parked = ctx.open_named(self.s.name(PARKED));
