@@ -12,7 +12,7 @@ import { LANE, MAX_TOKEN, META, ROW, WAKE } from "../wire/mod.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
- * `emq_laned`, `emq_lane_name`, `emq_lane_defaults`, `emq_lane`, `emq_lane_open`, `emq_backlog`,
+ * `emq_laned`, `emq_lane_name`, `emq_lane_defaults`, `emq_lane`, `emq_lane_open`, `emq_rate_parked`, `emq_backlog`,
  * `emq_add_ready`, `emq_lane_insert`, `emq_lane_idle`, `emq_lane_kinds` and `emq_laning`.
  */
 export const LANES_LUA: string = `
@@ -63,6 +63,13 @@ end
 local function emq_lane_open(st, now)
   if st.ring or st.paused or (st.parked and st.parked > now) then return false end
   return not st.conc or st.active < st.conc
+end
+
+-- Whether lane state st's park is the one a claim writes when its rate stops it: the next token
+-- of its rate state (q, r) under its rate in force. LIMIT ends such a park with that state; any
+-- other (PENALIZE's) holds.
+local function emq_rate_parked(st)
+  return st.rate ~= nil and st.q ~= nil and st.parked == emq_next_token(st.rate, st.q, st.r)
 end
 
 -- Lane L's ready jobs (its score in lanes).

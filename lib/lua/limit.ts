@@ -5,7 +5,8 @@
  * `lane_rate`; in a laned queue every lane then visited: a changed default rate drops the state of
  * the lanes that take it and ends their parks at its next token, then each lane's ring insert and
  * idle checks); a rate other than the one in force drops its state, so it starts from a full
- * bucket; `ready` on wake when a claim may reach a ready job (waiting claims try the new limits).
+ * bucket, and a lane's own park that state gave ends with it (scope 1, `emq_rate_parked`: a PENALIZE
+ * park holds); `ready` on wake when a claim may reach a ready job (waiting claims try the new limits).
  * Reply: 1.
  *
  * @module
@@ -23,6 +24,8 @@ local s, e = emq_types({{pending, 'list'}, {wake, 'zset'}}) if e then return e e
 if scope == 1 then
   e = emq_lane_kinds(base, {lane}, s.missing) if e then return e end
 end
+local parked, rate = base .. '${KEY.parked}', nil
+if rate_max ~= 0 then rate = emq_int(rate_max) .. ' ' .. emq_int(rate_per_ms) .. ' ' .. emq_int(rate_burst) end
 -- scope 2 on a laned queue visits every lane of lanes (each hash typed, with ring and parked), so
 -- that a raised default reaches the lanes out of the ring (evicted at the old concurrency, parked
 -- at the old rate). O(lanes): LIMIT is an operator's verb, never on a claim's path.
@@ -47,19 +50,32 @@ if concurrency == 0 then
 else
   redis.call('HSET', key, conc_f, emq_int(concurrency))
 end
-if rate_max == 0 then
+-- scope 1: whether the lane's park is its rate's, before the rate changes
+local rate_parked = scope == 1 and emq_rate_parked(emq_lane(base, lane, emq_lane_defaults()))
+local dropped = true
+if not rate then
+  -- removed: only a rate that was there (a lane without its own keeps the default's state)
+  dropped = redis.call('HEXISTS', key, rate_f) == 1
   redis.call('HDEL', key, rate_f)
   if tat_f then redis.call('HDEL', key, tat_f) end
+elseif redis.call('HGET', key, rate_f) ~= rate then
+  redis.call('HSET', key, rate_f, rate)
+  if tat_f then redis.call('HDEL', key, tat_f) end
 else
-  local rate = emq_int(rate_max) .. ' ' .. emq_int(rate_per_ms) .. ' ' .. emq_int(rate_burst)
-  if redis.call('HGET', key, rate_f) ~= rate then
-    redis.call('HSET', key, rate_f, rate)
-    if tat_f then redis.call('HDEL', key, tat_f) end
-  end
+  dropped = false
+end
+-- ends lane L's park, whose rate state is gone (scope 1: dropped above; scope 2: here, so it starts
+-- from a full bucket of the new default as a lane's own new rate does), then its insert check
+local function unpark(L, now, d)
+  redis.call('HDEL', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.tat}')
+  redis.call('ZREM', parked, L)
+  redis.call('HDEL', base .. '${KEY_PREFIX.lane}' .. L, '${LANE.parked}')
+  emq_lane_insert(base, L, now, d)
 end
 if scope == 1 then
   local now, d = emq_now(), emq_lane_defaults()
   redis.call('ZADD', base .. '${KEY.lanes}', 'NX', 0, lane)
+  if rate_parked and dropped then unpark(lane, now, d) end
   emq_lane_insert(base, lane, now, d)
   emq_lane_idle(base, lane, now, d)
 end

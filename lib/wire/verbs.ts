@@ -579,7 +579,8 @@ export const VERBS = {
       '`meta`\'s: `HSET meta rate "<max> <per_ms> <burst>"`, `HDEL meta tat` (rate_max 0: `HDEL meta rate tat`); ' +
       "`ZADD wake 0 ready` when a claim may reach a ready job (laned: a lane in `ring`); scope 1: the same fields of " +
       "`lane:<lane>`, `ZADD lanes NX 0 " +
-      "<lane>`, its ring insert and idle checks; scope 2: `meta`'s `lane_concurrency` and `lane_rate`, then in a " +
+      "<lane>`, its ring insert and idle checks; when the call drops the lane's `tat` and the lane was parked by its rate " +
+      "(`parked` its next token), `ZREM parked <lane>`, `HDEL lane:<lane> parked` (a PENALIZE park holds); scope 2: `meta`'s `lane_concurrency` and `lane_rate`, then in a " +
       "laned queue every lane of `lanes` (O(lanes): an operator's verb): when the default rate changed, a lane " +
       "without its own loses its `tat` and, parked at the old rate's next token, leaves `parked` (`ZREM parked " +
       "<lane>`, `HDEL lane:<lane> parked`); then its ring insert and idle checks",

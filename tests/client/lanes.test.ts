@@ -4,7 +4,8 @@
  * inside a lane, FIFO per level; a lane's concurrency limit holds across 8 workers in 2 processes
  * and is reached; a paused lane is skipped until resumed; a handler's `RateLimitedError` parks its
  * job's lane only and spends no attempt; a lane's rate limit holds within ±10 % while the other lanes
- * run at full speed; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
+ * run at full speed; a lane's rate park ends when its rate (its own, the default) changes or goes,
+ * and a penalty's holds; `mq.lanes` pages busiest first; jobs show their lane; REMOVE
  * and DROP leave no key behind (REMOVE of a lane's last jobs takes it out of the ring at once, the
  * keyspace the same on both backends); a raised per-lane default concurrency or rate reaches a lane
  * held back by the old one at once (a waiting worker gets its job), a lane's own limit and a longer
@@ -163,6 +164,59 @@ for (const combo of COMBOS) {
       expect(lane.parkedUntil).toBeGreaterThan(Date.now() + 50_000);
       expect((await ctx.mq.limits(q, { lane: "a" })).parkedUntil).toBe(lane.parkedUntil);
       expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
+    });
+
+    test("a lane's rate park ends when its rate changes or goes, its own or the default; a penalty holds", async () => {
+      const DAY = 86_400_000;
+      type Target = { lane: string } | { perLane: true };
+      const next = async (q: string): Promise<string> => (await ctx.mq.claim(q, { leaseMs: 60_000 }))?.payload.n ?? "none";
+      const parkedUntil = async (q: string): Promise<number | null> => (await ctx.mq.limits(q, { lane: "a" })).parkedUntil;
+      // lane a claimed once under a rate of 1 per period (a day): parked until the next token
+      const spent = async (q: string, scope: Target, period = DAY): Promise<void> => {
+        await ctx.mq.limit(q, { rate: { max: 1, perMs: period } }, scope);
+        await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }, { n: "a2" }], { lane: "a" });
+        expect(await next(q)).toBe("a0");
+        expect(await next(q)).toBe("none");
+        expect(await parkedUntil(q)).toBeGreaterThan(Date.now() + period - 60_000);
+      };
+      // a new rate (a burst left after the next claim), no rate, a new default, no default: the
+      // next claim of a comes at once, its park gone
+      const fast = { max: 1000, perMs: 1000, burst: 10 };
+      const changes: [string, Target, typeof fast | null][] = [
+        ["own", { lane: "a" }, fast],
+        ["gone", { lane: "a" }, null],
+        ["default", { perLane: true }, fast],
+        ["nodefault", { perLane: true }, null],
+      ];
+      for (const [name, scope, rate] of changes) {
+        const q = `ln-repark-${name}-${combo.backend}`;
+        await spent(q, scope);
+        await ctx.mq.limit(q, { rate }, scope);
+        await eventually(async () => (await next(q)) === "a1", 5_000);
+        expect(await parkedUntil(q)).toBeNull();
+      }
+      // a penalty later than the rate's park (of an hour: a penalty is at most a day) holds across
+      // the change, of its own rate or the default
+      for (const [name, scope, rate] of changes) {
+        const q = `ln-repen-${name}-${combo.backend}`;
+        await spent(q, scope, 3_600_000);
+        const until = await ctx.mq.penalize(q, 7_200_000, { lane: "a" });
+        await ctx.mq.limit(q, { rate }, scope);
+        expect(await next(q)).toBe("none");
+        expect(await parkedUntil(q)).toBe(until);
+      }
+      // a penalty shorter than the rate's next token, on a lane its rate did not park (it had no
+      // job left then), holds too
+      const q = `ln-repen-free-${combo.backend}`;
+      await ctx.mq.limit(q, { rate: { max: 1, perMs: DAY } }, { lane: "a" });
+      await ctx.mq.enqueue(q, { n: "a0" }, { lane: "a" });
+      expect(await next(q)).toBe("a0");
+      await ctx.mq.enqueue(q, { n: "a1" }, { lane: "a" });
+      expect(await parkedUntil(q)).toBeNull();
+      const until = await ctx.mq.penalize(q, 60_000, { lane: "a" });
+      await ctx.mq.limit(q, { rate: fast }, { lane: "a" });
+      expect(await next(q)).toBe("none");
+      expect(await parkedUntil(q)).toBe(until);
     });
 
     test("mq.lanes pages busiest first, the default lane as null; limits in force, own and default", async () => {

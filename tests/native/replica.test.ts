@@ -320,6 +320,25 @@ test("lanes: REMOVE of a lane's last jobs and a changed per-lane default replica
   expect(await onReplica(["LRANGE", q.ring, "0", "-1"])).toEqual(expectOk(await run(["LRANGE", q.ring, "0", "-1"])));
 }, 60_000);
 
+test("lanes: a rate change ends the lanes' rate parks (scope 1 and 2) and keeps a penalty's: digests equal", async () => {
+  const q = queue("repark");
+  const hour = { rate_max: 1, rate_per_ms: 3_600_000, rate_burst: 1 };
+  const groups = ["a", "a", "b", "b", "c", "c"].map((lane, i) => ({ id: jobId(700 + i), opts: `lane=${lane}`, payload: `${i}` }));
+  expectOk(await run(argv("ENQUEUE", q, {}, groups)), 6);
+  expectOk(await run(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 0, ...hour })), 1);
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 0, ...hour })), 1);
+  // one job of each lane, then each is parked until its next token, an hour away (c's penalty: a day)
+  expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 6, block_ms: 0 })))).jobs.length).toBe(3);
+  expect(await run(["ZCARD", q.parked])).toEqual({ ok: 3 });
+  expectOk(await run(argv("PENALIZE", q, { lane: "c", penalty_ms: 86_400_000 })));
+  expectOk(await run(argv("LIMIT", q, { scope: 1, lane: "a", concurrency: 0, rate_max: 0 })), 1);
+  expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 0, rate_max: 5, rate_per_ms: 1000, rate_burst: 5 })), 1);
+  // a and b are back in the ring; c's penalty holds
+  expect(await run(["ZRANGE", q.parked, "0", "-1"])).toEqual({ ok: ["c"] });
+  expect(claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 6, block_ms: 0 })))).jobs.length).toBe(2);
+  await sameDigest();
+});
+
 test("lanes: a claim's rotations in a row reach the replica as their net effect, two commands at most", async () => {
   const q = queue("turns");
   for (const [lane, from] of [["a", 100], ["b", 200], ["c", 300]] as const) {

@@ -198,6 +198,16 @@ impl State {
         }
     }
 
+    /// Whether its park is the one a claim writes when its rate stops it: the next token of its
+    /// rate state under the rate in force (`d`: the defaults that rate may come from). LIMIT ends
+    /// such a park with the state; any other (PENALIZE's) holds.
+    pub fn rate_parked(&self, d: &Defaults) -> bool {
+        match self.rate_in_force(d) {
+            Some((rate, Some(tat))) => self.parked == Some(rate.next_token(tat)),
+            _ => false,
+        }
+    }
+
     /// A job of the lane picked at `now`: one more held, one token of its rate taken.
     pub fn take(&mut self, now: i64, d: &Defaults) {
         self.active += 1;
@@ -502,8 +512,8 @@ impl<'s, 'a> Live<'s, 'a> {
         }
     }
 
-    /// CLAIM's unpark of `lane`, whose time has come (`ZREM parked`, `HDEL lane:<lane> parked`),
-    /// then its insert check; replicated.
+    /// CLAIM's unpark of `lane`, whose time has come, and LIMIT's of a lane whose rate park ended
+    /// (`ZREM parked`, `HDEL lane:<lane> parked`), then its insert check; replicated.
     pub fn unpark(&self, lane: Str) {
         let ctx = self.s.ctx;
         let parked = ctx.open_named(self.s.name(PARKED));
@@ -639,5 +649,33 @@ mod tests {
         assert_eq!(s.verdict(true, 1000, &d), Verdict::Eligible);
         s.paused = true;
         assert_eq!(s.verdict(true, 1000, &d), Verdict::Evict);
+    }
+
+    #[test]
+    fn a_rate_park_is_told_from_a_penalty() {
+        let r = Rate {
+            max: 1,
+            per: 20_000,
+            burst: 1,
+        };
+        let d = Defaults {
+            conc: None,
+            rate: Some(r),
+        };
+        let mut s = State::default();
+        s.take(0, &d);
+        let Verdict::Park(at) = s.verdict(true, 0, &d) else {
+            panic!("out of tokens")
+        };
+        s.parked = Some(at);
+        assert!(s.rate_parked(&d), "the park the walk writes");
+        assert!(!s.rate_parked(&D), "no rate in force: not the rate's");
+        s.parked = Some(at + 1);
+        assert!(!s.rate_parked(&d), "a later penalty");
+        s.parked = Some(at - 1);
+        assert!(
+            !s.rate_parked(&d),
+            "an earlier penalty on a lane not parked by its rate"
+        );
     }
 }

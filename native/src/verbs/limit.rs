@@ -6,10 +6,11 @@
 //! lane then visited: a changed default rate drops the state of the lanes that take it and ends
 //! their parks at its next token, then each lane's insert and idle checks). `meta` is made if
 //! missing; a rate other than the one in force drops its state, so it starts from a full bucket;
-//! `ready` on wake when the queue holds ready jobs, and waiting claims told (they try the new
-//! limits). Reply: 1.
+//! a lane's park that state gave ends with it (scope 1: the lane's; scope 2: every parked lane
+//! without its own rate, whose state is dropped too: [`rate_parked`]); `ready` on wake when the
+//! queue holds ready jobs, and waiting claims told (they try the new limits). Reply: 1.
 
-use super::lanes::{self, Defaults, Live};
+use super::lanes::{self, Defaults, Live, State};
 use super::made_now;
 use super::mark_ready;
 use super::ready;
@@ -33,15 +34,18 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
 
     made_now(&meta);
     match scope {
-        0 => set(
-            s,
-            args,
-            &meta,
-            [l.meta.concurrency, l.meta.rate, l.meta.tat],
-        ),
+        0 => {
+            set(
+                s,
+                args,
+                &meta,
+                [l.meta.concurrency, l.meta.rate, l.meta.tat],
+            );
+        }
         1 => {
             let state = ctx.open_named(s.lane(lane.bytes()));
-            set(
+            let parked = State::read(&state).rate_parked(&Defaults::read(&meta));
+            let dropped = set(
                 s,
                 args,
                 &state,
@@ -50,6 +54,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             drop(state);
             let live = Live::open(s, &meta);
             live.ensure(lane);
+            if parked && dropped {
+                unpark(s, &live, lane);
+            }
             live.checks(lane);
         }
         _ => {
@@ -85,16 +92,28 @@ fn every_lane<'a>(s: &mut Scope<'a>, meta: &Key) -> Result<Vec<Owned<'a>>, Refus
     Ok(names)
 }
 
+/// Ends `lane`'s park, whose rate state is gone (scope 1: [`set`] dropped it; scope 2: dropped
+/// here, so it starts from a full bucket of the new default as a lane's own new rate does), then
+/// its insert check (`ZREM parked`, `HDEL lane:<lane> tat parked`, replicated).
+fn unpark(s: &Scope, live: &Live, lane: Str) {
+    let key = s.ctx.open_named(s.lane(lane.bytes()));
+    key.hdel(&[lit().lane.tat]);
+    drop(key);
+    live.unpark(lane);
+}
+
+/// The call's rate as stored (`"<max> <per_ms> <burst>"`), `None` for none.
+fn rate_text<'a>(s: &Scope<'a>, args: &Args) -> Option<Owned<'a>> {
+    let (max, per, burst) = (args.number(3), args.number(4), args.number(5));
+    (max != 0).then(|| s.ctx.string(format!("{max} {per} {burst}").as_bytes()))
+}
+
 /// The call's limits into `key`'s fields `[concurrency, rate, tat?]`: 0 deletes a field; a rate
 /// other than the stored one replaces it and deletes its state (`tat`, when the hash keeps one).
-fn set<const N: usize>(s: &Scope, args: &Args, key: &Key, fields: [Str<'static>; N]) {
+/// Whether the rate was replaced or removed.
+fn set<const N: usize>(s: &Scope, args: &Args, key: &Key, fields: [Str<'static>; N]) -> bool {
     let ctx = s.ctx;
-    let (conc, max, per, burst) = (
-        args.number(2),
-        args.number(3),
-        args.number(4),
-        args.number(5),
-    );
+    let conc = args.number(2);
     let (concurrency, rate, tat) = (fields[0], fields[1], &fields[2..]);
     if conc == 0 {
         key.hdel(&[concurrency]);
@@ -102,17 +121,20 @@ fn set<const N: usize>(s: &Scope, args: &Args, key: &Key, fields: [Str<'static>;
         let c = ctx.int(conc);
         key.hset(&[(concurrency, c.as_str())]);
     }
-    if max == 0 {
+    let Some(text) = rate_text(s, args) else {
+        // removed: only a rate that was there (a lane without its own keeps the default's state)
+        let had = key.hget(rate).is_some();
         let mut gone = vec![rate];
         gone.extend_from_slice(tat);
         key.hdel(&gone);
-        return;
+        return had;
+    };
+    if key.hget(rate).is_some_and(|r| r.bytes() == text.bytes()) {
+        return false;
     }
-    let text = ctx.string(format!("{max} {per} {burst}").as_bytes());
-    if key.hget(rate).is_none_or(|r| r.bytes() != text.bytes()) {
-        key.hset(&[(rate, text.as_str())]);
-        if !tat.is_empty() {
-            key.hdel(tat);
-        }
+    key.hset(&[(rate, text.as_str())]);
+    if !tat.is_empty() {
+        key.hdel(tat);
     }
+    true
 }
