@@ -219,9 +219,41 @@ export async function moduleLoaded(conn: Connection): Promise<boolean> {
   }
 }
 
-/** Picks the backend for `choice`; `module` without the module loaded is a {@link BackendError}. */
+/** What a server without its Lua engine answers `SCRIPT LOAD` and `EVAL` (Valkey ≥ 9.1). */
+const NO_LUA = /Could not find scripting engine 'lua'/;
+
+/**
+ * Refuses the script backend on a server that runs no Lua: Valkey 9.1 made Lua a module an operator
+ * can leave out or unload, and then every EVALSHA would fail. Asked once per primary with
+ * `SCRIPT LOAD` of a one-line script (what the backend's users may run); any other answer — a
+ * user the ACL denies it, say — is left to the calls themselves.
+ */
+async function assertLua(conn: Connection, choice: BackendChoice): Promise<void> {
+  let replies: unknown[];
+  try {
+    replies = await conn.everyPrimary(["SCRIPT", "LOAD", "return 1"]);
+  } catch (e) {
+    replies = [e];
+  }
+  const refused = replies.find((r) => r instanceof Error && NO_LUA.test(r.message) || typeof r === "string" && NO_LUA.test(r));
+  if (refused === undefined) return;
+  throw new BackendError(
+    `backend ${JSON.stringify(choice)}: the server runs no Lua (SCRIPT LOAD answers "ERR Could not find scripting engine 'lua'": ` +
+      "Valkey 9.1 makes Lua a module an operator may leave out) and " +
+      (choice === "auto" ? "has no emq module" : "the scripts need it") +
+      '; load the emq module (native/) and use backend "module" or "auto"',
+  );
+}
+
+/**
+ * Picks the backend for `choice`; `module` without the module loaded, or the scripts on a server
+ * without Lua, is a {@link BackendError}.
+ */
 export async function selectBackend(conn: Connection, choice: BackendChoice): Promise<Backend> {
-  if (choice === "scripts") return new ScriptBackend(conn);
+  if (choice === "scripts") {
+    await assertLua(conn, choice);
+    return new ScriptBackend(conn);
+  }
   const loaded = await moduleLoaded(conn);
   if (choice === "module") {
     if (!loaded) {
@@ -233,5 +265,7 @@ export async function selectBackend(conn: Connection, choice: BackendChoice): Pr
     return new ModuleBackend(conn);
   }
   if (choice !== "auto") throw new BackendError(`unknown backend ${JSON.stringify(choice)}: module, scripts or auto`);
-  return loaded ? new ModuleBackend(conn) : new ScriptBackend(conn);
+  if (loaded) return new ModuleBackend(conn);
+  await assertLua(conn, choice);
+  return new ScriptBackend(conn);
 }

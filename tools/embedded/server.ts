@@ -34,6 +34,8 @@ export interface ServerOptions {
    * its own process (the handle's `pid`).
    */
   launcher?: string[];
+  /** The `valkey-server` binary (default: {@link serverBinary}, `VALKEY_SERVER` or the one on `PATH`). */
+  binary?: string;
 }
 
 /** A running server. */
@@ -168,7 +170,7 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
   if (opts.replicaOf !== undefined) argv.push("--replicaof", LOOPBACK, String(opts.replicaOf));
   if (opts.args) argv.push(...opts.args);
 
-  const first = launch(argv, dir, opts.launcher);
+  const first = launch(argv, dir, opts.launcher, opts.binary);
   if (first instanceof Error) {
     rmSync(dir, { recursive: true, force: true });
     throw first;
@@ -205,7 +207,7 @@ async function startOnce(opts: ServerOptions, mod: string | null): Promise<Serve
     restart: async () => {
       if (stopped !== null) throw new Error(`valkey-server on port ${port} was stopped: it cannot restart`);
       await kill();
-      const next = launch(argv, dir, opts.launcher);
+      const next = launch(argv, dir, opts.launcher, opts.binary);
       if (next instanceof Error) throw next;
       proc = next;
       const outcome = await ready(proc, port, opts.readyTimeoutMs ?? 20000);
@@ -235,8 +237,8 @@ interface Launched {
  * Spawns `valkey-server` with `argv` in `dir` (under `launcher` when given) and registers it for
  * the exit hooks; a spawn failure is returned.
  */
-function launch(argv: string[], dir: string, launcher: string[] = []): Launched | Error {
-  const [command, ...args] = [...launcher, serverBinary(), ...argv];
+function launch(argv: string[], dir: string, launcher: string[] = [], binary: string = serverBinary()): Launched | Error {
+  const [command, ...args] = [...launcher, binary, ...argv];
   // In a process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches the
   // program, which stops in order (emq ui: its traffic, then its servers), not the server under it
   // first (the traffic then waited on a server already gone: 5 s). The exit hooks and the watchdog
