@@ -9,8 +9,10 @@
  * cannot use (unreachable, wrong password, TLS). `--help` lists every command; `emq <command>
  * --help` shows one.
  *
+ * Under Deno, run this entry of the JSR package `@echomq/echomq` (its `./cli` export) with
+ * `deno run -A` (docs/PACKAGE.md, "The command line"); under Node and Bun, the npm build's bin:
+ *
  * ```sh
- * deno run -A jsr:@echomq/echomq/cli inspect orders --url valkey://127.0.0.1:6379
  * npx emq inspect orders --url valkey://127.0.0.1:6379     # after npm install of the npm build
  * bunx --bun emq --help                                     # the same, under Bun
  * ```

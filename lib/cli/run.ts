@@ -1,6 +1,6 @@
 /**
  * The `emq` command line's dispatch, shared by the package's entry point (`cli.ts`:
- * `jsr:@echomq/echomq/cli`, the npm build's `emq` bin) and a repository checkout's `./emq`
+ * the JSR package's `./cli` export, the npm build's `emq` bin) and a repository checkout's `./emq`
  * (dev/main.ts), which passes a {@link CliSetting} of its own: its usage table, its extra commands
  * (`demo`) and what it adds to `emq ui`. Bad input is one clear line on stderr and a non-zero exit
  * (2 for a {@link UsageError}, 1 otherwise), never a stack trace (`EMQ_DEBUG=1` prints it).

@@ -317,6 +317,26 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
     });
 
+    /**
+     * A worker of 2 on `q` waits (it finds nothing), then `raise` changes the per-lane default: the
+     * jobs the worker then got, once it has lane `a`'s second job (a1), within 5 s.
+     */
+    async function afterRaise(q: string, raise: () => Promise<unknown>, what: string): Promise<string[]> {
+      const seen: string[] = [];
+      const worker = ctx.mq.work(q, (job) => void seen.push(job.payload.n), { concurrency: 2 });
+      try {
+        await sleep(300); // the worker finds nothing and waits
+        expect(seen).toEqual([]);
+        const t0 = performance.now();
+        await raise();
+        await eventually(() => seen.includes("a1"), 5_000);
+        console.log(`[lanes ${combo.name}] ${what}: the waiting worker got the lane's job in ${(performance.now() - t0).toFixed(0)} ms`);
+      } finally {
+        await worker.stop();
+      }
+      return seen;
+    }
+
     test("a raised per-lane default concurrency reaches a lane at the old one at once: a waiting worker gets its job", async () => {
       const q = `ln-raise-conc-${combo.backend}`;
       await ctx.mq.limit(q, { concurrency: 1 }, { perLane: true });
@@ -325,18 +345,7 @@ for (const combo of COMBOS) {
       const held = await ctx.mq.claimMany(q, 4, { leaseMs: 60_000 });
       expect(held.map((j) => (j as Job<P>).payload.n).sort()).toEqual(["a0", "o0"]);
       expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.inRing]).sort()).toEqual([["a", false], ["own", false]]);
-      const seen: string[] = [];
-      const worker = ctx.mq.work(q, (job) => void seen.push(job.payload.n), { concurrency: 2 });
-      try {
-        await sleep(300); // the worker finds nothing and waits
-        expect(seen).toEqual([]);
-        const t0 = performance.now();
-        await ctx.mq.limit(q, { concurrency: 5 }, { perLane: true });
-        await eventually(() => seen.includes("a1"), 5_000);
-        console.log(`[lanes ${combo.name}] per-lane concurrency 1 → 5: the waiting worker got the lane's job in ${(performance.now() - t0).toFixed(0)} ms`);
-      } finally {
-        await worker.stop();
-      }
+      const seen = await afterRaise(q, () => ctx.mq.limit(q, { concurrency: 5 }, { perLane: true }), "per-lane concurrency 1 → 5");
       // a lane with its own limit keeps it
       expect(seen).toEqual(["a1"]);
       expect((await ctx.mq.lanes(q)).lanes.find((l) => l.name === "own")!.inRing).toBe(false);
@@ -353,20 +362,7 @@ for (const combo of COMBOS) {
       expect(parked.every((t) => t > Date.now() + 50_000)).toBe(true);
       // p is also penalized for longer: not a park of the rate
       const until = await ctx.mq.penalize(q, 600_000, { lane: "p" });
-      const seen: string[] = [];
-      const worker = ctx.mq.work(q, (job) => void seen.push(job.payload.n), { concurrency: 2 });
-      try {
-        await sleep(300); // the worker finds nothing and waits
-        expect(seen).toEqual([]);
-        const t0 = performance.now();
-        await ctx.mq.limit(q, { rate: { max: 100, perMs: 1000 } }, { perLane: true });
-        await eventually(() => seen.includes("a1"), 5_000);
-        console.log(
-          `[lanes ${combo.name}] per-lane rate 1/min → 100/s: the waiting worker got the parked lane's job in ${(performance.now() - t0).toFixed(0)} ms`,
-        );
-      } finally {
-        await worker.stop();
-      }
+      const seen = await afterRaise(q, () => ctx.mq.limit(q, { rate: { max: 100, perMs: 1000 } }, { perLane: true }), "per-lane rate 1/min → 100/s");
       expect(seen).toEqual(["a1"]);
       expect((await ctx.mq.lanes(q)).lanes.find((l) => l.name === "p")!.parkedUntil).toBe(until);
     });

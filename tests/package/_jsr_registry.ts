@@ -1,8 +1,9 @@
 /**
- * A stand-in for JSR's module registry (what `deno run jsr:…` downloads from), serving an unpacked
+ * A stand-in for JSR's module registry (what Deno downloads a JSR specifier from), serving an unpacked
  * upload on a loopback port: the package's `meta.json`, the version's `<version>_meta.json`
  * (exports and a manifest of sha-256 checksums, which Deno verifies) and its files. Deno is pointed
- * at it with `JSR_URL`, so `deno run jsr:@echomq/echomq/cli …` runs exactly what was uploaded.
+ * at it with `JSR_URL` (a loopback address), so running the package's `./cli` export runs exactly
+ * what was uploaded, and nothing reaches the real registry.
  */
 import { createHash } from "node:crypto";
 import { createServer } from "node:http";

@@ -627,17 +627,21 @@ mod tests {
         assert!(!tat.idle(false, 9) && tat.idle(false, 10));
     }
 
+    /// Defaults of one claim per `per` ms (burst 1) and concurrency `conc`.
+    fn one_per(per: i64, conc: Option<i64>) -> Defaults {
+        Defaults {
+            conc,
+            rate: Some(Rate {
+                max: 1,
+                per,
+                burst: 1,
+            }),
+        }
+    }
+
     #[test]
     fn the_walk_verdict() {
-        let r = Rate {
-            max: 1,
-            per: 1000,
-            burst: 1,
-        };
-        let d = Defaults {
-            conc: Some(1),
-            rate: Some(r),
-        };
+        let d = one_per(1000, Some(1));
         let mut s = State::default();
         assert_eq!(s.verdict(false, 0, &d), Verdict::Evict);
         assert_eq!(s.verdict(true, 0, &d), Verdict::Eligible);
@@ -653,15 +657,7 @@ mod tests {
 
     #[test]
     fn a_rate_park_is_told_from_a_penalty() {
-        let r = Rate {
-            max: 1,
-            per: 20_000,
-            burst: 1,
-        };
-        let d = Defaults {
-            conc: None,
-            rate: Some(r),
-        };
+        let d = one_per(20_000, None);
         let mut s = State::default();
         s.take(0, &d);
         let Verdict::Park(at) = s.verdict(true, 0, &d) else {
