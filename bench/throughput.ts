@@ -23,6 +23,7 @@
  * Options: `--n N` jobs per phase (default 100000), `--rounds R` (default 5: every phase R times,
  * interleaved, fresh queues each round; a ratio is the median of its R per-round ratios, a phase's
  * figures are those of its median round), `--queues Q` (default 1; jobs spread round-robin),
+ * `--backend module|scripts` (EchoMQ's backend; default module: the reference phases use the module either way),
  * `--cluster` (a local 3-primary cluster; queue names chosen so that the queues spread evenly over
  * the primaries; BullMQ gets one `{name}` hashtag prefix per queue, so it spreads the same way).
  * Prints a JSON report on the last line (read by bench/run.ts).
@@ -38,7 +39,8 @@ import { wireCall } from "../lib/wire/mod.ts";
 import { claimedEntry } from "../lib/client/claimed_entry.ts";
 import { bullConnection, bullPrefix, cliOptions, PAYLOAD, phase, pool, report, threadCpu, until } from "./_util.ts";
 
-const opt = cliOptions({ n: 100000, queues: 1, cluster: false, rounds: 5 });
+const opt = cliOptions({ n: 100000, queues: 1, cluster: false, rounds: 5, backend: "module" });
+if (opt.backend !== "module" && opt.backend !== "scripts") throw new Error(`--backend: module or scripts, not ${opt.backend}`);
 const N = opt.n;
 const Q = opt.queues;
 const CLUSTER = opt.cluster;
@@ -142,7 +144,7 @@ const firstNames = queueNames("tp-bulk0");
 const emqSlots = firstNames.map((q) => slot(q));
 const spread = cluster ? cluster.primaries.map((p) => firstNames.filter((q) => cluster!.primaryForSlot(slot(q)) === p).length) : [Q];
 
-const mq = await EchoMQ.connect<typeof PAYLOAD>({ addresses: [...addresses], cluster: CLUSTER, backend: "module" });
+const mq = await EchoMQ.connect<typeof PAYLOAD>({ addresses: [...addresses], cluster: CLUSTER, backend: opt.backend });
 const connection = bullConnection(addresses, CLUSTER);
 const bullQueue = (name: string): Queue =>
   new Queue(name, {
@@ -395,6 +397,7 @@ const ratios = {
   ...(CLUSTER ? {} : { floor2VsBullWorker: ratio("glideDrain2", "bullWorker") }),
 };
 report({
+  backend: opt.backend,
   n: N,
   queues: Q,
   cluster: CLUSTER,

@@ -13,6 +13,7 @@ import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
 import { decodeOptions, type GroupArgs, MAX_BATCH, MAX_PAYLOAD_BYTES, renderRefusal, type Verb, type WireCall, wireCall } from "../wire/mod.ts";
 import type { Backend, WaitFor } from "./backend.ts";
 import { claimedEntry } from "./claimed_entry.ts";
+import { Coalescer } from "./coalesce.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import {
@@ -26,6 +27,7 @@ import {
   RequestTimeoutError,
   ResultTooLargeError,
   serverText,
+  WireError,
   wireError,
 } from "./errors.ts";
 import type { Job, JobRef, Settlement } from "./job.ts";
@@ -94,7 +96,7 @@ export async function admit<P>(
   verb: "ENQUEUE" | "SCHEDULE",
   jobs: Array<GroupArgs<"ENQUEUE"> | GroupArgs<"SCHEDULE">>,
   wait: WaitFor | undefined,
-  fresh: boolean,
+  fresh: boolean | readonly boolean[],
 ): Promise<Admitted[]> {
   const refreshed = new Set<number>(); // each job gets one fresh id at most
   for (;;) {
@@ -110,16 +112,50 @@ export async function admit<P>(
     } catch (e) {
       // the last job with that id (a repeated id: its second use)
       const at = e instanceof DuplicateIdError ? jobs.map((j) => j.id).lastIndexOf(e.id) : -1;
-      if (!fresh || at < 0 || refreshed.has(at)) throw e;
+      if (at < 0 || !(typeof fresh === "boolean" ? fresh : fresh[at]) || refreshed.has(at)) throw e;
       refreshed.add(at);
       jobs[at] = { ...jobs[at]!, id: c.id() }; // an id collision: that job again with a fresh id
     }
   }
 }
 
+/** One job of a one-job admission, waiting on its queue's line (see `coalesce.ts`). */
+interface OneJob {
+  readonly what: string;
+  readonly ks: Keyspace;
+  readonly verb: "ENQUEUE" | "SCHEDULE";
+  readonly job: GroupArgs<"ENQUEUE"> | GroupArgs<"SCHEDULE">;
+  readonly wait: WaitFor | undefined;
+  /** True when the id is the client's own (a collision gets a fresh one). */
+  readonly fresh: boolean;
+}
+
+/** Each client's lines of one-job admissions. */
+const lines = new WeakMap<object, Coalescer<OneJob, Admitted>>();
+
+/**
+ * Sends one run of one-job admissions as one command. A refused command wrote nothing: its jobs
+ * are sent again one by one, so that only a refused job's call fails. An error without a reply
+ * (the command may have landed) is every call's, as it would have been alone.
+ */
+async function admitRun<P>(c: ClientContext<P>, items: OneJob[]): Promise<Array<Admitted | Error>> {
+  const { what, ks, verb, wait } = items[0]!;
+  try {
+    return await admit(c, what, ks, verb, items.map((i) => i.job), wait, items.map((i) => i.fresh));
+  } catch (e) {
+    if (items.length === 1 || !(e instanceof WireError)) throw e;
+    const out: Array<Admitted | Error> = [];
+    for (const i of items) {
+      out.push(await admit(c, what, ks, verb, [i.job], wait, i.fresh).then(([a]) => a!, (e) => e instanceof Error ? e : new Error(String(e))));
+    }
+    return out;
+  }
+}
+
 /**
  * See `EchoMQ.enqueue` (`due` undefined) and `EchoMQ.schedule` (`due` in ms since the epoch): one
- * job, its id the caller's (`opts.id`) or a fresh one.
+ * job, its id the caller's (`opts.id`) or a fresh one, sent with the other one-job admissions of
+ * its queue made meanwhile (see `coalesce.ts`).
  */
 export async function admitOne<P, L extends string>(
   c: ClientContext<P>,
@@ -132,14 +168,16 @@ export async function admitOne<P, L extends string>(
   const wait = waitFor(what, opts?.durable);
   const given = opts?.id;
   if (given !== undefined) assertJobId(given);
-  const once = async (traceparent?: string): Promise<Admitted> => {
+  let line = lines.get(c);
+  if (line === undefined) lines.set(c, line = new Coalescer<OneJob, Admitted>((items) => admitRun(c, items), BATCH_COMMANDS, BATCH_BYTES));
+  const once = (traceparent?: string): Promise<Admitted> => {
     const options = jobOptions(what, opts, traceparent);
     const id = given ?? c.id();
     const data = toWire(encodePayload(c.codec, payload, what));
-    const [written] = due === undefined
-      ? await admit(c, what, ks, "ENQUEUE", [{ id, opts: options, payload: data }], wait, given === undefined)
-      : await admit(c, what, ks, "SCHEDULE", [{ id, due_ms: due, opts: options, payload: data }], wait, given === undefined);
-    return written!;
+    const verb = due === undefined ? "ENQUEUE" : "SCHEDULE";
+    const job = due === undefined ? { id, opts: options, payload: data } : { id, due_ms: due, opts: options, payload: data };
+    const run = `${what}\0${wait?.replicas ?? 0}\0${wait?.timeoutMs ?? 0}`;
+    return line.push(`${verb}\0${ks.name}`, run, { what, ks, verb, job, wait, fresh: given === undefined }, byteLength(data));
   };
   if (c.tracing === null) return await once();
   return await c.tracing.send(ks.name, what, async (span) => {
