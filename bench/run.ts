@@ -80,6 +80,8 @@ interface Reports {
   latency: Record<string, any>;
   /** The server-cost and throughput runs again on Valkey 9 (absent when it is not installed). */
   v9?: { version: string; cost: Record<string, any>; one: Record<string, any>; cluster: Record<string, any> };
+  /** The throughput runs again on the Lua twin (`--backend scripts`; absent from reports saved before it was). */
+  scripts?: { one: Record<string, any>; cluster: Record<string, any> };
   /** bench/dashboard.ts (absent from reports saved before it existed). */
   dashboard?: Record<string, any>;
   /** bench/lanes.ts (absent from reports saved before it existed). */
@@ -100,6 +102,7 @@ function runAll(): Reports {
   const one = tp("--queues", "1");
   const twelve = tp("--queues", "12");
   const cluster = tp("--queues", "12", "--cluster");
+  const scripts = { one: tp("--queues", "1", "--backend", "scripts"), cluster: tp("--queues", "12", "--cluster", "--backend", "scripts") };
   const latency = run("latency.ts", "--samples", opt.samples, "--idle-ms", opt["idle-ms"]);
   const v9 = existsSync(server9)
     ? {
@@ -112,13 +115,13 @@ function runAll(): Reports {
   const dashboard = run("dashboard.ts", opt["dash-queues"], opt["dash-rows"], "30");
   const lanes = run("lanes.ts", "--n", opt["lanes-n"], "--big", opt["lanes-big"], "--rounds", "3");
   const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
-  return { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, events, minutes: (performance.now() - started) / 60000, load0, date };
+  return { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, minutes: (performance.now() - started) / 60000, load0, date };
 }
 
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, latency, v9, dashboard, lanes, events, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -145,6 +148,16 @@ const version = (line: string): string => line.match(/v=([0-9.]+)/)?.[1] ?? line
 const ONE_WORKER_TARGET = 4;
 type Target = { what: string; shown: string; ok: boolean };
 const ratioTarget = (what: string, v: number, ok: boolean): Target => ({ what, shown: `${fr(v)}×`, ok });
+/** The Lua twin's rows (issue 39): its worker and its one-job enqueues beside BullMQ's, in the same run. */
+function scriptsTargets(one: Record<string, any>, cluster: Record<string, any>): Target[] {
+  const cpu = one.phases.emqWorker.serverUsecPerJob / one.phases.bullWorker.serverUsecPerJob;
+  return [
+    ratioTarget("scripts: `enqueue` jobs/s, 500 in flight, ≥ 3× BullMQ `add` (one server)", one.ratios.enqueueVsAdd, one.ratios.enqueueVsAdd >= 3),
+    ratioTarget("scripts: worker jobs/s ≥ 3× BullMQ `Worker` (one server)", one.ratios.workerVsBullWorker, one.ratios.workerVsBullWorker >= 3),
+    ratioTarget("scripts: worker ≥ 2.5× BullMQ `Worker` (3-primary cluster, 12 queues)", cluster.ratios.workerVsBullWorker, cluster.ratios.workerVsBullWorker >= 2.5),
+    ratioTarget("scripts: drain server CPU per job ≤ 0.6× BullMQ `Worker`'s (one server)", cpu, cpu <= 0.6),
+  ];
+}
 const targets: Target[] = [
   ratioTarget("`queueKey` ops/s ≥ 0.8× bare template literal", keys.queueKeyVsTemplate, keys.queueKeyVsTemplate >= 0.8),
   ratioTarget("`slot` ops/s ≥ 2× `cluster-key-slot`", keys.slotVsClusterKeySlot, keys.slotVsClusterKeySlot >= 2),
@@ -169,6 +182,13 @@ const targets: Target[] = [
     `worker jobs/s ≥ ${ONE_WORKER_TARGET}× BullMQ \`Worker\` (one server)`,
     one.ratios.workerVsBullWorker,
     one.ratios.workerVsBullWorker >= ONE_WORKER_TARGET,
+  ),
+  ratioTarget("`enqueue` jobs/s, 500 in flight, ≥ 3× BullMQ `add` (one server)", one.ratios.enqueueVsAdd, one.ratios.enqueueVsAdd >= 3),
+  ...(scripts === undefined ? [] : scriptsTargets(scripts.one, scripts.cluster)),
+  ratioTarget(
+    "scripts ENQUEUE of one job, server CPU ≤ BullMQ `add` (one job per call)",
+    cost.ratios.scriptEnqueueVsBullAdd,
+    cost.ratios.scriptEnqueueVsBullAdd <= 1,
   ),
   ratioTarget("`enqueueMany` ≥ 3× `addBulk` (3-primary cluster, 12 queues)", cluster.ratios.enqueueManyVsAddBulk, cluster.ratios.enqueueManyVsAddBulk >= 3),
   ratioTarget("worker ≥ 3× BullMQ `Worker` (3-primary cluster, 12 queues)", cluster.ratios.workerVsBullWorker, cluster.ratios.workerVsBullWorker >= 3),
@@ -618,7 +638,7 @@ ${f0(oneP.glideBatch.jobsPerSec)} jobs/s, ${f1(oneP.glideBatch.clientUsecPerJob)
 ${f1(oneP.emqEnqueueMany.clientUsecPerJob)} µs); one job per command, 500 in flight: ${f0(oneP.glideSingle.jobsPerSec)} jobs/s, ${
   f1(oneP.glideSingle.clientUsecPerJob)
 } µs per job
-(\`enqueue\`: ${f0(oneP.emqEnqueue500.jobsPerSec)} jobs/s, ${f1(oneP.emqEnqueue500.clientUsecPerJob)} µs).
+(\`enqueue\`, whose calls in flight go as one command per queue: ${f0(oneP.emqEnqueue500.jobsPerSec)} jobs/s, ${f1(oneP.emqEnqueue500.clientUsecPerJob)} µs).
 
 ${
   one.ratios.enqueueManyVsAddBulk >= 3
@@ -649,6 +669,13 @@ CPU on it (${f1(oneP.bullWorker.serverUsecPerJob / oneP.emqWorker.serverUsecPerJ
 }×). Client and
 server share ${cpus().length} cores here.
 
+${
+  scripts === undefined ? "" : `The same run on the Lua twin (\`backend: "scripts"\`, as on a managed Valkey that loads no module; BullMQ
+measured again beside it):
+
+${throughputTable(scripts.one)}
+`
+}
 ## 4. Throughput on a local 3-primary cluster, 12 queues
 
 The same benchmark with 12 queues (jobs round-robin over them; the worker concurrency of 50 split
@@ -665,6 +692,12 @@ were picked in order from \`tp-bulk0-0\`, \`tp-bulk0-1\`, … so that each prima
 
 ${throughputTable(cluster)}
 
+${
+  scripts === undefined ? "" : `3 primaries, 12 queues, on the Lua twin:
+
+${throughputTable(scripts.cluster)}
+`
+}
 1 primary, 12 queues:
 
 ${throughputTable(twelve)}

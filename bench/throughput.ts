@@ -11,7 +11,7 @@
  * On one server, two reference phases send the same `EMQ.ENQUEUE` commands through a bare glide
  * client (commands built before the clock starts, from the wire spec with `wireCall`): one command
  * of 1000 groups (jobs) each, 8 in flight, as `enqueueMany` sends them; and one command of one
- * group per job, 500 in flight, as `enqueue` does. The client's floor under EchoMQ's own code. And
+ * group per job, 500 in flight, as `enqueue` did before it coalesced the calls in flight. The client's floor under EchoMQ's own code. And
  * glide's own client CPU per command with 1 and with 50 commands in flight (10000 PINGs each).
  * On both topologies, a reference drain: N more jobs drained by bare `EMQ.SETTLE` calls through a
  * bare glide client, one call in flight per queue, each acking every job the call before claimed
