@@ -2,7 +2,7 @@
  * Lanes, measured (issue 19 §1, §4, §5), on one embedded server in one run:
  *
  * - **claim cost vs lane count**: server CPU per CLAIM of one job (`INFO commandstats`
- *   `usec_per_call`; module `emq.claim`, scripts `evalsha`) on a queue whose jobs are spread over
+ *   `usec_per_call`; module `emq.claim`, scripts `fcall`) on a queue whose jobs are spread over
  *   10, 10,000 and 100,000 lanes, beside the same claims on a queue without lanes, and on a laned
  *   queue whose lanes and queue all have a concurrency and a rate limit in force (set high, so that
  *   every call claims: the cost of obeying them). Target: the most lanes ≤ 1.5× the fewest; lanes
@@ -50,7 +50,7 @@ type Cost = { plain: number; limited: number } & Record<`lanes${number}`, number
 async function claimCosts(backend: "module" | "scripts", round: number): Promise<Cost> {
   // a batch of 1000 jobs in 1000 new lanes takes the server a while on a busy machine: a long timeout
   const mq = await EchoMQ.connect({ addresses, backend, inflightRequestsLimit: 1000, requestTimeout: 60_000 });
-  const name = backend === "module" ? "emq.claim" : "evalsha";
+  const name = backend === "module" ? "emq.claim" : "fcall";
   const out = {} as Cost;
   try {
     // fills q with `jobs` jobs (job i in lane i mod lanes; no lane when lanes is 0), then times N claims

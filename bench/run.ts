@@ -154,7 +154,11 @@ function scriptsTargets(one: Record<string, any>, cluster: Record<string, any>):
   return [
     ratioTarget("scripts: `enqueue` jobs/s, 500 in flight, ≥ 3× BullMQ `add` (one server)", one.ratios.enqueueVsAdd, one.ratios.enqueueVsAdd >= 3),
     ratioTarget("scripts: worker jobs/s ≥ 3× BullMQ `Worker` (one server)", one.ratios.workerVsBullWorker, one.ratios.workerVsBullWorker >= 3),
-    ratioTarget("scripts: worker ≥ 2.5× BullMQ `Worker` (3-primary cluster, 12 queues)", cluster.ratios.workerVsBullWorker, cluster.ratios.workerVsBullWorker >= 2.5),
+    ratioTarget(
+      "scripts: worker ≥ 2.5× BullMQ `Worker` (3-primary cluster, 12 queues)",
+      cluster.ratios.workerVsBullWorker,
+      cluster.ratios.workerVsBullWorker >= 2.5,
+    ),
     ratioTarget("scripts: drain server CPU per job ≤ 0.6× BullMQ `Worker`'s (one server)", cpu, cpu <= 0.6),
   ];
 }
@@ -328,8 +332,8 @@ function idleProse(): string {
   const sc: Record<string, number> = idle.emqScripts.byCommand;
   const b: Record<string, number> = idle.bullmq.byCommand;
   const seconds = f1(idle.emqModule.windowMs / 1000);
-  const evalshaS = sc.evalsha ?? 0;
-  const inner = Object.entries(sc).filter(([c]) => !/^(evalsha|eval|bzpopmin|script\|.*)$/.test(c)).reduce((a, [, n]) => a + n, 0);
+  const evalshaS = (sc.fcall ?? 0) + (sc.evalsha ?? 0);
+  const inner = Object.entries(sc).filter(([c]) => !/^(fcall|evalsha|eval|bzpopmin|script\|.*|function\|.*)$/.test(c)).reduce((a, [, n]) => a + n, 0);
   const reaps = m["emq.reap"] ?? 0;
   return `Over ${seconds} s the module worker sent ${m["emq.claim"] ?? 0} CLAIM${reaps > 0 ? ` and ${reaps} REAP` : ""} and nothing else: one CLAIM of
 up to 50 jobs waits on the server for \`blockMs\` (${latency.blockMs} ms) and is sent again when it times out.${
@@ -339,10 +343,10 @@ comes from the worker's maintenance, which reaps when no claim was *sent* for \`
 claim that has been waiting for ${latency.blockMs} ms counts as none, so an idle worker reaps now and then although its own
 waiting CLAIM would hand out expired leases anyway.`
       : ""
-  } The scripts worker sent ${evalshaS} EVALSHA (its CLAIM) and ${sc.bzpopmin ?? 0} BZPOPMIN on
+  } The scripts worker sent ${evalshaS} FCALL (its CLAIM) and ${sc.bzpopmin ?? 0} BZPOPMIN on
 \`wake\`; inside its ${evalshaS} CLAIM script${evalshaS === 1 ? "" : "s"} the server ran ${inner} more commands (${
     byCommand(
-      Object.fromEntries(Object.entries(sc).filter(([c]) => !/^(evalsha|eval|bzpopmin|script\|.*)$/.test(c))),
+      Object.fromEntries(Object.entries(sc).filter(([c]) => !/^(fcall|evalsha|eval|bzpopmin|script\|.*|function\|.*)$/.test(c))),
     )
   }), which commandstats counts as commands too — ${f2(idle.emqScripts.allPerSec)}/s in all, above 1/s, though the worker itself sent
 ${f2(idle.emqScripts.sentPerSec)}/s. (\`CLIENT LIST\` \`tot-cmds\` of the connections, also read, counts them the same way:

@@ -2,7 +2,7 @@
  * Server CPU per call of each EchoMQ verb, module beside scripts, and of BullMQ's add, claim and
  * complete scripts, on one embedded server in one run: `CONFIG RESETSTAT`, a phase of N calls,
  * then `INFO commandstats` `usec_per_call` (`cmdstat_emq.<verb>` for the module,
- * `cmdstat_evalsha` for the scripts; EVALSHA + EVAL for BullMQ, whose ioredis falls back to EVAL
+ * `cmdstat_fcall` for the scripts (their function libraries); EVALSHA + EVAL for BullMQ, whose ioredis falls back to EVAL
  * on NOSCRIPT). The commands each BullMQ script runs inside are listed per script call (a profile).
  *
  * `claimLimited` is CLAIM on a queue whose concurrency and rate limits are in force (set high, so
@@ -39,10 +39,10 @@ async function stat(port: number, name: string): Promise<{ calls: number; usecPe
   return { calls: Number(kv.calls), usecPerCall: Number(kv.usec_per_call) };
 }
 
-/** Runs `task` over `items` with at most IN_FLIGHT calls at once. */
-async function pool<T>(items: T[], task: (x: T) => Promise<unknown>): Promise<void> {
+/** Runs `task` over `items` with at most `inFlight` calls at once. */
+async function pool<T>(items: T[], task: (x: T) => Promise<unknown>, inFlight = IN_FLIGHT): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+  await Promise.all(Array.from({ length: inFlight }, async () => {
     while (next < items.length) await task(items[next++]!);
   }));
 }
@@ -66,7 +66,7 @@ const VERB_ORDER = [
 type Verb = (typeof VERB_ORDER)[number];
 
 async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promise<Record<Verb, number>> {
-  const name = (verb: string): string => (mq.backend === "module" ? `emq.${verb}` : "evalsha");
+  const name = (verb: string): string => (mq.backend === "module" ? `emq.${verb}` : "fcall");
   const out = {} as Record<Verb, number>;
   /** The verb's usec over the phase divided by `per` (default: by its calls). */
   const phase = async (verb: Verb, run: () => Promise<unknown>, per?: number): Promise<void> => {
@@ -78,7 +78,9 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
   };
   const payload = { to: "ada@example.com", body: "x".repeat(64) };
   const ones = Array.from({ length: N }, (_, i) => i);
-  await phase("enqueue", () => pool(ones, () => mq.enqueue(queue, payload)));
+  // one call at a time: calls in flight together would go as one command (they coalesce), and
+  // this row is what one job alone costs (bench/throughput.ts measures enqueue with 500 in flight)
+  await phase("enqueue", () => pool(ones, () => mq.enqueue(queue, payload), 1));
   const jobs: Job<unknown>[] = [];
   await phase("claim", () => pool(ones, async () => jobs.push((await mq.claim(queue, { leaseMs: 60_000 }))!)));
   await phase("extend", () => pool(jobs, (j) => mq.extend(j, 60_000)));
@@ -93,7 +95,7 @@ async function measure(mq: EchoMQ<unknown>, port: number, queue: string): Promis
       if (!(await mq.remove(queue, j.id))) throw new Error(`remove ${j.id}: not removed`);
     }));
   await phase("requeue", () => pool(dead.slice(N / 8), (j) => mq.requeueDead(queue, { ids: [j.id] })));
-  await phase("schedule", () => pool(ones.slice(0, N / 4), () => mq.schedule(queue, payload, { delayMs: 1 })));
+  await phase("schedule", () => pool(ones.slice(0, N / 4), () => mq.schedule(queue, payload, { delayMs: 1 }), 1));
   await new Promise((r) => setTimeout(r, 20));
   await phase("promote", () => pool(Array.from({ length: N / 100 }, (_, i) => i), () => mq.promote(queue, 100)));
   await phase("enqueueBatchPerJob", () => mq.enqueueMany(`${queue}-batch`, Array.from({ length: N }, () => payload)), N);

@@ -124,7 +124,7 @@ async function measure(what: string, jobs: number, run: () => Promise<unknown>):
     jobsPerSec: jobs / (ms / 1000),
     serverUsecPerJob: cost.processUsec / jobs,
     commandUsecPerJob: Object.entries(cost.commands)
-      .filter(([name]) => name.startsWith("emq.") || name === "evalsha" || name === "eval")
+      .filter(([name]) => name.startsWith("emq.") || name === "fcall" || name === "evalsha" || name === "eval")
       .reduce((a, [, v]) => a + v.usec, 0) / jobs,
     clientUsecPerJob: (c.user + c.system) / jobs,
     calls: Object.fromEntries(top.map(([name, v]) => [name, Math.round((v.calls / jobs) * 100) / 100])),

@@ -1,5 +1,6 @@
 /**
- * Backend selection: the native module's `EMQ.*` commands, or the Lua twin through EVALSHA.
+ * Backend selection: the native module's `EMQ.*` commands, or the Lua twin (function libraries
+ * through FCALL, or scripts through EVALSHA where functions are refused).
  * Both take the same {@link WireCall}s and give the same replies; server refusals become
  * {@link WireError}s. `auto` picks the module when every primary has it. A call refused with a
  * redirection that guarantees it did not run (a resharding, a failover) is sent again.
@@ -8,10 +9,10 @@
  */
 import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
 import { slot } from "../keyspace/mod.ts";
-import { SCRIPTS } from "../lua/mod.ts";
+import { type Library, luaLibrary, SCRIPTS } from "../lua/mod.ts";
 import type { Verb, WireCall } from "../wire/mod.ts";
 import { type BackendChoice, type Connection, retryable, retryDelay } from "./connection.ts";
-import { BackendError, isNoScript, wireError } from "./errors.ts";
+import { BackendError, isNoScript, serverText, wireError } from "./errors.ts";
 
 /** The implementation behind the verbs. */
 export interface Backend {
@@ -125,20 +126,48 @@ export class ModuleBackend implements Backend {
   close(): void {}
 }
 
-/** The Lua twin: one glide `Script` per verb (EVALSHA, EVAL on NOSCRIPT). */
+/** A server's answer to an FCALL of a library it has not loaded (never loaded, flushed, or a node new to the cluster). */
+const NO_FUNCTION = /^ERR Function not found/;
+
+/** True when `e` refuses functions themselves to this user or server (no FUNCTION or FCALL), not a call. */
+function refusesFunctions(e: unknown): boolean {
+  const text = serverText(e) ?? "";
+  return /'(function|fcall)[|' ]/i.test(text) || /unknown command .?(function|fcall)/i.test(text);
+}
+
+/**
+ * The Lua twin. Each verb's Lua goes as a function library (`FUNCTION LOAD REPLACE` on every
+ * primary the first time the verb is used, then `FCALL`: its shared definitions made once, not at
+ * every call — see `lib/lua/library.ts`). Every primary, so that a slot's migration target has it
+ * before the slot moves; REPLACE, so that a load is the same on every node whatever was there (the
+ * name carries a hash of the code: another release's libraries stand beside these). Where the
+ * user may not load functions, the libraries an operator's client loaded are called; where FCALL
+ * is refused or finds no library it cannot load, the same Lua goes as a script (EVALSHA, EVAL on
+ * NOSCRIPT) from then on.
+ */
 export class ScriptBackend implements Backend {
   /** Always `scripts`. */
   readonly kind: "scripts" = "scripts";
   readonly #conn: Connection;
   readonly #scripts: Map<Verb, Script> = new Map();
+  readonly #libraries: Map<Verb, Library> = new Map();
   readonly #loaded: Set<string> = new Set();
+  #functions: boolean;
+  /** Set when this user may not load functions: a missing library then means scripts. */
+  #cannotLoad = false;
 
-  /** A backend sending on `conn`. */
-  constructor(conn: Connection) {
+  /** A backend sending on `conn`, as function libraries unless `functions` is false. */
+  constructor(conn: Connection, functions = true) {
     this.#conn = conn;
+    this.#functions = functions;
     for (const [verb, source] of Object.entries(SCRIPTS) as Array<[Verb, string]>) {
       this.#scripts.set(verb, new Script(source));
     }
+  }
+
+  /** How the verbs go now: as function libraries (`FCALL`) or as scripts (`EVALSHA`). */
+  get form(): "functions" | "scripts" {
+    return this.#functions ? "functions" : "scripts";
   }
 
   #script(verb: Verb): Script {
@@ -147,54 +176,99 @@ export class ScriptBackend implements Backend {
     return s;
   }
 
+  #library(verb: Verb): Library {
+    let lib = this.#libraries.get(verb);
+    if (lib === undefined) this.#libraries.set(verb, lib = luaLibrary(verb, SCRIPTS[verb]));
+    return lib;
+  }
+
+  #argv(c: WireCall): GlideString[] {
+    return this.#functions
+      ? ["FCALL", this.#library(c.verb).name, String(c.keys.length), ...c.keys, ...c.args]
+      : ["EVALSHA", this.#script(c.verb).getHash(), String(c.keys.length), ...c.keys, ...c.args];
+  }
+
+  /** Scripts from now on when `e` (a call's error) says functions cannot serve this user; true then. */
+  #fallBack(e: unknown): boolean {
+    if (!this.#functions) return false;
+    if (refusesFunctions(e) || (this.#cannotLoad && NO_FUNCTION.test(serverText(e) ?? ""))) this.#functions = false;
+    return !this.#functions;
+  }
+
   /** {@inheritDoc Backend.call} */
   async call(c: WireCall, decoder?: Decoder): Promise<GlideReturnType> {
+    const route = c.keys[0]!;
     try {
-      return await this.#conn.script(this.#script(c.verb), c.keys, c.args, decoder);
+      if (!this.#functions) return await this.#conn.script(this.#script(c.verb), c.keys, c.args, decoder);
+      await this.#load([c.verb], route, false);
+      try {
+        return await this.#conn.command(this.#argv(c), route, decoder);
+      } catch (e) {
+        if (this.#cannotLoad || !NO_FUNCTION.test(serverText(e) ?? "")) throw e;
+        await this.#load([c.verb], route, true); // then once more: a missing library is not a refusal
+        return await this.#conn.command(this.#argv(c), route, decoder);
+      }
     } catch (e) {
+      if (this.#fallBack(e)) return await this.call(c, decoder);
       throw wireError(`EMQ.${c.verb}`, e);
     }
   }
 
-  /** Loads the scripts of `verbs` on the node of `route` (once per slot unless `force`). */
+  /**
+   * Loads the libraries of `verbs` on every primary (once per verb unless `force`), or, as
+   * scripts, the scripts on the node of `route` (once per slot unless `force`). A user refused
+   * FUNCTION LOAD is noted ({@link ScriptBackend.#cannotLoad}), not an error.
+   */
   async #load(verbs: Iterable<Verb>, route: string, force: boolean): Promise<void> {
-    const at = `${slot(route)}`;
     for (const verb of new Set(verbs)) {
-      if (!force && this.#loaded.has(`${verb}@${at}`)) continue;
-      await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
-      this.#loaded.add(`${verb}@${at}`);
+      if (this.#functions) {
+        if (this.#cannotLoad || (!force && this.#loaded.has(`function:${verb}`))) continue;
+        try {
+          await this.#conn.everyPrimary(["FUNCTION", "LOAD", "REPLACE", this.#library(verb).code]);
+        } catch (e) {
+          if (!refusesFunctions(e)) throw e;
+          this.#cannotLoad = true;
+          continue;
+        }
+        this.#loaded.add(`function:${verb}`);
+      } else {
+        const at = `script:${verb}@${slot(route)}`;
+        if (!force && this.#loaded.has(at)) continue;
+        await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+        this.#loaded.add(at);
+      }
     }
   }
 
-  /** {@inheritDoc Backend.callMany} — EVALSHA in a batch; NOSCRIPT loads the script and resends. */
+  /** {@inheritDoc Backend.callMany} — FCALL (or EVALSHA) in a batch; a missing library or script is loaded and its calls resent. */
   async callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>> {
     if (calls.length === 0) return [];
     const route = calls[0]!.keys[0]!;
-    const argv = (c: WireCall): GlideString[] => [
-      "EVALSHA",
-      this.#script(c.verb).getHash(),
-      String(c.keys.length),
-      ...c.keys,
-      ...c.args,
-    ];
-    // Load the scripts on the route's node first, once per slot: a NOSCRIPT inside a batch would
-    // send those calls again after the others and so reorder them.
+    // Load first: a library or script missing inside a batch would send those calls again after
+    // the others and so reorder them.
     await this.#load(calls.map((c) => c.verb), route, false);
     const extraMs = wait?.timeoutMs ?? 0;
+    const form = this.form;
+    const missing = (r: GlideReturnType | Error): boolean => r instanceof Error && (isNoScript(r) || NO_FUNCTION.test(serverText(r) ?? ""));
     const replies = await sendAll(
       this.#conn,
-      calls.map(argv),
+      calls.map((c) => this.#argv(c)),
       wait,
       (commands) => this.#conn.batch(commands, route, false, extraMs, decoder),
-      (r) => r instanceof Error && (isNoScript(r) || retryable(r)),
+      (r) => (missing(r) && !this.#cannotLoad) || (r instanceof Error && retryable(r)),
       (redo) => this.#load(redo.map((i) => calls[i]!.verb), route, true),
     );
+    // every call refused as a function (none ran): the whole batch again as scripts, in order
+    const refused = (r: GlideReturnType | Error | undefined): boolean => r instanceof Error && this.#fallBack(r);
+    if (form === "functions" && replies.slice(0, calls.length).every(refused)) {
+      return await this.callMany(calls, wait, decoder);
+    }
     return replies.map((r, i) => (r instanceof Error && i < calls.length ? asError(`EMQ.${calls[i]!.verb}`, r) : r));
   }
 
   /** {@inheritDoc Backend.on} */
   on(conn: Connection): Backend {
-    return new ScriptBackend(conn);
+    return new ScriptBackend(conn, this.#functions);
   }
 
   /** Releases the script handles. */

@@ -36,8 +36,9 @@ const SKIPLIST_BYTES = 1024;
  */
 export const CLAIM_PART_LUA: string = `
 -- a member no job id can be (NUL first: ids start with JOB), longer than a listpack sorted set
--- takes (zset-max-listpack-value, 64 by default): the module's \`skiplist\` literal
-local EMQ_SKIPLIST = '\\0emq:skiplist' .. string.rep('\\0', ${SKIPLIST_BYTES - 13})
+-- takes (zset-max-listpack-value, 64 by default): the module's \`skiplist\` literal (spelt out: a
+-- function library's top level cannot call string.rep)
+local EMQ_SKIPLIST = '\\0emq:skiplist${"\\0".repeat(SKIPLIST_BYTES - 13)}'
 
 local function emq_claim_part(base, cluster, lease_ms, count)
   local pending, active, schedule, wake = base .. '${KEY.pending}', base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.wake}'

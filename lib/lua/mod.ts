@@ -7,4 +7,5 @@
  * @module
  */
 export { luaHead, luaScript, PRELUDE } from "./_prelude.ts";
+export { type Library, luaLibrary } from "./library.ts";
 export { SCRIPTS } from "./scripts.ts";

@@ -47,6 +47,7 @@ for (const combo of COMBOS) {
         for (let round = 0; round < 10; round++) {
           const q = `order-${backend}-${round}`;
           await raw.command(["SCRIPT", "FLUSH"], keyspace(q).meta);
+          await raw.command(["FUNCTION", "FLUSH"], keyspace(q).meta);
           await mq.enqueueMany(q, Array.from({ length: 5000 }, (_, n) => ({ n })));
           const order = (await mq.claimMany(q, 1000, { leaseMs: 60_000 })).map((j) => (j as { payload: { n: number } }).payload.n);
           expect(order).toEqual(Array.from({ length: 1000 }, (_, n) => n));

@@ -12,11 +12,11 @@ import { COMBOS, useClient, useSites } from "./_harness.ts";
 
 const sites = useSites();
 
-/** Admission commands the queue's node ran so far (EMQ.ENQUEUE/SCHEDULE, or the scripts' EVALSHA/EVAL). */
+/** Admission commands the queue's node ran so far (EMQ.ENQUEUE/SCHEDULE, or the scripts' FCALL/EVALSHA/EVAL). */
 async function admissions(raw: Connection, q: string): Promise<number> {
   const info = String(await raw.command(["INFO", "commandstats"], keyspace(q).meta));
   let n = 0;
-  for (const m of info.matchAll(/^cmdstat_(emq\.enqueue|emq\.schedule|evalsha|eval):calls=(\d+)/gm)) n += Number(m[2]);
+  for (const m of info.matchAll(/^cmdstat_(emq\.enqueue|emq\.schedule|fcall|evalsha|eval):calls=(\d+)/gm)) n += Number(m[2]);
   return n;
 }
 
@@ -37,6 +37,7 @@ for (const combo of COMBOS) {
       const ids = await Promise.all(Array.from({ length: 500 }, (_, n) => mq().enqueue(q, { n })));
       const commands = (await admissions(s.raw, q)) - before;
       expect(new Set(ids).size).toBe(500);
+      expect(commands).toBeGreaterThan(0);
       expect(commands).toBeLessThanOrEqual(10); // one per job without coalescing: 500
       expect((await pendingOrder(s.raw, q)).slice(1)).toEqual(ids);
     });

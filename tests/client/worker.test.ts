@@ -614,7 +614,7 @@ for (const combo of COMBOS) {
       expect(DEFAULT_BLOCK_MS).toBe(5000);
       const calls = async (): Promise<number> => {
         const info = String(await ctx.raw.command(["INFO", "commandstats"], K.meta));
-        const names = ["emq\\.claim", "evalsha", "eval", "bzpopmin", "emq\\.reap", "emq\\.extend"];
+        const names = ["emq\\.claim", "fcall", "evalsha", "eval", "bzpopmin", "emq\\.reap", "emq\\.extend"];
         return names.reduce((sum, name) => {
           const m = new RegExp(`cmdstat_${name}:calls=(\\d+)`).exec(info);
           return sum + (m ? Number(m[1]) : 0);
@@ -645,13 +645,14 @@ for (const combo of COMBOS) {
       expect(worker.completed).toBe(3);
     });
 
-    test("a worker whose first call meets an empty script cache claims (glide's NOSCRIPT reload fits its line)", async () => {
+    test("a worker whose first call meets an empty script cache and no libraries claims (the reload fits its line)", async () => {
       // With a dedicated line limited to 2 requests in flight, glide 2.5 (what consumers resolve
       // ^2.2.5 to) failed every claim after an empty script cache ("Reached maximum inflight
       // requests") and the job waited forever; tests/package runs that version. The module
       // backend calls no script: same check.
       const q = `wk-noscript-${backend}`;
       await ctx.raw.everyPrimary(["SCRIPT", "FLUSH"]);
+      await ctx.raw.everyPrimary(["FUNCTION", "FLUSH"]);
       const errors: unknown[] = [];
       const worker = ctx.mq.work(q, () => {}, { onError: (e) => void errors.push(e) });
       try {

@@ -18,7 +18,7 @@ const DUE_IN_MS = 3000;
 /** The server's calls so far of each command an idle worker sends. */
 async function calls(port: number): Promise<Record<string, number>> {
   const info = String(await command(port, ["INFO", "commandstats"]));
-  return Object.fromEntries(["emq.claim", "evalsha", "bzpopmin", "time"].map((name) => {
+  return Object.fromEntries(["emq.claim", "fcall", "bzpopmin", "time"].map((name) => {
     const m = new RegExp(`cmdstat_${name.replace(".", "\\.")}:calls=(\\d+)`).exec(info);
     return [name, m ? Number(m[1]) : 0];
   }));
@@ -52,7 +52,7 @@ for (const backend of BACKENDS) {
           // wait, besides the test's SCHEDULE, the claim that takes the job and its ack.
           const waits = backend === "module" ? sent["emq.claim"]! : sent.bzpopmin!;
           expect(waits).toBeLessThanOrEqual(5);
-          if (backend === "scripts") expect(sent.evalsha!).toBeLessThanOrEqual(waits + 3);
+          if (backend === "scripts") expect(sent.fcall!).toBeLessThanOrEqual(waits + 3);
         } finally {
           c.proc.kill("SIGKILL");
           await c.exited;

@@ -66,8 +66,8 @@ for (const backend of ["module", "scripts"] as const) {
         const q = `stalled-${backend}`;
         await mq.enqueue(q, { n: 0 }, { durable: true }); // scripts loaded, connection warm
         if (backend === "scripts") {
-          // the script cache emptied: the batch's EVALSHA gets NOSCRIPT and is resent, WAIT after it
-          expect(await command(pair.primary.port, ["SCRIPT", "FLUSH"])).toBe("OK");
+          // the libraries flushed: the batch's FCALL finds no function and is resent, WAIT after it
+          expect(await command(pair.primary.port, ["FUNCTION", "FLUSH"])).toBe("OK");
         }
         const sleeping = command(pair.replica.port, ["DEBUG", "SLEEP", "0.8"], 10_000);
         await new Promise((r) => setTimeout(r, 100));

@@ -19,7 +19,8 @@ const SAMPLES = 6;
 type P = { n: number };
 
 /** The commands a client of this suite may send (anything else in commandstats ran inside a call). */
-const SENT = /^(emq\.\w+|evalsha|eval|eval_ro|evalsha_ro|bzpopmin|script|info|ping|hello|client|config|command|module|exec|multi|wait|select|readonly)$/;
+const SENT =
+  /^(emq\.\w+|fcall|function|evalsha|eval|eval_ro|evalsha_ro|bzpopmin|script|info|ping|hello|client|config|command|module|exec|multi|wait|select|readonly)$/;
 
 let server: ServerHandle; // one per backend: a blocked call of one must not count against the other
 const servers: ServerHandle[] = [];
