@@ -199,8 +199,8 @@ export class ScriptBackend implements Backend {
   async call(c: WireCall, decoder?: Decoder): Promise<GlideReturnType> {
     const route = c.keys[0]!;
     try {
+      if (this.#functions) await this.#load([c.verb], route, false);
       if (!this.#functions) return await this.#conn.script(this.#script(c.verb), c.keys, c.args, decoder);
-      await this.#load([c.verb], route, false);
       try {
         return await this.#conn.command(this.#argv(c), route, decoder);
       } catch (e) {
@@ -217,7 +217,8 @@ export class ScriptBackend implements Backend {
   /**
    * Loads the libraries of `verbs` on every primary (once per verb unless `force`), or, as
    * scripts, the scripts on the node of `route` (once per slot unless `force`). A user refused
-   * FUNCTION LOAD is noted ({@link ScriptBackend.#cannotLoad}), not an error.
+   * FUNCTION LOAD is noted (`#cannotLoad`), not an error; a full server's refusal turns the
+   * backend to scripts.
    */
   async #load(verbs: Iterable<Verb>, route: string, force: boolean): Promise<void> {
     for (const verb of new Set(verbs)) {
@@ -225,18 +226,23 @@ export class ScriptBackend implements Backend {
         if (this.#cannotLoad || (!force && this.#loaded.has(`function:${verb}`))) continue;
         try {
           await this.#conn.everyPrimary(["FUNCTION", "LOAD", "REPLACE", this.#library(verb).code]);
-        } catch (e) {
-          if (!refusesFunctions(e)) throw e;
-          this.#cannotLoad = true;
+          this.#loaded.add(`function:${verb}`);
           continue;
+        } catch (e) {
+          if (refusesFunctions(e)) {
+            this.#cannotLoad = true;
+            continue;
+          }
+          // FUNCTION LOAD is a write a full server (maxmemory) refuses, where SCRIPT LOAD is not:
+          // a worker draining a full server goes on as scripts
+          if (!/^OOM /.test(serverText(e) ?? "")) throw e;
+          this.#functions = false;
         }
-        this.#loaded.add(`function:${verb}`);
-      } else {
-        const at = `script:${verb}@${slot(route)}`;
-        if (!force && this.#loaded.has(at)) continue;
-        await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
-        this.#loaded.add(at);
       }
+      const at = `script:${verb}@${slot(route)}`;
+      if (!force && this.#loaded.has(at)) continue;
+      await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
+      this.#loaded.add(at);
     }
   }
 

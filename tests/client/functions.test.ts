@@ -113,6 +113,28 @@ for (const topology of TOPOLOGIES as Topology[]) {
       }
     });
 
+    test("a client that meets a full server (maxmemory) before loading its libraries drains it by EVALSHA", async () => {
+      if (topology !== "standalone") return; // one server's maxmemory is enough to show it
+      const raw = sites.raws.get(topology)!;
+      const q = `fn-oom-${topology}`;
+      const K = keyspace(q);
+      const loader = await connect();
+      await loader.enqueueMany(q, [{ n: 1 }, { n: 2 }]);
+      await loader.close();
+      await raw.command(["FUNCTION", "FLUSH"], K.meta);
+      await raw.command(["CONFIG", "SET", "maxmemory", "1"], K.meta);
+      const mq = await connect();
+      try {
+        const refused = await mq.enqueue(q, { n: 3 }).then(() => null, (e: Error) => e.message);
+        expect(refused).toContain("OOM");
+        for (let i = 0; i < 2; i++) await mq.ack((await mq.claim(q, { leaseMs: 60_000 }))!);
+        expect((await mq.counts(q)).pending).toBe(0);
+      } finally {
+        await raw.command(["CONFIG", "SET", "maxmemory", "0"], K.meta);
+        await mq.close();
+      }
+    });
+
     test("a user without FUNCTION (EVALSHA and SCRIPT LOAD only) runs every verb by EVALSHA", async () => {
       const raw = sites.raws.get(topology)!;
       const q = `fn-acl-${topology}`;
