@@ -129,7 +129,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * no completed jobs — else until the retention of completed jobs deletes it). With
    * `durable`, resolves only once a replica acknowledged the write (see {@link EnqueueOptions.durable}).
    * With `dedup`, a held key admits nothing and the holder's id is returned ({@link submit} says
-   * which happened); `timeoutMs` limits this job's handler.
+   * which happened); `timeoutMs` limits this job's handler. Calls made while others to the same
+   * queue are in flight go as one command (each still answered, and refused, for itself).
    *
    * With `wait` (`true`, or `{ timeoutMs?, signal? }` as {@link result} takes them) it resolves
    * with `{ id, result }` once the job completed instead ({@link EnqueueReply}: the return type
