@@ -81,7 +81,7 @@ if [ -f dev/demo.ts ]; then
   step "demo under Deno (short)" env EMQ_RUNTIME=deno ./emq demo --seconds 2
 fi
 
-# Last: every server the tests started must be gone (tools/embedded/orphans.ts kills what is left).
+# Last: every server the tests started must be gone (lib/server/orphans.ts kills what is left).
 step "no valkey-server left running by the tests" "$bin/bun" tools/leaks.ts
 
 printf '\n'
