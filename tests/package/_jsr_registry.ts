@@ -23,21 +23,12 @@ export interface JsrRegistry {
 }
 
 /** Serves `unpacked` (an unpacked upload of `@scope/name@version`) as JSR would. */
-export async function serveJsr(
-  unpacked: string,
-  name: string,
-  version: string,
-): Promise<JsrRegistry> {
-  const config = JSON.parse(
-    readFileSync(join(unpacked, "deno.json"), "utf8"),
-  ) as { exports: Record<string, string> };
+export async function serveJsr(unpacked: string, name: string, version: string): Promise<JsrRegistry> {
+  const config = JSON.parse(readFileSync(join(unpacked, "deno.json"), "utf8")) as { exports: Record<string, string> };
   const manifest: Record<string, { size: number; checksum: string }> = {};
   for (const f of listFiles(unpacked)) {
     const bytes = readFileSync(join(unpacked, f));
-    manifest[`/${f}`] = {
-      size: bytes.length,
-      checksum: `sha256-${createHash("sha256").update(bytes).digest("hex")}`,
-    };
+    manifest[`/${f}`] = { size: bytes.length, checksum: `sha256-${createHash("sha256").update(bytes).digest("hex")}` };
   }
   const [scope, pkg] = name.replace(/^@/, "").split("/") as [string, string];
   const base = `/@${scope}/${pkg}/`;
@@ -49,22 +40,11 @@ export async function serveJsr(
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(value));
     };
-    if (path === `${base}meta.json`) {
-      return json({
-        scope,
-        name: pkg,
-        latest: version,
-        versions: { [version]: {} },
-      });
-    }
-    if (path === `${base}${version}_meta.json`) {
-      return json({ manifest, exports: config.exports });
-    }
+    if (path === `${base}meta.json`) return json({ scope, name: pkg, latest: version, versions: { [version]: {} } });
+    if (path === `${base}${version}_meta.json`) return json({ manifest, exports: config.exports });
     const file = path.startsWith(`${base}${version}/`) ? path.slice(`${base}${version}`.length) : null;
     if (file !== null && Object.hasOwn(manifest, file)) {
-      res.writeHead(200, {
-        "content-type": file.endsWith(".ts") ? "text/typescript" : "application/octet-stream",
-      });
+      res.writeHead(200, { "content-type": file.endsWith(".ts") ? "text/typescript" : "application/octet-stream" });
       return res.end(readFileSync(join(unpacked, file.slice(1))));
     }
     res.writeHead(404, { "content-type": "text/plain" });

@@ -17,13 +17,7 @@ export const BIN: string = join(ROOT, "node_modules", ".bin");
 export const DENO_EXE: string = existsSync(join(ROOT, "node_modules", "deno", "deno")) ? join(ROOT, "node_modules", "deno", "deno") : join(BIN, "deno");
 
 /** Exactly what docs/PACKAGE.md tells Deno users to grant the client. */
-export const DENO_PERMISSIONS: string[] = [
-  "--allow-sys",
-  "--allow-ffi",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write=/tmp",
-];
+export const DENO_PERMISSIONS: string[] = ["--allow-sys", "--allow-ffi", "--allow-env", "--allow-read", "--allow-write=/tmp"];
 
 /** The package managers' caches and quiet switches. */
 export const CACHE_ENV: Record<string, string> = {
@@ -39,14 +33,10 @@ process.once("exit", () => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-let built:
-  | Promise<{ jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }>
-  | null = null;
+let built: Promise<{ jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }> | null = null;
 
 /** Every package, built once per process (every suite of tests/package shares the build). */
-export function packages(): Promise<
-  { jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }
-> {
+export function packages(): Promise<{ jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }> {
   built ??= (() => {
     const out = mkdtempSync(join(tmpdir(), "emq-package-"));
     made.push(out);
