@@ -18,9 +18,9 @@
  *
  * Every version is deno.json's. `bun tools/package.ts [outDir]` (default `.tmp/package`) writes
  * every tarball there and prints what they hold; `tests/package/` builds into a temporary directory
- * and installs from it; tools/release.ts dry-runs the publication of each.
- * `bun tools/package.ts --publish [deno publish flags…]` is the release: the same stage, published
- * to the real JSR (a plain `deno publish` in the repository would ship the repository's README).
+ * and installs from it; `bun tools/release.ts` is the release: it builds them all, dry-runs the
+ * publication of each, and with `--publish` publishes them (JSR from the same stage: a plain
+ * `deno publish` in the repository would ship the repository's README).
  *
  * @module
  */
@@ -483,8 +483,9 @@ function kb(path: string): string {
 }
 
 /**
- * The release: stages the JSR package as {@link buildJsr} does and runs `deno publish` there
- * against the real registry (`args` passed on, e.g. `--token …`), so JSR shows docs/PACKAGE.md.
+ * Publishes to JSR (tools/release.ts): stages the package as {@link buildJsr} does and runs `deno
+ * publish` there against the real registry (`args` passed on, e.g. `--token …`), so JSR shows
+ * docs/PACKAGE.md.
  */
 export async function publishToJsr(args: string[]): Promise<number> {
   const stage = mkdtempSync(join(tmpdir(), "emq-jsr-stage-"));
@@ -499,9 +500,7 @@ export async function publishToJsr(args: string[]): Promise<number> {
   }
 }
 
-if ((import.meta as { main?: boolean }).main && process.argv[2] === "--publish") {
-  process.exit(await publishToJsr(process.argv.slice(3)));
-} else if ((import.meta as { main?: boolean }).main) {
+if ((import.meta as { main?: boolean }).main) {
   const outDir = resolve(process.argv[2] ?? join(ROOT, ".tmp", "package"));
   const t0 = Date.now();
   const { jsr, npm, platforms } = await buildPackages(outDir);
