@@ -109,6 +109,17 @@ test("npx emq module path: the platform package's module, byte for byte the one 
   expect(Buffer.compare(readFileSync(path), readFileSync(BUILT_MODULE))).toBe(0);
 });
 
+test("optional dependencies omitted, no clone: emq module path exits 1 saying what to do", async () => {
+  const bare = join(consumerDir("module-omitted"), "app");
+  mkdirSync(bare);
+  writeFileSync(join(bare, "package.json"), JSON.stringify({ name: "module-omitted", private: true, type: "module" }));
+  await mustRun("npm", ["install", "--prefer-offline", "--omit=optional", npm.tarball], { cwd: bare, env, timeoutMs: 180_000 });
+  const r = await run("sh", ["-c", "npx emq module path"], { cwd: bare, env, timeoutMs: 60_000 });
+  expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 1, stdout: "" });
+  expect(r.stderr).toStartWith(`emq: no native module found: the platform package ${platformPackage(platformTag())} is not installed`);
+  expect(r.stderr).toContain("cargo build --release --manifest-path native/Cargo.toml");
+}, 240_000);
+
 for (const { name, binary } of SERVERS) {
   test(`${name} loads the module npx emq module path prints, and one job runs through it`, async () => {
     const path = (await sh("npx emq module path")).stdout.trim();

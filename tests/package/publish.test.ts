@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PACKAGE_NAME } from "../../lib/module/platform.ts";
 import { denoJson, dryRunNpm, exportEntries, type NpmBuild, PACKAGE_README, ROOT } from "../../tools/package.ts";
+import { releaseVersion } from "../../tools/release.ts";
 import { packages } from "./_shared.ts";
 
 let npm: NpmBuild;
@@ -47,7 +48,7 @@ test("one version: deno.json's, in package.json, the package, its platform packa
   const p = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
   const pins = npm.manifest["optionalDependencies"] as Record<string, string>;
   expect(d.name).toBe(PACKAGE_NAME);
-  expect([p.version, npm.manifest["version"]]).toEqual([d.version, d.version]);
+  expect([p.version, npm.manifest["version"], releaseVersion()]).toEqual([d.version, d.version, d.version]);
   for (const pl of platforms) expect([pl.manifest["version"], pins[pl.manifest["name"] as string]]).toEqual([d.version, d.version]);
 });
 
