@@ -1,6 +1,6 @@
 /**
  * The test command's last step: every server a test started must be gone once its host is. Kills
- * and lists the servers whose host is gone (see tools/embedded/orphans.ts); exits 1 if any server
+ * and lists the servers whose host is gone (see lib/server/orphans.ts); exits 1 if any server
  * was still running, so a leak fails the run instead of lingering on the machine.
  *
  * @module

@@ -9,12 +9,18 @@
  * - **npm** (for Bun and Node): compiles the same sources to JavaScript and `.d.ts` with `tsc`
  *   (Node 20 cannot run TypeScript) and `npm pack`s them with a `package.json` whose `exports`
  *   mirror deno.json's, whose dependencies are package.json's ranges, and whose `bin` is `emq`
- *   (`npx emq …`, `bunx emq …`): a shim that runs the compiled `cli.ts`.
+ *   (`npx emq …`, `bunx emq …`): a shim that runs the compiled `cli.ts`. Its optional
+ *   dependencies are the platform packages of the same version.
+ * - **npm platform packages** (lib/module/platform.ts), as glide ships its addon: one per platform
+ *   (`@echomq/echomq-linux-x64-gnu`), holding the built native module (`libemq.so`, from
+ *   `cargo build --release --manifest-path native/Cargo.toml`) with npm's `os`, `cpu` and `libc`
+ *   fields, so npm installs only the one that fits; `emq module path` finds it.
  *
- * `bun tools/package.ts [outDir]` (default `.tmp/package`) writes both tarballs there and prints
- * what they hold; `tests/package/` builds into a temporary directory and installs from it.
- * `bun tools/package.ts --publish [deno publish flags…]` is the release: the same stage, published
- * to the real JSR (a plain `deno publish` in the repository would ship the repository's README).
+ * Every version is deno.json's. `bun tools/package.ts [outDir]` (default `.tmp/package`) writes
+ * every tarball there and prints what they hold; `tests/package/` builds into a temporary directory
+ * and installs from it; `bun tools/release.ts` is the release: it builds them all, dry-runs the
+ * publication of each, and with `--publish` publishes them (JSR from the same stage: a plain
+ * `deno publish` in the repository would ship the repository's README).
  *
  * @module
  */
@@ -25,6 +31,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { MODULE_FILE, PACKAGE_NAME, platformPackage, PLATFORMS, platformTag } from "../lib/module/platform.ts";
 
 /** The repository root (this file's parent directory). */
 export const ROOT: string = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -341,6 +348,7 @@ export function npmManifest(): Record<string, unknown> {
     files: ["dist/", "bin/", "README.md", "LICENSE"],
     engines: { node: ">=20" },
     dependencies: p.dependencies ?? {},
+    optionalDependencies: Object.fromEntries(Object.keys(PLATFORMS).map((tag) => [platformPackage(tag), d.version])),
     repository: { type: "git", url: "git+https://github.com/echomq/echomq-ts.git" },
   };
 }
@@ -382,27 +390,92 @@ export async function buildNpm(outDir: string): Promise<NpmBuild> {
     writeFileSync(join(stage, NPM_BIN), NPM_BIN_SOURCE, { mode: 0o755 });
     cpSync(PACKAGE_README, join(stage, "README.md"));
     cpSync(join(ROOT, "LICENSE"), join(stage, "LICENSE"));
-    mkdirSync(outDir, { recursive: true });
-    const packed = await mustRun("npm", ["pack", "--json", "--pack-destination", outDir], {
-      cwd: stage,
-      env: denoEnv({ npm_config_loglevel: "error", npm_config_update_notifier: "false" }),
-    });
-    const info = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    return {
-      tarball: join(outDir, info[0]!.filename),
-      manifest,
-      files: info[0]!.files.map((f) => f.path).sort(),
-    };
+    return await pack(stage, outDir, manifest);
   } finally {
     rmSync(stage, { recursive: true, force: true });
   }
 }
 
-/** Both packages. */
-export async function buildPackages(outDir: string): Promise<{ jsr: JsrBuild; npm: NpmBuild }> {
+/** The built native module this machine's platform package carries. */
+export const BUILT_MODULE: string = join(ROOT, "native", "target", "release", MODULE_FILE);
+
+/** The manifest of `tag`'s platform package: deno.json's version, npm's `os`, `cpu` and `libc` for it, the module file alone. */
+export function platformManifest(tag: string): Record<string, unknown> {
+  const d = denoJson();
+  const p = PLATFORMS[tag];
+  if (p === undefined) throw new Error(`no platform ${tag}: lib/module/platform.ts lists ${Object.keys(PLATFORMS).join(", ")}`);
+  return {
+    name: platformPackage(tag),
+    version: d.version,
+    description: `EchoMQ's native Valkey module (${MODULE_FILE}) for ${tag}: valkey-server --loadmodule "$(npx emq module path)"`,
+    license: d.license,
+    os: [p.os],
+    cpu: [p.cpu],
+    libc: [p.libc],
+    files: [MODULE_FILE, "README.md", "LICENSE"],
+    repository: { type: "git", url: "git+https://github.com/echomq/echomq-ts.git" },
+  };
+}
+
+/**
+ * Packs `tag`'s platform package with the module cargo built (it must be this machine's platform:
+ * the module is not cross-built) into `outDir`.
+ */
+export async function buildPlatform(outDir: string, tag: string = platformTag()): Promise<NpmBuild> {
+  if (tag !== platformTag()) throw new Error(`the module is built for this machine (${platformTag()}), not ${tag}`);
+  if (!existsSync(BUILT_MODULE)) throw new Error(`no module to pack: cargo build --release --manifest-path native/Cargo.toml (${BUILT_MODULE})`);
+  const stage = mkdtempSync(join(tmpdir(), "emq-npm-platform-"));
+  try {
+    const manifest = platformManifest(tag);
+    writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+    cpSync(BUILT_MODULE, join(stage, MODULE_FILE));
+    writeFileSync(
+      join(stage, "README.md"),
+      `# ${manifest["name"]}\n\n${manifest["description"]}.\n\nInstalled by \`${PACKAGE_NAME}\` as an optional dependency on ${tag}; ` +
+        `\`npx emq module path\` prints the file, \`npx emq server\` starts a local Valkey with it.\n`,
+    );
+    cpSync(join(ROOT, "LICENSE"), join(stage, "LICENSE"));
+    return await pack(stage, outDir, manifest);
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** `npm pack`s the package staged in `stage` into `outDir`. */
+async function pack(stage: string, outDir: string, manifest: Record<string, unknown>): Promise<NpmBuild> {
+  mkdirSync(outDir, { recursive: true });
+  const packed = await mustRun("npm", ["pack", "--json", "--pack-destination", outDir], {
+    cwd: stage,
+    env: denoEnv({ npm_config_loglevel: "error", npm_config_update_notifier: "false" }),
+  });
+  const info = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  return { tarball: join(outDir, info[0]!.filename), manifest, files: info[0]!.files.map((f) => f.path).sort() };
+}
+
+/** What `npm publish --dry-run` of a tarball says it would publish. */
+export interface NpmDryRun {
+  /** The name and version it would publish. */
+  id: string;
+  /** The files, relative to the package root. */
+  files: string[];
+}
+
+/** `npm publish --dry-run` of `tarball` (the file itself, as a release publishes it): what npm would publish. */
+export async function dryRunNpm(tarball: string): Promise<NpmDryRun> {
+  const r = await mustRun("npm", ["publish", "--dry-run", "--json", "--access", "public", "--tag", "latest", tarball], {
+    env: denoEnv({ npm_config_loglevel: "error", npm_config_update_notifier: "false" }),
+  });
+  const info = JSON.parse(r.stdout) as { id: string; files: Array<{ path: string }> } | Record<string, { id: string; files: Array<{ path: string }> }>;
+  const one = "id" in info ? info as { id: string; files: Array<{ path: string }> } : Object.values(info)[0]!;
+  return { id: one.id, files: one.files.map((f) => f.path).sort() };
+}
+
+/** Every package a user would get: the JSR upload, the npm package and its platform package(s). */
+export async function buildPackages(outDir: string): Promise<{ jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }> {
   const jsr = await buildJsr(outDir);
   const npm = await buildNpm(outDir);
-  return { jsr, npm };
+  const platforms = [await buildPlatform(outDir)];
+  return { jsr, npm, platforms };
 }
 
 function kb(path: string): string {
@@ -410,8 +483,9 @@ function kb(path: string): string {
 }
 
 /**
- * The release: stages the JSR package as {@link buildJsr} does and runs `deno publish` there
- * against the real registry (`args` passed on, e.g. `--token …`), so JSR shows docs/PACKAGE.md.
+ * Publishes to JSR (tools/release.ts): stages the package as {@link buildJsr} does and runs `deno
+ * publish` there against the real registry (`args` passed on, e.g. `--token …`), so JSR shows
+ * docs/PACKAGE.md.
  */
 export async function publishToJsr(args: string[]): Promise<number> {
   const stage = mkdtempSync(join(tmpdir(), "emq-jsr-stage-"));
@@ -426,12 +500,10 @@ export async function publishToJsr(args: string[]): Promise<number> {
   }
 }
 
-if ((import.meta as { main?: boolean }).main && process.argv[2] === "--publish") {
-  process.exit(await publishToJsr(process.argv.slice(3)));
-} else if ((import.meta as { main?: boolean }).main) {
+if ((import.meta as { main?: boolean }).main) {
   const outDir = resolve(process.argv[2] ?? join(ROOT, ".tmp", "package"));
   const t0 = Date.now();
-  const { jsr, npm } = await buildPackages(outDir);
+  const { jsr, npm, platforms } = await buildPackages(outDir);
   const rewritten = new Set<string>();
   for (const f of jsr.uploaded.filter((p) => p.endsWith(".ts"))) {
     for (const m of readFileSync(join(jsr.unpacked, f), "utf8").matchAll(/from "(npm:[^"]+|jsr:[^"]+)"/g)) rewritten.add(m[1]!);
@@ -444,5 +516,7 @@ if ((import.meta as { main?: boolean }).main && process.argv[2] === "--publish")
   console.log(`  exports: ${JSON.stringify(npm.manifest["exports"])}`);
   console.log(`  bin: ${JSON.stringify(npm.manifest["bin"])}`);
   console.log(`  dependencies: ${JSON.stringify(npm.manifest["dependencies"])}`);
+  console.log(`  optionalDependencies: ${JSON.stringify(npm.manifest["optionalDependencies"])}`);
+  for (const p of platforms) console.log(`npm platform ${p.tarball} (${kb(p.tarball)}): ${p.files.join(" ")}`);
   console.log(`done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }

@@ -22,6 +22,9 @@ step "deno doc --lint (every export documented, no private type in a public one)
 step "doc examples run (deno test --doc: keyspace, wire)" env -u RUST_BACKTRACE "$bin/deno" test --doc --quiet --allow-all mod.ts lib/keyspace/ lib/wire/
 step "doc examples type-check (deno check --doc: client, ui, cli)" env -u RUST_BACKTRACE "$bin/deno" check --doc --quiet client.ts lib/client/ ui.ts lib/ui/ cli.ts
 step "deno publish --dry-run" "$bin/deno" publish --dry-run --allow-dirty --quiet
+# The release as it would run (tools/release.ts): every package from deno.json's version — the JSR
+# stage and `npm publish --dry-run` of the npm package and its platform package (the built module).
+step "release dry run (tools/release.ts: deno and npm publish --dry-run of every package)" "$bin/bun" tools/release.ts
 if [ -f native/Cargo.toml ]; then
   step "cargo fmt --check" cargo fmt --manifest-path native/Cargo.toml --check
   step "cargo clippy" cargo clippy --quiet --release --manifest-path native/Cargo.toml --all-targets -- -D warnings
@@ -81,7 +84,7 @@ if [ -f dev/demo.ts ]; then
   step "demo under Deno (short)" env EMQ_RUNTIME=deno ./emq demo --seconds 2
 fi
 
-# Last: every server the tests started must be gone (tools/embedded/orphans.ts kills what is left).
+# Last: every server the tests started must be gone (lib/server/orphans.ts kills what is left).
 step "no valkey-server left running by the tests" "$bin/bun" tools/leaks.ts
 
 printf '\n'

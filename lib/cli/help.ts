@@ -68,6 +68,13 @@ export const PACKAGE_COMMANDS: CommandTable = {
   ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
          [--public-origin URL] [--read-only] [--queues a,b]
                                   the dashboard (/) and /metrics of that server`,
+  module: `  emq module path                 the native module's file, for valkey-server --loadmodule:
+                                  from the platform package npm installed with the package
+                                  (Linux x64, glibc), else a local build in a clone`,
+  server: `  emq server [--port N] [--valkey-server PATH]
+                                  a local valkey-server (VALKEY_SERVER or the one on PATH) with
+                                  the module loaded, for development: on 127.0.0.1:N (default
+                                  6379), no persistence, until Ctrl-C`,
   help: `  emq help                        this text (emq <command> --help: that command's)`,
 };
 

@@ -52,6 +52,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   result: async (rest) => (await import("./events.ts")).resultCommand(rest),
   inspect: async (rest) => (await import("./inspect.ts")).inspect(rest),
   ui: async (rest, setting) => (await import("./ui.ts")).ui(rest, setting.ui),
+  module: async (rest) => (await import("./module.ts")).moduleCommand(rest),
+  server: async (rest) => (await import("./server.ts")).serverCommand(rest),
 };
 
 async function dispatch(argv: string[], setting: CliSetting): Promise<number> {

@@ -10,7 +10,7 @@
 import { type Decoder, type GlideReturnType, type GlideString, Script } from "@valkey/valkey-glide";
 import { slot } from "../keyspace/mod.ts";
 import { type Library, luaLibrary, SCRIPTS } from "../lua/mod.ts";
-import type { Verb, WireCall } from "../wire/mod.ts";
+import { type Verb, WIRE, type WireCall } from "../wire/mod.ts";
 import { type BackendChoice, type Connection, retryable, retryDelay } from "./connection.ts";
 import { BackendError, isNoScript, serverText, wireError } from "./errors.ts";
 
@@ -299,6 +299,40 @@ export async function moduleLoaded(conn: Connection): Promise<boolean> {
   }
 }
 
+/**
+ * The wires the primaries' emq modules speak, from the summary each registers with its commands
+ * (`COMMAND DOCS emq.enqueue`: "EchoMQ wire-12 EMQ.ENQUEUE"); empty when that cannot be read (a
+ * user the ACL denies `COMMAND DOCS`): then nothing is compared.
+ */
+export async function moduleWires(conn: Connection): Promise<number[]> {
+  let replies: unknown[];
+  try {
+    replies = await conn.everyPrimary(["COMMAND", "DOCS", "emq.enqueue"]);
+  } catch {
+    return [];
+  }
+  const wires = new Set<number>();
+  for (const r of replies) {
+    const m = /EchoMQ wire-(\d+) /.exec(JSON.stringify(r, (_, v) => (v instanceof Uint8Array ? new TextDecoder().decode(v) : v)));
+    if (m) wires.add(Number(m[1]));
+  }
+  return [...wires].sort((a, b) => a - b);
+}
+
+/**
+ * Refuses a module of another release: its verbs would read this client's calls by another wire
+ * (another layout, other replies). The fence (`emq.wire`, `{emq}:version`) guards the data; this
+ * names the mismatch once, at connect, with both wires.
+ */
+async function assertModuleWire(conn: Connection, choice: BackendChoice): Promise<void> {
+  const other = (await moduleWires(conn)).filter((w) => w !== WIRE);
+  if (other.length === 0) return;
+  throw new BackendError(
+    `backend ${JSON.stringify(choice)}: the server's emq module speaks wire ${other.join(", ")}, this client wire ${WIRE}; ` +
+      "load the module of this client's release (npx emq module path prints its file)",
+  );
+}
+
 /** What a server without its Lua engine answers `SCRIPT LOAD` and `EVAL` (Valkey ≥ 9.1). */
 const NO_LUA = /Could not find scripting engine 'lua'/;
 
@@ -342,10 +376,14 @@ export async function selectBackend(conn: Connection, choice: BackendChoice): Pr
           '(COMMAND INFO emq.enqueue is empty on at least one primary); use backend "scripts" or "auto"',
       );
     }
+    await assertModuleWire(conn, choice);
     return new ModuleBackend(conn);
   }
   if (choice !== "auto") throw new BackendError(`unknown backend ${JSON.stringify(choice)}: module, scripts or auto`);
-  if (loaded) return new ModuleBackend(conn);
+  if (loaded) {
+    await assertModuleWire(conn, choice);
+    return new ModuleBackend(conn);
+  }
   await assertLua(conn, choice);
   return new ScriptBackend(conn);
 }

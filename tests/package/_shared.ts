@@ -1,5 +1,5 @@
 /**
- * What the package suites share: one build of both packages per test process (tools/package.ts,
+ * What the package suites share: one build of every package per test process (tools/package.ts,
  * into a temporary directory removed at exit), consumer directories outside the repository, the
  * Deno permissions docs/PACKAGE.md documents, and the caches (Deno, Bun, npm) in the repository's
  * gitignored .tmp/, reused between runs.
@@ -33,10 +33,10 @@ process.once("exit", () => {
   for (const d of made) rmSync(d, { recursive: true, force: true });
 });
 
-let built: Promise<{ jsr: JsrBuild; npm: NpmBuild }> | null = null;
+let built: Promise<{ jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }> | null = null;
 
-/** Both packages, built once per process (every suite of tests/package shares the build). */
-export function packages(): Promise<{ jsr: JsrBuild; npm: NpmBuild }> {
+/** Every package, built once per process (every suite of tests/package shares the build). */
+export function packages(): Promise<{ jsr: JsrBuild; npm: NpmBuild; platforms: NpmBuild[] }> {
   built ??= (() => {
     const out = mkdtempSync(join(tmpdir(), "emq-package-"));
     made.push(out);

@@ -10,6 +10,12 @@
  * runs under Deno and Bun. Under Node, with the OpenTelemetry SDK installed beside the tarball, a
  * traced enqueue and worker give a send span and a process span linked to it.
  *
+ * glide: the consumers above resolve the newest version of the package's range for
+ * `@valkey/valkey-glide` (checked against what npm's registry lists); the lowest of the range is
+ * the lock's, what every other suite runs on (Bun and Deno), and a Node, a Bun and a Deno consumer
+ * (the last on a node_modules npm filled: Deno alone cannot resolve a glide whose platform
+ * packages a registry lacks) run on it too.
+ *
  * Caches (Deno, Bun, npm) live in the repository's gitignored .tmp/ and are reused between runs;
  * the build is shared with the other package suites (_shared.ts).
  */
@@ -38,9 +44,29 @@ let jsr: JsrBuild;
 let npm: NpmBuild;
 let server: ServerHandle;
 
+const GLIDE = "@valkey/valkey-glide";
+/** The package's range for glide, its lowest version, and the newest version the registry has in it. */
+const RANGE = packageJson().dependencies![GLIDE]!;
+const LOWEST = RANGE.replace(/^\^/, "");
+let newest = "";
+
 beforeAll(async () => {
+  const view = run("npm", ["view", `${GLIDE}@${RANGE}`, "version", "--json"], { env: denoEnv(CACHE_ENV), timeoutMs: 60_000 });
   [{ jsr, npm }, server] = await Promise.all([packages(), startServer({ module: false })]);
+  const listed = JSON.parse((await view).stdout) as string | string[];
+  newest = typeof listed === "string" ? listed : listed.at(-1)!;
 }, 300_000);
+
+/** The glide version installed in a consumer directory's node_modules. */
+function glideIn(dir: string): string {
+  return (JSON.parse(readFileSync(join(dir, "node_modules", GLIDE, "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** The glide versions Deno resolves for `file` in `dir` (`deno info`). */
+async function glideUnderDeno(dir: string, file: string): Promise<string[]> {
+  const info = await mustRun(join(BIN, "deno"), ["info", "--json", file], { cwd: dir, timeoutMs: 120_000 });
+  return [...new Set([...info.stdout.matchAll(/"@valkey\/valkey-glide@([0-9.]+)"/g)].map((m) => m[1]!))];
+}
 
 afterAll(async () => {
   await server?.stop();
@@ -281,6 +307,7 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const deno = join(BIN, "deno");
   const r = await run(deno, ["run", ...DENO_PERMISSIONS, "consumer.ts"], { cwd: dir, timeoutMs: 120_000 });
   expectConsumed(r, "deno");
+  expect(await glideUnderDeno(dir, "consumer.ts")).toEqual([newest]);
 
   // docs/PACKAGE.md: every sample type-checks against the upload; the keyspace one runs with no
   // permission at all, the quick start with the documented ones.
@@ -301,7 +328,8 @@ test("Bun consumer: bun add of the packed tarball", async () => {
   const dir = consumerDir("bun");
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bun-consumer", private: true, type: "module" }));
   const bun = join(BIN, "bun");
-  await mustRun(bun, ["add", npm.tarball, "@valkey/valkey-glide"], { cwd: dir, env: denoEnv(CACHE_ENV), timeoutMs: 120_000 });
+  await mustRun(bun, ["add", npm.tarball, `${GLIDE}@${RANGE}`], { cwd: dir, env: denoEnv(CACHE_ENV), timeoutMs: 120_000 });
+  expect(glideIn(dir)).toBe(newest);
   writeFileSync(join(dir, "consumer.ts"), consumer("bun"));
   expectConsumed(await run(bun, ["consumer.ts"], { cwd: dir, timeoutMs: 60_000 }), "bun");
   writeFileSync(join(dir, "quickstart.ts"), quickStart("bun"));
@@ -317,14 +345,50 @@ test("Node consumer: npm install of the packed tarball, compiled JavaScript on N
   const dev = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
     .devDependencies;
   const otel = ["@opentelemetry/api", "@opentelemetry/sdk-trace-base", "@opentelemetry/context-async-hooks"].map((p) => `${p}@${dev[p]}`);
-  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball, "@valkey/valkey-glide", ...otel], {
+  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball, `${GLIDE}@${RANGE}`, ...otel], {
     cwd: dir,
     env: denoEnv(CACHE_ENV),
     timeoutMs: 120_000,
   });
+  expect(glideIn(dir)).toBe(newest);
   writeFileSync(join(dir, "consumer.mjs"), consumer("node"));
   const report = expectConsumed(await run("node", ["consumer.mjs"], { cwd: dir, timeoutMs: 60_000 }), "node");
   expect(Number(/^v(\d+)\./.exec(String(report["version"]))?.[1])).toBeGreaterThanOrEqual(20);
   await expectSignalled("node", dir, "signalled.mjs", ["node"]);
   await expectTraced(dir);
 }, 180_000);
+
+test("the lowest of glide's range: what the suites run on, and a Node, a Bun and a Deno consumer on it", async () => {
+  console.log(`[package] glide ${RANGE}: lowest ${LOWEST}, newest ${newest}`);
+  expect(glideIn(ROOT)).toBe(LOWEST); // the lock's: every other suite, under Bun and Deno
+
+  const node = consumerDir("node-lowest");
+  writeFileSync(join(node, "package.json"), JSON.stringify({ name: "node-lowest", private: true, type: "module" }));
+  const npmEnv = { cwd: node, env: denoEnv(CACHE_ENV), timeoutMs: 120_000 };
+  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", npm.tarball, `${GLIDE}@${LOWEST}`], npmEnv);
+  expect(glideIn(node)).toBe(LOWEST);
+  writeFileSync(join(node, "consumer.mjs"), consumer("node"));
+  expectConsumed(await run("node", ["consumer.mjs"], { cwd: node, timeoutMs: 60_000 }), "node");
+
+  const bunDir = consumerDir("bun-lowest");
+  writeFileSync(join(bunDir, "package.json"), JSON.stringify({ name: "bun-lowest", private: true, type: "module" }));
+  const bun = join(BIN, "bun");
+  await mustRun(bun, ["add", npm.tarball, `${GLIDE}@${LOWEST}`], { cwd: bunDir, env: denoEnv(CACHE_ENV), timeoutMs: 120_000 });
+  expect(glideIn(bunDir)).toBe(LOWEST);
+  writeFileSync(join(bunDir, "consumer.ts"), consumer("bun"));
+  expectConsumed(await run(bun, ["consumer.ts"], { cwd: bunDir, timeoutMs: 60_000 }), "bun");
+
+  // Deno on a node_modules npm filled (nodeModulesDir "manual", as the repository runs): the
+  // upload's npm: ranges resolve to what is there.
+  const deno = consumerDir("deno-lowest");
+  const deps = Object.entries(packageJson().dependencies!).map(([name, range]) => `${name}@${name === GLIDE ? LOWEST : range}`);
+  writeFileSync(join(deno, "package.json"), JSON.stringify({ name: "deno-lowest", private: true, type: "module" }));
+  await mustRun("npm", ["install", "--prefer-offline", "--loglevel=error", ...deps], { ...npmEnv, cwd: deno });
+  expect(glideIn(deno)).toBe(LOWEST);
+  const map: Record<string, string> = { [GLIDE]: `npm:${GLIDE}@${LOWEST}` };
+  for (const [sub, file] of exportEntries()) map[sub === "." ? "@echomq/echomq" : `@echomq/echomq/${sub.slice(2)}`] = join(jsr.unpacked, file);
+  writeFileSync(join(deno, "deno.json"), JSON.stringify({ imports: map, nodeModulesDir: "manual" }, null, 2));
+  writeFileSync(join(deno, "consumer.ts"), consumer("deno"));
+  // "manual": Deno takes npm packages from this node_modules alone (a glide missing there fails the run)
+  expectConsumed(await run(join(BIN, "deno"), ["run", ...DENO_PERMISSIONS, "consumer.ts"], { cwd: deno, timeoutMs: 120_000 }), "deno");
+}, 300_000);

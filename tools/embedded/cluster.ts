@@ -6,8 +6,8 @@
  */
 import { execFile } from "node:child_process";
 import { cliBinary } from "./paths.ts";
-import { LOOPBACK } from "./ports.ts";
-import { command, infoFields, type RespValue, waitUntil } from "./resp.ts";
+import { LOOPBACK } from "../../lib/server/ports.ts";
+import { command, infoFields, type RespValue, waitUntil } from "../../lib/server/resp.ts";
 import { type ServerHandle, startServer } from "./server.ts";
 
 /** Options for {@link startCluster}. */

@@ -15,10 +15,10 @@
  * @module
  */
 export { cliBinary, moduleBuilt, moduleIfBuilt, modulePath, repoRoot, serverBinary } from "./paths.ts";
-export { freePort, LOOPBACK, portFree } from "./ports.ts";
-export { command, commandCalls, infoFields, RespError, type RespValue, waitUntil } from "./resp.ts";
+export { freePort, LOOPBACK, portFree } from "../../lib/server/ports.ts";
+export { command, commandCalls, infoFields, RespError, type RespValue, waitUntil } from "../../lib/server/resp.ts";
 export { baseArgs, type ReplicatedHandle, type ServerHandle, type ServerOptions, startReplicated, startServer, waitForSync } from "./server.ts";
 export { type ClusterHandle, type ClusterNode, type ClusterOptions, replicasOf, startCluster } from "./cluster.ts";
-export { deferSignals, killAll } from "./cleanup.ts";
-export { type Orphan, sweepOrphans } from "./orphans.ts";
+export { deferSignals, killAll } from "../../lib/server/cleanup.ts";
+export { type Orphan, sweepOrphans } from "../../lib/server/orphans.ts";
 export { hasAtomicSlotMigration, type ServerVersion, serverVersion } from "./version.ts";

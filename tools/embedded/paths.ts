@@ -62,10 +62,7 @@ export function moduleIfBuilt(): string | false {
   return moduleBuilt() ? modulePath() : false;
 }
 
-/** The `valkey-server` binary: `VALKEY_SERVER` or the one on `PATH`. */
-export function serverBinary(): string {
-  return env("VALKEY_SERVER") ?? "valkey-server";
-}
+export { serverBinary } from "../../lib/server/server.ts";
 
 /** The `valkey-cli` binary: `VALKEY_CLI` or the one on `PATH`. */
 export function cliBinary(): string {
