@@ -33,6 +33,8 @@ export interface Held<P> {
   own: boolean;
   /** Its handler ran past its time limit: the attempt failed then, the handler's outcome is ignored. */
   timedOut: boolean;
+  /** Its handler returned after its time limit (its slot, held since, is free again). */
+  returned: boolean;
   /** Its `process` span (tracing on), ended when the job leaves the worker. */
   span: ProcessSpan | null;
   /** Its time limit's timer, cleared when it leaves the worker. */
@@ -56,6 +58,7 @@ export function hold<P>(job: Job<P>, key: string, leaseUntil: number): Held<P> {
     settling: false,
     own: false,
     timedOut: false,
+    returned: false,
     span: null,
     timer: undefined,
     done: null,

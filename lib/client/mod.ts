@@ -57,7 +57,7 @@ export {
 } from "./worker.ts";
 export type { WorkerIdentity } from "./worker_name.ts";
 export type { WorkerInfo } from "./workers.ts";
-export { JobTimeoutError, LeaseExpiredError, RateLimitedError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+export { JobOverdueError, JobTimeoutError, LeaseExpiredError, RateLimitedError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
 export type { MissedPolicy, RepeatSpec } from "./repeat.ts";
 export {

@@ -38,7 +38,7 @@ import { type Claim, EncodedResult, encodeResult } from "./batch.ts";
 import type { SettleClaim } from "./settle_claim.ts";
 import { integerIn } from "./options.ts";
 import { stopOnSignals } from "./signals.ts";
-import { askedDelay, JobTimeoutError, LeaseExpiredError, RateLimitedError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+import { askedDelay, JobOverdueError, JobTimeoutError, LeaseExpiredError, RateLimitedError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
 import { FIRE_POLL_MS } from "./schedulers.ts";
 import { exponential } from "./backoff.ts";
 import type { ProcessSpan, Tracing } from "./tracing.ts";
@@ -107,7 +107,8 @@ export interface WorkerOptions {
   /**
    * Called with every error the worker survives: a failed claim or settle, a job whose lease was
    * lost (`LeaseLostError`) or ran out before it started (`LeaseExpiredError`), a payload the codec
-   * could not decode, a stall (`WorkerStalledError`). Default: one line on stderr. Handler errors
+   * could not decode, a stall (`WorkerStalledError`), a handler still running at its time limit
+   * (`JobOverdueError`). Default: one line on stderr. Handler errors
    * are not reported here (they retry or bury the job, with the reason kept).
    */
   onError?: (error: unknown) => void;
@@ -125,7 +126,9 @@ export interface WorkerOptions {
    * A handler running longer than this (ms, 1 to 86400000; default: no limit) has its job's
    * `signal` aborted with a `JobTimeoutError`, and the attempt fails at once with the reason
    * `timed out after <ms> ms` (retried with backoff, or buried after the last attempt). A handler
-   * that ignores the signal cannot settle the job afterwards. A job enqueued with its own
+   * that ignores the signal cannot settle the job afterwards, and keeps its slot until it returns
+   * (reported once to `onError` as a `JobOverdueError`, counted in `overdue`): `concurrency` is
+   * never exceeded. A job enqueued with its own
    * `timeoutMs` runs under that limit instead.
    */
   timeoutMs?: number;
@@ -390,6 +393,12 @@ export class Worker<P> {
    */
   lost = 0;
   /**
+   * Handlers that ignored their signal at their time limit (still running a turn of the event loop
+   * later; each reported once to `onError`, a `JobOverdueError`): the attempt failed at the limit,
+   * and the slot stays taken until the handler returns.
+   */
+  overdue = 0;
+  /**
    * Milliseconds without progress after which the watchdog reports a stall of the claim loop
    * (5 × `blockMs`, at least 2 s; a claim, a wait or a settle gets the client's `patienceMs` more).
    */
@@ -423,6 +432,8 @@ export class Worker<P> {
   #keyedByClaim = 0;
   /** How many of them are settling (handler done, settle queued or in flight). */
   #settling = 0;
+  /** Handlers past their time limit, still running: their jobs left, their slots did not. */
+  #overdueRunning = 0;
   /** Wakes the claim loop when a slot frees. */
   #roomWaiter: (() => void) | null = null;
   #line: ClaimLine<P> | null = null;
@@ -553,7 +564,8 @@ export class Worker<P> {
    * serial). Jobs held — running, or settling — stay below twice the concurrency.
    */
   #free(): number {
-    const free = Math.min(this.#concurrency - (this.#held.size - this.#settling), 2 * this.#concurrency - this.#held.size);
+    const running = this.#held.size - this.#settling + this.#overdueRunning;
+    const free = Math.min(this.#concurrency - running, 2 * this.#concurrency - this.#held.size);
     return free - this.#inFlightWant;
   }
 
@@ -862,7 +874,15 @@ export class Worker<P> {
         const timeout = new JobTimeoutError(limit);
         abortHeld(held, timeout);
         this.#settle(held, timeout);
+        // the handler still runs: its slot stays taken until it returns (see #settle); one that
+        // has not returned a turn of the event loop after its signal aborted ignores it: reported
         held.timedOut = true;
+        this.#overdueRunning++;
+        nextMacrotask(() => {
+          if (held.returned) return;
+          this.overdue++;
+          this.#report(new JobOverdueError(job, limit));
+        });
       }, limit);
     }
     const tracing = this.#client.tracing ?? null;
@@ -902,7 +922,13 @@ export class Worker<P> {
    * attempt instead, as a throw of the handler would.
    */
   #settle(held: Held<P>, failure: unknown, result?: unknown): void {
-    if (held.timedOut) return; // failed at its timeout already
+    if (held.timedOut) {
+      // failed at its timeout already: its handler returned at last, its slot frees
+      held.returned = true;
+      this.#overdueRunning--;
+      this.#freed();
+      return;
+    }
     let encoded = "";
     if (failure === null && !held.lost && !held.own) {
       try {

@@ -98,6 +98,30 @@ export class JobTimeoutError extends Error {
 }
 
 /**
+ * Reported through `onError` (once per attempt) when a job's handler ignores its signal at its
+ * time limit (still running a turn of the event loop after the abort): the attempt failed then
+ * (`JobTimeoutError`), and the handler's slot stays taken until it returns — a new handler never
+ * runs beside it past `concurrency`.
+ * Its outcome, when it comes, is ignored. Counted in the worker's `overdue`.
+ */
+export class JobOverdueError extends Error {
+  /** The job, as claimed. */
+  readonly job: { readonly id: string; readonly queue: string; readonly token: number };
+  /** The limit that ran out, in ms. */
+  readonly timeoutMs: number;
+  /** Builds the error. */
+  constructor(job: { id: string; queue: string; token: number }, timeoutMs: number) {
+    super(
+      `worker ${JSON.stringify(job.queue)}: the handler of ${job.id} (token ${job.token}) still runs after its time limit of ` +
+        `${timeoutMs} ms: the attempt failed, and its slot stays taken until the handler returns`,
+    );
+    this.name = "JobOverdueError";
+    this.job = { id: job.id, queue: job.queue, token: job.token };
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
  * A worker's claim loop, or one of its settles, made no progress for too long (a call that never
  * came back, a connection that cannot be made): the worker says so here instead of sitting
  * "running", drops what is stuck (the claim connection is made again; stuck settles are given up,
