@@ -44,8 +44,8 @@ import {
   waitFor,
   type When,
 } from "./options.ts";
-import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
-import { workerClient } from "./worker_client.ts";
+import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker/worker.ts";
+import { workerClient } from "./worker/worker_client.ts";
 import { type WorkerInfo, workers as listWorkers } from "./workers.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import { Queue } from "./queue.ts";

@@ -40,7 +40,7 @@ import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import type { Retention } from "./operations.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, DecodedResult, JsonPayload, JsonResult, Payload, PayloadKind } from "./payload.ts";
-import type { Handler, Worker, WorkerOptions } from "./worker.ts";
+import type { Handler, Worker, WorkerOptions } from "./worker/worker.ts";
 import type { RepeatSpec } from "./repeat.ts";
 import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 import type { EventsOptions } from "./event_reader.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { EchoMQError } from "./errors.ts";
+import { EchoMQError } from "../errors.ts";
 
 /**
  * Thrown by a handler: the job fails for good. The worker buries it at once, with this error as
@@ -101,23 +101,19 @@ export class JobTimeoutError extends Error {
  * Reported through `onError` (once per attempt) when a job's handler ignores its signal at its
  * time limit (still running a turn of the event loop after the abort): the attempt failed then
  * (`JobTimeoutError`), and the handler's slot stays taken until it returns — a new handler never
- * runs beside it past `concurrency`.
- * Its outcome, when it comes, is ignored. Counted in the worker's `overdue`.
+ * runs beside it past `concurrency`. Its outcome, when it comes, is ignored. Counted in the
+ * worker's `overdue`. (A `JobTimeoutError`: of the same limit.)
  */
-export class JobOverdueError extends Error {
+export class JobOverdueError extends JobTimeoutError {
   /** The job, as claimed. */
   readonly job: { readonly id: string; readonly queue: string; readonly token: number };
-  /** The limit that ran out, in ms. */
-  readonly timeoutMs: number;
-  /** Builds the error. */
+  /** Builds the error for `job`, past its limit of `timeoutMs`. */
   constructor(job: { id: string; queue: string; token: number }, timeoutMs: number) {
-    super(
-      `worker ${JSON.stringify(job.queue)}: the handler of ${job.id} (token ${job.token}) still runs after its time limit of ` +
-        `${timeoutMs} ms: the attempt failed, and its slot stays taken until the handler returns`,
-    );
+    super(timeoutMs);
     this.name = "JobOverdueError";
+    this.message = `worker ${JSON.stringify(job.queue)}: the handler of ${job.id} (token ${job.token}) still runs after its time ` +
+      `limit of ${timeoutMs} ms: the attempt failed, and its slot stays taken until the handler returns`;
     this.job = { id: job.id, queue: job.queue, token: job.token };
-    this.timeoutMs = timeoutMs;
   }
 }
 
