@@ -672,7 +672,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    */
   work<const Q extends string, R = unknown>(
     queue: CheckQueue<Q>,
-    handler: Handler<Decoded<P, K>, R>,
+    handler: Handler<Decoded<P, K>, R> | URL,
     opts: WorkerOptions = {},
   ): Worker<Decoded<P, K>> {
     this.#c.assertOpen();
@@ -680,7 +680,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     const worker: Worker<P> = new Worker<P>(
       this.workerClient(),
       queue as string,
-      handler as Handler<P>,
+      handler as Handler<P> | URL,
       opts,
       () => this.#workers.delete(worker as unknown as Worker<unknown>),
     );

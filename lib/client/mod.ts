@@ -63,6 +63,7 @@ export {
   LeaseExpiredError,
   RateLimitedError,
   RetryError,
+  SandboxCrashError,
   UnrecoverableError,
   WorkerStalledError,
 } from "./worker/worker_errors.ts";

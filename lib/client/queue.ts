@@ -105,7 +105,7 @@ export class Queue<P, K extends PayloadKind = "json", R = unknown> {
   }
 
   /** See `EchoMQ.work`: the handler returns an `R` (checked as JSON: {@link JsonResult}). */
-  work(handler: Handler<Decoded<P, K>, JsonResult<R>>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
+  work(handler: Handler<Decoded<P, K>, JsonResult<R>> | URL, opts?: WorkerOptions): Worker<Decoded<P, K>> {
     return this.#mq.work(this.name, handler, opts);
   }
 

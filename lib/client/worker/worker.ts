@@ -51,6 +51,7 @@ import { ClaimLoop } from "./claim_loop.ts";
 import { Heartbeat } from "./heartbeat.ts";
 import { Watchdog } from "./watchdog.ts";
 import { within } from "./timing.ts";
+import { Pool, type SandboxKind } from "./sandbox.ts";
 
 export type { ClaimLine, WorkerClient } from "./worker_client.ts";
 export { ownSettle } from "./runner.ts";
@@ -141,6 +142,21 @@ export interface WorkerOptions {
    * worker of a queue may fire, and the server admits one job per run however many race.
    */
   schedulers?: boolean;
+  /**
+   * Where a processor module given as the handler (its URL: `new URL("./processor.ts",
+   * import.meta.url)`, its default export the handler) runs: `"thread"` (default), a pool of
+   * worker threads, or `"process"`, a pool of child processes of this runtime; one job at a time
+   * each, reused across jobs, `concurrency` at most. A sandbox that exits, aborts or runs out of
+   * memory fails only its job's attempt (`SandboxCrashError`, saying how it died) and is replaced;
+   * one past its job's time limit is terminated, its slot freed. Only with a URL as the handler.
+   */
+  sandbox?: SandboxKind;
+  /**
+   * A sandbox's memory limit in MB (16 to 1048576): a thread's heap (`resourceLimits`; Node only),
+   * a process's heap (`--max-old-space-size`, Node and Deno) or, under Bun on Linux, its resident
+   * memory. Default: the runtime's own. Only with `sandbox`.
+   */
+  memoryLimitMb?: number;
 }
 
 /** Options of {@link Worker.stop}. */
@@ -259,11 +275,22 @@ export class Worker<P> {
   readonly #onStop: () => void;
   #stopped: Promise<void> | null = null;
   #unhook: () => void = () => {};
+  /** The sandboxes of a processor module given as the handler (else null). */
+  readonly #pool: Pool | null = null;
 
   /** Starts claiming; use `EchoMQ.work` rather than this. */
-  constructor(client: WorkerClient<P>, queue: string, handler: Handler<P>, opts: WorkerOptions, onStop: () => void) {
-    if (typeof handler !== "function") throw new TypeError("worker: handler must be a function");
+  constructor(client: WorkerClient<P>, queue: string, handler: Handler<P> | URL, opts: WorkerOptions, onStop: () => void) {
+    if (typeof handler !== "function" && !(handler instanceof URL)) throw new TypeError("worker: handler must be a function or a processor module's URL");
     if (opts === null || typeof opts !== "object") throw new TypeError("worker: options must be an object");
+    if (handler instanceof URL) {
+      const kind = opts.sandbox ?? "thread";
+      if (kind !== "thread" && kind !== "process") throw new TypeError(`worker: sandbox must be "thread" or "process"`);
+      const memoryLimitMb = opts.memoryLimitMb === undefined ? null : option("memoryLimitMb", opts.memoryLimitMb, 0, 16, 1_048_576);
+      this.#pool = new Pool(handler, kind, memoryLimitMb);
+      handler = this.#pool.handler as Handler<P>;
+    } else if (opts.sandbox !== undefined || opts.memoryLimitMb !== undefined) {
+      throw new TypeError("worker: sandbox and memoryLimitMb take a processor module's URL as the handler, not a function");
+    }
     this.#client = client;
     this.queue = queue;
     // every free slot is claimed in one CLAIM: at most MAX_BATCH
@@ -401,6 +428,11 @@ export class Worker<P> {
         if (deadline !== null) {
           const late = await within(this.#drain(self).then(() => false), deadline, true);
           if (late) this.#handBack(self);
+        }
+        if (this.#pool !== null) {
+          // sandboxes end once every job is settled (or handed back: its sandbox is killed)
+          await this.#drain(null);
+          await this.#pool.close();
         }
         // the worker is done once every job it holds is settled: then the heartbeat and the
         // watchdog (which gives up settles that never come back) stop

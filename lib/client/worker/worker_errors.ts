@@ -160,3 +160,23 @@ export class LeaseExpiredError extends EchoMQError {
     this.lateMs = lateMs;
   }
 }
+
+/**
+ * A sandboxed processor's thread or process died while it ran a job (it exited, aborted, ran out
+ * of memory, or died of an uncaught error): that job's attempt fails with this error, whose
+ * message says how it died (the attempt's reason), and the pool starts another sandbox for the
+ * next job.
+ */
+export class SandboxCrashError extends Error {
+  /** The kind of sandbox: a worker thread or a child process. */
+  readonly sandbox: "thread" | "process";
+  /** How it died, e.g. `exited with code 3`, `was killed by SIGABRT`, `ran out of memory (limit 64 MB)`. */
+  readonly how: string;
+  /** Builds the error. */
+  constructor(sandbox: "thread" | "process", how: string) {
+    super(`the sandbox ${sandbox} running the job ${how}`);
+    this.name = "SandboxCrashError";
+    this.sandbox = sandbox;
+    this.how = how;
+  }
+}
