@@ -11,6 +11,8 @@ import { BACKENDS, eventually, type Site, startSite } from "./_harness.ts";
 
 const PROCESSOR = new URL("./_processor.ts", import.meta.url);
 const isBun = "Bun" in globalThis;
+/** Node's threads take a heap limit; Bun's and Deno's take none. */
+const threadLimits = !isBun && !("Deno" in globalThis);
 
 let site: Site;
 beforeAll(async () => {
@@ -93,7 +95,7 @@ for (const backend of BACKENDS) {
         }, 90_000);
       }
 
-      if (sandbox === "process" || !isBun) {
+      if (sandbox === "process" || threadLimits) {
         test("out of memory under memoryLimitMb fails only that job's attempt, saying so", async () => {
           // (Bun's limit is on resident memory, whose floor is higher than a heap's)
           const { q, ids } = await runAll([{ do: "oom" }, { do: "ok", n: 2 }], { concurrency: 1, memoryLimitMb: isBun ? 256 : 64 });
@@ -102,7 +104,7 @@ for (const backend of BACKENDS) {
           expect(b!.state).toBe("completed");
         }, 90_000);
       } else {
-        test("Bun's worker threads take no memory limit: refused", () => {
+        test("Bun's and Deno's worker threads take no memory limit: refused", () => {
           expect(() => mq.work("x", PROCESSOR, { sandbox, memoryLimitMb: 64 })).toThrow(TypeError);
         });
       }

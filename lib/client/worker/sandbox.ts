@@ -42,8 +42,11 @@ interface Channel {
 }
 
 /** What a channel reports: each message, and its death (how it died). */
+/** A sandbox's answers to its worker (an exit is its channel's business). */
+type Answer = Exclude<FromSandbox, { t: "exit" }>;
+
 interface Listener {
-  message(m: FromSandbox): void;
+  message(m: Answer): void;
   died(how: string): void;
 }
 
@@ -53,7 +56,12 @@ function openThread(processor: string, memoryLimitMb: number | null, on: Listene
     ...(memoryLimitMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } }),
   });
   let cause: string | null = null;
-  thread.on("message", (m: FromSandbox) => on.message(m));
+  thread.on("message", (m: FromSandbox) => {
+    if (m.t !== "exit") return on.message(m);
+    // its handler called process.exit: it dies of that, whether or not the runtime says so
+    cause = `exited with code ${m.code}`;
+    void thread.terminate();
+  });
   thread.on("error", (e: Error & { code?: string }) => {
     cause = e.code === "ERR_WORKER_OUT_OF_MEMORY" ? `ran out of memory (limit ${memoryLimitMb} MB)` : `died of an uncaught ${e.name}: ${e.message}`;
   });
@@ -96,7 +104,7 @@ function openProcess(processor: string, memoryLimitMb: number | null, on: Listen
       }
     }, RSS_POLL_MS);
   }
-  child.on("message", (m: FromSandbox) => on.message(m));
+  child.on("message", (m: Answer) => on.message(m));
   child.on("exit", (code, signal) => {
     clearInterval(poll);
     if (cause === null && /out of memory/i.test(tail)) cause = `ran out of memory (limit ${memoryLimitMb ?? "the runtime's"} MB)`;
@@ -191,7 +199,7 @@ class Box {
     });
   }
 
-  #message(m: FromSandbox): void {
+  #message(m: Answer): void {
     if (m.t === "ready") return this.#readied(m.error);
     const current = this.#current;
     if (current === null) return;

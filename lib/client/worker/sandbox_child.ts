@@ -21,14 +21,16 @@ const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unk
 let calls = 0;
 let controller: AbortController | null = null;
 /**
- * A thread's `process.exit` may end it only after the current task (Bun): a handler that called
- * it must not answer as if it had returned. Its exit code is what the worker reports.
+ * A thread's `process.exit` may end it only after the current task (Bun), or end it without an
+ * exit code the worker sees (Deno): the worker is told first, and a handler that called it does
+ * not answer as if it had returned.
  */
 let exiting = false;
 if (parentPort !== null) {
   const exit = process.exit.bind(process);
   process.exit = ((code?: number) => {
     exiting = true;
+    send({ t: "exit", code: code ?? (typeof process.exitCode === "number" ? process.exitCode : 0) });
     return exit(code);
   }) as typeof process.exit;
 }

@@ -43,6 +43,8 @@ export type ToSandbox =
 /** Sandbox → worker. */
 export type FromSandbox =
   | { readonly t: "ready"; readonly error?: WireError }
+  /** A thread's handler called `process.exit(code)`. */
+  | { readonly t: "exit"; readonly code: number }
   | { readonly t: "call"; readonly n: number; readonly method: string; readonly args: readonly unknown[] }
   /** The handler returned (`json`: its result's JSON text, absent for none) or threw. */
   | { readonly t: "done"; readonly json?: string; readonly error?: WireError; readonly unencodable?: string };
