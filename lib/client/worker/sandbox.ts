@@ -51,7 +51,7 @@ interface Listener {
 }
 
 function openThread(processor: string, memoryLimitMb: number | null, on: Listener): Channel {
-  const thread = new Thread(CHILD, {
+  const thread = new Thread(fileURLToPath(CHILD.href), {
     workerData: { processor },
     ...(memoryLimitMb === null ? {} : { resourceLimits: { maxOldGenerationSizeMb: memoryLimitMb } }),
   });
@@ -76,16 +76,17 @@ function openProcess(processor: string, memoryLimitMb: number | null, on: Listen
     ? [`--v8-flags=--max-old-space-size=${memoryLimitMb}`]
     : [`--max-old-space-size=${memoryLimitMb}`];
   // Deno's IPC carries JSON only; Bun and Node clone as a thread's messages do
-  const child: ChildProcess = fork(fileURLToPath(CHILD), [processor], {
+  const child: ChildProcess = fork(fileURLToPath(CHILD.href), [processor], {
     execArgv,
     serialization: runtime === "deno" ? "json" : "advanced",
     stdio: ["ignore", "inherit", "pipe", "ipc"],
   });
   // its stderr passes through; the tail is kept to tell an out-of-memory death from another abort
   let tail = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
+  const text = new TextDecoder();
+  child.stderr?.on("data", (chunk: Uint8Array) => {
     process.stderr.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4096);
+    tail = (tail + text.decode(chunk, { stream: true })).slice(-4096);
   });
   let cause: string | null = null;
   let poll: ReturnType<typeof setInterval> | undefined;

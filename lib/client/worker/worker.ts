@@ -51,7 +51,7 @@ import { ClaimLoop } from "./claim_loop.ts";
 import { Heartbeat } from "./heartbeat.ts";
 import { Watchdog } from "./watchdog.ts";
 import { within } from "./timing.ts";
-import { Pool, type SandboxKind } from "./sandbox.ts";
+import { Pool } from "./sandbox.ts";
 
 export type { ClaimLine, WorkerClient } from "./worker_client.ts";
 export { ownSettle } from "./runner.ts";
@@ -150,7 +150,7 @@ export interface WorkerOptions {
    * memory fails only its job's attempt (`SandboxCrashError`, saying how it died) and is replaced;
    * one past its job's time limit is terminated, its slot freed. Only with a URL as the handler.
    */
-  sandbox?: SandboxKind;
+  sandbox?: "thread" | "process";
   /**
    * A sandbox's memory limit in MB (16 to 1048576): a thread's heap (`resourceLimits`; Node only),
    * a process's heap (`--max-old-space-size`, Node and Deno) or, under Bun on Linux, its resident

@@ -15,7 +15,7 @@ import { EchoMQError } from "../errors.ts";
  *
  * @example
  * ```ts
- * import { UnrecoverableError } from "../../client.ts";
+ * import { UnrecoverableError } from "../../../client.ts";
  * const handler = (job: { payload: { to: string } }) => {
  *   if (!job.payload.to.includes("@")) throw new UnrecoverableError(`not an address: ${job.payload.to}`);
  * };
@@ -55,7 +55,7 @@ export class RetryError extends Error {
  *
  * @example
  * ```ts
- * import { RateLimitedError } from "../../client.ts";
+ * import { RateLimitedError } from "../../../client.ts";
  * const handler = async (job: { payload: { url: string } }) => {
  *   const res = await fetch(job.payload.url);
  *   if (res.status === 429) throw new RateLimitedError(Number(res.headers.get("retry-after") ?? 1) * 1000);
