@@ -662,7 +662,9 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * as the job's result (`JSON.stringify`; `undefined`: none), kept with the completed job while
    * the queue keeps completed jobs (`retain`) — retries with backoff on a throw, and buries after
    * `maxAttempts`. A result whose JSON passes `MAX_PAYLOAD_BYTES` fails the attempt as a throw would
-   * (`ResultTooLargeError`).
+   * (`ResultTooLargeError`). Given a processor module's URL instead of a function, its default
+   * export runs in a pool of worker threads or child processes (`sandbox`, `memoryLimitMb`): a
+   * sandbox that crashes fails only its job's attempt (`SandboxCrashError`).
    *
    * @example
    * ```ts ignore
