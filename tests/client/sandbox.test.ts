@@ -7,20 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ, type Worker } from "../../client.ts";
-import { BACKENDS, eventually, type Site, startSite } from "./_harness.ts";
+import { BACKENDS, eventually, useStandalone } from "./_harness.ts";
 
 const PROCESSOR = new URL("./_processor.ts", import.meta.url);
 const isBun = "Bun" in globalThis;
 /** Node's threads take a heap limit; Bun's and Deno's take none. */
 const threadLimits = !isBun && !("Deno" in globalThis);
 
-let site: Site;
-beforeAll(async () => {
-  site = await startSite("standalone");
-}, 60_000);
-afterAll(async () => {
-  await site.stop();
-});
+const site = useStandalone();
 
 type P = { do: string; n?: number };
 
@@ -30,7 +24,7 @@ for (const backend of BACKENDS) {
       let mq: EchoMQ<P>;
       let n = 0;
       beforeAll(async () => {
-        mq = await EchoMQ.connect({ addresses: site.addresses, backend });
+        mq = await EchoMQ.connect({ addresses: site().addresses, backend });
       });
       afterAll(async () => {
         await mq.close();
@@ -113,7 +107,7 @@ for (const backend of BACKENDS) {
 }
 
 test("sandbox options need a processor module's URL", async () => {
-  const mq = await EchoMQ.connect({ addresses: site.addresses });
+  const mq = await EchoMQ.connect({ addresses: site().addresses });
   try {
     expect(() => mq.work("x", () => {}, { sandbox: "thread" })).toThrow(TypeError);
     expect(() => mq.work("x", PROCESSOR, { sandbox: "vm" as "thread" })).toThrow(TypeError);
