@@ -31,10 +31,11 @@ for (const backend of BACKENDS) {
       });
 
       /** Runs `jobs` on a fresh queue with a sandboxed worker; resolves once each ran (dead, completed or scheduled again). */
-      async function runAll(jobs: P[], opts: Record<string, unknown> = {}): Promise<{ q: string; ids: string[]; w: Worker<P> }> {
+      async function runAll(jobs: P[], opts: Record<string, unknown> = {}, timeoutMs?: number): Promise<{ q: string; ids: string[]; w: Worker<P> }> {
         const q = `sbx-${backend}-${sandbox}-${n++}`;
         const ids: string[] = [];
-        for (const p of jobs) ids.push(await mq.enqueue(q, p));
+        // (`timeoutMs`: the first job's own limit; a new sandbox's start counts in a limit)
+        for (const p of jobs) ids.push(await mq.enqueue(q, p, ids.length === 0 && timeoutMs !== undefined ? { timeoutMs } : {}));
         const w = mq.work(q, PROCESSOR, { sandbox, maxAttempts: 1, blockMs: 100, onError: () => {}, ...opts });
         await eventually(async () => {
           for (const id of ids) {
@@ -73,7 +74,7 @@ for (const backend of BACKENDS) {
 
       test("one that ignores its time limit is terminated and its slot freed: the next job runs", async () => {
         const started = performance.now();
-        const { q, ids } = await runAll([{ do: "hang" }, { do: "ok", n: 3 }], { concurrency: 1, timeoutMs: 300 });
+        const { q, ids } = await runAll([{ do: "hang" }, { do: "ok", n: 3 }], { concurrency: 1 }, 300);
         const [a, b] = await Promise.all(ids.map((id) => mq.getJob(q, id)));
         expect([a!.state, a!.reason]).toEqual(["dead", "timed out after 300 ms"]);
         expect(b!.state).toBe("completed");

@@ -80,10 +80,12 @@ for (const backend of BACKENDS) {
       let most = 0;
       let returned = 0;
       const reports: unknown[] = [];
-      const w = mq.work(q, async () => {
+      const w = mq.work(q, async (job) => {
         inFlight++;
         most = Math.max(most, inFlight);
-        await new Promise((r) => setTimeout(r, 25)); // ignores the signal
+        // runs on after its signal aborts (at the time limit), ignoring it
+        await new Promise((r) => job.signal.addEventListener("abort", r));
+        await new Promise((r) => setTimeout(r, 20));
         inFlight--;
         returned++;
       }, { concurrency: 1, timeoutMs: 5, maxAttempts: 1, blockMs: 100, onError: (e) => reports.push(e) });
