@@ -212,15 +212,7 @@ export class ClaimLoop<P> {
       let line: ClaimLine<P> | null = this.line;
       try {
         if (line === null) {
-          this.takeSettles(false);
-          this.#at("connecting");
-          const giveUp = new AbortController();
-          line = await this.#wait(client.dedicated(queue, config.blockMs, giveUp.signal, config.identity), (l) => l.close())
-            .catch((e: unknown) => {
-              if (e === INTERRUPTED) giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection"));
-              throw e;
-            });
-          this.line = line;
+          line = await this.#connect();
           continue; // the settles queued meanwhile went out: take the slots as they are now
         }
         if (this.#inFlightError !== null) {
@@ -281,25 +273,7 @@ export class ClaimLoop<P> {
         failures = 0;
         runner.startAll(claim.jobs, sentAt + config.leaseMs);
         dry = claim.jobs.length < want;
-        // nextMs is the server's time: compared with the server's clock, not this machine's
-        const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : config.blockMs;
-        // (not when already past by this clock: a skewed clock must not spin; the server decides)
-        if (dry && untilDue >= 0 && untilDue < SOON_MS && !crew.stopping) {
-          // soon (a rate limit's next token, a park's end): a timer here, then a claim that does not
-          // wait — the server's wait ends only at its next cron tick (10 per second by default)
-          this.takeSettles(false);
-          this.#at("waiting for a job");
-          let timer: ReturnType<typeof setTimeout> | undefined;
-          await this.#wait(new Promise<void>((wake) => (timer = setTimeout(wake, Math.max(1, Math.ceil(untilDue))))))
-            .finally(() => clearTimeout(timer));
-          dry = false;
-          continue;
-        }
-        if (claim.jobs.length === 0 && want > 0 && client.backend === "scripts" && !crew.stopping) {
-          this.takeSettles(false);
-          this.#at("waiting for a job");
-          await this.#wait(line.wake(queue, Math.max(10, Math.min(config.blockMs, Math.ceil(untilDue)))));
-        }
+        if (await this.#idle(line, claim, want, dry)) dry = false;
       } catch (e) {
         this.takeSettles(false);
         if (crew.stopping) break;
@@ -315,6 +289,49 @@ export class ClaimLoop<P> {
       }
     }
     this.takeSettles(false);
+  }
+
+  /** Makes the loop's connection (the settles go out on their own meanwhile). */
+  async #connect(): Promise<ClaimLine<P>> {
+    const { client, config, queue } = this.#crew;
+    this.takeSettles(false);
+    this.#at("connecting");
+    const giveUp = new AbortController();
+    const line = await this.#wait(client.dedicated(queue, config.blockMs, giveUp.signal, config.identity), (l) => l.close())
+      .catch((e: unknown) => {
+        if (e === INTERRUPTED) giveUp.abort(new EchoMQError("closed", "the worker no longer waits for this connection"));
+        throw e;
+      });
+    this.line = line;
+    return line;
+  }
+
+  /**
+   * After a call that claimed `claim` of `want` (`dry`: fewer): when a job is due soon (a rate
+   * limit's next token, a park's end) it waits on a timer here and resolves true (a job is due);
+   * with the scripts backend, an empty claim waits on the queue's wake key.
+   */
+  async #idle(line: ClaimLine<P>, claim: Claim<P>, want: number, dry: boolean): Promise<boolean> {
+    const { client, config, queue } = this.#crew;
+    // nextMs is the server's time: compared with the server's clock, not this machine's
+    const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : config.blockMs;
+    // (not when already past by this clock: a skewed clock must not spin; the server decides)
+    if (dry && untilDue >= 0 && untilDue < SOON_MS && !this.#crew.stopping) {
+      // soon: a timer here, then a claim that does not wait — the server's wait ends only at its
+      // next cron tick (10 per second by default)
+      this.takeSettles(false);
+      this.#at("waiting for a job");
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await this.#wait(new Promise<void>((wake) => (timer = setTimeout(wake, Math.max(1, Math.ceil(untilDue))))))
+        .finally(() => clearTimeout(timer));
+      return true;
+    }
+    if (claim.jobs.length === 0 && want > 0 && client.backend === "scripts" && !this.#crew.stopping) {
+      this.takeSettles(false);
+      this.#at("waiting for a job");
+      await this.#wait(line.wake(queue, Math.max(10, Math.min(config.blockMs, Math.ceil(untilDue)))));
+    }
+    return false;
   }
 
   /**
