@@ -44,8 +44,8 @@ import {
   waitFor,
   type When,
 } from "./options.ts";
-import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker.ts";
-import { workerClient } from "./worker_client.ts";
+import { type Handler, ownSettle, type StopOptions, Worker, type WorkerClient, type WorkerOptions } from "./worker/worker.ts";
+import { workerClient } from "./worker/worker_client.ts";
 import { type WorkerInfo, workers as listWorkers } from "./workers.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import { Queue } from "./queue.ts";
@@ -663,7 +663,9 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * as the job's result (`JSON.stringify`; `undefined`: none), kept with the completed job while
    * the queue keeps completed jobs (`retain`) — retries with backoff on a throw, and buries after
    * `maxAttempts`. A result whose JSON passes `MAX_PAYLOAD_BYTES` fails the attempt as a throw would
-   * (`ResultTooLargeError`).
+   * (`ResultTooLargeError`). Given a processor module's URL instead of a function, its default
+   * export runs in a pool of worker threads or child processes (`sandbox`, `memoryLimitMb`): a
+   * sandbox that crashes fails only its job's attempt (`SandboxCrashError`).
    *
    * @example
    * ```ts ignore
@@ -673,7 +675,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    */
   work<const Q extends string, R = unknown>(
     queue: CheckQueue<Q>,
-    handler: Handler<Decoded<P, K>, R>,
+    handler: Handler<Decoded<P, K>, R> | URL,
     opts: WorkerOptions = {},
   ): Worker<Decoded<P, K>> {
     this.#c.assertOpen();
@@ -681,7 +683,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     const worker: Worker<P> = new Worker<P>(
       this.workerClient(),
       queue as string,
-      handler as Handler<P>,
+      handler as Handler<P> | URL,
       opts,
       () => this.#workers.delete(worker as unknown as Worker<unknown>),
     );

@@ -54,10 +54,19 @@ export {
   Worker,
   type WorkerClient,
   type WorkerOptions,
-} from "./worker.ts";
-export type { WorkerIdentity } from "./worker_name.ts";
+} from "./worker/worker.ts";
+export type { WorkerIdentity } from "./worker/worker_name.ts";
 export type { WorkerInfo } from "./workers.ts";
-export { JobTimeoutError, LeaseExpiredError, RateLimitedError, RetryError, UnrecoverableError, WorkerStalledError } from "./worker_errors.ts";
+export {
+  JobOverdueError,
+  JobTimeoutError,
+  LeaseExpiredError,
+  RateLimitedError,
+  RetryError,
+  SandboxCrashError,
+  UnrecoverableError,
+  WorkerStalledError,
+} from "./worker/worker_errors.ts";
 export { exponential, type ExponentialOptions, fixed } from "./backoff.ts";
 export type { MissedPolicy, RepeatSpec } from "./repeat.ts";
 export {

@@ -40,7 +40,7 @@ import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import type { Retention } from "./operations.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, DecodedResult, JsonPayload, JsonResult, Payload, PayloadKind } from "./payload.ts";
-import type { Handler, Worker, WorkerOptions } from "./worker.ts";
+import type { Handler, Worker, WorkerOptions } from "./worker/worker.ts";
 import type { RepeatSpec } from "./repeat.ts";
 import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
 import type { EventsOptions } from "./event_reader.ts";
@@ -105,7 +105,7 @@ export class Queue<P, K extends PayloadKind = "json", R = unknown> {
   }
 
   /** See `EchoMQ.work`: the handler returns an `R` (checked as JSON: {@link JsonResult}). */
-  work(handler: Handler<Decoded<P, K>, JsonResult<R>>, opts?: WorkerOptions): Worker<Decoded<P, K>> {
+  work(handler: Handler<Decoded<P, K>, JsonResult<R>> | URL, opts?: WorkerOptions): Worker<Decoded<P, K>> {
     return this.#mq.work(this.name, handler, opts);
   }
 

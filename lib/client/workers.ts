@@ -7,7 +7,7 @@
  * @module
  */
 import type { ClientContext } from "./context.ts";
-import { parseWorkerName, type WorkerIdentity } from "./worker_name.ts";
+import { parseWorkerName, type WorkerIdentity } from "./worker/worker_name.ts";
 
 /** A worker connected to the server, as its claim connection shows in `CLIENT LIST`. */
 export interface WorkerInfo extends WorkerIdentity {

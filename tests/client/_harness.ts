@@ -80,6 +80,18 @@ export async function startSite(topology: Topology, withModule: boolean = MODULE
   return { topology, addresses: [...c.addresses], cluster: true, stop: () => c.stop() };
 }
 
+/** One standalone server for a file's tests: started before them, stopped after; the function reads it. */
+export function useStandalone(): () => Site {
+  let site: Site | undefined;
+  beforeAll(async () => {
+    site = await startSite("standalone");
+  }, 60_000);
+  afterAll(async () => {
+    await site?.stop();
+  });
+  return () => site!;
+}
+
 /** A raw connection to a site (routing by key in cluster mode). */
 export function rawConnection(site: Site): Promise<Connection> {
   return Connection.open({ addresses: site.addresses, cluster: site.cluster, requestTimeout: 10000 });

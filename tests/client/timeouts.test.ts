@@ -5,7 +5,7 @@
  * burial; a handler that ignores the signal cannot settle afterwards; `exponential` and `fixed`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { EchoMQ, exponential, fixed, JobTimeoutError, LeaseLostError } from "../../client.ts";
+import { EchoMQ, exponential, fixed, JobOverdueError, JobTimeoutError, LeaseLostError } from "../../client.ts";
 import { BACKENDS, eventually, type Site, startSite } from "./_harness.ts";
 
 let site: Site;
@@ -44,6 +44,7 @@ for (const backend of BACKENDS) {
       const dead = await mq.getJob(q, id);
       expect([dead!.attempts, dead!.reason]).toEqual([2, "timed out after 150 ms"]);
       expect([w.failed, w.buried, w.completed]).toEqual([2, 1, 0]);
+      expect(w.overdue).toBe(0); // it returned at its signal: not overdue
     });
 
     test("a handler that ignores the signal cannot settle the job after its timeout; read late, the signal is aborted", async () => {
@@ -52,6 +53,7 @@ for (const backend of BACKENDS) {
       let late: unknown = "not settled";
       let seen: unknown[] = [];
       let done = false;
+      const reports: unknown[] = [];
       const w = mq.work(q, async (job) => {
         if (job.attempts > 1) return;
         await new Promise((r) => setTimeout(r, 400)); // ignores the signal
@@ -59,15 +61,42 @@ for (const backend of BACKENDS) {
         seen = [job.signal.aborted, job.signal.reason];
         late = await mq.ack(job).then(() => null, (e: unknown) => e);
         done = true;
-      }, { timeoutMs: 100, backoff: fixed(60_000), blockMs: 100 });
+      }, { timeoutMs: 100, backoff: fixed(60_000), blockMs: 100, onError: (e) => reports.push(e) });
       await eventually(() => done, 20_000);
       await w.stop();
+      expect([w.overdue, reports.length, reports[0] instanceof JobOverdueError]).toEqual([1, 1, true]);
       expect(late).toBeInstanceOf(LeaseLostError);
       expect(seen[0]).toBe(true);
       expect(seen[1]).toBeInstanceOf(JobTimeoutError);
       const row = await mq.getJob(q, id);
       expect([row!.state, row!.reason]).toEqual(["scheduled", "timed out after 100 ms"]);
     });
+
+    test("concurrency 1: a handler that ignores its signal keeps its slot past its time limit (never 2 at once), reported once per job", async () => {
+      const q = `to-slot-${backend}`;
+      const n = 100;
+      for (let i = 0; i < n; i++) await mq.enqueue(q, { n: i });
+      let inFlight = 0;
+      let most = 0;
+      let returned = 0;
+      const reports: unknown[] = [];
+      const w = mq.work(q, async (job) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // runs on after its signal aborts (at the time limit), ignoring it
+        await new Promise((r) => job.signal.addEventListener("abort", r));
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        returned++;
+      }, { concurrency: 1, timeoutMs: 5, maxAttempts: 1, blockMs: 100, onError: (e) => reports.push(e) });
+      await eventually(async () => w.buried === n && returned === n, 60_000);
+      await w.stop();
+      expect(most).toBe(1);
+      expect(w.overdue).toBe(n);
+      expect(reports.length).toBe(n);
+      expect(reports.every((e) => e instanceof JobOverdueError && e.timeoutMs === 5)).toBe(true);
+      expect((await mq.counts(q)).dead).toBe(n);
+    }, 90_000);
   });
 }
 

@@ -10,7 +10,7 @@ import { callError } from "../../lib/client/glide_errors.ts";
 import { parseUrl } from "../../lib/cli/address.ts";
 import { ConnectionError, DuplicateIdError, exponentialBackoff, FencedError, json, LeaseLostError, RequestTimeoutError, WireError } from "../../client.ts";
 import { WIRE } from "../../lib/wire/mod.ts";
-import { truncateUtf8 } from "../../lib/client/worker.ts";
+import { truncateUtf8 } from "../../lib/client/worker/worker.ts";
 
 describe("Limiter", () => {
   test("never runs more than its permits at once; throws and rejections free their slot", async () => {

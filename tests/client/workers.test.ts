@@ -1,5 +1,5 @@
 /**
- * Who serves a queue: each worker names its claim connection after itself (lib/client/worker_name.ts)
+ * Who serves a queue: each worker names its claim connection after itself (lib/client/worker/worker_name.ts)
  * and `mq.workers()` reads `CLIENT LIST` (every primary of a cluster). For each backend × topology:
  * real workers show with their id, queue, concurrency, host, pid, start and the client's
  * `clientName` — once each, on a cluster too — and leave the list when they stop. The name's
@@ -10,7 +10,7 @@ import { describe, expect, test } from "bun:test";
 import { hostname } from "node:os";
 import process from "node:process";
 import { EchoMQ, WireError, type WorkerInfo } from "../../client.ts";
-import { parseWorkerName, WORKER_NAME_PREFIX, workerIdentity, workerName } from "../../lib/client/worker_name.ts";
+import { parseWorkerName, WORKER_NAME_PREFIX, workerIdentity, workerName } from "../../lib/client/worker/worker_name.ts";
 import { workersOf } from "../../lib/client/workers.ts";
 import { command } from "../../tools/embedded/mod.ts";
 import { COMBOS, eventually, useClient, useSites } from "./_harness.ts";

@@ -17,15 +17,83 @@
  *
  * @module
  */
-import { type Claim, claimOnce } from "./batch.ts";
-import { type SettleClaim, settleClaim } from "./settle_claim.ts";
-import { fireDue } from "./schedulers.ts";
-import type { Connection } from "./connection.ts";
-import type { ClientContext } from "./context.ts";
-import { EchoMQError } from "./errors.ts";
-import type { WorkerClient } from "./worker.ts";
-import { penalize } from "./limits.ts";
-import { workerName } from "./worker_name.ts";
+import { type Claim, claimOnce } from "../batch.ts";
+import { type SettleClaim, settleClaim } from "../settle_claim.ts";
+import { fireDue } from "../schedulers.ts";
+import type { Connection } from "../connection.ts";
+import type { ClientContext } from "../context.ts";
+import { EchoMQError } from "../errors.ts";
+import type { JobRef, Settlement } from "../job.ts";
+import { penalize } from "../limits.ts";
+import type { Tracing } from "../tracing.ts";
+import { type WorkerIdentity, workerName } from "./worker_name.ts";
+
+/** The dedicated connection a worker claims and waits on. */
+export interface ClaimLine<P> {
+  /** One CLAIM of up to `count` jobs, waiting up to `blockMs` (module) when none is ready. */
+  claim(queue: string, count: number, leaseMs: number, blockMs: number): Promise<Claim<P>>;
+  /**
+   * One SETTLE (wire 11): `settlements` (jobs of `queue`) applied, then up to `want` jobs claimed
+   * without waiting, in one call. Absent: the worker settles with `settleMany` beside its claims.
+   */
+  settle?(queue: string, settlements: readonly Settlement[], want: number, leaseMs: number): Promise<SettleClaim<P>>;
+  /** Scripts backend: wait up to `timeoutMs` for a marker on the queue's wake key. */
+  wake(queue: string, timeoutMs: number): Promise<void>;
+  /**
+   * The server's clock now, in ms since the epoch, as this line last measured it (`TIME`): what a
+   * server time such as `Claim.nextMs` is compared with. Absent: this machine's clock.
+   */
+  serverNow?(): number;
+  /**
+   * Ends a call waiting on this connection at once, on the server (`CLIENT UNBLOCK`): it answers
+   * as on a timeout, so no job is claimed for a connection about to close.
+   */
+  unblock(): Promise<void>;
+  /** Closes the connection (a call waiting on it fails). */
+  close(): void;
+}
+
+/** What a worker needs of the client (the `EchoMQ` class provides it). */
+export interface WorkerClient<P> {
+  /** Which backend the client uses. */
+  readonly backend: "module" | "scripts";
+  /**
+   * A connection of its own for claims on `queue` that wait. `signal` aborts when the worker no
+   * longer waits for it (a stop, or the watchdog): no attempt should start after that. `worker`
+   * is who asks: the connection is named after it (worker_name.ts), so `CLIENT LIST` shows it.
+   */
+  dedicated(queue: string, blockMs: number, signal?: AbortSignal, worker?: WorkerIdentity): Promise<ClaimLine<P>>;
+  /** Settles many jobs; per settlement `null` (applied) or the error that refused it. */
+  settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>>;
+  /** Extends leases (refused whole, with `LeaseLostError`, when one is lost). */
+  extend(jobs: readonly JobRef[], leaseMs: number): Promise<void>;
+  /** Records a job's progress (token-checked). */
+  progress(job: JobRef, value: unknown): Promise<void>;
+  /** Reaps expired leases of the queue. */
+  reap(queue: string): Promise<number>;
+  /**
+   * Parks the queue — or `lane`, when given — for `ms` (`mq.penalize`): a handler's
+   * `RateLimitedError`, for the lane of its job.
+   */
+  penalize?(queue: string, ms: number, lane?: string): Promise<number>;
+  /**
+   * Fires the queue's due schedulers once; resolves with the ms to wait before looking again
+   * (`idleMs` when the queue has none).
+   */
+  fireSchedulers?(queue: string, idleMs: number): Promise<number>;
+  /**
+   * How long one call may take beyond its own wait and still be making progress, in ms: the
+   * connection's request timeout plus the window in which it sends again a call refused by a
+   * redirection (a resharding, a failover). The watchdog waits this much longer for a claim or a
+   * settle than for the claim loop's other steps. Default 0.
+   */
+  readonly patienceMs?: number;
+  /**
+   * OpenTelemetry tracing (the client's `tracing`): each handler runs inside a `process <queue>`
+   * span linked to the job's producer. Absent or null: no span.
+   */
+  readonly tracing?: Tracing | null;
+}
 
 /** The client's methods a worker calls as they are (the `EchoMQ` facade has them). */
 export type WorkerCalls<P> = Pick<WorkerClient<P>, "settleMany" | "extend" | "progress" | "reap">;

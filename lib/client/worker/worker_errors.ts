@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { EchoMQError } from "./errors.ts";
+import { EchoMQError } from "../errors.ts";
 
 /**
  * Thrown by a handler: the job fails for good. The worker buries it at once, with this error as
@@ -15,7 +15,7 @@ import { EchoMQError } from "./errors.ts";
  *
  * @example
  * ```ts
- * import { UnrecoverableError } from "../../client.ts";
+ * import { UnrecoverableError } from "../../../client.ts";
  * const handler = (job: { payload: { to: string } }) => {
  *   if (!job.payload.to.includes("@")) throw new UnrecoverableError(`not an address: ${job.payload.to}`);
  * };
@@ -55,7 +55,7 @@ export class RetryError extends Error {
  *
  * @example
  * ```ts
- * import { RateLimitedError } from "../../client.ts";
+ * import { RateLimitedError } from "../../../client.ts";
  * const handler = async (job: { payload: { url: string } }) => {
  *   const res = await fetch(job.payload.url);
  *   if (res.status === 429) throw new RateLimitedError(Number(res.headers.get("retry-after") ?? 1) * 1000);
@@ -94,6 +94,26 @@ export class JobTimeoutError extends Error {
     super(`timed out after ${timeoutMs} ms`);
     this.name = "JobTimeoutError";
     this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * Reported through `onError` (once per attempt) when a job's handler ignores its signal at its
+ * time limit (still running a turn of the event loop after the abort): the attempt failed then
+ * (`JobTimeoutError`), and the handler's slot stays taken until it returns — a new handler never
+ * runs beside it past `concurrency`. Its outcome, when it comes, is ignored. Counted in the
+ * worker's `overdue`. (A `JobTimeoutError`: of the same limit.)
+ */
+export class JobOverdueError extends JobTimeoutError {
+  /** The job, as claimed. */
+  readonly job: { readonly id: string; readonly queue: string; readonly token: number };
+  /** Builds the error for `job`, past its limit of `timeoutMs`. */
+  constructor(job: { id: string; queue: string; token: number }, timeoutMs: number) {
+    super(timeoutMs);
+    this.name = "JobOverdueError";
+    this.message = `worker ${JSON.stringify(job.queue)}: the handler of ${job.id} (token ${job.token}) still runs after its time ` +
+      `limit of ${timeoutMs} ms: the attempt failed, and its slot stays taken until the handler returns`;
+    this.job = { id: job.id, queue: job.queue, token: job.token };
   }
 }
 
@@ -138,5 +158,25 @@ export class LeaseExpiredError extends EchoMQError {
     this.name = "LeaseExpiredError";
     this.job = { id: job.id, queue: job.queue, token: job.token };
     this.lateMs = lateMs;
+  }
+}
+
+/**
+ * A sandboxed processor's thread or process died while it ran a job (it exited, aborted, ran out
+ * of memory, or died of an uncaught error): that job's attempt fails with this error, whose
+ * message says how it died (the attempt's reason), and the pool starts another sandbox for the
+ * next job.
+ */
+export class SandboxCrashError extends Error {
+  /** The kind of sandbox: a worker thread or a child process. */
+  readonly sandbox: "thread" | "process";
+  /** How it died, e.g. `exited with code 3`, `was killed by SIGABRT`, `ran out of memory (limit 64 MB)`. */
+  readonly how: string;
+  /** Builds the error. */
+  constructor(sandbox: "thread" | "process", how: string) {
+    super(`the sandbox ${sandbox} running the job ${how}`);
+    this.name = "SandboxCrashError";
+    this.sandbox = sandbox;
+    this.how = how;
   }
 }

@@ -6,9 +6,36 @@
  *
  * @module
  */
-import type { Job, JobRef, WorkerJob } from "./job.ts";
-import type { ProcessSpan } from "./tracing.ts";
+import type { Job, JobRef, WorkerJob } from "../job.ts";
+import type { ProcessSpan } from "../tracing.ts";
 import { RateLimitedError } from "./worker_errors.ts";
+
+/**
+ * Where a held job is in its life (docs/design/worker.md draws it):
+ * - `running`: its handler runs; the heartbeat extends its lease, its time limit may fire.
+ * - `own`: its handler settles it itself (`mq.ack(job)` …): the worker neither extends nor settles it.
+ * - `settling`: its settle is queued or in flight (`why` says which settle and why).
+ * - `lost`: its lease was lost (an extension refused): its signal aborted, it is not settled.
+ * - `left`: it left the worker (settled, dropped, or given up); its slot is free.
+ */
+export type JobState = "running" | "own" | "settling" | "lost" | "left";
+
+/**
+ * Why a job left `running`: `done` (acked), `failed` (retry or bury), `timed out` (its time limit:
+ * retry or bury, and its handler still runs), `rate limited` (handed back after a park),
+ * `stopped` (handed back at a stop's deadline: its handler's outcome is ignored), `own` (its
+ * handler settles it), `lease lost`.
+ */
+export type Why = "done" | "failed" | "timed out" | "rate limited" | "stopped" | "own" | "lease lost";
+
+/** The moves a held job may make: every transition of {@link JobState}, written once. */
+const MOVES: { readonly [S in JobState]: readonly JobState[] } = {
+  running: ["settling", "own", "lost"],
+  own: ["own", "left"],
+  settling: ["left"],
+  lost: ["left"],
+  left: [],
+};
 
 /** A job a worker holds: claimed and not yet settled. */
 export interface Held<P> {
@@ -19,20 +46,16 @@ export interface Held<P> {
    * held once).
    */
   readonly key: string;
+  /** Where it is in its life; changed only by {@link move}. */
+  state: JobState;
+  /** Why it left `running` (null while it runs); kept when it leaves. */
+  why: Why | null;
   /** Its handler's signal, made when the handler first reads `job.signal` (see {@link signalOf}). */
   controller: AbortController | null;
   /** Why it was aborted, when that happened before its signal was made. */
   abortedBy?: { readonly reason: unknown };
   /** The lease's end on the monotonic clock (`performance.now()`), a lower bound of the server's. */
   leaseUntil: number;
-  /** Its lease was lost: it is not settled. */
-  lost: boolean;
-  /** Its settle is queued or in flight: the heartbeat leaves it alone. */
-  settling: boolean;
-  /** Its handler settled it through the client: the worker does not. */
-  own: boolean;
-  /** Its handler ran past its time limit: the attempt failed then, the handler's outcome is ignored. */
-  timedOut: boolean;
   /** Its `process` span (tracing on), ended when the job leaves the worker. */
   span: ProcessSpan | null;
   /** Its time limit's timer, cleared when it leaves the worker. */
@@ -41,28 +64,32 @@ export interface Held<P> {
   done: Promise<void> | null;
   /** Resolves {@link done} once made. */
   resolve: (() => void) | null;
-  /** It left the worker (settled, or given up). */
-  left: boolean;
 }
 
 /** A new record of `job`, held under `key`, its lease running until `leaseUntil`. */
 export function hold<P>(job: Job<P>, key: string, leaseUntil: number): Held<P> {
-  return {
-    job,
-    key,
-    controller: null,
-    leaseUntil,
-    lost: false,
-    settling: false,
-    own: false,
-    timedOut: false,
-    span: null,
-    timer: undefined,
-    done: null,
-    resolve: null,
-    left: false,
-  };
+  return { job, key, state: "running", why: null, controller: null, leaseUntil, span: null, timer: undefined, done: null, resolve: null };
 }
+
+/**
+ * Moves `held` to `state` (`why`: why it left `running`, kept after). A move the diagram does not
+ * have is a bug of the worker's: it throws. Leaving clears the time limit's timer and resolves
+ * {@link doneOf}.
+ */
+export function move(held: Held<unknown>, state: JobState, why: Why | null = held.why): void {
+  if (!MOVES[held.state].includes(state)) throw new Error(`worker: a held job cannot move from ${held.state} to ${state}`);
+  held.state = state;
+  held.why = why;
+  if (state !== "left") return;
+  if (held.timer !== undefined) clearTimeout(held.timer);
+  held.resolve?.();
+}
+
+/** Its handler's outcome counts: it runs, not settled by anyone yet. */
+export const isRunning = (held: Held<unknown>): boolean => held.state === "running";
+
+/** Its handler may still settle it itself (running, or settling it already). */
+export const mayOwn = (held: Held<unknown>): boolean => held.state === "running" || held.state === "own";
 
 /** `held`'s abort signal, made on first use (aborted already if `held` was). */
 export function signalOf(held: Held<unknown>): AbortSignal {
@@ -82,16 +109,9 @@ export function abortHeld(held: Held<unknown>, reason: unknown): void {
 /** A promise that resolves once `held` left the worker (the same one on every call). */
 export function doneOf(held: Held<unknown>): Promise<void> {
   if (held.done === null) {
-    held.done = held.left ? Promise.resolve() : new Promise<void>((resolve) => (held.resolve = resolve));
+    held.done = held.state === "left" ? Promise.resolve() : new Promise<void>((resolve) => (held.resolve = resolve));
   }
   return held.done;
-}
-
-/** `held` left the worker: its time limit's timer cleared, its {@link doneOf} resolved. */
-export function leave(held: Held<unknown>): void {
-  held.left = true;
-  if (held.timer !== undefined) clearTimeout(held.timer);
-  held.resolve?.();
 }
 
 /**
