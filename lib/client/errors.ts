@@ -186,6 +186,8 @@ export type WireRule =
   | "not-scheduled"
   | "counter"
   | "migrating"
+  | "entry-form"
+  | "outbox-lost"
   | "oom"
   | "other";
 
@@ -478,6 +480,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
       "progress",
       "spec",
       "result",
+      "entry",
       "options",
       "option-form",
       "option-unknown",
@@ -490,6 +493,8 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("wrongtype", () => new WireError(verb, "wrongtype", text))
     .with("counter", () => new WireError(verb, "counter", text))
     .with("migrating", () => new WireError(verb, "migrating", text))
+    .with("entry-form", () => new WireError(verb, "entry-form", text))
+    .with("outbox-lost", () => new WireError(verb, "outbox-lost", text))
     .exhaustive();
 }
 

@@ -122,6 +122,14 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   // few, more than a batch
   op: ["0", "1", "2", "3", "0", "1", "2", "3", "4", "-1", "x"],
   want: ["0", "0", "1", "3", "10001", "-1", "x"],
+  // flows: children in other queues only (the twins' own names differ, so a same-queue child is
+  // not drawn here: tests/client/flows.test.ts has it), entries no twin holds for itself
+  parent: IDS,
+  queue: ["other", "other", "x{y", ""],
+  policy: ["0", "1", "2", "x"],
+  body: TEXTS,
+  entry: ["", "done", "child\0other\0JOB00000000001\0q\0JOB00000000002\x000\0p", "r".repeat(4097)],
+  deadline: DUES,
 };
 
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */

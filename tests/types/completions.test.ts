@@ -39,12 +39,14 @@ test('queueKey("orders", " completes exactly the QueueType members', () => {
     "events",
     "lanes",
     "meta",
+    "outbox",
     "parked",
     "pending",
     "ring",
     "schedule",
     "schedulers",
     "wake",
+    "waiting",
   ]);
 });
 

@@ -3,6 +3,7 @@
 //! the count.
 
 use super::events::{blank, Fields};
+use super::flows;
 use super::leases::{self, held_for_good, leave_for_good};
 use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
@@ -51,6 +52,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
             ]);
         },
     );
+    flows::settled(s, &settle.rows, flows::FAILED, |j| args.job_bytes(j, 2));
     let reply = settle.done();
     settle.freed(s);
     for (j, &id) in settle.ids.iter().enumerate() {
