@@ -28,7 +28,8 @@ export type ClientRule =
   | "timeout"
   | "batch"
   | "scheduler"
-  | "result";
+  | "result"
+  | "flow";
 
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";

@@ -54,7 +54,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         let edge = join(&[
             args.job_bytes(j, 1).bytes(),
             child.bytes(),
-            args.job_bytes(j, 2).bytes(),
+            args.job_number(j, 2).to_string().as_bytes(),
         ]);
         fields.push((field, ctx.string(&edge)));
     }
