@@ -45,8 +45,8 @@ test('queueKey("orders", " completes exactly the QueueType members', () => {
     "ring",
     "schedule",
     "schedulers",
-    "wake",
     "waiting",
+    "wake",
   ]);
 });
 
