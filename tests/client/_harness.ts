@@ -284,8 +284,12 @@ export type Runner = Connection | ((args: string[], routeKey: string) => Promise
 
 export async function dump(via: Runner, queue: string, normalise = true): Promise<Record<string, unknown>> {
   const time = normalise ? normaliseTime : (x: string): string => x;
-  // a flow's fields and outbox entries name queues between NULs: the twin's own name as {Q}
-  const named = (v: string): string => normalise ? (v.startsWith(`${queue}\0`) ? `{Q}${v.slice(queue.length)}` : v).split(`\0${queue}\0`).join("\0{Q}\0") : v;
+  // a flow's fields and outbox entries name queues between NULs, a failed parent's reason between
+  // spaces (`child <queue> <id> failed: …`): the twin's own name as {Q}
+  const named = (v: string): string =>
+    normalise
+      ? (v.startsWith(`${queue}\0`) ? `{Q}${v.slice(queue.length)}` : v).split(`\0${queue}\0`).join("\0{Q}\0").split(`child ${queue} `).join("child {Q} ")
+      : v;
   const conn = { command: typeof via === "function" ? via : (a: string[], k: string) => via.command(a, k) };
   const route = `emq:{${queue}}:meta`;
   const keys: string[] = [];

@@ -128,6 +128,14 @@ for (const combo of COMBOS) {
       expect(await state(p, failing.id)).toBe("dead");
       expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
 
+      // a child of its own queue buried: its parent buried in the same command, both counted
+      const buried = async (): Promise<number> => Number(await ctx.raw.command(["HGET", keyspace(p).meta, "buried"], keyspace(p).meta));
+      const before = await buried();
+      const local = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 4 } }] });
+      await ctx.mq.bury((await ctx.mq.claim(p, { leaseMs: 60_000 }))!, "local");
+      expect(await state(p, local.id)).toBe("dead");
+      expect(await buried()).toBe(before + 2);
+
       const ignoring = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 3 }, onFailure: "ignore" }] });
       const own = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
       await ctx.mq.bury(own, "ignored");

@@ -52,8 +52,9 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
             ]);
         },
     );
-    flows::settled(s, &settle.rows, flows::FAILED, |j| args.job_bytes(j, 2));
     let reply = settle.done();
+    // after `done` wrote `buried`: a parent buried here counts on top
+    flows::settled(s, &settle.rows, flows::FAILED, |j| args.job_bytes(j, 2));
     settle.freed(s);
     for (j, &id) in settle.ids.iter().enumerate() {
         let entry = Fields {
