@@ -15,14 +15,14 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
 export const APPLY_LUA: string = luaScript(
   "APPLY",
   `
+local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}})
+if e then return e end
 local own = string.sub(base, 6, -3)
 local parsed = {}
 for j = 1, n do
   parsed[j] = emq_flow_parse(entry[j], own)
   if not parsed[j] then return emq_refuse['entry-form']({}) end
 end
-local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}})
-if e then return e end
 e = emq_counter(KEYS[1], '${META.enqueued}') if e then return e end
 e = emq_counter(KEYS[1], '${META.buried}') if e then return e end
 local missing = s.missing

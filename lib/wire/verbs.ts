@@ -798,7 +798,7 @@ export const VERBS = {
       "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
       "<now>`, `HINCRBY meta buried 1`",
-    domain: ["noperm", "entry-form", "wrongtype", "counter", "migrating"],
+    domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
   UNBOX: {
     args: [],

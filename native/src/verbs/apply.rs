@@ -16,15 +16,15 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let queue = s.queue();
-    let mut entries = Vec::with_capacity(args.jobs());
-    for j in 0..args.jobs() {
-        entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
-    }
     let meta = s.meta()?;
     s.structure(PENDING, Kind::List)?;
     s.structure(WAKE, Kind::Zset)?;
     s.structure(WAITING, Kind::Zset)?;
     s.structure(DEAD, Kind::Zset)?;
+    let mut entries = Vec::with_capacity(args.jobs());
+    for j in 0..args.jobs() {
+        entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
+    }
     counter(&meta, l.meta.enqueued)?;
     counter(&meta, l.meta.buried)?;
     for e in &entries {
