@@ -186,7 +186,7 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled, dead or completed jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
+    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };

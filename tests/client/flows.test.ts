@@ -171,6 +171,18 @@ for (const combo of COMBOS) {
       expect(await ctx.row(p, tree.id, "finished", "state")).toEqual(["1", "waiting"]);
     });
 
+    test("a waiting parent removed leaves waiting; its children's outcomes then record nothing", async () => {
+      const [p, a] = spread(`flow-rm-${backend}`);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] });
+      expect(await ctx.mq.remove(p, tree.id)).toBe(true);
+      expect(await zcard(p, "waiting")).toBe(0);
+      await ctx.mq.relayOnce([p]);
+      await ackOne(a);
+      const done = (await wire(ctx.raw, backend, "OUTBOX", [keyspace(a).meta], ["60000", "10"])) as { ok: [number, string] };
+      expect(await wire(ctx.raw, backend, "APPLY", [keyspace(p).meta], [done.ok[1]])).toEqual({ ok: 0 });
+      expect(Number(await ctx.raw.command(["EXISTS", keyspace(p).job(tree.id)], keyspace(p).meta))).toBe(0);
+    });
+
     test("bad input: refused before the wire (typed), and by the server with the digest unchanged", async () => {
       const [p, a] = spread(`flow-bad-${backend}`);
       const K = keyspace(p);
