@@ -658,14 +658,16 @@ export const VERBS = {
       "dedup",
       "dedup_ttl",
       "events",
+      "waiting",
+      "outbox",
     ],
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
-      "then scheduled, then dead, then completed) per call, and once none is left every key of the queue; refused while a job " +
+      "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job " +
       "is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events meta`",
+      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events waiting outbox meta`",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {

@@ -202,7 +202,7 @@ pub mod verb {
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
     pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
+    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };

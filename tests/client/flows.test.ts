@@ -183,6 +183,14 @@ for (const combo of COMBOS) {
       expect(Number(await ctx.raw.command(["EXISTS", keyspace(p).job(tree.id)], keyspace(p).meta))).toBe(0);
     });
 
+    test("DROP takes a queue's waiting parents, its waiting set and its outbox", async () => {
+      const [p, a] = spread(`flow-drop-${backend}`);
+      const K = keyspace(p);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: p, payload: { n: 2 } }] });
+      expect(await ctx.mq.drop(p)).toBeGreaterThan(0);
+      expect(Number(await ctx.raw.command(["EXISTS", K.meta, K.waiting, K.outbox, K.pending, K.job(tree.id)], K.meta))).toBe(0);
+    });
+
     test("bad input: refused before the wire (typed), and by the server with the digest unchanged", async () => {
       const [p, a] = spread(`flow-bad-${backend}`);
       const K = keyspace(p);
