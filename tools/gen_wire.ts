@@ -101,6 +101,8 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
       return [{ limit: String((ARGS.value.gate as Gate & { limit: number }).limit) }];
     case "spec":
       return [{ limit: String(wire.MAX_SPEC_BYTES) }];
+    case "entry":
+      return [{ limit: String(wire.MAX_ENTRY_BYTES) }];
     case "name":
       return gated.filter(([, g]) => g.kind === "name" || g.kind === "lane").map(([arg]) => ({ arg, max: String(MAX_NAME_BYTES) }));
     case "options":

@@ -64,6 +64,10 @@ export const PACKAGE_COMMANDS: CommandTable = {
   result: `  emq result <queue> <id> --url … [--timeout-ms N]
                                   waits for the job to finish and prints its result (JSON); a
                                   dead job prints its reason, exit 1`,
+  relay: `  emq relay <queue…> --url … [--once] [--interval-ms N]
+                                  relays the queues' outboxes (flows' children and outcomes
+                                  applied in their queues) until Ctrl-C; --once: one round,
+                                  printing the entries done`,
   drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
   ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
          [--public-origin URL] [--read-only] [--queues a,b]

@@ -50,6 +50,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   lanes: async (rest) => (await import("./lanes.ts")).lanesCommand(rest),
   events: async (rest) => (await import("./events.ts")).eventsCommand(rest),
   result: async (rest) => (await import("./events.ts")).resultCommand(rest),
+  relay: async (rest) => (await import("./relay.ts")).relayCommand(rest),
   inspect: async (rest) => (await import("./inspect.ts")).inspect(rest),
   ui: async (rest, setting) => (await import("./ui.ts")).ui(rest, setting.ui),
   module: async (rest) => (await import("./module.ts")).moduleCommand(rest),

@@ -18,6 +18,8 @@ import { closeReaders, events, type EventsOptions } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
 import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
 import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
+import * as flows from "./flows.ts";
+import type { ChildState, FlowNode, FlowSpec } from "./flows.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -50,6 +52,7 @@ import { type WorkerInfo, workers as listWorkers } from "./workers.ts";
 import type { Decoded, JsonPayload, Payload, PayloadKind } from "./payload.ts";
 import { Queue } from "./queue.ts";
 import type { RepeatSpec } from "./repeat.ts";
+import { type Relay, relay, relayOnce, type RelayOptions } from "./relay.ts";
 import { result, type ResultOptions } from "./result.ts";
 import * as schedulers from "./schedulers.ts";
 import type { SchedulerInfo, SchedulerOptions } from "./schedulers.ts";
@@ -380,6 +383,39 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     page: { offset?: number; limit?: number } = {},
   ): Promise<Array<JobInfo<Decoded<P, K>>>> {
     return (await inspect.jobs(this.#c, this.#c.keyspace(queue), state, page)) as Array<JobInfo<Decoded<P, K>>>;
+  }
+
+  /**
+   * Adds a flow (docs/design/flows.md): a parent that becomes claimable once every child has
+   * finished, the children in any queue (on any primary of a cluster). A child's `onFailure` says
+   * what its failure (buried) does: `"fail"` (default) buries the parent at once with a reason naming
+   * the child, `"ignore"` counts it as finished. The whole tree is checked before any wire (an
+   * `EchoMQError` of rule `flow`, `payload` or a `KeyspaceError`); children's ids derive from the
+   * parent's id and their place. Children in other queues are made by a relay (a worker of the
+   * parent's queue, or {@link relay}). At most {@link flows.MAX_FLOW_CHILDREN} children; one level.
+   */
+  async flow<const Q extends string>(spec: FlowSpec<P> & { queue: CheckQueue<Q> }): Promise<FlowNode> {
+    return await flows.flow(this.#c, spec);
+  }
+
+  /** The children of parent `id` (a flow's parent) with their states, results and reasons, in their order. */
+  async children<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<ChildState[]> {
+    return await flows.children(this.#c, this.#c.keyspace(queue), id);
+  }
+
+  /**
+   * Relays the outboxes of `queues` until stopped: flows' entries applied in their destination
+   * queues. Workers will do this for the queues they serve; call it for queues nobody works.
+   */
+  relay(queues: readonly string[], opts?: RelayOptions): Relay {
+    this.#c.assertOpen();
+    return relay(this.#c, queues, opts);
+  }
+
+  /** One relay round over `queues` (see {@link relay}): the entries acknowledged. */
+  async relayOnce(queues: readonly string[], opts?: RelayOptions): Promise<number> {
+    this.#c.assertOpen();
+    return await relayOnce(this.#c, queues, opts);
   }
 
   /**

@@ -28,7 +28,8 @@ export type ClientRule =
   | "timeout"
   | "batch"
   | "scheduler"
-  | "result";
+  | "result"
+  | "flow";
 
 /** Every rule an {@link EchoMQError} can name: a client-side check, a wire refusal, or the backend. */
 export type Rule = ClientRule | WireRule | "backend";
@@ -186,6 +187,8 @@ export type WireRule =
   | "not-scheduled"
   | "counter"
   | "migrating"
+  | "entry-form"
+  | "outbox-lost"
   | "oom"
   | "other";
 
@@ -478,6 +481,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
       "progress",
       "spec",
       "result",
+      "entry",
       "options",
       "option-form",
       "option-unknown",
@@ -490,6 +494,8 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("wrongtype", () => new WireError(verb, "wrongtype", text))
     .with("counter", () => new WireError(verb, "counter", text))
     .with("migrating", () => new WireError(verb, "migrating", text))
+    .with("entry-form", () => new WireError(verb, "entry-form", text))
+    .with("outbox-lost", () => new WireError(verb, "outbox-lost", text))
     .exhaustive();
 }
 

@@ -32,6 +32,8 @@ export type { Admitted, Claim } from "./batch.ts";
 export type { SettleClaim } from "./settle_claim.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { QueueScanPage } from "./inspect.ts";
+export { childId, type ChildState, type FlowChild, type FlowNode, type FlowSpec, MAX_FLOW_CHILDREN, type OnFailure } from "./flows.ts";
+export type { Relay, RelayOptions } from "./relay.ts";
 export type { LaneInfo, LanePage } from "./lanes.ts";
 export type { LimitOptions, LimitTarget, QueueLimits, RateLimit } from "./limits.ts";
 export {

@@ -25,6 +25,8 @@ export const QUEUE_TYPES = [
   "dedup_ttl",
   "completed",
   "events",
+  "waiting",
+  "outbox",
 ] as const;
 
 /**
@@ -35,7 +37,8 @@ export const QUEUE_TYPES = [
  * every scheduler's name, scored by its next run), `dedup` (hash: each deduplication key's job and
  * window end), `dedup_ttl` (sorted set: the keys whose job has settled, scored by when their window
  * ends), `completed` (sorted set: completed jobs kept with their result, scored by when they finished), `events`
- * (stream: the queue's transitions, bounded).
+ * (stream: the queue's transitions, bounded), `waiting` (sorted set: parents waiting for their children,
+ * scored by creation), `outbox` (sorted set: entries to apply in another queue, scored by when they may be leased).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
 

@@ -15,6 +15,7 @@ import { COMPLETED_MAX_DEFAULT, META, ROW, STATE, type Verb } from "../wire/mod.
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
+import { FLOWS_LUA } from "./flows.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -36,6 +37,7 @@ local function emq_ack_part(base, cluster, n, id, token, result)
   return function()
     emq_let_go(going, now)
     emq_each('ZREM', base .. '${KEY.active}', id)
+    emq_flow_settled(base, n, id, rows, 'completed', result)
     if keep then
       emq_keep_in(base, '${KEY.completed}', now, n, id, victims, function(j, at)
         if result[j] == '' then
@@ -76,5 +78,5 @@ return write()
 export const ACK_LUA: string = luaPartScript(
   "ACK",
   "emq_ack_part(base, cluster, n, id, token, result)",
-  LEASES_LUA + RETENTION_LUA + ACK_PART_LUA,
+  LEASES_LUA + RETENTION_LUA + FLOWS_LUA + ACK_PART_LUA,
 );

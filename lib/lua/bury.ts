@@ -11,6 +11,7 @@ import { META, ROW, STATE } from "../wire/mod.ts";
 import { luaPartScript } from "./ack.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
+import { FLOWS_LUA } from "./flows.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 
@@ -32,6 +33,7 @@ local function emq_bury_part(base, cluster, n, id, token, reason)
     emq_keep_in(base, '${KEY.dead}', now, n, id, victims, function(j, at)
       redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
     end)
+    emq_flow_settled(base, n, id, rows, 'failed', reason)
     emq_freed(freeing)
     for j = 1, n do
       ${luaEvent("dead", { jobs: "id[j]", reason: "reason[j]" })}
@@ -45,5 +47,5 @@ end
 export const BURY_LUA: string = luaPartScript(
   "BURY",
   "emq_bury_part(base, cluster, n, id, token, reason)",
-  LEASES_LUA + RETENTION_LUA + BURY_PART_LUA,
+  LEASES_LUA + RETENTION_LUA + FLOWS_LUA + BURY_PART_LUA,
 );

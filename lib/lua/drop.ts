@@ -15,7 +15,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}}) do
+for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}, {'${KEY.waiting}', 'zset'}, {'${KEY.outbox}', 'zset'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -71,10 +71,11 @@ for _, l in ipairs(lists) do sets[#sets + 1] = l end
 sets[#sets + 1] = '${KEY.schedule}'
 sets[#sets + 1] = '${KEY.dead}'
 sets[#sets + 1] = '${KEY.completed}'
+sets[#sets + 1] = '${KEY.waiting}'
 for _, set in ipairs(sets) do
   local left = limit - #victims
   if left > 0 and kinds[set] ~= 'none' then
-    local listed = set ~= '${KEY.schedule}' and set ~= '${KEY.dead}' and set ~= '${KEY.completed}'
+    local listed = set ~= '${KEY.schedule}' and set ~= '${KEY.dead}' and set ~= '${KEY.completed}' and set ~= '${KEY.waiting}'
     local ids = listed and redis.call('LRANGE', keys[set], 0, left - 1) or redis.call('ZRANGE', keys[set], 0, left - 1)
     for _, id in ipairs(ids) do
       local row = base .. '${KEY_PREFIX.job}' .. id
@@ -94,7 +95,7 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], KEYS[1])
+  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], keys['${KEY.waiting}'], keys['${KEY.outbox}'], KEYS[1])
   emq_each('DEL', nil, lanekeys)
 end
 return #victims + #scheds

@@ -20,7 +20,8 @@ export const REMOVE_LUA: string = luaScript(
 local e = emq_repeated(n, id) if e then return e end
 local keys = {pending = base .. '${KEY.pending}', schedule = base .. '${KEY.schedule}', dead = base .. '${KEY.dead}', completed = base .. '${KEY.completed}', active = base .. '${KEY.active}'}
 local wake = base .. '${KEY.wake}'
-local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}})
+local waiting = base .. '${KEY.waiting}'
+local s, e = emq_types({{keys.pending, 'list'}, {keys.schedule, 'zset'}, {keys.dead, 'zset'}, {keys.completed, 'zset'}, {keys.active, 'zset'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}, {waiting, 'zset'}})
 if e then return e end
 local missing, sets = s.missing, {}
 for set, key in pairs(keys) do sets[set] = s.kinds[key] ~= 'none' and key or false end
@@ -52,6 +53,7 @@ for j = 1, n do
     if sets.schedule then redis.call('ZREM', sets.schedule, id[j]) end
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
     if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
+    if s.kinds[waiting] == 'zset' then redis.call('ZREM', waiting, id[j]) end
     redis.call('DEL', rows[j])
     removed = removed + 1
     gone[removed] = id[j]

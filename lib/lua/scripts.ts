@@ -7,12 +7,15 @@
  */
 import type { Verb } from "../wire/mod.ts";
 import { ACK_LUA } from "./ack.ts";
+import { APPLY_LUA } from "./apply.ts";
 import { BURY_LUA } from "./bury.ts";
 import { CLAIM_LUA } from "./claim.ts";
 import { DROP_LUA } from "./drop.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
 import { EXTEND_LUA } from "./extend.ts";
+import { FLOW_LUA } from "./flow.ts";
 import { LIMIT_LUA } from "./limit.ts";
+import { OUTBOX_LUA } from "./outbox.ts";
 import { PAUSE_LUA } from "./pause.ts";
 import { PENALIZE_LUA } from "./penalize.ts";
 import { PROGRESS_LUA } from "./progress.ts";
@@ -29,6 +32,7 @@ import { SCHEDULE_LUA } from "./schedule.ts";
 import { SCHEDULER_LUA } from "./scheduler.ts";
 import { SETTLE_LUA } from "./settle.ts";
 import { TICK_LUA } from "./tick.ts";
+import { UNBOX_LUA } from "./unbox.ts";
 import { UNSCHEDULE_LUA } from "./unschedule.ts";
 
 /** Every verb's Lua source, by verb. */
@@ -57,4 +61,8 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   UNSCHEDULE: UNSCHEDULE_LUA,
   TICK: TICK_LUA,
   SETTLE: SETTLE_LUA,
+  FLOW: FLOW_LUA,
+  OUTBOX: OUTBOX_LUA,
+  APPLY: APPLY_LUA,
+  UNBOX: UNBOX_LUA,
 });

@@ -23,6 +23,7 @@ import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
 import { CLAIM_PART_LUA } from "./claim.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
+import { FLOWS_LUA } from "./flows.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RELEASE_PART_LUA } from "./release.ts";
@@ -98,6 +99,6 @@ local reply = {claimed[1], status}
 for k = 2, #claimed do reply[k + 1] = claimed[k] end
 return reply
 `,
-  LEASES_LUA + RETENTION_LUA + MOVE_DUE_LUA + WALK_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
+  LEASES_LUA + RETENTION_LUA + MOVE_DUE_LUA + WALK_LUA + FLOWS_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
     RELEASE_PART_LUA + CLAIM_PART_LUA,
 );

@@ -93,6 +93,11 @@ export const REFUSALS = {
     template: "ERR {verb} result exceeds {limit} bytes",
     doc: "a result longer than the limit in force (`emq.max-payload`, as a payload's)",
   },
+  entry: {
+    step: "gate",
+    template: "ERR {verb} entry exceeds {limit} bytes",
+    doc: "an outbox entry longer than a child's payload limit and its header",
+  },
   progress: {
     step: "gate",
     template: "ERR {verb} progress exceeds {limit} bytes",
@@ -148,6 +153,16 @@ export const REFUSALS = {
     template: "ERR {verb} lease lost: {ids}",
     doc: "a job (every such id, space-separated) is not active under this token: its lease ran out and " +
       "another claim holds it or it was settled, or it never was",
+  },
+  "entry-form": {
+    step: "domain",
+    template: "ERR {verb} malformed outbox entry",
+    doc: "APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination)",
+  },
+  "outbox-lost": {
+    step: "domain",
+    template: "ERR {verb} outbox lease lost",
+    doc: "UNBOX of an entry another relay now holds under a later token (this relay's lease ran out)",
   },
   active: {
     step: "domain",

@@ -32,6 +32,10 @@ export const ROW_FIELDS = {
   opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
   finished_ms: "when it completed (ACK, when the queue keeps completed jobs)",
   result: "the handler's result, as the worker sent it (ACK; absent when empty)",
+  children: "a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\\0<id>\\0<policy>`) and, " +
+    "once child i finished, `done:<i>` (`<state>\\0<detail>`)",
+  finished: "a parent's: how many of its children finished, each counted once",
+  parent: "a child's parent: `<queue>\\0<id>\\0<i>` (FLOW, APPLY): its settle records its outcome there",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */
@@ -41,6 +45,7 @@ export const STATES = {
   scheduled: "in `schedule`, until its `due_ms` (or a RUN)",
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
   completed: "in `completed`, acked and kept with its result (until REMOVE or the queue's retention)",
+  waiting: "in `waiting`, a parent waiting for its children (FLOW) until the last finishes",
 } as const;
 
 /** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */

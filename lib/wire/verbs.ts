@@ -37,13 +37,18 @@ export type Gate =
   | { readonly kind: "options" }
   | {
     readonly kind: "bytes";
-    readonly refusal: "payload" | "reason" | "progress" | "spec" | "result";
+    readonly refusal: "payload" | "reason" | "progress" | "spec" | "result" | "entry";
     readonly limit: number;
     readonly config?: "max-payload";
   };
 
 /** Payload limit of the scripts (the module's `emq.max-payload` default). */
 export const MAX_PAYLOAD_BYTES = 1048576;
+/**
+ * Longest outbox entry APPLY and UNBOX accept: a child's payload (at most {@link MAX_PAYLOAD_BYTES},
+ * FLOW's fixed limit) and its header (two queue names of at most 1,024 bytes, two ids, an index).
+ */
+export const MAX_ENTRY_BYTES = MAX_PAYLOAD_BYTES + 8192;
 /** Longest failure reason RETRY and BURY accept. */
 export const MAX_REASON_BYTES = 4096;
 /** Longest progress value PROGRESS accepts. */
@@ -300,6 +305,28 @@ export const ARGS = {
     sample: "1",
     doc: "the most jobs to claim once the settlements are written (0: none)",
   },
+  parent: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "the parent's id (a `JOB` id)" },
+  queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
+  policy: {
+    gate: { kind: "number", min: 0, max: 1, digits: 1 },
+    sample: "0",
+    doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (counts as finished)",
+  },
+  body: {
+    gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
+    sample: "payload",
+    doc: "a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)",
+  },
+  entry: {
+    gate: { kind: "bytes", refusal: "entry", limit: MAX_ENTRY_BYTES },
+    sample: "done\0orders\0JOB00000000001\x000\0JOB00000000002\0completed\0",
+    doc: 'an outbox entry as OUTBOX handed it out: NUL-joined fields, the second the destination queue (docs/WIRE.md, "Flows")',
+  },
+  deadline: {
+    gate: { kind: "number", min: 1 },
+    sample: "1",
+    doc: "the token OUTBOX handed out with an entry (its lease's deadline, ms)",
+  },
   penalty_ms: {
     gate: { kind: "number", min: 1, max: MAX_RATE_PERIOD_MS },
     sample: "1000",
@@ -504,12 +531,13 @@ export const VERBS = {
   REMOVE: {
     args: [],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
-    effect: "pending, scheduled, dead or completed jobs are deleted (their deduplication keys let go); an active job " +
+    effect:
+      "pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job " +
       "is refused (its worker holds it)",
-    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id` (where " +
+    writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
       "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
@@ -630,14 +658,16 @@ export const VERBS = {
       "dedup",
       "dedup_ttl",
       "events",
+      "waiting",
+      "outbox",
     ],
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
-      "then scheduled, then dead, then completed) per call, and once none is left every key of the queue; refused while a job " +
+      "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job " +
       "is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events meta`",
+      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events waiting outbox meta`",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {
@@ -725,6 +755,64 @@ export const VERBS = {
       "claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal",
     writes: "as ACK, RETRY, BURY and RELEASE for the applied settlements of each op, in that order, then as CLAIM",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
+  },
+  FLOW: {
+    args: ["parent", "payload"],
+    group: ["id", "queue", "policy", "body"],
+    touches: ["pending", "wake", "rows", "waiting", "outbox"],
+    admits: true,
+    reply: "integer: children created in this queue (the others travel through the outbox)",
+    effect: 'a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): ' +
+      "a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another " +
+      "queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when " +
+      "its last child finishes, or is buried at once when a child of policy 0 fails",
+    writes: "`meta` made if missing, `HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
+      "attempts 0 created_ms <now> children <n> finished 0` and per child `child:<i> <queue>\\0<id>\\0<policy>`; `ZADD " +
+      "waiting <now> parent`; per child here `HSET row state pending payload <b> attempts 0 created_ms <now> parent " +
+      "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
+      "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
+    domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+  },
+  OUTBOX: {
+    args: ["lease_ms", "count"],
+    group: [],
+    touches: ["outbox"],
+    admits: false,
+    reply: "array: per entry leased, its token (integer: the lease's deadline, ms) then the entry (bulk string)",
+    effect: "leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), " +
+      "oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the " +
+      "entry",
+    writes: "per entry `ZADD outbox <now+lease_ms> entry`",
+    domain: ["noperm", "wrongtype", "migrating"],
+  },
+  APPLY: {
+    args: [],
+    group: ["entry"],
+    touches: ["pending", "dead", "wake", "rows", "waiting"],
+    admits: true,
+    reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
+    effect: "applies outbox entries of other queues in this one (each entry's second field must name this queue), " +
+      "idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a " +
+      "child's outcome on its parent unless recorded: the parent is buried when a child of policy 0 failed, else moves " +
+      "to pending when it was the last",
+    writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
+      "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
+      "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +
+      "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
+      "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
+      "<now>`, `HINCRBY meta buried 1`",
+    domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
+  },
+  UNBOX: {
+    args: [],
+    group: ["deadline", "entry"],
+    touches: ["outbox"],
+    admits: false,
+    reply: "integer: entries removed (an entry already gone counts 0)",
+    effect: "acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under " +
+      "another token (its lease ran out and another relay leased it) refuses the call",
+    writes: "per entry `ZREM outbox entry`",
+    domain: ["noperm", "wrongtype", "migrating", "outbox-lost"],
   },
 } as const satisfies Record<string, VerbSpec>;
 

@@ -169,6 +169,8 @@ pub enum Reply<'a> {
         admitted: i64,
         folded: Vec<crate::verbs::admit::Fold<'a>>,
     },
+    /// OUTBOX's `[token, entry]…`: the entries leased, all under one token.
+    Leased { token: i64, entries: Vec<Owned<'a>> },
     /// CLAIM found nothing and may wait: block on `key` until `timeout_ms` from now.
     Wait {
         key: Owned<'a>,
@@ -272,6 +274,13 @@ fn answer(ctx: Ctx, reply: Reply) {
                 ctx.reply_int(status);
             }
             answer_jobs(ctx, jobs);
+        }
+        Reply::Leased { token, entries } => {
+            ctx.reply_array(2 * entries.len());
+            for e in entries {
+                ctx.reply_int(token);
+                ctx.reply_str(e.as_str());
+            }
         }
         Reply::Wait { next_ms, .. } => {
             ctx.reply_array(1);

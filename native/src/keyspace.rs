@@ -44,6 +44,10 @@ pub const DEDUP_TTL: &[u8] = b"dedup_ttl";
 pub const COMPLETED: &[u8] = b"completed";
 /// Type of the queue's transitions (a stream, bounded by `meta`'s `events_max`).
 pub const EVENTS: &[u8] = b"events";
+/// Parents waiting for their children (sorted set, scored by creation).
+pub const WAITING: &[u8] = b"waiting";
+/// Entries to apply in another queue (sorted set, scored by when they may be leased).
+pub const OUTBOX: &[u8] = b"outbox";
 /// A lane's ready list at a priority is this prefix, the priority, `:`, the lane name.
 pub const READY: &[u8] = b"ready:";
 /// A lane's priority levels (a sorted set) are this prefix followed by the lane name.
@@ -364,7 +368,9 @@ mod tests {
                         b"meta" => q.meta(),
                         b"wake" => q.wake(),
                         b"ring" | b"lanes" | b"parked" | b"schedulers" | b"dedup"
-                        | b"dedup_ttl" | b"completed" | b"events" => q.key(t),
+                        | b"dedup_ttl" | b"completed" | b"events" | b"waiting" | b"outbox" => {
+                            q.key(t)
+                        }
                         _ if t.starts_with(SCHEDULER) => q.scheduler(&t[SCHEDULER.len()..]),
                         _ if t.starts_with(READY)
                             || t.starts_with(LANE)

@@ -38,6 +38,8 @@ pub enum Refusal {
     Spec(i64),
     /// `result` (gate): a result longer than the limit in force (`emq.max-payload`, as a payload's).
     Result(i64),
+    /// `entry` (gate): an outbox entry longer than a child's payload limit and its header.
+    Entry(i64),
     /// `progress` (gate): a progress value longer than 65536 bytes.
     Progress(i64),
     /// `options` (gate): a job's options longer than 4096 bytes.
@@ -60,6 +62,10 @@ pub enum Refusal {
     Wrongtype,
     /// `lease-lost` (domain): a job (every such id, space-separated) is not active under this token: its lease ran out and another claim holds it or it was settled, or it never was.
     LeaseLost(Vec<Vec<u8>>),
+    /// `entry-form` (domain): APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination).
+    EntryForm,
+    /// `outbox-lost` (domain): UNBOX of an entry another relay now holds under a later token (this relay's lease ran out).
+    OutboxLost,
     /// `active` (domain): REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled.
     Active(Vec<Vec<u8>>),
     /// `not-dead` (domain): REQUEUE of ids that are not in the dead set (every such id, space-separated).
@@ -74,7 +80,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// Every refusal's spec name, in the spec's order.
-    pub const NAMES: [&'static str; 29] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "name", "spec", "result", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
+    pub const NAMES: [&'static str; 32] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "entry-form", "outbox-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
 
     /// The spec's name of the refusal (`lib/wire/refusals.ts`).
     pub fn name(&self) -> &'static str {
@@ -92,6 +98,7 @@ impl Refusal {
             Refusal::Name(..) => "name",
             Refusal::Spec(..) => "spec",
             Refusal::Result(..) => "result",
+            Refusal::Entry(..) => "entry",
             Refusal::Progress(..) => "progress",
             Refusal::Options(..) => "options",
             Refusal::OptionForm => "option-form",
@@ -103,6 +110,8 @@ impl Refusal {
             Refusal::Noperm => "noperm",
             Refusal::Wrongtype => "wrongtype",
             Refusal::LeaseLost(..) => "lease-lost",
+            Refusal::EntryForm => "entry-form",
+            Refusal::OutboxLost => "outbox-lost",
             Refusal::Active(..) => "active",
             Refusal::NotDead(..) => "not-dead",
             Refusal::NotScheduled(..) => "not-scheduled",
@@ -128,6 +137,7 @@ impl Refusal {
             Refusal::Name(arg, max) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a name of 1 to "); t.number(max); t.text(" bytes without braces or NUL"); }
             Refusal::Spec(limit) => { t.text("ERR "); t.text(verb.name); t.text(" spec exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Result(limit) => { t.text("ERR "); t.text(verb.name); t.text(" result exceeds "); t.number(limit); t.text(" bytes"); }
+            Refusal::Entry(limit) => { t.text("ERR "); t.text(verb.name); t.text(" entry exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Progress(limit) => { t.text("ERR "); t.text(verb.name); t.text(" progress exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Options(limit) => { t.text("ERR "); t.text(verb.name); t.text(" options exceed "); t.number(limit); t.text(" bytes"); }
             Refusal::OptionForm => { t.text("ERR "); t.text(verb.name); t.text(" options must be key=value items joined by NUL"); }
@@ -139,6 +149,8 @@ impl Refusal {
             Refusal::Noperm => { t.text("NOPERM No permissions to access a key"); }
             Refusal::Wrongtype => { t.text("WRONGTYPE Operation against a key holding the wrong kind of value"); }
             Refusal::LeaseLost(ids) => { t.text("ERR "); t.text(verb.name); t.text(" lease lost: "); t.ids(ids); }
+            Refusal::EntryForm => { t.text("ERR "); t.text(verb.name); t.text(" malformed outbox entry"); }
+            Refusal::OutboxLost => { t.text("ERR "); t.text(verb.name); t.text(" outbox lease lost"); }
             Refusal::Active(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is active: "); t.ids(ids); }
             Refusal::NotDead(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not dead: "); t.ids(ids); }
             Refusal::NotScheduled(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not scheduled: "); t.ids(ids); }
@@ -167,6 +179,7 @@ impl Refusal {
             "name" => Refusal::Name(Sample::sample(param("arg")), Sample::sample(param("max"))),
             "spec" => Refusal::Spec(Sample::sample(param("limit"))),
             "result" => Refusal::Result(Sample::sample(param("limit"))),
+            "entry" => Refusal::Entry(Sample::sample(param("limit"))),
             "progress" => Refusal::Progress(Sample::sample(param("limit"))),
             "options" => Refusal::Options(Sample::sample(param("limit"))),
             "option-form" => Refusal::OptionForm,
@@ -178,6 +191,8 @@ impl Refusal {
             "noperm" => Refusal::Noperm,
             "wrongtype" => Refusal::Wrongtype,
             "lease-lost" => Refusal::LeaseLost(Sample::sample(param("ids"))),
+            "entry-form" => Refusal::EntryForm,
+            "outbox-lost" => Refusal::OutboxLost,
             "active" => Refusal::Active(Sample::sample(param("ids"))),
             "not-dead" => Refusal::NotDead(Sample::sample(param("ids"))),
             "not-scheduled" => Refusal::NotScheduled(Sample::sample(param("ids"))),

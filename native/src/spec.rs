@@ -129,6 +129,18 @@ pub mod arg {
     pub const OP: Arg = Arg { name: "op", gate: Gate::Number { min: 0, max: Some(3), digits: 1 } };
     /// the most jobs to claim once the settlements are written (0: none)
     pub const WANT: Arg = Arg { name: "want", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
+    /// the parent's id (a `JOB` id)
+    pub const PARENT: Arg = Arg { name: "parent", gate: Gate::JobId };
+    /// a child's queue (the name rule)
+    pub const QUEUE: Arg = Arg { name: "queue", gate: Gate::Name };
+    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (counts as finished)
+    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
+    /// a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)
+    pub const BODY: Arg = Arg { name: "body", gate: Gate::Bytes { refusal: Refusal::Payload, limit: Limit::Fixed(1048576) } };
+    /// an outbox entry as OUTBOX handed it out: NUL-joined fields, the second the destination queue (docs/WIRE.md, "Flows")
+    pub const ENTRY: Arg = Arg { name: "entry", gate: Gate::Bytes { refusal: Refusal::Entry, limit: Limit::Fixed(1056768) } };
+    /// the token OUTBOX handed out with an entry (its lease's deadline, ms)
+    pub const DEADLINE: Arg = Arg { name: "deadline", gate: Gate::Number { min: 1, max: None, digits: 15 } };
     /// how long the queue hands out nothing, in ms from now
     pub const PENALTY_MS: Arg = Arg { name: "penalty_ms", gate: Gate::Number { min: 1, max: Some(86400000), digits: 15 } };
 }
@@ -174,7 +186,7 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled, dead or completed jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
+    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
@@ -190,7 +202,7 @@ pub mod verb {
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
     pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
+    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
@@ -204,9 +216,17 @@ pub mod verb {
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
     pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT], min_groups: 1, admits: false };
+    /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes, or is buried at once when a child of policy 0 fails.
+    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    /// `EMQ.OUTBOX`: leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
+    pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded: the parent is buried when a child of policy 0 failed, else moves to pending when it was the last.
+    pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
+    /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
+    pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 24] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE];
+    pub const ALL: [&Verb; 28] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX];
 }
 
 names! {
@@ -246,6 +266,12 @@ names! {
         finished_ms,
         /// the handler's result, as the worker sent it (ACK; absent when empty)
         result,
+        /// a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\0<id>\0<policy>`) and, once child i finished, `done:<i>` (`<state>\0<detail>`)
+        children,
+        /// a parent's: how many of its children finished, each counted once
+        finished,
+        /// a child's parent: `<queue>\0<id>\0<i>` (FLOW, APPLY): its settle records its outcome there
+        parent,
     }
 }
 
@@ -262,6 +288,8 @@ names! {
         dead,
         /// in `completed`, acked and kept with its result (until REMOVE or the queue's retention)
         completed,
+        /// in `waiting`, a parent waiting for its children (FLOW) until the last finishes
+        waiting,
     }
 }
 

@@ -296,6 +296,12 @@ export type Runner = Connection | ((args: string[], routeKey: string) => Promise
 
 export async function dump(via: Runner, queue: string, normalise = true): Promise<Record<string, unknown>> {
   const time = normalise ? normaliseTime : (x: string): string => x;
+  // a flow's fields and outbox entries name queues between NULs, a failed parent's reason between
+  // spaces (`child <queue> <id> failed: …`): the twin's own name as {Q}
+  const named = (v: string): string =>
+    normalise
+      ? (v.startsWith(`${queue}\0`) ? `{Q}${v.slice(queue.length)}` : v).split(`\0${queue}\0`).join("\0{Q}\0").split(`child ${queue} `).join("child {Q} ")
+      : v;
   const conn = { command: typeof via === "function" ? via : (a: string[], k: string) => via.command(a, k) };
   const route = `emq:{${queue}}:meta`;
   const keys: string[] = [];
@@ -320,14 +326,14 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
       // a rate limit's state is "<q> <r>", q derived from now
       const tat = (v: string): string => v.replace(/^(\d+) /, (_, t: string) => `${time(t)} `);
       value = Object.fromEntries(
-        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : f === "tat" ? tat(v) : entry ? entry(v) : v]),
+        pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : f === "tat" ? tat(v) : entry ? entry(v) : named(v)]),
       );
     } else if (type === "list") {
       value = ((await conn.command(["LRANGE", key, "0", "-1"], key)) as unknown[]).map(String);
     } else if (type === "zset") {
       // Scores derived from now differ between twins by a millisecond or so, and so may the order
       // of members that shared one: past normalisation, those compare by member.
-      const zset = entries(await conn.command(["ZRANGE", key, "0", "-1", "WITHSCORES"], key)).map(([m, s]) => [m, time(s)]);
+      const zset = entries(await conn.command(["ZRANGE", key, "0", "-1", "WITHSCORES"], key)).map(([m, s]) => [named(m!), time(s)]);
       const fixed = zset.filter(([, s]) => s !== "<now>");
       const now = zset.filter(([, s]) => s === "<now>").sort(([a], [b]) => (a! < b! ? -1 : a! > b! ? 1 : 0));
       value = [...fixed, ...now];

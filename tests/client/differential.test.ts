@@ -122,6 +122,22 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   // few, more than a batch
   op: ["0", "1", "2", "3", "0", "1", "2", "3", "4", "-1", "x"],
   want: ["0", "0", "1", "3", "10001", "-1", "x"],
+  // flows: `@self` is the twin's own queue (its children made at once, its outbox's entries applied
+  // in it); entries for it and for another queue, malformed ones
+  parent: IDS,
+  queue: ["@self", "@self", "other", "x{y", ""],
+  policy: ["0", "1", "2", "x"],
+  body: TEXTS,
+  entry: [
+    "done\0@self\0JOB00000000001\x000\0JOB00000000002\0completed\0r",
+    "done\0@self\0JOB00000000001\x001\0JOB00000000003\0failed\0no",
+    "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0p",
+    "child\0other\0JOB00000000001\0q\0JOB00000000002\x000\0p",
+    "",
+    "done",
+    "r".repeat(4097),
+  ],
+  deadline: DUES,
 };
 
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */
@@ -179,7 +195,9 @@ function tokensOf(o: Outcome): number[] {
  * its token choices resolved against the tokens this twin was handed out.
  */
 function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>, seen: readonly number[]): [Verb, string[], string[]] {
-  const resolve = (args: Record<string, string>): Record<string, string> => "token" in args ? { ...args, token: token(args.token!, seen) } : args;
+  const self = (args: Record<string, string>): Record<string, string> =>
+    Object.fromEntries(Object.entries(args).map(([k, v]) => [k, v.replaceAll("@self", queue)]));
+  const resolve = (args: Record<string, string>): Record<string, string> => "token" in args ? { ...self(args), token: token(args.token!, seen) } : self(args);
   const c = wireCall(s.verb, keyspace(queue), resolve(s.fixed) as FixedArgs<Verb>, s.groups.map(resolve) as GroupArgs<Verb>[]);
   return [c.verb, c.keys, c.args.map(String)];
 }
@@ -259,7 +277,22 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     fixed: { scope: "2", lane: "", concurrency, rate_max, rate_per_ms, rate_burst: "1" },
     groups: [],
   });
+  const child = (n: number, policy: string) => ({ id: `JOB${String(n).padStart(11, "0")}`, queue: "@self", policy, body: `b${n}` });
+  const settle1 = (verb: "ACK" | "BURY", n: number, token: string) => ({
+    verb,
+    fixed: {},
+    groups: [{ id: `JOB${String(n).padStart(11, "0")}`, token, ...(verb === "ACK" ? { result: "r" } : { reason: "no" }) }],
+  });
   const KNOWN: Record<string, Exclude<Step, { verb: "SLEEP" }>[]> = {
+    "a flow in its own queue: ignore, then fail": [
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p" }, groups: [child(2, "0"), child(3, "1")] },
+      { verb: "FLOW", fixed: { parent: "JOB00000000005", payload: "p" }, groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }] },
+      { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
+      settle1("ACK", 2, "#0"),
+      settle1("BURY", 3, "#1"),
+      settle1("BURY", 6, "#2"),
+      claim1,
+    ],
     "remove a lane's last jobs": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
       { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 3) },

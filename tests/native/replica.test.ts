@@ -418,6 +418,30 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   expectOk(await call(primary, ["CONFIG", "SET", "stream-node-max-entries", "100"]));
 }, 60_000);
 
+test("flows: FLOW, OUTBOX, APPLY (twice), UNBOX, and settles recording children's outcomes replicate as effects", async () => {
+  const [p, a] = [queue("flowp"), queue("flowa")];
+  const [parent, here, there, failing] = [jobId(1), jobId(2), jobId(3), jobId(4)];
+  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, payload: "parent" }, children);
+  expectOk(await run(flow(parent, [{ id: here, queue: p.name, policy: 0, body: "h" }, { id: there, queue: a.name, policy: 1, body: "t" }])), 1);
+  expectOk(await run(flow(jobId(5), [{ id: failing, queue: a.name, policy: 0, body: "f" }])), 0);
+  const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
+  const entries = leased.filter((_, i) => i % 2 === 1).map(String);
+  expectOk(await run(argv("APPLY", a, {}, entries.map((entry) => ({ entry })))), 2);
+  expectOk(await run(argv("APPLY", a, {}, entries.map((entry) => ({ entry })))), 0);
+  expectOk(await run(argv("UNBOX", p, {}, entries.map((entry) => ({ deadline: leased[0]!, entry })))), 2);
+  const mine = claimed(expectOk(await run(argv("CLAIM", p, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs;
+  expectOk(await run(argv("ACK", p, {}, held(mine, { result: "r" }))), 1);
+  const theirs = claimed(expectOk(await run(argv("CLAIM", a, { lease_ms: 60_000, count: 2, block_ms: 0 })))).jobs;
+  expectOk(await run(argv("ACK", a, {}, held(theirs.filter((j) => j.id === there), { result: "" }))), 1);
+  expectOk(await run(argv("BURY", a, {}, held(theirs.filter((j) => j.id === failing), { reason: "no" }))), 1);
+  const done = expectOk(await run(argv("OUTBOX", a, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
+  const dones = done.filter((_, i) => i % 2 === 1).map(String);
+  expectOk(await run(argv("APPLY", p, {}, dones.map((entry) => ({ entry })))), 2);
+  expect(await command(pair.primary.port, ["HGET", p.row(parent), "state"])).toBe("pending");
+  expect(await command(pair.primary.port, ["HGET", p.row(jobId(5)), "state"])).toBe("dead");
+  await sameDigest();
+}, 60_000);
+
 test("an AOF replay rebuilds the same keyspace (effects, not commands, are logged)", async () => {
   const server = await startServer({ module: requireModule(), args: ["--appendonly", "yes", "--appendfsync", "always"] });
   const db = await standalone(server.port);

@@ -199,7 +199,10 @@ function predict(argv: Bin[]): Prediction {
   }
   // 5. the domain: repeated first, when the verb names jobs
   const at = s.group.indexOf("id");
-  const ids = at < 0 ? [] : Array.from({ length: k }, (_, j) => values[s.args.length + j * G + at]!);
+  const children = at < 0 ? [] : Array.from({ length: k }, (_, j) => values[s.args.length + j * G + at]!);
+  // FLOW names its parent first: no id twice among the parent and its children
+  const parent = (s.args as readonly ArgName[]).indexOf("parent");
+  const ids = parent < 0 ? children : [values[parent]!, ...children];
   let repeated: Bin | null = null;
   const seen = new Set<Bin>();
   for (const id of ids) {
@@ -691,6 +694,9 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
             !Array.isArray(reply) || typeof reply[0] !== "number" || !Array.isArray(statuses) || statuses.length !== k ||
             !statuses.every((x) => x === 0 || x === 1 || x === 2)
           ) note(`not a SETTLE reply: ${show(calls[i]!)}`);
+        } else if (p.verb === "OUTBOX") {
+          // `[token, entry]…`: pairs
+          if (!Array.isArray(reply) || reply.length % 2 !== 0) note(`not an OUTBOX reply: ${show(calls[i]!)}`);
         } else if (p.verb !== "CLAIM" && typeof reply !== "number" && !(admits(p.verb) && Array.isArray(reply))) {
           note(`not an integer reply: ${show(calls[i]!)}`);
         } else if (p.verb === "CLAIM" && !(Array.isArray(reply) && typeof reply[0] === "number")) {

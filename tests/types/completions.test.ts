@@ -39,11 +39,13 @@ test('queueKey("orders", " completes exactly the QueueType members', () => {
     "events",
     "lanes",
     "meta",
+    "outbox",
     "parked",
     "pending",
     "ring",
     "schedule",
     "schedulers",
+    "waiting",
     "wake",
   ]);
 });

@@ -5,6 +5,7 @@
 //! deleted. Their deduplication keys are let go; one `completed` event names them. Reply: the
 //! count.
 
+use super::flows;
 use super::leases::{self, held_for_good, leave_for_good};
 use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
@@ -52,6 +53,7 @@ pub fn check<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Checked<'a>, Refu
 pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<'a> {
     let (ctx, l) = (s.ctx, lit());
     let (settle, completed, victims, now) = leave_for_good(s, checked);
+    flows::settled(s, &settle.rows, flows::COMPLETED, |j| args.job_bytes(j, 2));
     match &victims {
         Some(victims) => keep_in(
             s,

@@ -3,6 +3,7 @@
 //! the count.
 
 use super::events::{blank, Fields};
+use super::flows;
 use super::leases::{self, held_for_good, leave_for_good};
 use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
@@ -52,6 +53,8 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
         },
     );
     let reply = settle.done();
+    // after `done` wrote `buried`: a parent buried here counts on top
+    flows::settled(s, &settle.rows, flows::FAILED, |j| args.job_bytes(j, 2));
     settle.freed(s);
     for (j, &id) in settle.ids.iter().enumerate() {
         let entry = Fields {

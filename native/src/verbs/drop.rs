@@ -9,8 +9,8 @@ use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{
-    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, PARKED, PENDING, RING,
-    SCHEDULE, SCHEDULERS, WAKE,
+    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, OUTBOX, PARKED, PENDING,
+    RING, SCHEDULE, SCHEDULERS, WAITING, WAKE,
 };
 use crate::wire::Refusal;
 
@@ -33,6 +33,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let lanes_index = s.structure(LANES, Kind::Zset)?;
     let parked = s.structure(PARKED, Kind::Zset)?;
     let events = s.structure(EVENTS, Kind::Stream)?;
+    // flows: waiting parents go as jobs; the outbox with the queue
+    let waiting = s.structure(WAITING, Kind::Zset)?;
+    let outbox = s.structure(OUTBOX, Kind::Zset)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -82,7 +85,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     // (set index, id, row): 1 schedule, 2 dead, 3 completed
     let mut victims: Vec<(usize, Owned, Owned)> = Vec::new();
-    for (at, set) in [(1, &schedule), (2, &dead), (3, &completed)] {
+    for (at, set) in [(1, &schedule), (2, &dead), (3, &completed), (4, &waiting)] {
         let left = limit - popped_from.len() - victims.len();
         if left == 0 {
             break;
@@ -108,14 +111,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             ctx.replicate(c"LPOP", &[list.name(), count.as_str()]);
         }
     }
-    let sets: [&Key; 4] = [&pending, &schedule, &dead, &completed];
+    let sets: [&Key; 5] = [&pending, &schedule, &dead, &completed, &waiting];
     for (at, id, _) in &victims {
         sets[*at].zrem(id.as_str());
     }
     for (_, _, row) in popped_from.iter().chain(&victims) {
         ctx.open(row.as_str()).delete();
     }
-    for (at, set) in [(1usize, &schedule), (2, &dead), (3, &completed)] {
+    for (at, set) in [(1usize, &schedule), (2, &dead), (3, &completed), (4, &waiting)] {
         let mut zrem: Vec<Str> = vec![set.name()];
         zrem.extend(victims.iter().filter(|v| v.0 == at).map(|v| v.1.as_str()));
         if zrem.len() > 1 {
@@ -158,6 +161,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &lanes_index,
             &parked,
             &events,
+            &waiting,
+            &outbox,
             &meta,
         ];
         let keys: Vec<&Key> = keys.into_iter().chain(&lane_keys).collect();

@@ -3,12 +3,15 @@
 // `lib/wire`: do not edit (its `--check`, a step of the test command, fails while this differs).
 
 pub mod ack;
+pub mod apply;
 pub mod bury;
 pub mod claim;
 pub mod drop;
 pub mod enqueue;
 pub mod extend;
+pub mod flow;
 pub mod limit;
+pub mod outbox;
 pub mod pause;
 pub mod penalize;
 pub mod progress;
@@ -25,4 +28,5 @@ pub mod schedule;
 pub mod scheduler;
 pub mod settle;
 pub mod tick;
+pub mod unbox;
 pub mod unschedule;

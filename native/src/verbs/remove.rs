@@ -11,7 +11,7 @@ use super::scope::Scope;
 use super::{members, once, unmark_ready};
 use crate::command::{Args, Reply};
 use crate::ffi::{self, Kind, Str};
-use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PENDING, SCHEDULE, WAKE};
+use crate::keyspace::{ACTIVE, COMPLETED, DEAD, PENDING, SCHEDULE, WAITING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -28,6 +28,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let active = s.structure(ACTIVE, Kind::Zset)?;
     let wake = s.structure(WAKE, Kind::Zset)?;
     let events = Events::open(s, &meta)?;
+    let waiting = s.structure(WAITING, Kind::Zset)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
     let busy = members(&active, ids.iter().copied(), true);
     let jobs: Vec<(Str, Str)> = ids
@@ -55,7 +56,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         removed += 1;
         took |= ready::remove(s, &meta, &plan, plan.group_of(j), id);
-        for set in [&schedule, &dead, &completed] {
+        for set in [&schedule, &dead, &completed, &waiting] {
             if set.kind() == Kind::Zset && set.zrem(id) {
                 ctx.replicate(c"ZREM", &[set.name(), id]);
             }

@@ -65,6 +65,11 @@ impl<'a> Scope<'a> {
         !self.serving && self.ctx.may_block()
     }
 
+    /// The queue's name.
+    pub fn queue(&self) -> &'a [u8] {
+        self.q.name()
+    }
+
     /// The name of the queue's key of type `ty`.
     pub fn name(&self, ty: &[u8]) -> Owned<'a> {
         self.ctx.string(&self.q.key(ty))

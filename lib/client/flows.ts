@@ -1,0 +1,150 @@
+/**
+ * Flows (docs/design/flows.md): a parent job that runs once its children have finished, the
+ * children in any queue. `flow` checks the whole tree before any wire, derives each child's id
+ * from its parent's id and its place, and sends one FLOW to the parent's queue (children in other
+ * queues travel through that queue's outbox: a relay, `relay.ts`, applies them); `children` reads
+ * a parent's fan-in state back.
+ *
+ * @module
+ */
+import { Decoder } from "@valkey/valkey-glide";
+import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
+import { MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
+import { byteLength, encodePayload, toWire } from "./codec.ts";
+import type { ClientContext } from "./context.ts";
+import { EchoMQError } from "./errors.ts";
+import { fields, jsonOrText } from "./info.ts";
+
+/** Most children one `flow` call carries (one FLOW command). */
+export const MAX_FLOW_CHILDREN = 1000;
+
+/** What a child's failure does to its parent: `fail` it at once (the default), or `ignore` it. */
+export type OnFailure = "fail" | "ignore";
+
+/** One child of a flow. */
+export interface FlowChild {
+  /** Its queue (any queue, on any primary of a cluster). */
+  readonly queue: string;
+  /** Its payload (encoded by the client's codec). */
+  readonly payload: unknown;
+  /** What its failure (buried: attempts exhausted or unrecoverable) does to its parent. */
+  readonly onFailure?: OnFailure;
+}
+
+/** A flow: a parent and its children. */
+export interface FlowSpec<P> {
+  /** The parent's queue. */
+  readonly queue: string;
+  /** The parent's payload. */
+  readonly payload: P;
+  /** The parent's id (default: a new one). */
+  readonly id?: string;
+  /** Its children, 1 to {@link MAX_FLOW_CHILDREN}. */
+  readonly children: readonly FlowChild[];
+}
+
+/** A flow's ids, as made: the parent and its children. */
+export interface FlowNode {
+  /** The job's id. */
+  readonly id: JobId;
+  /** Its queue. */
+  readonly queue: string;
+  /** Its children (none for a child). */
+  readonly children: readonly FlowNode[];
+}
+
+/** A child as its parent sees it. */
+export interface ChildState {
+  /** Its queue. */
+  readonly queue: string;
+  /** Its id. */
+  readonly id: JobId;
+  /** `completed`, `failed`, or `unfinished` while it has not finished. */
+  readonly state: "completed" | "failed" | "unfinished";
+  /** Its result (completed, when it returned one). */
+  readonly result?: unknown;
+  /** Why it failed. */
+  readonly reason?: string;
+}
+
+const POLICY: Readonly<Record<OnFailure, string>> = { fail: "0", ignore: "1" };
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/** A parent's field naming child i, and the one holding its outcome. */
+const CHILD_FIELD = "child:";
+const DONE_FIELD = "done:";
+
+function refuse(message: string): EchoMQError {
+  return new EchoMQError("flow", `flow: ${message}`);
+}
+
+/**
+ * The id of child `place` of parent `parent`: `JOB` + the first 64 bits of SHA-256(`<parent>/<place>`)
+ * in 11 Base62 digits (62^11 > 2^64). The same parent and place always give the same id, so a flow
+ * sent again, or an outbox entry applied twice, makes nothing twice.
+ */
+export async function childId(parent: string, place: number): Promise<JobId> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${parent}/${place}`)));
+  let n = 0n;
+  for (const b of digest.subarray(0, 8)) n = (n << 8n) | BigInt(b);
+  let out = "";
+  for (let i = 0; i < 11; i++) {
+    out = BASE62[Number(n % 62n)]! + out;
+    n /= 62n;
+  }
+  return `JOB${out}` as JobId;
+}
+
+/** See `EchoMQ.flow`: the tree checked before any wire, then one FLOW on the parent's queue. */
+export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<FlowNode> {
+  if (spec === null || typeof spec !== "object") throw refuse("the flow must be { queue, payload, children }");
+  const ks = c.keyspace(spec.queue);
+  const kids = spec.children;
+  if (!Array.isArray(kids) || kids.length === 0) throw refuse("a flow needs at least one child");
+  if (kids.length > MAX_FLOW_CHILDREN) throw refuse(`at most ${MAX_FLOW_CHILDREN} children per call, got ${kids.length}`);
+  const checked = kids.map((k: FlowChild, i) => {
+    if (k === null || typeof k !== "object") throw refuse(`child ${i} must be { queue, payload, onFailure? }`);
+    if ("children" in k) throw refuse(`child ${i}: nested flows are not supported yet`);
+    const queue = c.keyspace(k.queue).name;
+    const onFailure = k.onFailure ?? "fail";
+    if (!Object.hasOwn(POLICY, onFailure)) throw refuse(`child ${i}: onFailure must be "fail" or "ignore", got ${JSON.stringify(onFailure)}`);
+    const body = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
+    if (byteLength(body) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${i}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+    return { queue, policy: POLICY[onFailure], body: toWire(body) };
+  });
+  const payload = encodePayload(c.codec, spec.payload, "flow");
+  if (byteLength(payload) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: the parent's payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+  let parent: JobId;
+  if (spec.id === undefined) parent = c.id();
+  else {
+    assertJobId(spec.id);
+    parent = spec.id as JobId;
+  }
+  const ids = await Promise.all(checked.map((_, i) => childId(parent, i)));
+  const groups = checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body }));
+  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload) }, groups));
+  return { id: parent, queue: ks.name, children: checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, children: [] })) };
+}
+
+/** See `EchoMQ.children`: the children of parent `id` of `ks`'s queue, in their order; [] when it has none. */
+export async function children<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<ChildState[]> {
+  assertJobId(id);
+  const row = fields(await c.conn.command(["HGETALL", ks.job(id)], ks.meta, Decoder.Bytes));
+  const text = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : new TextDecoder().decode(b));
+  const n = Number(text(row.get(ROW.children)) ?? "0");
+  const out: ChildState[] = [];
+  for (let i = 0; i < n; i++) {
+    const edge = text(row.get(`${CHILD_FIELD}${i}`));
+    if (edge === undefined) continue;
+    const [queue, child] = edge.split("\0") as [string, JobId];
+    const done = text(row.get(`${DONE_FIELD}${i}`));
+    if (done === undefined) {
+      out.push({ queue, id: child, state: "unfinished" });
+      continue;
+    }
+    const cut = done.indexOf("\0");
+    const [state, detail] = [done.slice(0, cut), done.slice(cut + 1)];
+    if (state === "completed") out.push({ queue, id: child, state, ...(detail === "" ? {} : { result: jsonOrText(detail) }) });
+    else out.push({ queue, id: child, state: "failed", reason: detail });
+  }
+  return out;
+}

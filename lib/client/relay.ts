@@ -1,0 +1,110 @@
+/**
+ * The relay (docs/design/flows.md): it drains the outboxes of some queues — leases their entries
+ * (OUTBOX), applies each in its destination queue (APPLY, grouped by destination: one command per
+ * destination queue), then acknowledges them (UNBOX). Delivery is at least once; APPLY is
+ * idempotent, so an entry applied twice (a relay that died between apply and acknowledge, whose
+ * lease ran out) changes nothing the second time; an acknowledgement of a lease that ran out is
+ * refused (`outbox-lost`) and the entry stays for the relay that holds it now.
+ *
+ * Workers relay the queues they serve; `EchoMQ.relay(queues)` (and `emq relay`) drains queues
+ * nobody works.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { Decoder } from "@valkey/valkey-glide";
+import { wireCall } from "../wire/mod.ts";
+import type { ClientContext } from "./context.ts";
+import { EchoMQError } from "./errors.ts";
+import { wholeNumber } from "./options.ts";
+
+/** How a relay runs. */
+export interface RelayOptions {
+  /** How long an entry stays leased to this relay (ms; default 10,000): another relay takes it after. */
+  readonly leaseMs?: number;
+  /** Most entries leased per queue per round (default 100). */
+  readonly batch?: number;
+  /** How long an idle relay waits before it looks again (ms; default 250): the consistency window's main term. */
+  readonly intervalMs?: number;
+  /** Errors of a round (the relay goes on); default `console.error`. */
+  readonly onError?: (e: unknown) => void;
+}
+
+/** A running relay. */
+export interface Relay {
+  /** Stops it: the round in flight finishes, then no other starts. */
+  stop(): Promise<void>;
+}
+
+/** The destination queue of an entry: its second NUL-separated field. */
+function destination(entry: Uint8Array): string {
+  const a = entry.indexOf(0);
+  const b = entry.indexOf(0, a + 1);
+  return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
+}
+
+const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) : Buffer.from(String(x)));
+
+/**
+ * One round over `queues`: each queue's free entries leased, applied and acknowledged. Returns the
+ * entries acknowledged.
+ */
+export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Promise<number> {
+  const leaseMs = wholeNumber("relay: leaseMs", "lease-ms", opts.leaseMs ?? 10_000, 1);
+  const count = wholeNumber("relay: batch", "count", opts.batch ?? 100, 1);
+  let acked = 0;
+  for (const queue of queues) {
+    const ks = c.keyspace(queue);
+    const reply = (await c.impl.call(wireCall("OUTBOX", ks, { lease_ms: leaseMs, count }), Decoder.Bytes)) as unknown[];
+    if (reply.length === 0) continue;
+    const leased: Array<{ token: number; entry: Buffer }> = [];
+    for (let i = 0; i < reply.length; i += 2) leased.push({ token: Number(reply[i]), entry: bytes(reply[i + 1]) });
+    const by = new Map<string, Buffer[]>();
+    for (const { entry } of leased) {
+      const dest = destination(entry);
+      by.set(dest, [...(by.get(dest) ?? []), entry]);
+    }
+    for (const [dest, entries] of by) {
+      await c.impl.call(wireCall("APPLY", c.keyspace(dest), {}, entries.map((entry) => ({ entry }))));
+    }
+    acked += Number(await c.impl.call(wireCall("UNBOX", ks, {}, leased.map(({ token, entry }) => ({ deadline: token, entry })))));
+  }
+  return acked;
+}
+
+/** See `EchoMQ.relay`: rounds of {@link relayOnce} until stopped, waiting `intervalMs` after an idle one. */
+export function relay<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Relay {
+  if (!Array.isArray(queues) || queues.length === 0) throw new EchoMQError("flow", "relay: name at least one queue");
+  for (const q of queues) c.keyspace(q);
+  const interval = wholeNumber("relay: intervalMs", "options", opts.intervalMs ?? 250, 1);
+  const onError = opts.onError ?? ((e: unknown) => console.error("relay:", e));
+  let stopped = false;
+  let wake: (() => void) | null = null;
+  const loop = (async () => {
+    while (!stopped && !c.closed) {
+      let n = 0;
+      try {
+        n = await relayOnce(c, queues, opts);
+      } catch (e) {
+        if (!stopped && !c.closed) onError(e);
+      }
+      if (n === 0 && !stopped) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, interval);
+          wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+  })();
+  return {
+    async stop(): Promise<void> {
+      stopped = true;
+      (wake as (() => void) | null)?.();
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * `EMQ.APPLY` as Lua, steps 5–6: a relay applies entries of other queues' outboxes in this queue,
+ * in order and idempotently (`child`: made unless its row exists; `done`: recorded on its parent
+ * unless recorded). Reply: the entries that changed something. The twin of
+ * `native/src/verbs/apply.rs`.
+ *
+ * @module
+ */
+import { META } from "../wire/mod.ts";
+import { luaScript } from "./_prelude.ts";
+import { FLOWS_LUA } from "./flows.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
+
+/** The Lua twin of `EMQ.APPLY`. */
+export const APPLY_LUA: string = luaScript(
+  "APPLY",
+  `
+local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}})
+if e then return e end
+local own = string.sub(base, 6, -3)
+local parsed = {}
+for j = 1, n do
+  parsed[j] = emq_flow_parse(entry[j], own)
+  if not parsed[j] then return emq_refuse['entry-form']({}) end
+end
+e = emq_counter(KEYS[1], '${META.enqueued}') if e then return e end
+e = emq_counter(KEYS[1], '${META.buried}') if e then return e end
+local missing = s.missing
+for j = 1, n do
+  local p = parsed[j]
+  local row = base .. '${KEY_PREFIX.job}' .. (p.kind == 'child' and p.id or p.parent)
+  local t, e = emq_type(row, 'hash') if e then return e end
+  if t == 'none' then missing[#missing + 1] = row end
+end
+e = emq_probe(cluster, missing) if e then return e end
+local applied = 0
+for j = 1, n do
+  local p, done = parsed[j], false
+  if p.kind == 'child' then
+    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.body)
+  else
+    done = emq_flow_record(base, p.parent, p.index, p.child, p.state, p.detail)
+  end
+  if done then applied = applied + 1 end
+end
+return applied
+`,
+  FLOWS_LUA,
+);

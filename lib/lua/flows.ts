@@ -1,0 +1,144 @@
+/**
+ * What the flow verbs share, as Lua (the twin of `native/src/verbs/flows.rs`; docs/design/flows.md):
+ * outbox entries (NUL-joined fields, the second the destination queue, the last free bytes), a
+ * child made ready in its queue (`emq_flow_child`), a child's outcome recorded on its parent once
+ * (`emq_flow_record`, by its `done:<i>` field), and the settle hook of ACK and BURY
+ * (`emq_flow_settled`).
+ *
+ * @module
+ */
+import { MAX_BATCH, MAX_REASON_BYTES, META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
+import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
+import { KEY, KEY_PREFIX } from "./keys.ts";
+
+/** A parent's field naming child i (`child:<i>`), and the one holding its outcome (`done:<i>`). */
+export const FLOW_FIELDS = { child: "child:", done: "done:" } as const;
+
+/** `emq_flow_fields`, `emq_flow_parse`, `emq_flow_child`, `emq_flow_record`, `emq_flow_settled`. */
+export const FLOWS_LUA: string = `
+-- The first n NUL-separated fields of s, the last taking the rest; nil when fewer.
+local function emq_flow_fields(s, n)
+  local out, at = {}, 1
+  for _ = 1, n - 1 do
+    local z = string.find(s, '\\0', at, true)
+    if not z then return nil end
+    out[#out + 1] = string.sub(s, at, z - 1)
+    at = z + 1
+  end
+  out[#out + 1] = string.sub(s, at)
+  return out
+end
+
+-- A child's place as written: decimal, no leading zero, below the batch bound.
+local function emq_flow_index(i)
+  return (i == '0' or string.find(i, '^[1-9][0-9]*$') ~= nil) and #i <= 5 and tonumber(i) < ${MAX_BATCH}
+end
+
+-- Whether each key of wanted ({{key, kind}...}) is missing or of its kind (a step-6 guard: a
+-- hand-edited key makes the step write nothing, as the module's).
+local function emq_flow_kinds(wanted)
+  for _, k in ipairs(wanted) do
+    local t = redis.call('TYPE', k[1])['ok']
+    if t ~= 'none' and t ~= k[2] then return false end
+  end
+  return true
+end
+
+local function emq_flow_job(x)
+  return string.sub(x, 1, 3) == 'JOB'
+end
+
+-- An entry an outbox holds for queue own, parsed ({kind = 'child', id, parent, body} or {kind =
+-- 'done', parent, index, child, state, detail}), or nil.
+local function emq_flow_parse(entry, own)
+  local f = emq_flow_fields(entry, 7)
+  if not f or f[2] ~= own then return nil end
+  if f[1] == 'child' then
+    local q = f[4]
+    if not (emq_flow_job(f[3]) and #q >= 1 and #q <= ${MAX_NAME_BYTES} and not string.find(q, '[{}%z]')
+      and emq_flow_job(f[5]) and emq_flow_index(f[6])) then return nil end
+    return {kind = 'child', id = f[3], parent = q .. '\\0' .. f[5] .. '\\0' .. f[6], body = f[7]}
+  end
+  if f[1] ~= 'done' or not (emq_flow_job(f[3]) and emq_flow_index(f[4]) and emq_flow_job(f[5])
+    and (f[6] == 'completed' or f[6] == 'failed')) then return nil end
+  return {kind = 'done', parent = f[3], index = f[4], child = f[5], state = f[6], detail = f[7]}
+end
+
+-- Step 6: child id made in this queue, pending, naming parent (its row missing): enqueued + 1, the
+-- row, pushed on the head of the default lane's ready list; 'ready' on wake when the queue had
+-- none. False (nothing written) when a key it needs is of another type.
+local function emq_flow_child(base, id, parent, body)
+  if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}})
+    or emq_counter(KEYS[1], '${META.enqueued}') then return false end
+  local plan, e = emq_ready_plan(base, {id}, {false}, {}, {0}, {''}) if e then return false end
+  local now = emq_int(emq_now())
+  if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
+  redis.call('HINCRBY', KEYS[1], '${META.enqueued}', 1)
+  local was_empty = not emq_ready_any(base)
+  redis.call('HSET', base .. '${KEY_PREFIX.job}' .. id, '${ROW.state}', '${STATE.pending}', '${ROW.payload}', body,
+    '${ROW.attempts}', '0', '${ROW.created_ms}', now, '${ROW.parent}', parent)
+  emq_ready_push(plan, 'LPUSH')
+  if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  return true
+end
+
+-- A parent's count field (0 when missing or not a counter).
+local function emq_flow_number(v)
+  if not v or emq_counter_text(v) then return 0 end
+  return tonumber(v)
+end
+
+-- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
+-- nothing when its row is gone, names another child there, or already holds the outcome. Then,
+-- while the parent waits: a failure of policy 0 buries it; else the last outcome makes it ready.
+-- Whether it recorded.
+local function emq_flow_record(base, parent, index, child, state, detail)
+  local row = base .. '${KEY_PREFIX.job}' .. parent
+  if redis.call('TYPE', row)['ok'] ~= 'hash' then return false end
+  local edge = redis.call('HGET', row, '${FLOW_FIELDS.child}' .. index)
+  local e = edge and emq_flow_fields(edge, 3)
+  if not e or e[2] ~= child or redis.call('HEXISTS', row, '${FLOW_FIELDS.done}' .. index) == 1 then return false end
+  local finished = emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) + 1
+  local children = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
+  local waits = redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}'
+  redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, state .. '\\0' .. detail, '${ROW.finished}', emq_int(finished))
+  if not waits then return true end
+  local waiting = base .. '${KEY.waiting}'
+  if state == 'failed' and e[3] == '0' then
+    local reason = string.sub('child ' .. e[1] .. ' ' .. child .. ' failed: ' .. detail, 1, ${MAX_REASON_BYTES})
+    local dead = base .. '${KEY.dead}'
+    if not emq_flow_kinds({{dead, 'zset'}, {waiting, 'zset'}}) or emq_counter(KEYS[1], '${META.buried}') then return true end
+    local now = emq_now()
+    redis.call('ZREM', waiting, parent)
+    redis.call('ZADD', dead, now, parent)
+    redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
+    redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
+  elseif finished >= children then
+    if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return true end
+    local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return true end
+    local was_empty = not emq_ready_any(base)
+    redis.call('ZREM', waiting, parent)
+    emq_ready_push(plan, 'LPUSH')
+    redis.call('HSET', row, '${ROW.state}', '${STATE.pending}')
+    if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  end
+  return true
+end
+
+-- Step 6 of ACK and BURY: each of the n settled jobs (ids id, rows rows) that names a parent has
+-- its outcome state (detail[j]) recorded there: on a parent of this queue at once, else as a
+-- 'done' entry of this queue's outbox.
+local function emq_flow_settled(base, n, id, rows, state, detail)
+  local own, outbox, now = string.sub(base, 6, -3), base .. '${KEY.outbox}', nil
+  for j = 1, n do
+    local named = redis.call('HGET', rows[j], '${ROW.parent}')
+    local p = named and emq_flow_fields(named, 3)
+    if p and p[1] == own then
+      emq_flow_record(base, p[2], p[3], id[j], state, detail[j])
+    elseif p and emq_flow_kinds({{outbox, 'zset'}}) then
+      now = now or emq_now()
+      redis.call('ZADD', outbox, now, table.concat({'done', p[1], p[2], p[3], id[j], state, detail[j]}, '\\0'))
+    end
+  end
+end
+`;

@@ -1,0 +1,58 @@
+//! `EMQ.APPLY 1 <meta> (<entry>)…`: a relay applies entries of other queues' outboxes in this
+//! queue (each entry must name it), in order and idempotently: `child` makes the child unless its
+//! row exists; `done` records a child's outcome on its parent unless recorded (`flows::record`).
+//! Reply: the entries that changed something.
+
+use super::flows::{self, Entry};
+use super::scope::Scope;
+use super::counter;
+use crate::command::{Args, Reply};
+use crate::ffi::Kind;
+use crate::keyspace::{DEAD, PENDING, WAITING, WAKE};
+use crate::literals::lit;
+use crate::wire::Refusal;
+
+/// Runs APPLY's steps 5–6.
+pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    let (ctx, l) = (s.ctx, lit());
+    let queue = s.queue();
+    let meta = s.meta()?;
+    s.structure(PENDING, Kind::List)?;
+    s.structure(WAKE, Kind::Zset)?;
+    s.structure(WAITING, Kind::Zset)?;
+    s.structure(DEAD, Kind::Zset)?;
+    let mut entries = Vec::with_capacity(args.jobs());
+    for j in 0..args.jobs() {
+        entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
+    }
+    counter(&meta, l.meta.enqueued)?;
+    counter(&meta, l.meta.buried)?;
+    for e in &entries {
+        let id = match e {
+            Entry::Child { id, .. } => id,
+            Entry::Done { parent, .. } => parent,
+        };
+        let row = s.row(id);
+        s.expect(row.as_str(), Kind::Hash)?;
+    }
+    s.probe()?;
+
+    let mut applied = 0;
+    for e in &entries {
+        let done = match e {
+            Entry::Child { id, parent, body } => {
+                let row = s.row(id);
+                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_child(s, id, parent, body)
+            }
+            Entry::Done {
+                parent,
+                index,
+                child,
+                state,
+                detail,
+            } => flows::record(s, parent, index, child, state, detail),
+        };
+        applied += i64::from(done);
+    }
+    Ok(Reply::Int(applied))
+}

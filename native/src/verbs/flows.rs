@@ -1,0 +1,301 @@
+//! What the flow verbs share (the twin of `lib/lua/flows.ts`; docs/design/flows.md): outbox
+//! entries (NUL-joined fields, the second the destination queue, the last free bytes), a child
+//! made ready in its queue, a child's outcome recorded on its parent (`record`: once per child, by
+//! its `done:<i>` field), and the settle hook (`settled`: ACK and BURY of a child record its
+//! outcome on a parent in this queue, or write a `done` entry in this queue's outbox).
+
+use super::scope::Scope;
+use super::{add, mark_ready, ready};
+use crate::ffi::{Key, Kind, Owned, Str};
+use crate::gates;
+use crate::keyspace::{valid_name, DEAD, OUTBOX, PENDING, WAITING, WAKE};
+use crate::literals::lit;
+
+/// An entry creating a child in its queue.
+pub const CHILD: &[u8] = b"child";
+/// An entry recording a child's outcome on its parent.
+pub const DONE: &[u8] = b"done";
+/// A child's outcome: acked.
+pub const COMPLETED: &[u8] = b"completed";
+/// A child's outcome: buried.
+pub const FAILED: &[u8] = b"failed";
+/// A parent's field naming child i (`child:<i>`: `<queue>\0<id>\0<policy>`).
+pub const CHILD_FIELD: &[u8] = b"child:";
+/// A parent's field holding child i's outcome (`done:<i>`: `<state>\0<detail>`).
+pub const DONE_FIELD: &[u8] = b"done:";
+/// The policy that fails the parent at once.
+pub const POLICY_FAIL: &[u8] = b"0";
+
+/// `fields` joined by NUL.
+pub fn join(fields: &[&[u8]]) -> Vec<u8> {
+    fields.join(&b"\0"[..])
+}
+
+/// The first `n` fields of `entry`, the last taking the rest (it may hold NUL); None when fewer.
+pub fn split(entry: &[u8], n: usize) -> Option<Vec<&[u8]>> {
+    let mut out = Vec::with_capacity(n);
+    let mut rest = entry;
+    for _ in 1..n {
+        let at = rest.iter().position(|&b| b == 0)?;
+        out.push(&rest[..at]);
+        rest = &rest[at + 1..];
+    }
+    out.push(rest);
+    Some(out)
+}
+
+/// A child's place under its parent as written: decimal, no leading zero, below the batch bound.
+fn index(b: &[u8]) -> bool {
+    gates::digits_up_to(b, 5)
+        .is_some_and(|n| (n as usize) < crate::spec::MAX_BATCH && n.to_string().as_bytes() == b)
+}
+
+/// An entry APPLY takes, parsed.
+pub enum Entry<'e> {
+    /// Create child `id` (its row's `parent`: `parent`) with payload `body`.
+    Child {
+        id: &'e [u8],
+        parent: Vec<u8>,
+        body: &'e [u8],
+    },
+    /// Record child `child`'s (place `index`) outcome `state` (`detail`) on parent `parent`.
+    Done {
+        parent: &'e [u8],
+        index: &'e [u8],
+        child: &'e [u8],
+        state: &'e [u8],
+        detail: &'e [u8],
+    },
+}
+
+/// `entry` parsed, when it is one an outbox holds for queue `queue`.
+pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
+    let f = split(entry, 7)?;
+    if f[1] != queue {
+        return None;
+    }
+    if f[0] == CHILD {
+        let ok = gates::job_id(f[2]) && valid_name(f[3]) && gates::job_id(f[4]) && index(f[5]);
+        return ok.then(|| Entry::Child {
+            id: f[2],
+            parent: join(&[f[3], f[4], f[5]]),
+            body: f[6],
+        });
+    }
+    let ok = f[0] == DONE
+        && gates::job_id(f[2])
+        && index(f[3])
+        && gates::job_id(f[4])
+        && (f[5] == COMPLETED || f[5] == FAILED);
+    ok.then(|| Entry::Done {
+        parent: f[2],
+        index: f[3],
+        child: f[4],
+        state: f[5],
+        detail: f[6],
+    })
+}
+
+/// Step 6: child `id` made in this queue, pending, naming `parent` (its row must be missing):
+/// `enqueued` + 1, the row, pushed on the head of the default lane's ready list; `ready` on wake
+/// when the queue had none. False (nothing written) when a key it needs is of another type.
+pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
+    let (ctx, l) = (s.ctx, lit());
+    let mut f = s.fresh();
+    let Ok(meta) = f.meta() else { return false };
+    let (Ok(pending), Ok(wake)) = (
+        f.structure(PENDING, Kind::List),
+        f.structure(WAKE, Kind::Zset),
+    ) else {
+        return false;
+    };
+    let Ok(enqueued) = super::counter(&meta, l.meta.enqueued) else {
+        return false;
+    };
+    let id = ctx.string(id);
+    let ids = [id.as_str()];
+    let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+        return false;
+    };
+    let now = ctx.int(f.now());
+    super::made(&meta, now.as_str());
+    add(&meta, l.meta.enqueued, enqueued, 1);
+    let was_empty = !ready::any(&f, &meta);
+    let row = ctx.open_named(f.row(id.bytes()));
+    let (parent, body) = (ctx.string(parent), ctx.string(body));
+    row.hset(&[
+        (l.row.state, l.state.pending),
+        (l.row.payload, body.as_str()),
+        (l.row.attempts, l.zero),
+        (l.row.created_ms, now.as_str()),
+        (l.row.parent, parent.as_str()),
+    ]);
+    ready::push(&f, &meta, &pending, &plan, false);
+    if was_empty {
+        mark_ready(&wake);
+    }
+    ctx.signal_ready(pending.name());
+    true
+}
+
+/// Step 6: child `child`'s (place `index`) outcome `state` (`detail`) recorded on parent `parent`
+/// of this queue, once: nothing when its row is gone, names another child there, or already
+/// holds the outcome. Then, while the parent waits: a failure of policy 0 buries it; else the
+/// last outcome makes it ready. Whether it recorded.
+pub fn record(
+    s: &Scope,
+    parent: &[u8],
+    index: &[u8],
+    child: &[u8],
+    state: &[u8],
+    detail: &[u8],
+) -> bool {
+    let (ctx, l) = (s.ctx, lit());
+    let row = ctx.open_named(s.row(parent));
+    if row.kind() != Kind::Hash {
+        return false;
+    }
+    let edge_field = ctx.string(&[CHILD_FIELD, index].concat());
+    let Some(edge) = row.hget(edge_field.as_str()) else {
+        return false;
+    };
+    let Some(edge) = split(edge.bytes(), 3).map(|e| (e[1].to_vec(), e[2].to_vec())) else {
+        return false;
+    };
+    let done_field = ctx.string(&[DONE_FIELD, index].concat());
+    if edge.0 != child || row.hget(done_field.as_str()).is_some() {
+        return false;
+    }
+    let number = |f: Str| {
+        row.hget(f)
+            .and_then(|v| gates::bounded_counter(v.bytes()))
+            .unwrap_or(0)
+    };
+    let finished = number(l.row.finished) + 1;
+    let children = number(l.row.children);
+    let waits = row
+        .hget(l.row.state)
+        .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
+    let outcome = ctx.string(&join(&[state, detail]));
+    let count = ctx.int(finished);
+    row.hset(&[
+        (done_field.as_str(), outcome.as_str()),
+        (l.row.finished, count.as_str()),
+    ]);
+    if !waits {
+        return true;
+    }
+    let id = ctx.string(parent);
+    if state == FAILED && edge.1 == POLICY_FAIL {
+        let reason = failed_reason(&row, index, child, detail);
+        bury(s, &row, id.as_str(), &reason);
+    } else if finished >= children {
+        wake(s, &row, id.as_str());
+    }
+    true
+}
+
+/// The reason a parent fails with: `child <queue> <id> failed: <reason>`.
+fn failed_reason(row: &Key, index: &[u8], child: &[u8], detail: &[u8]) -> Vec<u8> {
+    let field = row.ctx().string(&[CHILD_FIELD, index].concat());
+    let queue = row
+        .hget(field.as_str())
+        .map(|e| split(e.bytes(), 3).map_or(Vec::new(), |f| f[0].to_vec()));
+    let mut r = b"child ".to_vec();
+    r.extend_from_slice(&queue.unwrap_or_default());
+    r.push(b' ');
+    r.extend_from_slice(child);
+    r.extend_from_slice(b" failed: ");
+    r.extend_from_slice(detail);
+    r.truncate(crate::spec::MAX_REASON_BYTES as usize);
+    r
+}
+
+/// Step 6: the waiting parent `id` (its row `row`) leaves `waiting` for the head of pending.
+fn wake(s: &Scope, row: &Key, id: Str) {
+    let (ctx, l) = (s.ctx, lit());
+    let mut f = s.fresh();
+    let (Ok(meta), Ok(pending), Ok(wake), Ok(waiting)) = (
+        f.meta(),
+        f.structure(PENDING, Kind::List),
+        f.structure(WAKE, Kind::Zset),
+        f.structure(WAITING, Kind::Zset),
+    ) else {
+        return;
+    };
+    let ids = [id];
+    let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+        return;
+    };
+    let was_empty = !ready::any(&f, &meta);
+    if waiting.zrem(id) {
+        ctx.replicate(c"ZREM", &[waiting.name(), id]);
+    }
+    ready::push(&f, &meta, &pending, &plan, false);
+    row.hset(&[(l.row.state, l.state.pending)]);
+    if was_empty {
+        mark_ready(&wake);
+    }
+    ctx.signal_ready(pending.name());
+}
+
+/// Step 6: the waiting parent `id` (its row `row`) buried with `reason` (its retention is the next
+/// BURY's or CLAIM's).
+fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
+    let (ctx, l) = (s.ctx, lit());
+    let mut f = s.fresh();
+    let (Ok(meta), Ok(dead), Ok(waiting)) = (
+        f.meta(),
+        f.structure(DEAD, Kind::Zset),
+        f.structure(WAITING, Kind::Zset),
+    ) else {
+        return;
+    };
+    let Ok(buried) = super::counter(&meta, l.meta.buried) else {
+        return;
+    };
+    let now = ctx.int(f.now());
+    if waiting.zrem(id) {
+        ctx.replicate(c"ZREM", &[waiting.name(), id]);
+    }
+    dead.zadd(f.now() as f64, id);
+    ctx.replicate(c"ZADD", &[dead.name(), now.as_str(), id]);
+    let reason = ctx.string(reason);
+    row.hset(&[
+        (l.row.state, l.state.dead),
+        (l.row.reason, reason.as_str()),
+        (l.row.buried_ms, now.as_str()),
+    ]);
+    add(&meta, l.meta.buried, buried, 1);
+}
+
+/// Step 6 of ACK and BURY, before their rows change: each settled job that names a parent
+/// (`parent` on its row) has its outcome `state` (`detail(j)`) recorded there — on a parent of this
+/// queue at once ([`record`]), else as a `done` entry of this queue's outbox.
+pub fn settled<'d>(s: &Scope, rows: &[Owned], state: &[u8], detail: impl Fn(usize) -> Str<'d>) {
+    let (ctx, l) = (s.ctx, lit());
+    for (j, name) in rows.iter().enumerate() {
+        let row = ctx.open(name.as_str());
+        let Some(parent) = row.hget(l.row.parent) else {
+            continue;
+        };
+        let Some(p) = split(parent.bytes(), 3) else {
+            continue;
+        };
+        let id = &name.bytes()[s.row(b"").bytes().len()..];
+        let detail = detail(j);
+        if p[0] == s.queue() {
+            record(s, p[1], p[2], id, state, detail.bytes());
+            continue;
+        }
+        let outbox = ctx.open_named(s.name(OUTBOX));
+        if !outbox.is_empty_or(Kind::Zset) {
+            continue;
+        }
+        let entry = ctx.string(&join(&[DONE, p[0], p[1], p[2], id, state, detail.bytes()]));
+        let now = s.now();
+        outbox.zadd(now as f64, entry.as_str());
+        let score = ctx.int(now);
+        ctx.replicate(c"ZADD", &[outbox.name(), score.as_str(), entry.as_str()]);
+    }
+}

@@ -1,0 +1,233 @@
+/**
+ * Flows (issue 36, docs/design/flows.md), for each backend × topology: a parent with children in
+ * its own queue and in other queues (on other primaries of the cluster) becomes claimable only once
+ * every child has finished, exactly once; a failed child of policy "fail" buries the parent with a
+ * reason naming it, "ignore" counts it as finished; an outbox entry delivered twice makes nothing
+ * twice and counts once; a relay's acknowledgement from a lease that ran out is refused, writing
+ * nothing; bad input is refused before the wire, and what reaches the server anyway by both twins
+ * with the digest unchanged.
+ */
+import { describe, expect, test } from "bun:test";
+import { keyspace, slot } from "../../mod.ts";
+import { EchoMQError, type Job } from "../../client.ts";
+import { COMBOS, digest, outcome, sleep, useClient, useSites, wire } from "./_harness.ts";
+
+const servers = useSites();
+type P = { n: number };
+
+/** Three queue names of `stem` whose slots fall in the three thirds of the slot space (one per primary of the test cluster). */
+function spread(stem: string): [string, string, string] {
+  const found: Array<string | undefined> = [undefined, undefined, undefined];
+  for (let i = 0; found.includes(undefined); i++) {
+    const q = `${stem}-${i}`;
+    const third = Math.min(2, Math.floor(slot(`{${q}}`) / 5462));
+    found[third] ??= q;
+  }
+  return found as [string, string, string];
+}
+
+for (const combo of COMBOS) {
+  const { backend } = combo;
+  describe(combo.name, () => {
+    const ctx = useClient<P>(servers, combo);
+    const state = async (q: string, id: string): Promise<string> => (await ctx.row(q, id, "state"))[0]!;
+    const zcard = async (q: string, type: "outbox" | "waiting"): Promise<number> =>
+      Number(await ctx.raw.command(["ZCARD", keyspace(q)[type]], keyspace(q).meta));
+    /** Claims one job of `q` and acks it with its payload's n as the result. */
+    async function ackOne(q: string, result?: unknown): Promise<Job<P>> {
+      const job = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
+      expect(job).not.toBeNull();
+      await ctx.mq.ack(job, result ?? { n: job.payload.n });
+      return job;
+    }
+
+    test("a parent with children here and in other queues runs once, after all of them", async () => {
+      const [p, a, b] = spread(`flow-run-${backend}`);
+      const tree = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: p, payload: { n: 1 } }, { queue: a, payload: { n: 2 } }, { queue: b, payload: { n: 3 } }],
+      });
+      expect(tree.children.map((c) => c.queue)).toEqual([p, a, b]);
+      expect(await state(p, tree.id)).toBe("waiting");
+      expect(await zcard(p, "waiting")).toBe(1);
+      expect(await zcard(p, "outbox")).toBe(2);
+      // the child here is claimable at once; the parent is not
+      const here = await ackOne(p);
+      expect(here.id).toBe(tree.children[0]!.id);
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+      // the relay makes the children elsewhere
+      expect(await ctx.mq.relayOnce([p])).toBe(2);
+      expect(await zcard(p, "outbox")).toBe(0);
+      expect((await ackOne(a)).id).toBe(tree.children[1]!.id);
+      expect(await ctx.mq.relayOnce([a])).toBe(1);
+      expect(await state(p, tree.id)).toBe("waiting");
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+      await ackOne(b, "last");
+      expect(await ctx.mq.relayOnce([a, b])).toBe(1);
+      const parent = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      expect(parent.id).toBe(tree.id);
+      expect(await ctx.mq.children(p, tree.id)).toEqual([
+        { queue: p, id: tree.children[0]!.id, state: "completed", result: { n: 1 } },
+        { queue: a, id: tree.children[1]!.id, state: "completed", result: { n: 2 } },
+        { queue: b, id: tree.children[2]!.id, state: "completed", result: "last" },
+      ]);
+      await ctx.mq.ack(parent);
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+      for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
+      expect(await zcard(p, "waiting")).toBe(0);
+    });
+
+    test("with workers and a relay running: every parent runs once, after its children", async () => {
+      const [p, a, b] = spread(`flow-work-${backend}`);
+      const flows = 10;
+      const done = new Map<string, number>();
+      const parents: string[] = [];
+      for (let i = 0; i < flows; i++) {
+        const t = await ctx.mq.flow({
+          queue: p,
+          payload: { n: -1 },
+          children: [{ queue: a, payload: { n: i } }, { queue: b, payload: { n: i } }, { queue: p, payload: { n: i } }],
+        });
+        parents.push(t.id);
+      }
+      const ran: string[] = [];
+      const workers = [p, a, b].map((q) =>
+        ctx.mq.work(q, async (job) => {
+          if (job.payload.n === -1) {
+            const kids = await ctx.mq.children(p, job.id);
+            expect(kids.every((k) => k.state === "completed")).toBe(true);
+            ran.push(job.id);
+          }
+          done.set(job.id, (done.get(job.id) ?? 0) + 1);
+          return job.payload.n;
+        }, { concurrency: 4, blockMs: 100 })
+      );
+      const relay = ctx.mq.relay([p, a, b], { intervalMs: 20 });
+      const until = Date.now() + 30_000;
+      while (ran.length < flows && Date.now() < until) await sleep(50);
+      await relay.stop();
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(ran.sort()).toEqual(parents.sort());
+      expect([...done.values()].every((n) => n === 1)).toBe(true);
+      expect(done.size).toBe(flows * 4);
+    }, 60_000);
+
+    test('a failed child of policy "fail" buries the parent with a reason naming it; "ignore" counts it as finished', async () => {
+      const [p, a] = spread(`flow-fail-${backend}`);
+      const failing = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: p, payload: { n: 2 } }] });
+      await ctx.mq.relayOnce([p]);
+      const child = (await ctx.mq.claim(a, { leaseMs: 60_000 }))!;
+      await ctx.mq.bury(child, "boom");
+      await ctx.mq.relayOnce([a]);
+      expect(await state(p, failing.id)).toBe("dead");
+      expect((await ctx.row(p, failing.id, "reason"))[0]).toBe(`child ${a} ${child.id} failed: boom`);
+      expect(await zcard(p, "waiting")).toBe(0);
+      // the sibling still runs, and its completion wakes nothing
+      await ackOne(p);
+      expect(await state(p, failing.id)).toBe("dead");
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+
+      // a child of its own queue buried: its parent buried in the same command, both counted
+      const buried = async (): Promise<number> => Number(await ctx.raw.command(["HGET", keyspace(p).meta, "buried"], keyspace(p).meta));
+      const before = await buried();
+      const local = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 4 } }] });
+      await ctx.mq.bury((await ctx.mq.claim(p, { leaseMs: 60_000 }))!, "local");
+      expect(await state(p, local.id)).toBe("dead");
+      expect(await buried()).toBe(before + 2);
+
+      const ignoring = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 3 }, onFailure: "ignore" }] });
+      const own = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      await ctx.mq.bury(own, "ignored");
+      const parent = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      expect(parent.id).toBe(ignoring.id);
+      expect(await ctx.mq.children(p, ignoring.id)).toEqual([{ queue: p, id: own.id, state: "failed", reason: "ignored" }]);
+    });
+
+    test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
+      const [p, a] = spread(`flow-dup-${backend}`);
+      const K = { p: keyspace(p), a: keyspace(a) };
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: a, payload: { n: 2 } }] });
+      const leased = await wire(ctx.raw, backend, "OUTBOX", [K.p.meta], ["30", "10"]);
+      const [token, first, , second] = (leased as { ok: [number, string, number, string] }).ok;
+      expect(await wire(ctx.raw, backend, "APPLY", [K.a.meta], [first, second])).toEqual({ ok: 2 });
+      expect(await wire(ctx.raw, backend, "APPLY", [K.a.meta], [first, second])).toEqual({ ok: 0 });
+      expect(await ctx.mq.counts(a)).toMatchObject({ pending: 2 });
+      // the lease runs out, another relay leases the entries: the first one's ack is refused
+      await sleep(60);
+      const again = (await wire(ctx.raw, backend, "OUTBOX", [K.p.meta], ["60000", "10"])) as { ok: [number, string, number, string] };
+      expect(again.ok[0]).toBeGreaterThan(token);
+      const before = await digest(ctx.raw, K.p.meta);
+      expect(await wire(ctx.raw, backend, "UNBOX", [K.p.meta], [String(token), first])).toEqual({ err: "ERR EMQ.UNBOX outbox lease lost" });
+      expect(await digest(ctx.raw, K.p.meta)).toBe(before);
+      expect(await ctx.mq.relayOnce([p]).catch((e) => e)).toBe(0); // leased to the other relay: nothing free
+      expect(await wire(ctx.raw, backend, "UNBOX", [K.p.meta], [String(again.ok[0]), first, String(again.ok[0]), second])).toEqual({ ok: 2 });
+      expect(await wire(ctx.raw, backend, "UNBOX", [K.p.meta], [String(again.ok[0]), first])).toEqual({ ok: 0 });
+      // a completion delivered twice counts once
+      await ackOne(a);
+      const done = (await wire(ctx.raw, backend, "OUTBOX", [K.a.meta], ["60000", "10"])) as { ok: [number, string] };
+      expect(await wire(ctx.raw, backend, "APPLY", [K.p.meta], [done.ok[1]])).toEqual({ ok: 1 });
+      expect(await wire(ctx.raw, backend, "APPLY", [K.p.meta], [done.ok[1]])).toEqual({ ok: 0 });
+      expect(await ctx.row(p, tree.id, "finished", "state")).toEqual(["1", "waiting"]);
+    });
+
+    test("a waiting parent removed leaves waiting; its children's outcomes then record nothing", async () => {
+      const [p, a] = spread(`flow-rm-${backend}`);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] });
+      expect(await ctx.mq.remove(p, tree.id)).toBe(true);
+      expect(await zcard(p, "waiting")).toBe(0);
+      await ctx.mq.relayOnce([p]);
+      await ackOne(a);
+      const done = (await wire(ctx.raw, backend, "OUTBOX", [keyspace(a).meta], ["60000", "10"])) as { ok: [number, string] };
+      expect(await wire(ctx.raw, backend, "APPLY", [keyspace(p).meta], [done.ok[1]])).toEqual({ ok: 0 });
+      expect(Number(await ctx.raw.command(["EXISTS", keyspace(p).job(tree.id)], keyspace(p).meta))).toBe(0);
+    });
+
+    test("DROP takes a queue's waiting parents, its waiting set and its outbox", async () => {
+      const [p, a] = spread(`flow-drop-${backend}`);
+      const K = keyspace(p);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: p, payload: { n: 2 } }] });
+      expect(await ctx.mq.drop(p)).toBeGreaterThan(0);
+      expect(Number(await ctx.raw.command(["EXISTS", K.meta, K.waiting, K.outbox, K.pending, K.job(tree.id)], K.meta))).toBe(0);
+    });
+
+    test("bad input: refused before the wire (typed), and by the server with the digest unchanged", async () => {
+      const [p, a] = spread(`flow-bad-${backend}`);
+      const K = keyspace(p);
+      const refused = async (spec: unknown): Promise<unknown> => await ctx.mq.flow(spec as never).catch((e) => e);
+      for (
+        const spec of [
+          { queue: p, payload: { n: 0 }, children: [] },
+          { queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 }, onFailure: "maybe" }] },
+          { queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 }, children: [] }] },
+          { queue: p, payload: { n: 0 }, children: Array.from({ length: 1001 }, () => ({ queue: a, payload: { n: 1 } })) },
+        ]
+      ) {
+        const e = await refused(spec);
+        expect(e).toBeInstanceOf(EchoMQError);
+        expect((e as EchoMQError).rule).toBe("flow");
+      }
+      expect(await refused({ queue: p, payload: { n: 0 }, children: [{ queue: "a}b", payload: { n: 1 } }] })).toBeInstanceOf(TypeError);
+      expect(await refused({ queue: p, id: "nope", payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] })).toBeInstanceOf(TypeError);
+      expect(Number(await ctx.raw.command(["EXISTS", K.meta, K.outbox, K.waiting], K.meta))).toBe(0);
+
+      const before = await digest(ctx.raw, K.meta);
+      const parent = "JOB00000000001";
+      const cases: Array<[Parameters<typeof wire>[2], string[], string]> = [
+        ["FLOW", [parent, "x"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
+        ["FLOW", [parent, "x", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
+        ["FLOW", [parent, "x", "JOB00000000002", a, "2", "y"], "ERR EMQ.FLOW policy must be at most 1"],
+        ["FLOW", [parent, "x", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
+        ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
+        ["APPLY", [`done\0${a}\0${parent}\x000\0JOB00000000002\0completed\0`], "ERR EMQ.APPLY malformed outbox entry"],
+        ["APPLY", [`child\0${p}\0JOB00000000002\0${a}\0${parent}\x0001\0x`], "ERR EMQ.APPLY malformed outbox entry"],
+        ["UNBOX", ["x", "e"], "ERR EMQ.UNBOX deadline must be a positive integer"],
+      ];
+      for (const [verb, args, text] of cases) {
+        expect(await wire(ctx.raw, backend, verb, [K.meta], args)).toEqual({ err: text });
+      }
+      expect(await digest(ctx.raw, K.meta)).toBe(before);
+      expect(await outcome(() => ctx.mq.relayOnce([p]))).toEqual({ ok: 0 });
+    });
+  });
+}
