@@ -5,6 +5,7 @@
  * @module
  */
 import type { JobId } from "../keyspace/mod.ts";
+import type { ChildState } from "./flows.ts";
 
 /**
  * A claimed job as settles need it: queue, id and the lease token of the claim. A settle with a
@@ -66,6 +67,8 @@ export interface WorkerJob<P> extends Job<P> {
    * it, from the handler).
    */
   rateLimited(ms: number): never;
+  /** A flow parent's children (`mq.flow`) with their states and results; `[]` for a job that is no parent. */
+  children(): Promise<ChildState[]>;
 }
 
 /** How many ids each of a queue's sets holds. */

@@ -113,6 +113,36 @@ for (const combo of COMBOS) {
       expect(done.size).toBe(flows * 4);
     }, 60_000);
 
+    test("workers that relay their queues (relay option): every parent runs once, reading job.children()", async () => {
+      const [p, a, b] = spread(`flow-wrelay-${backend}`);
+      const flows = 10;
+      const done = new Map<string, number>();
+      const parents: string[] = [];
+      for (let i = 0; i < flows; i++) {
+        const t = await ctx.mq.flow({ queue: p, payload: { n: -1 }, children: [{ queue: a, payload: { n: i } }, { queue: b, payload: { n: i } }] });
+        parents.push(t.id);
+      }
+      const ran: string[] = [];
+      const seen: Array<Array<[string, string]>> = [];
+      const workers = [p, a, b].map((q) =>
+        ctx.mq.work(q, async (job) => {
+          if (job.payload.n === -1) {
+            const kids = await job.children();
+            seen.push(kids.map((k): [string, string] => [k.queue, k.state]));
+            ran.push(job.id);
+          }
+          done.set(job.id, (done.get(job.id) ?? 0) + 1);
+          return job.payload.n;
+        }, { concurrency: 4, blockMs: 100, relay: { intervalMs: 20 } })
+      );
+      const until = Date.now() + 30_000;
+      while (ran.length < flows && Date.now() < until) await sleep(50);
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(ran.sort()).toEqual(parents.sort());
+      expect([...done.values()].every((n) => n === 1)).toBe(true);
+      for (const kids of seen) expect(kids).toEqual([[a, "completed"], [b, "completed"]]);
+    }, 60_000);
+
     test('a failed child of policy "fail" buries the parent with a reason naming it; "ignore" counts it as finished', async () => {
       const [p, a] = spread(`flow-fail-${backend}`);
       const failing = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: p, payload: { n: 2 } }] });

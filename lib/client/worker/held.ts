@@ -7,6 +7,7 @@
  * @module
  */
 import type { Job, JobRef, WorkerJob } from "../job.ts";
+import type { ChildState } from "../flows.ts";
 import type { ProcessSpan } from "../tracing.ts";
 import { RateLimitedError } from "./worker_errors.ts";
 
@@ -131,9 +132,10 @@ export class HeldJob<P> implements WorkerJob<P> {
   declare readonly lane?: string;
   readonly #held: Held<P>;
   readonly #progress: (job: JobRef, value: unknown) => Promise<void>;
+  readonly #children: (job: JobRef) => Promise<ChildState[]>;
 
-  /** The view of `held`; `progress` records a job's progress (the worker's client). */
-  constructor(held: Held<P>, progress: (job: JobRef, value: unknown) => Promise<void>) {
+  /** The view of `held`; `progress` records a job's progress, `children` reads a flow parent's children (the worker's client). */
+  constructor(held: Held<P>, progress: (job: JobRef, value: unknown) => Promise<void>, children: (job: JobRef) => Promise<ChildState[]>) {
     const job = held.job;
     this.id = job.id;
     this.queue = job.queue;
@@ -149,6 +151,7 @@ export class HeldJob<P> implements WorkerJob<P> {
     if (job.lane !== undefined) self.lane = job.lane;
     this.#held = held;
     this.#progress = progress;
+    this.#children = children;
   }
 
   /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
@@ -164,6 +167,11 @@ export class HeldJob<P> implements WorkerJob<P> {
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void> {
     return this.#progress(this.#held.job, value);
+  }
+
+  /** A flow parent's children with their states and results (`[]` for a job that is no parent). */
+  children(): Promise<ChildState[]> {
+    return this.#children(this.#held.job);
   }
 
   /** Throws a `RateLimitedError`: the job is handed back and its lane (or queue) held for `ms`. */

@@ -8,6 +8,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PayloadDecodeError } from "../errors.ts";
+import type { ChildState } from "../flows.ts";
 import type { Job, JobRef, Settlement } from "../job.ts";
 import { JobOverdueError, JobTimeoutError, LeaseExpiredError } from "./worker_errors.ts";
 import { abortHeld, doneOf, type Held, HeldJob, hold, mayOwn, move } from "./held.ts";
@@ -73,6 +74,8 @@ export class Runner<P> {
   readonly #handler: Handler<P>;
   /** A job's `progress`, through the client (one function for every job). */
   readonly #progress: (job: JobRef, value: unknown) => Promise<void>;
+  /** A flow parent's children, through the client (one function for every job). */
+  readonly #children: (job: JobRef) => Promise<ChildState[]>;
   /** Counts a settle a handler made itself (one function for every job). */
   readonly #ownSettled: (kind: Settlement["kind"], error: unknown) => void;
 
@@ -81,6 +84,9 @@ export class Runner<P> {
     this.#settler = settler;
     this.#handler = handler;
     this.#progress = (job, value) => crew.client.progress(job, value);
+    const client = crew.client;
+    this.#children = (job) =>
+      client.children === undefined ? Promise.reject(new TypeError("worker: this client reads no flow children")) : client.children(job.queue, job.id);
     this.#ownSettled = (kind, error) => settler.ownSettled(kind, error);
   }
 
@@ -157,7 +163,7 @@ export class Runner<P> {
 
   /** What the handler of `held` gets: the job's view (held.ts). */
   context(held: Held<P>): HeldJob<P> {
-    return new HeldJob(held, this.#progress);
+    return new HeldJob(held, this.#progress, this.#children);
   }
 
   /**

@@ -37,6 +37,7 @@
 import { MAX_BATCH } from "../../wire/mod.ts";
 import { EchoMQError } from "../errors.ts";
 import type { WorkerJob } from "../job.ts";
+import type { RelayOptions } from "../relay.ts";
 import { integerIn } from "../options.ts";
 import { stopOnSignals } from "../signals.ts";
 import { FIRE_POLL_MS } from "../schedulers.ts";
@@ -142,6 +143,13 @@ export interface WorkerOptions {
    * worker of a queue may fire, and the server admits one job per run however many race.
    */
   schedulers?: boolean;
+  /**
+   * Relay the queue's outbox from this worker (`mq.relay`: a flow's entries for parents and
+   * children in other queues; default false). On, the worker looks at the outbox every
+   * `intervalMs` (default 250): a parent in another queue runs within about that much after its
+   * last child. Off, run `mq.relay(queues)` or `emq relay` somewhere (a same-queue flow needs none).
+   */
+  relay?: boolean | RelayOptions;
   /**
    * Where a processor module given as the handler (its URL: `new URL("./processor.ts",
    * import.meta.url)`, its default export the handler) runs: `"thread"` (default), a pool of
@@ -277,6 +285,8 @@ export class Worker<P> {
   #unhook: () => void = () => {};
   /** The sandboxes of a processor module given as the handler (else null). */
   readonly #pool: Pool | null = null;
+  /** The relay of the queue's outbox this worker runs (`relay` option), or null. */
+  readonly #relay: { stop(): Promise<void> } | null = null;
 
   /** Starts claiming; use `EchoMQ.work` rather than this. */
   constructor(client: WorkerClient<P>, queue: string, handler: Handler<P> | URL, opts: WorkerOptions, onStop: () => void) {
@@ -336,6 +346,9 @@ export class Worker<P> {
     if (opts.handleSignals) this.#unhook = stopOnSignals(() => this.stop({ timeoutMs: stopTimeoutMs }));
     this.#loop.start();
     if (opts.schedulers !== false && client.fireSchedulers !== undefined) this.#fireIn(0);
+    if (opts.relay !== undefined && opts.relay !== false && client.relay !== undefined) {
+      this.#relay = client.relay(queue, opts.relay === true ? { onError: (e) => this.#report(e) } : opts.relay);
+    }
   }
 
   /** Fires the queue's due schedulers in `ms`, then again when the next one is due (no leader). */
@@ -423,6 +436,7 @@ export class Worker<P> {
         // calls the loop sent without waiting: their jobs run (and are drained below)
         await Promise.all(loop.inFlight);
         await this.#firing;
+        await this.#relay?.stop();
         loop.line?.close();
         loop.line = null;
         if (deadline !== null) {

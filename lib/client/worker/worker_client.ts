@@ -25,6 +25,8 @@ import type { ClientContext } from "../context.ts";
 import { EchoMQError } from "../errors.ts";
 import type { JobRef, Settlement } from "../job.ts";
 import { penalize } from "../limits.ts";
+import { children, type ChildState } from "../flows.ts";
+import { relay, type RelayOptions } from "../relay.ts";
 import type { Tracing } from "../tracing.ts";
 import { type WorkerIdentity, workerName } from "./worker_name.ts";
 
@@ -81,6 +83,10 @@ export interface WorkerClient<P> {
    * (`idleMs` when the queue has none).
    */
   fireSchedulers?(queue: string, idleMs: number): Promise<number>;
+  /** Starts relaying `queue`'s outbox (flows' entries to other queues) until the returned relay stops. */
+  relay?(queue: string, opts: RelayOptions): { stop(): Promise<void> };
+  /** The children of flow parent `id` of `queue`, with their states (`job.children()`). */
+  children?(queue: string, id: string): Promise<ChildState[]>;
   /**
    * How long one call may take beyond its own wait and still be making progress, in ms: the
    * connection's request timeout plus the window in which it sends again a call refused by a
@@ -235,6 +241,8 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     reap: (queue) => calls.reap(queue),
     penalize: (queue, ms, lane) => penalize(c, c.keyspace(queue), ms, lane),
     fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
+    relay: (queue, opts) => relay(c, [queue], opts),
+    children: (queue, id) => children(c, c.keyspace(queue), id),
     tracing: c.tracing,
   };
 }
