@@ -393,6 +393,7 @@ export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturn
     if (o.traceparent !== undefined) job.traceparent = o.traceparent;
     if (o.priority !== undefined && Number(o.priority) !== 0) job.priority = Number(o.priority);
     if (o.lane !== undefined) job.lane = o.lane;
+    if (o.name !== undefined) job.name = o.name;
   }
   try {
     job.payload = c.codec.decode(parts.payload ?? NO_BYTES);

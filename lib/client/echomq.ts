@@ -196,8 +196,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * or `unconfirmed` (maybe: send them again with their ids, a `DuplicateIdError` meaning it was
    * there), each with its input index and payload; the inputs from `unreadFrom` on were never
    * read, and the input is not closed, so the same generator (or `array.slice(unreadFrom)`)
-   * continues from there. With `durable`, each command is followed by `WAIT`. `lane` and
-   * `priority` are one value for every job or a function of each payload and its index.
+   * continues from there. With `durable`, each command is followed by `WAIT`. `lane`,
+   * `priority` and `name` are one value for every job or a function of each payload and its index.
    *
    * @example
    * ```ts ignore

@@ -109,6 +109,7 @@ export class HeldJob<P> implements WorkerJob<P> {
   declare readonly traceparent?: string;
   declare readonly priority?: number;
   declare readonly lane?: string;
+  declare readonly name?: string;
   readonly #held: Held<P>;
   readonly #progress: (job: JobRef, value: unknown) => Promise<void>;
 
@@ -127,6 +128,7 @@ export class HeldJob<P> implements WorkerJob<P> {
     if (job.traceparent !== undefined) self.traceparent = job.traceparent;
     if (job.priority !== undefined) self.priority = job.priority;
     if (job.lane !== undefined) self.lane = job.lane;
+    if (job.name !== undefined) self.name = job.name;
     this.#held = held;
     this.#progress = progress;
   }

@@ -68,6 +68,8 @@ export interface JobInfo<P> {
   readonly priority?: number;
   /** Its lane (the row's `lane`); undefined in the default lane. */
   readonly lane?: string;
+  /** Its name (`enqueue`'s `name`), if it has one. */
+  readonly name?: string;
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -200,6 +202,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["traceparent", opts.traceparent],
     ["priority", opts.priority === undefined || Number(opts.priority) === 0 ? undefined : Number(opts.priority)],
     ["lane", text(row, ROW.lane) || undefined],
+    ["name", opts.name],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;

@@ -42,6 +42,8 @@ export interface Job<P> extends JobRef {
   readonly priority?: number;
   /** Its lane (`enqueue`'s `lane`); undefined in the default lane. */
   readonly lane?: string;
+  /** Its name (`enqueue`'s `name`), when it was admitted with one. */
+  readonly name?: string;
 }
 
 /**

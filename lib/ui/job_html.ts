@@ -39,6 +39,7 @@ function pretty(value: unknown): string {
  */
 export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error): string {
   const facts: Array<[string, string]> = [
+    ["Name", j.name === undefined ? "—" : `<code id="job-name">${esc(visible(j.name))}</code>`],
     ["State", esc(j.state)],
     ["Attempts", String(j.attempts)],
     // the row keeps its last claim's token (the next claim's is greater): held only while active

@@ -143,6 +143,7 @@ button.danger { border-color: var(--no); color: var(--no); }
 .pager output { color: var(--muted); font-variant-numeric: tabular-nums; min-width: 9rem; text-align: center; }
 .payload, .reason { font-family: var(--mono); font-size: .85rem; overflow-wrap: anywhere; }
 .reason { color: var(--no); }
+.jobname { font-weight: 400; color: var(--muted); overflow-wrap: anywhere; }
 .payload[data-error="true"] { color: var(--no); font-style: italic; }
 tbody th code { white-space: nowrap; }
 .empty td { color: var(--muted); font-style: italic; }

@@ -145,6 +145,12 @@ export const OPTIONS = {
     doc: "the W3C trace context (`traceparent`) of the span that admitted the job (OpenTelemetry): the server keeps it " +
       "for the worker, whose `process` span links to it",
   },
+  name: {
+    gate: { kind: "name" },
+    sample: "send-invoice",
+    doc: "the job's name (the name rule: 1 to 1024 bytes without `{`, `}` or NUL), what the job is, as BullMQ's " +
+      "job names: the server keeps it for the worker, the dashboard and `getJob`",
+  },
 } as const satisfies Record<string, { gate: OptionGate; needs?: string; sample: string; doc: string }>;
 
 /** The name of an option. */

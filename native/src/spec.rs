@@ -134,7 +134,7 @@ pub mod arg {
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
-pub static OPTIONS: [Opt; 7] = [
+pub static OPTIONS: [Opt; 8] = [
     // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
     Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
     // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
@@ -149,6 +149,8 @@ pub static OPTIONS: [Opt; 7] = [
     Opt { name: "priority", gate: Gate::Number { min: 0, max: Some(2097151), digits: 15 }, needs: None },
     // the W3C trace context (traceparent) of the span that admitted the job (OpenTelemetry): the server keeps it for the worker, whose process span links to it
     Opt { name: "traceparent", gate: Gate::Name, needs: None },
+    // the job's name (the name rule: 1 to 1024 bytes without {, } or NUL), what the job is, as BullMQ's job names: the server keeps it for the worker, the dashboard and getJob
+    Opt { name: "name", gate: Gate::Name, needs: None },
 ];
 
 /// Every verb's call shape, in wire order.

@@ -21,6 +21,7 @@ test("--help lists every command, test and bench included", () => {
       "resume",
       "retain",
       "jobs",
+      "job",
       "limit",
       "limits",
       "lanes",
@@ -120,6 +121,24 @@ describe("bad input against servers", () => {
     expectOneLineError(emq("demo", "--seconds=-1"), "--seconds must be between 0 and 3600");
     expectOneLineError(emq("demo", "--seconds", "-1"), "Option '--seconds' argument is ambiguous");
     expect(emq("frobnicate").code).toBe(2);
+  });
+
+  test("emq job shows one job's facts, its name included; a job not there is one line and exit 1", async () => {
+    const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    const id = await mq.enqueue("one-job", { n: 1 }, { name: "send-invoice", priority: 3 });
+    await mq.close();
+    const url = `valkey://127.0.0.1:${plain.port}`;
+    const r = emq("job", "one-job", id, "--url", url);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+    const lines = r.out.split("\n");
+    expect(lines[0]).toBe(`"one-job" ${id}`);
+    expect(lines).toContain('  name        "send-invoice"');
+    expect(lines).toContain("  state       pending");
+    expect(lines).toContain("  priority    3");
+    expect(lines).toContain('  payload     {"n":1}');
+    expectOneLineError(emq("job", "one-job", "JOB00000000001", "--url", url), 'no job JOB00000000001 in "one-job"');
+    expectOneLineError(emq("job", "one-job", "--url", url), "emq job takes a queue name, a job id and --url");
+    expectOneLineError(emq("job", "one-job", "order-28", "--url", url), "order-28");
   });
 
   test("inspect shows counts, the oldest pending job's age and the dead with their reasons", async () => {

@@ -55,6 +55,10 @@ const OPTS = [
   "dedup=k\0traceparent=00-1-2-01",
   "traceparent=a}b",
   "traceparent=",
+  "name=send-invoice",
+  "lane=t1\0name=n",
+  "name=a}b",
+  "name=",
   // priorities: each level its own ready list, FIFO inside; 0 is pending's
   "priority=3",
   "priority=1",

@@ -21,3 +21,13 @@ test("the lease token is shown as held for an active job only", () => {
     expect({ state, cell: tokenCell(jobHtml(job(state), 0)) }).toEqual({ state, cell: "— (its last claim's was 42)" });
   }
 });
+
+test("the job's name is shown escaped, a dash without one; a table row carries it", async () => {
+  const { jobRow } = await import("../../lib/ui/queue_rows.ts");
+  expect(jobHtml({ ...job("pending"), name: "<send & invoice>" }, 0)).toContain(
+    '<dt>Name</dt><dd><code id="job-name">&#60;send &#38; invoice&#62;</code></dd>',
+  );
+  expect(jobHtml(job("pending"), 0)).toContain("<dt>Name</dt><dd>—</dd>");
+  expect(jobRow({ ...job("pending"), name: "n1" }).name).toBe("n1");
+  expect("name" in jobRow(job("pending"))).toBe(false);
+});
