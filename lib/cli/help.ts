@@ -46,7 +46,8 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   most recent first, with the reason or the result`,
   job: `  emq job <queue> <id> --url …
                                   one job: name, state, attempts, times, lane, priority, dedup
-                                  key, scheduler, last reason, result, progress, payload`,
+                                  key, scheduler, last reason, result, progress, payload, and
+                                  the failed attempts with their stacks (the newest 10)`,
   limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
                                   limits every worker obeys: at most N jobs active at once,
                                   MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B

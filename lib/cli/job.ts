@@ -1,7 +1,8 @@
 /**
  * `emq job <queue> <id> --url …`: one job as its row has it (`mq.getJob`), one fact a line — its
  * name, state, attempts, times (ISO, UTC), lane, priority, dedup key, scheduler, the last reason,
- * the result (completed), the progress and the payload as JSON. A job that is not there (never
+ * the result (completed), the progress and the payload as JSON; then its failed attempts (the
+ * newest 10 the row keeps), each with its error's name, message and stack. A job that is not there (never
  * admitted, acked without being kept, or deleted) is said so (exit 1).
  *
  * @module
@@ -34,7 +35,19 @@ export function jobLines(j: JobInfo<unknown>): string[] {
     ["progress", j.progress === undefined ? undefined : JSON.stringify(j.progress)],
     ["payload", j.payloadError === undefined ? JSON.stringify(j.payload) : `not decoded (${j.payloadError})`],
   ];
-  return facts.filter((f): f is [string, string] => f[1] !== undefined).map(([k, v]) => `  ${k.padEnd(12)}${v}`);
+  const lines = facts.filter((f): f is [string, string] => f[1] !== undefined).map(([k, v]) => `  ${k.padEnd(12)}${v}`);
+  const failures = j.failures ?? [];
+  if (failures.length > 0) lines.push(`  failed attempts (the newest ${failures.length}, oldest first):`);
+  for (const f of failures) {
+    const attempt = f.attempt === undefined ? "?" : String(f.attempt);
+    lines.push(
+      `    attempt ${attempt}  ${iso(f.at > 0 ? f.at : undefined) ?? "—"}  ${f.name === "" ? "" : `${f.name}: `}${f.message}${
+        f.truncated ? "  (cut to 8 KiB)" : ""
+      }`,
+    );
+    for (const s of (f.stack ?? "").split("\n").slice(1)) lines.push(`      ${s.trim()}`);
+  }
+  return lines;
 }
 
 /** Runs `emq job`; resolves with the exit code. */

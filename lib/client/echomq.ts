@@ -289,16 +289,22 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`; a
-   * `delayMs` of 0 puts it straight back in pending (ready now).
+   * Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason` (and
+   * `error`, kept with its stack among the job's failed attempts); a `delayMs` of 0 puts it
+   * straight back in pending (ready now).
    */
   retry(job: JobRef, opts: RetryOptions): Promise<void> {
-    return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "" });
+    const error = opts?.error;
+    return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "", ...(error === undefined ? {} : { error }) });
   }
 
-  /** Moves a claimed job to the dead set with `reason`. */
-  bury(job: JobRef, reason: string): Promise<void> {
-    return this.#settle({ kind: "bury", job, reason });
+  /**
+   * Moves a claimed job to the dead set with `reason`; `opts.error` (what failed) is kept with its
+   * stack among the job's failed attempts.
+   */
+  bury(job: JobRef, reason: string, opts?: { error?: unknown }): Promise<void> {
+    const error = opts?.error;
+    return this.#settle(error === undefined ? { kind: "bury", job, reason } : { kind: "bury", job, reason, error });
   }
 
   /**

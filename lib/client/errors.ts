@@ -475,6 +475,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
       "too-large",
       "payload",
       "reason",
+      "failure",
       "progress",
       "spec",
       "result",

@@ -7,7 +7,7 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
-import { META } from "../wire/mod.ts";
+import { META, ROW, ROW_FIELDS } from "../wire/mod.ts";
 import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -72,6 +72,19 @@ export async function getJob<P>(c: ClientContext<P>, ks: Keyspace, id: string): 
   return jobInfo(ks.name, id, fields(row), c.codec);
 }
 
+/** The row fields a page reads: all but the failed attempts' errors (`failure:<k>`). */
+const PAGE_FIELDS: readonly string[] = Object.keys(ROW_FIELDS).filter((f) => f !== ROW.failure && f !== ROW.failures);
+
+/** An HMGET reply as the fields it found. */
+function named(names: readonly string[], values: unknown[]): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  names.forEach((n, i) => {
+    const v = values[i];
+    if (v !== null && v !== undefined) out.set(n, v instanceof Uint8Array ? v : new TextEncoder().encode(String(v)));
+  });
+  return out;
+}
+
 /** See `EchoMQ.jobs`. */
 export async function jobs<P>(
   c: ClientContext<P>,
@@ -96,10 +109,11 @@ export async function jobs<P>(
     ks.meta,
   )) as unknown[]).map(String) as JobId[];
   if (ids.length === 0) return [];
-  const rows = await c.conn.batch(ids.map((id) => ["HGETALL", ks.job(id)]), ks.meta, false, 0, Decoder.Bytes);
+  // the row's fields but its failed attempts' errors (up to 80 KiB a job: getJob reads them)
+  const rows = await c.conn.batch(ids.map((id) => ["HMGET", ks.job(id), ...PAGE_FIELDS]), ks.meta, false, 0, Decoder.Bytes);
   return ids.flatMap((id, i) => {
     const r = rows[i];
-    const info = r instanceof Error ? null : jobInfo(ks.name, id, fields(r!), c.codec);
+    const info = r instanceof Error ? null : jobInfo(ks.name, id, named(PAGE_FIELDS, r as unknown[]), c.codec);
     return info === null ? [] : [info];
   });
 }

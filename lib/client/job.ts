@@ -89,9 +89,11 @@ export interface Counts {
  * JSON carries, kept with the completed job while the queue keeps completed jobs; `undefined`:
  * none), retry it (due again in `delayMs`, with the failure `reason`; 0: ready now), bury it with
  * `reason`, or release it (a hand-back: back in pending, the attempt given back, not a failure).
+ * A retry's or bury's `error` (what the handler threw) is kept on the row with its name, message
+ * and stack among the job's newest 10 failed attempts (`getJob`'s `failures`; lib/client/failure.ts).
  */
 export type Settlement =
   | { readonly kind: "ack"; readonly job: JobRef; readonly result?: unknown }
   | { readonly kind: "release"; readonly job: JobRef }
-  | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string }
-  | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string };
+  | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string; readonly error?: unknown }
+  | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string; readonly error?: unknown };

@@ -203,6 +203,11 @@ export interface RetryOptions {
   delayMs: number;
   /** Why it failed, kept on the row (at most 4096 bytes; default empty). */
   reason?: string;
+  /**
+   * What failed (any thrown value): its name, message and stack are kept among the job's newest
+   * 10 failed attempts (8 KiB each; `getJob`'s `failures`).
+   */
+  error?: unknown;
 }
 
 /** Default `limit` of `EchoMQ.promote` and `EchoMQ.reap`. */

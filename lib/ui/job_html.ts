@@ -1,14 +1,15 @@
 /**
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
  * deadline, progress, a completed job's result and finish time, every timestamp (UTC, with how long ago or ahead, the server's render time),
- * the trace context its producer left (traceparent), the full failure reason, the payload pretty-printed, its events
+ * the trace context its producer left (traceparent), the full failure reason and the failed attempts (each folded: its
+ * name and message, opened its stack), the payload pretty-printed, its events
  * among the queue's newest (job_events_html.ts) — and its actions: Delete (not while a
  * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
  * waiting on its backoff, or a delayed job). Every piece of user data escaped.
  *
  * @module
  */
-import type { JobEvents, JobInfo } from "../client/mod.ts";
+import type { FailedAttempt, JobEvents, JobInfo } from "../client/mod.ts";
 import { parseTraceparent } from "../client/tracing.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
@@ -26,6 +27,23 @@ export function traceHtml(traceparent: string | undefined): string {
   const ctx = parseTraceparent(traceparent);
   const stored = `<code id="job-traceparent">${esc(visible(traceparent))}</code>`;
   return ctx === undefined ? `${stored} (not a W3C traceparent)` : `trace id <code id="job-trace-id">${ctx.traceId}</code> (traceparent ${stored})`;
+}
+
+/**
+ * The job's failed attempts (the newest 10 its row keeps), newest first, each folded: its summary
+ * the attempt, when, name and message; opened, the stack.
+ */
+function failuresHtml(failures: readonly FailedAttempt[], now: number): string {
+  if (failures.length === 0) return "";
+  const items = [...failures].reverse().map((f) => {
+    const what = `${f.name === "" ? "" : `${esc(visible(f.name))}: `}${esc(visible(f.message))}`;
+    const attempt = f.attempt === undefined ? "Attempt ?" : `Attempt ${f.attempt}`;
+    const cut = f.truncated ? ' <span class="kind">(cut to 8 KiB)</span>' : "";
+    return `<details class="failure"><summary>${attempt} · ${f.at > 0 ? timeHtml(f.at, now) : "—"} · <span class="reason">${what}</span>${cut}</summary>
+<pre>${esc(f.stack ?? "(no stack)")}</pre></details>`;
+  });
+  return `<h3>Failed attempts <span class="kind">(the newest ${failures.length}, newest first)</span></h3>
+<div id="job-failures">${items.join("\n")}</div>`;
 }
 
 /** JSON text of `value`, indented; `undefined` as a dash. */
@@ -75,6 +93,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 <dl aria-label="Facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><dd>${v}</dd></div>`).join("")}</dl>
 <h3>Failure reason</h3>
 <pre id="job-reason">${j.reason === undefined ? "—" : esc(j.reason)}</pre>
+${failuresHtml(j.failures ?? [], now)}
 <h3>Result</h3>
 <pre id="job-result">${j.state === "completed" ? esc(pretty(j.result)) : "—"}</pre>
 <h3>Progress</h3>

@@ -32,6 +32,10 @@ export const ROW_FIELDS = {
   opts: "the options it was admitted with, as sent (absent when none): CLAIM hands them back; settles read its `dedup`",
   finished_ms: "when it completed (ACK, when the queue keeps completed jobs)",
   result: "the handler's result, as the worker sent it (ACK; absent when empty)",
+  failures: "failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest " +
+    "is in `failure:<(failures − 1) mod 10>`",
+  failure: "`failure:0` to `failure:9`: the errors of the newest 10 failed attempts (the client's encoding of its " +
+    "name, message and stack, at most 8192 bytes each), each written over the oldest",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */

@@ -125,6 +125,9 @@ describe("bad input against servers", () => {
 
   test("emq job shows one job's facts, its name included; a job not there is one line and exit 1", async () => {
     const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    const failed = await mq.enqueue("one-job", { n: 2 });
+    const job = (await mq.claim("one-job", { leaseMs: 60_000 }))!;
+    await mq.bury(job, "Error: boom", { error: new Error("boom") });
     const id = await mq.enqueue("one-job", { n: 1 }, { name: "send-invoice", priority: 3 });
     await mq.close();
     const url = `valkey://127.0.0.1:${plain.port}`;
@@ -136,6 +139,11 @@ describe("bad input against servers", () => {
     expect(lines).toContain("  state       pending");
     expect(lines).toContain("  priority    3");
     expect(lines).toContain('  payload     {"n":1}');
+    expect(lines.some((l) => l.startsWith("  failed"))).toBe(false);
+    const f = emq("job", "one-job", failed, "--url", url).out.split("\n");
+    expect(f).toContain("  failed attempts (the newest 1, oldest first):");
+    expect(f.find((l) => l.startsWith("    attempt 1  "))).toEndWith("  Error: boom");
+    expect(f.find((l) => l.startsWith("      at "))).toBeDefined();
     expectOneLineError(emq("job", "one-job", "JOB00000000001", "--url", url), 'no job JOB00000000001 in "one-job"');
     expectOneLineError(emq("job", "one-job", "--url", url), "emq job takes a queue name, a job id and --url");
     expectOneLineError(emq("job", "one-job", "order-28", "--url", url), "order-28");

@@ -1,5 +1,8 @@
 /**
- * On call (issue 37), for each backend × topology. Job names: `enqueue`, `schedule`, `submit` and
+ * On call (issue 37), for each backend × topology. Failures with their stacks: a retry or bury
+ * with the attempt's `error` keeps its name, message and stack on the row (the newest 10, 8 KiB
+ * each), written by the settle itself (RETRY, BURY, SETTLE), and `getJob` returns them oldest
+ * first; a bad one is refused by the server with nothing written. Job names: `enqueue`, `schedule`, `submit` and
  * `enqueueMany` (one name, or one per item) carry `name`, a job option kept on the row; the
  * handler sees `job.name`, `getJob` and pages return it; a bad name is refused before any wire
  * (the name rule), and by the server with nothing written; 10,000 distinct names cost nothing but
@@ -8,7 +11,8 @@
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
 import { EchoMQError, type Job } from "../../client.ts";
-import { renderRefusal } from "../../lib/wire/mod.ts";
+import { FAILURES_KEPT, MAX_ERROR_BYTES, renderRefusal } from "../../lib/wire/mod.ts";
+import { failureText } from "../../lib/client/failure.ts";
 import { COMBOS, digest, eventually, useClient, useSites, wire } from "./_harness.ts";
 
 type P = { n: number };
@@ -19,6 +23,92 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
+    const claimOne = async (q: string): Promise<Job<P>> => (await ctx.mq.claim(q, { leaseMs: 60_000 }))! as Job<P>;
+
+    test("failures: retry and bury keep each attempt's error with its stack; getJob returns them oldest first", async () => {
+      const q = `oc-fail-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      const first = await claimOne(q);
+      class GatewayError extends Error {
+        override name = "GatewayError";
+      }
+      const e1 = new GatewayError("payment gateway timeout for order 21");
+      await ctx.mq.retry(first, { delayMs: 0, reason: String(e1), error: e1 });
+      const second = await claimOne(q);
+      await ctx.mq.retry(second, { delayMs: 0, reason: "no error sent" });
+      const third = await claimOne(q);
+      const e3 = new TypeError("cannot read properties of undefined");
+      await ctx.mq.bury(third, String(e3), { error: e3 });
+      const j = (await ctx.mq.getJob(q, id))!;
+      expect(j.state).toBe("dead");
+      expect(j.reason).toBe("TypeError: cannot read properties of undefined");
+      expect(j.failures!.map((f) => [f.attempt, f.name, f.message])).toEqual([
+        [1, "GatewayError", "payment gateway timeout for order 21"],
+        [3, "TypeError", "cannot read properties of undefined"],
+      ]);
+      expect(j.failures![0]!.stack).toBe(e1.stack!);
+      expect(j.failures![1]!.stack).toContain("TypeError: cannot read properties of undefined\n");
+      expect(j.failures![0]!.at).toBeGreaterThan(Date.now() - 60_000);
+      // pages leave them out (up to 80 KiB a job)
+      expect((await ctx.mq.jobs(q, "dead", { limit: 10 }))[0]!.failures).toBeUndefined();
+      // a value that is not an Error: its type and text
+      const other = await ctx.mq.enqueue(q, { n: 2 });
+      await ctx.mq.retry(await claimOne(q), { delayMs: 0, error: "just a string" });
+      expect((await ctx.mq.getJob(q, other))!.failures).toEqual([expect.objectContaining({ attempt: 1, name: "string", message: "just a string" })]);
+      expect("stack" in (await ctx.mq.getJob(q, other))!.failures![0]!).toBe(false);
+    });
+
+    test("failures are bounded: the newest 10 of 25 attempts, a 100 KB stack cut to 8 KiB; a worker's failures go through SETTLE", async () => {
+      const q = `oc-bound-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      for (let a = 1; a <= 25; a++) {
+        const job = await claimOne(q);
+        const e = new Error(`attempt ${a}`);
+        if (a === 25) e.stack = `Error: attempt 25\n${"    at deep (file.ts:1:1)\n".repeat(4000)}`;
+        if (a < 25) await ctx.mq.retry(job, { delayMs: 0, reason: "r", error: e });
+        else await ctx.mq.settleMany([{ kind: "bury", job, reason: "r", error: e }]);
+      }
+      const j = (await ctx.mq.getJob(q, id))!;
+      expect(j.failures!.map((f) => f.message)).toEqual(Array.from({ length: FAILURES_KEPT }, (_, k) => `attempt ${16 + k}`));
+      const last = j.failures![9]!;
+      expect([last.attempt, last.truncated]).toEqual([25, true]);
+      expect(last.stack!.startsWith("Error: attempt 25\n    at deep")).toBe(true);
+      const row = await ctx.row(q, id, "failures", "failure:4");
+      expect(row[0]).toBe("25");
+      expect(new TextEncoder().encode(row[1]!).length).toBeLessThanOrEqual(MAX_ERROR_BYTES);
+      expect(new TextEncoder().encode(row[1]!).length).toBeGreaterThan(MAX_ERROR_BYTES - 64);
+      // exactly 10 failure fields, whatever the number of attempts
+      const fields = (await ctx.raw.command(["HKEYS", keyspace(q).job(id)], keyspace(q).meta) as unknown[]).map(String);
+      expect(fields.filter((f) => f.startsWith("failure:")).sort()).toEqual(Array.from({ length: 10 }, (_, k) => `failure:${k}`));
+      // the worker's own settles (SETTLE): a handler's throw is kept when the worker sends it
+      const w = `oc-worker-${backend}`;
+      const wid = await ctx.mq.enqueue(w, { n: 1 });
+      const job = await claimOne(w);
+      await ctx.mq.settleMany([{ kind: "retry", job, delayMs: 0, reason: "Error: boom", error: new Error("boom") }]);
+      expect((await ctx.mq.getJob(w, wid))!.failures!.map((f) => [f.attempt, f.message])).toEqual([[1, "boom"]]);
+    });
+
+    test("a failure past 8 KiB is refused by the server, nothing written; none sent writes no field", async () => {
+      const q = `oc-failgate-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      const job = await claimOne(q);
+      const ks = keyspace(q);
+      const before = await digest(ctx.raw, ks.meta);
+      for (const verb of ["RETRY", "BURY"] as const) {
+        const args = verb === "RETRY"
+          ? [id, String(job.token), "0", "r", "x".repeat(MAX_ERROR_BYTES + 1)]
+          : [id, String(job.token), "r", "x".repeat(MAX_ERROR_BYTES + 1)];
+        expect(await wire(ctx.raw, backend, verb, [ks.meta], args)).toEqual({
+          err: renderRefusal("failure", `EMQ.${verb}`, { limit: String(MAX_ERROR_BYTES) }),
+        });
+      }
+      expect(await digest(ctx.raw, ks.meta)).toBe(before);
+      // exactly the bound is accepted; the encoder never sends more
+      expect(new TextEncoder().encode(failureText(Object.assign(new Error("m".repeat(20_000)), { stack: "s".repeat(50_000) }), 1)).length)
+        .toBeLessThanOrEqual(MAX_ERROR_BYTES);
+      await ctx.mq.retry(job, { delayMs: 0 });
+      expect(await ctx.row(q, id, "failures")).toEqual(["null"]);
+    });
 
     test("names: enqueue, schedule, submit and enqueueMany carry them; claims, the handler, getJob and pages see them", async () => {
       const q = `oc-names-${backend}`;

@@ -33,6 +33,8 @@ interface Item {
   delay?: number;
   reason?: string;
   result?: string;
+  /** The attempt's error (retry, bury). */
+  failure?: string;
 }
 
 /** A claimed job as the wire hands it out. */
@@ -66,6 +68,7 @@ for (const combo of COMBOS) {
       it.delay ?? 0,
       it.reason ?? "",
       it.result ?? "",
+      it.failure ?? "",
     ];
     const settle = (q: string, want: number, items: Item[], tokens: Map<string, string>, lease = 60_000) =>
       call("SETTLE", q, [lease, want, ...items.flatMap((it) => group(it, tokens))]);

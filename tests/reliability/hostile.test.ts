@@ -33,6 +33,7 @@ import {
   type Gate,
   gateDigits,
   MAX_BATCH,
+  MAX_ERROR_BYTES,
   MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
@@ -305,6 +306,8 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return bytes(int(48));
     case "reason":
       return random() < 0.02 ? "r".repeat(MAX_REASON_BYTES + int(2)) : bytes(int(16));
+    case "failure": // a failed attempt's error: often none, sometimes past its bound
+      return random() < 0.02 ? "e".repeat(MAX_ERROR_BYTES + int(2)) : random() < 0.5 ? "" : bytes(int(64));
     case "due_ms":
       return String(random() < 0.7 ? int(1000) : Date.now() + 60_000);
     case "lease_ms":

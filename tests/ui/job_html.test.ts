@@ -31,3 +31,20 @@ test("the job's name is shown escaped, a dash without one; a table row carries i
   expect(jobRow({ ...job("pending"), name: "n1" }).name).toBe("n1");
   expect("name" in jobRow(job("pending"))).toBe(false);
 });
+
+test("failed attempts: newest first, each folded (<details>) with its name and message, the stack inside, escaped", () => {
+  const failures = [
+    { attempt: 1, at: 1_000, name: "GatewayError", message: "timeout <21>", stack: "GatewayError: timeout <21>\n    at pay (pay.ts:3:9)" },
+    { attempt: 2, at: 2_000, name: "TypeError", message: "x is undefined", truncated: true as const },
+  ];
+  const html = jobHtml({ ...job("dead"), failures }, 3_000);
+  const section = html.slice(html.indexOf('<div id="job-failures">'));
+  expect(section.indexOf("Attempt 2")).toBeLessThan(section.indexOf("Attempt 1"));
+  expect(section.match(/<details class="failure">/g)?.length).toBe(2);
+  expect(section).not.toContain('<details class="failure" open');
+  expect(section).toContain("GatewayError: timeout &#60;21&#62;</span></summary>");
+  expect(section).toContain("<pre>GatewayError: timeout &#60;21&#62;\n    at pay (pay.ts:3:9)</pre>");
+  expect(section).toContain("<pre>(no stack)</pre>");
+  expect(section).toContain("(cut to 8 KiB)");
+  expect(jobHtml(job("dead"), 0)).not.toContain("job-failures");
+});

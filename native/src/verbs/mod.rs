@@ -16,6 +16,7 @@ include!("handlers.rs");
 pub mod admit;
 pub mod dedup;
 pub mod events;
+pub mod failures;
 pub mod lanes;
 pub mod leases;
 pub mod limits;
