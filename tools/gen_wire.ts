@@ -503,6 +503,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
   ["FAILURES_KEPT", "i64"],
+  ["EVENT_RESULT_MAX_BYTES", "i64"],
   ["MAX_PROGRESS_BYTES", "i64"],
   ["MAX_SPEC_BYTES", "i64"],
   ["DEAD_MAX_DEFAULT", "i64"],

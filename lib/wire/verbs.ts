@@ -64,6 +64,8 @@ export const COMPLETED_MAX_DEFAULT = 1000;
 export const COMPLETED_AGE_DEFAULT_MS = 86_400_000;
 /** Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written). */
 export const EVENTS_MAX_DEFAULT = 10000;
+/** Longest result a `completed` event carries (a longer one is flagged, to be read from its row). */
+export const EVENT_RESULT_MAX_BYTES = 1024;
 /** The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts). */
 export const EVENT_TYPE_FIELD = "type";
 /** Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long. */

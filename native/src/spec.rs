@@ -25,6 +25,8 @@ pub const MAX_OPTIONS_BYTES: usize = 4096;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
 pub const FAILURES_KEPT: i64 = 10;
+/// Longest result a `completed` event carries (a longer one is flagged, to be read from its row).
+pub const EVENT_RESULT_MAX_BYTES: i64 = 1024;
 /// Longest progress value PROGRESS accepts.
 pub const MAX_PROGRESS_BYTES: i64 = 65536;
 /// Longest scheduler spec SCHEDULER accepts (the client's text: `every <ms>`, `cron <pattern> …`).
@@ -398,7 +400,7 @@ names! {
         claimed,
         /// one job's progress (one entry per job)
         progress,
-        /// jobs acked (their result, when kept, is on their row)
+        /// jobs acked, with their results (`results`; absent when every result is empty); a result longer than 1024 bytes is not carried but flagged, to be read from its row (kept while the queue keeps completed jobs)
         completed,
         /// one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)
         retried,
@@ -434,6 +436,8 @@ names! {
         reason,
         /// the progress, as the handler reported it
         progress,
+        /// each job's result, parallel to `jobs`: `<byte length>:<bytes>` back to back (`0:` an empty result; `-1:` one longer than 1024 bytes, to be read from its row); absent when every result of the entry is empty
+        results,
         /// the lane (absent: the queue)
         lane,
         /// a time, ms since the epoch (the due time of a retry, the end of a park)

@@ -2,7 +2,8 @@
  * On call (issue 37), for each backend × topology. Failures with their stacks: a retry or bury
  * with the attempt's `error` keeps its name, message and stack on the row (the newest 10, 8 KiB
  * each), written by the settle itself (RETRY, BURY, SETTLE), and `getJob` returns them oldest
- * first; a bad one is refused by the server with nothing written. Job names: `enqueue`, `schedule`, `submit` and
+ * first; a bad one is refused by the server with nothing written. A `completed` event carries
+ * each job's result up to 1024 bytes, and flags a longer one (read from the row). Job names: `enqueue`, `schedule`, `submit` and
  * `enqueueMany` (one name, or one per item) carry `name`, a job option kept on the row; the
  * handler sees `job.name`, `getJob` and pages return it; a bad name is refused before any wire
  * (the name rule), and by the server with nothing written; 10,000 distinct names cost nothing but
@@ -108,6 +109,36 @@ for (const combo of COMBOS) {
         .toBeLessThanOrEqual(MAX_ERROR_BYTES);
       await ctx.mq.retry(job, { delayMs: 0 });
       expect(await ctx.row(q, id, "failures")).toEqual(["null"]);
+    });
+
+    test("completed events carry results: small ones as sent, a longer one flagged, none for an empty one; ACK, SETTLE and a worker", async () => {
+      const q = `oc-results-${backend}`;
+      const ids = await ctx.mq.enqueueMany(q, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }, { n: 5 }]);
+      const jobs = (await ctx.mq.claimMany(q, 3, { leaseMs: 60_000 })) as Job<P>[];
+      const big = { text: "é".repeat(600) }; // 1,200 bytes of JSON
+      // one ACK of three: a result, a long one, none
+      await ctx.mq.settleMany([{ kind: "ack", job: jobs[0]!, result: { ok: "ü" } }, { kind: "ack", job: jobs[1]!, result: big }, {
+        kind: "ack",
+        job: jobs[2]!,
+      }]);
+      const worker = ctx.mq.work(q, (job) => job.payload.n === 4 ? { n: 4 } : undefined, FAST);
+      await eventually(async () => (await ctx.mq.counts(q)).completed === 5);
+      await worker.stop();
+      const events = (await ctx.mq.recentEvents(q, { limit: 100 })).filter((e) => e.type === "completed") as Array<
+        { jobId: string; result?: unknown; resultInRow?: true }
+      >;
+      const byId = new Map(events.map((e) => [e.jobId, e]));
+      expect(byId.get(ids[0]!)!.result).toEqual({ ok: "ü" });
+      expect([byId.get(ids[1]!)!.result, byId.get(ids[1]!)!.resultInRow]).toEqual([undefined, true]);
+      expect((await ctx.mq.getJob(q, ids[1]!))!.result).toEqual(big);
+      expect("result" in byId.get(ids[2]!)! || "resultInRow" in byId.get(ids[2]!)!).toBe(false);
+      expect(byId.get(ids[3]!)!.result).toEqual({ n: 4 });
+      expect("result" in byId.get(ids[4]!)!).toBe(false);
+      // the raw entry: one per call, `results` parallel to `jobs`; absent when every result is empty
+      const ks = keyspace(q);
+      const raw = (await ctx.raw.command(["XRANGE", ks.events, "-", "+"], ks.meta)) as unknown[];
+      const flat = JSON.stringify(raw);
+      expect(flat).toContain(`"results","${'11:{\\"ok\\":\\"ü\\"}'}-1:0:"`);
     });
 
     test("names: enqueue, schedule, submit and enqueueMany carry them; claims, the handler, getJob and pages see them", async () => {

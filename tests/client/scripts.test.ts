@@ -255,7 +255,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     const [[id, , token]] = await claim(K);
     expect(await ack(K, [[id!, token!]], "kept?")).toEqual({ ok: 1 });
     expect(await cmd(["EXISTS", K.job(J(1) as never), K.completed], K)).toBe(0);
-    expect((await newEvents(K)).at(-1)).toEqual(["type", "completed", "jobs", J(1)]);
+    expect((await newEvents(K)).at(-1)).toEqual(["type", "completed", "jobs", J(1), "results", "5:kept?"]);
   });
 
   test("completed retention: the oldest past completed_max, then older than completed_age_ms; CLAIM applies it", async () => {
@@ -381,7 +381,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     ]);
     const tok = (id: string): number => c.find((j) => j[0] === id)![2];
     expect(await ack(K, [[J(1), tok(J(1))]], "done")).toEqual({ ok: 1 });
-    expect(await events()).toEqual([["type", "completed", "jobs", J(1)]]);
+    expect(await events()).toEqual([["type", "completed", "jobs", J(1), "results", "4:done"]]);
     // RETRY: one entry per job, argument order; until = the due time (delay 0: now)
     expect(
       await run(K, "RETRY", {}, [
