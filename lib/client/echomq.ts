@@ -23,6 +23,8 @@ import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import * as lanes from "./lanes.ts";
+import * as logs from "./logs.ts";
+import type { JobLogs } from "./logs.ts";
 import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
@@ -523,6 +525,21 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   async progress(job: JobRef, value: unknown): Promise<void> {
     this.#c.assertOpen();
     await leases.progress(this.#c, job, value);
+  }
+
+  /**
+   * Appends `line` to a claimed job's log (a handler's `job.log`), token-checked like a settle: a
+   * lost lease is refused with `LeaseLostError`, nothing logged. The job keeps its newest 1000
+   * lines of at most 1024 bytes each (a longer line is cut), and loses them with its row.
+   */
+  async log(job: JobRef, line: string): Promise<void> {
+    this.#c.assertOpen();
+    await logs.appendLog(this.#c, job, line);
+  }
+
+  /** A job's log, oldest line first: its newest 1000 lines, and how many it logged in all. */
+  async jobLogs<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<JobLogs> {
+    return await logs.jobLogs(this.#c, this.#c.keyspace(queue), id);
   }
 
   /**

@@ -476,6 +476,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
       "payload",
       "reason",
       "failure",
+      "log",
       "progress",
       "spec",
       "result",

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { EchoMQError } from "./errors.ts";
 import type { Job, JobRef, WorkerJob } from "./job.ts";
 import type { ProcessSpan } from "./tracing.ts";
 import { RateLimitedError } from "./worker_errors.ts";
@@ -112,9 +113,10 @@ export class HeldJob<P> implements WorkerJob<P> {
   declare readonly name?: string;
   readonly #held: Held<P>;
   readonly #progress: (job: JobRef, value: unknown) => Promise<void>;
+  readonly #log: ((job: JobRef, line: string) => Promise<void>) | undefined;
 
   /** The view of `held`; `progress` records a job's progress (the worker's client). */
-  constructor(held: Held<P>, progress: (job: JobRef, value: unknown) => Promise<void>) {
+  constructor(held: Held<P>, progress: (job: JobRef, value: unknown) => Promise<void>, log?: (job: JobRef, line: string) => Promise<void>) {
     const job = held.job;
     this.id = job.id;
     this.queue = job.queue;
@@ -131,6 +133,7 @@ export class HeldJob<P> implements WorkerJob<P> {
     if (job.name !== undefined) self.name = job.name;
     this.#held = held;
     this.#progress = progress;
+    this.#log = log;
   }
 
   /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
@@ -146,6 +149,12 @@ export class HeldJob<P> implements WorkerJob<P> {
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void> {
     return this.#progress(this.#held.job, value);
+  }
+
+  /** Appends a line to the job's log (`EchoMQ.log`), token-checked: `LeaseLostError` when lost. */
+  log(line: string): Promise<void> {
+    if (this.#log === undefined) return Promise.reject(new EchoMQError("options", "log: this worker's client cannot write job logs"));
+    return this.#log(this.#held.job, line);
   }
 
   /** Throws a `RateLimitedError`: the job is handed back and its lane (or queue) held for `ms`. */

@@ -63,6 +63,11 @@ export interface WorkerJob<P> extends Job<P> {
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void>;
   /**
+   * Appends `line` to the job's log (`jobLogs`, the job page), token-checked: `LeaseLostError`
+   * when lost. The newest 1000 lines of at most 1024 bytes are kept.
+   */
+  log(line: string): Promise<void>;
+  /**
    * Throws a `RateLimitedError`: the job is handed back without spending an attempt and its lane
    * (the queue, for a job of the default lane) hands out nothing for `ms` (`throw` it, or call
    * it, from the handler).

@@ -12,7 +12,7 @@ import { META, ROW, STATE } from "../wire/mod.ts";
 import { luaPartScript } from "./ack.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
-import { FAILURE_LUA } from "./failures.ts";
+import { FAILURE_LUA } from "./ring.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { RETENTION_LUA } from "./retention.ts";
 

@@ -15,7 +15,7 @@ import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
-import { FAILURE_LUA } from "./failures.ts";
+import { FAILURE_LUA } from "./ring.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /**

@@ -13,6 +13,7 @@ import { DROP_LUA } from "./drop.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
 import { EXTEND_LUA } from "./extend.ts";
 import { LIMIT_LUA } from "./limit.ts";
+import { LOG_LUA } from "./log.ts";
 import { PAUSE_LUA } from "./pause.ts";
 import { PENALIZE_LUA } from "./penalize.ts";
 import { PROGRESS_LUA } from "./progress.ts";
@@ -57,4 +58,5 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   UNSCHEDULE: UNSCHEDULE_LUA,
   TICK: TICK_LUA,
   SETTLE: SETTLE_LUA,
+  LOG: LOG_LUA,
 });

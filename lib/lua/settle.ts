@@ -23,7 +23,7 @@ import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
 import { CLAIM_PART_LUA } from "./claim.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
-import { FAILURE_LUA } from "./failures.ts";
+import { FAILURE_LUA } from "./ring.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RELEASE_PART_LUA } from "./release.ts";

@@ -2,14 +2,14 @@
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
  * deadline, progress, a completed job's result and finish time, every timestamp (UTC, with how long ago or ahead, the server's render time),
  * the trace context its producer left (traceparent), the full failure reason and the failed attempts (each folded: its
- * name and message, opened its stack), the payload pretty-printed, its events
+ * name and message, opened its stack), its log (the newest 1000 lines), the payload pretty-printed, its events
  * among the queue's newest (job_events_html.ts) — and its actions: Delete (not while a
  * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
  * waiting on its backoff, or a delayed job). Every piece of user data escaped.
  *
  * @module
  */
-import type { FailedAttempt, JobEvents, JobInfo } from "../client/mod.ts";
+import type { FailedAttempt, JobEvents, JobInfo, JobLogs } from "../client/mod.ts";
 import { parseTraceparent } from "../client/tracing.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
@@ -46,6 +46,17 @@ function failuresHtml(failures: readonly FailedAttempt[], now: number): string {
 <div id="job-failures">${items.join("\n")}</div>`;
 }
 
+/** The job's log (`job.log` lines, the newest 1000 its row keeps), oldest first; or why it could not be read. */
+function logsHtml(logs: JobLogs | Error): string {
+  if (logs instanceof Error) return `<h3>Log</h3>\n<p class="note" id="job-log">The log could not be read: ${esc(logs.message)}</p>`;
+  const dropped = logs.total - logs.lines.length;
+  const note = logs.total === 0
+    ? ""
+    : ` <span class="kind">(${logs.total} line${logs.total === 1 ? "" : "s"}${dropped > 0 ? `, the oldest ${dropped} written over` : ""})</span>`;
+  return `<h3>Log${note}</h3>
+<pre id="job-log">${logs.lines.length === 0 ? "—" : esc(logs.lines.map(visible).join("\n"))}</pre>`;
+}
+
 /** JSON text of `value`, indented; `undefined` as a dash. */
 function pretty(value: unknown): string {
   return value === undefined ? "—" : (JSON.stringify(value, null, 2) ?? String(value));
@@ -55,7 +66,7 @@ function pretty(value: unknown): string {
  * Job `j`'s page (`now`: the render time, for the relative times), with its events as `events`
  * found them, or why they could not be read (none given: the section is left out).
  */
-export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error): string {
+export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error, logs?: JobLogs | Error): string {
   const facts: Array<[string, string]> = [
     ["Name", j.name === undefined ? "—" : `<code id="job-name">${esc(visible(j.name))}</code>`],
     ["State", esc(j.state)],
@@ -96,6 +107,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 ${failuresHtml(j.failures ?? [], now)}
 <h3>Result</h3>
 <pre id="job-result">${j.state === "completed" ? esc(pretty(j.result)) : "—"}</pre>
+${logs === undefined ? "" : logsHtml(logs)}
 <h3>Progress</h3>
 <pre id="job-progress">${esc(pretty(j.progress))}</pre>
 <h3>Payload</h3>

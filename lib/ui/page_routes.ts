@@ -90,9 +90,10 @@ export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Dis
           // its events: among the newest JOB_EVENTS_SCAN entries of the queue (one bounded read);
           // when they cannot be read (an ACL user without +xrevrange) the page says so, and shows the rest
           const events = mq.jobEvents(queue, id, { scan: JOB_EVENTS_SCAN }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+          const logs = mq.jobLogs(queue, id).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
           const job = await mq.getJob(queue, id);
           if (job === null) throw new ApiError(404, `no job ${id} in ${JSON.stringify(queue)} (acked, removed, or never there)`);
-          return jobHtml(job, Date.now(), options, await events);
+          return jobHtml(job, Date.now(), options, await events, await logs);
         }),
     },
     { path: "/queues", handle: queues },

@@ -82,6 +82,11 @@ export const REFUSALS = {
     template: "ERR {verb} failure exceeds {limit} bytes",
     doc: "a failed attempt's error longer than 8192 bytes",
   },
+  log: {
+    step: "gate",
+    template: "ERR {verb} log line exceeds {limit} bytes",
+    doc: "a log line longer than 1024 bytes",
+  },
   name: {
     step: "gate",
     template: "ERR {verb} {arg} must be a name of 1 to {max} bytes without braces or NUL",

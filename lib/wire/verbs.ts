@@ -37,7 +37,7 @@ export type Gate =
   | { readonly kind: "options" }
   | {
     readonly kind: "bytes";
-    readonly refusal: "payload" | "reason" | "failure" | "progress" | "spec" | "result";
+    readonly refusal: "payload" | "reason" | "failure" | "log" | "progress" | "spec" | "result";
     readonly limit: number;
     readonly config?: "max-payload";
   };
@@ -50,6 +50,10 @@ export const MAX_REASON_BYTES = 4096;
 export const MAX_ERROR_BYTES = 8192;
 /** Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md). */
 export const FAILURES_KEPT = 10;
+/** Longest log line LOG accepts (the client cuts a longer one). */
+export const MAX_LOG_LINE_BYTES = 1024;
+/** Log lines a job's row keeps: the newest, in the fields `log:0` to `log:999` (docs/WIRE.md). */
+export const LOG_LINES_KEPT = 1000;
 /** Longest progress value PROGRESS accepts. */
 export const MAX_PROGRESS_BYTES = 65536;
 /** Longest scheduler spec SCHEDULER accepts (the client's text: `every <ms>`, `cron <pattern> …`). */
@@ -219,6 +223,11 @@ export const ARGS = {
     sample: "",
     doc: "the failed attempt's error as the client encodes it (its name, message and stack; empty: none), kept on " +
       `its row among the newest ${FAILURES_KEPT}`,
+  },
+  line: {
+    gate: { kind: "bytes", refusal: "log", limit: MAX_LOG_LINE_BYTES },
+    sample: "step 1 of 3",
+    doc: `a line of a job's log, any bytes (the client sends text; empty: nothing kept), kept among its newest ${LOG_LINES_KEPT}`,
   },
   value: {
     gate: { kind: "bytes", refusal: "progress", limit: MAX_PROGRESS_BYTES },
@@ -748,6 +757,18 @@ export const VERBS = {
       "claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal",
     writes: "as ACK, RETRY, BURY and RELEASE for the applied settlements of each op, in that order, then as CLAIM",
     domain: ["noperm", "wrongtype", "counter", "migrating"],
+  },
+  LOG: {
+    args: [],
+    group: ["id", "token", "line"],
+    touches: ["active", "rows"],
+    admits: true,
+    reply: "integer: jobs whose line was appended",
+    effect: `each held job's log gets its line (token-checked like a settle: a worker that lost the job logs nothing); ` +
+      `the row keeps the newest ${LOG_LINES_KEPT} lines, each written over the oldest, and goes with the row`,
+    writes: `per job with a non-empty line: \`HSET row logs <n> log:<(n − 1) mod ${LOG_LINES_KEPT}> <line>\` (n: the ` +
+      "row's `logs` + 1; a `logs` that is not 1 to 15 digits counts as 0)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
   },
 } as const satisfies Record<string, VerbSpec>;
 

@@ -34,6 +34,8 @@ pub enum Refusal {
     Reason(i64),
     /// `failure` (gate): a failed attempt's error longer than 8192 bytes.
     Failure(i64),
+    /// `log` (gate): a log line longer than 1024 bytes.
+    Log(i64),
     /// `name` (gate): a name argument (a scheduler's) that breaks the name rule: empty, longer than 1024 bytes, or holding `{`, `}` or NUL.
     Name(&'static str, usize),
     /// `spec` (gate): a scheduler spec longer than 1024 bytes.
@@ -76,7 +78,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// Every refusal's spec name, in the spec's order.
-    pub const NAMES: [&'static str; 30] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "name", "spec", "result", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
+    pub const NAMES: [&'static str; 31] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "log", "name", "spec", "result", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
 
     /// The spec's name of the refusal (`lib/wire/refusals.ts`).
     pub fn name(&self) -> &'static str {
@@ -92,6 +94,7 @@ impl Refusal {
             Refusal::Payload(..) => "payload",
             Refusal::Reason(..) => "reason",
             Refusal::Failure(..) => "failure",
+            Refusal::Log(..) => "log",
             Refusal::Name(..) => "name",
             Refusal::Spec(..) => "spec",
             Refusal::Result(..) => "result",
@@ -129,6 +132,7 @@ impl Refusal {
             Refusal::Payload(limit) => { t.text("ERR "); t.text(verb.name); t.text(" payload exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Reason(limit) => { t.text("ERR "); t.text(verb.name); t.text(" reason exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Failure(limit) => { t.text("ERR "); t.text(verb.name); t.text(" failure exceeds "); t.number(limit); t.text(" bytes"); }
+            Refusal::Log(limit) => { t.text("ERR "); t.text(verb.name); t.text(" log line exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Name(arg, max) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a name of 1 to "); t.number(max); t.text(" bytes without braces or NUL"); }
             Refusal::Spec(limit) => { t.text("ERR "); t.text(verb.name); t.text(" spec exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Result(limit) => { t.text("ERR "); t.text(verb.name); t.text(" result exceeds "); t.number(limit); t.text(" bytes"); }
@@ -169,6 +173,7 @@ impl Refusal {
             "payload" => Refusal::Payload(Sample::sample(param("limit"))),
             "reason" => Refusal::Reason(Sample::sample(param("limit"))),
             "failure" => Refusal::Failure(Sample::sample(param("limit"))),
+            "log" => Refusal::Log(Sample::sample(param("limit"))),
             "name" => Refusal::Name(Sample::sample(param("arg")), Sample::sample(param("max"))),
             "spec" => Refusal::Spec(Sample::sample(param("limit"))),
             "result" => Refusal::Result(Sample::sample(param("limit"))),

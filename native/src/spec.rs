@@ -25,6 +25,8 @@ pub const MAX_OPTIONS_BYTES: usize = 4096;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
 pub const FAILURES_KEPT: i64 = 10;
+/// Log lines a job's row keeps: the newest, in the fields `log:0` to `log:999` (docs/WIRE.md).
+pub const LOG_LINES_KEPT: i64 = 1000;
 /// Longest result a `completed` event carries (a longer one is flagged, to be read from its row).
 pub const EVENT_RESULT_MAX_BYTES: i64 = 1024;
 /// Longest progress value PROGRESS accepts.
@@ -93,6 +95,8 @@ pub mod arg {
     pub const REASON: Arg = Arg { name: "reason", gate: Gate::Bytes { refusal: Refusal::Reason, limit: Limit::Fixed(4096) } };
     /// the failed attempt's error as the client encodes it (its name, message and stack; empty: none), kept on its row among the newest 10
     pub const FAILURE: Arg = Arg { name: "failure", gate: Gate::Bytes { refusal: Refusal::Failure, limit: Limit::Fixed(8192) } };
+    /// a line of a job's log, any bytes (the client sends text; empty: nothing kept), kept among its newest 1000
+    pub const LINE: Arg = Arg { name: "line", gate: Gate::Bytes { refusal: Refusal::Log, limit: Limit::Fixed(1024) } };
     /// a job's progress, any bytes (the client sends JSON), kept on its row
     pub const VALUE: Arg = Arg { name: "value", gate: Gate::Bytes { refusal: Refusal::Progress, limit: Limit::Fixed(65536) } };
     /// the most dead jobs the queue keeps (0: no limit)
@@ -212,9 +216,11 @@ pub mod verb {
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
     pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT, arg::FAILURE], min_groups: 1, admits: false };
+    /// `EMQ.LOG`: each held job's log gets its line (token-checked like a settle: a worker that lost the job logs nothing); the row keeps the newest 1000 lines, each written over the oldest, and goes with the row.
+    pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 24] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE];
+    pub const ALL: [&Verb; 25] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &LOG];
 }
 
 names! {
@@ -256,6 +262,10 @@ names! {
         result,
         /// failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest is in `failure:<(failures − 1) mod 10>`
         failures,
+        /// lines its handler logged (LOG; never reset): the newest is in `log:<(logs − 1) mod 1000>`
+        logs,
+        /// `log:0` to `log:999`: the newest 1000 lines of the job's log (LOG; at most 1024 bytes each), each written over the oldest
+        log,
         /// `failure:0` to `failure:9`: the errors of the newest 10 failed attempts (the client's encoding of its name, message and stack, at most 8192 bytes each), each written over the oldest
         failure,
     }

@@ -15,7 +15,7 @@ use crate::spec::verb;
 use crate::verbs;
 
 /// Every verb in wire order (`spec::verb::ALL`'s), with its handler and its C entry point.
-pub static VERBS: [Command; 24] = [
+pub static VERBS: [Command; 25] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -40,4 +40,5 @@ pub static VERBS: [Command; 24] = [
     Command { verb: verb::UNSCHEDULE, run: verbs::unschedule::run, entry: entry::<Dispatcher, 21> },
     Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 22> },
     Command { verb: verb::SETTLE, run: verbs::settle::run, entry: entry::<Dispatcher, 23> },
+    Command { verb: verb::LOG, run: verbs::log::run, entry: entry::<Dispatcher, 24> },
 ];

@@ -105,6 +105,7 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   delay_ms: DURATIONS,
   limit: LIMITS,
   reason: TEXTS,
+  line: ["", "step 1", "héllo", "l".repeat(1025)],
   failure: ["", "", '{"at":1,"name":"Error","message":"m","stack":"Error: m\\n    at f"}', "x".repeat(MAX_ERROR_BYTES + 1)],
   value: TEXTS,
   dead_max: LIMITS,

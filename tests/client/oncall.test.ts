@@ -3,7 +3,9 @@
  * with the attempt's `error` keeps its name, message and stack on the row (the newest 10, 8 KiB
  * each), written by the settle itself (RETRY, BURY, SETTLE), and `getJob` returns them oldest
  * first; a bad one is refused by the server with nothing written. A `completed` event carries
- * each job's result up to 1024 bytes, and flags a longer one (read from the row). Job names: `enqueue`, `schedule`, `submit` and
+ * each job's result up to 1024 bytes, and flags a longer one (read from the row). Job logs: LOG
+ * appends a line to a held job's log (a lost lease logs nothing), the row keeps the newest 1000
+ * lines of 1024 bytes and loses them with the row; `jobLogs` reads them oldest first. Job names: `enqueue`, `schedule`, `submit` and
  * `enqueueMany` (one name, or one per item) carry `name`, a job option kept on the row; the
  * handler sees `job.name`, `getJob` and pages return it; a bad name is refused before any wire
  * (the name rule), and by the server with nothing written; 10,000 distinct names cost nothing but
@@ -11,8 +13,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { EchoMQError, type Job } from "../../client.ts";
-import { FAILURES_KEPT, MAX_ERROR_BYTES, renderRefusal } from "../../lib/wire/mod.ts";
+import { EchoMQError, type Job, LeaseLostError } from "../../client.ts";
+import { FAILURES_KEPT, LOG_LINES_KEPT, MAX_ERROR_BYTES, MAX_LOG_LINE_BYTES, renderRefusal } from "../../lib/wire/mod.ts";
 import { failureText } from "../../lib/client/failure.ts";
 import { COMBOS, digest, eventually, useClient, useSites, wire } from "./_harness.ts";
 
@@ -109,6 +111,61 @@ for (const combo of COMBOS) {
         .toBeLessThanOrEqual(MAX_ERROR_BYTES);
       await ctx.mq.retry(job, { delayMs: 0 });
       expect(await ctx.row(q, id, "failures")).toEqual(["null"]);
+    });
+
+    test("logs: lines appended to a held job's log, read oldest first; 1 MB logged keeps the newest 1000 lines of 1024 bytes", async () => {
+      const q = `oc-logs-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      const job = await claimOne(q);
+      await ctx.mq.log(job, "step 1 of 3");
+      await ctx.mq.log(job, "");
+      await ctx.mq.log(job, "ünïcode ✓");
+      expect(await ctx.mq.jobLogs(q, id)).toEqual({ lines: ["step 1 of 3", "ünïcode ✓"], total: 2 });
+      // a line longer than the bound is cut (whole characters), not refused
+      await ctx.mq.log(job, "é".repeat(600));
+      const cut = (await ctx.mq.jobLogs(q, id)).lines.at(-1)!;
+      expect(cut).toBe("é".repeat(512));
+      // 1 MB: 1,100 lines of 1,000 bytes (LOG pipelined): the newest 1000 kept, oldest first
+      const lines = Array.from({ length: 1100 }, (_, k) => `${String(k).padStart(4, "0")} ${"x".repeat(995)}`);
+      await Promise.all(lines.map((l) => ctx.mq.log(job, l)));
+      const logs = await ctx.mq.jobLogs(q, id);
+      expect(logs.total).toBe(1103);
+      expect(logs.lines.length).toBe(LOG_LINES_KEPT);
+      expect(new Set(logs.lines).size).toBe(LOG_LINES_KEPT);
+      expect(logs.lines.every((l) => l.length === 1000)).toBe(true);
+      // getJob does not read the log
+      expect(Object.keys((await ctx.mq.getJob(q, id))!)).not.toContain("log");
+      await ctx.mq.ack(job);
+      expect((await ctx.mq.jobLogs(q, id)).total).toBe(1103);
+      // removed with the job
+      expect(await ctx.mq.remove(q, id)).toBe(true);
+      expect(await ctx.mq.jobLogs(q, id)).toEqual({ lines: [], total: 0 });
+    });
+
+    test("logs are fenced by the lease token: a worker that lost its job logs nothing; the server refuses a long line", async () => {
+      const q = `oc-logfence-${backend}`;
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      const lost = (await ctx.mq.claim(q, { leaseMs: 20 }))!;
+      await new Promise((r) => setTimeout(r, 60));
+      const now = await claimOne(q); // the lease ran out: another claim holds it
+      expect(now.token).toBeGreaterThan(lost.token);
+      await expect(ctx.mq.log(lost, "late")).rejects.toBeInstanceOf(LeaseLostError);
+      await ctx.mq.log(now, "mine");
+      expect(await ctx.mq.jobLogs(q, id)).toEqual({ lines: ["mine"], total: 1 });
+      const ks = keyspace(q);
+      const before = await digest(ctx.raw, ks.meta);
+      expect(await wire(ctx.raw, backend, "LOG", [ks.meta], [id, String(now.token), "l".repeat(MAX_LOG_LINE_BYTES + 1)])).toEqual({
+        err: renderRefusal("log", "EMQ.LOG", { limit: String(MAX_LOG_LINE_BYTES) }),
+      });
+      expect(await wire(ctx.raw, backend, "LOG", [ks.meta], [id, String(lost.token), "x"])).toEqual({
+        err: renderRefusal("lease-lost", "EMQ.LOG", { ids: id }),
+      });
+      expect(await digest(ctx.raw, ks.meta)).toBe(before);
+      // the dead, retried and completed keep theirs until the row goes (retention, remove, drop)
+      await ctx.mq.bury(now, "r");
+      expect((await ctx.mq.jobLogs(q, id)).lines).toEqual(["mine"]);
+      await ctx.mq.drop(q);
+      expect(await ctx.mq.jobLogs(q, id)).toEqual({ lines: [], total: 0 });
     });
 
     test("completed events carry results: small ones as sent, a longer one flagged, none for an empty one; ACK, SETTLE and a worker", async () => {

@@ -24,7 +24,7 @@ import { claimedTuple } from "../native/_native.ts";
 
 const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
-  .concat(["emq_each(", "emq_move_due_apply(", "emq_admitted(", "emq_pushed(", "emq_events_add(", "emq_retention_apply("]);
+  .concat(["emq_each(", "emq_move_due_apply(", "emq_admitted(", "emq_pushed(", "emq_events_add(", "emq_retention_apply(", "emq_ring(", "emq_failure("]);
 const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_held(", "emq_held_for_good(", "emq_move_due_select(", "emq_probe(", "emq_counter("];
 
 /**

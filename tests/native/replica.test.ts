@@ -120,6 +120,7 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       );
       expectOk(await run(argv("BURY", q, {}, held(pick(3), { reason: `bury ${round}`, failure: `{"message":"bury ${round}"}` }))), pick(3).length);
       expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, held(pick(0)))), pick(0).length);
+      expectOk(await run(argv("LOG", q, {}, held(pick(0), { line: `log ${round}` }))), pick(0).length);
       // a hand-back, a retry ready now, a retention applied by RETAIN itself (wire 6)
       const [ready, ...handed] = pick(4);
       expectOk(await run(argv("RELEASE", q, {}, held(handed))), handed.length);

@@ -15,6 +15,7 @@ import {
   gateDigits,
   MAX_BATCH,
   MAX_ERROR_BYTES,
+  MAX_LOG_LINE_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
   TOKENS_PER_MS,
@@ -432,6 +433,31 @@ describe("happy paths", () => {
     await next();
     await ok(argv("RETRY", q, {}, [{ id: a, token, delay_ms: 0, reason: "r", failure: "again" }]), 1);
     expect(await row(site.db, q.row(a))).toMatchObject({ failures: "1", "failure:0": "again" });
+  });
+
+  test("LOG: each held job's line among the row's newest 1000 (an empty one keeps nothing); lease-lost and a long line refused, nothing written", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("LOG", q, {}, held(jobs, { line: "one" })), 2);
+    await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "" }]), 1);
+    await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "two" }]), 1);
+    expect(await row(site.db, q.row(a))).toMatchObject({ logs: "2", "log:0": "one", "log:1": "two" });
+    expect(await row(site.db, q.row(b))).toMatchObject({ logs: "1", "log:0": "one" });
+    const d0 = await digest(site.db);
+    await refuses(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token + 7, line: "x" }]), refusal("lease-lost", "LOG", { ids: a }));
+    await refuses(
+      argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "l".repeat(MAX_LOG_LINE_BYTES + 1) }]),
+      refusal("log", "LOG", { limit: String(MAX_LOG_LINE_BYTES) }),
+    );
+    await refuses(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token }, { id: a, token: jobs[0]!.token }]), refusal("repeated", "LOG", { id: a }));
+    expect(await digest(site.db)).toBe(d0);
+    // the 1001st line is written over the first; the row's end is the log's
+    await ok(["HSET", q.row(a), "logs", "1000"]);
+    await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "1001st" }]), 1);
+    expect(await row(site.db, q.row(a))).toMatchObject({ logs: "1001", "log:0": "1001st" });
+    await ok(argv("ACK", q, {}, held(jobs)), 2);
+    await ok(argv("REMOVE", q, {}, [{ id: a }, { id: b }]), 2);
+    expect(await exists(q.row(a), q.row(b))).toBe(0);
   });
 
   test("EXTEND: a batch's leases run until now+lease_ms; a lease run out but not reaped is still held", async () => {

@@ -34,6 +34,7 @@ import {
   gateDigits,
   MAX_BATCH,
   MAX_ERROR_BYTES,
+  MAX_LOG_LINE_BYTES,
   MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
@@ -306,6 +307,8 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return bytes(int(48));
     case "reason":
       return random() < 0.02 ? "r".repeat(MAX_REASON_BYTES + int(2)) : bytes(int(16));
+    case "line": // a log line: sometimes past its bound
+      return random() < 0.02 ? "l".repeat(MAX_LOG_LINE_BYTES + 1 + int(2)) : bytes(int(32));
     case "failure": // a failed attempt's error: often none, sometimes past its bound
       return random() < 0.02 ? "e".repeat(MAX_ERROR_BYTES + int(2)) : random() < 0.5 ? "" : bytes(int(64));
     case "due_ms":

@@ -3,13 +3,14 @@
 //! the count.
 
 use super::events::{blank, Fields};
-use super::failures;
+use super::ring;
 use super::leases::{self, held_for_good, leave_for_good};
 use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::keyspace::DEAD;
 use crate::literals::lit;
+use crate::spec::FAILURES_KEPT;
 use crate::wire::Refusal;
 
 /// Runs BURY's steps 5–6.
@@ -50,7 +51,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
                 (l.row.reason, args.job_bytes(j, 2)),
                 (l.row.buried_ms, at),
             ]);
-            failures::record(row, args.job_bytes(j, 3));
+            ring::push(row, (l.row.failures, l.row.failure, FAILURES_KEPT), args.job_bytes(j, 3));
         },
     );
     let reply = settle.done();

@@ -9,6 +9,7 @@ pub mod drop;
 pub mod enqueue;
 pub mod extend;
 pub mod limit;
+pub mod log;
 pub mod pause;
 pub mod penalize;
 pub mod progress;

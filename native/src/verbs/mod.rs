@@ -16,13 +16,13 @@ include!("handlers.rs");
 pub mod admit;
 pub mod dedup;
 pub mod events;
-pub mod failures;
 pub mod lanes;
 pub mod leases;
 pub mod limits;
 pub mod move_due;
 pub mod ready;
 pub mod retention;
+pub mod ring;
 pub mod scope;
 pub mod walk;
 

@@ -5,7 +5,7 @@
 //! again). Reply: the count.
 
 use super::events::{blank, Fields};
-use super::failures;
+use super::ring;
 use super::leases::{self, held, leave_active, Leaves};
 use super::mark_ready;
 use super::ready;
@@ -14,6 +14,7 @@ use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
+use crate::spec::FAILURES_KEPT;
 use crate::wire::Refusal;
 
 /// Runs RETRY's steps 5–6.
@@ -100,7 +101,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
             (l.row.due_ms, due_strs[j].as_str()),
             (l.row.reason, args.job_bytes(j, 3)),
         ]);
-        failures::record(&row, args.job_bytes(j, 4));
+        ring::push(&row, (l.row.failures, l.row.failure, FAILURES_KEPT), args.job_bytes(j, 4));
     }
     if zadd.len() > 1 {
         ctx.replicate(c"ZADD", &zadd);
