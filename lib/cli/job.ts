@@ -2,7 +2,10 @@
  * `emq job <queue> <id> --url …`: one job as its row has it (`mq.getJob`), one fact a line — its
  * name, state, attempts, times (ISO, UTC), lane, priority, dedup key, scheduler, the last reason,
  * the result (completed), the progress and the payload as JSON; then its failed attempts (the
- * newest 10 the row keeps), each with its error's name, message and stack. A job that is not there (never
+ * newest 10 the row keeps), each with its error's name, message and stack. `emq find <queue> <text>
+ * --url … [--cursor C] [--scan N]`: `mq.findJobs` — the jobs whose id, dedup key or name is the
+ * text or whose payload holds it, one line each, with how many rows were scanned and the cursor
+ * to go on from. A job that is not there (never
  * admitted, acked without being kept, or deleted) is said so (exit 1).
  *
  * @module
@@ -10,7 +13,8 @@
 import type { JobInfo } from "../client/mod.ts";
 import { assertJobId } from "../keyspace/mod.ts";
 import { openUrlTarget } from "./target.ts";
-import { parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
+import { cut } from "./jobs.ts";
+import { pageFlag, parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
 
 /** A time as ISO text, or undefined. */
 const iso = (ms: number | undefined): string | undefined => ms === undefined ? undefined : new Date(ms).toISOString();
@@ -72,6 +76,30 @@ export async function jobCommand(argv: string[]): Promise<number> {
     }
     console.log(`${JSON.stringify(queue)} ${j.id}`);
     for (const line of jobLines(j)) console.log(line);
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** Runs `emq find`; resolves with the exit code (0 even when nothing matched). */
+export async function findCommand(argv: string[]): Promise<number> {
+  const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS, cursor: { type: "string" }, scan: { type: "string" } } });
+  const server = serverFlags(parsed.values);
+  const [queue, text] = parsed.positionals;
+  if (parsed.positionals.length !== 2 || server.url === undefined) {
+    throw new UsageError(`emq find takes a queue name, what to find and --url, e.g. emq find orders order-28 --url valkey://127.0.0.1:6379`);
+  }
+  const scan = pageFlag("--scan", parsed.values.scan as string | undefined, 1, 10_000, 1000);
+  const target = await openUrlTarget<unknown>({ ...server, url: server.url, backend: "auto" });
+  try {
+    const cursor = parsed.values.cursor as string | undefined;
+    const found = await target.mq.findJobs(queue!, text!, { scan, ...(cursor === undefined ? {} : { cursor }) });
+    const more = found.cursor === null ? "the end of the queue" : `go on with --cursor ${found.cursor}`;
+    console.log(`${JSON.stringify(queue)}: ${found.jobs.length} job(s) matching ${JSON.stringify(text)}, ${found.scanned} scanned; ${more}`);
+    for (const j of found.jobs) {
+      console.log(`  ${j.id}  ${j.state}${j.name === undefined ? "" : `  name ${JSON.stringify(j.name)}`}  payload ${cut(JSON.stringify(j.payload) ?? "")}`);
+    }
     return 0;
   } finally {
     await target.close();

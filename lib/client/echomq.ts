@@ -24,6 +24,8 @@ import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import * as lanes from "./lanes.ts";
 import * as logs from "./logs.ts";
+import * as search from "./search.ts";
+import type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
 import type { JobLogs } from "./logs.ts";
 import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
@@ -535,6 +537,17 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   async log(job: JobRef, line: string): Promise<void> {
     this.#c.assertOpen();
     await logs.appendLog(this.#c, job, line);
+  }
+
+  /**
+   * Finds `queue`'s jobs: a string matches a job whose id, dedup key or name is it, or whose
+   * payload's JSON text contains it (`{ id, dedupKey, name, payload }`: every field given must
+   * match). An id or a dedup key is one read; a name or a payload is a scan of the queue's jobs
+   * (pending, scheduled, active, dead, completed), at most `scan` rows per call (default 1,000, at
+   * most 10,000): the answer says how many it `scanned`, and its `cursor` (`null`: the end) goes on.
+   */
+  async findJobs<const Q extends string>(queue: CheckQueue<Q>, query: FindQuery, opts?: FindOptions): Promise<FoundJobs<Decoded<P, K>>> {
+    return (await search.findJobs(this.#c, this.#c.keyspace(queue), query, opts)) as FoundJobs<Decoded<P, K>>;
   }
 
   /** A job's log, oldest line first: its newest 1000 lines, and how many it logged in all. */

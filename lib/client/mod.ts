@@ -33,6 +33,7 @@ export type { SettleClaim } from "./settle_claim.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { FailedAttempt } from "./failure.ts";
 export type { JobLogs } from "./logs.ts";
+export type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
 export type { QueueScanPage } from "./inspect.ts";
 export type { LaneInfo, LanePage } from "./lanes.ts";
 export type { LimitOptions, LimitTarget, QueueLimits, RateLimit } from "./limits.ts";

@@ -22,6 +22,7 @@ test("--help lists every command, test and bench included", () => {
       "retain",
       "jobs",
       "job",
+      "find",
       "limit",
       "limits",
       "lanes",
@@ -147,6 +148,16 @@ describe("bad input against servers", () => {
     expectOneLineError(emq("job", "one-job", "JOB00000000001", "--url", url), 'no job JOB00000000001 in "one-job"');
     expectOneLineError(emq("job", "one-job", "--url", url), "emq job takes a queue name, a job id and --url");
     expectOneLineError(emq("job", "one-job", "order-28", "--url", url), "order-28");
+    // emq find: by name (a scan that says what it read), with a cursor to go on
+    const found = emq("find", "one-job", "send-invoice", "--url", url, "--scan", "1");
+    expect({ code: found.code, err: found.err }).toEqual({ code: 0, err: "" });
+    expect(found.out).toBe(
+      `"one-job": 1 job(s) matching "send-invoice", 1 scanned; go on with --cursor 0:1\n  ${id}  pending  name "send-invoice"  payload {"n":1}\n`,
+    );
+    // the rest: the dead job (its payload does not hold the text)
+    const rest = emq("find", "one-job", "send-invoice", "--url", url, "--cursor", "0:1");
+    expect(rest.out).toBe(`"one-job": 0 job(s) matching "send-invoice", 1 scanned; the end of the queue\n`);
+    expectOneLineError(emq("find", "one-job", "--url", url), "emq find takes a queue name, what to find and --url");
   });
 
   test("inspect shows counts, the oldest pending job's age and the dead with their reasons", async () => {

@@ -5,7 +5,8 @@
  * first; a bad one is refused by the server with nothing written. A `completed` event carries
  * each job's result up to 1024 bytes, and flags a longer one (read from the row). Job logs: LOG
  * appends a line to a held job's log (a lost lease logs nothing), the row keeps the newest 1000
- * lines of 1024 bytes and loses them with the row; `jobLogs` reads them oldest first. Job names: `enqueue`, `schedule`, `submit` and
+ * lines of 1024 bytes and loses them with the row; `jobLogs` reads them oldest first. Search:
+ * `findJobs` by id, dedup key, name or payload text, a bounded scan with a cursor. Job names: `enqueue`, `schedule`, `submit` and
  * `enqueueMany` (one name, or one per item) carry `name`, a job option kept on the row; the
  * handler sees `job.name`, `getJob` and pages return it; a bad name is refused before any wire
  * (the name rule), and by the server with nothing written; 10,000 distinct names cost nothing but
@@ -166,6 +167,43 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.jobLogs(q, id)).lines).toEqual(["mine"]);
       await ctx.mq.drop(q);
       expect(await ctx.mq.jobLogs(q, id)).toEqual({ lines: [], total: 0 });
+    });
+
+    test("findJobs: by id and dedup key in one read; by name and payload text within a bounded scan that says how much it read, with a cursor", async () => {
+      const q = `oc-find-${backend}`;
+      const items = Array.from({ length: 2_500 }, (_, n) => ({ n }));
+      const ids = await ctx.mq.enqueueMany(q, items, { name: (p) => (p.n % 500 === 7 ? "needle" : undefined) });
+      const held = await ctx.mq.enqueue(q, { n: 90_210 }, { dedup: { key: "order-28" }, name: "checkout" });
+      // an id, a dedup key: one read each
+      expect(await ctx.mq.findJobs(q, ids[3]!)).toMatchObject({ scanned: 1, cursor: null, jobs: [{ id: ids[3] }] });
+      expect(await ctx.mq.findJobs(q, { dedupKey: "order-28" })).toMatchObject({ scanned: 1, cursor: null, jobs: [{ id: held }] });
+      expect((await ctx.mq.findJobs(q, { dedupKey: "nope" })).jobs).toEqual([]);
+      // the string form: the dedup key's holder first, then what the scan finds
+      const text = await ctx.mq.findJobs(q, "order-28", { scan: 10 });
+      expect(text.jobs.map((j) => j.id)).toEqual([held]);
+      expect([text.scanned, text.cursor]).toEqual([10, "0:10"]);
+      // by name: 1,000 rows per call at most, a cursor to go on; the whole queue in three calls
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      const scans: number[] = [];
+      for (;;) {
+        const page = await ctx.mq.findJobs(q, { name: "needle" }, cursor === undefined ? {} : { cursor });
+        scans.push(page.scanned);
+        seen.push(...page.jobs.map((j) => j.id));
+        if (page.cursor === null) break;
+        cursor = page.cursor;
+      }
+      expect(scans).toEqual([1000, 1000, 501]);
+      expect(seen).toEqual([7, 507, 1007, 1507, 2007].map((n) => ids[n]!));
+      // by payload text, with a limit: the cursor stops right after the last one returned
+      const first = await ctx.mq.findJobs(q, { payload: '"n":7' }, { limit: 2 }); // 7, 70…79, 700…
+      expect(first.jobs.map((j) => j.payload?.n)).toEqual([7, 70]);
+      const next = await ctx.mq.findJobs(q, { payload: '"n":7' }, { limit: 1, cursor: first.cursor! });
+      expect(next.jobs.map((j) => j.payload?.n)).toEqual([71]);
+      // a bad cursor or an empty query: refused before any wire
+      await expect(ctx.mq.findJobs(q, "x", { cursor: "9:9" })).rejects.toBeInstanceOf(EchoMQError);
+      await expect(ctx.mq.findJobs(q, "")).rejects.toBeInstanceOf(EchoMQError);
+      await expect(ctx.mq.findJobs(q, "x", { scan: 10_001 })).rejects.toBeInstanceOf(EchoMQError);
     });
 
     test("completed events carry results: small ones as sent, a longer one flagged, none for an empty one; ACK, SETTLE and a worker", async () => {

@@ -56,3 +56,13 @@ test("the log: its lines oldest first, escaped, how many were written over; why 
   expect(jobHtml(job("active"), 0, {}, undefined, new Error("NOPERM"))).toContain("The log could not be read: NOPERM");
   expect(jobHtml(job("active"), 0)).not.toContain("job-log");
 });
+
+test("a search's page: the jobs found linking to their pages, what was scanned, and a link that goes on", async () => {
+  const { findHtml } = await import("../../lib/ui/find_html.ts");
+  const html = findHtml("q/1", "<x>", { jobs: [{ ...job("dead"), name: "n<1>" }], scanned: 1000, cursor: "0:1000" });
+  expect(html).toContain('<a href="job?q=q&#38;id=JOB00000000001"><code>JOB00000000001</code></a> <span class="jobname">n&#60;1&#62;</span>');
+  expect(html).toContain('1000 rows scanned; <a id="find-more" href="job?q=q%252F1&amp;id=%3Cx%3E&amp;cursor=0%3A1000">go on</a>.');
+  const none = findHtml("q", "y", { jobs: [], scanned: 3, cursor: null });
+  expect(none).toContain("No job matched among the rows scanned.");
+  expect(none).toContain("3 rows scanned; the end of the queue.");
+});
