@@ -68,7 +68,6 @@ function pretty(value: unknown): string {
  */
 export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error, logs?: JobLogs | Error): string {
   const facts: Array<[string, string]> = [
-    ["Name", j.name === undefined ? "—" : `<code id="job-name">${esc(visible(j.name))}</code>`],
     ["State", esc(j.state)],
     ["Attempts", String(j.attempts)],
     // the row keeps its last claim's token (the next claim's is greater): held only while active
@@ -83,6 +82,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     ["Dedup key", j.dedupKey === undefined ? "—" : `<code>${esc(visible(j.dedupKey))}</code>`],
     ["Scheduler", j.scheduler === undefined ? "—" : `<code>${esc(visible(j.scheduler))}</code> (run ${timeHtml(j.tickAt, now)})`],
     ["Trace", traceHtml(j.traceparent)],
+    ["Name", j.name === undefined ? "—" : `<code id="job-name">${esc(visible(j.name))}</code>`],
   ];
   const name = esc(visible(j.queue));
   const actions = [
