@@ -81,8 +81,8 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     ["Time limit", j.timeoutMs === undefined ? "— (the worker's)" : `${j.timeoutMs} ms`],
     ["Dedup key", j.dedupKey === undefined ? "—" : `<code>${esc(visible(j.dedupKey))}</code>`],
     ["Scheduler", j.scheduler === undefined ? "—" : `<code>${esc(visible(j.scheduler))}</code> (run ${timeHtml(j.tickAt, now)})`],
-    ["Trace", traceHtml(j.traceparent)],
     ["Name", j.name === undefined ? "—" : `<code id="job-name">${esc(visible(j.name))}</code>`],
+    ["Trace", traceHtml(j.traceparent)],
   ];
   const name = esc(visible(j.queue));
   const actions = [
