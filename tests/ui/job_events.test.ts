@@ -22,8 +22,7 @@ const BACKENDS = [
 ] as const;
 const browser = suiteBrowser();
 const Q = "ledger";
-const UTC =
-  /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/;
+const UTC = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/;
 
 /** What the job's page shows of its events: the note, and each row's cells (the time apart). */
 async function shown(
@@ -35,9 +34,7 @@ async function shown(
     new URL(`job?q=${encodeURIComponent(Q)}&id=${id}`, ui.url).href,
   );
   const rows = await page.getByRole("table", { name: "Events", exact: true })
-    .locator("tbody tr").evaluateAll((trs) =>
-      trs.map((tr) => Array.from(tr.children, (c) => c.textContent ?? ""))
-    );
+    .locator("tbody tr").evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (c) => c.textContent ?? "")));
   for (const r of rows) if (r.length === 3) expect(r[0]).toMatch(UTC);
   return {
     scope: (await page.locator("#job-events-scope").textContent()) ?? "",
@@ -50,8 +47,7 @@ for (const backend of BACKENDS) {
     const rig = useUiRig(backend, browser);
 
     /** Entries in the queue's stream now. */
-    const entries = async (): Promise<number> =>
-      Number(await command(rig.server.port, ["XLEN", keyspace(Q).events]));
+    const entries = async (): Promise<number> => Number(await command(rig.server.port, ["XLEN", keyspace(Q).events]));
     /** `n` entries of another job, written at once (one EVAL). */
     const filler = (n: number): Promise<unknown> =>
       command(rig.server.port, [
@@ -66,10 +62,9 @@ for (const backend of BACKENDS) {
       "enqueued, claimed, retried, claimed again, progress, completed: exactly its own, newest first; then bounded",
       async () => {
         const [a, b] = await rig.mq.enqueueMany(Q, [{ n: 1 }, { n: 2 }]); // one entry naming both
-        const [ja, jb] =
-          (await rig.mq.claimMany(Q, 2, { leaseMs: 60_000 })) as Array<
-            Job<unknown>
-          >; // one entry, attempts 1 1
+        const [ja, jb] = (await rig.mq.claimMany(Q, 2, { leaseMs: 60_000 })) as Array<
+          Job<unknown>
+        >; // one entry, attempts 1 1
         expect([ja!.id, jb!.id]).toEqual([a!, b!]);
         await rig.mq.retry(ja!, { delayMs: 0, reason: "<b>card</b> declined" });
         await rig.mq.ack(jb!, "b done");
@@ -122,8 +117,7 @@ for (const backend of BACKENDS) {
         // and three more: none of a's is among them, and the page says so
         await filler(3);
         expect(await shown(rig.page, rig.ui, a!)).toEqual({
-          scope:
-            "Events of this job among the last 2,000 of the queue, newest first: older entries are not searched.",
+          scope: "Events of this job among the last 2,000 of the queue, newest first: older entries are not searched.",
           rows: [["No events of this job among those entries."]],
         });
       },
@@ -148,8 +142,7 @@ for (const backend of BACKENDS) {
 
         await rig.mq.retain(Q, { eventsMax: 0 }); // events off: the stream deleted
         expect(await shown(rig.page, rig.ui, holder)).toEqual({
-          scope:
-            "The queue's events stream is empty (nothing written yet, trimmed, or events are off for the queue).",
+          scope: "The queue's events stream is empty (nothing written yet, trimmed, or events are off for the queue).",
           rows: [["No events."]],
         });
       },
