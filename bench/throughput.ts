@@ -287,7 +287,7 @@ async function round(r: number): Promise<Record<string, PhaseReport>> {
                 "SETTLE",
                 ks,
                 { lease_ms: 60_000, want: slots },
-                held.map(([id, token]) => ({ op: 0, id, token, delay_ms: 0, reason: "", result: "" })),
+                held.map(([id, token]) => ({ op: 0, id, token, delay_ms: 0, reason: "", result: "", failure: "" })),
               );
               const args: GlideString[] = [`EMQ.${call.verb}`, "1", meta, ...call.args];
               const reply = (g instanceof GlideClusterClient

@@ -97,6 +97,10 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
       return [{ limit: String(wire.MAX_PAYLOAD_BYTES) }];
     case "reason":
       return [{ limit: String((ARGS.reason.gate as Gate & { limit: number }).limit) }];
+    case "log":
+      return [{ limit: String((ARGS.line.gate as Gate & { limit: number }).limit) }];
+    case "failure":
+      return [{ limit: String((ARGS.failure.gate as Gate & { limit: number }).limit) }];
     case "progress":
       return [{ limit: String((ARGS.value.gate as Gate & { limit: number }).limit) }];
     case "spec":
@@ -502,6 +506,9 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_PAYLOAD_BYTES", "i64"],
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
+  ["FAILURES_KEPT", "i64"],
+  ["LOG_LINES_KEPT", "i64"],
+  ["EVENT_RESULT_MAX_BYTES", "i64"],
   ["MAX_PROGRESS_BYTES", "i64"],
   ["MAX_SPEC_BYTES", "i64"],
   ["DEAD_MAX_DEFAULT", "i64"],

@@ -44,6 +44,14 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   a page of the queue's jobs in one state (pending, active,
                                   scheduled, dead, completed), one line each: dead and completed
                                   most recent first, with the reason or the result`,
+  job: `  emq job <queue> <id> --url …
+                                  one job: name, state, attempts, times, lane, priority, dedup
+                                  key, scheduler, last reason, result, progress, payload, and
+                                  the failed attempts with their stacks (the newest 10)`,
+  find: `  emq find <queue> <text> --url … [--cursor C] [--scan N]
+                                  the jobs whose id, dedup key or name is <text>, or whose
+                                  payload holds it: a bounded scan (N rows, default 1000) that
+                                  says how much it scanned and the cursor to go on from`,
   limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
                                   limits every worker obeys: at most N jobs active at once,
                                   MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B

@@ -16,6 +16,7 @@ import { claimedEntry } from "./claimed_entry.ts";
 import { Coalescer } from "./coalesce.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
+import { failureText } from "./failure.ts";
 import {
   BatchError,
   ConnectionError,
@@ -431,6 +432,7 @@ export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturn
     if (o.traceparent !== undefined) job.traceparent = o.traceparent;
     if (o.priority !== undefined && Number(o.priority) !== 0) job.priority = Number(o.priority);
     if (o.lane !== undefined) job.lane = o.lane;
+    if (o.name !== undefined) job.name = o.name;
   }
   try {
     job.payload = c.codec.decode(parts.payload ?? NO_BYTES);
@@ -493,6 +495,11 @@ export function encodeResult(id: string, value: unknown): string {
   return text;
 }
 
+/** A failure's `error` as its row keeps it (lib/client/failure.ts), with the attempt when the job says it; none: empty. */
+function failureOf(s: { readonly job: JobRef; readonly error?: unknown }): string {
+  return s.error === undefined ? "" : failureText(s.error, (s.job as { attempts?: number }).attempts);
+}
+
 /** The verb of a settlement and its group of that verb, checked before the wire (a bad value throws). */
 export function settleGroup(s: Settlement): { verb: Verb; group: Record<string, string | number> } {
   const job = s.job;
@@ -501,10 +508,13 @@ export function settleGroup(s: Settlement): { verb: Verb; group: Record<string, 
       return { verb: "ACK", group: { id: job.id, token: job.token, result: encodeResult(job.id, s.result) } };
     case "retry": {
       const delay = wholeNumber("retry: delayMs", "delay-ms", s.delayMs, 0);
-      return { verb: "RETRY", group: { id: job.id, token: job.token, delay_ms: delay, reason: reasonText("retry", s.reason ?? "") } };
+      return {
+        verb: "RETRY",
+        group: { id: job.id, token: job.token, delay_ms: delay, reason: reasonText("retry", s.reason ?? ""), failure: failureOf(s) },
+      };
     }
     case "bury":
-      return { verb: "BURY", group: { id: job.id, token: job.token, reason: reasonText("bury", s.reason) } };
+      return { verb: "BURY", group: { id: job.id, token: job.token, reason: reasonText("bury", s.reason), failure: failureOf(s) } };
     case "release":
       return { verb: "RELEASE", group: { id: job.id, token: job.token } };
     default:

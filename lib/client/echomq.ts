@@ -25,6 +25,10 @@ import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job, JobRef, Settlement } from "./job.ts";
 import * as lanes from "./lanes.ts";
+import * as logs from "./logs.ts";
+import * as search from "./search.ts";
+import type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
+import type { JobLogs } from "./logs.ts";
 import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
@@ -200,8 +204,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * or `unconfirmed` (maybe: send them again with their ids, a `DuplicateIdError` meaning it was
    * there), each with its input index and payload; the inputs from `unreadFrom` on were never
    * read, and the input is not closed, so the same generator (or `array.slice(unreadFrom)`)
-   * continues from there. With `durable`, each command is followed by `WAIT`. `lane` and
-   * `priority` are one value for every job or a function of each payload and its index.
+   * continues from there. With `durable`, each command is followed by `WAIT`. `lane`,
+   * `priority` and `name` are one value for every job or a function of each payload and its index.
    *
    * @example
    * ```ts ignore
@@ -293,16 +297,22 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
-   * Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason`; a
-   * `delayMs` of 0 puts it straight back in pending (ready now).
+   * Puts a claimed job back on the schedule, due in `delayMs`, with the failure `reason` (and
+   * `error`, kept with its stack among the job's failed attempts); a `delayMs` of 0 puts it
+   * straight back in pending (ready now).
    */
   retry(job: JobRef, opts: RetryOptions): Promise<void> {
-    return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "" });
+    const error = opts?.error;
+    return this.#settle({ kind: "retry", job, delayMs: opts?.delayMs, reason: opts?.reason ?? "", ...(error === undefined ? {} : { error }) });
   }
 
-  /** Moves a claimed job to the dead set with `reason`. */
-  bury(job: JobRef, reason: string): Promise<void> {
-    return this.#settle({ kind: "bury", job, reason });
+  /**
+   * Moves a claimed job to the dead set with `reason`; `opts.error` (what failed) is kept with its
+   * stack among the job's failed attempts.
+   */
+  bury(job: JobRef, reason: string, opts?: { error?: unknown }): Promise<void> {
+    const error = opts?.error;
+    return this.#settle(error === undefined ? { kind: "bury", job, reason } : { kind: "bury", job, reason, error });
   }
 
   /**
@@ -554,6 +564,32 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   async progress(job: JobRef, value: unknown): Promise<void> {
     this.#c.assertOpen();
     await leases.progress(this.#c, job, value);
+  }
+
+  /**
+   * Appends `line` to a claimed job's log (a handler's `job.log`), token-checked like a settle: a
+   * lost lease is refused with `LeaseLostError`, nothing logged. The job keeps its newest 1000
+   * lines of at most 1024 bytes each (a longer line is cut), and loses them with its row.
+   */
+  async log(job: JobRef, line: string): Promise<void> {
+    this.#c.assertOpen();
+    await logs.appendLog(this.#c, job, line);
+  }
+
+  /**
+   * Finds `queue`'s jobs: a string matches a job whose id, dedup key or name is it, or whose
+   * payload's JSON text contains it (`{ id, dedupKey, name, payload }`: every field given must
+   * match). An id or a dedup key is one read; a name or a payload is a scan of the queue's jobs
+   * (pending, scheduled, active, dead, completed), at most `scan` rows per call (default 1,000, at
+   * most 10,000): the answer says how many it `scanned`, and its `cursor` (`null`: the end) goes on.
+   */
+  async findJobs<const Q extends string>(queue: CheckQueue<Q>, query: FindQuery, opts?: FindOptions): Promise<FoundJobs<Decoded<P, K>>> {
+    return (await search.findJobs(this.#c, this.#c.keyspace(queue), query, opts)) as FoundJobs<Decoded<P, K>>;
+  }
+
+  /** A job's log, oldest line first: its newest 1000 lines, and how many it logged in all. */
+  async jobLogs<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<JobLogs> {
+    return await logs.jobLogs(this.#c, this.#c.keyspace(queue), id);
   }
 
   /**

@@ -478,6 +478,8 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
       "too-large",
       "payload",
       "reason",
+      "failure",
+      "log",
       "progress",
       "spec",
       "result",

@@ -24,6 +24,12 @@ export interface FieldItem {
   reason: { readonly reason: string };
   /** `progress`: as the handler reported it (JSON, parsed; the text when it is not JSON). */
   progress: { readonly progress: unknown };
+  /**
+   * `results`: the job's result (JSON, parsed; absent when the handler returned none), or
+   * `resultInRow` when it was longer than 1024 bytes: read it with `getJob` (kept while the queue
+   * keeps completed jobs).
+   */
+  results: { readonly result?: unknown; readonly resultInRow?: true };
   /** `lane`: the lane, absent for the queue itself. */
   lane: { readonly lane?: string };
   /** `until`: a time, ms since the epoch. */
@@ -54,7 +60,7 @@ export interface EventFieldsOf {
   /** PROGRESS. */
   progress: "jobs" | "progress";
   /** ACK. */
-  completed: "jobs";
+  completed: "jobs" | "results";
   /** RETRY. */
   retried: "jobs" | "reason" | "until";
   /** BURY. */
@@ -90,7 +96,7 @@ export type FieldsOf<T extends QueueEventType> = EventFieldsOf[T];
 /**
  * One event of type `T`: its `id` (`<entry id>:<index>`), its `type`, and the properties of its
  * fields (lib/wire/events.ts): `jobId` for `jobs`, `attempts`, `into`, `reason`, `progress`,
- * `lane` (absent: the queue), `until`, `name`.
+ * `result` or `resultInRow` for `results`, `lane` (absent: the queue), `until`, `name`.
  */
 export type EventOf<T extends QueueEventType> = { readonly id: string; readonly type: T } & Both<FieldItem[FieldsOf<T>]>;
 
@@ -273,12 +279,42 @@ export function entryItems(entry: StreamEntry): QueueEvent[] {
   const ids = jobs.split(" ").filter((j) => j !== "");
   const attempts = f.get("attempts")?.split(" ");
   const into = f.get("into")?.split(" ");
+  const results = f.get("results");
+  const each = results === undefined ? undefined : resultsOf(results);
   return ids.map((jobId, i) => {
     const item: Record<string, unknown> = { id: `${entry.id}:${i}`, type, jobId, ...common };
     if (attempts !== undefined) item.attempts = Number(attempts[i]);
     if (into !== undefined) item.into = into[i];
+    const r = each?.[i];
+    if (r === null) item.resultInRow = true;
+    else if (r !== undefined && r !== "") item.result = jsonOrText(r);
     return item as unknown as QueueEvent;
   });
+}
+
+/**
+ * A `completed` entry's `results` (`<byte length>:<bytes>` back to back, lib/wire/events.ts): each
+ * result's text, `null` for one not carried (`-1:`, longer than the bound); what cannot be read
+ * ends the list.
+ */
+export function resultsOf(text: string): Array<string | null> {
+  const bytes = new TextEncoder().encode(text);
+  const out: Array<string | null> = [];
+  let at = 0;
+  while (at < bytes.length) {
+    const colon = bytes.indexOf(58, at);
+    if (colon < 0) break;
+    const len = Number(new TextDecoder().decode(bytes.subarray(at, colon)));
+    if (len === -1) {
+      out.push(null);
+      at = colon + 1;
+      continue;
+    }
+    if (!Number.isSafeInteger(len) || len < 0 || colon + 1 + len > bytes.length) break;
+    out.push(new TextDecoder().decode(bytes.subarray(colon + 1, colon + 1 + len)));
+    at = colon + 1 + len;
+  }
+  return out;
 }
 
 /** The position of an item (its `id`). */

@@ -9,6 +9,7 @@ import type { GlideReturnType } from "@valkey/valkey-glide";
 import type { JobId } from "../keyspace/mod.ts";
 import { decodeOptions, META, ROW, STATE } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
+import { type FailedAttempt, failuresOf } from "./failure.ts";
 import type { Counts } from "./job.ts";
 import type { QueueLimits } from "./limits.ts";
 import type { Retention } from "./retention.ts";
@@ -68,6 +69,14 @@ export interface JobInfo<P> {
   readonly priority?: number;
   /** Its lane (the row's `lane`); undefined in the default lane. */
   readonly lane?: string;
+  /** Its name (`enqueue`'s `name`), if it has one. */
+  readonly name?: string;
+  /**
+   * Its failed attempts whose worker sent the error (a worker's handler that threw; `retry` and
+   * `bury` with `error`), oldest first: the newest 10, each with the error's name, message and
+   * stack (8 KiB at most). Read by `getJob` (pages leave them out).
+   */
+  readonly failures?: readonly FailedAttempt[];
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -175,6 +184,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
   const r = text(row, ROW.result);
   const result = state === STATE.completed && r !== undefined && r !== "" ? jsonOrText(r) : undefined;
   const opts = decodeOptions(text(row, ROW.opts) ?? "");
+  const failures = failuresOf(row);
   const info: Record<string, unknown> = {
     id,
     queue,
@@ -200,6 +210,8 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["traceparent", opts.traceparent],
     ["priority", opts.priority === undefined || Number(opts.priority) === 0 ? undefined : Number(opts.priority)],
     ["lane", text(row, ROW.lane) || undefined],
+    ["name", opts.name],
+    ["failures", failures.length === 0 ? undefined : failures],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;

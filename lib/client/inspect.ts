@@ -7,7 +7,7 @@
  */
 import { Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace, splitQueueKey } from "../keyspace/mod.ts";
-import { META } from "../wire/mod.ts";
+import { FAILURES_KEPT, META, ROW, ROW_FIELDS } from "../wire/mod.ts";
 import type { ScanCursor } from "./connection.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -68,8 +68,27 @@ export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<Queue
 /** See `EchoMQ.getJob`. */
 export async function getJob<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<JobInfo<P> | null> {
   assertJobId(id);
-  const row = await c.conn.command(["HGETALL", ks.job(id)], ks.meta, Decoder.Bytes);
-  return jobInfo(ks.name, id, fields(row), c.codec);
+  const row = await c.conn.command(["HMGET", ks.job(id), ...JOB_FIELDS], ks.meta, Decoder.Bytes);
+  return jobInfo(ks.name, id, named(JOB_FIELDS, row as unknown[]), c.codec);
+}
+
+/** The row fields a page reads: all but the bounded lists (failed attempts' errors, the log: `jobLogs` reads it). */
+const PAGE_FIELDS: readonly string[] = Object.keys(ROW_FIELDS).filter((f) => ![ROW.failure, ROW.failures, ROW.log, ROW.logs].includes(f as never));
+/** The row fields `getJob` reads: a page's and the failed attempts' errors (up to 80 KiB; not the log, up to 1 MiB). */
+const JOB_FIELDS: readonly string[] = [
+  ...PAGE_FIELDS,
+  ROW.failures,
+  ...Array.from({ length: FAILURES_KEPT }, (_, k) => `${ROW.failure}:${k}`),
+];
+
+/** An HMGET reply as the fields it found. */
+function named(names: readonly string[], values: unknown[]): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  names.forEach((n, i) => {
+    const v = values[i];
+    if (v !== null && v !== undefined) out.set(n, v instanceof Uint8Array ? v : new TextEncoder().encode(String(v)));
+  });
+  return out;
 }
 
 /** See `EchoMQ.jobs`. */
@@ -96,10 +115,11 @@ export async function jobs<P>(
     ks.meta,
   )) as unknown[]).map(String) as JobId[];
   if (ids.length === 0) return [];
-  const rows = await c.conn.batch(ids.map((id) => ["HGETALL", ks.job(id)]), ks.meta, false, 0, Decoder.Bytes);
+  // the row's fields but its failed attempts' errors (up to 80 KiB a job: getJob reads them)
+  const rows = await c.conn.batch(ids.map((id) => ["HMGET", ks.job(id), ...PAGE_FIELDS]), ks.meta, false, 0, Decoder.Bytes);
   return ids.flatMap((id, i) => {
     const r = rows[i];
-    const info = r instanceof Error ? null : jobInfo(ks.name, id, fields(r!), c.codec);
+    const info = r instanceof Error ? null : jobInfo(ks.name, id, named(PAGE_FIELDS, r as unknown[]), c.codec);
     return info === null ? [] : [info];
   });
 }

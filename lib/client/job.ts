@@ -43,6 +43,8 @@ export interface Job<P> extends JobRef {
   readonly priority?: number;
   /** Its lane (`enqueue`'s `lane`); undefined in the default lane. */
   readonly lane?: string;
+  /** Its name (`enqueue`'s `name`), when it was admitted with one. */
+  readonly name?: string;
 }
 
 /**
@@ -61,6 +63,11 @@ export interface WorkerJob<P> extends Job<P> {
   readonly leaseUntil: number;
   /** Records the job's progress (any JSON value), token-checked: `LeaseLostError` when lost. */
   progress(value: unknown): Promise<void>;
+  /**
+   * Appends `line` to the job's log (`jobLogs`, the job page), token-checked: `LeaseLostError`
+   * when lost. The newest 1000 lines of at most 1024 bytes are kept.
+   */
+  log(line: string): Promise<void>;
   /**
    * Throws a `RateLimitedError`: the job is handed back without spending an attempt and its lane
    * (the queue, for a job of the default lane) hands out nothing for `ms` (`throw` it, or call
@@ -90,9 +97,11 @@ export interface Counts {
  * JSON carries, kept with the completed job while the queue keeps completed jobs; `undefined`:
  * none), retry it (due again in `delayMs`, with the failure `reason`; 0: ready now), bury it with
  * `reason`, or release it (a hand-back: back in pending, the attempt given back, not a failure).
+ * A retry's or bury's `error` (what the handler threw) is kept on the row with its name, message
+ * and stack among the job's newest 10 failed attempts (`getJob`'s `failures`; lib/client/failure.ts).
  */
 export type Settlement =
   | { readonly kind: "ack"; readonly job: JobRef; readonly result?: unknown }
   | { readonly kind: "release"; readonly job: JobRef }
-  | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string }
-  | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string };
+  | { readonly kind: "retry"; readonly job: JobRef; readonly delayMs: number; readonly reason?: string; readonly error?: unknown }
+  | { readonly kind: "bury"; readonly job: JobRef; readonly reason: string; readonly error?: unknown };

@@ -57,6 +57,8 @@ export interface EnqueueManyOptions<P = unknown, L extends string = string> {
   durable?: boolean | DurableOptions;
   /** Each job's lane ({@link EnqueueOptions.lane}); `undefined` from the function: the default lane. */
   lane?: CheckLane<L> | ((payload: P, index: number) => string | undefined);
+  /** Each job's name ({@link EnqueueOptions.name}); `undefined` from the function: no name. */
+  name?: string | ((payload: P, index: number) => string | undefined);
   /** Each job's priority ({@link EnqueueOptions.priority}); `undefined` from the function: 0. */
   priority?: number | ((payload: P, index: number) => number | undefined);
 }
@@ -107,6 +109,13 @@ export interface EnqueueOptions<L extends string = string, D extends string = st
    */
   lane?: CheckLane<L>;
   /**
+   * The job's name: what the job is (`"send-invoice"`), as BullMQ's job names — shown in the
+   * dashboard's tables and job page, `emq job`, `getJob` and the handler's `job.name`. The name
+   * rule (1 to 1024 bytes, no `{`, `}` or NUL), checked before any wire; kept on the job's row as
+   * one of its options (at most 4096 bytes in all).
+   */
+  name?: string;
+  /**
    * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
    * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
    * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
@@ -147,6 +156,7 @@ export function jobOptions<L extends string>(what: string, opts: EnqueueOptions<
     o.priority = integerIn(`${what}: priority`, opts.priority, 0, MAX_PRIORITY, refuse("options"));
   }
   if (opts.lane !== undefined) o.lane = laneName(what, opts.lane);
+  if (opts.name !== undefined) o.name = jobName(what, opts.name);
   const d = opts.dedup;
   if (d !== undefined) {
     if (d === null || typeof d !== "object") throw new EchoMQError("options", `${what}: dedup must be { key, ttlMs?, mode? }`);
@@ -193,6 +203,11 @@ export interface RetryOptions {
   delayMs: number;
   /** Why it failed, kept on the row (at most 4096 bytes; default empty). */
   reason?: string;
+  /**
+   * What failed (any thrown value): its name, message and stack are kept among the job's newest
+   * 10 failed attempts (8 KiB each; `getJob`'s `failures`).
+   */
+  error?: unknown;
 }
 
 /** Default `limit` of `EchoMQ.promote` and `EchoMQ.reap`. */
@@ -246,9 +261,19 @@ export function laneName(what: string, lane: unknown): string {
   return lane;
 }
 
+/** `name` when it is a legal job name (the name rule), else an {@link EchoMQError} (`options`). */
+export function jobName(what: string, name: unknown): string {
+  try {
+    assertName(name, "job name");
+  } catch (e) {
+    throw new EchoMQError("options", `${what}: name: ${(e as Error).message}`);
+  }
+  return name;
+}
+
 /**
- * Each job's options text for `enqueueMany`: from its payload and input index when `lane` or
- * `priority` is a function, else one text for all (checked once, before anything is read).
+ * Each job's options text for `enqueueMany`: from its payload and input index when `lane`,
+ * `priority` or `name` is a function, else one text for all (checked once, before anything is read).
  */
 export function manyOptions<P>(
   opts: EnqueueManyOptions<P> | undefined,
@@ -257,14 +282,16 @@ export function manyOptions<P>(
   const what = "enqueueMany";
   const lane = opts?.lane;
   const priority = opts?.priority;
-  if (typeof lane !== "function" && typeof priority !== "function") {
-    const text = jobOptions(what, { lane, priority }, traceparent);
+  const name = opts?.name;
+  if (typeof lane !== "function" && typeof priority !== "function" && typeof name !== "function") {
+    const text = jobOptions(what, { lane, priority, name }, traceparent);
     return () => text;
   }
   return (payload, index) =>
     jobOptions(what, {
       lane: typeof lane === "function" ? lane(payload, index) : lane,
       priority: typeof priority === "function" ? priority(payload, index) : priority,
+      name: typeof name === "function" ? name(payload, index) : name,
     }, traceparent);
 }
 

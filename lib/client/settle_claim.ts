@@ -72,6 +72,7 @@ export async function settleClaim<P>(
           delay_ms: group.delay_ms ?? 0,
           reason: group.reason ?? "",
           result: group.result ?? "",
+          failure: group.failure ?? "",
         });
         round.sent.push({ at, verb, id: s.job.id });
         return;

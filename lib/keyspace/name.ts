@@ -27,6 +27,8 @@ export interface NameKinds {
   "scheduler name": "a scheduler is known by its name";
   /** A deduplication key: `enqueue`'s / `submit`'s `dedup.key`; an entry of `dedup`. */
   "dedup key": "omit dedup to admit without deduplication";
+  /** A job's name: `enqueue`'s / `schedule`'s / `submit`'s / `enqueueMany`'s `name` (the option `name`). */
+  "job name": "omit the name for a job without one";
 }
 
 /** What a name names, as messages say it (`lane name`, …). */

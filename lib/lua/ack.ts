@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { COMPLETED_MAX_DEFAULT, META, ROW, STATE, type Verb } from "../wire/mod.ts";
+import { COMPLETED_MAX_DEFAULT, EVENT_RESULT_MAX_BYTES, META, ROW, STATE, type Verb } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
@@ -25,6 +25,18 @@ import { RETENTION_LUA } from "./retention.ts";
  * {@link LEASES_LUA} and {@link RETENTION_LUA}.
  */
 export const ACK_PART_LUA: string = `
+-- The completed entry's results: each result as <length>:<bytes>, in the order of the ids (-1: one
+-- longer than ${EVENT_RESULT_MAX_BYTES} bytes, read from its row); '' when every result is empty.
+local function emq_results(result)
+  local out, any = {}, false
+  for j, r in ipairs(result) do
+    if r ~= '' then any = true end
+    if #r > ${EVENT_RESULT_MAX_BYTES} then out[j] = '-1:' else out[j] = #r .. ':' .. r end
+  end
+  if not any then return '' end
+  return table.concat(out)
+end
+
 local function emq_ack_part(base, cluster, n, id, token, result)
   local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, '${KEY.completed}', '${META.acked}')
   if e then return nil, e end
@@ -52,7 +64,7 @@ local function emq_ack_part(base, cluster, n, id, token, result)
     end
     redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
     emq_freed(freeing)
-    ${luaEvent("completed", { jobs: "emq_list(id)" })}
+    ${luaEvent("completed", { jobs: "emq_list(id)", results: "emq_results(result)" })}
     return n
   end
 end

@@ -13,8 +13,8 @@
 import { EVENT_FIELDS, EVENT_TYPE_FIELD, type EventField, EVENTS, EVENTS_MAX_DEFAULT, type EventType, META } from "../wire/mod.ts";
 import { KEY } from "./keys.ts";
 
-/** The fields an entry leaves out when empty: `lane` (absent: the queue itself). */
-const OPTIONAL: readonly EventField[] = ["lane"];
+/** The fields an entry leaves out when empty: `lane` (absent: the queue itself), `results` (none to carry). */
+const OPTIONAL: readonly EventField[] = ["lane", "results"];
 
 /** `emq_events_open(base, missing)`, `emq_events_max()` and `emq_events_add(base, t, fields)`: in the prelude (a script ships them when it writes events). */
 export const EVENTS_LUA: string = `

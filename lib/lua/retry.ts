@@ -1,6 +1,7 @@
 /**
  * `EMQ.RETRY` as Lua, steps 5–6: each job goes active → schedule at now + its delay_ms, or with
- * delay_ms 0 straight to the head of pending (ready now), its reason kept; the `due` marker on wake
+ * delay_ms 0 straight to the head of pending (ready now), its reason kept and its failure (the
+ * error) among the row's newest failures; the `due` marker on wake
  * lowered to the earliest scheduled, `ready` written when pending was empty; one `retried` event per job
  * (`until`: when it is due again). Reply: the count.
  *
@@ -14,14 +15,16 @@ import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
+import { FAILURE_LUA } from "./ring.ts";
 import { LEASES_LUA } from "./leases.ts";
 
 /**
- * `emq_retry_part(base, cluster, n, id, token, delay_ms, reason)`: RETRY's step 5 on n jobs; a
- * function doing its step 6 (returning the count), or nil and the refusal. After {@link LEASES_LUA}.
+ * `emq_retry_part(base, cluster, n, id, token, delay_ms, reason, failure)`: RETRY's step 5 on n
+ * jobs; a function doing its step 6 (returning the count), or nil and the refusal. After
+ * {@link LEASES_LUA} and {@link FAILURE_LUA}.
  */
 export const RETRY_PART_LUA: string = `
-local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason)
+local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason, failure)
   local active, schedule, pending, wake = base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.pending}', base .. '${KEY.wake}'
   local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}
   local rows, e, _, freeing = emq_held(base, cluster, n, id, token, structures, '${META.retried}', 'active')
@@ -52,6 +55,7 @@ local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason)
         redis.call('ZADD', schedule, emq_int(due), id[j])
         redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
       end
+      emq_failure(rows[j], failure[j])
     end
     redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
     if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
@@ -69,8 +73,8 @@ end
 export const RETRY_LUA: string = luaScript(
   "RETRY",
   `
-local write, e = emq_retry_part(base, cluster, n, id, token, delay_ms, reason) if e then return e end
+local write, e = emq_retry_part(base, cluster, n, id, token, delay_ms, reason, failure) if e then return e end
 return write()
 `,
-  LEASES_LUA + RETRY_PART_LUA,
+  LEASES_LUA + FAILURE_LUA + RETRY_PART_LUA,
 );

@@ -15,6 +15,7 @@ import { ENQUEUE_LUA } from "./enqueue.ts";
 import { EXTEND_LUA } from "./extend.ts";
 import { FLOW_LUA } from "./flow.ts";
 import { LIMIT_LUA } from "./limit.ts";
+import { LOG_LUA } from "./log.ts";
 import { OUTBOX_LUA } from "./outbox.ts";
 import { PAUSE_LUA } from "./pause.ts";
 import { PENALIZE_LUA } from "./penalize.ts";
@@ -65,4 +66,5 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   OUTBOX: OUTBOX_LUA,
   APPLY: APPLY_LUA,
   UNBOX: UNBOX_LUA,
+  LOG: LOG_LUA,
 });

@@ -24,6 +24,7 @@ import { BURY_PART_LUA } from "./bury.ts";
 import { CLAIM_PART_LUA } from "./claim.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 import { FLOWS_LUA } from "./flows.ts";
+import { FAILURE_LUA } from "./ring.ts";
 import { LEASES_LUA } from "./leases.ts";
 import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RELEASE_PART_LUA } from "./release.ts";
@@ -68,17 +69,18 @@ end
 local writes = {}
 for o, js in ipairs(parts) do
   if #js > 0 then
-    local ids, tokens, delays, reasons, results = {}, {}, {}, {}, {}
+    local ids, tokens, delays, reasons, results, failures = {}, {}, {}, {}, {}, {}
     for k, j in ipairs(js) do
       ids[k], tokens[k], delays[k], reasons[k], results[k] = id[j], token[j], delay_ms[j], reason[j], result[j]
+      failures[k] = failure[j]
     end
     local write, e
     if o == 1 then
       write, e = emq_ack_part(base, cluster, #js, ids, tokens, results)
     elseif o == 2 then
-      write, e = emq_retry_part(base, cluster, #js, ids, tokens, delays, reasons)
+      write, e = emq_retry_part(base, cluster, #js, ids, tokens, delays, reasons, failures)
     elseif o == 3 then
-      write, e = emq_bury_part(base, cluster, #js, ids, tokens, reasons)
+      write, e = emq_bury_part(base, cluster, #js, ids, tokens, reasons, failures)
     else
       write, e = emq_release_part(base, cluster, #js, ids, tokens)
     end
@@ -99,6 +101,6 @@ local reply = {claimed[1], status}
 for k = 2, #claimed do reply[k + 1] = claimed[k] end
 return reply
 `,
-  LEASES_LUA + RETENTION_LUA + MOVE_DUE_LUA + WALK_LUA + FLOWS_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
+  LEASES_LUA + RETENTION_LUA + FAILURE_LUA + MOVE_DUE_LUA + WALK_LUA + FLOWS_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
     RELEASE_PART_LUA + CLAIM_PART_LUA,
 );

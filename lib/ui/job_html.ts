@@ -1,14 +1,15 @@
 /**
  * A job's page (`job?q=…&id=…`): everything its row holds — state, attempts, lease token, lease
  * deadline, progress, a completed job's result and finish time, every timestamp (UTC, with how long ago or ahead, the server's render time),
- * the trace context its producer left (traceparent), the full failure reason, the payload pretty-printed, its events
+ * the trace context its producer left (traceparent), the full failure reason and the failed attempts (each folded: its
+ * name and message, opened its stack), its log (the newest 1000 lines), the payload pretty-printed, its events
  * among the queue's newest (job_events_html.ts) — and its actions: Delete (not while a
  * worker holds it), for a dead job Retry now (REQUEUE), for a scheduled one Run now (RUN: a retry
  * waiting on its backoff, or a delayed job). Every piece of user data escaped.
  *
  * @module
  */
-import type { JobEvents, JobInfo } from "../client/mod.ts";
+import type { FailedAttempt, JobEvents, JobInfo, JobLogs } from "../client/mod.ts";
 import { parseTraceparent } from "../client/tracing.ts";
 import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
@@ -28,6 +29,34 @@ export function traceHtml(traceparent: string | undefined): string {
   return ctx === undefined ? `${stored} (not a W3C traceparent)` : `trace id <code id="job-trace-id">${ctx.traceId}</code> (traceparent ${stored})`;
 }
 
+/**
+ * The job's failed attempts (the newest 10 its row keeps), newest first, each folded: its summary
+ * the attempt, when, name and message; opened, the stack.
+ */
+function failuresHtml(failures: readonly FailedAttempt[], now: number): string {
+  if (failures.length === 0) return "";
+  const items = [...failures].reverse().map((f) => {
+    const what = `${f.name === "" ? "" : `${esc(visible(f.name))}: `}${esc(visible(f.message))}`;
+    const attempt = f.attempt === undefined ? "Attempt ?" : `Attempt ${f.attempt}`;
+    const cut = f.truncated ? ' <span class="kind">(cut to 8 KiB)</span>' : "";
+    return `<details class="failure"><summary>${attempt} · ${f.at > 0 ? timeHtml(f.at, now) : "—"} · <span class="reason">${what}</span>${cut}</summary>
+<pre>${esc(f.stack ?? "(no stack)")}</pre></details>`;
+  });
+  return `<h3>Failed attempts <span class="kind">(the newest ${failures.length}, newest first)</span></h3>
+<div id="job-failures">${items.join("\n")}</div>`;
+}
+
+/** The job's log (`job.log` lines, the newest 1000 its row keeps), oldest first; or why it could not be read. */
+function logsHtml(logs: JobLogs | Error): string {
+  if (logs instanceof Error) return `<h3>Log</h3>\n<p class="note" id="job-log">The log could not be read: ${esc(logs.message)}</p>`;
+  const dropped = logs.total - logs.lines.length;
+  const note = logs.total === 0
+    ? ""
+    : ` <span class="kind">(${logs.total} line${logs.total === 1 ? "" : "s"}${dropped > 0 ? `, the oldest ${dropped} written over` : ""})</span>`;
+  return `<h3>Log${note}</h3>
+<pre id="job-log">${logs.lines.length === 0 ? "—" : esc(logs.lines.map(visible).join("\n"))}</pre>`;
+}
+
 /** JSON text of `value`, indented; `undefined` as a dash. */
 function pretty(value: unknown): string {
   return value === undefined ? "—" : (JSON.stringify(value, null, 2) ?? String(value));
@@ -37,7 +66,7 @@ function pretty(value: unknown): string {
  * Job `j`'s page (`now`: the render time, for the relative times), with its events as `events`
  * found them, or why they could not be read (none given: the section is left out).
  */
-export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error): string {
+export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions = {}, events?: JobEvents | Error, logs?: JobLogs | Error): string {
   const facts: Array<[string, string]> = [
     ["State", esc(j.state)],
     ["Attempts", String(j.attempts)],
@@ -52,6 +81,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     ["Time limit", j.timeoutMs === undefined ? "— (the worker's)" : `${j.timeoutMs} ms`],
     ["Dedup key", j.dedupKey === undefined ? "—" : `<code>${esc(visible(j.dedupKey))}</code>`],
     ["Scheduler", j.scheduler === undefined ? "—" : `<code>${esc(visible(j.scheduler))}</code> (run ${timeHtml(j.tickAt, now)})`],
+    ["Name", j.name === undefined ? "—" : `<code id="job-name">${esc(visible(j.name))}</code>`],
     ["Trace", traceHtml(j.traceparent)],
   ];
   const name = esc(visible(j.queue));
@@ -74,8 +104,10 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 <dl aria-label="Facts">${facts.map(([k, v]) => `<div><dt>${k}</dt><dd>${v}</dd></div>`).join("")}</dl>
 <h3>Failure reason</h3>
 <pre id="job-reason">${j.reason === undefined ? "—" : esc(j.reason)}</pre>
+${failuresHtml(j.failures ?? [], now)}
 <h3>Result</h3>
 <pre id="job-result">${j.state === "completed" ? esc(pretty(j.result)) : "—"}</pre>
+${logs === undefined ? "" : logsHtml(logs)}
 <h3>Progress</h3>
 <pre id="job-progress">${esc(pretty(j.progress))}</pre>
 <h3>Payload</h3>

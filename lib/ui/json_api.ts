@@ -111,6 +111,8 @@ export interface JobRow {
   readonly href: string;
   readonly state: string;
   readonly attempts: number;
+  /** Its name (`enqueue`'s `name`), if it has one. */
+  readonly name?: string;
   /** The payload as JSON text (cut at {@link PAYLOAD_CHARS}), or why it could not be decoded. */
   readonly payload: string;
   /** True when `payload` is a decoding error, not the payload. */

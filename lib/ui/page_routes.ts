@@ -13,6 +13,7 @@ import { MAX_PAGE_SIZE } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import { baseTag, type PageOptions } from "./frame_html.ts";
 import type { Route } from "./route_table.ts";
+import { findHtml } from "./find_html.ts";
 import { jobHtml } from "./job_html.ts";
 import { queueHtml } from "./queue_html.ts";
 import type { Discovery } from "./discovery.ts";
@@ -86,13 +87,19 @@ export function pageRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Dis
             throw e instanceof ApiError ? e : new ApiError(400, "q: the queue name, percent-encoded");
           }
           const id = (query.get("id") ?? "").trim();
-          if (!isJobId(id)) throw new ApiError(400, `${JSON.stringify(id)} is not a job id`);
+          // anything else than a job id: a search (mq.findJobs, a bounded scan), its answer a page
+          if (!isJobId(id)) {
+            if (id === "") throw new ApiError(400, "id: a job id, or a name, dedup key or payload text to find");
+            const cursor = query.get("cursor") ?? undefined;
+            return findHtml(queue, id, await mq.findJobs(queue, id, cursor === undefined ? {} : { cursor }), options);
+          }
           // its events: among the newest JOB_EVENTS_SCAN entries of the queue (one bounded read);
           // when they cannot be read (an ACL user without +xrevrange) the page says so, and shows the rest
           const events = mq.jobEvents(queue, id, { scan: JOB_EVENTS_SCAN }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
+          const logs = mq.jobLogs(queue, id).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
           const job = await mq.getJob(queue, id);
           if (job === null) throw new ApiError(404, `no job ${id} in ${JSON.stringify(queue)} (acked, removed, or never there)`);
-          return jobHtml(job, Date.now(), options, await events);
+          return jobHtml(job, Date.now(), options, await events, await logs);
         }),
     },
     { path: "/queues", handle: queues },

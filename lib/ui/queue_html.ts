@@ -126,7 +126,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <div class="summary">
 <form class="search" action="job" method="get" role="search" aria-label="Find a job">
 <input type="hidden" name="q" value="${esc(encodeURIComponent(name))}">
-<label for="find-id">Job id</label> <input id="find-id" name="id" type="search" required spellcheck="false" autocapitalize="off" placeholder="JOB…">
+<label for="find-id">Job id</label> <input id="find-id" name="id" type="search" required spellcheck="false" autocapitalize="off" placeholder="JOB…, a name, a dedup key, payload text">
 <button type="submit">Find</button>
 </form>
 <dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>

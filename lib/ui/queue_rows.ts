@@ -70,6 +70,7 @@ export function jobRow(j: JobInfo<unknown>): JobRow {
   payload = cut(payload);
   const row: Record<string, unknown> = { id: j.id, href: jobHref(j.queue, j.id), state: j.state, attempts: j.attempts, payload, createdAt: j.createdAt };
   if (payloadError) row.payloadError = true;
+  if (j.name !== undefined) row.name = j.name;
   if (j.dueAt !== undefined) row.dueAt = j.dueAt;
   if (j.reason !== undefined) row.reason = j.reason;
   if (j.buriedAt !== undefined) row.buriedAt = j.buriedAt;

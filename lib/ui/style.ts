@@ -133,6 +133,9 @@ button.danger { border-color: var(--no); color: var(--no); }
 .job dt { color: var(--muted); flex: none; }
 .job dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .job pre { font-family: var(--mono); white-space: pre-wrap; overflow-wrap: anywhere; background: var(--bg); padding: .6rem .8rem; border-radius: 6px; margin: .3rem 0 1rem; }
+.job details.failure { margin: .2rem 0; }
+.job details.failure summary { cursor: pointer; overflow-wrap: anywhere; }
+.job details.failure pre { margin: .3rem 0 .6rem; font-size: .85rem; }
 .totals { display: flex; flex-wrap: wrap; gap: .25rem 1.25rem; margin: 0; font-size: .93rem; }
 .totals div { display: flex; gap: .4rem; }
 .totals dt { color: var(--muted); }
@@ -143,6 +146,7 @@ button.danger { border-color: var(--no); color: var(--no); }
 .pager output { color: var(--muted); font-variant-numeric: tabular-nums; min-width: 9rem; text-align: center; }
 .payload, .reason { font-family: var(--mono); font-size: .85rem; overflow-wrap: anywhere; }
 .reason { color: var(--no); }
+.jobname { font-weight: 400; color: var(--muted); overflow-wrap: anywhere; }
 .payload[data-error="true"] { color: var(--no); font-style: italic; }
 tbody th code { white-space: nowrap; }
 .empty td { color: var(--muted); font-style: italic; }

@@ -3,7 +3,7 @@
  * `events` stream (`emq:{q}:events`), in the same command as the transition, with the fields it
  * carries. One entry per kind of transition per call (a batch of 1,000 claims is one `claimed`
  * entry), but one entry per job for `retried` and `dead` (each carries its own reason). Never a
- * payload or a result: readers fetch those. A refused call writes no event; a queue whose `meta`
+ * payload; a result only in `completed`, up to 1024 bytes each (longer: flagged, read from the row). A refused call writes no event; a queue whose `meta`
  * sets `events_max` 0 writes none.
  *
  * An entry is `XADD events MAXLEN ~ <events_max> * type <type> <field> <value> …`: the stream
@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { EVENT_RESULT_MAX_BYTES } from "./verbs.ts";
 
 /** Each kind of event: the verbs that write it, and what it says. */
 export const EVENTS = {
@@ -46,7 +47,13 @@ export const EVENTS = {
   },
   claimed: { verbs: ["CLAIM", "SETTLE"], fields: ["jobs", "attempts"], doc: "jobs claimed, with their attempt numbers" },
   progress: { verbs: ["PROGRESS"], fields: ["jobs", "progress"], doc: "one job's progress (one entry per job)" },
-  completed: { verbs: ["ACK", "SETTLE"], fields: ["jobs"], doc: "jobs acked (their result, when kept, is on their row)" },
+  completed: {
+    verbs: ["ACK", "SETTLE"],
+    fields: ["jobs", "results"],
+    doc: "jobs acked, with their results (`results`; absent when every result is empty); a result longer than " +
+      `${EVENT_RESULT_MAX_BYTES} bytes is not carried but flagged, to be read from its row (kept while the queue keeps ` +
+      "completed jobs)",
+  },
   retried: {
     verbs: ["RETRY", "SETTLE"],
     fields: ["jobs", "reason", "until"],
@@ -73,6 +80,9 @@ export const EVENT_FIELDS = {
   into: "each id's holder (the job it folded into), space-separated, parallel to `jobs`",
   reason: "the failure's reason, as the worker sent it",
   progress: "the progress, as the handler reported it",
+  results: "each job's result, parallel to `jobs`: `<byte length>:<bytes>` back to back (`0:` an empty result; " +
+    `\`-1:\` one longer than ${EVENT_RESULT_MAX_BYTES} bytes, to be read from its row); absent when every result of ` +
+    "the entry is empty",
   lane: "the lane (absent: the queue)",
   until: "a time, ms since the epoch (the due time of a retry, the end of a park)",
 } as const;

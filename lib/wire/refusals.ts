@@ -77,6 +77,16 @@ export const REFUSALS = {
     template: "ERR {verb} reason exceeds {limit} bytes",
     doc: "a failure reason longer than 4096 bytes",
   },
+  failure: {
+    step: "gate",
+    template: "ERR {verb} failure exceeds {limit} bytes",
+    doc: "a failed attempt's error longer than 8192 bytes",
+  },
+  log: {
+    step: "gate",
+    template: "ERR {verb} log line exceeds {limit} bytes",
+    doc: "a log line longer than 1024 bytes",
+  },
   name: {
     step: "gate",
     template: "ERR {verb} {arg} must be a name of 1 to {max} bytes without braces or NUL",

@@ -36,6 +36,13 @@ export const ROW_FIELDS = {
     "once child i finished, `done:<i>` (`<state>\\0<detail>`)",
   finished: "a parent's: how many of its children finished, each counted once",
   parent: "a child's parent: `<queue>\\0<id>\\0<i>` (FLOW, APPLY): its settle records its outcome there",
+  failures: "failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest " +
+    "is in `failure:<(failures − 1) mod 10>`",
+  logs: "lines its handler logged (LOG; never reset): the newest is in `log:<(logs − 1) mod 1000>`",
+  log: "`log:0` to `log:999`: the newest 1000 lines of the job's log (LOG; at most 1024 bytes each), each written " +
+    "over the oldest",
+  failure: "`failure:0` to `failure:9`: the errors of the newest 10 failed attempts (the client's encoding of its " +
+    "name, message and stack, at most 8192 bytes each), each written over the oldest",
 } as const;
 
 /** The states a row's `state` field takes, each with the structure that holds the job's id. */

@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 12;
+export const WIRE = 13;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -37,7 +37,7 @@ export type Gate =
   | { readonly kind: "options" }
   | {
     readonly kind: "bytes";
-    readonly refusal: "payload" | "reason" | "progress" | "spec" | "result" | "entry";
+    readonly refusal: "payload" | "reason" | "failure" | "log" | "progress" | "spec" | "result" | "entry";
     readonly limit: number;
     readonly config?: "max-payload";
   };
@@ -51,6 +51,14 @@ export const MAX_PAYLOAD_BYTES = 1048576;
 export const MAX_ENTRY_BYTES = MAX_PAYLOAD_BYTES + 8192;
 /** Longest failure reason RETRY and BURY accept. */
 export const MAX_REASON_BYTES = 4096;
+/** Longest failed attempt's error (its name, message and stack as the client encodes them) RETRY and BURY accept. */
+export const MAX_ERROR_BYTES = 8192;
+/** Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md). */
+export const FAILURES_KEPT = 10;
+/** Longest log line LOG accepts (the client cuts a longer one). */
+export const MAX_LOG_LINE_BYTES = 1024;
+/** Log lines a job's row keeps: the newest, in the fields `log:0` to `log:999` (docs/WIRE.md). */
+export const LOG_LINES_KEPT = 1000;
 /** Longest progress value PROGRESS accepts. */
 export const MAX_PROGRESS_BYTES = 65536;
 /** Longest scheduler spec SCHEDULER accepts (the client's text: `every <ms>`, `cron <pattern> …`). */
@@ -65,6 +73,8 @@ export const COMPLETED_MAX_DEFAULT = 1000;
 export const COMPLETED_AGE_DEFAULT_MS = 86_400_000;
 /** Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written). */
 export const EVENTS_MAX_DEFAULT = 10000;
+/** Longest result a `completed` event carries (a longer one is flagged, to be read from its row). */
+export const EVENT_RESULT_MAX_BYTES = 1024;
 /** The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts). */
 export const EVENT_TYPE_FIELD = "type";
 /** Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long. */
@@ -150,6 +160,12 @@ export const OPTIONS = {
     doc: "the W3C trace context (`traceparent`) of the span that admitted the job (OpenTelemetry): the server keeps it " +
       "for the worker, whose `process` span links to it",
   },
+  name: {
+    gate: { kind: "name" },
+    sample: "send-invoice",
+    doc: "the job's name (the name rule: 1 to 1024 bytes without `{`, `}` or NUL), what the job is, as BullMQ's " +
+      "job names: the server keeps it for the worker, the dashboard and `getJob`",
+  },
 } as const satisfies Record<string, { gate: OptionGate; needs?: string; sample: string; doc: string }>;
 
 /** The name of an option. */
@@ -206,6 +222,17 @@ export const ARGS = {
     gate: { kind: "bytes", refusal: "reason", limit: MAX_REASON_BYTES },
     sample: "reason",
     doc: "why the job failed, kept on its row",
+  },
+  failure: {
+    gate: { kind: "bytes", refusal: "failure", limit: MAX_ERROR_BYTES },
+    sample: "",
+    doc: "the failed attempt's error as the client encodes it (its name, message and stack; empty: none), kept on " +
+      `its row among the newest ${FAILURES_KEPT}`,
+  },
+  line: {
+    gate: { kind: "bytes", refusal: "log", limit: MAX_LOG_LINE_BYTES },
+    sample: "step 1 of 3",
+    doc: `a line of a job's log, any bytes (the client sends text; empty: nothing kept), kept among its newest ${LOG_LINES_KEPT}`,
   },
   value: {
     gate: { kind: "bytes", refusal: "progress", limit: MAX_PROGRESS_BYTES },
@@ -297,7 +324,7 @@ export const ARGS = {
     gate: { kind: "number", min: 0, max: 3, digits: 1 },
     sample: "0",
     doc: "what SETTLE does with the job: 0 ack (`result` kept as ACK keeps it), 1 retry (after `delay_ms`, with " +
-      "`reason`), 2 bury (with `reason`), 3 release (a hand-back: the attempt given back); the fields an op does " +
+      "`reason` and `failure`), 2 bury (with `reason` and `failure`), 3 release (a hand-back: the attempt given back); the fields an op does " +
       "not use are not read",
   },
   want: {
@@ -388,6 +415,10 @@ const DEDUP_WRITES = 'per admitted job with `dedup`: `HSET dedup <key> "<id> <un
 const DEDUP_RELEASE = "per job admitted with `dedup` whose key still names it: `HDEL dedup <key>` when its window " +
   "has ended, else `ZADD dedup_ttl <until_ms> <key>`";
 
+/** What a failure (RETRY, BURY) writes for a job whose `failure` (its error) is not empty: its attempt's error, among the newest kept. */
+const FAILURE = "per job whose `failure` is not empty: `HINCRBY row failures 1` (n), `HSET row failure:<(n − 1) mod " +
+  `${FAILURES_KEPT}> <failure>\` (the newest ${FAILURES_KEPT} kept, each overwriting the oldest)`;
+
 /** What a settle writes when the queue has a concurrency limit (a slot freed may make jobs claimable). */
 const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 0 ready` (a slot is free)";
 
@@ -469,7 +500,7 @@ export const VERBS = {
   },
   RETRY: {
     args: [],
-    group: ["id", "token", "delay_ms", "reason"],
+    group: ["id", "token", "delay_ms", "reason", "failure"],
     touches: ["active", "schedule", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: jobs settled",
@@ -477,19 +508,20 @@ export const VERBS = {
       "(ready now, as a promotion would put it); reason kept",
     writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
       "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
-      "due_ms <now> reason <r>` (argument order); `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
+      "due_ms <now> reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
       "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED + "; " + EVENT +
       " (`retried`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   BURY: {
     args: [],
-    group: ["id", "token", "reason"],
+    group: ["id", "token", "reason", "failure"],
     touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
+      FAILURE + "; " +
       "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
       "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT +
       " (`dead`, one per job)",
@@ -740,7 +772,7 @@ export const VERBS = {
   },
   SETTLE: {
     args: ["lease_ms", "want"],
-    group: ["op", "id", "token", "delay_ms", "reason", "result"],
+    group: ["op", "id", "token", "delay_ms", "reason", "result", "failure"],
     touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events"],
     admits: false,
     reply: "array: `next_ms` (as CLAIM's), then an array of one status per settlement in argument order (1 applied, " +
@@ -813,6 +845,18 @@ export const VERBS = {
       "another token (its lease ran out and another relay leased it) refuses the call",
     writes: "per entry `ZREM outbox entry`",
     domain: ["noperm", "wrongtype", "migrating", "outbox-lost"],
+  },
+  LOG: {
+    args: [],
+    group: ["id", "token", "line"],
+    touches: ["active", "rows"],
+    admits: true,
+    reply: "integer: jobs whose line was appended",
+    effect: `each held job's log gets its line (token-checked like a settle: a worker that lost the job logs nothing); ` +
+      `the row keeps the newest ${LOG_LINES_KEPT} lines, each written over the oldest, and goes with the row`,
+    writes: `per job with a non-empty line: \`HSET row logs <n> log:<(n − 1) mod ${LOG_LINES_KEPT}> <line>\` (n: the ` +
+      "row's `logs` + 1; a `logs` that is not 1 to 15 digits counts as 0)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
   },
 } as const satisfies Record<string, VerbSpec>;
 

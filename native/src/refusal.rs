@@ -32,6 +32,10 @@ pub enum Refusal {
     Payload(i64),
     /// `reason` (gate): a failure reason longer than 4096 bytes.
     Reason(i64),
+    /// `failure` (gate): a failed attempt's error longer than 8192 bytes.
+    Failure(i64),
+    /// `log` (gate): a log line longer than 1024 bytes.
+    Log(i64),
     /// `name` (gate): a name argument (a scheduler's) that breaks the name rule: empty, longer than 1024 bytes, or holding `{`, `}` or NUL.
     Name(&'static str, usize),
     /// `spec` (gate): a scheduler spec longer than 1024 bytes.
@@ -80,7 +84,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// Every refusal's spec name, in the spec's order.
-    pub const NAMES: [&'static str; 32] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "entry-form", "outbox-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
+    pub const NAMES: [&'static str; 34] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "log", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "entry-form", "outbox-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
 
     /// The spec's name of the refusal (`lib/wire/refusals.ts`).
     pub fn name(&self) -> &'static str {
@@ -95,6 +99,8 @@ impl Refusal {
             Refusal::TooLarge(..) => "too-large",
             Refusal::Payload(..) => "payload",
             Refusal::Reason(..) => "reason",
+            Refusal::Failure(..) => "failure",
+            Refusal::Log(..) => "log",
             Refusal::Name(..) => "name",
             Refusal::Spec(..) => "spec",
             Refusal::Result(..) => "result",
@@ -125,8 +131,8 @@ impl Refusal {
         let mut t = Text::default();
         match self {
             Refusal::Arity => { t.text("ERR wrong number of arguments for '"); t.text(verb.name); t.text("' command"); }
-            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-12 layout"); }
-            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 12"); }
+            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-13 layout"); }
+            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 13"); }
             Refusal::Batch(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" jobs per call"); }
             Refusal::JobId => { t.text("ERR "); t.text(verb.name); t.text(" id must be a JOB id"); }
             Refusal::Positive(arg) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a positive integer"); }
@@ -134,6 +140,8 @@ impl Refusal {
             Refusal::TooLarge(arg, max) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be at most "); t.number(max); }
             Refusal::Payload(limit) => { t.text("ERR "); t.text(verb.name); t.text(" payload exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Reason(limit) => { t.text("ERR "); t.text(verb.name); t.text(" reason exceeds "); t.number(limit); t.text(" bytes"); }
+            Refusal::Failure(limit) => { t.text("ERR "); t.text(verb.name); t.text(" failure exceeds "); t.number(limit); t.text(" bytes"); }
+            Refusal::Log(limit) => { t.text("ERR "); t.text(verb.name); t.text(" log line exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Name(arg, max) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a name of 1 to "); t.number(max); t.text(" bytes without braces or NUL"); }
             Refusal::Spec(limit) => { t.text("ERR "); t.text(verb.name); t.text(" spec exceeds "); t.number(limit); t.text(" bytes"); }
             Refusal::Result(limit) => { t.text("ERR "); t.text(verb.name); t.text(" result exceeds "); t.number(limit); t.text(" bytes"); }
@@ -176,6 +184,8 @@ impl Refusal {
             "too-large" => Refusal::TooLarge(Sample::sample(param("arg")), Sample::sample(param("max"))),
             "payload" => Refusal::Payload(Sample::sample(param("limit"))),
             "reason" => Refusal::Reason(Sample::sample(param("limit"))),
+            "failure" => Refusal::Failure(Sample::sample(param("limit"))),
+            "log" => Refusal::Log(Sample::sample(param("limit"))),
             "name" => Refusal::Name(Sample::sample(param("arg")), Sample::sample(param("max"))),
             "spec" => Refusal::Spec(Sample::sample(param("limit"))),
             "result" => Refusal::Result(Sample::sample(param("limit"))),

@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 12;
+pub const WIRE: i64 = 13;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -23,6 +23,12 @@ pub const MAX_PAYLOAD_BYTES: i64 = 1048576;
 pub const MAX_OPTIONS_BYTES: usize = 4096;
 /// Longest failure reason RETRY and BURY accept.
 pub const MAX_REASON_BYTES: i64 = 4096;
+/// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
+pub const FAILURES_KEPT: i64 = 10;
+/// Log lines a job's row keeps: the newest, in the fields `log:0` to `log:999` (docs/WIRE.md).
+pub const LOG_LINES_KEPT: i64 = 1000;
+/// Longest result a `completed` event carries (a longer one is flagged, to be read from its row).
+pub const EVENT_RESULT_MAX_BYTES: i64 = 1024;
 /// Longest progress value PROGRESS accepts.
 pub const MAX_PROGRESS_BYTES: i64 = 65536;
 /// Longest scheduler spec SCHEDULER accepts (the client's text: `every <ms>`, `cron <pattern> …`).
@@ -87,6 +93,10 @@ pub mod arg {
     pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None, digits: 15 } };
     /// why the job failed, kept on its row
     pub const REASON: Arg = Arg { name: "reason", gate: Gate::Bytes { refusal: Refusal::Reason, limit: Limit::Fixed(4096) } };
+    /// the failed attempt's error as the client encodes it (its name, message and stack; empty: none), kept on its row among the newest 10
+    pub const FAILURE: Arg = Arg { name: "failure", gate: Gate::Bytes { refusal: Refusal::Failure, limit: Limit::Fixed(8192) } };
+    /// a line of a job's log, any bytes (the client sends text; empty: nothing kept), kept among its newest 1000
+    pub const LINE: Arg = Arg { name: "line", gate: Gate::Bytes { refusal: Refusal::Log, limit: Limit::Fixed(1024) } };
     /// a job's progress, any bytes (the client sends JSON), kept on its row
     pub const VALUE: Arg = Arg { name: "value", gate: Gate::Bytes { refusal: Refusal::Progress, limit: Limit::Fixed(65536) } };
     /// the most dead jobs the queue keeps (0: no limit)
@@ -125,7 +135,7 @@ pub mod arg {
     pub const SCOPE: Arg = Arg { name: "scope", gate: Gate::Number { min: 0, max: Some(2), digits: 1 } };
     /// a lane of the queue (empty: the queue itself; for LIMIT's scope 1, the default lane)
     pub const LANE: Arg = Arg { name: "lane", gate: Gate::Lane };
-    /// what SETTLE does with the job: 0 ack (`result` kept as ACK keeps it), 1 retry (after `delay_ms`, with `reason`), 2 bury (with `reason`), 3 release (a hand-back: the attempt given back); the fields an op does not use are not read
+    /// what SETTLE does with the job: 0 ack (`result` kept as ACK keeps it), 1 retry (after `delay_ms`, with `reason` and `failure`), 2 bury (with `reason` and `failure`), 3 release (a hand-back: the attempt given back); the fields an op does not use are not read
     pub const OP: Arg = Arg { name: "op", gate: Gate::Number { min: 0, max: Some(3), digits: 1 } };
     /// the most jobs to claim once the settlements are written (0: none)
     pub const WANT: Arg = Arg { name: "want", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
@@ -146,7 +156,7 @@ pub mod arg {
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
-pub static OPTIONS: [Opt; 7] = [
+pub static OPTIONS: [Opt; 8] = [
     // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
     Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
     // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
@@ -161,6 +171,8 @@ pub static OPTIONS: [Opt; 7] = [
     Opt { name: "priority", gate: Gate::Number { min: 0, max: Some(2097151), digits: 15 }, needs: None },
     // the W3C trace context (traceparent) of the span that admitted the job (OpenTelemetry): the server keeps it for the worker, whose process span links to it
     Opt { name: "traceparent", gate: Gate::Name, needs: None },
+    // the job's name (the name rule: 1 to 1024 bytes without {, } or NUL), what the job is, as BullMQ's job names: the server keeps it for the worker, the dashboard and getJob
+    Opt { name: "name", gate: Gate::Name, needs: None },
 ];
 
 /// Every verb's call shape, in wire order.
@@ -177,9 +189,9 @@ pub mod verb {
     /// `EMQ.ACK`: ids leave active; when the queue keeps completed jobs (`completed_max`, absent: 1000) their rows stay, state `completed`, with the result, and the completed set is trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go.
     pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[arg::ID, arg::TOKEN, arg::RESULT], min_groups: 1, admits: false };
     /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
-    pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON], min_groups: 1, admits: false };
+    pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::FAILURE], min_groups: 1, admits: false };
     /// `EMQ.BURY`: active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go.
-    pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[arg::ID, arg::TOKEN, arg::REASON], min_groups: 1, admits: false };
+    pub const BURY: Verb = Verb { name: "EMQ.BURY", command: "emq.bury", args: &[], group: &[arg::ID, arg::TOKEN, arg::REASON, arg::FAILURE], min_groups: 1, admits: false };
     /// `EMQ.RELEASE`: a hand-back, not a failure: active → the tail of pending (claimed next), the attempt its claim counted given back; no reason, nothing counted.
     pub const RELEASE: Verb = Verb { name: "EMQ.RELEASE", command: "emq.release", args: &[], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.EXTEND`: each job's lease runs until now+lease_ms.
@@ -215,7 +227,7 @@ pub mod verb {
     /// `EMQ.TICK`: fires the scheduler, compare-and-set: only when it exists, its next_ms is expected_ms, the new next_ms is later, and the queue is not paused; then one job per id is admitted as ENQUEUE admits a job carrying the scheduler's `opts` (its lane, priority, time limit; with a `dedup` key, a run whose key is held admits no job, or with `debounce` gives the waiting holder the scheduler's payload: the reply and `runs` count only the jobs admitted) with the scheduler's payload (the row also names the scheduler and its run), and the next run is next_ms. A stored `opts` that fails the options gate (a hand-edited hash) is ignored: the jobs are admitted with no options.
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
-    pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT], min_groups: 1, admits: false };
+    pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT, arg::FAILURE], min_groups: 1, admits: false };
     /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes, or is buried at once when a child of policy 0 fails.
     pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
     /// `EMQ.OUTBOX`: leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
@@ -224,9 +236,11 @@ pub mod verb {
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
+    /// `EMQ.LOG`: each held job's log gets its line (token-checked like a settle: a worker that lost the job logs nothing); the row keeps the newest 1000 lines, each written over the oldest, and goes with the row.
+    pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 28] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX];
+    pub const ALL: [&Verb; 29] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
 }
 
 names! {
@@ -272,6 +286,14 @@ names! {
         finished,
         /// a child's parent: `<queue>\0<id>\0<i>` (FLOW, APPLY): its settle records its outcome there
         parent,
+        /// failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest is in `failure:<(failures − 1) mod 10>`
+        failures,
+        /// lines its handler logged (LOG; never reset): the newest is in `log:<(logs − 1) mod 1000>`
+        logs,
+        /// `log:0` to `log:999`: the newest 1000 lines of the job's log (LOG; at most 1024 bytes each), each written over the oldest
+        log,
+        /// `failure:0` to `failure:9`: the errors of the newest 10 failed attempts (the client's encoding of its name, message and stack, at most 8192 bytes each), each written over the oldest
+        failure,
     }
 }
 
@@ -296,7 +318,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`12`), written with `created_ms` on first use
+        /// the wire that made the queue (`13`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -416,7 +438,7 @@ names! {
         claimed,
         /// one job's progress (one entry per job)
         progress,
-        /// jobs acked (their result, when kept, is on their row)
+        /// jobs acked, with their results (`results`; absent when every result is empty); a result longer than 1024 bytes is not carried but flagged, to be read from its row (kept while the queue keeps completed jobs)
         completed,
         /// one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)
         retried,
@@ -452,6 +474,8 @@ names! {
         reason,
         /// the progress, as the handler reported it
         progress,
+        /// each job's result, parallel to `jobs`: `<byte length>:<bytes>` back to back (`0:` an empty result; `-1:` one longer than 1024 bytes, to be read from its row); absent when every result of the entry is empty
+        results,
         /// the lane (absent: the queue)
         lane,
         /// a time, ms since the epoch (the due time of a retry, the end of a park)

@@ -21,6 +21,8 @@ test("--help lists every command, test and bench included", () => {
       "resume",
       "retain",
       "jobs",
+      "job",
+      "find",
       "limit",
       "limits",
       "lanes",
@@ -120,6 +122,42 @@ describe("bad input against servers", () => {
     expectOneLineError(emq("demo", "--seconds=-1"), "--seconds must be between 0 and 3600");
     expectOneLineError(emq("demo", "--seconds", "-1"), "Option '--seconds' argument is ambiguous");
     expect(emq("frobnicate").code).toBe(2);
+  });
+
+  test("emq job shows one job's facts, its name included; a job not there is one line and exit 1", async () => {
+    const mq = await EchoMQ.connect({ addresses: [{ host: plain.host, port: plain.port }], backend: "scripts" });
+    const failed = await mq.enqueue("one-job", { n: 2 });
+    const job = (await mq.claim("one-job", { leaseMs: 60_000 }))!;
+    await mq.bury(job, "Error: boom", { error: new Error("boom") });
+    const id = await mq.enqueue("one-job", { n: 1 }, { name: "send-invoice", priority: 3 });
+    await mq.close();
+    const url = `valkey://127.0.0.1:${plain.port}`;
+    const r = emq("job", "one-job", id, "--url", url);
+    expect({ code: r.code, err: r.err }).toEqual({ code: 0, err: "" });
+    const lines = r.out.split("\n");
+    expect(lines[0]).toBe(`"one-job" ${id}`);
+    expect(lines).toContain('  name        "send-invoice"');
+    expect(lines).toContain("  state       pending");
+    expect(lines).toContain("  priority    3");
+    expect(lines).toContain('  payload     {"n":1}');
+    expect(lines.some((l) => l.startsWith("  failed"))).toBe(false);
+    const f = emq("job", "one-job", failed, "--url", url).out.split("\n");
+    expect(f).toContain("  failed attempts (the newest 1, oldest first):");
+    expect(f.find((l) => l.startsWith("    attempt 1  "))).toEndWith("  Error: boom");
+    expect(f.find((l) => l.startsWith("      at "))).toBeDefined();
+    expectOneLineError(emq("job", "one-job", "JOB00000000001", "--url", url), 'no job JOB00000000001 in "one-job"');
+    expectOneLineError(emq("job", "one-job", "--url", url), "emq job takes a queue name, a job id and --url");
+    expectOneLineError(emq("job", "one-job", "order-28", "--url", url), "order-28");
+    // emq find: by name (a scan that says what it read), with a cursor to go on
+    const found = emq("find", "one-job", "send-invoice", "--url", url, "--scan", "1");
+    expect({ code: found.code, err: found.err }).toEqual({ code: 0, err: "" });
+    expect(found.out).toBe(
+      `"one-job": 1 job(s) matching "send-invoice", 1 scanned; go on with --cursor 0:1\n  ${id}  pending  name "send-invoice"  payload {"n":1}\n`,
+    );
+    // the rest: the dead job (its payload does not hold the text)
+    const rest = emq("find", "one-job", "send-invoice", "--url", url, "--cursor", "0:1");
+    expect(rest.out).toBe(`"one-job": 0 job(s) matching "send-invoice", 1 scanned; the end of the queue\n`);
+    expectOneLineError(emq("find", "one-job", "--url", url), "emq find takes a queue name, what to find and --url");
   });
 
   test("inspect shows counts, the oldest pending job's age and the dead with their reasons", async () => {

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ, WireError } from "../../client.ts";
-import { aclKeyPattern } from "../../mod.ts";
+import { aclKeyPattern, type JobId } from "../../mod.ts";
 import { command, moduleIfBuilt, type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import { BACKENDS, eventually } from "./_harness.ts";
 
@@ -220,4 +220,33 @@ describe("the documented grants of events and result()", () => {
       await watcher.close();
     }
   }, 30_000);
+});
+
+describe("on call under ACL (issue 37)", () => {
+  test("a user limited to one queue reads its jobs' failures and logs, and is refused another queue's", async () => {
+    await user("oncall", aclKeyPattern("mine"), FENCE, ...CONNECT, ...VERBS.module, ...VERBS.scripts, ...READS);
+    for (const q of ["mine", "theirs"]) {
+      const id = await owner.enqueue(q, "p", { name: "n", id: (q === "mine" ? "JOB0000000000m" : "JOB0000000000t") as JobId });
+      const job = (await owner.claim(q, { leaseMs: 60_000 }))!;
+      await owner.log(job, `log of ${q}`);
+      await owner.bury(job, "r", { error: new Error(`failed in ${q}`) });
+      expect(id).toBe(job.id);
+    }
+    const oncall = await EchoMQ.connect<string>({
+      addresses: [{ host: server.host, port: server.port }],
+      credentials: { username: "oncall", password: "pw" },
+      backend: "scripts",
+    });
+    try {
+      const mine = (await oncall.getJob("mine", "JOB0000000000m"))!;
+      expect([mine.name, mine.failures?.[0]?.message]).toEqual(["n", "failed in mine"]);
+      expect((await oncall.jobLogs("mine", "JOB0000000000m")).lines).toEqual(["log of mine"]);
+      expect((await oncall.findJobs("mine", "n")).jobs.map((j) => String(j.id))).toEqual(["JOB0000000000m"]);
+      for (const read of [() => oncall.getJob("theirs", "JOB0000000000t"), () => oncall.jobLogs("theirs", "JOB0000000000t")]) {
+        expect(String(await read().then(() => "read", (e: unknown) => e))).toContain("NOPERM");
+      }
+    } finally {
+      await oncall.close();
+    }
+  });
 });

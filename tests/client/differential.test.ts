@@ -10,7 +10,17 @@
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
-import { type ArgName, type FixedArgs, type GroupArgs, MAX_PAYLOAD_BYTES, type Verb, VERBS, type VerbSpec, wireCall } from "../../lib/wire/mod.ts";
+import {
+  type ArgName,
+  type FixedArgs,
+  type GroupArgs,
+  MAX_ERROR_BYTES,
+  MAX_PAYLOAD_BYTES,
+  type Verb,
+  VERBS,
+  type VerbSpec,
+  wireCall,
+} from "../../lib/wire/mod.ts";
 import { type BackendKind, dump, MODULE_WORKS, type Outcome, sleep, TOPOLOGIES, useSites, wire, wireArgv, wireBatch } from "./_harness.ts";
 import { claimedTuple } from "../native/_native.ts";
 
@@ -55,6 +65,10 @@ const OPTS = [
   "dedup=k\0traceparent=00-1-2-01",
   "traceparent=a}b",
   "traceparent=",
+  "name=send-invoice",
+  "lane=t1\0name=n",
+  "name=a}b",
+  "name=",
   // priorities: each level its own ready list, FIFO inside; 0 is pending's
   "priority=3",
   "priority=1",
@@ -91,6 +105,8 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   delay_ms: DURATIONS,
   limit: LIMITS,
   reason: TEXTS,
+  line: ["", "step 1", "héllo", "l".repeat(1025)],
+  failure: ["", "", '{"at":1,"name":"Error","message":"m","stack":"Error: m\\n    at f"}', "x".repeat(MAX_ERROR_BYTES + 1)],
   value: TEXTS,
   dead_max: LIMITS,
   dead_age_ms: DURATIONS,

@@ -177,8 +177,8 @@ for (const combo of COMBOS) {
                   : verb === "RELEASE"
                   ? [id, token]
                   : verb === "BURY"
-                  ? [id, token, "x"]
-                  : [id, token, s.op === "retry0" ? "0" : "3", "x"];
+                  ? [id, token, "x", ""]
+                  : [id, token, s.op === "retry0" ? "0" : "3", "x", ""];
                 await call(verb, args);
               }
             } else if (s.kind === "pause" || s.kind === "resume") await call(s.kind === "pause" ? "PAUSE" : "RESUME", [s.lane]);

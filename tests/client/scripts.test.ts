@@ -33,6 +33,8 @@ const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'
     "emq_retention_apply(",
     "emq_flow_child(",
     "emq_flow_record(",
+    "emq_ring(",
+    "emq_failure(",
   ]);
 const CHECKS = ["emq_type(", "emq_types(", "emq_admit(", "emq_held(", "emq_held_for_good(", "emq_move_due_select(", "emq_probe(", "emq_counter("];
 
@@ -264,7 +266,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     const [[id, , token]] = await claim(K);
     expect(await ack(K, [[id!, token!]], "kept?")).toEqual({ ok: 1 });
     expect(await cmd(["EXISTS", K.job(J(1) as never), K.completed], K)).toBe(0);
-    expect((await newEvents(K)).at(-1)).toEqual(["type", "completed", "jobs", J(1)]);
+    expect((await newEvents(K)).at(-1)).toEqual(["type", "completed", "jobs", J(1), "results", "5:kept?"]);
   });
 
   test("completed retention: the oldest past completed_max, then older than completed_age_ms; CLAIM applies it", async () => {
@@ -304,7 +306,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     const K = fresh();
     await enqueue(K, [J(1), J(2), J(3), J(4), J(5), J(6)]);
     const c = await claim(K);
-    for (const [id, , token] of c.slice(0, 3)) expect(await run(K, "BURY", {}, [{ id, token, reason: "x" }])).toEqual({ ok: 1 });
+    for (const [id, , token] of c.slice(0, 3)) expect(await run(K, "BURY", {}, [{ id, token, reason: "x", failure: "" }])).toEqual({ ok: 1 });
     for (const [id, , token] of c.slice(3)) expect(await ack(K, [[id, token]])).toEqual({ ok: 1 });
     expect((await stream(K)).length).toBe(8); // enqueued, claimed, 3 dead, 3 completed
     expect(await retain(K, 1, 0, 2, 0, 5)).toEqual({ ok: 3 });
@@ -328,7 +330,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     await enqueue(K, ids);
     const c = await claim(K, 3000);
     expect(await ack(K, c.slice(0, 1500).map(([id, , token]) => [id, token]))).toEqual({ ok: 1500 });
-    expect(await run(K, "BURY", {}, c.slice(1500).map(([id, , token]) => ({ id, token, reason: "r" })))).toEqual({ ok: 1500 });
+    expect(await run(K, "BURY", {}, c.slice(1500).map(([id, , token]) => ({ id, token, reason: "r", failure: "" })))).toEqual({ ok: 1500 });
     expect(await retain(K, 1, 0, 1, 0, 10)).toEqual({ ok: 2 * TRIM_LIMIT });
     expect(await retain(K, 1, 0, 1, 0, 10)).toEqual({ ok: 998 });
     expect(await retain(K, 1, 0, 1, 0, 10)).toEqual({ ok: 0 });
@@ -390,12 +392,12 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     ]);
     const tok = (id: string): number => c.find((j) => j[0] === id)![2];
     expect(await ack(K, [[J(1), tok(J(1))]], "done")).toEqual({ ok: 1 });
-    expect(await events()).toEqual([["type", "completed", "jobs", J(1)]]);
+    expect(await events()).toEqual([["type", "completed", "jobs", J(1), "results", "4:done"]]);
     // RETRY: one entry per job, argument order; until = the due time (delay 0: now)
     expect(
       await run(K, "RETRY", {}, [
-        { id: J(4), token: tok(J(4)), delay_ms: 3_600_000, reason: "later" },
-        { id: J(2), token: tok(J(2)), delay_ms: 0, reason: "boom" },
+        { id: J(4), token: tok(J(4)), delay_ms: 3_600_000, reason: "later", failure: "" },
+        { id: J(2), token: tok(J(2)), delay_ms: 0, reason: "boom", failure: "" },
       ]),
     ).toEqual({ ok: 2 });
     const [d4, d2] = [(await row(K, J(4))).due_ms!, (await row(K, J(2))).due_ms!];
@@ -408,7 +410,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     let [[id, attempts, token]] = await claim(K, 1);
     expect([id, attempts]).toEqual([J(2), 2]);
     expect(await events()).toEqual([["type", "claimed", "jobs", J(2), "attempts", "2"]]);
-    expect(await run(K, "BURY", {}, [{ id: J(2), token: token!, reason: "bad" }])).toEqual({ ok: 1 });
+    expect(await run(K, "BURY", {}, [{ id: J(2), token: token!, reason: "bad", failure: "" }])).toEqual({ ok: 1 });
     expect(await events()).toEqual([["type", "dead", "jobs", J(2), "reason", "bad"]]);
     expect(await run(K, "REQUEUE", { limit: 10 }, [{ id: J(2) }])).toEqual({ ok: 1 });
     expect(await events()).toEqual([["type", "requeued", "jobs", J(2)]]);
@@ -548,8 +550,8 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       .toEqual({ err: renderRefusal("result", "EMQ.ACK", { limit: String(MAX_PAYLOAD_BYTES) }) });
     expect(await run(K, "ACK", {}, [{ id: c[0]![0], token: c[0]![2], result: "x".repeat(MAX_PAYLOAD_BYTES + 1) }]))
       .toEqual({ err: `ERR EMQ.ACK result exceeds ${MAX_PAYLOAD_BYTES} bytes` });
-    expect(await run(K, "RETRY", {}, [{ id: c[1]![0], token: bad, delay_ms: 0, reason: "r" }])).toHaveProperty("err");
-    expect(await run(K, "BURY", {}, [{ id: c[1]![0], token: bad, reason: "r" }])).toHaveProperty("err");
+    expect(await run(K, "RETRY", {}, [{ id: c[1]![0], token: bad, delay_ms: 0, reason: "r", failure: "" }])).toHaveProperty("err");
+    expect(await run(K, "BURY", {}, [{ id: c[1]![0], token: bad, reason: "r", failure: "" }])).toHaveProperty("err");
     expect(await run(K, "PROGRESS", {}, [{ id: c[1]![0], token: bad, value: "v" }])).toHaveProperty("err");
     expect(await run(K, "RELEASE", {}, [{ id: c[1]![0], token: bad }])).toHaveProperty("err");
     expect(await run(K, "ENQUEUE", {}, [{ id: J(1), opts: "", payload: "dup" }])).toEqual({

@@ -33,6 +33,8 @@ interface Item {
   delay?: number;
   reason?: string;
   result?: string;
+  /** The attempt's error (retry, bury). */
+  failure?: string;
 }
 
 /** A claimed job as the wire hands it out. */
@@ -66,6 +68,7 @@ for (const combo of COMBOS) {
       it.delay ?? 0,
       it.reason ?? "",
       it.result ?? "",
+      it.failure ?? "",
     ];
     const settle = (q: string, want: number, items: Item[], tokens: Map<string, string>, lease = 60_000) =>
       call("SETTLE", q, [lease, want, ...items.flatMap((it) => group(it, tokens))]);
@@ -93,8 +96,8 @@ for (const combo of COMBOS) {
       expect(await dump(ctx.raw, s)).toEqual(await dump(ctx.raw, v));
       const verbs: Array<[Verb, (it: Item) => Array<string | number>]> = [
         ["ACK", (it) => [it.id, tv.get(it.id)!, it.result ?? ""]],
-        ["RETRY", (it) => [it.id, tv.get(it.id)!, it.delay ?? 0, it.reason ?? ""]],
-        ["BURY", (it) => [it.id, tv.get(it.id)!, it.reason ?? ""]],
+        ["RETRY", (it) => [it.id, tv.get(it.id)!, it.delay ?? 0, it.reason ?? "", it.failure ?? ""]],
+        ["BURY", (it) => [it.id, tv.get(it.id)!, it.reason ?? "", it.failure ?? ""]],
         ["RELEASE", (it) => [it.id, tv.get(it.id)!]],
       ];
       for (const [op, [verb, args]] of verbs.entries()) {
@@ -186,8 +189,8 @@ for (const combo of COMBOS) {
     for (
       const [name, items] of [
         ["ack", [{ op: 0, id: ID(1), result: '{"n":1}' }, { op: 0, id: ID(2) }]],
-        ["retry", [{ op: 1, id: ID(1), delay: 60_000, reason: "later" }, { op: 1, id: ID(2), delay: 0, reason: "now" }]],
-        ["bury", [{ op: 2, id: ID(1), reason: "dead" }, { op: 2, id: ID(2), reason: "dead too" }]],
+        ["retry", [{ op: 1, id: ID(1), delay: 60_000, reason: "later", failure: '{"message":"later"}' }, { op: 1, id: ID(2), delay: 0, reason: "now" }]],
+        ["bury", [{ op: 2, id: ID(1), reason: "dead", failure: "f1" }, { op: 2, id: ID(2), reason: "dead too" }]],
         ["release", [{ op: 3, id: ID(1) }, { op: 3, id: ID(2) }]],
       ] as Array<[string, Item[]]>
     ) {
@@ -199,8 +202,8 @@ for (const combo of COMBOS) {
     test("mixed ops, in an order unlike op order, with settlements not held: as ACK, RETRY, BURY, RELEASE in turn", async () => {
       const items: Item[] = [
         { op: 3, id: ID(6) },
-        { op: 2, id: ID(5), reason: "bad" },
-        { op: 1, id: ID(4), delay: 0, reason: "again" },
+        { op: 2, id: ID(5), reason: "bad", failure: "f5" },
+        { op: 1, id: ID(4), delay: 0, reason: "again", failure: "f4" },
         { op: 0, id: ID(3), result: "three" },
         { op: 1, id: ID(2), delay: 30_000, reason: "later" },
         { op: 0, id: ID(1) },

@@ -57,13 +57,13 @@ for (const combo of COMBOS) {
       expect(await ctx.raw.command(["EXISTS", K.pending], K.meta)).toBe(0);
       const d0 = await digest(ctx.raw, K.meta);
       for (const bad of ["-1", "1.5", ""]) {
-        expect(await wire(ctx.raw, backend, "RETRY", [K.meta], [job.id, String(job.token), bad, "r"])).toEqual({
+        expect(await wire(ctx.raw, backend, "RETRY", [K.meta], [job.id, String(job.token), bad, "r", ""])).toEqual({
           err: renderRefusal("non-negative", "EMQ.RETRY", { arg: "delay_ms" }),
         });
       }
       expect(await digest(ctx.raw, K.meta)).toBe(d0);
       await expect(ctx.mq.retry(job, { delayMs: -1 })).rejects.toBeInstanceOf(EchoMQError);
-      expect(await wire(ctx.raw, backend, "RETRY", [K.meta], [job.id, String(job.token), "0", "r"])).toEqual({ ok: 1 });
+      expect(await wire(ctx.raw, backend, "RETRY", [K.meta], [job.id, String(job.token), "0", "r", ""])).toEqual({ ok: 1 });
       expect(await ctx.raw.command(["ZSCORE", K.wake, "ready"], K.meta)).toBe(0);
       expect(await ctx.mq.counts(q)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0, completed: 0 });
     });

@@ -124,17 +124,42 @@ describe("completed jobs (ACK)", () => {
     await refuses(argv("ACK", q, {}, held(jobs.slice(0, 1))), refusal("lease-lost", "ACK", { ids: jobs[0]!.id }));
   });
 
+  test("the completed entry carries results up to 1024 bytes (netstrings, parallel to jobs), flags a longer one, and none when all are empty", async () => {
+    await enqueue(q, [a, b, c]);
+    const jobs = await claim(q, 3);
+    const before = (await since(q, 0)).length;
+    const [at, over] = ["é".repeat(512), `${"x".repeat(1024)}y`]; // 1024 bytes; 1025
+    await ok(
+      argv("ACK", q, {}, [
+        { id: jobs[0]!.id, token: jobs[0]!.token, result: at },
+        { id: jobs[1]!.id, token: jobs[1]!.token, result: "" },
+        { id: jobs[2]!.id, token: jobs[2]!.token, result: over },
+      ]),
+      3,
+    );
+    const entries = await since(q, 0);
+    expect(entries.slice(before)).toEqual([["type", "completed", "jobs", `${jobs[0]!.id} ${jobs[1]!.id} ${jobs[2]!.id}`, "results", `1024:${at}0:-1:`]]);
+    expect((await row(site.db, q.row(jobs[2]!.id))).result).toBe(over);
+    await enqueue(q, [jobId(4)]);
+    const [d] = await claim(q, 1);
+    await ok(argv("ACK", q, {}, [{ id: d!.id, token: d!.token, result: "" }]), 1);
+    expect((await since(q, 0)).at(-1)).toEqual(["type", "completed", "jobs", d!.id]);
+  });
+
   test("completed_max 0 keeps none: the row is deleted, the result dropped, completed untouched", async () => {
     await ok(retain(q, { completed_max: 0 }), 0);
     await enqueue(q, [a]);
     const jobs = await claim(q);
     await ok(argv("ACK", q, {}, held(jobs, { result: "lost" })), 1);
     expect(await exists(q.row(a), q.completed, q.active)).toBe(0);
+    // the event still carries the result (the row does not)
     expect(await since(q, 0)).toEqual([["type", "enqueued", "jobs", a], ["type", "claimed", "jobs", a, "attempts", "1"], [
       "type",
       "completed",
       "jobs",
       a,
+      "results",
+      "4:lost",
     ]]);
   });
 
@@ -265,7 +290,7 @@ describe("the events stream", () => {
     ]);
     const [ja, jb, jc] = second;
     await ok(argv("ACK", q, {}, [{ id: a, token: ja!.token, result: "ok" }]), 1);
-    expect(await next()).toEqual([["type", "completed", "jobs", a]]);
+    expect(await next()).toEqual([["type", "completed", "jobs", a, "results", "2:ok"]]);
     // RETRY: one entry per job, its reason and its due time (delay 0: now)
     await ok(argv("RETRY", q, {}, [{ id: b, token: jb!.token, delay_ms: 0, reason: "boom" }]), 1);
     const dueB = (await row(site.db, q.row(b))).due_ms!;

@@ -114,9 +114,13 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       const short = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 1, count: 3, block_ms: 0 })))).jobs;
       const pick = (k: number) => claimedJobs.filter((_, i) => i % 5 === k);
       expectOk(await run(argv("ACK", q, {}, held(pick(1)))), pick(1).length);
-      expectOk(await run(argv("RETRY", q, {}, held(pick(2), { delay_ms: 1, reason: `retry ${round}` }))), pick(2).length);
-      expectOk(await run(argv("BURY", q, {}, held(pick(3), { reason: `bury ${round}` }))), pick(3).length);
+      expectOk(
+        await run(argv("RETRY", q, {}, held(pick(2), { delay_ms: 1, reason: `retry ${round}`, failure: `{"message":"retry ${round}"}` }))),
+        pick(2).length,
+      );
+      expectOk(await run(argv("BURY", q, {}, held(pick(3), { reason: `bury ${round}`, failure: `{"message":"bury ${round}"}` }))), pick(3).length);
       expectOk(await run(argv("EXTEND", q, { lease_ms: 120_000 }, held(pick(0)))), pick(0).length);
+      expectOk(await run(argv("LOG", q, {}, held(pick(0), { line: `log ${round}` }))), pick(0).length);
       // a hand-back, a retry ready now, a retention applied by RETAIN itself (wire 6)
       const [ready, ...handed] = pick(4);
       expectOk(await run(argv("RELEASE", q, {}, held(handed))), handed.length);
@@ -500,8 +504,8 @@ test("SETTLE: every op (ack, retry later and now, bury, release), repeated and s
   const reply = expectOk(
     await run(argv("SETTLE", q, { lease_ms: 30_000, want: 4 }, [
       g(0, jobs[0]!, { result: "r0" }),
-      g(1, jobs[1]!, { delay_ms: 60_000 }),
-      g(2, jobs[2]!),
+      g(1, jobs[1]!, { delay_ms: 60_000, failure: "f1" }),
+      g(2, jobs[2]!, { failure: "f2" }),
       g(3, jobs[3]!),
       g(1, jobs[4]!),
       g(0, jobs[5]!),

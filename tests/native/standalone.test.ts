@@ -14,6 +14,8 @@ import {
   type Gate,
   gateDigits,
   MAX_BATCH,
+  MAX_ERROR_BYTES,
+  MAX_LOG_LINE_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
   TOKENS_PER_MS,
@@ -395,6 +397,69 @@ describe("happy paths", () => {
     expect((await row(site.db, q.meta)).buried).toBe("2");
   });
 
+  test("failures: RETRY, BURY and SETTLE keep each non-empty failure among the row's newest 10; an empty one writes nothing", async () => {
+    await enqueue(q, [a]);
+    let token = 0;
+    const next = async (): Promise<void> => {
+      const { jobs } = await claim(q, 1);
+      token = jobs[0]!.token;
+    };
+    for (let k = 1; k <= 12; k++) {
+      await next();
+      if (k % 3 === 0) await ok(argv("SETTLE", q, { lease_ms: 1000, want: 0 }, [{ op: 1, id: a, token, delay_ms: 0, reason: "s", failure: `f${k}` }]));
+      else await ok(argv("RETRY", q, {}, [{ id: a, token, delay_ms: 0, reason: "r", failure: k === 5 ? "" : `f${k}` }]), 1);
+    }
+    await next();
+    await ok(argv("BURY", q, {}, [{ id: a, token, reason: "b", failure: "f13" }]), 1);
+    // 12 failures sent (the 5th empty): f13 is the 12th, in failure:1; f1 and f2 were overwritten
+    const r = await row(site.db, q.row(a));
+    expect(r.failures).toBe("12");
+    const kept = Object.fromEntries(Object.entries(r).filter(([k]) => k.startsWith("failure:")));
+    expect(kept).toEqual({
+      "failure:0": "f12",
+      "failure:1": "f13",
+      "failure:2": "f3",
+      "failure:3": "f4",
+      "failure:4": "f6",
+      "failure:5": "f7",
+      "failure:6": "f8",
+      "failure:7": "f9",
+      "failure:8": "f10",
+      "failure:9": "f11",
+    });
+    // a hand-edited count that is not a number counts as 0
+    await ok(["HSET", q.row(a), "failures", "x"]);
+    await ok(argv("REQUEUE", q, { limit: 1 }, [{ id: a }]), 1);
+    await next();
+    await ok(argv("RETRY", q, {}, [{ id: a, token, delay_ms: 0, reason: "r", failure: "again" }]), 1);
+    expect(await row(site.db, q.row(a))).toMatchObject({ failures: "1", "failure:0": "again" });
+  });
+
+  test("LOG: each held job's line among the row's newest 1000 (an empty one keeps nothing); lease-lost and a long line refused, nothing written", async () => {
+    await enqueue(q, [a, b]);
+    const { jobs } = await claim(q, 2);
+    await ok(argv("LOG", q, {}, held(jobs, { line: "one" })), 2);
+    await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "" }]), 1);
+    await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "two" }]), 1);
+    expect(await row(site.db, q.row(a))).toMatchObject({ logs: "2", "log:0": "one", "log:1": "two" });
+    expect(await row(site.db, q.row(b))).toMatchObject({ logs: "1", "log:0": "one" });
+    const d0 = await digest(site.db);
+    await refuses(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token + 7, line: "x" }]), refusal("lease-lost", "LOG", { ids: a }));
+    await refuses(
+      argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "l".repeat(MAX_LOG_LINE_BYTES + 1) }]),
+      refusal("log", "LOG", { limit: String(MAX_LOG_LINE_BYTES) }),
+    );
+    await refuses(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token }, { id: a, token: jobs[0]!.token }]), refusal("repeated", "LOG", { id: a }));
+    expect(await digest(site.db)).toBe(d0);
+    // the 1001st line is written over the first; the row's end is the log's
+    await ok(["HSET", q.row(a), "logs", "1000"]);
+    await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "1001st" }]), 1);
+    expect(await row(site.db, q.row(a))).toMatchObject({ logs: "1001", "log:0": "1001st" });
+    await ok(argv("ACK", q, {}, held(jobs)), 2);
+    await ok(argv("REMOVE", q, {}, [{ id: a }, { id: b }]), 2);
+    expect(await exists(q.row(a), q.row(b))).toBe(0);
+  });
+
   test("EXTEND: a batch's leases run until now+lease_ms; a lease run out but not reaped is still held", async () => {
     await enqueue(q, [a, b]);
     const { jobs } = await claim(q, 2, 1);
@@ -715,6 +780,16 @@ describe("refusals write nothing", () => {
     await refuses(wellFormed("RETRY", q, a, { token: TA, reason: long }), refusal("reason", "RETRY", { limit }));
     await refuses(wellFormed("BURY", q, a, { token: TA, reason: long }), refusal("reason", "BURY", { limit }));
     await ok(wellFormed("BURY", q, a, { token: TA, reason: "r".repeat(MAX_REASON_BYTES) }), 1);
+  });
+
+  test(`failure over ${MAX_ERROR_BYTES} bytes`, async () => {
+    await populate();
+    const long = "f".repeat(MAX_ERROR_BYTES + 1);
+    const limit = String(MAX_ERROR_BYTES);
+    await refuses(wellFormed("RETRY", q, a, { token: TA, failure: long }), refusal("failure", "RETRY", { limit }));
+    await refuses(wellFormed("BURY", q, a, { token: TA, failure: long }), refusal("failure", "BURY", { limit }));
+    await refuses(wellFormed("SETTLE", q, a, { token: TA, op: 2, failure: long }), refusal("failure", "SETTLE", { limit }));
+    await ok(wellFormed("BURY", q, a, { token: TA, failure: "f".repeat(MAX_ERROR_BYTES) }), 1);
   });
 
   test("repeated: one call names a job twice (checked before duplicate and lease-lost)", async () => {

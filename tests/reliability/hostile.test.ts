@@ -33,6 +33,8 @@ import {
   type Gate,
   gateDigits,
   MAX_BATCH,
+  MAX_ERROR_BYTES,
+  MAX_LOG_LINE_BYTES,
   MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
   MAX_REASON_BYTES,
@@ -308,6 +310,10 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return bytes(int(48));
     case "reason":
       return random() < 0.02 ? "r".repeat(MAX_REASON_BYTES + int(2)) : bytes(int(16));
+    case "line": // a log line: sometimes past its bound
+      return random() < 0.02 ? "l".repeat(MAX_LOG_LINE_BYTES + 1 + int(2)) : bytes(int(32));
+    case "failure": // a failed attempt's error: often none, sometimes past its bound
+      return random() < 0.02 ? "e".repeat(MAX_ERROR_BYTES + int(2)) : random() < 0.5 ? "" : bytes(int(64));
     case "due_ms":
       return String(random() < 0.7 ? int(1000) : Date.now() + 60_000);
     case "lease_ms":
@@ -374,6 +380,10 @@ const OPTS: readonly Bin[] = [
   "traceparent={x",
   "traceparent=\0",
   `traceparent=${"t".repeat(1025)}`,
+  "name=send-invoice",
+  "dedup=k\0name=x",
+  "name={x",
+  `name=${"n".repeat(1025)}`,
   "priority=1",
   "priority=7",
   "priority=0",

@@ -78,7 +78,7 @@ for (const backend of BACKENDS) {
       expect(facts[1]).toBe("Attempts1");
       expect(facts[3]).toMatch(/^Created\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC \((just now|\d+ s ago)\)$/);
       expect(facts[6]).toMatch(/^Buried\d{4}-\d\d-\d\d .* UTC \(/);
-      expect(facts.slice(7)).toEqual(["Finished—", "Priority0 (the most urgent)", "Time limit— (the worker's)", "Dedup key—", "Scheduler—", "Trace—"]);
+      expect(facts.slice(7)).toEqual(["Finished—", "Priority0 (the most urgent)", "Time limit— (the worker's)", "Dedup key—", "Scheduler—", "Name—", "Trace—"]);
       expect(await rig.page.getByRole("button", { name: "Retry now" }).count()).toBe(1);
       // a job admitted with its own priority, time limit and deduplication key shows them
       const keyed = await rig.mq.enqueue("oncall", { order: 10 }, { dedup: { key: "order:10" }, timeoutMs: 5000, priority: 4 });

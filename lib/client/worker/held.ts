@@ -6,8 +6,9 @@
  *
  * @module
  */
-import type { Job, JobRef, WorkerJob } from "../job.ts";
+import { EchoMQError } from "../errors.ts";
 import type { ChildState } from "../flows.ts";
+import type { Job, JobRef, WorkerJob } from "../job.ts";
 import type { ProcessSpan } from "../tracing.ts";
 import { RateLimitedError } from "./worker_errors.ts";
 
@@ -130,12 +131,22 @@ export class HeldJob<P> implements WorkerJob<P> {
   declare readonly traceparent?: string;
   declare readonly priority?: number;
   declare readonly lane?: string;
+  declare readonly name?: string;
   readonly #held: Held<P>;
   readonly #progress: (job: JobRef, value: unknown) => Promise<void>;
   readonly #children: (job: JobRef) => Promise<ChildState[]>;
+  readonly #log: ((job: JobRef, line: string) => Promise<void>) | undefined;
 
-  /** The view of `held`; `progress` records a job's progress, `children` reads a flow parent's children (the worker's client). */
-  constructor(held: Held<P>, progress: (job: JobRef, value: unknown) => Promise<void>, children: (job: JobRef) => Promise<ChildState[]>) {
+  /**
+   * The view of `held`, through the worker's client: `progress` records a job's progress,
+   * `children` reads a flow parent's children, `log` appends to its log.
+   */
+  constructor(
+    held: Held<P>,
+    progress: (job: JobRef, value: unknown) => Promise<void>,
+    children: (job: JobRef) => Promise<ChildState[]>,
+    log?: (job: JobRef, line: string) => Promise<void>,
+  ) {
     const job = held.job;
     this.id = job.id;
     this.queue = job.queue;
@@ -149,9 +160,11 @@ export class HeldJob<P> implements WorkerJob<P> {
     if (job.traceparent !== undefined) self.traceparent = job.traceparent;
     if (job.priority !== undefined) self.priority = job.priority;
     if (job.lane !== undefined) self.lane = job.lane;
+    if (job.name !== undefined) self.name = job.name;
     this.#held = held;
     this.#progress = progress;
     this.#children = children;
+    this.#log = log;
   }
 
   /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
@@ -172,6 +185,12 @@ export class HeldJob<P> implements WorkerJob<P> {
   /** A flow parent's children with their states and results (`[]` for a job that is no parent). */
   children(): Promise<ChildState[]> {
     return this.#children(this.#held.job);
+  }
+
+  /** Appends a line to the job's log (`EchoMQ.log`), token-checked: `LeaseLostError` when lost. */
+  log(line: string): Promise<void> {
+    if (this.#log === undefined) return Promise.reject(new EchoMQError("options", "log: this worker's client cannot write job logs"));
+    return this.#log(this.#held.job, line);
   }
 
   /** Throws a `RateLimitedError`: the job is handed back and its lane (or queue) held for `ms`. */

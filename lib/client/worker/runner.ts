@@ -76,6 +76,8 @@ export class Runner<P> {
   readonly #progress: (job: JobRef, value: unknown) => Promise<void>;
   /** A flow parent's children, through the client (one function for every job). */
   readonly #children: (job: JobRef) => Promise<ChildState[]>;
+  /** A job's `log`, through the client, when it has one. */
+  readonly #log: ((job: JobRef, line: string) => Promise<void>) | undefined;
   /** Counts a settle a handler made itself (one function for every job). */
   readonly #ownSettled: (kind: Settlement["kind"], error: unknown) => void;
 
@@ -85,6 +87,7 @@ export class Runner<P> {
     this.#handler = handler;
     this.#progress = (job, value) => crew.client.progress(job, value);
     const client = crew.client;
+    this.#log = client.log === undefined ? undefined : (job, line) => client.log!(job, line);
     this.#children = (job) =>
       client.children === undefined ? Promise.reject(new TypeError("worker: this client reads no flow children")) : client.children(job.queue, job.id);
     this.#ownSettled = (kind, error) => settler.ownSettled(kind, error);
@@ -163,7 +166,7 @@ export class Runner<P> {
 
   /** What the handler of `held` gets: the job's view (held.ts). */
   context(held: Held<P>): HeldJob<P> {
-    return new HeldJob(held, this.#progress, this.#children);
+    return new HeldJob(held, this.#progress, this.#children, this.#log);
   }
 
   /**

@@ -133,7 +133,7 @@ export class Settler<P> {
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
     const config = this.#crew.config;
     if (failure instanceof UnrecoverableError || job.attempts >= config.maxAttempts) {
-      this.queue({ settlement: { kind: "bury", job, reason }, why: "failed", held }, held.span);
+      this.queue({ settlement: { kind: "bury", job, reason, error: failure }, why: "failed", held }, held.span);
       return;
     }
     let settlement: Settlement;
@@ -141,11 +141,11 @@ export class Settler<P> {
       const b = config.backoff;
       const raw = askedDelay(failure) ?? (typeof b === "function" ? b(job.attempts, failure) : b);
       const delayMs = Math.max(0, Math.min(MAX_WIRE_NUMBER, Math.floor(Number.isFinite(raw) ? raw : 1)));
-      settlement = { kind: "retry", job, delayMs, reason };
+      settlement = { kind: "retry", job, delayMs, reason, error: failure };
     } catch (e) {
       // a throwing backoff: reported; the job is retried after a second
       this.#crew.report(e);
-      settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES) };
+      settlement = { kind: "retry", job, delayMs: 1000, reason: truncateUtf8(describe(e), MAX_REASON_BYTES), error: failure };
     }
     this.queue({ settlement, why: "failed", held }, held.span);
   }

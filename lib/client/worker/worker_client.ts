@@ -25,6 +25,7 @@ import type { ClientContext } from "../context.ts";
 import { EchoMQError } from "../errors.ts";
 import type { JobRef, Settlement } from "../job.ts";
 import { penalize } from "../limits.ts";
+import { appendLog } from "../logs.ts";
 import { children, type ChildState } from "../flows.ts";
 import { relay, type RelayOptions } from "../relay.ts";
 import type { Tracing } from "../tracing.ts";
@@ -83,6 +84,8 @@ export interface WorkerClient<P> {
    * (`idleMs` when the queue has none).
    */
   fireSchedulers?(queue: string, idleMs: number): Promise<number>;
+  /** Appends a line to a held job's log (token-checked: `LeaseLostError` when lost). */
+  log?(job: JobRef, line: string): Promise<void>;
   /** Starts relaying `queue`'s outbox (flows' entries to other queues) until the returned relay stops. */
   relay?(queue: string, opts: RelayOptions): { stop(): Promise<void> };
   /** The children of flow parent `id` of `queue`, with their states (`job.children()`). */
@@ -241,6 +244,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     reap: (queue) => calls.reap(queue),
     penalize: (queue, ms, lane) => penalize(c, c.keyspace(queue), ms, lane),
     fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
+    log: (job, line) => appendLog(c, job, line),
     relay: (queue, opts) => relay(c, [queue], opts),
     children: (queue, id) => children(c, c.keyspace(queue), id),
     tracing: c.tracing,

@@ -2,7 +2,7 @@
  * A job as a row of its state's table: active (its lease deadline, attempts, lease token,
  * progress), pending (its position, attempts, when created), scheduled (when due, the last failure),
  * dead (when buried, the reason, a Requeue button) or completed (when finished, its result, cut); its id links to its page, after its
- * selection box when its table has one. Times show the
+ * selection box when its table has one, and its name (if any) follows the id. Times show the
  * local clock and how far from now, the full time with its zone as their title. Every piece of
  * server data is text, never markup.
  *
@@ -43,6 +43,7 @@ export function jobRowEl(
   const tr = el("tr", { "data-id": j.id });
   const id = el("th", { scope: "row" }, el("a", { href: j.href, "data-key": `job:${j.id}` }, el("code", {}, j.id)));
   if (select !== undefined) id.prepend(select.box(j.id), " ");
+  if (j.name !== undefined) id.append(" ", el("span", { class: "jobname" }, visible(j.name)));
   const payload = cell(j.payload, "payload", j.payloadError ? { "data-error": "true" } : {});
   const attempts = cell(String(j.attempts), "num");
   const reason = (): HTMLTableCellElement => cell(j.reason === undefined ? "—" : visible(j.reason), "reason");

@@ -2,17 +2,19 @@
 //! completed jobs (`meta`'s `completed_max`, absent: 1000) their rows stay, state `completed` with
 //! `finished_ms` and the result (when not empty), in `completed` scored by now, and the completed
 //! set is trimmed to the queue's retention (`retention`); with `completed_max` 0 their rows are
-//! deleted. Their deduplication keys are let go; one `completed` event names them. Reply: the
-//! count.
+//! deleted. Their deduplication keys are let go; one `completed` event names them, with their
+//! results (each up to `EVENT_RESULT_MAX_BYTES`; a longer one flagged `-1:`). Reply: the count.
 
 use super::flows;
+use super::events::{blank, Fields};
 use super::leases::{self, held_for_good, leave_for_good};
 use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
-use crate::ffi::{Owned, Str};
+use crate::ffi::{Ctx, Owned, Str};
 use crate::keyspace::COMPLETED;
 use crate::literals::lit;
+use crate::spec::EVENT_RESULT_MAX_BYTES;
 use crate::wire::Refusal;
 
 /// Runs ACK's steps 5–6.
@@ -81,7 +83,35 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
     }
     settle.freed(s);
     let reply = settle.done();
-    let acked = settle.ids.iter().map(|id| id.bytes());
-    settle.events.jobs(l.event.completed, acked);
+    if settle.events.on() {
+        if let Some(jobs) = settle.events.list(settle.ids.iter().map(|id| id.bytes())) {
+            let results = results(ctx, args, settle.ids.len());
+            let entry = Fields {
+                jobs: Some(jobs.as_str()),
+                results: results.as_ref().map(Owned::as_str),
+                ..blank()
+            };
+            settle.events.add(l.event.completed, &entry);
+        }
+    }
     reply
+}
+
+/// The `completed` entry's `results`: each job's result as `<length>:<bytes>`, in the order of
+/// `jobs` (`-1:` one longer than `EVENT_RESULT_MAX_BYTES`, read from its row); none when every
+/// result is empty.
+fn results<'a>(ctx: Ctx<'a>, args: &Args<'a>, n: usize) -> Option<Owned<'a>> {
+    let mut text = Vec::new();
+    let mut any = false;
+    for j in 0..n {
+        let r = args.job_bytes(j, 2).bytes();
+        any |= !r.is_empty();
+        if r.len() as i64 > EVENT_RESULT_MAX_BYTES {
+            text.extend_from_slice(b"-1:");
+        } else {
+            text.extend_from_slice(format!("{}:", r.len()).as_bytes());
+            text.extend_from_slice(r);
+        }
+    }
+    any.then(|| ctx.string(&text))
 }

@@ -1,15 +1,17 @@
-//! `EMQ.BURY 1 <meta> (<id> <token> <reason>)…`: each job goes active → dead at now, its reason
-//! kept; then the dead set is trimmed to the queue's retention. One `dead` event per job. Reply:
+//! `EMQ.BURY 1 <meta> (<id> <token> <reason> <failure>)…`: each job goes active → dead at now, its
+//! reason kept and its failure (the error) among the row's failures; then the dead set is trimmed to the queue's retention. One `dead` event per job. Reply:
 //! the count.
 
 use super::events::{blank, Fields};
 use super::flows;
+use super::ring;
 use super::leases::{self, held_for_good, leave_for_good};
 use super::retention::{self, keep_in, Kept, Victims};
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::keyspace::DEAD;
 use crate::literals::lit;
+use crate::spec::FAILURES_KEPT;
 use crate::wire::Refusal;
 
 /// Runs BURY's steps 5–6.
@@ -50,6 +52,7 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
                 (l.row.reason, args.job_bytes(j, 2)),
                 (l.row.buried_ms, at),
             ]);
+            ring::push(row, (l.row.failures, l.row.failure, FAILURES_KEPT), args.job_bytes(j, 3));
         },
     );
     let reply = settle.done();

@@ -11,6 +11,7 @@ pub mod enqueue;
 pub mod extend;
 pub mod flow;
 pub mod limit;
+pub mod log;
 pub mod outbox;
 pub mod pause;
 pub mod penalize;

@@ -23,6 +23,7 @@ pub mod limits;
 pub mod move_due;
 pub mod ready;
 pub mod retention;
+pub mod ring;
 pub mod scope;
 pub mod walk;
 

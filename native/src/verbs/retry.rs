@@ -1,10 +1,11 @@
-//! `EMQ.RETRY 1 <meta> (<id> <token> <delay_ms> <reason>)…`: each job goes active → schedule at
-//! now + its delay_ms, or with delay_ms 0 straight to the head of pending (ready now), its reason
-//! kept; the `due` marker on wake lowered to the earliest scheduled, `ready` written when pending
+//! `EMQ.RETRY 1 <meta> (<id> <token> <delay_ms> <reason> <failure>)…`: each job goes active →
+//! schedule at now + its delay_ms, or with delay_ms 0 straight to the head of pending (ready now),
+//! its reason kept and its failure (the error) among the row's failures; the `due` marker on wake lowered to the earliest scheduled, `ready` written when pending
 //! was empty, and waiting claims told. One `retried` event per job (its reason, and when it is due
 //! again). Reply: the count.
 
 use super::events::{blank, Fields};
+use super::ring;
 use super::leases::{self, held, leave_active, Leaves};
 use super::mark_ready;
 use super::ready;
@@ -13,6 +14,7 @@ use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Owned, Str};
 use crate::keyspace::{ACTIVE, PENDING, SCHEDULE, WAKE};
 use crate::literals::lit;
+use crate::spec::FAILURES_KEPT;
 use crate::wire::Refusal;
 
 /// Runs RETRY's steps 5–6.
@@ -93,11 +95,13 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
         } else {
             l.state.scheduled
         };
-        ctx.open(settle.rows[j].as_str()).hset(&[
+        let row = ctx.open(settle.rows[j].as_str());
+        row.hset(&[
             (l.row.state, state),
             (l.row.due_ms, due_strs[j].as_str()),
             (l.row.reason, args.job_bytes(j, 3)),
         ]);
+        ring::push(&row, (l.row.failures, l.row.failure, FAILURES_KEPT), args.job_bytes(j, 4));
     }
     if zadd.len() > 1 {
         ctx.replicate(c"ZADD", &zadd);

@@ -1,4 +1,4 @@
-//! `EMQ.SETTLE 1 <meta> <lease_ms> <want> (<op> <id> <token> <delay_ms> <reason> <result>)…`
+//! `EMQ.SETTLE 1 <meta> <lease_ms> <want> (<op> <id> <token> <delay_ms> <reason> <result> <failure>)…`
 //! (issue 19 §4): a worker's finished jobs settled and the slots they free claimed again, in one
 //! call. Step 5: `meta`, `active`, then each settlement's row (through the scope: ACL, a missing
 //! one remembered for the probe; a row of another type is no refusal). Each settlement gets a
@@ -28,12 +28,12 @@ const ID: usize = 1;
 const TOKEN: usize = 2;
 
 /// Each op, in the order its part runs, with the SETTLE group arguments that make a group of its
-/// verb: ACK `(id token result)`, RETRY `(id token delay_ms reason)`, BURY `(id token reason)`,
-/// RELEASE `(id token)`.
+/// verb: ACK `(id token result)`, RETRY `(id token delay_ms reason failure)`, BURY `(id token reason
+/// failure)`, RELEASE `(id token)`.
 const PARTS: [(i64, &[usize]); 4] = [
     (0, &[1, 2, 5]),
-    (1, &[1, 2, 3, 4]),
-    (2, &[1, 2, 4]),
+    (1, &[1, 2, 3, 4, 6]),
+    (2, &[1, 2, 4, 6]),
     (3, &[1, 2]),
 ];
 

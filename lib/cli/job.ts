@@ -1,0 +1,107 @@
+/**
+ * `emq job <queue> <id> --url …`: one job as its row has it (`mq.getJob`), one fact a line — its
+ * name, state, attempts, times (ISO, UTC), lane, priority, dedup key, scheduler, the last reason,
+ * the result (completed), the progress and the payload as JSON; then its failed attempts (the
+ * newest 10 the row keeps), each with its error's name, message and stack. `emq find <queue> <text>
+ * --url … [--cursor C] [--scan N]`: `mq.findJobs` — the jobs whose id, dedup key or name is the
+ * text or whose payload holds it, one line each, with how many rows were scanned and the cursor
+ * to go on from. A job that is not there (never
+ * admitted, acked without being kept, or deleted) is said so (exit 1).
+ *
+ * @module
+ */
+import type { JobInfo } from "../client/mod.ts";
+import { assertJobId } from "../keyspace/mod.ts";
+import { openUrlTarget } from "./target.ts";
+import { cut } from "./jobs.ts";
+import { pageFlag, parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
+
+/** A time as ISO text, or undefined. */
+const iso = (ms: number | undefined): string | undefined => ms === undefined ? undefined : new Date(ms).toISOString();
+
+/** The lines `emq job` prints for `j`: `  <fact>  <value>`, facts the job does not have left out. */
+export function jobLines(j: JobInfo<unknown>): string[] {
+  const facts: Array<[string, string | undefined]> = [
+    ["name", j.name === undefined ? undefined : JSON.stringify(j.name)],
+    ["state", j.state],
+    ["attempts", String(j.attempts)],
+    ["created", iso(j.createdAt)],
+    ["due", iso(j.dueAt)],
+    ["lease until", iso(j.leaseUntil)],
+    ["buried", iso(j.buriedAt)],
+    ["finished", iso(j.finishedAt)],
+    ["lane", j.lane === undefined ? undefined : JSON.stringify(j.lane)],
+    ["priority", j.priority === undefined ? undefined : String(j.priority)],
+    ["dedup key", j.dedupKey === undefined ? undefined : JSON.stringify(j.dedupKey)],
+    ["scheduler", j.scheduler === undefined ? undefined : JSON.stringify(j.scheduler)],
+    ["reason", j.reason === undefined ? undefined : JSON.stringify(j.reason)],
+    ["result", j.state === "completed" && "result" in j ? JSON.stringify(j.result) : undefined],
+    ["progress", j.progress === undefined ? undefined : JSON.stringify(j.progress)],
+    ["payload", j.payloadError === undefined ? JSON.stringify(j.payload) : `not decoded (${j.payloadError})`],
+  ];
+  const lines = facts.filter((f): f is [string, string] => f[1] !== undefined).map(([k, v]) => `  ${k.padEnd(12)}${v}`);
+  const failures = j.failures ?? [];
+  if (failures.length > 0) lines.push(`  failed attempts (the newest ${failures.length}, oldest first):`);
+  for (const f of failures) {
+    const attempt = f.attempt === undefined ? "?" : String(f.attempt);
+    lines.push(
+      `    attempt ${attempt}  ${iso(f.at > 0 ? f.at : undefined) ?? "—"}  ${f.name === "" ? "" : `${f.name}: `}${f.message}${
+        f.truncated ? "  (cut to 8 KiB)" : ""
+      }`,
+    );
+    for (const s of (f.stack ?? "").split("\n").slice(1)) lines.push(`      ${s.trim()}`);
+  }
+  return lines;
+}
+
+/** Runs `emq job`; resolves with the exit code. */
+export async function jobCommand(argv: string[]): Promise<number> {
+  const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS } });
+  const server = serverFlags(parsed.values);
+  const [queue, id] = parsed.positionals;
+  if (parsed.positionals.length !== 2 || server.url === undefined) {
+    throw new UsageError(`emq job takes a queue name, a job id and --url, e.g. emq job orders JOB0Nb1VTbfnu4 --url valkey://127.0.0.1:6379`);
+  }
+  try {
+    assertJobId(id);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const target = await openUrlTarget<unknown>({ ...server, url: server.url, backend: "auto" });
+  try {
+    const j = await target.mq.getJob(queue!, id);
+    if (j === null) {
+      console.error(`emq: no job ${id} in ${JSON.stringify(queue)} on ${target.description} (never admitted, or deleted)`);
+      return 1;
+    }
+    console.log(`${JSON.stringify(queue)} ${j.id}`);
+    for (const line of jobLines(j)) console.log(line);
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** Runs `emq find`; resolves with the exit code (0 even when nothing matched). */
+export async function findCommand(argv: string[]): Promise<number> {
+  const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS, cursor: { type: "string" }, scan: { type: "string" } } });
+  const server = serverFlags(parsed.values);
+  const [queue, text] = parsed.positionals;
+  if (parsed.positionals.length !== 2 || server.url === undefined) {
+    throw new UsageError(`emq find takes a queue name, what to find and --url, e.g. emq find orders order-28 --url valkey://127.0.0.1:6379`);
+  }
+  const scan = pageFlag("--scan", parsed.values.scan as string | undefined, 1, 10_000, 1000);
+  const target = await openUrlTarget<unknown>({ ...server, url: server.url, backend: "auto" });
+  try {
+    const cursor = parsed.values.cursor as string | undefined;
+    const found = await target.mq.findJobs(queue!, text!, { scan, ...(cursor === undefined ? {} : { cursor }) });
+    const more = found.cursor === null ? "the end of the queue" : `go on with --cursor ${found.cursor}`;
+    console.log(`${JSON.stringify(queue)}: ${found.jobs.length} job(s) matching ${JSON.stringify(text)}, ${found.scanned} scanned; ${more}`);
+    for (const j of found.jobs) {
+      console.log(`  ${j.id}  ${j.state}${j.name === undefined ? "" : `  name ${JSON.stringify(j.name)}`}  payload ${cut(JSON.stringify(j.payload) ?? "")}`);
+    }
+    return 0;
+  } finally {
+    await target.close();
+  }
+}
