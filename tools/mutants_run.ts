@@ -56,12 +56,18 @@ export async function campaign(c: Campaign): Promise<void> {
     for (const m of chosen) console.log(m.name);
     return;
   }
-  rmSync(c.results, { force: true });
-  // the baseline: every suite passes unmutated (else a kill means nothing)
-  if (!c.build() || !c.differential() || !c.suites()) throw new Error("the baseline fails: fix it before a campaign");
+  // --from k: resume a campaign after its first k mutants (their lines kept)
+  const from = process.argv.includes("--from") ? Number(process.argv[process.argv.indexOf("--from") + 1]) : 0;
+  if (from === 0) rmSync(c.results, { force: true });
+  // the baseline: every suite passes unmutated (else a kill means nothing); --no-baseline when
+  // a run on the same sources just showed it
+  if (!process.argv.includes("--no-baseline") && (!c.build() || !c.differential() || !c.suites())) {
+    throw new Error("the baseline fails: fix it before a campaign");
+  }
   const count: Record<Verdict, number> = { "unviable": 0, "killed-by-differential": 0, "killed-by-suites": 0, "survived": 0 };
   console.log(`${chosen.length} of ${c.all.length} mutants, seed ${c.seed}`);
   for (const [k, m] of chosen.entries()) {
+    if (k < from) continue;
     const started = Date.now();
     if (!c.apply(m, false)) {
       console.log(`skip (does not apply): ${m.name}`);

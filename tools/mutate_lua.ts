@@ -11,7 +11,7 @@
  * module the differential compares against is the checkout's native/target/release/libemq.so.
  * Results: .tmp/mutants-lua/results.jsonl.
  *
- * Run: node_modules/.bin/bun tools/mutate_lua.ts [--n 40] [--seed 1] [--files claim,walk,…] [--list]
+ * Run: node_modules/.bin/bun tools/mutate_lua.ts [--n 40] [--seed 1] [--files claim,walk,…] [--list] [--no-baseline]
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -130,6 +130,6 @@ await campaign({
     return true;
   },
   build: () => true,
-  differential: () => bun("tests/client/differential.test.ts", { EMQ_DIFF_RUNS: "20" }),
+  differential: () => bun("tests/client/differential.test.ts", { EMQ_DIFF_RUNS: "20", EMQ_DIFF_SHRINK: "0" }),
   suites: () => SUITES.every((s) => bun(s, { EMQ_BACKENDS: "scripts" })),
 });
