@@ -63,11 +63,15 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
   return out;
 }
 
-/** Whether two numbers of the same kind of time are within `tol` ms (tokens: ms × 1000). */
+/**
+ * Whether two numbers of the same kind of time are within `tol` ms; tokens (now × 1000 + a count)
+ * within `tol` × 1000 and a whole number of ms apart: their counts must be the same.
+ */
 function close(m: number, s: number, tol: number): boolean {
   if (m === s) return true;
   if (tol === 0 || m < NOW_FLOOR || s < NOW_FLOOR) return false;
-  return Math.abs(m - s) <= (Math.min(m, s) >= TOKEN_FLOOR ? (tol + 1) * 1000 : tol);
+  if (Math.min(m, s) >= TOKEN_FLOOR) return Math.abs(m - s) <= tol * 1000 && (m - s) % 1000 === 0;
+  return Math.abs(m - s) <= tol;
 }
 
 /**

@@ -551,7 +551,10 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
   // default raised over a lane evicted at its concurrency, or parked at its rate (beside a lane
   // penalized for longer, which stays parked); a lane let back into the empty ring by a settle, a
   // reap or the queue's first lane (`ready` on wake, as every insert into an empty ring writes it);
-  // a parked lane let out empty (its idle check); a hand-edited wake under a laned settle
+  // a parked lane let out empty (its idle check); the default lane's backlog when a queue with
+  // prioritized jobs becomes laned; a debounce onto a holder scheduled or pending; a hand-edited
+  // keyspace: a ready job's row gone under a laned claim, a wake not a sorted set under a laned settle;
+  // the queue's park beside its default lane's (PENALIZE's "a longer park in force" is the queue's)
   const jobs = (lane: string, ...ns: number[]): Record<string, string>[] =>
     ns.map((n) => ({ id: `JOB${String(n).padStart(11, "0")}`, opts: lane === "" ? "" : `lane=${lane}`, payload: "p" }));
   const claim1 = { verb: "CLAIM" as const, fixed: { lease_ms: "60000", count: "1", block_ms: "0" }, groups: [] };
@@ -619,6 +622,39 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "PENALIZE", fixed: { lane: "c", penalty_ms: "030" }, groups: [] },
       { verb: "SLEEP" },
       claim1,
+    ],
+    "a queue with prioritized jobs takes its first lane": [
+      {
+        verb: "ENQUEUE",
+        fixed: {},
+        groups: [
+          { id: "JOB00000000001", opts: "priority=2", payload: "p" },
+          { id: "JOB00000000002", opts: "", payload: "p" },
+          { id: "JOB00000000003", opts: "priority=1", payload: "p" },
+        ],
+      },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 4) },
+      claim1,
+    ],
+    "a debounced admission onto a waiting holder of the other kind": [
+      { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000001", due_ms: "900000000000000", opts: "dedup=k\0debounce=1", payload: "a" }] },
+      { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000002", opts: "dedup=k\0debounce=1", payload: "b" }] },
+      { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000003", opts: "dedup=j\0debounce=1", payload: "c" }] },
+      { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000004", due_ms: "900000000000000", opts: "dedup=j\0debounce=1", payload: "d" }] },
+    ],
+    "a laned claim meets a ready id whose row is gone": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:job:JOB00000000001"]] },
+      claim1,
+      claim1,
+    ],
+    "a queue penalized while its default lane is parked": [
+      perLane("0", "1", "60000"),
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("", 1, 2), ...jobs("a", 3)] },
+      claim1,
+      claim1,
+      claim1,
+      { verb: "PENALIZE", fixed: { lane: "", penalty_ms: "030" }, groups: [] },
     ],
     "a laned ack over a wake that is not a sorted set": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
