@@ -653,6 +653,12 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       claim1,
       claim1,
     ],
+    "a resumed lane fills the empty ring": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 1) },
+      { verb: "PAUSE", fixed: { lane: "b" }, groups: [] },
+      claim1,
+      { verb: "RESUME", fixed: { lane: "b" }, groups: [] },
+    ],
     "a queue penalized while its default lane is parked": [
       perLane("0", "1", "60000"),
       { verb: "ENQUEUE", fixed: {}, groups: [...jobs("", 1, 2), ...jobs("a", 3)] },
