@@ -21,7 +21,13 @@ e = emq_events_open(base, s.missing) if e then return e end
 e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_now()
 local untl = now + penalty_ms
-local parked = lane == '' and emq_limits_read(s.meta).parked or emq_limits_parse(function(f) return redis.call('HGET', lk, f) end).parked
+-- the queue's park, or the lane's (not \`a and b or c\`: a queue without a park would read the default lane's)
+local parked
+if lane == '' then
+  parked = emq_limits_read(s.meta).parked
+else
+  parked = emq_limits_parse(function(f) return redis.call('HGET', lk, f) end).parked
+end
 if parked and parked >= untl then
   ${luaEvent("penalized", { lane: "lane", until: "parked" })}
   return parked

@@ -187,7 +187,7 @@ export function useClient<P>(sites: Sites, combo: Combo, options: Partial<EchoMQ
 /** A reply, or the server's error text. */
 export type Outcome = { ok: unknown } | { err: string };
 
-function plain(x: unknown): unknown {
+export function plain(x: unknown): unknown {
   if (x instanceof Uint8Array) return new TextDecoder().decode(x);
   if (Array.isArray(x)) return x.map(plain);
   return x;
@@ -264,7 +264,7 @@ function normaliseTime(x: string): string {
 }
 
 /** Pairs from a RESP3 map / WITHSCORES reply as glide returns it ({key, value} list, pairs or flat). */
-function entries(reply: unknown): Array<[string, string]> {
+export function entries(reply: unknown): Array<[string, string]> {
   const out: Array<[string, string]> = [];
   if (!Array.isArray(reply)) {
     if (reply && typeof reply === "object") {

@@ -1,15 +1,21 @@
 /**
- * Differential test: random sequences of wire calls of every verb of the spec (built from
- * `lib/wire`: a verb or argument added there is drawn here without a line of this file changing;
- * valid and malformed arguments alike) run
- * against the Lua twin and the native module side by side, on twin queues of one server. Every
- * reply and the resulting keyspaces must be identical (time fields normalised; the events stream
- * compared by its entries' fields, in order, not by their ids). Runs only when libemq.so is built
- * and registers its commands.
+ * Differential test: random sequences of wire calls run against the Lua twin and the native module
+ * side by side, on twin queues of one server; every reply and the keyspaces after every step must
+ * be identical, times included (tests/client/_twins.ts says how the twins see one clock).
+ *
+ * Most steps are valid calls over a populated queue, drawn from a model of what is live — the
+ * jobs' states and their holders' tokens, read from the keyspace after each step: admissions with
+ * lanes, priorities, delays and deduplication keys; limits and parks of the queue and its lanes;
+ * schedulers and their ticks; claims and every settle (ACK, RETRY, BURY, RELEASE and SETTLE) with
+ * the tokens actually handed out, a few stale. A minority are calls of every verb of the spec with
+ * arguments drawn valid and malformed alike (built from `lib/wire`: a verb or argument added there
+ * is drawn here without a line of this file changing). The events stream compares by its entries'
+ * fields, in order, not by their ids. Runs only when libemq.so is built and registers its commands.
  */
 import { describe, expect, test } from "bun:test";
 import fc from "fast-check";
 import { keyspace } from "../../mod.ts";
+import { type Connection } from "../../lib/client/connection.ts";
 import {
   type ArgName,
   type FixedArgs,
@@ -21,7 +27,8 @@ import {
   type VerbSpec,
   wireCall,
 } from "../../lib/wire/mod.ts";
-import { type BackendKind, dump, MODULE_WORKS, type Outcome, sleep, TOPOLOGIES, useSites, wire, wireArgv, wireBatch } from "./_harness.ts";
+import { type BackendKind, MODULE_WORKS, type Outcome, sleep, TOPOLOGIES, useSites, wire, wireArgv } from "./_harness.ts";
+import { clear, evalsha, loadScripts, loose, near, type Snapshot, snapshot, twinBatch, type Window } from "./_twins.ts";
 import { claimedTuple } from "../native/_native.ts";
 
 const IDS = ["JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004", "XOB00000000001"];
@@ -39,6 +46,7 @@ const LIMITS = ["1", "2", "007", "999999999999999", ...JUNK];
  * calls of one step, so both twins see the same expiries.
  */
 const DURATIONS = ["030", "60000", "999999999999999", ...JUNK];
+const AGES = ["60000", "999999999999999", ...JUNK];
 const DUES = ["1000", "007", "900000000000000", ...JUNK];
 const TEXTS = ["", "p", "héllo", "r".repeat(4096), "r".repeat(4097)];
 /** Scheduler names (the name rule), specs and missed-run bounds, valid and not. */
@@ -109,12 +117,13 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   failure: ["", "", '{"at":1,"name":"Error","message":"m","stack":"Error: m\\n    at f"}', "x".repeat(MAX_ERROR_BYTES + 1)],
   value: TEXTS,
   dead_max: LIMITS,
-  dead_age_ms: DURATIONS,
+  // ages: none that ends within a run (a row's age is not an expiry the runner sees coming)
+  dead_age_ms: AGES,
   // results: none, text, the most a result may be and one byte more (refused)
   result: ["", "", "r", '{"n":1}', "héllo", "x".repeat(MAX_PAYLOAD_BYTES + 1)],
   // completed jobs: none kept (0), a few (retention by count at every ACK and CLAIM), the default
   completed_max: ["0", "1", "2", "1000", ...JUNK],
-  completed_age_ms: DURATIONS,
+  completed_age_ms: AGES,
   // events: none (0; RETAIN deletes the stream), a stream trimmed at every entry (1, 3), the default
   events_max: ["0", "1", "3", "10000", ...JUNK],
   name: NAMES,
@@ -130,7 +139,9 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   rate_max: ["0", "1", "2", "1000001", ...JUNK],
   rate_per_ms: ["60000", "86400000", "86400001", ...JUNK],
   rate_burst: ["1", "3", "1000001", ...JUNK],
-  penalty_ms: ["030", "60000", "86400001", ...JUNK],
+  // no short park of a lane: one that ends while the queue is paused or parked is the open
+  // divergence below ("OPEN")
+  penalty_ms: ["60000", "86400001", ...JUNK],
   // lanes: the queue (empty), two lanes the options also use, and names the gate refuses
   scope: ["0", "1", "2", "3", ...JUNK],
   lane: ["", "", "a", "b", "x{y", "\0", ...JUNK],
@@ -159,16 +170,19 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
 /** How often each verb is drawn: admissions and claims more, so the others find jobs to act on. */
 const WEIGHTS: Partial<Record<Verb, number>> = { ENQUEUE: 4, SCHEDULE: 2, CLAIM: 4, SETTLE: 4, DROP: 1 };
 
-/** One step: a verb of the spec with drawn arguments, or a pause that lets short times expire. */
-type Step =
-  | { verb: Verb; fixed: Record<string, string>; groups: Record<string, string>[] }
-  | { verb: "SLEEP" };
+/** A wire call: a verb of the spec with its arguments. */
+type Call = { verb: Verb; fixed: Record<string, string>; groups: Record<string, string>[] };
+/**
+ * One step: a call, a pause that lets short times expire, or raw commands on both twins' keys
+ * (`{Q}` their queue: a hand-edited key).
+ */
+type Step = Call | { verb: "SLEEP" } | { verb: "RAW"; commands: string[][] };
 
 const values = (names: readonly ArgName[]): fc.Arbitrary<Record<string, string>> =>
   fc.record(Object.fromEntries(names.map((a) => [a, fc.constantFrom(...VALUES[a])])));
 
 /** The steps of `verb`: its fixed arguments and 0–3 groups (fewer than it takes: its refusal). */
-function stepsOf(verb: Verb): fc.Arbitrary<Step> {
+function stepsOf(verb: Verb): fc.Arbitrary<Call> {
   const spec: VerbSpec = VERBS[verb];
   const groups: fc.Arbitrary<Record<string, string>[]> = spec.group.length === 0
     ? fc.constant([])
@@ -176,14 +190,30 @@ function stepsOf(verb: Verb): fc.Arbitrary<Step> {
   return fc.record({ verb: fc.constant(verb), fixed: values(spec.args), groups });
 }
 
-const VERB_NAMES = Object.keys(VERBS) as Verb[];
-const step: fc.Arbitrary<Step> = fc.oneof(
-  ...VERB_NAMES.map((verb) => ({ arbitrary: stepsOf(verb), weight: WEIGHTS[verb] ?? 2 })),
-  { arbitrary: fc.constant({ verb: "SLEEP" as const }), weight: 2 },
-);
+/** Random runs per topology (EMQ_DIFF_RUNS: more for a longer campaign). */
+const RUNS = Number(process.env.EMQ_DIFF_RUNS ?? 80);
 
-/** A token choice of {@link TOKENS} for a twin that was handed out `seen` so far. */
-function token(choice: string, seen: readonly number[]): string {
+const VERB_NAMES = Object.keys(VERBS) as Verb[];
+/** A call of any verb with arguments drawn valid and malformed alike: the drawn sequences' minority. */
+const junk: fc.Arbitrary<Call> = fc.oneof(...VERB_NAMES.map((verb) => ({ arbitrary: stepsOf(verb), weight: WEIGHTS[verb] ?? 2 })));
+
+/** What a twin's tokens resolve against: the tokens it handed out so far, and its keyspace. */
+interface Held {
+  seen: number[];
+  snap: Snapshot;
+}
+
+/**
+ * A token choice for a twin: `@<id>` the token of the job's row in its keyspace, `@~<id>` that
+ * token − 1 (stale), a choice of {@link TOKENS}, or a literal.
+ */
+function token(choice: string, { seen, snap }: Held): string {
+  if (choice.startsWith("@")) {
+    const stale = choice.startsWith("@~");
+    const row = snap[`emq:{Q}:job:${choice.slice(stale ? 2 : 1)}`]?.value as Record<string, string> | undefined;
+    const t = Number(row?.token ?? "1");
+    return String(stale && t > 1 ? t - 1 : t);
+  }
   if (!choice.startsWith("#")) return choice;
   const k = Number.parseInt(choice.slice(1), 10);
   const t = seen.at(k);
@@ -208,12 +238,12 @@ function tokensOf(o: Outcome): number[] {
 
 /**
  * The step as a wire call built from the spec (the queue's meta, fixed args, one group per job),
- * its token choices resolved against the tokens this twin was handed out.
+ * its token choices resolved against this twin's tokens.
  */
-function call(queue: string, s: Exclude<Step, { verb: "SLEEP" }>, seen: readonly number[]): [Verb, string[], string[]] {
+function call(queue: string, s: Call, held: Held): [Verb, string[], string[]] {
   const self = (args: Record<string, string>): Record<string, string> =>
     Object.fromEntries(Object.entries(args).map(([k, v]) => [k, v.replaceAll("@self", queue)]));
-  const resolve = (args: Record<string, string>): Record<string, string> => "token" in args ? { ...self(args), token: token(args.token!, seen) } : self(args);
+  const resolve = (args: Record<string, string>): Record<string, string> => "token" in args ? { ...self(args), token: token(args.token!, held) } : self(args);
   const c = wireCall(s.verb, keyspace(queue), resolve(s.fixed) as FixedArgs<Verb>, s.groups.map(resolve) as GroupArgs<Verb>[]);
   return [c.verb, c.keys, c.args.map(String)];
 }
@@ -228,25 +258,315 @@ function twins(stem: string): Record<BackendKind, string> {
   }
 }
 
-/**
- * A CLAIM reply's next_ms and tokens, and PENALIZE's reply, are times: they compare as "<now>"
- * (≥ 2001) or as themselves.
- */
-function timeless(o: Outcome): Outcome {
-  const now = (x: unknown): unknown => (typeof x === "number" && x >= 1e12 ? "<now>" : x);
-  if ("ok" in o && typeof o.ok === "number") return { ok: now(o.ok) };
-  if (!("ok" in o) || !Array.isArray(o.ok)) return o;
-  const [next, ...rest] = o.ok as unknown[];
-  return {
-    ok: [
-      now(next),
-      ...rest.map((e) => {
-        if (!isJob(e)) return e;
-        const j = claimedTuple(e);
-        return [...j.slice(0, 3), now(j[3]), j[4]];
-      }),
-    ],
+/** The model a valid step is drawn from: the scripts twin's keyspace after the last step. */
+class Live {
+  constructor(readonly snap: Snapshot, private fresh: number) {}
+  /** The ids of the jobs whose row is in `state`. */
+  ids(state?: string): string[] {
+    const out: string[] = [];
+    for (const [key, { value }] of Object.entries(this.snap)) {
+      if (!key.startsWith("emq:{Q}:job:")) continue;
+      if (state === undefined || (value as Record<string, string>).state === state) out.push(key.slice("emq:{Q}:job:".length));
+    }
+    return out;
+  }
+  /** The schedulers, each with its next run. */
+  schedulers(): Array<[string, string]> {
+    return Object.entries(this.snap)
+      .filter(([k]) => k.startsWith("emq:{Q}:scheduler:"))
+      .map(([k, { value }]) => [k.slice("emq:{Q}:scheduler:".length), (value as Record<string, string>).next_ms ?? "1"]);
+  }
+  /** A new job id (each run's ids count up). */
+  id(): string {
+    return `JOB${String(++this.fresh).padStart(11, "0")}`;
+  }
+  get used(): number {
+    return this.fresh;
+  }
+}
+
+/** Draws from a list of random numbers (an intent's), wrapping around. */
+class Pick {
+  private i = 0;
+  constructor(private readonly r: readonly number[]) {}
+  int(n: number): number {
+    return this.r[this.i++ % this.r.length]! % n;
+  }
+  one<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)]!;
+  }
+  chance(p: number): boolean {
+    return this.int(1000) < p * 1000;
+  }
+  /** 1 to `n` distinct members of `xs`. */
+  some<T>(xs: readonly T[], n: number): T[] {
+    const k = 1 + this.int(Math.min(n, xs.length));
+    const pool = [...xs];
+    return Array.from({ length: k }, () => pool.splice(this.int(pool.length), 1)[0]!);
+  }
+}
+
+/** Short durations (30 ms) end before the next step; long ones outlast any run. */
+const SHORT = "030";
+const LONG = "60000";
+const LANES = ["a", "b", "c"];
+
+/** A job's options: a lane, a priority, a deduplication key (a window, a debounce), a time limit. */
+function options(p: Pick): string {
+  const items: string[] = [];
+  if (p.chance(0.1)) items.push("timeout_ms=5000");
+  if (p.chance(0.3)) {
+    items.push(`dedup=${p.one(["k", "j"])}`);
+    if (p.chance(0.4)) items.push(`dedup_ms=${p.one([SHORT, "999999"])}`);
+    if (p.chance(0.3)) items.push("debounce=1");
+  }
+  if (p.chance(0.5)) items.push(`lane=${p.one(LANES)}`);
+  if (p.chance(0.4)) items.push(`priority=${p.one(["1", "3", "0"])}`);
+  return items.join("\0");
+}
+
+/** What a step does: a kind and the random numbers it resolves with against the model. */
+type Intent = { kind: string; r: number[] } | { kind: "JUNK"; call: Call };
+
+const KINDS: Record<string, number> = {
+  ENQUEUE: 6,
+  SCHEDULE: 2,
+  CLAIM: 6,
+  ACK: 3,
+  RETRY: 2,
+  BURY: 2,
+  RELEASE: 2,
+  SETTLE: 5,
+  EXTEND: 1,
+  PROGRESS: 1,
+  REMOVE: 1,
+  REQUEUE: 1,
+  RUN: 1,
+  PROMOTE: 1,
+  REAP: 1,
+  PAUSE: 1,
+  RESUME: 1,
+  LIMIT: 3,
+  PENALIZE: 1,
+  RETAIN: 1,
+  SCHEDULER: 1,
+  TICK: 2,
+  UNSCHEDULE: 1,
+  DROP: 1,
+  SLEEP: 1,
+};
+
+const intent: fc.Arbitrary<Intent> = fc.oneof(
+  ...Object.entries(KINDS).map(([kind, weight]) => ({
+    arbitrary: fc.record({ kind: fc.constant(kind), r: fc.array(fc.nat(), { minLength: 24, maxLength: 24 }) }),
+    weight,
+  })),
+  // the minority: any verb, arguments valid or malformed
+  { arbitrary: junk.map((call) => ({ kind: "JUNK" as const, call })), weight: 5 },
+);
+
+/** A token for a held job: its own (mostly), stale, or one never handed out. */
+function tokenFor(p: Pick, id: string): string {
+  return p.chance(0.9) ? `@${id}` : p.chance(0.5) ? `@~${id}` : "1";
+}
+
+/** The groups of a settle-like verb over 1–3 held jobs (sometimes one named twice). */
+function heldGroups(p: Pick, m: Live, extra: (id: string) => Record<string, string>): Record<string, string>[] | null {
+  const held = m.ids("active");
+  if (held.length === 0) return null;
+  const ids = p.some(held, 3);
+  if (p.chance(0.05)) ids.push(ids[0]!);
+  return ids.map((id) => ({ id, token: tokenFor(p, id), ...extra(id) }));
+}
+
+const CLAIM_FIXED = (p: Pick) => ({ lease_ms: p.one([LONG, LONG, SHORT]), count: p.one(["1", "2", "3", "5"]), block_ms: "0" });
+const RATES: Array<[string, string, string]> = [["0", "1", "1"], ["1", "60000", "1"], ["2", "60000", "3"], ["7", "60000", "2"]];
+
+/** The step an intent makes on the live model: mostly a valid call. */
+function resolve(i: Intent, m: Live): Step {
+  if ("call" in i) return i.call;
+  const p = new Pick(i.r);
+  const verb = i.kind as Verb;
+  const fresh = (): string => (p.chance(0.03) && m.used > 0 ? m.ids()[0] ?? m.id() : m.id());
+  const claim = (): Step => ({ verb: "CLAIM", fixed: CLAIM_FIXED(p), groups: [] });
+  const settle = (extra: (id: string) => Record<string, string>, fixed: Record<string, string> = {}): Step => {
+    const groups = heldGroups(p, m, extra);
+    return groups ? { verb, fixed, groups } : claim();
   };
+  switch (i.kind) {
+    case "SLEEP":
+      return { verb: "SLEEP" };
+    case "ENQUEUE":
+      return { verb, fixed: {}, groups: Array.from({ length: 1 + p.int(4) }, () => ({ id: fresh(), opts: options(p), payload: p.one(["p", "q"]) })) };
+    case "SCHEDULE":
+      return {
+        verb,
+        fixed: {},
+        groups: Array.from({ length: 1 + p.int(3) }, () => ({
+          id: fresh(),
+          due_ms: p.one(["1000", String(Date.now() + 30), "900000000000000"]),
+          opts: options(p),
+          payload: "s",
+        })),
+      };
+    case "CLAIM":
+      return claim();
+    case "ACK":
+      return settle(() => ({ result: p.one(["", '{"n":1}']) }));
+    case "RETRY":
+      return settle(() => ({ delay_ms: p.one(["0", SHORT, LONG]), reason: "boom" }));
+    case "BURY":
+      return settle(() => ({ reason: "dead" }));
+    case "RELEASE":
+      return settle(() => ({}));
+    case "EXTEND":
+      return settle(() => ({}), { lease_ms: p.one([LONG, SHORT]) });
+    case "PROGRESS":
+      return settle(() => ({ value: p.one(["1", '{"p":50}']) }));
+    case "SETTLE": {
+      const groups = heldGroups(p, m, () => ({ op: p.one(["0", "0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x" }));
+      if (!groups) return claim();
+      return { verb, fixed: { lease_ms: p.one([LONG, LONG, SHORT]), want: p.one(["0", "1", "2", "3"]) }, groups };
+    }
+    case "REMOVE": {
+      const ids = m.ids();
+      return { verb, fixed: {}, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
+    }
+    case "REQUEUE": {
+      const dead = m.ids("dead");
+      const ids = dead.length && p.chance(0.6) ? p.some(dead, 2) : [];
+      return { verb, fixed: { limit: p.one(["1", "2", "1000"]) }, groups: ids.map((id) => ({ id })) };
+    }
+    case "RUN": {
+      const due = m.ids("scheduled");
+      return { verb, fixed: {}, groups: (due.length ? p.some(due, 2) : m.ids().slice(0, 1)).map((id) => ({ id })) };
+    }
+    case "PROMOTE":
+    case "REAP":
+      return { verb, fixed: { limit: p.one(["1", "1000"]) }, groups: [] };
+    case "PAUSE":
+    case "RESUME":
+      return { verb, fixed: { lane: p.one(["", "", ...LANES]) }, groups: [] };
+    case "LIMIT": {
+      const scope = p.one(["0", "1", "1", "2"]);
+      const [rate_max, rate_per_ms, rate_burst] = p.one(RATES);
+      return {
+        verb,
+        fixed: { scope, lane: scope === "1" ? p.one(["", ...LANES]) : "", concurrency: p.one(["0", "1", "2", "3"]), rate_max, rate_per_ms, rate_burst },
+        groups: [],
+      };
+    }
+    case "PENALIZE": {
+      // a lane's park outlasts the run (see "OPEN" below); the queue's may be short
+      const lane = p.one(["", ...LANES]);
+      return { verb, fixed: { lane, penalty_ms: lane === "" ? p.one([SHORT, LONG]) : LONG }, groups: [] };
+    }
+    case "RETAIN":
+      return {
+        verb,
+        fixed: {
+          dead_max: p.one(["0", "1", "2"]),
+          dead_age_ms: p.one(["0", LONG]),
+          completed_max: p.one(["0", "1", "2", "1000"]),
+          completed_age_ms: p.one(["0", LONG]),
+          events_max: p.one(["0", "1", "3", "10000"]),
+        },
+        groups: [],
+      };
+    case "SCHEDULER":
+      return {
+        verb,
+        fixed: {
+          name: p.one(["s", "t"]),
+          spec: p.one(["every 100", "every 200"]),
+          next_ms: p.one(["1000", "5000", "900000000000000"]),
+          max_missed: p.one(["0", "1", "5"]),
+          opts: options(p),
+          payload: "tick",
+        },
+        groups: [],
+      };
+    case "TICK": {
+      const [name, next] = m.schedulers().length ? p.one(m.schedulers()) : ["s", "1000"];
+      const expected = p.chance(0.85) ? next : String(Number(next) + 1);
+      return {
+        verb,
+        fixed: { name, expected_ms: expected, next_ms: String(Number(expected) + Number(p.one(["100", "100", "1", "0"]))) },
+        groups: Array.from({ length: p.int(3) }, () => ({ id: m.id(), tick_ms: expected })),
+      };
+    }
+    case "UNSCHEDULE":
+      return { verb, fixed: { name: p.one(["s", "t"]) }, groups: [] };
+    case "DROP":
+      return { verb, fixed: { limit: p.one(["1000", "2"]) }, groups: [] };
+  }
+  throw new Error(`no intent ${i.kind}`);
+}
+
+/** Whether a call sets something that ends in 30 ms (an expiry no step may straddle). */
+function short(c: Call): boolean {
+  const args = [c.fixed, ...c.groups];
+  return c.verb === "TICK" ||
+    args.some((a) => [a.lease_ms, a.delay_ms, a.penalty_ms].includes(SHORT) || a.opts?.includes(`dedup_ms=${SHORT}`));
+}
+
+/** The due times a call sets that fall within a run (an expiry at that absolute time). */
+function dues(c: Call): number[] {
+  return c.groups.map((g) => Number(g.due_ms)).filter((d) => d > 1e12 && d < 9e14);
+}
+
+/** How the twins' clocks went in a run: steps run, and those whose twins read different ms. */
+const clocks = { steps: 0, spans: 0 };
+
+/**
+ * Twin runs of `steps` on queues of `stem`: after every step, identical replies and keyspaces
+ * (times within the run's largest span so far; exact while every step ran in one millisecond).
+ * Each step is a fixed one or an intent resolved on the scripts twin's keyspace.
+ */
+async function twinRun(raw: Connection, stem: string, steps: Array<Step | Intent>): Promise<void> {
+  const queues = twins(stem);
+  const route = keyspace(queues.module).meta;
+  const held: Record<BackendKind, Held> = { scripts: { seen: [], snap: {} }, module: { seen: [], snap: {} } };
+  const windows: Window[] = [];
+  const model = new Live({}, 0);
+  let tol = 0;
+  let m = model;
+  await loadScripts(raw, route);
+  for (const x of steps) {
+    const s: Step = "kind" in x ? resolve(x, m) : x;
+    if (s.verb === "SLEEP") {
+      await sleep(40);
+      continue;
+    }
+    const label = s.verb;
+    if (s.verb === "RAW") {
+      for (const backend of ["scripts", "module"] as const) {
+        for (const c of s.commands) await raw.command(c.map((a) => a.replaceAll("{Q}", `{${queues[backend]}}`)), route);
+      }
+    } else {
+      await clear(windows);
+      const [sv, sk, sa] = call(queues.scripts, s, held.scripts);
+      const [mv, mk, ma] = call(queues.module, s, held.module);
+      const r = await twinBatch(raw, route, evalsha(sv, sk, sa), wireArgv("module", mv, mk, ma));
+      clocks.steps++;
+      if (r.t1 !== r.t0) clocks.spans++;
+      tol = Math.max(tol, r.t1 - r.t0);
+      if (short(s)) windows.push({ lo: r.t0 + 30, hi: r.t1 + 30 });
+      for (const d of dues(s)) windows.push({ lo: d, hi: d });
+      held.scripts.seen.push(...tokensOf(r.scripts));
+      held.module.seen.push(...tokensOf(r.module));
+      expect({ step: label, call: sa.join(" ").slice(0, 300), module: near(r.module, r.scripts, tol) }).toEqual({
+        step: label,
+        call: sa.join(" ").slice(0, 300),
+        module: r.scripts,
+      });
+    }
+    held.scripts.snap = await snapshot(raw, queues.scripts);
+    held.module.snap = await snapshot(raw, queues.module);
+    const [ms, ss] = [loose(held.module.snap, tol), loose(held.scripts.snap, tol)];
+    expect({ after: label, keyspace: near(ms, ss, tol) }).toEqual({ after: label, keyspace: ss });
+    m = new Live(held.scripts.snap, m.used);
+  }
 }
 
 describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call sequences", () => {
@@ -266,40 +586,30 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     expect(await wire(raw, "scripts", "ENQUEUE", keys, args, -1)).toEqual({ err: "ERR Number of keys can't be negative" });
   });
 
-  /** Twin runs of `steps` (no SLEEP) on queues of `stem`: every reply and the keyspaces after it identical. */
-  const twinRun = async (topology: (typeof TOPOLOGIES)[number], stem: string, steps: Exclude<Step, { verb: "SLEEP" }>[]): Promise<void> => {
-    const raw = raws.get(topology)!;
-    const queues = twins(stem);
-    const seen: Record<BackendKind, number[]> = { scripts: [], module: [] };
-    for (const s of steps) {
-      const argvs = (["scripts", "module"] as const).map((backend) => wireArgv(backend, ...call(queues[backend], s, seen[backend])));
-      const replies = await wireBatch(raw, keyspace(queues.module).meta, argvs);
-      seen.scripts.push(...tokensOf(replies[0]!));
-      seen.module.push(...tokensOf(replies[1]!));
-      const outs = replies.map(timeless);
-      expect({ step: s.verb, module: outs[1] }).toEqual({ step: s.verb, module: outs[0]! });
-      expect({ step: s.verb, module: await dump(raw, queues.module) }).toEqual({ step: s.verb, module: await dump(raw, queues.scripts) });
-    }
-  };
-
   // sequences the random ones rarely reach (issue 42): a lane's last jobs removed; a per-lane
   // default raised over a lane evicted at its concurrency, or parked at its rate (beside a lane
-  // penalized for longer, which stays parked)
+  // penalized for longer, which stays parked); a lane let back into the empty ring by a settle, a
+  // reap or the queue's first lane (`ready` on wake, as every insert into an empty ring writes it);
+  // a parked lane let out empty (its idle check); the default lane's backlog when a queue with
+  // prioritized jobs becomes laned; a debounce onto a holder scheduled or pending; a hand-edited
+  // keyspace: a ready job's row gone under a laned claim, a wake not a sorted set under a laned settle;
+  // the queue's park beside its default lane's (PENALIZE's "a longer park in force" is the queue's)
   const jobs = (lane: string, ...ns: number[]): Record<string, string>[] =>
-    ns.map((n) => ({ id: `JOB${String(n).padStart(11, "0")}`, opts: `lane=${lane}`, payload: "p" }));
+    ns.map((n) => ({ id: `JOB${String(n).padStart(11, "0")}`, opts: lane === "" ? "" : `lane=${lane}`, payload: "p" }));
   const claim1 = { verb: "CLAIM" as const, fixed: { lease_ms: "60000", count: "1", block_ms: "0" }, groups: [] };
   const perLane = (concurrency: string, rate_max: string, rate_per_ms: string) => ({
     verb: "LIMIT" as const,
     fixed: { scope: "2", lane: "", concurrency, rate_max, rate_per_ms, rate_burst: "1" },
     groups: [],
   });
+  const ack0 = { verb: "ACK" as const, fixed: {}, groups: [{ id: "JOB00000000001", token: "#0", result: "" }] };
   const child = (n: number, policy: string) => ({ id: `JOB${String(n).padStart(11, "0")}`, queue: "@self", policy, body: `b${n}` });
   const settle1 = (verb: "ACK" | "BURY", n: number, token: string) => ({
     verb,
     fixed: {},
-    groups: [{ id: `JOB${String(n).padStart(11, "0")}`, token, ...(verb === "ACK" ? { result: "r" } : { reason: "no" }) }],
+    groups: [{ id: `JOB${String(n).padStart(11, "0")}`, token, ...(verb === "ACK" ? { result: "r" } : { reason: "no", failure: "" }) }],
   });
-  const KNOWN: Record<string, Exclude<Step, { verb: "SLEEP" }>[]> = {
+  const KNOWN: Record<string, Step[]> = {
     "a flow in its own queue: ignore, then fail": [
       { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p" }, groups: [child(2, "0"), child(3, "1")] },
       { verb: "FLOW", fixed: { parent: "JOB00000000005", payload: "p" }, groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }] },
@@ -337,44 +647,117 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       claim1,
       claim1,
     ],
+    "an ack frees a lane into the empty ring": [perLane("1", "0", "1"), { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) }, claim1, ack0],
+    "a settle frees a lane into the empty ring": [
+      perLane("1", "0", "1"),
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      claim1,
+      {
+        verb: "SETTLE",
+        fixed: { lease_ms: "60000", want: "0" },
+        groups: [{ op: "2", id: "JOB00000000001", token: "#0", delay_ms: "0", reason: "r", result: "" }],
+      },
+    ],
+    "a reap frees a lane into the empty ring": [
+      perLane("1", "0", "1"),
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      { verb: "CLAIM", fixed: { lease_ms: "030", count: "1", block_ms: "0" }, groups: [] },
+      { verb: "SLEEP" },
+      { verb: "REAP", fixed: { limit: "1000" }, groups: [] },
+    ],
+    "the first lane of a queue at its concurrency": [
+      { verb: "LIMIT", fixed: { scope: "0", lane: "", concurrency: "1", rate_max: "0", rate_per_ms: "1", rate_burst: "1" }, groups: [] },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2) },
+      claim1,
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 3) },
+    ],
+    "a claim lets out a parked lane with nothing in it": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1) },
+      { verb: "PENALIZE", fixed: { lane: "c", penalty_ms: "030" }, groups: [] },
+      { verb: "SLEEP" },
+      claim1,
+    ],
+    "a queue with prioritized jobs takes its first lane": [
+      {
+        verb: "ENQUEUE",
+        fixed: {},
+        groups: [
+          { id: "JOB00000000001", opts: "priority=2", payload: "p" },
+          { id: "JOB00000000002", opts: "", payload: "p" },
+          { id: "JOB00000000003", opts: "priority=1", payload: "p" },
+        ],
+      },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 4) },
+      claim1,
+    ],
+    "a debounced admission onto a waiting holder of the other kind": [
+      { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000001", due_ms: "900000000000000", opts: "dedup=k\0debounce=1", payload: "a" }] },
+      { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000002", opts: "dedup=k\0debounce=1", payload: "b" }] },
+      { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000003", opts: "dedup=j\0debounce=1", payload: "c" }] },
+      { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000004", due_ms: "900000000000000", opts: "dedup=j\0debounce=1", payload: "d" }] },
+    ],
+    "a laned claim meets a ready id whose row is gone": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:job:JOB00000000001"]] },
+      claim1,
+      claim1,
+    ],
+    "a resumed lane fills the empty ring": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 1) },
+      { verb: "PAUSE", fixed: { lane: "b" }, groups: [] },
+      claim1,
+      { verb: "RESUME", fixed: { lane: "b" }, groups: [] },
+    ],
+    "a queue penalized while its default lane is parked": [
+      perLane("0", "1", "60000"),
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("", 1, 2), ...jobs("a", 3)] },
+      claim1,
+      claim1,
+      claim1,
+      { verb: "PENALIZE", fixed: { lane: "", penalty_ms: "030" }, groups: [] },
+    ],
+    "a laned ack over a wake that is not a sorted set": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      claim1,
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"], ["SET", "emq:{Q}:wake", "x"]] },
+      ack0,
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"]] },
+      ack0,
+    ],
   };
+  // OPEN (found by this test, not fixed yet): a claim of a laned queue that is paused (or parked)
+  // while a lane's park has ended — the module's walk still runs (room 0) and lets the lane out of
+  // `parked`, answering next_ms 0; the Lua twin walks nothing, keeps the lane in `parked` and
+  // answers the ended park as next_ms. Which side is right is for docs/design/lanes.md to say.
+  test.failing("OPEN: a paused laned queue whose lane's park has ended: identical replies and keyspaces", async () => {
+    await twinRun(raws.get("standalone")!, "k-open-paused-park", [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 1) },
+      { verb: "PAUSE", fixed: { lane: "" }, groups: [] },
+      { verb: "PENALIZE", fixed: { lane: "a", penalty_ms: "030" }, groups: [] },
+      { verb: "SLEEP" },
+      claim1,
+    ]);
+  });
+
   for (const [name, steps] of Object.entries(KNOWN)) {
     test(`known sequence, ${name}: identical replies and keyspaces`, async () => {
-      for (const topology of TOPOLOGIES) await twinRun(topology, `k-${name.replaceAll(" ", "-").replaceAll("'", "")}`, steps);
+      for (const topology of TOPOLOGIES) await twinRun(raws.get(topology)!, `k-${name.replaceAll(" ", "-").replaceAll("'", "")}`, steps);
     });
   }
 
   for (const topology of TOPOLOGIES) {
-    test(`${topology}: identical replies and keyspaces`, async () => {
+    test(`${topology}: identical replies and keyspaces, every step`, async () => {
       const raw = raws.get(topology)!;
       let run = 0;
       await fc.assert(
-        fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 30 }), async (steps) => {
-          run++;
-          const queues = twins(`d${run}`);
-          const seen: Record<BackendKind, number[]> = { scripts: [], module: [] };
-          for (const s of steps) {
-            if (s.verb === "SLEEP") {
-              await sleep(40); // lets 30 ms leases and delays expire, the same for both twins
-              continue;
-            }
-            // both twins' calls in one batch, so that they read the same side of every expiry
-            const argvs = (["scripts", "module"] as const).map((backend) => {
-              const [verb, keys, args] = call(queues[backend], s, seen[backend]);
-              return wireArgv(backend, verb, keys, args);
-            });
-            const replies = await wireBatch(raw, keyspace(queues.module).meta, argvs);
-            seen.scripts.push(...tokensOf(replies[0]!));
-            seen.module.push(...tokensOf(replies[1]!));
-            const outs = replies.map(timeless);
-            expect({ step: s.verb, module: outs[1] }).toEqual({ step: s.verb, module: outs[0]! });
-          }
-          // the dump compares completed jobs and the events stream too: its entries' fields, in order
-          // (not their ids, the server's time), times normalised (tests/client/_harness.ts)
-          expect(await dump(raw, queues.module)).toEqual(await dump(raw, queues.scripts));
+        fc.asyncProperty(fc.array(intent, { minLength: 10, maxLength: 40 }), async (steps) => {
+          await twinRun(raw, `d${run++}`, steps);
         }),
-        { numRuns: 30 },
+        // shrinking stops after 2 minutes, with the smallest failing run found by then (none with
+        // EMQ_DIFF_SHRINK=0: a mutation campaign needs the verdict, not the smallest run)
+        { numRuns: RUNS, interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true, endOnFailure: process.env.EMQ_DIFF_SHRINK === "0" },
       );
+      console.log(`differential ${topology}: ${clocks.steps} steps, ${clocks.spans} of them across a millisecond`);
     });
   }
 });

@@ -11,7 +11,7 @@ use super::events::{blank, Events, Fields};
 use super::lanes::{self, Live};
 use super::ready::{self, Place, Plan};
 use super::scope::Scope;
-use super::{add, counter, made, once};
+use super::{add, counter, made, mark_ready, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Ctx, Key, Kind, Owned, Str};
 use crate::keyspace::{PENDING, WAKE};
@@ -301,7 +301,7 @@ fn finish<'a>(
 /// Step 6 of the admission that makes the queue laned, before its pushes (§10.1): `meta`'s `laned`
 /// is its `tokens` (0 when absent), and the ready jobs it had, all of the default lane, are that
 /// lane's score, with its insert check.
-fn laning(s: &Scope, meta: &Key) {
+fn laning(s: &Scope, meta: &Key, wake: &Key) {
     let l = lit();
     let tokens = meta.hget(l.meta.tokens);
     meta.hset(&[(l.meta.laned, tokens.as_ref().map_or(l.zero, |t| t.as_str()))]);
@@ -316,6 +316,9 @@ fn laning(s: &Scope, meta: &Key) {
         let live = Live::open(s, meta);
         live.add_ready(l.empty, ready);
         live.insert(l.empty);
+        if live.filled() {
+            mark_ready(wake);
+        }
     }
 }
 
@@ -333,7 +336,7 @@ pub fn admitted<'b>(
     let (ctx, l) = (a.meta.ctx(), lit());
     made(&a.meta, now);
     if a.laning {
-        laning(s, &a.meta);
+        laning(s, &a.meta, &a.wake);
     }
     add(
         &a.meta,

@@ -371,7 +371,8 @@ fn write<'a>(s: &Scope<'a>, args: &Args<'a>, mut c: Checked<'a>, l: &Lit) -> Rep
     let first = count(&keys.meta, left, &c.counters, &mut c.room, now, k, l);
     let jobs = activate(&keys.active, picks, now, args.number(0), first, l);
     if let Some((laned, live)) = lanes {
-        for lane in laned.lanes.iter().filter(|l| l.evicted) {
+        // a lane let out of `parked` with nothing left in it goes too (idle, as after an eviction)
+        for lane in laned.lanes.iter().filter(|l| l.evicted || l.unparked) {
             live.idle(lane.name.as_str());
         }
     }

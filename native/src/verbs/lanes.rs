@@ -12,7 +12,7 @@ use super::scope::Scope;
 use super::{add, counter};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::gates;
-use crate::keyspace::{LANES, PARKED, PENDING, RING};
+use crate::keyspace::{LANES, PARKED, PENDING, RING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -227,6 +227,8 @@ pub fn check<'n>(
 ) -> Result<(), Refusal> {
     s.structure(RING, Kind::List)?;
     s.structure(LANES, Kind::Zset)?;
+    // insert writes `ready` on wake (a handle opened and closed here, before any write)
+    s.structure(WAKE, Kind::Zset)?;
     for lane in names {
         let name = s.lane(lane);
         let key = s.expect(name.as_str(), Kind::Hash)?;
@@ -290,14 +292,16 @@ pub fn lower(s: &Scope, meta: &Key, counted: &Counted) {
 }
 
 /// Step 6 of a settle or reap, last (after its pushes): each counted lane's insert and idle checks.
-pub fn recheck(s: &Scope, meta: &Key, counted: &Counted) {
+/// Whether an insert filled the empty ring (`ready` then goes on wake: [`Live::filled`]).
+pub fn recheck(s: &Scope, meta: &Key, counted: &Counted) -> bool {
     if counted.is_empty() {
-        return;
+        return false;
     }
     let live = Live::open(s, meta);
     for (lane, _) in counted {
         live.checks(lane.as_str());
     }
+    live.filled()
 }
 
 /// Step 6 on the lanes of a laned queue: `ring` and `lanes` open, the defaults read, at `now`.
@@ -307,6 +311,7 @@ pub struct Live<'s, 'a> {
     lanes: Key<'a, 'a>,
     defaults: Defaults,
     now: i64,
+    filled: std::cell::Cell<bool>,
 }
 
 impl<'s, 'a> Live<'s, 'a> {
@@ -338,7 +343,14 @@ impl<'s, 'a> Live<'s, 'a> {
             lanes,
             defaults,
             now: s.now(),
+            filled: std::cell::Cell::new(false),
         }
+    }
+
+    /// Whether an insert found the ring empty: the verb then writes `ready` on wake through its
+    /// own handle (a second handle to wake in one verb may go stale), as the Lua twin's insert does.
+    pub fn filled(&self) -> bool {
+        self.filled.get()
     }
 
     /// Whether `lane` has ready jobs (its `lanes` score).
@@ -386,6 +398,9 @@ impl<'s, 'a> Live<'s, 'a> {
 
     /// insert(lane)'s writes, its lane's hash open as `key`.
     fn inserted(&self, lane: Str, key: &Key) {
+        if !self.serving() {
+            self.filled.set(true);
+        }
         self.ring.push(false, lane);
         self.s.ctx.replicate(c"LPUSH", &[self.ring.name(), lane]);
         let one = self.s.ctx.int(1);

@@ -10,10 +10,10 @@ use super::events::Events;
 use super::lanes::{self, Counted};
 use super::limits;
 use super::scope::Scope;
-use super::{add, counter, once};
+use super::{add, counter, mark_ready, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
-use crate::keyspace::ACTIVE;
+use crate::keyspace::{ACTIVE, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -66,7 +66,10 @@ impl<'a> Settle<'a> {
     /// The wake of a freed slot (`limits::freed`) and the lanes' insert and idle checks, after the
     /// verb's own writes.
     pub fn freed(&self, s: &Scope<'a>) {
-        lanes::recheck(s, &self.meta, &self.counted);
+        if lanes::recheck(s, &self.meta, &self.counted) {
+            // no write follows through the verb's own wake handle, if it has one
+            mark_ready(&s.ctx.open_named(s.name(WAKE)));
+        }
         limits::freed(s, &self.meta, self.freeing);
     }
 

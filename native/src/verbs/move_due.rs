@@ -115,9 +115,11 @@ pub fn moved<'a>(
 
     lanes::lower(s, &meta, &counted);
     let moved = apply(s, &meta, &from, &pending, tail, &due);
-    lanes::recheck(s, &meta, &counted);
-    if moved > 0 {
+    let filled = lanes::recheck(s, &meta, &counted);
+    if moved > 0 || filled {
         mark_ready(&wake);
+    }
+    if moved > 0 {
         ctx.signal_ready(pending.name());
     }
     let l = lit();

@@ -37,7 +37,12 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         state.hdel(&[l.lane.paused]);
         drop(state);
-        Live::open(s, &meta).checks(lane);
+        let live = Live::open(s, &meta);
+        live.checks(lane);
+        // the lane put in the empty ring: `ready`, as every insert there writes it
+        if live.filled() {
+            mark_ready(&wake);
+        }
         events.add(l.event.resumed, &of_lane(lane));
         return Ok(Reply::Int(1));
     }

@@ -1,0 +1,94 @@
+/**
+ * The loop of a mutation campaign (tools/mutants_verbs.ts, tools/mutate_lua.ts): a seeded sample
+ * of the mutants, each applied, built, run against the differential test alone, then — when it
+ * survives — against the suites that should catch it, and undone; one JSON line per mutant, and
+ * the figures at the end: viable mutants, killed by the differential alone, killed by all.
+ */
+import { appendFileSync, rmSync } from "node:fs";
+
+/** One mutant: a name and what applies it (a diff, or a search-and-replace). */
+export interface Mutant {
+  name: string;
+  file: string;
+  diff?: string;
+}
+
+/** What became of a mutant. */
+export type Verdict = "unviable" | "killed-by-differential" | "killed-by-suites" | "survived";
+
+export interface Campaign {
+  all: Mutant[];
+  n: number;
+  seed: number;
+  list: boolean;
+  results: string;
+  /** Applies (`undo`: removes) the mutant; false when it does not apply. */
+  apply: (m: Mutant, undo: boolean) => boolean;
+  /** Builds what the tests load; false when the mutant does not build (unviable). */
+  build: () => boolean;
+  /** Whether the differential test passes. */
+  differential: () => boolean;
+  /** Whether the other suites pass. */
+  suites: () => boolean;
+}
+
+/** A seeded shuffle (mulberry32): the same seed draws the same sample. */
+function sample<T>(xs: readonly T[], n: number, seed: number): T[] {
+  let a = seed >>> 0;
+  const rand = (): number => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const pool = [...xs];
+  for (let i = pool.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [pool[i], pool[j]] = [pool[j]!, pool[i]!];
+  }
+  return pool.slice(0, n);
+}
+
+export async function campaign(c: Campaign): Promise<void> {
+  const chosen = sample(c.all, c.n, c.seed);
+  if (c.list) {
+    for (const m of chosen) console.log(m.name);
+    return;
+  }
+  // --from k: resume a campaign after its first k mutants (their lines kept)
+  const from = process.argv.includes("--from") ? Number(process.argv[process.argv.indexOf("--from") + 1]) : 0;
+  if (from === 0) rmSync(c.results, { force: true });
+  // the baseline: every suite passes unmutated (else a kill means nothing); --no-baseline when
+  // a run on the same sources just showed it
+  if (!process.argv.includes("--no-baseline") && (!c.build() || !c.differential() || !c.suites())) {
+    throw new Error("the baseline fails: fix it before a campaign");
+  }
+  const count: Record<Verdict, number> = { "unviable": 0, "killed-by-differential": 0, "killed-by-suites": 0, "survived": 0 };
+  console.log(`${chosen.length} of ${c.all.length} mutants, seed ${c.seed}`);
+  for (const [k, m] of chosen.entries()) {
+    if (k < from) continue;
+    const started = Date.now();
+    if (!c.apply(m, false)) {
+      console.log(`skip (does not apply): ${m.name}`);
+      continue;
+    }
+    let verdict: Verdict;
+    try {
+      verdict = !c.build() ? "unviable" : !c.differential() ? "killed-by-differential" : !c.suites() ? "killed-by-suites" : "survived";
+    } finally {
+      if (!c.apply(m, true)) throw new Error(`cannot undo ${m.name}`);
+    }
+    count[verdict]++;
+    appendFileSync(c.results, JSON.stringify({ name: m.name, file: m.file, verdict, seconds: Math.round((Date.now() - started) / 1000) }) + "\n");
+    console.log(`${k + 1}/${chosen.length} ${verdict}: ${m.name}`);
+  }
+  const viable = chosen.length - count.unviable;
+  const killed = count["killed-by-differential"] + count["killed-by-suites"];
+  const pct = (x: number): string => (viable === 0 ? "-" : `${Math.round((100 * x) / viable)} %`);
+  console.log(
+    `viable ${viable}, killed ${killed} (${pct(killed)}), by the differential alone ${count["killed-by-differential"]} (${
+      pct(count["killed-by-differential"])
+    }), survived ${count.survived}, unviable ${count.unviable}`,
+  );
+}
