@@ -530,7 +530,7 @@ ${targets.map((t) => `| ${t.what} | ${t.shown} | ${met(t.ok)} |`).join("\n")}
 
 Ratios are EchoMQ ÷ BullMQ (or module ÷ scripts) from the same run. The idle rows count the
 commands the worker's connections sent (over ${f1(idle.emqModule.windowMs / 1000)} s, \`blockMs\` ${latency.blockMs}); the server's
-commandstats also count the commands a script runs inside its EVALSHA, shown in brackets (section 5).
+commandstats also count the commands a script runs inside its FCALL (or EVALSHA), shown in brackets (section 5).
 Misses and their causes are under each section.
 
 ## 1. Keys and slot (bench/keys.bench.ts, mitata)
