@@ -5,6 +5,7 @@
  * the figures at the end: viable mutants, killed by the differential alone, killed by all.
  */
 import { appendFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 
 /** One mutant: a name and what applies it (a diff, or a search-and-replace). */
 export interface Mutant {
@@ -50,6 +51,23 @@ function sample<T>(xs: readonly T[], n: number, seed: number): T[] {
   return pool.slice(0, n);
 }
 
+/** A command-line option's value (`--name value`), or `dflt`. */
+export function arg(name: string, dflt: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1]! : dflt;
+}
+
+/** The sample a campaign's command line asks for (`--n`, `--seed`, `--list`), its results in `scratch`. */
+export function sampleOptions(scratch: string): Pick<Campaign, "n" | "seed" | "list" | "results"> {
+  return {
+    n: Number(arg("n", "40")),
+    seed: Number(arg("seed", "1")),
+    list: process.argv.includes("--list"),
+    results: join(scratch, "results.jsonl"),
+  };
+}
+
+/** Runs the sample `c` asks for, each mutant applied, tested and undone, one line of `c.results` each. */
 export async function campaign(c: Campaign): Promise<void> {
   const chosen = sample(c.all, c.n, c.seed);
   if (c.list) {

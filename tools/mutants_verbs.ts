@@ -16,7 +16,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { campaign, type Mutant } from "./mutants_run.ts";
+import { arg, campaign, type Mutant, sampleOptions } from "./mutants_run.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SCRATCH = join(ROOT, ".tmp", "mutants-verbs");
@@ -30,11 +30,6 @@ const SUITES = [
 ];
 /** The verbs' newest logic: the files a sample is drawn from (by default). */
 const FILES = ["claim", "settle", "ack", "limit", "limits", "dedup", "lanes", "tick", "walk", "admit", "leases", "ready", "bury", "retry", "release"];
-
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-}
 
 /** Runs a command; one that outlasts `timeout` ms (a mutant that hangs the server) fails. */
 function sh(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; timeout?: number } = {}): { ok: boolean; out: string } {
@@ -72,10 +67,7 @@ const so = join(target, "release", "libemq.so");
 
 await campaign({
   all,
-  n: Number(arg("n", "40")),
-  seed: Number(arg("seed", "1")),
-  list: process.argv.includes("--list"),
-  results: join(SCRATCH, "results.jsonl"),
+  ...sampleOptions(SCRATCH),
   apply: patch,
   // the release profile without LTO and with parallel, incremental codegen: the same code, built
   // in a fraction of the time (a mutant's build would otherwise take minutes on 2 cores)

@@ -16,7 +16,7 @@
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { campaign, type Mutant } from "./mutants_run.ts";
+import { arg, campaign, type Mutant, sampleOptions } from "./mutants_run.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SCRATCH = join(ROOT, ".tmp", "mutants-lua");
@@ -48,11 +48,6 @@ interface LuaMutant extends Mutant {
   line: number;
   from: string;
   to: string;
-}
-
-function arg(name: string, dflt: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
 }
 
 /** The mutants of one file: every operator occurrence and removable write on its Lua lines. */
@@ -116,10 +111,7 @@ if (!process.argv.includes("--list")) prepare();
 
 await campaign({
   all,
-  n: Number(arg("n", "40")),
-  seed: Number(arg("seed", "1")),
-  list: process.argv.includes("--list"),
-  results: join(SCRATCH, "results.jsonl"),
+  ...sampleOptions(SCRATCH),
   apply: (m, undo) => {
     const lm = m as LuaMutant;
     const path = join(REPO, lm.file);

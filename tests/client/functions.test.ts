@@ -20,6 +20,15 @@ async function calls(raw: Connection, q: string, ...names: string[]): Promise<nu
   return names.map((n) => Number(new RegExp(`^cmdstat_${n.replace("|", "\\|")}:calls=(\\d+)`, "m").exec(info)?.[1] ?? 0));
 }
 
+/** Enqueues, claims and acks one job of `q` through `mq`: the FCALL and EVALSHA calls that took. */
+async function oneJob(raw: Connection, mq: EchoMQ<{ n: number }>, q: string): Promise<{ fcall: number; evalsha: number }> {
+  const [fcall0, evalsha0] = await calls(raw, q, "fcall", "evalsha");
+  await mq.enqueue(q, { n: 1 });
+  await mq.ack((await mq.claim(q, { leaseMs: 60_000 }))!);
+  const [fcall1, evalsha1] = await calls(raw, q, "fcall", "evalsha");
+  return { fcall: fcall1! - fcall0!, evalsha: evalsha1! - evalsha0! };
+}
+
 /** Entries of queue `q`'s events stream. */
 async function events(raw: Connection, q: string): Promise<number> {
   return Number(await raw.command(["XLEN", keyspace(q).events], keyspace(q).meta));
@@ -37,13 +46,7 @@ for (const topology of TOPOLOGIES as Topology[]) {
       const q = `fn-fcall-${topology}`;
       const mq = await connect();
       try {
-        const [fcall0, evalsha0] = await calls(raw, q, "fcall", "evalsha");
-        await mq.enqueue(q, { n: 1 });
-        const job = (await mq.claim(q, { leaseMs: 60_000 }))!;
-        await mq.ack(job);
-        const [fcall1, evalsha1] = await calls(raw, q, "fcall", "evalsha");
-        expect(fcall1 - fcall0).toBe(3);
-        expect(evalsha1 - evalsha0).toBe(0);
+        expect(await oneJob(raw, mq, q)).toEqual({ fcall: 3, evalsha: 0 });
       } finally {
         await mq.close();
       }
@@ -101,12 +104,7 @@ for (const topology of TOPOLOGIES as Topology[]) {
       try {
         await loader.enqueue(q, { n: 0 });
         await loader.ack((await loader.claim(q, { leaseMs: 60_000 }))!);
-        const [fcall0, evalsha0] = await calls(raw, q, "fcall", "evalsha");
-        await mq.enqueue(q, { n: 1 });
-        await mq.ack((await mq.claim(q, { leaseMs: 60_000 }))!);
-        const [fcall1, evalsha1] = await calls(raw, q, "fcall", "evalsha");
-        expect(fcall1 - fcall0).toBe(3);
-        expect(evalsha1 - evalsha0).toBe(0);
+        expect(await oneJob(raw, mq, q)).toEqual({ fcall: 3, evalsha: 0 });
       } finally {
         await mq.close();
         await loader.close();
@@ -143,13 +141,9 @@ for (const topology of TOPOLOGIES as Topology[]) {
       await raw.everyPrimary(acl);
       const mq = await connect({ credentials: { username: user, password: "pw" } });
       try {
-        const [fcall0, evalsha0] = await calls(raw, q, "fcall", "evalsha");
-        await mq.enqueue(q, { n: 1 });
-        const job = (await mq.claim(q, { leaseMs: 60_000 }))!;
-        await mq.ack(job);
-        const [fcall1, evalsha1] = await calls(raw, q, "fcall", "evalsha");
-        expect(fcall1 - fcall0).toBe(0);
-        expect(evalsha1 - evalsha0).toBeGreaterThanOrEqual(3);
+        const took = await oneJob(raw, mq, q);
+        expect(took.fcall).toBe(0);
+        expect(took.evalsha).toBeGreaterThanOrEqual(3);
         expect((await mq.counts(q)).completed).toBe(1);
       } finally {
         await mq.close();
