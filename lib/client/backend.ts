@@ -126,6 +126,16 @@ export class ModuleBackend implements Backend {
   close(): void {}
 }
 
+/** The Lua twin's knowledge of the server, shared by a client's backends: functions or scripts, and what is loaded. */
+interface LuaState {
+  /** True while the verbs go as function libraries. */
+  functions: boolean;
+  /** Set when this user may not load functions: a missing library then means scripts. */
+  cannotLoad: boolean;
+  /** `function:<verb>` loaded on every primary; `script:<verb>@<slot>` loaded on a slot's node. */
+  readonly loaded: Set<string>;
+}
+
 /** A server's answer to an FCALL of a library it has not loaded (never loaded, flushed, or a node new to the cluster). */
 const NO_FUNCTION = /^ERR Function not found/;
 
@@ -151,18 +161,30 @@ export class ScriptBackend implements Backend {
   readonly #conn: Connection;
   readonly #scripts: Map<Verb, Script> = new Map();
   readonly #libraries: Map<Verb, Library> = new Map();
-  readonly #loaded: Set<string> = new Set();
-  #functions: boolean;
-  /** Set when this user may not load functions: a missing library then means scripts. */
-  #cannotLoad = false;
+  /** What the server holds, shared by this client's backends (its dedicated lines' too). */
+  readonly #state: LuaState;
 
-  /** A backend sending on `conn`, as function libraries unless `functions` is false. */
-  constructor(conn: Connection, functions = true) {
+  /** A backend sending on `conn`; `state` is another backend's of the same client, when given. */
+  constructor(conn: Connection, state: LuaState = { functions: true, cannotLoad: false, loaded: new Set() }) {
     this.#conn = conn;
-    this.#functions = functions;
+    this.#state = state;
     for (const [verb, source] of Object.entries(SCRIPTS) as Array<[Verb, string]>) {
       this.#scripts.set(verb, new Script(source));
     }
+  }
+
+  /**
+   * A backend on `conn` with every verb's library loaded on every primary: a call then goes at
+   * once, without a load before it (a worker's first CLAIM is on the wire when `claim` returns).
+   */
+  static async open(conn: Connection): Promise<ScriptBackend> {
+    const b = new ScriptBackend(conn);
+    await Promise.all((Object.keys(SCRIPTS) as Verb[]).map((verb) => b.#load([verb], null, false)));
+    return b;
+  }
+
+  get #functions(): boolean {
+    return this.#state.functions;
   }
 
   /** How the verbs go now: as function libraries (`FCALL`) or as scripts (`EVALSHA`). */
@@ -191,7 +213,7 @@ export class ScriptBackend implements Backend {
   /** Scripts from now on when `e` (a call's error) says functions cannot serve this user; true then. */
   #fallBack(e: unknown): boolean {
     if (!this.#functions) return false;
-    if (refusesFunctions(e) || (this.#cannotLoad && NO_FUNCTION.test(serverText(e) ?? ""))) this.#functions = false;
+    if (refusesFunctions(e) || (this.#state.cannotLoad && NO_FUNCTION.test(serverText(e) ?? ""))) this.#state.functions = false;
     return !this.#functions;
   }
 
@@ -199,12 +221,12 @@ export class ScriptBackend implements Backend {
   async call(c: WireCall, decoder?: Decoder): Promise<GlideReturnType> {
     const route = c.keys[0]!;
     try {
-      if (this.#functions) await this.#load([c.verb], route, false);
+      if (!this.#state.loaded.has(`function:${c.verb}`)) await this.#load([c.verb], route, false);
       if (!this.#functions) return await this.#conn.script(this.#script(c.verb), c.keys, c.args, decoder);
       try {
         return await this.#conn.command(this.#argv(c), route, decoder);
       } catch (e) {
-        if (this.#cannotLoad || !NO_FUNCTION.test(serverText(e) ?? "")) throw e;
+        if (this.#state.cannotLoad || !NO_FUNCTION.test(serverText(e) ?? "")) throw e;
         await this.#load([c.verb], route, true); // then once more: a missing library is not a refusal
         return await this.#conn.command(this.#argv(c), route, decoder);
       }
@@ -217,32 +239,33 @@ export class ScriptBackend implements Backend {
   /**
    * Loads the libraries of `verbs` on every primary (once per verb unless `force`), or, as
    * scripts, the scripts on the node of `route` (once per slot unless `force`). A user refused
-   * FUNCTION LOAD is noted (`#cannotLoad`), not an error; a full server's refusal turns the
+   * FUNCTION LOAD is noted (`cannotLoad`), not an error; a full server's refusal turns the
    * backend to scripts.
    */
-  async #load(verbs: Iterable<Verb>, route: string, force: boolean): Promise<void> {
+  async #load(verbs: Iterable<Verb>, route: string | null, force: boolean): Promise<void> {
     for (const verb of new Set(verbs)) {
       if (this.#functions) {
-        if (this.#cannotLoad || (!force && this.#loaded.has(`function:${verb}`))) continue;
+        if (this.#state.cannotLoad || (!force && this.#state.loaded.has(`function:${verb}`))) continue;
         try {
           await this.#conn.everyPrimary(["FUNCTION", "LOAD", "REPLACE", this.#library(verb).code]);
-          this.#loaded.add(`function:${verb}`);
+          this.#state.loaded.add(`function:${verb}`);
           continue;
         } catch (e) {
           if (refusesFunctions(e)) {
-            this.#cannotLoad = true;
+            this.#state.cannotLoad = true;
             continue;
           }
           // FUNCTION LOAD is a write a full server (maxmemory) refuses, where SCRIPT LOAD is not:
           // a worker draining a full server goes on as scripts
           if (!/^OOM /.test(serverText(e) ?? "")) throw e;
-          this.#functions = false;
+          this.#state.functions = false;
         }
       }
+      if (route === null) continue; // at connect: a script is loaded where a call first needs it
       const at = `script:${verb}@${slot(route)}`;
-      if (!force && this.#loaded.has(at)) continue;
+      if (!force && this.#state.loaded.has(at)) continue;
       await this.#conn.command(["SCRIPT", "LOAD", SCRIPTS[verb]], route);
-      this.#loaded.add(at);
+      this.#state.loaded.add(at);
     }
   }
 
@@ -261,7 +284,7 @@ export class ScriptBackend implements Backend {
       calls.map((c) => this.#argv(c)),
       wait,
       (commands) => this.#conn.batch(commands, route, false, extraMs, decoder),
-      (r) => (missing(r) && !this.#cannotLoad) || (r instanceof Error && retryable(r)),
+      (r) => (missing(r) && !this.#state.cannotLoad) || (r instanceof Error && retryable(r)),
       (redo) => this.#load(redo.map((i) => calls[i]!.verb), route, true),
     );
     // every call refused as a function (none ran): the whole batch again as scripts, in order
@@ -274,7 +297,7 @@ export class ScriptBackend implements Backend {
 
   /** {@inheritDoc Backend.on} */
   on(conn: Connection): Backend {
-    return new ScriptBackend(conn, this.#functions);
+    return new ScriptBackend(conn, this.#state);
   }
 
   /** Releases the script handles. */
@@ -366,7 +389,7 @@ async function assertLua(conn: Connection, choice: BackendChoice): Promise<void>
 export async function selectBackend(conn: Connection, choice: BackendChoice): Promise<Backend> {
   if (choice === "scripts") {
     await assertLua(conn, choice);
-    return new ScriptBackend(conn);
+    return await ScriptBackend.open(conn);
   }
   const loaded = await moduleLoaded(conn);
   if (choice === "module") {
@@ -385,5 +408,5 @@ export async function selectBackend(conn: Connection, choice: BackendChoice): Pr
     return new ModuleBackend(conn);
   }
   await assertLua(conn, choice);
-  return new ScriptBackend(conn);
+  return await ScriptBackend.open(conn);
 }
