@@ -24,8 +24,11 @@ export type FindQuery = string | { readonly id?: string; readonly dedupKey?: str
 
 /** A search's answer: the jobs found, the rows scanned, and where to go on (`null`: the end). */
 export interface FoundJobs<P> {
+  /** The jobs that match, in the order the scan met them. */
   readonly jobs: ReadonlyArray<JobInfo<P>>;
+  /** Rows this call read (at most its `scan`). */
   readonly scanned: number;
+  /** Where the next call goes on (`{ cursor }`), or `null` when every state was scanned. */
   readonly cursor: string | null;
 }
 
