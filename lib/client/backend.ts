@@ -28,10 +28,26 @@ export interface Backend {
    * decodes every reply (`Decoder.Bytes` keeps claimed payloads as bytes).
    */
   callMany(calls: WireCall[], wait?: WaitFor, decoder?: Decoder): Promise<Array<GlideReturnType | Error>>;
+  /**
+   * Scripts only: `before` (commands of the call's queue, e.g. a blocking `BZPOPMIN`) then the
+   * call, in one pipeline on this connection — the call runs on the server as soon as they have,
+   * without a round trip between. Each command's reply (an error in its place), then the call's
+   * reply; a refusal of the call is thrown as {@link Backend.call} throws it. `extraMs` lengthens
+   * the request timeout (a command that blocks).
+   */
+  callAfter?(before: GlideString[][], c: WireCall, extraMs: number, decoder?: Decoder): Promise<AfterReply>;
   /** The same backend on another connection (a dedicated one, for blocking calls). */
   on(conn: Connection): Backend;
   /** Frees what the backend holds (script handles). */
   close(): void;
+}
+
+/** {@link Backend.callAfter}'s replies: the commands sent first, then the call. */
+export interface AfterReply {
+  /** Each command's reply, or its error, in order. */
+  readonly before: Array<GlideReturnType | Error>;
+  /** The call's reply. */
+  readonly reply: GlideReturnType;
 }
 
 /** A `WAIT` ending a batch: how many replicas must acknowledge, and for how long to block. */
@@ -234,6 +250,23 @@ export class ScriptBackend implements Backend {
       if (this.#fallBack(e)) return await this.call(c, decoder);
       throw wireError(`EMQ.${c.verb}`, e);
     }
+  }
+
+  /** {@inheritDoc Backend.callAfter} */
+  async callAfter(before: GlideString[][], c: WireCall, extraMs: number, decoder?: Decoder): Promise<AfterReply> {
+    const route = c.keys[0]!;
+    if (!this.#state.loaded.has(`function:${c.verb}`)) await this.#load([c.verb], route, false);
+    // as scripts, EVALSHA's fallback to the script's text is the call's own: the call after
+    if (!this.#functions) return { before: await this.#conn.batch(before, route, false, extraMs, decoder), reply: await this.call(c, decoder) };
+    const replies = await this.#conn.batch([...before, this.#argv(c)], route, false, extraMs, decoder);
+    const reply = replies.pop()!;
+    if (!(reply instanceof Error)) return { before: replies, reply };
+    // a library missing (a flushed or restarted node), functions refused, or a redirection: the
+    // call did not run — once more alone, as a call is sent
+    if (NO_FUNCTION.test(serverText(reply) ?? "") || refusesFunctions(reply) || retryable(reply)) {
+      return { before: replies, reply: await this.call(c, decoder) };
+    }
+    throw wireError(`EMQ.${c.verb}`, reply);
   }
 
   /**

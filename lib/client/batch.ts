@@ -405,6 +405,35 @@ export async function claimOnce<P>(
     wireCall("CLAIM", ks, { lease_ms: leaseMs, count, block_ms: blockMs }),
     Decoder.Bytes,
   );
+  return claimReply(c, ks, reply);
+}
+
+/**
+ * The scripts' wait and claim in one round trip: `BZPOPMIN` on the queue's `wake` key for up to
+ * `waitMs`, and right behind it, pipelined, a CLAIM of up to `count` jobs that runs on the server
+ * as soon as the wait ends (a marker, or the timeout). The claim, and the wait's error if it
+ * failed (its claim ran all the same: its jobs are the caller's).
+ */
+export async function wakeClaim<P>(
+  c: ClientContext<P>,
+  backend: Backend,
+  ks: Keyspace,
+  waitMs: number,
+  count: number,
+  leaseMs: number,
+): Promise<{ claim: Claim<P>; waitError: Error | null }> {
+  const { before, reply } = await backend.callAfter!(
+    [["BZPOPMIN", ks.wake, String(waitMs / 1000)]],
+    wireCall("CLAIM", ks, { lease_ms: leaseMs, count, block_ms: 0 }),
+    waitMs,
+    Decoder.Bytes,
+  );
+  const waited = before[0];
+  return { claim: claimReply(c, ks, reply), waitError: waited instanceof Error ? waited : null };
+}
+
+/** A CLAIM reply's wait hint and jobs. */
+function claimReply<P>(c: ClientContext<P>, ks: Keyspace, reply: GlideReturnType): Claim<P> {
   if (!Array.isArray(reply) || reply.length < 1) throw new Error(`EMQ.CLAIM: unexpected reply ${String(reply)}`);
   return { nextMs: Number(reply[0]), jobs: reply.slice(1).map((entry) => claimed(c, ks, entry)) };
 }

@@ -59,7 +59,8 @@ end
 local function emq_letting_go(base, jobs, missing)
   local keys = {}
   for _, job in ipairs(jobs) do
-    local opts = redis.call('EXISTS', job[2]) == 1 and redis.call('HGET', job[2], '${ROW.opts}')
+    -- (a missing row has no options: HGET answers nil; its callers typed each row a hash or missing)
+    local opts = redis.call('HGET', job[2], '${ROW.opts}')
     if opts then
       local o = emq_options(opts)
       if o and o['dedup'] then keys[#keys + 1] = {o['dedup'], job[1]} end

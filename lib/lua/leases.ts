@@ -17,6 +17,10 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
  * they call).
  */
 export const LEASES_LUA: string = DEDUP_LUA + `
+-- The rows a SETTLE found held (row key → its token as stored), so that its parts' emq_held does
+-- not read them again; empty in every other call.
+local emq_held_known = {}
+
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
 -- nil); leaves: nil when the jobs stay active (EXTEND, PROGRESS), 'active' when they leave it
 -- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good
@@ -30,12 +34,19 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   local rows, held, stored = {}, {}, {}
   for j = 1, n do
     rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
-    local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
-    if t == 'none' then
-      missing[#missing + 1] = rows[j]
-    elseif redis.call('ZSCORE', active, id[j]) then
-      stored[j] = redis.call('HGET', rows[j], '${ROW.token}')
-      held[j] = stored[j] == emq_int(token[j])
+    -- (a row SETTLE found held, in this call, before any write: read again, the same answers)
+    local known = emq_held_known[rows[j]]
+    if known then
+      stored[j] = known
+      held[j] = known == emq_int(token[j])
+    else
+      local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
+      if t == 'none' then
+        missing[#missing + 1] = rows[j]
+      elseif redis.call('ZSCORE', active, id[j]) then
+        stored[j] = redis.call('HGET', rows[j], '${ROW.token}')
+        held[j] = stored[j] == emq_int(token[j])
+      end
     end
   end
   local freeing

@@ -59,10 +59,13 @@ for j = 1, n do
     status[j] = 2
   else
     seen[id[j]] = true
-    local held = hash[j] and redis.call('ZSCORE', active, id[j]) ~= false
-      and redis.call('HGET', rows[j], '${ROW.token}') == emq_int(token[j])
+    local stored = hash[j] and redis.call('ZSCORE', active, id[j]) ~= false and redis.call('HGET', rows[j], '${ROW.token}')
+    local held = stored and stored == emq_int(token[j])
     status[j] = held and 1 or 0
-    if held then table.insert(parts[op[j] + 1], j) end
+    if held then
+      table.insert(parts[op[j] + 1], j)
+      emq_held_known[rows[j]] = stored
+    end
   end
 end
 -- every part's step 5, in op order, then every part's step 6

@@ -53,6 +53,14 @@ const reconnectDelay = (n: number): number => Math.min(500, 50 * 2 ** n);
 /** What an interrupted wait of the claim loop throws (a stop, or the watchdog). */
 const INTERRUPTED: unique symbol = Symbol("interrupted");
 
+/** A wait that claimed as it ended (scripts): its claim of up to `want`, sent at `sentAt`. */
+interface Woken<P> {
+  readonly claim: Claim<P>;
+  readonly waitError: Error | null;
+  readonly want: number;
+  readonly sentAt: number;
+}
+
 /** Where the claim loop is, for the watchdog. */
 export type Step =
   | "waiting for a free slot"
@@ -273,7 +281,15 @@ export class ClaimLoop<P> {
         failures = 0;
         runner.startAll(claim.jobs, sentAt + config.leaseMs);
         dry = claim.jobs.length < want;
-        if (await this.#idle(line, claim, want, dry)) dry = false;
+        let next = await this.#idle(line, claim, want, dry, blockingMs);
+        // a wait that claimed as it ended (scripts): its jobs run; none, and it waits again
+        while (typeof next === "object") {
+          runner.startAll(next.claim.jobs, next.sentAt + config.leaseMs);
+          if (next.waitError !== null) throw next.waitError;
+          dry = next.claim.jobs.length < next.want;
+          next = await this.#idle(line, next.claim, next.want, dry, blockingMs);
+        }
+        if (next) dry = false;
       } catch (e) {
         this.takeSettles(false);
         if (crew.stopping) break;
@@ -309,9 +325,10 @@ export class ClaimLoop<P> {
   /**
    * After a call that claimed `claim` of `want` (`dry`: fewer): when a job is due soon (a rate
    * limit's next token, a park's end) it waits on a timer here and resolves true (a job is due);
-   * with the scripts backend, an empty claim waits on the queue's wake key.
+   * with the scripts backend, an empty claim waits on the queue's wake key — as function
+   * libraries, with a claim pipelined behind the wait, which it resolves with (its jobs to run).
    */
-  async #idle(line: ClaimLine<P>, claim: Claim<P>, want: number, dry: boolean): Promise<boolean> {
+  async #idle(line: ClaimLine<P>, claim: Claim<P>, want: number, dry: boolean, blockingMs: number): Promise<boolean | Woken<P>> {
     const { client, config, queue } = this.#crew;
     // nextMs is the server's time: compared with the server's clock, not this machine's
     const untilDue = claim.nextMs > 0 ? claim.nextMs - (line.serverNow?.() ?? Date.now()) : config.blockMs;
@@ -329,6 +346,18 @@ export class ClaimLoop<P> {
     if (claim.jobs.length === 0 && want > 0 && client.backend === "scripts" && !this.#crew.stopping) {
       this.takeSettles(false);
       this.#at("waiting for a job");
+      const free = Math.min(MAX_BATCH, this.#free());
+      if (line.wakeClaim !== undefined && free > 0) {
+        // as the module's blocking CLAIM: at most half the lease, so that a job claimed at the end
+        // of the wait keeps most of its lease by the lower bound the worker keeps (sent + leaseMs)
+        const sentAt = performance.now();
+        const sent = line.wakeClaim(queue, Math.max(10, Math.min(blockingMs, Math.ceil(untilDue))), free, config.leaseMs);
+        this.claiming = sent.then(() => {}, () => {});
+        const woken = await this.#wait(sent, (late) => {
+          this.#runner.startAll(late.claim.jobs, sentAt + config.leaseMs);
+        });
+        return { ...woken, want: free, sentAt };
+      }
       await this.#wait(line.wake(queue, Math.max(10, Math.min(config.blockMs, Math.ceil(untilDue)))));
     }
     return false;

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { type Claim, claimOnce } from "../batch.ts";
+import { type Claim, claimOnce, wakeClaim } from "../batch.ts";
 import { type SettleClaim, settleClaim } from "../settle_claim.ts";
 import { fireDue } from "../schedulers.ts";
 import type { Connection } from "../connection.ts";
@@ -42,6 +42,12 @@ export interface ClaimLine<P> {
   settle?(queue: string, settlements: readonly Settlement[], want: number, leaseMs: number): Promise<SettleClaim<P>>;
   /** Scripts backend: wait up to `timeoutMs` for a marker on the queue's wake key. */
   wake(queue: string, timeoutMs: number): Promise<void>;
+  /**
+   * Scripts backend, as function libraries: {@link ClaimLine.wake}, then at once on the server a
+   * CLAIM of up to `count` jobs (one round trip from a job's arrival to its claim). Absent: wake,
+   * then claim. `waitError`: the wait failed (its claim ran all the same).
+   */
+  wakeClaim?(queue: string, timeoutMs: number, count: number, leaseMs: number): Promise<{ claim: Claim<P>; waitError: Error | null }>;
   /**
    * The server's clock now, in ms since the epoch, as this line last measured it (`TIME`): what a
    * server time such as `Claim.nextMs` is compared with. Absent: this machine's clock.
@@ -229,6 +235,9 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
           const ks = c.keyspace(queue);
           await conn.command(["BZPOPMIN", ks.wake, String(timeoutMs / 1000)], ks.meta);
         },
+        ...(impl.callAfter === undefined ? {} : {
+          wakeClaim: (queue: string, timeoutMs: number, count: number, leaseMs: number) => wakeClaim(c, impl, c.keyspace(queue), timeoutMs, count, leaseMs),
+        }),
         serverNow: () => Date.now() + offset,
         close: () => {
           impl.close();
