@@ -162,9 +162,39 @@ function refusesFunctions(e: unknown): boolean {
 }
 
 /**
+ * EchoMQ's function libraries (`emq_*`) that every primary holds with the very code given
+ * (`FUNCTION LIST … WITHCODE`: a library of EchoMQ's name holding other code is loaded over), by
+ * name; none when the server or the user's ACL refuses the listing (every library is then loaded).
+ */
+async function librariesOnEveryPrimary(conn: Connection, code: ReadonlyMap<string, string>): Promise<Set<string>> {
+  let replies: GlideReturnType[];
+  try {
+    replies = await conn.everyPrimary(["FUNCTION", "LIST", "LIBRARYNAME", "emq_*", "WITHCODE"]);
+  } catch {
+    return new Set();
+  }
+  const perNode = replies.map(listedLibraries);
+  return new Set([...code].filter(([name, text]) => perNode.every((node) => node.get(name) === text)).map(([name]) => name));
+}
+
+/** A `FUNCTION LIST … WITHCODE` reply as name → code, whatever shape glide gives its maps (objects, or `{ key, value }` lists). */
+function listedLibraries(reply: unknown): Map<string, string> {
+  const record = (x: unknown): Record<string, unknown> =>
+    Array.isArray(x) && x.every((e) => e !== null && typeof e === "object" && "key" in e && "value" in e)
+      ? Object.fromEntries((x as Array<{ key: unknown; value: unknown }>).map((e) => [String(e.key), e.value]))
+      : (x !== null && typeof x === "object" ? x as Record<string, unknown> : {});
+  const out = new Map<string, string>();
+  for (const entry of Array.isArray(reply) ? reply : []) {
+    const r = record(entry);
+    if (r.library_name !== undefined && r.library_code !== undefined) out.set(String(r.library_name), String(r.library_code));
+  }
+  return out;
+}
+
+/**
  * The Lua twin. Each verb's Lua goes as a function library (`FUNCTION LOAD REPLACE` on every
- * primary the first time the verb is used, then `FCALL`: its shared definitions made once, not at
- * every call — see `lib/lua/library.ts`). Every primary, so that a slot's migration target has it
+ * primary at connect, unless every primary lists it with the same code already, then `FCALL`: its
+ * shared definitions made once, not at every call — see `lib/lua/library.ts`). Every primary, so that a slot's migration target has it
  * before the slot moves; REPLACE, so that a load is the same on every node whatever was there (the
  * name carries a hash of the code: another release's libraries stand beside these). Where the
  * user may not load functions, the libraries an operator's client loaded are called; where FCALL
@@ -195,6 +225,13 @@ export class ScriptBackend implements Backend {
    */
   static async open(conn: Connection): Promise<ScriptBackend> {
     const b = new ScriptBackend(conn);
+    // a library every primary holds already with this code (another client of this release
+    // loaded it) is not loaded again: no compiling, no write to replicate
+    const verbs = Object.keys(SCRIPTS) as Verb[];
+    const held = await librariesOnEveryPrimary(conn, new Map(verbs.map((v) => [b.#library(v).name, b.#library(v).code])));
+    for (const verb of verbs) {
+      if (held.has(b.#library(verb).name)) b.#state.loaded.add(`function:${verb}`);
+    }
     await Promise.all((Object.keys(SCRIPTS) as Verb[]).map((verb) => b.#load([verb], null, false)));
     return b;
   }

@@ -2,7 +2,8 @@
  * The Lua twin as function libraries (issue 39.1), on each topology: the scripts backend calls
  * FCALL (no EVALSHA) where the server and the user allow functions; a call's state does not leak
  * into the next call of the same library; a library of EchoMQ's name holding other code is
- * replaced before it runs; a user who may call but not load functions calls the libraries loaded
+ * replaced before it runs; a client connecting where every primary holds this release's libraries
+ * loads none; a user who may call but not load functions calls the libraries loaded
  * for it; a user without FCALL runs every verb by EVALSHA.
  */
 import { describe, expect, test } from "bun:test";
@@ -46,6 +47,21 @@ for (const topology of TOPOLOGIES as Topology[]) {
       const q = `fn-fcall-${topology}`;
       const mq = await connect();
       try {
+        expect(await oneJob(raw, mq, q)).toEqual({ fcall: 3, evalsha: 0 });
+      } finally {
+        await mq.close();
+      }
+    });
+
+    test("a client connecting where every primary holds this release's libraries loads none, and calls them", async () => {
+      const raw = sites.raws.get(topology)!;
+      const q = `fn-held-${topology}`;
+      await (await connect()).close(); // the libraries are on every primary now
+      const [loads0] = await calls(raw, q, "function|load");
+      const mq = await connect();
+      try {
+        const [loads1] = await calls(raw, q, "function|load");
+        expect(loads1! - loads0!).toBe(0);
         expect(await oneJob(raw, mq, q)).toEqual({ fcall: 3, evalsha: 0 });
       } finally {
         await mq.close();
