@@ -13,10 +13,12 @@
  * - bench/lanes.ts — claim cost against the number of lanes and with lane limits on, and the noisy
  *   neighbour (one lane of 100,000 jobs, 99 small lanes) beside BullMQ's FIFO;
  * - bench/events.ts — server CPU per full job with events and kept results on, off, and beside
- *   BullMQ (which always writes its events).
+ *   BullMQ (which always writes its events);
+ * - bench/sandbox.ts — a worker's jobs/s with its handler in process, in worker threads and in
+ *   child processes, beside BullMQ's sandboxed `Worker`.
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
- *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000]
+ *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000] [--sandbox-n 20000]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -39,6 +41,7 @@ const opt = cliOptions({
   "lanes-n": "20000",
   "lanes-big": "100000",
   "events-n": "20000",
+  "sandbox-n": "20000",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -88,6 +91,8 @@ interface Reports {
   lanes?: Record<string, any>;
   /** bench/events.ts (absent from reports saved before it existed). */
   events?: Record<string, any>;
+  /** bench/sandbox.ts (absent from reports saved before it existed). */
+  sandbox?: Record<string, any>;
   minutes: number;
   load0: number[];
   date: string;
@@ -115,13 +120,30 @@ function runAll(): Reports {
   const dashboard = run("dashboard.ts", opt["dash-queues"], opt["dash-rows"], "30");
   const lanes = run("lanes.ts", "--n", opt["lanes-n"], "--big", opt["lanes-big"], "--rounds", "3");
   const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
-  return { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, minutes: (performance.now() - started) / 60000, load0, date };
+  const sandbox = run("sandbox.ts", "--n", opt["sandbox-n"]);
+  return {
+    keys,
+    cost,
+    one,
+    twelve,
+    cluster,
+    scripts,
+    latency,
+    v9,
+    dashboard,
+    lanes,
+    events,
+    sandbox,
+    minutes: (performance.now() - started) / 60000,
+    load0,
+    date,
+  };
 }
 
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -744,9 +766,36 @@ ${idleProse()}
 ${dashboardSection()}
 ${lanesSection()}
 ${eventsSection()}
+${sandboxSection()}
 
 ${valkey9()}
 `;
+/** Section 18, from bench/sandbox.ts (a line saying so when the reports predate it). */
+function sandboxSection(): string {
+  const head = "\n## 18. Sandboxed processors (bench/sandbox.ts)\n\n";
+  if (sandbox === undefined) return head + "Not in this run (run it alone: `bun bench/sandbox.ts`).\n";
+  const j = sandbox.jobsPerSecond as Record<string, number>;
+  const row = (label: string, k: string, base: string): string => `| ${label} | ${f0(j[k]!)} | ${fr(j[k]! / j[base]!)}× |`;
+  const vs = (mode: string): string =>
+    `| ${mode} | ${f0(j[`echomq ${mode}`]!)} | ${f0(j[`bullmq ${mode}`]!)} | ${fr(j[`echomq ${mode}`]! / j[`bullmq ${mode}`]!)}× |`;
+  return head + `One worker of concurrency ${f0(sandbox.concurrency)}, a handler that does nothing, ${f0(sandbox.n)} jobs added in bulk
+first, on one local server (module backend); the handler in process, in a pool of worker threads
+(\`sandbox: "thread"\`) and in a pool of child processes (\`sandbox: "process"\`), beside BullMQ's
+\`Worker\` with its processor in process, in child processes and in worker threads (its processor file).
+
+| EchoMQ | jobs/s | ÷ in process |
+| --- | ---: | ---: |
+${row("in process", "echomq in-process", "echomq in-process")}
+${row("worker threads", "echomq thread", "echomq in-process")}
+${row("child processes", "echomq process", "echomq in-process")}
+
+| processor | EchoMQ jobs/s | BullMQ jobs/s | EchoMQ ÷ BullMQ |
+| --- | ---: | ---: | ---: |
+${vs("in-process")}
+${vs("thread")}
+${vs("process")}
+`;
+}
 /** Section 8, from bench/lanes.ts (a line saying so when the reports predate it). */
 function lanesSection(): string {
   if (lanes === undefined) return "\n## 8. Lanes (bench/lanes.ts)\n\nNot in this run (run it alone: `bun bench/lanes.ts`).\n";
