@@ -265,16 +265,19 @@ for (const combo of COMBOS) {
       const q = `wk-heartbeat-${backend}`;
       await ctx.mq.enqueue(q, { n: 1 });
       let runs = 0;
+      // a lease of 900 ms, extended about every 300: a busy machine's pauses of a few hundred ms
+      // (seen under load with 200) must not lose it; the handler runs for 4 leases
       const worker = ctx.mq.work(q, async () => {
         runs++;
-        await sleep(1000);
-      }, { leaseMs: 200, ...FAST });
+        await sleep(3600);
+      }, { leaseMs: 900, ...FAST });
       // another client's claims (which reap expired leases) must not take the job meanwhile
+      await eventually(() => runs === 1, 5000);
       for (let i = 0; i < 8; i++) {
-        await sleep(120);
+        await sleep(400);
         expect(await ctx.mq.claim(q, { leaseMs: 60_000 })).toBeNull();
       }
-      await eventually(() => worker.completed === 1, 5000);
+      await eventually(() => worker.completed === 1, 10_000);
       await worker.stop();
       expect(runs).toBe(1);
       expect(worker.lost).toBe(0);
