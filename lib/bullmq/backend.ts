@@ -79,6 +79,8 @@ export interface BackendParts {
   readonly owns: boolean;
   /** Whether it reads events (`QueueEvents`). */
   readonly blocking: boolean;
+  /** A worker's `limiter` (BullMQ's rate limit of the queue): set as the queue's LIMIT on its first claim. */
+  readonly limiter?: { readonly max: number; readonly duration: number };
   /** The factory's queue naming, for `forQueue`. */
   readonly queueOf: (name: string, prefix: string) => string;
 }
@@ -91,6 +93,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   readonly #events: EventsWait;
   #closing: Promise<void> | undefined;
   #ready: Promise<void> | undefined;
+  #limited: Promise<void> | undefined;
 
   /** A backend of `parts`. */
   constructor(parts: BackendParts) {
@@ -171,7 +174,8 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   /** A sibling on queue `queueName` sharing this backend's connection. */
   forQueue(queueName: string, prefix?: string): IQueueBackend {
     const p = prefix ?? this.#p.prefix;
-    return new EchoMQQueueBackend({ ...this.#p, name: queueName, prefix: p, queue: this.#p.queueOf(queueName, p), owns: false, blocking: false });
+    const { limiter: _, ...parts } = this.#p;
+    return new EchoMQQueueBackend({ ...parts, name: queueName, prefix: p, queue: this.#p.queueOf(queueName, p), owns: false, blocking: false });
   }
 
   /** BullMQ's qualified name, `<prefix>:<queue>`. */
@@ -236,6 +240,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   /** CLAIM of one job for `lockDuration`, held under `token` (a job a wait claimed first). */
   async moveToActive(token: string, name?: string): Promise<any[]> {
     void name;
+    if (this.#p.limiter !== undefined) await (this.#limited ??= ops.setLimiter(this.#s, this.#p.limiter));
     const kept = this.#wait.kept;
     this.#wait.kept = null;
     if (kept !== null) return await claims.nextOf(this.#s, kept, token);
@@ -604,7 +609,9 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   /** Refused: the events' bound is the queue's retention (`opts.maxLenEvents`, RETAIN), not a one-off trim. */
   trimEvents(maxLength: number): Promise<number> {
     void maxLength;
-    return Promise.reject(refused("trimEvents", "EchoMQ bounds the events stream by the queue's retention (RETAIN's events_max); set it with the queue's `streams.events.maxLen`"));
+    return Promise.reject(
+      refused("trimEvents", "EchoMQ bounds the events stream by the queue's retention (RETAIN's events_max); set it with the queue's `streams.events.maxLen`"),
+    );
   }
 
   /** Refused: events are written by the transitions only. */

@@ -44,7 +44,7 @@ export function createEchoMQBackend(options: EchoMQBackendOptions): BackendFacto
   const shared = new SharedClient(options);
   return (name, opts, how) => {
     const prefix = (opts as { prefix?: string }).prefix ?? "bull";
-    const lock = (opts as { lockDuration?: number }).lockDuration;
+    const { lockDuration: lock, limiter } = opts as { lockDuration?: number; limiter?: { max: number; duration: number } };
     return new EchoMQQueueBackend({
       shared,
       name,
@@ -54,6 +54,7 @@ export function createEchoMQBackend(options: EchoMQBackendOptions): BackendFacto
       owns: true,
       blocking: how?.blocking === true,
       queueOf: echoQueueName,
+      ...(limiter !== undefined && limiter.max > 0 && limiter.duration > 0 ? { limiter: { max: limiter.max, duration: limiter.duration } } : {}),
     });
   };
 }

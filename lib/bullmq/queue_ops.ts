@@ -150,6 +150,15 @@ export async function setRateLimit(s: Scope, ms: number): Promise<void> {
   if (ms > 0) await penalize(c, ks, Math.round(ms));
 }
 
+/**
+ * A worker's `limiter` (`{ max, duration }`): the queue's rate limit, LIMIT — `max` claims per
+ * `duration` ms, at most `max` at once — which every claim of every worker obeys on the server.
+ */
+export async function setLimiter(s: Scope, limiter: { max: number; duration: number }): Promise<void> {
+  const { c, ks } = await s.on();
+  await limit(c, ks, { rate: { max: limiter.max, perMs: limiter.duration, burst: limiter.max } });
+}
+
 /** BullMQ's meta fields kept in EchoMQ's `meta`, each under this prefix (read by nothing but this backend). */
 export const META_PREFIX = "bullmq:";
 

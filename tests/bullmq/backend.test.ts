@@ -13,10 +13,19 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Job as BullJob, Queue, QueueEvents, Worker } from "bullmq";
 import { keyspace } from "../../mod.ts";
 import type { EchoMQ } from "../../client.ts";
-import { createEchoMQBackend, emqIdOf, RefusedOperationError } from "../../bullmq.ts";
-import { COMBOS, connector, digest, eventually, useSites } from "../client/_harness.ts";
+import { createEchoMQBackend, emqIdOf, IdCollisionError, RefusedOperationError } from "../../bullmq.ts";
+import type { Connection } from "../../lib/client/connection.ts";
+import { COMBOS, connector, eventually, queueKeys, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
+/** A BullMQ queue's first writes (its meta: `version`, the events' bound) done. */
+/** The digest of every key of queue `name` (other suites' workers write other queues of the server meanwhile). */
+async function queueDigest(raw: Connection, name: string): Promise<string> {
+  const keys = (await queueKeys(raw, name)).sort();
+  const values = keys.length === 0 ? [] : (await raw.command(["DEBUG", "DIGEST-VALUE", ...keys], keyspace(name).meta)) as unknown[];
+  return JSON.stringify([keys, values.map(String)]);
+}
+const settled = (q: object): Promise<unknown> => (q as { queueMetaInitialized: Promise<unknown> }).queueMetaInitialized;
 let n = 0;
 /** A queue name of its own per test (BullMQ forbids `:` in names). */
 const fresh = (what: string): string => `bq-${what}-${++n}`;
@@ -254,20 +263,49 @@ for (const combo of COMBOS) {
       expect(await (await q.getJob(id))!.getState()).toBe("completed");
     });
 
+    test("two custom ids on one EchoMQ id: the second is refused, nothing written", async () => {
+      const name = fresh("collide");
+      const q = queue(name);
+      // a row at order-9's EchoMQ id that holds another BullMQ id: what a hash collision leaves
+      await mq.enqueue(name, { bullmq: 1, id: "other", name: "x", data: {}, opts: {}, ts: 1 }, { id: emqIdOf("order-9") });
+      const raw = sites.raws.get(combo.topology)!;
+      await settled(q);
+      const before = await queueDigest(raw, name);
+      const e = await q.add("x", {}, { jobId: "order-9" }).catch((x) => x);
+      expect(e).toBeInstanceOf(IdCollisionError);
+      expect(String(e.message)).toContain(`job id "order-9" maps to ${emqIdOf("order-9")}, which job "other" holds`);
+      expect(await queueDigest(raw, name)).toBe(before);
+      expect(await q.getJob("order-9")).toBeUndefined(); // the row is not order-9's
+      expect(await q.getJob("other")).toBeUndefined(); // nor found under a name that maps elsewhere
+    });
+
+    test("a worker's limiter is the queue's rate limit, obeyed on the server by every claim", async () => {
+      const name = fresh("limit");
+      const q = queue(name);
+      await q.addBulk([0, 1, 2, 3].map((i) => ({ name: "r", data: { i } })));
+      const ran: number[] = [];
+      worker(name, async (job) => void ran.push(job.data.i), { limiter: { max: 2, duration: 600_000 } });
+      await eventually(() => ran.length === 2);
+      expect((await mq.limits(name)).rate).toEqual({ max: 2, perMs: 600_000, burst: 2 });
+      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull(); // spent: no claim of anyone's gets a job
+      expect((await q.getJobCounts("waiting")).waiting).toBe(2);
+      await mq.limit(name, { rate: null });
+    });
+
     test("an operation EchoMQ does not do is refused by name and writes nothing", async () => {
       const name = fresh("refused");
       const q = queue(name);
       const job = await q.add("d", {}, { delay: 60_000 });
       const raw = sites.raws.get(combo.topology)!;
-      const K = keyspace(name);
-      const before = await digest(raw, K.meta);
+      await settled(q);
+      const before = await queueDigest(raw, name);
       const e = await job.changeDelay(1000).catch((x) => x);
       expect(e).toBeInstanceOf(RefusedOperationError);
       expect((e as RefusedOperationError).operation).toBe("changeDelay");
       expect(String(e.message)).toContain("changeDelay is refused: no EchoMQ verb");
       await expect(q.add("l", {}, { lifo: true })).rejects.toThrow("addJob (opts.lifo) is refused");
       await expect(q.updateJobProgress(job.id!, 5)).rejects.toThrow("updateProgress is refused");
-      expect(await digest(raw, K.meta)).toBe(before);
+      expect(await queueDigest(raw, name)).toBe(before);
     });
   });
 }
