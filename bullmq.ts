@@ -3,10 +3,9 @@
  * peer dependency) whose jobs live in EchoMQ's keyspace, on the native module or the Lua twin.
  *
  * @example
- * ```ts ignore
- * import { setDefaultBackendFactory } from "bullmq";
- * import { createEchoMQBackend } from "@echomq/echomq/bullmq";
+ * With `setDefaultBackendFactory` from `bullmq` and `createEchoMQBackend` from this module:
  *
+ * ```ts ignore
  * setDefaultBackendFactory(createEchoMQBackend({ url: "valkey://127.0.0.1:6379" }));
  * ```
  *

@@ -28,6 +28,7 @@ import type {
   RetryOptions,
   StreamReadRaw,
 } from "bullmq";
+import { settleMany } from "../client/batch.ts";
 import type { ClientContext } from "../client/context.ts";
 import type { Keyspace } from "../keyspace/mod.ts";
 import * as admit from "./admit.ts";
@@ -128,12 +129,14 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   close(force?: boolean): Promise<void> {
     void force;
     return this.#closing ??= (async () => {
-      const held = this.#s.locks.all();
+      // the jobs held, and one a wait claimed that no fetch took: handed back, their attempt given back
+      const refs = this.#s.locks.all().map((h) => h.ref);
       this.#s.locks.clear();
-      if (held.length > 0) {
-        const { settleMany } = await import("../client/batch.ts");
+      for (const job of this.#wait.kept?.jobs ?? []) if (!(job instanceof Error)) refs.push(job);
+      this.#wait.kept = null;
+      if (refs.length > 0) {
         const { c } = await this.#s.on();
-        await settleMany(c, held.map((h) => ({ kind: "release" as const, job: h.ref }))).catch(() => undefined);
+        await settleMany(c, refs.map((job) => ({ kind: "release" as const, job }))).catch(() => undefined);
       }
       await this.#wait.interrupt();
       await this.#wait.close();

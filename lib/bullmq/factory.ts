@@ -30,10 +30,9 @@ export function echoQueueName(name: string, prefix: string): string {
  * (`RefusedOperationError`).
  *
  * @example
- * ```ts ignore
- * import { Queue, setDefaultBackendFactory, Worker } from "bullmq";
- * import { createEchoMQBackend } from "@echomq/echomq/bullmq";
+ * With `Queue`, `Worker` and `setDefaultBackendFactory` from `bullmq`:
  *
+ * ```ts ignore
  * setDefaultBackendFactory(createEchoMQBackend({ url: "valkey://127.0.0.1:6379" }));
  * const queue = new Queue("mail");
  * await queue.add("welcome", { to: "ada@example.com" }, { attempts: 3, backoff: { type: "exponential", delay: 1000 } });

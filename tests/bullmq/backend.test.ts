@@ -252,6 +252,46 @@ for (const combo of COMBOS) {
       expect((await q.getJob("1"))!.returnvalue).toBeNull();
     });
 
+    test("a SIGKILLed worker's job: its lease runs out and another worker runs it (its next attempt)", async () => {
+      const name = fresh("killed");
+      const q = queue(name);
+      await q.add("k", { v: 1 });
+      const site = sites.sites.get(combo.topology)!;
+      const child = Bun.spawn(
+        [process.execPath, `${import.meta.dir}/_worker_child.ts`, JSON.stringify(site.addresses), site.cluster ? "1" : "0", combo.backend, name, "500"],
+        { stdout: "pipe", stderr: "inherit" },
+      );
+      const reader = child.stdout.getReader();
+      let out = "";
+      while (!out.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        out += new TextDecoder().decode(value);
+      }
+      expect(out.trim()).toBe("took 1 1");
+      expect(await (await q.getJob("1"))!.getState()).toBe("active");
+      child.kill("SIGKILL");
+      await child.exited;
+      const ran: string[] = [];
+      worker(name, async (job) => void ran.push(`${job.id} ${job.attemptsStarted}`));
+      await eventually(() => ran.length === 1);
+      expect(ran).toEqual(["1 2"]);
+      expect((await mq.getJob(name, emqIdOf("1")))?.attempts).toBe(2);
+    });
+
+    test("a sandboxed processor (a file BullMQ runs in a child process) runs on top, its progress and log under the lease", async () => {
+      const name = fresh("sandbox");
+      const q = queue(name);
+      await q.add("s", { v: 14 });
+      const w = new Worker(name, `${import.meta.dir}/_sandboxed.cjs`, { connection: {}, drainDelay: 1 }, factory);
+      closers.push(() => w.close());
+      await eventually(async () => (await q.getJobCounts("completed")).completed === 1, 30_000);
+      const job = (await q.getJob("1"))!;
+      expect(job.returnvalue).toBe(42);
+      expect(job.progress).toBe(7);
+      expect((await q.getJobLogs("1")).logs).toEqual(["sandboxed 1"]);
+    });
+
     test("an EchoMQ producer's job is run by a BullMQ worker under its EchoMQ id", async () => {
       const name = fresh("mixed");
       const id = await mq.enqueue(name, { hello: "world" }, { name: "native" });
