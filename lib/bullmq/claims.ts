@@ -11,7 +11,7 @@
 import type { JobJson, JobProgress } from "bullmq";
 import { type Claim, claimOnce, settleMany } from "../client/batch.ts";
 import { LeaseLostError, PayloadDecodeError } from "../client/errors.ts";
-import type { Job, Settlement } from "../client/job.ts";
+import type { Job, JobRef, Settlement } from "../client/job.ts";
 import { extend, progress } from "../client/leases.ts";
 import { appendLog, jobLogs } from "../client/logs.ts";
 import { remove } from "../client/operations.ts";
@@ -78,13 +78,31 @@ function failureOf(reason: string, stacktrace: unknown): Error {
   return error;
 }
 
-/** Whether a finished job is deleted at once (`removeOnComplete` / `removeOnFail` `true`); a count or age keeps it under the queue's retention. */
-function removesAtOnce(keep: unknown): boolean {
-  return keep === true;
+/**
+ * A held job finished for good (`moveToFinished`): its settle, then with `removeOnComplete` /
+ * `removeOnFail` `true` a REMOVE (a count or an age keeps it under the queue's retention), then the
+ * next job when `fetchNext`.
+ */
+async function finish(
+  s: Scope,
+  bullId: string,
+  token: string,
+  settlement: (job: JobRef) => Settlement,
+  keep: unknown,
+  fetchNext: boolean,
+): Promise<{ result: void | NextJob; finishedOn: number }> {
+  const h = s.locks.take(bullId, token, "moveToFinished");
+  await settle(s, bullId, settlement(h.ref), "moveToFinished");
+  const finishedOn = Date.now();
+  if (keep === true) {
+    const { c, ks } = await s.on();
+    await remove(c, ks, h.ref.id);
+  }
+  return { result: fetchNext ? await moveToActive(s, token) : undefined, finishedOn };
 }
 
-/** BullMQ's `moveToCompleted`: ACK with the return value (then the next job when `fetchNext`). */
-export async function moveToCompleted(
+/** BullMQ's `moveToCompleted`: ACK with the return value. */
+export function moveToCompleted(
   s: Scope,
   bullId: string,
   returnValue: unknown,
@@ -92,18 +110,12 @@ export async function moveToCompleted(
   token: string,
   fetchNext: boolean,
 ): Promise<{ result: void | NextJob; finishedOn: number }> {
-  const h = s.locks.take(bullId, token, "moveToFinished");
-  await settle(s, bullId, returnValue === undefined ? { kind: "ack", job: h.ref } : { kind: "ack", job: h.ref, result: returnValue }, "moveToFinished");
-  const finishedOn = Date.now();
-  if (removesAtOnce(keep)) {
-    const { c, ks } = await s.on();
-    await remove(c, ks, h.ref.id);
-  }
-  return { result: fetchNext ? await moveToActive(s, token) : undefined, finishedOn };
+  const ack = (job: JobRef): Settlement => returnValue === undefined ? { kind: "ack", job } : { kind: "ack", job, result: returnValue };
+  return finish(s, bullId, token, ack, keep, fetchNext);
 }
 
 /** BullMQ's `moveToFailed` (attempts spent, or not retried): BURY with the reason and the stack. */
-export async function moveToFailed(
+export function moveToFailed(
   s: Scope,
   bullId: string,
   reason: string,
@@ -112,14 +124,8 @@ export async function moveToFailed(
   fetchNext: boolean,
   fields?: Record<string, unknown>,
 ): Promise<{ result: void | NextJob; finishedOn: number }> {
-  const h = s.locks.take(bullId, token, "moveToFinished");
-  await settle(s, bullId, { kind: "bury", job: h.ref, reason, error: failureOf(reason, fields?.stacktrace) }, "moveToFinished");
-  const finishedOn = Date.now();
-  if (removesAtOnce(keep)) {
-    const { c, ks } = await s.on();
-    await remove(c, ks, h.ref.id);
-  }
-  return { result: fetchNext ? await moveToActive(s, token) : undefined, finishedOn };
+  const bury = (job: JobRef): Settlement => ({ kind: "bury", job, reason, error: failureOf(reason, fields?.stacktrace) });
+  return finish(s, bullId, token, bury, keep, fetchNext);
 }
 
 /**
