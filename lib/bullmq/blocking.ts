@@ -65,6 +65,7 @@ export class JobWait {
   }
 
   async #wait(timeoutS: number): Promise<{ member: string; score: number } | null> {
+    if (this.kept !== null) return { member: "0", score: 0 }; // a job is waiting for its fetch already
     const { c } = await this.#s.on();
     const ms = Math.max(1, Math.round(timeoutS * 1000));
     const line = await this.#open(ms);

@@ -89,6 +89,19 @@ for (const combo of COMBOS) {
       await w.close();
     });
 
+    test("a worker of concurrency 4 runs 40 jobs, each once, while a second worker shares the queue", async () => {
+      const name = fresh("many");
+      const q = queue(name);
+      const seen = new Map<string, number>();
+      const count = (job: BullJob): void => void seen.set(job.id!, (seen.get(job.id!) ?? 0) + 1);
+      worker(name, async (job) => count(job), { concurrency: 4 });
+      worker(name, async (job) => count(job), { concurrency: 2 });
+      for (let i = 0; i < 4; i++) await q.addBulk(Array.from({ length: 10 }, (_, k) => ({ name: "m", data: { i, k } })));
+      await eventually(async () => (await q.getJobCounts("completed")).completed === 40, 30_000);
+      expect(seen.size).toBe(40);
+      expect([...seen.values()].every((v) => v === 1)).toBe(true);
+    });
+
     test("a custom jobId keeps its id; adding it again writes nothing and answers its id", async () => {
       const name = fresh("custom");
       const q = queue(name);
