@@ -325,6 +325,9 @@ import { runProgram } from "../dist/lib/cli/program.js";
 await runProgram();
 `;
 
+/** The BullMQ versions `./bullmq` implements the backend interface of (BullMQ 6.7 made it pluggable). */
+export const BULLMQ_PEER = ">=6.7.0 <7";
+
 /** The npm package's manifest: deno.json's name, version and exports (compiled), package.json's ranges, the `emq` bin. */
 export function npmManifest(): Record<string, unknown> {
   const d = denoJson();
@@ -348,6 +351,9 @@ export function npmManifest(): Record<string, unknown> {
     files: ["dist/", "bin/", "README.md", "LICENSE"],
     engines: { node: ">=20" },
     dependencies: p.dependencies ?? {},
+    // `./bullmq` (the backend of BullMQ 6) imports BullMQ's types only: its users bring their own
+    peerDependencies: { bullmq: BULLMQ_PEER },
+    peerDependenciesMeta: { bullmq: { optional: true } },
     optionalDependencies: Object.fromEntries(Object.keys(PLATFORMS).map((tag) => [platformPackage(tag), d.version])),
     repository: { type: "git", url: "git+https://github.com/echomq/echomq-ts.git" },
   };

@@ -17,8 +17,8 @@ step() { # step <name> <command…>
 step "wire spec: docs/WIRE.md, tests/vectors/wire.json and native/src/{spec,refusal,table}.rs are what lib/wire generates" "$bin/bun" tools/gen_wire.ts --check
 step "deno fmt --check (the TypeScript tree, deno.json's fmt: width 160)" env -u RUST_BACKTRACE "$bin/deno" fmt --check --quiet
 step "tsc --noEmit" "$bin/tsc" --noEmit -p .
-step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts dev/main.ts
-step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts cli.ts
+step "deno check" "$bin/deno" check --quiet mod.ts client.ts ui.ts cli.ts bullmq.ts dev/main.ts
+step "deno doc --lint (every export documented, no private type in a public one)" "$bin/deno" doc --lint mod.ts client.ts ui.ts cli.ts bullmq.ts
 step "doc examples run (deno test --doc: keyspace, wire)" env -u RUST_BACKTRACE "$bin/deno" test --doc --quiet --allow-all mod.ts lib/keyspace/ lib/wire/
 step "doc examples type-check (deno check --doc: client, ui, cli)" env -u RUST_BACKTRACE "$bin/deno" check --doc --quiet client.ts lib/client/ ui.ts lib/ui/ cli.ts
 step "deno publish --dry-run" "$bin/deno" publish --dry-run --allow-dirty --quiet

@@ -25,6 +25,7 @@ import { join, posix } from "node:path";
 import { EchoMQ } from "../../client.ts";
 import { type ServerHandle, startServer } from "../../tools/embedded/mod.ts";
 import {
+  BULLMQ_PEER,
   denoEnv,
   denoJson,
   exportEntries,
@@ -245,10 +246,13 @@ test("JSR upload: deno.json's publish set, README from docs/PACKAGE.md, bare imp
   const repo = await mustRun(join(BIN, "deno"), ["publish", "--dry-run", "--allow-dirty"], { cwd: ROOT });
   expect(publishedFiles(repo.stdout + repo.stderr, ROOT)).toEqual(jsr.staged);
 
-  // Dependencies are ranges, the same in deno.json (what the upload is rewritten with) and package.json.
+  // Dependencies are ranges, the same in deno.json (what the upload is rewritten with) and package.json;
+  // and BullMQ, the optional peer of `./bullmq` (its types only), in deno.json at its lowest version.
   const deps = packageJson().dependencies ?? {};
   const imports = denoJson().imports ?? {};
-  expect(Object.keys(deps).sort()).toEqual(Object.keys(imports).sort());
+  expect(Object.keys(imports).sort()).toEqual([...Object.keys(deps), "bullmq"].sort());
+  expect(imports["bullmq"]).toBe(`npm:bullmq@^${BULLMQ_PEER.match(/>=(\S+)/)![1]}`);
+  expect(npm.manifest["peerDependencies"]).toEqual({ bullmq: BULLMQ_PEER });
   for (const [name, range] of Object.entries(deps)) {
     expect(range).toMatch(/^\^\d+\.\d+\.\d+$/);
     expect(imports[name]).toBe(`npm:${name}@${range}`);

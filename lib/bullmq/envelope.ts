@@ -1,0 +1,75 @@
+/**
+ * What a BullMQ job's EchoMQ row carries (docs/design/bullmq.md, "Rows"): the payload is a JSON
+ * envelope `{ bullmq: 1, id, name, data, opts, ts }` — BullMQ's id (the collision check), name,
+ * data (parsed), options (attempts, backoff, … as BullMQ keeps them) and its timestamp — and the
+ * row's own fields carry the rest (state, attempts, progress, result, failures, logs). This file
+ * turns a row ({@link JobInfo}) or a claimed job into BullMQ's `JobJson`.
+ *
+ * @module
+ */
+import type { JobJson, JobsOptions } from "bullmq";
+import type { JobInfo } from "../client/info.ts";
+
+/** A BullMQ job's payload on EchoMQ. */
+export interface Envelope {
+  /** Marks the payload as BullMQ's (format 1). */
+  readonly bullmq: 1;
+  /** BullMQ's id of the job (its counter id or custom `jobId`). */
+  readonly id: string;
+  /** BullMQ's job name. */
+  readonly name: string;
+  /** The job's data, as `JSON.parse` of BullMQ's `data` gives it. */
+  readonly data: unknown;
+  /** BullMQ's job options, as the `Job` keeps them. */
+  readonly opts: JobsOptions;
+  /** BullMQ's `timestamp` (ms since the epoch, the producer's clock). */
+  readonly ts: number;
+}
+
+/** The envelope of a BullMQ `JobJson` with id `id`. */
+export function envelopeOf(job: JobJson, id: string): Envelope {
+  const opts = { ...(job.opts ?? {}) } as JobsOptions & { jobId?: string };
+  delete opts.jobId; // the id is the envelope's own
+  return { bullmq: 1, id, name: job.name, data: JSON.parse(job.data || "{}"), opts, ts: job.timestamp ?? Date.now() };
+}
+
+/** The envelope in a decoded payload, or null when the payload is not BullMQ's. */
+export function envelopeIn(payload: unknown): Envelope | null {
+  if (payload === null || typeof payload !== "object") return null;
+  const e = payload as Partial<Envelope>;
+  return e.bullmq === 1 && typeof e.id === "string" ? (e as Envelope) : null;
+}
+
+/** What a row adds to its envelope: the facts `JobInfo` reads. */
+export type RowFacts = Pick<
+  JobInfo<unknown>,
+  "state" | "attempts" | "progress" | "reason" | "failures" | "finishedAt" | "buriedAt" | "result" | "priority" | "createdAt"
+>;
+
+/** BullMQ's `JobJson` of a job: its envelope and what its row says. */
+export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJson {
+  // EchoMQ counts claims; BullMQ counts attempts made (finished) and started
+  const made = row.state === "active" ? Math.max(0, row.attempts - 1) : row.attempts;
+  const stacks = (row.failures ?? []).map((f) => f.stack ?? `${f.name}: ${f.message}`);
+  const json: JobJson = {
+    id: e.id,
+    name: e.name,
+    data: JSON.stringify(e.data === undefined ? {} : e.data),
+    opts: e.opts,
+    progress: (row.progress ?? 0) as JobJson["progress"],
+    attemptsMade: made,
+    attemptsStarted: row.attempts,
+    timestamp: e.ts,
+    failedReason: row.reason ?? "",
+    stacktrace: JSON.stringify(stacks),
+    returnvalue: row.result === undefined ? "null" : JSON.stringify(row.result),
+    stalledCounter: 0,
+  };
+  const finished = row.finishedAt ?? row.buriedAt;
+  if (finished !== undefined) json.finishedOn = finished;
+  if (processedOn !== undefined) json.processedOn = processedOn;
+  if (e.opts.delay !== undefined) json.delay = e.opts.delay;
+  json.priority = row.priority ?? e.opts.priority ?? 0;
+  if (e.opts.deduplication?.id !== undefined) json.deduplicationId = e.opts.deduplication.id;
+  return json;
+}

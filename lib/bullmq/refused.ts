@@ -1,0 +1,40 @@
+/**
+ * The operations of BullMQ's `IQueueBackend` the EchoMQ backend does not do (yet, or ever): each
+ * throws {@link RefusedOperationError}, which names the operation and says why
+ * (docs/design/bullmq.md, "Operations" lists every one).
+ *
+ * @module
+ */
+
+/** An operation of BullMQ's backend interface that the EchoMQ backend refuses: nothing was written. */
+export class RefusedOperationError extends Error {
+  /** The `IQueueBackend` operation refused. */
+  readonly operation: string;
+  /** `operation` refused because `why`. */
+  constructor(operation: string, why: string) {
+    super(`EchoMQ backend for BullMQ: ${operation} is refused: ${why}`);
+    this.name = "RefusedOperationError";
+    this.operation = operation;
+  }
+}
+
+/** Why each refused operation is refused, by reason. */
+export const WHY = {
+  flows: "parent/child flows are not mapped yet (next: BullMQ's parent keys on EchoMQ's FLOW verb and outbox)",
+  schedulers: "job schedulers are not mapped yet (next: BullMQ's schedulers on EchoMQ's SCHEDULER and TICK verbs)",
+  unlocked: "EchoMQ writes a job's progress and log only under its fenced lease (PROGRESS and LOG are token-checked): " +
+    "call it from the worker that holds the job",
+  noVerb: "no EchoMQ verb changes a waiting job's payload, delay or priority in place (next: a verb of its own)",
+  lifo: "EchoMQ admits at the head of pending and claims from its tail; no verb admits at the tail (next: a `lifo` option)",
+  events: "EchoMQ's events are written only by the transitions that cause them (no verb appends an event of the caller's)",
+  metrics: "BullMQ's per-minute metrics are not mapped yet (next: the on-call issue's per-minute history)",
+  dedupKeys: "no EchoMQ verb lets a deduplication key go before its job settles (next: a verb of its own)",
+  completedBack: "no EchoMQ verb moves a completed job back to pending (REQUEUE takes dead jobs only)",
+  active: "EchoMQ's DROP refuses while a job is active: its worker holds a fenced lease (wait for it, or let the lease run out)",
+  paginate: "BullMQ's raw key pagination is of its own keys (dependencies, schedulers), which EchoMQ does not keep",
+} as const;
+
+/** Throws the refusal of `operation` for `why`. */
+export function refuse(operation: string, why: string): never {
+  throw new RefusedOperationError(operation, why);
+}

@@ -1,0 +1,53 @@
+/**
+ * Reading BullMQ jobs back from EchoMQ rows: one job's `JobJson` (with the collision check), and
+ * the BullMQ ids of EchoMQ ids (a counter id is decoded, any other read from its row's envelope).
+ *
+ * @module
+ */
+import type { JobJson } from "bullmq";
+import { getJob } from "../client/inspect.ts";
+import type { JobInfo } from "../client/info.ts";
+import { envelopeIn, jobJson } from "./envelope.ts";
+import { counterIdOf, emqIdOf } from "./ids.ts";
+import type { Scope } from "./scope.ts";
+
+/** The row of BullMQ job `bullId`, when it exists and is that job's (not another's that met it on one id). */
+export async function rowOf(s: Scope, bullId: string): Promise<JobInfo<unknown> | null> {
+  const { c, ks } = await s.on();
+  const info = await getJob(c, ks, emqIdOf(bullId));
+  if (info === null) return null;
+  return bullIdIn(info) === bullId ? info : null;
+}
+
+/** The BullMQ id a row stands for: its envelope's, or, for a job an EchoMQ producer admitted, its EchoMQ id. */
+export function bullIdIn(info: Pick<JobInfo<unknown>, "id" | "payload">): string {
+  return envelopeIn(info.payload)?.id ?? info.id;
+}
+
+/** BullMQ's `JobJson` of a row (a job an EchoMQ producer admitted: its payload as data, its EchoMQ id). */
+export function rowJson(info: JobInfo<unknown>): JobJson {
+  const e = envelopeIn(info.payload) ?? foreign(info.id, info.name, info.payload, info.createdAt);
+  return jobJson(e, info);
+}
+
+/** The envelope BullMQ sees for a job an EchoMQ producer admitted (no envelope): one attempt, its payload as data. */
+export function foreign(id: string, name: string | undefined, payload: unknown, ts: number): ReturnType<typeof envelopeIn> & object {
+  return { bullmq: 1, id, name: name ?? "", data: payload ?? null, opts: { attempts: 1 }, ts };
+}
+
+/** The BullMQ ids of `emqIds` (decoded, or read from their rows; a row gone keeps its EchoMQ id). */
+export async function bullIds(s: Scope, emqIds: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const unread: string[] = [];
+  for (const id of emqIds) {
+    const n = counterIdOf(id);
+    if (n === null) unread.push(id);
+    else out.set(id, n);
+  }
+  if (unread.length > 0) {
+    const { c, ks } = await s.on();
+    const rows = await Promise.all(unread.map((id) => getJob(c, ks, id).catch(() => null)));
+    unread.forEach((id, i) => out.set(id, rows[i] ? bullIdIn(rows[i]!) : id));
+  }
+  return out;
+}

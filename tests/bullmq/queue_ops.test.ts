@@ -1,0 +1,157 @@
+/**
+ * BullMQ's queue operations on the EchoMQ backend (issue 41), for each backend × topology:
+ * deduplication, drain, clean, remove (an active job is locked), obliterate (refused with a job
+ * active, with and without `force`; then DROP leaves no key), the queue's global concurrency and
+ * rate limit (LIMIT, which EchoMQ's own claims obey), a worker's `rateLimit` (PENALIZE), counts per
+ * priority, an immediate retry, and `getRanges` order.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { type Job as BullJob, Queue, Worker } from "bullmq";
+import type { EchoMQ } from "../../client.ts";
+import { createEchoMQBackend, RefusedOperationError } from "../../bullmq.ts";
+import { COMBOS, connector, eventually, queueKeys, useSites } from "../client/_harness.ts";
+
+const sites = useSites();
+let n = 0;
+const fresh = (what: string): string => `bqo-${what}-${++n}`;
+
+for (const combo of COMBOS) {
+  describe(combo.name, () => {
+    let factory: ReturnType<typeof createEchoMQBackend>;
+    let mq: EchoMQ<unknown>;
+    const closers: Array<() => Promise<unknown>> = [];
+    // deno-lint-ignore explicit-function-return-type
+    const queue = (name: string) => {
+      const q = new Queue(name, { connection: {} }, factory);
+      closers.push(() => q.close());
+      return q;
+    };
+    // deno-lint-ignore explicit-function-return-type
+    const worker = <R>(name: string, fn: (job: BullJob) => Promise<R>, opts: Record<string, unknown> = {}) => {
+      const w = new Worker(name, fn, { connection: {}, drainDelay: 1, ...opts }, factory);
+      closers.push(() => w.close());
+      return w;
+    };
+    beforeAll(async () => {
+      const site = sites.sites.get(combo.topology)!;
+      factory = createEchoMQBackend({ addresses: site.addresses, cluster: site.cluster, backend: combo.backend });
+      mq = await connector(sites, combo)<unknown>();
+    });
+    afterAll(async () => {
+      for (const close of closers.reverse()) await close().catch(() => undefined);
+      await mq.close();
+    });
+
+    test("deduplication: an add under a held id answers the holder's id; getDeduplicationJobId names it", async () => {
+      const name = fresh("dedup");
+      const q = queue(name);
+      const first = await q.add("d", { v: 1 }, { deduplication: { id: "user-7" } });
+      const second = await q.add("d", { v: 2 }, { deduplication: { id: "user-7" } });
+      expect(second.id).toBe(first.id);
+      expect((await q.getJobCounts("waiting")).waiting).toBe(1);
+      expect(await q.getDeduplicationJobId("user-7")).toBe(first.id!);
+    });
+
+    test("drain removes waiting jobs (and delayed ones when asked); clean removes finished ones older than the grace", async () => {
+      const name = fresh("drain");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {} }, { name: "b", data: {}, opts: { priority: 4 } }, { name: "c", data: {}, opts: { delay: 60_000 } }]);
+      await q.drain();
+      expect(await q.getJobCounts("waiting", "prioritized", "delayed")).toEqual({ waiting: 0, prioritized: 0, delayed: 1 });
+      await q.drain(true);
+      expect((await q.getJobCounts("delayed")).delayed).toBe(0);
+      await q.addBulk([0, 1, 2].map((i) => ({ name: "done", data: { i } })));
+      worker(name, async () => 1);
+      await eventually(async () => (await q.getJobCounts("completed")).completed === 3);
+      expect(await q.clean(60_000, 10, "completed")).toEqual([]); // none older than a minute
+      const cleaned = await q.clean(0, 2, "completed");
+      expect(cleaned.length).toBe(2);
+      expect((await q.getJobCounts("completed")).completed).toBe(1);
+    });
+
+    test("remove: a waiting job is gone; an active one is locked (EchoMQ refuses to take it from its worker)", async () => {
+      const name = fresh("remove");
+      const q = queue(name);
+      const a = await q.add("a", {});
+      await a.remove();
+      expect(await q.getJob(a.id!)).toBeUndefined();
+      await q.add("b", {});
+      const w = worker(name, async (): Promise<string> => "x", { autorun: false });
+      const held = (await w.getNextJob("tok"))!;
+      await expect(held.remove()).rejects.toThrow(`Job ${held.id} could not be removed because it is locked by another worker`);
+      await held.moveToCompleted("x", "tok", false);
+    });
+
+    test("obliterate: refused with a job active (force or not); then DROP leaves no key of the queue", async () => {
+      const name = fresh("oblit");
+      const q = queue(name);
+      await q.add("a", {});
+      await q.add("b", {});
+      const w = worker(name, async (): Promise<string> => "x", { autorun: false });
+      const held = (await w.getNextJob("tok"))!;
+      await expect(q.obliterate()).rejects.toThrow("Cannot obliterate queue with active jobs");
+      const e = await q.obliterate({ force: true }).catch((x) => x);
+      expect(e).toBeInstanceOf(RefusedOperationError);
+      expect((e as RefusedOperationError).operation).toBe("obliterate({ force: true }) with active jobs");
+      await held.moveToCompleted("x", "tok", false);
+      await q.obliterate();
+      expect(await queueKeys(sites.raws.get(combo.topology)!, name)).toEqual([]);
+    });
+
+    test("the queue's global concurrency and rate limit are EchoMQ's LIMIT; isMaxed reads it", async () => {
+      const name = fresh("global");
+      const q = queue(name);
+      await q.setGlobalConcurrency(1);
+      await q.setGlobalRateLimit(50, 1000);
+      expect(await q.getGlobalConcurrency()).toBe(1);
+      expect(await mq.limits(name)).toMatchObject({ concurrency: 1, rate: { max: 50, perMs: 1000, burst: 50 } });
+      await q.addBulk([{ name: "a", data: {} }, { name: "b", data: {} }]);
+      const w = worker(name, async (): Promise<string> => "x", { autorun: false });
+      const held = (await w.getNextJob("tok"))!;
+      expect(await q.isMaxed()).toBe(true);
+      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull(); // the limit holds for EchoMQ's own claims too
+      await held.moveToCompleted("x", "tok", false);
+      expect(await q.isMaxed()).toBe(false);
+      await q.removeGlobalConcurrency();
+      await q.removeGlobalRateLimit();
+      expect(await mq.limits(name)).toMatchObject({ concurrency: null, rate: null });
+    });
+
+    test("a worker's rateLimit parks the queue (PENALIZE); getRateLimitTtl reads the park", async () => {
+      const name = fresh("park");
+      const q = queue(name);
+      const w = worker(name, async (): Promise<string> => "x", { autorun: false });
+      await w.rateLimit(60_000);
+      expect(await q.getRateLimitTtl()).toBeGreaterThan(50_000);
+      await q.add("a", {});
+      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull();
+      expect((await mq.limits(name)).parkedUntil).toBeGreaterThan(Date.now() + 50_000);
+    });
+
+    test("counts per priority; getRanges in BullMQ's orders; an immediate retry (no backoff) is ready at once", async () => {
+      const name = fresh("ranges");
+      const q = queue(name);
+      await q.addBulk([
+        { name: "a", data: {} },
+        { name: "b", data: {} },
+        { name: "p2", data: {}, opts: { priority: 2 } },
+        { name: "p1", data: {}, opts: { priority: 1 } },
+        { name: "p2b", data: {}, opts: { priority: 2 } },
+      ]);
+      expect(await q.getCountsPerPriority([0, 1, 2, 3])).toEqual({ "0": 2, "1": 1, "2": 2, "3": 0 });
+      expect((await q.getWaiting()).map((j) => j.name)).toEqual(["a", "b"]); // ascending: the oldest first
+      expect((await q.getJobs(["waiting"], 0, -1, false)).map((j) => j.name)).toEqual(["b", "a"]);
+      expect((await q.getJobs(["prioritized"], 0, -1, true)).map((j) => j.name)).toEqual(["p1", "p2", "p2b"]);
+      await q.drain();
+      await q.add("again", {}, { attempts: 2 });
+      let calls = 0;
+      worker(name, async () => {
+        if (++calls === 1) throw new Error("once");
+        return "fine";
+      });
+      await eventually(async () => (await q.getJobCounts("completed")).completed === 1);
+      const job = (await q.getJobs(["completed"]))[0]!;
+      expect([job.name, job.attemptsMade, job.returnvalue]).toEqual(["again", 2, "fine"]);
+    });
+  });
+}
