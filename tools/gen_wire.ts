@@ -91,6 +91,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "duplicate":
       return [{ id: "JOB00000000001" }];
     case "lease-lost":
+    case "cancelled":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
     case "result":

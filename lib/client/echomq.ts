@@ -33,6 +33,7 @@ import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
+import { cancel as cancelJob, type CancelOptions, type CancelOutcome } from "./cancel.ts";
 import * as operations from "./operations.ts";
 import type { Retention } from "./operations.ts";
 import {
@@ -426,6 +427,23 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   async relayOnce(queues: readonly string[], opts?: RelayOptions): Promise<number> {
     this.#c.assertOpen();
     return await relayOnce(this.#c, queues, opts);
+  }
+
+  /**
+   * Cancels a job from any process: a job that waits (pending or scheduled) is buried now with the
+   * reason `cancelled` (or `cancelled: <reason>`); a running one is buried now too, never retried, and
+   * its handler's `job.signal` aborts with a `JobCancelledError` within one heartbeat of its worker,
+   * wherever that runs (its late settle is refused as for a lost lease). A job that finished meanwhile
+   * answers `finished`, an unknown id `missing`: neither is an error. A `cancelled` event is written.
+   *
+   * @example
+   * ```ts
+   * const outcome = await mq.cancel("exports", id, { reason: "customer asked" });
+   * // "cancelled" | "aborting" | "finished" | "missing"
+   * ```
+   */
+  async cancel<const Q extends string>(queue: CheckQueue<Q>, id: string, opts?: CancelOptions): Promise<CancelOutcome> {
+    return await cancelJob(this.#c, this.#c.keyspace(queue), id, opts);
   }
 
   /**

@@ -56,7 +56,7 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   for j = 1, n do
     if not held[j] then stale[#stale + 1] = id[j] end
   end
-  if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}) end
+  if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}), stale end
   return rows, nil, going, freeing
 end
 

@@ -22,8 +22,10 @@ export const ROW_FIELDS = {
   due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`, RUN's now",
   deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",
   token: "the lease token of its last claim, which every settle, EXTEND and PROGRESS presents",
-  reason: "the last failure's reason (RETRY, BURY; REQUEUE deletes it)",
+  reason: "the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)",
   buried_ms: "when it was buried (BURY; REQUEUE deletes it)",
+  cancelled_ms: "when CANCEL buried it (REQUEUE deletes it): with its `token`, what tells its worker's EXTEND that the " +
+    "claim it holds was cancelled",
   progress: "its progress, as the handler last reported it (PROGRESS)",
   scheduler: "the scheduler whose tick admitted it (TICK)",
   tick_ms: "the scheduler's run it is for (TICK)",

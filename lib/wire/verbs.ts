@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 13;
+export const WIRE = 14;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -547,8 +547,9 @@ export const VERBS = {
     admits: false,
     reply: "integer: leases extended",
     effect: "each job's lease runs until now+lease_ms",
-    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`",
-    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
+    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`; a job not held whose row " +
+      "has `cancelled_ms` and the call's token refuses the call `cancelled` (CANCEL buried it under this claim)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "cancelled", "lease-lost"],
   },
   PROGRESS: {
     args: [],
@@ -575,6 +576,25 @@ export const VERBS = {
       "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
+  CANCEL: {
+    args: ["reason"],
+    group: ["id"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
+    admits: false,
+    reply: "array: one status per id, in argument order: 0 no row; 1 it waited (pending or scheduled) and is buried " +
+      "now; 2 it was active and is buried now (its worker's next EXTEND is refused `cancelled`); 3 it had finished " +
+      "(completed or dead) or is a flow's waiting parent: nothing written",
+    effect: "cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with " +
+      "the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active " +
+      "and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not " +
+      "held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. " +
+      "Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM",
+    writes: "per job cancelled: `LREM <its ready list> 0 id` (with REMOVE's lane and priority bookkeeping) or `ZREM " +
+      "schedule id` or `ZREM active id` (a laned queue: the lane's `active` − 1, as BURY), `ZADD dead <now> id`, " +
+      "`HSET row state dead reason <r> buried_ms <now> cancelled_ms <now>`; `HINCRBY meta buried <n>`; `ZREM wake " +
+      "ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`cancelled`)",
+    domain: ["repeated", "noperm", "wrongtype", "counter", "migrating"],
+  },
   REQUEUE: {
     args: ["limit"],
     group: ["id"],
@@ -585,7 +605,7 @@ export const VERBS = {
     effect: "dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or " +
       "without ids up to limit, oldest first",
     writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0`, `HDEL row reason " +
-      "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
+      "buried_ms cancelled_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
       EVENT + " (`requeued`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },

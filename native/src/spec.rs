@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 13;
+pub const WIRE: i64 = 14;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -200,6 +200,8 @@ pub mod verb {
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
+    /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
+    pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
     /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
@@ -240,7 +242,7 @@ pub mod verb {
     pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 29] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
+    pub const ALL: [&Verb; 30] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
 }
 
 names! {
@@ -260,10 +262,12 @@ names! {
         deadline_ms,
         /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents
         token,
-        /// the last failure's reason (RETRY, BURY; REQUEUE deletes it)
+        /// the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)
         reason,
         /// when it was buried (BURY; REQUEUE deletes it)
         buried_ms,
+        /// when CANCEL buried it (REQUEUE deletes it): with its `token`, what tells its worker's EXTEND that the claim it holds was cancelled
+        cancelled_ms,
         /// its progress, as the handler last reported it (PROGRESS)
         progress,
         /// the scheduler whose tick admitted it (TICK)
@@ -318,7 +322,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`13`), written with `created_ms` on first use
+        /// the wire that made the queue (`14`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -448,6 +452,8 @@ names! {
         released,
         /// jobs deleted (the ids that had a row)
         removed,
+        /// jobs cancelled (buried: the ids that waited or ran), with the cancel's reason
+        cancelled,
         /// dead jobs back in pending
         requeued,
         /// the queue (no `lane`) or a lane paused (only when it was not)

@@ -256,7 +256,7 @@ export async function digest(conn: Connection, key: string): Promise<string> {
  * Fields derived from now: the times, and the tokens (each claim's start above now × 1000); `until`
  * is an event's time (lib/wire/events.ts).
  */
-const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "finished_ms", "token", "tokens", "parked", "until"]);
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "cancelled_ms", "finished_ms", "token", "tokens", "parked", "until"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
 function normaliseTime(x: string): string {

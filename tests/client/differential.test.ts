@@ -340,6 +340,7 @@ const KINDS: Record<string, number> = {
   EXTEND: 1,
   PROGRESS: 1,
   REMOVE: 1,
+  CANCEL: 2,
   REQUEUE: 1,
   RUN: 1,
   PROMOTE: 1,
@@ -431,6 +432,11 @@ function resolve(i: Intent, m: Live): Step {
     case "REMOVE": {
       const ids = m.ids();
       return { verb, fixed: {}, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
+    }
+    case "CANCEL": {
+      // any job (waiting, active, finished) or one never seen; sometimes two
+      const ids = m.ids();
+      return { verb, fixed: { reason: p.one(["cancelled", "cancelled: why"]) }, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
     }
     case "REQUEUE": {
       const dead = m.ids("dead");
@@ -624,6 +630,20 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 3) },
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000001" }, { id: "JOB00000000002" }] },
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000003" }] },
+    ],
+    "cancel a lane's jobs, waiting and running, at its concurrency": [
+      perLane("1", "0", "1"),
+      { verb: "LIMIT", fixed: { scope: "0", lane: "", concurrency: "2", rate_max: "0", rate_per_ms: "1", rate_burst: "1" }, groups: [] },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("b", 3), { id: "JOB00000000004", opts: "lane=b\0priority=3", payload: "p" }] },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 5) },
+      { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000001" }, { id: "JOB00000000004" }] },
+      { verb: "CANCEL", fixed: { reason: "cancelled: x" }, groups: [{ id: "JOB00000000003" }, { id: "JOB00000000002" }, { id: "JOB00000000009" }] },
+      { verb: "EXTEND", fixed: { lease_ms: "60000" }, groups: [{ id: "JOB00000000001", token: "#0" }] },
+      claim1,
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000005" }, { id: "JOB00000000001" }] },
+      claim1,
     ],
     "raise the per-lane concurrency": [
       perLane("1", "0", "1"),

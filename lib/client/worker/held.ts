@@ -28,7 +28,7 @@ export type JobState = "running" | "own" | "settling" | "lost" | "left";
  * `stopped` (handed back at a stop's deadline: its handler's outcome is ignored), `own` (its
  * handler settles it), `lease lost`.
  */
-export type Why = "done" | "failed" | "timed out" | "rate limited" | "stopped" | "own" | "lease lost";
+export type Why = "done" | "failed" | "timed out" | "rate limited" | "stopped" | "own" | "lease lost" | "cancelled";
 
 /** The moves a held job may make: every transition of {@link JobState}, written once. */
 const MOVES: { readonly [S in JobState]: readonly JobState[] } = {
