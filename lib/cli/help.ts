@@ -52,6 +52,10 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   the jobs whose id, dedup key or name is <text>, or whose
                                   payload holds it: a bounded scan (N rows, default 1000) that
                                   says how much it scanned and the cursor to go on from`,
+  cancel: `  emq cancel <queue> <id> --url … [--reason R]
+                                  cancel a job: waiting, it is buried now; running, it is
+                                  buried now and its handler's signal aborts at its worker's
+                                  next heartbeat, wherever it runs; finished: said so`,
   limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
                                   limits every worker obeys: at most N jobs active at once,
                                   MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B

@@ -1,7 +1,7 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
  * counts, totals and throughput, pages of its jobs, its workers, its schedulers, its busiest lanes, and the
- * actions (requeue, run now, remove — one job or a selection, each one atomic verb call — pause, resume
+ * actions (requeue, run now, remove — one job or a selection, each one atomic verb call — cancel, pause, resume
  * (the queue or a lane), set the
  * limits (limit_api.ts), remove a scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
@@ -11,6 +11,7 @@
  */
 import type { EchoMQ } from "../client/mod.ts";
 import type {
+  CancelReply,
   EventsReply,
   JobsReply,
   LanesReply,
@@ -117,6 +118,15 @@ async function removeManyReply(mq: EchoMQ<unknown>, request: Request): Promise<R
   return { removed: await mq.removeMany(name, selection(b.ids)) };
 }
 
+/** `POST /api/cancel` (`{ name, id, reason? }`): cancels the job from anywhere (`mq.cancel`): a finished one is said so, not refused. */
+async function cancelReply(mq: EchoMQ<unknown>, request: Request): Promise<CancelReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  if (typeof b.id !== "string") throw new ApiError(400, "id: a job id is required");
+  if (b.reason !== undefined && typeof b.reason !== "string") throw new ApiError(400, "reason: a string");
+  return { outcome: await mq.cancel(name, b.id, b.reason === undefined ? {} : { reason: b.reason }) };
+}
+
 /** `POST /api/remove` (`{ name, id }`): deletes a pending, scheduled or dead job (an active one is refused: 409). */
 async function removeReply(mq: EchoMQ<unknown>, request: Request): Promise<RemoveReply> {
   const b = await body(request);
@@ -198,6 +208,7 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
     { method: "POST", path: "/api/schedulers/remove", handle: (request) => answerJson(() => removeSchedulerReply(mq, request)) },
     { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },
     { method: "POST", path: "/api/remove", handle: (request) => answerJson(() => removeReply(mq, request)) },
+    { method: "POST", path: "/api/cancel", handle: (request) => answerJson(() => cancelReply(mq, request)) },
     { method: "POST", path: "/api/remove-many", handle: (request) => answerJson(() => removeManyReply(mq, request)) },
     { method: "POST", path: "/api/run", handle: (request) => answerJson(() => runReply(mq, request)) },
     { method: "POST", path: "/api/limit", handle: (request) => answerJson(() => limitReply(mq, request)) },

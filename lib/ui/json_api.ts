@@ -133,6 +133,12 @@ export interface JobRow {
   readonly result?: string;
 }
 
+/** `POST /api/cancel` (`{ name, id, reason? }`): what `mq.cancel` did. */
+export interface CancelReply {
+  /** `cancelled` (it waited), `aborting` (it ran: its handler's signal aborts at its worker's next heartbeat), `finished` or `missing`. */
+  readonly outcome: "cancelled" | "aborting" | "finished" | "missing";
+}
+
 /** `POST /api/remove` (`{ name, id }`): whether the job was deleted. */
 export interface RemoveReply {
   readonly removed: boolean;

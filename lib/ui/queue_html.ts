@@ -18,7 +18,7 @@ import { limitsHtml } from "./limits_html.ts";
 
 /** What each listed state's table is called and shows. */
 export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
-  active: { title: "Active jobs", columns: ["Job", "Lease until", "Attempts", "Token", "Progress", "Payload"] },
+  active: { title: "Active jobs", columns: ["Job", "Lease until", "Attempts", "Token", "Progress", "Payload", "Action"] },
   dead: { title: "Dead jobs", columns: ["Job", "Buried", "Attempts", "Reason", "Payload", "Action"] },
   pending: { title: "Pending jobs", columns: ["#", "Job", "Attempts", "Created", "Payload"] },
   scheduled: { title: "Scheduled jobs", columns: ["Job", "Due", "Attempts", "Last failure", "Payload"] },

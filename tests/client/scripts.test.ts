@@ -441,6 +441,10 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await events()).toEqual([]);
     expect(await run(K, "REMOVE", {}, [{ id: J(3) }, { id: J(1) }, { id: J(6) }])).toEqual({ ok: 2 });
     expect(await events()).toEqual([["type", "removed", "jobs", `${J(1)} ${J(6)}`]]);
+    // CANCEL: the ids it buried (J3 has no row: none for it), with the reason
+    expect(await run(K, "ENQUEUE", {}, [{ id: J(20), opts: "", payload: "p" }])).toEqual({ ok: 1 });
+    expect(await run(K, "CANCEL", { reason: "cancelled: why" }, [{ id: J(20) }, { id: J(3) }])).toEqual({ ok: [1, 0] });
+    expect(await events()).toEqual([["type", "enqueued", "jobs", J(20)], ["type", "cancelled", "jobs", J(20), "reason", "cancelled: why"]]);
     // PAUSE / RESUME, the queue (no lane field) and a lane; only when the state changed
     expect(await run(K, "PAUSE", { lane: "" })).toEqual({ ok: 1 });
     expect(await run(K, "PAUSE", { lane: "" })).toEqual({ ok: 0 });
