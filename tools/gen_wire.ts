@@ -22,6 +22,7 @@ import {
   ARGS,
   type Gate,
   gateDigits,
+  HISTORY_FIELDS,
   LANE_FIELDS,
   META_FIELDS,
   OPTION_NAMES,
@@ -185,6 +186,7 @@ export function vectors(): string {
     lane: Object.keys(LANE_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
     scheduler: Object.keys(SCHEDULER_FIELDS),
+    history: Object.keys(HISTORY_FIELDS),
     events: Object.fromEntries(wire.EVENT_TYPES.map((t) => [t, wire.EVENTS[t].fields])),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
@@ -516,6 +518,9 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["COMPLETED_MAX_DEFAULT", "i64"],
   ["COMPLETED_AGE_DEFAULT_MS", "i64"],
   ["EVENTS_MAX_DEFAULT", "i64"],
+  ["HISTORY_MINUTES_DEFAULT", "i64"],
+  ["MAX_HISTORY_MINUTES", "i64"],
+  ["HISTORY_MINUTE_MS", "i64"],
   ["DEAD_AGE_DEFAULT_MS", "i64"],
   ["TRIM_LIMIT", "i64"],
   ["MAX_DIGITS", "usize"],
@@ -630,6 +635,8 @@ export function rust(): string {
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
     "",
     ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
+    "",
+    ...rustNames("The fields of the queue's history hash (`emq:{q}:metrics`) besides its minutes.", "History", "HISTORY", HISTORY_FIELDS),
     "",
     ...rustNames(
       "The kinds of event an entry of `events` has (its `type`).",

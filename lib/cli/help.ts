@@ -34,12 +34,13 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   resume`,
   resume: `  emq resume <queue> --url … [--lane L]`,
   retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N] [--completed-max N]
-         [--completed-age-ms N] [--events-max N]
+         [--completed-age-ms N] [--events-max N] [--history-minutes N]
                                   how many dead jobs the queue keeps, and how long (0: no
                                   limit); how many completed jobs it keeps with their results
                                   (default 1000; 0: none), and how long (default a day; 0: no
                                   limit); how many events its stream keeps (default 10000; 0:
-                                  none written); a flag left out keeps its setting`,
+                                  none written); how many minutes of per-minute history
+                                  (default 1440; 0: none); a flag left out keeps its setting`,
   jobs: `  emq jobs <queue> <state> --url … [--offset N] [--limit N]
                                   a page of the queue's jobs in one state (pending, active,
                                   scheduled, dead, completed), one line each: dead and completed

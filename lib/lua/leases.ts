@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { ROW } from "../wire/mod.ts";
+import { META, ROW } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { HISTORY_LUA } from "./history.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
@@ -16,12 +17,13 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
  * `emq_held_for_good(base, cluster, n, id, token, set, total)` (with the deduplication functions
  * they call).
  */
-export const LEASES_LUA: string = DEDUP_LUA + `
+export const LEASES_LUA: string = DEDUP_LUA + HISTORY_LUA + `
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
 -- nil); leaves: nil when the jobs stay active (EXTEND, PROGRESS), 'active' when they leave it
 -- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good
 -- (ACK, BURY: their deduplication keys too, checked after the counter). Returns the rows, what
--- emq_let_go needs and what emq_freed needs, or nil and the refusal.
+-- emq_let_go needs, what emq_freed needs and the history (emq_history_add), or nil and the refusal
+-- (lease-lost: and the stale ids).
 local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   local e = emq_repeated(n, id) if e then return nil, e end
   local s, e = emq_types(structures) if e then return nil, e end
@@ -42,8 +44,14 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   if leaves then
     freeing, e = emq_freeing(base, s.meta, missing, rows, stored) if e then return nil, e end
   end
+  local hist
   if total then
     e = emq_counter(KEYS[1], total) if e then return nil, e end
+    -- the counting settles' history, checked after their counter
+    local slot = ({['${META.acked}'] = 1, ['${META.buried}'] = 2, ['${META.retried}'] = 3})[total]
+    if slot then
+      hist, e = emq_history_open(base, s.meta, missing, slot) if e then return nil, e end
+    end
   end
   local going = false
   if leaves == 'gone' then
@@ -57,7 +65,7 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
     if not held[j] then stale[#stale + 1] = id[j] end
   end
   if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}), stale end
-  return rows, nil, going, freeing
+  return rows, nil, going, freeing, hist
 end
 
 -- ACK's and BURY's emq_held: the jobs leave active for good ('gone') into set ('completed',

@@ -29,6 +29,7 @@ import type {
 import { DEFAULT_PAGE_SIZE, EVENTS_SHOWN, LANES_SHOWN, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
+import { HOUR_MINUTES, minutesView } from "./minutes.ts";
 import type { Discovery } from "./discovery.ts";
 import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, QUEUES_PAGE, queuesPage, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
@@ -54,7 +55,11 @@ function whole(text: string | null, name: string, min: number, max: number, fall
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
 export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string, discovery?: Discovery): Promise<QueueReply> {
-  const [s, [oldest]] = await Promise.all([mq.stats(name), mq.jobs(name, "pending", { limit: 1 })]);
+  const [s, [oldest], history] = await Promise.all([
+    mq.stats(name),
+    mq.jobs(name, "pending", { limit: 1 }),
+    mq.metrics(name, { minutes: HOUR_MINUTES }),
+  ]);
   sampler.record(name, s);
   if (queueExists(s)) discovery?.saw(name);
   return {
@@ -67,7 +72,7 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     limits: s.limits,
     totals: totalsView(s),
     rate: sampler.rate(name),
-    minutes: sampler.minutes(name),
+    minutes: minutesView(history, Date.now()),
   };
 }
 

@@ -72,15 +72,15 @@ export interface MinutePoint {
   readonly failed: number;
 }
 
-/** A queue's last hour, per minute (`QueueReply.minutes`), as the dashboard sampled its totals. */
+/** A queue's last hour, per minute (`QueueReply.minutes`), from the history the server keeps (`mq.metrics`). */
 export interface MinutesView {
   /** The window's first minute, ms since the epoch (the current minute's start − 59 min). */
   readonly start: number;
   /** When it was read (the dashboard's clock). */
   readonly now: number;
-  /** Since when, within the window, the dashboard has observed the queue (null: not yet): the counts start there. */
+  /** Since when, within the window, the counts hold (the window's start; null: the queue keeps no history). */
   readonly since: number | null;
-  /** The minutes with a count, oldest first, the current one (so far) last; a minute not observed is missing (a gap, not a zero). */
+  /** Every minute of the window, oldest first, the current one (so far) last (a quiet minute counts zeros). */
   readonly points: readonly MinutePoint[];
 }
 

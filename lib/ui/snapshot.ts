@@ -60,20 +60,10 @@ export class StatsSnapshot {
   #running = false;
   #readAt = 0;
   #closed = false;
-  readonly #observe: (queue: string, stats: QueueStats, at: number) => void;
 
-  /**
-   * Nothing is read until the first {@link read}. `observe` is told every queue's stats each
-   * snapshot (the dashboard's per-minute history takes them: no read of its own).
-   */
-  constructor(
-    mq: EchoMQ<unknown>,
-    discovery: Discovery,
-    options: SnapshotOptions = {},
-    observe: (queue: string, stats: QueueStats, at: number) => void = () => {},
-  ) {
+  /** Nothing is read until the first {@link read}. */
+  constructor(mq: EchoMQ<unknown>, discovery: Discovery, options: SnapshotOptions = {}) {
     this.#mq = mq;
-    this.#observe = observe;
     this.#discovery = discovery;
     this.#everyMs = options.everyMs ?? 5000;
     this.#concurrency = options.concurrency ?? 16;
@@ -105,7 +95,6 @@ export class StatsSnapshot {
       statsOf(this.#mq, names, this.#concurrency),
       eachOf(names, (q) => this.#mq.schedulers(q), this.#concurrency),
     ]);
-    for (const [name, st] of stats) this.#observe(name, st, at);
     const snap = { at, stats, schedulers };
     this.#latest = snap;
     return snap;

@@ -41,6 +41,12 @@ pub const COMPLETED_MAX_DEFAULT: i64 = 1000;
 pub const COMPLETED_AGE_DEFAULT_MS: i64 = 86400000;
 /// Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written).
 pub const EVENTS_MAX_DEFAULT: i64 = 10000;
+/// Minutes of history (per-minute counts in `metrics`) a queue keeps when its `meta` sets no `history_minutes` (0 there: none written): a day.
+pub const HISTORY_MINUTES_DEFAULT: i64 = 1440;
+/// The most minutes of history a queue may keep (RETAIN's `history_minutes`): a week.
+pub const MAX_HISTORY_MINUTES: i64 = 10080;
+/// A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down.
+pub const HISTORY_MINUTE_MS: i64 = 60000;
 /// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
 pub const DEAD_AGE_DEFAULT_MS: i64 = 2592000000;
 /// Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long.
@@ -107,6 +113,8 @@ pub mod arg {
     pub const COMPLETED_MAX: Arg = Arg { name: "completed_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a completed job is kept, in ms (0: no limit)
     pub const COMPLETED_AGE_MS: Arg = Arg { name: "completed_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the minutes of history the queue keeps in `metrics` (per-minute counts of what its settles did; 0: none written, `metrics` deleted)
+    pub const HISTORY_MINUTES: Arg = Arg { name: "history_minutes", gate: Gate::Number { min: 0, max: Some(10080), digits: 15 } };
     /// the entries the queue's events stream keeps: at least the newest `events_max`, at most one stream node more (trimmed by whole nodes: `stream-node-max-entries`, 100 by default); RETAIN trims it to exactly this (0: no events written; the stream is deleted)
     pub const EVENTS_MAX: Arg = Arg { name: "events_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the handler's result, any bytes (the client sends JSON; empty: none), kept on the row when the queue keeps completed jobs
@@ -214,8 +222,8 @@ pub mod verb {
     pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::SCOPE, arg::LANE, arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PENALIZE`: parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
-    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written) and the minutes of history it keeps (0: none), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
+    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX, arg::HISTORY_MINUTES], group: &[], min_groups: 1, admits: false };
     /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
@@ -348,6 +356,8 @@ names! {
         completed_max,
         /// how long a completed job is kept, in ms (RETAIN; absent: 1 day; 0: no limit)
         completed_age_ms,
+        /// the minutes of history `metrics` keeps (RETAIN; absent: 1440; 0: none written)
+        history_minutes,
         /// the most entries of the events stream (RETAIN; absent: 10000; 0: no events written)
         events_max,
         /// ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in `ready:<p>:<lane>` lists): counts add it to pending
@@ -420,6 +430,16 @@ names! {
         last_ms,
         /// when it was first upserted
         created_ms,
+    }
+}
+
+names! {
+    /// The fields of the queue's history hash (`emq:{q}:metrics`) besides its minutes.
+    History HISTORY {
+        /// the latest minute written (now ÷ 60000)
+        last,
+        /// the oldest minute that may still have a field: a new minute deletes the fields from it to the window's start
+        first,
     }
 }
 

@@ -292,6 +292,15 @@ export function entries(reply: unknown): Array<[string, string]> {
  * is replaced by `Q` so that dumps of differently named queues compare.
  */
 /** Runs one command routed by a key: a Connection, or any function (e.g. a raw RESP helper). */
+/** A history hash (`metrics`) with its minutes (now ÷ 60000) written relative to its `last`: `m0`, `m-1`, … */
+function history(pairs: string[][]): Record<string, string> {
+  const last = Number(pairs.find(([f]) => f === "last")?.[1]);
+  const rel = (m: string): string => (/^\d+$/.test(m) && Number.isFinite(last) ? `m${Number(m) - last}` : m);
+  return Object.fromEntries(
+    pairs.map(([f, v]) => (f === "last" ? [f, "m0"] : f === "first" ? [f, rel(v!)] : [rel(f!), v!])).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+  );
+}
+
 export type Runner = Connection | ((args: string[], routeKey: string) => Promise<unknown>);
 
 export async function dump(via: Runner, queue: string, normalise = true): Promise<Record<string, unknown>> {
@@ -325,7 +334,7 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
       const entry = key.endsWith(":dedup") ? (v: string) => v.replace(/ (\d+)$/, (_, t: string) => ` ${time(t)}`) : null;
       // a rate limit's state is "<q> <r>", q derived from now
       const tat = (v: string): string => v.replace(/^(\d+) /, (_, t: string) => `${time(t)} `);
-      value = Object.fromEntries(
+      value = key.endsWith(":metrics") && normalise ? history(pairs) : Object.fromEntries(
         pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : f === "tat" ? tat(v) : entry ? entry(v) : named(v)]),
       );
     } else if (type === "list") {

@@ -126,6 +126,7 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   completed_age_ms: AGES,
   // events: none (0; RETAIN deletes the stream), a stream trimmed at every entry (1, 3), the default
   events_max: ["0", "1", "3", "10000", ...JUNK],
+  history_minutes: ["0", "1", "2", "1440", "10080", "10081", ...JUNK],
   name: NAMES,
   spec: SPECS,
   // a TICK fires only when its expected time is the scheduler's next run: both drawn from DUES
@@ -476,6 +477,7 @@ function resolve(i: Intent, m: Live): Step {
           completed_max: p.one(["0", "1", "2", "1000"]),
           completed_age_ms: p.one(["0", LONG]),
           events_max: p.one(["0", "1", "3", "10000"]),
+          history_minutes: p.one(["0", "1", "1440", "1440"]),
         },
         groups: [],
       };
@@ -534,6 +536,9 @@ async function twinRun(raw: Connection, stem: string, steps: Array<Step | Intent
   const route = keyspace(queues.module).meta;
   const held: Record<BackendKind, Held> = { scripts: { seen: [], snap: {} }, module: { seen: [], snap: {} } };
   const windows: Window[] = [];
+  // a settle's minute of history (now ÷ 60000) is the twins' own only away from a minute's edge
+  const minute = Math.floor(Date.now() / 60_000);
+  for (let k = 1; k <= 10; k++) windows.push({ lo: (minute + k) * 60_000, hi: (minute + k) * 60_000 });
   const model = new Live({}, 0);
   let tol = 0;
   let m = model;

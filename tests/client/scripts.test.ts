@@ -212,7 +212,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     Object.fromEntries(pairs(await cmd(["HGETALL", K.job(id as never)], K)));
   const zset = async (K: Keyspace<string>, key: string): Promise<string[]> => (await cmd(["ZRANGE", key, "0", "-1"], K)) as string[];
   const retain = (K: Keyspace<string>, dead_max: number, dead_age_ms: number, completed_max: number, completed_age_ms: number, events_max: number) =>
-    run(K, "RETAIN", { dead_max, dead_age_ms, completed_max, completed_age_ms, events_max });
+    run(K, "RETAIN", { dead_max, dead_age_ms, completed_max, completed_age_ms, events_max, history_minutes: 1440 });
   const enqueue = (K: Keyspace<string>, ids: string[], opts = "") => ok(K, "ENQUEUE", {}, ids.map((id) => ({ id, opts, payload: "p" })));
   const ack = (K: Keyspace<string>, jobs: Array<[string, number]>, result = "") => run(K, "ACK", {}, jobs.map(([id, token]) => ({ id, token, result })));
 
@@ -581,7 +581,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       ["REAP", await run(W, "REAP", { limit: 1 })],
       ["REMOVE", await run(W, "REMOVE", {}, [{ id: J(1) }])],
       ["REQUEUE", await run(W, "REQUEUE", { limit: 1 })],
-      ["RETAIN", await run(W, "RETAIN", { dead_max: 0, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 5 })],
+      ["RETAIN", await run(W, "RETAIN", { dead_max: 0, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 5, history_minutes: 1440 })],
       ["DROP", await run(W, "DROP", { limit: 1 })],
     ];
     for (const [verb, o] of refused) expect({ verb, o }).toEqual({ verb, o: { err: renderRefusal("wrongtype", `EMQ.${verb}`, {}) } });

@@ -340,6 +340,8 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return pick(["0", "1", "86400000", String(int(100_000))]);
     case "events_max":
       return pick(["0", "1", "3", "10000", String(int(100))]);
+    case "history_minutes":
+      return pick(["0", "1", "1440", String(int(100))]);
   }
   // an argument added to the spec since: a valid value from its gate
   const gate: Gate = ARGS[name as ArgName].gate;

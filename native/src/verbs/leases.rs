@@ -7,6 +7,7 @@
 
 use super::dedup::{self, Going};
 use super::events::Events;
+use super::history::{self, History, Tally};
 use super::lanes::{self, Counted};
 use super::limits;
 use super::scope::Scope;
@@ -48,6 +49,9 @@ pub struct Settle<'a> {
     counted: Counted<'a>,
     /// The queue's events.
     pub events: Events<'a>,
+    /// The queue's history, when the verb counts (ACK, RETRY, BURY) and the queue keeps one: what
+    /// it counts, and now.
+    history: Option<(History<'a>, Tally, i64)>,
 }
 
 impl<'a> Settle<'a> {
@@ -78,6 +82,9 @@ impl<'a> Settle<'a> {
     pub fn close(&mut self) {
         self.meta.close();
         self.events.close();
+        if let Some((h, _, _)) = &mut self.history {
+            h.close();
+        }
         if let Some(going) = &mut self.dedup {
             going.d.close();
         }
@@ -87,17 +94,23 @@ impl<'a> Settle<'a> {
     pub fn reopen(&mut self) {
         self.meta.reopen();
         self.events.reopen();
+        if let Some((h, _, _)) = &mut self.history {
+            h.reopen();
+        }
         if let Some(going) = &mut self.dedup {
             going.d.reopen();
         }
     }
 
-    /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and
-    /// its reply: how many.
+    /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — then
+    /// its minute of history, and its reply: how many.
     pub fn done(&self) -> Reply<'a> {
         let n = self.ids.len() as i64;
         if let Some((field, total)) = self.counter {
             add(&self.meta, field, total, n);
+        }
+        if let Some((h, what, now)) = &self.history {
+            h.add(*now, *what, n);
         }
         Reply::Int(n)
     }
@@ -153,6 +166,11 @@ pub fn held<'a, const N: usize>(
         Some(field) => Some((field, counter(&meta, field)?)),
         None => None,
     };
+    // the counting settles' history, checked after their counter
+    let history = match total.and_then(tally) {
+        Some(what) => history::open(s, &meta)?.map(|h| (h, what, s.now())),
+        None => None,
+    };
     let dedup = if leaves == Leaves::Gone {
         let jobs: Vec<(Str, Str)> = ids
             .iter()
@@ -181,8 +199,24 @@ pub fn held<'a, const N: usize>(
         freeing,
         counted,
         events,
+        history,
     };
     Ok((settle, keys))
+}
+
+/// What a settle counting `total` (a `meta` counter) counts in the history.
+fn tally(total: Str) -> Option<Tally> {
+    let l = lit();
+    let is = |f: Str| f.bytes() == total.bytes();
+    if is(l.meta.acked) {
+        Some(Tally::Acked)
+    } else if is(l.meta.buried) {
+        Some(Tally::Buried)
+    } else if is(l.meta.retried) {
+        Some(Tally::Retried)
+    } else {
+        None
+    }
 }
 
 /// ACK's and BURY's [`held`]: the jobs leave active for good ([`Leaves::Gone`]) into `set`
