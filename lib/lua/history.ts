@@ -2,8 +2,8 @@
  * The queue's history as Lua (the twin of `native/src/verbs/history.rs`): what its settles did,
  * per minute, in `metrics` — one field per minute (now ÷ 60000), `<acked> <buried> <retried>` —
  * the newest `meta`'s `history_minutes` (absent: a day; 0: none written) kept. A settle adds its
- * count to the current minute; the first settle of a new minute deletes the minutes that left the
- * window (from `first`, at most `MAX_HISTORY_MINUTES + 1` of them).
+ * count to the current minute; the first settle of a new minute (its field missing, `last` another)
+ * deletes the minutes that left the window (from `first`, at most `MAX_HISTORY_MINUTES + 1` of them).
  *
  * @module
  */
@@ -25,7 +25,7 @@ local function emq_history_open(base, meta, missing, slot)
 end
 
 -- Step 6: n added to the current minute's count, the minutes that left the window deleted first
--- when the minute is new.
+-- when the minute has no field yet and last is another minute.
 local function emq_history_add(h, n)
   if not h then return end
   local key, m = h.key, math.floor(h.now / ${HISTORY_MINUTE_MS})
@@ -34,8 +34,12 @@ local function emq_history_add(h, n)
     if v and #v <= 15 and string.find(v, '^[0-9]+$') then return tonumber(v) end
     return nil
   end
-  local last = number('${HISTORY.last}')
-  if last ~= m then
+  local field = emq_int(m)
+  local v = redis.call('HGET', key, field)
+  -- the minute's first settle: the minutes that left the window go (a minute already written skips
+  -- this read: one HGET and one HSET a settle)
+  local last = not v and number('${HISTORY.last}')
+  if not v and last ~= m then
     local first = m
     if last then
       first = number('${HISTORY.first}') or last
@@ -50,9 +54,7 @@ local function emq_history_add(h, n)
     end
     redis.call('HSET', key, '${HISTORY.last}', emq_int(m), '${HISTORY.first}', emq_int(first))
   end
-  local field = emq_int(m)
   local c = {0, 0, 0}
-  local v = redis.call('HGET', key, field)
   if v then
     local a, b, r = string.match(v, '^(%d+) (%d+) (%d+)$')
     if a and #a <= 15 and #b <= 15 and #r <= 15 then c = {tonumber(a), tonumber(b), tonumber(r)} end

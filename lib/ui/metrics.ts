@@ -1,6 +1,6 @@
 /**
- * `GET /metrics`: every queue's counts, paused state and totals (and its schedulers': see
- * `scheduler_metrics.ts`) in the Prometheus text exposition
+ * `GET /metrics`: every queue's counts, paused state and totals, the age of its oldest pending job
+ * (and its schedulers': see `scheduler_metrics.ts`) in the Prometheus text exposition
  * format (version 0.0.4): a `# HELP` and a `# TYPE` line per metric family, one sample per queue
  * (and per state), label values escaped as the format says (backslash, double quote, newline).
  *
@@ -120,6 +120,21 @@ export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>,
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * `echomq_oldest_pending_age_seconds`: per queue, how long its pending head (the job claimed next)
+ * has waited at `now` since it was admitted or fell due, from the row the server keeps; 0 when none
+ * is pending. A queue-lag alert's gauge.
+ */
+export function oldestExposition(oldest: ReadonlyArray<readonly [string, number | null]>, now: number): string {
+  const lines = [
+    "# HELP echomq_oldest_pending_age_seconds Seconds the job a queue hands out next has waited since it was admitted or " +
+    "fell due (0: none pending).",
+    "# TYPE echomq_oldest_pending_age_seconds gauge",
+    ...oldest.map(([q, at]) => `echomq_oldest_pending_age_seconds{queue="${escapeLabel(q)}"} ${at === null ? 0 : Math.max(0, (now - at) / 1000).toFixed(3)}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
 /** `GET /metrics`, answered from the background snapshot (snapshot.ts). */
 export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Route {
   return {
@@ -128,7 +143,7 @@ export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Rou
       try {
         const snap = await snapshot.read();
         const queues = exposition(snap.stats, { ageSeconds: (Date.now() - snap.at) / 1000, unreadable: discovery.unreadable });
-        return answer(queues + schedulerExposition(snap.schedulers), METRICS_CONTENT_TYPE);
+        return answer(queues + oldestExposition(snap.oldest, Date.now()) + schedulerExposition(snap.schedulers), METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
         return plain(502, `# the server did not answer: ${text.split("\n")[0]}`);

@@ -20,10 +20,15 @@ export interface SnapshotOptions {
   readonly idleMs?: number;
 }
 
-/** One snapshot: when it was taken (ms since the epoch), and each queue's stats and schedulers in name order. */
+/**
+ * One snapshot: when it was taken (ms since the epoch), and each queue's stats, schedulers and
+ * the time its next job to claim became ready (null: none pending) in name order.
+ */
 export interface Snapshot {
   readonly at: number;
   readonly stats: ReadonlyArray<readonly [string, QueueStats]>;
+  /** Each queue's pending head (the job claimed next): when it was admitted or fell due, ms; null when none is pending. */
+  readonly oldest: ReadonlyArray<readonly [string, number | null]>;
   readonly schedulers: ReadonlyArray<readonly [string, ReadonlyArray<SchedulerInfo<unknown>>]>;
 }
 
@@ -41,6 +46,12 @@ async function eachOf<T>(names: readonly string[], read: (name: string) => Promi
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, names.length) }, lane));
   return out;
+}
+
+/** When `queue`'s pending head (the job claimed next) became ready — admitted, or due — ms; null when none is pending. */
+export async function oldestPending(mq: EchoMQ<unknown>, queue: string): Promise<number | null> {
+  const [head] = await mq.jobs(queue, "pending", { limit: 1 });
+  return head === undefined ? null : Math.max(head.createdAt, head.dueAt ?? 0);
 }
 
 /** Each of `names`' stats, read `concurrency` at a time. */
@@ -91,11 +102,12 @@ export class StatsSnapshot {
   async #take(): Promise<Snapshot> {
     const names = await this.#discovery.names();
     const at = Date.now();
-    const [stats, schedulers] = await Promise.all([
+    const [stats, schedulers, oldest] = await Promise.all([
       statsOf(this.#mq, names, this.#concurrency),
       eachOf(names, (q) => this.#mq.schedulers(q), this.#concurrency),
+      eachOf(names, (q) => oldestPending(this.#mq, q), this.#concurrency),
     ]);
-    const snap = { at, stats, schedulers };
+    const snap = { at, stats, schedulers, oldest };
     this.#latest = snap;
     return snap;
   }

@@ -437,7 +437,7 @@ const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 
 /** What a settle writes into the queue's history (docs/WIRE.md, "History"), `<k>` its count's place. */
 const HISTORY = (what: string): string =>
   `when \`meta\`'s \`history_minutes\` (absent: ${HISTORY_MINUTES_DEFAULT}) is not 0, the history: the minute m = ` +
-  `now ÷ ${HISTORY_MINUTE_MS}; when \`metrics\`' \`last\` is not m, \`HDEL metrics\` of the minutes from \`first\` to ` +
+  `now ÷ ${HISTORY_MINUTE_MS}; when \`metrics\` has no field m and its \`last\` is not m, \`HDEL metrics\` of the minutes from \`first\` to ` +
   "min(m − history_minutes, last) (at most " + `${MAX_HISTORY_MINUTES + 1}` + "), `HSET metrics last <m> first <max(first, " +
   'm − history_minutes + 1)>` (first: m when there was no `last`); then `HSET metrics <m> "<acked> <buried> <retried>"` ' +
   `with ${what} added (a missing or malformed field counts 0 0 0)`;

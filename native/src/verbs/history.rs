@@ -1,8 +1,9 @@
 //! The queue's history (`metrics`, a hash; the twin of `lib/lua/history.ts`): what its settles
 //! did, per minute — one field per minute (now ÷ 60000), `<acked> <buried> <retried>` — the newest
 //! `meta`'s `history_minutes` (absent: a day; 0: none written) kept. A settle adds its count to
-//! the current minute; the first settle of a new minute deletes the minutes that left the window
-//! (from `first`, at most `MAX_HISTORY_MINUTES + 1` of them): O(1) a call, bounded once a minute.
+//! the current minute; the first settle of a new minute (its field missing, `last` another) deletes
+//! the minutes that left the window (from `first`, at most `MAX_HISTORY_MINUTES + 1` of them): O(1)
+//! a call, bounded once a minute.
 
 use super::retention::limit;
 use super::scope::Scope;
@@ -71,7 +72,7 @@ impl History<'_> {
     }
 
     /// Step 6: `n` added to the current minute's `what`, the minutes that left the window deleted
-    /// first when the minute is new; replicated.
+    /// first when the minute has no field yet and `last` is another minute; replicated.
     pub fn add(&self, now: i64, what: Tally, n: i64) {
         let (ctx, l) = (self.key.ctx(), lit());
         let key = &self.key;
@@ -80,7 +81,14 @@ impl History<'_> {
             key.hget(f)
                 .and_then(|v| gates::digits(v.bytes()).map(|x| x as i64))
         };
-        let last = number(l.history.last);
+        let field = ctx.int(m);
+        let value = key.hget(field.as_str());
+        // the minute's first settle: the minutes that left the window go (a minute already written
+        // skips this read: one HGET and one HSET a settle)
+        let last = match value {
+            None => number(l.history.last),
+            Some(_) => Some(m),
+        };
         if last != Some(m) {
             let first = match last {
                 Some(last) => {
@@ -102,8 +110,7 @@ impl History<'_> {
                 (l.history.first, first_s.as_str()),
             ]);
         }
-        let field = ctx.int(m);
-        let mut c = counts(key.hget(field.as_str()).as_ref().map(|v| v.bytes()));
+        let mut c = counts(value.as_ref().map(|v| v.bytes()));
         c[what as usize] += n;
         let value = ctx.string(format!("{} {} {}", c[0], c[1], c[2]).as_bytes());
         key.hset(&[(field.as_str(), value.as_str())]);
