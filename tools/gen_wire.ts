@@ -502,7 +502,7 @@ export function luaScripts(): string {
 }
 
 /** The Rust constants the module takes from the spec, by their names in lib/wire, with their Rust types. */
-const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = ([
+const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string | readonly number[]]> = ([
   ["WIRE", "i64"],
   ["FENCE_KEY", "&str"],
   ["EVENT_TYPE_FIELD", "&str"],
@@ -521,6 +521,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["HISTORY_MINUTES_DEFAULT", "i64"],
   ["MAX_HISTORY_MINUTES", "i64"],
   ["HISTORY_MINUTE_MS", "i64"],
+  ["LATENCY_BOUNDS_MS", "[i64; 15]"],
   ["DEAD_AGE_DEFAULT_MS", "i64"],
   ["TRIM_LIMIT", "i64"],
   ["MAX_DIGITS", "usize"],
@@ -579,7 +580,7 @@ export function rust(): string {
     "",
     ...RUST_CONSTANTS.flatMap(([name, type, value]) => [
       `/// ${docOf(source, name)}`,
-      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : value};`,
+      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : Array.isArray(value) ? `[${value.join(", ")}]` : value};`,
     ]),
     "",
     "/// Every argument of the wire, with its gate (step 4).",

@@ -435,7 +435,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * process, restarted or new, reads the same minutes): jobs completed (`processed`), buried
    * (`failed`) and retried in each of the last `minutes` (default 60, at most 10080), oldest first,
    * the current minute so far last. A queue keeps `retain`'s `historyMinutes` (default 1440, a day;
-   * 0: off).
+   * 0: off). `latency` has the queue's wait-time (admitted or due → claimed) and run-time (claimed →
+   * settled) histograms, counted by the same settles.
    *
    * @example
    * ```ts

@@ -34,7 +34,7 @@ export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info
 export type { FailedAttempt } from "./failure.ts";
 export type { JobLogs } from "./logs.ts";
 export { CANCELLED_REASON, type CancelOptions, type CancelOutcome } from "./cancel.ts";
-export type { MetricsOptions, MinuteCounts, QueueMetrics } from "./metrics.ts";
+export type { LatencyHistogram, MetricsOptions, MinuteCounts, QueueMetrics } from "./metrics.ts";
 export type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
 export type { QueueScanPage } from "./inspect.ts";
 export { childId, type ChildState, type FlowChild, type FlowNode, type FlowSpec, MAX_FLOW_CHILDREN, type OnFailure } from "./flows.ts";

@@ -7,11 +7,58 @@
  *
  * @module
  */
-import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, MAX_HISTORY_MINUTES, META } from "../wire/mod.ts";
+import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, LATENCY_BOUNDS_MS, MAX_HISTORY_MINUTES, META } from "../wire/mod.ts";
 import { KEY } from "./keys.ts";
 
-/** `emq_history_open(base, meta, missing, slot)` and `emq_history_add(h, n)`. */
+/** `emq_digits`, `emq_history_open(base, meta, missing, slot)` and `emq_history_add(h, n)`. */
 export const HISTORY_LUA: string = `
+-- A stored number of 1 to 15 digits, else 0.
+local function emq_digits(v)
+  if v and #v <= 15 and string.find(v, '^[0-9]+$') then return tonumber(v) end
+  return 0
+end
+
+-- The latency histograms' bucket bounds (ms): a count per bucket and one past them, then the sum.
+local emq_bounds = {${LATENCY_BOUNDS_MS.join(", ")}}
+
+-- A stored histogram, its ${LATENCY_BOUNDS_MS.length + 2} numbers of 1 to 15 digits, space-separated (else zeros).
+local function emq_histogram(v)
+  local out = {}
+  local ok = v and not string.find(v, '^ ') and not string.find(v, ' $') and not string.find(v, '  ')
+  if ok then
+    local k = 0
+    for x in string.gmatch(v, '[^ ]+') do
+      k = k + 1
+      if k > ${LATENCY_BOUNDS_MS.length + 2} or #x > 15 or not string.find(x, '^[0-9]+$') then ok = false break end
+      out[k] = tonumber(x)
+    end
+    ok = ok and k == ${LATENCY_BOUNDS_MS.length + 2}
+  end
+  if not ok then
+    out = {}
+    for i = 1, ${LATENCY_BOUNDS_MS.length + 2} do out[i] = 0 end
+  end
+  return out
+end
+
+-- One job's ms (0 when below) counted in its bucket and the sum.
+local function emq_observe(h, ms)
+  if ms < 0 then ms = 0 end
+  local i = #emq_bounds + 1
+  for b = 1, #emq_bounds do
+    if ms <= emq_bounds[b] then i = b break end
+  end
+  h[i] = h[i] + 1
+  h[#emq_bounds + 2] = h[#emq_bounds + 2] + ms
+end
+
+-- A histogram as stored: its numbers, space-separated.
+local function emq_histogram_text(h)
+  local parts = {}
+  for i = 1, #h do parts[i] = emq_int(h[i]) end
+  return table.concat(parts, ' ')
+end
+
 -- Step 5 of a settle that counts (slot: 1 acked, 2 buried, 3 retried): the queue's history when
 -- it keeps one (meta's history_minutes, absent: a day, is not 0), metrics a hash or missing (the
 -- missing appended to missing). Returns nil (none), the history, or nil and the refusal.
@@ -61,5 +108,13 @@ local function emq_history_add(h, n)
   end
   c[h.slot] = c[h.slot] + n
   redis.call('HSET', key, field, emq_int(c[1]) .. ' ' .. emq_int(c[2]) .. ' ' .. emq_int(c[3]))
+  if not h.latency or #h.latency == 0 then return end
+  local run = emq_histogram(redis.call('HGET', key, '${HISTORY.run}'))
+  local wait = emq_histogram(redis.call('HGET', key, '${HISTORY.wait}'))
+  for _, x in ipairs(h.latency) do
+    emq_observe(run, h.now - x[1])
+    if x[2] > 0 then emq_observe(wait, x[1] - x[2]) end
+  end
+  redis.call('HSET', key, '${HISTORY.run}', emq_histogram_text(run), '${HISTORY.wait}', emq_histogram_text(wait))
 end
 `;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { META, ROW } from "../wire/mod.ts";
+import { META, ROW, TOKENS_PER_MS } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { HISTORY_LUA } from "./history.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
@@ -30,14 +30,26 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   local missing = s.missing
   local active = structures[1][1]
   local rows, held, stored = {}, {}, {}
+  -- a counting settle's jobs, for the latency histograms: {their claim's ms, when they became ready}
+  local slot = total and ({['${META.acked}'] = 1, ['${META.buried}'] = 2, ['${META.retried}'] = 3})[total]
+  local latency = {}
   for j = 1, n do
     rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
     if t == 'none' then
       missing[#missing + 1] = rows[j]
     elseif redis.call('ZSCORE', active, id[j]) then
-      stored[j] = redis.call('HGET', rows[j], '${ROW.token}')
-      held[j] = stored[j] == emq_int(token[j])
+      if slot then
+        local v = redis.call('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}')
+        stored[j] = v[1]
+        held[j] = stored[j] == emq_int(token[j])
+        if held[j] then
+          latency[#latency + 1] = {math.floor(token[j] / ${TOKENS_PER_MS}), math.max(emq_digits(v[2]), emq_digits(v[3]))}
+        end
+      else
+        stored[j] = redis.call('HGET', rows[j], '${ROW.token}')
+        held[j] = stored[j] == emq_int(token[j])
+      end
     end
   end
   local freeing
@@ -48,9 +60,9 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   if total then
     e = emq_counter(KEYS[1], total) if e then return nil, e end
     -- the counting settles' history, checked after their counter
-    local slot = ({['${META.acked}'] = 1, ['${META.buried}'] = 2, ['${META.retried}'] = 3})[total]
     if slot then
       hist, e = emq_history_open(base, s.meta, missing, slot) if e then return nil, e end
+      if hist then hist.latency = latency end
     end
   end
   local going = false

@@ -15,7 +15,7 @@ export const MINUTE_MS = 60_000;
 export const HOUR_MINUTES = 60;
 
 /** The chart's view of `m` (the last {@link HOUR_MINUTES} minutes, as `mq.metrics` read them at `now`). */
-export function minutesView(m: QueueMetrics, now: number): MinutesView {
+export function minutesView(m: Pick<QueueMetrics, "minutes" | "historyMinutes">, now: number): MinutesView {
   const start = m.minutes[0]?.at ?? Math.floor(now / MINUTE_MS) * MINUTE_MS - (HOUR_MINUTES - 1) * MINUTE_MS;
   return {
     start,

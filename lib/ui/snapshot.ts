@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats, SchedulerInfo } from "../client/mod.ts";
+import type { EchoMQ, QueueMetrics, QueueStats, SchedulerInfo } from "../client/mod.ts";
 import type { Discovery } from "./discovery.ts";
 
 /** How often and how hard the snapshot reads. */
@@ -29,6 +29,8 @@ export interface Snapshot {
   readonly stats: ReadonlyArray<readonly [string, QueueStats]>;
   /** Each queue's pending head (the job claimed next): when it was admitted or fell due, ms; null when none is pending. */
   readonly oldest: ReadonlyArray<readonly [string, number | null]>;
+  /** Each queue's latency histograms, as the server keeps them (`mq.metrics`). */
+  readonly latency: ReadonlyArray<readonly [string, QueueMetrics["latency"]]>;
   readonly schedulers: ReadonlyArray<readonly [string, ReadonlyArray<SchedulerInfo<unknown>>]>;
 }
 
@@ -102,12 +104,13 @@ export class StatsSnapshot {
   async #take(): Promise<Snapshot> {
     const names = await this.#discovery.names();
     const at = Date.now();
-    const [stats, schedulers, oldest] = await Promise.all([
+    const [stats, schedulers, oldest, latency] = await Promise.all([
       statsOf(this.#mq, names, this.#concurrency),
       eachOf(names, (q) => this.#mq.schedulers(q), this.#concurrency),
       eachOf(names, (q) => oldestPending(this.#mq, q), this.#concurrency),
+      eachOf(names, async (q) => (await this.#mq.metrics(q, { minutes: 1 })).latency, this.#concurrency),
     ]);
-    const snap = { at, stats, schedulers, oldest };
+    const snap = { at, stats, schedulers, oldest, latency };
     this.#latest = snap;
     return snap;
   }

@@ -132,6 +132,10 @@ export const SCHEDULER_FIELDS = {
 export const HISTORY_FIELDS = {
   last: `the latest minute written (now ÷ ${HISTORY_MINUTE_MS})`,
   first: "the oldest minute that may still have a field: a new minute deletes the fields from it to the window's start",
+  run: "the run-time histogram: jobs settled (ACK, RETRY, BURY) by ms from their claim (their token ÷ 1000) to the " +
+    "settle, `<c0> … <c15> <sum_ms>`: a count per bucket of `LATENCY_BOUNDS_MS` (and one past the last), then the sum",
+  wait: "the wait-time histogram, as `run`: from the later of the row's `created_ms` and `due_ms` (when it became " +
+    "ready) to its claim",
 } as const;
 
 /** The markers on the queue's `wake`, which idle workers of the scripts backend wait on. */

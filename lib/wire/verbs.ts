@@ -75,6 +75,11 @@ export const COMPLETED_AGE_DEFAULT_MS = 86_400_000;
 export const HISTORY_MINUTES_DEFAULT = 1440;
 /** The most minutes of history a queue may keep (RETAIN's `history_minutes`): a week. */
 export const MAX_HISTORY_MINUTES = 10080;
+/**
+ * The upper bounds, in ms, of the latency histograms' buckets (`metrics`' `wait` and `run`), each
+ * bucket counting the jobs at most its bound and above the one before; a 16th counts the rest.
+ */
+export const LATENCY_BOUNDS_MS: readonly number[] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000, 86400000];
 /** A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down. */
 export const HISTORY_MINUTE_MS = 60000;
 /** Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written). */
@@ -440,7 +445,11 @@ const HISTORY = (what: string): string =>
   `now ÷ ${HISTORY_MINUTE_MS}; when \`metrics\` has no field m and its \`last\` is not m, \`HDEL metrics\` of the minutes from \`first\` to ` +
   "min(m − history_minutes, last) (at most " + `${MAX_HISTORY_MINUTES + 1}` + "), `HSET metrics last <m> first <max(first, " +
   'm − history_minutes + 1)>` (first: m when there was no `last`); then `HSET metrics <m> "<acked> <buried> <retried>"` ' +
-  `with ${what} added (a missing or malformed field counts 0 0 0)`;
+  `with ${what} added (a missing or malformed field counts 0 0 0); and the latency histograms: per job, its run ` +
+  "(now − its token ÷ 1000, the claim's ms) and its wait (that claim − the later of its row's `created_ms` and " +
+  "`due_ms`) each counted in the bucket of `LATENCY_BOUNDS_MS` it falls in, `HSET metrics run <counts…> <sum_ms> " +
+  "wait <counts…> <sum_ms>` (16 counts and the sum, space-separated, added to the stored ones; a malformed one counts " +
+  "zeros)";
 
 /** How every verb that makes a transition writes its events (lib/wire/events.ts). */
 const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is not 0, its events: \`XADD events ` +

@@ -47,6 +47,8 @@ pub const HISTORY_MINUTES_DEFAULT: i64 = 1440;
 pub const MAX_HISTORY_MINUTES: i64 = 10080;
 /// A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down.
 pub const HISTORY_MINUTE_MS: i64 = 60000;
+/// The upper bounds, in ms, of the latency histograms' buckets (`metrics`' `wait` and `run`), each bucket counting the jobs at most its bound and above the one before; a 16th counts the rest.
+pub const LATENCY_BOUNDS_MS: [i64; 15] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000, 86400000];
 /// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
 pub const DEAD_AGE_DEFAULT_MS: i64 = 2592000000;
 /// Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long.
@@ -440,6 +442,10 @@ names! {
         last,
         /// the oldest minute that may still have a field: a new minute deletes the fields from it to the window's start
         first,
+        /// the run-time histogram: jobs settled (ACK, RETRY, BURY) by ms from their claim (their token ÷ 1000) to the settle, `<c0> … <c15> <sum_ms>`: a count per bucket of `LATENCY_BOUNDS_MS` (and one past the last), then the sum
+        run,
+        /// the wait-time histogram, as `run`: from the later of the row's `created_ms` and `due_ms` (when it became ready) to its claim
+        wait,
     }
 }
 

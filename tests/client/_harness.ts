@@ -292,13 +292,18 @@ export function entries(reply: unknown): Array<[string, string]> {
  * is replaced by `Q` so that dumps of differently named queues compare.
  */
 /** Runs one command routed by a key: a Connection, or any function (e.g. a raw RESP helper). */
-/** A history hash (`metrics`) with its minutes (now ÷ 60000) written relative to its `last`: `m0`, `m-1`, … */
+/**
+ * A history hash (`metrics`) with its minutes (now ÷ 60000) written relative to its `last` (`m0`,
+ * `m-1`, …) and its latency histograms as their job counts (their buckets and sums come from the
+ * clock and the tokens).
+ */
 function history(pairs: string[][]): Record<string, string> {
   const last = Number(pairs.find(([f]) => f === "last")?.[1]);
   const rel = (m: string): string => (/^\d+$/.test(m) && Number.isFinite(last) ? `m${Number(m) - last}` : m);
-  return Object.fromEntries(
-    pairs.map(([f, v]) => (f === "last" ? [f, "m0"] : f === "first" ? [f, rel(v!)] : [rel(f!), v!])).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
-  );
+  const jobs = (v: string): string => `${v.split(" ").slice(0, -1).reduce((n, x) => n + Number(x), 0)} jobs`;
+  const field = ([f, v]: string[]): string[] =>
+    f === "last" ? [f, "m0"] : f === "first" ? [f, rel(v!)] : f === "run" || f === "wait" ? [f, jobs(v!)] : [rel(f!), v!];
+  return Object.fromEntries(pairs.map(field).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
 }
 
 export type Runner = Connection | ((args: string[], routeKey: string) => Promise<unknown>);

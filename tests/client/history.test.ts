@@ -49,6 +49,9 @@ for (const combo of COMBOS) {
       expect(read.minutes[2]!.at - read.minutes[0]!.at).toBe(2 * MINUTE);
       // failed for good twice: one retry each, then the bury
       expect(total(read.minutes)).toEqual({ processed: 20, failed: 10, retried: 20 });
+      // every settle's job in both histograms
+      expect([read.latency.run.count, read.latency.wait.count]).toEqual([50, 50]);
+      expect(read.latency.run.counts.length).toBe(read.latency.run.boundsMs.length + 1);
       const other = await ctx.connect<P>();
       try {
         expect(await other.metrics(q, { minutes: 3 })).toEqual(read);
@@ -93,6 +96,22 @@ for (const combo of COMBOS) {
       expect(await cmd("EXISTS", K.metrics)).toBe(0);
       expect((await ctx.mq.metrics(q, { minutes: 2 })).historyMinutes).toBe(0);
       await ctx.mq.retain(q, { historyMinutes: 1440 });
+    });
+
+    test("latency: a job's wait from its admission (or due time) to its claim, its run from its claim to its settle", async () => {
+      const q = `hist-lat-${backend}`;
+      const K = keyspace(q);
+      const id = await ctx.mq.enqueue(q, { n: 1 });
+      // as if admitted 100 s ago: its wait falls in the bucket up to 300 s
+      const [s] = (await ctx.raw.command(["TIME"], K.meta)) as unknown[];
+      await ctx.raw.command(["HSET", K.job(id as never), "created_ms", String(Number(String(s)) * 1000 - 100_000)], K.meta);
+      await ctx.mq.ack(await claimOne(q));
+      const { wait, run } = (await ctx.mq.metrics(q, { minutes: 1 })).latency;
+      const at = (ms: number) => wait.boundsMs.indexOf(ms);
+      expect(wait.counts.map((c, i) => (c > 0 ? i : -1)).filter((i) => i >= 0)).toEqual([at(300_000)]);
+      expect(wait.sumMs).toBeGreaterThanOrEqual(100_000);
+      expect(run.count).toBe(1);
+      expect(run.counts.findIndex((c) => c > 0)).toBeLessThanOrEqual(at(1000)); // acked at once: within a second
     });
 
     test("a metrics key of the wrong type refuses the settle, writing nothing", async () => {

@@ -706,6 +706,11 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
             !Array.isArray(reply) || typeof reply[0] !== "number" || !Array.isArray(statuses) || statuses.length !== k ||
             !statuses.every((x) => x === 0 || x === 1 || x === 2)
           ) note(`not a SETTLE reply: ${show(calls[i]!)}`);
+        } else if (p.verb === "CANCEL") {
+          // one status (0 to 3) per id
+          if (!Array.isArray(reply) || reply.length !== p.ids.length || !reply.every((x) => x === 0 || x === 1 || x === 2 || x === 3)) {
+            note(`not a CANCEL reply: ${show(calls[i]!)}`);
+          }
         } else if (p.verb === "OUTBOX") {
           // `[token, entry]…`: pairs
           if (!Array.isArray(reply) || reply.length % 2 !== 0) note(`not an OUTBOX reply: ${show(calls[i]!)}`);

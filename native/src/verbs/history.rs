@@ -11,7 +11,9 @@ use crate::ffi::{Key, Kind, Str};
 use crate::gates;
 use crate::keyspace::METRICS;
 use crate::literals::lit;
-use crate::spec::{HISTORY_MINUTES_DEFAULT, HISTORY_MINUTE_MS, MAX_HISTORY_MINUTES};
+use crate::spec::{
+    HISTORY_MINUTES_DEFAULT, HISTORY_MINUTE_MS, LATENCY_BOUNDS_MS, MAX_HISTORY_MINUTES,
+};
 use crate::wire::Refusal;
 
 /// What a settle counts: its place in a minute's value.
@@ -60,6 +62,43 @@ fn counts(v: Option<&[u8]>) -> [i64; 3] {
     v.and_then(parse).unwrap_or([0, 0, 0])
 }
 
+/// A latency histogram: a count per bucket of `LATENCY_BOUNDS_MS` and one past them, then the sum (ms).
+type Histogram = [i64; LATENCY_BOUNDS_MS.len() + 2];
+
+/// A stored histogram, `<c0> … <c15> <sum>` each 1 to 15 digits (else zeros).
+fn histogram(v: Option<&[u8]>) -> Histogram {
+    let parse = |v: &[u8]| -> Option<Histogram> {
+        let mut out: Histogram = [0; LATENCY_BOUNDS_MS.len() + 2];
+        let mut parts = v.split(|&b| b == b' ');
+        for slot in &mut out {
+            *slot = gates::digits(parts.next()?)? as i64;
+        }
+        parts.next().is_none().then_some(out)
+    };
+    v.and_then(parse)
+        .unwrap_or([0; LATENCY_BOUNDS_MS.len() + 2])
+}
+
+/// One job's `ms` (0 when below) counted in its bucket and the sum.
+fn observe(h: &mut Histogram, ms: i64) {
+    let ms = ms.max(0);
+    let i = LATENCY_BOUNDS_MS
+        .iter()
+        .position(|&b| ms <= b)
+        .unwrap_or(LATENCY_BOUNDS_MS.len());
+    h[i] += 1;
+    h[LATENCY_BOUNDS_MS.len() + 1] += ms;
+}
+
+/// A histogram as stored: its numbers, space-separated.
+fn text(h: &Histogram) -> Vec<u8> {
+    h.iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .into_bytes()
+}
+
 impl History<'_> {
     /// Closes its handle until [`reopen`](Self::reopen) (`Key::close`: SETTLE's parts).
     pub fn close(&mut self) {
@@ -73,7 +112,7 @@ impl History<'_> {
 
     /// Step 6: `n` added to the current minute's `what`, the minutes that left the window deleted
     /// first when the minute has no field yet and `last` is another minute; replicated.
-    pub fn add(&self, now: i64, what: Tally, n: i64) {
+    pub fn add(&self, now: i64, what: Tally, n: i64, latency: &[(i64, i64)]) {
         let (ctx, l) = (self.key.ctx(), lit());
         let key = &self.key;
         let m = now.div_euclid(HISTORY_MINUTE_MS);
@@ -114,5 +153,21 @@ impl History<'_> {
         c[what as usize] += n;
         let value = ctx.string(format!("{} {} {}", c[0], c[1], c[2]).as_bytes());
         key.hset(&[(field.as_str(), value.as_str())]);
+        if latency.is_empty() {
+            return;
+        }
+        let mut run = histogram(key.hget(l.history.run).as_ref().map(|v| v.bytes()));
+        let mut wait = histogram(key.hget(l.history.wait).as_ref().map(|v| v.bytes()));
+        for &(claim, ready) in latency {
+            observe(&mut run, now - claim);
+            if ready > 0 {
+                observe(&mut wait, claim - ready);
+            }
+        }
+        let (run, wait) = (ctx.string(&text(&run)), ctx.string(&text(&wait)));
+        key.hset(&[
+            (l.history.run, run.as_str()),
+            (l.history.wait, wait.as_str()),
+        ]);
     }
 }

@@ -14,8 +14,10 @@ use super::scope::Scope;
 use super::{add, counter, mark_ready, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
+use crate::gates;
 use crate::keyspace::{ACTIVE, WAKE};
 use crate::literals::lit;
+use crate::spec::TOKENS_PER_MS;
 use crate::wire::Refusal;
 
 /// How a verb's jobs leave (what its step 5 checks besides the leases).
@@ -29,6 +31,9 @@ pub enum Leaves {
     /// counter).
     Gone,
 }
+
+/// A counting settle's history: what it counts, now, and each job's (claim, ready) ms.
+type Counting<'a> = (History<'a>, Tally, i64, Vec<(i64, i64)>);
 
 /// A settle whose every job is held, with what its writes need.
 pub struct Settle<'a> {
@@ -50,8 +55,8 @@ pub struct Settle<'a> {
     /// The queue's events.
     pub events: Events<'a>,
     /// The queue's history, when the verb counts (ACK, RETRY, BURY) and the queue keeps one: what
-    /// it counts, and now.
-    history: Option<(History<'a>, Tally, i64)>,
+    /// it counts, now, and each job's claim and ready times (ms) for the latency histograms.
+    history: Option<Counting<'a>>,
 }
 
 impl<'a> Settle<'a> {
@@ -82,7 +87,7 @@ impl<'a> Settle<'a> {
     pub fn close(&mut self) {
         self.meta.close();
         self.events.close();
-        if let Some((h, _, _)) = &mut self.history {
+        if let Some((h, ..)) = &mut self.history {
             h.close();
         }
         if let Some(going) = &mut self.dedup {
@@ -94,7 +99,7 @@ impl<'a> Settle<'a> {
     pub fn reopen(&mut self) {
         self.meta.reopen();
         self.events.reopen();
-        if let Some((h, _, _)) = &mut self.history {
+        if let Some((h, ..)) = &mut self.history {
             h.reopen();
         }
         if let Some(going) = &mut self.dedup {
@@ -109,8 +114,8 @@ impl<'a> Settle<'a> {
         if let Some((field, total)) = self.counter {
             add(&self.meta, field, total, n);
         }
-        if let Some((h, what, now)) = &self.history {
-            h.add(*now, *what, n);
+        if let Some((h, what, now, latency)) = &self.history {
+            h.add(*now, *what, n, latency);
         }
         Reply::Int(n)
     }
@@ -146,6 +151,9 @@ pub fn held<'a, const N: usize>(
     let l = lit();
     let mut rows = Vec::with_capacity(args.jobs());
     let mut stale = Vec::new();
+    // a counting settle's jobs, for the latency histograms: (their claim's ms, when they became ready)
+    let counting = total.and_then(tally);
+    let mut latency = Vec::new();
     for j in 0..args.jobs() {
         let id = args.job_bytes(j, 0);
         let name = s.row(id.bytes());
@@ -156,6 +164,15 @@ pub fn held<'a, const N: usize>(
             && row
                 .hget(l.row.token)
                 .is_some_and(|t| t.bytes() == token.as_bytes());
+        if ok && counting.is_some() {
+            let ms = |f: Str| {
+                row.hget(f)
+                    .and_then(|v| gates::digits(v.bytes()))
+                    .map_or(0, |x| x as i64)
+            };
+            let claim = args.job_number(j, 1) / TOKENS_PER_MS;
+            latency.push((claim, ms(l.row.created_ms).max(ms(l.row.due_ms))));
+        }
         if !ok {
             stale.push(id.bytes().to_vec());
         }
@@ -167,8 +184,8 @@ pub fn held<'a, const N: usize>(
         None => None,
     };
     // the counting settles' history, checked after their counter
-    let history = match total.and_then(tally) {
-        Some(what) => history::open(s, &meta)?.map(|h| (h, what, s.now())),
+    let history = match counting {
+        Some(what) => history::open(s, &meta)?.map(|h| (h, what, s.now(), latency)),
         None => None,
     };
     let dedup = if leaves == Leaves::Gone {
