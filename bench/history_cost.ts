@@ -1,5 +1,5 @@
 /**
- * The cost of the history (issue 37.5): a worker's drain of N jobs with the queue's history on
+ * The cost of the history and its latency histograms (issue 37.5, 37.6): a worker's drain of N jobs with the queue's history on
  * (the default) beside off (`retain({ historyMinutes: 0 })`), on one embedded server, rounds
  * interleaved (on, off, on, …), for the module and the scripts. Per job: the server's command time
  * (`INFO commandstats`: every EchoMQ command — `emq.*`, or `fcall` for the scripts) and its process
