@@ -30,6 +30,7 @@ import { DEFAULT_PAGE_SIZE, EVENTS_SHOWN, LANES_SHOWN, LISTED_STATES, MAX_PAGE_S
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
 import { HOUR_MINUTES, minutesView } from "./minutes.ts";
+import { percentiles } from "./latency_text.ts";
 import type { Discovery } from "./discovery.ts";
 import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, QUEUES_PAGE, queuesPage, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
@@ -73,6 +74,7 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     totals: totalsView(s),
     rate: sampler.rate(name),
     minutes: minutesView(history, Date.now()),
+    latency: { wait: percentiles(history.latency.wait), run: percentiles(history.latency.run) },
   };
 }
 

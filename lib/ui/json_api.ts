@@ -9,6 +9,7 @@
 import type { LaneInfo } from "../client/lanes.ts";
 import type { QueueLimits } from "../client/limits.ts";
 import type { QueueEventItem } from "../client/events.ts";
+import type { Percentiles } from "./latency_text.ts";
 
 /** The job states a queue page lists. */
 export const LISTED_STATES = ["active", "pending", "scheduled", "dead", "completed"] as const;
@@ -98,10 +99,12 @@ export interface QueueReply {
   readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */
   readonly rate: readonly RatePoint[];
-  /** Processed and failed per minute over the last hour (the server samples the totals). */
+  /** Processed and failed per minute over the last hour (the history the server keeps). */
   readonly minutes: MinutesView;
   /** When the oldest pending job (the next to be claimed) was admitted; absent when none waits. */
   readonly oldestPendingAt?: number;
+  /** Wait-time and run-time percentiles, from the histograms the server keeps (`mq.metrics`' latency). */
+  readonly latency: { readonly wait: Percentiles; readonly run: Percentiles };
 }
 
 /** One job as the page lists it. Times are ms since the epoch. */

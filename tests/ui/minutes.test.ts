@@ -10,6 +10,8 @@ import type { EchoMQ, MinuteCounts, QueueStats } from "../../client.ts";
 import { minuteAxes, minuteBars, minuteLabel, minuteSummary } from "../../lib/ui/minute_chart.ts";
 import { MINUTE_MS, minutesView } from "../../lib/ui/minutes.ts";
 import { Sampler } from "../../lib/ui/sampler.ts";
+import { latencyText, percentiles } from "../../lib/ui/latency_text.ts";
+import { LATENCY_BOUNDS_MS } from "../../lib/wire/mod.ts";
 
 /** 2026-12-02 09:00:00 UTC: a minute's start. */
 const T0 = Date.UTC(2026, 11, 2, 9, 0, 0);
@@ -105,5 +107,23 @@ describe("Sampler on a fake clock", () => {
     } finally {
       sampler.close();
     }
+  });
+});
+
+describe("latency percentiles", () => {
+  const h = (counts: number[]) => ({ boundsMs: LATENCY_BOUNDS_MS, counts, count: counts.reduce((a, b) => a + b, 0), sumMs: 0 });
+  test("each percentile is the bound of the bucket its rank falls in; past the last bound; none counted", () => {
+    // 100 jobs: 60 within 10 ms, 35 within 1 s, 4 within 1 min, 1 past a day
+    const counts = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+    for (const [i, n] of [[0, 60], [5, 35], [10, 4], [15, 1]] as const) counts[i] = n;
+    expect(percentiles(h(counts))).toEqual({ count: 100, p50: 10, p95: 1000, p99: 60_000 });
+    const tail = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+    tail[15] = 3;
+    expect(percentiles(h(tail))).toEqual({ count: 3, p50: Infinity, p95: Infinity, p99: Infinity });
+    const none = percentiles(h(new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0)));
+    expect(latencyText(percentiles(h(counts)), none)).toBe(
+      "Wait (ready → claimed): p50 ≤ 10 ms, p95 ≤ 1 s, p99 ≤ 1 min of 100 jobs; run (claimed → settled): no jobs yet",
+    );
+    expect(latencyText(percentiles(h(tail)), none)).toContain("p50 > 1 d");
   });
 });

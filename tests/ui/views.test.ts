@@ -194,6 +194,12 @@ for (const backend of BACKENDS) {
         expect(await rig.page.locator("#minutes rect.processed").count()).toBeGreaterThan(0);
         expect(await rig.page.locator("#minutes rect.failed").count()).toBeGreaterThan(0);
         expect((await axes())[0]).toMatch(/^\d+\/min$/);
+        // the wait and run percentiles, from the histograms the settles keep
+        await until(
+          "the latency line",
+          () => rig.page.locator("#latency").textContent(),
+          (t) => /^Wait \(ready → claimed\): p50 [≤>] .+ of \d+ jobs; run \(claimed → settled\): p50 [≤>] .+ of \d+ jobs$/.test(t ?? ""),
+        );
       } finally {
         await worker.stop();
       }
