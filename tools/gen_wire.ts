@@ -22,6 +22,7 @@ import {
   ARGS,
   type Gate,
   gateDigits,
+  HISTORY_FIELDS,
   LANE_FIELDS,
   META_FIELDS,
   OPTION_NAMES,
@@ -91,6 +92,7 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "duplicate":
       return [{ id: "JOB00000000001" }];
     case "lease-lost":
+    case "cancelled":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
     case "result":
@@ -184,6 +186,7 @@ export function vectors(): string {
     lane: Object.keys(LANE_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
     scheduler: Object.keys(SCHEDULER_FIELDS),
+    history: Object.keys(HISTORY_FIELDS),
     events: Object.fromEntries(wire.EVENT_TYPES.map((t) => [t, wire.EVENTS[t].fields])),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
@@ -499,7 +502,7 @@ export function luaScripts(): string {
 }
 
 /** The Rust constants the module takes from the spec, by their names in lib/wire, with their Rust types. */
-const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = ([
+const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string | readonly number[]]> = ([
   ["WIRE", "i64"],
   ["FENCE_KEY", "&str"],
   ["EVENT_TYPE_FIELD", "&str"],
@@ -515,6 +518,10 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["COMPLETED_MAX_DEFAULT", "i64"],
   ["COMPLETED_AGE_DEFAULT_MS", "i64"],
   ["EVENTS_MAX_DEFAULT", "i64"],
+  ["HISTORY_MINUTES_DEFAULT", "i64"],
+  ["MAX_HISTORY_MINUTES", "i64"],
+  ["HISTORY_MINUTE_MS", "i64"],
+  ["LATENCY_BOUNDS_MS", "[i64; 15]"],
   ["DEAD_AGE_DEFAULT_MS", "i64"],
   ["TRIM_LIMIT", "i64"],
   ["MAX_DIGITS", "usize"],
@@ -573,7 +580,7 @@ export function rust(): string {
     "",
     ...RUST_CONSTANTS.flatMap(([name, type, value]) => [
       `/// ${docOf(source, name)}`,
-      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : value};`,
+      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : Array.isArray(value) ? `[${value.join(", ")}]` : value};`,
     ]),
     "",
     "/// Every argument of the wire, with its gate (step 4).",
@@ -629,6 +636,8 @@ export function rust(): string {
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
     "",
     ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
+    "",
+    ...rustNames("The fields of the queue's history hash (`emq:{q}:metrics`) besides its minutes.", "History", "HISTORY", HISTORY_FIELDS),
     "",
     ...rustNames(
       "The kinds of event an entry of `events` has (its `type`).",

@@ -49,6 +49,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   jobs: async (rest) => (await import("./jobs.ts")).jobsCommand(rest),
   job: async (rest) => (await import("./job.ts")).jobCommand(rest),
   find: async (rest) => (await import("./job.ts")).findCommand(rest),
+  cancel: async (rest) => (await import("./job.ts")).cancelCommand(rest),
   lanes: async (rest) => (await import("./lanes.ts")).lanesCommand(rest),
   events: async (rest) => (await import("./events.ts")).eventsCommand(rest),
   result: async (rest) => (await import("./events.ts")).resultCommand(rest),

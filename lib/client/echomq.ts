@@ -33,6 +33,8 @@ import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
+import { cancel as cancelJob, type CancelOptions, type CancelOutcome } from "./cancel.ts";
+import { metrics as readMetrics, type MetricsOptions, type QueueMetrics } from "./metrics.ts";
 import * as operations from "./operations.ts";
 import type { Retention } from "./operations.ts";
 import {
@@ -429,6 +431,42 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   }
 
   /**
+   * The queue's history per minute, as the server keeps it (written by the settles themselves: any
+   * process, restarted or new, reads the same minutes): jobs completed (`processed`), buried
+   * (`failed`) and retried in each of the last `minutes` (default 60, at most 10080), oldest first,
+   * the current minute so far last. A queue keeps `retain`'s `historyMinutes` (default 1440, a day;
+   * 0: off). `latency` has the queue's wait-time (admitted or due → claimed) and run-time (claimed →
+   * settled) histograms, counted by the same settles.
+   *
+   * @example
+   * ```ts
+   * const { minutes } = await mq.metrics("mail", { minutes: 1440 });
+   * const failedToday = minutes.reduce((n, m) => n + m.failed, 0);
+   * ```
+   */
+  async metrics<const Q extends string>(queue: CheckQueue<Q>, opts?: MetricsOptions): Promise<QueueMetrics> {
+    this.#c.assertOpen();
+    return await readMetrics(this.#c, this.#c.keyspace(queue), opts);
+  }
+
+  /**
+   * Cancels a job from any process: a job that waits (pending or scheduled) is buried now with the
+   * reason `cancelled` (or `cancelled: <reason>`); a running one is buried now too, never retried, and
+   * its handler's `job.signal` aborts with a `JobCancelledError` within one heartbeat of its worker,
+   * wherever that runs (its late settle is refused as for a lost lease). A job that finished meanwhile
+   * answers `finished`, an unknown id `missing`: neither is an error. A `cancelled` event is written.
+   *
+   * @example
+   * ```ts
+   * const outcome = await mq.cancel("exports", id, { reason: "customer asked" });
+   * // "cancelled" | "aborting" | "finished" | "missing"
+   * ```
+   */
+  async cancel<const Q extends string>(queue: CheckQueue<Q>, id: string, opts?: CancelOptions): Promise<CancelOutcome> {
+    return await cancelJob(this.#c, this.#c.keyspace(queue), id, opts);
+  }
+
+  /**
    * Deletes a pending, scheduled, dead or completed job: `true` when it was removed, `false` when there was no
    * such job. An active job is refused with `JobActiveError` (its worker holds it; remove it once it
    * is settled).
@@ -598,12 +636,13 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * 30 days); how many completed jobs it keeps with their results (`completedMax`, default
    * {@link COMPLETED_MAX_DEFAULT}; **0: none**, an ack deletes the job) and for how long
    * (`completedAgeMs`, 0: no limit; default a day); how many entries its events stream keeps
-   * (`eventsMax`, default {@link EVENTS_MAX_DEFAULT}; 0: no events written, the stream deleted).
-   * A setting left out keeps the value in force (read from the queue first; its default when never
+   * (`eventsMax`, default {@link EVENTS_MAX_DEFAULT}; 0: no events written, the stream deleted);
+   * how many minutes of per-minute history it keeps (`historyMinutes`, up to 10080; default 1440;
+   * 0: none written, the history deleted: `metrics`). A setting left out keeps the value in force (read from the queue first; its default when never
    * set). The oldest dead and completed jobs past the limits are deleted now, a thousand of each
    * per command until none is left past them (later acks, buries and claims keep trimming).
    * Returns how many dead and completed jobs it deleted. Two `retain` calls racing each leave all
-   * five settings of one of them (never a mix the user did not write) — the settings are written
+   * six settings of one of them (never a mix the user did not write) — the settings are written
    * whole, each call's as it read them.
    *
    * @example

@@ -33,6 +33,8 @@ export type { SettleClaim } from "./settle_claim.ts";
 export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
 export type { FailedAttempt } from "./failure.ts";
 export type { JobLogs } from "./logs.ts";
+export { CANCELLED_REASON, type CancelOptions, type CancelOutcome } from "./cancel.ts";
+export type { LatencyHistogram, MetricsOptions, MinuteCounts, QueueMetrics } from "./metrics.ts";
 export type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
 export type { QueueScanPage } from "./inspect.ts";
 export { childId, type ChildState, type FlowChild, type FlowNode, type FlowSpec, MAX_FLOW_CHILDREN, type OnFailure } from "./flows.ts";
@@ -112,6 +114,7 @@ export {
   EchoMQError,
   FencedError,
   JobActiveError,
+  JobCancelledError,
   JobNotDeadError,
   JobNotScheduledError,
   JobRefusalError,

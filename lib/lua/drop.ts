@@ -15,7 +15,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}, {'${KEY.waiting}', 'zset'}, {'${KEY.outbox}', 'zset'}}) do
+for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}, {'${KEY.waiting}', 'zset'}, {'${KEY.outbox}', 'zset'}, {'${KEY.metrics}', 'hash'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -95,7 +95,7 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], keys['${KEY.waiting}'], keys['${KEY.outbox}'], KEYS[1])
+  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], keys['${KEY.waiting}'], keys['${KEY.outbox}'], keys['${KEY.metrics}'], KEYS[1])
   emq_each('DEL', nil, lanekeys)
 end
 return #victims + #scheds

@@ -9,6 +9,7 @@ import type { Verb } from "../wire/mod.ts";
 import { ACK_LUA } from "./ack.ts";
 import { APPLY_LUA } from "./apply.ts";
 import { BURY_LUA } from "./bury.ts";
+import { CANCEL_LUA } from "./cancel.ts";
 import { CLAIM_LUA } from "./claim.ts";
 import { DROP_LUA } from "./drop.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
@@ -48,6 +49,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   EXTEND: EXTEND_LUA,
   PROGRESS: PROGRESS_LUA,
   REMOVE: REMOVE_LUA,
+  CANCEL: CANCEL_LUA,
   REQUEUE: REQUEUE_LUA,
   RUN: RUN_LUA,
   PAUSE: PAUSE_LUA,

@@ -39,6 +39,9 @@ export {
   type Gate,
   gateDigits,
   gateRefusal,
+  HISTORY_MINUTE_MS,
+  HISTORY_MINUTES_DEFAULT,
+  LATENCY_BOUNDS_MS,
   LOG_LINES_KEPT,
   MAX_BATCH,
   MAX_BURST,
@@ -47,6 +50,7 @@ export {
   MAX_DIGITS,
   MAX_ENTRY_BYTES,
   MAX_ERROR_BYTES,
+  MAX_HISTORY_MINUTES,
   MAX_LOG_LINE_BYTES,
   MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
@@ -74,6 +78,9 @@ export {
   WIRE,
 } from "./verbs.ts";
 export {
+  HISTORY,
+  HISTORY_FIELDS,
+  type HistoryField,
   LANE,
   LANE_FIELDS,
   type LaneField,

@@ -164,6 +164,12 @@ export const REFUSALS = {
     doc: "a job (every such id, space-separated) is not active under this token: its lease ran out and " +
       "another claim holds it or it was settled, or it never was",
   },
+  cancelled: {
+    step: "domain",
+    template: "ERR {verb} cancelled: {ids}",
+    doc: "EXTEND of jobs cancelled under this token (every such id, space-separated): CANCEL buried them while " +
+      "their worker held them; their handlers should stop (checked before `lease-lost`, of which they are a case)",
+  },
   "entry-form": {
     step: "domain",
     template: "ERR {verb} malformed outbox entry",

@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 13;
+export const WIRE = 14;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -71,6 +71,17 @@ export const DEAD_AGE_DEFAULT_MS = 2_592_000_000;
 export const COMPLETED_MAX_DEFAULT = 1000;
 /** How long a completed job is kept when `meta` sets no `completed_age_ms` (0 there: no limit): one day. */
 export const COMPLETED_AGE_DEFAULT_MS = 86_400_000;
+/** Minutes of history (per-minute counts in `metrics`) a queue keeps when its `meta` sets no `history_minutes` (0 there: none written): a day. */
+export const HISTORY_MINUTES_DEFAULT = 1440;
+/** The most minutes of history a queue may keep (RETAIN's `history_minutes`): a week. */
+export const MAX_HISTORY_MINUTES = 10080;
+/**
+ * The upper bounds, in ms, of the latency histograms' buckets (`metrics`' `wait` and `run`), each
+ * bucket counting the jobs at most its bound and above the one before; a 16th counts the rest.
+ */
+export const LATENCY_BOUNDS_MS: readonly number[] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000, 86400000];
+/** A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down. */
+export const HISTORY_MINUTE_MS = 60000;
 /** Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written). */
 export const EVENTS_MAX_DEFAULT = 10000;
 /** Longest result a `completed` event carries (a longer one is flagged, to be read from its row). */
@@ -259,6 +270,12 @@ export const ARGS = {
     sample: "86400000",
     doc: "how long a completed job is kept, in ms (0: no limit)",
   },
+  history_minutes: {
+    gate: { kind: "number", min: 0, max: MAX_HISTORY_MINUTES },
+    sample: "1440",
+    doc: "the minutes of history the queue keeps in `metrics` (per-minute counts of what its settles did; 0: none " +
+      "written, `metrics` deleted)",
+  },
   events_max: {
     gate: { kind: "number", min: 0 },
     sample: "10000",
@@ -422,6 +439,18 @@ const FAILURE = "per job whose `failure` is not empty: `HINCRBY row failures 1` 
 /** What a settle writes when the queue has a concurrency limit (a slot freed may make jobs claimable). */
 const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 0 ready` (a slot is free)";
 
+/** What a settle writes into the queue's history (docs/WIRE.md, "History"), `<k>` its count's place. */
+const HISTORY = (what: string): string =>
+  `when \`meta\`'s \`history_minutes\` (absent: ${HISTORY_MINUTES_DEFAULT}) is not 0, the history: the minute m = ` +
+  `now ÷ ${HISTORY_MINUTE_MS}; when \`metrics\` has no field m and its \`last\` is not m, \`HDEL metrics\` of the minutes from \`first\` to ` +
+  "min(m − history_minutes, last) (at most " + `${MAX_HISTORY_MINUTES + 1}` + "), `HSET metrics last <m> first <max(first, " +
+  'm − history_minutes + 1)>` (first: m when there was no `last`); then `HSET metrics <m> "<acked> <buried> <retried>"` ' +
+  `with ${what} added (a missing or malformed field counts 0 0 0); and the latency histograms: per job, its run ` +
+  "(now − its token ÷ 1000, the claim's ms) and its wait (that claim − the later of its row's `created_ms` and " +
+  "`due_ms`) each counted in the bucket of `LATENCY_BOUNDS_MS` it falls in, `HSET metrics run <counts…> <sum_ms> " +
+  "wait <counts…> <sum_ms>` (16 counts and the sum, space-separated, added to the stored ones; a malformed one counts " +
+  "zeros)";
+
 /** How every verb that makes a transition writes its events (lib/wire/events.ts). */
 const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is not 0, its events: \`XADD events ` +
   'MAXLEN ~ <events_max> * type <type> …` (docs/WIRE.md, "Events")';
@@ -487,7 +516,7 @@ export const VERBS = {
   ACK: {
     args: [],
     group: ["id", "token", "result"],
-    touches: ["active", "completed", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["active", "completed", "pending", "wake", "rows", "dedup", "dedup_ttl", "events", "metrics"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "ids leave active; when the queue keeps completed jobs (`completed_max`, absent: " +
@@ -495,20 +524,22 @@ export const VERBS = {
       "trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go",
     writes: "`ZREM active <ids…>`; keeping: per job `HSET row state completed finished_ms <now>` (and `result <r>` when " +
       "not empty), `HDEL row deadline_ms token`, `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
-      "; else `DEL <rows…>`; `HINCRBY meta acked <n>`; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`completed`)",
+      "; else `DEL <rows…>`; `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE + "; " + FREED + "; " +
+      EVENT + " (`completed`)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RETRY: {
     args: [],
     group: ["id", "token", "delay_ms", "reason", "failure"],
-    touches: ["active", "schedule", "pending", "wake", "rows", "events"],
+    touches: ["active", "schedule", "pending", "wake", "rows", "events", "metrics"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending " +
       "(ready now, as a promotion would put it); reason kept",
     writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
       "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
-      "due_ms <now> reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
+      "due_ms <now> reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; " + HISTORY("n to `retried`") +
+      "; `ZADD wake LT <earliest due> due` " +
       "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED + "; " + EVENT +
       " (`retried`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
@@ -516,13 +547,13 @@ export const VERBS = {
   BURY: {
     args: [],
     group: ["id", "token", "reason", "failure"],
-    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl", "events", "metrics"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
       FAILURE + "; " +
-      "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
+      "`HINCRBY meta buried <n>`; " + HISTORY("n to `buried`") + "; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
       "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT +
       " (`dead`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
@@ -547,8 +578,9 @@ export const VERBS = {
     admits: false,
     reply: "integer: leases extended",
     effect: "each job's lease runs until now+lease_ms",
-    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`",
-    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
+    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`; a job not held whose row " +
+      "has `cancelled_ms` and the call's token refuses the call `cancelled` (CANCEL buried it under this claim)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "cancelled", "lease-lost"],
   },
   PROGRESS: {
     args: [],
@@ -575,6 +607,25 @@ export const VERBS = {
       "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
+  CANCEL: {
+    args: ["reason"],
+    group: ["id"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
+    admits: false,
+    reply: "array: one status per id, in argument order: 0 no row; 1 it waited (pending or scheduled) and is buried " +
+      "now; 2 it was active and is buried now (its worker's next EXTEND is refused `cancelled`); 3 it had finished " +
+      "(completed or dead) or is a flow's waiting parent: nothing written",
+    effect: "cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with " +
+      "the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active " +
+      "and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not " +
+      "held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. " +
+      "Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM",
+    writes: "per job cancelled: `LREM <its ready list> 0 id` (with REMOVE's lane and priority bookkeeping) or `ZREM " +
+      "schedule id` or `ZREM active id` (a laned queue: the lane's `active` − 1, as BURY), `ZADD dead <now> id`, " +
+      "`HSET row state dead reason <r> buried_ms <now> cancelled_ms <now>`; `HINCRBY meta buried <n>`; `ZREM wake " +
+      "ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`cancelled`)",
+    domain: ["repeated", "noperm", "wrongtype", "counter", "migrating"],
+  },
   REQUEUE: {
     args: ["limit"],
     group: ["id"],
@@ -585,7 +636,7 @@ export const VERBS = {
     effect: "dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or " +
       "without ids up to limit, oldest first",
     writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0`, `HDEL row reason " +
-      "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
+      "buried_ms cancelled_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
       EVENT + " (`requeued`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },
@@ -660,18 +711,18 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "migrating"],
   },
   RETAIN: {
-    args: ["dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max"],
+    args: ["dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max", "history_minutes"],
     group: [],
-    touches: ["dead", "completed", "rows", "events"],
+    touches: ["dead", "completed", "rows", "events", "metrics"],
     admits: false,
     reply: `integer: dead and completed jobs deleted, at most ${TRIM_LIMIT} of each (${TRIM_LIMIT}: call again; ` +
       "fewer: the retention holds)",
     effect: "the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of " +
-      "events (0: none written), applied at once: the oldest jobs past it are deleted, at most " +
+      "events (0: none written) and the minutes of history it keeps (0: none), applied at once: the oldest jobs past it are deleted, at most " +
       `${TRIM_LIMIT} of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed`,
     writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms> completed_max <n> completed_age_ms <ms> " +
-      "events_max <n>`; retention as BURY's and ACK's, with these limits; `XTRIM events MAXLEN <events_max>` (0: " +
-      "`DEL events`)",
+      "events_max <n> history_minutes <m>`; retention as BURY's and ACK's, with these limits; `XTRIM events MAXLEN <events_max>` (0: " +
+      "`DEL events`); history_minutes 0: `DEL metrics`",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   DROP: {
@@ -692,6 +743,7 @@ export const VERBS = {
       "events",
       "waiting",
       "outbox",
+      "metrics",
     ],
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
@@ -699,7 +751,7 @@ export const VERBS = {
       "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job " +
       "is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events waiting outbox meta`",
+      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events waiting outbox metrics meta`",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {
@@ -773,7 +825,7 @@ export const VERBS = {
   SETTLE: {
     args: ["lease_ms", "want"],
     group: ["op", "id", "token", "delay_ms", "reason", "result", "failure"],
-    touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events", "metrics"],
     admits: false,
     reply: "array: `next_ms` (as CLAIM's), then an array of one status per settlement in argument order (1 applied, " +
       "0 not held: its row missing or not a hash, its id not in active, or its row's token another; 2 its id " +

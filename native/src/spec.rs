@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 13;
+pub const WIRE: i64 = 14;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -41,6 +41,14 @@ pub const COMPLETED_MAX_DEFAULT: i64 = 1000;
 pub const COMPLETED_AGE_DEFAULT_MS: i64 = 86400000;
 /// Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written).
 pub const EVENTS_MAX_DEFAULT: i64 = 10000;
+/// Minutes of history (per-minute counts in `metrics`) a queue keeps when its `meta` sets no `history_minutes` (0 there: none written): a day.
+pub const HISTORY_MINUTES_DEFAULT: i64 = 1440;
+/// The most minutes of history a queue may keep (RETAIN's `history_minutes`): a week.
+pub const MAX_HISTORY_MINUTES: i64 = 10080;
+/// A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down.
+pub const HISTORY_MINUTE_MS: i64 = 60000;
+/// The upper bounds, in ms, of the latency histograms' buckets (`metrics`' `wait` and `run`), each bucket counting the jobs at most its bound and above the one before; a 16th counts the rest.
+pub const LATENCY_BOUNDS_MS: [i64; 15] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000, 86400000];
 /// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
 pub const DEAD_AGE_DEFAULT_MS: i64 = 2592000000;
 /// Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long.
@@ -107,6 +115,8 @@ pub mod arg {
     pub const COMPLETED_MAX: Arg = Arg { name: "completed_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a completed job is kept, in ms (0: no limit)
     pub const COMPLETED_AGE_MS: Arg = Arg { name: "completed_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the minutes of history the queue keeps in `metrics` (per-minute counts of what its settles did; 0: none written, `metrics` deleted)
+    pub const HISTORY_MINUTES: Arg = Arg { name: "history_minutes", gate: Gate::Number { min: 0, max: Some(10080), digits: 15 } };
     /// the entries the queue's events stream keeps: at least the newest `events_max`, at most one stream node more (trimmed by whole nodes: `stream-node-max-entries`, 100 by default); RETAIN trims it to exactly this (0: no events written; the stream is deleted)
     pub const EVENTS_MAX: Arg = Arg { name: "events_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the handler's result, any bytes (the client sends JSON; empty: none), kept on the row when the queue keeps completed jobs
@@ -200,6 +210,8 @@ pub mod verb {
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
+    /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
+    pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
     /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
@@ -212,8 +224,8 @@ pub mod verb {
     pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::SCOPE, arg::LANE, arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PENALIZE`: parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
-    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written) and the minutes of history it keeps (0: none), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
+    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX, arg::HISTORY_MINUTES], group: &[], min_groups: 1, admits: false };
     /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
@@ -240,7 +252,7 @@ pub mod verb {
     pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 29] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
+    pub const ALL: [&Verb; 30] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
 }
 
 names! {
@@ -260,10 +272,12 @@ names! {
         deadline_ms,
         /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents
         token,
-        /// the last failure's reason (RETRY, BURY; REQUEUE deletes it)
+        /// the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)
         reason,
         /// when it was buried (BURY; REQUEUE deletes it)
         buried_ms,
+        /// when CANCEL buried it (REQUEUE deletes it): with its `token`, what tells its worker's EXTEND that the claim it holds was cancelled
+        cancelled_ms,
         /// its progress, as the handler last reported it (PROGRESS)
         progress,
         /// the scheduler whose tick admitted it (TICK)
@@ -318,7 +332,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`13`), written with `created_ms` on first use
+        /// the wire that made the queue (`14`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -344,6 +358,8 @@ names! {
         completed_max,
         /// how long a completed job is kept, in ms (RETAIN; absent: 1 day; 0: no limit)
         completed_age_ms,
+        /// the minutes of history `metrics` keeps (RETAIN; absent: 1440; 0: none written)
+        history_minutes,
         /// the most entries of the events stream (RETAIN; absent: 10000; 0: no events written)
         events_max,
         /// ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in `ready:<p>:<lane>` lists): counts add it to pending
@@ -420,6 +436,20 @@ names! {
 }
 
 names! {
+    /// The fields of the queue's history hash (`emq:{q}:metrics`) besides its minutes.
+    History HISTORY {
+        /// the latest minute written (now ÷ 60000)
+        last,
+        /// the oldest minute that may still have a field: a new minute deletes the fields from it to the window's start
+        first,
+        /// the run-time histogram: jobs settled (ACK, RETRY, BURY) by ms from their claim (their token ÷ 1000) to the settle, `<c0> … <c15> <sum_ms>`: a count per bucket of `LATENCY_BOUNDS_MS` (and one past the last), then the sum
+        run,
+        /// the wait-time histogram, as `run`: from the later of the row's `created_ms` and `due_ms` (when it became ready) to its claim
+        wait,
+    }
+}
+
+names! {
     /// The kinds of event an entry of `events` has (its `type`).
     Events EVENT {
         /// jobs admitted ready (pending)
@@ -448,6 +478,8 @@ names! {
         released,
         /// jobs deleted (the ids that had a row)
         removed,
+        /// jobs cancelled (buried: the ids that waited or ran), with the cancel's reason
+        cancelled,
         /// dead jobs back in pending
         requeued,
         /// the queue (no `lane`) or a lane paused (only when it was not)

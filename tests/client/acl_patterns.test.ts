@@ -35,6 +35,7 @@ const VERBS = {
     "+type",
     "+del",
     "+hget",
+    "+hmget",
     "+hset",
     "+hdel",
     "+hincrby",

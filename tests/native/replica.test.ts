@@ -373,7 +373,8 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   // nodes of 2 entries on the primary (the replica keeps 100): its trims by whole nodes reach the
   // replica as the exact length left, whatever the replica's nodes
   expectOk(await call(primary, ["CONFIG", "SET", "stream-node-max-entries", "2"]));
-  const retain = (v: Values) => argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, ...v });
+  const retain = (v: Values) =>
+    argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, history_minutes: 1440, ...v });
   expectOk(await run(retain({ completed_max: 3, events_max: 7 })), 0);
   const ids = Array.from({ length: 12 }, (_, i) => jobId(i + 1));
   expectOk(await run(argv("ENQUEUE", q, {}, ids.map((id) => ({ id, payload: id })))), 12);

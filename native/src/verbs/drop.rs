@@ -9,7 +9,7 @@ use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{
-    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, OUTBOX, PARKED, PENDING,
+    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, METRICS, OUTBOX, PARKED, PENDING,
     RING, SCHEDULE, SCHEDULERS, WAITING, WAKE,
 };
 use crate::wire::Refusal;
@@ -36,6 +36,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     // flows: waiting parents go as jobs; the outbox with the queue
     let waiting = s.structure(WAITING, Kind::Zset)?;
     let outbox = s.structure(OUTBOX, Kind::Zset)?;
+    // the history goes with the queue
+    let metrics = s.structure(METRICS, Kind::Hash)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -163,6 +165,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &events,
             &waiting,
             &outbox,
+            &metrics,
             &meta,
         ];
         let keys: Vec<&Key> = keys.into_iter().chain(&lane_keys).collect();

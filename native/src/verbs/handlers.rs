@@ -5,6 +5,7 @@
 pub mod ack;
 pub mod apply;
 pub mod bury;
+pub mod cancel;
 pub mod claim;
 pub mod drop;
 pub mod enqueue;
