@@ -18,8 +18,14 @@ import { fields, jsonOrText } from "./info.ts";
 /** Most children one `flow` call carries (one FLOW command). */
 export const MAX_FLOW_CHILDREN = 1000;
 
-/** What a child's failure does to its parent: `fail` it at once (the default), or `ignore` it. */
-export type OnFailure = "fail" | "ignore";
+/**
+ * What a child's failure (buried: attempts exhausted or unrecoverable) does to its parent: `fail` it
+ * at once, with a reason naming the child (the default); `ignore` it (recorded as `failed`, counts as
+ * finished); `remove` it (counts as finished, recorded as `removed` without its reason); or
+ * `continue`: the parent may run at once with what has finished (the later children still land in
+ * `children()`, and never wake it again).
+ */
+export type OnFailure = "fail" | "ignore" | "remove" | "continue";
 
 /** One child of a flow. */
 export interface FlowChild {
@@ -59,15 +65,15 @@ export interface ChildState {
   readonly queue: string;
   /** Its id. */
   readonly id: JobId;
-  /** `completed`, `failed`, or `unfinished` while it has not finished. */
-  readonly state: "completed" | "failed" | "unfinished";
+  /** `completed`, `failed`, `removed` (failed under `onFailure: "remove"`), or `unfinished` while it has not finished. */
+  readonly state: "completed" | "failed" | "removed" | "unfinished";
   /** Its result (completed, when it returned one). */
   readonly result?: unknown;
   /** Why it failed. */
   readonly reason?: string;
 }
 
-const POLICY: Readonly<Record<OnFailure, string>> = { fail: "0", ignore: "1" };
+const POLICY: Readonly<Record<OnFailure, string>> = { fail: "0", ignore: "1", remove: "2", continue: "3" };
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** A parent's field naming child i, and the one holding its outcome. */
 const CHILD_FIELD = "child:";
@@ -106,7 +112,7 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     if ("children" in k) throw refuse(`child ${i}: nested flows are not supported yet`);
     const queue = c.keyspace(k.queue).name;
     const onFailure = k.onFailure ?? "fail";
-    if (!Object.hasOwn(POLICY, onFailure)) throw refuse(`child ${i}: onFailure must be "fail" or "ignore", got ${JSON.stringify(onFailure)}`);
+    if (!Object.hasOwn(POLICY, onFailure)) throw refuse(`child ${i}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
     const body = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
     if (byteLength(body) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${i}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     return { queue, policy: POLICY[onFailure], body: toWire(body) };
@@ -144,6 +150,7 @@ export async function children<P>(c: ClientContext<P>, ks: Keyspace, id: string)
     const cut = done.indexOf("\0");
     const [state, detail] = [done.slice(0, cut), done.slice(cut + 1)];
     if (state === "completed") out.push({ queue, id: child, state, ...(detail === "" ? {} : { result: jsonOrText(detail) }) });
+    else if (state === "removed") out.push({ queue, id: child, state });
     else out.push({ queue, id: child, state: "failed", reason: detail });
   }
   return out;

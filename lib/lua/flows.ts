@@ -89,8 +89,9 @@ local function emq_flow_number(v)
 end
 
 -- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
--- nothing when its row is gone, names another child there, or already holds the outcome. Then,
--- while the parent waits: a failure of policy 0 buries it; else the last outcome makes it ready.
+-- nothing when its row is gone, names another child there, or already holds the outcome (a failure
+-- of policy 2 as 'removed', without its reason). Then, while the parent waits: a failure of policy
+-- 0 buries it; a failure of policy 3, or the last outcome, makes it ready.
 -- Whether it recorded.
 local function emq_flow_record(base, parent, index, child, state, detail)
   local row = base .. '${KEY_PREFIX.job}' .. parent
@@ -101,10 +102,12 @@ local function emq_flow_record(base, parent, index, child, state, detail)
   local finished = emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) + 1
   local children = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
   local waits = redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}'
-  redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, state .. '\\0' .. detail, '${ROW.finished}', emq_int(finished))
+  local failed = state == 'failed'
+  local outcome = (failed and e[3] == '2') and 'removed\\0' or (state .. '\\0' .. detail)
+  redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, outcome, '${ROW.finished}', emq_int(finished))
   if not waits then return true end
   local waiting = base .. '${KEY.waiting}'
-  if state == 'failed' and e[3] == '0' then
+  if failed and e[3] == '0' then
     local reason = string.sub('child ' .. e[1] .. ' ' .. child .. ' failed: ' .. detail, 1, ${MAX_REASON_BYTES})
     local dead = base .. '${KEY.dead}'
     if not emq_flow_kinds({{dead, 'zset'}, {waiting, 'zset'}}) or emq_counter(KEYS[1], '${META.buried}') then return true end
@@ -113,7 +116,7 @@ local function emq_flow_record(base, parent, index, child, state, detail)
     redis.call('ZADD', dead, now, parent)
     redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
     redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
-  elseif finished >= children then
+  elseif finished >= children or (failed and e[3] == '3') then
     if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return true end
     local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return true end
     local was_empty = not emq_ready_any(base)

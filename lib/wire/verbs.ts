@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 13;
+export const WIRE = 14;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -335,9 +335,11 @@ export const ARGS = {
   parent: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "the parent's id (a `JOB` id)" },
   queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
   policy: {
-    gate: { kind: "number", min: 0, max: 1, digits: 1 },
+    gate: { kind: "number", min: 0, max: 3, digits: 1 },
     sample: "0",
-    doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (counts as finished)",
+    doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), " +
+      "2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent " +
+      "may run at once with what has finished)",
   },
   body: {
     gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
@@ -797,7 +799,8 @@ export const VERBS = {
     effect: 'a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): ' +
       "a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another " +
       "queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when " +
-      "its last child finishes, or is buried at once when a child of policy 0 fails",
+      "its last child finishes, or is buried at once when a child of policy 0 fails, or moves at once when a child of " +
+      "policy 3 fails",
     writes: "`meta` made if missing, `HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
       "attempts 0 created_ms <now> children <n> finished 0` and per child `child:<i> <queue>\\0<id>\\0<policy>`; `ZADD " +
       "waiting <now> parent`; per child here `HSET row state pending payload <b> attempts 0 created_ms <now> parent " +
@@ -825,8 +828,9 @@ export const VERBS = {
     reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
     effect: "applies outbox entries of other queues in this one (each entry's second field must name this queue), " +
       "idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a " +
-      "child's outcome on its parent unless recorded: the parent is buried when a child of policy 0 failed, else moves " +
-      "to pending when it was the last",
+      "child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the " +
+      "parent waits, it is buried when a child of policy 0 failed, else moves to pending when a child of policy 3 failed " +
+      "or when it was the last",
     writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
       "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +

@@ -174,6 +174,52 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.children(p, ignoring.id)).toEqual([{ queue: p, id: own.id, state: "failed", reason: "ignored" }]);
     });
 
+    test('"remove": a failed child counts as finished, recorded as removed without its reason', async () => {
+      const [p, a] = spread(`flow-remove-${backend}`);
+      const tree = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 }, onFailure: "remove" }, { queue: p, payload: { n: 2 } }],
+      });
+      await ctx.mq.relayOnce([p]);
+      await ctx.mq.bury((await ctx.mq.claim(a, { leaseMs: 60_000 }))!, "gone");
+      expect(await ctx.mq.relayOnce([a])).toBe(1);
+      expect(await state(p, tree.id)).toBe("waiting");
+      await ackOne(p);
+      const parent = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      expect(parent.id).toBe(tree.id);
+      expect(await ctx.mq.children(p, tree.id)).toEqual([
+        { queue: a, id: tree.children[0]!.id, state: "removed" },
+        { queue: p, id: tree.children[1]!.id, state: "completed", result: { n: 2 } },
+      ]);
+    });
+
+    test('"continue": a failed child lets the parent run at once; later children land in children() and never wake it again', async () => {
+      const [p, a, b] = spread(`flow-continue-${backend}`);
+      const tree = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 }, onFailure: "continue" }, { queue: b, payload: { n: 2 } }, { queue: p, payload: { n: 3 }, onFailure: "continue" }],
+      });
+      await ctx.mq.relayOnce([p]);
+      await ctx.mq.bury((await ctx.mq.claim(a, { leaseMs: 60_000 }))!, "partial");
+      expect(await ctx.mq.relayOnce([a])).toBe(1);
+      // the parent's own-queue child is ahead of it; the parent is next
+      expect(await state(p, tree.id)).toBe("pending");
+      const mine = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      const parent = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      expect([mine.id, parent.id].sort()).toEqual([tree.children[2]!.id, tree.id].sort());
+      const seen = await ctx.mq.children(p, tree.id);
+      expect(seen.map((k) => k.state)).toEqual(["failed", "unfinished", "unfinished"]);
+      expect(seen[0]).toMatchObject({ reason: "partial" });
+      await ctx.mq.ack(parent);
+      await ctx.mq.bury(mine, "late"); // a second failure of policy continue: the parent is not woken twice
+      await ackOne(b);
+      expect(await ctx.mq.relayOnce([b])).toBe(1);
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+      expect((await ctx.mq.children(p, tree.id)).map((k) => k.state)).toEqual(["failed", "completed", "failed"]);
+    });
+
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
       const [p, a] = spread(`flow-dup-${backend}`);
       const K = { p: keyspace(p), a: keyspace(a) };
@@ -246,7 +292,7 @@ for (const combo of COMBOS) {
       const cases: Array<[Parameters<typeof wire>[2], string[], string]> = [
         ["FLOW", [parent, "x"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
         ["FLOW", [parent, "x", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
-        ["FLOW", [parent, "x", "JOB00000000002", a, "2", "y"], "ERR EMQ.FLOW policy must be at most 1"],
+        ["FLOW", [parent, "x", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW policy must be at most 3"],
         ["FLOW", [parent, "x", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
         ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`done\0${a}\0${parent}\x000\0JOB00000000002\0completed\0`], "ERR EMQ.APPLY malformed outbox entry"],

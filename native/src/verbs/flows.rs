@@ -23,8 +23,14 @@ pub const FAILED: &[u8] = b"failed";
 pub const CHILD_FIELD: &[u8] = b"child:";
 /// A parent's field holding child i's outcome (`done:<i>`: `<state>\0<detail>`).
 pub const DONE_FIELD: &[u8] = b"done:";
+/// A child's outcome: failed under policy `remove` (counts as finished, its reason not kept).
+pub const REMOVED: &[u8] = b"removed";
 /// The policy that fails the parent at once.
 pub const POLICY_FAIL: &[u8] = b"0";
+/// The policy that records a failure as `removed`, without its reason.
+pub const POLICY_REMOVE: &[u8] = b"2";
+/// The policy that lets the parent run at once on a failure.
+pub const POLICY_CONTINUE: &[u8] = b"3";
 
 /// `fields` joined by NUL.
 pub fn join(fields: &[&[u8]]) -> Vec<u8> {
@@ -140,8 +146,9 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
 
 /// Step 6: child `child`'s (place `index`) outcome `state` (`detail`) recorded on parent `parent`
 /// of this queue, once: nothing when its row is gone, names another child there, or already
-/// holds the outcome. Then, while the parent waits: a failure of policy 0 buries it; else the
-/// last outcome makes it ready. Whether it recorded.
+/// holds the outcome (a failure of policy 2 as `removed`, without its reason). Then, while the
+/// parent waits: a failure of policy 0 buries it; a failure of policy 3, or the last outcome, makes
+/// it ready. Whether it recorded.
 pub fn record(
     s: &Scope,
     parent: &[u8],
@@ -176,7 +183,12 @@ pub fn record(
     let waits = row
         .hget(l.row.state)
         .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
-    let outcome = ctx.string(&join(&[state, detail]));
+    let failed = state == FAILED;
+    let outcome = if failed && edge.1 == POLICY_REMOVE {
+        ctx.string(&join(&[REMOVED, b""]))
+    } else {
+        ctx.string(&join(&[state, detail]))
+    };
     let count = ctx.int(finished);
     row.hset(&[
         (done_field.as_str(), outcome.as_str()),
@@ -186,10 +198,10 @@ pub fn record(
         return true;
     }
     let id = ctx.string(parent);
-    if state == FAILED && edge.1 == POLICY_FAIL {
+    if failed && edge.1 == POLICY_FAIL {
         let reason = failed_reason(&row, index, child, detail);
         bury(s, &row, id.as_str(), &reason);
-    } else if finished >= children {
+    } else if finished >= children || (failed && edge.1 == POLICY_CONTINUE) {
         wake(s, &row, id.as_str());
     }
     true
