@@ -20,6 +20,7 @@ import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recent
 import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
 import * as flows from "./flows.ts";
 import type { ChildState, FlowNode, FlowSpec } from "./flows.ts";
+import { flowOf, type FlowTree } from "./flow_tree.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -406,6 +407,15 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    */
   async flow<const Q extends string>(spec: FlowSpec<P> & { queue: CheckQueue<Q> }): Promise<FlowNode> {
     return await flows.flow(this.#c, spec);
+  }
+
+  /**
+   * The whole flow job `id` of `queue` belongs to (any of its jobs: the tree starts at its root
+   * parent), each job with its state, result or reason; null when the job is not there. Reads only,
+   * one `getJob` per job: not one snapshot of the tree.
+   */
+  async flowOf<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<FlowTree | null> {
+    return await flowOf(this.#c, this.#c.keyspace(queue), id);
   }
 
   /** The children of parent `id` (a flow's parent) with their states, results and reasons, in their order. */

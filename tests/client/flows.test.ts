@@ -220,6 +220,32 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.children(p, tree.id)).map((k) => k.state)).toEqual(["failed", "completed", "failed"]);
     });
 
+    test("getJob shows a waiting parent with its children's outcomes and a child's parent; flowOf the whole tree", async () => {
+      const [p, a] = spread(`flow-show-${backend}`);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: p, payload: { n: 2 } }] });
+      const [far, near] = tree.children as [typeof tree, typeof tree];
+      const parent = (await ctx.mq.getJob(p, tree.id))!;
+      expect(parent).toMatchObject({ id: tree.id, queue: p, state: "waiting-children", payload: { n: 0 } });
+      expect(parent.children).toEqual([{ queue: a, id: far.id, state: "unfinished" }, { queue: p, id: near.id, state: "unfinished" }]);
+      expect((await ctx.mq.jobs(p, "waiting-children")).map((j) => j.id)).toEqual([tree.id]);
+      expect((await ctx.mq.getJob(p, near.id))!.parent).toEqual({ queue: p, id: tree.id });
+      // the child elsewhere not made yet: missing in the tree; then pending, then completed
+      expect(await ctx.mq.flowOf(p, tree.id)).toEqual({
+        queue: p,
+        id: tree.id,
+        state: "waiting-children",
+        children: [{ queue: a, id: far.id, state: "missing", children: [] }, { queue: p, id: near.id, state: "pending", children: [] }],
+      });
+      await ctx.mq.relayOnce([p]);
+      expect((await ctx.mq.getJob(a, far.id))!.parent).toEqual({ queue: p, id: tree.id });
+      await ackOne(p, "near");
+      const fromChild = (await ctx.mq.flowOf(a, far.id))!;
+      expect(fromChild.id).toBe(tree.id);
+      expect(fromChild.children.map((k) => [k.id, k.state])).toEqual([[far.id, "pending"], [near.id, "completed"]]);
+      expect(fromChild.children[1]!.result).toBe("near");
+      expect(await ctx.mq.flowOf(p, "JOB00000000009")).toBeNull();
+    });
+
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
       const [p, a] = spread(`flow-dup-${backend}`);
       const K = { p: keyspace(p), a: keyspace(a) };
