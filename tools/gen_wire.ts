@@ -506,6 +506,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_PAYLOAD_BYTES", "i64"],
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
+  ["TOMBSTONE_MS", "i64"],
   ["FAILURES_KEPT", "i64"],
   ["LOG_LINES_KEPT", "i64"],
   ["EVENT_RESULT_MAX_BYTES", "i64"],

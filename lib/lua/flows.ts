@@ -7,14 +7,17 @@
  *
  * @module
  */
-import { MAX_BATCH, MAX_REASON_BYTES, META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
+import { LANE, MAX_BATCH, MAX_REASON_BYTES, META, ROW, STATE, TOMBSTONE_MS, WAKE, WIRE } from "../wire/mod.ts";
 import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** A parent's field naming child i (`child:<i>`), and the one holding its outcome (`done:<i>`). */
 export const FLOW_FIELDS = { child: "child:", done: "done:" } as const;
 
-/** `emq_flow_fields`, `emq_flow_parse`, `emq_flow_child`, `emq_flow_record`, `emq_flow_settled`. */
+/**
+ * `emq_flow_fields`, `emq_flow_parse`, `emq_flow_child`, `emq_flow_cancel`,
+ * `emq_flow_cancel_unfinished`, `emq_flow_record`, `emq_flow_settled`.
+ */
 export const FLOWS_LUA: string = `
 -- The first n NUL-separated fields of s, the last taking the rest; nil when fewer.
 local function emq_flow_fields(s, n)
@@ -48,16 +51,17 @@ local function emq_flow_job(x)
   return string.sub(x, 1, 3) == 'JOB'
 end
 
--- An entry an outbox holds for queue own, parsed ({kind = 'child', id, parent, body} or {kind =
--- 'done', parent, index, child, state, detail}), or nil.
+-- An entry an outbox holds for queue own, parsed ({kind = 'child' or 'cancel', id, parent, body}
+-- or {kind = 'done', parent, index, child, state, detail}), or nil.
 local function emq_flow_parse(entry, own)
   local f = emq_flow_fields(entry, 7)
   if not f or f[2] ~= own then return nil end
-  if f[1] == 'child' then
+  if f[1] == 'child' or f[1] == 'cancel' then
     local q = f[4]
     if not (emq_flow_job(f[3]) and #q >= 1 and #q <= ${MAX_NAME_BYTES} and not string.find(q, '[{}%z]')
       and emq_flow_job(f[5]) and emq_flow_index(f[6])) then return nil end
-    return {kind = 'child', id = f[3], parent = q .. '\\0' .. f[5] .. '\\0' .. f[6], body = f[7]}
+    if f[1] == 'cancel' and f[7] ~= '' then return nil end
+    return {kind = f[1], id = f[3], parent = q .. '\\0' .. f[5] .. '\\0' .. f[6], body = f[7]}
   end
   if f[1] ~= 'done' or not (emq_flow_job(f[3]) and emq_flow_index(f[4]) and emq_flow_job(f[5])
     and (f[6] == 'completed' or f[6] == 'failed')) then return nil end
@@ -82,10 +86,62 @@ local function emq_flow_child(base, id, parent, body)
   return true
 end
 
+-- Step 6: child id of this queue, naming parent, cancelled unless it started: a pending job never
+-- claimed (attempts 0) leaves its ready list and its row is deleted ('ready' leaves wake when no
+-- ready job is left); a missing row becomes a tombstone when tombstone (state cancelled, expiring
+-- after TOMBSTONE_MS), which a late creation finds. Whether it wrote.
+local function emq_flow_cancel(base, id, parent, tombstone)
+  local row = base .. '${KEY_PREFIX.job}' .. id
+  local t = redis.call('TYPE', row)['ok']
+  if t == 'none' then
+    if not tombstone then return false end
+    redis.call('HSET', row, '${ROW.state}', '${STATE.cancelled}', '${ROW.parent}', parent)
+    redis.call('PEXPIRE', row, ${TOMBSTONE_MS})
+    return true
+  end
+  if t ~= 'hash' then return false end
+  local f = redis.call('HMGET', row, '${ROW.state}', '${ROW.attempts}', '${ROW.parent}')
+  local pending, wake = base .. '${KEY.pending}', base .. '${KEY.wake}'
+  if f[1] ~= '${STATE.pending}' or f[2] ~= '0' or f[3] ~= parent or not emq_flow_kinds({{pending, 'list'}, {wake, 'zset'}})
+    or not emq_flow_kinds({{KEYS[1], 'hash'}}) then return false end
+  local plan, e = emq_ready_plan(base, {id}, {false}, {}, {0}, {''}) if e then return false end
+  local took = redis.call('LREM', pending, 0, id) > 0
+  if took and plan.laned then
+    emq_add_ready(base, '', -1)
+    local key = base .. '${KEY_PREFIX.lane}'
+    if emq_backlog(base, '') <= 0 and redis.call('HGET', key, '${LANE.ring}') == '1' then
+      redis.call('LREM', base .. '${KEY.ring}', 0, '')
+      redis.call('HDEL', key, '${LANE.ring}')
+    end
+    emq_lane_idle(base, '', emq_now(), emq_lane_defaults())
+  end
+  redis.call('DEL', row)
+  if took and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
+  return true
+end
+
 -- A parent's count field (0 when missing or not a counter).
 local function emq_flow_number(v)
   if not v or emq_counter_text(v) then return 0 end
   return tonumber(v)
+end
+
+-- Step 6: the children of parent (its row row) that have not finished are cancelled: one of this
+-- queue at once (emq_flow_cancel, no tombstone: its row was made with the parent's), one of another
+-- queue by a 'cancel' entry of this queue's outbox.
+local function emq_flow_cancel_unfinished(base, row, parent)
+  local own, outbox = string.sub(base, 6, -3), base .. '${KEY.outbox}'
+  local n = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
+  for i = 0, n - 1 do
+    local edge = redis.call('HEXISTS', row, '${FLOW_FIELDS.done}' .. i) == 0 and redis.call('HGET', row, '${FLOW_FIELDS.child}' .. i)
+    local e = edge and emq_flow_fields(edge, 3)
+    if e and e[1] == own then
+      emq_flow_cancel(base, e[2], own .. '\\0' .. parent .. '\\0' .. i, false)
+    elseif e then
+      if not emq_flow_kinds({{outbox, 'zset'}}) then return end
+      redis.call('ZADD', outbox, emq_now(), table.concat({'cancel', e[1], e[2], own, parent, i, ''}, '\\0'))
+    end
+  end
 end
 
 -- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
@@ -116,6 +172,7 @@ local function emq_flow_record(base, parent, index, child, state, detail)
     redis.call('ZADD', dead, now, parent)
     redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
     redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
+    emq_flow_cancel_unfinished(base, row, parent)
   elseif finished >= children or (failed and e[3] == '3') then
     if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return true end
     local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return true end

@@ -53,6 +53,8 @@ export const STATES = {
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
   completed: "in `completed`, acked and kept with its result (until REMOVE or the queue's retention)",
   waiting: "in `waiting`, a parent waiting for its children (FLOW) until the last finishes",
+  cancelled: "in no structure: a tombstone, a child cancelled before its creation reached its queue (APPLY of a " +
+    "`cancel` entry); it expires after `TOMBSTONE_MS`, and the late creation finds it and makes nothing",
 } as const;
 
 /** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */

@@ -49,6 +49,16 @@ export const MAX_PAYLOAD_BYTES = 1048576;
  * FLOW's fixed limit) and its header (two queue names of at most 1,024 bytes, two ids, an index).
  */
 export const MAX_ENTRY_BYTES = MAX_PAYLOAD_BYTES + 8192;
+/**
+ * How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of
+ * a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its
+ * entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One
+ * hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
+ */
+export const TOMBSTONE_MS = 3_600_000;
+/** What cancelling a flow's unfinished child writes (a failed parent's, a removed parent's). */
+const CANCEL_WRITES = "in this queue, as APPLY's `cancel`; in another queue `ZADD outbox <now> " +
+  "cancel\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0`";
 /** Longest failure reason RETRY and BURY accept. */
 export const MAX_REASON_BYTES = 4096;
 /** Longest failed attempt's error (its name, message and stack as the client encodes them) RETRY and BURY accept. */
@@ -565,16 +575,18 @@ export const VERBS = {
   REMOVE: {
     args: [],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting", "outbox"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
     effect:
-      "pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job " +
-      "is refused (its worker holds it)",
+      "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
+      "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
+      "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
-      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
+      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`); " +
+      "per unfinished child of a removed parent: " + CANCEL_WRITES,
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
   REQUEUE: {
@@ -823,20 +835,23 @@ export const VERBS = {
   APPLY: {
     args: [],
     group: ["entry"],
-    touches: ["pending", "dead", "wake", "rows", "waiting"],
+    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox"],
     admits: true,
     reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
     effect: "applies outbox entries of other queues in this one (each entry's second field must name this queue), " +
       "idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a " +
       "child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the " +
-      "parent waits, it is buried when a child of policy 0 failed, else moves to pending when a child of policy 3 failed " +
-      "or when it was the last",
+      "parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to " +
+      "pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started " +
+      "(pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight)",
     writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
       "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +
       "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
-      "<now>`, `HINCRBY meta buried 1`",
+      "<now>`, `HINCRBY meta buried 1`, then per unfinished child " + CANCEL_WRITES + "; `cancel`: a missing row " +
+      "`HSET row state cancelled parent <…>`, `PEXPIRE row " + TOMBSTONE_MS + "`; a pending row never claimed naming " +
+      "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left",
     domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
   UNBOX: {

@@ -153,9 +153,7 @@ for (const combo of COMBOS) {
       expect(await state(p, failing.id)).toBe("dead");
       expect((await ctx.row(p, failing.id, "reason"))[0]).toBe(`child ${a} ${child.id} failed: boom`);
       expect(await zcard(p, "waiting")).toBe(0);
-      // the sibling still runs, and its completion wakes nothing
-      await ackOne(p);
-      expect(await state(p, failing.id)).toBe("dead");
+      // the sibling here, not started, was cancelled with it
       expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
 
       // a child of its own queue buried: its parent buried in the same command, both counted
@@ -246,6 +244,79 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.flowOf(p, "JOB00000000009")).toBeNull();
     });
 
+    test('"fail": the parent fails with a reason and its children not yet started are cancelled; a started one runs on', async () => {
+      const [p, a, b] = spread(`flow-cancel-${backend}`);
+      const tree = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 } }, { queue: b, payload: { n: 2 } }, { queue: p, payload: { n: 3 } }, { queue: b, payload: { n: 4 } }],
+      });
+      expect(await ctx.mq.relayOnce([p])).toBe(3);
+      const started = (await ctx.mq.claim(b, { leaseMs: 60_000 }))!;
+      const failing = (await ctx.mq.claim(a, { leaseMs: 60_000 }))!;
+      await ctx.mq.bury(failing, "broke");
+      expect(await ctx.mq.relayOnce([a])).toBe(1);
+      expect(await state(p, tree.id)).toBe("dead");
+      expect((await ctx.row(p, tree.id, "reason"))[0]).toBe(`child ${a} ${failing.id} failed: broke`);
+      // the child here is gone at once; the one elsewhere once the relay carries the cancel
+      expect(await ctx.mq.getJob(p, tree.children[2]!.id)).toBeNull();
+      expect(await ctx.mq.counts(p)).toMatchObject({ pending: 0 });
+      const unstarted = tree.children.find((k) => k.queue === b && k.id !== started.id)!;
+      expect(await ctx.mq.getJob(b, unstarted.id)).not.toBeNull();
+      expect(await ctx.mq.relayOnce([p])).toBe(2); // a cancel per unfinished child: the started one's changes nothing
+      expect(await ctx.mq.getJob(b, unstarted.id)).toBeNull();
+      expect(await ctx.mq.counts(b)).toMatchObject({ pending: 0, active: 1 });
+      // the started sibling finishes: its outcome lands on the dead parent and wakes nothing
+      await ctx.mq.ack(started, "late");
+      expect(await ctx.mq.relayOnce([b])).toBe(1);
+      expect(await state(p, tree.id)).toBe("dead");
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+      for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
+    });
+
+    test("a cancel that reaches a child before its creation leaves a tombstone: the late creation makes nothing", async () => {
+      const [p, b] = spread(`flow-tomb-${backend}`);
+      const K = { p: keyspace(p), b: keyspace(b) };
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 1 } }, { queue: b, payload: { n: 2 } }] });
+      await ctx.mq.bury((await ctx.mq.claim(p, { leaseMs: 60_000 }))!, "first");
+      expect(await state(p, tree.id)).toBe("dead");
+      const leased = (await wire(ctx.raw, backend, "OUTBOX", [K.p.meta], ["60000", "10"])) as { ok: [number, string, number, string] };
+      const [, create, , cancel] = leased.ok;
+      expect(create.startsWith("child\0")).toBe(true);
+      expect(cancel).toBe(`cancel\0${b}\0${tree.children[1]!.id}\0${p}\0${tree.id}\x001\0`);
+      // the cancel applied first (the creation's relay died): a tombstone
+      expect(await wire(ctx.raw, backend, "APPLY", [K.b.meta], [cancel])).toEqual({ ok: 1 });
+      expect(await wire(ctx.raw, backend, "APPLY", [K.b.meta], [create])).toEqual({ ok: 0 });
+      const row = K.b.job(tree.children[1]!.id);
+      expect(await ctx.row(b, tree.children[1]!.id, "state")).toEqual(["cancelled"]);
+      const ttl = Number(await ctx.raw.command(["PTTL", row], K.b.meta));
+      expect(ttl).toBeGreaterThan(3_500_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_000);
+      expect(await ctx.mq.getJob(b, tree.children[1]!.id)).toBeNull();
+      expect(await ctx.mq.counts(b)).toMatchObject({ pending: 0 });
+      expect(await wire(ctx.raw, backend, "APPLY", [K.b.meta], [cancel])).toEqual({ ok: 0 });
+    });
+
+    test("a removed parent's unfinished children are removed (here at once, elsewhere through the outbox); a started one runs on", async () => {
+      const [p, a, b] = spread(`flow-rmkids-${backend}`);
+      const tree = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 } }, { queue: b, payload: { n: 2 } }, { queue: p, payload: { n: 3 } }],
+      });
+      expect(await ctx.mq.relayOnce([p])).toBe(2);
+      const started = (await ctx.mq.claim(a, { leaseMs: 60_000 }))!;
+      expect(await ctx.mq.remove(p, tree.id)).toBe(true);
+      expect(await ctx.mq.counts(p)).toMatchObject({ pending: 0 });
+      expect(await ctx.mq.relayOnce([p])).toBe(2);
+      expect(await ctx.mq.getJob(b, tree.children[1]!.id)).toBeNull();
+      expect(await ctx.mq.getJob(a, started.id)).toMatchObject({ state: "active" });
+      await ctx.mq.ack(started);
+      expect(await ctx.mq.relayOnce([a])).toBe(1); // acknowledged; applied to nothing
+      expect(await ctx.mq.counts(p)).toMatchObject({ pending: 0 });
+      for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
+    });
+
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
       const [p, a] = spread(`flow-dup-${backend}`);
       const K = { p: keyspace(p), a: keyspace(a) };
@@ -276,10 +347,11 @@ for (const combo of COMBOS) {
     test("a waiting parent removed leaves waiting; its children's outcomes then record nothing", async () => {
       const [p, a] = spread(`flow-rm-${backend}`);
       const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] });
+      await ctx.mq.relayOnce([p]);
+      const started = (await ctx.mq.claim(a, { leaseMs: 60_000 }))!;
       expect(await ctx.mq.remove(p, tree.id)).toBe(true);
       expect(await zcard(p, "waiting")).toBe(0);
-      await ctx.mq.relayOnce([p]);
-      await ackOne(a);
+      await ctx.mq.ack(started);
       const done = (await wire(ctx.raw, backend, "OUTBOX", [keyspace(a).meta], ["60000", "10"])) as { ok: [number, string] };
       expect(await wire(ctx.raw, backend, "APPLY", [keyspace(p).meta], [done.ok[1]])).toEqual({ ok: 0 });
       expect(Number(await ctx.raw.command(["EXISTS", keyspace(p).job(tree.id)], keyspace(p).meta))).toBe(0);
@@ -323,6 +395,7 @@ for (const combo of COMBOS) {
         ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`done\0${a}\0${parent}\x000\0JOB00000000002\0completed\0`], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`child\0${p}\0JOB00000000002\0${a}\0${parent}\x0001\0x`], "ERR EMQ.APPLY malformed outbox entry"],
+        ["APPLY", [`cancel\0${p}\0JOB00000000002\0${a}\0${parent}\x000\0x`], "ERR EMQ.APPLY malformed outbox entry"],
         ["UNBOX", ["x", "e"], "ERR EMQ.UNBOX deadline must be a positive integer"],
       ];
       for (const [verb, args, text] of cases) {

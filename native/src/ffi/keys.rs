@@ -177,6 +177,14 @@ impl<'a, 'k> Key<'a, 'k> {
         unsafe { api!(RedisModule_DeleteKey)(self.raw) };
     }
 
+    /// `PEXPIRE key ms` (replicated): the key is deleted `ms` from now.
+    pub fn pexpire(&self, ms: i64) {
+        // SAFETY: a key opened for writing, which exists.
+        unsafe { api!(RedisModule_SetExpire)(self.raw, ms as raw::mstime_t) };
+        let ms = self.ctx.int(ms);
+        self.ctx.replicate(c"PEXPIRE", &[self.name, ms.as_str()]);
+    }
+
     /// `HGET key field`.
     pub fn hget(&self, field: Str) -> Option<Owned<'a>> {
         let mut out: *mut raw::RedisModuleString = ptr::null_mut();

@@ -5,7 +5,7 @@
 //! outcome on a parent in this queue, or write a `done` entry in this queue's outbox).
 
 use super::scope::Scope;
-use super::{add, mark_ready, ready};
+use super::{add, mark_ready, ready, unmark_ready};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::gates;
 use crate::keyspace::{valid_name, DEAD, OUTBOX, PENDING, WAITING, WAKE};
@@ -15,6 +15,8 @@ use crate::literals::lit;
 pub const CHILD: &[u8] = b"child";
 /// An entry recording a child's outcome on its parent.
 pub const DONE: &[u8] = b"done";
+/// An entry cancelling a child (its parent failed or was removed).
+pub const CANCEL: &[u8] = b"cancel";
 /// A child's outcome: acked.
 pub const COMPLETED: &[u8] = b"completed";
 /// A child's outcome: buried.
@@ -64,6 +66,8 @@ pub enum Entry<'e> {
         parent: Vec<u8>,
         body: &'e [u8],
     },
+    /// Cancel child `id` (its row's `parent`: `parent`) unless it started: a tombstone when missing.
+    Cancel { id: &'e [u8], parent: Vec<u8> },
     /// Record child `child`'s (place `index`) outcome `state` (`detail`) on parent `parent`.
     Done {
         parent: &'e [u8],
@@ -80,11 +84,15 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
     if f[1] != queue {
         return None;
     }
-    if f[0] == CHILD {
+    if f[0] == CHILD || f[0] == CANCEL {
         let ok = gates::job_id(f[2]) && valid_name(f[3]) && gates::job_id(f[4]) && index(f[5]);
-        return ok.then(|| Entry::Child {
+        let parent = join(&[f[3], f[4], f[5]]);
+        if f[0] == CANCEL {
+            return (ok && f[6].is_empty()).then_some(Entry::Cancel { id: f[2], parent });
+        }
+        return ok.then_some(Entry::Child {
             id: f[2],
-            parent: join(&[f[3], f[4], f[5]]),
+            parent,
             body: f[6],
         });
     }
@@ -201,10 +209,99 @@ pub fn record(
     if failed && edge.1 == POLICY_FAIL {
         let reason = failed_reason(&row, index, child, detail);
         bury(s, &row, id.as_str(), &reason);
+        cancel_unfinished(s, &row, parent);
     } else if finished >= children || (failed && edge.1 == POLICY_CONTINUE) {
         wake(s, &row, id.as_str());
     }
     true
+}
+
+/// Step 6: the children of parent `parent` (its row `row`) that have not finished are cancelled:
+/// one of this queue at once ([`cancel`], no tombstone: its row was made with the parent's), one
+/// of another queue by a `cancel` entry of this queue's outbox.
+pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8]) {
+    let (ctx, l) = (s.ctx, lit());
+    let queue = s.queue();
+    let n = row
+        .hget(l.row.children)
+        .and_then(|v| gates::bounded_counter(v.bytes()))
+        .unwrap_or(0);
+    for i in 0..n {
+        let place = i.to_string();
+        let done = ctx.string(&[DONE_FIELD, place.as_bytes()].concat());
+        if row.hget(done.as_str()).is_some() {
+            continue;
+        }
+        let field = ctx.string(&[CHILD_FIELD, place.as_bytes()].concat());
+        let Some(edge) = row.hget(field.as_str()) else {
+            continue;
+        };
+        let Some(e) = split(edge.bytes(), 3) else {
+            continue;
+        };
+        if e[0] == queue {
+            cancel(s, e[1], &join(&[queue, parent, place.as_bytes()]), false);
+            continue;
+        }
+        let outbox = ctx.open_named(s.name(OUTBOX));
+        if !outbox.is_empty_or(Kind::Zset) {
+            return;
+        }
+        let entry = join(&[CANCEL, e[0], e[1], queue, parent, place.as_bytes(), b""]);
+        let entry = ctx.string(&entry);
+        let now = s.now();
+        outbox.zadd(now as f64, entry.as_str());
+        let score = ctx.int(now);
+        ctx.replicate(c"ZADD", &[outbox.name(), score.as_str(), entry.as_str()]);
+    }
+}
+
+/// Step 6: child `id` of this queue, naming `parent`, cancelled unless it started: a pending job
+/// never claimed (attempts 0) leaves its ready list and its row is deleted (the `ready` marker
+/// leaves `wake` when no ready job is left); a missing row becomes a tombstone when `tombstone`
+/// (state `cancelled`, expiring after `TOMBSTONE_MS`), which a late creation finds. Whether it wrote.
+pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
+    let (ctx, l) = (s.ctx, lit());
+    let row = ctx.open_named(s.row(id));
+    match row.kind() {
+        Kind::Empty if tombstone => {
+            let parent = ctx.string(parent);
+            row.hset(&[
+                (l.row.state, l.state.cancelled),
+                (l.row.parent, parent.as_str()),
+            ]);
+            row.pexpire(crate::spec::TOMBSTONE_MS);
+            true
+        }
+        Kind::Hash => {
+            let [state, attempts, named] = row.hget_each([l.row.state, l.row.attempts, l.row.parent]);
+            let unstarted = state.is_some_and(|v| v.bytes() == l.state.pending.bytes())
+                && attempts.is_some_and(|v| v.bytes() == b"0")
+                && named.is_some_and(|v| v.bytes() == parent);
+            let mut f = s.fresh();
+            let (true, Ok(meta), Ok(_), Ok(wake)) = (
+                unstarted,
+                f.meta(),
+                f.structure(PENDING, Kind::List),
+                f.structure(WAKE, Kind::Zset),
+            ) else {
+                return false;
+            };
+            let id = ctx.string(id);
+            let ids = [id.as_str()];
+            let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+                return false;
+            };
+            let took = ready::remove(&f, &meta, &plan, plan.group_of(0), id.as_str());
+            row.delete();
+            ctx.replicate(c"DEL", &[row.name()]);
+            if took && !ready::any(&f, &meta) {
+                unmark_ready(&wake);
+            }
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The reason a parent fails with: `child <queue> <id> failed: <reason>`.
