@@ -112,7 +112,9 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     if ("children" in k) throw refuse(`child ${i}: nested flows are not supported yet`);
     const queue = c.keyspace(k.queue).name;
     const onFailure = k.onFailure ?? "fail";
-    if (!Object.hasOwn(POLICY, onFailure)) throw refuse(`child ${i}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
+    if (!Object.hasOwn(POLICY, onFailure)) {
+      throw refuse(`child ${i}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
+    }
     const body = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
     if (byteLength(body) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${i}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     return { queue, policy: POLICY[onFailure], body: toWire(body) };

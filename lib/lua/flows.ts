@@ -100,7 +100,7 @@ local function emq_flow_cancel(base, id, parent, tombstone)
     return true
   end
   if t ~= 'hash' then return false end
-  local f = redis.call('HMGET', row, '${ROW.state}', '${ROW.attempts}', '${ROW.parent}')
+  local f = {redis.call('HGET', row, '${ROW.state}'), redis.call('HGET', row, '${ROW.attempts}'), redis.call('HGET', row, '${ROW.parent}')}
   local pending, wake = base .. '${KEY.pending}', base .. '${KEY.wake}'
   if f[1] ~= '${STATE.pending}' or f[2] ~= '0' or f[3] ~= parent or not emq_flow_kinds({{pending, 'list'}, {wake, 'zset'}})
     or not emq_flow_kinds({{KEYS[1], 'hash'}}) then return false end
@@ -133,7 +133,7 @@ local function emq_flow_cancel_unfinished(base, row, parent)
   local own, outbox = string.sub(base, 6, -3), base .. '${KEY.outbox}'
   local n = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
   for i = 0, n - 1 do
-    local edge = redis.call('HEXISTS', row, '${FLOW_FIELDS.done}' .. i) == 0 and redis.call('HGET', row, '${FLOW_FIELDS.child}' .. i)
+    local edge = not redis.call('HGET', row, '${FLOW_FIELDS.done}' .. i) and redis.call('HGET', row, '${FLOW_FIELDS.child}' .. i)
     local e = edge and emq_flow_fields(edge, 3)
     if e and e[1] == own then
       emq_flow_cancel(base, e[2], own .. '\\0' .. parent .. '\\0' .. i, false)
@@ -154,7 +154,7 @@ local function emq_flow_record(base, parent, index, child, state, detail)
   if redis.call('TYPE', row)['ok'] ~= 'hash' then return false end
   local edge = redis.call('HGET', row, '${FLOW_FIELDS.child}' .. index)
   local e = edge and emq_flow_fields(edge, 3)
-  if not e or e[2] ~= child or redis.call('HEXISTS', row, '${FLOW_FIELDS.done}' .. index) == 1 then return false end
+  if not e or e[2] ~= child or redis.call('HGET', row, '${FLOW_FIELDS.done}' .. index) then return false end
   local finished = emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) + 1
   local children = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
   local waits = redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}'

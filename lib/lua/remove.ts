@@ -57,7 +57,7 @@ for j = 1, n do
     if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
     if s.kinds[waiting] == 'zset' then redis.call('ZREM', waiting, id[j]) end
     -- a flow's parent: its unfinished children are cancelled
-    if redis.call('HEXISTS', rows[j], '${ROW.children}') == 1 then emq_flow_cancel_unfinished(base, rows[j], id[j]) end
+    if redis.call('HGET', rows[j], '${ROW.children}') then emq_flow_cancel_unfinished(base, rows[j], id[j]) end
     redis.call('DEL', rows[j])
     removed = removed + 1
     gone[removed] = id[j]

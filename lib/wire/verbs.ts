@@ -578,8 +578,7 @@ export const VERBS = {
     touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting", "outbox"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
-    effect:
-      "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
+    effect: "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
       "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
       "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +

@@ -197,7 +197,11 @@ for (const combo of COMBOS) {
       const tree = await ctx.mq.flow({
         queue: p,
         payload: { n: 0 },
-        children: [{ queue: a, payload: { n: 1 }, onFailure: "continue" }, { queue: b, payload: { n: 2 } }, { queue: p, payload: { n: 3 }, onFailure: "continue" }],
+        children: [{ queue: a, payload: { n: 1 }, onFailure: "continue" }, { queue: b, payload: { n: 2 } }, {
+          queue: p,
+          payload: { n: 3 },
+          onFailure: "continue",
+        }],
       });
       await ctx.mq.relayOnce([p]);
       await ctx.mq.bury((await ctx.mq.claim(a, { leaseMs: 60_000 }))!, "partial");

@@ -274,7 +274,8 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
             true
         }
         Kind::Hash => {
-            let [state, attempts, named] = row.hget_each([l.row.state, l.row.attempts, l.row.parent]);
+            let [state, attempts, named] =
+                row.hget_each([l.row.state, l.row.attempts, l.row.parent]);
             let unstarted = state.is_some_and(|v| v.bytes() == l.state.pending.bytes())
                 && attempts.is_some_and(|v| v.bytes() == b"0")
                 && named.is_some_and(|v| v.bytes() == parent);
