@@ -47,6 +47,19 @@ export interface FlowSpec<P> {
   readonly id?: string;
   /** Its children, 1 to {@link MAX_FLOW_CHILDREN}. */
   readonly children: readonly FlowChild[];
+  /**
+   * An open fan-in: more children may come (`addChildren`) until `seal`; the parent runs only once
+   * sealed and every child has finished. Default false: these are all its children.
+   */
+  readonly open?: boolean;
+}
+
+/** A flow's parent, as `addChildren` and `seal` name it (a {@link FlowNode} does). */
+export interface FlowParent {
+  /** Its queue. */
+  readonly queue: string;
+  /** Its id. */
+  readonly id: string;
 }
 
 /** A flow's ids, as made: the parent and its children. */
@@ -100,14 +113,18 @@ export async function childId(parent: string, place: number): Promise<JobId> {
   return `JOB${out}` as JobId;
 }
 
-/** See `EchoMQ.flow`: the tree checked before any wire, then one FLOW on the parent's queue. */
-export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<FlowNode> {
-  if (spec === null || typeof spec !== "object") throw refuse("the flow must be { queue, payload, children }");
-  const ks = c.keyspace(spec.queue);
-  const kids = spec.children;
+/** A child as the wire carries it, checked. */
+interface Checked {
+  readonly queue: string;
+  readonly policy: string;
+  readonly body: ReturnType<typeof toWire>;
+}
+
+/** `kids` checked before any wire: 1 to {@link MAX_FLOW_CHILDREN}, each a valid child. */
+function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[]): Checked[] {
   if (!Array.isArray(kids) || kids.length === 0) throw refuse("a flow needs at least one child");
   if (kids.length > MAX_FLOW_CHILDREN) throw refuse(`at most ${MAX_FLOW_CHILDREN} children per call, got ${kids.length}`);
-  const checked = kids.map((k: FlowChild, i) => {
+  return kids.map((k: FlowChild, i) => {
     if (k === null || typeof k !== "object") throw refuse(`child ${i} must be { queue, payload, onFailure? }`);
     if ("children" in k) throw refuse(`child ${i}: nested flows are not supported yet`);
     const queue = c.keyspace(k.queue).name;
@@ -119,6 +136,23 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     if (byteLength(body) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${i}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     return { queue, policy: POLICY[onFailure], body: toWire(body) };
   });
+}
+
+/** The wire groups of `checked` children of `parent` at places from `from`, and their nodes. */
+async function placed(parent: JobId, from: number, checked: Checked[]): Promise<[Array<Record<string, unknown>>, FlowNode[]]> {
+  const ids = await Promise.all(checked.map((_, i) => childId(parent, from + i)));
+  return [
+    checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body })),
+    checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, children: [] })),
+  ];
+}
+
+/** See `EchoMQ.flow`: the tree checked before any wire, then one FLOW on the parent's queue. */
+export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<FlowNode> {
+  if (spec === null || typeof spec !== "object") throw refuse("the flow must be { queue, payload, children }");
+  const ks = c.keyspace(spec.queue);
+  const checked = checkChildren(c, spec.children);
+  if (spec.open !== undefined && typeof spec.open !== "boolean") throw refuse("open must be a boolean");
   const payload = encodePayload(c.codec, spec.payload, "flow");
   if (byteLength(payload) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: the parent's payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
   let parent: JobId;
@@ -127,10 +161,34 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     assertJobId(spec.id);
     parent = spec.id as JobId;
   }
-  const ids = await Promise.all(checked.map((_, i) => childId(parent, i)));
-  const groups = checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body }));
-  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload) }, groups));
-  return { id: parent, queue: ks.name, children: checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, children: [] })) };
+  const [groups, nodes] = await placed(parent, 0, checked);
+  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0 }, groups as never));
+  return { id: parent, queue: ks.name, children: nodes };
+}
+
+/**
+ * See `EchoMQ.addChildren`: the children checked before any wire, the parent's count of children
+ * read (their places start there: ids derive from places), then one ADOPT on its queue.
+ */
+export async function addChildren<P>(c: ClientContext<P>, parent: FlowParent, kids: readonly FlowChild[]): Promise<FlowNode[]> {
+  if (parent === null || typeof parent !== "object") throw refuse("the parent must be { queue, id }");
+  const ks = c.keyspace(parent.queue);
+  assertJobId(parent.id);
+  const checked = checkChildren(c, kids);
+  const count = await c.conn.command(["HGET", ks.job(parent.id), ROW.children], ks.meta);
+  const read = count === null ? 0 : Number(String(count));
+  const from = Number.isSafeInteger(read) && read >= 0 ? read : 0;
+  const [groups, nodes] = await placed(parent.id as JobId, from, checked);
+  await c.impl.call(wireCall("ADOPT", ks, { parent: parent.id, from }, groups as never));
+  return nodes;
+}
+
+/** See `EchoMQ.seal`: one SEAL on the parent's queue. */
+export async function seal<P>(c: ClientContext<P>, parent: FlowParent): Promise<boolean> {
+  if (parent === null || typeof parent !== "object") throw refuse("the parent must be { queue, id }");
+  const ks = c.keyspace(parent.queue);
+  assertJobId(parent.id);
+  return Number(await c.impl.call(wireCall("SEAL", ks, { parent: parent.id }))) === 1;
 }
 
 /** See `EchoMQ.children`: the children of parent `id` of `ks`'s queue, in their order; [] when it has none. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { LANE, MAX_BATCH, MAX_REASON_BYTES, META, ROW, STATE, TOMBSTONE_MS, WAKE, WIRE } from "../wire/mod.ts";
+import { LANE, MAX_FAN_IN, MAX_REASON_BYTES, META, ROW, STATE, TOMBSTONE_MS, WAKE, WIRE } from "../wire/mod.ts";
 import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -32,9 +32,9 @@ local function emq_flow_fields(s, n)
   return out
 end
 
--- A child's place as written: decimal, no leading zero, below the batch bound.
+-- A child's place as written: decimal, no leading zero, below the fan-in bound.
 local function emq_flow_index(i)
-  return (i == '0' or string.find(i, '^[1-9][0-9]*$') ~= nil) and #i <= 5 and tonumber(i) < ${MAX_BATCH}
+  return (i == '0' or string.find(i, '^[1-9][0-9]*$') ~= nil) and #i <= 6 and tonumber(i) < ${MAX_FAN_IN}
 end
 
 -- Whether each key of wanted ({{key, kind}...}) is missing or of its kind (a step-6 guard: a
@@ -120,6 +120,66 @@ local function emq_flow_cancel(base, id, parent, tombstone)
   return true
 end
 
+-- Step 5 of FLOW and ADOPT: the places of the children of this queue (here) and their rows, each
+-- of which must be missing (else 'duplicate', the first such id), appended to missing. Returns
+-- here, rows, or nil, nil and the refusal.
+local function emq_flow_here(base, n, id, queue, missing)
+  local own, here, rows = string.sub(base, 6, -3), {}, {}
+  for j = 1, n do
+    if queue[j] == own then
+      local row = base .. '${KEY_PREFIX.job}' .. id[j]
+      local found, e = emq_read('EXISTS', row) if e then return nil, nil, e end
+      if found == 1 then return nil, nil, emq_refuse['duplicate']({id = id[j]}) end
+      here[#here + 1], rows[#rows + 1], missing[#missing + 1] = j, row, row
+    end
+  end
+  return here, rows
+end
+
+-- Step 5 of FLOW and ADOPT, after the keys' types: enqueued a counter, then the ready plan of the
+-- children here (false when none). Returns the plan, or nil and the refusal.
+local function emq_flow_plan(base, here, id, missing)
+  local e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
+  if #here == 0 then return false end
+  local ids, zeros, blanks = {}, {}, {}
+  for k, j in ipairs(here) do ids[k], zeros[k], blanks[k] = id[j], 0, '' end
+  return emq_ready_plan(base, ids, {}, missing, zeros, blanks)
+end
+
+-- Step 6 of FLOW and ADOPT: the children of parent (its row row) at places from, from + 1, ...:
+-- enqueued + the children here (and extra: the parent, for FLOW), each one's child:<i> field on
+-- the parent's row, each child here made (pending, naming its parent: the head of the default
+-- lane's ready list), each child elsewhere a 'child' entry of the outbox. The children made here.
+local function emq_flow_write(base, row, parent, from, n, id, queue, policy, body, here, rows, plan, extra)
+  local own, at = string.sub(base, 6, -3), emq_int(emq_now())
+  redis.call('HINCRBY', KEYS[1], '${META.enqueued}', extra + #here)
+  -- the edges in runs that stay under Lua's stack limit
+  for first = 1, n, 1000 do
+    local f = {}
+    for j = first, math.min(first + 999, n) do
+      f[#f + 1] = '${FLOW_FIELDS.child}' .. (from + j - 1)
+      f[#f + 1] = queue[j] .. '\\0' .. id[j] .. '\\0' .. emq_int(policy[j])
+    end
+    redis.call('HSET', row, unpack(f))
+  end
+  if #here > 0 then
+    local was_empty = not emq_ready_any(base)
+    for k, j in ipairs(here) do
+      redis.call('HSET', rows[k], '${ROW.state}', '${STATE.pending}', '${ROW.payload}', body[j], '${ROW.attempts}', '0',
+        '${ROW.created_ms}', at, '${ROW.parent}', own .. '\\0' .. parent .. '\\0' .. (from + j - 1))
+    end
+    emq_ready_push(plan, 'LPUSH')
+    if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  end
+  local outbox = base .. '${KEY.outbox}'
+  for j = 1, n do
+    if queue[j] ~= own then
+      redis.call('ZADD', outbox, at, table.concat({'child', queue[j], id[j], own, parent, from + j - 1, body[j]}, '\\0'))
+    end
+  end
+  return #here
+end
+
 -- A parent's count field (0 when missing or not a counter).
 local function emq_flow_number(v)
   if not v or emq_counter_text(v) then return 0 end
@@ -142,6 +202,19 @@ local function emq_flow_cancel_unfinished(base, row, parent)
       redis.call('ZADD', outbox, emq_now(), table.concat({'cancel', e[1], e[2], own, parent, i, ''}, '\\0'))
     end
   end
+end
+
+-- Step 6: the waiting parent (its row row) leaves waiting for the head of pending (nothing when a
+-- key it needs is of another type).
+local function emq_flow_wake(base, row, parent)
+  local waiting = base .. '${KEY.waiting}'
+  if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return end
+  local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return end
+  local was_empty = not emq_ready_any(base)
+  redis.call('ZREM', waiting, parent)
+  emq_ready_push(plan, 'LPUSH')
+  redis.call('HSET', row, '${ROW.state}', '${STATE.pending}')
+  if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
 end
 
 -- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
@@ -173,16 +246,19 @@ local function emq_flow_record(base, parent, index, child, state, detail)
     redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
     redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
     emq_flow_cancel_unfinished(base, row, parent)
-  elseif finished >= children or (failed and e[3] == '3') then
-    if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return true end
-    local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return true end
-    local was_empty = not emq_ready_any(base)
-    redis.call('ZREM', waiting, parent)
-    emq_ready_push(plan, 'LPUSH')
-    redis.call('HSET', row, '${ROW.state}', '${STATE.pending}')
-    if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  elseif (finished >= children and not redis.call('HGET', row, '${ROW.open}')) or (failed and e[3] == '3') then
+    emq_flow_wake(base, row, parent)
   end
   return true
+end
+
+-- Step 6 of SEAL: parent (its row row), when it waits, is sealed and its children have all
+-- finished, leaves waiting for the head of pending.
+local function emq_flow_wake_when_done(base, row, parent)
+  if redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}' and not redis.call('HGET', row, '${ROW.open}')
+    and emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) >= emq_flow_number(redis.call('HGET', row, '${ROW.children}')) then
+    emq_flow_wake(base, row, parent)
+  end
 end
 
 -- Step 6 of ACK and BURY: each of the n settled jobs (ids id, rows rows) that names a parent has

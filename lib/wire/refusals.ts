@@ -179,6 +179,21 @@ export const REFUSALS = {
     template: "ERR {verb} job is active: {ids}",
     doc: "REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled",
   },
+  "not-open": {
+    step: "domain",
+    template: "ERR {verb} not an open parent waiting for children: {id}",
+    doc: "ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits",
+  },
+  "flow-place": {
+    step: "domain",
+    template: "ERR {verb} the parent has {found} children: the first added takes that place",
+    doc: "ADOPT whose `from` is not the parent's count of children so far (another call added children first: read it again)",
+  },
+  "fan-in": {
+    step: "domain",
+    template: "ERR {verb} at most {max} children per parent",
+    doc: "ADOPT that would take a parent past the most children one parent may have",
+  },
   "not-dead": {
     step: "domain",
     template: "ERR {verb} job is not dead: {ids}",

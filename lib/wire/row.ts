@@ -35,6 +35,8 @@ export const ROW_FIELDS = {
   children: "a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\\0<id>\\0<policy>`) and, " +
     "once child i finished, `done:<i>` (`<state>\\0<detail>`)",
   finished: "a parent's: how many of its children finished, each counted once",
+  open: "a parent's: `1` while more children may come (FLOW with open 1, ADOPT) until SEAL deletes it: it waits " +
+    "for its last child only once sealed",
   parent: "a child's parent: `<queue>\\0<id>\\0<i>` (FLOW, APPLY): its settle records its outcome there",
   failures: "failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest " +
     "is in `failure:<(failures − 1) mod 10>`",

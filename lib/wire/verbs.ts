@@ -109,6 +109,11 @@ export const TOKEN_DIGITS = 16;
 export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
 export const MAX_BATCH = 10000;
+/**
+ * Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in
+ * calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
+ */
+export const MAX_FAN_IN = 100_000;
 /** Longest options argument a job may carry (its `key=value` items joined by NUL). */
 export const MAX_OPTIONS_BYTES = 4096;
 /** The least urgent priority a job may have (0, the default, is the most urgent): BullMQ's range. */
@@ -343,6 +348,16 @@ export const ARGS = {
     doc: "the most jobs to claim once the settlements are written (0: none)",
   },
   parent: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "the parent's id (a `JOB` id)" },
+  open: {
+    gate: { kind: "number", min: 0, max: 1, digits: 1 },
+    sample: "0",
+    doc: "1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all",
+  },
+  from: {
+    gate: { kind: "number", min: 0, max: MAX_FAN_IN, digits: 6 },
+    sample: "1",
+    doc: "the place of the first child added: the parent's count of children so far (the client derives ids from places)",
+  },
   queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
   policy: {
     gate: { kind: "number", min: 0, max: 3, digits: 1 },
@@ -802,7 +817,7 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   FLOW: {
-    args: ["parent", "payload"],
+    args: ["parent", "payload", "open"],
     group: ["id", "queue", "policy", "body"],
     touches: ["pending", "wake", "rows", "waiting", "outbox"],
     admits: true,
@@ -810,14 +825,40 @@ export const VERBS = {
     effect: 'a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): ' +
       "a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another " +
       "queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when " +
-      "its last child finishes, or is buried at once when a child of policy 0 fails, or moves at once when a child of " +
-      "policy 3 fails",
+      "its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, " +
+      "or moves at once when a child of policy 3 fails",
     writes: "`meta` made if missing, `HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
-      "attempts 0 created_ms <now> children <n> finished 0` and per child `child:<i> <queue>\\0<id>\\0<policy>`; `ZADD " +
+      "attempts 0 created_ms <now> children <n> finished 0` (and `open 1` when open) and per child `child:<i> " +
+      "<queue>\\0<id>\\0<policy>`; `ZADD " +
       "waiting <now> parent`; per child here `HSET row state pending payload <b> attempts 0 created_ms <now> parent " +
       "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
       "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+  },
+  ADOPT: {
+    args: ["parent", "from"],
+    group: ["id", "queue", "policy", "body"],
+    touches: ["pending", "wake", "rows", "waiting", "outbox"],
+    admits: true,
+    reply: "integer: children created in this queue (the others travel through the outbox)",
+    effect: "an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places " +
+      `from, from + 1, …: from must be its count of children so far, and the total at most ${MAX_FAN_IN}. Each child as ` +
+      "FLOW makes it (here at once, elsewhere through the outbox)",
+    writes: "`HINCRBY meta enqueued <children here>`; `HSET <parent row> children <from + n>` and per child " +
+      "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's",
+    domain: ["repeated", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
+  },
+  SEAL: {
+    args: ["parent"],
+    group: [],
+    touches: ["pending", "wake", "rows", "waiting"],
+    admits: false,
+    reply: "integer: 1 when it sealed an open parent, 0 when there was none to seal (sealed already, gone, or no parent)",
+    effect: "an open parent is sealed: no more children come; a parent still waiting whose children have all finished " +
+      "moves to pending at once",
+    writes: "`HDEL <parent row> open`; when it waits and `finished` ≥ `children`: `ZREM waiting parent`, `LPUSH pending " +
+      "parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty",
+    domain: ["noperm", "wrongtype", "migrating"],
   },
   OUTBOX: {
     args: ["lease_ms", "count"],

@@ -23,6 +23,8 @@ pub const MAX_PAYLOAD_BYTES: i64 = 1048576;
 pub const MAX_OPTIONS_BYTES: usize = 4096;
 /// Longest failure reason RETRY and BURY accept.
 pub const MAX_REASON_BYTES: i64 = 4096;
+/// Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
+pub const MAX_FAN_IN: i64 = 100000;
 /// How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
 pub const TOMBSTONE_MS: i64 = 3600000;
 /// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
@@ -143,6 +145,10 @@ pub mod arg {
     pub const WANT: Arg = Arg { name: "want", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
     /// the parent's id (a `JOB` id)
     pub const PARENT: Arg = Arg { name: "parent", gate: Gate::JobId };
+    /// 1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all
+    pub const OPEN: Arg = Arg { name: "open", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
+    /// the place of the first child added: the parent's count of children so far (the client derives ids from places)
+    pub const FROM: Arg = Arg { name: "from", gate: Gate::Number { min: 0, max: Some(100000), digits: 6 } };
     /// a child's queue (the name rule)
     pub const QUEUE: Arg = Arg { name: "queue", gate: Gate::Name };
     /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), 2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent may run at once with what has finished)
@@ -230,8 +236,12 @@ pub mod verb {
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
     pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT, arg::FAILURE], min_groups: 1, admits: false };
-    /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes, or is buried at once when a child of policy 0 fails, or moves at once when a child of policy 3 fails.
-    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, or moves at once when a child of policy 3 fails.
+    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD, arg::OPEN], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    /// `EMQ.ADOPT`: an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places from, from + 1, …: from must be its count of children so far, and the total at most 100000. Each child as FLOW makes it (here at once, elsewhere through the outbox).
+    pub const ADOPT: Verb = Verb { name: "EMQ.ADOPT", command: "emq.adopt", args: &[arg::PARENT, arg::FROM], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    /// `EMQ.SEAL`: an open parent is sealed: no more children come; a parent still waiting whose children have all finished moves to pending at once.
+    pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.OUTBOX`: leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight).
@@ -242,7 +252,7 @@ pub mod verb {
     pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 29] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
+    pub const ALL: [&Verb; 31] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &ADOPT, &SEAL, &OUTBOX, &APPLY, &UNBOX, &LOG];
 }
 
 names! {
@@ -286,6 +296,8 @@ names! {
         children,
         /// a parent's: how many of its children finished, each counted once
         finished,
+        /// a parent's: `1` while more children may come (FLOW with open 1, ADOPT) until SEAL deletes it: it waits for its last child only once sealed
+        open,
         /// a child's parent: `<queue>\0<id>\0<i>` (FLOW, APPLY): its settle records its outcome there
         parent,
         /// failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest is in `failure:<(failures − 1) mod 10>`

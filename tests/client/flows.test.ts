@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace, slot } from "../../mod.ts";
-import { EchoMQError, type Job } from "../../client.ts";
+import { childId, type ChildState, EchoMQError, type Job } from "../../client.ts";
 import { COMBOS, digest, outcome, sleep, useClient, useSites, wire } from "./_harness.ts";
 
 const servers = useSites();
@@ -324,6 +324,96 @@ for (const combo of COMBOS) {
       for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
     });
 
+    test("an open fan-in: children added while it waits; it runs once sealed and all have finished, sealed late or early", async () => {
+      const [p, a] = spread(`flow-open-${backend}`);
+      const late = await ctx.mq.flow({ queue: p, payload: { n: 0 }, open: true, children: [{ queue: p, payload: { n: 1 } }] });
+      const more = await ctx.mq.addChildren(late, [{ queue: a, payload: { n: 2 } }, { queue: p, payload: { n: 3 } }]);
+      expect(more.map((k) => k.id)).toEqual([await childId(late.id, 1), await childId(late.id, 2)]);
+      await ackOne(p);
+      await ackOne(p);
+      await ctx.mq.relayOnce([p]);
+      await ackOne(a);
+      expect(await ctx.mq.relayOnce([a])).toBe(1);
+      // every child finished, but it is open: it waits for the seal
+      expect(await state(p, late.id)).toBe("waiting");
+      expect(await ctx.mq.seal(late)).toBe(true);
+      expect(await state(p, late.id)).toBe("pending");
+      expect(await ctx.mq.seal(late)).toBe(false);
+      expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(late.id);
+      expect((await ctx.mq.children(p, late.id)).map((k) => k.state)).toEqual(["completed", "completed", "completed"]);
+
+      const early = await ctx.mq.flow({ queue: p, payload: { n: 0 }, open: true, children: [{ queue: p, payload: { n: 4 } }] });
+      await ctx.mq.addChildren(early, [{ queue: p, payload: { n: 5 } }]);
+      expect(await ctx.mq.seal(early)).toBe(true);
+      expect(await state(p, early.id)).toBe("waiting");
+      await ackOne(p);
+      expect(await state(p, early.id)).toBe("waiting");
+      await ackOne(p);
+      expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(early.id);
+      expect(await ctx.mq.seal({ queue: p, id: "JOB00000000009" })).toBe(false);
+    });
+
+    test("open fan-in refusals: a sealed parent, a stale place, past the fan-in limit — nothing written", async () => {
+      const [p, a] = spread(`flow-openbad-${backend}`);
+      const K = keyspace(p);
+      const shut = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] });
+      const open = await ctx.mq.flow({ queue: p, payload: { n: 0 }, open: true, children: [{ queue: a, payload: { n: 1 } }] });
+      const empty = await ctx.mq.addChildren(open, []).catch((e) => e);
+      expect(empty).toBeInstanceOf(EchoMQError);
+      expect((empty as EchoMQError).rule).toBe("flow");
+      const before = await digest(ctx.raw, K.meta);
+      const sealed = await ctx.mq.addChildren(shut, [{ queue: a, payload: { n: 2 } }]).catch((e) => e);
+      expect(sealed).toBeInstanceOf(EchoMQError);
+      expect((sealed as EchoMQError).rule).toBe("not-open");
+      const kid = ["JOB00000000002", a, "0", "x"];
+      const cases: Array<[string[], string]> = [
+        [[shut.id, "1", ...kid], `ERR EMQ.ADOPT not an open parent waiting for children: ${shut.id}`],
+        [["JOB00000000009", "0", ...kid], "ERR EMQ.ADOPT not an open parent waiting for children: JOB00000000009"],
+        [[open.id, "0", ...kid], "ERR EMQ.ADOPT the parent has 1 children: the first added takes that place"],
+        [[open.id, "2", ...kid], "ERR EMQ.ADOPT the parent has 1 children: the first added takes that place"],
+        [[open.id, "100001", ...kid], "ERR EMQ.ADOPT from must be at most 100000"],
+        [[open.id, "1", "JOB00000000002", a, "0", "x", "JOB00000000002", a, "0", "y"], "ERR EMQ.ADOPT id JOB00000000002 appears twice"],
+      ];
+      for (const [args, text] of cases) expect(await wire(ctx.raw, backend, "ADOPT", [K.meta], args)).toEqual({ err: text });
+      expect(await digest(ctx.raw, K.meta)).toBe(before);
+      // past the fan-in limit: a parent made to have 99,999 children by hand
+      await ctx.raw.command(["HSET", K.job(open.id), "children", "99999"], K.meta);
+      const near = await digest(ctx.raw, K.meta);
+      expect(await wire(ctx.raw, backend, "ADOPT", [K.meta], [open.id, "99999", ...kid, "JOB00000000003", a, "0", "y"])).toEqual({
+        err: "ERR EMQ.ADOPT at most 100000 children per parent",
+      });
+      expect(await digest(ctx.raw, K.meta)).toBe(near);
+      expect(await wire(ctx.raw, backend, "ADOPT", [K.meta], [open.id, "99999", ...kid])).toEqual({ ok: 0 });
+      expect(await ctx.row(p, open.id, "children", "child:99999")).toEqual(["100000", `${a}\0JOB00000000002\x000`]);
+    });
+
+    test("a fan-in of 5,000 children streamed in calls of 1,000, sealed: the parent runs once, after all", async () => {
+      const [p, a] = spread(`flow-stream-${backend}`);
+      const total = 5000;
+      const call = (from: number) => Array.from({ length: 1000 }, (_, i) => ({ queue: (from + i) % 2 === 0 ? a : p, payload: { n: from + i } }));
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: -1 }, open: true, children: call(0) });
+      for (let from = 1000; from < total; from += 1000) await ctx.mq.addChildren(tree, call(from));
+      expect(await ctx.mq.seal(tree)).toBe(true);
+      let ran = 0;
+      let kids: ChildState[] = [];
+      const workers = [p, a].map((q) =>
+        ctx.mq.work(q, async (job) => {
+          if (job.payload.n === -1) {
+            kids = await job.children();
+            ran++;
+          }
+          return job.payload.n;
+        }, { concurrency: 16, blockMs: 100, relay: { intervalMs: 20, batch: 1000 } })
+      );
+      const until = Date.now() + 120_000;
+      while (ran === 0 && Date.now() < until) await sleep(50);
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(ran).toBe(1);
+      expect(kids.length).toBe(total);
+      expect(kids.every((k, i) => k.state === "completed" && k.result === i)).toBe(true);
+      expect(await ctx.row(p, tree.id, "finished")).toEqual([String(total)]);
+    }, 180_000);
+
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
       const [p, a] = spread(`flow-dup-${backend}`);
       const K = { p: keyspace(p), a: keyspace(a) };
@@ -395,14 +485,16 @@ for (const combo of COMBOS) {
       const before = await digest(ctx.raw, K.meta);
       const parent = "JOB00000000001";
       const cases: Array<[Parameters<typeof wire>[2], string[], string]> = [
-        ["FLOW", [parent, "x"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
-        ["FLOW", [parent, "x", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
-        ["FLOW", [parent, "x", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW policy must be at most 3"],
-        ["FLOW", [parent, "x", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
+        ["FLOW", [parent, "x", "0"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
+        ["FLOW", [parent, "x", "0", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
+        ["FLOW", [parent, "x", "0", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW policy must be at most 3"],
+        ["FLOW", [parent, "x", "0", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
         ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`done\0${a}\0${parent}\x000\0JOB00000000002\0completed\0`], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`child\0${p}\0JOB00000000002\0${a}\0${parent}\x0001\0x`], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`cancel\0${p}\0JOB00000000002\0${a}\0${parent}\x000\0x`], "ERR EMQ.APPLY malformed outbox entry"],
+        ["FLOW", [parent, "x", "2", "JOB00000000002", a, "0", "y"], "ERR EMQ.FLOW open must be at most 1"],
+        ["SEAL", [parent, "x"], "ERR wrong number of arguments for 'EMQ.SEAL' command"],
         ["UNBOX", ["x", "e"], "ERR EMQ.UNBOX deadline must be a positive integer"],
       ];
       for (const [verb, args, text] of cases) {

@@ -52,10 +52,10 @@ pub fn split(entry: &[u8], n: usize) -> Option<Vec<&[u8]>> {
     Some(out)
 }
 
-/// A child's place under its parent as written: decimal, no leading zero, below the batch bound.
+/// A child's place under its parent as written: decimal, no leading zero, below the fan-in bound.
 fn index(b: &[u8]) -> bool {
-    gates::digits_up_to(b, 5)
-        .is_some_and(|n| (n as usize) < crate::spec::MAX_BATCH && n.to_string().as_bytes() == b)
+    gates::digits_up_to(b, 6)
+        .is_some_and(|n| (n as i64) < crate::spec::MAX_FAN_IN && n.to_string().as_bytes() == b)
 }
 
 /// An entry APPLY takes, parsed.
@@ -210,7 +210,9 @@ pub fn record(
         let reason = failed_reason(&row, index, child, detail);
         bury(s, &row, id.as_str(), &reason);
         cancel_unfinished(s, &row, parent);
-    } else if finished >= children || (failed && edge.1 == POLICY_CONTINUE) {
+    } else if (finished >= children && row.hget(l.row.open).is_none())
+        || (failed && edge.1 == POLICY_CONTINUE)
+    {
         wake(s, &row, id.as_str());
     }
     true
@@ -302,6 +304,23 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
             true
         }
         _ => false,
+    }
+}
+
+/// Step 6 of SEAL: parent `id` (its row `row`), when it waits, is sealed and its children have all
+/// finished, leaves `waiting` for the head of pending.
+pub fn wake_when_done(s: &Scope, row: &Key, id: Str) {
+    let l = lit();
+    let number = |f: Str| {
+        row.hget(f)
+            .and_then(|v| gates::bounded_counter(v.bytes()))
+            .unwrap_or(0)
+    };
+    let waits = row
+        .hget(l.row.state)
+        .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
+    if waits && row.hget(l.row.open).is_none() && number(l.row.finished) >= number(l.row.children) {
+        wake(s, row, id);
     }
 }
 
