@@ -512,6 +512,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
   ["MAX_FAN_IN", "i64"],
+  ["WAITING_FOREVER", "i64"],
   ["TOMBSTONE_MS", "i64"],
   ["FAILURES_KEPT", "i64"],
   ["LOG_LINES_KEPT", "i64"],

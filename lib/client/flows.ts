@@ -52,6 +52,13 @@ export interface FlowSpec<P> {
    * sealed and every child has finished. Default false: these are all its children.
    */
   readonly open?: boolean;
+  /**
+   * The flow's deadline, in ms from now: a parent still waiting then is buried with the reason
+   * `flow deadline passed: <finished> of <children> children finished`, and its children not yet
+   * started are cancelled. Enforced by a relay of the parent's queue (a worker with `relay`, or
+   * `relay`), within one relay interval. Default: none.
+   */
+  readonly deadlineMs?: number;
 }
 
 /** A flow's parent, as `addChildren` and `seal` name it (a {@link FlowNode} does). */
@@ -153,6 +160,8 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
   const ks = c.keyspace(spec.queue);
   const checked = checkChildren(c, spec.children);
   if (spec.open !== undefined && typeof spec.open !== "boolean") throw refuse("open must be a boolean");
+  const within = spec.deadlineMs ?? 0;
+  if (!Number.isSafeInteger(within) || within < 0) throw refuse(`deadlineMs must be a whole number of ms ≥ 0, got ${String(within)}`);
   const payload = encodePayload(c.codec, spec.payload, "flow");
   if (byteLength(payload) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: the parent's payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
   let parent: JobId;
@@ -162,7 +171,7 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     parent = spec.id as JobId;
   }
   const [groups, nodes] = await placed(parent, 0, checked);
-  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0 }, groups as never));
+  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups as never));
   return { id: parent, queue: ks.name, children: nodes };
 }
 

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { META, ROW, STATE, WIRE } from "../wire/mod.ts";
+import { META, ROW, STATE, WAITING_FOREVER, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { FLOWS_LUA } from "./flows.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
@@ -35,7 +35,8 @@ if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', 
 redis.call('HSET', row, '${ROW.state}', '${STATE.waiting}', '${ROW.payload}', payload, '${ROW.attempts}', '0',
   '${ROW.created_ms}', at, '${ROW.children}', emq_int(n), '${ROW.finished}', '0')
 if open == 1 then redis.call('HSET', row, '${ROW.open}', '1') end
-redis.call('ZADD', waiting, at, parent)
+-- scored by its flow deadline (none: after every time)
+redis.call('ZADD', waiting, within_ms > 0 and emq_int(emq_now() + within_ms) or '${WAITING_FOREVER}', parent)
 return emq_flow_write(base, row, parent, 0, n, id, queue, policy, body, here, rows, plan, 1)
 `,
   FLOWS_LUA,

@@ -217,6 +217,19 @@ local function emq_flow_wake(base, row, parent)
   if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
 end
 
+-- Step 6: the waiting parent (its row row) buried with reason (its retention is the next BURY's or
+-- CLAIM's). False (nothing written) when a key it needs is of another type.
+local function emq_flow_bury(base, row, parent, reason)
+  local waiting, dead = base .. '${KEY.waiting}', base .. '${KEY.dead}'
+  if not emq_flow_kinds({{KEYS[1], 'hash'}, {dead, 'zset'}, {waiting, 'zset'}}) or emq_counter(KEYS[1], '${META.buried}') then return false end
+  local now = emq_now()
+  redis.call('ZREM', waiting, parent)
+  redis.call('ZADD', dead, now, parent)
+  redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
+  redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
+  return true
+end
+
 -- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
 -- nothing when its row is gone, names another child there, or already holds the outcome (a failure
 -- of policy 2 as 'removed', without its reason). Then, while the parent waits: a failure of policy
@@ -235,17 +248,9 @@ local function emq_flow_record(base, parent, index, child, state, detail)
   local outcome = (failed and e[3] == '2') and 'removed\\0' or (state .. '\\0' .. detail)
   redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, outcome, '${ROW.finished}', emq_int(finished))
   if not waits then return true end
-  local waiting = base .. '${KEY.waiting}'
   if failed and e[3] == '0' then
     local reason = string.sub('child ' .. e[1] .. ' ' .. child .. ' failed: ' .. detail, 1, ${MAX_REASON_BYTES})
-    local dead = base .. '${KEY.dead}'
-    if not emq_flow_kinds({{dead, 'zset'}, {waiting, 'zset'}}) or emq_counter(KEYS[1], '${META.buried}') then return true end
-    local now = emq_now()
-    redis.call('ZREM', waiting, parent)
-    redis.call('ZADD', dead, now, parent)
-    redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
-    redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
-    emq_flow_cancel_unfinished(base, row, parent)
+    if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent) end
   elseif (finished >= children and not redis.call('HGET', row, '${ROW.open}')) or (failed and e[3] == '3') then
     emq_flow_wake(base, row, parent)
   end
@@ -259,6 +264,20 @@ local function emq_flow_wake_when_done(base, row, parent)
     and emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) >= emq_flow_number(redis.call('HGET', row, '${ROW.children}')) then
     emq_flow_wake(base, row, parent)
   end
+end
+
+-- Step 6 of OUTBOX: parent of waiting whose flow deadline passed is buried, when it still waits,
+-- with the reason 'flow deadline passed: <finished> of <children> children finished', and its
+-- unfinished children cancelled; a member whose row no longer waits just leaves waiting.
+local function emq_flow_expire(base, parent)
+  local row = base .. '${KEY_PREFIX.job}' .. parent
+  if redis.call('TYPE', row)['ok'] ~= 'hash' or redis.call('HGET', row, '${ROW.state}') ~= '${STATE.waiting}' then
+    redis.call('ZREM', base .. '${KEY.waiting}', parent)
+    return
+  end
+  local reason = 'flow deadline passed: ' .. emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) .. ' of ' ..
+    emq_flow_number(redis.call('HGET', row, '${ROW.children}')) .. ' children finished'
+  if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent) end
 end
 
 -- Step 6 of ACK and BURY: each of the n settled jobs (ids id, rows rows) that names a parent has

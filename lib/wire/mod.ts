@@ -73,6 +73,7 @@ export {
   VERB_NAMES,
   VERBS,
   type VerbSpec,
+  WAITING_FOREVER,
   WIRE,
 } from "./verbs.ts";
 export {

@@ -54,7 +54,8 @@ export const STATES = {
   scheduled: "in `schedule`, until its `due_ms` (or a RUN)",
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
   completed: "in `completed`, acked and kept with its result (until REMOVE or the queue's retention)",
-  waiting: "in `waiting`, a parent waiting for its children (FLOW) until the last finishes",
+  waiting: "in `waiting` (scored by its flow deadline), a parent waiting for its children (FLOW) until the last " +
+    "finishes, or a child fails it, or its deadline passes (OUTBOX)",
   cancelled: "in no structure: a tombstone, a child cancelled before its creation reached its queue (APPLY of a " +
     "`cancel` entry); it expires after `TOMBSTONE_MS`, and the late creation finds it and makes nothing",
 } as const;

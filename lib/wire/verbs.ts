@@ -114,6 +114,8 @@ export const MAX_BATCH = 10000;
  * calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
  */
 export const MAX_FAN_IN = 100_000;
+/** The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double). */
+export const WAITING_FOREVER = 9_007_199_254_740_991;
 /** Longest options argument a job may carry (its `key=value` items joined by NUL). */
 export const MAX_OPTIONS_BYTES = 4096;
 /** The least urgent priority a job may have (0, the default, is the most urgent): BullMQ's range. */
@@ -352,6 +354,11 @@ export const ARGS = {
     gate: { kind: "number", min: 0, max: 1, digits: 1 },
     sample: "0",
     doc: "1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all",
+  },
+  within_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "0",
+    doc: "the flow's deadline, in ms from now: a parent still waiting then is buried (by its queue's OUTBOX); 0: none",
   },
   from: {
     gate: { kind: "number", min: 0, max: MAX_FAN_IN, digits: 6 },
@@ -817,7 +824,7 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   FLOW: {
-    args: ["parent", "payload", "open"],
+    args: ["parent", "payload", "open", "within_ms"],
     group: ["id", "queue", "policy", "body"],
     touches: ["pending", "wake", "rows", "waiting", "outbox"],
     admits: true,
@@ -830,7 +837,8 @@ export const VERBS = {
     writes: "`meta` made if missing, `HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
       "attempts 0 created_ms <now> children <n> finished 0` (and `open 1` when open) and per child `child:<i> " +
       "<queue>\\0<id>\\0<policy>`; `ZADD " +
-      "waiting <now> parent`; per child here `HSET row state pending payload <b> attempts 0 created_ms <now> parent " +
+      `waiting <now + within_ms, or ${WAITING_FOREVER} without a deadline> parent\`; per child here \`HSET row state ` +
+      "pending payload <b> attempts 0 created_ms <now> parent " +
       "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
       "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
@@ -863,13 +871,17 @@ export const VERBS = {
   OUTBOX: {
     args: ["lease_ms", "count"],
     group: [],
-    touches: ["outbox"],
+    touches: ["outbox", "waiting", "dead", "rows", "pending", "wake"],
     admits: false,
     reply: "array: per entry leased, its token (integer: the lease's deadline, ms) then the entry (bulk string)",
-    effect: "leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), " +
-      "oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the " +
-      "entry",
-    writes: "per entry `ZADD outbox <now+lease_ms> entry`",
+    effect: "first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when " +
+      "they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their " +
+      "unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count " +
+      "entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), " +
+      "oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry",
+    writes: "per expired parent as APPLY's burial of a parent (`ZREM waiting`, `ZADD dead`, `HSET` state dead reason " +
+      "buried_ms, `HINCRBY meta buried 1`) then per unfinished child " + CANCEL_WRITES + "; per entry `ZADD outbox " +
+      "<now+lease_ms> entry`",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   APPLY: {

@@ -25,6 +25,8 @@ pub const MAX_OPTIONS_BYTES: usize = 4096;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
 pub const MAX_FAN_IN: i64 = 100000;
+/// The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double).
+pub const WAITING_FOREVER: i64 = 9007199254740991;
 /// How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
 pub const TOMBSTONE_MS: i64 = 3600000;
 /// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
@@ -147,6 +149,8 @@ pub mod arg {
     pub const PARENT: Arg = Arg { name: "parent", gate: Gate::JobId };
     /// 1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all
     pub const OPEN: Arg = Arg { name: "open", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
+    /// the flow's deadline, in ms from now: a parent still waiting then is buried (by its queue's OUTBOX); 0: none
+    pub const WITHIN_MS: Arg = Arg { name: "within_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the place of the first child added: the parent's count of children so far (the client derives ids from places)
     pub const FROM: Arg = Arg { name: "from", gate: Gate::Number { min: 0, max: Some(100000), digits: 6 } };
     /// a child's queue (the name rule)
@@ -237,12 +241,12 @@ pub mod verb {
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
     pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT, arg::FAILURE], min_groups: 1, admits: false };
     /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, or moves at once when a child of policy 3 fails.
-    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD, arg::OPEN], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD, arg::OPEN, arg::WITHIN_MS], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
     /// `EMQ.ADOPT`: an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places from, from + 1, …: from must be its count of children so far, and the total at most 100000. Each child as FLOW makes it (here at once, elsewhere through the outbox).
     pub const ADOPT: Verb = Verb { name: "EMQ.ADOPT", command: "emq.adopt", args: &[arg::PARENT, arg::FROM], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
     /// `EMQ.SEAL`: an open parent is sealed: no more children come; a parent still waiting whose children have all finished moves to pending at once.
     pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.OUTBOX`: leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
+    /// `EMQ.OUTBOX`: first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight).
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
@@ -324,7 +328,7 @@ names! {
         dead,
         /// in `completed`, acked and kept with its result (until REMOVE or the queue's retention)
         completed,
-        /// in `waiting`, a parent waiting for its children (FLOW) until the last finishes
+        /// in `waiting` (scored by its flow deadline), a parent waiting for its children (FLOW) until the last finishes, or a child fails it, or its deadline passes (OUTBOX)
         waiting,
         /// in no structure: a tombstone, a child cancelled before its creation reached its queue (APPLY of a `cancel` entry); it expires after `TOMBSTONE_MS`, and the late creation finds it and makes nothing
         cancelled,

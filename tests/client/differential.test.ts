@@ -155,6 +155,7 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   queue: ["@self", "@self", "other", "x{y", ""],
   policy: ["0", "1", "2", "3", "4", "x"],
   open: ["0", "1", "1", "2"],
+  within_ms: ["0", "0", "1", "60000", "x"],
   from: ["0", "1", "2", "3", "100000", "x"],
   body: TEXTS,
   entry: [
@@ -616,8 +617,12 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
   });
   const KNOWN: Record<string, Step[]> = {
     "a flow in its own queue: ignore, then fail": [
-      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0" }, groups: [child(2, "0"), child(3, "1")] },
-      { verb: "FLOW", fixed: { parent: "JOB00000000005", payload: "p", open: "0" }, groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }] },
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0"), child(3, "1")] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }],
+      },
       { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
       settle1("ACK", 2, "#0"),
       settle1("BURY", 3, "#1"),
@@ -625,7 +630,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       claim1,
     ],
     "an open fan-in: adopt, finish, seal; a removed parent cancels its unstarted child": [
-      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "1" }, groups: [child(2, "3")] },
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "1", within_ms: "0" }, groups: [child(2, "3")] },
       { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(3, "1"), { ...child(4, "0"), queue: "other" }] },
       { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(5, "1")] },
       { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
@@ -633,7 +638,11 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       settle1("ACK", 3, "#1"),
       { verb: "SEAL", fixed: { parent: "JOB00000000001" }, groups: [] },
       { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "3" }, groups: [child(5, "1")] },
-      { verb: "FLOW", fixed: { parent: "JOB00000000006", payload: "p", open: "0" }, groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }],
+      },
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000006" }] },
       { verb: "SEAL", fixed: { parent: "JOB00000000006" }, groups: [] },
     ],

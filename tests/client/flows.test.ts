@@ -414,6 +414,39 @@ for (const combo of COMBOS) {
       expect(await ctx.row(p, tree.id, "finished")).toEqual([String(total)]);
     }, 180_000);
 
+    test("a flow deadline: a parent still waiting then fails with a reason naming it, its unstarted children cancelled", async () => {
+      const [p, a] = spread(`flow-deadline-${backend}`);
+      const late = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        deadlineMs: 300,
+        children: [{ queue: p, payload: { n: 1 } }, { queue: a, payload: { n: 2 } }],
+      });
+      const started = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      expect(started.id).toBe(late.children[0]!.id);
+      // the queue's relay fails it once the deadline passed (polled: no fixed sleep)
+      const until = Date.now() + 30_000;
+      while ((await state(p, late.id)) === "waiting" && Date.now() < until) await ctx.mq.relayOnce([p]);
+      expect(await state(p, late.id)).toBe("dead");
+      expect((await ctx.row(p, late.id, "reason"))[0]).toBe("flow deadline passed: 0 of 2 children finished");
+      await ctx.mq.relayOnce([p]);
+      expect(await ctx.mq.counts(a)).toMatchObject({ pending: 0 });
+      expect(await zcard(p, "outbox")).toBe(0);
+      // the started child runs on; its outcome wakes nothing
+      await ctx.mq.ack(started);
+      expect(await state(p, late.id)).toBe("dead");
+      expect(await ctx.mq.claim(p, { leaseMs: 60_000 })).toBeNull();
+
+      // a flow that finishes within its deadline runs, and the deadline does nothing after
+      const kept = await ctx.mq.flow({ queue: p, payload: { n: 0 }, deadlineMs: 60_000, children: [{ queue: p, payload: { n: 3 } }] });
+      await ackOne(p);
+      expect(await zcard(p, "waiting")).toBe(0);
+      await ctx.mq.relayOnce([p]);
+      expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(kept.id);
+      const bad = await ctx.mq.flow({ queue: p, payload: { n: 0 }, deadlineMs: -1, children: [{ queue: p, payload: { n: 3 } }] }).catch((e) => e);
+      expect((bad as EchoMQError).rule).toBe("flow");
+    });
+
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
       const [p, a] = spread(`flow-dup-${backend}`);
       const K = { p: keyspace(p), a: keyspace(a) };
@@ -485,15 +518,16 @@ for (const combo of COMBOS) {
       const before = await digest(ctx.raw, K.meta);
       const parent = "JOB00000000001";
       const cases: Array<[Parameters<typeof wire>[2], string[], string]> = [
-        ["FLOW", [parent, "x", "0"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
-        ["FLOW", [parent, "x", "0", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
-        ["FLOW", [parent, "x", "0", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW policy must be at most 3"],
-        ["FLOW", [parent, "x", "0", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
+        ["FLOW", [parent, "x", "0", "0"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
+        ["FLOW", [parent, "x", "0", "0", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
+        ["FLOW", [parent, "x", "0", "0", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW policy must be at most 3"],
+        ["FLOW", [parent, "x", "0", "0", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
         ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`done\0${a}\0${parent}\x000\0JOB00000000002\0completed\0`], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`child\0${p}\0JOB00000000002\0${a}\0${parent}\x0001\0x`], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`cancel\0${p}\0JOB00000000002\0${a}\0${parent}\x000\0x`], "ERR EMQ.APPLY malformed outbox entry"],
-        ["FLOW", [parent, "x", "2", "JOB00000000002", a, "0", "y"], "ERR EMQ.FLOW open must be at most 1"],
+        ["FLOW", [parent, "x", "2", "0", "JOB00000000002", a, "0", "y"], "ERR EMQ.FLOW open must be at most 1"],
+        ["FLOW", [parent, "x", "0", "-1", "JOB00000000002", a, "0", "y"], "ERR EMQ.FLOW within_ms must be a non-negative integer"],
         ["SEAL", [parent, "x"], "ERR wrong number of arguments for 'EMQ.SEAL' command"],
         ["UNBOX", ["x", "e"], "ERR EMQ.UNBOX deadline must be a positive integer"],
       ];

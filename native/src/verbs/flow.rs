@@ -1,5 +1,5 @@
-//! `EMQ.FLOW 1 <meta> <parent> <payload> <open> (<id> <queue> <policy> <body>)…`: a parent that
-//! waits for its children (state `waiting`, in `waiting`, its fan-in state on its row: `children`,
+//! `EMQ.FLOW 1 <meta> <parent> <payload> <open> <within_ms> (<id> <queue> <policy> <body>)…`: a
+//! parent that waits for its children (state `waiting`, in `waiting` scored by its flow deadline, its fan-in state on its row: `children`,
 //! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
 //! once (pending, naming its parent), each child in another queue is a `child` entry of this
 //! queue's outbox, which a relay applies there (docs/design/flows.md). Reply: the children made
@@ -19,6 +19,7 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let (parent, payload, open) = (args.bytes(0), args.bytes(1), args.number(2) == 1);
+    let within_ms = args.number(3);
     let mut all = vec![parent];
     all.extend_from_slice(&args.ids());
     once(&all)?;
@@ -49,8 +50,15 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     let key = ctx.open(row.as_str());
     key.hset(&pairs);
-    waiting.zadd(s.now() as f64, parent);
-    ctx.replicate(c"ZADD", &[waiting.name(), at.as_str(), parent]);
+    // scored by its flow deadline (none: after every time)
+    let until = if within_ms > 0 {
+        s.now() + within_ms
+    } else {
+        crate::spec::WAITING_FOREVER
+    };
+    let score = ctx.int(until);
+    waiting.zadd(until as f64, parent);
+    ctx.replicate(c"ZADD", &[waiting.name(), score.as_str(), parent]);
     Ok(Reply::Int(kids.write(s, args, &key, parent, 0, 1)))
 }
 

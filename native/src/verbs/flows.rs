@@ -208,8 +208,9 @@ pub fn record(
     let id = ctx.string(parent);
     if failed && edge.1 == POLICY_FAIL {
         let reason = failed_reason(&row, index, child, detail);
-        bury(s, &row, id.as_str(), &reason);
-        cancel_unfinished(s, &row, parent);
+        if bury(s, &row, id.as_str(), &reason) {
+            cancel_unfinished(s, &row, parent);
+        }
     } else if (finished >= children && row.hget(l.row.open).is_none())
         || (failed && edge.1 == POLICY_CONTINUE)
     {
@@ -369,8 +370,8 @@ fn wake(s: &Scope, row: &Key, id: Str) {
 }
 
 /// Step 6: the waiting parent `id` (its row `row`) buried with `reason` (its retention is the next
-/// BURY's or CLAIM's).
-fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
+/// BURY's or CLAIM's). False (nothing written) when a key it needs is of another type.
+fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
     let (Ok(meta), Ok(dead), Ok(waiting)) = (
@@ -378,10 +379,10 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
         f.structure(DEAD, Kind::Zset),
         f.structure(WAITING, Kind::Zset),
     ) else {
-        return;
+        return false;
     };
     let Ok(buried) = super::counter(&meta, l.meta.buried) else {
-        return;
+        return false;
     };
     let now = ctx.int(f.now());
     if waiting.zrem(id) {
@@ -396,6 +397,41 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
         (l.row.buried_ms, now.as_str()),
     ]);
     add(&meta, l.meta.buried, buried, 1);
+    true
+}
+
+/// Step 6 of OUTBOX: parent `id` of `waiting` whose flow deadline passed is buried, when it still
+/// waits, with the reason `flow deadline passed: <finished> of <children> children finished`, and
+/// its unfinished children cancelled; a member whose row no longer waits just leaves `waiting`.
+pub fn expire(s: &Scope, id: &[u8]) {
+    let (ctx, l) = (s.ctx, lit());
+    let row = ctx.open_named(s.row(id));
+    let id = ctx.string(id);
+    let waits = row.kind() == Kind::Hash
+        && row
+            .hget(l.row.state)
+            .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
+    if !waits {
+        // opened here: a burial before this one may have emptied (deleted) the set
+        let waiting = ctx.open_named(s.name(WAITING));
+        if waiting.kind() == Kind::Zset && waiting.zrem(id.as_str()) {
+            ctx.replicate(c"ZREM", &[waiting.name(), id.as_str()]);
+        }
+        return;
+    }
+    let number = |f: Str| {
+        row.hget(f)
+            .and_then(|v| gates::bounded_counter(v.bytes()))
+            .unwrap_or(0)
+    };
+    let reason = format!(
+        "flow deadline passed: {} of {} children finished",
+        number(l.row.finished),
+        number(l.row.children)
+    );
+    if bury(s, &row, id.as_str(), reason.as_bytes()) {
+        cancel_unfinished(s, &row, id.bytes());
+    }
 }
 
 /// Step 6 of ACK and BURY, before their rows change: each settled job that names a parent
