@@ -89,7 +89,6 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
       return gated.flatMap(([arg, g]) => (g.kind === "number" && g.max !== undefined ? [{ arg, max: String(g.max) }] : []));
     case "repeated":
     case "duplicate":
-    case "not-open":
       return [{ id: "JOB00000000001" }];
     case "flow-place":
       return [{ found: "3" }];
@@ -512,6 +511,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
   ["MAX_FAN_IN", "i64"],
+  ["CHILD_RESULT_KEPT_BYTES", "i64"],
   ["WAITING_FOREVER", "i64"],
   ["TOMBSTONE_MS", "i64"],
   ["FAILURES_KEPT", "i64"],

@@ -25,6 +25,8 @@ export interface FlowTree {
   readonly state: JobState | "failed" | "removed" | "missing";
   /** Its result (completed, when it returned one). */
   readonly result?: unknown;
+  /** A completed child's result length, when its row is gone and its parent kept no result (longer than 64 KiB). */
+  readonly resultBytes?: number;
   /** Why it failed (dead, or a failure its parent recorded). */
   readonly reason?: string;
   /** Its children, in their order (none for a job that is no parent). */
@@ -67,6 +69,7 @@ async function child<P>(c: ClientContext<P>, k: ChildState): Promise<FlowTree> {
     id: k.id,
     state: k.state === "unfinished" ? "missing" : k.state,
     ...("result" in k ? { result: k.result } : {}),
+    ...(k.resultBytes === undefined ? {} : { resultBytes: k.resultBytes }),
     ...(k.reason === undefined ? {} : { reason: k.reason }),
     children: [],
   };

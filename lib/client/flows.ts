@@ -87,8 +87,13 @@ export interface ChildState {
   readonly id: JobId;
   /** `completed`, `failed`, `removed` (failed under `onFailure: "remove"`), or `unfinished` while it has not finished. */
   readonly state: "completed" | "failed" | "removed" | "unfinished";
-  /** Its result (completed, when it returned one). */
+  /** Its result (completed, when it returned one and it was kept: see `resultBytes`). */
   readonly result?: unknown;
+  /**
+   * The length of its result when that was longer than its parent keeps (64 KiB): read the result
+   * with `getJob` on the child's queue while that queue keeps completed jobs.
+   */
+  readonly resultBytes?: number;
   /** Why it failed. */
   readonly reason?: string;
 }
@@ -220,6 +225,7 @@ export async function children<P>(c: ClientContext<P>, ks: Keyspace, id: string)
     const [state, detail] = [done.slice(0, cut), done.slice(cut + 1)];
     if (state === "completed") out.push({ queue, id: child, state, ...(detail === "" ? {} : { result: jsonOrText(detail) }) });
     else if (state === "removed") out.push({ queue, id: child, state });
+    else if (state === "large") out.push({ queue, id: child, state: "completed", resultBytes: Number(detail) });
     else out.push({ queue, id: child, state: "failed", reason: detail });
   }
   return out;

@@ -15,11 +15,13 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
 export const ADOPT_LUA: string = luaScript(
   "ADOPT",
   `
-local e = emq_repeated(n, id) if e then return e end
+local all = {parent}
+for j = 1, n do all[j + 1] = id[j] end
+local e = emq_repeated(n + 1, all) if e then return e end
 local row = base .. '${KEY_PREFIX.job}' .. parent
 local t, e = emq_type(row, 'hash') if e then return e end
 if t ~= 'hash' or redis.call('HGET', row, '${ROW.state}') ~= '${STATE.waiting}' or not redis.call('HGET', row, '${ROW.open}') then
-  return emq_refuse['not-open']({id = parent})
+  return emq_refuse['not-open']({})
 end
 local count = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
 if count ~= from then return emq_refuse['flow-place']({found = emq_int(count)}) end

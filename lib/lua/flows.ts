@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { LANE, MAX_FAN_IN, MAX_REASON_BYTES, META, ROW, STATE, TOMBSTONE_MS, WAKE, WIRE } from "../wire/mod.ts";
+import { CHILD_RESULT_KEPT_BYTES, LANE, MAX_FAN_IN, MAX_REASON_BYTES, META, ROW, STATE, TOMBSTONE_MS, WAKE, WIRE } from "../wire/mod.ts";
 import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -232,7 +232,8 @@ end
 
 -- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
 -- nothing when its row is gone, names another child there, or already holds the outcome (a failure
--- of policy 2 as 'removed', without its reason). Then, while the parent waits: a failure of policy
+-- of policy 2 as 'removed', without its reason; a result longer than CHILD_RESULT_KEPT_BYTES as
+-- 'large' with its length). Then, while the parent waits: a failure of policy
 -- 0 buries it; a failure of policy 3, or the last outcome, makes it ready.
 -- Whether it recorded.
 local function emq_flow_record(base, parent, index, child, state, detail)
@@ -245,7 +246,9 @@ local function emq_flow_record(base, parent, index, child, state, detail)
   local children = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
   local waits = redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}'
   local failed = state == 'failed'
-  local outcome = (failed and e[3] == '2') and 'removed\\0' or (state .. '\\0' .. detail)
+  local outcome = state .. '\\0' .. detail
+  if failed and e[3] == '2' then outcome = 'removed\\0'
+  elseif #detail > ${CHILD_RESULT_KEPT_BYTES} then outcome = 'large\\0' .. #detail end
   redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, outcome, '${ROW.finished}', emq_int(finished))
   if not waits then return true end
   if failed and e[3] == '0' then

@@ -181,8 +181,9 @@ export const REFUSALS = {
   },
   "not-open": {
     step: "domain",
-    template: "ERR {verb} not an open parent waiting for children: {id}",
-    doc: "ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits",
+    template: "ERR {verb} the parent is not open and waiting for children",
+    doc: "ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits " +
+      "(the text names no id: an id that passed the gate may hold any bytes)",
   },
   "flow-place": {
     step: "domain",

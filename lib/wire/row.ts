@@ -33,7 +33,8 @@ export const ROW_FIELDS = {
   finished_ms: "when it completed (ACK, when the queue keeps completed jobs)",
   result: "the handler's result, as the worker sent it (ACK; absent when empty)",
   children: "a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\\0<id>\\0<policy>`) and, " +
-    "once child i finished, `done:<i>` (`<state>\\0<detail>`)",
+    "once child i finished, `done:<i>` (`<state>\\0<detail>`: `completed` and its result, `failed` and its reason, " +
+    "`removed`, or `large` and the length of a result longer than `CHILD_RESULT_KEPT_BYTES`)",
   finished: "a parent's: how many of its children finished, each counted once",
   open: "a parent's: `1` while more children may come (FLOW with open 1, ADOPT) until SEAL deletes it: it waits " +
     "for its last child only once sealed",

@@ -114,6 +114,11 @@ export const MAX_BATCH = 10000;
  * calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
  */
 export const MAX_FAN_IN = 100_000;
+/**
+ * Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with
+ * its length only (read it from the child's row while its queue keeps completed jobs).
+ */
+export const CHILD_RESULT_KEPT_BYTES = 65_536;
 /** The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double). */
 export const WAITING_FOREVER = 9_007_199_254_740_991;
 /** Longest options argument a job may carry (its `key=value` items joined by NUL). */

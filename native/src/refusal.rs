@@ -72,8 +72,8 @@ pub enum Refusal {
     OutboxLost,
     /// `active` (domain): REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled.
     Active(Vec<Vec<u8>>),
-    /// `not-open` (domain): ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits.
-    NotOpen(Vec<u8>),
+    /// `not-open` (domain): ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits (the text names no id: an id that passed the gate may hold any bytes).
+    NotOpen,
     /// `flow-place` (domain): ADOPT whose `from` is not the parent's count of children so far (another call added children first: read it again).
     FlowPlace(String),
     /// `fan-in` (domain): ADOPT that would take a parent past the most children one parent may have.
@@ -125,7 +125,7 @@ impl Refusal {
             Refusal::EntryForm => "entry-form",
             Refusal::OutboxLost => "outbox-lost",
             Refusal::Active(..) => "active",
-            Refusal::NotOpen(..) => "not-open",
+            Refusal::NotOpen => "not-open",
             Refusal::FlowPlace(..) => "flow-place",
             Refusal::FanIn(..) => "fan-in",
             Refusal::NotDead(..) => "not-dead",
@@ -169,7 +169,7 @@ impl Refusal {
             Refusal::EntryForm => { t.text("ERR "); t.text(verb.name); t.text(" malformed outbox entry"); }
             Refusal::OutboxLost => { t.text("ERR "); t.text(verb.name); t.text(" outbox lease lost"); }
             Refusal::Active(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is active: "); t.ids(ids); }
-            Refusal::NotOpen(id) => { t.text("ERR "); t.text(verb.name); t.text(" not an open parent waiting for children: "); t.id(id); }
+            Refusal::NotOpen => { t.text("ERR "); t.text(verb.name); t.text(" the parent is not open and waiting for children"); }
             Refusal::FlowPlace(found) => { t.text("ERR "); t.text(verb.name); t.text(" the parent has "); t.text(found); t.text(" children: the first added takes that place"); }
             Refusal::FanIn(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" children per parent"); }
             Refusal::NotDead(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not dead: "); t.ids(ids); }
@@ -216,7 +216,7 @@ impl Refusal {
             "entry-form" => Refusal::EntryForm,
             "outbox-lost" => Refusal::OutboxLost,
             "active" => Refusal::Active(Sample::sample(param("ids"))),
-            "not-open" => Refusal::NotOpen(Sample::sample(param("id"))),
+            "not-open" => Refusal::NotOpen,
             "flow-place" => Refusal::FlowPlace(Sample::sample(param("found"))),
             "fan-in" => Refusal::FanIn(Sample::sample(param("max"))),
             "not-dead" => Refusal::NotDead(Sample::sample(param("ids"))),

@@ -25,6 +25,8 @@ pub const MAX_OPTIONS_BYTES: usize = 4096;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
 pub const MAX_FAN_IN: i64 = 100000;
+/// Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with its length only (read it from the child's row while its queue keeps completed jobs).
+pub const CHILD_RESULT_KEPT_BYTES: i64 = 65536;
 /// The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double).
 pub const WAITING_FOREVER: i64 = 9007199254740991;
 /// How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
@@ -296,7 +298,7 @@ names! {
         finished_ms,
         /// the handler's result, as the worker sent it (ACK; absent when empty)
         result,
-        /// a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\0<id>\0<policy>`) and, once child i finished, `done:<i>` (`<state>\0<detail>`)
+        /// a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\0<id>\0<policy>`) and, once child i finished, `done:<i>` (`<state>\0<detail>`: `completed` and its result, `failed` and its reason, `removed`, or `large` and the length of a result longer than `CHILD_RESULT_KEPT_BYTES`)
         children,
         /// a parent's: how many of its children finished, each counted once
         finished,

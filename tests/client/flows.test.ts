@@ -367,12 +367,13 @@ for (const combo of COMBOS) {
       expect((sealed as EchoMQError).rule).toBe("not-open");
       const kid = ["JOB00000000002", a, "0", "x"];
       const cases: Array<[string[], string]> = [
-        [[shut.id, "1", ...kid], `ERR EMQ.ADOPT not an open parent waiting for children: ${shut.id}`],
-        [["JOB00000000009", "0", ...kid], "ERR EMQ.ADOPT not an open parent waiting for children: JOB00000000009"],
+        [[shut.id, "1", ...kid], "ERR EMQ.ADOPT the parent is not open and waiting for children"],
+        [["JOB00000000009", "0", ...kid], "ERR EMQ.ADOPT the parent is not open and waiting for children"],
         [[open.id, "0", ...kid], "ERR EMQ.ADOPT the parent has 1 children: the first added takes that place"],
         [[open.id, "2", ...kid], "ERR EMQ.ADOPT the parent has 1 children: the first added takes that place"],
         [[open.id, "100001", ...kid], "ERR EMQ.ADOPT from must be at most 100000"],
         [[open.id, "1", "JOB00000000002", a, "0", "x", "JOB00000000002", a, "0", "y"], "ERR EMQ.ADOPT id JOB00000000002 appears twice"],
+        [[open.id, "1", open.id, a, "0", "x"], `ERR EMQ.ADOPT id ${open.id} appears twice`],
       ];
       for (const [args, text] of cases) expect(await wire(ctx.raw, backend, "ADOPT", [K.meta], args)).toEqual({ err: text });
       expect(await digest(ctx.raw, K.meta)).toBe(before);
@@ -445,6 +446,21 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(kept.id);
       const bad = await ctx.mq.flow({ queue: p, payload: { n: 0 }, deadlineMs: -1, children: [{ queue: p, payload: { n: 3 } }] }).catch((e) => e);
       expect((bad as EchoMQError).rule).toBe("flow");
+    });
+
+    test("a child's result longer than its parent keeps (64 KiB) is recorded by its length; the child's row keeps it", async () => {
+      const [p, a] = spread(`flow-large-${backend}`);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 1 } }, { queue: a, payload: { n: 2 } }] });
+      const big = "x".repeat(70_000);
+      await ackOne(p, big);
+      await ctx.mq.relayOnce([p]);
+      await ackOne(a, "y".repeat(65_534)); // 65,536 bytes as JSON: kept
+      await ctx.mq.relayOnce([a]);
+      const kids = await ctx.mq.children(p, tree.id);
+      expect(kids[0]).toEqual({ queue: p, id: tree.children[0]!.id, state: "completed", resultBytes: 70_002 });
+      expect(kids[1]!.result).toBe("y".repeat(65_534));
+      expect((await ctx.mq.getJob(p, tree.children[0]!.id))!.result).toBe(big);
+      expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(tree.id);
     });
 
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {

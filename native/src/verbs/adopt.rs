@@ -18,13 +18,16 @@ use crate::wire::Refusal;
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let l = lit();
     let (parent, from) = (args.bytes(0), args.number(1));
-    once(&args.ids())?;
+    // the parent first, as FLOW's: no id twice among it and its new children
+    let mut all = vec![parent];
+    all.extend_from_slice(&args.ids());
+    once(&all)?;
     let row = s.row(parent.bytes());
     let key = s.expect(row.as_str(), Kind::Hash)?;
     let [state, open, count] = key.hget_each([l.row.state, l.row.open, l.row.children]);
     let waits = state.is_some_and(|v| v.bytes() == l.state.waiting.bytes());
     if key.kind() != Kind::Hash || !waits || open.is_none() {
-        return Err(Refusal::NotOpen(parent.bytes().to_vec()));
+        return Err(Refusal::NotOpen);
     }
     let count = count.and_then(|v| gates::bounded_counter(v.bytes())).unwrap_or(0);
     if count != from {

@@ -25,6 +25,8 @@ pub const FAILED: &[u8] = b"failed";
 pub const CHILD_FIELD: &[u8] = b"child:";
 /// A parent's field holding child i's outcome (`done:<i>`: `<state>\0<detail>`).
 pub const DONE_FIELD: &[u8] = b"done:";
+/// A child's outcome: completed with a result longer than `CHILD_RESULT_KEPT_BYTES` (its length kept).
+pub const LARGE: &[u8] = b"large";
 /// A child's outcome: failed under policy `remove` (counts as finished, its reason not kept).
 pub const REMOVED: &[u8] = b"removed";
 /// The policy that fails the parent at once.
@@ -154,7 +156,8 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
 
 /// Step 6: child `child`'s (place `index`) outcome `state` (`detail`) recorded on parent `parent`
 /// of this queue, once: nothing when its row is gone, names another child there, or already
-/// holds the outcome (a failure of policy 2 as `removed`, without its reason). Then, while the
+/// holds the outcome (a failure of policy 2 as `removed`, without its reason; a result longer than
+/// `CHILD_RESULT_KEPT_BYTES` as `large` with its length). Then, while the
 /// parent waits: a failure of policy 0 buries it; a failure of policy 3, or the last outcome, makes
 /// it ready. Whether it recorded.
 pub fn record(
@@ -194,6 +197,9 @@ pub fn record(
     let failed = state == FAILED;
     let outcome = if failed && edge.1 == POLICY_REMOVE {
         ctx.string(&join(&[REMOVED, b""]))
+    } else if detail.len() as i64 > crate::spec::CHILD_RESULT_KEPT_BYTES {
+        // a result too long to keep on the parent: its length only
+        ctx.string(&join(&[LARGE, detail.len().to_string().as_bytes()]))
     } else {
         ctx.string(&join(&[state, detail]))
     };
