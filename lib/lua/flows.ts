@@ -64,7 +64,7 @@ local function emq_flow_parse(entry, own)
     return {kind = f[1], id = f[3], parent = q .. '\\0' .. f[5] .. '\\0' .. f[6], body = f[7]}
   end
   if f[1] ~= 'done' or not (emq_flow_job(f[3]) and emq_flow_index(f[4]) and emq_flow_job(f[5])
-    and (f[6] == 'completed' or f[6] == 'failed')) then return nil end
+    and (f[6] == 'completed' or f[6] == 'failed' or f[6] == 'removed')) then return nil end
   return {kind = 'done', parent = f[3], index = f[4], child = f[5], state = f[6], detail = f[7]}
 end
 

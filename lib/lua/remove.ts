@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { LANE, META, ROW, WAKE } from "../wire/mod.ts";
+import { LANE, META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { FLOWS_LUA } from "./flows.ts";
@@ -56,6 +56,11 @@ for j = 1, n do
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
     if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
     if s.kinds[waiting] == 'zset' then redis.call('ZREM', waiting, id[j]) end
+    -- a flow's child not finished yet: its parent counts it as finished, 'removed'
+    local st = redis.call('HGET', rows[j], '${ROW.state}')
+    if (st == '${STATE.pending}' or st == '${STATE.scheduled}') and redis.call('HGET', rows[j], '${ROW.parent}') then
+      emq_flow_settled(base, 1, {id[j]}, {rows[j]}, 'removed', {''})
+    end
     -- a flow's parent: its unfinished children are cancelled
     if redis.call('HGET', rows[j], '${ROW.children}') then emq_flow_cancel_unfinished(base, rows[j], id[j]) end
     redis.call('DEL', rows[j])

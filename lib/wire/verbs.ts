@@ -607,12 +607,15 @@ export const VERBS = {
     reply: "integer: jobs removed (an id with no row counts 0)",
     effect: "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
       "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
-      "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox",
+      "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child " +
+      "not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records " +
+      "its outcome: on a parent here at once, else by a `done` entry)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
       "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`); " +
-      "per unfinished child of a removed parent: " + CANCEL_WRITES,
+      "per unfinished child of a removed parent: " + CANCEL_WRITES + "; per removed unfinished child of a flow: " +
+      "as ACK's settle hook with state `removed`",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
   },
   REQUEUE: {

@@ -463,6 +463,23 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(tree.id);
     });
 
+    test("a child removed before it finished counts as finished for its parent (removed): no parent stuck", async () => {
+      const [p, a] = spread(`flow-rmchild-${backend}`);
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 1 } }, { queue: a, payload: { n: 2 } }] });
+      await ctx.mq.relayOnce([p]);
+      expect(await ctx.mq.remove(p, tree.children[0]!.id)).toBe(true);
+      expect(await ctx.row(p, tree.id, "finished", "state")).toEqual(["1", "waiting"]);
+      expect(await ctx.mq.remove(a, tree.children[1]!.id)).toBe(true);
+      expect(await ctx.mq.relayOnce([a])).toBe(1);
+      expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(tree.id);
+      expect((await ctx.mq.children(p, tree.id)).map((k) => k.state)).toEqual(["removed", "removed"]);
+      // a finished child removed later reports nothing again
+      const done = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: p, payload: { n: 3 } }] });
+      const kept = await ackOne(p);
+      expect(await ctx.mq.remove(p, kept.id)).toBe(true);
+      expect((await ctx.mq.children(p, done.id)).map((k) => k.state)).toEqual(["completed"]);
+    });
+
     test("an entry delivered twice makes nothing twice and counts once; a stale relay's ack is refused", async () => {
       const [p, a] = spread(`flow-dup-${backend}`);
       const K = { p: keyspace(p), a: keyspace(a) };

@@ -102,7 +102,7 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
         && gates::job_id(f[2])
         && index(f[3])
         && gates::job_id(f[4])
-        && (f[5] == COMPLETED || f[5] == FAILED);
+        && (f[5] == COMPLETED || f[5] == FAILED || f[5] == REMOVED);
     ok.then(|| Entry::Done {
         parent: f[2],
         index: f[3],
