@@ -177,12 +177,13 @@ impl<'a, 'k> Key<'a, 'k> {
         unsafe { api!(RedisModule_DeleteKey)(self.raw) };
     }
 
-    /// `PEXPIRE key ms` (replicated): the key is deleted `ms` from now.
-    pub fn pexpire(&self, ms: i64) {
+    /// `PEXPIREAT key at` (replicated as that, so a replica and the AOF expire it at the same
+    /// instant): the key is deleted at `at` (ms since the epoch).
+    pub fn pexpire_at(&self, at: i64) {
         // SAFETY: a key opened for writing, which exists.
-        unsafe { api!(RedisModule_SetExpire)(self.raw, ms as raw::mstime_t) };
-        let ms = self.ctx.int(ms);
-        self.ctx.replicate(c"PEXPIRE", &[self.name, ms.as_str()]);
+        unsafe { api!(RedisModule_SetAbsExpire)(self.raw, at as raw::mstime_t) };
+        let at = self.ctx.int(at);
+        self.ctx.replicate(c"PEXPIREAT", &[self.name, at.as_str()]);
     }
 
     /// `HGET key field`.

@@ -279,7 +279,7 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
                 (l.row.state, l.state.cancelled),
                 (l.row.parent, parent.as_str()),
             ]);
-            row.pexpire(crate::spec::TOMBSTONE_MS);
+            row.pexpire_at(s.now() + crate::spec::TOMBSTONE_MS);
             true
         }
         Kind::Hash => {
