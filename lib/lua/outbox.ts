@@ -15,7 +15,9 @@ export const OUTBOX_LUA: string = luaScript(
   "OUTBOX",
   `
 local outbox, waiting = base .. '${KEY.outbox}', base .. '${KEY.waiting}'
-local s, e = emq_types({{outbox, 'zset'}, {waiting, 'zset'}}) if e then return e end
+-- (dead, pending, wake: what burying an expired parent and cancelling its children write, probed in a migration)
+local s, e = emq_types({{outbox, 'zset'}, {waiting, 'zset'}, {base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}})
+if e then return e end
 e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_now()
 if s.kinds[waiting] == 'zset' then

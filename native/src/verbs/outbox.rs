@@ -9,7 +9,7 @@ use super::flows;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Str};
-use crate::keyspace::{OUTBOX, WAITING};
+use crate::keyspace::{DEAD, OUTBOX, PENDING, WAITING, WAKE};
 use crate::wire::Refusal;
 
 /// Runs OUTBOX's steps 5–6.
@@ -19,6 +19,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.meta()?;
     drop(s.structure(OUTBOX, Kind::Zset)?);
     let waiting = s.structure(WAITING, Kind::Zset)?;
+    // what burying an expired parent and cancelling its children write (probed in a migration)
+    s.structure(DEAD, Kind::Zset)?;
+    s.structure(PENDING, Kind::List)?;
+    s.structure(WAKE, Kind::Zset)?;
     s.probe()?;
     let now = s.now();
     let due = if waiting.kind() == Kind::Zset {
