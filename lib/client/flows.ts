@@ -9,7 +9,7 @@
  */
 import { Decoder } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -151,7 +151,7 @@ function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[]): Chec
 }
 
 /** The wire groups of `checked` children of `parent` at places from `from`, and their nodes. */
-async function placed(parent: JobId, from: number, checked: Checked[]): Promise<[Array<Record<string, unknown>>, FlowNode[]]> {
+async function placed(parent: JobId, from: number, checked: Checked[]): Promise<[Array<GroupArgs<"FLOW">>, FlowNode[]]> {
   const ids = await Promise.all(checked.map((_, i) => childId(parent, from + i)));
   return [
     checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body })),
@@ -176,7 +176,7 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     parent = spec.id as JobId;
   }
   const [groups, nodes] = await placed(parent, 0, checked);
-  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups as never));
+  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups));
   return { id: parent, queue: ks.name, children: nodes };
 }
 
@@ -193,7 +193,7 @@ export async function addChildren<P>(c: ClientContext<P>, parent: FlowParent, ki
   const read = count === null ? 0 : Number(String(count));
   const from = Number.isSafeInteger(read) && read >= 0 ? read : 0;
   const [groups, nodes] = await placed(parent.id as JobId, from, checked);
-  await c.impl.call(wireCall("ADOPT", ks, { parent: parent.id, from }, groups as never));
+  await c.impl.call(wireCall<"ADOPT">("ADOPT", ks, { parent: parent.id, from }, groups));
   return nodes;
 }
 
