@@ -187,16 +187,17 @@ local function emq_flow_number(v)
 end
 
 -- Step 6: the children of parent (its row row) that have not finished are cancelled: one of this
--- queue at once (emq_flow_cancel, no tombstone: its row was made with the parent's), one of another
--- queue by a 'cancel' entry of this queue's outbox.
-local function emq_flow_cancel_unfinished(base, row, parent)
+-- queue at once when here (emq_flow_cancel, no tombstone: its row was made with the parent's; DROP
+-- passes false: it deletes them itself), one of another queue by a 'cancel' entry of this queue's
+-- outbox.
+local function emq_flow_cancel_unfinished(base, row, parent, here)
   local own, outbox = string.sub(base, 6, -3), base .. '${KEY.outbox}'
   local n = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
   for i = 0, n - 1 do
     local edge = not redis.call('HGET', row, '${FLOW_FIELDS.done}' .. i) and redis.call('HGET', row, '${FLOW_FIELDS.child}' .. i)
     local e = edge and emq_flow_fields(edge, 3)
     if e and e[1] == own then
-      emq_flow_cancel(base, e[2], own .. '\\0' .. parent .. '\\0' .. i, false)
+      if here then emq_flow_cancel(base, e[2], own .. '\\0' .. parent .. '\\0' .. i, false) end
     elseif e then
       if not emq_flow_kinds({{outbox, 'zset'}}) then return end
       redis.call('ZADD', outbox, emq_now(), table.concat({'cancel', e[1], e[2], own, parent, i, ''}, '\\0'))
@@ -253,7 +254,7 @@ local function emq_flow_record(base, parent, index, child, state, detail)
   if not waits then return true end
   if failed and e[3] == '0' then
     local reason = string.sub('child ' .. e[1] .. ' ' .. child .. ' failed: ' .. detail, 1, ${MAX_REASON_BYTES})
-    if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent) end
+    if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent, true) end
   elseif (finished >= children and not redis.call('HGET', row, '${ROW.open}')) or (failed and e[3] == '3') then
     emq_flow_wake(base, row, parent)
   end
@@ -280,7 +281,7 @@ local function emq_flow_expire(base, parent)
   end
   local reason = 'flow deadline passed: ' .. emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) .. ' of ' ..
     emq_flow_number(redis.call('HGET', row, '${ROW.children}')) .. ' children finished'
-  if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent) end
+  if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent, true) end
 end
 
 -- Step 6 of ACK and BURY: each of the n settled jobs (ids id, rows rows) that names a parent has

@@ -62,7 +62,7 @@ for j = 1, n do
       emq_flow_settled(base, 1, {id[j]}, {rows[j]}, 'removed', {''})
     end
     -- a flow's parent: its unfinished children are cancelled
-    if redis.call('HGET', rows[j], '${ROW.children}') then emq_flow_cancel_unfinished(base, rows[j], id[j]) end
+    if redis.call('HGET', rows[j], '${ROW.children}') then emq_flow_cancel_unfinished(base, rows[j], id[j], true) end
     redis.call('DEL', rows[j])
     removed = removed + 1
     gone[removed] = id[j]

@@ -739,10 +739,15 @@ export const VERBS = {
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
-      "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job " +
-      "is active (its worker holds it)",
+      "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue " +
+      "but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are " +
+      "cancelled (`cancel` entries), a dropped unfinished child (pending or scheduled) of a parent in another queue records " +
+      "`removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a " +
+      "job is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events waiting outbox meta`",
+      "per dropped waiting parent's unfinished child elsewhere `ZADD outbox <now> cancel\\0…`; per dropped unfinished child " +
+      "of a parent elsewhere `ZADD outbox <now> done\\0…\\0removed\\0`; when none is left `DEL pending schedule dead " +
+      "completed wake schedulers dedup dedup_ttl events waiting meta` and `ZREM outbox` of its `child` entries",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {

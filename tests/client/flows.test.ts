@@ -520,12 +520,27 @@ for (const combo of COMBOS) {
       expect(Number(await ctx.raw.command(["EXISTS", keyspace(p).job(tree.id)], keyspace(p).meta))).toBe(0);
     });
 
-    test("DROP takes a queue's waiting parents, its waiting set and its outbox", async () => {
-      const [p, a] = spread(`flow-drop-${backend}`);
+    test("DROP takes a queue's waiting parents and keys; its outbox keeps only what others wait for, which a relay delivers", async () => {
+      const [p, a, b] = spread(`flow-drop-${backend}`);
       const K = keyspace(p);
+      // a parent whose child elsewhere was made (and one not made yet), and a child of a parent elsewhere
       const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: p, payload: { n: 2 } }] });
+      await ctx.mq.relayOnce([p]);
+      const late = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 3 } }] });
+      const other = await ctx.mq.flow({ queue: b, payload: { n: 0 }, children: [{ queue: p, payload: { n: 4 } }] });
+      await ctx.mq.relayOnce([b]);
       expect(await ctx.mq.drop(p)).toBeGreaterThan(0);
-      expect(Number(await ctx.raw.command(["EXISTS", K.meta, K.waiting, K.outbox, K.pending, K.job(tree.id)], K.meta))).toBe(0);
+      expect(Number(await ctx.raw.command(["EXISTS", K.meta, K.waiting, K.pending, K.job(tree.id), K.job(late.id)], K.meta))).toBe(0);
+      // left: two cancels (the made child, the late one's) and the dropped child's outcome
+      const left = (await ctx.raw.command(["ZRANGE", K.outbox, "0", "-1"], K.meta)) as unknown[];
+      expect(left.map((e) => String(e).split("\0")[0]).sort()).toEqual(["cancel", "cancel", "done"]);
+      expect(await ctx.mq.relayOnce([p])).toBe(3);
+      expect(Number(await ctx.raw.command(["EXISTS", K.outbox], K.meta))).toBe(0);
+      expect(await ctx.mq.counts(a)).toMatchObject({ pending: 0 });
+      expect(await ctx.row(a, late.children[0]!.id, "state")).toEqual(["cancelled"]);
+      // the parent elsewhere heard its child went, and runs
+      expect((await ctx.mq.claim(b, { leaseMs: 60_000 }))!.id).toBe(other.id);
+      expect((await ctx.mq.children(b, other.id)).map((k) => k.state)).toEqual(["removed"]);
     });
 
     test("bad input: refused before the wire (typed), and by the server with the digest unchanged", async () => {

@@ -215,7 +215,7 @@ pub fn record(
     if failed && edge.1 == POLICY_FAIL {
         let reason = failed_reason(&row, index, child, detail);
         if bury(s, &row, id.as_str(), &reason) {
-            cancel_unfinished(s, &row, parent);
+            cancel_unfinished(s, &row, parent, true);
         }
     } else if (finished >= children && row.hget(l.row.open).is_none())
         || (failed && edge.1 == POLICY_CONTINUE)
@@ -226,9 +226,10 @@ pub fn record(
 }
 
 /// Step 6: the children of parent `parent` (its row `row`) that have not finished are cancelled:
-/// one of this queue at once ([`cancel`], no tombstone: its row was made with the parent's), one
-/// of another queue by a `cancel` entry of this queue's outbox.
-pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8]) {
+/// one of this queue at once when `here` ([`cancel`], no tombstone: its row was made with the
+/// parent's; DROP passes false: it deletes them itself), one of another queue by a `cancel` entry of
+/// this queue's outbox.
+pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8], here: bool) {
     let (ctx, l) = (s.ctx, lit());
     let queue = s.queue();
     let n = row
@@ -249,7 +250,9 @@ pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8]) {
             continue;
         };
         if e[0] == queue {
-            cancel(s, e[1], &join(&[queue, parent, place.as_bytes()]), false);
+            if here {
+                cancel(s, e[1], &join(&[queue, parent, place.as_bytes()]), false);
+            }
             continue;
         }
         let outbox = ctx.open_named(s.name(OUTBOX));
@@ -406,6 +409,52 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) -> bool {
     true
 }
 
+/// Step 6 of DROP, before job `id`'s row `key` (named `row`) is deleted: a waiting `parent` has
+/// its unfinished children in other queues cancelled; an unfinished child (pending or scheduled)
+/// of a parent in another queue records `removed` there (a `done` entry). What is in this queue
+/// goes with it.
+pub fn dropped(s: &Scope, key: &Key, row: &Owned, id: &[u8], parent: bool) {
+    let l = lit();
+    if parent {
+        cancel_unfinished(s, key, id, false);
+    }
+    let state = key.hget(l.row.state);
+    let unfinished = state.is_some_and(|v| {
+        v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes()
+    });
+    let elsewhere = key
+        .hget(l.row.parent)
+        .is_some_and(|p| split(p.bytes(), 3).is_some_and(|f| f[0] != s.queue()));
+    if unfinished && elsewhere {
+        settled(s, std::slice::from_ref(row), REMOVED, |_| l.empty);
+    }
+}
+
+/// Step 6 of DROP's last call: the outbox's `child` entries leave it (their parents are gone);
+/// outcomes and cancels stay for a relay to deliver.
+pub fn drop_creations(s: &Scope) {
+    let ctx = s.ctx;
+    let outbox = ctx.open_named(s.name(OUTBOX));
+    if outbox.kind() != Kind::Zset {
+        return;
+    }
+    let members = outbox.due(f64::INFINITY, u64::MAX);
+    let prefix = [CHILD, b"\0"].concat();
+    let going: Vec<Str> = members
+        .iter()
+        .filter(|m| m.bytes().starts_with(&prefix))
+        .map(|m| m.as_str())
+        .collect();
+    for &m in &going {
+        outbox.zrem(m);
+    }
+    if !going.is_empty() {
+        let mut zrem = vec![outbox.name()];
+        zrem.extend(going);
+        ctx.replicate(c"ZREM", &zrem);
+    }
+}
+
 /// Step 6 of OUTBOX: parent `id` of `waiting` whose flow deadline passed is buried, when it still
 /// waits, with the reason `flow deadline passed: <finished> of <children> children finished`, and
 /// its unfinished children cancelled; a member whose row no longer waits just leaves `waiting`.
@@ -436,7 +485,7 @@ pub fn expire(s: &Scope, id: &[u8]) {
         number(l.row.children)
     );
     if bury(s, &row, id.as_str(), reason.as_bytes()) {
-        cancel_unfinished(s, &row, id.bytes());
+        cancel_unfinished(s, &row, id.bytes(), true);
     }
 }
 

@@ -72,7 +72,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         // a flow's parent: its unfinished children are cancelled
         if key.kind() == Kind::Hash && key.hget(lit().row.children).is_some() {
-            flows::cancel_unfinished(s, &key, id.bytes());
+            flows::cancel_unfinished(s, &key, id.bytes(), true);
         }
         key.delete();
         ctx.replicate(c"DEL", &[row.as_str()]);
