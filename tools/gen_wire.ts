@@ -91,6 +91,10 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "repeated":
     case "duplicate":
       return [{ id: "JOB00000000001" }];
+    case "flow-place":
+      return [{ found: "3" }];
+    case "fan-in":
+      return [{ max: String(wire.MAX_FAN_IN) }];
     case "lease-lost":
     case "cancelled":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
@@ -509,6 +513,10 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string | 
   ["MAX_PAYLOAD_BYTES", "i64"],
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
+  ["MAX_FAN_IN", "i64"],
+  ["CHILD_RESULT_KEPT_BYTES", "i64"],
+  ["WAITING_FOREVER", "i64"],
+  ["TOMBSTONE_MS", "i64"],
   ["FAILURES_KEPT", "i64"],
   ["LOG_LINES_KEPT", "i64"],
   ["EVENT_RESULT_MAX_BYTES", "i64"],

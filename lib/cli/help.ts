@@ -49,6 +49,9 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   one job: name, state, attempts, times, lane, priority, dedup
                                   key, scheduler, last reason, result, progress, payload, and
                                   the failed attempts with their stacks (the newest 10)`,
+  flow: `  emq flow <queue> <id> --url …
+                                  the whole flow the job belongs to, from its root: one job a
+                                  line (queue, id, state, result or reason), children indented`,
   find: `  emq find <queue> <text> --url … [--cursor C] [--scan N]
                                   the jobs whose id, dedup key or name is <text>, or whose
                                   payload holds it: a bounded scan (N rows, default 1000) that

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { CancelOutcome, JobInfo } from "../client/mod.ts";
+import type { CancelOutcome, ChildState, JobInfo } from "../client/mod.ts";
 import { assertJobId } from "../keyspace/mod.ts";
 import { openUrlTarget } from "./target.ts";
 import { cut } from "./jobs.ts";
@@ -20,6 +20,13 @@ import { pageFlag, parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./u
 
 /** A time as ISO text, or undefined. */
 const iso = (ms: number | undefined): string | undefined => ms === undefined ? undefined : new Date(ms).toISOString();
+
+/** A parent's children as one fact: how many in each state (`emq flow` prints the tree). */
+function childrenText(kids: readonly ChildState[]): string {
+  const by = new Map<string, number>();
+  for (const k of kids) by.set(k.state, (by.get(k.state) ?? 0) + 1);
+  return `${kids.length}: ${[...by].map(([s, n]) => `${n} ${s}`).join(", ")}`;
+}
 
 /** The lines `emq job` prints for `j`: `  <fact>  <value>`, facts the job does not have left out. */
 export function jobLines(j: JobInfo<unknown>): string[] {
@@ -37,6 +44,8 @@ export function jobLines(j: JobInfo<unknown>): string[] {
     ["dedup key", j.dedupKey === undefined ? undefined : JSON.stringify(j.dedupKey)],
     ["scheduler", j.scheduler === undefined ? undefined : JSON.stringify(j.scheduler)],
     ["reason", j.reason === undefined ? undefined : JSON.stringify(j.reason)],
+    ["parent", j.parent === undefined ? undefined : `${JSON.stringify(j.parent.queue)} ${j.parent.id}`],
+    ["children", j.children === undefined ? undefined : childrenText(j.children)],
     ["result", j.state === "completed" && "result" in j ? JSON.stringify(j.result) : undefined],
     ["progress", j.progress === undefined ? undefined : JSON.stringify(j.progress)],
     ["payload", j.payloadError === undefined ? JSON.stringify(j.payload) : `not decoded (${j.payloadError})`],

@@ -48,6 +48,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   limits: async (rest) => (await import("./limit.ts")).limitCommand("limits", rest),
   jobs: async (rest) => (await import("./jobs.ts")).jobsCommand(rest),
   job: async (rest) => (await import("./job.ts")).jobCommand(rest),
+  flow: async (rest) => (await import("./flow.ts")).flowCommand(rest),
   find: async (rest) => (await import("./job.ts")).findCommand(rest),
   cancel: async (rest) => (await import("./job.ts")).cancelCommand(rest),
   lanes: async (rest) => (await import("./lanes.ts")).lanesCommand(rest),

@@ -19,7 +19,8 @@ import type { QueueEventItem } from "./events.ts";
 import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
 import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
 import * as flows from "./flows.ts";
-import type { ChildState, FlowNode, FlowSpec } from "./flows.ts";
+import type { ChildState, FlowChild, FlowNode, FlowParent, FlowSpec } from "./flows.ts";
+import { flowOf, type FlowTree } from "./flow_tree.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -401,13 +402,46 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * Adds a flow (docs/design/flows.md): a parent that becomes claimable once every child has
    * finished, the children in any queue (on any primary of a cluster). A child's `onFailure` says
    * what its failure (buried) does: `"fail"` (default) buries the parent at once with a reason naming
-   * the child, `"ignore"` counts it as finished. The whole tree is checked before any wire (an
-   * `EchoMQError` of rule `flow`, `payload` or a `KeyspaceError`); children's ids derive from the
-   * parent's id and their place. Children in other queues are made by a relay (a worker of the
-   * parent's queue, or {@link relay}). At most {@link flows.MAX_FLOW_CHILDREN} children; one level.
+   * the child and cancels its children not yet started, `"ignore"` counts it as finished, `"remove"`
+   * too without keeping its reason, `"continue"` lets the parent run at once. The whole tree is
+   * checked before any wire (an `EchoMQError` of rule `flow`, `payload` or a `KeyspaceError`);
+   * children's ids derive from the parent's id and their place. Children in other queues are made
+   * by a relay (a worker of the parent's queue, or {@link relay}). At most
+   * {@link flows.MAX_FLOW_CHILDREN} children per call; one level. With `open: true` more may come
+   * ({@link addChildren}) until {@link seal}.
    */
   async flow<const Q extends string>(spec: FlowSpec<P> & { queue: CheckQueue<Q> }): Promise<FlowNode> {
     return await flows.flow(this.#c, spec);
+  }
+
+  /**
+   * Adds children to an open parent (`flow({ …, open: true })`) that is still waiting: 1 to
+   * {@link flows.MAX_FLOW_CHILDREN} per call, checked as `flow`'s before any wire, at most
+   * 100,000 per parent; their ids derive from the parent's id and their places, which follow its
+   * children so far (read first). Refused (`WireError`, rule `not-open`) when the parent is sealed,
+   * gone or no longer waiting; `flow-place` when another call added children between the read and
+   * this one (call again); `fan-in` past 100,000. Returns the children's ids.
+   */
+  async addChildren(parent: FlowParent, children: readonly FlowChild[]): Promise<FlowNode[]> {
+    return await flows.addChildren(this.#c, parent, children);
+  }
+
+  /**
+   * Seals an open parent: no more children come, and it runs once every child has finished (at
+   * once when they all have). True when it sealed; false when there was nothing to seal (sealed
+   * already — a one-shot `flow` is —, gone, or no parent).
+   */
+  async seal(parent: FlowParent): Promise<boolean> {
+    return await flows.seal(this.#c, parent);
+  }
+
+  /**
+   * The whole flow job `id` of `queue` belongs to (any of its jobs: the tree starts at its root
+   * parent), each job with its state, result or reason; null when the job is not there. Reads only,
+   * one `getJob` per job: not one snapshot of the tree.
+   */
+  async flowOf<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<FlowTree | null> {
+    return await flowOf(this.#c, this.#c.keyspace(queue), id);
   }
 
   /** The children of parent `id` (a flow's parent) with their states, results and reasons, in their order. */

@@ -190,6 +190,9 @@ export type WireRule =
   | "migrating"
   | "entry-form"
   | "outbox-lost"
+  | "not-open"
+  | "flow-place"
+  | "fan-in"
   | "oom"
   | "other";
 
@@ -510,6 +513,9 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("migrating", () => new WireError(verb, "migrating", text))
     .with("entry-form", () => new WireError(verb, "entry-form", text))
     .with("outbox-lost", () => new WireError(verb, "outbox-lost", text))
+    .with("not-open", () => new WireError(verb, "not-open", text))
+    .with("flow-place", () => new WireError(verb, "flow-place", text))
+    .with("fan-in", () => new WireError(verb, "fan-in", text))
     .exhaustive();
 }
 

@@ -48,7 +48,7 @@ export class Keyspace<Q extends string = string> {
   readonly completed: QueueKey<Q, "completed">;
   /** `emq:{name}:events`, the queue's transitions (a stream, bounded by `meta`'s `events_max`). */
   readonly events: QueueKey<Q, "events">;
-  /** `emq:{name}:waiting`, parents waiting for their children, scored by when they were made (ms). */
+  /** `emq:{name}:waiting`, parents waiting for their children, scored by their flow deadline (ms; 2^53 − 1 without one). */
   readonly waiting: QueueKey<Q, "waiting">;
   /** `emq:{name}:outbox`, NUL-joined entries to apply in another queue, scored by when they may be leased (ms). */
   readonly outbox: QueueKey<Q, "outbox">;

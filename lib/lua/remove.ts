@@ -2,14 +2,16 @@
  * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled, dead and completed jobs are deleted, wherever
  * they are; an active job refuses the call (its worker holds it). Their deduplication keys are let
  * go; one `removed` event of the ids that had a row. A lane left without ready jobs leaves the ring
- * (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. Reply:
- * how many were removed (an id without a row counts 0).
+ * (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. A
+ * flow's parent has its unfinished children cancelled. Reply: how many were removed (an id without
+ * a row counts 0).
  *
  * @module
  */
-import { LANE, META, WAKE } from "../wire/mod.ts";
+import { LANE, META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { FLOWS_LUA } from "./flows.ts";
 import { luaEvent } from "./events.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -86,6 +88,13 @@ for j = 1, n do
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
     if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
     if s.kinds[waiting] == 'zset' then redis.call('ZREM', waiting, id[j]) end
+    -- a flow's child not finished yet: its parent counts it as finished, 'removed'
+    local st = redis.call('HGET', rows[j], '${ROW.state}')
+    if (st == '${STATE.pending}' or st == '${STATE.scheduled}') and redis.call('HGET', rows[j], '${ROW.parent}') then
+      emq_flow_settled(base, 1, {id[j]}, {rows[j]}, 'removed', {''})
+    end
+    -- a flow's parent: its unfinished children are cancelled
+    if redis.call('HGET', rows[j], '${ROW.children}') then emq_flow_cancel_unfinished(base, rows[j], id[j], true) end
     redis.call('DEL', rows[j])
     removed = removed + 1
     gone[removed] = id[j]
@@ -97,5 +106,5 @@ if #left > 0 and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.r
 ${luaEvent("removed", { jobs: "emq_list(gone)" })}
 return removed
 `,
-  DEDUP_LUA + UNREADY_LUA,
+  DEDUP_LUA + UNREADY_LUA + FLOWS_LUA,
 );

@@ -25,6 +25,7 @@
 export {
   type ArgName,
   ARGS,
+  CHILD_RESULT_KEPT_BYTES,
   CLAIM_MOVE_LIMIT,
   COMPLETED_AGE_DEFAULT_MS,
   COMPLETED_MAX_DEFAULT,
@@ -50,6 +51,7 @@ export {
   MAX_DIGITS,
   MAX_ENTRY_BYTES,
   MAX_ERROR_BYTES,
+  MAX_FAN_IN,
   MAX_HISTORY_MINUTES,
   MAX_LOG_LINE_BYTES,
   MAX_OPTIONS_BYTES,
@@ -70,11 +72,13 @@ export {
   refusalsOf,
   TOKEN_DIGITS,
   TOKENS_PER_MS,
+  TOMBSTONE_MS,
   TRIM_LIMIT,
   type Verb,
   VERB_NAMES,
   VERBS,
   type VerbSpec,
+  WAITING_FOREVER,
   WIRE,
 } from "./verbs.ts";
 export {

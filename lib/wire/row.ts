@@ -44,8 +44,11 @@ export const ROW_FIELDS = {
   finished_ms: "when it completed (ACK, when the queue keeps completed jobs)",
   result: "the handler's result, as the worker sent it (ACK; absent when empty)",
   children: "a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\\0<id>\\0<policy>`) and, " +
-    "once child i finished, `done:<i>` (`<state>\\0<detail>`)",
+    "once child i finished, `done:<i>` (`<state>\\0<detail>`: `completed` and its result, `failed` and its reason, " +
+    "`removed`, or `large` and the length of a result longer than `CHILD_RESULT_KEPT_BYTES`)",
   finished: "a parent's: how many of its children finished, each counted once",
+  open: "a parent's: `1` while more children may come (FLOW with open 1, ADOPT) until SEAL deletes it: it waits " +
+    "for its last child only once sealed",
   parent: "a child's parent: `<queue>\\0<id>\\0<i>` (FLOW, APPLY): its settle records its outcome there",
   failures: "failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest " +
     "is in `failure:<(failures − 1) mod 10>`",
@@ -63,7 +66,10 @@ export const STATES = {
   scheduled: "in `schedule`, until its `due_ms` (or a RUN)",
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
   completed: "in `completed`, acked and kept with its result (until REMOVE or the queue's retention)",
-  waiting: "in `waiting`, a parent waiting for its children (FLOW) until the last finishes",
+  waiting: "in `waiting` (scored by its flow deadline), a parent waiting for its children (FLOW) until the last " +
+    "finishes, or a child fails it, or its deadline passes (OUTBOX)",
+  cancelled: "in no structure: a tombstone, a child cancelled before its creation reached its queue (APPLY of a " +
+    "`cancel` entry); it expires after `TOMBSTONE_MS`, and the late creation finds it and makes nothing",
 } as const;
 
 /** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */

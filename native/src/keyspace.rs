@@ -44,7 +44,7 @@ pub const DEDUP_TTL: &[u8] = b"dedup_ttl";
 pub const COMPLETED: &[u8] = b"completed";
 /// Type of the queue's transitions (a stream, bounded by `meta`'s `events_max`).
 pub const EVENTS: &[u8] = b"events";
-/// Parents waiting for their children (sorted set, scored by creation).
+/// Parents waiting for their children (sorted set, scored by its flow deadline, 2^53 − 1 without one).
 pub const WAITING: &[u8] = b"waiting";
 /// Entries to apply in another queue (sorted set, scored by when they may be leased).
 pub const OUTBOX: &[u8] = b"outbox";

@@ -74,6 +74,12 @@ pub enum Refusal {
     OutboxLost,
     /// `active` (domain): REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled.
     Active(Vec<Vec<u8>>),
+    /// `not-open` (domain): ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits (the text names no id: an id that passed the gate may hold any bytes).
+    NotOpen,
+    /// `flow-place` (domain): ADOPT whose `from` is not the parent's count of children so far (another call added children first: read it again).
+    FlowPlace(String),
+    /// `fan-in` (domain): ADOPT that would take a parent past the most children one parent may have.
+    FanIn(u64),
     /// `not-dead` (domain): REQUEUE of ids that are not in the dead set (every such id, space-separated).
     NotDead(Vec<Vec<u8>>),
     /// `not-scheduled` (domain): RUN of ids that are not in the schedule (every such id, space-separated).
@@ -86,7 +92,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// Every refusal's spec name, in the spec's order.
-    pub const NAMES: [&'static str; 35] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "log", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "cancelled", "entry-form", "outbox-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
+    pub const NAMES: [&'static str; 38] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "log", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "cancelled", "entry-form", "outbox-lost", "active", "not-open", "flow-place", "fan-in", "not-dead", "not-scheduled", "counter", "migrating"];
 
     /// The spec's name of the refusal (`lib/wire/refusals.ts`).
     pub fn name(&self) -> &'static str {
@@ -122,6 +128,9 @@ impl Refusal {
             Refusal::EntryForm => "entry-form",
             Refusal::OutboxLost => "outbox-lost",
             Refusal::Active(..) => "active",
+            Refusal::NotOpen => "not-open",
+            Refusal::FlowPlace(..) => "flow-place",
+            Refusal::FanIn(..) => "fan-in",
             Refusal::NotDead(..) => "not-dead",
             Refusal::NotScheduled(..) => "not-scheduled",
             Refusal::Counter => "counter",
@@ -164,6 +173,9 @@ impl Refusal {
             Refusal::EntryForm => { t.text("ERR "); t.text(verb.name); t.text(" malformed outbox entry"); }
             Refusal::OutboxLost => { t.text("ERR "); t.text(verb.name); t.text(" outbox lease lost"); }
             Refusal::Active(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is active: "); t.ids(ids); }
+            Refusal::NotOpen => { t.text("ERR "); t.text(verb.name); t.text(" the parent is not open and waiting for children"); }
+            Refusal::FlowPlace(found) => { t.text("ERR "); t.text(verb.name); t.text(" the parent has "); t.text(found); t.text(" children: the first added takes that place"); }
+            Refusal::FanIn(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" children per parent"); }
             Refusal::NotDead(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not dead: "); t.ids(ids); }
             Refusal::NotScheduled(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not scheduled: "); t.ids(ids); }
             Refusal::Counter => { t.text("ERR hash value is not an integer"); }
@@ -209,6 +221,9 @@ impl Refusal {
             "entry-form" => Refusal::EntryForm,
             "outbox-lost" => Refusal::OutboxLost,
             "active" => Refusal::Active(Sample::sample(param("ids"))),
+            "not-open" => Refusal::NotOpen,
+            "flow-place" => Refusal::FlowPlace(Sample::sample(param("found"))),
+            "fan-in" => Refusal::FanIn(Sample::sample(param("max"))),
             "not-dead" => Refusal::NotDead(Sample::sample(param("ids"))),
             "not-scheduled" => Refusal::NotScheduled(Sample::sample(param("ids"))),
             "counter" => Refusal::Counter,

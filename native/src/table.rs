@@ -15,7 +15,7 @@ use crate::spec::verb;
 use crate::verbs;
 
 /// Every verb in wire order (`spec::verb::ALL`'s), with its handler and its C entry point.
-pub static VERBS: [Command; 30] = [
+pub static VERBS: [Command; 32] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -42,8 +42,10 @@ pub static VERBS: [Command; 30] = [
     Command { verb: verb::TICK, run: verbs::tick::run, entry: entry::<Dispatcher, 23> },
     Command { verb: verb::SETTLE, run: verbs::settle::run, entry: entry::<Dispatcher, 24> },
     Command { verb: verb::FLOW, run: verbs::flow::run, entry: entry::<Dispatcher, 25> },
-    Command { verb: verb::OUTBOX, run: verbs::outbox::run, entry: entry::<Dispatcher, 26> },
-    Command { verb: verb::APPLY, run: verbs::apply::run, entry: entry::<Dispatcher, 27> },
-    Command { verb: verb::UNBOX, run: verbs::unbox::run, entry: entry::<Dispatcher, 28> },
-    Command { verb: verb::LOG, run: verbs::log::run, entry: entry::<Dispatcher, 29> },
+    Command { verb: verb::ADOPT, run: verbs::adopt::run, entry: entry::<Dispatcher, 26> },
+    Command { verb: verb::SEAL, run: verbs::seal::run, entry: entry::<Dispatcher, 27> },
+    Command { verb: verb::OUTBOX, run: verbs::outbox::run, entry: entry::<Dispatcher, 28> },
+    Command { verb: verb::APPLY, run: verbs::apply::run, entry: entry::<Dispatcher, 29> },
+    Command { verb: verb::UNBOX, run: verbs::unbox::run, entry: entry::<Dispatcher, 30> },
+    Command { verb: verb::LOG, run: verbs::log::run, entry: entry::<Dispatcher, 31> },
 ];

@@ -122,7 +122,10 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     const p = emq("jobs", "listed", "pending", "--url", url, "--limit", "5");
     expect(p.out).toMatch(new RegExp(`^"listed": 1 pending job\\(s\\), 1–1 shown\n  ${waiting}  admitted [\\d:.TZ-]+  attempts 0  payload \\{"n":2\\}\n$`));
     expect(emq("jobs", "listed", "dead", "--url", url).out).toBe('"listed": 0 dead job(s), none shown\n');
-    expectOneLineError(emq("jobs", "listed", "finished", "--url", url), 'the state must be one of pending, active, scheduled, dead, completed, not "finished"');
+    expectOneLineError(
+      emq("jobs", "listed", "finished", "--url", url),
+      'the state must be one of pending, active, scheduled, dead, completed, waiting-children, not "finished"',
+    );
     expectOneLineError(emq("jobs", "listed", "--url", url), "emq jobs takes a queue name, a state and --url");
     expectOneLineError(emq("jobs", "listed", "pending", "--url", url, "--limit", "0"), '--limit must be an integer from 1 to 1000, not "0"');
     const none = emq("jobs", "nope", "completed", "--url", url);

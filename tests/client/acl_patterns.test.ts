@@ -34,6 +34,7 @@ const VERBS = {
     "+exists",
     "+type",
     "+del",
+    "+pexpire",
     "+hget",
     "+hmget",
     "+hset",

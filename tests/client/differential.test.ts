@@ -154,13 +154,19 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   // in it); entries for it and for another queue, malformed ones
   parent: IDS,
   queue: ["@self", "@self", "other", "x{y", ""],
-  policy: ["0", "1", "2", "x"],
+  policy: ["0", "1", "2", "3", "4", "x"],
+  open: ["0", "1", "1", "2"],
+  within_ms: ["0", "0", "1", "60000", "x"],
+  from: ["0", "1", "2", "3", "100000", "x"],
   body: TEXTS,
   entry: [
     "done\0@self\0JOB00000000001\x000\0JOB00000000002\0completed\0r",
     "done\0@self\0JOB00000000001\x001\0JOB00000000003\0failed\0no",
     "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0p",
     "child\0other\0JOB00000000001\0q\0JOB00000000002\x000\0p",
+    "cancel\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0",
+    "cancel\0@self\0JOB00000000009\0other\0JOB00000000001\x001\0",
+    "cancel\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0x",
     "",
     "done",
     "r".repeat(4097),
@@ -622,13 +628,34 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
   });
   const KNOWN: Record<string, Step[]> = {
     "a flow in its own queue: ignore, then fail": [
-      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p" }, groups: [child(2, "0"), child(3, "1")] },
-      { verb: "FLOW", fixed: { parent: "JOB00000000005", payload: "p" }, groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }] },
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0"), child(3, "1")] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }],
+      },
       { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
       settle1("ACK", 2, "#0"),
       settle1("BURY", 3, "#1"),
       settle1("BURY", 6, "#2"),
       claim1,
+    ],
+    "an open fan-in: adopt, finish, seal; a removed parent cancels its unstarted child": [
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "1", within_ms: "0" }, groups: [child(2, "3")] },
+      { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(3, "1"), { ...child(4, "0"), queue: "other" }] },
+      { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(5, "1")] },
+      { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
+      settle1("ACK", 2, "#0"),
+      settle1("ACK", 3, "#1"),
+      { verb: "SEAL", fixed: { parent: "JOB00000000001" }, groups: [] },
+      { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "3" }, groups: [child(5, "1")] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }],
+      },
+      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000006" }] },
+      { verb: "SEAL", fixed: { parent: "JOB00000000006" }, groups: [] },
     ],
     "remove a lane's last jobs": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },

@@ -22,7 +22,7 @@ import {
 import { digest, type Outcome, queueKeys, rawConnection, type Site, sleep, startSite, wire } from "./_harness.ts";
 import { claimedTuple } from "../native/_native.ts";
 
-const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
+const WRITES = ["'HSET'", "'HDEL'", "'PEXPIRE'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
   .concat([
     "emq_each(",

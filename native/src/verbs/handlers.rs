@@ -3,6 +3,7 @@
 // `lib/wire`: do not edit (its `--check`, a step of the test command, fails while this differs).
 
 pub mod ack;
+pub mod adopt;
 pub mod apply;
 pub mod bury;
 pub mod cancel;
@@ -28,6 +29,7 @@ pub mod retry;
 pub mod run;
 pub mod schedule;
 pub mod scheduler;
+pub mod seal;
 pub mod settle;
 pub mod tick;
 pub mod unbox;
