@@ -73,11 +73,13 @@ export function argv(verb: Verb, q: QueueKeys, fixed: Values = {}, groups: reado
 
 /**
  * A well-formed argv of `verb` on queue `q`: the one declared key (`q.meta`), the fixed arguments,
- * then (for a verb with a group) ONE group of job `id`; every argument not in `args` is the spec's
- * sample.
+ * then (for a verb with a group) ONE group of job `id` — a verb whose only job is its `parent`
+ * (SEAL) takes `id` there; every argument not in `args` is the spec's sample.
  */
 export function wellFormed(verb: Verb, q: QueueKeys, id: string, args: Values = {}): string[] {
-  return argv(verb, q, args, [{ ...args, id }]);
+  const spec = VERBS[verb];
+  const parentOnly = spec.group.length === 0 && (spec.args as readonly ArgName[]).includes("parent");
+  return argv(verb, q, parentOnly ? { parent: id, ...args } : args, [{ ...args, id }]);
 }
 
 /** The exact text of refusal `name` for `verb` (`ACK`, not `EMQ.ACK`), from the spec. */

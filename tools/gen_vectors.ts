@@ -15,6 +15,7 @@ const PLAIN_TYPES_OF_WIRE_6 = ["ring", "lanes", "parked"] as const;
 const TIME_TYPES_OF_WIRE_6 = ["schedulers"] as const;
 const DEDUP_TYPES_OF_WIRE_7 = ["dedup", "dedup_ttl"] as const;
 const FLOW_TYPES = ["waiting", "outbox"] as const;
+const HISTORY_TYPES = ["metrics"] as const;
 const GOOD_ID = "JOB0Nb1VTbfnu4";
 
 // --- oracles, straight from the grammar -------------------------------------------------------
@@ -89,6 +90,7 @@ for (const t of PLAIN_TYPES_OF_WIRE_6) name(`plain name, ${t} (lanes, wire-6)`, 
 for (const t of TIME_TYPES_OF_WIRE_6) name(`plain name, ${t} (schedulers, wire-6)`, "orders", t);
 for (const t of DEDUP_TYPES_OF_WIRE_7) name(`plain name, ${t} (deduplication, wire-7)`, "orders", t);
 for (const t of FLOW_TYPES) name(`plain name, ${t} (flows)`, "orders", t);
+for (const t of HISTORY_TYPES) name(`plain name, ${t} (history)`, "orders", t);
 name("a scheduler's hash", "orders", "scheduler:nightly");
 name("a lane's ready list", "orders", "ready:0:tenant-42");
 name("the default lane's state", "orders", "lane:");

@@ -22,6 +22,7 @@ import {
   ARGS,
   type Gate,
   gateDigits,
+  HISTORY_FIELDS,
   LANE_FIELDS,
   META_FIELDS,
   OPTION_NAMES,
@@ -90,7 +91,12 @@ function sampleParams(verb: Verb, r: Refusal): Array<Record<string, string>> {
     case "repeated":
     case "duplicate":
       return [{ id: "JOB00000000001" }];
+    case "flow-place":
+      return [{ found: "3" }];
+    case "fan-in":
+      return [{ max: String(wire.MAX_FAN_IN) }];
     case "lease-lost":
+    case "cancelled":
       return [{ ids: "JOB00000000001" }, { ids: "JOB00000000001 JOB00000000002" }];
     case "payload":
     case "result":
@@ -184,6 +190,7 @@ export function vectors(): string {
     lane: Object.keys(LANE_FIELDS),
     wake: Object.keys(WAKE_MARKERS),
     scheduler: Object.keys(SCHEDULER_FIELDS),
+    history: Object.keys(HISTORY_FIELDS),
     events: Object.fromEntries(wire.EVENT_TYPES.map((t) => [t, wire.EVENTS[t].fields])),
   };
   return `${JSON.stringify({ ...head, verbs, ...stored, refusals: templates, samples }, null, 2)}\n`;
@@ -499,13 +506,17 @@ export function luaScripts(): string {
 }
 
 /** The Rust constants the module takes from the spec, by their names in lib/wire, with their Rust types. */
-const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> = ([
+const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string | readonly number[]]> = ([
   ["WIRE", "i64"],
   ["FENCE_KEY", "&str"],
   ["EVENT_TYPE_FIELD", "&str"],
   ["MAX_PAYLOAD_BYTES", "i64"],
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
+  ["MAX_FAN_IN", "i64"],
+  ["CHILD_RESULT_KEPT_BYTES", "i64"],
+  ["WAITING_FOREVER", "i64"],
+  ["TOMBSTONE_MS", "i64"],
   ["FAILURES_KEPT", "i64"],
   ["LOG_LINES_KEPT", "i64"],
   ["EVENT_RESULT_MAX_BYTES", "i64"],
@@ -515,6 +526,10 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string]> 
   ["COMPLETED_MAX_DEFAULT", "i64"],
   ["COMPLETED_AGE_DEFAULT_MS", "i64"],
   ["EVENTS_MAX_DEFAULT", "i64"],
+  ["HISTORY_MINUTES_DEFAULT", "i64"],
+  ["MAX_HISTORY_MINUTES", "i64"],
+  ["HISTORY_MINUTE_MS", "i64"],
+  ["LATENCY_BOUNDS_MS", "[i64; 15]"],
   ["DEAD_AGE_DEFAULT_MS", "i64"],
   ["TRIM_LIMIT", "i64"],
   ["MAX_DIGITS", "usize"],
@@ -573,7 +588,7 @@ export function rust(): string {
     "",
     ...RUST_CONSTANTS.flatMap(([name, type, value]) => [
       `/// ${docOf(source, name)}`,
-      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : value};`,
+      `pub const ${name}: ${type} = ${typeof value === "string" ? rustString(value) : Array.isArray(value) ? `[${value.join(", ")}]` : value};`,
     ]),
     "",
     "/// Every argument of the wire, with its gate (step 4).",
@@ -629,6 +644,8 @@ export function rust(): string {
     ...rustNames("The markers on the queue's `wake` (a sorted set).", "Wake", "WAKE", WAKE_MARKERS),
     "",
     ...rustNames("The fields of a scheduler's hash (`emq:{q}:scheduler:<name>`).", "Scheduler", "SCHEDULER", SCHEDULER_FIELDS),
+    "",
+    ...rustNames("The fields of the queue's history hash (`emq:{q}:metrics`) besides its minutes.", "History", "HISTORY", HISTORY_FIELDS),
     "",
     ...rustNames(
       "The kinds of event an entry of `events` has (its `type`).",

@@ -24,6 +24,7 @@ export function bullState(state: JobState | "waiting", priority: number | undefi
     case "completed":
       return "completed";
     case "waiting":
+    case "waiting-children":
       return "waiting-children";
   }
 }

@@ -34,12 +34,13 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   resume`,
   resume: `  emq resume <queue> --url … [--lane L]`,
   retain: `  emq retain <queue> --url … [--dead-max N] [--dead-age-ms N] [--completed-max N]
-         [--completed-age-ms N] [--events-max N]
+         [--completed-age-ms N] [--events-max N] [--history-minutes N]
                                   how many dead jobs the queue keeps, and how long (0: no
                                   limit); how many completed jobs it keeps with their results
                                   (default 1000; 0: none), and how long (default a day; 0: no
                                   limit); how many events its stream keeps (default 10000; 0:
-                                  none written); a flag left out keeps its setting`,
+                                  none written); how many minutes of per-minute history
+                                  (default 1440; 0: none); a flag left out keeps its setting`,
   jobs: `  emq jobs <queue> <state> --url … [--offset N] [--limit N]
                                   a page of the queue's jobs in one state (pending, active,
                                   scheduled, dead, completed), one line each: dead and completed
@@ -48,10 +49,17 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   one job: name, state, attempts, times, lane, priority, dedup
                                   key, scheduler, last reason, result, progress, payload, and
                                   the failed attempts with their stacks (the newest 10)`,
+  flow: `  emq flow <queue> <id> --url …
+                                  the whole flow the job belongs to, from its root: one job a
+                                  line (queue, id, state, result or reason), children indented`,
   find: `  emq find <queue> <text> --url … [--cursor C] [--scan N]
                                   the jobs whose id, dedup key or name is <text>, or whose
                                   payload holds it: a bounded scan (N rows, default 1000) that
                                   says how much it scanned and the cursor to go on from`,
+  cancel: `  emq cancel <queue> <id> --url … [--reason R]
+                                  cancel a job: waiting, it is buried now; running, it is
+                                  buried now and its handler's signal aborts at its worker's
+                                  next heartbeat, wherever it runs; finished: said so`,
   limit: `  emq limit <queue> --url … [--concurrency N|none] [--rate MAX/PERIOD|none] [--burst B]
                                   limits every worker obeys: at most N jobs active at once,
                                   MAX claims per PERIOD (10/1s, 100/500ms, 5/1m, 1/2h) with B

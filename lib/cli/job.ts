@@ -6,11 +6,13 @@
  * --url … [--cursor C] [--scan N]`: `mq.findJobs` — the jobs whose id, dedup key or name is the
  * text or whose payload holds it, one line each, with how many rows were scanned and the cursor
  * to go on from. A job that is not there (never
- * admitted, acked without being kept, or deleted) is said so (exit 1).
+ * admitted, acked without being kept, or deleted) is said so (exit 1). `emq cancel <queue> <id>
+ * --url … [--reason R]`: `mq.cancel` — what it did, one line; a job that finished meanwhile is
+ * said so (exit 0), one that is not there too (exit 1).
  *
  * @module
  */
-import type { JobInfo } from "../client/mod.ts";
+import type { CancelOutcome, ChildState, JobInfo } from "../client/mod.ts";
 import { assertJobId } from "../keyspace/mod.ts";
 import { openUrlTarget } from "./target.ts";
 import { cut } from "./jobs.ts";
@@ -18,6 +20,13 @@ import { pageFlag, parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./u
 
 /** A time as ISO text, or undefined. */
 const iso = (ms: number | undefined): string | undefined => ms === undefined ? undefined : new Date(ms).toISOString();
+
+/** A parent's children as one fact: how many in each state (`emq flow` prints the tree). */
+function childrenText(kids: readonly ChildState[]): string {
+  const by = new Map<string, number>();
+  for (const k of kids) by.set(k.state, (by.get(k.state) ?? 0) + 1);
+  return `${kids.length}: ${[...by].map(([s, n]) => `${n} ${s}`).join(", ")}`;
+}
 
 /** The lines `emq job` prints for `j`: `  <fact>  <value>`, facts the job does not have left out. */
 export function jobLines(j: JobInfo<unknown>): string[] {
@@ -35,6 +44,8 @@ export function jobLines(j: JobInfo<unknown>): string[] {
     ["dedup key", j.dedupKey === undefined ? undefined : JSON.stringify(j.dedupKey)],
     ["scheduler", j.scheduler === undefined ? undefined : JSON.stringify(j.scheduler)],
     ["reason", j.reason === undefined ? undefined : JSON.stringify(j.reason)],
+    ["parent", j.parent === undefined ? undefined : `${JSON.stringify(j.parent.queue)} ${j.parent.id}`],
+    ["children", j.children === undefined ? undefined : childrenText(j.children)],
     ["result", j.state === "completed" && "result" in j ? JSON.stringify(j.result) : undefined],
     ["progress", j.progress === undefined ? undefined : JSON.stringify(j.progress)],
     ["payload", j.payloadError === undefined ? JSON.stringify(j.payload) : `not decoded (${j.payloadError})`],
@@ -101,6 +112,38 @@ export async function findCommand(argv: string[]): Promise<number> {
       console.log(`  ${j.id}  ${j.state}${j.name === undefined ? "" : `  name ${JSON.stringify(j.name)}`}  payload ${cut(JSON.stringify(j.payload) ?? "")}`);
     }
     return 0;
+  } finally {
+    await target.close();
+  }
+}
+
+/** What `emq cancel` prints for each outcome of `mq.cancel`. */
+const CANCELLED: Readonly<Record<CancelOutcome, string>> = {
+  cancelled: "cancelled: it was waiting, and is buried now",
+  aborting: "cancelled: it was running, and is buried now; its handler's signal aborts at its worker's next heartbeat",
+  finished: "not cancelled: it had finished already (completed or dead), or is a flow's parent waiting for its children",
+  missing: "not cancelled: no such job (never admitted, or deleted)",
+};
+
+/** Runs `emq cancel`; resolves with the exit code (1 when there was no such job). */
+export async function cancelCommand(argv: string[]): Promise<number> {
+  const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS, reason: { type: "string" } } });
+  const server = serverFlags(parsed.values);
+  const [queue, id] = parsed.positionals;
+  if (parsed.positionals.length !== 2 || server.url === undefined) {
+    throw new UsageError(`emq cancel takes a queue name, a job id and --url, e.g. emq cancel orders JOB0Nb1VTbfnu4 --url valkey://127.0.0.1:6379`);
+  }
+  try {
+    assertJobId(id);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const reason = parsed.values.reason as string | undefined;
+  const target = await openUrlTarget<unknown>({ ...server, url: server.url, backend: "auto" });
+  try {
+    const outcome = await target.mq.cancel(queue!, id, reason === undefined ? {} : { reason });
+    console.log(`${JSON.stringify(queue)} ${id}: ${CANCELLED[outcome]}`);
+    return outcome === "missing" ? 1 : 0;
   } finally {
     await target.close();
   }

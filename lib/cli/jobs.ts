@@ -34,6 +34,8 @@ function when(j: JobInfo<unknown>): [string, number | undefined] {
       return ["buried", j.buriedAt];
     case "completed":
       return ["finished", j.finishedAt];
+    case "waiting-children":
+      return ["admitted", j.createdAt];
   }
 }
 
@@ -73,9 +75,11 @@ export async function jobsCommand(argv: string[]): Promise<number> {
     const { mq } = target;
     if (!(await queueExists(mq, queue!))) throw new NoSuchQueueError(queue!, target.description);
     const counts = await mq.counts(queue!);
-    const total = { pending: counts.pending, active: counts.active, scheduled: counts.schedule, dead: counts.dead, completed: counts.completed }[
-      state as JobState
-    ];
+    // counts keep no total of waiting parents: that line names none
+    const total = ({ pending: counts.pending, active: counts.active, scheduled: counts.schedule, dead: counts.dead, completed: counts.completed } as Record<
+      string,
+      number
+    >)[state!] ?? "some";
     const page = await mq.jobs(queue!, state as JobState, { offset, limit });
     const order = state === "dead" || state === "completed" ? ", most recent first" : "";
     const shown = page.length === 0 ? "none shown" : `${offset + 1}–${offset + page.length} shown${order}`;

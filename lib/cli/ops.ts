@@ -25,6 +25,7 @@ const RETAIN_FLAGS = [
   ["completed-max", "completedMax"],
   ["completed-age-ms", "completedAgeMs"],
   ["events-max", "eventsMax"],
+  ["history-minutes", "historyMinutes"],
 ] as const satisfies ReadonlyArray<readonly [string, keyof Retention]>;
 
 /** A queue the server does not have: a one-line refusal, exit 1. */
@@ -59,6 +60,7 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
     "completed-max": { type: "string" },
     "completed-age-ms": { type: "string" },
     "events-max": { type: "string" },
+    "history-minutes": { type: "string" },
     yes: { type: "boolean", default: false },
     lane: { type: "string" },
   });
@@ -115,9 +117,10 @@ export async function operate(operation: Operation, argv: string[]): Promise<num
           ? "no completed job"
           : `at most ${r.completedMax} completed job(s) with their results, ${r.completedAgeMs === 0 ? "for ever" : `for ${r.completedAgeMs} ms`}`;
         const events = r.eventsMax === 0 ? "no events" : `at most ${r.eventsMax} events`;
+        const history = r.historyMinutes === 0 ? "no history" : `${r.historyMinutes} minute(s) of history`;
         console.log(
           `${JSON.stringify(queue)} keeps ${r.deadMax === 0 ? "any number of" : `at most ${r.deadMax}`} dead job(s), ` +
-            `${r.deadAgeMs === 0 ? "for ever" : `for ${r.deadAgeMs} ms`}; ${completed}; ${events}`,
+            `${r.deadAgeMs === 0 ? "for ever" : `for ${r.deadAgeMs} ms`}; ${completed}; ${events}; ${history}`,
         );
         return 0;
       }

@@ -19,7 +19,8 @@ import type { QueueEventItem } from "./events.ts";
 import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
 import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
 import * as flows from "./flows.ts";
-import type { ChildState, FlowNode, FlowSpec } from "./flows.ts";
+import type { ChildState, FlowChild, FlowNode, FlowParent, FlowSpec } from "./flows.ts";
+import { flowOf, type FlowTree } from "./flow_tree.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -33,6 +34,8 @@ import type { LanePage } from "./lanes.ts";
 import * as leases from "./leases.ts";
 import * as limits from "./limits.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
+import { cancel as cancelJob, type CancelOptions, type CancelOutcome } from "./cancel.ts";
+import { metrics as readMetrics, type MetricsOptions, type QueueMetrics } from "./metrics.ts";
 import * as operations from "./operations.ts";
 import type { Retention } from "./operations.ts";
 import {
@@ -399,13 +402,46 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * Adds a flow (docs/design/flows.md): a parent that becomes claimable once every child has
    * finished, the children in any queue (on any primary of a cluster). A child's `onFailure` says
    * what its failure (buried) does: `"fail"` (default) buries the parent at once with a reason naming
-   * the child, `"ignore"` counts it as finished. The whole tree is checked before any wire (an
-   * `EchoMQError` of rule `flow`, `payload` or a `KeyspaceError`); children's ids derive from the
-   * parent's id and their place. Children in other queues are made by a relay (a worker of the
-   * parent's queue, or {@link relay}). At most {@link flows.MAX_FLOW_CHILDREN} children; one level.
+   * the child and cancels its children not yet started, `"ignore"` counts it as finished, `"remove"`
+   * too without keeping its reason, `"continue"` lets the parent run at once. The whole tree is
+   * checked before any wire (an `EchoMQError` of rule `flow`, `payload` or a `KeyspaceError`);
+   * children's ids derive from the parent's id and their place. Children in other queues are made
+   * by a relay (a worker of the parent's queue, or {@link relay}). At most
+   * {@link flows.MAX_FLOW_CHILDREN} children per call; one level. With `open: true` more may come
+   * ({@link addChildren}) until {@link seal}.
    */
   async flow<const Q extends string>(spec: FlowSpec<P> & { queue: CheckQueue<Q> }): Promise<FlowNode> {
     return await flows.flow(this.#c, spec);
+  }
+
+  /**
+   * Adds children to an open parent (`flow({ …, open: true })`) that is still waiting: 1 to
+   * {@link flows.MAX_FLOW_CHILDREN} per call, checked as `flow`'s before any wire, at most
+   * 100,000 per parent; their ids derive from the parent's id and their places, which follow its
+   * children so far (read first). Refused (`WireError`, rule `not-open`) when the parent is sealed,
+   * gone or no longer waiting; `flow-place` when another call added children between the read and
+   * this one (call again); `fan-in` past 100,000. Returns the children's ids.
+   */
+  async addChildren(parent: FlowParent, children: readonly FlowChild[]): Promise<FlowNode[]> {
+    return await flows.addChildren(this.#c, parent, children);
+  }
+
+  /**
+   * Seals an open parent: no more children come, and it runs once every child has finished (at
+   * once when they all have). True when it sealed; false when there was nothing to seal (sealed
+   * already — a one-shot `flow` is —, gone, or no parent).
+   */
+  async seal(parent: FlowParent): Promise<boolean> {
+    return await flows.seal(this.#c, parent);
+  }
+
+  /**
+   * The whole flow job `id` of `queue` belongs to (any of its jobs: the tree starts at its root
+   * parent), each job with its state, result or reason; null when the job is not there. Reads only,
+   * one `getJob` per job: not one snapshot of the tree.
+   */
+  async flowOf<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<FlowTree | null> {
+    return await flowOf(this.#c, this.#c.keyspace(queue), id);
   }
 
   /** The children of parent `id` (a flow's parent) with their states, results and reasons, in their order. */
@@ -426,6 +462,42 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   async relayOnce(queues: readonly string[], opts?: RelayOptions): Promise<number> {
     this.#c.assertOpen();
     return await relayOnce(this.#c, queues, opts);
+  }
+
+  /**
+   * The queue's history per minute, as the server keeps it (written by the settles themselves: any
+   * process, restarted or new, reads the same minutes): jobs completed (`processed`), buried
+   * (`failed`) and retried in each of the last `minutes` (default 60, at most 10080), oldest first,
+   * the current minute so far last. A queue keeps `retain`'s `historyMinutes` (default 1440, a day;
+   * 0: off). `latency` has the queue's wait-time (admitted or due → claimed) and run-time (claimed →
+   * settled) histograms, counted by the same settles.
+   *
+   * @example
+   * ```ts
+   * const { minutes } = await mq.metrics("mail", { minutes: 1440 });
+   * const failedToday = minutes.reduce((n, m) => n + m.failed, 0);
+   * ```
+   */
+  async metrics<const Q extends string>(queue: CheckQueue<Q>, opts?: MetricsOptions): Promise<QueueMetrics> {
+    this.#c.assertOpen();
+    return await readMetrics(this.#c, this.#c.keyspace(queue), opts);
+  }
+
+  /**
+   * Cancels a job from any process: a job that waits (pending or scheduled) is buried now with the
+   * reason `cancelled` (or `cancelled: <reason>`); a running one is buried now too, never retried, and
+   * its handler's `job.signal` aborts with a `JobCancelledError` within one heartbeat of its worker,
+   * wherever that runs (its late settle is refused as for a lost lease). A job that finished meanwhile
+   * answers `finished`, an unknown id `missing`: neither is an error. A `cancelled` event is written.
+   *
+   * @example
+   * ```ts
+   * const outcome = await mq.cancel("exports", id, { reason: "customer asked" });
+   * // "cancelled" | "aborting" | "finished" | "missing"
+   * ```
+   */
+  async cancel<const Q extends string>(queue: CheckQueue<Q>, id: string, opts?: CancelOptions): Promise<CancelOutcome> {
+    return await cancelJob(this.#c, this.#c.keyspace(queue), id, opts);
   }
 
   /**
@@ -598,12 +670,13 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * 30 days); how many completed jobs it keeps with their results (`completedMax`, default
    * {@link COMPLETED_MAX_DEFAULT}; **0: none**, an ack deletes the job) and for how long
    * (`completedAgeMs`, 0: no limit; default a day); how many entries its events stream keeps
-   * (`eventsMax`, default {@link EVENTS_MAX_DEFAULT}; 0: no events written, the stream deleted).
-   * A setting left out keeps the value in force (read from the queue first; its default when never
+   * (`eventsMax`, default {@link EVENTS_MAX_DEFAULT}; 0: no events written, the stream deleted);
+   * how many minutes of per-minute history it keeps (`historyMinutes`, up to 10080; default 1440;
+   * 0: none written, the history deleted: `metrics`). A setting left out keeps the value in force (read from the queue first; its default when never
    * set). The oldest dead and completed jobs past the limits are deleted now, a thousand of each
    * per command until none is left past them (later acks, buries and claims keep trimming).
    * Returns how many dead and completed jobs it deleted. Two `retain` calls racing each leave all
-   * five settings of one of them (never a mix the user did not write) — the settings are written
+   * six settings of one of them (never a mix the user did not write) — the settings are written
    * whole, each call's as it read them.
    *
    * @example

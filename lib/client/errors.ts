@@ -182,6 +182,7 @@ export type WireRule =
   | "wrongtype"
   | "duplicate"
   | "lease-lost"
+  | "cancelled"
   | "active"
   | "not-dead"
   | "not-scheduled"
@@ -189,6 +190,9 @@ export type WireRule =
   | "migrating"
   | "entry-form"
   | "outbox-lost"
+  | "not-open"
+  | "flow-place"
+  | "fan-in"
   | "oom"
   | "other";
 
@@ -227,7 +231,7 @@ export class DuplicateIdError extends WireError {
 }
 
 /** The refusals naming the jobs of the call they refused: one {@link JobRefusalError} subclass each. */
-export type JobRefusalRule = "lease-lost" | "active" | "not-dead" | "not-scheduled";
+export type JobRefusalRule = "lease-lost" | "cancelled" | "active" | "not-dead" | "not-scheduled";
 
 /**
  * A refusal naming the jobs of the call it refused (`ids`, space-separated in the server's text):
@@ -257,6 +261,16 @@ export class JobRefusalError extends WireError {
 export class LeaseLostError extends JobRefusalError {
   /** Its rule. */
   static override readonly refusal: JobRefusalRule = "lease-lost";
+}
+
+/**
+ * An extension named jobs that `mq.cancel` cancelled while this caller held them (`ids`): they are
+ * buried with their cancel's reason, and their handlers should stop. The worker aborts each one's
+ * `job.signal` with this error. Nothing was written.
+ */
+export class JobCancelledError extends JobRefusalError {
+  /** Its rule. */
+  static override readonly refusal: JobRefusalRule = "cancelled";
 }
 
 /** REMOVE named jobs a worker holds (`ids`): remove them once they are settled. Nothing was removed. */
@@ -464,6 +478,7 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
   return match(refusal.name)
     .with("duplicate", () => new DuplicateIdError(verb, text, p.id ?? ""))
     .with("lease-lost", () => new LeaseLostError(verb, text, ids))
+    .with("cancelled", () => new JobCancelledError(verb, text, ids))
     .with("active", () => new JobActiveError(verb, text, ids))
     .with("not-dead", () => new JobNotDeadError(verb, text, ids))
     .with("not-scheduled", () => new JobNotScheduledError(verb, text, ids))
@@ -498,6 +513,9 @@ function typed(verb: string, refusal: ParsedRefusal, text: string): WireError {
     .with("migrating", () => new WireError(verb, "migrating", text))
     .with("entry-form", () => new WireError(verb, "entry-form", text))
     .with("outbox-lost", () => new WireError(verb, "outbox-lost", text))
+    .with("not-open", () => new WireError(verb, "not-open", text))
+    .with("flow-place", () => new WireError(verb, "flow-place", text))
+    .with("fan-in", () => new WireError(verb, "fan-in", text))
     .exhaustive();
 }
 

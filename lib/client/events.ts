@@ -69,6 +69,8 @@ export interface EventFieldsOf {
   released: "jobs";
   /** REMOVE. */
   removed: "jobs";
+  /** CANCEL. */
+  cancelled: "jobs" | "reason";
   /** REQUEUE. */
   requeued: "jobs";
   /** PAUSE. */

@@ -9,7 +9,7 @@
  */
 import { Decoder } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -18,8 +18,14 @@ import { fields, jsonOrText } from "./info.ts";
 /** Most children one `flow` call carries (one FLOW command). */
 export const MAX_FLOW_CHILDREN = 1000;
 
-/** What a child's failure does to its parent: `fail` it at once (the default), or `ignore` it. */
-export type OnFailure = "fail" | "ignore";
+/**
+ * What a child's failure (buried: attempts exhausted or unrecoverable) does to its parent: `fail` it
+ * at once, with a reason naming the child (the default); `ignore` it (recorded as `failed`, counts as
+ * finished); `remove` it (counts as finished, recorded as `removed` without its reason); or
+ * `continue`: the parent may run at once with what has finished (the later children still land in
+ * `children()`, and never wake it again).
+ */
+export type OnFailure = "fail" | "ignore" | "remove" | "continue";
 
 /** One child of a flow. */
 export interface FlowChild {
@@ -41,6 +47,26 @@ export interface FlowSpec<P> {
   readonly id?: string;
   /** Its children, 1 to {@link MAX_FLOW_CHILDREN}. */
   readonly children: readonly FlowChild[];
+  /**
+   * An open fan-in: more children may come (`addChildren`) until `seal`; the parent runs only once
+   * sealed and every child has finished. Default false: these are all its children.
+   */
+  readonly open?: boolean;
+  /**
+   * The flow's deadline, in ms from now: a parent still waiting then is buried with the reason
+   * `flow deadline passed: <finished> of <children> children finished`, and its children not yet
+   * started are cancelled. Enforced by a relay of the parent's queue (a worker with `relay`, or
+   * `relay`), within one relay interval. Default: none.
+   */
+  readonly deadlineMs?: number;
+}
+
+/** A flow's parent, as `addChildren` and `seal` name it (a {@link FlowNode} does). */
+export interface FlowParent {
+  /** Its queue. */
+  readonly queue: string;
+  /** Its id. */
+  readonly id: string;
 }
 
 /** A flow's ids, as made: the parent and its children. */
@@ -59,15 +85,20 @@ export interface ChildState {
   readonly queue: string;
   /** Its id. */
   readonly id: JobId;
-  /** `completed`, `failed`, or `unfinished` while it has not finished. */
-  readonly state: "completed" | "failed" | "unfinished";
-  /** Its result (completed, when it returned one). */
+  /** `completed`, `failed`, `removed` (failed under `onFailure: "remove"`), or `unfinished` while it has not finished. */
+  readonly state: "completed" | "failed" | "removed" | "unfinished";
+  /** Its result (completed, when it returned one and it was kept: see `resultBytes`). */
   readonly result?: unknown;
+  /**
+   * The length of its result when that was longer than its parent keeps (64 KiB): read the result
+   * with `getJob` on the child's queue while that queue keeps completed jobs.
+   */
+  readonly resultBytes?: number;
   /** Why it failed. */
   readonly reason?: string;
 }
 
-const POLICY: Readonly<Record<OnFailure, string>> = { fail: "0", ignore: "1" };
+const POLICY: Readonly<Record<OnFailure, string>> = { fail: "0", ignore: "1", remove: "2", continue: "3" };
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** A parent's field naming child i, and the one holding its outcome. */
 const CHILD_FIELD = "child:";
@@ -94,23 +125,48 @@ export async function childId(parent: string, place: number): Promise<JobId> {
   return `JOB${out}` as JobId;
 }
 
-/** See `EchoMQ.flow`: the tree checked before any wire, then one FLOW on the parent's queue. */
-export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<FlowNode> {
-  if (spec === null || typeof spec !== "object") throw refuse("the flow must be { queue, payload, children }");
-  const ks = c.keyspace(spec.queue);
-  const kids = spec.children;
+/** A child as the wire carries it, checked. */
+interface Checked {
+  readonly queue: string;
+  readonly policy: string;
+  readonly body: ReturnType<typeof toWire>;
+}
+
+/** `kids` checked before any wire: 1 to {@link MAX_FLOW_CHILDREN}, each a valid child. */
+function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[]): Checked[] {
   if (!Array.isArray(kids) || kids.length === 0) throw refuse("a flow needs at least one child");
   if (kids.length > MAX_FLOW_CHILDREN) throw refuse(`at most ${MAX_FLOW_CHILDREN} children per call, got ${kids.length}`);
-  const checked = kids.map((k: FlowChild, i) => {
+  return kids.map((k: FlowChild, i) => {
     if (k === null || typeof k !== "object") throw refuse(`child ${i} must be { queue, payload, onFailure? }`);
     if ("children" in k) throw refuse(`child ${i}: nested flows are not supported yet`);
     const queue = c.keyspace(k.queue).name;
     const onFailure = k.onFailure ?? "fail";
-    if (!Object.hasOwn(POLICY, onFailure)) throw refuse(`child ${i}: onFailure must be "fail" or "ignore", got ${JSON.stringify(onFailure)}`);
+    if (!Object.hasOwn(POLICY, onFailure)) {
+      throw refuse(`child ${i}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
+    }
     const body = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
     if (byteLength(body) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${i}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     return { queue, policy: POLICY[onFailure], body: toWire(body) };
   });
+}
+
+/** The wire groups of `checked` children of `parent` at places from `from`, and their nodes. */
+async function placed(parent: JobId, from: number, checked: Checked[]): Promise<[Array<GroupArgs<"FLOW">>, FlowNode[]]> {
+  const ids = await Promise.all(checked.map((_, i) => childId(parent, from + i)));
+  return [
+    checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body })),
+    checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, children: [] })),
+  ];
+}
+
+/** See `EchoMQ.flow`: the tree checked before any wire, then one FLOW on the parent's queue. */
+export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<FlowNode> {
+  if (spec === null || typeof spec !== "object") throw refuse("the flow must be { queue, payload, children }");
+  const ks = c.keyspace(spec.queue);
+  const checked = checkChildren(c, spec.children);
+  if (spec.open !== undefined && typeof spec.open !== "boolean") throw refuse("open must be a boolean");
+  const within = spec.deadlineMs ?? 0;
+  if (!Number.isSafeInteger(within) || within < 0) throw refuse(`deadlineMs must be a whole number of ms ≥ 0, got ${String(within)}`);
   const payload = encodePayload(c.codec, spec.payload, "flow");
   if (byteLength(payload) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: the parent's payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
   let parent: JobId;
@@ -119,10 +175,34 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     assertJobId(spec.id);
     parent = spec.id as JobId;
   }
-  const ids = await Promise.all(checked.map((_, i) => childId(parent, i)));
-  const groups = checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body }));
-  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload) }, groups));
-  return { id: parent, queue: ks.name, children: checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, children: [] })) };
+  const [groups, nodes] = await placed(parent, 0, checked);
+  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups));
+  return { id: parent, queue: ks.name, children: nodes };
+}
+
+/**
+ * See `EchoMQ.addChildren`: the children checked before any wire, the parent's count of children
+ * read (their places start there: ids derive from places), then one ADOPT on its queue.
+ */
+export async function addChildren<P>(c: ClientContext<P>, parent: FlowParent, kids: readonly FlowChild[]): Promise<FlowNode[]> {
+  if (parent === null || typeof parent !== "object") throw refuse("the parent must be { queue, id }");
+  const ks = c.keyspace(parent.queue);
+  assertJobId(parent.id);
+  const checked = checkChildren(c, kids);
+  const count = await c.conn.command(["HGET", ks.job(parent.id), ROW.children], ks.meta);
+  const read = count === null ? 0 : Number(String(count));
+  const from = Number.isSafeInteger(read) && read >= 0 ? read : 0;
+  const [groups, nodes] = await placed(parent.id as JobId, from, checked);
+  await c.impl.call(wireCall<"ADOPT">("ADOPT", ks, { parent: parent.id, from }, groups));
+  return nodes;
+}
+
+/** See `EchoMQ.seal`: one SEAL on the parent's queue. */
+export async function seal<P>(c: ClientContext<P>, parent: FlowParent): Promise<boolean> {
+  if (parent === null || typeof parent !== "object") throw refuse("the parent must be { queue, id }");
+  const ks = c.keyspace(parent.queue);
+  assertJobId(parent.id);
+  return Number(await c.impl.call(wireCall("SEAL", ks, { parent: parent.id }))) === 1;
 }
 
 /** See `EchoMQ.children`: the children of parent `id` of `ks`'s queue, in their order; [] when it has none. */
@@ -144,6 +224,8 @@ export async function children<P>(c: ClientContext<P>, ks: Keyspace, id: string)
     const cut = done.indexOf("\0");
     const [state, detail] = [done.slice(0, cut), done.slice(cut + 1)];
     if (state === "completed") out.push({ queue, id: child, state, ...(detail === "" ? {} : { result: jsonOrText(detail) }) });
+    else if (state === "removed") out.push({ queue, id: child, state });
+    else if (state === "large") out.push({ queue, id: child, state: "completed", resultBytes: Number(detail) });
     else out.push({ queue, id: child, state: "failed", reason: detail });
   }
   return out;

@@ -10,15 +10,40 @@ import type { JobId } from "../keyspace/mod.ts";
 import { decodeOptions, META, ROW, STATE } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
 import { type FailedAttempt, failuresOf } from "./failure.ts";
+import type { ChildState } from "./flows.ts";
 import type { Counts } from "./job.ts";
 import type { QueueLimits } from "./limits.ts";
 import type { Retention } from "./retention.ts";
 
-/** Where a job is: the state its row records. */
-export type JobState = "pending" | "active" | "scheduled" | "dead" | "completed";
+/**
+ * Where a job is: the state its row records. `waiting-children` is a flow's parent waiting for its
+ * children (the row's `waiting`, BullMQ's name for it).
+ */
+export type JobState = "pending" | "active" | "scheduled" | "dead" | "completed" | "waiting-children";
 
 /** The job states `EchoMQ.jobs` pages through. */
-export const JOB_STATES: readonly JobState[] = [STATE.pending, STATE.active, STATE.scheduled, STATE.dead, STATE.completed];
+export const JOB_STATES: readonly JobState[] = [
+  STATE.pending,
+  STATE.active,
+  STATE.scheduled,
+  STATE.dead,
+  STATE.completed,
+  "waiting-children",
+];
+
+/** A job's state as the client names it, from its row's `state` (undefined when not one). */
+function stateOf(row: string | undefined): JobState | undefined {
+  const named = row === STATE.waiting ? "waiting-children" : row;
+  return JOB_STATES.includes(named as JobState) ? (named as JobState) : undefined;
+}
+
+/** A flow's parent, as its child's row names it. */
+export interface ParentRef {
+  /** The parent's queue. */
+  readonly queue: string;
+  /** The parent's id. */
+  readonly id: JobId;
+}
 
 /** One job as its row has it. Times are ms since the epoch. */
 export interface JobInfo<P> {
@@ -77,6 +102,13 @@ export interface JobInfo<P> {
    * stack (8 KiB at most). Read by `getJob` (pages leave them out).
    */
   readonly failures?: readonly FailedAttempt[];
+  /** Its parent, when it is a flow's child. */
+  readonly parent?: ParentRef;
+  /**
+   * Its children with their outcomes as it recorded them, in their order, when it is a flow's
+   * parent (`getJob` reads them; pages leave them out: `EchoMQ.children`, `EchoMQ.flowOf`).
+   */
+  readonly children?: readonly ChildState[];
 }
 
 /** A queue's counts and the facts its `meta` keeps. */
@@ -171,8 +203,8 @@ export function jsonOrText(t: string | undefined): unknown {
 
 /** A job row as a {@link JobInfo}; `null` when the row is missing or has no state. */
 export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array>, codec: Codec<P>): JobInfo<P> | null {
-  const state = text(row, ROW.state) as JobState | undefined;
-  if (state === undefined || !JOB_STATES.includes(state)) return null;
+  const state = stateOf(text(row, ROW.state));
+  if (state === undefined) return null;
   let payload: P | undefined;
   let payloadError: string | undefined;
   try {
@@ -212,9 +244,16 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["lane", text(row, ROW.lane) || undefined],
     ["name", opts.name],
     ["failures", failures.length === 0 ? undefined : failures],
+    ["parent", parentOf(text(row, ROW.parent))],
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;
+}
+
+/** A child's row's `parent` (`<queue>\0<id>\0<i>`) as a {@link ParentRef}; undefined when none. */
+export function parentOf(field: string | undefined): ParentRef | undefined {
+  const f = field?.split("\0");
+  return f === undefined || f.length < 3 ? undefined : { queue: f[0]!, id: f[1] as JobId };
 }
 
 /** A queue's stats from its counts and its `meta` hash. */

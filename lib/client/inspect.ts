@@ -13,6 +13,7 @@ import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, JOB_STATES, type JobInfo, jobInfo, type JobState, type QueueStats, queueStats, scored } from "./info.ts";
 import type { Counts } from "./job.ts";
+import { children } from "./flows.ts";
 import { limitsOf } from "./limits.ts";
 import { integerIn, refuse, wholeNumber } from "./options.ts";
 import { retentionOf } from "./retention.ts";
@@ -69,7 +70,11 @@ export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<Queue
 export async function getJob<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<JobInfo<P> | null> {
   assertJobId(id);
   const row = await c.conn.command(["HMGET", ks.job(id), ...JOB_FIELDS], ks.meta, Decoder.Bytes);
-  return jobInfo(ks.name, id, named(JOB_FIELDS, row as unknown[]), c.codec);
+  const found = named(JOB_FIELDS, row as unknown[]);
+  const info = jobInfo(ks.name, id, found, c.codec);
+  // a flow's parent: its children's outcomes (a second read, of its row's child fields)
+  const count = Number(new TextDecoder().decode(found.get(ROW.children)));
+  return info !== null && count > 0 ? { ...info, children: await children(c, ks, id) } : info;
 }
 
 /** The row fields a page reads: all but the bounded lists (failed attempts' errors, the log: `jobLogs` reads it). */
@@ -111,6 +116,7 @@ export async function jobs<P>(
       active: ["ZRANGE", ks.active, String(offset), end],
       dead: ["ZRANGE", ks.dead, String(offset), end, "REV"],
       completed: ["ZRANGE", ks.completed, String(offset), end, "REV"],
+      "waiting-children": ["ZRANGE", ks.waiting, String(offset), end],
     }[state],
     ks.meta,
   )) as unknown[]).map(String) as JobId[];

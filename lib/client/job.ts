@@ -49,11 +49,12 @@ export interface Job<P> extends JobRef {
 
 /**
  * A job handed to a worker's handler: the claimed job, an `AbortSignal` that fires when its lease
- * is lost (an extension refused) or the worker is stopped with a deadline, its lease deadline, and
+ * is lost (an extension refused), it is cancelled (`EchoMQ.cancel`, from any process: the reason is
+ * a `JobCancelledError`, within one heartbeat) or the worker is stopped with a deadline, its lease deadline, and
  * `progress`.
  */
 export interface WorkerJob<P> extends Job<P> {
-  /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
+  /** Fires when the job's lease is lost, it is cancelled (`EchoMQ.cancel`) or the worker stops with a deadline; `reason` says which. */
   readonly signal: AbortSignal;
   /**
    * When the job's lease runs out, on this process's monotonic clock (compare with

@@ -30,12 +30,15 @@ export { bytes, type Codec, json, text } from "./codec.ts";
 export type { Counts, Job, JobRef, Settlement, WorkerJob } from "./job.ts";
 export type { Admitted, Claim } from "./batch.ts";
 export type { SettleClaim } from "./settle_claim.ts";
-export { JOB_STATES, type JobInfo, type JobState, type QueueStats } from "./info.ts";
+export { JOB_STATES, type JobInfo, type JobState, type ParentRef, type QueueStats } from "./info.ts";
 export type { FailedAttempt } from "./failure.ts";
 export type { JobLogs } from "./logs.ts";
+export { CANCELLED_REASON, type CancelOptions, type CancelOutcome } from "./cancel.ts";
+export type { LatencyHistogram, MetricsOptions, MinuteCounts, QueueMetrics } from "./metrics.ts";
 export type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
 export type { QueueScanPage } from "./inspect.ts";
-export { childId, type ChildState, type FlowChild, type FlowNode, type FlowSpec, MAX_FLOW_CHILDREN, type OnFailure } from "./flows.ts";
+export type { FlowTree } from "./flow_tree.ts";
+export { childId, type ChildState, type FlowChild, type FlowNode, type FlowParent, type FlowSpec, MAX_FLOW_CHILDREN, type OnFailure } from "./flows.ts";
 export type { Relay, RelayOptions } from "./relay.ts";
 export type { LaneInfo, LanePage } from "./lanes.ts";
 export type { LimitOptions, LimitTarget, QueueLimits, RateLimit } from "./limits.ts";
@@ -112,6 +115,7 @@ export {
   EchoMQError,
   FencedError,
   JobActiveError,
+  JobCancelledError,
   JobNotDeadError,
   JobNotScheduledError,
   JobRefusalError,

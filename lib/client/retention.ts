@@ -1,5 +1,5 @@
 /**
- * A queue's retention, read once: the five settings of `meta` (dead and completed jobs, events)
+ * A queue's retention, read once: the six settings of `meta` (dead and completed jobs, events, history)
  * with their fields and defaults ({@link SETTINGS}), and {@link retentionOf}, which reads them
  * from any source of `meta`'s values (an HMGET reply, an HGETALL map).
  *
@@ -11,14 +11,16 @@ import {
   DEAD_AGE_DEFAULT_MS,
   DEAD_MAX_DEFAULT,
   EVENTS_MAX_DEFAULT,
+  HISTORY_MINUTES_DEFAULT,
   META,
   type MetaField,
 } from "../wire/mod.ts";
 
 /**
  * A queue's retention: how many dead jobs it keeps and for how long, the same for completed jobs
- * (with their results), and how many events its stream keeps. Each 0 means "no limit", but
- * `completedMax` 0 keeps no completed job and `eventsMax` 0 writes no event.
+ * (with their results), how many events its stream keeps, and how many minutes of history. Each 0
+ * means "no limit", but `completedMax` 0 keeps no completed job, `eventsMax` 0 writes no event and
+ * `historyMinutes` 0 no history.
  */
 export interface Retention {
   /** The most dead jobs kept (0: no limit; default {@link DEAD_MAX_DEFAULT}). */
@@ -31,6 +33,11 @@ export interface Retention {
   readonly completedAgeMs: number;
   /** The most entries of the queue's events stream (0: no events written; default {@link EVENTS_MAX_DEFAULT}). */
   readonly eventsMax: number;
+  /**
+   * The minutes of per-minute history (`mq.metrics`) the queue keeps, up to 10080 (a week; 0: none
+   * written, and what was kept is deleted; default {@link HISTORY_MINUTES_DEFAULT}, a day).
+   */
+  readonly historyMinutes: number;
 }
 
 /** The settings of {@link Retention}: each option's `meta` field and default. */
@@ -40,6 +47,7 @@ export const SETTINGS = [
   ["completedMax", META.completed_max, COMPLETED_MAX_DEFAULT],
   ["completedAgeMs", META.completed_age_ms, COMPLETED_AGE_DEFAULT_MS],
   ["eventsMax", META.events_max, EVENTS_MAX_DEFAULT],
+  ["historyMinutes", META.history_minutes, HISTORY_MINUTES_DEFAULT],
 ] as const satisfies ReadonlyArray<readonly [keyof Retention, MetaField, number]>;
 
 /** `meta`'s stored value of a setting, or its default when absent (or not a whole number ≥ 0). */

@@ -48,10 +48,12 @@ export class Keyspace<Q extends string = string> {
   readonly completed: QueueKey<Q, "completed">;
   /** `emq:{name}:events`, the queue's transitions (a stream, bounded by `meta`'s `events_max`). */
   readonly events: QueueKey<Q, "events">;
-  /** `emq:{name}:waiting`, parents waiting for their children, scored by when they were made (ms). */
+  /** `emq:{name}:waiting`, parents waiting for their children, scored by their flow deadline (ms; 2^53 − 1 without one). */
   readonly waiting: QueueKey<Q, "waiting">;
   /** `emq:{name}:outbox`, NUL-joined entries to apply in another queue, scored by when they may be leased (ms). */
   readonly outbox: QueueKey<Q, "outbox">;
+  /** `emq:{name}:metrics`, the queue's history (per-minute counts of the settles) and latency histograms: a hash. */
+  readonly metrics: QueueKey<Q, "metrics">;
   /**
    * The cluster slot of every key of this queue, computed once. For the empty name (standalone
    * servers only) the keys carry no hashtag and spread over slots; this is then the slot of `pending`.
@@ -79,6 +81,7 @@ export class Keyspace<Q extends string = string> {
     this.events = `${this.base}events`;
     this.waiting = `${this.base}waiting`;
     this.outbox = `${this.base}outbox`;
+    this.metrics = `${this.base}metrics`;
     this.slot = slot(name === "" ? this.pending : `{${name}}`);
   }
 
@@ -144,7 +147,7 @@ function checkLane(lane: string): void {
 
 /**
  * The keyspace of one queue: `pending`, `active`, `schedule`, `dead`, `meta`, `wake`, `ring`,
- * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `completed`, `events`, `waiting`, `outbox`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
+ * `lanes`, `parked`, `schedulers`, `dedup`, `dedup_ttl`, `completed`, `events`, `waiting`, `outbox`, `metrics`, `base`, `job(id)`, `ready(lane, priority)`, `levels(lane)`,
  * `lane(lane)`, `scheduler(name)`, `name` and `slot`. A literal name keeps literal key types, and
  * a literal lane or scheduler name that breaks the name rule is a compile error naming the rule.
  *

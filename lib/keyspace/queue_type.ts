@@ -27,6 +27,7 @@ export const QUEUE_TYPES = [
   "events",
   "waiting",
   "outbox",
+  "metrics",
 ] as const;
 
 /**
@@ -38,7 +39,8 @@ export const QUEUE_TYPES = [
  * window end), `dedup_ttl` (sorted set: the keys whose job has settled, scored by when their window
  * ends), `completed` (sorted set: completed jobs kept with their result, scored by when they finished), `events`
  * (stream: the queue's transitions, bounded), `waiting` (sorted set: parents waiting for their children,
- * scored by creation), `outbox` (sorted set: entries to apply in another queue, scored by when they may be leased).
+ * scored by creation), `outbox` (sorted set: entries to apply in another queue, scored by when they may be leased), `metrics`
+ * (hash: the queue's history, jobs processed, failed and retried per minute, and its latency histograms).
  */
 export type QueueType = (typeof QUEUE_TYPES)[number];
 

@@ -38,7 +38,7 @@ local function emq_results(result)
 end
 
 local function emq_ack_part(base, cluster, n, id, token, result)
-  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, '${KEY.completed}', '${META.acked}')
+  local rows, e, going, freeing, hist = emq_held_for_good(base, cluster, n, id, token, '${KEY.completed}', '${META.acked}')
   if e then return nil, e end
   local now = emq_now()
   local keep = emq_kept('${KEY.completed}') > 0
@@ -63,6 +63,7 @@ local function emq_ack_part(base, cluster, n, id, token, result)
       emq_each('DEL', nil, rows)
     end
     redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
+    emq_history_add(hist, n)
     emq_freed(freeing)
     ${luaEvent("completed", { jobs: "emq_list(id)", results: "emq_results(result)" })}
     return n

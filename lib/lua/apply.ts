@@ -1,7 +1,7 @@
 /**
  * `EMQ.APPLY` as Lua, steps 5–6: a relay applies entries of other queues' outboxes in this queue,
  * in order and idempotently (`child`: made unless its row exists; `done`: recorded on its parent
- * unless recorded). Reply: the entries that changed something. The twin of
+ * unless recorded; `cancel`: a child not started cancelled, a tombstone when not made yet). Reply: the entries that changed something. The twin of
  * `native/src/verbs/apply.rs`.
  *
  * @module
@@ -28,7 +28,7 @@ e = emq_counter(KEYS[1], '${META.buried}') if e then return e end
 local missing = s.missing
 for j = 1, n do
   local p = parsed[j]
-  local row = base .. '${KEY_PREFIX.job}' .. (p.kind == 'child' and p.id or p.parent)
+  local row = base .. '${KEY_PREFIX.job}' .. (p.kind == 'done' and p.parent or p.id)
   local t, e = emq_type(row, 'hash') if e then return e end
   if t == 'none' then missing[#missing + 1] = row end
 end
@@ -38,6 +38,8 @@ for j = 1, n do
   local p, done = parsed[j], false
   if p.kind == 'child' then
     done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.body)
+  elseif p.kind == 'cancel' then
+    done = emq_flow_cancel(base, p.id, p.parent, true)
   else
     done = emq_flow_record(base, p.parent, p.index, p.child, p.state, p.detail)
   end

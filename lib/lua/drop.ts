@@ -1,12 +1,15 @@
 /**
  * `EMQ.DROP` as Lua, steps 5–6: the queue is deleted, up to limit schedulers and jobs a call
  * (schedulers, then pending, scheduled, dead and completed jobs), and once none is left every key of
- * the queue, `meta` and the events stream included; refused while a job is active. Reply: the schedulers and jobs deleted
- * (fewer than limit: the queue is gone).
+ * the queue, `meta` and the events stream included — but the outbox's entries others wait for (a
+ * dropped parent's cancels, a dropped child's `removed` outcome, outcomes not relayed yet); refused
+ * while a job is active. Reply: the schedulers and jobs deleted (fewer than limit: the queue is gone).
  *
  * @module
  */
+import { ROW, STATE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { FLOWS_LUA } from "./flows.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** The Lua twin of `EMQ.DROP`. */
@@ -15,7 +18,7 @@ export const DROP_LUA: string = luaScript(
   `
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local keys, kinds, missing = {}, {}, {}
-for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}, {'${KEY.waiting}', 'zset'}, {'${KEY.outbox}', 'zset'}}) do
+for _, k in ipairs({{'${KEY.pending}', 'list'}, {'${KEY.schedule}', 'zset'}, {'${KEY.dead}', 'zset'}, {'${KEY.completed}', 'zset'}, {'${KEY.active}', 'zset'}, {'${KEY.wake}', 'zset'}, {'${KEY.schedulers}', 'zset'}, {'${KEY.dedup}', 'hash'}, {'${KEY.dedup_ttl}', 'zset'}, {'${KEY.events}', 'stream'}, {'${KEY.waiting}', 'zset'}, {'${KEY.outbox}', 'zset'}, {'${KEY.metrics}', 'hash'}}) do
   keys[k[1]] = base .. k[1]
   local t, e = emq_type(keys[k[1]], k[2]) if e then return e end
   kinds[k[1]] = t
@@ -86,8 +89,20 @@ for _, set in ipairs(sets) do
 end
 e = emq_probe(cluster, missing) if e then return e end
 if #busy > 0 then return emq_refuse['active']({ids = table.concat(busy, ' ')}) end
+-- flows: a waiting parent's children elsewhere cancelled, an unfinished child's parent elsewhere
+-- told (those here go with the queue)
+local own = string.sub(base, 6, -3)
 for _, v in ipairs(victims) do
   if v.listed then redis.call('LPOP', keys[v.set]) else redis.call('ZREM', keys[v.set], v.id) end
+  if redis.call('TYPE', v.row)['ok'] == 'hash' then
+    if v.set == '${KEY.waiting}' then emq_flow_cancel_unfinished(base, v.row, v.id, false) end
+    local st = redis.call('HGET', v.row, '${ROW.state}')
+    local named = redis.call('HGET', v.row, '${ROW.parent}')
+    local p = named and emq_flow_fields(named, 3)
+    if (st == '${STATE.pending}' or st == '${STATE.scheduled}') and p and p[1] ~= own then
+      emq_flow_settled(base, 1, {v.id}, {v.row}, 'removed', {''})
+    end
+  end
   redis.call('DEL', v.row)
 end
 for _, v in ipairs(scheds) do
@@ -95,9 +110,17 @@ for _, v in ipairs(scheds) do
   redis.call('DEL', v.key)
 end
 if #victims < limit then
-  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], keys['${KEY.waiting}'], keys['${KEY.outbox}'], KEYS[1])
+  redis.call('DEL', keys['${KEY.pending}'], keys['${KEY.schedule}'], keys['${KEY.dead}'], keys['${KEY.completed}'], keys['${KEY.wake}'], keys['${KEY.schedulers}'], keys['${KEY.dedup}'], keys['${KEY.dedup_ttl}'], keys['${KEY.events}'], keys['${KEY.waiting}'], keys['${KEY.metrics}'], KEYS[1])
   emq_each('DEL', nil, lanekeys)
+  -- the outbox keeps what others wait for (outcomes, cancels): only creations go
+  local outbox = base .. '${KEY.outbox}'
+  if redis.call('TYPE', outbox)['ok'] == 'zset' then
+    for _, x in ipairs(redis.call('ZRANGE', outbox, 0, -1)) do
+      if string.sub(x, 1, 6) == 'child\\0' then redis.call('ZREM', outbox, x) end
+    end
+  end
 end
 return #victims + #scheds
 `,
+  FLOWS_LUA,
 );

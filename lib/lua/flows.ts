@@ -7,14 +7,17 @@
  *
  * @module
  */
-import { MAX_BATCH, MAX_REASON_BYTES, META, ROW, STATE, WAKE, WIRE } from "../wire/mod.ts";
+import { CHILD_RESULT_KEPT_BYTES, LANE, MAX_FAN_IN, MAX_REASON_BYTES, META, ROW, STATE, TOMBSTONE_MS, WAKE, WIRE } from "../wire/mod.ts";
 import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** A parent's field naming child i (`child:<i>`), and the one holding its outcome (`done:<i>`). */
 export const FLOW_FIELDS = { child: "child:", done: "done:" } as const;
 
-/** `emq_flow_fields`, `emq_flow_parse`, `emq_flow_child`, `emq_flow_record`, `emq_flow_settled`. */
+/**
+ * `emq_flow_fields`, `emq_flow_parse`, `emq_flow_child`, `emq_flow_cancel`,
+ * `emq_flow_cancel_unfinished`, `emq_flow_record`, `emq_flow_settled`.
+ */
 export const FLOWS_LUA: string = `
 -- The first n NUL-separated fields of s, the last taking the rest; nil when fewer.
 local function emq_flow_fields(s, n)
@@ -29,9 +32,9 @@ local function emq_flow_fields(s, n)
   return out
 end
 
--- A child's place as written: decimal, no leading zero, below the batch bound.
+-- A child's place as written: decimal, no leading zero, below the fan-in bound.
 local function emq_flow_index(i)
-  return (i == '0' or string.find(i, '^[1-9][0-9]*$') ~= nil) and #i <= 5 and tonumber(i) < ${MAX_BATCH}
+  return (i == '0' or string.find(i, '^[1-9][0-9]*$') ~= nil) and #i <= 6 and tonumber(i) < ${MAX_FAN_IN}
 end
 
 -- Whether each key of wanted ({{key, kind}...}) is missing or of its kind (a step-6 guard: a
@@ -48,19 +51,20 @@ local function emq_flow_job(x)
   return string.sub(x, 1, 3) == 'JOB'
 end
 
--- An entry an outbox holds for queue own, parsed ({kind = 'child', id, parent, body} or {kind =
--- 'done', parent, index, child, state, detail}), or nil.
+-- An entry an outbox holds for queue own, parsed ({kind = 'child' or 'cancel', id, parent, body}
+-- or {kind = 'done', parent, index, child, state, detail}), or nil.
 local function emq_flow_parse(entry, own)
   local f = emq_flow_fields(entry, 7)
   if not f or f[2] ~= own then return nil end
-  if f[1] == 'child' then
+  if f[1] == 'child' or f[1] == 'cancel' then
     local q = f[4]
     if not (emq_flow_job(f[3]) and #q >= 1 and #q <= ${MAX_NAME_BYTES} and not string.find(q, '[{}%z]')
       and emq_flow_job(f[5]) and emq_flow_index(f[6])) then return nil end
-    return {kind = 'child', id = f[3], parent = q .. '\\0' .. f[5] .. '\\0' .. f[6], body = f[7]}
+    if f[1] == 'cancel' and f[7] ~= '' then return nil end
+    return {kind = f[1], id = f[3], parent = q .. '\\0' .. f[5] .. '\\0' .. f[6], body = f[7]}
   end
   if f[1] ~= 'done' or not (emq_flow_job(f[3]) and emq_flow_index(f[4]) and emq_flow_job(f[5])
-    and (f[6] == 'completed' or f[6] == 'failed')) then return nil end
+    and (f[6] == 'completed' or f[6] == 'failed' or f[6] == 'removed')) then return nil end
   return {kind = 'done', parent = f[3], index = f[4], child = f[5], state = f[6], detail = f[7]}
 end
 
@@ -82,47 +86,202 @@ local function emq_flow_child(base, id, parent, body)
   return true
 end
 
+-- Step 6: child id of this queue, naming parent, cancelled unless it started: a pending job never
+-- claimed (attempts 0) leaves its ready list and its row is deleted ('ready' leaves wake when no
+-- ready job is left); a missing row becomes a tombstone when tombstone (state cancelled, expiring
+-- after TOMBSTONE_MS), which a late creation finds. Whether it wrote.
+local function emq_flow_cancel(base, id, parent, tombstone)
+  local row = base .. '${KEY_PREFIX.job}' .. id
+  local t = redis.call('TYPE', row)['ok']
+  if t == 'none' then
+    if not tombstone then return false end
+    redis.call('HSET', row, '${ROW.state}', '${STATE.cancelled}', '${ROW.parent}', parent)
+    redis.call('PEXPIRE', row, ${TOMBSTONE_MS})
+    return true
+  end
+  if t ~= 'hash' then return false end
+  local f = {redis.call('HGET', row, '${ROW.state}'), redis.call('HGET', row, '${ROW.attempts}'), redis.call('HGET', row, '${ROW.parent}')}
+  local pending, wake = base .. '${KEY.pending}', base .. '${KEY.wake}'
+  if f[1] ~= '${STATE.pending}' or f[2] ~= '0' or f[3] ~= parent or not emq_flow_kinds({{pending, 'list'}, {wake, 'zset'}})
+    or not emq_flow_kinds({{KEYS[1], 'hash'}}) then return false end
+  local plan, e = emq_ready_plan(base, {id}, {false}, {}, {0}, {''}) if e then return false end
+  local took = redis.call('LREM', pending, 0, id) > 0
+  if took and plan.laned then
+    emq_add_ready(base, '', -1)
+    local key = base .. '${KEY_PREFIX.lane}'
+    if emq_backlog(base, '') <= 0 and redis.call('HGET', key, '${LANE.ring}') == '1' then
+      redis.call('LREM', base .. '${KEY.ring}', 0, '')
+      redis.call('HDEL', key, '${LANE.ring}')
+    end
+    emq_lane_idle(base, '', emq_now(), emq_lane_defaults())
+  end
+  redis.call('DEL', row)
+  if took and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
+  return true
+end
+
+-- Step 5 of FLOW and ADOPT: the places of the children of this queue (here) and their rows, each
+-- of which must be missing (else 'duplicate', the first such id), appended to missing. Returns
+-- here, rows, or nil, nil and the refusal.
+local function emq_flow_here(base, n, id, queue, missing)
+  local own, here, rows = string.sub(base, 6, -3), {}, {}
+  for j = 1, n do
+    if queue[j] == own then
+      local row = base .. '${KEY_PREFIX.job}' .. id[j]
+      local found, e = emq_read('EXISTS', row) if e then return nil, nil, e end
+      if found == 1 then return nil, nil, emq_refuse['duplicate']({id = id[j]}) end
+      here[#here + 1], rows[#rows + 1], missing[#missing + 1] = j, row, row
+    end
+  end
+  return here, rows
+end
+
+-- Step 5 of FLOW and ADOPT, after the keys' types: enqueued a counter, then the ready plan of the
+-- children here (false when none). Returns the plan, or nil and the refusal.
+local function emq_flow_plan(base, here, id, missing)
+  local e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
+  if #here == 0 then return false end
+  local ids, zeros, blanks = {}, {}, {}
+  for k, j in ipairs(here) do ids[k], zeros[k], blanks[k] = id[j], 0, '' end
+  return emq_ready_plan(base, ids, {}, missing, zeros, blanks)
+end
+
+-- Step 6 of FLOW and ADOPT: the children of parent (its row row) at places from, from + 1, ...:
+-- enqueued + the children here (and extra: the parent, for FLOW), each one's child:<i> field on
+-- the parent's row, each child here made (pending, naming its parent: the head of the default
+-- lane's ready list), each child elsewhere a 'child' entry of the outbox. The children made here.
+local function emq_flow_write(base, row, parent, from, n, id, queue, policy, body, here, rows, plan, extra)
+  local own, at = string.sub(base, 6, -3), emq_int(emq_now())
+  redis.call('HINCRBY', KEYS[1], '${META.enqueued}', extra + #here)
+  -- the edges in runs that stay under Lua's stack limit
+  for first = 1, n, 1000 do
+    local f = {}
+    for j = first, math.min(first + 999, n) do
+      f[#f + 1] = '${FLOW_FIELDS.child}' .. (from + j - 1)
+      f[#f + 1] = queue[j] .. '\\0' .. id[j] .. '\\0' .. emq_int(policy[j])
+    end
+    redis.call('HSET', row, unpack(f))
+  end
+  if #here > 0 then
+    local was_empty = not emq_ready_any(base)
+    for k, j in ipairs(here) do
+      redis.call('HSET', rows[k], '${ROW.state}', '${STATE.pending}', '${ROW.payload}', body[j], '${ROW.attempts}', '0',
+        '${ROW.created_ms}', at, '${ROW.parent}', own .. '\\0' .. parent .. '\\0' .. (from + j - 1))
+    end
+    emq_ready_push(plan, 'LPUSH')
+    if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  end
+  local outbox = base .. '${KEY.outbox}'
+  for j = 1, n do
+    if queue[j] ~= own then
+      redis.call('ZADD', outbox, at, table.concat({'child', queue[j], id[j], own, parent, from + j - 1, body[j]}, '\\0'))
+    end
+  end
+  return #here
+end
+
 -- A parent's count field (0 when missing or not a counter).
 local function emq_flow_number(v)
   if not v or emq_counter_text(v) then return 0 end
   return tonumber(v)
 end
 
+-- Step 6: the children of parent (its row row) that have not finished are cancelled: one of this
+-- queue at once when here (emq_flow_cancel, no tombstone: its row was made with the parent's; DROP
+-- passes false: it deletes them itself), one of another queue by a 'cancel' entry of this queue's
+-- outbox.
+local function emq_flow_cancel_unfinished(base, row, parent, here)
+  local own, outbox = string.sub(base, 6, -3), base .. '${KEY.outbox}'
+  local n = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
+  for i = 0, n - 1 do
+    local edge = not redis.call('HGET', row, '${FLOW_FIELDS.done}' .. i) and redis.call('HGET', row, '${FLOW_FIELDS.child}' .. i)
+    local e = edge and emq_flow_fields(edge, 3)
+    if e and e[1] == own then
+      if here then emq_flow_cancel(base, e[2], own .. '\\0' .. parent .. '\\0' .. i, false) end
+    elseif e then
+      if not emq_flow_kinds({{outbox, 'zset'}}) then return end
+      redis.call('ZADD', outbox, emq_now(), table.concat({'cancel', e[1], e[2], own, parent, i, ''}, '\\0'))
+    end
+  end
+end
+
+-- Step 6: the waiting parent (its row row) leaves waiting for the head of pending (nothing when a
+-- key it needs is of another type).
+local function emq_flow_wake(base, row, parent)
+  local waiting = base .. '${KEY.waiting}'
+  if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return end
+  local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return end
+  local was_empty = not emq_ready_any(base)
+  redis.call('ZREM', waiting, parent)
+  emq_ready_push(plan, 'LPUSH')
+  redis.call('HSET', row, '${ROW.state}', '${STATE.pending}')
+  if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+end
+
+-- Step 6: the waiting parent (its row row) buried with reason (its retention is the next BURY's or
+-- CLAIM's). False (nothing written) when a key it needs is of another type.
+local function emq_flow_bury(base, row, parent, reason)
+  local waiting, dead = base .. '${KEY.waiting}', base .. '${KEY.dead}'
+  if not emq_flow_kinds({{KEYS[1], 'hash'}, {dead, 'zset'}, {waiting, 'zset'}}) or emq_counter(KEYS[1], '${META.buried}') then return false end
+  local now = emq_now()
+  redis.call('ZREM', waiting, parent)
+  redis.call('ZADD', dead, now, parent)
+  redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
+  redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
+  return true
+end
+
 -- Step 6: child's (place index) outcome state (detail) recorded on parent of this queue, once:
--- nothing when its row is gone, names another child there, or already holds the outcome. Then,
--- while the parent waits: a failure of policy 0 buries it; else the last outcome makes it ready.
+-- nothing when its row is gone, names another child there, or already holds the outcome (a failure
+-- of policy 2 as 'removed', without its reason; a result longer than CHILD_RESULT_KEPT_BYTES as
+-- 'large' with its length). Then, while the parent waits: a failure of policy
+-- 0 buries it; a failure of policy 3, or the last outcome, makes it ready.
 -- Whether it recorded.
 local function emq_flow_record(base, parent, index, child, state, detail)
   local row = base .. '${KEY_PREFIX.job}' .. parent
   if redis.call('TYPE', row)['ok'] ~= 'hash' then return false end
   local edge = redis.call('HGET', row, '${FLOW_FIELDS.child}' .. index)
   local e = edge and emq_flow_fields(edge, 3)
-  if not e or e[2] ~= child or redis.call('HEXISTS', row, '${FLOW_FIELDS.done}' .. index) == 1 then return false end
+  if not e or e[2] ~= child or redis.call('HGET', row, '${FLOW_FIELDS.done}' .. index) then return false end
   local finished = emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) + 1
   local children = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
   local waits = redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}'
-  redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, state .. '\\0' .. detail, '${ROW.finished}', emq_int(finished))
+  local failed = state == 'failed'
+  local outcome = state .. '\\0' .. detail
+  if failed and e[3] == '2' then outcome = 'removed\\0'
+  elseif #detail > ${CHILD_RESULT_KEPT_BYTES} then outcome = 'large\\0' .. #detail end
+  redis.call('HSET', row, '${FLOW_FIELDS.done}' .. index, outcome, '${ROW.finished}', emq_int(finished))
   if not waits then return true end
-  local waiting = base .. '${KEY.waiting}'
-  if state == 'failed' and e[3] == '0' then
+  if failed and e[3] == '0' then
     local reason = string.sub('child ' .. e[1] .. ' ' .. child .. ' failed: ' .. detail, 1, ${MAX_REASON_BYTES})
-    local dead = base .. '${KEY.dead}'
-    if not emq_flow_kinds({{dead, 'zset'}, {waiting, 'zset'}}) or emq_counter(KEYS[1], '${META.buried}') then return true end
-    local now = emq_now()
-    redis.call('ZREM', waiting, parent)
-    redis.call('ZADD', dead, now, parent)
-    redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
-    redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
-  elseif finished >= children then
-    if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return true end
-    local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return true end
-    local was_empty = not emq_ready_any(base)
-    redis.call('ZREM', waiting, parent)
-    emq_ready_push(plan, 'LPUSH')
-    redis.call('HSET', row, '${ROW.state}', '${STATE.pending}')
-    if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+    if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent, true) end
+  elseif (finished >= children and not redis.call('HGET', row, '${ROW.open}')) or (failed and e[3] == '3') then
+    emq_flow_wake(base, row, parent)
   end
   return true
+end
+
+-- Step 6 of SEAL: parent (its row row), when it waits, is sealed and its children have all
+-- finished, leaves waiting for the head of pending.
+local function emq_flow_wake_when_done(base, row, parent)
+  if redis.call('HGET', row, '${ROW.state}') == '${STATE.waiting}' and not redis.call('HGET', row, '${ROW.open}')
+    and emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) >= emq_flow_number(redis.call('HGET', row, '${ROW.children}')) then
+    emq_flow_wake(base, row, parent)
+  end
+end
+
+-- Step 6 of OUTBOX: parent of waiting whose flow deadline passed is buried, when it still waits,
+-- with the reason 'flow deadline passed: <finished> of <children> children finished', and its
+-- unfinished children cancelled; a member whose row no longer waits just leaves waiting.
+local function emq_flow_expire(base, parent)
+  local row = base .. '${KEY_PREFIX.job}' .. parent
+  if redis.call('TYPE', row)['ok'] ~= 'hash' or redis.call('HGET', row, '${ROW.state}') ~= '${STATE.waiting}' then
+    redis.call('ZREM', base .. '${KEY.waiting}', parent)
+    return
+  end
+  local reason = 'flow deadline passed: ' .. emq_flow_number(redis.call('HGET', row, '${ROW.finished}')) .. ' of ' ..
+    emq_flow_number(redis.call('HGET', row, '${ROW.children}')) .. ' children finished'
+  if emq_flow_bury(base, row, parent, reason) then emq_flow_cancel_unfinished(base, row, parent, true) end
 end
 
 -- Step 6 of ACK and BURY: each of the n settled jobs (ids id, rows rows) that names a parent has

@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { ROW } from "../wire/mod.ts";
+import { META, ROW, TOKENS_PER_MS } from "../wire/mod.ts";
 import { DEDUP_LUA } from "./dedup.ts";
+import { HISTORY_LUA } from "./history.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /**
@@ -16,36 +17,43 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
  * `emq_held_for_good(base, cluster, n, id, token, set, total)` (with the deduplication functions
  * they call).
  */
-export const LEASES_LUA: string = DEDUP_LUA + `
--- The rows a SETTLE found held (row key → its token as stored), so that its parts' emq_held does
--- not read them again; empty in every other call.
+export const LEASES_LUA: string = DEDUP_LUA + HISTORY_LUA + `
+-- The rows a SETTLE found held (row key → {its token, created_ms, due_ms} as stored: HMGET's
+-- reply), so that its parts' emq_held does not read them again; empty in every other call.
 local emq_held_known = {}
 
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
 -- nil); leaves: nil when the jobs stay active (EXTEND, PROGRESS), 'active' when they leave it
 -- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good
 -- (ACK, BURY: their deduplication keys too, checked after the counter). Returns the rows, what
--- emq_let_go needs and what emq_freed needs, or nil and the refusal.
+-- emq_let_go needs, what emq_freed needs and the history (emq_history_add), or nil and the refusal
+-- (lease-lost: and the stale ids).
 local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   local e = emq_repeated(n, id) if e then return nil, e end
   local s, e = emq_types(structures) if e then return nil, e end
   local missing = s.missing
   local active = structures[1][1]
   local rows, held, stored = {}, {}, {}
+  -- a counting settle's jobs, for the latency histograms: {their claim's ms, when they became ready}
+  local slot = total and ({['${META.acked}'] = 1, ['${META.buried}'] = 2, ['${META.retried}'] = 3})[total]
+  local latency = {}
   for j = 1, n do
     rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     -- (a row SETTLE found held, in this call, before any write: read again, the same answers)
-    local known = emq_held_known[rows[j]]
-    if known then
-      stored[j] = known
-      held[j] = known == emq_int(token[j])
-    else
+    local v = emq_held_known[rows[j]]
+    if not v then
       local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
       if t == 'none' then
         missing[#missing + 1] = rows[j]
       elseif redis.call('ZSCORE', active, id[j]) then
-        stored[j] = redis.call('HGET', rows[j], '${ROW.token}')
-        held[j] = stored[j] == emq_int(token[j])
+        v = slot and redis.call('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}') or {redis.call('HGET', rows[j], '${ROW.token}')}
+      end
+    end
+    if v then
+      stored[j] = v[1]
+      held[j] = stored[j] == emq_int(token[j])
+      if held[j] and slot then
+        latency[#latency + 1] = {math.floor(token[j] / ${TOKENS_PER_MS}), math.max(emq_digits(v[2]), emq_digits(v[3]))}
       end
     end
   end
@@ -53,8 +61,14 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   if leaves then
     freeing, e = emq_freeing(base, s.meta, missing, rows, stored) if e then return nil, e end
   end
+  local hist
   if total then
     e = emq_counter(KEYS[1], total) if e then return nil, e end
+    -- the counting settles' history, checked after their counter
+    if slot then
+      hist, e = emq_history_open(base, s.meta, missing, slot) if e then return nil, e end
+      if hist then hist.latency = latency end
+    end
   end
   local going = false
   if leaves == 'gone' then
@@ -67,8 +81,8 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
   for j = 1, n do
     if not held[j] then stale[#stale + 1] = id[j] end
   end
-  if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}) end
-  return rows, nil, going, freeing
+  if #stale > 0 then return nil, emq_refuse['lease-lost']({ids = table.concat(stale, ' ')}), stale end
+  return rows, nil, going, freeing, hist
 end
 
 -- ACK's and BURY's emq_held: the jobs leave active for good ('gone') into set ('completed',

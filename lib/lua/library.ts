@@ -26,7 +26,7 @@ export interface Library {
 /** Top-level values of the shared Lua a call changes, and the value each call starts from. */
 const PER_CALL: Readonly<Record<string, string>> = { emq_probing: "{}", emq_probed: "{}", emq_events_cap: "nil", emq_held_known: "{}" };
 /** Top-level values of the shared Lua no call changes (tables filled once, strings). */
-const CONSTANT: ReadonlySet<string> = new Set(["VERB", "emq_refuse", "emq_option_gate", "emq_retention", "EMQ_SKIPLIST"]);
+const CONSTANT: ReadonlySet<string> = new Set(["VERB", "emq_refuse", "emq_option_gate", "emq_retention", "EMQ_SKIPLIST", "emq_bounds"]);
 
 /** Where a script's own steps start (the generated steps 1–4; see `luaHead`). */
 const OWN = "-- steps 1-4 of ";

@@ -24,7 +24,7 @@ if n == 0 then ids = redis.call('ZRANGE', dead, 0, limit - 1) end`,
     write: `for j = 1, #ids do
   if exists[j] then
     redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.attempts}', '0')
-    redis.call('HDEL', rows[j], '${ROW.reason}', '${ROW.buried_ms}')
+    redis.call('HDEL', rows[j], '${ROW.reason}', '${ROW.buried_ms}', '${ROW.cancelled_ms}')
   end
 end`,
     event: luaEvent("requeued", { jobs: "emq_list(ids)" }),

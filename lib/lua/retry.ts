@@ -27,7 +27,7 @@ export const RETRY_PART_LUA: string = `
 local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason, failure)
   local active, schedule, pending, wake = base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.pending}', base .. '${KEY.wake}'
   local structures = {{active, 'zset'}, {schedule, 'zset'}, {pending, 'list'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}
-  local rows, e, _, freeing = emq_held(base, cluster, n, id, token, structures, '${META.retried}', 'active')
+  local rows, e, _, freeing, hist = emq_held(base, cluster, n, id, token, structures, '${META.retried}', 'active')
   if e then return nil, e end
   -- the jobs ready now (delay 0) go on their priority's list
   local now_ids, now_rows, missing = {}, {}, {}
@@ -58,6 +58,7 @@ local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason, fai
       emq_failure(rows[j], failure[j])
     end
     redis.call('HINCRBY', KEYS[1], '${META.retried}', n)
+    emq_history_add(hist, n)
     if earliest then redis.call('ZADD', wake, 'LT', emq_int(earliest), '${WAKE.due}') end
     if ready and was_empty then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
     emq_freed(freeing)

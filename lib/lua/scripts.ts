@@ -7,8 +7,10 @@
  */
 import type { Verb } from "../wire/mod.ts";
 import { ACK_LUA } from "./ack.ts";
+import { ADOPT_LUA } from "./adopt.ts";
 import { APPLY_LUA } from "./apply.ts";
 import { BURY_LUA } from "./bury.ts";
+import { CANCEL_LUA } from "./cancel.ts";
 import { CLAIM_LUA } from "./claim.ts";
 import { DROP_LUA } from "./drop.ts";
 import { ENQUEUE_LUA } from "./enqueue.ts";
@@ -31,6 +33,7 @@ import { RETRY_LUA } from "./retry.ts";
 import { RUN_LUA } from "./run.ts";
 import { SCHEDULE_LUA } from "./schedule.ts";
 import { SCHEDULER_LUA } from "./scheduler.ts";
+import { SEAL_LUA } from "./seal.ts";
 import { SETTLE_LUA } from "./settle.ts";
 import { TICK_LUA } from "./tick.ts";
 import { UNBOX_LUA } from "./unbox.ts";
@@ -48,6 +51,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   EXTEND: EXTEND_LUA,
   PROGRESS: PROGRESS_LUA,
   REMOVE: REMOVE_LUA,
+  CANCEL: CANCEL_LUA,
   REQUEUE: REQUEUE_LUA,
   RUN: RUN_LUA,
   PAUSE: PAUSE_LUA,
@@ -63,6 +67,8 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   TICK: TICK_LUA,
   SETTLE: SETTLE_LUA,
   FLOW: FLOW_LUA,
+  ADOPT: ADOPT_LUA,
+  SEAL: SEAL_LUA,
   OUTBOX: OUTBOX_LUA,
   APPLY: APPLY_LUA,
   UNBOX: UNBOX_LUA,

@@ -59,12 +59,14 @@ for j = 1, n do
     status[j] = 2
   else
     seen[id[j]] = true
-    local stored = hash[j] and redis.call('ZSCORE', active, id[j]) ~= false and redis.call('HGET', rows[j], '${ROW.token}')
-    local held = stored and stored == emq_int(token[j])
+    -- (the fields its part reads too: the latency histograms' times)
+    local v = hash[j] and redis.call('ZSCORE', active, id[j]) ~= false
+      and redis.call('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}')
+    local held = v and v[1] == emq_int(token[j])
     status[j] = held and 1 or 0
     if held then
       table.insert(parts[op[j] + 1], j)
-      emq_held_known[rows[j]] = stored
+      emq_held_known[rows[j]] = v
     end
   end
 end

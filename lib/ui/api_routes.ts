@@ -1,7 +1,7 @@
 /**
  * The dashboard's JSON API over a connected client: the queues with their counts, one queue's
  * counts, totals and throughput, pages of its jobs, its workers, its schedulers, its busiest lanes, and the
- * actions (requeue, run now, remove — one job or a selection, each one atomic verb call — pause, resume
+ * actions (requeue, run now, remove — one job or a selection, each one atomic verb call — cancel, pause, resume
  * (the queue or a lane), set the
  * limits (limit_api.ts), remove a scheduler). Reads only, except for the actions, which only POSTs from the page's own origin reach
  * (http.ts). Every answer is JSON with `<`, `>`, `&` and the line separators escaped
@@ -11,6 +11,7 @@
  */
 import type { EchoMQ } from "../client/mod.ts";
 import type {
+  CancelReply,
   EventsReply,
   JobsReply,
   LanesReply,
@@ -28,6 +29,8 @@ import type {
 import { DEFAULT_PAGE_SIZE, EVENTS_SHOWN, LANES_SHOWN, LISTED_STATES, MAX_PAGE_SIZE, MAX_SELECTION, queueHref } from "./json_api.ts";
 import { answerWith, ApiError, queueName } from "./api_errors.ts";
 import type { Route } from "./route_table.ts";
+import { HOUR_MINUTES, minutesView } from "./minutes.ts";
+import { percentiles } from "./latency_text.ts";
 import type { Discovery } from "./discovery.ts";
 import { countsView, jobRow, MAX_QUEUES_PAGE, queueExists, QUEUES_PAGE, queuesPage, totalsView } from "./queue_rows.ts";
 import { json } from "./responses.ts";
@@ -53,7 +56,11 @@ function whole(text: string | null, name: string, min: number, max: number, fall
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
 export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string, discovery?: Discovery): Promise<QueueReply> {
-  const [s, [oldest]] = await Promise.all([mq.stats(name), mq.jobs(name, "pending", { limit: 1 })]);
+  const [s, [oldest], history] = await Promise.all([
+    mq.stats(name),
+    mq.jobs(name, "pending", { limit: 1 }),
+    mq.metrics(name, { minutes: HOUR_MINUTES }),
+  ]);
   sampler.record(name, s);
   if (queueExists(s)) discovery?.saw(name);
   return {
@@ -66,7 +73,8 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     limits: s.limits,
     totals: totalsView(s),
     rate: sampler.rate(name),
-    minutes: sampler.minutes(name),
+    minutes: minutesView(history, Date.now()),
+    latency: { wait: percentiles(history.latency.wait), run: percentiles(history.latency.run) },
   };
 }
 
@@ -115,6 +123,15 @@ async function removeManyReply(mq: EchoMQ<unknown>, request: Request): Promise<R
   const b = await body(request);
   const name = queueName(b.name as string);
   return { removed: await mq.removeMany(name, selection(b.ids)) };
+}
+
+/** `POST /api/cancel` (`{ name, id, reason? }`): cancels the job from anywhere (`mq.cancel`): a finished one is said so, not refused. */
+async function cancelReply(mq: EchoMQ<unknown>, request: Request): Promise<CancelReply> {
+  const b = await body(request);
+  const name = queueName(b.name as string);
+  if (typeof b.id !== "string") throw new ApiError(400, "id: a job id is required");
+  if (b.reason !== undefined && typeof b.reason !== "string") throw new ApiError(400, "reason: a string");
+  return { outcome: await mq.cancel(name, b.id, b.reason === undefined ? {} : { reason: b.reason }) };
 }
 
 /** `POST /api/remove` (`{ name, id }`): deletes a pending, scheduled or dead job (an active one is refused: 409). */
@@ -198,6 +215,7 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
     { method: "POST", path: "/api/schedulers/remove", handle: (request) => answerJson(() => removeSchedulerReply(mq, request)) },
     { method: "POST", path: "/api/requeue", handle: (request) => answerJson(() => requeueReply(mq, request)) },
     { method: "POST", path: "/api/remove", handle: (request) => answerJson(() => removeReply(mq, request)) },
+    { method: "POST", path: "/api/cancel", handle: (request) => answerJson(() => cancelReply(mq, request)) },
     { method: "POST", path: "/api/remove-many", handle: (request) => answerJson(() => removeManyReply(mq, request)) },
     { method: "POST", path: "/api/run", handle: (request) => answerJson(() => runReply(mq, request)) },
     { method: "POST", path: "/api/limit", handle: (request) => answerJson(() => limitReply(mq, request)) },

@@ -106,7 +106,7 @@ export function dashboard<P>(client: EchoMQ<P>, options: DashboardOptions = {}):
   const guard = resolveDashboard(options);
   const sampler = new Sampler(mq, options.sampleMs ?? 1000);
   const discovery = new Discovery(mq, options.discovery);
-  const snapshot = new StatsSnapshot(mq, discovery, options.snapshot, (q, stats, at) => sampler.observe(q, stats, at));
+  const snapshot = new StatsSnapshot(mq, discovery, options.snapshot);
   const page = {
     ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
     basePath: guard.basePath,

@@ -24,7 +24,7 @@ export interface PageOptions {
 
 /** Hides every action of a read-only dashboard. */
 const READ_ONLY_STYLE = `#pause, #resume, #requeue-all, button[data-key^="requeue:"], button[data-key^="unschedule:"], button[data-bulk], input.select, ` +
-  `button[data-key^="lane:"], #job-delete, #job-retry, #job-run, #limit-form { display: none; }`;
+  `button[data-key^="lane:"], button[data-key^="cancel:"], #job-delete, #job-retry, #job-run, #job-cancel, #limit-form { display: none; }`;
 
 /**
  * The `<base>` of every page: links, the script and the API calls are relative to it, so the

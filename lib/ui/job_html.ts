@@ -89,6 +89,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     j.state === "active" ? "" : `<button type="button" id="job-delete" class="danger">Delete</button>`,
     j.state === "dead" ? `<button type="button" id="job-retry">Retry now</button>` : "",
     j.state === "scheduled" ? `<button type="button" id="job-run">Run now</button>` : "",
+    ["pending", "scheduled", "active"].includes(j.state) ? `<button type="button" id="job-cancel" class="danger">Cancel</button>` : "",
   ].join("");
   return frame(
     `EchoMQ — ${j.id}`,

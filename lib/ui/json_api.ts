@@ -9,6 +9,7 @@
 import type { LaneInfo } from "../client/lanes.ts";
 import type { QueueLimits } from "../client/limits.ts";
 import type { QueueEventItem } from "../client/events.ts";
+import type { Percentiles } from "./latency_text.ts";
 
 /** The job states a queue page lists. */
 export const LISTED_STATES = ["active", "pending", "scheduled", "dead", "completed"] as const;
@@ -72,15 +73,15 @@ export interface MinutePoint {
   readonly failed: number;
 }
 
-/** A queue's last hour, per minute (`QueueReply.minutes`), as the dashboard sampled its totals. */
+/** A queue's last hour, per minute (`QueueReply.minutes`), from the history the server keeps (`mq.metrics`). */
 export interface MinutesView {
   /** The window's first minute, ms since the epoch (the current minute's start − 59 min). */
   readonly start: number;
   /** When it was read (the dashboard's clock). */
   readonly now: number;
-  /** Since when, within the window, the dashboard has observed the queue (null: not yet): the counts start there. */
+  /** Since when, within the window, the counts hold (the window's start; null: the queue keeps no history). */
   readonly since: number | null;
-  /** The minutes with a count, oldest first, the current one (so far) last; a minute not observed is missing (a gap, not a zero). */
+  /** Every minute of the window, oldest first, the current one (so far) last (a quiet minute counts zeros). */
   readonly points: readonly MinutePoint[];
 }
 
@@ -98,10 +99,12 @@ export interface QueueReply {
   readonly totals: { readonly [K in (typeof TOTALS)[number]]: number };
   /** Acked jobs per second, oldest first (the server samples a watched queue's totals). */
   readonly rate: readonly RatePoint[];
-  /** Processed and failed per minute over the last hour (the server samples the totals). */
+  /** Processed and failed per minute over the last hour (the history the server keeps). */
   readonly minutes: MinutesView;
   /** When the oldest pending job (the next to be claimed) was admitted; absent when none waits. */
   readonly oldestPendingAt?: number;
+  /** Wait-time and run-time percentiles, from the histograms the server keeps (`mq.metrics`' latency). */
+  readonly latency: { readonly wait: Percentiles; readonly run: Percentiles };
 }
 
 /** One job as the page lists it. Times are ms since the epoch. */
@@ -131,6 +134,12 @@ export interface JobRow {
   readonly finishedAt?: number;
   /** Its handler's result as JSON text (completed; cut at {@link PAYLOAD_CHARS}); absent when it has none. */
   readonly result?: string;
+}
+
+/** `POST /api/cancel` (`{ name, id, reason? }`): what `mq.cancel` did. */
+export interface CancelReply {
+  /** `cancelled` (it waited), `aborting` (it ran: its handler's signal aborts at its worker's next heartbeat), `finished` or `missing`. */
+  readonly outcome: "cancelled" | "aborting" | "finished" | "missing";
 }
 
 /** `POST /api/remove` (`{ name, id }`): whether the job was deleted. */

@@ -1,12 +1,13 @@
 /**
- * `GET /metrics`: every queue's counts, paused state and totals (and its schedulers': see
- * `scheduler_metrics.ts`) in the Prometheus text exposition
+ * `GET /metrics`: every queue's counts, paused state and totals, the age of its oldest pending job,
+ * its wait-time and run-time histograms
+ * (and its schedulers': see `scheduler_metrics.ts`) in the Prometheus text exposition
  * format (version 0.0.4): a `# HELP` and a `# TYPE` line per metric family, one sample per queue
  * (and per state), label values escaped as the format says (backslash, double quote, newline).
  *
  * @module
  */
-import type { QueueStats } from "../client/mod.ts";
+import type { QueueMetrics, QueueStats } from "../client/mod.ts";
 import { COUNTED_STATES } from "./json_api.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
@@ -120,6 +121,48 @@ export function exposition(queues: ReadonlyArray<readonly [string, QueueStats]>,
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * `echomq_oldest_pending_age_seconds`: per queue, how long its pending head (the job claimed next)
+ * has waited at `now` since it was admitted or fell due, from the row the server keeps; 0 when none
+ * is pending. A queue-lag alert's gauge.
+ */
+export function oldestExposition(oldest: ReadonlyArray<readonly [string, number | null]>, now: number): string {
+  const lines = [
+    "# HELP echomq_oldest_pending_age_seconds Seconds the job a queue hands out next has waited since it was admitted or " +
+    "fell due (0: none pending).",
+    "# TYPE echomq_oldest_pending_age_seconds gauge",
+    ...oldest.map(([q, at]) => `echomq_oldest_pending_age_seconds{queue="${escapeLabel(q)}"} ${at === null ? 0 : Math.max(0, (now - at) / 1000).toFixed(3)}`),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * `echomq_wait_seconds` (admitted or due → claimed) and `echomq_run_seconds` (claimed → settled)
+ * per queue: Prometheus histograms of the counts the server keeps (`mq.metrics`' latency, written
+ * by the settles), cumulative as the format wants them, `le` in seconds.
+ */
+export function latencyExposition(latency: ReadonlyArray<readonly [string, QueueMetrics["latency"]]>): string {
+  const lines: string[] = [];
+  const families = [
+    ["echomq_wait_seconds", "wait", "Seconds a job waited from when it was admitted or fell due to its claim (jobs settled so far)."],
+    ["echomq_run_seconds", "run", "Seconds from a job's claim to its settle (ack, retry or bury; jobs settled so far)."],
+  ] as const;
+  for (const [name, kind, help] of families) {
+    lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} histogram`);
+    for (const [queue, l] of latency) {
+      const h = l[kind];
+      const q = `queue="${escapeLabel(queue)}"`;
+      let below = 0;
+      h.boundsMs.forEach((b, i) => {
+        below += h.counts[i]!;
+        lines.push(`${name}_bucket{${q},le="${b / 1000}"} ${below}`);
+      });
+      lines.push(`${name}_bucket{${q},le="+Inf"} ${h.count}`, `${name}_sum{${q}} ${h.sumMs / 1000}`, `${name}_count{${q}} ${h.count}`);
+    }
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 /** `GET /metrics`, answered from the background snapshot (snapshot.ts). */
 export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Route {
   return {
@@ -128,7 +171,8 @@ export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Rou
       try {
         const snap = await snapshot.read();
         const queues = exposition(snap.stats, { ageSeconds: (Date.now() - snap.at) / 1000, unreadable: discovery.unreadable });
-        return answer(queues + schedulerExposition(snap.schedulers), METRICS_CONTENT_TYPE);
+        const lag = oldestExposition(snap.oldest, Date.now()) + latencyExposition(snap.latency);
+        return answer(queues + lag + schedulerExposition(snap.schedulers), METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);
         return plain(502, `# the server did not answer: ${text.split("\n")[0]}`);

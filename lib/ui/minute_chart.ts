@@ -64,12 +64,10 @@ export function minuteBars(v: MinutesView, width: number, height: number): Minut
 
 /** The chart in words (its accessible description, and the empty state). */
 export function minuteSummary(v: MinutesView): string {
-  if (v.since === null || v.points.length === 0) return "Per minute: no samples yet";
+  if (v.since === null) return "Per minute: the queue keeps no history (retain's historyMinutes is 0)";
   const processed = v.points.reduce((n, p) => n + p.processed, 0);
   const failed = v.points.reduce((n, p) => n + p.failed, 0);
-  // the dashboard counts from when it first read the queue: a shorter span says so
-  const whole = v.since <= v.start;
-  const span = whole ? "in the last hour" : `since ${minuteLabel(v.since)} (sampled from then)`;
+  const span = v.since <= v.start ? "in the last hour" : `since ${minuteLabel(v.since)}`;
   if (processed === 0 && failed === 0) return `No traffic ${span}`;
   const busiest = v.points.reduce((a, b) => (b.processed > a.processed ? b : a));
   return `${processed} processed and ${failed} failed ${span}; busiest minute ${minuteLabel(busiest.t)} with ${busiest.processed} processed`;

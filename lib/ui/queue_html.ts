@@ -18,7 +18,7 @@ import { limitsHtml } from "./limits_html.ts";
 
 /** What each listed state's table is called and shows. */
 export const STATE_TABLES: Readonly<Record<ListedState, { readonly title: string; readonly columns: readonly string[] }>> = {
-  active: { title: "Active jobs", columns: ["Job", "Lease until", "Attempts", "Token", "Progress", "Payload"] },
+  active: { title: "Active jobs", columns: ["Job", "Lease until", "Attempts", "Token", "Progress", "Payload", "Action"] },
   dead: { title: "Dead jobs", columns: ["Job", "Buried", "Attempts", "Reason", "Payload", "Action"] },
   pending: { title: "Pending jobs", columns: ["#", "Job", "Attempts", "Created", "Payload"] },
   scheduled: { title: "Scheduled jobs", columns: ["Job", "Due", "Attempts", "Last failure", "Payload"] },
@@ -131,6 +131,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 </form>
 <dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>
 <p class="note" id="oldest">Oldest pending: —</p>
+<p class="note" id="latency">Wait and run: —</p>
 <div class="controls" role="group" aria-label="Claims">
 <span class="label" id="state-label">Claims</span>
 <output id="state" aria-labelledby="state-label" aria-live="polite">${badge(stats.paused)}</output>

@@ -1,16 +1,12 @@
 /**
  * The throughput a queue's page draws: the `acked` and failure (`retried` + `buried`) totals of
- * every watched queue sampled at an interval, kept as a short series, read as per second; and the
- * same totals per minute over the last hour (minutes.ts), fed by every read of them. A queue stays
- * in the hour's sampling — one `stats` a minute — for an hour after its page was last open, so a
- * page opened again shows no hole for the time it was closed; a queue nobody opened costs
- * nothing here (the `/metrics` snapshot feeds the minutes of every queue while it is scraped).
+ * every watched queue sampled at an interval, kept as a short series, read as per second. A queue
+ * whose page closed is sampled no more (its per-minute history is the server's: minutes.ts).
  *
  * @module
  */
 import type { EchoMQ, QueueStats } from "../client/mod.ts";
-import type { MinutesView, RatePoint } from "./json_api.ts";
-import { HOUR_MINUTES, MINUTE_MS, MinuteHistory } from "./minutes.ts";
+import type { RatePoint } from "./json_api.ts";
 
 interface Series {
   samples: Array<{ t: number; acked: number; failed: number }>;
@@ -27,7 +23,6 @@ export class Sampler {
   readonly #keep: number;
   readonly #forget: number;
   readonly #series = new Map<string, Series>();
-  readonly #minutes = new MinuteHistory();
   readonly #clock: () => number;
   readonly #timer: ReturnType<typeof setInterval>;
   #busy = false;
@@ -53,7 +48,6 @@ export class Sampler {
 
   /** Marks `queue` watched (sampled from now on) and records `stats` if a sample is due. */
   record(queue: string, stats: QueueStats, now: number = this.#clock()): void {
-    this.#minutes.observe(queue, stats, now);
     let s = this.#series.get(queue);
     if (s === undefined) this.#series.set(queue, s = { samples: [], watchedAt: now });
     s.watchedAt = now;
@@ -63,17 +57,7 @@ export class Sampler {
     if (s.samples.length > this.#keep + 1) s.samples.splice(0, s.samples.length - this.#keep - 1);
   }
 
-  /** Records `stats` read for another reason (the `/metrics` snapshot) in the minutes only: not watching. */
-  observe(queue: string, stats: QueueStats, now: number = this.#clock()): void {
-    this.#minutes.observe(queue, stats, now);
-  }
-
-  /** `queue`'s processed and failed per minute over the hour up to now. */
-  minutes(queue: string): MinutesView {
-    return this.#minutes.view(queue, this.#clock());
-  }
-
-  /** Samples due now: per second for a page open, once a minute for one open within the hour. */
+  /** Samples due now: the queues whose page is open. */
   tick(): Promise<void> {
     return this.#tick();
   }
@@ -97,22 +81,15 @@ export class Sampler {
     try {
       const now = this.#clock();
       for (const [queue, s] of this.#series) {
-        const unwatched = now - s.watchedAt;
-        if (unwatched > HOUR_MINUTES * MINUTE_MS) {
-          this.#series.delete(queue); // its minutes expire with the hour (minutes.ts)
+        if (now - s.watchedAt > this.#forget) {
+          // its page closed: no samples (the series starts again when it opens)
+          this.#series.delete(queue);
           continue;
-        }
-        if (unwatched > this.#forget) {
-          // its page closed: no per-second samples (the series starts again when it opens), one
-          // read a minute for the hour's counts
-          s.samples.length = 0;
-          if (this.#minutes.seen(queue, now)) continue;
         }
         try {
           const stats = await this.#mq.stats(queue);
           const watchedAt = s.watchedAt;
-          if (unwatched > this.#forget) this.#minutes.observe(queue, stats, this.#clock());
-          else this.record(queue, stats, this.#clock());
+          this.record(queue, stats, this.#clock());
           s.watchedAt = watchedAt; // sampling is not watching
         } catch {
           // the next tick tries again; the page shows the error when its own read fails

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { EchoMQ, QueueStats, SchedulerInfo } from "../client/mod.ts";
+import type { EchoMQ, QueueMetrics, QueueStats, SchedulerInfo } from "../client/mod.ts";
 import type { Discovery } from "./discovery.ts";
 
 /** How often and how hard the snapshot reads. */
@@ -20,10 +20,17 @@ export interface SnapshotOptions {
   readonly idleMs?: number;
 }
 
-/** One snapshot: when it was taken (ms since the epoch), and each queue's stats and schedulers in name order. */
+/**
+ * One snapshot: when it was taken (ms since the epoch), and each queue's stats, schedulers and
+ * the time its next job to claim became ready (null: none pending) in name order.
+ */
 export interface Snapshot {
   readonly at: number;
   readonly stats: ReadonlyArray<readonly [string, QueueStats]>;
+  /** Each queue's pending head (the job claimed next): when it was admitted or fell due, ms; null when none is pending. */
+  readonly oldest: ReadonlyArray<readonly [string, number | null]>;
+  /** Each queue's latency histograms, as the server keeps them (`mq.metrics`). */
+  readonly latency: ReadonlyArray<readonly [string, QueueMetrics["latency"]]>;
   readonly schedulers: ReadonlyArray<readonly [string, ReadonlyArray<SchedulerInfo<unknown>>]>;
 }
 
@@ -43,6 +50,12 @@ async function eachOf<T>(names: readonly string[], read: (name: string) => Promi
   return out;
 }
 
+/** When `queue`'s pending head (the job claimed next) became ready — admitted, or due — ms; null when none is pending. */
+export async function oldestPending(mq: EchoMQ<unknown>, queue: string): Promise<number | null> {
+  const [head] = await mq.jobs(queue, "pending", { limit: 1 });
+  return head === undefined ? null : Math.max(head.createdAt, head.dueAt ?? 0);
+}
+
 /** Each of `names`' stats, read `concurrency` at a time. */
 export function statsOf(mq: EchoMQ<unknown>, names: readonly string[], concurrency = 16): Promise<Array<[string, QueueStats]>> {
   return eachOf(names, (q) => mq.stats(q), concurrency);
@@ -60,20 +73,10 @@ export class StatsSnapshot {
   #running = false;
   #readAt = 0;
   #closed = false;
-  readonly #observe: (queue: string, stats: QueueStats, at: number) => void;
 
-  /**
-   * Nothing is read until the first {@link read}. `observe` is told every queue's stats each
-   * snapshot (the dashboard's per-minute history takes them: no read of its own).
-   */
-  constructor(
-    mq: EchoMQ<unknown>,
-    discovery: Discovery,
-    options: SnapshotOptions = {},
-    observe: (queue: string, stats: QueueStats, at: number) => void = () => {},
-  ) {
+  /** Nothing is read until the first {@link read}. */
+  constructor(mq: EchoMQ<unknown>, discovery: Discovery, options: SnapshotOptions = {}) {
     this.#mq = mq;
-    this.#observe = observe;
     this.#discovery = discovery;
     this.#everyMs = options.everyMs ?? 5000;
     this.#concurrency = options.concurrency ?? 16;
@@ -101,12 +104,13 @@ export class StatsSnapshot {
   async #take(): Promise<Snapshot> {
     const names = await this.#discovery.names();
     const at = Date.now();
-    const [stats, schedulers] = await Promise.all([
+    const [stats, schedulers, oldest, latency] = await Promise.all([
       statsOf(this.#mq, names, this.#concurrency),
       eachOf(names, (q) => this.#mq.schedulers(q), this.#concurrency),
+      eachOf(names, (q) => oldestPending(this.#mq, q), this.#concurrency),
+      eachOf(names, async (q) => (await this.#mq.metrics(q, { minutes: 1 })).latency, this.#concurrency),
     ]);
-    for (const [name, st] of stats) this.#observe(name, st, at);
-    const snap = { at, stats, schedulers };
+    const snap = { at, stats, schedulers, oldest, latency };
     this.#latest = snap;
     return snap;
   }

@@ -62,6 +62,11 @@ export const EVENTS = {
   dead: { verbs: ["BURY", "SETTLE"], fields: ["jobs", "reason"], doc: "one job buried (one entry per job), with its reason" },
   released: { verbs: ["RELEASE", "SETTLE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
   removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
+  cancelled: {
+    verbs: ["CANCEL"],
+    fields: ["jobs", "reason"],
+    doc: "jobs cancelled (buried: the ids that waited or ran), with the cancel's reason",
+  },
   requeued: { verbs: ["REQUEUE"], fields: ["jobs"], doc: "dead jobs back in pending" },
   paused: { verbs: ["PAUSE"], fields: ["lane"], doc: "the queue (no `lane`) or a lane paused (only when it was not)" },
   resumed: { verbs: ["RESUME"], fields: ["lane"], doc: "the queue (no `lane`) or a lane resumed (only when it was paused)" },

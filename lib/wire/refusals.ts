@@ -164,6 +164,12 @@ export const REFUSALS = {
     doc: "a job (every such id, space-separated) is not active under this token: its lease ran out and " +
       "another claim holds it or it was settled, or it never was",
   },
+  cancelled: {
+    step: "domain",
+    template: "ERR {verb} cancelled: {ids}",
+    doc: "EXTEND of jobs cancelled under this token (every such id, space-separated): CANCEL buried them while " +
+      "their worker held them; their handlers should stop (checked before `lease-lost`, of which they are a case)",
+  },
   "entry-form": {
     step: "domain",
     template: "ERR {verb} malformed outbox entry",
@@ -178,6 +184,22 @@ export const REFUSALS = {
     step: "domain",
     template: "ERR {verb} job is active: {ids}",
     doc: "REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled",
+  },
+  "not-open": {
+    step: "domain",
+    template: "ERR {verb} the parent is not open and waiting for children",
+    doc: "ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits " +
+      "(the text names no id: an id that passed the gate may hold any bytes)",
+  },
+  "flow-place": {
+    step: "domain",
+    template: "ERR {verb} the parent has {found} children: the first added takes that place",
+    doc: "ADOPT whose `from` is not the parent's count of children so far (another call added children first: read it again)",
+  },
+  "fan-in": {
+    step: "domain",
+    template: "ERR {verb} at most {max} children per parent",
+    doc: "ADOPT that would take a parent past the most children one parent may have",
   },
   "not-dead": {
     step: "domain",

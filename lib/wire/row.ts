@@ -11,7 +11,16 @@
  *
  * @module
  */
-import { COMPLETED_AGE_DEFAULT_MS, COMPLETED_MAX_DEFAULT, DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, EVENTS_MAX_DEFAULT, WIRE } from "./verbs.ts";
+import {
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
+  EVENTS_MAX_DEFAULT,
+  HISTORY_MINUTE_MS,
+  HISTORY_MINUTES_DEFAULT,
+  WIRE,
+} from "./verbs.ts";
 
 /** The fields of a job's row, in the order a job's life writes them. */
 export const ROW_FIELDS = {
@@ -22,8 +31,10 @@ export const ROW_FIELDS = {
   due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`, RUN's now",
   deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",
   token: "the lease token of its last claim, which every settle, EXTEND and PROGRESS presents",
-  reason: "the last failure's reason (RETRY, BURY; REQUEUE deletes it)",
+  reason: "the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)",
   buried_ms: "when it was buried (BURY; REQUEUE deletes it)",
+  cancelled_ms: "when CANCEL buried it (REQUEUE deletes it): with its `token`, what tells its worker's EXTEND that the " +
+    "claim it holds was cancelled",
   progress: "its progress, as the handler last reported it (PROGRESS)",
   scheduler: "the scheduler whose tick admitted it (TICK)",
   tick_ms: "the scheduler's run it is for (TICK)",
@@ -33,8 +44,11 @@ export const ROW_FIELDS = {
   finished_ms: "when it completed (ACK, when the queue keeps completed jobs)",
   result: "the handler's result, as the worker sent it (ACK; absent when empty)",
   children: "a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\\0<id>\\0<policy>`) and, " +
-    "once child i finished, `done:<i>` (`<state>\\0<detail>`)",
+    "once child i finished, `done:<i>` (`<state>\\0<detail>`: `completed` and its result, `failed` and its reason, " +
+    "`removed`, or `large` and the length of a result longer than `CHILD_RESULT_KEPT_BYTES`)",
   finished: "a parent's: how many of its children finished, each counted once",
+  open: "a parent's: `1` while more children may come (FLOW with open 1, ADOPT) until SEAL deletes it: it waits " +
+    "for its last child only once sealed",
   parent: "a child's parent: `<queue>\\0<id>\\0<i>` (FLOW, APPLY): its settle records its outcome there",
   failures: "failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest " +
     "is in `failure:<(failures − 1) mod 10>`",
@@ -52,7 +66,10 @@ export const STATES = {
   scheduled: "in `schedule`, until its `due_ms` (or a RUN)",
   dead: "in `dead`, buried (until REQUEUE, REMOVE or the queue's retention)",
   completed: "in `completed`, acked and kept with its result (until REMOVE or the queue's retention)",
-  waiting: "in `waiting`, a parent waiting for its children (FLOW) until the last finishes",
+  waiting: "in `waiting` (scored by its flow deadline), a parent waiting for its children (FLOW) until the last " +
+    "finishes, or a child fails it, or its deadline passes (OUTBOX)",
+  cancelled: "in no structure: a tombstone, a child cancelled before its creation reached its queue (APPLY of a " +
+    "`cancel` entry); it expires after `TOMBSTONE_MS`, and the late creation finds it and makes nothing",
 } as const;
 
 /** The fields of the queue's `meta` hash (made on first use, never deleted but by DROP). */
@@ -71,6 +88,7 @@ export const META_FIELDS = {
   completed_max: `the most completed jobs kept with their results (RETAIN; absent: ${COMPLETED_MAX_DEFAULT}; 0: none, ACK ` +
     "deletes the row)",
   completed_age_ms: `how long a completed job is kept, in ms (RETAIN; absent: ${COMPLETED_AGE_DEFAULT_MS / 86_400_000} day; 0: no limit)`,
+  history_minutes: `the minutes of history \`metrics\` keeps (RETAIN; absent: ${HISTORY_MINUTES_DEFAULT}; 0: none written)`,
   events_max: `the most entries of the events stream (RETAIN; absent: ${EVENTS_MAX_DEFAULT}; 0: no events written)`,
   prioritized: "ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in " +
     "`ready:<p>:<lane>` lists): counts add it to pending",
@@ -111,6 +129,21 @@ export const SCHEDULER_FIELDS = {
   created_ms: "when it was first upserted",
 } as const;
 
+/**
+ * The fields of the queue's history (`emq:{q}:metrics`, a hash written by the settles: docs/WIRE.md,
+ * "History"), besides one field per minute: the minute's number (ms since the epoch ÷ 60000), its
+ * value `<acked> <buried> <retried>`, the jobs that minute's ACKs completed, its BURYs buried and its
+ * RETRYs retried.
+ */
+export const HISTORY_FIELDS = {
+  last: `the latest minute written (now ÷ ${HISTORY_MINUTE_MS})`,
+  first: "the oldest minute that may still have a field: a new minute deletes the fields from it to the window's start",
+  run: "the run-time histogram: jobs settled (ACK, RETRY, BURY) by ms from their claim (their token ÷ 1000) to the " +
+    "settle, `<c0> … <c15> <sum_ms>`: a count per bucket of `LATENCY_BOUNDS_MS` (and one past the last), then the sum",
+  wait: "the wait-time histogram, as `run`: from the later of the row's `created_ms` and `due_ms` (when it became " +
+    "ready) to its claim",
+} as const;
+
 /** The markers on the queue's `wake`, which idle workers of the scripts backend wait on. */
 export const WAKE_MARKERS = {
   ready: "score 0: pending holds ids a claim could take (written when ids arrive in it or a limit frees; removed " +
@@ -129,6 +162,8 @@ export type MetaField = keyof typeof META_FIELDS;
 export type LaneField = keyof typeof LANE_FIELDS;
 /** A field of a scheduler's hash. */
 export type SchedulerField = keyof typeof SCHEDULER_FIELDS;
+/** A field of a queue's history hash besides its minutes. */
+export type HistoryField = keyof typeof HISTORY_FIELDS;
 /** A marker on a queue's `wake`. */
 export type WakeMarker = keyof typeof WAKE_MARKERS;
 
@@ -149,5 +184,7 @@ export const META: Names<MetaField> = names(META_FIELDS);
 export const LANE: Names<LaneField> = names(LANE_FIELDS);
 /** A scheduler's field names: `SCHED.next_ms` is `"next_ms"`. */
 export const SCHED: Names<SchedulerField> = names(SCHEDULER_FIELDS);
+/** The history hash's field names: `HISTORY.last` is `"last"`. */
+export const HISTORY: Names<HistoryField> = names(HISTORY_FIELDS);
 /** The marker names: `WAKE.ready` is `"ready"`. */
 export const WAKE: Names<WakeMarker> = names(WAKE_MARKERS);

@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 13;
+export const WIRE = 14;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -49,6 +49,16 @@ export const MAX_PAYLOAD_BYTES = 1048576;
  * FLOW's fixed limit) and its header (two queue names of at most 1,024 bytes, two ids, an index).
  */
 export const MAX_ENTRY_BYTES = MAX_PAYLOAD_BYTES + 8192;
+/**
+ * How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of
+ * a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its
+ * entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One
+ * hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
+ */
+export const TOMBSTONE_MS = 3_600_000;
+/** What cancelling a flow's unfinished child writes (a failed parent's, a removed parent's). */
+const CANCEL_WRITES = "in this queue, as APPLY's `cancel`; in another queue `ZADD outbox <now> " +
+  "cancel\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0`";
 /** Longest failure reason RETRY and BURY accept. */
 export const MAX_REASON_BYTES = 4096;
 /** Longest failed attempt's error (its name, message and stack as the client encodes them) RETRY and BURY accept. */
@@ -71,6 +81,17 @@ export const DEAD_AGE_DEFAULT_MS = 2_592_000_000;
 export const COMPLETED_MAX_DEFAULT = 1000;
 /** How long a completed job is kept when `meta` sets no `completed_age_ms` (0 there: no limit): one day. */
 export const COMPLETED_AGE_DEFAULT_MS = 86_400_000;
+/** Minutes of history (per-minute counts in `metrics`) a queue keeps when its `meta` sets no `history_minutes` (0 there: none written): a day. */
+export const HISTORY_MINUTES_DEFAULT = 1440;
+/** The most minutes of history a queue may keep (RETAIN's `history_minutes`): a week. */
+export const MAX_HISTORY_MINUTES = 10080;
+/**
+ * The upper bounds, in ms, of the latency histograms' buckets (`metrics`' `wait` and `run`), each
+ * bucket counting the jobs at most its bound and above the one before; a 16th counts the rest.
+ */
+export const LATENCY_BOUNDS_MS: readonly number[] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000, 86400000];
+/** A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down. */
+export const HISTORY_MINUTE_MS = 60000;
 /** Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written). */
 export const EVENTS_MAX_DEFAULT = 10000;
 /** Longest result a `completed` event carries (a longer one is flagged, to be read from its row). */
@@ -99,6 +120,18 @@ export const TOKEN_DIGITS = 16;
 export const MAX_WIRE_NUMBER: number = 10 ** MAX_DIGITS - 1;
 /** Most jobs one call may carry (groups of a batch verb, or CLAIM's count). */
 export const MAX_BATCH = 10000;
+/**
+ * Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in
+ * calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
+ */
+export const MAX_FAN_IN = 100_000;
+/**
+ * Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with
+ * its length only (read it from the child's row while its queue keeps completed jobs).
+ */
+export const CHILD_RESULT_KEPT_BYTES = 65_536;
+/** The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double). */
+export const WAITING_FOREVER = 9_007_199_254_740_991;
 /** Longest options argument a job may carry (its `key=value` items joined by NUL). */
 export const MAX_OPTIONS_BYTES = 4096;
 /** The least urgent priority a job may have (0, the default, is the most urgent): BullMQ's range. */
@@ -259,6 +292,12 @@ export const ARGS = {
     sample: "86400000",
     doc: "how long a completed job is kept, in ms (0: no limit)",
   },
+  history_minutes: {
+    gate: { kind: "number", min: 0, max: MAX_HISTORY_MINUTES },
+    sample: "1440",
+    doc: "the minutes of history the queue keeps in `metrics` (per-minute counts of what its settles did; 0: none " +
+      "written, `metrics` deleted)",
+  },
   events_max: {
     gate: { kind: "number", min: 0 },
     sample: "10000",
@@ -333,11 +372,28 @@ export const ARGS = {
     doc: "the most jobs to claim once the settlements are written (0: none)",
   },
   parent: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "the parent's id (a `JOB` id)" },
-  queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
-  policy: {
+  open: {
     gate: { kind: "number", min: 0, max: 1, digits: 1 },
     sample: "0",
-    doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (counts as finished)",
+    doc: "1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all",
+  },
+  within_ms: {
+    gate: { kind: "number", min: 0 },
+    sample: "0",
+    doc: "the flow's deadline, in ms from now: a parent still waiting then is buried (by its queue's OUTBOX); 0: none",
+  },
+  from: {
+    gate: { kind: "number", min: 0, max: MAX_FAN_IN, digits: 6 },
+    sample: "1",
+    doc: "the place of the first child added: the parent's count of children so far (the client derives ids from places)",
+  },
+  queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
+  policy: {
+    gate: { kind: "number", min: 0, max: 3, digits: 1 },
+    sample: "0",
+    doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), " +
+      "2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent " +
+      "may run at once with what has finished)",
   },
   body: {
     gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
@@ -422,6 +478,18 @@ const FAILURE = "per job whose `failure` is not empty: `HINCRBY row failures 1` 
 /** What a settle writes when the queue has a concurrency limit (a slot freed may make jobs claimable). */
 const FREED = "when `meta` sets `concurrency` and pending holds ids, `ZADD wake 0 ready` (a slot is free)";
 
+/** What a settle writes into the queue's history (docs/WIRE.md, "History"), `<k>` its count's place. */
+const HISTORY = (what: string): string =>
+  `when \`meta\`'s \`history_minutes\` (absent: ${HISTORY_MINUTES_DEFAULT}) is not 0, the history: the minute m = ` +
+  `now ÷ ${HISTORY_MINUTE_MS}; when \`metrics\` has no field m and its \`last\` is not m, \`HDEL metrics\` of the minutes from \`first\` to ` +
+  "min(m − history_minutes, last) (at most " + `${MAX_HISTORY_MINUTES + 1}` + "), `HSET metrics last <m> first <max(first, " +
+  'm − history_minutes + 1)>` (first: m when there was no `last`); then `HSET metrics <m> "<acked> <buried> <retried>"` ' +
+  `with ${what} added (a missing or malformed field counts 0 0 0); and the latency histograms: per job, its run ` +
+  "(now − its token ÷ 1000, the claim's ms) and its wait (that claim − the later of its row's `created_ms` and " +
+  "`due_ms`) each counted in the bucket of `LATENCY_BOUNDS_MS` it falls in, `HSET metrics run <counts…> <sum_ms> " +
+  "wait <counts…> <sum_ms>` (16 counts and the sum, space-separated, added to the stored ones; a malformed one counts " +
+  "zeros)";
+
 /** How every verb that makes a transition writes its events (lib/wire/events.ts). */
 const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is not 0, its events: \`XADD events ` +
   'MAXLEN ~ <events_max> * type <type> …` (docs/WIRE.md, "Events")';
@@ -487,7 +555,7 @@ export const VERBS = {
   ACK: {
     args: [],
     group: ["id", "token", "result"],
-    touches: ["active", "completed", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["active", "completed", "pending", "wake", "rows", "dedup", "dedup_ttl", "events", "metrics"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "ids leave active; when the queue keeps completed jobs (`completed_max`, absent: " +
@@ -495,20 +563,22 @@ export const VERBS = {
       "trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go",
     writes: "`ZREM active <ids…>`; keeping: per job `HSET row state completed finished_ms <now>` (and `result <r>` when " +
       "not empty), `HDEL row deadline_ms token`, `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
-      "; else `DEL <rows…>`; `HINCRBY meta acked <n>`; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`completed`)",
+      "; else `DEL <rows…>`; `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE + "; " + FREED + "; " +
+      EVENT + " (`completed`)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
   RETRY: {
     args: [],
     group: ["id", "token", "delay_ms", "reason", "failure"],
-    touches: ["active", "schedule", "pending", "wake", "rows", "events"],
+    touches: ["active", "schedule", "pending", "wake", "rows", "events", "metrics"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending " +
       "(ready now, as a promotion would put it); reason kept",
     writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
       "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
-      "due_ms <now> reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; `ZADD wake LT <earliest due> due` " +
+      "due_ms <now> reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; " + HISTORY("n to `retried`") +
+      "; `ZADD wake LT <earliest due> due` " +
       "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED + "; " + EVENT +
       " (`retried`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
@@ -516,13 +586,13 @@ export const VERBS = {
   BURY: {
     args: [],
     group: ["id", "token", "reason", "failure"],
-    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["active", "dead", "pending", "wake", "rows", "dedup", "dedup_ttl", "events", "metrics"],
     admits: false,
     reply: "integer: jobs settled",
     effect: "active → dead; reason kept; the dead set trimmed to the queue's retention; deduplication keys let go",
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
       FAILURE + "; " +
-      "`HINCRBY meta buried <n>`; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
+      "`HINCRBY meta buried <n>`; " + HISTORY("n to `buried`") + "; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
       "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT +
       " (`dead`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
@@ -547,8 +617,9 @@ export const VERBS = {
     admits: false,
     reply: "integer: leases extended",
     effect: "each job's lease runs until now+lease_ms",
-    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`",
-    domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
+    writes: "per job `ZADD active <now+lease_ms> id`, `HSET row deadline_ms <now+lease_ms>`; a job not held whose row " +
+      "has `cancelled_ms` and the call's token refuses the call `cancelled` (CANCEL buried it under this claim)",
+    domain: ["repeated", "noperm", "wrongtype", "migrating", "cancelled", "lease-lost"],
   },
   PROGRESS: {
     args: [],
@@ -563,17 +634,40 @@ export const VERBS = {
   REMOVE: {
     args: [],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting", "outbox"],
     admits: false,
     reply: "integer: jobs removed (an id with no row counts 0)",
-    effect:
-      "pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job " +
-      "is refused (its worker holds it)",
+    effect: "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
+      "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
+      "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child " +
+      "not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records " +
+      "its outcome: on a parent here at once, else by a `done` entry)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
-      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`)",
+      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`); " +
+      "per unfinished child of a removed parent: " + CANCEL_WRITES + "; per removed unfinished child of a flow: " +
+      "as ACK's settle hook with state `removed`",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
+  },
+  CANCEL: {
+    args: ["reason"],
+    group: ["id"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
+    admits: false,
+    reply: "array: one status per id, in argument order: 0 no row; 1 it waited (pending or scheduled) and is buried " +
+      "now; 2 it was active and is buried now (its worker's next EXTEND is refused `cancelled`); 3 it had finished " +
+      "(completed or dead) or is a flow's waiting parent: nothing written",
+    effect: "cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with " +
+      "the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active " +
+      "and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not " +
+      "held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. " +
+      "Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM",
+    writes: "per job cancelled: `LREM <its ready list> 0 id` (with REMOVE's lane and priority bookkeeping) or `ZREM " +
+      "schedule id` or `ZREM active id` (a laned queue: the lane's `active` − 1, as BURY), `ZADD dead <now> id`, " +
+      "`HSET row state dead reason <r> buried_ms <now> cancelled_ms <now>`; `HINCRBY meta buried <n>`; `ZREM wake " +
+      "ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`cancelled`)",
+    domain: ["repeated", "noperm", "wrongtype", "counter", "migrating"],
   },
   REQUEUE: {
     args: ["limit"],
@@ -585,7 +679,7 @@ export const VERBS = {
     effect: "dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or " +
       "without ids up to limit, oldest first",
     writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0`, `HDEL row reason " +
-      "buried_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
+      "buried_ms cancelled_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
       EVENT + " (`requeued`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },
@@ -660,18 +754,18 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "migrating"],
   },
   RETAIN: {
-    args: ["dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max"],
+    args: ["dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max", "history_minutes"],
     group: [],
-    touches: ["dead", "completed", "rows", "events"],
+    touches: ["dead", "completed", "rows", "events", "metrics"],
     admits: false,
     reply: `integer: dead and completed jobs deleted, at most ${TRIM_LIMIT} of each (${TRIM_LIMIT}: call again; ` +
       "fewer: the retention holds)",
     effect: "the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of " +
-      "events (0: none written), applied at once: the oldest jobs past it are deleted, at most " +
+      "events (0: none written) and the minutes of history it keeps (0: none), applied at once: the oldest jobs past it are deleted, at most " +
       `${TRIM_LIMIT} of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed`,
     writes: "`meta` made if missing; `HSET meta dead_max <n> dead_age_ms <ms> completed_max <n> completed_age_ms <ms> " +
-      "events_max <n>`; retention as BURY's and ACK's, with these limits; `XTRIM events MAXLEN <events_max>` (0: " +
-      "`DEL events`)",
+      "events_max <n> history_minutes <m>`; retention as BURY's and ACK's, with these limits; `XTRIM events MAXLEN <events_max>` (0: " +
+      "`DEL events`); history_minutes 0: `DEL metrics`",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   DROP: {
@@ -692,14 +786,20 @@ export const VERBS = {
       "events",
       "waiting",
       "outbox",
+      "metrics",
     ],
     admits: false,
     reply: "integer: schedulers and jobs deleted; fewer than limit means the queue is gone, its meta included",
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
-      "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job " +
-      "is active (its worker holds it)",
+      "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue " +
+      "but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are " +
+      "cancelled (`cancel` entries), a dropped unfinished child (pending or scheduled) of a parent in another queue records " +
+      "`removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a " +
+      "job is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
-      "when none is left `DEL pending schedule dead completed wake schedulers dedup dedup_ttl events waiting outbox meta`",
+      "per dropped waiting parent's unfinished child elsewhere `ZADD outbox <now> cancel\\0…`; per dropped unfinished child " +
+      "of a parent elsewhere `ZADD outbox <now> done\\0…\\0removed\\0`; when none is left `DEL pending schedule dead " +
+      "completed wake schedulers dedup dedup_ttl events waiting metrics meta` and `ZREM outbox` of its `child` entries",
     domain: ["noperm", "wrongtype", "migrating", "active"],
   },
   PROMOTE: {
@@ -773,7 +873,7 @@ export const VERBS = {
   SETTLE: {
     args: ["lease_ms", "want"],
     group: ["op", "id", "token", "delay_ms", "reason", "result", "failure"],
-    touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events"],
+    touches: ["pending", "active", "schedule", "dead", "completed", "wake", "rows", "dedup", "dedup_ttl", "events", "metrics"],
     admits: false,
     reply: "array: `next_ms` (as CLAIM's), then an array of one status per settlement in argument order (1 applied, " +
       "0 not held: its row missing or not a hash, its id not in active, or its row's token another; 2 its id " +
@@ -789,7 +889,7 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   FLOW: {
-    args: ["parent", "payload"],
+    args: ["parent", "payload", "open", "within_ms"],
     group: ["id", "queue", "policy", "body"],
     touches: ["pending", "wake", "rows", "waiting", "outbox"],
     admits: true,
@@ -797,42 +897,78 @@ export const VERBS = {
     effect: 'a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): ' +
       "a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another " +
       "queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when " +
-      "its last child finishes, or is buried at once when a child of policy 0 fails",
+      "its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, " +
+      "or moves at once when a child of policy 3 fails",
     writes: "`meta` made if missing, `HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
-      "attempts 0 created_ms <now> children <n> finished 0` and per child `child:<i> <queue>\\0<id>\\0<policy>`; `ZADD " +
-      "waiting <now> parent`; per child here `HSET row state pending payload <b> attempts 0 created_ms <now> parent " +
+      "attempts 0 created_ms <now> children <n> finished 0` (and `open 1` when open) and per child `child:<i> " +
+      "<queue>\\0<id>\\0<policy>`; `ZADD " +
+      `waiting <now + within_ms, or ${WAITING_FOREVER} without a deadline> parent\`; per child here \`HSET row state ` +
+      "pending payload <b> attempts 0 created_ms <now> parent " +
       "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
       "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
     domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
+  ADOPT: {
+    args: ["parent", "from"],
+    group: ["id", "queue", "policy", "body"],
+    touches: ["pending", "wake", "rows", "waiting", "outbox"],
+    admits: true,
+    reply: "integer: children created in this queue (the others travel through the outbox)",
+    effect: "an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places " +
+      `from, from + 1, …: from must be its count of children so far, and the total at most ${MAX_FAN_IN}. Each child as ` +
+      "FLOW makes it (here at once, elsewhere through the outbox)",
+    writes: "`HINCRBY meta enqueued <children here>`; `HSET <parent row> children <from + n>` and per child " +
+      "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's",
+    domain: ["repeated", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
+  },
+  SEAL: {
+    args: ["parent"],
+    group: [],
+    touches: ["pending", "wake", "rows", "waiting"],
+    admits: false,
+    reply: "integer: 1 when it sealed an open parent, 0 when there was none to seal (sealed already, gone, or no parent)",
+    effect: "an open parent is sealed: no more children come; a parent still waiting whose children have all finished " +
+      "moves to pending at once",
+    writes: "`HDEL <parent row> open`; when it waits and `finished` ≥ `children`: `ZREM waiting parent`, `LPUSH pending " +
+      "parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty",
+    domain: ["noperm", "wrongtype", "migrating"],
+  },
   OUTBOX: {
     args: ["lease_ms", "count"],
     group: [],
-    touches: ["outbox"],
+    touches: ["outbox", "waiting", "dead", "rows", "pending", "wake"],
     admits: false,
     reply: "array: per entry leased, its token (integer: the lease's deadline, ms) then the entry (bulk string)",
-    effect: "leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), " +
-      "oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the " +
-      "entry",
-    writes: "per entry `ZADD outbox <now+lease_ms> entry`",
+    effect: "first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when " +
+      "they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their " +
+      "unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count " +
+      "entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), " +
+      "oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry",
+    writes: "per expired parent as APPLY's burial of a parent (`ZREM waiting`, `ZADD dead`, `HSET` state dead reason " +
+      "buried_ms, `HINCRBY meta buried 1`) then per unfinished child " + CANCEL_WRITES + "; per entry `ZADD outbox " +
+      "<now+lease_ms> entry`",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   APPLY: {
     args: [],
     group: ["entry"],
-    touches: ["pending", "dead", "wake", "rows", "waiting"],
+    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox"],
     admits: true,
     reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
     effect: "applies outbox entries of other queues in this one (each entry's second field must name this queue), " +
       "idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a " +
-      "child's outcome on its parent unless recorded: the parent is buried when a child of policy 0 failed, else moves " +
-      "to pending when it was the last",
+      "child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the " +
+      "parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to " +
+      "pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started " +
+      "(pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight)",
     writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
       "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +
       "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
-      "<now>`, `HINCRBY meta buried 1`",
+      "<now>`, `HINCRBY meta buried 1`, then per unfinished child " + CANCEL_WRITES + "; `cancel`: a missing row " +
+      "`HSET row state cancelled parent <…>`, `PEXPIRE row " + TOMBSTONE_MS + "`; a pending row never claimed naming " +
+      "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left",
     domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
   UNBOX: {

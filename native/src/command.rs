@@ -153,6 +153,8 @@ pub struct Claimed<'a> {
 pub enum Reply<'a> {
     /// An integer.
     Int(i64),
+    /// An array of integers (CANCEL's statuses).
+    Ints(Vec<i64>),
     /// CLAIM's `[next_ms, job…]` (each job one bulk string: [`answer_jobs`]).
     Claimed {
         next_ms: i64,
@@ -256,6 +258,12 @@ fn blocked_timeout(ctx: Ctx) {
 fn answer(ctx: Ctx, reply: Reply) {
     match reply {
         Reply::Int(n) => ctx.reply_int(n),
+        Reply::Ints(ns) => {
+            ctx.reply_array(ns.len());
+            for n in ns {
+                ctx.reply_int(n);
+            }
+        }
         Reply::Admitted { admitted, folded } => crate::verbs::admit::answer(ctx, admitted, &folded),
         Reply::Claimed { next_ms, jobs } => {
             ctx.reply_array(1 + jobs.len());

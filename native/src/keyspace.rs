@@ -44,10 +44,12 @@ pub const DEDUP_TTL: &[u8] = b"dedup_ttl";
 pub const COMPLETED: &[u8] = b"completed";
 /// Type of the queue's transitions (a stream, bounded by `meta`'s `events_max`).
 pub const EVENTS: &[u8] = b"events";
-/// Parents waiting for their children (sorted set, scored by creation).
+/// Parents waiting for their children (sorted set, scored by its flow deadline, 2^53 − 1 without one).
 pub const WAITING: &[u8] = b"waiting";
 /// Entries to apply in another queue (sorted set, scored by when they may be leased).
 pub const OUTBOX: &[u8] = b"outbox";
+/// The queue's history and latency histograms (hash: per-minute counts, bucket counters).
+pub const METRICS: &[u8] = b"metrics";
 /// A lane's ready list at a priority is this prefix, the priority, `:`, the lane name.
 pub const READY: &[u8] = b"ready:";
 /// A lane's priority levels (a sorted set) are this prefix followed by the lane name.
@@ -368,9 +370,8 @@ mod tests {
                         b"meta" => q.meta(),
                         b"wake" => q.wake(),
                         b"ring" | b"lanes" | b"parked" | b"schedulers" | b"dedup"
-                        | b"dedup_ttl" | b"completed" | b"events" | b"waiting" | b"outbox" => {
-                            q.key(t)
-                        }
+                        | b"dedup_ttl" | b"completed" | b"events" | b"waiting" | b"outbox"
+                        | b"metrics" => q.key(t),
                         _ if t.starts_with(SCHEDULER) => q.scheduler(&t[SCHEDULER.len()..]),
                         _ if t.starts_with(READY)
                             || t.starts_with(LANE)

@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use crate::ffi::{Literal, Str};
-use crate::spec::{self, EventFields, Events, Lane, Meta, Row, Scheduler, States, Wake};
+use crate::spec::{self, EventFields, Events, History, Lane, Meta, Row, Scheduler, States, Wake};
 
 /// The module's literals, each an `S`.
 #[derive(Clone, Copy)]
@@ -24,6 +24,8 @@ pub struct Literals<S> {
     pub wake: Wake<S>,
     /// A scheduler's field names.
     pub sched: Scheduler<S>,
+    /// The history hash's field names (besides its minutes).
+    pub history: History<S>,
     /// The kinds of event (an entry's `type`).
     pub event: Events<S>,
     /// The fields of an event entry after its `type`.
@@ -61,6 +63,7 @@ impl<S> Literals<S> {
             lane: self.lane.map(&mut f),
             wake: self.wake.map(&mut f),
             sched: self.sched.map(&mut f),
+            history: self.history.map(&mut f),
             event: self.event.map(&mut f),
             event_field: self.event_field.map(&mut f),
             event_type: f(self.event_type),
@@ -102,6 +105,7 @@ pub fn init() {
         lane: spec::LANE,
         wake: spec::WAKE,
         sched: spec::SCHEDULER,
+        history: spec::HISTORY,
         event: spec::EVENT,
         event_field: spec::EVENT_FIELD,
         event_type: spec::EVENT_TYPE_FIELD.as_bytes(),

@@ -66,12 +66,20 @@ pub enum Refusal {
     Wrongtype,
     /// `lease-lost` (domain): a job (every such id, space-separated) is not active under this token: its lease ran out and another claim holds it or it was settled, or it never was.
     LeaseLost(Vec<Vec<u8>>),
+    /// `cancelled` (domain): EXTEND of jobs cancelled under this token (every such id, space-separated): CANCEL buried them while their worker held them; their handlers should stop (checked before `lease-lost`, of which they are a case).
+    Cancelled(Vec<Vec<u8>>),
     /// `entry-form` (domain): APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination).
     EntryForm,
     /// `outbox-lost` (domain): UNBOX of an entry another relay now holds under a later token (this relay's lease ran out).
     OutboxLost,
     /// `active` (domain): REMOVE of jobs a worker holds (every such id, space-separated): remove them once settled.
     Active(Vec<Vec<u8>>),
+    /// `not-open` (domain): ADOPT for a parent whose row is missing, is no parent, was sealed (a one-shot FLOW is), or no longer waits (the text names no id: an id that passed the gate may hold any bytes).
+    NotOpen,
+    /// `flow-place` (domain): ADOPT whose `from` is not the parent's count of children so far (another call added children first: read it again).
+    FlowPlace(String),
+    /// `fan-in` (domain): ADOPT that would take a parent past the most children one parent may have.
+    FanIn(u64),
     /// `not-dead` (domain): REQUEUE of ids that are not in the dead set (every such id, space-separated).
     NotDead(Vec<Vec<u8>>),
     /// `not-scheduled` (domain): RUN of ids that are not in the schedule (every such id, space-separated).
@@ -84,7 +92,7 @@ pub enum Refusal {
 
 impl Refusal {
     /// Every refusal's spec name, in the spec's order.
-    pub const NAMES: [&'static str; 34] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "log", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "entry-form", "outbox-lost", "active", "not-dead", "not-scheduled", "counter", "migrating"];
+    pub const NAMES: [&'static str; 38] = ["arity", "layout", "fenced", "batch", "job-id", "positive", "non-negative", "too-large", "payload", "reason", "failure", "log", "name", "spec", "result", "entry", "progress", "options", "option-form", "option-unknown", "option-repeated", "option-needs", "repeated", "duplicate", "noperm", "wrongtype", "lease-lost", "cancelled", "entry-form", "outbox-lost", "active", "not-open", "flow-place", "fan-in", "not-dead", "not-scheduled", "counter", "migrating"];
 
     /// The spec's name of the refusal (`lib/wire/refusals.ts`).
     pub fn name(&self) -> &'static str {
@@ -116,9 +124,13 @@ impl Refusal {
             Refusal::Noperm => "noperm",
             Refusal::Wrongtype => "wrongtype",
             Refusal::LeaseLost(..) => "lease-lost",
+            Refusal::Cancelled(..) => "cancelled",
             Refusal::EntryForm => "entry-form",
             Refusal::OutboxLost => "outbox-lost",
             Refusal::Active(..) => "active",
+            Refusal::NotOpen => "not-open",
+            Refusal::FlowPlace(..) => "flow-place",
+            Refusal::FanIn(..) => "fan-in",
             Refusal::NotDead(..) => "not-dead",
             Refusal::NotScheduled(..) => "not-scheduled",
             Refusal::Counter => "counter",
@@ -131,8 +143,8 @@ impl Refusal {
         let mut t = Text::default();
         match self {
             Refusal::Arity => { t.text("ERR wrong number of arguments for '"); t.text(verb.name); t.text("' command"); }
-            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-13 layout"); }
-            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 13"); }
+            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-14 layout"); }
+            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 14"); }
             Refusal::Batch(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" jobs per call"); }
             Refusal::JobId => { t.text("ERR "); t.text(verb.name); t.text(" id must be a JOB id"); }
             Refusal::Positive(arg) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a positive integer"); }
@@ -157,9 +169,13 @@ impl Refusal {
             Refusal::Noperm => { t.text("NOPERM No permissions to access a key"); }
             Refusal::Wrongtype => { t.text("WRONGTYPE Operation against a key holding the wrong kind of value"); }
             Refusal::LeaseLost(ids) => { t.text("ERR "); t.text(verb.name); t.text(" lease lost: "); t.ids(ids); }
+            Refusal::Cancelled(ids) => { t.text("ERR "); t.text(verb.name); t.text(" cancelled: "); t.ids(ids); }
             Refusal::EntryForm => { t.text("ERR "); t.text(verb.name); t.text(" malformed outbox entry"); }
             Refusal::OutboxLost => { t.text("ERR "); t.text(verb.name); t.text(" outbox lease lost"); }
             Refusal::Active(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is active: "); t.ids(ids); }
+            Refusal::NotOpen => { t.text("ERR "); t.text(verb.name); t.text(" the parent is not open and waiting for children"); }
+            Refusal::FlowPlace(found) => { t.text("ERR "); t.text(verb.name); t.text(" the parent has "); t.text(found); t.text(" children: the first added takes that place"); }
+            Refusal::FanIn(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" children per parent"); }
             Refusal::NotDead(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not dead: "); t.ids(ids); }
             Refusal::NotScheduled(ids) => { t.text("ERR "); t.text(verb.name); t.text(" job is not scheduled: "); t.ids(ids); }
             Refusal::Counter => { t.text("ERR hash value is not an integer"); }
@@ -201,9 +217,13 @@ impl Refusal {
             "noperm" => Refusal::Noperm,
             "wrongtype" => Refusal::Wrongtype,
             "lease-lost" => Refusal::LeaseLost(Sample::sample(param("ids"))),
+            "cancelled" => Refusal::Cancelled(Sample::sample(param("ids"))),
             "entry-form" => Refusal::EntryForm,
             "outbox-lost" => Refusal::OutboxLost,
             "active" => Refusal::Active(Sample::sample(param("ids"))),
+            "not-open" => Refusal::NotOpen,
+            "flow-place" => Refusal::FlowPlace(Sample::sample(param("found"))),
+            "fan-in" => Refusal::FanIn(Sample::sample(param("max"))),
             "not-dead" => Refusal::NotDead(Sample::sample(param("ids"))),
             "not-scheduled" => Refusal::NotScheduled(Sample::sample(param("ids"))),
             "counter" => Refusal::Counter,

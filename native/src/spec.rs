@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 13;
+pub const WIRE: i64 = 14;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -23,6 +23,14 @@ pub const MAX_PAYLOAD_BYTES: i64 = 1048576;
 pub const MAX_OPTIONS_BYTES: usize = 4096;
 /// Longest failure reason RETRY and BURY accept.
 pub const MAX_REASON_BYTES: i64 = 4096;
+/// Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
+pub const MAX_FAN_IN: i64 = 100000;
+/// Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with its length only (read it from the child's row while its queue keeps completed jobs).
+pub const CHILD_RESULT_KEPT_BYTES: i64 = 65536;
+/// The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double).
+pub const WAITING_FOREVER: i64 = 9007199254740991;
+/// How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
+pub const TOMBSTONE_MS: i64 = 3600000;
 /// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
 pub const FAILURES_KEPT: i64 = 10;
 /// Log lines a job's row keeps: the newest, in the fields `log:0` to `log:999` (docs/WIRE.md).
@@ -41,6 +49,14 @@ pub const COMPLETED_MAX_DEFAULT: i64 = 1000;
 pub const COMPLETED_AGE_DEFAULT_MS: i64 = 86400000;
 /// Events a queue's stream keeps when its `meta` sets no `events_max` (0 there: no events written).
 pub const EVENTS_MAX_DEFAULT: i64 = 10000;
+/// Minutes of history (per-minute counts in `metrics`) a queue keeps when its `meta` sets no `history_minutes` (0 there: none written): a day.
+pub const HISTORY_MINUTES_DEFAULT: i64 = 1440;
+/// The most minutes of history a queue may keep (RETAIN's `history_minutes`): a week.
+pub const MAX_HISTORY_MINUTES: i64 = 10080;
+/// A minute of history, in ms: a minute's field in `metrics` is now ÷ this, rounded down.
+pub const HISTORY_MINUTE_MS: i64 = 60000;
+/// The upper bounds, in ms, of the latency histograms' buckets (`metrics`' `wait` and `run`), each bucket counting the jobs at most its bound and above the one before; a 16th counts the rest.
+pub const LATENCY_BOUNDS_MS: [i64; 15] = [10, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 30000, 60000, 300000, 900000, 3600000, 86400000];
 /// How long a dead job is kept when `meta` sets no `dead_age_ms` (0 there: no limit): 30 days.
 pub const DEAD_AGE_DEFAULT_MS: i64 = 2592000000;
 /// Most dead (or completed) jobs one call trims (BURY, ACK, CLAIM), so that retention never blocks the server long.
@@ -107,6 +123,8 @@ pub mod arg {
     pub const COMPLETED_MAX: Arg = Arg { name: "completed_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// how long a completed job is kept, in ms (0: no limit)
     pub const COMPLETED_AGE_MS: Arg = Arg { name: "completed_age_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the minutes of history the queue keeps in `metrics` (per-minute counts of what its settles did; 0: none written, `metrics` deleted)
+    pub const HISTORY_MINUTES: Arg = Arg { name: "history_minutes", gate: Gate::Number { min: 0, max: Some(10080), digits: 15 } };
     /// the entries the queue's events stream keeps: at least the newest `events_max`, at most one stream node more (trimmed by whole nodes: `stream-node-max-entries`, 100 by default); RETAIN trims it to exactly this (0: no events written; the stream is deleted)
     pub const EVENTS_MAX: Arg = Arg { name: "events_max", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the handler's result, any bytes (the client sends JSON; empty: none), kept on the row when the queue keeps completed jobs
@@ -141,10 +159,16 @@ pub mod arg {
     pub const WANT: Arg = Arg { name: "want", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
     /// the parent's id (a `JOB` id)
     pub const PARENT: Arg = Arg { name: "parent", gate: Gate::JobId };
+    /// 1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all
+    pub const OPEN: Arg = Arg { name: "open", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
+    /// the flow's deadline, in ms from now: a parent still waiting then is buried (by its queue's OUTBOX); 0: none
+    pub const WITHIN_MS: Arg = Arg { name: "within_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
+    /// the place of the first child added: the parent's count of children so far (the client derives ids from places)
+    pub const FROM: Arg = Arg { name: "from", gate: Gate::Number { min: 0, max: Some(100000), digits: 6 } };
     /// a child's queue (the name rule)
     pub const QUEUE: Arg = Arg { name: "queue", gate: Gate::Name };
-    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (counts as finished)
-    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
+    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), 2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent may run at once with what has finished)
+    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(3), digits: 1 } };
     /// a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)
     pub const BODY: Arg = Arg { name: "body", gate: Gate::Bytes { refusal: Refusal::Payload, limit: Limit::Fixed(1048576) } };
     /// an outbox entry as OUTBOX handed it out: NUL-joined fields, the second the destination queue (docs/WIRE.md, "Flows")
@@ -198,8 +222,10 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting (a flow's parent: its children stay) jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it).
+    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
+    /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
+    pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
     /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
@@ -212,9 +238,9 @@ pub mod verb {
     pub const LIMIT: Verb = Verb { name: "EMQ.LIMIT", command: "emq.limit", args: &[arg::SCOPE, arg::LANE, arg::CONCURRENCY, arg::RATE_MAX, arg::RATE_PER_MS, arg::RATE_BURST], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PENALIZE`: parks the queue (lane empty) or the lane: claims hand out nothing of it until now + penalty_ms (a remote service said "slow down"); a longer park in force is kept; claims answer with the park's end as next_ms.
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
-    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue; refused while a job is active (its worker holds it).
+    /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written) and the minutes of history it keeps (0: none), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
+    pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX, arg::HISTORY_MINUTES], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are cancelled (`cancel` entries), a dropped unfinished child (pending or scheduled) of a parent in another queue records `removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
@@ -228,11 +254,15 @@ pub mod verb {
     pub const TICK: Verb = Verb { name: "EMQ.TICK", command: "emq.tick", args: &[arg::NAME, arg::EXPECTED_MS, arg::NEXT_MS], group: &[arg::ID, arg::TICK_MS], min_groups: 0, admits: true };
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
     pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT, arg::FAILURE], min_groups: 1, admits: false };
-    /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes, or is buried at once when a child of policy 0 fails.
-    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
-    /// `EMQ.OUTBOX`: leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
+    /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, or moves at once when a child of policy 3 fails.
+    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD, arg::OPEN, arg::WITHIN_MS], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    /// `EMQ.ADOPT`: an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places from, from + 1, …: from must be its count of children so far, and the total at most 100000. Each child as FLOW makes it (here at once, elsewhere through the outbox).
+    pub const ADOPT: Verb = Verb { name: "EMQ.ADOPT", command: "emq.adopt", args: &[arg::PARENT, arg::FROM], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    /// `EMQ.SEAL`: an open parent is sealed: no more children come; a parent still waiting whose children have all finished moves to pending at once.
+    pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
+    /// `EMQ.OUTBOX`: first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded: the parent is buried when a child of policy 0 failed, else moves to pending when it was the last.
+    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight).
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
@@ -240,7 +270,7 @@ pub mod verb {
     pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 29] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &OUTBOX, &APPLY, &UNBOX, &LOG];
+    pub const ALL: [&Verb; 32] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &ADOPT, &SEAL, &OUTBOX, &APPLY, &UNBOX, &LOG];
 }
 
 names! {
@@ -260,10 +290,12 @@ names! {
         deadline_ms,
         /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents
         token,
-        /// the last failure's reason (RETRY, BURY; REQUEUE deletes it)
+        /// the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)
         reason,
         /// when it was buried (BURY; REQUEUE deletes it)
         buried_ms,
+        /// when CANCEL buried it (REQUEUE deletes it): with its `token`, what tells its worker's EXTEND that the claim it holds was cancelled
+        cancelled_ms,
         /// its progress, as the handler last reported it (PROGRESS)
         progress,
         /// the scheduler whose tick admitted it (TICK)
@@ -280,10 +312,12 @@ names! {
         finished_ms,
         /// the handler's result, as the worker sent it (ACK; absent when empty)
         result,
-        /// a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\0<id>\0<policy>`) and, once child i finished, `done:<i>` (`<state>\0<detail>`)
+        /// a parent's: how many children it waits for (FLOW); with `child:<i>` (`<queue>\0<id>\0<policy>`) and, once child i finished, `done:<i>` (`<state>\0<detail>`: `completed` and its result, `failed` and its reason, `removed`, or `large` and the length of a result longer than `CHILD_RESULT_KEPT_BYTES`)
         children,
         /// a parent's: how many of its children finished, each counted once
         finished,
+        /// a parent's: `1` while more children may come (FLOW with open 1, ADOPT) until SEAL deletes it: it waits for its last child only once sealed
+        open,
         /// a child's parent: `<queue>\0<id>\0<i>` (FLOW, APPLY): its settle records its outcome there
         parent,
         /// failed attempts whose worker sent their error (RETRY, BURY with a `failure`; never reset): the newest is in `failure:<(failures − 1) mod 10>`
@@ -310,15 +344,17 @@ names! {
         dead,
         /// in `completed`, acked and kept with its result (until REMOVE or the queue's retention)
         completed,
-        /// in `waiting`, a parent waiting for its children (FLOW) until the last finishes
+        /// in `waiting` (scored by its flow deadline), a parent waiting for its children (FLOW) until the last finishes, or a child fails it, or its deadline passes (OUTBOX)
         waiting,
+        /// in no structure: a tombstone, a child cancelled before its creation reached its queue (APPLY of a `cancel` entry); it expires after `TOMBSTONE_MS`, and the late creation finds it and makes nothing
+        cancelled,
     }
 }
 
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`13`), written with `created_ms` on first use
+        /// the wire that made the queue (`14`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -344,6 +380,8 @@ names! {
         completed_max,
         /// how long a completed job is kept, in ms (RETAIN; absent: 1 day; 0: no limit)
         completed_age_ms,
+        /// the minutes of history `metrics` keeps (RETAIN; absent: 1440; 0: none written)
+        history_minutes,
         /// the most entries of the events stream (RETAIN; absent: 10000; 0: no events written)
         events_max,
         /// ready jobs outside `pending` (a priority other than 0, or a lane other than the default: in `ready:<p>:<lane>` lists): counts add it to pending
@@ -420,6 +458,20 @@ names! {
 }
 
 names! {
+    /// The fields of the queue's history hash (`emq:{q}:metrics`) besides its minutes.
+    History HISTORY {
+        /// the latest minute written (now ÷ 60000)
+        last,
+        /// the oldest minute that may still have a field: a new minute deletes the fields from it to the window's start
+        first,
+        /// the run-time histogram: jobs settled (ACK, RETRY, BURY) by ms from their claim (their token ÷ 1000) to the settle, `<c0> … <c15> <sum_ms>`: a count per bucket of `LATENCY_BOUNDS_MS` (and one past the last), then the sum
+        run,
+        /// the wait-time histogram, as `run`: from the later of the row's `created_ms` and `due_ms` (when it became ready) to its claim
+        wait,
+    }
+}
+
+names! {
     /// The kinds of event an entry of `events` has (its `type`).
     Events EVENT {
         /// jobs admitted ready (pending)
@@ -448,6 +500,8 @@ names! {
         released,
         /// jobs deleted (the ids that had a row)
         removed,
+        /// jobs cancelled (buried: the ids that waited or ran), with the cancel's reason
+        cancelled,
         /// dead jobs back in pending
         requeued,
         /// the queue (no `lane`) or a lane paused (only when it was not)

@@ -23,6 +23,7 @@ test("--help lists every command, test and bench included", () => {
       "jobs",
       "job",
       "find",
+      "cancel",
       "limit",
       "limits",
       "lanes",
@@ -158,6 +159,14 @@ describe("bad input against servers", () => {
     const rest = emq("find", "one-job", "send-invoice", "--url", url, "--cursor", "0:1");
     expect(rest.out).toBe(`"one-job": 0 job(s) matching "send-invoice", 1 scanned; the end of the queue\n`);
     expectOneLineError(emq("find", "one-job", "--url", url), "emq find takes a queue name, what to find and --url");
+    // emq cancel: the waiting job buried with the reason; again: finished; an unknown id: exit 1
+    const c = emq("cancel", "one-job", id, "--url", url, "--reason", "wrong customer");
+    expect({ code: c.code, err: c.err, out: c.out }).toEqual({ code: 0, err: "", out: `"one-job" ${id}: cancelled: it was waiting, and is buried now\n` });
+    expect(emq("job", "one-job", id, "--url", url).out).toContain('  reason      "cancelled: wrong customer"');
+    expect(emq("cancel", "one-job", id, "--url", url).out).toContain("not cancelled: it had finished already");
+    const none = emq("cancel", "one-job", "JOB00000000001", "--url", url);
+    expect([none.code, none.out]).toEqual([1, `"one-job" JOB00000000001: not cancelled: no such job (never admitted, or deleted)\n`]);
+    expectOneLineError(emq("cancel", "one-job", "--url", url), "emq cancel takes a queue name, a job id and --url");
   });
 
   test("inspect shows counts, the oldest pending job's age and the dead with their reasons", async () => {

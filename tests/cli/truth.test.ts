@@ -82,21 +82,23 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     expect(emq("pause", "real", "--url", url).out).toBe('paused "real"\n');
     expect(emq("resume", "real", "--url", url).out).toBe('resumed "real"\n');
     expect(emq("retain", "real", "--url", url, "--dead-max", "7", "--dead-age-ms", "60000").out)
-      .toBe('"real" keeps at most 7 dead job(s), for 60000 ms; at most 1000 completed job(s) with their results, for 86400000 ms; at most 10000 events\n');
+      .toBe(
+        '"real" keeps at most 7 dead job(s), for 60000 ms; at most 1000 completed job(s) with their results, for 86400000 ms; at most 10000 events; 1440 minute(s) of history\n',
+      );
     expect(emq("inspect", "real", "--url", url).out).toContain(
       "retention: at most 7 dead, dead kept 0.0 h; at most 1000 completed, kept 24.0 h; at most 10000 events",
     );
     // a flag left out keeps its setting
     expect(emq("retain", "real", "--url", url, "--completed-max", "0", "--events-max", "5", "--completed-age-ms", "0").out)
-      .toBe('"real" keeps at most 7 dead job(s), for 60000 ms; no completed job; at most 5 events\n');
+      .toBe('"real" keeps at most 7 dead job(s), for 60000 ms; no completed job; at most 5 events; 1440 minute(s) of history\n');
     expect(emq("inspect", "real", "--url", url).out).toContain("retention: at most 7 dead, dead kept 0.0 h; no completed kept; at most 5 events");
     expectOneLineError(
       emq("pause", "real", "--url", url, "--dead-max", "1"),
-      "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max go with emq retain only",
+      "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max, --history-minutes go with emq retain only",
     );
     expectOneLineError(
       emq("pause", "real", "--url", url, "--events-max", "1"),
-      "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max go with emq retain only",
+      "--dead-max, --dead-age-ms, --completed-max, --completed-age-ms, --events-max, --history-minutes go with emq retain only",
     );
     expectOneLineError(emq("retain", "real", "--url", url, "--dead-max", "x"), "--dead-max must be a whole number, not x");
   }, 60_000);
@@ -120,7 +122,10 @@ describe.each(backends)("a queue that does not exist (%s)", (backend) => {
     const p = emq("jobs", "listed", "pending", "--url", url, "--limit", "5");
     expect(p.out).toMatch(new RegExp(`^"listed": 1 pending job\\(s\\), 1–1 shown\n  ${waiting}  admitted [\\d:.TZ-]+  attempts 0  payload \\{"n":2\\}\n$`));
     expect(emq("jobs", "listed", "dead", "--url", url).out).toBe('"listed": 0 dead job(s), none shown\n');
-    expectOneLineError(emq("jobs", "listed", "finished", "--url", url), 'the state must be one of pending, active, scheduled, dead, completed, not "finished"');
+    expectOneLineError(
+      emq("jobs", "listed", "finished", "--url", url),
+      'the state must be one of pending, active, scheduled, dead, completed, waiting-children, not "finished"',
+    );
     expectOneLineError(emq("jobs", "listed", "--url", url), "emq jobs takes a queue name, a state and --url");
     expectOneLineError(emq("jobs", "listed", "pending", "--url", url, "--limit", "0"), '--limit must be an integer from 1 to 1000, not "0"');
     const none = emq("jobs", "nope", "completed", "--url", url);

@@ -256,7 +256,7 @@ export async function digest(conn: Connection, key: string): Promise<string> {
  * Fields derived from now: the times, and the tokens (each claim's start above now × 1000); `until`
  * is an event's time (lib/wire/events.ts).
  */
-const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "finished_ms", "token", "tokens", "parked", "until"]);
+const TIME_FIELDS = new Set(["created_ms", "due_ms", "deadline_ms", "buried_ms", "cancelled_ms", "finished_ms", "token", "tokens", "parked", "until"]);
 const NOW_FLOOR = 1e12; // times derived from now are past 2001; test constants stay below
 
 function normaliseTime(x: string): string {
@@ -292,6 +292,20 @@ export function entries(reply: unknown): Array<[string, string]> {
  * is replaced by `Q` so that dumps of differently named queues compare.
  */
 /** Runs one command routed by a key: a Connection, or any function (e.g. a raw RESP helper). */
+/**
+ * A history hash (`metrics`) with its minutes (now ÷ 60000) written relative to its `last` (`m0`,
+ * `m-1`, …) and its latency histograms as their job counts (their buckets and sums come from the
+ * clock and the tokens).
+ */
+function history(pairs: string[][]): Record<string, string> {
+  const last = Number(pairs.find(([f]) => f === "last")?.[1]);
+  const rel = (m: string): string => (/^\d+$/.test(m) && Number.isFinite(last) ? `m${Number(m) - last}` : m);
+  const jobs = (v: string): string => `${v.split(" ").slice(0, -1).reduce((n, x) => n + Number(x), 0)} jobs`;
+  const field = ([f, v]: string[]): string[] =>
+    f === "last" ? [f, "m0"] : f === "first" ? [f, rel(v!)] : f === "run" || f === "wait" ? [f, jobs(v!)] : [rel(f!), v!];
+  return Object.fromEntries(pairs.map(field).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
+}
+
 export type Runner = Connection | ((args: string[], routeKey: string) => Promise<unknown>);
 
 export async function dump(via: Runner, queue: string, normalise = true): Promise<Record<string, unknown>> {
@@ -325,7 +339,7 @@ export async function dump(via: Runner, queue: string, normalise = true): Promis
       const entry = key.endsWith(":dedup") ? (v: string) => v.replace(/ (\d+)$/, (_, t: string) => ` ${time(t)}`) : null;
       // a rate limit's state is "<q> <r>", q derived from now
       const tat = (v: string): string => v.replace(/^(\d+) /, (_, t: string) => `${time(t)} `);
-      value = Object.fromEntries(
+      value = key.endsWith(":metrics") && normalise ? history(pairs) : Object.fromEntries(
         pairs.sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, v]) => [f, TIME_FIELDS.has(f) ? time(v) : f === "tat" ? tat(v) : entry ? entry(v) : named(v)]),
       );
     } else if (type === "list") {

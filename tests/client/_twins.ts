@@ -52,7 +52,7 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
     const type = types[i]!;
     const v = values[i];
     let value: unknown;
-    if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, x]) => [f, latency(key, f!, x!)]));
     else if (type === "list") value = (plain(v) as unknown[]).map(String);
     else if (type === "zset") value = entries(v);
     // the events stream: its entries' fields in order, not their ids (the server's time)
@@ -61,6 +61,16 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
     out[key.split(`{${queue}}`).join("{Q}")] = { type, value: named(value, queue) };
   });
   return out;
+}
+
+/**
+ * A history's latency histogram (`metrics`' `run`, `wait`) as its job count: its buckets and sum
+ * come from each twin's own tokens and clock (a millisecond apart), its count from the calls.
+ */
+function latency(key: string, field: string, value: string): string {
+  if (!key.endsWith(":metrics") || (field !== "run" && field !== "wait")) return value;
+  const parts = value.split(" ");
+  return `${parts.slice(0, -1).reduce((n, x) => n + Number(x), 0)} jobs`;
 }
 
 /** `value` with the twin's queue name written `{Q}` in its strings too (a flow's rows and entries name their queue). */

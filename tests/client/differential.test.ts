@@ -126,6 +126,7 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   completed_age_ms: AGES,
   // events: none (0; RETAIN deletes the stream), a stream trimmed at every entry (1, 3), the default
   events_max: ["0", "1", "3", "10000", ...JUNK],
+  history_minutes: ["0", "1", "2", "1440", "10080", "10081", ...JUNK],
   name: NAMES,
   spec: SPECS,
   // a TICK fires only when its expected time is the scheduler's next run: both drawn from DUES
@@ -153,13 +154,19 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   // in it); entries for it and for another queue, malformed ones
   parent: IDS,
   queue: ["@self", "@self", "other", "x{y", ""],
-  policy: ["0", "1", "2", "x"],
+  policy: ["0", "1", "2", "3", "4", "x"],
+  open: ["0", "1", "1", "2"],
+  within_ms: ["0", "0", "1", "60000", "x"],
+  from: ["0", "1", "2", "3", "100000", "x"],
   body: TEXTS,
   entry: [
     "done\0@self\0JOB00000000001\x000\0JOB00000000002\0completed\0r",
     "done\0@self\0JOB00000000001\x001\0JOB00000000003\0failed\0no",
     "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0p",
     "child\0other\0JOB00000000001\0q\0JOB00000000002\x000\0p",
+    "cancel\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0",
+    "cancel\0@self\0JOB00000000009\0other\0JOB00000000001\x001\0",
+    "cancel\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0x",
     "",
     "done",
     "r".repeat(4097),
@@ -340,6 +347,7 @@ const KINDS: Record<string, number> = {
   EXTEND: 1,
   PROGRESS: 1,
   REMOVE: 1,
+  CANCEL: 2,
   REQUEUE: 1,
   RUN: 1,
   PROMOTE: 1,
@@ -432,6 +440,11 @@ function resolve(i: Intent, m: Live): Step {
       const ids = m.ids();
       return { verb, fixed: {}, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
     }
+    case "CANCEL": {
+      // any job (waiting, active, finished) or one never seen; sometimes two
+      const ids = m.ids();
+      return { verb, fixed: { reason: p.one(["cancelled", "cancelled: why"]) }, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
+    }
     case "REQUEUE": {
       const dead = m.ids("dead");
       const ids = dead.length && p.chance(0.6) ? p.some(dead, 2) : [];
@@ -470,6 +483,7 @@ function resolve(i: Intent, m: Live): Step {
           completed_max: p.one(["0", "1", "2", "1000"]),
           completed_age_ms: p.one(["0", LONG]),
           events_max: p.one(["0", "1", "3", "10000"]),
+          history_minutes: p.one(["0", "1", "1440", "1440"]),
         },
         groups: [],
       };
@@ -528,6 +542,9 @@ async function twinRun(raw: Connection, stem: string, steps: Array<Step | Intent
   const route = keyspace(queues.module).meta;
   const held: Record<BackendKind, Held> = { scripts: { seen: [], snap: {} }, module: { seen: [], snap: {} } };
   const windows: Window[] = [];
+  // a settle's minute of history (now ÷ 60000) is the twins' own only away from a minute's edge
+  const minute = Math.floor(Date.now() / 60_000);
+  for (let k = 1; k <= 10; k++) windows.push({ lo: (minute + k) * 60_000, hi: (minute + k) * 60_000 });
   const model = new Live({}, 0);
   let tol = 0;
   let m = model;
@@ -611,19 +628,54 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
   });
   const KNOWN: Record<string, Step[]> = {
     "a flow in its own queue: ignore, then fail": [
-      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p" }, groups: [child(2, "0"), child(3, "1")] },
-      { verb: "FLOW", fixed: { parent: "JOB00000000005", payload: "p" }, groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }] },
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0"), child(3, "1")] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }],
+      },
       { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
       settle1("ACK", 2, "#0"),
       settle1("BURY", 3, "#1"),
       settle1("BURY", 6, "#2"),
       claim1,
     ],
+    "an open fan-in: adopt, finish, seal; a removed parent cancels its unstarted child": [
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "1", within_ms: "0" }, groups: [child(2, "3")] },
+      { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(3, "1"), { ...child(4, "0"), queue: "other" }] },
+      { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(5, "1")] },
+      { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
+      settle1("ACK", 2, "#0"),
+      settle1("ACK", 3, "#1"),
+      { verb: "SEAL", fixed: { parent: "JOB00000000001" }, groups: [] },
+      { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "3" }, groups: [child(5, "1")] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }],
+      },
+      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000006" }] },
+      { verb: "SEAL", fixed: { parent: "JOB00000000006" }, groups: [] },
+    ],
     "remove a lane's last jobs": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
       { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 3) },
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000001" }, { id: "JOB00000000002" }] },
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000003" }] },
+    ],
+    "cancel a lane's jobs, waiting and running, at its concurrency": [
+      perLane("1", "0", "1"),
+      { verb: "LIMIT", fixed: { scope: "0", lane: "", concurrency: "2", rate_max: "0", rate_per_ms: "1", rate_burst: "1" }, groups: [] },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("b", 3), { id: "JOB00000000004", opts: "lane=b\0priority=3", payload: "p" }] },
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 5) },
+      { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000001" }, { id: "JOB00000000004" }] },
+      { verb: "CANCEL", fixed: { reason: "cancelled: x" }, groups: [{ id: "JOB00000000003" }, { id: "JOB00000000002" }, { id: "JOB00000000009" }] },
+      { verb: "EXTEND", fixed: { lease_ms: "60000" }, groups: [{ id: "JOB00000000001", token: "#0" }] },
+      claim1,
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000005" }, { id: "JOB00000000001" }] },
+      claim1,
     ],
     "raise the per-lane concurrency": [
       perLane("1", "0", "1"),

@@ -273,16 +273,20 @@ for (const combo of COMBOS) {
         completedMax: COMPLETED_MAX_DEFAULT,
         completedAgeMs: COMPLETED_AGE_DEFAULT_MS,
         eventsMax: EVENTS_MAX_DEFAULT,
+        historyMinutes: 1440,
       };
-      expect(defaults).toEqual({ deadMax: 10000, deadAgeMs: 2592000000, completedMax: 1000, completedAgeMs: 86400000, eventsMax: 10000 });
+      expect(defaults).toEqual({ deadMax: 10000, deadAgeMs: 2592000000, completedMax: 1000, completedAgeMs: 86400000, eventsMax: 10000, historyMinutes: 1440 });
       expect(await ctx.mq.retention(q)).toEqual(defaults);
       await ctx.mq.retain(q, { deadMax: 7 });
       expect(await ctx.mq.retention(q)).toEqual({ ...defaults, deadMax: 7 });
-      // all five written by the one RETAIN
+      // all six written by the one RETAIN
       const meta = async () =>
-        ((await ctx.raw.command(["HMGET", K.meta, "dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max"], K.meta)) as unknown[])
+        ((await ctx.raw.command(
+          ["HMGET", K.meta, "dead_max", "dead_age_ms", "completed_max", "completed_age_ms", "events_max", "history_minutes"],
+          K.meta,
+        )) as unknown[])
           .map(String);
-      expect(await meta()).toEqual(["7", "2592000000", "1000", "86400000", "10000"]);
+      expect(await meta()).toEqual(["7", "2592000000", "1000", "86400000", "10000", "1440"]);
       await ctx.mq.retain(q, { completedMax: 5, eventsMax: 0 });
       expect(await ctx.mq.retention(q)).toEqual({ ...defaults, deadMax: 7, completedMax: 5, eventsMax: 0 });
       await ctx.mq.queue(q).retain({ deadAgeMs: 0, completedAgeMs: 0 });

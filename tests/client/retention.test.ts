@@ -13,7 +13,7 @@ const servers = useSites();
 const dumps = new Map<string, unknown>();
 const DEAD = 10_000;
 /** RETAIN's settings after the dead ones (wire 10): completed jobs and events at their defaults. */
-const KEEP = [String(COMPLETED_MAX_DEFAULT), String(COMPLETED_AGE_DEFAULT_MS), String(EVENTS_MAX_DEFAULT)];
+const KEEP = [String(COMPLETED_MAX_DEFAULT), String(COMPLETED_AGE_DEFAULT_MS), String(EVENTS_MAX_DEFAULT), "1440"];
 
 for (const combo of COMBOS) {
   const { backend } = combo;

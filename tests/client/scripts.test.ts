@@ -22,7 +22,7 @@ import {
 import { digest, type Outcome, queueKeys, rawConnection, type Site, sleep, startSite, wire } from "./_harness.ts";
 import { claimedTuple } from "../native/_native.ts";
 
-const WRITES = ["'HSET'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
+const WRITES = ["'HSET'", "'HDEL'", "'PEXPIRE'", "'LPUSH'", "'RPUSH'", "'RPOP'", "'ZADD'", "'ZREM'", "'DEL'", "'HINCRBY'", "'XADD'", "'XTRIM'"]
   .map((w) => `redis.call(${w}`)
   .concat([
     "emq_each(",
@@ -212,7 +212,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     Object.fromEntries(pairs(await cmd(["HGETALL", K.job(id as never)], K)));
   const zset = async (K: Keyspace<string>, key: string): Promise<string[]> => (await cmd(["ZRANGE", key, "0", "-1"], K)) as string[];
   const retain = (K: Keyspace<string>, dead_max: number, dead_age_ms: number, completed_max: number, completed_age_ms: number, events_max: number) =>
-    run(K, "RETAIN", { dead_max, dead_age_ms, completed_max, completed_age_ms, events_max });
+    run(K, "RETAIN", { dead_max, dead_age_ms, completed_max, completed_age_ms, events_max, history_minutes: 1440 });
   const enqueue = (K: Keyspace<string>, ids: string[], opts = "") => ok(K, "ENQUEUE", {}, ids.map((id) => ({ id, opts, payload: "p" })));
   const ack = (K: Keyspace<string>, jobs: Array<[string, number]>, result = "") => run(K, "ACK", {}, jobs.map(([id, token]) => ({ id, token, result })));
 
@@ -441,6 +441,10 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await events()).toEqual([]);
     expect(await run(K, "REMOVE", {}, [{ id: J(3) }, { id: J(1) }, { id: J(6) }])).toEqual({ ok: 2 });
     expect(await events()).toEqual([["type", "removed", "jobs", `${J(1)} ${J(6)}`]]);
+    // CANCEL: the ids it buried (J3 has no row: none for it), with the reason
+    expect(await run(K, "ENQUEUE", {}, [{ id: J(20), opts: "", payload: "p" }])).toEqual({ ok: 1 });
+    expect(await run(K, "CANCEL", { reason: "cancelled: why" }, [{ id: J(20) }, { id: J(3) }])).toEqual({ ok: [1, 0] });
+    expect(await events()).toEqual([["type", "enqueued", "jobs", J(20)], ["type", "cancelled", "jobs", J(20), "reason", "cancelled: why"]]);
     // PAUSE / RESUME, the queue (no lane field) and a lane; only when the state changed
     expect(await run(K, "PAUSE", { lane: "" })).toEqual({ ok: 1 });
     expect(await run(K, "PAUSE", { lane: "" })).toEqual({ ok: 0 });
@@ -577,7 +581,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       ["REAP", await run(W, "REAP", { limit: 1 })],
       ["REMOVE", await run(W, "REMOVE", {}, [{ id: J(1) }])],
       ["REQUEUE", await run(W, "REQUEUE", { limit: 1 })],
-      ["RETAIN", await run(W, "RETAIN", { dead_max: 0, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 5 })],
+      ["RETAIN", await run(W, "RETAIN", { dead_max: 0, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 5, history_minutes: 1440 })],
       ["DROP", await run(W, "DROP", { limit: 1 })],
     ];
     for (const [verb, o] of refused) expect({ verb, o }).toEqual({ verb, o: { err: renderRefusal("wrongtype", `EMQ.${verb}`, {}) } });

@@ -178,6 +178,7 @@ for (const combo of COMBOS) {
         "emq:{Q}:events",
         "emq:{Q}:job:" + ID(1),
         "emq:{Q}:meta",
+        "emq:{Q}:metrics",
       ]);
     });
 
@@ -240,7 +241,7 @@ for (const combo of COMBOS) {
       await twins(
         "st-nokeep",
         async (q, tokens) => {
-          await ok("RETAIN", q, [10, 0, 0, 0, 100]);
+          await ok("RETAIN", q, [10, 0, 0, 0, 100, 1440]);
           await enqueue(q, [[ID(1)], [ID(2)], [ID(3)]]);
           await claim(q, 3, tokens);
         },

@@ -87,6 +87,7 @@ function retain(q: QueueKeys, v: Values = {}): string[] {
     completed_max: 1000,
     completed_age_ms: 86_400_000,
     events_max: 10_000,
+    history_minutes: 1440,
     ...v,
   });
 }
@@ -220,7 +221,7 @@ describe("completed jobs (ACK)", () => {
     await ok(argv("ACK", q, {}, held(jobs.slice(3))), 4);
     const before = await xlen(q);
     expect(before).toBe(2 + 3 + 1); // enqueued, claimed, 3 dead, completed
-    await ok(argv("RETAIN", q, { dead_max: 1, dead_age_ms: 0, completed_max: 2, completed_age_ms: 0, events_max: 4 }), 2 + 2);
+    await ok(argv("RETAIN", q, { dead_max: 1, dead_age_ms: 0, completed_max: 2, completed_age_ms: 0, events_max: 4, history_minutes: 1440 }), 2 + 2);
     const meta = await row(site.db, q.meta);
     expect(meta).toMatchObject({ dead_max: "1", dead_age_ms: "0", completed_max: "2", completed_age_ms: "0", events_max: "4" });
     expect((await zrange(q.dead)).length).toBe(1);
@@ -229,7 +230,7 @@ describe("completed jobs (ACK)", () => {
     const left = await entries(q);
     expect(left.map((e) => e.fields[1])).toEqual(["dead", "dead", "dead", "completed"]);
     // completed_max 0: every completed job goes; events_max 0: the stream is deleted
-    await ok(argv("RETAIN", q, { dead_max: 1, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 0 }), 2);
+    await ok(argv("RETAIN", q, { dead_max: 1, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 0, history_minutes: 1440 }), 2);
     expect(await exists(q.completed, q.events)).toBe(0);
     // a refused RETAIN (events is not a stream) writes nothing
     await ok(["SET", q.events, "x"]);
@@ -552,7 +553,7 @@ describe("the events stream", () => {
 
   test("ACL: the derived keys events and completed are checked like the others (NOPERM, nothing written)", async () => {
     const k = queue("acl");
-    const rules = [`~${k.meta}`, `~${k.pending}`, `~${k.active}`, `~${k.wake}`, `~${k.base}job:*`];
+    const rules = [`~${k.meta}`, `~${k.pending}`, `~${k.active}`, `~${k.wake}`, `~${k.metrics}`, `~${k.base}job:*`];
     const setUser = async (name: string, ...patterns: string[]) =>
       expectOk(await call(site.db, ["ACL", "SETUSER", name, "reset", "on", ">pw", "+@all", ...patterns]));
     await setUser("no-events", ...rules);

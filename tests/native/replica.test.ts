@@ -373,7 +373,8 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   // nodes of 2 entries on the primary (the replica keeps 100): its trims by whole nodes reach the
   // replica as the exact length left, whatever the replica's nodes
   expectOk(await call(primary, ["CONFIG", "SET", "stream-node-max-entries", "2"]));
-  const retain = (v: Values) => argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, ...v });
+  const retain = (v: Values) =>
+    argv("RETAIN", q, { dead_max: 10_000, dead_age_ms: 0, completed_max: 1000, completed_age_ms: 0, events_max: 10_000, history_minutes: 1440, ...v });
   expectOk(await run(retain({ completed_max: 3, events_max: 7 })), 0);
   const ids = Array.from({ length: 12 }, (_, i) => jobId(i + 1));
   expectOk(await run(argv("ENQUEUE", q, {}, ids.map((id) => ({ id, payload: id })))), 12);
@@ -425,7 +426,7 @@ test("wire 10: completed jobs with results, their retention, and the events stre
 test("flows: FLOW, OUTBOX, APPLY (twice), UNBOX, and settles recording children's outcomes replicate as effects", async () => {
   const [p, a] = [queue("flowp"), queue("flowa")];
   const [parent, here, there, failing] = [jobId(1), jobId(2), jobId(3), jobId(4)];
-  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, payload: "parent" }, children);
+  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, payload: "parent", open: 0, within_ms: 0 }, children);
   expectOk(await run(flow(parent, [{ id: here, queue: p.name, policy: 0, body: "h" }, { id: there, queue: a.name, policy: 1, body: "t" }])), 1);
   expectOk(await run(flow(jobId(5), [{ id: failing, queue: a.name, policy: 0, body: "f" }])), 0);
   const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
@@ -443,6 +444,42 @@ test("flows: FLOW, OUTBOX, APPLY (twice), UNBOX, and settles recording children'
   expectOk(await run(argv("APPLY", p, {}, dones.map((entry) => ({ entry })))), 2);
   expect(await command(pair.primary.port, ["HGET", p.row(parent), "state"])).toBe("pending");
   expect(await command(pair.primary.port, ["HGET", p.row(jobId(5)), "state"])).toBe("dead");
+  await sameDigest();
+}, 60_000);
+
+test("flows: ADOPT, SEAL, cancels, tombstones (PEXPIRE) and deadlines (OUTBOX) replicate as effects", async () => {
+  const [p, a] = [queue("flowq"), queue("flowb")];
+  const flow = (id: string, open: number, within_ms: number, children: Values[]) =>
+    argv("FLOW", p, { parent: id, payload: "parent", open, within_ms }, children);
+  // an open parent adopts a child here and one elsewhere, then is sealed
+  expectOk(await run(flow(jobId(1), 1, 0, [{ id: jobId(2), queue: p.name, policy: 0, body: "a" }])), 1);
+  expectOk(
+    await run(
+      argv("ADOPT", p, { parent: jobId(1), from: 1 }, [{ id: jobId(3), queue: a.name, policy: 0, body: "b" }, {
+        id: jobId(4),
+        queue: p.name,
+        policy: 1,
+        body: "c",
+      }]),
+    ),
+    1,
+  );
+  expectOk(await run(argv("SEAL", p, { parent: jobId(1) })), 1);
+  // a child here fails it: the sibling here cancelled at once, the one elsewhere by a cancel entry
+  const mine = claimed(expectOk(await run(argv("CLAIM", p, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs;
+  expectOk(await run(argv("BURY", p, {}, held(mine, { reason: "no" }))), 1);
+  const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
+  const entries = leased.filter((_, i) => i % 2 === 1).map(String);
+  // the cancel first: a tombstone with its TTL, then the late creation makes nothing
+  const ordered = [...entries.filter((e) => e.startsWith("cancel")), ...entries.filter((e) => e.startsWith("child"))];
+  expectOk(await run(argv("APPLY", a, {}, ordered.map((entry) => ({ entry })))), 1);
+  // a deadline that passes: OUTBOX buries the parent
+  expectOk(await run(flow(jobId(6), 0, 1, [{ id: jobId(7), queue: p.name, policy: 0, body: "d" }])), 1);
+  // (its deadline is 1 ms away: OUTBOX until it has passed)
+  while ((await command(pair.primary.port, ["HGET", p.row(jobId(6)), "state"])) !== "dead") {
+    expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 })));
+  }
+  expect(Number(await command(pair.replica.port, ["PTTL", a.row(jobId(3))]))).toBeGreaterThan(0);
   await sameDigest();
 }, 60_000);
 

@@ -340,6 +340,8 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
       return pick(["0", "1", "86400000", String(int(100_000))]);
     case "events_max":
       return pick(["0", "1", "3", "10000", String(int(100))]);
+    case "history_minutes":
+      return pick(["0", "1", "1440", String(int(100))]);
   }
   // an argument added to the spec since: a valid value from its gate
   const gate: Gate = ARGS[name as ArgName].gate;
@@ -704,6 +706,11 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
             !Array.isArray(reply) || typeof reply[0] !== "number" || !Array.isArray(statuses) || statuses.length !== k ||
             !statuses.every((x) => x === 0 || x === 1 || x === 2)
           ) note(`not a SETTLE reply: ${show(calls[i]!)}`);
+        } else if (p.verb === "CANCEL") {
+          // one status (0 to 3) per id
+          if (!Array.isArray(reply) || reply.length !== p.ids.length || !reply.every((x) => x === 0 || x === 1 || x === 2 || x === 3)) {
+            note(`not a CANCEL reply: ${show(calls[i]!)}`);
+          }
         } else if (p.verb === "OUTBOX") {
           // `[token, entry]…`: pairs
           if (!Array.isArray(reply) || reply.length % 2 !== 0) note(`not an OUTBOX reply: ${show(calls[i]!)}`);

@@ -39,6 +39,7 @@ test('queueKey("orders", " completes exactly the QueueType members', () => {
     "events",
     "lanes",
     "meta",
+    "metrics",
     "outbox",
     "parked",
     "pending",

@@ -248,7 +248,7 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
         const [verb, ids] of [["requeue", undefined], ["requeue", [dead]], ["run", [scheduled]], ["remove-many", [scheduled, dead]], [
           "remove",
           undefined,
-        ]] as Array<[string, string[] | undefined]>
+        ], ["cancel", undefined]] as Array<[string, string[] | undefined]>
       ) {
         const body = JSON.stringify({ name: "orders", ...(ids ? { ids } : { id: dead }) });
         const r = await ui(
@@ -263,7 +263,7 @@ describe.each(BACKENDS)("the mounted dashboard (%s)", (backend) => {
       }
       expect(await digest()).toBe(before);
       const hidden = '#pause, #resume, #requeue-all, button[data-key^="requeue:"], button[data-key^="unschedule:"], button[data-bulk], input.select, ' +
-        'button[data-key^="lane:"], #job-delete, #job-retry, #job-run, #limit-form { display: none; }';
+        'button[data-key^="lane:"], button[data-key^="cancel:"], #job-delete, #job-retry, #job-run, #job-cancel, #limit-form { display: none; }';
       const page = await (await ui(new Request(`${at}queues/orders`, { headers: { host: "127.0.0.1:9" } }))).text();
       expect(page).toContain('data-read-only="true"');
       expect(page).toContain(hidden);

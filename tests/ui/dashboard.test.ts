@@ -534,6 +534,9 @@ for (const backend of BACKENDS) {
         echomq_rate_limit_per_second: "gauge",
         echomq_parked: "gauge",
         echomq_lanes: "gauge",
+        echomq_oldest_pending_age_seconds: "gauge",
+        echomq_wait_seconds: "histogram",
+        echomq_run_seconds: "histogram",
         echomq_scheduler_next_run_timestamp_seconds: "gauge",
         echomq_scheduler_runs_total: "counter",
         echomq_snapshot_age_seconds: "gauge",
@@ -566,8 +569,26 @@ for (const backend of BACKENDS) {
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * 13); // no limits set: echomq_parked and echomq_lanes only
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * (14 + 2 * 18)); // no limits set: echomq_parked and echomq_lanes only; 2 histograms of 16 buckets, a sum and a count
       expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
+      // the oldest pending job's wait: 0 for a queue with none pending, else since its admission
+      for (const q of names) {
+        const [head] = await mq.jobs(q, "pending", { limit: 1 });
+        const age = samples.filter((x) => x.name === "echomq_oldest_pending_age_seconds" && x.labels.queue === q).map((x) => x.value);
+        expect(age.length).toBe(1);
+        if (head === undefined) expect(age[0]).toBe(0);
+        else expect(Math.abs(age[0]! - (Date.now() - head.createdAt) / 1000)).toBeLessThan(60);
+        // the latency histograms: cumulative buckets up to +Inf, which is the count, as the server keeps them
+        const { latency } = await mq.metrics(q, { minutes: 1 });
+        for (const [family, h] of [["echomq_wait_seconds", latency.wait], ["echomq_run_seconds", latency.run]] as const) {
+          const buckets = samples.filter((x) => x.name === `${family}_bucket` && x.labels.queue === q).map((x) => x.value);
+          expect(buckets.length).toBe(h.boundsMs.length + 1);
+          expect(buckets.every((v, i) => i === 0 || v >= buckets[i - 1]!)).toBe(true);
+          const count = samples.filter((x) => x.name === `${family}_count` && x.labels.queue === q).map((x) => x.value);
+          expect(count).toEqual([buckets.at(-1)!]);
+          expect(count[0]).toBeLessThanOrEqual(h.count);
+        }
+      }
       // The name with a quote, a backslash and a newline, escaped as the format says.
       expect(text).toContain(`echomq_jobs{queue="we\\"ird\\\\na\\nme",state="pending"} 1\n`);
       expect(escapeLabel(WEIRD)).toBe('we\\"ird\\\\na\\nme');

@@ -1,20 +1,21 @@
 /**
- * The queue page's per-minute history (lib/ui/minutes.ts, the chart's pieces in
- * lib/ui/minute_chart.ts, the sampling in lib/ui/sampler.ts) on a fake clock: counts per wall-clock
- * minute from the totals (consecutive minutes telescope, a gap is no zero, a queue made anew counts
- * from 0), the hour's window, the axes' labels with their zone, the bars, the words and the empty
- * state ("No traffic in the last hour"), and a closed page's queue read once a minute for an hour,
- * then forgotten. No server, no sleep: the clock is a variable.
+ * The queue page's per-minute chart (lib/ui/minutes.ts: the server's history, `mq.metrics`, as the
+ * chart's view; the chart's pieces in lib/ui/minute_chart.ts; the per-second sampling in
+ * lib/ui/sampler.ts) on a fake clock: the hour's window, failed as retried + buried, the axes'
+ * labels with their zone, the bars, the words and the empty states ("No traffic in the last hour",
+ * a queue that keeps no history), and a closed page's queue sampled no more. No server, no sleep.
  */
 import { describe, expect, test } from "bun:test";
-import type { EchoMQ, QueueStats } from "../../client.ts";
+import type { EchoMQ, MinuteCounts, QueueStats } from "../../client.ts";
 import { minuteAxes, minuteBars, minuteLabel, minuteSummary } from "../../lib/ui/minute_chart.ts";
-import { MINUTE_MS, MinuteHistory } from "../../lib/ui/minutes.ts";
+import { MINUTE_MS, minutesView } from "../../lib/ui/minutes.ts";
 import { Sampler } from "../../lib/ui/sampler.ts";
+import { latencyText, percentiles } from "../../lib/ui/latency_text.ts";
+import { LATENCY_BOUNDS_MS } from "../../lib/wire/mod.ts";
 
 /** 2026-12-02 09:00:00 UTC: a minute's start. */
 const T0 = Date.UTC(2026, 11, 2, 9, 0, 0);
-const stats = (acked: number, retried = 0, buried = 0): QueueStats => ({
+const stats = (acked: number): QueueStats => ({
   pending: 0,
   active: 0,
   schedule: 0,
@@ -24,92 +25,51 @@ const stats = (acked: number, retried = 0, buried = 0): QueueStats => ({
   createdAt: 1,
   enqueued: 0,
   acked,
-  retried,
-  buried,
+  retried: 0,
+  buried: 0,
   claims: 0,
   deadMax: 0,
   deadAgeMs: 0,
   completedMax: 0,
   completedAgeMs: 0,
   eventsMax: 0,
+  historyMinutes: 1440,
   limits: { concurrency: null, rate: null, parkedUntil: null },
   lanes: 0,
+} as QueueStats);
+/** The hour from 09:00 as `mq.metrics` reads it, with `busy`'s counts (by minute) and zeros elsewhere. */
+const hour = (busy: Record<number, Omit<MinuteCounts, "at">> = {}, historyMinutes = 1440) => ({
+  historyMinutes,
+  minutes: Array.from({ length: 60 }, (_, k) => Object.assign({ at: T0 + k * MINUTE_MS, processed: 0, failed: 0, retried: 0 }, busy[k])),
 });
 
-describe("MinuteHistory", () => {
-  test("a minute counts what the totals moved since the minute before's last reading", () => {
-    const h = new MinuteHistory();
-    h.observe("q", stats(100), T0 + 5_000); // the first reading: the baseline
-    h.observe("q", stats(105), T0 + 50_000);
-    h.observe("q", stats(112, 1), T0 + 65_000);
-    h.observe("q", stats(120, 1, 2), T0 + 119_000);
-    const v = h.view("q", T0 + 119_500);
-    expect(v.points).toEqual([
+describe("the server's history as the chart's view", () => {
+  test("every minute of the hour, failed as retried + buried; the words", () => {
+    const v = minutesView(hour({ 0: { processed: 5, failed: 0, retried: 0 }, 1: { processed: 15, failed: 2, retried: 1 } }), T0 + 59 * MINUTE_MS + 500);
+    expect(v.points.length).toBe(60);
+    expect(v.points.slice(0, 2)).toEqual([
       { t: T0, processed: 5, failed: 0 },
       { t: T0 + MINUTE_MS, processed: 15, failed: 3 },
     ]);
-    expect(v.since).toBe(T0 + 5_000);
-    expect(v.start).toBe(T0 + MINUTE_MS - 59 * MINUTE_MS);
-    expect(minuteSummary(v)).toBe("20 processed and 3 failed since 09:00 UTC (sampled from then); busiest minute 09:01 UTC with 15 processed");
+    expect([v.start, v.since]).toEqual([T0, T0]);
+    expect(minuteSummary(v)).toBe("20 processed and 3 failed in the last hour; busiest minute 09:01 UTC with 15 processed");
   });
 
-  test("a minute not read is a gap, not a zero; after it, a minute counts only what moved within it", () => {
-    const h = new MinuteHistory();
-    h.observe("q", stats(0), T0);
-    h.observe("q", stats(10), T0 + 59_000);
-    h.observe("q", stats(40), T0 + 3 * MINUTE_MS + 1_000); // minutes 1 and 2 unread
-    h.observe("q", stats(44), T0 + 3 * MINUTE_MS + 30_000);
-    expect(h.view("q", T0 + 3 * MINUTE_MS + 31_000).points).toEqual([
-      { t: T0, processed: 10, failed: 0 },
-      { t: T0 + 3 * MINUTE_MS, processed: 4, failed: 0 },
-    ]);
-  });
-
-  test("totals that fall (the queue dropped and made anew) count from zero", () => {
-    const h = new MinuteHistory();
-    h.observe("q", stats(500, 9), T0);
-    h.observe("q", stats(3), T0 + 30_000);
-    expect(h.view("q", T0 + 31_000).points).toEqual([{ t: T0, processed: 3, failed: 0 }]);
-  });
-
-  test("the window is the last 60 minutes; older ones go, and a queue read no more within the hour is forgotten", () => {
-    const h = new MinuteHistory();
-    h.observe("old", stats(1), T0);
-    for (let m = 0; m <= 90; m++) h.observe("q", stats(m * 2), T0 + m * MINUTE_MS + 1_000);
-    const now = T0 + 90 * MINUTE_MS + 2_000;
-    const v = h.view("q", now);
-    expect(v.points.length).toBe(60);
-    expect(v.points[0]).toEqual({ t: T0 + 31 * MINUTE_MS, processed: 2, failed: 0 });
-    expect(v.points.at(-1)).toEqual({ t: T0 + 90 * MINUTE_MS, processed: 2, failed: 0 });
-    expect(v.since).toBe(v.start); // read before the window: the whole hour is known
-    expect(minuteSummary(v)).toBe("120 processed and 0 failed in the last hour; busiest minute 09:31 UTC with 2 processed");
-    expect(h.view("old", now)).toEqual({ start: v.start, now, since: null, points: [] }); // swept
-    expect(h.seen("q", now)).toBe(true);
-    expect(h.seen("q", now + MINUTE_MS)).toBe(false);
-  });
-
-  test("the empty state: no traffic in the last hour, or since the first reading when that is later", () => {
-    const h = new MinuteHistory();
-    const none = h.view("q", T0);
-    expect(minuteSummary(none)).toBe("Per minute: no samples yet");
-    h.observe("q", stats(7), T0 + 20_000);
-    h.observe("q", stats(7), T0 + 80_000);
-    expect(minuteSummary(h.view("q", T0 + 90_000))).toBe("No traffic since 09:00 UTC (sampled from then)");
-    for (let m = 2; m <= 61; m++) h.observe("q", stats(7), T0 + m * MINUTE_MS);
-    const idle = h.view("q", T0 + 61 * MINUTE_MS + 5_000);
+  test("the empty states: no traffic in the last hour; a queue that keeps no history", () => {
+    const idle = minutesView(hour(), T0 + 59 * MINUTE_MS);
     expect(minuteSummary(idle)).toBe("No traffic in the last hour");
     expect(minuteBars(idle, 360, 64)).toEqual([]);
+    const off = minutesView(hour({}, 0), T0 + 59 * MINUTE_MS);
+    expect(off.since).toBeNull();
+    expect(minuteSummary(off)).toBe("Per minute: the queue keeps no history (retain's historyMinutes is 0)");
   });
 });
 
 describe("the chart's pieces", () => {
-  const h = new MinuteHistory();
-  const now = T0 + 59 * MINUTE_MS + 30_000; // 09:59:30: the window is 09:00 to 09:59
-  h.observe("q", stats(0), T0 + 1_000);
-  h.observe("q", stats(40, 2), T0 + 50_000);
-  h.observe("q", stats(52, 2, 5), T0 + 59 * MINUTE_MS + 1_000); // after a gap: counts within its minute
-  h.observe("q", stats(60, 2, 8), T0 + 59 * MINUTE_MS + 10_000);
-  const v = h.view("q", now);
+  const v = minutesView(
+    hour({ 0: { processed: 40, failed: 0, retried: 2 }, 59: { processed: 8, failed: 3, retried: 0 } }),
+    T0 + 59 * MINUTE_MS + 30_000, // 09:59:30: the window is 09:00 to 09:59
+  );
 
   test("axes: y up to the peak per minute, x in UTC with its zone", () => {
     expect(minuteAxes(v)).toEqual({ top: "40/min", start: "09:00 UTC", middle: "09:30 UTC", end: "09:59 UTC" });
@@ -127,34 +87,43 @@ describe("the chart's pieces", () => {
 });
 
 describe("Sampler on a fake clock", () => {
-  test("a closed page's queue is read once a minute for an hour, then no more", async () => {
+  test("a page's queue is sampled while it is open, then no more", async () => {
     let now = T0 + 10_000;
     let reads = 0;
-    let acked = 0;
-    const mq = { stats: async () => (reads++, stats(acked)) } as unknown as EchoMQ<unknown>;
+    const mq = { stats: async () => (reads++, stats(reads * 3)) } as unknown as EchoMQ<unknown>;
     const sampler = new Sampler(mq, 1000, 60, 30_000, () => now);
     try {
-      sampler.record("q", stats(acked)); // the page opened
-      // ticks every 10 s for 61 minutes; the page closed from the start (30 s later)
-      const perMinute = new Map<number, number>();
-      for (let s = 10; s <= 61 * 60 + 10; s += 10) {
+      sampler.record("q", stats(0)); // the page opened
+      for (let s = 11; s <= 40; s++) {
         now = T0 + s * 1000;
-        acked += 3;
-        const before = reads;
         await sampler.tick();
-        const m = Math.floor(now / MINUTE_MS);
-        perMinute.set(m, (perMinute.get(m) ?? 0) + reads - before);
       }
-      // first half-minute: a read a tick (the page's per-second series); then one a minute
-      const counts = [...perMinute.values()];
-      expect(counts.slice(1, 60).every((n) => n === 1)).toBe(true);
-      expect(counts.at(-1)).toBe(0); // an hour after the page closed: forgotten
-      const v = sampler.minutes("q");
-      expect(v.points.length).toBeGreaterThanOrEqual(58);
-      // a minute read once counts what moved since the minute before: 6 ticks of 3
-      expect(v.points.slice(1, -1).every((p) => p.processed === 18)).toBe(true);
+      expect(reads).toBe(30); // a read a second until 30 s after the page's last read
+      expect(sampler.rate("q").length).toBeGreaterThan(10);
+      now += 1000;
+      await sampler.tick();
+      expect(reads).toBe(30);
+      expect(sampler.rate("q")).toEqual([]);
     } finally {
       sampler.close();
     }
+  });
+});
+
+describe("latency percentiles", () => {
+  const h = (counts: number[]) => ({ boundsMs: LATENCY_BOUNDS_MS, counts, count: counts.reduce((a, b) => a + b, 0), sumMs: 0 });
+  test("each percentile is the bound of the bucket its rank falls in; past the last bound; none counted", () => {
+    // 100 jobs: 60 within 10 ms, 35 within 1 s, 4 within 1 min, 1 past a day
+    const counts = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+    for (const [i, n] of [[0, 60], [5, 35], [10, 4], [15, 1]] as const) counts[i] = n;
+    expect(percentiles(h(counts))).toEqual({ count: 100, p50: 10, p95: 1000, p99: 60_000 });
+    const tail = new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0);
+    tail[15] = 3;
+    expect(percentiles(h(tail))).toEqual({ count: 3, p50: Infinity, p95: Infinity, p99: Infinity });
+    const none = percentiles(h(new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0)));
+    expect(latencyText(percentiles(h(counts)), none)).toBe(
+      "Wait (ready → claimed): p50 ≤ 10 ms, p95 ≤ 1 s, p99 ≤ 1 min of 100 jobs; run (claimed → settled): no jobs yet",
+    );
+    expect(latencyText(percentiles(h(tail)), none)).toContain("p50 > 1 d");
   });
 });

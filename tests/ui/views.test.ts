@@ -54,9 +54,9 @@ for (const backend of BACKENDS) {
 
     test("active jobs: lease deadline (ahead), attempts, token, progress", async () => {
       await rig.page.goto(new URL(queueHref("oncall"), rig.ui.url).href);
-      const cells = await until("the active row", () => cellsOf(rig.page, "Active jobs", held.id), (c) => c.length === 5);
+      const cells = await until("the active row", () => cellsOf(rig.page, "Active jobs", held.id), (c) => c.length === 6);
       expect(cells[0]).toMatch(/\(in (9|10) min\)$/);
-      expect(cells.slice(1)).toEqual(["1", String(held.token), '{"pct":40}', '{"order":7,"items":["a","b"]}']);
+      expect(cells.slice(1)).toEqual(["1", String(held.token), '{"pct":40}', '{"order":7,"items":["a","b"]}', "Cancel"]);
       expect(await rig.page.locator("#oldest").textContent()).toBe("Oldest pending: none waiting");
       await rig.mq.enqueue("oncall", { order: 9 });
       await until(
@@ -170,7 +170,7 @@ for (const backend of BACKENDS) {
       await rig.mq.enqueue(q, { n: -1 }); // the queue exists; nothing runs yet
       await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
       const desc = rig.page.locator("#minutes-desc");
-      await until("the empty state", () => desc.textContent(), (t) => /^No traffic since \d\d:\d\d UTC \(sampled from then\)$/.test(t ?? ""));
+      await until("the empty state", () => desc.textContent(), (t) => t === "No traffic in the last hour");
       const axes = async (): Promise<string[]> =>
         await Promise.all(
           ["minutes-peak", "minutes-start", "minutes-middle", "minutes-end"].map(async (id) => (await rig.page.locator(`#${id}`).textContent()) ?? ""),
@@ -189,11 +189,17 @@ for (const backend of BACKENDS) {
         await until(
           "the hour's counts",
           () => desc.textContent(),
-          (t) => /^31 processed and 10 failed since \d\d:\d\d UTC \(sampled from then\); busiest minute \d\d:\d\d UTC with \d+ processed$/.test(t ?? ""),
+          (t) => /^31 processed and 10 failed in the last hour; busiest minute \d\d:\d\d UTC with \d+ processed$/.test(t ?? ""),
         );
         expect(await rig.page.locator("#minutes rect.processed").count()).toBeGreaterThan(0);
         expect(await rig.page.locator("#minutes rect.failed").count()).toBeGreaterThan(0);
         expect((await axes())[0]).toMatch(/^\d+\/min$/);
+        // the wait and run percentiles, from the histograms the settles keep
+        await until(
+          "the latency line",
+          () => rig.page.locator("#latency").textContent(),
+          (t) => /^Wait \(ready → claimed\): p50 [≤>] .+ of \d+ jobs; run \(claimed → settled\): p50 [≤>] .+ of \d+ jobs$/.test(t ?? ""),
+        );
       } finally {
         await worker.stop();
       }

@@ -1,13 +1,14 @@
 /**
  * The heartbeat: every `heartbeatMs` the leases of all running jobs are extended in one command;
- * a job whose extension is refused has lost its lease (another claim has it): its signal aborts
- * and it is not settled here. And the maintenance of a saturated worker, which claims nothing:
+ * a job whose extension is refused has lost its lease (another claim has it) or was cancelled
+ * (`mq.cancel`: buried already): its signal aborts (with a `JobCancelledError` for a cancel) and it
+ * is not settled here. And the maintenance of a saturated worker, which claims nothing:
  * every `maintenanceMs` it reaps expired leases itself, so that jobs of crashed workers do not
  * wait for a free slot.
  *
  * @module
  */
-import { LeaseLostError } from "../errors.ts";
+import { JobCancelledError, LeaseLostError } from "../errors.ts";
 import { abortHeld, type Held, isRunning, move } from "./held.ts";
 import type { ClaimLoop } from "./claim_loop.ts";
 import type { Crew } from "./worker.ts";
@@ -41,12 +42,13 @@ export class Heartbeat<P> {
    * whose settle went out meanwhile is not lost (the extension raced its own ack): the settle
    * decides. Reported once, for the claims really lost.
    */
-  #lose(jobs: readonly Held<P>[], error: LeaseLostError): void {
+  #lose(jobs: readonly Held<P>[], error: LeaseLostError | JobCancelledError): void {
     const slots = this.#crew.slots;
+    const why = error instanceof JobCancelledError ? "cancelled" : "lease lost";
     let lost = 0;
     for (const held of jobs) {
       if (!slots.has(held) || !isRunning(held)) continue;
-      move(held, "lost", "lease lost");
+      move(held, "lost", why);
       lost++;
       held.span?.leaseLost(error);
       abortHeld(held, error);
@@ -55,7 +57,7 @@ export class Heartbeat<P> {
     if (lost > 0) this.#crew.report(error);
   }
 
-  /** Extends every running job's lease; lost ones are dropped and the rest extended. */
+  /** Extends every running job's lease; lost (or cancelled) ones are dropped and the rest extended. */
   async #extend(): Promise<void> {
     const { client, config } = this.#crew;
     let list = [...this.#crew.slots.held.values()].filter(isRunning);
@@ -66,7 +68,7 @@ export class Heartbeat<P> {
         for (const h of list) h.leaseUntil = Math.max(h.leaseUntil, sentAt + config.leaseMs);
         return;
       } catch (e) {
-        if (!(e instanceof LeaseLostError)) {
+        if (!(e instanceof LeaseLostError || e instanceof JobCancelledError)) {
           this.#crew.report(e);
           return;
         }

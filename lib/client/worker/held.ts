@@ -26,9 +26,9 @@ export type JobState = "running" | "own" | "settling" | "lost" | "left";
  * Why a job left `running`: `done` (acked), `failed` (retry or bury), `timed out` (its time limit:
  * retry or bury, and its handler still runs), `rate limited` (handed back after a park),
  * `stopped` (handed back at a stop's deadline: its handler's outcome is ignored), `own` (its
- * handler settles it), `lease lost`.
+ * handler settles it), `lease lost`, `cancelled` (`EchoMQ.cancel`: buried already).
  */
-export type Why = "done" | "failed" | "timed out" | "rate limited" | "stopped" | "own" | "lease lost";
+export type Why = "done" | "failed" | "timed out" | "rate limited" | "stopped" | "own" | "lease lost" | "cancelled";
 
 /** The moves a held job may make: every transition of {@link JobState}, written once. */
 const MOVES: { readonly [S in JobState]: readonly JobState[] } = {
@@ -167,7 +167,7 @@ export class HeldJob<P> implements WorkerJob<P> {
     this.#log = log;
   }
 
-  /** Fires when the job's lease is lost or the worker stops with a deadline; `reason` says which. */
+  /** Fires when the job's lease is lost, it is cancelled (`EchoMQ.cancel`) or the worker stops with a deadline; `reason` says which. */
   get signal(): AbortSignal {
     return signalOf(this.#held);
   }

@@ -112,7 +112,7 @@ export interface WorkerOptions {
   maintenanceMs?: number;
   /**
    * Called with every error the worker survives: a failed claim or settle, a job whose lease was
-   * lost (`LeaseLostError`) or ran out before it started (`LeaseExpiredError`), a payload the codec
+   * lost (`LeaseLostError`) or cancelled (`JobCancelledError`, `EchoMQ.cancel`) or ran out before it started (`LeaseExpiredError`), a payload the codec
    * could not decode, a stall (`WorkerStalledError`), a handler still running at its time limit
    * (`JobOverdueError`). Default: one line on stderr. Handler errors
    * are not reported here (they retry or bury the job, with the reason kept).

@@ -1,12 +1,20 @@
 /**
- * A job's page in the browser: its Delete, Retry now (dead) and Run now (scheduled) buttons (rendered by the server only where
+ * A job's page in the browser: its Delete, Retry now (dead), Run now (scheduled) and Cancel (pending, scheduled, active) buttons (rendered by the server only where
  * they apply) as same-origin POSTs; after one, the page is read again (the server renders it).
  *
  * @module
  */
-import type { RemoveReply, RequeueReply, RunReply } from "../json_api.ts";
+import type { CancelReply, RemoveReply, RequeueReply, RunReply } from "../json_api.ts";
 import { postJson } from "./fetch_json.ts";
 import { announce, cannotRefresh } from "./status.ts";
+
+/** What a cancel of `id` did, in words. */
+export const CANCEL_TEXT: Readonly<Record<CancelReply["outcome"], (id: string) => string>> = {
+  cancelled: (id) => `Cancelled ${id}: it was waiting, and is buried now.`,
+  aborting: (id) => `Cancelled ${id}: it is buried now, and its handler is told to stop at its worker's next heartbeat.`,
+  finished: (id) => `${id} had finished already: not cancelled.`,
+  missing: (id) => `${id} was gone already.`,
+};
 
 /** Wires the page's buttons. */
 export function jobPage(): void {
@@ -30,6 +38,10 @@ export function jobPage(): void {
   wire("job-run", async () => {
     const r = await postJson<RunReply>("api/run", { name, ids: [id] });
     return r.moved === 1 ? `${id} runs now: it is pending.` : `${id} was not moved.`;
+  });
+  wire("job-cancel", async () => {
+    const r = await postJson<CancelReply>("api/cancel", { name, id });
+    return CANCEL_TEXT[r.outcome](id);
   });
   document.body.dataset.ready = "true";
 }

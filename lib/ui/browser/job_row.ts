@@ -1,6 +1,6 @@
 /**
  * A job as a row of its state's table: active (its lease deadline, attempts, lease token,
- * progress), pending (its position, attempts, when created), scheduled (when due, the last failure),
+ * progress, a Cancel button), pending (its position, attempts, when created), scheduled (when due, the last failure),
  * dead (when buried, the reason, a Requeue button) or completed (when finished, its result, cut); its id links to its page, after its
  * selection box when its table has one, and its name (if any) follows the id. Times show the
  * local clock and how far from now, the full time with its zone as their title. Every piece of
@@ -29,15 +29,23 @@ function timeEl(ms: number | undefined): Node {
 const cell = (text: string, cls?: string, attrs: Record<string, string> = {}): HTMLTableCellElement =>
   el("td", { ...(cls ? { class: cls } : {}), ...attrs }, text);
 
+/** What a row's buttons do: a dead job's Requeue, an active job's Cancel. */
+export interface RowActions {
+  /** Requeues the dead job `id`. */
+  requeue(id: string): void;
+  /** Cancels the active job `id` (`mq.cancel`). */
+  cancel(id: string): void;
+}
+
 /**
- * Job `j`, number `position` (from 1) of its state, as a row; a dead one's button calls `requeue`;
- * with `select`, its header holds its selection box.
+ * Job `j`, number `position` (from 1) of its state, as a row; a dead one's button calls
+ * `on.requeue`, an active one's `on.cancel`; with `select`, its header holds its selection box.
  */
 export function jobRowEl(
   state: ListedState,
   j: JobRow,
   position: number,
-  requeue: (id: string) => void,
+  on: RowActions,
   select?: Selection,
 ): HTMLTableRowElement {
   const tr = el("tr", { "data-id": j.id });
@@ -48,6 +56,8 @@ export function jobRowEl(
   const attempts = cell(String(j.attempts), "num");
   const reason = (): HTMLTableCellElement => cell(j.reason === undefined ? "—" : visible(j.reason), "reason");
   if (state === "active") {
+    const button = el("button", { type: "button", class: "danger", "aria-label": `Cancel ${j.id}`, "data-key": `cancel:${j.id}` }, "Cancel");
+    button.addEventListener("click", () => on.cancel(j.id));
     tr.append(
       id,
       el("td", {}, timeEl(j.leaseUntil)),
@@ -55,6 +65,7 @@ export function jobRowEl(
       cell(j.token === undefined ? "—" : String(j.token), "num"),
       cell(j.progress ?? "—", "payload"),
       payload,
+      el("td", {}, button),
     );
   } else if (state === "pending") {
     tr.append(cell(String(position), "num"), id, attempts, el("td", {}, timeEl(j.createdAt)), payload);
@@ -64,7 +75,7 @@ export function jobRowEl(
     tr.append(id, el("td", {}, timeEl(j.finishedAt)), attempts, cell(j.result === undefined ? "—" : visible(j.result), "payload"), payload);
   } else {
     const button = el("button", { type: "button", "aria-label": `Requeue ${j.id}`, "data-key": `requeue:${j.id}` }, "Requeue");
-    button.addEventListener("click", () => requeue(j.id));
+    button.addEventListener("click", () => on.requeue(j.id));
     tr.append(id, el("td", {}, timeEl(j.buriedAt)), attempts, reason(), payload, el("td", {}, button));
   }
   return tr;

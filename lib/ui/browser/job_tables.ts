@@ -29,6 +29,8 @@ export interface JobTablesOptions {
   readonly limit: number;
   /** Requeues a dead job (its row's button). */
   requeue(id: string): void;
+  /** Cancels an active job (its row's button). */
+  cancel(id: string): void;
   /** "Requeue all": where focus goes when the dead table's focused row is gone and dead jobs remain. */
   readonly requeueAll: HTMLElement;
   /** The selections of the tables that have one. */
@@ -58,14 +60,14 @@ function tableElements(state: ListedState) {
   };
 }
 
-function jobTable(state: ListedState, { name, limit, requeue, requeueAll, selections }: JobTablesOptions): JobTable {
+function jobTable(state: ListedState, { name, limit, requeue, cancel, requeueAll, selections }: JobTablesOptions): JobTable {
   const select = selections[state];
   const { table, heading, prev, next, range } = tableElements(state);
   let offset = 0;
   const read = (): Promise<JobsReply> => getJson<JobsReply>(`api/jobs?name=${encodeURIComponent(name)}&state=${state}&offset=${offset}&limit=${limit}`);
 
   const render = (page: JobsReply): void => {
-    const rows = page.jobs.map((j, i) => jobRowEl(state, j, offset + i + 1, requeue, select));
+    const rows = page.jobs.map((j, i) => jobRowEl(state, j, offset + i + 1, { requeue, cancel }, select));
     table.fill(rows, `No ${state} jobs.`, state === "dead" && page.total > 0 ? requeueAll : heading);
     select?.shown(page.jobs.map((j) => j.id));
   };

@@ -1,11 +1,12 @@
 /**
  * A queue page's numbers: its four counts (`#count-<state>`), its totals (`#total-<name>`), how
- * long its oldest pending job has waited (`#oldest`) and the note shown while the queue does not
- * exist yet (`#missing`).
+ * long its oldest pending job has waited (`#oldest`), its wait and run percentiles (`#latency`) and
+ * the note shown while the queue does not exist yet (`#missing`).
  *
  * @module
  */
 import { COUNTED_STATES, type QueueReply } from "../json_api.ts";
+import { latencyText } from "../latency_text.ts";
 import { relative } from "../relative.ts";
 import { $, setNumber } from "./dom.ts";
 
@@ -13,10 +14,13 @@ import { $, setNumber } from "./dom.ts";
 export function queueCounts(): (q: QueueReply) => void {
   const missing = $("missing");
   const oldest = $("oldest");
+  const latency = $("latency");
   return (q) => {
     missing.hidden = q.exists;
     const waited = q.oldestPendingAt === undefined ? "Oldest pending: none waiting" : `Oldest pending: admitted ${relative(q.oldestPendingAt, Date.now())}`;
     if (oldest.textContent !== waited) oldest.textContent = waited;
+    const lat = latencyText(q.latency.wait, q.latency.run);
+    if (latency.textContent !== lat) latency.textContent = lat;
     for (const k of COUNTED_STATES) setNumber($(`count-${k}`), q.counts[k]);
     for (const [k, v] of Object.entries(q.totals)) setNumber($(`total-${k}`), v);
   };

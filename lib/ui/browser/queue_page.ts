@@ -7,10 +7,11 @@
  *
  * @module
  */
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../json_api.ts";
+import { type CancelReply, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type QueueReply } from "../json_api.ts";
 import { oneAtATime } from "./actions.ts";
 import { eventsTable } from "./events.ts";
-import { getJson } from "./fetch_json.ts";
+import { getJson, postJson } from "./fetch_json.ts";
+import { CANCEL_TEXT } from "./job_page.ts";
 import { jobTables } from "./job_tables.ts";
 import { lanesTable } from "./lanes.ts";
 import { limitsControl } from "./limits.ts";
@@ -41,7 +42,8 @@ export function queuePage(): void {
     scheduled: selectionControls(name, "scheduled", act),
     completed: selectionControls(name, "completed", act),
   };
-  const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), requeueAll: requeue.allButton, selections });
+  const cancel = (id: string): void => void act(async () => CANCEL_TEXT[(await postJson<CancelReply>("api/cancel", { name, id })).outcome](id));
+  const tables = jobTables({ name, limit, requeue: (id) => requeue.one(id), cancel, requeueAll: requeue.allButton, selections });
   const refreshSchedulers = schedulersTable(name, act);
   const refreshWorkers = workersTable(name);
   const refreshLanes = lanesTable(name, act);

@@ -177,6 +177,15 @@ impl<'a, 'k> Key<'a, 'k> {
         unsafe { api!(RedisModule_DeleteKey)(self.raw) };
     }
 
+    /// `PEXPIREAT key at` (replicated as that, so a replica and the AOF expire it at the same
+    /// instant): the key is deleted at `at` (ms since the epoch).
+    pub fn pexpire_at(&self, at: i64) {
+        // SAFETY: a key opened for writing, which exists.
+        unsafe { api!(RedisModule_SetAbsExpire)(self.raw, at as raw::mstime_t) };
+        let at = self.ctx.int(at);
+        self.ctx.replicate(c"PEXPIREAT", &[self.name, at.as_str()]);
+    }
+
     /// `HGET key field`.
     pub fn hget(&self, field: Str) -> Option<Owned<'a>> {
         let mut out: *mut raw::RedisModuleString = ptr::null_mut();

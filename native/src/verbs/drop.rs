@@ -1,15 +1,18 @@
 //! `EMQ.DROP 1 <meta> <limit>`: the queue is deleted, up to limit schedulers and jobs a call
 //! (schedulers, then ready jobs of every lane, scheduled, dead and completed jobs), and once none
-//! is left every key of the queue, `meta`, `events` and every lane's keys included; refused while a
-//! job is active (naming up to 50 of them). Reply: the schedulers and jobs deleted (fewer than
+//! is left every key of the queue, `meta`, `events` and every lane's keys included — but the
+//! outbox's entries others wait for (a dropped parent's cancels of its children elsewhere, a
+//! dropped child's `removed` outcome for its parent elsewhere, outcomes not relayed yet), which a
+//! relay still delivers; refused while a job is active (naming up to 50 of them). Reply: the schedulers and jobs deleted (fewer than
 //! limit: the queue is gone).
 
+use super::flows;
 use super::ready;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{
-    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, OUTBOX, PARKED, PENDING,
+    ACTIVE, COMPLETED, DEAD, DEDUP, DEDUP_TTL, EVENTS, LANES, LEVELS, METRICS, OUTBOX, PARKED, PENDING,
     RING, SCHEDULE, SCHEDULERS, WAITING, WAKE,
 };
 use crate::wire::Refusal;
@@ -36,6 +39,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     // flows: waiting parents go as jobs; the outbox with the queue
     let waiting = s.structure(WAITING, Kind::Zset)?;
     let outbox = s.structure(OUTBOX, Kind::Zset)?;
+    // the history goes with the queue
+    let metrics = s.structure(METRICS, Kind::Hash)?;
     let busy: Vec<Vec<u8>> = active
         .due(f64::INFINITY, 50)
         .iter()
@@ -115,8 +120,18 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     for (at, id, _) in &victims {
         sets[*at].zrem(id.as_str());
     }
-    for (_, _, row) in popped_from.iter().chain(&victims) {
-        ctx.open(row.as_str()).delete();
+    // flows: a waiting parent's children elsewhere cancelled, an unfinished child's parent
+    // elsewhere told (those here go with the queue)
+    for (parent, (_, id, row)) in popped_from
+        .iter()
+        .map(|v| (false, v))
+        .chain(victims.iter().map(|v| (v.0 == 4, v)))
+    {
+        let key = ctx.open(row.as_str());
+        if key.kind() == Kind::Hash {
+            flows::dropped(s, &key, row, id.bytes(), parent);
+        }
+        key.delete();
     }
     for (at, set) in [(1usize, &schedule), (2, &dead), (3, &completed), (4, &waiting)] {
         let mut zrem: Vec<Str> = vec![set.name()];
@@ -162,7 +177,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             &parked,
             &events,
             &waiting,
-            &outbox,
+            &metrics,
             &meta,
         ];
         let keys: Vec<&Key> = keys.into_iter().chain(&lane_keys).collect();
@@ -171,6 +186,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         let all: Vec<Str> = keys.iter().map(|k| k.name()).collect();
         ctx.replicate(c"DEL", &all);
+        // the outbox keeps what others wait for (outcomes, cancels): only creations go
+        drop(outbox);
+        flows::drop_creations(s);
     }
     Ok(Reply::Int(deleted as i64))
 }

@@ -1,14 +1,16 @@
-//! `EMQ.FLOW 1 <meta> <parent> <payload> (<id> <queue> <policy> <body>)…`: a parent that waits
-//! for its children (state `waiting`, in `waiting`, its fan-in state on its row: `children`,
-//! `finished`, `child:<i>`); each child in this queue is made at once (pending, naming its
-//! parent), each child in another queue is a `child` entry of this queue's outbox, which a relay
-//! applies there (docs/design/flows.md). Reply: the children made here.
+//! `EMQ.FLOW 1 <meta> <parent> <payload> <open> <within_ms> (<id> <queue> <policy> <body>)…`: a
+//! parent that waits for its children (state `waiting`, in `waiting` scored by its flow deadline, its fan-in state on its row: `children`,
+//! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
+//! once (pending, naming its parent), each child in another queue is a `child` entry of this
+//! queue's outbox, which a relay applies there (docs/design/flows.md). Reply: the children made
+//! here. [`Children`] is the part ADOPT shares.
 
 use super::flows::{join, CHILD, CHILD_FIELD};
+use super::ready::{self, Plan};
 use super::scope::Scope;
-use super::{add, counter, made, mark_ready, once, ready};
+use super::{add, counter, made, mark_ready, once};
 use crate::command::{Args, Reply};
-use crate::ffi::{Kind, Owned, Str};
+use crate::ffi::{Key, Kind, Owned, Str};
 use crate::keyspace::{OUTBOX, PENDING, WAITING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
@@ -16,48 +18,24 @@ use crate::wire::Refusal;
 /// Runs FLOW's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
-    let (parent, payload) = (args.bytes(0), args.bytes(1));
-    let n = args.jobs();
-    let children = args.ids();
+    let (parent, payload, open) = (args.bytes(0), args.bytes(1), args.number(2) == 1);
+    let within_ms = args.number(3);
     let mut all = vec![parent];
-    all.extend_from_slice(&children);
+    all.extend_from_slice(&args.ids());
     once(&all)?;
-    let queue = s.queue();
-    let here: Vec<usize> = (0..n).filter(|&j| args.job_bytes(j, 1).bytes() == queue).collect();
-    let mut rows: Vec<Owned> = Vec::with_capacity(1 + here.len());
-    for id in std::iter::once(parent).chain(here.iter().map(|&j| children[j])) {
-        let row = s.row(id.bytes());
-        if s.open(row.as_str())?.kind() != Kind::Empty {
-            return Err(Refusal::Duplicate(id.bytes().to_vec()));
-        }
-        s.absent(row.as_str());
-        rows.push(row);
+    let row = s.row(parent.bytes());
+    if s.open(row.as_str())?.kind() != Kind::Empty {
+        return Err(Refusal::Duplicate(parent.bytes().to_vec()));
     }
-    let meta = s.meta()?;
-    let pending = s.structure(PENDING, Kind::List)?;
-    let wake = s.structure(WAKE, Kind::Zset)?;
+    s.absent(row.as_str());
+    let kids = Children::check(s, args)?;
     let waiting = s.structure(WAITING, Kind::Zset)?;
-    let outbox = s.structure(OUTBOX, Kind::Zset)?;
-    let enqueued = counter(&meta, l.meta.enqueued)?;
-    let local: Vec<Str> = here.iter().map(|&j| children[j]).collect();
-    let plan = ready::plan(s, &meta, &local, |_| (Vec::new(), 0))?;
+    let kids = kids.plan(s, args)?;
     s.probe()?;
 
-    let now = s.now();
-    let at = ctx.int(now);
-    made(&meta, at.as_str());
-    add(&meta, l.meta.enqueued, enqueued, 1 + here.len() as i64);
-    let count = ctx.int(n as i64);
-    let mut fields: Vec<(Owned, Owned)> = Vec::with_capacity(n);
-    for (j, child) in children.iter().enumerate() {
-        let field = ctx.string(&[CHILD_FIELD, j.to_string().as_bytes()].concat());
-        let edge = join(&[
-            args.job_bytes(j, 1).bytes(),
-            child.bytes(),
-            args.job_number(j, 2).to_string().as_bytes(),
-        ]);
-        fields.push((field, ctx.string(&edge)));
-    }
+    let at = ctx.int(s.now());
+    made(&kids.meta, at.as_str());
+    let count = ctx.int(args.jobs() as i64);
     let mut pairs = vec![
         (l.row.state, l.state.waiting),
         (l.row.payload, payload),
@@ -66,43 +44,143 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         (l.row.children, count.as_str()),
         (l.row.finished, l.zero),
     ];
-    pairs.extend(fields.iter().map(|(f, v)| (f.as_str(), v.as_str())));
-    ctx.open(rows[0].as_str()).hset(&pairs);
-    waiting.zadd(now as f64, parent);
-    ctx.replicate(c"ZADD", &[waiting.name(), at.as_str(), parent]);
+    let one = ctx.int(1);
+    if open {
+        pairs.push((l.row.open, one.as_str()));
+    }
+    let key = ctx.open(row.as_str());
+    key.hset(&pairs);
+    // scored by its flow deadline (none: after every time)
+    let until = if within_ms > 0 {
+        s.now() + within_ms
+    } else {
+        crate::spec::WAITING_FOREVER
+    };
+    let score = ctx.int(until);
+    waiting.zadd(until as f64, parent);
+    ctx.replicate(c"ZADD", &[waiting.name(), score.as_str(), parent]);
+    Ok(Reply::Int(kids.write(s, args, &key, parent, 0, 1)))
+}
 
-    if !here.is_empty() {
-        let was_empty = !ready::any(s, &meta);
-        for (k, &j) in here.iter().enumerate() {
-            let named = join(&[queue, parent.bytes(), j.to_string().as_bytes()]);
-            let named = ctx.string(&named);
-            ctx.open(rows[1 + k].as_str()).hset(&[
-                (l.row.state, l.state.pending),
-                (l.row.payload, args.job_bytes(j, 3)),
-                (l.row.attempts, l.zero),
-                (l.row.created_ms, at.as_str()),
-                (l.row.parent, named.as_str()),
+/// The children of a FLOW or an ADOPT call, checked (step 5): which are in this queue, their rows
+/// (missing), then the keys and the ready plan their writes need.
+pub struct Children<'a> {
+    here: Vec<usize>,
+    rows: Vec<Owned<'a>>,
+}
+
+/// [`Children`] with the keys and the plan step 6 writes with.
+pub struct Planned<'a> {
+    here: Vec<usize>,
+    rows: Vec<Owned<'a>>,
+    meta: Key<'a, 'a>,
+    pending: Key<'a, 'a>,
+    wake: Key<'a, 'a>,
+    outbox: Key<'a, 'a>,
+    enqueued: i64,
+    plan: Plan<'a>,
+}
+
+impl<'a> Children<'a> {
+    /// Step 5: each child of this queue must have no row (else `duplicate`, the first such id).
+    pub fn check(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Children<'a>, Refusal> {
+        let queue = s.queue();
+        let children = args.ids();
+        let here: Vec<usize> = (0..args.jobs())
+            .filter(|&j| args.job_bytes(j, 1).bytes() == queue)
+            .collect();
+        let mut rows = Vec::with_capacity(here.len());
+        for &j in &here {
+            let row = s.row(children[j].bytes());
+            if s.open(row.as_str())?.kind() != Kind::Empty {
+                return Err(Refusal::Duplicate(children[j].bytes().to_vec()));
+            }
+            s.absent(row.as_str());
+            rows.push(row);
+        }
+        Ok(Children { here, rows })
+    }
+
+    /// Step 5: the queue's keys the children's writes need (`pending`, `wake`, `outbox`, after
+    /// `waiting`, which the caller opened), `enqueued`, and the ready plan of the children here.
+    pub fn plan(self, s: &mut Scope<'a>, args: &Args<'a>) -> Result<Planned<'a>, Refusal> {
+        let ids: Vec<Str> = self.here.iter().map(|&j| args.job_bytes(j, 0)).collect();
+        let meta = s.meta()?;
+        let pending = s.structure(PENDING, Kind::List)?;
+        let wake = s.structure(WAKE, Kind::Zset)?;
+        let outbox = s.structure(OUTBOX, Kind::Zset)?;
+        let enqueued = counter(&meta, lit().meta.enqueued)?;
+        let plan = ready::plan(s, &meta, &ids, |_| (Vec::new(), 0))?;
+        Ok(Planned {
+            here: self.here,
+            rows: self.rows,
+            meta,
+            pending,
+            wake,
+            outbox,
+            enqueued,
+            plan,
+        })
+    }
+}
+
+impl Planned<'_> {
+    /// Step 6: the children of parent `parent` (its row `key`) at places `from`, `from + 1`, …:
+    /// `enqueued` + the children here (and `extra`: the parent, for FLOW), each one's `child:<i>`
+    /// field on the parent's row, each child here made (pending, naming its parent: the head of the
+    /// default lane's ready list), each child elsewhere a `child` entry of the outbox. The children
+    /// made here.
+    pub fn write(&self, s: &Scope, args: &Args, key: &Key, parent: Str, from: usize, extra: i64) -> i64 {
+        let (ctx, l) = (s.ctx, lit());
+        let (queue, n) = (s.queue(), args.jobs());
+        let children = args.ids();
+        let at = ctx.int(s.now());
+        add(&self.meta, l.meta.enqueued, self.enqueued, extra + self.here.len() as i64);
+        let mut fields: Vec<(Owned, Owned)> = Vec::with_capacity(n);
+        for (j, child) in children.iter().enumerate() {
+            let field = ctx.string(&[CHILD_FIELD, (from + j).to_string().as_bytes()].concat());
+            let edge = join(&[
+                args.job_bytes(j, 1).bytes(),
+                child.bytes(),
+                args.job_number(j, 2).to_string().as_bytes(),
             ]);
+            fields.push((field, ctx.string(&edge)));
         }
-        ready::push(s, &meta, &pending, &plan, false);
-        if was_empty {
-            mark_ready(&wake);
+        let pairs: Vec<(Str, Str)> = fields.iter().map(|(f, v)| (f.as_str(), v.as_str())).collect();
+        key.hset(&pairs);
+        if !self.here.is_empty() {
+            let was_empty = !ready::any(s, &self.meta);
+            for (k, &j) in self.here.iter().enumerate() {
+                let named = join(&[queue, parent.bytes(), (from + j).to_string().as_bytes()]);
+                let named = ctx.string(&named);
+                ctx.open(self.rows[k].as_str()).hset(&[
+                    (l.row.state, l.state.pending),
+                    (l.row.payload, args.job_bytes(j, 3)),
+                    (l.row.attempts, l.zero),
+                    (l.row.created_ms, at.as_str()),
+                    (l.row.parent, named.as_str()),
+                ]);
+            }
+            ready::push(s, &self.meta, &self.pending, &self.plan, false);
+            if was_empty {
+                mark_ready(&self.wake);
+            }
+            ctx.signal_ready(self.pending.name());
         }
-        ctx.signal_ready(pending.name());
+        for j in (0..n).filter(|j| !self.here.contains(j)) {
+            let entry = join(&[
+                CHILD,
+                args.job_bytes(j, 1).bytes(),
+                children[j].bytes(),
+                queue,
+                parent.bytes(),
+                (from + j).to_string().as_bytes(),
+                args.job_bytes(j, 3).bytes(),
+            ]);
+            let entry = ctx.string(&entry);
+            self.outbox.zadd(s.now() as f64, entry.as_str());
+            ctx.replicate(c"ZADD", &[self.outbox.name(), at.as_str(), entry.as_str()]);
+        }
+        self.here.len() as i64
     }
-    for j in (0..n).filter(|j| !here.contains(j)) {
-        let entry = join(&[
-            CHILD,
-            args.job_bytes(j, 1).bytes(),
-            children[j].bytes(),
-            queue,
-            parent.bytes(),
-            j.to_string().as_bytes(),
-            args.job_bytes(j, 3).bytes(),
-        ]);
-        let entry = ctx.string(&entry);
-        outbox.zadd(now as f64, entry.as_str());
-        ctx.replicate(c"ZADD", &[outbox.name(), at.as_str(), entry.as_str()]);
-    }
-    Ok(Reply::Int(here.len() as i64))
 }

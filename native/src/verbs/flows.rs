@@ -5,7 +5,7 @@
 //! outcome on a parent in this queue, or write a `done` entry in this queue's outbox).
 
 use super::scope::Scope;
-use super::{add, mark_ready, ready};
+use super::{add, mark_ready, ready, unmark_ready};
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::gates;
 use crate::keyspace::{valid_name, DEAD, OUTBOX, PENDING, WAITING, WAKE};
@@ -15,6 +15,8 @@ use crate::literals::lit;
 pub const CHILD: &[u8] = b"child";
 /// An entry recording a child's outcome on its parent.
 pub const DONE: &[u8] = b"done";
+/// An entry cancelling a child (its parent failed or was removed).
+pub const CANCEL: &[u8] = b"cancel";
 /// A child's outcome: acked.
 pub const COMPLETED: &[u8] = b"completed";
 /// A child's outcome: buried.
@@ -23,8 +25,16 @@ pub const FAILED: &[u8] = b"failed";
 pub const CHILD_FIELD: &[u8] = b"child:";
 /// A parent's field holding child i's outcome (`done:<i>`: `<state>\0<detail>`).
 pub const DONE_FIELD: &[u8] = b"done:";
+/// A child's outcome: completed with a result longer than `CHILD_RESULT_KEPT_BYTES` (its length kept).
+pub const LARGE: &[u8] = b"large";
+/// A child's outcome: failed under policy `remove` (counts as finished, its reason not kept).
+pub const REMOVED: &[u8] = b"removed";
 /// The policy that fails the parent at once.
 pub const POLICY_FAIL: &[u8] = b"0";
+/// The policy that records a failure as `removed`, without its reason.
+pub const POLICY_REMOVE: &[u8] = b"2";
+/// The policy that lets the parent run at once on a failure.
+pub const POLICY_CONTINUE: &[u8] = b"3";
 
 /// `fields` joined by NUL.
 pub fn join(fields: &[&[u8]]) -> Vec<u8> {
@@ -44,10 +54,10 @@ pub fn split(entry: &[u8], n: usize) -> Option<Vec<&[u8]>> {
     Some(out)
 }
 
-/// A child's place under its parent as written: decimal, no leading zero, below the batch bound.
+/// A child's place under its parent as written: decimal, no leading zero, below the fan-in bound.
 fn index(b: &[u8]) -> bool {
-    gates::digits_up_to(b, 5)
-        .is_some_and(|n| (n as usize) < crate::spec::MAX_BATCH && n.to_string().as_bytes() == b)
+    gates::digits_up_to(b, 6)
+        .is_some_and(|n| (n as i64) < crate::spec::MAX_FAN_IN && n.to_string().as_bytes() == b)
 }
 
 /// An entry APPLY takes, parsed.
@@ -58,6 +68,8 @@ pub enum Entry<'e> {
         parent: Vec<u8>,
         body: &'e [u8],
     },
+    /// Cancel child `id` (its row's `parent`: `parent`) unless it started: a tombstone when missing.
+    Cancel { id: &'e [u8], parent: Vec<u8> },
     /// Record child `child`'s (place `index`) outcome `state` (`detail`) on parent `parent`.
     Done {
         parent: &'e [u8],
@@ -74,11 +86,15 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
     if f[1] != queue {
         return None;
     }
-    if f[0] == CHILD {
+    if f[0] == CHILD || f[0] == CANCEL {
         let ok = gates::job_id(f[2]) && valid_name(f[3]) && gates::job_id(f[4]) && index(f[5]);
-        return ok.then(|| Entry::Child {
+        let parent = join(&[f[3], f[4], f[5]]);
+        if f[0] == CANCEL {
+            return (ok && f[6].is_empty()).then_some(Entry::Cancel { id: f[2], parent });
+        }
+        return ok.then_some(Entry::Child {
             id: f[2],
-            parent: join(&[f[3], f[4], f[5]]),
+            parent,
             body: f[6],
         });
     }
@@ -86,7 +102,7 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
         && gates::job_id(f[2])
         && index(f[3])
         && gates::job_id(f[4])
-        && (f[5] == COMPLETED || f[5] == FAILED);
+        && (f[5] == COMPLETED || f[5] == FAILED || f[5] == REMOVED);
     ok.then(|| Entry::Done {
         parent: f[2],
         index: f[3],
@@ -140,8 +156,10 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
 
 /// Step 6: child `child`'s (place `index`) outcome `state` (`detail`) recorded on parent `parent`
 /// of this queue, once: nothing when its row is gone, names another child there, or already
-/// holds the outcome. Then, while the parent waits: a failure of policy 0 buries it; else the
-/// last outcome makes it ready. Whether it recorded.
+/// holds the outcome (a failure of policy 2 as `removed`, without its reason; a result longer than
+/// `CHILD_RESULT_KEPT_BYTES` as `large` with its length). Then, while the
+/// parent waits: a failure of policy 0 buries it; a failure of policy 3, or the last outcome, makes
+/// it ready. Whether it recorded.
 pub fn record(
     s: &Scope,
     parent: &[u8],
@@ -176,7 +194,15 @@ pub fn record(
     let waits = row
         .hget(l.row.state)
         .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
-    let outcome = ctx.string(&join(&[state, detail]));
+    let failed = state == FAILED;
+    let outcome = if failed && edge.1 == POLICY_REMOVE {
+        ctx.string(&join(&[REMOVED, b""]))
+    } else if detail.len() as i64 > crate::spec::CHILD_RESULT_KEPT_BYTES {
+        // a result too long to keep on the parent: its length only
+        ctx.string(&join(&[LARGE, detail.len().to_string().as_bytes()]))
+    } else {
+        ctx.string(&join(&[state, detail]))
+    };
     let count = ctx.int(finished);
     row.hset(&[
         (done_field.as_str(), outcome.as_str()),
@@ -186,13 +212,126 @@ pub fn record(
         return true;
     }
     let id = ctx.string(parent);
-    if state == FAILED && edge.1 == POLICY_FAIL {
+    if failed && edge.1 == POLICY_FAIL {
         let reason = failed_reason(&row, index, child, detail);
-        bury(s, &row, id.as_str(), &reason);
-    } else if finished >= children {
+        if bury(s, &row, id.as_str(), &reason) {
+            cancel_unfinished(s, &row, parent, true);
+        }
+    } else if (finished >= children && row.hget(l.row.open).is_none())
+        || (failed && edge.1 == POLICY_CONTINUE)
+    {
         wake(s, &row, id.as_str());
     }
     true
+}
+
+/// Step 6: the children of parent `parent` (its row `row`) that have not finished are cancelled:
+/// one of this queue at once when `here` ([`cancel`], no tombstone: its row was made with the
+/// parent's; DROP passes false: it deletes them itself), one of another queue by a `cancel` entry of
+/// this queue's outbox.
+pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8], here: bool) {
+    let (ctx, l) = (s.ctx, lit());
+    let queue = s.queue();
+    let n = row
+        .hget(l.row.children)
+        .and_then(|v| gates::bounded_counter(v.bytes()))
+        .unwrap_or(0);
+    for i in 0..n {
+        let place = i.to_string();
+        let done = ctx.string(&[DONE_FIELD, place.as_bytes()].concat());
+        if row.hget(done.as_str()).is_some() {
+            continue;
+        }
+        let field = ctx.string(&[CHILD_FIELD, place.as_bytes()].concat());
+        let Some(edge) = row.hget(field.as_str()) else {
+            continue;
+        };
+        let Some(e) = split(edge.bytes(), 3) else {
+            continue;
+        };
+        if e[0] == queue {
+            if here {
+                cancel(s, e[1], &join(&[queue, parent, place.as_bytes()]), false);
+            }
+            continue;
+        }
+        let outbox = ctx.open_named(s.name(OUTBOX));
+        if !outbox.is_empty_or(Kind::Zset) {
+            return;
+        }
+        let entry = join(&[CANCEL, e[0], e[1], queue, parent, place.as_bytes(), b""]);
+        let entry = ctx.string(&entry);
+        let now = s.now();
+        outbox.zadd(now as f64, entry.as_str());
+        let score = ctx.int(now);
+        ctx.replicate(c"ZADD", &[outbox.name(), score.as_str(), entry.as_str()]);
+    }
+}
+
+/// Step 6: child `id` of this queue, naming `parent`, cancelled unless it started: a pending job
+/// never claimed (attempts 0) leaves its ready list and its row is deleted (the `ready` marker
+/// leaves `wake` when no ready job is left); a missing row becomes a tombstone when `tombstone`
+/// (state `cancelled`, expiring after `TOMBSTONE_MS`), which a late creation finds. Whether it wrote.
+pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
+    let (ctx, l) = (s.ctx, lit());
+    let row = ctx.open_named(s.row(id));
+    match row.kind() {
+        Kind::Empty if tombstone => {
+            let parent = ctx.string(parent);
+            row.hset(&[
+                (l.row.state, l.state.cancelled),
+                (l.row.parent, parent.as_str()),
+            ]);
+            row.pexpire_at(s.now() + crate::spec::TOMBSTONE_MS);
+            true
+        }
+        Kind::Hash => {
+            let [state, attempts, named] =
+                row.hget_each([l.row.state, l.row.attempts, l.row.parent]);
+            let unstarted = state.is_some_and(|v| v.bytes() == l.state.pending.bytes())
+                && attempts.is_some_and(|v| v.bytes() == b"0")
+                && named.is_some_and(|v| v.bytes() == parent);
+            let mut f = s.fresh();
+            let (true, Ok(meta), Ok(_), Ok(wake)) = (
+                unstarted,
+                f.meta(),
+                f.structure(PENDING, Kind::List),
+                f.structure(WAKE, Kind::Zset),
+            ) else {
+                return false;
+            };
+            let id = ctx.string(id);
+            let ids = [id.as_str()];
+            let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+                return false;
+            };
+            let took = ready::remove(&f, &meta, &plan, plan.group_of(0), id.as_str());
+            row.delete();
+            ctx.replicate(c"DEL", &[row.name()]);
+            if took && !ready::any(&f, &meta) {
+                unmark_ready(&wake);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Step 6 of SEAL: parent `id` (its row `row`), when it waits, is sealed and its children have all
+/// finished, leaves `waiting` for the head of pending.
+pub fn wake_when_done(s: &Scope, row: &Key, id: Str) {
+    let l = lit();
+    let number = |f: Str| {
+        row.hget(f)
+            .and_then(|v| gates::bounded_counter(v.bytes()))
+            .unwrap_or(0)
+    };
+    let waits = row
+        .hget(l.row.state)
+        .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
+    if waits && row.hget(l.row.open).is_none() && number(l.row.finished) >= number(l.row.children) {
+        wake(s, row, id);
+    }
 }
 
 /// The reason a parent fails with: `child <queue> <id> failed: <reason>`.
@@ -240,8 +379,8 @@ fn wake(s: &Scope, row: &Key, id: Str) {
 }
 
 /// Step 6: the waiting parent `id` (its row `row`) buried with `reason` (its retention is the next
-/// BURY's or CLAIM's).
-fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
+/// BURY's or CLAIM's). False (nothing written) when a key it needs is of another type.
+fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
     let (Ok(meta), Ok(dead), Ok(waiting)) = (
@@ -249,10 +388,10 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
         f.structure(DEAD, Kind::Zset),
         f.structure(WAITING, Kind::Zset),
     ) else {
-        return;
+        return false;
     };
     let Ok(buried) = super::counter(&meta, l.meta.buried) else {
-        return;
+        return false;
     };
     let now = ctx.int(f.now());
     if waiting.zrem(id) {
@@ -267,6 +406,87 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) {
         (l.row.buried_ms, now.as_str()),
     ]);
     add(&meta, l.meta.buried, buried, 1);
+    true
+}
+
+/// Step 6 of DROP, before job `id`'s row `key` (named `row`) is deleted: a waiting `parent` has
+/// its unfinished children in other queues cancelled; an unfinished child (pending or scheduled)
+/// of a parent in another queue records `removed` there (a `done` entry). What is in this queue
+/// goes with it.
+pub fn dropped(s: &Scope, key: &Key, row: &Owned, id: &[u8], parent: bool) {
+    let l = lit();
+    if parent {
+        cancel_unfinished(s, key, id, false);
+    }
+    let state = key.hget(l.row.state);
+    let unfinished = state.is_some_and(|v| {
+        v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes()
+    });
+    let elsewhere = key
+        .hget(l.row.parent)
+        .is_some_and(|p| split(p.bytes(), 3).is_some_and(|f| f[0] != s.queue()));
+    if unfinished && elsewhere {
+        settled(s, std::slice::from_ref(row), REMOVED, |_| l.empty);
+    }
+}
+
+/// Step 6 of DROP's last call: the outbox's `child` entries leave it (their parents are gone);
+/// outcomes and cancels stay for a relay to deliver.
+pub fn drop_creations(s: &Scope) {
+    let ctx = s.ctx;
+    let outbox = ctx.open_named(s.name(OUTBOX));
+    if outbox.kind() != Kind::Zset {
+        return;
+    }
+    let members = outbox.due(f64::INFINITY, u64::MAX);
+    let prefix = [CHILD, b"\0"].concat();
+    let going: Vec<Str> = members
+        .iter()
+        .filter(|m| m.bytes().starts_with(&prefix))
+        .map(|m| m.as_str())
+        .collect();
+    for &m in &going {
+        outbox.zrem(m);
+    }
+    if !going.is_empty() {
+        let mut zrem = vec![outbox.name()];
+        zrem.extend(going);
+        ctx.replicate(c"ZREM", &zrem);
+    }
+}
+
+/// Step 6 of OUTBOX: parent `id` of `waiting` whose flow deadline passed is buried, when it still
+/// waits, with the reason `flow deadline passed: <finished> of <children> children finished`, and
+/// its unfinished children cancelled; a member whose row no longer waits just leaves `waiting`.
+pub fn expire(s: &Scope, id: &[u8]) {
+    let (ctx, l) = (s.ctx, lit());
+    let row = ctx.open_named(s.row(id));
+    let id = ctx.string(id);
+    let waits = row.kind() == Kind::Hash
+        && row
+            .hget(l.row.state)
+            .is_some_and(|v| v.bytes() == l.state.waiting.bytes());
+    if !waits {
+        // opened here: a burial before this one may have emptied (deleted) the set
+        let waiting = ctx.open_named(s.name(WAITING));
+        if waiting.kind() == Kind::Zset && waiting.zrem(id.as_str()) {
+            ctx.replicate(c"ZREM", &[waiting.name(), id.as_str()]);
+        }
+        return;
+    }
+    let number = |f: Str| {
+        row.hget(f)
+            .and_then(|v| gates::bounded_counter(v.bytes()))
+            .unwrap_or(0)
+    };
+    let reason = format!(
+        "flow deadline passed: {} of {} children finished",
+        number(l.row.finished),
+        number(l.row.children)
+    );
+    if bury(s, &row, id.as_str(), reason.as_bytes()) {
+        cancel_unfinished(s, &row, id.bytes(), true);
+    }
 }
 
 /// Step 6 of ACK and BURY, before their rows change: each settled job that names a parent

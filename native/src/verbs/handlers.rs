@@ -3,8 +3,10 @@
 // `lib/wire`: do not edit (its `--check`, a step of the test command, fails while this differs).
 
 pub mod ack;
+pub mod adopt;
 pub mod apply;
 pub mod bury;
+pub mod cancel;
 pub mod claim;
 pub mod drop;
 pub mod enqueue;
@@ -27,6 +29,7 @@ pub mod retry;
 pub mod run;
 pub mod schedule;
 pub mod scheduler;
+pub mod seal;
 pub mod settle;
 pub mod tick;
 pub mod unbox;

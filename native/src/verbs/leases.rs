@@ -7,14 +7,17 @@
 
 use super::dedup::{self, Going};
 use super::events::Events;
+use super::history::{self, History, Tally};
 use super::lanes::{self, Counted};
 use super::limits;
 use super::scope::Scope;
 use super::{add, counter, mark_ready, once};
 use crate::command::{Args, Reply};
 use crate::ffi::{Key, Kind, Owned, Str};
+use crate::gates;
 use crate::keyspace::{ACTIVE, WAKE};
 use crate::literals::lit;
+use crate::spec::TOKENS_PER_MS;
 use crate::wire::Refusal;
 
 /// How a verb's jobs leave (what its step 5 checks besides the leases).
@@ -28,6 +31,9 @@ pub enum Leaves {
     /// counter).
     Gone,
 }
+
+/// A counting settle's history: what it counts, now, and each job's (claim, ready) ms.
+type Counting<'a> = (History<'a>, Tally, i64, Vec<(i64, i64)>);
 
 /// A settle whose every job is held, with what its writes need.
 pub struct Settle<'a> {
@@ -48,6 +54,9 @@ pub struct Settle<'a> {
     counted: Counted<'a>,
     /// The queue's events.
     pub events: Events<'a>,
+    /// The queue's history, when the verb counts (ACK, RETRY, BURY) and the queue keeps one: what
+    /// it counts, now, and each job's claim and ready times (ms) for the latency histograms.
+    history: Option<Counting<'a>>,
 }
 
 impl<'a> Settle<'a> {
@@ -78,6 +87,9 @@ impl<'a> Settle<'a> {
     pub fn close(&mut self) {
         self.meta.close();
         self.events.close();
+        if let Some((h, ..)) = &mut self.history {
+            h.close();
+        }
         if let Some(going) = &mut self.dedup {
             going.d.close();
         }
@@ -87,17 +99,23 @@ impl<'a> Settle<'a> {
     pub fn reopen(&mut self) {
         self.meta.reopen();
         self.events.reopen();
+        if let Some((h, ..)) = &mut self.history {
+            h.reopen();
+        }
         if let Some(going) = &mut self.dedup {
             going.d.reopen();
         }
     }
 
-    /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — and
-    /// its reply: how many.
+    /// The settle's last meta write — its counter, if it keeps one, plus the jobs settled — then
+    /// its minute of history, and its reply: how many.
     pub fn done(&self) -> Reply<'a> {
         let n = self.ids.len() as i64;
         if let Some((field, total)) = self.counter {
             add(&self.meta, field, total, n);
+        }
+        if let Some((h, what, now, latency)) = &self.history {
+            h.add(*now, *what, n, latency);
         }
         Reply::Int(n)
     }
@@ -133,6 +151,9 @@ pub fn held<'a, const N: usize>(
     let l = lit();
     let mut rows = Vec::with_capacity(args.jobs());
     let mut stale = Vec::new();
+    // a counting settle's jobs, for the latency histograms: (their claim's ms, when they became ready)
+    let counting = total.and_then(tally);
+    let mut latency = Vec::new();
     for j in 0..args.jobs() {
         let id = args.job_bytes(j, 0);
         let name = s.row(id.bytes());
@@ -143,6 +164,15 @@ pub fn held<'a, const N: usize>(
             && row
                 .hget(l.row.token)
                 .is_some_and(|t| t.bytes() == token.as_bytes());
+        if ok && counting.is_some() {
+            let ms = |f: Str| {
+                row.hget(f)
+                    .and_then(|v| gates::digits(v.bytes()))
+                    .map_or(0, |x| x as i64)
+            };
+            let claim = args.job_number(j, 1) / TOKENS_PER_MS;
+            latency.push((claim, ms(l.row.created_ms).max(ms(l.row.due_ms))));
+        }
         if !ok {
             stale.push(id.bytes().to_vec());
         }
@@ -151,6 +181,11 @@ pub fn held<'a, const N: usize>(
     }
     let counter = match total {
         Some(field) => Some((field, counter(&meta, field)?)),
+        None => None,
+    };
+    // the counting settles' history, checked after their counter
+    let history = match counting {
+        Some(what) => history::open(s, &meta)?.map(|h| (h, what, s.now(), latency)),
         None => None,
     };
     let dedup = if leaves == Leaves::Gone {
@@ -181,8 +216,24 @@ pub fn held<'a, const N: usize>(
         freeing,
         counted,
         events,
+        history,
     };
     Ok((settle, keys))
+}
+
+/// What a settle counting `total` (a `meta` counter) counts in the history.
+fn tally(total: Str) -> Option<Tally> {
+    let l = lit();
+    let is = |f: Str| f.bytes() == total.bytes();
+    if is(l.meta.acked) {
+        Some(Tally::Acked)
+    } else if is(l.meta.buried) {
+        Some(Tally::Buried)
+    } else if is(l.meta.retried) {
+        Some(Tally::Retried)
+    } else {
+        None
+    }
 }
 
 /// ACK's and BURY's [`held`]: the jobs leave active for good ([`Leaves::Gone`]) into `set`

@@ -17,6 +17,7 @@ pub mod admit;
 pub mod dedup;
 pub mod events;
 pub mod flows;
+pub mod history;
 pub mod lanes;
 pub mod leases;
 pub mod limits;

@@ -2,9 +2,11 @@
 //! they are; an active job refuses the call (its worker holds it), naming every such id. Reply:
 //! how many were removed (an id without a row counts 0). Their deduplication keys are let go; one
 //! `removed` event names the ids that had a row. A lane left without ready jobs leaves the ring
-//! (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`.
+//! (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. A
+//! flow's parent has its unfinished children cancelled (`flows::cancel_unfinished`).
 
 use super::dedup;
+use super::flows;
 use super::events::Events;
 use super::ready;
 use super::scope::Scope;
@@ -61,7 +63,18 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
                 ctx.replicate(c"ZREM", &[set.name(), id]);
             }
         }
-        ctx.open(row.as_str()).delete();
+        let key = ctx.open(row.as_str());
+        // a flow's child not finished yet: its parent counts it as finished, `removed`
+        let (l, state) = (lit(), key.hget(lit().row.state));
+        let unfinished = state.is_some_and(|v| v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes());
+        if unfinished && key.hget(l.row.parent).is_some() {
+            flows::settled(s, std::slice::from_ref(row), flows::REMOVED, |_| l.empty);
+        }
+        // a flow's parent: its unfinished children are cancelled
+        if key.kind() == Kind::Hash && key.hget(lit().row.children).is_some() {
+            flows::cancel_unfinished(s, &key, id.bytes(), true);
+        }
+        key.delete();
         ctx.replicate(c"DEL", &[row.as_str()]);
     }
     // the last ready job a claim could reach gone: no `ready` marker left for workers to wake on

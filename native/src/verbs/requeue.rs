@@ -50,7 +50,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         if exists {
             let key = ctx.open(row.as_str());
             key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
-            key.hdel(&[l.row.reason, l.row.buried_ms]);
+            key.hdel(&[l.row.reason, l.row.buried_ms, l.row.cancelled_ms]);
         }
     }
     events.jobs(l.event.requeued, ids.iter().map(|id| id.bytes()));
