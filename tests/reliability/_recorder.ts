@@ -119,6 +119,15 @@ export class Recorder<P> {
             claimed(claim, claimStart, Date.now(), leaseMs);
             return claim;
           },
+          // the scripts' wait with its claim pipelined behind it: its claim is recorded as a claim
+          ...(inner.wakeClaim === undefined ? {} : {
+            async wakeClaim(queue: string, timeoutMs: number, count: number, leaseMs: number) {
+              const claimStart = Date.now();
+              const r = await inner.wakeClaim!(queue, timeoutMs, count, leaseMs);
+              claimed(r.claim, claimStart, Date.now(), leaseMs);
+              return r;
+            },
+          }),
           async settle(queue: string, settlements: readonly Settlement[], want: number, leaseMs: number) {
             const claimStart = Date.now();
             const r = await settling(settlements, () => inner.settle!(queue, settlements, want, leaseMs), (r) => r.results);

@@ -235,11 +235,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
           const ks = c.keyspace(queue);
           await conn.command(["BZPOPMIN", ks.wake, String(timeoutMs / 1000)], ks.meta);
         },
-        // standalone only: in a cluster the claim behind the wait follows the wait to the node it
-        // was sent to, and across a slot's migration (tests/reliability/migration.test.ts) that
-        // node's claims found nothing while the new owner held the queue's jobs — the two steps
-        // there, each routed on its own
-        ...(impl.callAfter === undefined || conn.cluster ? {} : {
+        ...(impl.callAfter === undefined ? {} : {
           wakeClaim: (queue: string, timeoutMs: number, count: number, leaseMs: number) => wakeClaim(c, impl, c.keyspace(queue), timeoutMs, count, leaseMs),
         }),
         serverNow: () => Date.now() + offset,
