@@ -1,0 +1,122 @@
+/**
+ * Where the Lua twin's server time goes, per shared function: each verb's function library is
+ * replaced on a server (same name, so a client's FCALLs reach it) by a copy in which every shared
+ * function, the verb's body and every `redis.call` / `redis.pcall` are timed with `os.clock`
+ * (inclusive and self time, calls). The timing itself costs about 1 µs per timed call, so read
+ * the self times as a ranking, not as figures. Not part of `./emq test`.
+ *
+ * Run: node_modules/.bin/bun tools/lua_profile.ts [jobs]   (one-job enqueues, then a drain at
+ * concurrency 50, scripts backend, on an embedded server; prints the top functions per verb)
+ *
+ * @module
+ */
+import { EchoMQ } from "../client.ts";
+import { luaLibrary, SCRIPTS } from "../lib/lua/mod.ts";
+import type { Verb } from "../lib/wire/mod.ts";
+import { command, startServer } from "./embedded/mod.ts";
+
+const PROLOGUE = `
+local function emqp_clock() return os.clock() end
+local EMQP = {}
+local emqp_stack = {0}
+local function emqp_pack(...) return {n = select('#', ...), ...} end
+local function emqp_enter() emqp_stack[#emqp_stack + 1] = 0 return emqp_clock() end
+local function emqp_leave(name, t0)
+  local dt = emqp_clock() - t0
+  local c = emqp_stack[#emqp_stack]
+  emqp_stack[#emqp_stack] = nil
+  emqp_stack[#emqp_stack] = emqp_stack[#emqp_stack] + dt
+  local s = EMQP[name]
+  if not s then s = {0, 0, 0} EMQP[name] = s end
+  s[1], s[2], s[3] = s[1] + 1, s[2] + dt, s[3] + dt - c
+end
+local function emqp_wrap(name, f)
+  return function(...)
+    local t0 = emqp_enter()
+    local r = emqp_pack(f(...))
+    emqp_leave(name, t0)
+    return unpack(r, 1, r.n)
+  end
+end
+local function emqp_call(...)
+  local t0 = emqp_enter()
+  local r = redis.call(...)
+  emqp_leave('call ' .. string.upper((...)), t0)
+  return r
+end
+local function emqp_pcall(...)
+  local t0 = emqp_enter()
+  local r = redis.pcall(...)
+  emqp_leave('pcall ' .. string.upper((...)), t0)
+  return r
+end
+`;
+
+/** The profiled copy of a verb's library (same name). */
+function profiledLibrary(verb: Verb): { name: string; code: string } {
+  const lib = luaLibrary(verb, SCRIPTS[verb]);
+  let code = lib.code.replaceAll("redis.call(", "emqp_call(").replaceAll("redis.pcall(", "emqp_pcall(");
+  const lines = code.split("\n");
+  const reg = lines.findIndex((l) => l.startsWith("redis.register_function{"));
+  const names = [...new Set(lines.slice(0, reg).flatMap((l) => /^local function (\w+)\(/.exec(l)?.[1] ?? []))];
+  const wraps = names.map((n) => `${n} = emqp_wrap('${n}', ${n})`);
+  lines[reg] = lines[reg]!.replace("callback = function(keys, args)", "callback = emqp_wrap('=" + verb + "', function(keys, args)");
+  const last = lines.lastIndexOf("end}");
+  lines[last] = "end)}";
+  const dump = `redis.register_function{function_name = 'emqp_dump_${verb.toLowerCase()}', callback = function(k, a)
+  local out = {}
+  for name, s in pairs(EMQP) do out[#out + 1] = name .. ' ' .. s[1] .. ' ' .. string.format('%.6f %.6f', s[2], s[3]) end
+  if a[1] == 'reset' then EMQP = {} end
+  return out
+end}`;
+  code = [lines[0], lines[1], PROLOGUE, ...lines.slice(2, reg), ...wraps, ...lines.slice(reg), dump].join("\n");
+  return { name: lib.name, code };
+}
+
+type Send = (args: string[]) => Promise<unknown>;
+
+/** Replaces every verb's library on a server by its profiled copy. */
+async function profileLibraries(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as Verb[]): Promise<void> {
+  for (const v of verbs) await send(["FUNCTION", "LOAD", "REPLACE", profiledLibrary(v).code]);
+}
+
+/** Per verb, its top functions by self time (per job when `jobs` is given, else per call); the counters reset. */
+async function dumpProfiles(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as Verb[], jobs = 0): Promise<string> {
+  const out: string[] = [];
+  for (const v of verbs) {
+    const rows = ((await send(["FCALL", `emqp_dump_${v.toLowerCase()}`, "0", "reset"])) as string[]).map((r) => {
+      const parts = r.split(" ");
+      const [n, incl, self] = parts.slice(-3);
+      const name = parts.slice(0, -3).join(" ");
+      return { name: name!, n: Number(n), incl: Number(incl) * 1e6, self: Number(self) * 1e6 };
+    });
+    const top = rows.find((r) => r.name === `=${v}`);
+    if (!top) continue;
+    rows.sort((a, b) => b.self - a.self);
+    const per = jobs || top.n;
+    out.push(`== ${v}: ${top.n} calls, ${(top.incl / per).toFixed(2)} µs per ${jobs ? "job" : "call"} inclusive (profiler overhead included)`);
+    for (const r of rows.slice(0, 30)) {
+      out.push(
+        `  ${r.name.padEnd(28)} ${(r.n / per).toFixed(2).padStart(6)}/${jobs ? "job" : "call"}  self ${(r.self / per).toFixed(2).padStart(6)} µs  incl ${
+          (r.incl / per).toFixed(2).padStart(6)
+        }`,
+      );
+    }
+  }
+  return out.join("\n");
+}
+
+const N = Number(process.argv[2] ?? 3000);
+const server = await startServer({ module: false });
+const send: Send = (a) => command(server.port, a);
+const mq = await EchoMQ.connect({ addresses: [{ host: server.host, port: server.port }], backend: "scripts" });
+await profileLibraries(send);
+for (let i = 0; i < N; i++) await mq.enqueue("q", { i });
+console.log(await dumpProfiles(send, ["ENQUEUE"]));
+let done = 0;
+const worker = mq.work("q", () => void done++, { concurrency: 50 });
+while (done < N) await new Promise((r) => setTimeout(r, 20));
+await worker.stop();
+console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], N));
+await mq.close();
+await server.stop();
