@@ -38,18 +38,17 @@ local function emqp_wrap(name, f)
     return unpack(r, 1, r.n)
   end
 end
-local function emqp_call(...)
-  local t0 = emqp_enter()
-  local r = redis.call(...)
-  emqp_leave('call ' .. string.upper((...)), t0)
-  return r
+-- a redis.call or redis.pcall, timed under its command's name
+local function emqp_command(kind, send)
+  return function(...)
+    local t0 = emqp_enter()
+    local r = send(...)
+    emqp_leave(kind .. ' ' .. string.upper((...)), t0)
+    return r
+  end
 end
-local function emqp_pcall(...)
-  local t0 = emqp_enter()
-  local r = redis.pcall(...)
-  emqp_leave('pcall ' .. string.upper((...)), t0)
-  return r
-end
+local emqp_call = emqp_command('call', function(...) return redis.call(...) end)
+local emqp_pcall = emqp_command('pcall', function(...) return redis.pcall(...) end)
 `;
 
 /** The profiled copy of a verb's library (same name). */
@@ -77,7 +76,10 @@ type Send = (args: string[]) => Promise<unknown>;
 
 /** Replaces every verb's library on a server by its profiled copy. */
 async function profileLibraries(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as Verb[]): Promise<void> {
-  for (const v of verbs) await send(["FUNCTION", "LOAD", "REPLACE", profiledLibrary(v).code]);
+  for (const v of verbs) {
+    const reply = await send(["FUNCTION", "LOAD", "REPLACE", profiledLibrary(v).code]);
+    if (reply instanceof Error) throw new Error(`${v}'s profiled library: ${reply.message}`);
+  }
 }
 
 /** Per verb, its top functions by self time (per job when `jobs` is given, else per call); the counters reset. */
