@@ -260,7 +260,8 @@ test("JSR upload: deno.json's publish set, README from docs/PACKAGE.md, bare imp
   const specifiers = new Set<string>();
   for (const f of jsr.uploaded.filter((p) => p.endsWith(".ts"))) {
     const text = readFileSync(join(jsr.unpacked, f), "utf8");
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+    // an import (`from "x"`, `import "x"`, `import("x")`), not a string after the word (ADOPT's arg "from")
+    for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)"([^"]+)"/g)) {
       const s = m[1]!;
       if (!s.startsWith(".") && !s.startsWith("node:")) specifiers.add(s);
     }
@@ -271,7 +272,7 @@ test("JSR upload: deno.json's publish set, README from docs/PACKAGE.md, bare imp
   // published CLI, lib/cli, reaches nothing of the repository's dev/ or tools/).
   const missing: string[] = [];
   for (const f of jsr.uploaded.filter((p) => p.endsWith(".ts"))) {
-    for (const m of readFileSync(join(jsr.unpacked, f), "utf8").matchAll(/(?:from|import)\s*\(?\s*"(\.{1,2}\/[^"]+)"/g)) {
+    for (const m of readFileSync(join(jsr.unpacked, f), "utf8").matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)"(\.{1,2}\/[^"]+)"/g)) {
       const target = posix.normalize(posix.join(posix.dirname(f), m[1]!));
       if (!jsr.uploaded.includes(target)) missing.push(`${f} → ${m[1]}`);
     }
