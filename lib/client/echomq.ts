@@ -474,6 +474,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    *
    * @example
    * ```ts
+   * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
    * const { minutes } = await mq.metrics("mail", { minutes: 1440 });
    * const failedToday = minutes.reduce((n, m) => n + m.failed, 0);
    * ```
@@ -492,6 +493,8 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    *
    * @example
    * ```ts
+   * const mq = await EchoMQ.connect({ addresses: [{ host: "127.0.0.1", port: 6379 }] });
+   * const id = await mq.enqueue("exports", { account: 42 });
    * const outcome = await mq.cancel("exports", id, { reason: "customer asked" });
    * // "cancelled" | "aborting" | "finished" | "missing"
    * ```
