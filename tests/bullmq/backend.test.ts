@@ -9,13 +9,13 @@
  * producer's job is run by a BullMQ worker. An operation EchoMQ does not do is refused by name,
  * writing nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Job as BullJob, Queue, QueueEvents, Worker } from "bullmq";
+import { describe, expect, test } from "bun:test";
+import { type Job as BullJob, QueueEvents, Worker } from "bullmq";
 import { keyspace } from "../../mod.ts";
-import type { EchoMQ } from "../../client.ts";
-import { createEchoMQBackend, emqIdOf, IdCollisionError, RefusedOperationError } from "../../bullmq.ts";
+import { emqIdOf, IdCollisionError, RefusedOperationError } from "../../bullmq.ts";
 import type { Connection } from "../../lib/client/connection.ts";
-import { COMBOS, connector, eventually, queueKeys, useSites } from "../client/_harness.ts";
+import { useBull } from "./_bull.ts";
+import { COMBOS, eventually, queueKeys, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
 /** A BullMQ queue's first writes (its meta: `version`, the events' bound) done. */
@@ -32,30 +32,8 @@ const fresh = (what: string): string => `bq-${what}-${++n}`;
 
 for (const combo of COMBOS) {
   describe(combo.name, () => {
-    let factory: ReturnType<typeof createEchoMQBackend>;
-    let mq: EchoMQ<unknown>;
-    const closers: Array<() => Promise<unknown>> = [];
-    // deno-lint-ignore explicit-function-return-type
-    const queue = (name: string) => {
-      const q = new Queue(name, { connection: {} }, factory);
-      closers.push(() => q.close());
-      return q;
-    };
-    // deno-lint-ignore explicit-function-return-type
-    const worker = <R>(name: string, fn: (job: BullJob) => Promise<R>, opts: Record<string, unknown> = {}) => {
-      const w = new Worker(name, fn, { connection: {}, drainDelay: 1, ...opts }, factory);
-      closers.push(() => w.close());
-      return w;
-    };
-    beforeAll(async () => {
-      const site = sites.sites.get(combo.topology)!;
-      factory = createEchoMQBackend({ addresses: site.addresses, cluster: site.cluster, backend: combo.backend });
-      mq = await connector(sites, combo)<unknown>();
-    });
-    afterAll(async () => {
-      for (const close of closers.reverse()) await close().catch(() => undefined);
-      await mq.close();
-    });
+    const bull = useBull(sites, combo);
+    const { queue, worker } = bull;
 
     test("a Queue and a Worker run jobs end to end; the jobs are EchoMQ's, under emq:{q}:", async () => {
       const name = fresh("e2e");
@@ -63,7 +41,7 @@ for (const combo of COMBOS) {
       const a = await q.add("mail", { to: "ada" });
       const b = await q.add("mail", { to: "bob" });
       expect([a.id, b.id]).toEqual(["1", "2"]); // BullMQ's counter ids
-      const row = await mq.getJob(name, emqIdOf("1"));
+      const row = await bull.mq.getJob(name, emqIdOf("1"));
       expect(row?.state).toBe("pending");
       expect(row?.name).toBe("mail");
       expect((row?.payload as { data: unknown }).data).toEqual({ to: "ada" });
@@ -81,7 +59,7 @@ for (const combo of COMBOS) {
       expect(done.attemptsMade).toBe(1);
       expect(typeof done.finishedOn).toBe("number");
       expect(await done.getState()).toBe("completed");
-      expect((await mq.getJob(name, emqIdOf("2")))?.result).toEqual({ sent: "bob" });
+      expect((await bull.mq.getJob(name, emqIdOf("2")))?.result).toEqual({ sent: "bob" });
       const raw = sites.raws.get(combo.topology)!;
       const K = keyspace(name);
       expect(Number(await raw.command(["EXISTS", K.meta], K.meta))).toBe(1);
@@ -113,7 +91,7 @@ for (const combo of COMBOS) {
       expect((await q.getJob("order-17"))!.data).toEqual({ v: 1 });
       const id = emqIdOf("order-17");
       expect(id).toMatch(/^JOB[1-9A-Za-z][0-9A-Za-z]{10}$/);
-      expect(((await mq.getJob(name, id))?.payload as { id: string }).id).toBe("order-17");
+      expect(((await bull.mq.getJob(name, id))?.payload as { id: string }).id).toBe("order-17");
       const bulk = await q.addBulk([{ name: "a", data: { i: 0 } }, { name: "b", data: { i: 1 }, opts: { jobId: "b-1" } }, { name: "c", data: { i: 2 } }]);
       expect(bulk.map((j) => j.id)).toEqual(["1", "b-1", "2"]);
       expect((await q.getWaiting()).map((j) => j.id).sort()).toEqual(["1", "2", "b-1", "order-17"]);
@@ -135,7 +113,7 @@ for (const combo of COMBOS) {
       expect(failures).toEqual(["boom 1", "boom 2"]);
       expect(job.attemptsMade).toBe(3);
       expect(job.returnvalue).toBe("ok");
-      const row = await mq.getJob(name, emqIdOf("1"));
+      const row = await bull.mq.getJob(name, emqIdOf("1"));
       expect(row?.failures?.map((f) => f.message)).toEqual(["boom 1", "boom 2"]);
     });
 
@@ -154,7 +132,7 @@ for (const combo of COMBOS) {
       expect(job.attemptsMade).toBe(2);
       expect(job.stacktrace!.length).toBe(2);
       expect(job.stacktrace![1]).toContain("no way");
-      expect((await mq.getJob(name, emqIdOf("1")))?.state).toBe("dead");
+      expect((await bull.mq.getJob(name, emqIdOf("1")))?.state).toBe("dead");
       expect((await q.getFailed()).map((j) => j.id)).toEqual(["1"]);
       await job.retry("failed");
       expect(await job.getState()).toBe("waiting");
@@ -167,7 +145,7 @@ for (const combo of COMBOS) {
       const soon = await q.add("soon", {}, { delay: 200 });
       expect(await later.getState()).toBe("delayed");
       expect((await q.getJobCounts("delayed")).delayed).toBe(2);
-      expect((await mq.getJob(name, emqIdOf(soon.id!)))?.state).toBe("scheduled");
+      expect((await bull.mq.getJob(name, emqIdOf(soon.id!)))?.state).toBe("scheduled");
       const done: string[] = [];
       worker(name, async (job) => void done.push(job.name));
       await eventually(() => done.length === 1);
@@ -217,7 +195,7 @@ for (const combo of COMBOS) {
       await q.pause();
       expect(await q.isPaused()).toBe(true);
       await q.add("held", {});
-      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull();
+      expect(await bull.mq.claim(name, { leaseMs: 1000 })).toBeNull();
       const ran: string[] = [];
       worker(name, async (job) => void ran.push(job.id!));
       expect((await q.getJobCounts("waiting")).waiting).toBe(1);
@@ -229,8 +207,8 @@ for (const combo of COMBOS) {
     test("QueueEvents: completed and failed with BullMQ's ids; waitUntilFinished", async () => {
       const name = fresh("events");
       const q = queue(name);
-      const events = new QueueEvents(name, { connection: {} }, factory);
-      closers.push(() => events.close());
+      const events = new QueueEvents(name, { connection: {} }, bull.factory);
+      bull.closing(() => events.close());
       await events.waitUntilReady();
       const completed: Array<{ jobId: string; returnvalue: unknown }> = [];
       const failed: Array<{ jobId: string; failedReason: string }> = [];
@@ -289,15 +267,15 @@ for (const combo of COMBOS) {
       worker(name, async (job) => void ran.push(`${job.id} ${job.attemptsStarted}`));
       await eventually(() => ran.length === 1);
       expect(ran).toEqual(["1 2"]);
-      expect((await mq.getJob(name, emqIdOf("1")))?.attempts).toBe(2);
+      expect((await bull.mq.getJob(name, emqIdOf("1")))?.attempts).toBe(2);
     });
 
     test("a sandboxed processor (a file BullMQ runs in a child process) runs on top, its progress and log under the lease", async () => {
       const name = fresh("sandbox");
       const q = queue(name);
       await q.add("s", { v: 14 });
-      const w = new Worker(name, `${import.meta.dir}/_sandboxed.cjs`, { connection: {}, drainDelay: 1 }, factory);
-      closers.push(() => w.close());
+      const w = new Worker(name, `${import.meta.dir}/_sandboxed.cjs`, { connection: {}, drainDelay: 1 }, bull.factory);
+      bull.closing(() => w.close());
       await eventually(async () => (await q.getJobCounts("completed")).completed === 1, 30_000);
       const job = (await q.getJob("1"))!;
       expect(job.returnvalue).toBe(42);
@@ -307,7 +285,7 @@ for (const combo of COMBOS) {
 
     test("an EchoMQ producer's job is run by a BullMQ worker under its EchoMQ id", async () => {
       const name = fresh("mixed");
-      const id = await mq.enqueue(name, { hello: "world" }, { name: "native" });
+      const id = await bull.mq.enqueue(name, { hello: "world" }, { name: "native" });
       const q = queue(name);
       const seen: Array<[string, string, unknown]> = [];
       worker(name, async (job) => void seen.push([job.id!, job.name, job.data]));
@@ -320,7 +298,7 @@ for (const combo of COMBOS) {
       const name = fresh("collide");
       const q = queue(name);
       // a row at order-9's EchoMQ id that holds another BullMQ id: what a hash collision leaves
-      await mq.enqueue(name, { bullmq: 1, id: "other", name: "x", data: {}, opts: {}, ts: 1 }, { id: emqIdOf("order-9") });
+      await bull.mq.enqueue(name, { bullmq: 1, id: "other", name: "x", data: {}, opts: {}, ts: 1 }, { id: emqIdOf("order-9") });
       const raw = sites.raws.get(combo.topology)!;
       await settled(q);
       const before = await queueDigest(raw, name);
@@ -339,10 +317,10 @@ for (const combo of COMBOS) {
       const ran: number[] = [];
       worker(name, async (job) => void ran.push(job.data.i), { limiter: { max: 2, duration: 600_000 } });
       await eventually(() => ran.length === 2);
-      expect((await mq.limits(name)).rate).toEqual({ max: 2, perMs: 600_000, burst: 2 });
-      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull(); // spent: no claim of anyone's gets a job
+      expect((await bull.mq.limits(name)).rate).toEqual({ max: 2, perMs: 600_000, burst: 2 });
+      expect(await bull.mq.claim(name, { leaseMs: 1000 })).toBeNull(); // spent: no claim of anyone's gets a job
       expect((await q.getJobCounts("waiting")).waiting).toBe(2);
-      await mq.limit(name, { rate: null });
+      await bull.mq.limit(name, { rate: null });
     });
 
     test("an operation EchoMQ does not do is refused by name and writes nothing", async () => {

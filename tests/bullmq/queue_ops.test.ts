@@ -5,11 +5,10 @@
  * rate limit (LIMIT, which EchoMQ's own claims obey), a worker's `rateLimit` (PENALIZE), counts per
  * priority, an immediate retry, and `getRanges` order.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { type Job as BullJob, Queue, Worker } from "bullmq";
-import type { EchoMQ } from "../../client.ts";
-import { createEchoMQBackend, RefusedOperationError } from "../../bullmq.ts";
-import { COMBOS, connector, eventually, queueKeys, useSites } from "../client/_harness.ts";
+import { describe, expect, test } from "bun:test";
+import { RefusedOperationError } from "../../bullmq.ts";
+import { useBull } from "./_bull.ts";
+import { COMBOS, eventually, queueKeys, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
 let n = 0;
@@ -17,30 +16,8 @@ const fresh = (what: string): string => `bqo-${what}-${++n}`;
 
 for (const combo of COMBOS) {
   describe(combo.name, () => {
-    let factory: ReturnType<typeof createEchoMQBackend>;
-    let mq: EchoMQ<unknown>;
-    const closers: Array<() => Promise<unknown>> = [];
-    // deno-lint-ignore explicit-function-return-type
-    const queue = (name: string) => {
-      const q = new Queue(name, { connection: {} }, factory);
-      closers.push(() => q.close());
-      return q;
-    };
-    // deno-lint-ignore explicit-function-return-type
-    const worker = <R>(name: string, fn: (job: BullJob) => Promise<R>, opts: Record<string, unknown> = {}) => {
-      const w = new Worker(name, fn, { connection: {}, drainDelay: 1, ...opts }, factory);
-      closers.push(() => w.close());
-      return w;
-    };
-    beforeAll(async () => {
-      const site = sites.sites.get(combo.topology)!;
-      factory = createEchoMQBackend({ addresses: site.addresses, cluster: site.cluster, backend: combo.backend });
-      mq = await connector(sites, combo)<unknown>();
-    });
-    afterAll(async () => {
-      for (const close of closers.reverse()) await close().catch(() => undefined);
-      await mq.close();
-    });
+    const bull = useBull(sites, combo);
+    const { queue, worker } = bull;
 
     test("deduplication: an add under a held id answers the holder's id; getDeduplicationJobId names it", async () => {
       const name = fresh("dedup");
@@ -104,17 +81,17 @@ for (const combo of COMBOS) {
       await q.setGlobalConcurrency(1);
       await q.setGlobalRateLimit(50, 1000);
       expect(await q.getGlobalConcurrency()).toBe(1);
-      expect(await mq.limits(name)).toMatchObject({ concurrency: 1, rate: { max: 50, perMs: 1000, burst: 50 } });
+      expect(await bull.mq.limits(name)).toMatchObject({ concurrency: 1, rate: { max: 50, perMs: 1000, burst: 50 } });
       await q.addBulk([{ name: "a", data: {} }, { name: "b", data: {} }]);
       const w = worker(name, async (): Promise<string> => "x", { autorun: false });
       const held = (await w.getNextJob("tok"))!;
       expect(await q.isMaxed()).toBe(true);
-      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull(); // the limit holds for EchoMQ's own claims too
+      expect(await bull.mq.claim(name, { leaseMs: 1000 })).toBeNull(); // the limit holds for EchoMQ's own claims too
       await held.moveToCompleted("x", "tok", false);
       expect(await q.isMaxed()).toBe(false);
       await q.removeGlobalConcurrency();
       await q.removeGlobalRateLimit();
-      expect(await mq.limits(name)).toMatchObject({ concurrency: null, rate: null });
+      expect(await bull.mq.limits(name)).toMatchObject({ concurrency: null, rate: null });
     });
 
     test("a worker's rateLimit parks the queue (PENALIZE); getRateLimitTtl reads the park", async () => {
@@ -124,8 +101,8 @@ for (const combo of COMBOS) {
       await w.rateLimit(60_000);
       expect(await q.getRateLimitTtl()).toBeGreaterThan(50_000);
       await q.add("a", {});
-      expect(await mq.claim(name, { leaseMs: 1000 })).toBeNull();
-      expect((await mq.limits(name)).parkedUntil).toBeGreaterThan(Date.now() + 50_000);
+      expect(await bull.mq.claim(name, { leaseMs: 1000 })).toBeNull();
+      expect((await bull.mq.limits(name)).parkedUntil).toBeGreaterThan(Date.now() + 50_000);
     });
 
     test("counts per priority; getRanges in BullMQ's orders; an immediate retry (no backoff) is ready at once", async () => {
