@@ -13,10 +13,10 @@
  * @module
  */
 import type { CancelOutcome, ChildState, JobInfo } from "../client/mod.ts";
-import { assertJobId } from "../keyspace/mod.ts";
 import { openUrlTarget } from "./target.ts";
 import { cut } from "./jobs.ts";
 import { pageFlag, parseFlags, SERVER_FLAGS, serverFlags, UsageError } from "./usage.ts";
+import { noJob, onOneJob } from "./job_command.ts";
 
 /** A time as ISO text, or undefined. */
 const iso = (ms: number | undefined): string | undefined => ms === undefined ? undefined : new Date(ms).toISOString();
@@ -66,31 +66,14 @@ export function jobLines(j: JobInfo<unknown>): string[] {
 }
 
 /** Runs `emq job`; resolves with the exit code. */
-export async function jobCommand(argv: string[]): Promise<number> {
-  const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS } });
-  const server = serverFlags(parsed.values);
-  const [queue, id] = parsed.positionals;
-  if (parsed.positionals.length !== 2 || server.url === undefined) {
-    throw new UsageError(`emq job takes a queue name, a job id and --url, e.g. emq job orders JOB0Nb1VTbfnu4 --url valkey://127.0.0.1:6379`);
-  }
-  try {
-    assertJobId(id);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const target = await openUrlTarget<unknown>({ ...server, url: server.url, backend: "auto" });
-  try {
-    const j = await target.mq.getJob(queue!, id);
-    if (j === null) {
-      console.error(`emq: no job ${id} in ${JSON.stringify(queue)} on ${target.description} (never admitted, or deleted)`);
-      return 1;
-    }
+export function jobCommand(argv: string[]): Promise<number> {
+  return onOneJob("job", "orders JOB0Nb1VTbfnu4", argv, async (target, queue, id) => {
+    const j = await target.mq.getJob(queue, id);
+    if (j === null) return noJob(target, queue, id);
     console.log(`${JSON.stringify(queue)} ${j.id}`);
     for (const line of jobLines(j)) console.log(line);
     return 0;
-  } finally {
-    await target.close();
-  }
+  });
 }
 
 /** Runs `emq find`; resolves with the exit code (0 even when nothing matched). */
@@ -126,25 +109,10 @@ const CANCELLED: Readonly<Record<CancelOutcome, string>> = {
 };
 
 /** Runs `emq cancel`; resolves with the exit code (1 when there was no such job). */
-export async function cancelCommand(argv: string[]): Promise<number> {
-  const parsed = parseFlags({ args: argv, allowPositionals: true, options: { ...SERVER_FLAGS, reason: { type: "string" } } });
-  const server = serverFlags(parsed.values);
-  const [queue, id] = parsed.positionals;
-  if (parsed.positionals.length !== 2 || server.url === undefined) {
-    throw new UsageError(`emq cancel takes a queue name, a job id and --url, e.g. emq cancel orders JOB0Nb1VTbfnu4 --url valkey://127.0.0.1:6379`);
-  }
-  try {
-    assertJobId(id);
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const reason = parsed.values.reason as string | undefined;
-  const target = await openUrlTarget<unknown>({ ...server, url: server.url, backend: "auto" });
-  try {
-    const outcome = await target.mq.cancel(queue!, id, reason === undefined ? {} : { reason });
+export function cancelCommand(argv: string[]): Promise<number> {
+  return onOneJob("cancel", "orders JOB0Nb1VTbfnu4", argv, async (target, queue, id, reason) => {
+    const outcome = await target.mq.cancel(queue, id, reason === undefined ? {} : { reason });
     console.log(`${JSON.stringify(queue)} ${id}: ${CANCELLED[outcome]}`);
     return outcome === "missing" ? 1 : 0;
-  } finally {
-    await target.close();
-  }
+  }, true);
 }
