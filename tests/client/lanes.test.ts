@@ -35,7 +35,7 @@ for (const combo of COMBOS) {
      */
     const sameAcrossBackends = async (label: string, q: string): Promise<void> => {
       const all = await dump(ctx.raw, q);
-      const kept = Object.fromEntries(Object.entries(all).filter(([k]) => !/:(events|pending|active)$|:job:|:ready:/.test(k)));
+      const kept = Object.fromEntries(Object.entries(all).filter(([k]) => !/:(events|pending|active|dead)$|:job:|:ready:/.test(k)));
       const key = `${combo.topology} ${label}`;
       const other = dumps.get(key);
       if (other === undefined) dumps.set(key, kept);
@@ -314,6 +314,34 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.lanes(q)).lanes).toEqual([]);
       expect(await keysOf(q)).toEqual([K.events, K.meta]);
       await sameAcrossBackends("remove-b", q);
+      expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
+    });
+
+    test("cancelling a lane's last jobs, waiting and running, takes it out at once: nothing of it is left, no `ready` marker", async () => {
+      const q = `ln-cx-${combo.backend}`;
+      const K = keyspace(q);
+      const [a0, a1] = await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }], { lane: "a", priority: (_, i) => 2 * i });
+      const [b0] = await ctx.mq.enqueueMany(q, [{ n: "b0" }], { lane: "b" });
+      const held = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
+      expect(held.id).toBe(a0!);
+      // the waiting one first: the lane leaves the ring, its running job keeps it listed
+      expect(await ctx.mq.cancel(q, a1!)).toBe("cancelled");
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.ready, l.active, l.inRing])).toEqual([["b", 1, 0, true], ["a", 0, 1, false]]);
+      expect(await ctx.raw.command(["LRANGE", K.ring, "0", "-1"], K.meta)).toEqual(["b"]);
+      // then the running one: nothing of the lane is left
+      expect(await ctx.mq.cancel(q, a0!)).toBe("aborting");
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => l.name)).toEqual(["b"]);
+      const keys = await keysOf(q);
+      for (const k of [K.lane("a"), K.ready("a", 0), K.ready("a", 2), K.levels("a")]) expect(keys).not.toContain(k);
+      expect(await ctx.raw.command(["ZSCORE", K.wake, "ready"], K.meta)).not.toBeNull();
+      await sameAcrossBackends("cancel-a", q);
+      // the last ready job of the queue cancelled: no lane, no ring, no marker for workers to wake on
+      expect(await ctx.mq.cancel(q, b0!)).toBe("cancelled");
+      expect((await ctx.mq.lanes(q)).lanes).toEqual([]);
+      expect(await keysOf(q)).not.toContain(K.ring);
+      expect(await keysOf(q)).not.toContain(K.lanes);
+      expect(await ctx.raw.command(["ZSCORE", K.wake, "ready"], K.meta)).toBeNull();
+      await sameAcrossBackends("cancel-b", q);
       expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
     });
 
