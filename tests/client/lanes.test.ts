@@ -195,6 +195,18 @@ for (const combo of COMBOS) {
         await eventually(async () => (await next(q)) === "a1", 5_000);
         expect(await parkedUntil(q)).toBeNull();
       }
+      // a lane that spent its token with no job left (not parked: its state alone holds it back)
+      // is reached too: its next job is claimed at once
+      for (const [name, scope, rate] of changes) {
+        const q = `ln-respent-${name}-${combo.backend}`;
+        await ctx.mq.limit(q, { rate: { max: 1, perMs: DAY } }, scope);
+        await ctx.mq.enqueue(q, { n: "a0" }, { lane: "a" });
+        expect(await next(q)).toBe("a0");
+        expect(await parkedUntil(q)).toBeNull();
+        await ctx.mq.limit(q, { rate }, scope);
+        await ctx.mq.enqueue(q, { n: "a1" }, { lane: "a" });
+        expect(await next(q)).toBe("a1");
+      }
       // a penalty later than the rate's park (of an hour: a penalty is at most a day) holds across
       // the change, of its own rate or the default
       for (const [name, scope, rate] of changes) {
