@@ -357,6 +357,19 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull();
     });
 
+    test("a flow's child cancelled with its removed parent takes the default lane out at once", async () => {
+      const q = `ln-flow-${combo.backend}`;
+      const K = keyspace(q);
+      await ctx.mq.enqueue(q, { n: "x0" }, { lane: "x" });
+      const tree = await ctx.mq.flow({ queue: q, payload: { n: "p" }, children: [{ queue: q, payload: { n: "c" } }] });
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.ready, l.inRing])).toEqual([["x", 1, true], [null, 1, true]]);
+      expect(await ctx.mq.remove(q, tree.id)).toBe(true);
+      expect(await ctx.mq.getJob(q, tree.children[0]!.id)).toBeNull();
+      expect((await ctx.mq.lanes(q)).lanes.map((l) => [l.name, l.ready, l.inRing])).toEqual([["x", 1, true]]);
+      expect(await ctx.raw.command(["LRANGE", K.ring, "0", "-1"], K.meta)).toEqual(["x"]);
+      expect(await keysOf(q)).not.toContain(K.lane(""));
+    });
+
     /**
      * A worker of 2 on `q` waits (it finds nothing), then `raise` changes the per-lane default: the
      * jobs the worker then got, once it has lane `a`'s second job (a1), within 5 s.
