@@ -376,9 +376,13 @@ for (const combo of COMBOS) {
      */
     async function afterRaise(q: string, raise: () => Promise<unknown>, what: string): Promise<string[]> {
       const seen: string[] = [];
+      // the clients blocked on q's node (the worker's wait: a blocking CLAIM, or BZPOPMIN on wake)
+      const blocked = async (): Promise<number> =>
+        Number(/blocked_clients:(\d+)/.exec(String(await ctx.raw.command(["INFO", "clients"], keyspace(q).meta)))?.[1] ?? 0);
+      const before = await blocked();
       const worker = ctx.mq.work(q, (job) => void seen.push(job.payload.n), { concurrency: 2 });
       try {
-        await sleep(300); // the worker finds nothing and waits
+        await eventually(async () => (await blocked()) > before, 5_000); // the worker found nothing and waits
         expect(seen).toEqual([]);
         const t0 = performance.now();
         await raise();
@@ -418,6 +422,22 @@ for (const combo of COMBOS) {
       const seen = await afterRaise(q, () => ctx.mq.limit(q, { rate: { max: 100, perMs: 1000 } }, { perLane: true }), "per-lane rate 1/min → 100/s");
       expect(seen).toEqual(["a1"]);
       expect((await ctx.mq.lanes(q)).lanes.find((l) => l.name === "p")!.parkedUntil).toBe(until);
+    });
+
+    test("a lane's own limit raised while a worker waits (concurrency 1 → 5, rate 1/min → 100/s): the worker gets its job at once", async () => {
+      for (
+        const [name, old, raised] of [
+          ["conc", { concurrency: 1 }, { concurrency: 5 }],
+          ["rate", { rate: { max: 1, perMs: 60_000 } }, { rate: { max: 100, perMs: 1000 } }],
+        ] as const
+      ) {
+        const q = `ln-own-${name}-${combo.backend}`;
+        await ctx.mq.limit(q, old, { lane: "a" });
+        await ctx.mq.enqueueMany(q, [{ n: "a0" }, { n: "a1" }], { lane: "a" });
+        // a0 held: the lane is at its concurrency, or parked for a minute
+        expect((await ctx.mq.claimMany(q, 2, { leaseMs: 60_000 })).map((j) => (j as Job<P>).payload.n)).toEqual(["a0"]);
+        expect(await afterRaise(q, () => ctx.mq.limit(q, raised, { lane: "a" }), `lane ${name} raised`)).toEqual(["a1"]);
+      }
     });
 
     test("a bad lane name is an EchoMQError naming the option, before any wire", async () => {
