@@ -96,7 +96,12 @@ async function dumpProfiles(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as 
     if (!top) continue;
     rows.sort((a, b) => b.self - a.self);
     const per = jobs || top.n;
-    out.push(`== ${v}: ${top.n} calls, ${(top.incl / per).toFixed(2)} µs per ${jobs ? "job" : "call"} inclusive (profiler overhead included)`);
+    // the server commands the verb runs (every redis.call / pcall): a count no load changes
+    const commands = rows.filter((r) => /^p?call /.test(r.name)).reduce((n, r) => n + r.n, 0);
+    out.push(
+      `== ${v}: ${top.n} calls, ${(top.incl / per).toFixed(2)} µs per ${jobs ? "job" : "call"} inclusive (profiler overhead included), ` +
+        `${(commands / per).toFixed(2)} server commands per ${jobs ? "job" : "call"}`,
+    );
     for (const r of rows.slice(0, 30)) {
       out.push(
         `  ${r.name.padEnd(28)} ${(r.n / per).toFixed(2).padStart(6)}/${jobs ? "job" : "call"}  self ${(r.self / per).toFixed(2).padStart(6)} µs  incl ${

@@ -145,6 +145,19 @@ local function emq_type(key, want)
   return t
 end
 
+-- 5. domain, fields of a key that must be a hash or missing, in one read (a hot path's TYPE and
+-- HGETs as one HMGET): refused as emq_type refuses (another type: wrongtype; the caller's ACL, a
+-- migrating slot: as emq_read). Returns HMGET's reply (all false: missing, or a hash without
+-- them), or nil and the refusal.
+local function emq_hash_fields(key, ...)
+  local r = redis.pcall('HMGET', key, ...)
+  if type(r) == 'table' and r.err then
+    if string.find(r.err, 'WRONGTYPE', 1, true) then return nil, emq_refuse['wrongtype']({}) end
+    return emq_read('HMGET', key, ...)
+  end
+  return r
+end
+
 -- 5. domain, keys a verb derives (the Lua side of the module's Scope::expect / absent): each of
 -- wanted, {{key, kind}, ...}, in order, refused when neither missing nor of its kind; the missing
 -- ones are appended to missing for emq_probe, the probe before the first write. Returns
@@ -246,6 +259,11 @@ end
 local function emq_fresh()
   emq_probing, emq_probed = {}, {}
 end
+
+-- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent} as stored:
+-- HMGET's reply), so that its parts (emq_held, emq_flow_settled) do not read them again; empty in
+-- every other call.
+local emq_held_known = {}
 
 -- The server's time in ms, and an integer as a decimal string (no exponent, no fraction).
 local function emq_now()

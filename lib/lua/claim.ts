@@ -40,6 +40,19 @@ export const CLAIM_PART_LUA: string = `
 -- function library's top level cannot call string.rep)
 local EMQ_SKIPLIST = '\\0emq:skiplist${"\\0".repeat(SKIPLIST_BYTES - 13)}'
 
+-- The ids of a list of len ids from its tail: tail(x, want) is the x-th (1: the tail), read with
+-- the next want - 1 in one LRANGE when not read yet (in place of an LINDEX per id).
+local function emq_tail(list, len)
+  local got = {}
+  return function(x, want)
+    if got[x] == nil then
+      local r = redis.call('LRANGE', list, -(x + math.max(1, math.min(want, len - x + 1)) - 1), -x)
+      for k = 1, #r do got[x + #r - k] = r[k] end
+    end
+    return got[x]
+  end
+end
+
 local function emq_claim_part(base, cluster, lease_ms, count)
   local pending, active, schedule, wake = base .. '${KEY.pending}', base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.wake}'
   local dead, completed = base .. '${KEY.dead}', base .. '${KEY.completed}'
@@ -70,17 +83,22 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   -- list from the tail, its due ids in LPUSH order.
   local claimable = not paused and not parked
   local claimed, pops = {}, {}
-  -- one candidate: claimed when its row exists (its attempts a counter), else popped and dropped
+  -- one candidate: claimed when its row exists (its attempts a counter), else popped and dropped;
+  -- one read types the row and gives what the reply carries (a hash without those fields is typed
+  -- to tell it from a missing row)
   local function candidate(id, row, exists)
-    if exists == nil then
+    if exists == false then return end
+    local f, e = emq_hash_fields(row, '${ROW.attempts}', '${ROW.opts}', '${ROW.payload}', '${ROW.state}')
+    if e then return e end
+    if exists == nil and not (f[1] or f[2] or f[3] or f[4]) then
       local t, e = emq_type(row, 'hash') if e then return e end
-      exists = t == 'hash'
-      if not exists then missing[#missing + 1] = row end
+      if t == 'none' then
+        missing[#missing + 1] = row
+        return
+      end
     end
-    if exists then
-      local e = emq_counter(row, '${ROW.attempts}') if e then return e end
-      claimed[#claimed + 1] = {id = id, row = row}
-    end
+    e = emq_counter_text(f[1] or nil) if e then return e end
+    claimed[#claimed + 1] = {id = id, row = row, opts = f[2] or '', payload = f[3] or nil}
   end
   -- the places of d's ids of the default lane at priority p (a job of another lane moved into a queue
   -- not laned yet makes it laned: the next claim serves it)
@@ -95,6 +113,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   local function walk(p, list, t)
     local exp, du = at(expired, p), at(due, p)
     local len = t == 'list' and redis.call('LLEN', list) or 0
+    local tail = emq_tail(list, len)
     local total, i = #exp + len + #du, 0
     while #claimed < room and i < total do
       i = i + 1
@@ -103,7 +122,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
         local k = exp[#exp - i + 1]
         e = candidate(expired.ids[k], expired.rows[k], expired.exists[k])
       elseif i <= #exp + len then
-        local id = redis.call('LINDEX', list, -(i - #exp))
+        local id = tail(i - #exp, room - #claimed)
         e = candidate(id, base .. '${KEY_PREFIX.job}' .. id, nil)
       else
         local k = du[i - #exp - len]
@@ -204,8 +223,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       redis.call('ZADD', active, deadline, c.id)
       local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
       redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-      local fields = redis.call('HMGET', c.row, '${ROW.opts}', '${ROW.payload}')
-      local opts, payload = fields[1] or '', fields[2]
+      local opts, payload = c.opts, c.payload
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
       reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
         (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')

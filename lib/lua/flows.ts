@@ -290,7 +290,10 @@ end
 local function emq_flow_settled(base, n, id, rows, state, detail)
   local own, outbox, now = string.sub(base, 6, -3), base .. '${KEY.outbox}', nil
   for j = 1, n do
-    local named = redis.call('HGET', rows[j], '${ROW.parent}')
+    -- (a row SETTLE read before any write holds its parent already)
+    local known = emq_held_known[rows[j]]
+    local named
+    if known then named = known[4] else named = redis.call('HGET', rows[j], '${ROW.parent}') end
     local p = named and emq_flow_fields(named, 3)
     if p and p[1] == own then
       emq_flow_record(base, p[2], p[3], id[j], state, detail[j])

@@ -18,10 +18,6 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
  * they call).
  */
 export const LEASES_LUA: string = DEDUP_LUA + HISTORY_LUA + `
--- The rows a SETTLE found held (row key → {its token, created_ms, due_ms} as stored: HMGET's
--- reply), so that its parts' emq_held does not read them again; empty in every other call.
-local emq_held_known = {}
-
 -- structures: {{key, kind}, ...}, active first; total: the meta counter the verb increments (or
 -- nil); leaves: nil when the jobs stay active (EXTEND, PROGRESS), 'active' when they leave it
 -- (RETRY, RELEASE: a slot of a limited queue is freed, emq_freeing), 'gone' when they leave for good

@@ -40,15 +40,23 @@ local active = base .. '${KEY.active}'
 local _, e = emq_type(KEYS[1], 'hash') if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
--- each settlement's row: the caller's ACL, a missing one remembered (not typed: another type is
--- a settlement not held)
-local rows, hash = {}, {}
+-- each settlement's row: the caller's ACL, a missing one remembered (another type is a settlement
+-- not held), read once for what the statuses and the parts need: its token, the latency
+-- histograms' times, a flow child's parent (a row without a token is typed, to tell a missing one)
+local rows, read = {}, {}
 for j = 1, n do
   rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
-  local t, e = emq_read('TYPE', rows[j]) if e then return e end
-  t = t['ok']
-  if t == 'none' then missing[#missing + 1] = rows[j] end
-  hash[j] = t == 'hash'
+  local v = redis.pcall('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}', '${ROW.parent}')
+  if type(v) == 'table' and v.err then
+    if not string.find(v.err, 'WRONGTYPE', 1, true) then
+      local _, e = emq_read('TYPE', rows[j]) if e then return e end
+    end
+    v = nil
+  elseif not v[1] and cluster then
+    local t, e = emq_read('TYPE', rows[j]) if e then return e end
+    if t['ok'] == 'none' then missing[#missing + 1] = rows[j] end
+  end
+  read[j] = v
 end
 -- (probed with the first part's keys, or at the end: a missing row of a job not held too)
 if cluster then emq_remember(missing) end
@@ -59,9 +67,7 @@ for j = 1, n do
     status[j] = 2
   else
     seen[id[j]] = true
-    -- (the fields its part reads too: the latency histograms' times)
-    local v = hash[j] and redis.call('ZSCORE', active, id[j]) ~= false
-      and redis.call('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}')
+    local v = read[j] and read[j][1] and redis.call('ZSCORE', active, id[j]) ~= false and read[j]
     local held = v and v[1] == emq_int(token[j])
     status[j] = held and 1 or 0
     if held then
