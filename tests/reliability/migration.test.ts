@@ -30,7 +30,10 @@ const BACKLOG = 20_000; // rows of a sibling queue in the same slot: what makes 
 const PRODUCERS = 3;
 const RATE_PER_S = 300; // all producers together (paced)
 const WORKERS = 3;
-const LEASE_MS = 15_000; // longer than any stall: a lease lost here would be the migration's doing
+// longer than the whole move, so that a lease lost here would be the migration's doing: a busy
+// machine (a CI run beside seven other jobs on 2 cores) stretched the 20,000-key move to 22 s, and
+// the 15 s lease this was ran out under its stall
+const LEASE_MS = 120_000;
 const BEFORE_MS = 1500;
 const AFTER_MS = 1500;
 const REDIRECT = /\b(ASK|TRYAGAIN|MOVED|CLUSTERDOWN)\b/;
