@@ -336,7 +336,7 @@ describe("on a cluster", () => {
             for await (const item of it) return item;
             return "ended without an error";
           };
-          const seen = (e: unknown) => ({ backend, type: (e as Error)?.name, rule: (e as WireError)?.rule });
+          const seen = (e: unknown): unknown => ({ backend, type: (e as Error)?.name, rule: (e as WireError)?.rule });
           const want = { backend, type: "WireError", rule: "noperm" };
           for (const from of ["now", "start"] as const) {
             expect(seen(await first(tenant.events("t2", { from })).catch((x: unknown) => x))).toEqual(want);
