@@ -6,6 +6,7 @@
  * @module
  */
 import { MAX_WIRE_NUMBER } from "../wire/mod.ts";
+import { EchoMQError } from "./errors.ts";
 
 /** Options of {@link exponential}. */
 export interface ExponentialOptions {
@@ -23,7 +24,7 @@ export interface ExponentialOptions {
 function ms(what: string, value: unknown, fallback: number): number {
   const v = value === undefined ? fallback : value;
   if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1 || v > MAX_WIRE_NUMBER) {
-    throw new RangeError(`${what} must be an integer of ms from 1 to ${MAX_WIRE_NUMBER}, got ${String(value)}`);
+    throw new EchoMQError("options", `${what} must be an integer of ms from 1 to ${MAX_WIRE_NUMBER}, got ${String(value)}`);
   }
   return v;
 }
@@ -44,7 +45,7 @@ export function exponential(opts: ExponentialOptions = {}): (attempts: number) =
   const max = ms("exponential: maxMs", opts.maxMs, 3_600_000);
   const jitter = opts.jitter ?? 0;
   if (typeof jitter !== "number" || !(jitter >= 0 && jitter <= 1)) {
-    throw new RangeError(`exponential: jitter must be a number from 0 to 1, got ${String(opts.jitter)}`);
+    throw new EchoMQError("options", `exponential: jitter must be a number from 0 to 1, got ${String(opts.jitter)}`);
   }
   return (attempts: number): number => {
     const delay = Math.min(max, base * 2 ** Math.max(0, attempts - 1));

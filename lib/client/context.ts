@@ -23,6 +23,21 @@ const KEYSPACES_KEPT = 1024;
  */
 const KEYSPACE_BYTES_KEPT = 1 << 20;
 
+/**
+ * Refuses, before connecting, a codec or a hook that is not one (from untyped code): found only at
+ * the first call otherwise, as a bare `TypeError`.
+ */
+function checkHooks<P>(options: EchoMQOptions<P>): void {
+  if (options === null || typeof options !== "object") return; // Connection.open names it
+  const codec = options.codec as Partial<Codec<P>> | undefined;
+  if (codec !== undefined && (codec === null || typeof codec !== "object" || typeof codec.encode !== "function" || typeof codec.decode !== "function")) {
+    throw new EchoMQError("options", "connect: codec must be { name, encode(payload), decode(bytes) }");
+  }
+  for (const hook of ["newId", "warn"] as const) {
+    if (options[hook] !== undefined && typeof options[hook] !== "function") throw new EchoMQError("options", `connect: ${hook} must be a function`);
+  }
+}
+
 /** A connected client's state: the connection, the backend, the codec, the id source, open or closed. */
 export class ClientContext<P> {
   /** The connection: direct reads, atomic batches, scans, dedicated lines. */
@@ -54,6 +69,7 @@ export class ClientContext<P> {
    * eviction; on a failure the connection is closed again.
    */
   static async connect<P>(options: EchoMQOptions<P>): Promise<ClientContext<P>> {
+    checkHooks(options);
     const tracing = Tracing.from(options.tracing); // a malformed option refused before connecting
     const conn = await Connection.open(options);
     try {

@@ -13,7 +13,7 @@ import * as batch from "./batch.ts";
 import type { Admitted } from "./batch.ts";
 import type { Codec } from "./codec.ts";
 import { ClientContext } from "./context.ts";
-import type { EchoMQError, JobFailedError, JobNotFoundError, PayloadDecodeError, ResultTimeoutError } from "./errors.ts";
+import { EchoMQError, type JobFailedError, type JobNotFoundError, type PayloadDecodeError, type ResultTimeoutError } from "./errors.ts";
 import { closeReaders, events, type EventsOptions } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
 import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
@@ -341,6 +341,7 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    */
   async settleMany(settlements: readonly Settlement[]): Promise<Array<Error | null>> {
     this.#c.assertOpen();
+    if (!Array.isArray(settlements)) throw new EchoMQError("options", "settleMany: settlements must be an array");
     const own = settlements.map((s) => (s !== null && typeof s === "object" ? ownSettle(s.job, s.kind) : null));
     let results: Array<Error | null>;
     try {

@@ -30,7 +30,13 @@ export async function extend<P>(c: ClientContext<P>, jobs: JobRef | readonly Job
 /** See `EchoMQ.progress`: the value as JSON, at most {@link MAX_PROGRESS_BYTES}. */
 export async function progress<P>(c: ClientContext<P>, job: JobRef, value: unknown): Promise<void> {
   const ks = jobRef("progress", job, (q) => c.keyspace(q));
-  const encoded = JSON.stringify(value);
+  let encoded: string | undefined;
+  try {
+    encoded = JSON.stringify(value);
+  } catch (e) {
+    // a BigInt, a cycle: JSON's own TypeError, as the cause
+    throw new EchoMQError("options", `progress: the value has no JSON form: ${e instanceof Error ? e.message : String(e)}`, e);
+  }
   if (encoded === undefined) throw new EchoMQError("options", "progress: the value has no JSON form");
   if (byteLength(encoded) > MAX_PROGRESS_BYTES) {
     throw new EchoMQError("options", `progress: the value exceeds ${MAX_PROGRESS_BYTES} bytes of JSON`);

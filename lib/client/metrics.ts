@@ -10,6 +10,7 @@
 import type { Keyspace } from "../keyspace/mod.ts";
 import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, LATENCY_BOUNDS_MS, MAX_HISTORY_MINUTES, META } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
+import { EchoMQError } from "./errors.ts";
 import { integerIn, refuse } from "./options.ts";
 
 /** One minute of a queue's history. */
@@ -78,6 +79,7 @@ export function histogramOf(v: unknown): LatencyHistogram {
 
 /** See `EchoMQ.metrics`: the server's time, then one HMGET of the minutes, the histograms and `meta`'s setting. */
 export async function metrics<P>(c: ClientContext<P>, ks: Keyspace, opts: MetricsOptions = {}): Promise<QueueMetrics> {
+  if (opts === null || typeof opts !== "object") throw new EchoMQError("options", "metrics: options must be an object");
   const n = integerIn("metrics: minutes", opts.minutes ?? 60, 1, MAX_HISTORY_MINUTES, refuse("options"));
   const [s, us] = (await c.conn.command(["TIME"], ks.meta)) as unknown[];
   const now = Number(String(s)) * 1000 + Math.floor(Number(String(us)) / 1000);

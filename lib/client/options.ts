@@ -149,6 +149,8 @@ export function jobOptions<L extends string>(what: string, opts: EnqueueOptions<
   const o: { -readonly [K in keyof JobOptions]: JobOptions[K] } = {};
   if (traceparent !== undefined) o.traceparent = traceparent;
   if (opts === undefined || opts === null) return encodeOptions(o);
+  // untyped code: a number or a string here would be read as no options at all
+  if (typeof opts !== "object") throw new EchoMQError("options", `${what}: options must be an object`);
   if (opts.timeoutMs !== undefined) {
     o.timeout_ms = integerIn(`${what}: timeoutMs`, opts.timeoutMs, 1, MAX_JOB_TIMEOUT_MS, refuse("options"));
   }

@@ -319,6 +319,39 @@ for (const backend of BACKENDS) {
   });
 }
 
+describe("on a cluster", () => {
+  test("events() and result() of another tenant's queue end with WireError rule noperm on both backends (not a silent wait)", async () => {
+    const cluster = await startCluster({ primaries: 3, module: MODULE });
+    try {
+      for (const n of cluster.nodes) await command(n.server.port, ["ACL", "SETUSER", "t1-only", "on", ">pw", "resetkeys", "~emq:{t1}:*", "+@all"]);
+      for (const backend of BACKENDS) {
+        const tenant = await EchoMQ.connect<number>({
+          addresses: at(cluster.primaries[0]!.server),
+          cluster: true,
+          credentials: { username: "t1-only", password: "pw" },
+          backend,
+        });
+        try {
+          const first = async (it: AsyncIterable<unknown>): Promise<unknown> => {
+            for await (const item of it) return item;
+            return "ended without an error";
+          };
+          const seen = (e: unknown): unknown => ({ backend, type: (e as Error)?.name, rule: (e as WireError)?.rule });
+          const want = { backend, type: "WireError", rule: "noperm" };
+          for (const from of ["now", "start"] as const) {
+            expect(seen(await first(tenant.events("t2", { from })).catch((x: unknown) => x))).toEqual(want);
+          }
+          expect(seen(await tenant.result("t2", "JOB00000000001" as JobId).catch((x: unknown) => x))).toEqual(want);
+        } finally {
+          await tenant.close();
+        }
+      }
+    } finally {
+      await cluster.stop();
+    }
+  }, 120_000);
+});
+
 describe("the CLI", () => {
   const MAIN = resolve(import.meta.dir, "../../dev/main.ts");
   const emq = (...args: string[]) => spawnSync(process.execPath, [MAIN, ...args], { encoding: "utf8", timeout: 60_000 });

@@ -6,7 +6,7 @@
  * ignores its time limit is terminated and its slot freed; progress crosses back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { EchoMQ, type Worker } from "../../client.ts";
+import { EchoMQ, EchoMQError, type Worker } from "../../client.ts";
 import { BACKENDS, eventually, useStandalone } from "./_harness.ts";
 
 const PROCESSOR = new URL("./_processor.ts", import.meta.url);
@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
         }, 90_000);
       } else {
         test("Bun's and Deno's worker threads take no memory limit: refused", () => {
-          expect(() => mq.work("x", PROCESSOR, { sandbox, memoryLimitMb: 64 })).toThrow(TypeError);
+          expect(() => mq.work("x", PROCESSOR, { sandbox, memoryLimitMb: 64 })).toThrow(EchoMQError);
         });
       }
     });
@@ -110,8 +110,8 @@ for (const backend of BACKENDS) {
 test("sandbox options need a processor module's URL", async () => {
   const mq = await EchoMQ.connect({ addresses: site().addresses });
   try {
-    expect(() => mq.work("x", () => {}, { sandbox: "thread" })).toThrow(TypeError);
-    expect(() => mq.work("x", PROCESSOR, { sandbox: "vm" as "thread" })).toThrow(TypeError);
+    expect(() => mq.work("x", () => {}, { sandbox: "thread" })).toThrow(EchoMQError);
+    expect(() => mq.work("x", PROCESSOR, { sandbox: "vm" as "thread" })).toThrow(EchoMQError);
   } finally {
     await mq.close();
   }

@@ -5,7 +5,7 @@
  * burial; a handler that ignores the signal cannot settle afterwards; `exponential` and `fixed`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { EchoMQ, exponential, fixed, JobOverdueError, JobTimeoutError, LeaseLostError } from "../../client.ts";
+import { EchoMQ, EchoMQError, exponential, fixed, JobOverdueError, JobTimeoutError, LeaseLostError } from "../../client.ts";
 import { BACKENDS, eventually, type Site, startSite } from "./_harness.ts";
 
 let site: Site;
@@ -100,7 +100,7 @@ for (const backend of BACKENDS) {
   });
 }
 
-test("backoff helpers: exponential with a cap and jitter, fixed; bad input is a RangeError", () => {
+test("backoff helpers: exponential with a cap and jitter, fixed; bad input is an EchoMQError (rule options)", () => {
   const e = exponential({ baseMs: 100, maxMs: 1000 });
   expect([1, 2, 3, 4, 5, 6].map((a) => e(a))).toEqual([100, 200, 400, 800, 1000, 1000]);
   expect(exponential()(3)).toBe(4000);
@@ -110,7 +110,7 @@ test("backoff helpers: exponential with a cap and jitter, fixed; bad input is a 
   expect(Math.max(...draws)).toBeLessThanOrEqual(1000);
   expect(new Set(draws).size).toBeGreaterThan(10);
   expect(fixed(250)()).toBe(250);
-  expect(() => exponential({ baseMs: 0 })).toThrow(RangeError);
+  expect(() => exponential({ baseMs: 0 })).toThrow(EchoMQError);
   expect(() => exponential({ jitter: 2 })).toThrow(/jitter must be a number from 0 to 1/);
   expect(() => fixed(Number.NaN)).toThrow(/fixed: delayMs must be an integer/);
 });

@@ -695,7 +695,7 @@ describe("options", () => {
   };
   const make = (opts: Record<string, unknown>): Worker<unknown> => new Worker(idle, "q", () => {}, opts, () => {});
 
-  test("every option is checked: a RangeError names it and its range", () => {
+  test("every option is checked: an EchoMQError (rule options) names it and its range", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ concurrency: Number.NaN }, "worker: concurrency must be an integer from 1 to 10000, got NaN"],
       [{ concurrency: 0 }, "worker: concurrency must be an integer from 1 to 10000, got 0"],
@@ -706,8 +706,21 @@ describe("options", () => {
       [{ leaseMs: 1000, heartbeatMs: 1000 }, "worker: heartbeatMs must be an integer from 1 to 999, got 1000"],
       [{ backoff: -5 }, "worker: backoff must be an integer from 0 to 3600000, got -5"],
     ];
-    for (const [opts, message] of cases) expect(() => make(opts)).toThrow(new RangeError(message));
-    expect(() => make({ onError: 5 })).toThrow(TypeError);
+    for (const [opts, message] of cases) {
+      const e = (() => {
+        try {
+          make(opts);
+        } catch (x) {
+          return x;
+        }
+      })();
+      expect({ echomq: e instanceof EchoMQError, rule: (e as EchoMQError).rule, message: (e as Error).message }).toEqual({
+        echomq: true,
+        rule: "options",
+        message,
+      });
+    }
+    expect(() => make({ onError: 5 })).toThrow(EchoMQError);
   });
 
   test("onError defaults to one line on stderr", async () => {

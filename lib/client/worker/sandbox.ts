@@ -245,7 +245,10 @@ export class Pool {
 
   constructor(processor: URL, kind: SandboxKind, memoryLimitMb: number | null) {
     if (kind === "thread" && memoryLimitMb !== null && runtime !== "node") {
-      throw new TypeError(`worker: memoryLimitMb: ${runtime === "bun" ? "Bun" : "Deno"}'s worker threads take no memory limit (sandbox "process" does)`);
+      throw new EchoMQError(
+        "options",
+        `worker: memoryLimitMb: ${runtime === "bun" ? "Bun" : "Deno"}'s worker threads take no memory limit (sandbox "process" does)`,
+      );
     }
     this.#processor = processor.href;
     this.#kind = kind;

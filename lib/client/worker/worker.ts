@@ -77,7 +77,7 @@ export type Backoff = number | ((attempts: number, error: unknown) => number);
 /** Default `blockMs` of a worker: how long one waiting call of an idle worker lasts. */
 export const DEFAULT_BLOCK_MS = 5000;
 
-/** Options of `EchoMQ.work`; each is checked (a `RangeError` names the option and its range). */
+/** Options of `EchoMQ.work`; each is checked (an `EchoMQError` of rule `options` names the option and its range). */
 export interface WorkerOptions {
   /**
    * Handlers run at once (1 to 10000, default 1). A finished job's slot is refilled while its
@@ -184,9 +184,9 @@ export function exponentialBackoff(attempts: number): number {
   return DEFAULT_BACKOFF(attempts);
 }
 
-/** `value` (default `fallback`) as an integer from `min` to `max`, else a RangeError naming `name`. */
+/** `value` (default `fallback`) as an integer from `min` to `max`, else an `EchoMQError` (rule `options`) naming `name`. */
 function option(name: string, value: unknown, fallback: number, min: number, max: number): number {
-  return integerIn(`worker: ${name}`, value === undefined ? fallback : value, min, max, (m) => new RangeError(m));
+  return integerIn(`worker: ${name}`, value === undefined ? fallback : value, min, max, (m) => new EchoMQError("options", m));
 }
 
 /** Watchdog: a claim loop step or settle stalls after this many `blockMs` (and at least the minimum). */
@@ -290,16 +290,18 @@ export class Worker<P> {
 
   /** Starts claiming; use `EchoMQ.work` rather than this. */
   constructor(client: WorkerClient<P>, queue: string, handler: Handler<P> | URL, opts: WorkerOptions, onStop: () => void) {
-    if (typeof handler !== "function" && !(handler instanceof URL)) throw new TypeError("worker: handler must be a function or a processor module's URL");
-    if (opts === null || typeof opts !== "object") throw new TypeError("worker: options must be an object");
+    if (typeof handler !== "function" && !(handler instanceof URL)) {
+      throw new EchoMQError("options", "worker: handler must be a function or a processor module's URL");
+    }
+    if (opts === null || typeof opts !== "object") throw new EchoMQError("options", "worker: options must be an object");
     if (handler instanceof URL) {
       const kind = opts.sandbox ?? "thread";
-      if (kind !== "thread" && kind !== "process") throw new TypeError(`worker: sandbox must be "thread" or "process"`);
+      if (kind !== "thread" && kind !== "process") throw new EchoMQError("options", `worker: sandbox must be "thread" or "process"`);
       const memoryLimitMb = opts.memoryLimitMb === undefined ? null : option("memoryLimitMb", opts.memoryLimitMb, 0, 16, 1_048_576);
       this.#pool = new Pool(handler, kind, memoryLimitMb);
       handler = this.#pool.handler as Handler<P>;
     } else if (opts.sandbox !== undefined || opts.memoryLimitMb !== undefined) {
-      throw new TypeError("worker: sandbox and memoryLimitMb take a processor module's URL as the handler, not a function");
+      throw new EchoMQError("options", "worker: sandbox and memoryLimitMb take a processor module's URL as the handler, not a function");
     }
     this.#client = client;
     this.queue = queue;
@@ -318,7 +320,7 @@ export class Worker<P> {
     const backoff = opts.backoff ?? exponentialBackoff;
     if (typeof backoff !== "function") option("backoff", backoff, 0, 0, 3_600_000);
     if (opts.onError !== undefined && typeof opts.onError !== "function") {
-      throw new TypeError("worker: onError must be a function");
+      throw new EchoMQError("options", "worker: onError must be a function");
     }
     this.#onError = opts.onError ?? ((e) => console.error(`[echomq] worker ${JSON.stringify(queue)}: ${describe(e)}`));
     this.#onStop = onStop;
