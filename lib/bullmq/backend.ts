@@ -35,6 +35,7 @@ import * as admit from "./admit.ts";
 import { EventsWait, JobWait } from "./blocking.ts";
 import * as claims from "./claims.ts";
 import { Locks } from "./locks.ts";
+import * as metrics from "./metrics.ts";
 import * as ops from "./queue_ops.ts";
 import * as reads from "./reads.ts";
 import { refuse, WHY } from "./refused.ts";
@@ -545,10 +546,9 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return Promise.reject(refused("getIgnoredChildrenFailures", WHY.flows));
   }
 
-  /** Refused: BullMQ's metrics are not mapped yet. */
+  /** The per-minute history of acks (`completed`) or burials (`failed`), newest minute first. */
   getMetrics(type: "completed" | "failed", start?: number, end?: number): Promise<[string[], string[], number]> {
-    void [type, start, end];
-    return Promise.reject(refused("getMetrics", WHY.metrics));
+    return metrics.getMetrics(this.#s, type, start ?? 0, end ?? -1);
   }
 
   /** No client list: EchoMQ lists its workers itself (`mq.workers`), under names BullMQ does not parse. */

@@ -27,7 +27,6 @@ export const WHY = {
   noVerb: "no EchoMQ verb changes a waiting job's payload, delay or priority in place (next: a verb of its own)",
   lifo: "EchoMQ admits at the head of pending and claims from its tail; no verb admits at the tail (next: a `lifo` option)",
   events: "EchoMQ's events are written only by the transitions that cause them (no verb appends an event of the caller's)",
-  metrics: "BullMQ's per-minute metrics are not mapped yet (next: the on-call issue's per-minute history)",
   dedupKeys: "no EchoMQ verb lets a deduplication key go before its job settles (next: a verb of its own)",
   completedBack: "no EchoMQ verb moves a completed job back to pending (REQUEUE takes dead jobs only)",
   active: "EchoMQ's DROP refuses while a job is active: its worker holds a fenced lease (wait for it, or let the lease run out)",
