@@ -38,6 +38,7 @@ import { Locks } from "./locks.ts";
 import * as metrics from "./metrics.ts";
 import * as ops from "./queue_ops.ts";
 import * as reads from "./reads.ts";
+import * as schedulers from "./schedulers.ts";
 import { refuse, WHY } from "./refused.ts";
 import type { Scope } from "./scope.ts";
 import type { SharedClient } from "./shared.ts";
@@ -93,6 +94,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   readonly #s: Scope;
   readonly #wait: JobWait;
   readonly #events: EventsWait;
+  readonly #firer: schedulers.Firer;
   #closing: Promise<void> | undefined;
   #ready: Promise<void> | undefined;
   #limited: Promise<void> | undefined;
@@ -114,6 +116,10 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     };
     this.#wait = new JobWait(this.#s);
     this.#events = new EventsWait(this.#s, this.qualifiedName + ":events");
+    // a claiming backend (a Worker's) fires the queue's due schedulers; failures go to the Worker's `error`
+    this.#firer = new schedulers.Firer(this.#s, (e) => {
+      if (this.listenerCount("error") > 0) this.emit("error", e);
+    });
   }
 
   // ---- lifecycle ----
@@ -133,6 +139,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
       // the jobs held, and one a wait claimed that no fetch took: handed back, their attempt given back
       const refs = this.#s.locks.all().map((h) => h.ref);
       this.#s.locks.clear();
+      await this.#firer.stop();
       for (const job of this.#wait.kept?.jobs ?? []) if (!(job instanceof Error)) refs.push(job);
       this.#wait.kept = null;
       if (refs.length > 0) {
@@ -226,7 +233,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return Promise.reject(refused("addFlow", WHY.flows));
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** SCHEDULER of the template (an upsert); a run due now fired at once: its job's id and delay. */
   addJobScheduler(
     jobSchedulerId: string,
     nextMillis: number,
@@ -235,8 +242,8 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     opts: RepeatableOptions,
     delayedJobOpts: JobsOptions,
   ): Promise<[string, number]> {
-    void [jobSchedulerId, nextMillis, templateData, templateOpts, opts, delayedJobOpts];
-    return Promise.reject(refused("addJobScheduler", WHY.schedulers));
+    void delayedJobOpts;
+    return schedulers.addJobScheduler(this.#s, jobSchedulerId, nextMillis, templateData, templateOpts, opts as schedulers.BullRepeat);
   }
 
   // ---- the worker's path ----
@@ -244,6 +251,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   /** CLAIM of one job for `lockDuration`, held under `token` (a job a wait claimed first). */
   async moveToActive(token: string, name?: string): Promise<any[]> {
     void name;
+    if (this.#closing === undefined) this.#firer.start();
     if (this.#p.limiter !== undefined) await (this.#limited ??= ops.setLimiter(this.#s, this.#p.limiter));
     const kept = this.#wait.kept;
     this.#wait.kept = null;
@@ -423,44 +431,39 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return Promise.reject(refused("deleteDeduplicationKey", WHY.dedupKeys));
   }
 
-  /** Refused: job schedulers are not mapped yet. */
-  updateJobSchedulerNextMillis(): Promise<string | null> {
-    return Promise.reject(refused("updateJobSchedulerNextMillis", WHY.schedulers));
+  /** null: EchoMQ fires a scheduler's runs itself (TICK), so BullMQ's worker has no next run to add. */
+  async updateJobSchedulerNextMillis(): Promise<string | null> {
+    return null;
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** UNSCHEDULE: 0 removed, 1 there was none (its jobs already admitted stay). */
   removeJobScheduler(jobSchedulerId: string): Promise<number> {
-    void jobSchedulerId;
-    return Promise.reject(refused("removeJobScheduler", WHY.schedulers));
+    return schedulers.removeJobScheduler(this.#s, jobSchedulerId);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** The scheduler's fields (BullMQ's) and its next run. */
   getJobScheduler(id: string): Promise<[any, string | null]> {
-    void id;
-    return Promise.reject(refused("getJobScheduler", WHY.schedulers));
+    return schedulers.getJobScheduler(this.#s, id);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** Whether the queue has a scheduler of that id. */
   isJobScheduler(id: string): Promise<boolean> {
-    void id;
-    return Promise.reject(refused("isJobScheduler", WHY.schedulers));
+    return schedulers.isJobScheduler(this.#s, id);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** The scheduler's fields, as BullMQ names them ({} when there is none). */
   getJobSchedulerData(key: string): Promise<Record<string, string>> {
-    void key;
-    return Promise.reject(refused("getJobSchedulerData", WHY.schedulers));
+    return schedulers.getJobSchedulerData(this.#s, key);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** `[id, next, …]` of the schedulers by next run. */
   getJobSchedulersRange(start: number, end: number, asc: boolean): Promise<string[]> {
-    void [start, end, asc];
-    return Promise.reject(refused("getJobSchedulersRange", WHY.schedulers));
+    return schedulers.getJobSchedulersRange(this.#s, start, end, asc);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** How many schedulers the queue has. */
   getJobSchedulersCount(): Promise<number> {
-    return Promise.reject(refused("getJobSchedulersCount", WHY.schedulers));
+    return schedulers.getJobSchedulersCount(this.#s);
   }
 
   // ---- reads ----

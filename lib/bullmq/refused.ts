@@ -21,7 +21,10 @@ export class RefusedOperationError extends Error {
 /** Why each refused operation is refused, by reason. */
 export const WHY = {
   flows: "parent/child flows are not mapped yet (next: BullMQ's parent keys on EchoMQ's FLOW verb and outbox)",
-  schedulers: "job schedulers are not mapped yet (next: BullMQ's schedulers on EchoMQ's SCHEDULER and TICK verbs)",
+  repeat: "a job's `repeat` option is BullMQ 5's repeatable jobs; BullMQ 6 runs repeats as job schedulers (`queue.upsertJobScheduler`), " +
+    "which EchoMQ maps onto its own",
+  schedulerEnds: "an EchoMQ scheduler runs until it is removed: its spec has no end date and no limit of runs " +
+    "(remove it with `queue.removeJobScheduler`)",
   unlocked: "EchoMQ writes a job's progress and log only under its fenced lease (PROGRESS and LOG are token-checked): " +
     "call it from the worker that holds the job",
   noVerb: "no EchoMQ verb changes a waiting job's payload, delay or priority in place (next: a verb of its own)",
