@@ -80,5 +80,11 @@ export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJs
   json.priority = row.priority ?? e.opts.priority ?? 0;
   if (e.opts.deduplication?.id !== undefined) json.deduplicationId = e.opts.deduplication.id;
   if (e.opts.repeatJobKey !== undefined) json.repeatJobKey = e.opts.repeatJobKey;
+  const parent = e.opts.parent as { id?: string; queue?: string } | undefined;
+  if (parent?.id !== undefined && parent.queue !== undefined) {
+    // a flow's child: BullMQ's parent reference (`<prefix>:<queue>:<id>`), as its Job keeps it
+    json.parentKey = `${parent.queue}:${parent.id}`;
+    json.parent = { id: parent.id, queueKey: parent.queue };
+  }
   return json;
 }

@@ -20,7 +20,8 @@ export class RefusedOperationError extends Error {
 
 /** Why each refused operation is refused, by reason. */
 export const WHY = {
-  flows: "parent/child flows are not mapped yet (next: BullMQ's parent keys on EchoMQ's FLOW verb and outbox)",
+  flows: "EchoMQ makes a flow whole with FLOW (FlowProducer.add: a new parent and its children); no verb adds a job " +
+    "under an existing parent, makes a running job a parent, or detaches a child from its parent",
   repeat: "a job's `repeat` option is BullMQ 5's repeatable jobs; BullMQ 6 runs repeats as job schedulers (`queue.upsertJobScheduler`), " +
     "which EchoMQ maps onto its own",
   schedulerEnds: "an EchoMQ scheduler runs until it is removed: its spec has no end date and no limit of runs " +
