@@ -55,7 +55,7 @@ function optionsOf(job: JobJson, emqId: string): EnqueueOptions {
   const o = job.opts ?? {};
   if (o.lifo) refuse("addJob (opts.lifo)", WHY.lifo);
   if (job.parent !== undefined || o.parent !== undefined) refuse("addJob (opts.parent)", WHY.flows);
-  if ((o as { repeat?: unknown }).repeat !== undefined) refuse("addJob (opts.repeat)", WHY.schedulers);
+  if ((o as { repeat?: unknown }).repeat !== undefined) refuse("addJob (opts.repeat)", WHY.repeat);
   const out: { -readonly [K in keyof EnqueueOptions]: EnqueueOptions[K] } = { id: emqId as EnqueueOptions["id"] };
   if (nameRule(job.name)) out.name = job.name;
   const priority = job.priority ?? o.priority ?? 0;

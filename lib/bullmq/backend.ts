@@ -29,14 +29,18 @@ import type {
   StreamReadRaw,
 } from "bullmq";
 import { settleMany } from "../client/batch.ts";
+import { type Relay, relay } from "../client/relay.ts";
 import type { ClientContext } from "../client/context.ts";
 import type { Keyspace } from "../keyspace/mod.ts";
 import * as admit from "./admit.ts";
 import { EventsWait, JobWait } from "./blocking.ts";
 import * as claims from "./claims.ts";
+import * as flows from "./flows.ts";
 import { Locks } from "./locks.ts";
+import * as metrics from "./metrics.ts";
 import * as ops from "./queue_ops.ts";
 import * as reads from "./reads.ts";
+import * as schedulers from "./schedulers.ts";
 import { refuse, WHY } from "./refused.ts";
 import type { Scope } from "./scope.ts";
 import type { SharedClient } from "./shared.ts";
@@ -92,6 +96,8 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   readonly #s: Scope;
   readonly #wait: JobWait;
   readonly #events: EventsWait;
+  readonly #firer: schedulers.Firer;
+  #relay: Promise<Relay> | undefined;
   #closing: Promise<void> | undefined;
   #ready: Promise<void> | undefined;
   #limited: Promise<void> | undefined;
@@ -113,13 +119,17 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     };
     this.#wait = new JobWait(this.#s);
     this.#events = new EventsWait(this.#s, this.qualifiedName + ":events");
+    // a claiming backend (a Worker's) fires the queue's due schedulers; failures go to the Worker's `error`
+    this.#firer = new schedulers.Firer(this.#s, (e) => this.#report(e));
   }
 
   // ---- lifecycle ----
 
   /** Resolves once the connection is open (and emits `ready`). */
   waitUntilReady(): Promise<void> {
-    return this.#ready ??= this.#s.on().then(async () => {
+    // a FlowProducer's backend has no queue (its name is ''): only the connection
+    const open = this.#p.queue === "" ? this.#p.shared.get() : this.#s.on();
+    return this.#ready ??= open.then(async () => {
       if (this.#p.blocking) await this.#events.mark();
       this.emit("ready");
     });
@@ -132,6 +142,8 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
       // the jobs held, and one a wait claimed that no fetch took: handed back, their attempt given back
       const refs = this.#s.locks.all().map((h) => h.ref);
       this.#s.locks.clear();
+      await this.#firer.stop();
+      await (await this.#relay?.catch(() => undefined))?.stop();
       for (const job of this.#wait.kept?.jobs ?? []) if (!(job instanceof Error)) refs.push(job);
       this.#wait.kept = null;
       if (refs.length > 0) {
@@ -144,6 +156,20 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
       if (this.#p.owns) await this.#p.shared.release();
       this.emit("close");
     })();
+  }
+
+  /**
+   * A claiming backend (a `Worker`'s) serves its queue as EchoMQ's worker does: it fires the due job
+   * schedulers and relays the queue's outbox (a flow's children in other queues, their outcomes back).
+   */
+  #serve(): void {
+    this.#firer.start();
+    this.#relay ??= this.#s.on().then(({ c }) => relay(c, [this.#p.queue], { onError: (e) => this.#report(e) }));
+  }
+
+  /** A background failure, to the `Worker`'s `error` event when it listens. */
+  #report(e: unknown): void {
+    if (this.listenerCount("error") > 0) this.emit("error", e);
   }
 
   /** Truthy once {@link close} began. */
@@ -220,12 +246,18 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return admit.addJobs(this.#s, entries);
   }
 
-  /** Refused: flows are not mapped yet. */
-  addFlow(): Promise<[Error | null, string | number][]> {
-    return Promise.reject(refused("addFlow", WHY.flows));
+  /** A tree of depth 1 as one FLOW on the parent's queue (a lone job: an add); deeper trees refused. */
+  addFlow(entries: flows.FlowEntry[]): Promise<[Error | null, string | number][]> {
+    return flows.addFlow(entries, this.#p.queueOf, (queue) => this.#scopeOf(queue), (s, job, id) => admit.addJob(s, job, id));
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** A scope on EchoMQ queue `queue` (this one's, or a flow's other queue), for admissions. */
+  #scopeOf(queue: string): Scope {
+    if (queue === this.#p.queue) return this.#s;
+    return { queue, lockMs: this.#p.lockMs, locks: new Locks(), on: () => this.#p.shared.get().then((c) => ({ c, ks: c.keyspace(queue) })) };
+  }
+
+  /** SCHEDULER of the template (an upsert); a run due now fired at once: its job's id and delay. */
   addJobScheduler(
     jobSchedulerId: string,
     nextMillis: number,
@@ -234,8 +266,8 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     opts: RepeatableOptions,
     delayedJobOpts: JobsOptions,
   ): Promise<[string, number]> {
-    void [jobSchedulerId, nextMillis, templateData, templateOpts, opts, delayedJobOpts];
-    return Promise.reject(refused("addJobScheduler", WHY.schedulers));
+    void delayedJobOpts;
+    return schedulers.addJobScheduler(this.#s, jobSchedulerId, nextMillis, templateData, templateOpts, opts as schedulers.BullRepeat);
   }
 
   // ---- the worker's path ----
@@ -243,6 +275,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
   /** CLAIM of one job for `lockDuration`, held under `token` (a job a wait claimed first). */
   async moveToActive(token: string, name?: string): Promise<any[]> {
     void name;
+    if (this.#closing === undefined) this.#serve();
     if (this.#p.limiter !== undefined) await (this.#limited ??= ops.setLimiter(this.#s, this.#p.limiter));
     const kept = this.#wait.kept;
     this.#wait.kept = null;
@@ -422,44 +455,39 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return Promise.reject(refused("deleteDeduplicationKey", WHY.dedupKeys));
   }
 
-  /** Refused: job schedulers are not mapped yet. */
-  updateJobSchedulerNextMillis(): Promise<string | null> {
-    return Promise.reject(refused("updateJobSchedulerNextMillis", WHY.schedulers));
+  /** null: EchoMQ fires a scheduler's runs itself (TICK), so BullMQ's worker has no next run to add. */
+  async updateJobSchedulerNextMillis(): Promise<string | null> {
+    return null;
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** UNSCHEDULE: 0 removed, 1 there was none (its jobs already admitted stay). */
   removeJobScheduler(jobSchedulerId: string): Promise<number> {
-    void jobSchedulerId;
-    return Promise.reject(refused("removeJobScheduler", WHY.schedulers));
+    return schedulers.removeJobScheduler(this.#s, jobSchedulerId);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** The scheduler's fields (BullMQ's) and its next run. */
   getJobScheduler(id: string): Promise<[any, string | null]> {
-    void id;
-    return Promise.reject(refused("getJobScheduler", WHY.schedulers));
+    return schedulers.getJobScheduler(this.#s, id);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** Whether the queue has a scheduler of that id. */
   isJobScheduler(id: string): Promise<boolean> {
-    void id;
-    return Promise.reject(refused("isJobScheduler", WHY.schedulers));
+    return schedulers.isJobScheduler(this.#s, id);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** The scheduler's fields, as BullMQ names them ({} when there is none). */
   getJobSchedulerData(key: string): Promise<Record<string, string>> {
-    void key;
-    return Promise.reject(refused("getJobSchedulerData", WHY.schedulers));
+    return schedulers.getJobSchedulerData(this.#s, key);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** `[id, next, …]` of the schedulers by next run. */
   getJobSchedulersRange(start: number, end: number, asc: boolean): Promise<string[]> {
-    void [start, end, asc];
-    return Promise.reject(refused("getJobSchedulersRange", WHY.schedulers));
+    return schedulers.getJobSchedulersRange(this.#s, start, end, asc);
   }
 
-  /** Refused: job schedulers are not mapped yet. */
+  /** How many schedulers the queue has. */
   getJobSchedulersCount(): Promise<number> {
-    return Promise.reject(refused("getJobSchedulersCount", WHY.schedulers));
+    return schedulers.getJobSchedulersCount(this.#s);
   }
 
   // ---- reads ----
@@ -521,34 +549,29 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return reads.getRanges(this.#s, types, start ?? 0, end ?? -1, asc ?? false) as unknown as Promise<[string][]>;
   }
 
-  /** Refused: flows are not mapped yet. */
+  /** A parent's children per dependency type, from the fan-in on its row. */
   getDependencyCounts(jobId: string, types: string[]): Promise<number[]> {
-    void [jobId, types];
-    return Promise.reject(refused("getDependencyCounts", WHY.flows));
+    return flows.getDependencyCounts(this.#s, jobId, types);
   }
 
-  /** Refused: flows are not mapped yet. */
+  /** A parent's children by set, under BullMQ's keys. */
   getDependencies(jobId: string, opts: DependenciesOpts): Promise<Record<string, never>> {
-    void [jobId, opts];
-    return Promise.reject(refused("getDependencies", WHY.flows));
+    return flows.getDependencies(this.#s, jobId, opts as Parameters<typeof flows.getDependencies>[2]) as Promise<Record<string, never>>;
   }
 
-  /** Refused: flows are not mapped yet. */
+  /** Each completed child's key → its result (JSON). */
   getProcessedChildrenValues(jobId: string): Promise<Record<string, string>> {
-    void jobId;
-    return Promise.reject(refused("getProcessedChildrenValues", WHY.flows));
+    return flows.getProcessedChildrenValues(this.#s, jobId);
   }
 
-  /** Refused: flows are not mapped yet. */
+  /** Each ignored child's key → its failure reason. */
   getIgnoredChildrenFailures(jobId: string): Promise<Record<string, string>> {
-    void jobId;
-    return Promise.reject(refused("getIgnoredChildrenFailures", WHY.flows));
+    return flows.getIgnoredChildrenFailures(this.#s, jobId);
   }
 
-  /** Refused: BullMQ's metrics are not mapped yet. */
+  /** The per-minute history of acks (`completed`) or burials (`failed`), newest minute first. */
   getMetrics(type: "completed" | "failed", start?: number, end?: number): Promise<[string[], string[], number]> {
-    void [type, start, end];
-    return Promise.reject(refused("getMetrics", WHY.metrics));
+    return metrics.getMetrics(this.#s, type, start ?? 0, end ?? -1);
   }
 
   /** No client list: EchoMQ lists its workers itself (`mq.workers`), under names BullMQ does not parse. */

@@ -27,7 +27,7 @@ export type NextJob = [JobJson | null, string, number, number];
 /** Holds a claimed job under the worker's `token`; its `JobJson`. */
 export function held(s: Scope, job: Job<unknown>, token: string): JobJson {
   const now = Date.now();
-  const e = envelopeIn(job.payload) ?? foreign(job.id, job.name, job.payload, now);
+  const e = envelopeIn(job.payload, job.id, now) ?? foreign(job.id, job.name, job.payload, now);
   s.locks.hold(e.id, { ref: { id: job.id, queue: job.queue, token: job.token }, bullToken: token, at: now });
   return jobJson(e, { state: "active", attempts: job.attempts, priority: job.priority, createdAt: e.ts }, now);
 }
@@ -45,7 +45,8 @@ export async function nextOf(s: Scope, claim: Claim<unknown>, token: string): Pr
     await settleMany(c, [{ kind: "bury", job: job.job, reason: `not a BullMQ job: ${job.message}` }]);
     return [null, "", 0, 0];
   }
-  return [held(s, job, token), envelopeIn(job.payload)?.id ?? job.id, 0, 0];
+  const json = held(s, job, token);
+  return [json, json.id!, 0, 0];
 }
 
 /** BullMQ's `moveToActive`: one CLAIM of one job for `lockDuration` (no wait). */

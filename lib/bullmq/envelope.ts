@@ -33,11 +33,19 @@ export function envelopeOf(job: JobJson, id: string): Envelope {
   return { bullmq: 1, id, name: job.name, data: JSON.parse(job.data || "{}"), opts, ts: job.timestamp ?? Date.now() };
 }
 
-/** The envelope in a decoded payload, or null when the payload is not BullMQ's. */
-export function envelopeIn(payload: unknown): Envelope | null {
+/**
+ * The envelope in the decoded payload of job `emqId` (admitted at `ts`), or null when the payload
+ * is not BullMQ's. A job scheduler's envelope (`schedulers.ts`) is every run's payload, so it
+ * carries no id and no timestamp: each run is BullMQ job `emqId` (its EchoMQ id, one to one by the
+ * identity rule), admitted at `ts`.
+ */
+export function envelopeIn(payload: unknown, emqId: string, ts: number): Envelope | null {
   if (payload === null || typeof payload !== "object") return null;
   const e = payload as Partial<Envelope>;
-  return e.bullmq === 1 && typeof e.id === "string" ? (e as Envelope) : null;
+  if (e.bullmq !== 1) return null;
+  if (typeof e.id === "string") return e as Envelope;
+  if (typeof e.opts !== "object" || e.opts === null || typeof e.name !== "string") return null;
+  return { ...(e as Omit<Envelope, "id" | "ts">), id: emqId, ts: typeof e.ts === "number" ? e.ts : ts };
 }
 
 /** What a row adds to its envelope: the facts `JobInfo` reads. */
@@ -71,5 +79,12 @@ export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJs
   if (e.opts.delay !== undefined) json.delay = e.opts.delay;
   json.priority = row.priority ?? e.opts.priority ?? 0;
   if (e.opts.deduplication?.id !== undefined) json.deduplicationId = e.opts.deduplication.id;
+  if (e.opts.repeatJobKey !== undefined) json.repeatJobKey = e.opts.repeatJobKey;
+  const parent = e.opts.parent as { id?: string; queue?: string } | undefined;
+  if (parent?.id !== undefined && parent.queue !== undefined) {
+    // a flow's child: BullMQ's parent reference (`<prefix>:<queue>:<id>`), as its Job keeps it
+    json.parentKey = `${parent.queue}:${parent.id}`;
+    json.parent = { id: parent.id, queueKey: parent.queue };
+  }
   return json;
 }

@@ -20,14 +20,17 @@ export class RefusedOperationError extends Error {
 
 /** Why each refused operation is refused, by reason. */
 export const WHY = {
-  flows: "parent/child flows are not mapped yet (next: BullMQ's parent keys on EchoMQ's FLOW verb and outbox)",
-  schedulers: "job schedulers are not mapped yet (next: BullMQ's schedulers on EchoMQ's SCHEDULER and TICK verbs)",
+  flows: "EchoMQ makes a flow whole with FLOW (FlowProducer.add: a new parent and its children); no verb adds a job " +
+    "under an existing parent, makes a running job a parent, or detaches a child from its parent",
+  repeat: "a job's `repeat` option is BullMQ 5's repeatable jobs; BullMQ 6 runs repeats as job schedulers (`queue.upsertJobScheduler`), " +
+    "which EchoMQ maps onto its own",
+  schedulerEnds: "an EchoMQ scheduler runs until it is removed: its spec has no end date and no limit of runs " +
+    "(remove it with `queue.removeJobScheduler`)",
   unlocked: "EchoMQ writes a job's progress and log only under its fenced lease (PROGRESS and LOG are token-checked): " +
     "call it from the worker that holds the job",
   noVerb: "no EchoMQ verb changes a waiting job's payload, delay or priority in place (next: a verb of its own)",
   lifo: "EchoMQ admits at the head of pending and claims from its tail; no verb admits at the tail (next: a `lifo` option)",
   events: "EchoMQ's events are written only by the transitions that cause them (no verb appends an event of the caller's)",
-  metrics: "BullMQ's per-minute metrics are not mapped yet (next: the on-call issue's per-minute history)",
   dedupKeys: "no EchoMQ verb lets a deduplication key go before its job settles (next: a verb of its own)",
   completedBack: "no EchoMQ verb moves a completed job back to pending (REQUEUE takes dead jobs only)",
   active: "EchoMQ's DROP refuses while a job is active: its worker holds a fenced lease (wait for it, or let the lease run out)",

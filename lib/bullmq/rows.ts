@@ -7,7 +7,7 @@
 import type { JobJson } from "bullmq";
 import { getJob } from "../client/inspect.ts";
 import type { JobInfo } from "../client/info.ts";
-import { envelopeIn, jobJson } from "./envelope.ts";
+import { type Envelope, envelopeIn, jobJson } from "./envelope.ts";
 import { counterIdOf, emqIdOf } from "./ids.ts";
 import type { Scope } from "./scope.ts";
 
@@ -20,18 +20,18 @@ export async function rowOf(s: Scope, bullId: string): Promise<JobInfo<unknown> 
 }
 
 /** The BullMQ id a row stands for: its envelope's, or, for a job an EchoMQ producer admitted, its EchoMQ id. */
-export function bullIdIn(info: Pick<JobInfo<unknown>, "id" | "payload">): string {
-  return envelopeIn(info.payload)?.id ?? info.id;
+export function bullIdIn(info: Pick<JobInfo<unknown>, "id" | "payload" | "createdAt">): string {
+  return envelopeIn(info.payload, info.id, info.createdAt)?.id ?? info.id;
 }
 
 /** BullMQ's `JobJson` of a row (a job an EchoMQ producer admitted: its payload as data, its EchoMQ id). */
 export function rowJson(info: JobInfo<unknown>): JobJson {
-  const e = envelopeIn(info.payload) ?? foreign(info.id, info.name, info.payload, info.createdAt);
+  const e = envelopeIn(info.payload, info.id, info.createdAt) ?? foreign(info.id, info.name, info.payload, info.createdAt);
   return jobJson(e, info);
 }
 
 /** The envelope BullMQ sees for a job an EchoMQ producer admitted (no envelope): one attempt, its payload as data. */
-export function foreign(id: string, name: string | undefined, payload: unknown, ts: number): ReturnType<typeof envelopeIn> & object {
+export function foreign(id: string, name: string | undefined, payload: unknown, ts: number): Envelope {
   return { bullmq: 1, id, name: name ?? "", data: payload ?? null, opts: { attempts: 1 }, ts };
 }
 

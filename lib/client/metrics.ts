@@ -61,7 +61,7 @@ export interface MetricsOptions {
 }
 
 /** A stored minute `<acked> <buried> <retried>` (else zeros, as the verbs read it). */
-function counts(v: unknown): [number, number, number] {
+export function minuteCounts(v: unknown): [number, number, number] {
   const text = v instanceof Uint8Array ? new TextDecoder().decode(v) : v === null || v === undefined ? "" : String(v);
   const m = /^(\d{1,15}) (\d{1,15}) (\d{1,15})$/.exec(text);
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
@@ -94,7 +94,7 @@ export async function metrics<P>(c: ClientContext<P>, ks: Keyspace, opts: Metric
     historyMinutes: Number.isSafeInteger(kept) ? kept : HISTORY_MINUTES_DEFAULT,
     latency: { wait: histogramOf(values[n]), run: histogramOf(values[n + 1]) },
     minutes: fields.map((f, i) => {
-      const [processed, failed, retried] = counts(values[i]);
+      const [processed, failed, retried] = minuteCounts(values[i]);
       return { at: Number(f) * HISTORY_MINUTE_MS, processed, failed, retried };
     }),
   };

@@ -7,7 +7,19 @@ import { afterAll, beforeAll } from "bun:test";
 import { type Job as BullJob, Queue, Worker } from "bullmq";
 import type { EchoMQ } from "../../client.ts";
 import { createEchoMQBackend } from "../../bullmq.ts";
-import { type Combo, connector, type Sites } from "../client/_harness.ts";
+import { keyspace } from "../../mod.ts";
+import type { Connection } from "../../lib/client/connection.ts";
+import { type Combo, connector, queueKeys, type Sites } from "../client/_harness.ts";
+
+/** The digest of every key of queue `name` (other suites' workers write other queues of the server meanwhile). */
+export async function queueDigest(raw: Connection, name: string): Promise<string> {
+  const keys = (await queueKeys(raw, name)).sort();
+  const values = keys.length === 0 ? [] : (await raw.command(["DEBUG", "DIGEST-VALUE", ...keys], keyspace(name).meta)) as unknown[];
+  return JSON.stringify([keys, values.map(String)]);
+}
+
+/** A BullMQ queue's first writes (its meta: `version`, the events' bound) done. */
+export const settled = (q: object): Promise<unknown> => (q as { queueMetaInitialized: Promise<unknown> }).queueMetaInitialized;
 
 /**
  * Registers the suite's setup and teardown (call it inside the combo's `describe`): `queue` and

@@ -13,19 +13,10 @@ import { describe, expect, test } from "bun:test";
 import { type Job as BullJob, QueueEvents, Worker } from "bullmq";
 import { keyspace } from "../../mod.ts";
 import { emqIdOf, IdCollisionError, RefusedOperationError } from "../../bullmq.ts";
-import type { Connection } from "../../lib/client/connection.ts";
-import { useBull } from "./_bull.ts";
-import { COMBOS, eventually, queueKeys, useSites } from "../client/_harness.ts";
+import { queueDigest, settled, useBull } from "./_bull.ts";
+import { COMBOS, eventually, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
-/** A BullMQ queue's first writes (its meta: `version`, the events' bound) done. */
-/** The digest of every key of queue `name` (other suites' workers write other queues of the server meanwhile). */
-async function queueDigest(raw: Connection, name: string): Promise<string> {
-  const keys = (await queueKeys(raw, name)).sort();
-  const values = keys.length === 0 ? [] : (await raw.command(["DEBUG", "DIGEST-VALUE", ...keys], keyspace(name).meta)) as unknown[];
-  return JSON.stringify([keys, values.map(String)]);
-}
-const settled = (q: object): Promise<unknown> => (q as { queueMetaInitialized: Promise<unknown> }).queueMetaInitialized;
 let n = 0;
 /** A queue name of its own per test (BullMQ forbids `:` in names). */
 const fresh = (what: string): string => `bq-${what}-${++n}`;
