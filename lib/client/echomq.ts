@@ -122,9 +122,9 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * console.log(result.paid); // a boolean
    * ```
    */
-  queue<Q = P, R = unknown, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K, R> {
+  queue<Q = P, R = unknown, C = unknown, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K, R, C> {
     this.#c.keyspace(name);
-    return new Queue<Q, K, R>(this as unknown as EchoMQ<Q, K>, name as string);
+    return new Queue<Q, K, R, C>(this as unknown as EchoMQ<Q, K>, name as string);
   }
 
   /** True when connected to a cluster. */
