@@ -4,8 +4,9 @@
  * the compiler (with the JSON codec: {@link JsonPayload} in, {@link Decoded} out). A second type,
  * `mq.queue<P, R>("name")`, types its results as BullMQ's `Job<Data, Return>` does: `work`'s handler
  * must return an `R` ({@link JsonResult}), and `result` and `enqueue` with `wait` give it back as
- * JSON does ({@link DecodedResult}). The handle holds no state of its own: each method is the
- * client's, with the queue filled in.
+ * JSON does ({@link DecodedResult}). A third, `mq.queue<P, R, C>("name")`, types a flow parent's
+ * children's results `C` (`job.children()`, `children`, `getJob`'s `children`) the same way. The
+ * handle holds no state of its own: each method is the client's, with the queue filled in.
  *
  * @example
  * ```ts
@@ -22,8 +23,13 @@
  * const sizer = sizes.work((job) => ({ bytes: job.payload.path.length, at: new Date() }));
  * const { result } = await sizes.enqueue({ path: "a.png" }, { wait: true });
  * console.log(result.bytes, result.at.slice(0, 10)); // a Date comes back a string
+ * const albums = mq.queue<{ name: string }, { bytes: number }, { bytes: number; at: Date }>("albums");
+ * const summer = albums.work(async (job) => ({ bytes: (await job.children()).reduce((n, k) => n + (k.result?.bytes ?? 0), 0) }));
+ * const album = await mq.flow({ queue: "albums", payload: { name: "x" }, children: [{ queue: "sizes", payload: { path: "a.png" } }] });
+ * console.log((await albums.children(album.id))[0]?.result?.at.slice(0, 10));
  * await worker.stop();
  * await sizer.stop();
+ * await summer.stop();
  * await mq.close();
  * ```
  *
