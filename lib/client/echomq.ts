@@ -108,8 +108,9 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /**
    * A handle on one queue, typed by that queue's payload `Q` (with the JSON codec, checked and
    * decoded as JSON) and its results `R`: its handler must return an `R`, and `result` and
-   * `enqueue` with `wait` give it back as JSON does (`unknown` when `R` is not given). Its methods
-   * are this client's, with the queue filled in.
+   * `enqueue` with `wait` give it back as JSON does (`unknown` when `R` is not given). For a flow's
+   * parent, `C` types its children's results (`job.children()`, `children`, `getJob`), as JSON gives
+   * them back. Its methods are this client's, with the queue filled in.
    *
    * @example
    * ```ts
@@ -120,11 +121,13 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * bills.work((job) => ({ paid: job.payload.at.slice(0, 10) !== "" })); // a Date comes back a string
    * const { result } = await bills.enqueue({ amount: 12, at: new Date() }, { wait: true });
    * console.log(result.paid); // a boolean
+   * const days = mq.queue<{ month: string }, { paid: number }, { paid: boolean }>("days"); // a flow's parent
+   * days.work(async (job) => ({ paid: (await job.children()).filter((k) => k.result?.paid).length }));
    * ```
    */
-  queue<Q = P, R = unknown, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K, R> {
+  queue<Q = P, R = unknown, C = unknown, const N extends string = string>(name: CheckQueue<N>): Queue<Q, K, R, C> {
     this.#c.keyspace(name);
-    return new Queue<Q, K, R>(this as unknown as EchoMQ<Q, K>, name as string);
+    return new Queue<Q, K, R, C>(this as unknown as EchoMQ<Q, K>, name as string);
   }
 
   /** True when connected to a cluster. */
@@ -445,7 +448,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return await flowOf(this.#c, this.#c.keyspace(queue), id);
   }
 
-  /** The children of parent `id` (a flow's parent) with their states, results and reasons, in their order. */
+  /**
+   * The children of parent `id` (a flow's parent) with their states, results and reasons, in their
+   * order; results `unknown` (a handle typed by its children's results, `mq.queue<P, R, C>`, types them).
+   */
   async children<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<ChildState[]> {
     return await flows.children(this.#c, this.#c.keyspace(queue), id);
   }

@@ -79,8 +79,11 @@ export interface FlowNode {
   readonly children: readonly FlowNode[];
 }
 
-/** A child as its parent sees it. */
-export interface ChildState {
+/**
+ * A child as its parent sees it; `R` types its result (a typed parent's handle, `mq.queue<P, R, C>`,
+ * gives its children's results as JSON gives them back; `unknown` otherwise).
+ */
+export interface ChildState<R = unknown> {
   /** Its queue. */
   readonly queue: string;
   /** Its id. */
@@ -88,7 +91,7 @@ export interface ChildState {
   /** `completed`, `failed`, `removed` (failed under `onFailure: "remove"`), or `unfinished` while it has not finished. */
   readonly state: "completed" | "failed" | "removed" | "unfinished";
   /** Its result (completed, when it returned one and it was kept: see `resultBytes`). */
-  readonly result?: unknown;
+  readonly result?: R;
   /**
    * The length of its result when that was longer than its parent keeps (64 KiB): read the result
    * with `getJob` on the child's queue while that queue keeps completed jobs.

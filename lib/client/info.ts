@@ -45,8 +45,11 @@ export interface ParentRef {
   readonly id: JobId;
 }
 
-/** One job as its row has it. Times are ms since the epoch. */
-export interface JobInfo<P> {
+/**
+ * One job as its row has it. Times are ms since the epoch. `R` types its result and `C` its
+ * children's (a typed queue handle's `getJob`, `mq.queue<P, R, C>`; `unknown` otherwise).
+ */
+export interface JobInfo<P, R = unknown, C = unknown> {
   /** The job's id. */
   readonly id: JobId;
   /** Its queue. */
@@ -77,7 +80,7 @@ export interface JobInfo<P> {
    * Its handler's result (completed), decoded from the JSON the worker sent (the text as stored
    * when it is not JSON); absent when the handler returned nothing (`undefined`).
    */
-  readonly result?: unknown;
+  readonly result?: R;
   /** Its progress, as the handler reported it (JSON), if any. */
   readonly progress?: unknown;
   /** The scheduler whose tick admitted it (`upsertScheduler`), if one did. */
@@ -108,7 +111,7 @@ export interface JobInfo<P> {
    * Its children with their outcomes as it recorded them, in their order, when it is a flow's
    * parent (`getJob` reads them; pages leave them out: `EchoMQ.children`, `EchoMQ.flowOf`).
    */
-  readonly children?: readonly ChildState[];
+  readonly children?: readonly ChildState<C>[];
 }
 
 /** A queue's counts and the facts its `meta` keeps. */

@@ -51,9 +51,9 @@ export interface Job<P> extends JobRef {
  * A job handed to a worker's handler: the claimed job, an `AbortSignal` that fires when its lease
  * is lost (an extension refused), it is cancelled (`EchoMQ.cancel`, from any process: the reason is
  * a `JobCancelledError`, within one heartbeat) or the worker is stopped with a deadline, its lease deadline, and
- * `progress`.
+ * `progress`. `C` types its children's results when it is a flow's parent (`mq.queue<P, R, C>`).
  */
-export interface WorkerJob<P> extends Job<P> {
+export interface WorkerJob<P, C = unknown> extends Job<P> {
   /** Fires when the job's lease is lost, it is cancelled (`EchoMQ.cancel`) or the worker stops with a deadline; `reason` says which. */
   readonly signal: AbortSignal;
   /**
@@ -76,7 +76,7 @@ export interface WorkerJob<P> extends Job<P> {
    */
   rateLimited(ms: number): never;
   /** A flow parent's children (`mq.flow`) with their states and results; `[]` for a job that is no parent. */
-  children(): Promise<ChildState[]>;
+  children(): Promise<ChildState<C>[]>;
 }
 
 /** How many ids each of a queue's sets holds. */

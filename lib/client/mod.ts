@@ -6,7 +6,7 @@
  * @module
  */
 export { EchoMQ } from "./echomq.ts";
-export { Queue } from "./queue.ts";
+export { Queue, type TypedJobInfo } from "./queue.ts";
 export type { Decoded, DecodedResult, JsonPayload, JsonResult, NoJson, Payload, PayloadKind } from "./payload.ts";
 export {
   BATCH_BYTES,

@@ -4,8 +4,9 @@
  * the compiler (with the JSON codec: {@link JsonPayload} in, {@link Decoded} out). A second type,
  * `mq.queue<P, R>("name")`, types its results as BullMQ's `Job<Data, Return>` does: `work`'s handler
  * must return an `R` ({@link JsonResult}), and `result` and `enqueue` with `wait` give it back as
- * JSON does ({@link DecodedResult}). The handle holds no state of its own: each method is the
- * client's, with the queue filled in.
+ * JSON does ({@link DecodedResult}). A third, `mq.queue<P, R, C>("name")`, types a flow parent's
+ * children's results `C` (`job.children()`, `children`, `getJob`'s `children`) the same way. The
+ * handle holds no state of its own: each method is the client's, with the queue filled in.
  *
  * @example
  * ```ts
@@ -22,8 +23,13 @@
  * const sizer = sizes.work((job) => ({ bytes: job.payload.path.length, at: new Date() }));
  * const { result } = await sizes.enqueue({ path: "a.png" }, { wait: true });
  * console.log(result.bytes, result.at.slice(0, 10)); // a Date comes back a string
+ * const albums = mq.queue<{ name: string }, { bytes: number }, { bytes: number; at: Date }>("albums");
+ * const summer = albums.work(async (job) => ({ bytes: (await job.children()).reduce((n, k) => n + (k.result?.bytes ?? 0), 0) }));
+ * const album = await mq.flow({ queue: "albums", payload: { name: "x" }, children: [{ queue: "sizes", payload: { path: "a.png" } }] });
+ * console.log((await albums.children(album.id))[0]?.result?.at.slice(0, 10));
  * await worker.stop();
  * await sizer.stop();
+ * await summer.stop();
  * await mq.close();
  * ```
  *
@@ -47,9 +53,16 @@ import type { EventsOptions } from "./event_reader.ts";
 import type { QueueEventItem } from "./events.ts";
 import type { ResultOptions } from "./result.ts";
 import type { EnqueueReply, EnqueueWait, WaitOption } from "./enqueue_wait.ts";
+import type { ChildState } from "./flows.ts";
 
-/** One queue of a client, typed by its payload `P` and its results `R` (see `EchoMQ.queue`). */
-export class Queue<P, K extends PayloadKind = "json", R = unknown> {
+/** A job of a typed queue handle as `getJob` and `jobs` read it: payload, result and children's results as JSON gives them back. */
+export type TypedJobInfo<P, K extends PayloadKind, R, C> = JobInfo<Decoded<P, K>, DecodedResult<R>, DecodedResult<C>>;
+
+/**
+ * One queue of a client, typed by its payload `P`, its results `R` and, for a flow's parent, its
+ * children's results `C` (see `EchoMQ.queue`).
+ */
+export class Queue<P, K extends PayloadKind = "json", R = unknown, C = unknown> {
   /** The queue's name. */
   readonly name: string;
   readonly #mq: EchoMQ<P, K>;
@@ -104,9 +117,13 @@ export class Queue<P, K extends PayloadKind = "json", R = unknown> {
     return this.#mq.claimMany(this.name, n, opts);
   }
 
-  /** See `EchoMQ.work`: the handler returns an `R` (checked as JSON: {@link JsonResult}). */
-  work(handler: Handler<Decoded<P, K>, JsonResult<R>> | URL, opts?: WorkerOptions): Worker<Decoded<P, K>> {
-    return this.#mq.work(this.name, handler, opts);
+  /**
+   * See `EchoMQ.work`: the handler returns an `R` (checked as JSON: {@link JsonResult}), and its
+   * `job.children()` gives the children's results typed by `C` ({@link DecodedResult}).
+   */
+  work(handler: Handler<Decoded<P, K>, JsonResult<R>, DecodedResult<C>> | URL, opts?: WorkerOptions): Worker<Decoded<P, K>> {
+    // the children's result type is the handle's claim about this queue's flows: erased at run time
+    return this.#mq.work(this.name, handler as Handler<Decoded<P, K>, JsonResult<R>> | URL, opts);
   }
 
   /** See `EchoMQ.counts`. */
@@ -119,14 +136,19 @@ export class Queue<P, K extends PayloadKind = "json", R = unknown> {
     return this.#mq.stats(this.name);
   }
 
-  /** See `EchoMQ.getJob`. */
-  getJob(id: string): Promise<JobInfo<Decoded<P, K>> | null> {
-    return this.#mq.getJob(this.name, id);
+  /** See `EchoMQ.getJob`: its `result` typed by `R`, its `children`' results by `C`, as JSON gives them back. */
+  getJob(id: string): Promise<TypedJobInfo<P, K, R, C> | null> {
+    return this.#mq.getJob(this.name, id) as Promise<TypedJobInfo<P, K, R, C> | null>;
   }
 
-  /** See `EchoMQ.jobs`. */
-  jobs(state: JobState, page?: { offset?: number; limit?: number }): Promise<Array<JobInfo<Decoded<P, K>>>> {
-    return this.#mq.jobs(this.name, state, page);
+  /** See `EchoMQ.jobs`: each `result` typed by `R`, as JSON gives it back. */
+  jobs(state: JobState, page?: { offset?: number; limit?: number }): Promise<Array<TypedJobInfo<P, K, R, C>>> {
+    return this.#mq.jobs(this.name, state, page) as Promise<Array<TypedJobInfo<P, K, R, C>>>;
+  }
+
+  /** See `EchoMQ.children`: a flow parent's children, their results typed by `C` as JSON gives them back. */
+  children(id: string): Promise<ChildState<DecodedResult<C>>[]> {
+    return this.#mq.children(this.name, id) as Promise<ChildState<DecodedResult<C>>[]>;
   }
 
   /** See `EchoMQ.remove`. */

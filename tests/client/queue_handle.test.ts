@@ -3,7 +3,9 @@
  * types through `mq.queue<P>(name)`; each handle's calls are the client's on that queue (enqueue,
  * enqueueMany, schedule, work, counts, stats, getJob, jobs, remove, pause / resume); a Date sent as
  * JSON comes back a string, as the type says. A handle typed by its results too (`mq.queue<P, R>`)
- * gets its handler's value back from `result` and `enqueue` with `wait`, as JSON gives it.
+ * gets its handler's value back from `result` and `enqueue` with `wait`, as JSON gives it; a flow
+ * parent's handle typed by its children's results (`mq.queue<P, R, C>`) reads them from
+ * `job.children()`, `children(id)` and `getJob`, as JSON gives them.
  */
 import { describe, expect, test } from "bun:test";
 import { COMBOS, eventually, useClient, useSites } from "./_harness.ts";
@@ -60,6 +62,38 @@ for (const combo of COMBOS) {
         expect(await ctx.mq.result(sizes.name, id)).toEqual(again); // the untyped call: the same value, `unknown`
       } finally {
         await worker.stop();
+      }
+    });
+
+    test("a parent's handle typed by its children's results: job.children(), children(id) and getJob give them as JSON does", async () => {
+      type Sum = { region: string; sum: number; at: Date };
+      const sums = ctx.mq.queue<{ region: string }, Sum>(`qh-sums-${backend}`);
+      const reports = ctx.mq.queue<{ month: string }, { total: number; at: string[] }, Sum>(`qh-reports-${backend}`);
+      const at = new Date("2026-12-01T10:00:00.000Z");
+      const children = sums.work((job) => ({ region: job.payload.region, sum: job.payload.region.length, at }), { blockMs: 200, relay: true });
+      const parents = reports.work(async (job) => {
+        const kids = await job.children();
+        const stamps: string[] = kids.map((k) => k.result!.at); // a Date comes back a string, as the type says
+        return { total: kids.reduce((n, k) => n + (k.result?.sum ?? 0), 0), at: stamps };
+      }, { blockMs: 200, relay: true });
+      try {
+        const tree = await ctx.mq.flow({
+          queue: reports.name,
+          payload: { month: "2026-11" },
+          children: [{ queue: sums.name, payload: { region: "eu" } }, { queue: sums.name, payload: { region: "asia" } }],
+        });
+        const stamp = "2026-12-01T10:00:00.000Z";
+        expect(await reports.result(tree.id, { timeoutMs: 30_000 })).toEqual({ total: 6, at: [stamp, stamp] });
+        const kids = await reports.children(tree.id);
+        const regions: Array<string | undefined> = kids.map((k) => k.result?.region);
+        expect(regions).toEqual(["eu", "asia"]);
+        expect(kids.map((k) => [k.state, k.result?.sum, k.result?.at])).toEqual([["completed", 2, stamp], ["completed", 4, stamp]]);
+        const info = await reports.getJob(tree.id);
+        const total: number | undefined = info?.result?.total;
+        expect(total).toBe(6);
+        expect(info?.children?.map((k) => k.result?.at)).toEqual([stamp, stamp]);
+      } finally {
+        await Promise.all([children.stop(), parents.stop()]);
       }
     });
   });

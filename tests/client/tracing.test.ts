@@ -3,7 +3,8 @@
  * SDK's in-memory exporter: the `send <queue>` span (PRODUCER) of each admission — one span with
  * `messaging.batch.message_count` for `enqueueMany` — and its W3C trace context on the job's row
  * (the option `traceparent`); the `process <queue>` span (CONSUMER) around each handler, a root
- * span linked to the producer's context, the handler's own spans its children; names, kinds and
+ * span linked to the producer's context (`consumer: "link"`, the default) or its child (`consumer:
+ * "child"`: one trace), the handler's own spans its children; names, kinds and
  * attributes exact; a throw, a settle refused and a lost lease on the process span; a producer and
  * a worker in different processes; nothing emitted, and no option on the row, without tracing
  * (or with an API that has no SDK behind it).
@@ -149,22 +150,47 @@ for (const topology of TOPOLOGIES) {
         expect(process!.ended).toBe(true);
       });
 
-      test('consumer "child": the process span is the send span\'s child (one trace), with no link', async () => {
-        const q = `tr-child-${backend}`;
-        const child = await connect(true, "child");
-        try {
-          const id = await mq.enqueue(q, { n: 1 });
-          const [send] = spans(`send ${q}`);
-          await work(child, q, 1);
-          const [process] = spans(`process ${q}`);
-          expect(process!.attributes["messaging.message.id"]).toBe(id);
-          expect(process!.parentSpanContext?.spanId).toBe(send!.spanContext().spanId);
-          expect(process!.spanContext().traceId).toBe(send!.spanContext().traceId);
-          expect(process!.links).toEqual([]);
-        } finally {
-          await child.close();
-        }
-      });
+      for (const consumer of ["child", "link"] as const) {
+        test(`consumer "${consumer}": each attempt's process span ${consumer === "child" ? "a child of the send span, in its trace" : "a root of its own trace, linked to the send span"}; the handler's spans under it`, async () => {
+          const q = `tr-${consumer}-${backend}`;
+          const client = await connect(true, consumer);
+          try {
+            const tracer = api.trace.getTracer("test");
+            const id = await mq.enqueue(q, { n: 1 });
+            const send = spans(`send ${q}`)[0]!.spanContext();
+            const inner: string[] = [];
+            await work(client, q, 2, (job) => {
+              const s = tracer.startSpan("inside");
+              inner.push(s.spanContext().spanId);
+              s.end();
+              if (job.attempts === 1) throw new Error("again");
+            }, { maxAttempts: 2 });
+            const processed = spans(`process ${q}`);
+            expect(processed.map((p) => [p.attributes["messaging.message.id"], p.attributes["echomq.attempt"]])).toEqual([[id, 1], [id, 2]]);
+            const ids = (p: Span) => [p.parentSpanContext?.spanId, p.spanContext().traceId, p.links.map((l) => [l.context.traceId, l.context.spanId])];
+            if (consumer === "child") {
+              // one trace from send to every attempt: the attempts siblings under the send span
+              for (const p of processed) expect(ids(p)).toEqual([send.spanId, send.traceId, []]);
+            } else {
+              // each attempt a trace of its own, linked to the producer's span
+              for (const p of processed) {
+                expect(p.parentSpanContext).toBeUndefined();
+                expect(p.spanContext().traceId).not.toBe(send.traceId);
+                expect(p.links.map((l) => [l.context.traceId, l.context.spanId])).toEqual([[send.traceId, send.spanId]]);
+              }
+              expect(processed[0]!.spanContext().traceId).not.toBe(processed[1]!.spanContext().traceId);
+            }
+            // the handler's own spans are children of their attempt's process span, in its trace
+            const insides = spans("inside");
+            expect(insides.map((s) => s.spanContext().spanId)).toEqual(inner);
+            expect(insides.map((s) => [s.parentSpanContext?.spanId, s.spanContext().traceId])).toEqual(
+              processed.map((p) => [p.spanContext().spanId, p.spanContext().traceId]),
+            );
+          } finally {
+            await client.close();
+          }
+        });
+      }
 
       test("schedule and submit name their operation; a deduplicated submit says so", async () => {
         const q = `tr-ops-${backend}`;

@@ -5,5 +5,5 @@ import { test } from "bun:test";
 import { expectMarks } from "./compiler.ts";
 
 test("typed results: the handler must return the queue's result type; result() and enqueue's wait give it back as JSON does", () => {
-  expectMarks("results.ts", 9, (m) => m.split("\n").map((l) => l.trim()).join(" "));
+  expectMarks("results.ts", 12, (m) => m.split("\n").map((l) => l.trim()).join(" "));
 });

@@ -63,9 +63,10 @@ export { truncateUtf8 } from "./settler.ts";
  * resolves with) is the job's result, sent with the ack as `JSON.stringify` writes it (`undefined`:
  * none) and kept with the completed job while the queue keeps completed jobs (`EchoMQ.retain`);
  * a value JSON cannot carry, or whose JSON passes `MAX_PAYLOAD_BYTES`
- * (`ResultTooLargeError`), fails the attempt as a throw does.
+ * (`ResultTooLargeError`), fails the attempt as a throw does. `C` types a flow parent's
+ * children's results (`job.children()`).
  */
-export type Handler<P, R = unknown> = (job: WorkerJob<P>) => R | Promise<R>;
+export type Handler<P, R = unknown, C = unknown> = (job: WorkerJob<P, C>) => R | Promise<R>;
 
 /**
  * Delay before the next attempt, in ms: a constant, or a function of the attempts made so far
