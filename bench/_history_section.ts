@@ -40,7 +40,11 @@ export function historyTargets(h: HistoryReport | undefined): Array<{ what: stri
     const c = h[b];
     if (c === undefined) return [];
     const r = c.processUsecPerJob.ratio;
-    return [{ what: `${b}: a worker's drain with history and latency on ÷ off ≤ ${HISTORY_BUDGET}× server CPU per job`, shown: `${f3(r)}×`, ok: r <= HISTORY_BUDGET }];
+    return [{
+      what: `${b}: a worker's drain with history and latency on ÷ off ≤ ${HISTORY_BUDGET}× server CPU per job`,
+      shown: `${f3(r)}×`,
+      ok: r <= HISTORY_BUDGET,
+    }];
   });
 }
 

@@ -124,7 +124,11 @@ async function jobPage(browser: Browser): Promise<void> {
     await mq.retry(first, { delayMs: 0, reason: "gateway timeout", error: failure(Error, "payment gateway timeout after 10000 ms", frames) });
     const second = (await mq.claim(queue, { leaseMs: 60_000 }))!;
     await mq.log(second, "retrying: attempt 2");
-    await mq.retry(second, { delayMs: 0, reason: "card declined", error: failure(TypeError, "cannot read properties of undefined (reading 'authCode')", frames) });
+    await mq.retry(second, {
+      delayMs: 0,
+      reason: "card declined",
+      error: failure(TypeError, "cannot read properties of undefined (reading 'authCode')", frames),
+    });
     const third = (await mq.claim(queue, { leaseMs: 120_000 }))!;
     await mq.progress(third, { step: "3-D Secure", pct: 60 });
     for (const line of ["retrying: attempt 3", "3-D Secure challenge sent", "waiting for the cardholder"]) await mq.log(third, line);

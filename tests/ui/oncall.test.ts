@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { type ChildProcess, spawn } from "node:child_process";
 import { resolve } from "node:path";
-import { type Job, JobCancelledError } from "../../client.ts";
+import { JobCancelledError, type WorkerJob } from "../../client.ts";
 import { queueHref } from "../../lib/ui/json_api.ts";
 import { latencyText, percentiles } from "../../lib/ui/latency_text.ts";
 import { moduleBuilt } from "../../tools/embedded/mod.ts";
@@ -141,7 +141,7 @@ for (const backend of BACKENDS) {
     test("the Cancel button stops a running job: its handler's signal aborts, the page shows it buried cancelled", async () => {
       const q = `oc-cancel-${backend}`;
       const aborted = gate<unknown>();
-      let ran: Job<unknown> | undefined;
+      let ran: WorkerJob<unknown> | undefined;
       const worker = rig.mq.work(q, async (job) => {
         ran = job;
         await new Promise<void>((r) => job.signal.addEventListener("abort", () => r(), { once: true }));
