@@ -60,7 +60,7 @@ export function historySection(h: HistoryReport | undefined): string {
   });
   return head + `A worker (concurrency 64) drains ${h.n.toLocaleString("en-US")} jobs from a queue that keeps its
 per-minute history and latency histograms (the default) and from one that does not
-(\`retain({ historyMinutes: 0 })\`), ${h.rounds} rounds interleaved on one local server, both queues
+(\`retain({ historyMinutes: 0 })\`), ${h.rounds} round${h.rounds === 1 ? "" : "s"} interleaved on one local server, both queues
 keeping no completed jobs; the medians of the rounds. Server process CPU is \`INFO cpu\` (sockets
 included), command time \`INFO commandstats\` over EchoMQ's commands. Budget: ≤ ${HISTORY_BUDGET}× server CPU per job.
 
