@@ -15,10 +15,13 @@
  * - bench/events.ts — server CPU per full job with events and kept results on, off, and beside
  *   BullMQ (which always writes its events);
  * - bench/sandbox.ts — a worker's jobs/s with its handler in process, in worker threads and in
- *   child processes, beside BullMQ's sandboxed `Worker`.
+ *   child processes, beside BullMQ's sandboxed `Worker`;
+ * - bench/history_cost.ts — a worker's drain with the per-minute history and latency histograms on
+ *   ÷ off, server CPU per job (module and scripts).
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
  *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000] [--sandbox-n 20000]
+ *      [--history-n 20000] [--history-rounds 5]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -26,6 +29,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mergeResults } from "./_sections.ts";
+import { type HistoryReport, historySection, historyTargets } from "./_history_section.ts";
 import { cpus, loadavg, totalmem } from "node:os";
 import { cliOptions } from "./_util.ts";
 
@@ -42,6 +46,8 @@ const opt = cliOptions({
   "lanes-big": "100000",
   "events-n": "20000",
   "sandbox-n": "20000",
+  "history-n": "20000",
+  "history-rounds": "5",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -93,6 +99,8 @@ interface Reports {
   events?: Record<string, any>;
   /** bench/sandbox.ts (absent from reports saved before it existed). */
   sandbox?: Record<string, any>;
+  /** bench/history_cost.ts (absent from reports saved before it existed). */
+  history?: HistoryReport;
   minutes: number;
   load0: number[];
   date: string;
@@ -121,6 +129,7 @@ function runAll(): Reports {
   const lanes = run("lanes.ts", "--n", opt["lanes-n"], "--big", opt["lanes-big"], "--rounds", "3");
   const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
   const sandbox = run("sandbox.ts", "--n", opt["sandbox-n"]);
+  const history = run("history_cost.ts", opt["history-n"], opt["history-rounds"]) as HistoryReport;
   return {
     keys,
     cost,
@@ -134,6 +143,7 @@ function runAll(): Reports {
     lanes,
     events,
     sandbox,
+    history,
     minutes: (performance.now() - started) / 60000,
     load0,
     date,
@@ -143,7 +153,7 @@ function runAll(): Reports {
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, history, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -257,6 +267,7 @@ const targets: Target[] = [
       : `${perSec(idle[k].sentPerSec)}`,
     ok: idle[k].sentPerSec <= 1,
   })),
+  ...historyTargets(history),
 ];
 
 // ---- throughput tables ---------------------------------------------------------------------
@@ -767,6 +778,7 @@ ${dashboardSection()}
 ${lanesSection()}
 ${eventsSection()}
 ${sandboxSection()}
+${historySection(history)}
 
 ${valkey9()}
 `;

@@ -104,7 +104,7 @@ export async function findCommand(argv: string[]): Promise<number> {
 const CANCELLED: Readonly<Record<CancelOutcome, string>> = {
   cancelled: "cancelled: it was waiting, and is buried now",
   aborting: "cancelled: it was running, and is buried now; its handler's signal aborts at its worker's next heartbeat",
-  finished: "not cancelled: it had finished already (completed or dead), or is a flow's parent waiting for its children",
+  finished: "not cancelled: it had finished already (completed or dead)",
   missing: "not cancelled: no such job (never admitted, or deleted)",
 };
 

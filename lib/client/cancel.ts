@@ -16,10 +16,12 @@ import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 
 /**
- * What a cancel did: `cancelled` — the job waited (pending or scheduled) and is buried now;
+ * What a cancel did: `cancelled` — the job waited (pending, scheduled, or a flow's parent waiting
+ * for its children, whose unfinished children are cancelled with it) and is buried now;
  * `aborting` — it was running and is buried now, its handler's signal aborts at its worker's next
- * heartbeat; `finished` — it had completed or was dead already (or is a flow's parent waiting for
- * its children), nothing changed; `missing` — no such job.
+ * heartbeat; `finished` — it had completed or was dead already, nothing changed; `missing` — no
+ * such job. A cancelled flow child tells its parent as a failure with the reason, under its
+ * `onFailure` policy.
  */
 export type CancelOutcome = "cancelled" | "aborting" | "finished" | "missing";
 

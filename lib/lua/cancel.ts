@@ -1,9 +1,11 @@
 /**
  * `EMQ.CANCEL` as Lua, steps 5–6: cancels jobs from anywhere. A pending or scheduled job leaves
- * its ready list or the schedule, an active job leaves active (its token kept: its worker's settle
- * is refused as for a lost lease, its EXTEND `cancelled`), and each is buried with the reason and
- * `cancelled_ms`; a finished job (completed or dead) or a flow's waiting parent is left as it is.
- * Reply: one status per id (0 no row, 1 waited, 2 active, 3 left). One `cancelled` event.
+ * its ready list or the schedule, a flow's waiting parent leaves `waiting` (its unfinished children
+ * cancelled, as REMOVE's), an active job leaves active (its token kept: its worker's settle is
+ * refused as for a lost lease, its EXTEND `cancelled`), and each is buried with the reason and
+ * `cancelled_ms`; a flow's child cancelled tells its parent as a failure with the reason (under its
+ * policy, as BURY's settle hook); a finished job (completed or dead) is left as it is. Reply: one
+ * status per id (0 no row, 1 waited, 2 active, 3 left). One `cancelled` event.
  *
  * @module
  */
@@ -11,6 +13,7 @@ import { META, ROW, STATE, WAKE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { DEDUP_LUA } from "./dedup.ts";
 import { luaEvent } from "./events.ts";
+import { FLOWS_LUA } from "./flows.ts";
 import { KEY } from "./keys.ts";
 import { UNREADY_LUA } from "./remove.ts";
 
@@ -29,13 +32,14 @@ local r, e = emq_rows(base, id, missing) if e then return e end
 local rows = r.rows
 local function within(key, x) return redis.call('ZSCORE', key, x) ~= false end
 -- each job's status as its sets say (0 no row, 1 waited, 2 active, 3 left); a row in none of them
--- is tried on its ready list
-local status, jobs, ran, tokens = {}, {}, {}, {}
+-- is tried on its ready list; a flow's parent waiting for its children leaves waiting instead
+local status, jobs, ran, tokens, parents = {}, {}, {}, {}, {}
 for j = 1, n do
   if not r.exists[j] then status[j] = 0
   elseif within(active, id[j]) then status[j] = 2
-  elseif within(dead, id[j]) or within(completed, id[j]) or within(waiting, id[j]) then status[j] = 3
+  elseif within(dead, id[j]) or within(completed, id[j]) then status[j] = 3
   else status[j] = 1 end
+  parents[j] = status[j] == 1 and within(waiting, id[j])
   if status[j] == 1 or status[j] == 2 then jobs[#jobs + 1] = {id[j], rows[j]} end
   if status[j] == 2 then
     ran[#ran + 1] = rows[j]
@@ -55,11 +59,13 @@ e = emq_probe(cluster, missing) if e then return e end
 local now = emq_now()
 emq_let_go(going, now)
 local at = emq_int(now)
-local gone, left = {}, {}
+local gone, left, grows = {}, {}, {}
 for j = 1, n do
   local st = status[j]
   if st == 2 then
     redis.call('ZREM', active, id[j])
+  elseif parents[j] then
+    redis.call('ZREM', waiting, id[j])
   elseif st == 1 and within(schedule, id[j]) then
     redis.call('ZREM', schedule, id[j])
   elseif st == 1 then
@@ -68,6 +74,7 @@ for j = 1, n do
   end
   if status[j] == 1 or status[j] == 2 then
     gone[#gone + 1] = id[j]
+    grows[#gone] = rows[j]
     redis.call('ZADD', dead, now, id[j])
     redis.call('HSET', rows[j], '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', at, '${ROW.cancelled_ms}', at)
   end
@@ -75,6 +82,13 @@ end
 emq_unready_lanes(base, plan, left)
 emq_lower(freeing)
 if #gone > 0 then redis.call('HINCRBY', KEYS[1], '${META.buried}', #gone) end
+-- after buried was written: a parent buried by a child's policy counts on top (as BURY's)
+for j = 1, n do
+  if parents[j] then emq_flow_cancel_unfinished(base, rows[j], id[j], true) end
+end
+local reasons = {}
+for k = 1, #gone do reasons[k] = reason end
+emq_flow_settled(base, #gone, gone, grows, 'failed', reasons)
 -- the last ready job a claim could reach gone: no 'ready' marker left for workers to wake on
 if #left > 0 and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
 emq_freed(freeing)
@@ -83,5 +97,5 @@ if #gone > 0 then
 end
 return status
 `,
-  DEDUP_LUA + UNREADY_LUA,
+  DEDUP_LUA + UNREADY_LUA + FLOWS_LUA,
 );

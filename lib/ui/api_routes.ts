@@ -16,6 +16,7 @@ import type {
   JobsReply,
   LanesReply,
   ListedState,
+  LogsReply,
   PauseReply,
   QueueReply,
   QueuesReply,
@@ -38,7 +39,7 @@ import { body } from "./request_body.ts";
 import { limitReply } from "./limit_api.ts";
 import { existingQueue } from "./existing.ts";
 import { schedulerRows } from "./scheduler_rows.ts";
-import { validName } from "../keyspace/mod.ts";
+import { isJobId, validName } from "../keyspace/mod.ts";
 import type { Sampler } from "./sampler.ts";
 import type { WorkerList } from "./workers.ts";
 
@@ -134,6 +135,15 @@ async function cancelReply(mq: EchoMQ<unknown>, request: Request): Promise<Cance
   return { outcome: await mq.cancel(name, b.id, b.reason === undefined ? {} : { reason: b.reason }) };
 }
 
+/** `GET /api/logs?name=…&id=…`: the job's log and its state (a job page polls it while the job runs). */
+async function logsReply(mq: EchoMQ<unknown>, request: Request): Promise<LogsReply> {
+  const name = queueName(param(request, "name"));
+  const id = param(request, "id") ?? "";
+  if (!isJobId(id)) throw new ApiError(400, "id: a job id is required");
+  const [logs, job] = await Promise.all([mq.jobLogs(name, id), mq.getJob(name, id)]);
+  return { state: job?.state ?? null, lines: logs.lines, total: logs.total };
+}
+
 /** `POST /api/remove` (`{ name, id }`): deletes a pending, scheduled or dead job (an active one is refused: 409). */
 async function removeReply(mq: EchoMQ<unknown>, request: Request): Promise<RemoveReply> {
   const b = await body(request);
@@ -186,6 +196,7 @@ export function apiRoutes(mq: EchoMQ<unknown>, sampler: Sampler, discovery: Disc
       handle: (request) => answerJson(() => queueReply(mq, sampler, queueName(param(request, "name")), discovery)),
     },
     { path: "/api/jobs", handle: (request) => answerJson(() => jobsReply(mq, request)) },
+    { path: "/api/logs", handle: (request) => answerJson(() => logsReply(mq, request)) },
     { path: "/api/workers", handle: (request) => answerJson(() => workers.reply(queueName(param(request, "name")))) },
     {
       path: "/api/schedulers",

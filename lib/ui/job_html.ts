@@ -15,6 +15,7 @@ import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
 import { timeHtml } from "./relative.ts";
 import { jobEventsHtml } from "./job_events_html.ts";
+import { logCountText } from "./log_text.ts";
 import { esc } from "./responses.ts";
 import { visible } from "./visible.ts";
 
@@ -46,15 +47,14 @@ function failuresHtml(failures: readonly FailedAttempt[], now: number): string {
 <div id="job-failures">${items.join("\n")}</div>`;
 }
 
-/** The job's log (`job.log` lines, the newest 1000 its row keeps), oldest first; or why it could not be read. */
-function logsHtml(logs: JobLogs | Error): string {
+/**
+ * The job's log (`job.log` lines, the newest 1000 its row keeps), oldest first; or why it could not
+ * be read. `live`: the job runs, so the page polls for new lines (browser/job_log.ts).
+ */
+function logsHtml(logs: JobLogs | Error, live: boolean): string {
   if (logs instanceof Error) return `<h3>Log</h3>\n<p class="note" id="job-log">The log could not be read: ${esc(logs.message)}</p>`;
-  const dropped = logs.total - logs.lines.length;
-  const note = logs.total === 0
-    ? ""
-    : ` <span class="kind">(${logs.total} line${logs.total === 1 ? "" : "s"}${dropped > 0 ? `, the oldest ${dropped} written over` : ""})</span>`;
-  return `<h3>Log${note}</h3>
-<pre id="job-log">${logs.lines.length === 0 ? "—" : esc(logs.lines.map(visible).join("\n"))}</pre>`;
+  return `<h3>Log<span class="kind" id="job-log-count">${logCountText(logs.total, logs.lines.length)}</span></h3>
+<pre id="job-log"${live ? ' data-live="true"' : ""}>${logs.lines.length === 0 ? "—" : esc(logs.lines.map(visible).join("\n"))}</pre>`;
 }
 
 /** JSON text of `value`, indented; `undefined` as a dash. */
@@ -89,12 +89,12 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
     j.state === "active" ? "" : `<button type="button" id="job-delete" class="danger">Delete</button>`,
     j.state === "dead" ? `<button type="button" id="job-retry">Retry now</button>` : "",
     j.state === "scheduled" ? `<button type="button" id="job-run">Run now</button>` : "",
-    ["pending", "scheduled", "active"].includes(j.state) ? `<button type="button" id="job-cancel" class="danger">Cancel</button>` : "",
+    ["pending", "scheduled", "active", "waiting-children"].includes(j.state) ? `<button type="button" id="job-cancel" class="danger">Cancel</button>` : "",
   ].join("");
   return frame(
     `EchoMQ — ${j.id}`,
     "queue",
-    { page: "job", queue: encodeURIComponent(j.queue), job: j.id },
+    { page: "job", queue: encodeURIComponent(j.queue), job: j.id, "poll-ms": String(options.pollMs ?? 1000) },
     `<nav class="crumbs" aria-label="Breadcrumb"><a href="./">Queues</a> / <a href="${
       esc(queueHref(j.queue))
     }" class="qname">${name}</a> / <span aria-current="page"><code>${esc(j.id)}</code></span></nav>
@@ -108,7 +108,7 @@ export function jobHtml(j: JobInfo<unknown>, now: number, options: PageOptions =
 ${failuresHtml(j.failures ?? [], now)}
 <h3>Result</h3>
 <pre id="job-result">${j.state === "completed" ? esc(pretty(j.result)) : "—"}</pre>
-${logs === undefined ? "" : logsHtml(logs)}
+${logs === undefined ? "" : logsHtml(logs, j.state === "active")}
 <h3>Progress</h3>
 <pre id="job-progress">${esc(pretty(j.progress))}</pre>
 <h3>Payload</h3>

@@ -142,6 +142,19 @@ export interface CancelReply {
   readonly outcome: "cancelled" | "aborting" | "finished" | "missing";
 }
 
+/**
+ * `GET /api/logs?name=…&id=…`: a job's log (`mq.jobLogs`: the newest 1000 lines, oldest first) and
+ * its state, which a job page polls while the job runs.
+ */
+export interface LogsReply {
+  /** The job's state now; null when its row is gone. */
+  readonly state: string | null;
+  /** The newest lines (at most 1000), oldest first. */
+  readonly lines: readonly string[];
+  /** Lines logged in all: more than `lines.length` when the oldest were written over. */
+  readonly total: number;
+}
+
 /** `POST /api/remove` (`{ name, id }`): whether the job was deleted. */
 export interface RemoveReply {
   readonly removed: boolean;

@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 14;
+export const WIRE = 15;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -653,20 +653,25 @@ export const VERBS = {
   CANCEL: {
     args: ["reason"],
     group: ["id"],
-    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting"],
+    touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting", "outbox"],
     admits: false,
-    reply: "array: one status per id, in argument order: 0 no row; 1 it waited (pending or scheduled) and is buried " +
-      "now; 2 it was active and is buried now (its worker's next EXTEND is refused `cancelled`); 3 it had finished " +
-      "(completed or dead) or is a flow's waiting parent: nothing written",
+    reply: "array: one status per id, in argument order: 0 no row; 1 it waited (pending, scheduled, or a flow's parent " +
+      "waiting for its children) and is buried now; 2 it was active and is buried now (its worker's next EXTEND is " +
+      "refused `cancelled`); 3 it had finished (completed or dead): nothing written",
     effect: "cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with " +
-      "the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active " +
+      "the reason (kept, as a failure, where an operator looks: requeue undoes it); a flow's waiting parent leaves " +
+      "`waiting` and is buried so, its unfinished children cancelled as REMOVE's; an active job leaves active " +
       "and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not " +
       "held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. " +
+      "A flow's child cancelled tells its parent as a failure with the reason, under its policy (as BURY's settle " +
+      "hook: on a parent here at once, else by a `done` entry). " +
       "Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM",
     writes: "per job cancelled: `LREM <its ready list> 0 id` (with REMOVE's lane and priority bookkeeping) or `ZREM " +
-      "schedule id` or `ZREM active id` (a laned queue: the lane's `active` − 1, as BURY), `ZADD dead <now> id`, " +
+      "schedule id` or `ZREM waiting id` or `ZREM active id` (a laned queue: the lane's `active` − 1, as BURY), `ZADD dead <now> id`, " +
       "`HSET row state dead reason <r> buried_ms <now> cancelled_ms <now>`; `HINCRBY meta buried <n>`; `ZREM wake " +
-      "ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`cancelled`)",
+      "ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT + " (`cancelled`); " +
+      "per unfinished child of a cancelled parent: " + CANCEL_WRITES + "; per cancelled child of a flow: as BURY's " +
+      "settle hook with state `failed` and the reason",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating"],
   },
   REQUEUE: {

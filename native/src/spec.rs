@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 14;
+pub const WIRE: i64 = 15;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -224,7 +224,7 @@ pub mod verb {
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
-    /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
+    /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); a flow's waiting parent leaves `waiting` and is buried so, its unfinished children cancelled as REMOVE's; an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. A flow's child cancelled tells its parent as a failure with the reason, under its policy (as BURY's settle hook: on a parent here at once, else by a `done` entry). Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
     pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
     pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
@@ -354,7 +354,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`14`), written with `created_ms` on first use
+        /// the wire that made the queue (`15`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,

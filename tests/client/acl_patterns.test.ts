@@ -5,6 +5,9 @@
  * escaped): a user granted `aclKeyPattern("t*")` works queue `t*` and is refused (NOPERM) on `t2`,
  * on both backends. And the grants docs/PACKAGE.md gives a worker and an operator, tested as
  * written: a worker's user runs a worker on its queue, an operator's user runs every operation.
+ * On call (issue 37): a worker limited to its queue writes its history (`emq:{q}:metrics`, by its
+ * settles, on both backends), and an operator limited to it reads that history (with `+time`, as
+ * documented), its failures' stacks and its logs, and is refused another queue's (NOPERM).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { EchoMQ, WireError } from "../../client.ts";
@@ -252,3 +255,65 @@ describe("on call under ACL (issue 37)", () => {
     }
   });
 });
+
+/** What `metrics` adds to an operator's reads (docs/PACKAGE.md): the server's clock; its HMGET and HGET are among the reads. */
+const HISTORY_READS = ["+time"];
+
+for (const backend of BACKENDS) {
+  describe(`the history key emq:{q}:metrics under ACL (issue 37, ${backend} backend)`, () => {
+    test(
+      "a worker limited to its queue writes its history; an operator limited to it reads its history, traces and logs, and is refused another queue's",
+      async () => {
+        const [mine, theirs] = [`hist-mine-${backend}`, `hist-theirs-${backend}`];
+        await user(`hist-worker-${backend}`, aclKeyPattern(mine), FENCE, ...CONNECT, ...VERBS[backend], ...FIRE);
+        await user(`hist-operator-${backend}`, aclKeyPattern(mine), FENCE, ...CONNECT, ...VERBS[backend], ...READS, ...HISTORY_READS);
+        const connectAs = (name: string): Promise<EchoMQ<string>> =>
+          EchoMQ.connect<string>({ addresses: [{ host: server.host, port: server.port }], credentials: { username: name, password: "pw" }, backend });
+        // the other tenant's queue has a history of its own (written by the owner)
+        await owner.enqueue(theirs, "t");
+        await owner.ack((await owner.claim(theirs, { leaseMs: 60_000 }))!);
+        expect((await owner.metrics(theirs, { minutes: 5 })).latency.run.count).toBe(1);
+
+        const worker = await connectAs(`hist-worker-${backend}`);
+        const operator = await connectAs(`hist-operator-${backend}`);
+        try {
+          const ids = await worker.enqueueMany(mine, ["ok-1", "ok-2", "bad"]);
+          const errors: unknown[] = [];
+          const w = worker.work(mine, async (job) => {
+            await job.log(`ran ${job.payload}`);
+            if (job.payload === "bad") throw new Error("card declined");
+          }, { blockMs: 100, maxAttempts: 1, onError: (e) => errors.push(e) });
+          await eventually(async () => (await owner.counts(mine)).completed === 2 && (await owner.counts(mine)).dead === 1);
+          await w.stop();
+          expect(errors.filter((e) => String(e).includes("NOPERM"))).toEqual([]);
+          // the settles wrote the history in the queue's metrics hash, under the worker's grant
+          expect(Number(await command(server.port, ["EXISTS", `emq:{${mine}}:metrics`]))).toBe(1);
+
+          const m = await operator.metrics(mine, { minutes: 5 });
+          const sum = (k: "processed" | "failed") => m.minutes.reduce((n, x) => n + x[k], 0);
+          expect([sum("processed"), sum("failed")]).toEqual([2, 1]);
+          expect([m.latency.wait.count, m.latency.run.count]).toEqual([3, 3]);
+          const bad = (await operator.getJob(mine, ids[2]!))!;
+          expect(bad.failures?.map((f) => f.message)).toEqual(["card declined"]);
+          expect(bad.failures?.[0]?.stack).toContain("Error: card declined\n");
+          expect((await operator.jobLogs(mine, ids[2]!)).lines).toEqual(["ran bad"]);
+
+          // another queue's history, and its job's trace and log: NOPERM, on the reads as on the verbs
+          const theirId = (await owner.jobs(theirs, "completed"))[0]!.id;
+          for (const read of [() => operator.metrics(theirs), () => operator.getJob(theirs, theirId), () => operator.jobLogs(theirs, theirId)]) {
+            expect(String(await read().then(() => "read", (e: unknown) => e))).toContain("NOPERM");
+          }
+          const e = await operator.retain(theirs, { historyMinutes: 0 }).catch((x: unknown) => x);
+          expect((e as WireError).rule).toBe("noperm");
+          expect((await owner.metrics(theirs, { minutes: 5 })).latency.run.count).toBe(1);
+        } finally {
+          await worker.close();
+          await operator.close();
+          await owner.drop(mine);
+          await owner.drop(theirs);
+        }
+      },
+      60_000,
+    );
+  });
+}

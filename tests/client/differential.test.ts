@@ -657,6 +657,25 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000006" }] },
       { verb: "SEAL", fixed: { parent: "JOB00000000006" }, groups: [] },
     ],
+    "cancel and flows: a cancelled child tells its parent under its policy; a waiting parent cancelled cancels its children": [
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(2, "1"), child(3, "3"), { ...child(4, "0"), queue: "other" }],
+      },
+      claim1,
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000002" }, { id: "JOB00000000003" }] },
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }, child(9, "2")],
+      },
+      { verb: "CANCEL", fixed: { reason: "cancelled: x" }, groups: [{ id: "JOB00000000009" }] },
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000006" }] },
+      { verb: "FLOW", fixed: { parent: "JOB00000000010", payload: "p", open: "0", within_ms: "0" }, groups: [child(11, "0"), child(12, "0")] },
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000011" }, { id: "JOB00000000010" }] },
+      claim1,
+    ],
     "remove a lane's last jobs": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
       { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 3) },

@@ -49,10 +49,14 @@ test("failed attempts: newest first, each folded (<details>) with its name and m
   expect(jobHtml(job("dead"), 0)).not.toContain("job-failures");
 });
 
-test("the log: its lines oldest first, escaped, how many were written over; why it could not be read", () => {
-  const html = jobHtml(job("active"), 0, {}, undefined, { lines: ["a <b>", "c"], total: 1002 });
-  expect(html).toContain('<h3>Log <span class="kind">(1002 lines, the oldest 1000 written over)</span></h3>\n<pre id="job-log">a &#60;b&#62;\nc</pre>');
-  expect(jobHtml(job("active"), 0, {}, undefined, { lines: [], total: 0 })).toContain('<h3>Log</h3>\n<pre id="job-log">—</pre>');
+test("the log: its lines oldest first, escaped, how many were written over, live while the job runs; why it could not be read", () => {
+  const html = jobHtml(job("dead"), 0, {}, undefined, { lines: ["a <b>", "c"], total: 1002 });
+  expect(html).toContain(
+    '<h3>Log<span class="kind" id="job-log-count"> (1002 lines, the oldest 1000 written over)</span></h3>\n<pre id="job-log">a &#60;b&#62;\nc</pre>',
+  );
+  expect(jobHtml(job("active"), 0, {}, undefined, { lines: [], total: 0 })).toContain(
+    '<h3>Log<span class="kind" id="job-log-count"></span></h3>\n<pre id="job-log" data-live="true">—</pre>',
+  );
   expect(jobHtml(job("active"), 0, {}, undefined, new Error("NOPERM"))).toContain("The log could not be read: NOPERM");
   expect(jobHtml(job("active"), 0)).not.toContain("job-log");
 });

@@ -1,11 +1,13 @@
 /**
- * A job's page in the browser: its Delete, Retry now (dead), Run now (scheduled) and Cancel (pending, scheduled, active) buttons (rendered by the server only where
- * they apply) as same-origin POSTs; after one, the page is read again (the server renders it).
+ * A job's page in the browser: its Delete, Retry now (dead), Run now (scheduled) and Cancel (pending, scheduled, active, a flow's
+ * waiting parent) buttons (rendered by the server only where they apply) as same-origin POSTs; after one, the page is read again
+ * (the server renders it). A running job's log stays live (job_log.ts).
  *
  * @module
  */
 import type { CancelReply, RemoveReply, RequeueReply, RunReply } from "../json_api.ts";
 import { postJson } from "./fetch_json.ts";
+import { liveLog } from "./job_log.ts";
 import { announce, cannotRefresh } from "./status.ts";
 
 /** What a cancel of `id` did, in words. */
@@ -43,5 +45,6 @@ export function jobPage(): void {
     const r = await postJson<CancelReply>("api/cancel", { name, id });
     return CANCEL_TEXT[r.outcome](id);
   });
+  liveLog(name, id);
   document.body.dataset.ready = "true";
 }

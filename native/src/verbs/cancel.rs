@@ -1,11 +1,14 @@
 //! `EMQ.CANCEL 1 <meta> <reason> (<id>)…`: cancels jobs from anywhere. A pending or scheduled job
-//! leaves its ready list or the schedule, an active job leaves active (its token kept: its worker's
+//! leaves its ready list or the schedule, a flow's waiting parent leaves `waiting` (its unfinished
+//! children cancelled, as REMOVE's), an active job leaves active (its token kept: its worker's
 //! settle is refused as for a lost lease, its EXTEND `cancelled`), and each is buried with the
-//! reason and `cancelled_ms`; a finished job (completed or dead) or a flow's waiting parent is left
-//! as it is. Reply: one status per id (0 no row, 1 waited, 2 active, 3 left). One `cancelled` event.
+//! reason and `cancelled_ms`; a flow's child cancelled tells its parent as a failure with the reason
+//! (under its policy, as BURY's settle hook); a finished job (completed or dead) is left as it is.
+//! Reply: one status per id (0 no row, 1 waited, 2 active, 3 left). One `cancelled` event.
 
 use super::dedup;
 use super::events::{blank, Fields};
+use super::flows;
 use super::lanes;
 use super::limits;
 use super::ready;
@@ -19,11 +22,11 @@ use crate::wire::Refusal;
 
 /// No row.
 const GONE: i64 = 0;
-/// Waited (pending or scheduled): buried now.
+/// Waited (pending, scheduled, or a flow's parent waiting for its children): buried now.
 const WAITED: i64 = 1;
 /// Was active: buried now, its worker told at its next EXTEND.
 const RAN: i64 = 2;
-/// Finished (completed or dead) or a flow's waiting parent: left as it is.
+/// Finished (completed or dead): left as it is.
 const LEFT: i64 = 3;
 
 /// Runs CANCEL's steps 5–6.
@@ -49,9 +52,15 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         .map(|(j, &id)| match () {
             _ if !exists[j] => GONE,
             _ if within(&active, id) => RAN,
-            _ if within(&dead, id) || within(&completed, id) || within(&waiting, id) => LEFT,
+            _ if within(&dead, id) || within(&completed, id) => LEFT,
             _ => WAITED,
         })
+        .collect();
+    // a flow's parent waiting for its children leaves `waiting`, not a ready list
+    let parents: Vec<bool> = ids
+        .iter()
+        .zip(&status)
+        .map(|(&id, &st)| st == WAITED && within(&waiting, id))
         .collect();
     let ran: Vec<bool> = status.iter().map(|&st| st == RAN).collect();
     let jobs: Vec<(Str, Str)> = ids
@@ -82,6 +91,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
                 active.zrem(id);
                 ctx.replicate(c"ZREM", &[active.name(), id]);
             }
+            WAITED if parents[j] => {
+                waiting.zrem(id);
+                ctx.replicate(c"ZREM", &[waiting.name(), id]);
+            }
             WAITED if within(&schedule, id) => {
                 schedule.zrem(id);
                 ctx.replicate(c"ZREM", &[schedule.name(), id]);
@@ -107,6 +120,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     if !gone.is_empty() {
         add(&meta, l.meta.buried, buried, gone.len() as i64);
     }
+    // after `buried` was written: a parent buried by a child's policy counts on top (as BURY's)
+    for (j, &id) in ids.iter().enumerate() {
+        if parents[j] && replies[j] == WAITED {
+            flows::cancel_unfinished(s, &ctx.open(rows[j].as_str()), id.bytes(), true);
+        }
+    }
+    let told: Vec<_> = gone.iter().map(|id| s.row_of(id.bytes())).collect();
+    flows::settled(s, &told, flows::FAILED, |_| args.bytes(0));
     // the last ready job a claim could reach gone: no `ready` marker left for workers to wake on
     if took && !ready::any(s, &meta) {
         unmark_ready(&wake);
