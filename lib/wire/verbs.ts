@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 14;
+export const WIRE = 15;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -125,6 +125,11 @@ export const MAX_BATCH = 10000;
  * calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
  */
 export const MAX_FAN_IN = 100_000;
+/**
+ * Most levels of children under a flow's root (its children are level 1): a child with children
+ * (policy ≥ 4) carries its subtree in its body, nested at most this deep.
+ */
+export const MAX_FLOW_DEPTH = 8;
 /**
  * Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with
  * its length only (read it from the child's row while its queue keeps completed jobs).
@@ -389,16 +394,18 @@ export const ARGS = {
   },
   queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
   policy: {
-    gate: { kind: "number", min: 0, max: 3, digits: 1 },
+    gate: { kind: "number", min: 0, max: 7, digits: 1 },
     sample: "0",
     doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), " +
       "2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent " +
-      "may run at once with what has finished)",
+      "may run at once with what has finished); plus 4 when the child has children of its own: its body is then " +
+      'its subtree (docs/WIRE.md, "Flows"), and it travels through the outbox even to this queue',
   },
   body: {
     gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
     sample: "payload",
-    doc: "a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)",
+    doc: "a child's payload, any bytes, or its subtree when its policy is 4 or more (at most the default payload " +
+      "limit: it travels in an outbox entry)",
   },
   entry: {
     gate: { kind: "bytes", refusal: "entry", limit: MAX_ENTRY_BYTES },
@@ -906,7 +913,7 @@ export const VERBS = {
       "pending payload <b> attempts 0 created_ms <now> parent " +
       "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
       "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
-    domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+    domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {
     args: ["parent", "from"],
@@ -919,7 +926,7 @@ export const VERBS = {
       "FLOW makes it (here at once, elsewhere through the outbox)",
     writes: "`HINCRBY meta enqueued <children here>`; `HSET <parent row> children <from + n>` and per child " +
       "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's",
-    domain: ["repeated", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
+    domain: ["repeated", "entry-form", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SEAL: {
     args: ["parent"],
@@ -960,7 +967,9 @@ export const VERBS = {
       "child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the " +
       "parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to " +
       "pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started " +
-      "(pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight)",
+      "(pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children " +
+      "cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child " +
+      "with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's",
     writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
       "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +

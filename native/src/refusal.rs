@@ -68,7 +68,7 @@ pub enum Refusal {
     LeaseLost(Vec<Vec<u8>>),
     /// `cancelled` (domain): EXTEND of jobs cancelled under this token (every such id, space-separated): CANCEL buried them while their worker held them; their handlers should stop (checked before `lease-lost`, of which they are a case).
     Cancelled(Vec<Vec<u8>>),
-    /// `entry-form` (domain): APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination).
+    /// `entry-form` (domain): APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination); FLOW or ADOPT of a child with children (policy 4 or more) whose subtree is malformed or deeper than MAX_FLOW_DEPTH.
     EntryForm,
     /// `outbox-lost` (domain): UNBOX of an entry another relay now holds under a later token (this relay's lease ran out).
     OutboxLost,
@@ -143,8 +143,8 @@ impl Refusal {
         let mut t = Text::default();
         match self {
             Refusal::Arity => { t.text("ERR wrong number of arguments for '"); t.text(verb.name); t.text("' command"); }
-            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-14 layout"); }
-            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 14"); }
+            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-15 layout"); }
+            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 15"); }
             Refusal::Batch(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" jobs per call"); }
             Refusal::JobId => { t.text("ERR "); t.text(verb.name); t.text(" id must be a JOB id"); }
             Refusal::Positive(arg) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a positive integer"); }

@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 14;
+pub const WIRE: i64 = 15;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -25,6 +25,8 @@ pub const MAX_OPTIONS_BYTES: usize = 4096;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
 pub const MAX_FAN_IN: i64 = 100000;
+/// Most levels of children under a flow's root (its children are level 1): a child with children (policy ≥ 4) carries its subtree in its body, nested at most this deep.
+pub const MAX_FLOW_DEPTH: i64 = 8;
 /// Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with its length only (read it from the child's row while its queue keeps completed jobs).
 pub const CHILD_RESULT_KEPT_BYTES: i64 = 65536;
 /// The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double).
@@ -167,9 +169,9 @@ pub mod arg {
     pub const FROM: Arg = Arg { name: "from", gate: Gate::Number { min: 0, max: Some(100000), digits: 6 } };
     /// a child's queue (the name rule)
     pub const QUEUE: Arg = Arg { name: "queue", gate: Gate::Name };
-    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), 2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent may run at once with what has finished)
-    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(3), digits: 1 } };
-    /// a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)
+    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), 2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent may run at once with what has finished); plus 4 when the child has children of its own: its body is then its subtree (docs/WIRE.md, "Flows"), and it travels through the outbox even to this queue
+    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(7), digits: 1 } };
+    /// a child's payload, any bytes, or its subtree when its policy is 4 or more (at most the default payload limit: it travels in an outbox entry)
     pub const BODY: Arg = Arg { name: "body", gate: Gate::Bytes { refusal: Refusal::Payload, limit: Limit::Fixed(1048576) } };
     /// an outbox entry as OUTBOX handed it out: NUL-joined fields, the second the destination queue (docs/WIRE.md, "Flows")
     pub const ENTRY: Arg = Arg { name: "entry", gate: Gate::Bytes { refusal: Refusal::Entry, limit: Limit::Fixed(1056768) } };
@@ -262,7 +264,7 @@ pub mod verb {
     pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.OUTBOX`: first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight).
+    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's.
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
@@ -354,7 +356,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`14`), written with `created_ms` on first use
+        /// the wire that made the queue (`15`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
