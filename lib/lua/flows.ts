@@ -23,6 +23,7 @@ import {
   WIRE,
 } from "../wire/mod.ts";
 import { MAX_NAME_BYTES } from "../keyspace/mod.ts";
+import { luaEvent } from "./events.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
 /** A parent's field naming child i (`child:<i>`), and the one holding its outcome (`done:<i>`). */
@@ -362,6 +363,8 @@ local function emq_flow_wake(base, row, parent)
   emq_ready_push(plan, 'LPUSH')
   redis.call('HSET', row, '${ROW.state}', '${STATE.pending}')
   if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  -- no event when the stream is of another type (a hand-edited key): the move stands
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("ready", { jobs: "parent" })} end
 end
 
 -- Step 6: the waiting parent (its row row) buried with reason (its retention is the next BURY's or
@@ -374,6 +377,7 @@ local function emq_flow_bury(base, row, parent, reason)
   redis.call('ZADD', dead, now, parent)
   redis.call('HSET', row, '${ROW.state}', '${STATE.dead}', '${ROW.reason}', reason, '${ROW.buried_ms}', emq_int(now))
   redis.call('HINCRBY', KEYS[1], '${META.buried}', 1)
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("dead", { jobs: "parent", reason: "reason" })} end
   return true
 end
 

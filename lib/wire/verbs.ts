@@ -931,7 +931,7 @@ export const VERBS = {
   SEAL: {
     args: ["parent"],
     group: [],
-    touches: ["pending", "wake", "rows", "waiting"],
+    touches: ["pending", "wake", "rows", "waiting", "events"],
     admits: false,
     reply: "integer: 1 when it sealed an open parent, 0 when there was none to seal (sealed already, gone, or no parent)",
     effect: "an open parent is sealed: no more children come; a parent still waiting whose children have all finished " +
@@ -943,7 +943,7 @@ export const VERBS = {
   OUTBOX: {
     args: ["lease_ms", "count"],
     group: [],
-    touches: ["outbox", "waiting", "dead", "rows", "pending", "wake"],
+    touches: ["outbox", "waiting", "dead", "rows", "pending", "wake", "events"],
     admits: false,
     reply: "array: per entry leased, its token (integer: the lease's deadline, ms) then the entry (bulk string)",
     effect: "first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when " +
@@ -959,7 +959,7 @@ export const VERBS = {
   APPLY: {
     args: [],
     group: ["entry"],
-    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox"],
+    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox", "events"],
     admits: true,
     reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
     effect: "applies outbox entries of other queues in this one (each entry's second field must name this queue), " +

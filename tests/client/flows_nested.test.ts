@@ -154,7 +154,7 @@ for (const combo of COMBOS) {
       expect(String(deep)).toContain("at most 8 levels");
       expect(await ctx.raw.command(["EXISTS", keyspace(p).meta], keyspace(p).meta)).toBe(0);
       // eight levels are fine
-      const ok = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [(kid as { children: never[] }).children[0]!] });
+      const ok = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [kid.children![0] as never] });
       expect(ok.children[0]!.children[0]!.children.length).toBe(1);
       const K = keyspace(p);
       const before = await digest(ctx.raw, K.meta);

@@ -4,6 +4,7 @@
 //! its `done:<i>` field), and the settle hook (`settled`: ACK and BURY of a child record its
 //! outcome on a parent in this queue, or write a `done` entry in this queue's outbox).
 
+use super::events::{blank, Events, Fields};
 use super::scope::Scope;
 use super::{add, mark_ready, ready, unmark_ready};
 use crate::ffi::{Key, Kind, Owned, Str};
@@ -530,6 +531,10 @@ fn wake(s: &Scope, row: &Key, id: Str) {
         mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
+    // no event when the stream is of another type (a hand-edited key): the move stands
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.ready, [id.bytes()]);
+    }
 }
 
 /// Step 6: the waiting parent `id` (its row `row`) buried with `reason` (its retention is the next
@@ -560,6 +565,14 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) -> bool {
         (l.row.buried_ms, now.as_str()),
     ]);
     add(&meta, l.meta.buried, buried, 1);
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        let entry = Fields {
+            jobs: Some(id),
+            reason: Some(reason.as_str()),
+            ..blank()
+        };
+        events.add(l.event.dead, &entry);
+    }
     // a child parent's failure is its own parent's news
     settled(s, &[s.row(id.bytes())], FAILED, |_| reason.as_str());
     true
