@@ -15,6 +15,7 @@ import { frame, type PageOptions } from "./frame_html.ts";
 import { queueHref } from "./json_api.ts";
 import { timeHtml } from "./relative.ts";
 import { jobEventsHtml } from "./job_events_html.ts";
+import { flowHtml } from "./flow_html.ts";
 import { esc } from "./responses.ts";
 import { visible } from "./visible.ts";
 
@@ -115,6 +116,7 @@ ${logs === undefined ? "" : logsHtml(logs)}
 <pre id="job-payload"${j.payloadError === undefined ? "" : ' data-error="true"'}>${
       esc(j.payloadError === undefined ? pretty(j.payload) : `cannot decode: ${j.payloadError}`)
     }</pre>
+${flowHtml(j)}
 ${events === undefined ? "" : jobEventsHtml(j.id, events, now)}
 </section>`,
     options,
