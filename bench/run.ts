@@ -15,10 +15,14 @@
  * - bench/events.ts — server CPU per full job with events and kept results on, off, and beside
  *   BullMQ (which always writes its events);
  * - bench/sandbox.ts — a worker's jobs/s with its handler in process, in worker threads and in
- *   child processes, beside BullMQ's sandboxed `Worker`.
+ *   child processes, beside BullMQ's sandboxed `Worker`;
+ * - bench/flows.ts — flows beside BullMQ's `FlowProducer`: a parent with 10, 100, 1,000 children
+ *   (add latency, add → parent done, server CPU per child), a cross-slot against a same-slot edge,
+ *   and a fan-in's parent side (`MEMORY USAGE`).
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
  *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000] [--sandbox-n 20000]
+ *      [--flows-rounds 2] [--flows-edges 300] [--flows-fan 100000]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -26,6 +30,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mergeResults } from "./_sections.ts";
+import { flowsSection } from "./_flows_section.ts";
 import { cpus, loadavg, totalmem } from "node:os";
 import { cliOptions } from "./_util.ts";
 
@@ -42,6 +47,9 @@ const opt = cliOptions({
   "lanes-big": "100000",
   "events-n": "20000",
   "sandbox-n": "20000",
+  "flows-rounds": "2",
+  "flows-edges": "300",
+  "flows-fan": "100000",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -93,6 +101,8 @@ interface Reports {
   events?: Record<string, any>;
   /** bench/sandbox.ts (absent from reports saved before it existed). */
   sandbox?: Record<string, any>;
+  /** bench/flows.ts (absent from reports saved before it existed). */
+  flows?: Record<string, any>;
   minutes: number;
   load0: number[];
   date: string;
@@ -121,6 +131,7 @@ function runAll(): Reports {
   const lanes = run("lanes.ts", "--n", opt["lanes-n"], "--big", opt["lanes-big"], "--rounds", "3");
   const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
   const sandbox = run("sandbox.ts", "--n", opt["sandbox-n"]);
+  const flows = run("flows.ts", "--rounds", opt["flows-rounds"], "--edges", opt["flows-edges"], "--fan", opt["flows-fan"]);
   return {
     keys,
     cost,
@@ -134,6 +145,7 @@ function runAll(): Reports {
     lanes,
     events,
     sandbox,
+    flows,
     minutes: (performance.now() - started) / 60000,
     load0,
     date,
@@ -143,7 +155,7 @@ function runAll(): Reports {
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, flows, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -767,6 +779,8 @@ ${dashboardSection()}
 ${lanesSection()}
 ${eventsSection()}
 ${sandboxSection()}
+
+${flowsSection(flows, load0)}
 
 ${valkey9()}
 `;
