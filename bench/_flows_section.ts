@@ -41,9 +41,9 @@ ${rows.join("\n")}
 
 **F3** — ${f0(r.f3.edges)} flows of one parent and one child (module): the child in the parent's queue (a same-slot
 edge: FLOW makes it, its ACK records its outcome, no outbox) ${f0(r.f3.sameUsPerFlow)} µs of server CPU per flow; the child
-in another queue (a cross-slot edge: FLOW's outbox entry, a relay's OUTBOX, APPLY and UNBOX each way) ${
-    f0(r.f3.crossUsPerFlow)
-  } µs per flow: **${f2(r.f3.ratio)}×** (50 flows in flight: a relay round leases, applies and
+in another queue (a cross-slot edge: FLOW's outbox entry, a relay's OUTBOX, APPLY and UNBOX each way) ${f0(r.f3.crossUsPerFlow)} µs per flow: **${
+    f2(r.f3.ratio)
+  }×** (50 flows in flight: a relay round leases, applies and
 acknowledges up to 100 entries in three calls, so the outbox's cost per edge is small).
 
 **F6** — a fan-in of ${f0(f6.fan)} children (not run), the parent's side by \`MEMORY USAGE\`: EchoMQ's parent row

@@ -79,7 +79,12 @@ async function bullF1(n: number, tag: string): Promise<F1> {
   try {
     const { cost } = await phase(ports, async () => {
       t0 = performance.now();
-      await producer.add({ name: "parent", queueName: p, data: PAYLOAD, children: children(n, c).map((k) => ({ name: "child", queueName: c, data: k.payload })) });
+      await producer.add({
+        name: "parent",
+        queueName: p,
+        data: PAYLOAD,
+        children: children(n, c).map((k) => ({ name: "child", queueName: c, data: k.payload })),
+      });
       addMs = performance.now() - t0;
       await until(`${tag}'s parent`, () => doneAt > 0, 600_000, 1);
     });
@@ -97,8 +102,9 @@ async function f3(mq: EchoMQ<unknown>, cross: boolean, tag: string): Promise<num
   const wp = mq.work(p, (job) => void ((job.payload as { parent?: boolean }).parent && parents++), { concurrency: CONCURRENCY, relay });
   const { cost } = await phase(ports, async () => {
     for (let i = 0; i < opt.edges; i += 50) {
-      await Promise.all(Array.from({ length: Math.min(50, opt.edges - i) }, () =>
-        mq.flow({ queue: p, payload: { parent: true }, children: [{ queue: c, payload: PAYLOAD }] })));
+      await Promise.all(
+        Array.from({ length: Math.min(50, opt.edges - i) }, () => mq.flow({ queue: p, payload: { parent: true }, children: [{ queue: c, payload: PAYLOAD }] })),
+      );
     }
     await until(`${tag}'s parents`, () => parents >= opt.edges, 600_000, 2);
   });

@@ -171,8 +171,11 @@ export function latencyExposition(latency: ReadonlyArray<readonly [string, Queue
 export function flowsExposition(flows: ReadonlyArray<readonly [string, FlowStats]>): string {
   const families = [
     ["echomq_waiting_parents", "Flow parents of the queue waiting for their children (waiting-children).", (f: FlowStats) => f.waitingParents],
-    ["echomq_outbox_entries", "Entries in the queue's outbox: children to create, outcomes and cancels to deliver in other queues.", (f: FlowStats) =>
-      f.outbox],
+    [
+      "echomq_outbox_entries",
+      "Entries in the queue's outbox: children to create, outcomes and cancels to deliver in other queues.",
+      (f: FlowStats) => f.outbox,
+    ],
     [
       "echomq_relay_lag_seconds",
       "Seconds the queue's oldest outbox entry no relay holds has waited (0: none, or every entry in flight); grows when no relay serves the queue.",

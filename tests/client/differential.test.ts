@@ -646,7 +646,11 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
         fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
         groups: [{ id: "JOB00000000002", queue: "@self", policy: "4", body: "1\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }],
       },
-      { verb: "APPLY", fixed: {}, groups: [{ entry: "node\0@self\0JOB00000000002\0@self\0JOB00000000001\x000\x001\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }] },
+      {
+        verb: "APPLY",
+        fixed: {},
+        groups: [{ entry: "node\0@self\0JOB00000000002\0@self\0JOB00000000001\x000\x001\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }],
+      },
       claim1,
       settle1("BURY", 3, "@JOB00000000003"),
       {
@@ -654,7 +658,11 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
         fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
         groups: [child(6, "0"), { id: "JOB00000000007", queue: "@self", policy: "4", body: "1\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }],
       },
-      { verb: "APPLY", fixed: {}, groups: [{ entry: "node\0@self\0JOB00000000007\0@self\0JOB00000000005\x001\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }] },
+      {
+        verb: "APPLY",
+        fixed: {},
+        groups: [{ entry: "node\0@self\0JOB00000000007\0@self\0JOB00000000005\x001\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }],
+      },
       { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
       settle1("BURY", 6, "@JOB00000000006"),
       claim1,

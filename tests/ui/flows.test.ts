@@ -48,7 +48,7 @@ test("flowsText and flowsExposition say the figures", () => {
     "Flows: 2 parents waiting for children · outbox 3 entries, oldest waiting 2 min",
   );
   expect(flowsText({ waitingParents: 0, outbox: 1, relayLagMs: 10 })).toBe("Flows: 0 parents waiting for children · outbox 1 entry, relayed within 1 s");
-  const text = flowsExposition([["q\"1", { waitingParents: 2, outbox: 5, relayLagMs: 1500 }]]);
+  const text = flowsExposition([['q"1', { waitingParents: 2, outbox: 5, relayLagMs: 1500 }]]);
   expect(text).toContain('echomq_waiting_parents{queue="q\\"1"} 2\n');
   expect(text).toContain('echomq_outbox_entries{queue="q\\"1"} 5\n');
   expect(text).toContain('echomq_relay_lag_seconds{queue="q\\"1"} 1.5\n');

@@ -106,7 +106,12 @@ pub fn subtree(body: &[u8], levels: i64) -> Option<(&[u8], Vec<Kid<'_>>)> {
         if policy >= NESTED && subtree(body, levels - 1).is_none() {
             return None;
         }
-        kids.push(Kid { id, queue, policy, body });
+        kids.push(Kid {
+            id,
+            queue,
+            policy,
+            body,
+        });
         rest = tail;
     }
     rest.is_empty().then_some((payload, kids))
@@ -244,7 +249,11 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
     super::made(&meta, now.as_str());
     add(&meta, l.meta.enqueued, enqueued, 1);
     let row = ctx.open_named(f.row(id));
-    let (count, parent, payload) = (ctx.int(kids.len() as i64), ctx.string(parent), ctx.string(payload));
+    let (count, parent, payload) = (
+        ctx.int(kids.len() as i64),
+        ctx.string(parent),
+        ctx.string(payload),
+    );
     let mut fields: Vec<(Owned, Owned)> = Vec::with_capacity(kids.len());
     for (i, k) in kids.iter().enumerate() {
         let policy = (k.policy % NESTED).to_string();
@@ -278,7 +287,15 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
             continue;
         }
         let kind = if k.policy >= NESTED { NODE } else { CHILD };
-        let entry = join(&[kind, k.queue, k.id, queue, id.bytes(), place.as_bytes(), k.body]);
+        let entry = join(&[
+            kind,
+            k.queue,
+            k.id,
+            queue,
+            id.bytes(),
+            place.as_bytes(),
+            k.body,
+        ]);
         let entry = ctx.string(&entry);
         outbox.zadd(f.now() as f64, entry.as_str());
         ctx.replicate(c"ZADD", &[outbox.name(), now.as_str(), entry.as_str()]);
@@ -423,7 +440,11 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
                 row.hget_each([l.row.state, l.row.attempts, l.row.parent]);
             let ours = attempts.is_some_and(|v| v.bytes() == b"0")
                 && named.is_some_and(|v| v.bytes() == parent);
-            if ours && state.as_ref().is_some_and(|v| v.bytes() == l.state.waiting.bytes()) {
+            if ours
+                && state
+                    .as_ref()
+                    .is_some_and(|v| v.bytes() == l.state.waiting.bytes())
+            {
                 return cancel_parent(s, &row, id);
             }
             let unstarted = ours && state.is_some_and(|v| v.bytes() == l.state.pending.bytes());
