@@ -647,7 +647,7 @@ export const VERBS = {
     effect: "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
       "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
       "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child " +
-      "not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records " +
+      "not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records " +
       "its outcome: on a parent here at once, else by a `done` entry)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
@@ -800,7 +800,7 @@ export const VERBS = {
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
       "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue " +
       "but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are " +
-      "cancelled (`cancel` entries), a dropped unfinished child (pending or scheduled) of a parent in another queue records " +
+      "cancelled (`cancel` entries), a dropped unfinished child (pending, scheduled or waiting) of a parent in another queue records " +
       "`removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a " +
       "job is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +

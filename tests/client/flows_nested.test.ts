@@ -145,6 +145,25 @@ for (const combo of COMBOS) {
       for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
     });
 
+    test("a middle removed while it waits counts as removed for its parent, and its children are cancelled", async () => {
+      const [p, a, b] = spread(`nest-remove-${backend}`);
+      const tree = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 }, children: [{ queue: a, payload: { n: 11 } }, { queue: b, payload: { n: 12 } }] }],
+      });
+      const mid = tree.children[0]!;
+      await ctx.mq.relayOnce([p]);
+      await ctx.mq.relayOnce([a]); // the middle's child in b is made
+      expect(await ctx.mq.remove(a, mid.id)).toBe(true);
+      expect(await claim(a)).toBeNull(); // its child here went with it
+      await ctx.mq.relayOnce([a]); // its outcome to the root, the cancel to b
+      expect(await claim(b)).toBeNull();
+      expect((await ctx.mq.children(p, tree.id)).map((c) => c.state)).toEqual(["removed"]);
+      expect((await claim(p))!.id).toBe(tree.id);
+      for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
+    });
+
     test("past the depth limit, refused before the wire; a malformed subtree, refused by both twins", async () => {
       const [p, a] = spread(`nest-bad-${backend}`);
       let kid: { queue: string; payload: P; children?: unknown[] } = { queue: a, payload: { n: 9 } };
