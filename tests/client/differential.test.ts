@@ -158,8 +158,10 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   open: ["0", "1", "1", "2"],
   within_ms: ["0", "0", "1", "60000", "x"],
   from: ["0", "1", "2", "3", "100000", "x"],
-  body: TEXTS,
+  // a subtree (a child with one child of its own in this queue): a leaf's body too
+  body: [...TEXTS, "1\x001\x00mJOB00000000008\0@self\x000\x001\x00g"],
   entry: [
+    "node\0@self\0JOB00000000007\0other\0JOB00000000001\x000\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g",
     "done\0@self\0JOB00000000001\x000\0JOB00000000002\0completed\0r",
     "done\0@self\0JOB00000000001\x001\0JOB00000000003\0failed\0no",
     "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0p",
