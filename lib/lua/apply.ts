@@ -15,7 +15,7 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
 export const APPLY_LUA: string = luaScript(
   "APPLY",
   `
-local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}})
+local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 local own = string.sub(base, 6, -3)
 local parsed = {}

@@ -10,7 +10,7 @@ use super::scope::Scope;
 use super::counter;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
-use crate::keyspace::{DEAD, PENDING, WAITING, WAKE};
+use crate::keyspace::{DEAD, EVENTS, PENDING, WAITING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -23,6 +23,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(WAKE, Kind::Zset)?;
     s.structure(WAITING, Kind::Zset)?;
     s.structure(DEAD, Kind::Zset)?;
+    // a parent made ready or buried writes `ready` or `dead`
+    s.structure(EVENTS, Kind::Stream)?;
     let mut entries = Vec::with_capacity(args.jobs());
     for j in 0..args.jobs() {
         entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
