@@ -17,11 +17,14 @@
  * - bench/sandbox.ts — a worker's jobs/s with its handler in process, in worker threads and in
  *   child processes, beside BullMQ's sandboxed `Worker`;
  * - bench/history_cost.ts — a worker's drain with the per-minute history and latency histograms on
- *   ÷ off, server CPU per job (module and scripts).
+ *   ÷ off, server CPU per job (module and scripts);
+ * - bench/flows.ts — flows beside BullMQ's `FlowProducer`: a parent with 10, 100, 1,000 children
+ *   (add latency, add → parent done, server CPU per child), a cross-slot against a same-slot edge,
+ *   and a fan-in's parent side (`MEMORY USAGE`).
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
  *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000] [--sandbox-n 20000]
- *      [--history-n 20000] [--history-rounds 5]
+ *      [--history-n 20000] [--history-rounds 5] [--flows-rounds 2] [--flows-edges 300] [--flows-fan 100000]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -30,6 +33,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { mergeResults } from "./_sections.ts";
 import { type HistoryReport, historySection, historyTargets } from "./_history_section.ts";
+import { flowsSection } from "./_flows_section.ts";
 import { cpus, loadavg, totalmem } from "node:os";
 import { cliOptions } from "./_util.ts";
 
@@ -48,6 +52,9 @@ const opt = cliOptions({
   "sandbox-n": "20000",
   "history-n": "20000",
   "history-rounds": "5",
+  "flows-rounds": "2",
+  "flows-edges": "300",
+  "flows-fan": "100000",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -101,6 +108,8 @@ interface Reports {
   sandbox?: Record<string, any>;
   /** bench/history_cost.ts (absent from reports saved before it existed). */
   history?: HistoryReport;
+  /** bench/flows.ts (absent from reports saved before it existed). */
+  flows?: Record<string, any>;
   minutes: number;
   load0: number[];
   date: string;
@@ -130,6 +139,7 @@ function runAll(): Reports {
   const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
   const sandbox = run("sandbox.ts", "--n", opt["sandbox-n"]);
   const history = run("history_cost.ts", opt["history-n"], opt["history-rounds"]) as HistoryReport;
+  const flows = run("flows.ts", "--rounds", opt["flows-rounds"], "--edges", opt["flows-edges"], "--fan", opt["flows-fan"]);
   return {
     keys,
     cost,
@@ -144,6 +154,7 @@ function runAll(): Reports {
     events,
     sandbox,
     history,
+    flows,
     minutes: (performance.now() - started) / 60000,
     load0,
     date,
@@ -153,7 +164,7 @@ function runAll(): Reports {
 // `--render <file>`: rewrite RESULTS.md from the reports a `--save <file>` run kept (no benchmark runs)
 const reports: Reports = opt.render ? JSON.parse(readFileSync(opt.render, "utf8")) : runAll();
 if (opt.save) writeFileSync(opt.save, JSON.stringify(reports));
-const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, history, minutes, load0 } = reports;
+const { keys, cost, one, twelve, cluster, scripts, latency, v9, dashboard, lanes, events, sandbox, history, flows, minutes, load0 } = reports;
 
 const valkey = spawnSync("valkey-server", ["--version"], { encoding: "utf8" }).stdout.trim();
 const f0 = (x: number): string => Math.round(x).toLocaleString("en-US");
@@ -779,6 +790,8 @@ ${lanesSection()}
 ${eventsSection()}
 ${sandboxSection()}
 ${historySection(history)}
+
+${flowsSection(flows, load0)}
 
 ${valkey9()}
 `;

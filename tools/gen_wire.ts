@@ -514,6 +514,7 @@ const RUST_CONSTANTS: ReadonlyArray<readonly [string, string, number | string | 
   ["MAX_OPTIONS_BYTES", "usize"],
   ["MAX_REASON_BYTES", "i64"],
   ["MAX_FAN_IN", "i64"],
+  ["MAX_FLOW_DEPTH", "i64"],
   ["CHILD_RESULT_KEPT_BYTES", "i64"],
   ["WAITING_FOREVER", "i64"],
   ["TOMBSTONE_MS", "i64"],

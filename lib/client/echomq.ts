@@ -21,6 +21,7 @@ import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOp
 import * as flows from "./flows.ts";
 import type { ChildState, FlowChild, FlowNode, FlowParent, FlowSpec } from "./flows.ts";
 import { flowOf, type FlowTree } from "./flow_tree.ts";
+import { type FlowStats, flowStats } from "./flow_stats.ts";
 import * as inspect from "./inspect.ts";
 import type { QueueScanPage } from "./inspect.ts";
 import type { JobInfo, JobState, QueueStats } from "./info.ts";
@@ -446,6 +447,14 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    */
   async flowOf<const Q extends string>(queue: CheckQueue<Q>, id: string): Promise<FlowTree | null> {
     return await flowOf(this.#c, this.#c.keyspace(queue), id);
+  }
+
+  /**
+   * `queue`'s side of its flows: its parents waiting for children, its outbox's length, and the
+   * relay lag (how long its oldest entry no relay holds has waited). Plain reads.
+   */
+  async flowStats<const Q extends string>(queue: CheckQueue<Q>): Promise<FlowStats> {
+    return await flowStats(this.#c, this.#c.keyspace(queue));
   }
 
   /**

@@ -63,8 +63,10 @@ export interface EventFieldsOf {
   completed: "jobs" | "results";
   /** RETRY. */
   retried: "jobs" | "reason" | "until";
-  /** BURY. */
+  /** BURY; also a flow's parent a child failed, or whose deadline passed (APPLY, OUTBOX, a settle in its queue). */
   dead: "jobs" | "reason";
+  /** A flow's parent made ready (`waiting-children` → pending): APPLY, SEAL, a settle or REMOVE in its queue. */
+  ready: "jobs";
   /** RELEASE. */
   released: "jobs";
   /** REMOVE. */

@@ -9,7 +9,7 @@
  */
 import { Decoder } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { type GroupArgs, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
@@ -35,6 +35,12 @@ export interface FlowChild {
   readonly payload: unknown;
   /** What its failure (buried: attempts exhausted or unrecoverable) does to its parent. */
   readonly onFailure?: OnFailure;
+  /**
+   * Its own children (a nested flow): it then waits for them as its parent waits for it, and runs
+   * once they have finished. At most {@link MAX_FLOW_DEPTH} levels under the root, at most
+   * {@link MAX_FLOW_CHILDREN} children each, its whole subtree (payloads and ids) at most 1 MiB.
+   */
+  readonly children?: readonly FlowChild[];
 }
 
 /** A flow: a parent and its children. */
@@ -101,7 +107,7 @@ export interface ChildState<R = unknown> {
   readonly reason?: string;
 }
 
-const POLICY: Readonly<Record<OnFailure, string>> = { fail: "0", ignore: "1", remove: "2", continue: "3" };
+const POLICY: Readonly<Record<OnFailure, number>> = { fail: 0, ignore: 1, remove: 2, continue: 3 };
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /** A parent's field naming child i, and the one holding its outcome. */
 const CHILD_FIELD = "child:";
@@ -128,38 +134,88 @@ export async function childId(parent: string, place: number): Promise<JobId> {
   return `JOB${out}` as JobId;
 }
 
-/** A child as the wire carries it, checked. */
+/** A child as the wire carries it, checked (its own children too). */
 interface Checked {
   readonly queue: string;
-  readonly policy: string;
-  readonly body: ReturnType<typeof toWire>;
+  readonly policy: number;
+  readonly payload: string | Uint8Array;
+  readonly children?: readonly Checked[];
 }
 
-/** `kids` checked before any wire: 1 to {@link MAX_FLOW_CHILDREN}, each a valid child. */
-function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[]): Checked[] {
-  if (!Array.isArray(kids) || kids.length === 0) throw refuse("a flow needs at least one child");
+/** Added to a child's policy on the wire when its body is its subtree (it has children). */
+const NESTED = 4;
+
+/**
+ * `kids` checked before any wire: 1 to {@link MAX_FLOW_CHILDREN}, each a valid child, its own
+ * children (level `level` + 1) checked the same way, at most {@link MAX_FLOW_DEPTH} levels deep.
+ */
+function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[], level = 1, path = ""): Checked[] {
+  if (!Array.isArray(kids) || kids.length === 0) throw refuse(`${path === "" ? "a flow" : `child ${path}`} needs at least one child`);
   if (kids.length > MAX_FLOW_CHILDREN) throw refuse(`at most ${MAX_FLOW_CHILDREN} children per call, got ${kids.length}`);
+  if (level > MAX_FLOW_DEPTH) throw refuse(`at most ${MAX_FLOW_DEPTH} levels of children under the root`);
   return kids.map((k: FlowChild, i) => {
-    if (k === null || typeof k !== "object") throw refuse(`child ${i} must be { queue, payload, onFailure? }`);
-    if ("children" in k) throw refuse(`child ${i}: nested flows are not supported yet`);
+    const at = path === "" ? `${i}` : `${path}.${i}`;
+    if (k === null || typeof k !== "object") throw refuse(`child ${at} must be { queue, payload, onFailure?, children? }`);
     const queue = c.keyspace(k.queue).name;
     const onFailure = k.onFailure ?? "fail";
     if (!Object.hasOwn(POLICY, onFailure)) {
-      throw refuse(`child ${i}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
+      throw refuse(`child ${at}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
     }
-    const body = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
-    if (byteLength(body) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${i}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
-    return { queue, policy: POLICY[onFailure], body: toWire(body) };
+    const payload = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
+    if (byteLength(payload) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${at}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+    const policy = POLICY[onFailure];
+    if (k.children === undefined) return { queue, policy, payload };
+    return { queue, policy, payload, children: checkChildren(c, k.children, level + 1, at) };
   });
+}
+
+const text = new TextEncoder();
+
+/** `parts` (text or bytes) as one byte string. */
+function concat(parts: ReadonlyArray<string | Uint8Array>): Uint8Array {
+  return Buffer.concat(parts.map((p) => (typeof p === "string" ? text.encode(p) : p)));
+}
+
+/**
+ * The subtree of child `id` (its payload, then each child's id, queue, policy and body, nested):
+ * `<n>\0<payload length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<length>\0<body>`
+ * (docs/WIRE.md, "Flows"); and its node of the returned tree.
+ */
+async function subtree(id: JobId, k: Checked & { children: readonly Checked[] }): Promise<[Uint8Array, FlowNode[]]> {
+  const payload = typeof k.payload === "string" ? text.encode(k.payload) : k.payload;
+  const parts: Array<string | Uint8Array> = [`${k.children.length}\0${payload.byteLength}\0`, payload];
+  const nodes: FlowNode[] = [];
+  for (const [i, g] of k.children.entries()) {
+    const child = await childId(id, i);
+    const [body, kids] = g.children === undefined
+      ? [typeof g.payload === "string" ? text.encode(g.payload) : g.payload, []]
+      : await subtree(child, g as Checked & { children: readonly Checked[] });
+    const policy = g.children === undefined ? g.policy : g.policy + NESTED;
+    parts.push(`${child}\0${g.queue}\0${policy}\0${body.byteLength}\0`, body);
+    nodes.push({ id: child, queue: g.queue, children: kids });
+  }
+  return [concat(parts), nodes];
 }
 
 /** The wire groups of `checked` children of `parent` at places from `from`, and their nodes. */
 async function placed(parent: JobId, from: number, checked: Checked[]): Promise<[Array<GroupArgs<"FLOW">>, FlowNode[]]> {
-  const ids = await Promise.all(checked.map((_, i) => childId(parent, from + i)));
-  return [
-    checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, policy: k.policy, body: k.body })),
-    checked.map((k, i) => ({ id: ids[i]!, queue: k.queue, children: [] })),
-  ];
+  const groups: Array<GroupArgs<"FLOW">> = [];
+  const nodes: FlowNode[] = [];
+  for (const [i, k] of checked.entries()) {
+    const id = await childId(parent, from + i);
+    if (k.children === undefined) {
+      groups.push({ id, queue: k.queue, policy: String(k.policy), body: toWire(k.payload) });
+      nodes.push({ id, queue: k.queue, children: [] });
+      continue;
+    }
+    const [body, kids] = await subtree(id, k as Checked & { children: readonly Checked[] });
+    if (body.byteLength > MAX_PAYLOAD_BYTES) {
+      throw new EchoMQError("payload", `flow: child ${from + i}'s subtree exceeds ${MAX_PAYLOAD_BYTES} bytes`);
+    }
+    groups.push({ id, queue: k.queue, policy: String(k.policy + NESTED), body: toWire(body) });
+    nodes.push({ id, queue: k.queue, children: kids });
+  }
+  return [groups, nodes];
 }
 
 /** See `EchoMQ.flow`: the tree checked before any wire, then one FLOW on the parent's queue. */

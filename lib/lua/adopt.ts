@@ -18,6 +18,7 @@ export const ADOPT_LUA: string = luaScript(
 local all = {parent}
 for j = 1, n do all[j + 1] = id[j] end
 local e = emq_repeated(n + 1, all) if e then return e end
+e = emq_flow_forms(n, policy, body) if e then return e end
 local row = base .. '${KEY_PREFIX.job}' .. parent
 local t, e = emq_type(row, 'hash') if e then return e end
 if t ~= 'hash' or redis.call('HGET', row, '${ROW.state}') ~= '${STATE.waiting}' or not redis.call('HGET', row, '${ROW.open}') then
@@ -27,7 +28,7 @@ local count = emq_flow_number(redis.call('HGET', row, '${ROW.children}'))
 if count ~= from then return emq_refuse['flow-place']({found = emq_int(count)}) end
 if from + n > ${MAX_FAN_IN} then return emq_refuse['fan-in']({max = '${MAX_FAN_IN}'}) end
 local missing = {}
-local here, rows, e = emq_flow_here(base, n, id, queue, missing) if e then return e end
+local here, rows, e = emq_flow_here(base, n, id, queue, policy, missing) if e then return e end
 local s, e = emq_types({{base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.outbox}', 'zset'}})
 if e then return e end
 for _, k in ipairs(s.missing) do missing[#missing + 1] = k end

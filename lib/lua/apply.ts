@@ -15,7 +15,7 @@ import { KEY, KEY_PREFIX } from "./keys.ts";
 export const APPLY_LUA: string = luaScript(
   "APPLY",
   `
-local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}})
+local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 local own = string.sub(base, 6, -3)
 local parsed = {}
@@ -38,6 +38,8 @@ for j = 1, n do
   local p, done = parsed[j], false
   if p.kind == 'child' then
     done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.body)
+  elseif p.kind == 'node' then
+    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_node(base, p.id, p.parent, p.payload, p.kids)
   elseif p.kind == 'cancel' then
     done = emq_flow_cancel(base, p.id, p.parent, true)
   else

@@ -99,7 +99,7 @@ for _, v in ipairs(victims) do
     local st = redis.call('HGET', v.row, '${ROW.state}')
     local named = redis.call('HGET', v.row, '${ROW.parent}')
     local p = named and emq_flow_fields(named, 3)
-    if (st == '${STATE.pending}' or st == '${STATE.scheduled}') and p and p[1] ~= own then
+    if (st == '${STATE.pending}' or st == '${STATE.scheduled}' or st == '${STATE.waiting}') and p and p[1] ~= own then
       emq_flow_settled(base, 1, {v.id}, {v.row}, 'removed', {''})
     end
   end

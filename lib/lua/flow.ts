@@ -18,11 +18,12 @@ export const FLOW_LUA: string = luaScript(
 local all = {parent}
 for j = 1, n do all[j + 1] = id[j] end
 local e = emq_repeated(n + 1, all) if e then return e end
+e = emq_flow_forms(n, policy, body) if e then return e end
 local row = base .. '${KEY_PREFIX.job}' .. parent
 local found, e = emq_read('EXISTS', row) if e then return e end
 if found == 1 then return emq_refuse['duplicate']({id = parent}) end
 local missing = {row}
-local here, rows, e = emq_flow_here(base, n, id, queue, missing) if e then return e end
+local here, rows, e = emq_flow_here(base, n, id, queue, policy, missing) if e then return e end
 local waiting = base .. '${KEY.waiting}'
 local s, e = emq_types({{waiting, 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.outbox}', 'zset'}})
 if e then return e end

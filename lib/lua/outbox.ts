@@ -16,7 +16,7 @@ export const OUTBOX_LUA: string = luaScript(
   `
 local outbox, waiting = base .. '${KEY.outbox}', base .. '${KEY.waiting}'
 -- (dead, pending, wake: what burying an expired parent and cancelling its children write, probed in a migration)
-local s, e = emq_types({{outbox, 'zset'}, {waiting, 'zset'}, {base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}})
+local s, e = emq_types({{outbox, 'zset'}, {waiting, 'zset'}, {base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 e = emq_probe(cluster, s.missing) if e then return e end
 local now = emq_now()

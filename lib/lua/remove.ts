@@ -88,9 +88,9 @@ for j = 1, n do
     if sets.dead then redis.call('ZREM', sets.dead, id[j]) end
     if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
     if s.kinds[waiting] == 'zset' then redis.call('ZREM', waiting, id[j]) end
-    -- a flow's child not finished yet: its parent counts it as finished, 'removed'
+    -- a flow's child not finished yet (a child parent still waiting too): its parent counts it as finished, 'removed'
     local st = redis.call('HGET', rows[j], '${ROW.state}')
-    if (st == '${STATE.pending}' or st == '${STATE.scheduled}') and redis.call('HGET', rows[j], '${ROW.parent}') then
+    if (st == '${STATE.pending}' or st == '${STATE.scheduled}' or st == '${STATE.waiting}') and redis.call('HGET', rows[j], '${ROW.parent}') then
       emq_flow_settled(base, 1, {id[j]}, {rows[j]}, 'removed', {''})
     end
     -- a flow's parent: its unfinished children are cancelled

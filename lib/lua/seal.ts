@@ -19,7 +19,7 @@ local row = base .. '${KEY_PREFIX.job}' .. parent
 local t, e = emq_type(row, 'hash') if e then return e end
 local missing = {}
 if t == 'none' then missing[1] = row end
-local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}})
+local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 for _, k in ipairs(s.missing) do missing[#missing + 1] = k end
 e = emq_probe(cluster, missing) if e then return e end

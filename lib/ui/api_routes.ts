@@ -57,10 +57,11 @@ function whole(text: string | null, name: string, min: number, max: number, fall
 
 /** One queue's counts, state, totals and throughput (and marks it watched). */
 export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: string, discovery?: Discovery): Promise<QueueReply> {
-  const [s, [oldest], history] = await Promise.all([
+  const [s, [oldest], history, flows] = await Promise.all([
     mq.stats(name),
     mq.jobs(name, "pending", { limit: 1 }),
     mq.metrics(name, { minutes: HOUR_MINUTES }),
+    mq.flowStats(name),
   ]);
   sampler.record(name, s);
   if (queueExists(s)) discovery?.saw(name);
@@ -76,6 +77,7 @@ export async function queueReply(mq: EchoMQ<unknown>, sampler: Sampler, name: st
     rate: sampler.rate(name),
     minutes: minutesView(history, Date.now()),
     latency: { wait: percentiles(history.latency.wait), run: percentiles(history.latency.run) },
+    flows,
   };
 }
 

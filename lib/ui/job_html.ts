@@ -16,6 +16,7 @@ import { queueHref } from "./json_api.ts";
 import { timeHtml } from "./relative.ts";
 import { jobEventsHtml } from "./job_events_html.ts";
 import { logCountText } from "./log_text.ts";
+import { flowHtml } from "./flow_html.ts";
 import { esc } from "./responses.ts";
 import { visible } from "./visible.ts";
 
@@ -115,6 +116,7 @@ ${logs === undefined ? "" : logsHtml(logs, j.state === "active")}
 <pre id="job-payload"${j.payloadError === undefined ? "" : ' data-error="true"'}>${
       esc(j.payloadError === undefined ? pretty(j.payload) : `cannot decode: ${j.payloadError}`)
     }</pre>
+${flowHtml(j)}
 ${events === undefined ? "" : jobEventsHtml(j.id, events, now)}
 </section>`,
     options,

@@ -8,6 +8,7 @@
  */
 import type { LaneInfo } from "../client/lanes.ts";
 import type { QueueLimits } from "../client/limits.ts";
+import type { FlowStats } from "../client/flow_stats.ts";
 import type { QueueEventItem } from "../client/events.ts";
 import type { Percentiles } from "./latency_text.ts";
 
@@ -105,6 +106,8 @@ export interface QueueReply {
   readonly oldestPendingAt?: number;
   /** Wait-time and run-time percentiles, from the histograms the server keeps (`mq.metrics`' latency). */
   readonly latency: { readonly wait: Percentiles; readonly run: Percentiles };
+  /** Its flows: parents waiting for children, its outbox's length and relay lag (`mq.flowStats`). */
+  readonly flows: FlowStats;
 }
 
 /** One job as the page lists it. Times are ms since the epoch. */

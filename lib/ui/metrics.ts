@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { QueueMetrics, QueueStats } from "../client/mod.ts";
+import type { FlowStats, QueueMetrics, QueueStats } from "../client/mod.ts";
 import { COUNTED_STATES } from "./json_api.ts";
 import type { Route } from "./route_table.ts";
 import type { Discovery } from "./discovery.ts";
@@ -163,6 +163,33 @@ export function latencyExposition(latency: ReadonlyArray<readonly [string, Queue
   return `${lines.join("\n")}\n`;
 }
 
+/**
+ * `echomq_waiting_parents`, `echomq_outbox_entries` and `echomq_relay_lag_seconds` per queue: its
+ * flows' parents waiting for children, its outbox's length, and how long its oldest entry no relay
+ * holds has waited (0: none, or all in flight) — an alert on the lag finds a queue nobody relays.
+ */
+export function flowsExposition(flows: ReadonlyArray<readonly [string, FlowStats]>): string {
+  const families = [
+    ["echomq_waiting_parents", "Flow parents of the queue waiting for their children (waiting-children).", (f: FlowStats) => f.waitingParents],
+    [
+      "echomq_outbox_entries",
+      "Entries in the queue's outbox: children to create, outcomes and cancels to deliver in other queues.",
+      (f: FlowStats) => f.outbox,
+    ],
+    [
+      "echomq_relay_lag_seconds",
+      "Seconds the queue's oldest outbox entry no relay holds has waited (0: none, or every entry in flight); grows when no relay serves the queue.",
+      (f: FlowStats) => f.relayLagMs / 1000,
+    ],
+  ] as const;
+  const lines: string[] = [];
+  for (const [name, help, value] of families) {
+    lines.push(`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} gauge`);
+    for (const [q, f] of flows) lines.push(`${name}{queue="${escapeLabel(q)}"} ${value(f)}`);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
 /** `GET /metrics`, answered from the background snapshot (snapshot.ts). */
 export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Route {
   return {
@@ -171,7 +198,7 @@ export function metricsRoute(snapshot: StatsSnapshot, discovery: Discovery): Rou
       try {
         const snap = await snapshot.read();
         const queues = exposition(snap.stats, { ageSeconds: (Date.now() - snap.at) / 1000, unreadable: discovery.unreadable });
-        const lag = oldestExposition(snap.oldest, Date.now()) + latencyExposition(snap.latency);
+        const lag = oldestExposition(snap.oldest, Date.now()) + latencyExposition(snap.latency) + flowsExposition(snap.flows);
         return answer(queues + lag + schedulerExposition(snap.schedulers), METRICS_CONTENT_TYPE);
       } catch (e) {
         const text = e instanceof Error ? e.message : String(e);

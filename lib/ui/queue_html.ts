@@ -132,6 +132,7 @@ export function queueHtml(name: string, stats: QueueStats, options: PageOptions 
 <dl class="counts" id="counts" aria-label="Counts" aria-live="polite">${cards}</dl>
 <p class="note" id="oldest">Oldest pending: —</p>
 <p class="note" id="latency">Wait and run: —</p>
+<p class="note" id="flows">Flows: —</p>
 <div class="controls" role="group" aria-label="Claims">
 <span class="label" id="state-label">Claims</span>
 <output id="state" aria-labelledby="state-label" aria-live="polite">${badge(stats.paused)}</output>

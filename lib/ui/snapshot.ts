@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { EchoMQ, QueueMetrics, QueueStats, SchedulerInfo } from "../client/mod.ts";
+import type { EchoMQ, FlowStats, QueueMetrics, QueueStats, SchedulerInfo } from "../client/mod.ts";
 import type { Discovery } from "./discovery.ts";
 
 /** How often and how hard the snapshot reads. */
@@ -32,6 +32,8 @@ export interface Snapshot {
   /** Each queue's latency histograms, as the server keeps them (`mq.metrics`). */
   readonly latency: ReadonlyArray<readonly [string, QueueMetrics["latency"]]>;
   readonly schedulers: ReadonlyArray<readonly [string, ReadonlyArray<SchedulerInfo<unknown>>]>;
+  /** Each queue's flows: parents waiting, its outbox's length and relay lag (`mq.flowStats`). */
+  readonly flows: ReadonlyArray<readonly [string, FlowStats]>;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -104,13 +106,14 @@ export class StatsSnapshot {
   async #take(): Promise<Snapshot> {
     const names = await this.#discovery.names();
     const at = Date.now();
-    const [stats, schedulers, oldest, latency] = await Promise.all([
+    const [stats, schedulers, oldest, latency, flows] = await Promise.all([
       statsOf(this.#mq, names, this.#concurrency),
       eachOf(names, (q) => this.#mq.schedulers(q), this.#concurrency),
       eachOf(names, (q) => oldestPending(this.#mq, q), this.#concurrency),
       eachOf(names, async (q) => (await this.#mq.metrics(q, { minutes: 1 })).latency, this.#concurrency),
+      eachOf(names, (q) => this.#mq.flowStats(q), this.#concurrency),
     ]);
-    const snap = { at, stats, schedulers, oldest, latency };
+    const snap = { at, stats, schedulers, oldest, latency, flows };
     this.#latest = snap;
     return snap;
   }

@@ -59,7 +59,20 @@ export const EVENTS = {
     fields: ["jobs", "reason", "until"],
     doc: "one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)",
   },
-  dead: { verbs: ["BURY", "SETTLE"], fields: ["jobs", "reason"], doc: "one job buried (one entry per job), with its reason" },
+  dead: {
+    verbs: ["BURY", "SETTLE", "APPLY", "OUTBOX"],
+    fields: ["jobs", "reason"],
+    doc: "one job buried (one entry per job), with its reason; also a flow's parent a child failed (policy `fail`: " +
+      "`child <queue> <id> failed: <reason>`) or whose deadline passed, written where it is buried (its queue: a " +
+      "settle of its own queue, or APPLY of the child's outcome; OUTBOX for a deadline)",
+  },
+  ready: {
+    verbs: ["ACK", "BURY", "SETTLE", "APPLY", "SEAL", "REMOVE"],
+    fields: ["jobs"],
+    doc: "a flow's parent made ready (`waiting-children` → pending: its last child finished, or a child of policy " +
+      "`continue` failed; one entry per parent), written where it moves (its queue: a settle or REMOVE of a child " +
+      "of its own queue, APPLY of a child's outcome, SEAL)",
+  },
   released: { verbs: ["RELEASE", "SETTLE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
   removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
   cancelled: {

@@ -173,7 +173,8 @@ export const REFUSALS = {
   "entry-form": {
     step: "domain",
     template: "ERR {verb} malformed outbox entry",
-    doc: "APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination)",
+    doc: "APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination); FLOW or " +
+      "ADOPT of a child with children (policy 4 or more) whose subtree is malformed or deeper than MAX_FLOW_DEPTH",
   },
   "outbox-lost": {
     step: "domain",

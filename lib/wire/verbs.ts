@@ -126,6 +126,11 @@ export const MAX_BATCH = 10000;
  */
 export const MAX_FAN_IN = 100_000;
 /**
+ * Most levels of children under a flow's root (its children are level 1): a child with children
+ * (policy ≥ 4) carries its subtree in its body, nested at most this deep.
+ */
+export const MAX_FLOW_DEPTH = 8;
+/**
  * Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with
  * its length only (read it from the child's row while its queue keeps completed jobs).
  */
@@ -389,16 +394,18 @@ export const ARGS = {
   },
   queue: { gate: { kind: "name" }, sample: "orders", doc: "a child's queue (the name rule)" },
   policy: {
-    gate: { kind: "number", min: 0, max: 3, digits: 1 },
+    gate: { kind: "number", min: 0, max: 7, digits: 1 },
     sample: "0",
     doc: "what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), " +
       "2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent " +
-      "may run at once with what has finished)",
+      "may run at once with what has finished); plus 4 when the child has children of its own: its body is then " +
+      'its subtree (docs/WIRE.md, "Flows"), and it travels through the outbox even to this queue',
   },
   body: {
     gate: { kind: "bytes", refusal: "payload", limit: MAX_PAYLOAD_BYTES },
     sample: "payload",
-    doc: "a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)",
+    doc: "a child's payload, any bytes, or its subtree when its policy is 4 or more (at most the default payload " +
+      "limit: it travels in an outbox entry)",
   },
   entry: {
     gate: { kind: "bytes", refusal: "entry", limit: MAX_ENTRY_BYTES },
@@ -640,7 +647,7 @@ export const VERBS = {
     effect: "pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job " +
       "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
       "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child " +
-      "not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records " +
+      "not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records " +
       "its outcome: on a parent here at once, else by a `done` entry)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
@@ -798,7 +805,7 @@ export const VERBS = {
     effect: "deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, " +
       "then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue " +
       "but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are " +
-      "cancelled (`cancel` entries), a dropped unfinished child (pending or scheduled) of a parent in another queue records " +
+      "cancelled (`cancel` entries), a dropped unfinished child (pending, scheduled or waiting) of a parent in another queue records " +
       "`removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a " +
       "job is active (its worker holds it)",
     writes: "per job `DEL row` and its id removed; per scheduler `DEL scheduler:<name>`, `ZREM schedulers <name>`; " +
@@ -911,7 +918,7 @@ export const VERBS = {
       "pending payload <b> attempts 0 created_ms <now> parent " +
       "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
       "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
-    domain: ["repeated", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
+    domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {
     args: ["parent", "from"],
@@ -924,12 +931,12 @@ export const VERBS = {
       "FLOW makes it (here at once, elsewhere through the outbox)",
     writes: "`HINCRBY meta enqueued <children here>`; `HSET <parent row> children <from + n>` and per child " +
       "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's",
-    domain: ["repeated", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
+    domain: ["repeated", "entry-form", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SEAL: {
     args: ["parent"],
     group: [],
-    touches: ["pending", "wake", "rows", "waiting"],
+    touches: ["pending", "wake", "rows", "waiting", "events"],
     admits: false,
     reply: "integer: 1 when it sealed an open parent, 0 when there was none to seal (sealed already, gone, or no parent)",
     effect: "an open parent is sealed: no more children come; a parent still waiting whose children have all finished " +
@@ -941,7 +948,7 @@ export const VERBS = {
   OUTBOX: {
     args: ["lease_ms", "count"],
     group: [],
-    touches: ["outbox", "waiting", "dead", "rows", "pending", "wake"],
+    touches: ["outbox", "waiting", "dead", "rows", "pending", "wake", "events"],
     admits: false,
     reply: "array: per entry leased, its token (integer: the lease's deadline, ms) then the entry (bulk string)",
     effect: "first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when " +
@@ -957,7 +964,7 @@ export const VERBS = {
   APPLY: {
     args: [],
     group: ["entry"],
-    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox"],
+    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox", "events"],
     admits: true,
     reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
     effect: "applies outbox entries of other queues in this one (each entry's second field must name this queue), " +
@@ -965,7 +972,9 @@ export const VERBS = {
       "child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the " +
       "parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to " +
       "pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started " +
-      "(pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight)",
+      "(pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children " +
+      "cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child " +
+      "with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's",
     writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
       "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +

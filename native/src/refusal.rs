@@ -68,7 +68,7 @@ pub enum Refusal {
     LeaseLost(Vec<Vec<u8>>),
     /// `cancelled` (domain): EXTEND of jobs cancelled under this token (every such id, space-separated): CANCEL buried them while their worker held them; their handlers should stop (checked before `lease-lost`, of which they are a case).
     Cancelled(Vec<Vec<u8>>),
-    /// `entry-form` (domain): APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination).
+    /// `entry-form` (domain): APPLY of an entry that is not one an outbox holds for this queue (its kind, fields or destination); FLOW or ADOPT of a child with children (policy 4 or more) whose subtree is malformed or deeper than MAX_FLOW_DEPTH.
     EntryForm,
     /// `outbox-lost` (domain): UNBOX of an entry another relay now holds under a later token (this relay's lease ran out).
     OutboxLost,

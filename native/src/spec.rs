@@ -25,6 +25,8 @@ pub const MAX_OPTIONS_BYTES: usize = 4096;
 pub const MAX_REASON_BYTES: i64 = 4096;
 /// Most children one parent may have (FLOW's and ADOPT's together: an open fan-in streams them in calls of at most {@link MAX_BATCH}); a child's place is below it in every entry.
 pub const MAX_FAN_IN: i64 = 100000;
+/// Most levels of children under a flow's root (its children are level 1): a child with children (policy ≥ 4) carries its subtree in its body, nested at most this deep.
+pub const MAX_FLOW_DEPTH: i64 = 8;
 /// Longest result of a child its parent keeps (`done:<i>`): a longer one is recorded as `large` with its length only (read it from the child's row while its queue keeps completed jobs).
 pub const CHILD_RESULT_KEPT_BYTES: i64 = 65536;
 /// The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double).
@@ -167,9 +169,9 @@ pub mod arg {
     pub const FROM: Arg = Arg { name: "from", gate: Gate::Number { min: 0, max: Some(100000), digits: 6 } };
     /// a child's queue (the name rule)
     pub const QUEUE: Arg = Arg { name: "queue", gate: Gate::Name };
-    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), 2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent may run at once with what has finished)
-    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(3), digits: 1 } };
-    /// a child's payload, any bytes (at most the default payload limit: it travels in an outbox entry)
+    /// what a child's failure does to its parent: 0 fail it at once, 1 ignore (recorded, counts as finished), 2 remove (counts as finished, recorded as `removed` without its reason), 3 continue (recorded; the parent may run at once with what has finished); plus 4 when the child has children of its own: its body is then its subtree (docs/WIRE.md, "Flows"), and it travels through the outbox even to this queue
+    pub const POLICY: Arg = Arg { name: "policy", gate: Gate::Number { min: 0, max: Some(7), digits: 1 } };
+    /// a child's payload, any bytes, or its subtree when its policy is 4 or more (at most the default payload limit: it travels in an outbox entry)
     pub const BODY: Arg = Arg { name: "body", gate: Gate::Bytes { refusal: Refusal::Payload, limit: Limit::Fixed(1048576) } };
     /// an outbox entry as OUTBOX handed it out: NUL-joined fields, the second the destination queue (docs/WIRE.md, "Flows")
     pub const ENTRY: Arg = Arg { name: "entry", gate: Gate::Bytes { refusal: Refusal::Entry, limit: Limit::Fixed(1056768) } };
@@ -222,7 +224,7 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending or scheduled) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry).
+    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); a flow's waiting parent leaves `waiting` and is buried so, its unfinished children cancelled as REMOVE's; an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. A flow's child cancelled tells its parent as a failure with the reason, under its policy (as BURY's settle hook: on a parent here at once, else by a `done` entry). Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
     pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
@@ -240,7 +242,7 @@ pub mod verb {
     pub const PENALIZE: Verb = Verb { name: "EMQ.PENALIZE", command: "emq.penalize", args: &[arg::LANE, arg::PENALTY_MS], group: &[], min_groups: 1, admits: false };
     /// `EMQ.RETAIN`: the queue's retention of dead jobs (0: no limit), of completed jobs (completed_max 0: none kept) and of events (0: none written) and the minutes of history it keeps (0: none), applied at once: the oldest jobs past it are deleted, at most 1000 of each per call (BURY, ACK and CLAIM apply it too), the stream trimmed.
     pub const RETAIN: Verb = Verb { name: "EMQ.RETAIN", command: "emq.retain", args: &[arg::DEAD_MAX, arg::DEAD_AGE_MS, arg::COMPLETED_MAX, arg::COMPLETED_AGE_MS, arg::EVENTS_MAX, arg::HISTORY_MINUTES], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are cancelled (`cancel` entries), a dropped unfinished child (pending or scheduled) of a parent in another queue records `removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a job is active (its worker holds it).
+    /// `EMQ.DROP`: deletes the queue: up to limit schedulers (first: no tick admits a job meanwhile) and jobs (pending, then scheduled, then dead, then completed, then flows' waiting parents) per call, and once none is left every key of the queue but the outbox's entries others wait for: a dropped waiting parent's unfinished children in other queues are cancelled (`cancel` entries), a dropped unfinished child (pending, scheduled or waiting) of a parent in another queue records `removed` there (a `done` entry), and outcomes not relayed yet stay; the outbox's `child` entries go. Refused while a job is active (its worker holds it).
     pub const DROP: Verb = Verb { name: "EMQ.DROP", command: "emq.drop", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.PROMOTE`: up to limit due ids move schedule → pending.
     pub const PROMOTE: Verb = Verb { name: "EMQ.PROMOTE", command: "emq.promote", args: &[arg::LIMIT], group: &[], min_groups: 1, admits: false };
@@ -262,7 +264,7 @@ pub mod verb {
     pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.OUTBOX`: first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted), or leaves a tombstone when its row is missing (its creation still in flight).
+    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's.
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
@@ -494,8 +496,10 @@ names! {
         completed,
         /// one job failed and will run again (one entry per job): its reason, and `until` when it is due again (ms)
         retried,
-        /// one job buried (one entry per job), with its reason
+        /// one job buried (one entry per job), with its reason; also a flow's parent a child failed (policy `fail`: `child <queue> <id> failed: <reason>`) or whose deadline passed, written where it is buried (its queue: a settle of its own queue, or APPLY of the child's outcome; OUTBOX for a deadline)
         dead,
+        /// a flow's parent made ready (`waiting-children` → pending: its last child finished, or a child of policy `continue` failed; one entry per parent), written where it moves (its queue: a settle or REMOVE of a child of its own queue, APPLY of a child's outcome, SEAL)
+        ready,
         /// jobs handed back without spending an attempt
         released,
         /// jobs deleted (the ids that had a row)

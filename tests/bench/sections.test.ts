@@ -22,3 +22,22 @@ test("every section of today's RESULTS.md survives a run that writes only sectio
   const out = mergeResults(written, page);
   expect(new Set(sections(out).map((s) => s.heading))).toEqual(new Set(sections(page).map((s) => s.heading)));
 });
+
+test("section 21 (bench/flows.ts) says each target's verdict from the report, and that it did not run without one", async () => {
+  const { flowsSection } = await import("../../bench/_flows_section.ts");
+  const f1 = { addMs: 1, doneMs: 10, cpuPerChildUs: 5 };
+  const report = {
+    rounds: 1,
+    relayMs: 20,
+    f1: { "1000": { module: { ...f1, doneMs: 40 }, scripts: f1, bullmq: { ...f1, doneMs: 100 } } },
+    f1Ratios: { "1000": { moduleDoneOverBullmq: 0.4 } },
+    f3: { edges: 10, sameUsPerFlow: 10, crossUsPerFlow: 25, ratio: 2.5 },
+    f6: { fan: 100000, module: 60000, bullmq: { dependencies: 9e6, row: 600 } },
+  };
+  const text = flowsSection(report, [1, 2, 3]);
+  expect(sections(`# R\n\n${text}`).map((s) => s.heading)).toEqual(["## 21. Flows beside BullMQ's FlowProducer (bench/flows.ts)"]);
+  expect(text).toContain("| F1: add → parent done ≤ 0.5× BullMQ's at N = 1,000 (module) | 0.40× | met |");
+  expect(text).toContain("| F3: a cross-slot edge ≤ 2× a same-slot edge's server CPU | 2.50× | **missed** |");
+  expect(text).toMatch(/F6: .* \| 60,000 B \| met/);
+  expect(flowsSection(undefined, [])).toContain("Not in this run");
+});

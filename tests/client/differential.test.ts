@@ -158,8 +158,10 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   open: ["0", "1", "1", "2"],
   within_ms: ["0", "0", "1", "60000", "x"],
   from: ["0", "1", "2", "3", "100000", "x"],
-  body: TEXTS,
+  // a subtree (a child with one child of its own in this queue): a leaf's body too
+  body: [...TEXTS, "1\x001\x00mJOB00000000008\0@self\x000\x001\x00g"],
   entry: [
+    "node\0@self\0JOB00000000007\0other\0JOB00000000001\x000\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g",
     "done\0@self\0JOB00000000001\x000\0JOB00000000002\0completed\0r",
     "done\0@self\0JOB00000000001\x001\0JOB00000000003\0failed\0no",
     "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0p",
@@ -638,6 +640,33 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       settle1("ACK", 2, "#0"),
       settle1("BURY", 3, "#1"),
       settle1("BURY", 6, "#2"),
+      claim1,
+    ],
+    "a nested flow: a node applied here, its child fails it, which fails its parent; a waiting node cancelled": [
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
+        groups: [{ id: "JOB00000000002", queue: "@self", policy: "4", body: "1\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }],
+      },
+      {
+        verb: "APPLY",
+        fixed: {},
+        groups: [{ entry: "node\0@self\0JOB00000000002\0@self\0JOB00000000001\x000\x001\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }],
+      },
+      claim1,
+      settle1("BURY", 3, "@JOB00000000003"),
+      {
+        verb: "FLOW",
+        fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(6, "0"), { id: "JOB00000000007", queue: "@self", policy: "4", body: "1\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }],
+      },
+      {
+        verb: "APPLY",
+        fixed: {},
+        groups: [{ entry: "node\0@self\0JOB00000000007\0@self\0JOB00000000005\x001\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }],
+      },
+      { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
+      settle1("BURY", 6, "@JOB00000000006"),
       claim1,
     ],
     "an open fan-in: adopt, finish, seal; a removed parent cancels its unstarted child": [

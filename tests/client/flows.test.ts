@@ -568,7 +568,8 @@ for (const combo of COMBOS) {
       const cases: Array<[Parameters<typeof wire>[2], string[], string]> = [
         ["FLOW", [parent, "x", "0", "0"], "ERR wrong number of arguments for 'EMQ.FLOW' command"],
         ["FLOW", [parent, "x", "0", "0", "JOB00000000002", "a{b", "0", "y"], "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL"],
-        ["FLOW", [parent, "x", "0", "0", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW policy must be at most 3"],
+        ["FLOW", [parent, "x", "0", "0", "JOB00000000002", a, "8", "y"], "ERR EMQ.FLOW policy must be at most 7"],
+        ["FLOW", [parent, "x", "0", "0", "JOB00000000002", a, "4", "y"], "ERR EMQ.FLOW malformed outbox entry"],
         ["FLOW", [parent, "x", "0", "0", parent, a, "0", "y"], `ERR EMQ.FLOW id ${parent} appears twice`],
         ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
         ["APPLY", [`done\0${a}\0${parent}\x000\0JOB00000000002\0completed\0`], "ERR EMQ.APPLY malformed outbox entry"],

@@ -483,6 +483,40 @@ test("flows: ADOPT, SEAL, cancels, tombstones (PEXPIRE) and deadlines (OUTBOX) r
   await sameDigest();
 }, 60_000);
 
+test("nested flows: APPLY of a node, a buried child parent telling its own, a cancelled waiting child parent replicate as effects", async () => {
+  const [p, a] = [queue("nestp"), queue("nesta")];
+  /** A subtree: n children, the payload, then each child's id, queue, policy, length and body. */
+  const subtree = (payload: string, kids: Array<[string, string, number, string]>) =>
+    [`${kids.length}\0${payload.length}\0${payload}`, ...kids.map(([id, q, pol, body]) => `${id}\0${q}\0${pol}\0${body.length}\0${body}`)]
+      .join("");
+  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, payload: "root", open: 0, within_ms: 0 }, children);
+  // root 1 → middle 2 (in a, policy fail) → 3 here in a, 4 in p; root 5 → middle 6 (in a) → 7 in a, and 8 in p that fails it
+  const mid = (id: number, kids: Array<[string, string, number, string]>) => ({ id: jobId(id), queue: a.name, policy: 4, body: subtree("m", kids) });
+  expectOk(await run(flow(jobId(1), [mid(2, [[jobId(3), a.name, 0, "g"], [jobId(4), p.name, 0, "h"]])])), 0);
+  expectOk(await run(flow(jobId(5), [{ id: jobId(8), queue: p.name, policy: 0, body: "f" }, mid(6, [[jobId(7), a.name, 0, "k"]])])), 1);
+  const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
+  const entries = leased.filter((_, i) => i % 2 === 1).map(String);
+  expectOk(await run(argv("APPLY", a, {}, entries.map((entry) => ({ entry })))), 2);
+  expectOk(await run(argv("APPLY", a, {}, entries.map((entry) => ({ entry })))), 0);
+  await sameDigest();
+  // grandchild 3 fails: middle 2 is buried and tells root 1 through a's outbox
+  const g = claimed(expectOk(await run(argv("CLAIM", a, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs;
+  expectOk(await run(argv("BURY", a, {}, held(g.filter((j) => j.id === jobId(3)), { reason: "no" }))), 1);
+  expect(await command(pair.primary.port, ["HGET", a.row(jobId(2)), "state"])).toBe("dead");
+  const up = expectOk(await run(argv("OUTBOX", a, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
+  const ups = up.filter((_, i) => i % 2 === 1).map(String).filter((e) => e.startsWith("done"));
+  expectOk(await run(argv("APPLY", p, {}, ups.map((entry) => ({ entry })))), 1);
+  expect(await command(pair.primary.port, ["HGET", p.row(jobId(1)), "state"])).toBe("dead");
+  // child 8 fails root 5: the cancel reaches middle 6 still waiting, which goes with its child 7
+  const f = claimed(expectOk(await run(argv("CLAIM", p, { lease_ms: 60_000, count: 1, block_ms: 0 })))).jobs;
+  expectOk(await run(argv("BURY", p, {}, held(f.filter((j) => j.id === jobId(8)), { reason: "no" }))), 1);
+  const cancels = (expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>)
+    .filter((_, i) => i % 2 === 1).map(String).filter((e) => e.startsWith("cancel"));
+  expectOk(await run(argv("APPLY", a, {}, cancels.map((entry) => ({ entry })))), 1);
+  expect(await command(pair.primary.port, ["EXISTS", a.row(jobId(6)), a.row(jobId(7))])).toBe(0);
+  await sameDigest();
+}, 60_000);
+
 test("an AOF replay rebuilds the same keyspace (effects, not commands, are logged)", async () => {
   const server = await startServer({ module: requireModule(), args: ["--appendonly", "yes", "--appendfsync", "always"] });
   const db = await standalone(server.port);

@@ -536,6 +536,9 @@ for (const backend of BACKENDS) {
         echomq_lanes: "gauge",
         echomq_oldest_pending_age_seconds: "gauge",
         echomq_wait_seconds: "histogram",
+        echomq_waiting_parents: "gauge",
+        echomq_outbox_entries: "gauge",
+        echomq_relay_lag_seconds: "gauge",
         echomq_run_seconds: "histogram",
         echomq_scheduler_next_run_timestamp_seconds: "gauge",
         echomq_scheduler_runs_total: "counter",
@@ -563,13 +566,17 @@ for (const backend of BACKENDS) {
         expect(of("echomq_parked")).toEqual([s.limits.parkedUntil === null ? 0 : 1]);
         expect(of("echomq_lanes")).toEqual([s.lanes]);
         expect(of("echomq_concurrency_limit")).toEqual(s.limits.concurrency === null ? [] : [s.limits.concurrency]);
+        const f = await mq.flowStats(q);
+        expect(of("echomq_waiting_parents")).toEqual([f.waitingParents]);
+        expect(of("echomq_outbox_entries")).toEqual([f.outbox]);
+        expect(of("echomq_relay_lag_seconds").length).toBe(1);
       }
       // one scheduler (made by this test): its next run and runs
       const [sch] = await mq.schedulers(names[0]!);
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * (14 + 2 * 18)); // no limits set: echomq_parked and echomq_lanes only; 2 histograms of 16 buckets, a sum and a count
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * (17 + 2 * 18)); // no limits set: echomq_parked and echomq_lanes only; 3 flow gauges; 2 histograms of 16 buckets, a sum and a count
       expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // the oldest pending job's wait: 0 for a queue with none pending, else since its admission
       for (const q of names) {

@@ -22,6 +22,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let mut all = vec![parent];
     all.extend_from_slice(&args.ids());
     once(&all)?;
+    Children::forms(args)?;
     let row = s.row(parent.bytes());
     let key = s.expect(row.as_str(), Kind::Hash)?;
     let [state, open, count] = key.hget_each([l.row.state, l.row.open, l.row.children]);

@@ -1,7 +1,8 @@
 //! `EMQ.APPLY 1 <meta> (<entry>)…`: a relay applies entries of other queues' outboxes in this
 //! queue (each entry must name it), in order and idempotently: `child` makes the child unless its
 //! row exists; `done` records a child's outcome on its parent unless recorded (`flows::record`);
-//! `cancel` cancels a child that has not started, or leaves a tombstone when it is not made yet.
+//! `cancel` cancels a child that has not started, or leaves a tombstone when it is not made yet;
+//! `node` makes a child with children (a waiting parent, and its children) unless its row exists.
 //! Reply: the entries that changed something.
 
 use super::flows::{self, Entry};
@@ -9,7 +10,7 @@ use super::scope::Scope;
 use super::counter;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
-use crate::keyspace::{DEAD, PENDING, WAITING, WAKE};
+use crate::keyspace::{DEAD, EVENTS, PENDING, WAITING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -22,6 +23,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(WAKE, Kind::Zset)?;
     s.structure(WAITING, Kind::Zset)?;
     s.structure(DEAD, Kind::Zset)?;
+    // a parent made ready or buried writes `ready` or `dead`
+    s.structure(EVENTS, Kind::Stream)?;
     let mut entries = Vec::with_capacity(args.jobs());
     for j in 0..args.jobs() {
         entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
@@ -30,7 +33,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     counter(&meta, l.meta.buried)?;
     for e in &entries {
         let id = match e {
-            Entry::Child { id, .. } | Entry::Cancel { id, .. } => id,
+            Entry::Child { id, .. } | Entry::Cancel { id, .. } | Entry::Node { id, .. } => id,
             Entry::Done { parent, .. } => parent,
         };
         let row = s.row(id);
@@ -44,6 +47,15 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             Entry::Child { id, parent, body } => {
                 let row = s.row(id);
                 ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_child(s, id, parent, body)
+            }
+            Entry::Node {
+                id,
+                parent,
+                payload,
+                kids,
+            } => {
+                let row = s.row(id);
+                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_node(s, id, parent, payload, kids)
             }
             Entry::Cancel { id, parent } => flows::cancel(s, id, parent, true),
             Entry::Done {

@@ -93,6 +93,15 @@ impl<'a> Events<'a> {
                 pairs.extend([name, value]);
             }
         }
+        // a handle opened on a missing stream that another handle of the call has since made
+        // (a flow's event, `flows.rs`) would make it twice: write through a fresh handle then
+        let fresh;
+        let key = if key.kind() == Kind::Empty {
+            fresh = self.ctx.open(key.name());
+            &fresh
+        } else {
+            key
+        };
         // the key is a stream or missing (typed at step 5): the server refuses only an id past
         // the largest, which no clock reaches
         let Some(id) = key.stream_add(&pairs) else {

@@ -5,7 +5,7 @@
 //! queue's outbox, which a relay applies there (docs/design/flows.md). Reply: the children made
 //! here. [`Children`] is the part ADOPT shares.
 
-use super::flows::{join, CHILD, CHILD_FIELD};
+use super::flows::{join, subtree, CHILD, CHILD_FIELD, NESTED, NODE};
 use super::ready::{self, Plan};
 use super::scope::Scope;
 use super::{add, counter, made, mark_ready, once};
@@ -23,6 +23,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let mut all = vec![parent];
     all.extend_from_slice(&args.ids());
     once(&all)?;
+    Children::forms(args)?;
     let row = s.row(parent.bytes());
     if s.open(row.as_str())?.kind() != Kind::Empty {
         return Err(Refusal::Duplicate(parent.bytes().to_vec()));
@@ -82,12 +83,26 @@ pub struct Planned<'a> {
 }
 
 impl<'a> Children<'a> {
-    /// Step 5: each child of this queue must have no row (else `duplicate`, the first such id).
+    /// Step 5: each child with children (policy ≥ 4) must carry a well-formed subtree (else
+    /// `entry-form`); then each other child of this queue must have no row (else `duplicate`, the
+    /// first such id). A child with children is never made here: it travels through the outbox.
+    pub fn forms(args: &Args<'a>) -> Result<(), Refusal> {
+        let depth = crate::spec::MAX_FLOW_DEPTH - 1;
+        let bad = (0..args.jobs())
+            .any(|j| args.job_number(j, 2) >= NESTED && subtree(args.job_bytes(j, 3).bytes(), depth).is_none());
+        if bad {
+            return Err(Refusal::EntryForm);
+        }
+        Ok(())
+    }
+
+    /// Step 5: each child of this queue without children must have no row (else `duplicate`, the
+    /// first such id).
     pub fn check(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Children<'a>, Refusal> {
         let queue = s.queue();
         let children = args.ids();
         let here: Vec<usize> = (0..args.jobs())
-            .filter(|&j| args.job_bytes(j, 1).bytes() == queue)
+            .filter(|&j| args.job_bytes(j, 1).bytes() == queue && args.job_number(j, 2) < NESTED)
             .collect();
         let mut rows = Vec::with_capacity(here.len());
         for &j in &here {
@@ -142,7 +157,7 @@ impl Planned<'_> {
             let edge = join(&[
                 args.job_bytes(j, 1).bytes(),
                 child.bytes(),
-                args.job_number(j, 2).to_string().as_bytes(),
+                (args.job_number(j, 2) % NESTED).to_string().as_bytes(),
             ]);
             fields.push((field, ctx.string(&edge)));
         }
@@ -168,8 +183,9 @@ impl Planned<'_> {
             ctx.signal_ready(self.pending.name());
         }
         for j in (0..n).filter(|j| !self.here.contains(j)) {
+            let kind = if args.job_number(j, 2) >= NESTED { NODE } else { CHILD };
             let entry = join(&[
-                CHILD,
+                kind,
                 args.job_bytes(j, 1).bytes(),
                 children[j].bytes(),
                 queue,

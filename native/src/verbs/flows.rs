@@ -4,6 +4,7 @@
 //! its `done:<i>` field), and the settle hook (`settled`: ACK and BURY of a child record its
 //! outcome on a parent in this queue, or write a `done` entry in this queue's outbox).
 
+use super::events::{blank, Events, Fields};
 use super::scope::Scope;
 use super::{add, mark_ready, ready, unmark_ready};
 use crate::ffi::{Key, Kind, Owned, Str};
@@ -17,6 +18,10 @@ pub const CHILD: &[u8] = b"child";
 pub const DONE: &[u8] = b"done";
 /// An entry cancelling a child (its parent failed or was removed).
 pub const CANCEL: &[u8] = b"cancel";
+/// An entry creating a child with children of its own (its last field: its subtree).
+pub const NODE: &[u8] = b"node";
+/// Added to a child's policy when its body is its subtree (it has children of its own).
+pub const NESTED: i64 = 4;
 /// A child's outcome: acked.
 pub const COMPLETED: &[u8] = b"completed";
 /// A child's outcome: buried.
@@ -60,6 +65,58 @@ fn index(b: &[u8]) -> bool {
         .is_some_and(|n| (n as i64) < crate::spec::MAX_FAN_IN && n.to_string().as_bytes() == b)
 }
 
+/// A child in a subtree: its id, queue, policy (0–7: ≥ [`NESTED`] when `body` is its own subtree).
+pub struct Kid<'e> {
+    pub id: &'e [u8],
+    pub queue: &'e [u8],
+    pub policy: i64,
+    pub body: &'e [u8],
+}
+
+/// A decimal of at most `most` digits, no leading zero, and the rest after its NUL.
+fn number_then(b: &[u8], most: usize) -> Option<(usize, &[u8])> {
+    let at = b.iter().position(|&c| c == 0)?;
+    let n = gates::digits_up_to(&b[..at], most)?;
+    (n.to_string().as_bytes() == &b[..at]).then_some((n as usize, &b[at + 1..]))
+}
+
+/// A subtree (`<n>\0<payload length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<body
+/// length>\0<body>`) parsed: its payload and its children, each nested one checked the same way
+/// with one level less; None when malformed, or nested deeper than `levels` levels of children.
+pub fn subtree(body: &[u8], levels: i64) -> Option<(&[u8], Vec<Kid<'_>>)> {
+    if levels < 1 {
+        return None;
+    }
+    let (n, rest) = number_then(body, 5)?;
+    let (len, rest) = number_then(rest, 7)?;
+    if n == 0 || n > crate::spec::MAX_BATCH || rest.len() < len {
+        return None;
+    }
+    let (payload, mut rest) = rest.split_at(len);
+    let mut kids = Vec::with_capacity(n);
+    for _ in 0..n {
+        let f = split(rest, 4)?;
+        let (id, queue) = (f[0], f[1]);
+        let policy = gates::digits_up_to(f[2], 1)? as i64;
+        let (len, tail) = number_then(f[3], 7)?;
+        if !gates::job_id(id) || !valid_name(queue) || policy > 7 || tail.len() < len {
+            return None;
+        }
+        let (body, tail) = tail.split_at(len);
+        if policy >= NESTED && subtree(body, levels - 1).is_none() {
+            return None;
+        }
+        kids.push(Kid {
+            id,
+            queue,
+            policy,
+            body,
+        });
+        rest = tail;
+    }
+    rest.is_empty().then_some((payload, kids))
+}
+
 /// An entry APPLY takes, parsed.
 pub enum Entry<'e> {
     /// Create child `id` (its row's `parent`: `parent`) with payload `body`.
@@ -67,6 +124,13 @@ pub enum Entry<'e> {
         id: &'e [u8],
         parent: Vec<u8>,
         body: &'e [u8],
+    },
+    /// Create child `id` (its row's `parent`: `parent`) as a parent waiting for `kids`.
+    Node {
+        id: &'e [u8],
+        parent: Vec<u8>,
+        payload: &'e [u8],
+        kids: Vec<Kid<'e>>,
     },
     /// Cancel child `id` (its row's `parent`: `parent`) unless it started: a tombstone when missing.
     Cancel { id: &'e [u8], parent: Vec<u8> },
@@ -86,11 +150,20 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
     if f[1] != queue {
         return None;
     }
-    if f[0] == CHILD || f[0] == CANCEL {
+    if f[0] == CHILD || f[0] == CANCEL || f[0] == NODE {
         let ok = gates::job_id(f[2]) && valid_name(f[3]) && gates::job_id(f[4]) && index(f[5]);
         let parent = join(&[f[3], f[4], f[5]]);
         if f[0] == CANCEL {
             return (ok && f[6].is_empty()).then_some(Entry::Cancel { id: f[2], parent });
+        }
+        if f[0] == NODE {
+            let (payload, kids) = subtree(f[6], crate::spec::MAX_FLOW_DEPTH - 1).filter(|_| ok)?;
+            return Some(Entry::Node {
+                id: f[2],
+                parent,
+                payload,
+                kids,
+            });
         }
         return ok.then_some(Entry::Child {
             id: f[2],
@@ -151,6 +224,82 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
         mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
+    true
+}
+
+/// Step 6: child `id` made in this queue as a parent waiting for `kids` (its row must be missing),
+/// naming `parent`: `enqueued` + 1, the row (as FLOW's parent, with `parent`), in `waiting` (no
+/// deadline); each leaf child of this queue made at once ([`make_child`]), each other child an
+/// entry of this queue's outbox (`node` for a child with children, even to this queue). False
+/// (nothing written) when a key it needs is of another type.
+pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Kid]) -> bool {
+    let (ctx, l) = (s.ctx, lit());
+    let mut f = s.fresh();
+    let (Ok(meta), Ok(waiting), Ok(outbox)) = (
+        f.meta(),
+        f.structure(WAITING, Kind::Zset),
+        f.structure(OUTBOX, Kind::Zset),
+    ) else {
+        return false;
+    };
+    let Ok(enqueued) = super::counter(&meta, l.meta.enqueued) else {
+        return false;
+    };
+    let (queue, now) = (s.queue(), ctx.int(f.now()));
+    super::made(&meta, now.as_str());
+    add(&meta, l.meta.enqueued, enqueued, 1);
+    let row = ctx.open_named(f.row(id));
+    let (count, parent, payload) = (
+        ctx.int(kids.len() as i64),
+        ctx.string(parent),
+        ctx.string(payload),
+    );
+    let mut fields: Vec<(Owned, Owned)> = Vec::with_capacity(kids.len());
+    for (i, k) in kids.iter().enumerate() {
+        let policy = (k.policy % NESTED).to_string();
+        fields.push((
+            ctx.string(&[CHILD_FIELD, i.to_string().as_bytes()].concat()),
+            ctx.string(&join(&[k.queue, k.id, policy.as_bytes()])),
+        ));
+    }
+    let mut pairs = vec![
+        (l.row.state, l.state.waiting),
+        (l.row.payload, payload.as_str()),
+        (l.row.attempts, l.zero),
+        (l.row.created_ms, now.as_str()),
+        (l.row.children, count.as_str()),
+        (l.row.finished, l.zero),
+        (l.row.parent, parent.as_str()),
+    ];
+    pairs.extend(fields.iter().map(|(f, v)| (f.as_str(), v.as_str())));
+    row.hset(&pairs);
+    let id = ctx.string(id);
+    let forever = ctx.int(crate::spec::WAITING_FOREVER);
+    waiting.zadd(crate::spec::WAITING_FOREVER as f64, id.as_str());
+    ctx.replicate(c"ZADD", &[waiting.name(), forever.as_str(), id.as_str()]);
+    for (i, k) in kids.iter().enumerate() {
+        let place = i.to_string();
+        if k.policy < NESTED && k.queue == queue {
+            let named = join(&[queue, id.bytes(), place.as_bytes()]);
+            if ctx.open_named(f.row(k.id)).kind() == Kind::Empty {
+                make_child(s, k.id, &named, k.body);
+            }
+            continue;
+        }
+        let kind = if k.policy >= NESTED { NODE } else { CHILD };
+        let entry = join(&[
+            kind,
+            k.queue,
+            k.id,
+            queue,
+            id.bytes(),
+            place.as_bytes(),
+            k.body,
+        ]);
+        let entry = ctx.string(&entry);
+        outbox.zadd(f.now() as f64, entry.as_str());
+        ctx.replicate(c"ZADD", &[outbox.name(), now.as_str(), entry.as_str()]);
+    }
     true
 }
 
@@ -226,9 +375,9 @@ pub fn record(
 }
 
 /// Step 6: the children of parent `parent` (its row `row`) that have not finished are cancelled:
-/// one of this queue at once when `here` ([`cancel`], no tombstone: its row was made with the
-/// parent's; DROP passes false: it deletes them itself), one of another queue by a `cancel` entry of
-/// this queue's outbox.
+/// one of this queue at once when `here` ([`cancel`]; a tombstone when its row is missing: a child
+/// with children may still be in the outbox; DROP passes false: it deletes them itself), one of
+/// another queue by a `cancel` entry of this queue's outbox.
 pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8], here: bool) {
     let (ctx, l) = (s.ctx, lit());
     let queue = s.queue();
@@ -250,8 +399,9 @@ pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8], here: bool) {
             continue;
         };
         if e[0] == queue {
+            // a tombstone when missing: a child with children travels through the outbox
             if here {
-                cancel(s, e[1], &join(&[queue, parent, place.as_bytes()]), false);
+                cancel(s, e[1], &join(&[queue, parent, place.as_bytes()]), true);
             }
             continue;
         }
@@ -288,9 +438,16 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
         Kind::Hash => {
             let [state, attempts, named] =
                 row.hget_each([l.row.state, l.row.attempts, l.row.parent]);
-            let unstarted = state.is_some_and(|v| v.bytes() == l.state.pending.bytes())
-                && attempts.is_some_and(|v| v.bytes() == b"0")
+            let ours = attempts.is_some_and(|v| v.bytes() == b"0")
                 && named.is_some_and(|v| v.bytes() == parent);
+            if ours
+                && state
+                    .as_ref()
+                    .is_some_and(|v| v.bytes() == l.state.waiting.bytes())
+            {
+                return cancel_parent(s, &row, id);
+            }
+            let unstarted = ours && state.is_some_and(|v| v.bytes() == l.state.pending.bytes());
             let mut f = s.fresh();
             let (true, Ok(meta), Ok(_), Ok(wake)) = (
                 unstarted,
@@ -315,6 +472,25 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
         }
         _ => false,
     }
+}
+
+/// Step 6: a child parent `id` (its row `row`) that waits, cancelled: it leaves `waiting`, its own
+/// unfinished children are cancelled ([`cancel_unfinished`]), its row is deleted. False (nothing
+/// written) when `waiting` is of another type.
+fn cancel_parent(s: &Scope, row: &Key, id: &[u8]) -> bool {
+    let ctx = s.ctx;
+    let waiting = ctx.open_named(s.name(WAITING));
+    if !waiting.is_empty_or(Kind::Zset) {
+        return false;
+    }
+    let member = ctx.string(id);
+    if waiting.zrem(member.as_str()) {
+        ctx.replicate(c"ZREM", &[waiting.name(), member.as_str()]);
+    }
+    cancel_unfinished(s, row, id, true);
+    row.delete();
+    ctx.replicate(c"DEL", &[row.name()]);
+    true
 }
 
 /// Step 6 of SEAL: parent `id` (its row `row`), when it waits, is sealed and its children have all
@@ -376,6 +552,10 @@ fn wake(s: &Scope, row: &Key, id: Str) {
         mark_ready(&wake);
     }
     ctx.signal_ready(pending.name());
+    // no event when the stream is of another type (a hand-edited key): the move stands
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.ready, [id.bytes()]);
+    }
 }
 
 /// Step 6: the waiting parent `id` (its row `row`) buried with `reason` (its retention is the next
@@ -406,6 +586,16 @@ fn bury(s: &Scope, row: &Key, id: Str, reason: &[u8]) -> bool {
         (l.row.buried_ms, now.as_str()),
     ]);
     add(&meta, l.meta.buried, buried, 1);
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        let entry = Fields {
+            jobs: Some(id),
+            reason: Some(reason.as_str()),
+            ..blank()
+        };
+        events.add(l.event.dead, &entry);
+    }
+    // a child parent's failure is its own parent's news
+    settled(s, &[s.row(id.bytes())], FAILED, |_| reason.as_str());
     true
 }
 
@@ -420,7 +610,9 @@ pub fn dropped(s: &Scope, key: &Key, row: &Owned, id: &[u8], parent: bool) {
     }
     let state = key.hget(l.row.state);
     let unfinished = state.is_some_and(|v| {
-        v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes()
+        v.bytes() == l.state.pending.bytes()
+            || v.bytes() == l.state.scheduled.bytes()
+            || v.bytes() == l.state.waiting.bytes()
     });
     let elsewhere = key
         .hget(l.row.parent)

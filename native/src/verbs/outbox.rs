@@ -9,7 +9,7 @@ use super::flows;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::{Kind, Str};
-use crate::keyspace::{DEAD, OUTBOX, PENDING, WAITING, WAKE};
+use crate::keyspace::{DEAD, EVENTS, OUTBOX, PENDING, WAITING, WAKE};
 use crate::wire::Refusal;
 
 /// Runs OUTBOX's steps 5–6.
@@ -23,6 +23,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(DEAD, Kind::Zset)?;
     s.structure(PENDING, Kind::List)?;
     s.structure(WAKE, Kind::Zset)?;
+    s.structure(EVENTS, Kind::Stream)?;
     s.probe()?;
     let now = s.now();
     let due = if waiting.kind() == Kind::Zset {

@@ -66,7 +66,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         let key = ctx.open(row.as_str());
         // a flow's child not finished yet: its parent counts it as finished, `removed`
         let (l, state) = (lit(), key.hget(lit().row.state));
-        let unfinished = state.is_some_and(|v| v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes());
+        // a child parent still waiting has not finished either (a nested flow's middle)
+        let unfinished = state.is_some_and(|v| {
+            v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes() || v.bytes() == l.state.waiting.bytes()
+        });
         if unfinished && key.hget(l.row.parent).is_some() {
             flows::settled(s, std::slice::from_ref(row), flows::REMOVED, |_| l.empty);
         }

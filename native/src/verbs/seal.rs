@@ -6,7 +6,7 @@ use super::flows;
 use super::scope::Scope;
 use crate::command::{Args, Reply};
 use crate::ffi::Kind;
-use crate::keyspace::{PENDING, WAITING, WAKE};
+use crate::keyspace::{EVENTS, PENDING, WAITING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
@@ -20,6 +20,8 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(PENDING, Kind::List)?;
     s.structure(WAKE, Kind::Zset)?;
     s.structure(WAITING, Kind::Zset)?;
+    // a parent made ready writes `ready`
+    s.structure(EVENTS, Kind::Stream)?;
     s.probe()?;
     if key.kind() != Kind::Hash || key.hget(l.row.open).is_none() {
         return Ok(Reply::Int(0));
