@@ -102,6 +102,9 @@ async function dumpProfiles(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as 
       `== ${v}: ${top.n} calls, ${(top.incl / per).toFixed(2)} µs per ${jobs ? "job" : "call"} inclusive (profiler overhead included), ` +
         `${(commands / per).toFixed(2)} server commands per ${jobs ? "job" : "call"}`,
     );
+    // every command by its count, the most frequent first (what a cut removes)
+    const counted = rows.filter((r) => /^p?call /.test(r.name)).sort((a, b) => b.n - a.n);
+    out.push(`  commands: ${counted.map((r) => `${r.name.replace(/^p?call /, (m) => m === "pcall " ? "p:" : "")} ${(r.n / per).toFixed(2)}`).join(", ")}`);
     for (const r of rows.slice(0, 30)) {
       out.push(
         `  ${r.name.padEnd(28)} ${(r.n / per).toFixed(2).padStart(6)}/${jobs ? "job" : "call"}  self ${(r.self / per).toFixed(2).padStart(6)} µs  incl ${

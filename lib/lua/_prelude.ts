@@ -260,9 +260,9 @@ local function emq_fresh()
   emq_probing, emq_probed = {}, {}
 end
 
--- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent} as stored:
--- HMGET's reply), so that its parts (emq_held, emq_flow_settled) do not read them again; empty in
--- every other call.
+-- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent, opts} as
+-- stored: HMGET's reply), so that its parts (emq_held, emq_flow_settled, emq_letting_go) do not
+-- read them again; empty in every other call.
 local emq_held_known = {}
 
 -- The server's time in ms, and an integer as a decimal string (no exponent, no fraction).
@@ -282,6 +282,18 @@ local function emq_each(cmd, key, ids)
     if key then args[1] = key end
     for j = i, math.min(i + 999, #ids) do args[#args + 1] = ids[j] end
     redis.call(cmd, unpack(args))
+  end
+end
+
+-- Members added to the sorted set key at one score, one ZADD per run (in place of a ZADD each).
+local function emq_zadd_all(key, score, ids)
+  for i = 1, #ids, 500 do
+    local args = {}
+    for j = i, math.min(i + 499, #ids) do
+      args[#args + 1] = score
+      args[#args + 1] = ids[j]
+    end
+    redis.call('ZADD', key, unpack(args))
   end
 end
 

@@ -98,7 +98,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       end
     end
     e = emq_counter_text(f[1] or nil) if e then return e end
-    claimed[#claimed + 1] = {id = id, row = row, opts = f[2] or '', payload = f[3] or nil}
+    claimed[#claimed + 1] = {id = id, row = row, attempts = f[1] or nil, opts = f[2] or '', payload = f[3] or nil}
   end
   -- the places of d's ids of the default lane at priority p (a job of another lane moved into a queue
   -- not laned yet makes it laned: the next claim serves it)
@@ -220,15 +220,23 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     if fresh then redis.call('ZADD', active, 0, EMQ_SKIPLIST) end
     for j, c in ipairs(claimed) do
       local token = last - #claimed + j
-      redis.call('ZADD', active, deadline, c.id)
-      local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
-      redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      -- attempts + 1 in the row's one HSET when Lua's number holds it exactly (the stored text read
+      -- and gated as HINCRBY's), else by HINCRBY
+      local attempts
+      if not c.attempts or #c.attempts <= 15 then
+        attempts = tonumber(c.attempts or '0') + 1
+        redis.call('HSET', c.row, '${ROW.attempts}', emq_int(attempts), '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      else
+        attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
+        redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      end
       local opts, payload = c.opts, c.payload
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
       reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
         (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
       jobs[j], tries[j] = c.id, attempts
     end
+    emq_zadd_all(active, deadline, jobs)
     if fresh then redis.call('ZREM', active, EMQ_SKIPLIST) end
   end
   -- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose

@@ -72,10 +72,9 @@ local function emq_retention_pick(base, set, now, adding, max, age)
   if k > ${TRIM_LIMIT} then k = ${TRIM_LIMIT} end
   if k <= 0 then return victims end
   victims.ids = redis.call('ZRANGE', key, 0, k - 1)
-  for i, id in ipairs(victims.ids) do
-    victims.rows[i] = base .. '${KEY_PREFIX.job}' .. id
-    local _, e = emq_read('EXISTS', victims.rows[i]) if e then return nil, e end
-  end
+  for i, id in ipairs(victims.ids) do victims.rows[i] = base .. '${KEY_PREFIX.job}' .. id end
+  -- the caller's access to every row, one read (TRIM_LIMIT rows at most)
+  local _, e = emq_read('EXISTS', unpack(victims.rows)) if e then return nil, e end
   return victims
 end
 
@@ -97,10 +96,8 @@ end
 -- row(j, now); then the set's retention victims deleted.
 local function emq_keep_in(base, set, now, n, id, victims, row)
   local at = emq_int(now)
-  for j = 1, n do
-    row(j, at)
-    redis.call('ZADD', base .. set, at, id[j])
-  end
+  for j = 1, n do row(j, at) end
+  emq_zadd_all(base .. set, at, id)
   emq_retention_apply(base, set, victims)
 end
 `;

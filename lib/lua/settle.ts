@@ -42,11 +42,12 @@ local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
 -- each settlement's row: the caller's ACL, a missing one remembered (another type is a settlement
 -- not held), read once for what the statuses and the parts need: its token, the latency
--- histograms' times, a flow child's parent (a row without a token is typed, to tell a missing one)
+-- histograms' times, a flow child's parent, the options that name a deduplication key (a row
+-- without a token is typed, to tell a missing one)
 local rows, read = {}, {}
 for j = 1, n do
   rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
-  local v = redis.pcall('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}', '${ROW.parent}')
+  local v = redis.pcall('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}', '${ROW.parent}', '${ROW.opts}')
   if type(v) == 'table' and v.err then
     if not string.find(v.err, 'WRONGTYPE', 1, true) then
       local _, e = emq_read('TYPE', rows[j]) if e then return e end
