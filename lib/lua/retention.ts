@@ -56,11 +56,11 @@ local function emq_kept(set)
 end
 
 -- With the limits max and age of set: returns {ids, rows} to delete, or nil and the refusal (a row
--- the caller may not access).
-local function emq_retention_pick(base, set, now, adding, max, age)
+-- the caller may not access). card: the set's size when the caller read it.
+local function emq_retention_pick(base, set, now, adding, max, age, card)
   local key = base .. set
   local victims = {ids = {}, rows = {}}
-  local card = redis.call('ZCARD', key)
+  card = card or redis.call('ZCARD', key)
   if card == 0 then return victims end
   local k = 0
   if max > 0 or emq_retention[set].zero_keeps_none then k = card + adding - max end
@@ -78,12 +78,13 @@ local function emq_retention_pick(base, set, now, adding, max, age)
   return victims
 end
 
--- With meta's limits.
-local function emq_retention_select(base, set, now, adding)
+-- With meta's limits. card: the set's size when the caller read it.
+local function emq_retention_select(base, set, now, adding, card)
+  card = card or redis.call('ZCARD', base .. set)
   -- an empty set has nothing to trim: its limits are not read
-  if redis.call('ZCARD', base .. set) == 0 then return {ids = {}, rows = {}} end
+  if card == 0 then return {ids = {}, rows = {}} end
   local max, age = emq_kept(set)
-  return emq_retention_pick(base, set, now, adding, max, age)
+  return emq_retention_pick(base, set, now, adding, max, age, card)
 end
 
 local function emq_retention_apply(base, set, victims)

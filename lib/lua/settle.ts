@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { ROW } from "../wire/mod.ts";
+import { META, ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
@@ -37,7 +37,12 @@ export const SETTLE_LUA: string = luaScript(
   "SETTLE",
   `
 local active = base .. '${KEY.active}'
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+-- meta typed with the fields the parts read of it, in one read (the parts' step 5 reads them and
+-- the types SETTLE read from what it remembers; nothing is written before every part's step 5)
+local _, e = emq_meta('${META.wire}', '${META.acked}', '${META.buried}', '${META.retried}', '${META.history_minutes}',
+  '${META.completed_max}', '${META.completed_age_ms}', '${META.dead_max}', '${META.dead_age_ms}', '${META.concurrency}',
+  '${META.laned}', '${META.prioritized}', '${META.events_max}', '${META.lane_concurrency}', '${META.lane_rate}')
+if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
 -- each settlement's row: the caller's ACL, a missing one remembered (another type is a settlement
@@ -101,6 +106,8 @@ for o, js in ipairs(parts) do
   end
 end
 e = emq_probe(cluster, {}) if e then return e end
+emq_events_max()
+emq_meta_done()
 for _, write in ipairs(writes) do write() end
 -- the claim part: refused, it claims nothing and writes nothing (the settles stand)
 local claimed = {0}
