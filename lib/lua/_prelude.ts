@@ -135,16 +135,38 @@ local function emq_read(...)
   return r
 end
 
--- The types step 5 read (key → type), in a call whose step 5 began with emq_meta (nil in any
--- other), known until its first write (emq_meta_done) or a step that starts afresh (emq_fresh): a
--- key typed twice in that step 5 is read once.
-local emq_typed = nil
+-- The types step 5 read (key → type) and the sizes of the lists and sorted sets it typed (key →
+-- size), in a call whose step 5 began with emq_meta (nil in any other), known until its first
+-- write (emq_meta_done) or a step that starts afresh (emq_fresh): a key typed twice in that step 5
+-- is read once, and a size read with the type is not read again.
+local emq_typed, emq_sizes = nil, nil
+
+-- 5. domain, a key that must be a list or a sorted set (kind) or missing, typed by its size
+-- (LLEN, ZCARD: neither is ever empty, so 0 is missing), refused as emq_type refuses. Returns its
+-- type and size, or nil and the refusal.
+local function emq_sized(key, kind)
+  local cmd = kind == 'list' and 'LLEN' or 'ZCARD'
+  local r = redis.pcall(cmd, key)
+  if type(r) == 'table' and r.err then
+    if string.find(r.err, 'WRONGTYPE', 1, true) then return nil, emq_refuse['wrongtype']({}) end
+    local _, e = emq_read(cmd, key)
+    return nil, e
+  end
+  local t = r > 0 and kind or 'none'
+  if emq_typed then emq_typed[key], emq_sizes[key] = t, r end
+  return t, r
+end
 
 -- 5. domain: the Valkey type of a key ('none' when missing), refused when it is neither missing
 -- nor want. Returns the type, or nil and the refusal.
 local function emq_type(key, want)
   local t = emq_typed and emq_typed[key]
-  if not t then
+  if not t and emq_typed and (want == 'list' or want == 'zset') then
+    -- (typed by its size, kept for the steps that read it)
+    local x
+    t, x = emq_sized(key, want)
+    if not t then return nil, x end
+  elseif not t then
     local r, e = emq_read('TYPE', key)
     if e then return nil, e end
     t = r['ok']
@@ -167,29 +189,13 @@ local function emq_hash_fields(key, ...)
   return r
 end
 
--- 5. domain, a key that must be a list or a sorted set (kind) or missing, typed by its size
--- (LLEN, ZCARD: neither is ever empty, so 0 is missing), refused as emq_type refuses. Returns its
--- type and size, or nil and the refusal.
-local function emq_sized(key, kind)
-  local cmd = kind == 'list' and 'LLEN' or 'ZCARD'
-  local r = redis.pcall(cmd, key)
-  if type(r) == 'table' and r.err then
-    if string.find(r.err, 'WRONGTYPE', 1, true) then return nil, emq_refuse['wrongtype']({}) end
-    local _, e = emq_read(cmd, key)
-    return nil, e
-  end
-  local t = r > 0 and kind or 'none'
-  if emq_typed then emq_typed[key] = t end
-  return t, r
-end
-
 -- meta's fields a call read in one HMGET at step 5 (emq_meta; field → its value, false: absent),
 -- known until the verb's first write (emq_meta_done) or a step that starts
 -- afresh (emq_fresh): a call's writes to meta are not seen here, so reads after them go to the
 -- server.
 local emq_meta_known = {}
 local function emq_meta_done()
-  emq_meta_known, emq_typed = {}, nil
+  emq_meta_known, emq_typed, emq_sizes = {}, nil, nil
 end
 
 -- A field of meta: as emq_meta read it, else by HGET.
@@ -203,7 +209,7 @@ end
 -- it (...) in the same read (TYPE only when none of them is there). Returns meta's type, or nil
 -- and the refusal.
 local function emq_meta(...)
-  emq_typed = emq_typed or {}
+  emq_typed, emq_sizes = emq_typed or {}, emq_sizes or {}
   local f, e = emq_hash_fields(KEYS[1], ...) if e then return nil, e end
   local any = false
   for i, field in ipairs({...}) do
@@ -317,7 +323,7 @@ local function emq_probe(cluster, missing)
 end
 -- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
 local function emq_fresh()
-  emq_probing, emq_probed, emq_meta_known, emq_typed = {}, {}, {}, nil
+  emq_probing, emq_probed, emq_meta_known, emq_typed, emq_sizes = {}, {}, {}, nil, nil
 end
 
 -- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent, opts} as
@@ -325,10 +331,16 @@ end
 -- read them again; empty in every other call.
 local emq_held_known = {}
 
--- The server's time in ms, and an integer as a decimal string (no exponent, no fraction).
+-- The server's time in ms, read once per call (as the module's Scope::now: step 5's checks, step
+-- 6's writes and SETTLE's claim part see the same ms), and an integer as a decimal string (no
+-- exponent, no fraction).
+local emq_clock = nil
 local function emq_now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not emq_clock then
+    local t = redis.call('TIME')
+    emq_clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return emq_clock
 end
 
 local function emq_int(n)

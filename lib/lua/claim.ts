@@ -261,12 +261,15 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   -- time has come is spent.
   local spent_rate = lim.rate and allowed - #claimed <= 0
   local open = claimable and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
+  -- (both markers' scores in one read: wake holds no other member)
+  local marks, got = {}, redis.call('ZRANGE', wake, 0, -1, 'WITHSCORES')
+  for k = 1, #got, 2 do marks[got[k]] = got[k + 1] end
   if open and emq_ready_any(base) then
-    if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
-  elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
+    if marks['${WAKE.ready}'] ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+  elseif marks['${WAKE.ready}'] then
     redis.call('ZREM', wake, '${WAKE.ready}')
   end
-  local spent = redis.call('ZSCORE', wake, '${WAKE.due}')
+  local spent = marks['${WAKE.due}']
   if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
   -- next_ms: the earliest time a scheduled job falls due, a lease runs out, the park ends or the
   -- spent rate limit allows a claim again (0: none).

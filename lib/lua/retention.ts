@@ -78,9 +78,9 @@ local function emq_retention_pick(base, set, now, adding, max, age, card)
   return victims
 end
 
--- With meta's limits. card: the set's size when the caller read it.
+-- With meta's limits. card: the set's size when the caller read it (or step 5 did: emq_sizes).
 local function emq_retention_select(base, set, now, adding, card)
-  card = card or redis.call('ZCARD', base .. set)
+  card = card or (emq_sizes and emq_sizes[base .. set]) or redis.call('ZCARD', base .. set)
   -- an empty set has nothing to trim: its limits are not read
   if card == 0 then return {ids = {}, rows = {}} end
   local max, age = emq_kept(set)
