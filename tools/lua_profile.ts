@@ -6,7 +6,8 @@
  * the self times as a ranking, not as figures. Not part of `./emq test`.
  *
  * Run: node_modules/.bin/bun tools/lua_profile.ts [jobs]   (one-job enqueues, then a drain at
- * concurrency 50, scripts backend, on an embedded server; prints the top functions per verb)
+ * concurrency 50, then a drain of jobs / 10 at concurrency 1 (a call's fixed cost), scripts backend, on an
+ * embedded server; prints the top functions per verb)
  *
  * @module
  */
@@ -102,6 +103,9 @@ async function dumpProfiles(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as 
       `== ${v}: ${top.n} calls, ${(top.incl / per).toFixed(2)} µs per ${jobs ? "job" : "call"} inclusive (profiler overhead included), ` +
         `${(commands / per).toFixed(2)} server commands per ${jobs ? "job" : "call"}`,
     );
+    // every command by its count, the most frequent first (what a cut removes)
+    const counted = rows.filter((r) => /^p?call /.test(r.name)).sort((a, b) => b.n - a.n);
+    out.push(`  commands: ${counted.map((r) => `${r.name.replace(/^p?call /, (m) => m === "pcall " ? "p:" : "")} ${(r.n / per).toFixed(2)}`).join(", ")}`);
     for (const r of rows.slice(0, 30)) {
       out.push(
         `  ${r.name.padEnd(28)} ${(r.n / per).toFixed(2).padStart(6)}/${jobs ? "job" : "call"}  self ${(r.self / per).toFixed(2).padStart(6)} µs  incl ${
@@ -125,5 +129,15 @@ const worker = mq.work("q", () => void done++, { concurrency: 50 });
 while (done < N) await new Promise((r) => setTimeout(r, 20));
 await worker.stop();
 console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], N));
+// one job per call (concurrency 1): a call's fixed cost, what a cluster's small settles pay
+const M = Math.max(1, Math.floor(N / 10));
+for (let i = 0; i < M; i++) await mq.enqueue("q1", { i });
+await dumpProfiles(send, ["ENQUEUE"]);
+done = 0;
+const single = mq.work("q1", () => void done++, { concurrency: 1 });
+while (done < M) await new Promise((r) => setTimeout(r, 20));
+await single.stop();
+console.log("-- concurrency 1 --");
+console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], M));
 await mq.close();
 await server.stop();

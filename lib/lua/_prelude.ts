@@ -135,12 +135,43 @@ local function emq_read(...)
   return r
 end
 
+-- The types step 5 read (key → type) and the sizes of the lists and sorted sets it typed (key →
+-- size), in a call whose step 5 began with emq_meta (nil in any other), known until its first
+-- write (emq_meta_done) or a step that starts afresh (emq_fresh): a key typed twice in that step 5
+-- is read once, and a size read with the type is not read again.
+local emq_typed, emq_sizes = nil, nil
+
+-- 5. domain, a key that must be a list or a sorted set (kind) or missing, typed by its size
+-- (LLEN, ZCARD: neither is ever empty, so 0 is missing), refused as emq_type refuses. Returns its
+-- type and size, or nil and the refusal.
+local function emq_sized(key, kind)
+  local cmd = kind == 'list' and 'LLEN' or 'ZCARD'
+  local r = redis.pcall(cmd, key)
+  if type(r) == 'table' and r.err then
+    if string.find(r.err, 'WRONGTYPE', 1, true) then return nil, emq_refuse['wrongtype']({}) end
+    local _, e = emq_read(cmd, key)
+    return nil, e
+  end
+  local t = r > 0 and kind or 'none'
+  if emq_typed then emq_typed[key], emq_sizes[key] = t, r end
+  return t, r
+end
+
 -- 5. domain: the Valkey type of a key ('none' when missing), refused when it is neither missing
 -- nor want. Returns the type, or nil and the refusal.
 local function emq_type(key, want)
-  local t, e = emq_read('TYPE', key)
-  if e then return nil, e end
-  t = t['ok']
+  local t = emq_typed and emq_typed[key]
+  if not t and emq_typed and (want == 'list' or want == 'zset') then
+    -- (typed by its size, kept for the steps that read it)
+    local x
+    t, x = emq_sized(key, want)
+    if not t then return nil, x end
+  elseif not t then
+    local r, e = emq_read('TYPE', key)
+    if e then return nil, e end
+    t = r['ok']
+    if emq_typed then emq_typed[key] = t end
+  end
   if t ~= 'none' and t ~= want then return nil, emq_refuse['wrongtype']({}) end
   return t
 end
@@ -156,6 +187,40 @@ local function emq_hash_fields(key, ...)
     return emq_read('HMGET', key, ...)
   end
   return r
+end
+
+-- meta's fields a call read in one HMGET at step 5 (emq_meta; field → its value, false: absent),
+-- known until the verb's first write (emq_meta_done) or a step that starts
+-- afresh (emq_fresh): a call's writes to meta are not seen here, so reads after them go to the
+-- server.
+local emq_meta_known = {}
+local function emq_meta_done()
+  emq_meta_known, emq_typed, emq_sizes = {}, nil, nil
+end
+
+-- A field of meta: as emq_meta read it, else by HGET.
+local function emq_meta_get(field)
+  local v = emq_meta_known[field]
+  if v == nil then v = redis.call('HGET', KEYS[1], field) end
+  return v
+end
+
+-- 5. domain, meta: typed as emq_type(KEYS[1], 'hash') types it, with the fields the verb reads of
+-- it (...) in the same read (TYPE only when none of them is there). Returns meta's type, or nil
+-- and the refusal.
+local function emq_meta(...)
+  emq_typed, emq_sizes = emq_typed or {}, emq_sizes or {}
+  local f, e = emq_hash_fields(KEYS[1], ...) if e then return nil, e end
+  local any = false
+  for i, field in ipairs({...}) do
+    emq_meta_known[field] = f[i]
+    if f[i] then any = true end
+  end
+  if any then
+    emq_typed[KEYS[1]] = 'hash'
+    return 'hash'
+  end
+  return emq_type(KEYS[1], 'hash')
 end
 
 -- 5. domain, keys a verb derives (the Lua side of the module's Scope::expect / absent): each of
@@ -226,8 +291,9 @@ local function emq_counter_text(count)
   return nil
 end
 
--- emq_counter_text of field of key (HGET).
+-- emq_counter_text of field of key (HGET; meta's through emq_meta_get).
 local function emq_counter(key, field)
+  if key == KEYS[1] then return emq_counter_text(emq_meta_get(field)) end
   return emq_counter_text(redis.call('HGET', key, field))
 end
 
@@ -257,18 +323,24 @@ local function emq_probe(cluster, missing)
 end
 -- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
 local function emq_fresh()
-  emq_probing, emq_probed = {}, {}
+  emq_probing, emq_probed, emq_meta_known, emq_typed, emq_sizes = {}, {}, {}, nil, nil
 end
 
--- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent} as stored:
--- HMGET's reply), so that its parts (emq_held, emq_flow_settled) do not read them again; empty in
--- every other call.
+-- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent, opts} as
+-- stored: HMGET's reply), so that its parts (emq_held, emq_flow_settled, emq_letting_go) do not
+-- read them again; empty in every other call.
 local emq_held_known = {}
 
--- The server's time in ms, and an integer as a decimal string (no exponent, no fraction).
+-- The server's time in ms, read once per call (as the module's Scope::now: step 5's checks, step
+-- 6's writes and SETTLE's claim part see the same ms), and an integer as a decimal string (no
+-- exponent, no fraction).
+local emq_clock = nil
 local function emq_now()
-  local t = redis.call('TIME')
-  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  if not emq_clock then
+    local t = redis.call('TIME')
+    emq_clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return emq_clock
 end
 
 local function emq_int(n)
@@ -285,9 +357,21 @@ local function emq_each(cmd, key, ids)
   end
 end
 
+-- Members added to the sorted set key at one score, one ZADD per run (in place of a ZADD each).
+local function emq_zadd_all(key, score, ids)
+  for i = 1, #ids, 500 do
+    local args = {}
+    for j = i, math.min(i + 499, #ids) do
+      args[#args + 1] = score
+      args[#args + 1] = ids[j]
+    end
+    redis.call('ZADD', key, unpack(args))
+  end
+end
+
 -- A limit of meta: its field when it is 1 to 15 digits, else the default.
 local function emq_limit(field, default)
-  local v = redis.call('HGET', KEYS[1], field)
+  local v = emq_meta_get(field)
   if v and #v <= 15 and string.find(v, '^[0-9]+$') then return tonumber(v) end
   return default
 end

@@ -43,15 +43,16 @@ local function emq_admit_ready(a, base, id, kind, options)
     end
     return a
   end
-  a.idle = not emq_ready_any(base)
+  a.idle = not emq_ready_any(base, a.length)
   a.ready, e = emq_ready_plan(base, ids, {}, a.missing, prios, lanes) if e then return nil, e end
   return a
 end
 
 -- The first checks of an admission, which no job's options change: no id twice, no row already
 -- there, the types of meta, of the structure written and of wake, meta's enqueued counter.
--- Returns the plan begun {rows, meta = type, structure = type, wake = type, missing, now, source},
--- or nil and the refusal.
+-- Returns the plan begun {rows, meta = type, structure = type, length = a list's length, wake =
+-- type, missing, now, source}, or nil and the refusal. meta's fields an admission reads are read
+-- with its type (emq_meta), events_max among them.
 local function emq_admit_start(base, n, id, structure, kind)
   local e = emq_repeated(n, id) if e then return nil, e end
   local a = {rows = {}, missing = {}, admitted = {}, source = {}, folded = {}, debounced = {}}
@@ -62,13 +63,22 @@ local function emq_admit_start(base, n, id, structure, kind)
     a.missing[j] = a.rows[j]
     a.source[j] = j
   end
-  a.meta, e = emq_type(KEYS[1], 'hash') if e then return nil, e end
-  a.structure, e = emq_type(structure, kind) if e then return nil, e end
+  a.meta, e = emq_meta('${META.wire}', '${META.enqueued}', '${META.laned}', '${META.prioritized}', '${META.events_max}',
+    '${META.lane_concurrency}', '${META.lane_rate}')
+  if e then return nil, e end
+  if kind == 'list' then
+    local t, length = emq_sized(structure, 'list')
+    if not t then return nil, length end
+    a.structure, a.length = t, length
+  else
+    a.structure, e = emq_type(structure, kind) if e then return nil, e end
+  end
   if a.structure == 'none' then a.missing[#a.missing + 1] = structure end
   a.wake, e = emq_type(base .. '${KEY.wake}', 'zset') if e then return nil, e end
   if a.wake == 'none' then a.missing[#a.missing + 1] = base .. '${KEY.wake}' end
   e = emq_events_open(base, a.missing) if e then return nil, e end
   e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
+  emq_events_max()
   a.now = emq_now()
   return a
 end
@@ -135,6 +145,7 @@ end
 -- each debounced holder outside the call given its new payload (payload[j]) and, from SCHEDULE
 -- (due[j]), its new due time when scheduled. Returns the earliest due time written (0: none).
 local function emq_admitted(a, id, now, payload, due, schedule)
+  emq_meta_done()
   if a.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', #a.admitted)
   if a.begins then emq_laning(a.base, a.now, a.d) end

@@ -56,20 +56,33 @@ end
 local function emq_claim_part(base, cluster, lease_ms, count)
   local pending, active, schedule, wake = base .. '${KEY.pending}', base .. '${KEY.active}', base .. '${KEY.schedule}', base .. '${KEY.wake}'
   local dead, completed = base .. '${KEY.dead}', base .. '${KEY.completed}'
-  local s, e = emq_types({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}, {wake, 'zset'}, {base .. '${KEY.events}', 'stream'}})
+  -- meta typed with the fields the claim reads of it; the lists and sorted sets typed by their
+  -- sizes (what the walk, the limits, the moves and the retention read of them), then wake and events
+  local meta, e = emq_meta('${META.wire}', '${META.paused}', '${META.concurrency}', '${META.parked}', '${META.rate}', '${META.tat}',
+    '${META.laned}', '${META.tokens}', '${META.claimed}', '${META.prioritized}', '${META.dedup}', '${META.dead_max}',
+    '${META.dead_age_ms}', '${META.completed_max}', '${META.completed_age_ms}', '${META.events_max}',
+    '${META.lane_concurrency}', '${META.lane_rate}')
   if e then return nil, e end
-  local meta, kinds, missing = s.meta, s.kinds, s.missing
+  local kinds, size, missing = {}, {}, {}
+  for _, k in ipairs({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}}) do
+    local t, x = emq_sized(k[1], k[2])
+    if not t then return nil, x end
+    kinds[k[1]], size[k[1]] = t, x
+    if t == 'none' then missing[#missing + 1] = k[1] end
+  end
+  local _, e = emq_kinds({{wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}, missing) if e then return nil, e end
+  emq_events_max()
   local now = emq_now()
-  local due, e = emq_move_due_select(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing) if e then return nil, e end
-  local expired, e = emq_move_due_select(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta) if e then return nil, e end
-  local paused = meta == 'hash' and redis.call('HGET', KEYS[1], '${META.paused}') == '1'
+  local due, e = emq_move_due_select(base, schedule, now, ${CLAIM_MOVE_LIMIT}, missing, nil, size[schedule]) if e then return nil, e end
+  local expired, e = emq_move_due_select(base, active, now, ${CLAIM_MOVE_LIMIT}, missing, meta, size[active]) if e then return nil, e end
+  local paused = meta == 'hash' and emq_meta_get('${META.paused}') == '1'
   -- The limits: paused or parked, nothing; else at most the concurrency limit's free slots (the
   -- expired leases leave active first) and the rate limit's tokens.
   local lim = emq_limits_read(meta)
   local parked = lim.parked and lim.parked > now
   local room, busy, allowed, q, r = count, 0, 0, 0, 0
   if lim.conc then
-    busy = (kinds[active] == 'zset' and redis.call('ZCARD', active) or 0) - #expired.ids
+    busy = size[active] - #expired.ids
     room = math.min(room, math.max(0, lim.conc - busy))
   end
   if lim.rate then
@@ -98,7 +111,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       end
     end
     e = emq_counter_text(f[1] or nil) if e then return e end
-    claimed[#claimed + 1] = {id = id, row = row, opts = f[2] or '', payload = f[3] or nil}
+    claimed[#claimed + 1] = {id = id, row = row, attempts = f[1] or nil, opts = f[2] or '', payload = f[3] or nil}
   end
   -- the places of d's ids of the default lane at priority p (a job of another lane moved into a queue
   -- not laned yet makes it laned: the next claim serves it)
@@ -109,10 +122,9 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     end
     return out
   end
-  -- walks level p (its list of type t): how many it pops, or nil and the refusal
-  local function walk(p, list, t)
+  -- walks level p (its list of len ids): how many it pops, or nil and the refusal
+  local function walk(p, list, len)
     local exp, du = at(expired, p), at(due, p)
-    local len = t == 'list' and redis.call('LLEN', list) or 0
     local tail = emq_tail(list, len)
     local total, i = #exp + len + #du, 0
     while #claimed < room and i < total do
@@ -139,7 +151,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   if claimable and laned then
     e = emq_walk_simulate(w, room, candidate, claimed) if e then return nil, e end
   elseif claimable then
-    local _, e = walk(0, pending, kinds[pending]) if e then return nil, e end
+    local _, e = walk(0, pending, size[pending]) if e then return nil, e end
   end
   if claimable and not laned and #claimed < room then
     local lk = base .. '${KEY_PREFIX.levels}'
@@ -163,25 +175,30 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     for _, p in ipairs(order) do
       if #claimed >= room then break end
       local list = emq_ready(base, '', p)
-      local t, e = emq_type(list, 'list') if e then return nil, e end
-      local _, e = walk(p, list, t) if e then return nil, e end
+      local t, len = emq_sized(list, 'list')
+      if not t then return nil, len end
+      local _, e = walk(p, list, len) if e then return nil, e end
     end
     if #pops > 0 and pops[#pops].p > 0 then
       e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, e end
     end
   end
+  -- (tokens: read here, before any write, for the tokens' floor below)
+  local tokens = '0'
   if #claimed > 0 then
-    e = emq_counter(KEYS[1], '${META.tokens}') if e then return nil, e end
+    tokens = emq_meta_get('${META.tokens}')
+    e = emq_counter_text(tokens) if e then return nil, e end
     e = emq_counter(KEYS[1], '${META.claimed}') if e then return nil, e end
   end
-  local victims, e = emq_retention_select(base, '${KEY.dead}', now, 0) if e then return nil, e end
-  local finished, e = emq_retention_select(base, '${KEY.completed}', now, 0) if e then return nil, e end
+  local victims, e = emq_retention_select(base, '${KEY.dead}', now, 0, size[dead]) if e then return nil, e end
+  local finished, e = emq_retention_select(base, '${KEY.completed}', now, 0, size[completed]) if e then return nil, e end
   -- ended deduplication windows: only on a queue that ever took a key (meta's dedup)
   local windows = false
-  if meta == 'hash' and redis.call('HGET', KEYS[1], '${META.dedup}') == '1' then
+  if meta == 'hash' and emq_meta_get('${META.dedup}') == '1' then
     windows, e = emq_dedup_expired(base, now, missing) if e then return nil, e end
   end
   e = emq_probe(cluster, missing) if e then return nil, e end
+  emq_meta_done()
 
   -- Writes.
   emq_move_due_apply(schedule, 'LPUSH', due)
@@ -203,7 +220,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   if #claimed > 0 then
     -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
     -- the counter goes to max(tokens, floor) + k, by HINCRBY (exact for any counter emq_counter admits)
-    local old = tonumber(redis.call('HGET', KEYS[1], '${META.tokens}') or '0')
+    local old = tonumber(tokens or '0')
     local floor = now * ${TOKENS_PER_MS}
     local by = #claimed
     if old < floor then by = floor - old + #claimed end
@@ -216,37 +233,50 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     local deadline = emq_int(now + lease_ms)
     -- a new active is made a skiplist, not a listpack (whose adds and lookups scan every member):
     -- a member no id can be and longer than a listpack takes goes in first, out after the ids
-    local fresh = redis.call('ZCARD', active) == 0
+    -- (active as it is now: its size at the start less the expired ids that left it)
+    local fresh = size[active] - #expired.ids == 0
     if fresh then redis.call('ZADD', active, 0, EMQ_SKIPLIST) end
     for j, c in ipairs(claimed) do
       local token = last - #claimed + j
-      redis.call('ZADD', active, deadline, c.id)
-      local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
-      redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      -- attempts + 1 in the row's one HSET when Lua's number holds it exactly (the stored text read
+      -- and gated as HINCRBY's), else by HINCRBY
+      local attempts
+      if not c.attempts or #c.attempts <= 15 then
+        attempts = tonumber(c.attempts or '0') + 1
+        redis.call('HSET', c.row, '${ROW.attempts}', emq_int(attempts), '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      else
+        attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
+        redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+      end
       local opts, payload = c.opts, c.payload
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
       reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
         (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
       jobs[j], tries[j] = c.id, attempts
     end
+    emq_zadd_all(active, deadline, jobs)
     if fresh then redis.call('ZREM', active, EMQ_SKIPLIST) end
   end
   -- wake: '${WAKE.ready}' while pending holds ids a claim could take now; a '${WAKE.due}' marker whose
   -- time has come is spent.
   local spent_rate = lim.rate and allowed - #claimed <= 0
   local open = claimable and not spent_rate and not (lim.conc and busy + #claimed >= lim.conc)
+  -- (both markers' scores in one read: wake holds no other member)
+  local marks, got = {}, redis.call('ZRANGE', wake, 0, -1, 'WITHSCORES')
+  for k = 1, #got, 2 do marks[got[k]] = got[k + 1] end
   if open and emq_ready_any(base) then
-    if redis.call('ZSCORE', wake, '${WAKE.ready}') ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
-  elseif redis.call('ZSCORE', wake, '${WAKE.ready}') then
+    if marks['${WAKE.ready}'] ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
+  elseif marks['${WAKE.ready}'] then
     redis.call('ZREM', wake, '${WAKE.ready}')
   end
-  local spent = redis.call('ZSCORE', wake, '${WAKE.due}')
+  local spent = marks['${WAKE.due}']
   if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
   -- next_ms: the earliest time a scheduled job falls due, a lease runs out, the park ends or the
   -- spent rate limit allows a claim again (0: none).
   local times = {}
+  -- (a schedule that was empty is still empty: a claim adds none)
   for _, key in ipairs({schedule, active}) do
-    local head = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+    local head = (key == active or size[key] > 0) and redis.call('ZRANGE', key, 0, 0, 'WITHSCORES') or {}
     if head[2] then times[#times + 1] = tonumber(head[2]) end
   end
   if parked then times[#times + 1] = lim.parked end

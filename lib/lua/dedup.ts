@@ -59,8 +59,11 @@ end
 local function emq_letting_go(base, jobs, missing)
   local keys = {}
   for _, job in ipairs(jobs) do
-    -- (a missing row has no options: HGET answers nil; its callers typed each row a hash or missing)
-    local opts = redis.call('HGET', job[2], '${ROW.opts}')
+    -- (a missing row has no options: HGET answers nil; its callers typed each row a hash or missing;
+    -- a row SETTLE found held was read before any write)
+    local known = emq_held_known[job[2]]
+    local opts
+    if known then opts = known[5] else opts = redis.call('HGET', job[2], '${ROW.opts}') end
     if opts then
       local o = emq_options(opts)
       if o and o['dedup'] then keys[#keys + 1] = {o['dedup'], job[1]} end

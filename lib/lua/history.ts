@@ -76,20 +76,23 @@ end
 local function emq_history_add(h, n)
   if not h then return end
   local key, m = h.key, math.floor(h.now / ${HISTORY_MINUTE_MS})
-  local function number(f)
-    local v = redis.call('HGET', key, f)
-    if v and #v <= 15 and string.find(v, '^[0-9]+$') then return tonumber(v) end
+  local field = emq_int(m)
+  -- the minute's count, last and first, the histograms: one read (the writes below touch no field
+  -- read after them)
+  local got = redis.call('HMGET', key, field, '${HISTORY.last}', '${HISTORY.first}', '${HISTORY.run}', '${HISTORY.wait}')
+  local function number(k)
+    local x = got[k]
+    if x and #x <= 15 and string.find(x, '^[0-9]+$') then return tonumber(x) end
     return nil
   end
-  local field = emq_int(m)
-  local v = redis.call('HGET', key, field)
-  -- the minute's first settle: the minutes that left the window go (a minute already written skips
-  -- this read: one HGET and one HSET a settle)
-  local last = not v and number('${HISTORY.last}')
+  local v = got[1]
+  -- the minute's first settle: the minutes that left the window go (a minute already written
+  -- skips this: one HMGET and one HSET a settle)
+  local last = not v and number(2)
   if not v and last ~= m then
     local first = m
     if last then
-      first = number('${HISTORY.first}') or last
+      first = number(3) or last
       local hi = math.min(m - h.keep, last)
       local lo = math.max(first, hi - ${MAX_HISTORY_MINUTES})
       if lo <= hi then
@@ -109,8 +112,8 @@ local function emq_history_add(h, n)
   c[h.slot] = c[h.slot] + n
   redis.call('HSET', key, field, emq_int(c[1]) .. ' ' .. emq_int(c[2]) .. ' ' .. emq_int(c[3]))
   if not h.latency or #h.latency == 0 then return end
-  local run = emq_histogram(redis.call('HGET', key, '${HISTORY.run}'))
-  local wait = emq_histogram(redis.call('HGET', key, '${HISTORY.wait}'))
+  local run = emq_histogram(got[4] or nil)
+  local wait = emq_histogram(got[5] or nil)
   for _, x in ipairs(h.latency) do
     emq_observe(run, h.now - x[1])
     if x[2] > 0 then emq_observe(wait, x[1] - x[2]) end

@@ -19,7 +19,7 @@ export const LANES_LUA: string = `
 -- meta's laned as a number (the tokens when the queue took its first lane), or nil: not laned.
 -- meta must be a hash or missing (every caller typed it).
 local function emq_laned()
-  local v = redis.call('HGET', KEYS[1], '${META.laned}')
+  local v = emq_meta_get('${META.laned}')
   if not v or #v > 16 or not string.find(v, '^[0-9]+$') then return nil end
   local n = tonumber(v)
   if n > ${MAX_TOKEN} then return nil end
@@ -35,8 +35,8 @@ end
 -- The defaults of every lane without its own limits (meta's lane_concurrency, lane_rate).
 local function emq_lane_defaults()
   return emq_limits_parse(function(f)
-    if f == '${META.concurrency}' then return redis.call('HGET', KEYS[1], '${META.lane_concurrency}') end
-    if f == '${META.rate}' then return redis.call('HGET', KEYS[1], '${META.lane_rate}') end
+    if f == '${META.concurrency}' then return emq_meta_get('${META.lane_concurrency}') end
+    if f == '${META.rate}' then return emq_meta_get('${META.lane_rate}') end
     return nil
   end)
 end

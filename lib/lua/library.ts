@@ -24,7 +24,16 @@ export interface Library {
 }
 
 /** Top-level values of the shared Lua a call changes, and the value each call starts from. */
-const PER_CALL: Readonly<Record<string, string>> = { emq_probing: "{}", emq_probed: "{}", emq_events_cap: "nil", emq_held_known: "{}" };
+const PER_CALL: Readonly<Record<string, string>> = {
+  emq_probing: "{}",
+  emq_probed: "{}",
+  emq_events_cap: "nil",
+  emq_held_known: "{}",
+  emq_meta_known: "{}",
+  emq_typed: "nil",
+  emq_sizes: "nil",
+  emq_clock: "nil",
+};
 /** Top-level values of the shared Lua no call changes (tables filled once, strings). */
 const CONSTANT: ReadonlySet<string> = new Set(["VERB", "emq_refuse", "emq_option_gate", "emq_retention", "EMQ_SKIPLIST", "emq_bounds"]);
 

@@ -30,7 +30,7 @@ end
 -- The queue's concurrency limit, or nil (meta: its type).
 local function emq_concurrency(meta)
   if meta ~= 'hash' then return nil end
-  return emq_stored(redis.call('HGET', KEYS[1], '${META.concurrency}'), 1, ${MAX_CONCURRENCY})
+  return emq_stored(emq_meta_get('${META.concurrency}'), 1, ${MAX_CONCURRENCY})
 end
 
 -- A rate as LIMIT writes it ("max per burst"), or nil.
@@ -62,7 +62,7 @@ end
 -- The queue's limits (meta: its type), as emq_limits_parse.
 local function emq_limits_read(meta)
   if meta ~= 'hash' then return {} end
-  return emq_limits_parse(function(f) return redis.call('HGET', KEYS[1], f) end)
+  return emq_limits_parse(emq_meta_get)
 end
 
 -- The rate's tokens at now, and the state they count from: max(TAT, now) as (q, r). rate: l's

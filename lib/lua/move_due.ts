@@ -18,9 +18,13 @@ import { KEY } from "./keys.ts";
 export const MOVE_DUE_LUA: string = `
 -- Returns {ids, rows, exists, plan, freeing} (rows that are missing are added to missing), or nil
 -- and the refusal. meta (its type), for expired leases only: what the jobs leaving active free.
-local function emq_move_due_select(base, from, now, limit, missing, meta)
-  local ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
-  if e then return nil, e end
+-- size: from's size when the caller read it (0: nothing to select, not read again).
+local function emq_move_due_select(base, from, now, limit, missing, meta, size)
+  local ids, e = {}, nil
+  if size ~= 0 then
+    ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
+    if e then return nil, e end
+  end
   local due, e = emq_rows(base, ids, missing) if e then return nil, e end
   due.ids = ids
   due.plan, e = emq_plan_rows(base, ids, due, missing) if e then return nil, e end

@@ -109,11 +109,12 @@ local function emq_ready_push(plan, push)
 end
 
 -- Whether the queue has a ready job a claim may reach: laned, a lane in the ring; else one in
--- pending or counted in prioritized (decimal digits, not all 0).
-local function emq_ready_any(base)
+-- pending (its length: pending, when the caller read it) or counted in prioritized (decimal
+-- digits, not all 0).
+local function emq_ready_any(base, pending)
   if emq_laned() then return redis.call('LLEN', base .. '${KEY.ring}') > 0 end
-  if redis.call('LLEN', base .. '${KEY.pending}') > 0 then return true end
-  local v = redis.call('HGET', KEYS[1], '${META.prioritized}')
+  if (pending or redis.call('LLEN', base .. '${KEY.pending}')) > 0 then return true end
+  local v = emq_meta_get('${META.prioritized}')
   return v ~= false and string.find(v, '^[0-9]+$') ~= nil and string.find(v, '[1-9]') ~= nil
 end
 `;

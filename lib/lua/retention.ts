@@ -56,11 +56,11 @@ local function emq_kept(set)
 end
 
 -- With the limits max and age of set: returns {ids, rows} to delete, or nil and the refusal (a row
--- the caller may not access).
-local function emq_retention_pick(base, set, now, adding, max, age)
+-- the caller may not access). card: the set's size when the caller read it.
+local function emq_retention_pick(base, set, now, adding, max, age, card)
   local key = base .. set
   local victims = {ids = {}, rows = {}}
-  local card = redis.call('ZCARD', key)
+  card = card or redis.call('ZCARD', key)
   if card == 0 then return victims end
   local k = 0
   if max > 0 or emq_retention[set].zero_keeps_none then k = card + adding - max end
@@ -72,19 +72,19 @@ local function emq_retention_pick(base, set, now, adding, max, age)
   if k > ${TRIM_LIMIT} then k = ${TRIM_LIMIT} end
   if k <= 0 then return victims end
   victims.ids = redis.call('ZRANGE', key, 0, k - 1)
-  for i, id in ipairs(victims.ids) do
-    victims.rows[i] = base .. '${KEY_PREFIX.job}' .. id
-    local _, e = emq_read('EXISTS', victims.rows[i]) if e then return nil, e end
-  end
+  for i, id in ipairs(victims.ids) do victims.rows[i] = base .. '${KEY_PREFIX.job}' .. id end
+  -- the caller's access to every row, one read (TRIM_LIMIT rows at most)
+  local _, e = emq_read('EXISTS', unpack(victims.rows)) if e then return nil, e end
   return victims
 end
 
--- With meta's limits.
-local function emq_retention_select(base, set, now, adding)
+-- With meta's limits. card: the set's size when the caller read it (or step 5 did: emq_sizes).
+local function emq_retention_select(base, set, now, adding, card)
+  card = card or (emq_sizes and emq_sizes[base .. set]) or redis.call('ZCARD', base .. set)
   -- an empty set has nothing to trim: its limits are not read
-  if redis.call('ZCARD', base .. set) == 0 then return {ids = {}, rows = {}} end
+  if card == 0 then return {ids = {}, rows = {}} end
   local max, age = emq_kept(set)
-  return emq_retention_pick(base, set, now, adding, max, age)
+  return emq_retention_pick(base, set, now, adding, max, age, card)
 end
 
 local function emq_retention_apply(base, set, victims)
@@ -97,10 +97,8 @@ end
 -- row(j, now); then the set's retention victims deleted.
 local function emq_keep_in(base, set, now, n, id, victims, row)
   local at = emq_int(now)
-  for j = 1, n do
-    row(j, at)
-    redis.call('ZADD', base .. set, at, id[j])
-  end
+  for j = 1, n do row(j, at) end
+  emq_zadd_all(base .. set, at, id)
   emq_retention_apply(base, set, victims)
 end
 `;

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { ROW } from "../wire/mod.ts";
+import { META, ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
@@ -37,16 +37,22 @@ export const SETTLE_LUA: string = luaScript(
   "SETTLE",
   `
 local active = base .. '${KEY.active}'
-local _, e = emq_type(KEYS[1], 'hash') if e then return e end
+-- meta typed with the fields the parts read of it, in one read (the parts' step 5 reads them and
+-- the types SETTLE read from what it remembers; nothing is written before every part's step 5)
+local _, e = emq_meta('${META.wire}', '${META.acked}', '${META.buried}', '${META.retried}', '${META.history_minutes}',
+  '${META.completed_max}', '${META.completed_age_ms}', '${META.dead_max}', '${META.dead_age_ms}', '${META.concurrency}',
+  '${META.laned}', '${META.prioritized}', '${META.events_max}', '${META.lane_concurrency}', '${META.lane_rate}')
+if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
 -- each settlement's row: the caller's ACL, a missing one remembered (another type is a settlement
 -- not held), read once for what the statuses and the parts need: its token, the latency
--- histograms' times, a flow child's parent (a row without a token is typed, to tell a missing one)
+-- histograms' times, a flow child's parent, the options that name a deduplication key (a row
+-- without a token is typed, to tell a missing one)
 local rows, read = {}, {}
 for j = 1, n do
   rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
-  local v = redis.pcall('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}', '${ROW.parent}')
+  local v = redis.pcall('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}', '${ROW.parent}', '${ROW.opts}')
   if type(v) == 'table' and v.err then
     if not string.find(v.err, 'WRONGTYPE', 1, true) then
       local _, e = emq_read('TYPE', rows[j]) if e then return e end
@@ -100,6 +106,8 @@ for o, js in ipairs(parts) do
   end
 end
 e = emq_probe(cluster, {}) if e then return e end
+emq_events_max()
+emq_meta_done()
 for _, write in ipairs(writes) do write() end
 -- the claim part: refused, it claims nothing and writes nothing (the settles stand)
 local claimed = {0}
