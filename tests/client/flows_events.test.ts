@@ -6,23 +6,13 @@
  * parents' `dead`.
  */
 import { describe, expect, test } from "bun:test";
-import { keyspace, slot } from "../../mod.ts";
+import { keyspace } from "../../mod.ts";
 import type { Job } from "../../client.ts";
 import { COMBOS, streamEntries, useClient, useSites } from "./_harness.ts";
+import { spread } from "./_spread.ts";
 
 const servers = useSites();
 type P = { n: number };
-
-/** Three queue names of `stem` whose slots fall in the three thirds of the slot space (one per primary of the test cluster). */
-function spread(stem: string): [string, string, string] {
-  const found: Array<string | undefined> = [undefined, undefined, undefined];
-  for (let i = 0; found.includes(undefined); i++) {
-    const q = `${stem}-${i}`;
-    const third = Math.min(2, Math.floor(slot(`{${q}}`) / 5462));
-    found[third] ??= q;
-  }
-  return found as [string, string, string];
-}
 
 for (const combo of COMBOS) {
   const { backend } = combo;
@@ -32,13 +22,22 @@ for (const combo of COMBOS) {
     /** The events of `q` of the flow kinds (`ready`, `dead`), each as its fields after `type`. */
     const flowEvents = async (q: string): Promise<string[][]> => {
       const K = keyspace(q);
-      const all = streamEntries(await ctx.raw.command(["XRANGE", K.events, "-", "+"], K.meta));
+      const all = streamEntries(
+        await ctx.raw.command(["XRANGE", K.events, "-", "+"], K.meta),
+      );
       return all.filter((f) => f[1] === "ready" || f[1] === "dead").map((f) => f.slice(1));
     };
 
     test("a parent made ready writes `ready`: by APPLY, by a settle in its queue, by SEAL", async () => {
       const [p, a, b] = spread(`fev-ready-${backend}`);
-      const far = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }, { queue: b, payload: { n: 2 } }] });
+      const far = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 } }, {
+          queue: b,
+          payload: { n: 2 },
+        }],
+      });
       await ctx.mq.relayOnce([p]);
       await ctx.mq.ack((await claim(a))!);
       await ctx.mq.relayOnce([a]);
@@ -48,11 +47,20 @@ for (const combo of COMBOS) {
       expect(await flowEvents(p)).toEqual([["ready", "jobs", far.id]]);
       expect((await claim(p))!.id).toBe(far.id);
 
-      const near = await ctx.mq.flow({ queue: a, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] });
+      const near = await ctx.mq.flow({
+        queue: a,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 } }],
+      });
       await ctx.mq.ack((await claim(a))!);
       expect(await flowEvents(a)).toEqual([["ready", "jobs", near.id]]);
 
-      const open = await ctx.mq.flow({ queue: b, payload: { n: 0 }, open: true, children: [{ queue: b, payload: { n: 1 } }] });
+      const open = await ctx.mq.flow({
+        queue: b,
+        payload: { n: 0 },
+        open: true,
+        children: [{ queue: b, payload: { n: 1 } }],
+      });
       await ctx.mq.ack((await claim(b))!);
       expect(await flowEvents(b)).toEqual([]);
       await ctx.mq.seal(open);
@@ -61,20 +69,40 @@ for (const combo of COMBOS) {
 
     test("a parent a child failed writes `dead` naming the child; a nested middle's failure writes both parents'", async () => {
       const [p, a, b] = spread(`fev-dead-${backend}`);
-      const far = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: a, payload: { n: 1 } }] });
+      const far = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 } }],
+      });
       await ctx.mq.relayOnce([p]);
       const child = (await claim(a))!;
       await ctx.mq.bury(child, "boom");
       expect(await flowEvents(p)).toEqual([]);
       await ctx.mq.relayOnce([a]);
-      expect(await flowEvents(p)).toEqual([["dead", "jobs", far.id, "reason", `child ${a} ${child.id} failed: boom`]]);
+      expect(await flowEvents(p)).toEqual([[
+        "dead",
+        "jobs",
+        far.id,
+        "reason",
+        `child ${a} ${child.id} failed: boom`,
+      ]]);
 
       // in its own queue: the parent's entry, then the child's own (the settle records first)
-      const near = await ctx.mq.flow({ queue: b, payload: { n: 0 }, children: [{ queue: b, payload: { n: 1 } }] });
+      const near = await ctx.mq.flow({
+        queue: b,
+        payload: { n: 0 },
+        children: [{ queue: b, payload: { n: 1 } }],
+      });
       const mine = (await claim(b))!;
       await ctx.mq.bury(mine, "local");
       expect(await flowEvents(b)).toEqual([
-        ["dead", "jobs", near.id, "reason", `child ${b} ${mine.id} failed: local`],
+        [
+          "dead",
+          "jobs",
+          near.id,
+          "reason",
+          `child ${b} ${mine.id} failed: local`,
+        ],
         ["dead", "jobs", mine.id, "reason", "local"],
       ]);
 
@@ -82,7 +110,11 @@ for (const combo of COMBOS) {
       const root = await ctx.mq.flow({
         queue: a,
         payload: { n: 0 },
-        children: [{ queue: a, payload: { n: 1 }, children: [{ queue: a, payload: { n: 2 } }] }],
+        children: [{
+          queue: a,
+          payload: { n: 1 },
+          children: [{ queue: a, payload: { n: 2 } }],
+        }],
       });
       const mid = root.children[0]!;
       await ctx.mq.relayOnce([a]);
@@ -92,7 +124,13 @@ for (const combo of COMBOS) {
       const midReason = `child ${a} ${leaf.id} failed: deep`;
       expect((await flowEvents(a)).slice(-3)).toEqual([
         ["dead", "jobs", mid.id, "reason", midReason],
-        ["dead", "jobs", root.id, "reason", `child ${a} ${mid.id} failed: ${midReason}`],
+        [
+          "dead",
+          "jobs",
+          root.id,
+          "reason",
+          `child ${a} ${mid.id} failed: ${midReason}`,
+        ],
         ["dead", "jobs", leaf.id, "reason", "deep"],
       ]);
     });

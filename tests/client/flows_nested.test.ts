@@ -7,31 +7,26 @@
  * (before the wire, and by both twins with the digest unchanged).
  */
 import { describe, expect, test } from "bun:test";
-import { keyspace, slot } from "../../mod.ts";
+import { keyspace } from "../../mod.ts";
 import { childId, EchoMQError, type Job } from "../../client.ts";
 import { COMBOS, digest, useClient, useSites, wire } from "./_harness.ts";
+import { spread } from "./_spread.ts";
 
 const servers = useSites();
 type P = { n: number };
-
-/** Three queue names of `stem` whose slots fall in the three thirds of the slot space (one per primary of the test cluster). */
-function spread(stem: string): [string, string, string] {
-  const found: Array<string | undefined> = [undefined, undefined, undefined];
-  for (let i = 0; found.includes(undefined); i++) {
-    const q = `${stem}-${i}`;
-    const third = Math.min(2, Math.floor(slot(`{${q}}`) / 5462));
-    found[third] ??= q;
-  }
-  return found as [string, string, string];
-}
 
 for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient<P>(servers, combo);
     const state = async (q: string, id: string): Promise<string> => (await ctx.row(q, id, "state"))[0]!;
-    const zcard = async (q: string, type: "outbox" | "waiting"): Promise<number> =>
-      Number(await ctx.raw.command(["ZCARD", keyspace(q)[type]], keyspace(q).meta));
+    const zcard = async (
+      q: string,
+      type: "outbox" | "waiting",
+    ): Promise<number> =>
+      Number(
+        await ctx.raw.command(["ZCARD", keyspace(q)[type]], keyspace(q).meta),
+      );
     const claim = (q: string): Promise<Job<P> | null> => ctx.mq.claim(q, { leaseMs: 60_000 });
 
     test("a 3-level tree across primaries: each middle runs after its children, the root after the middles", async () => {
@@ -40,8 +35,19 @@ for (const combo of COMBOS) {
         queue: p,
         payload: { n: 0 },
         children: [
-          { queue: a, payload: { n: 1 }, children: [{ queue: b, payload: { n: 11 } }, { queue: a, payload: { n: 12 } }] },
-          { queue: p, payload: { n: 2 }, children: [{ queue: b, payload: { n: 21 } }] },
+          {
+            queue: a,
+            payload: { n: 1 },
+            children: [{ queue: b, payload: { n: 11 } }, {
+              queue: a,
+              payload: { n: 12 },
+            }],
+          },
+          {
+            queue: p,
+            payload: { n: 2 },
+            children: [{ queue: b, payload: { n: 21 } }],
+          },
         ],
       });
       const [ma, mp] = tree.children as [typeof tree, typeof tree];
@@ -51,14 +57,18 @@ for (const combo of COMBOS) {
       // both middles travel through the root's outbox (even the one of its own queue)
       expect(await zcard(p, "outbox")).toBe(2);
       expect(await claim(p)).toBeNull();
-      const entries = (await ctx.raw.command(["ZRANGE", keyspace(p).outbox, "0", "-1"], keyspace(p).meta)) as unknown[];
+      const entries = (await ctx.raw.command(
+        ["ZRANGE", keyspace(p).outbox, "0", "-1"],
+        keyspace(p).meta,
+      )) as unknown[];
       expect(await ctx.mq.relayOnce([p])).toBe(2);
       expect(await state(a, ma.id)).toBe("waiting");
       expect(await state(p, mp.id)).toBe("waiting");
       // a node entry applied again makes nothing
       const node = entries.map(String).find((e) => e.startsWith(`node\0${a}\0`))!;
       const before = await digest(ctx.raw, keyspace(a).meta);
-      expect(await wire(ctx.raw, backend, "APPLY", [keyspace(a).meta], [node])).toEqual({ ok: 0 });
+      expect(await wire(ctx.raw, backend, "APPLY", [keyspace(a).meta], [node]))
+        .toEqual({ ok: 0 });
       expect(await digest(ctx.raw, keyspace(a).meta)).toBe(before);
 
       // the grandchild of the middle's own queue was made with it; the middle waits
@@ -75,10 +85,11 @@ for (const combo of COMBOS) {
       // the middles are claimable now; the root still waits
       const m1 = (await claim(a))!;
       expect(m1.id).toBe(ma.id);
-      expect((await ctx.mq.children(a, ma.id)).map((c) => [c.state, c.result])).toEqual([["completed", { n: 11 }], [
-        "completed",
-        { n: 12 },
-      ]]);
+      expect((await ctx.mq.children(a, ma.id)).map((c) => [c.state, c.result]))
+        .toEqual([["completed", { n: 11 }], [
+          "completed",
+          { n: 12 },
+        ]]);
       const m2 = (await claim(p))!;
       expect(m2.id).toBe(mp.id);
       expect(await claim(p)).toBeNull();
@@ -88,7 +99,10 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.relayOnce([a])).toBe(1);
       const root = (await claim(p))!;
       expect(root.id).toBe(tree.id);
-      expect((await ctx.mq.children(p, tree.id)).map((c) => c.result)).toEqual(["ma", "mp"]);
+      expect((await ctx.mq.children(p, tree.id)).map((c) => c.result)).toEqual([
+        "ma",
+        "mp",
+      ]);
       await ctx.mq.ack(root);
       // the whole tree from a grandchild
       const read = (await ctx.mq.flowOf(b, ma.children[0]!.id))!;
@@ -103,7 +117,11 @@ for (const combo of COMBOS) {
       const tree = await ctx.mq.flow({
         queue: p,
         payload: { n: 0 },
-        children: [{ queue: a, payload: { n: 1 }, children: [{ queue: b, payload: { n: 11 } }] }],
+        children: [{
+          queue: a,
+          payload: { n: 1 },
+          children: [{ queue: b, payload: { n: 11 } }],
+        }],
       });
       const mid = tree.children[0]!;
       await ctx.mq.relayOnce([p]);
@@ -111,10 +129,14 @@ for (const combo of COMBOS) {
       await ctx.mq.bury((await claim(b))!, "boom");
       await ctx.mq.relayOnce([b]);
       expect(await state(a, mid.id)).toBe("dead");
-      expect((await ctx.row(a, mid.id, "reason"))[0]).toBe(`child ${b} ${mid.children[0]!.id} failed: boom`);
+      expect((await ctx.row(a, mid.id, "reason"))[0]).toBe(
+        `child ${b} ${mid.children[0]!.id} failed: boom`,
+      );
       await ctx.mq.relayOnce([a]);
       expect(await state(p, tree.id)).toBe("dead");
-      expect((await ctx.row(p, tree.id, "reason"))[0]).toBe(`child ${a} ${mid.id} failed: child ${b} ${mid.children[0]!.id} failed: boom`);
+      expect((await ctx.row(p, tree.id, "reason"))[0]).toBe(
+        `child ${a} ${mid.id} failed: child ${b} ${mid.children[0]!.id} failed: boom`,
+      );
       for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
     });
 
@@ -125,7 +147,14 @@ for (const combo of COMBOS) {
         payload: { n: 0 },
         children: [
           { queue: b, payload: { n: 1 } },
-          { queue: a, payload: { n: 2 }, children: [{ queue: a, payload: { n: 21 } }, { queue: b, payload: { n: 22 } }] },
+          {
+            queue: a,
+            payload: { n: 2 },
+            children: [{ queue: a, payload: { n: 21 } }, {
+              queue: b,
+              payload: { n: 22 },
+            }],
+          },
         ],
       });
       const mid = tree.children[1]!;
@@ -135,8 +164,18 @@ for (const combo of COMBOS) {
       await ctx.mq.relayOnce([b]);
       expect(await state(p, tree.id)).toBe("dead");
       await ctx.mq.relayOnce([p]); // the cancel reaches the middle: it and its child here go, a tombstone waits in b
-      expect(await ctx.raw.command(["EXISTS", keyspace(a).job(mid.id)], keyspace(a).meta)).toBe(0);
-      expect(await ctx.raw.command(["EXISTS", keyspace(a).job(mid.children[0]!.id)], keyspace(a).meta)).toBe(0);
+      expect(
+        await ctx.raw.command(
+          ["EXISTS", keyspace(a).job(mid.id)],
+          keyspace(a).meta,
+        ),
+      ).toBe(0);
+      expect(
+        await ctx.raw.command(
+          ["EXISTS", keyspace(a).job(mid.children[0]!.id)],
+          keyspace(a).meta,
+        ),
+      ).toBe(0);
       expect(await zcard(a, "waiting")).toBe(0);
       expect(await claim(a)).toBeNull();
       // the middle's child in b: its creation, then its cancel, both from a's outbox: nothing left to run
@@ -150,7 +189,14 @@ for (const combo of COMBOS) {
       const tree = await ctx.mq.flow({
         queue: p,
         payload: { n: 0 },
-        children: [{ queue: a, payload: { n: 1 }, children: [{ queue: a, payload: { n: 11 } }, { queue: b, payload: { n: 12 } }] }],
+        children: [{
+          queue: a,
+          payload: { n: 1 },
+          children: [{ queue: a, payload: { n: 11 } }, {
+            queue: b,
+            payload: { n: 12 },
+          }],
+        }],
       });
       const mid = tree.children[0]!;
       await ctx.mq.relayOnce([p]);
@@ -159,21 +205,38 @@ for (const combo of COMBOS) {
       expect(await claim(a)).toBeNull(); // its child here went with it
       await ctx.mq.relayOnce([a]); // its outcome to the root, the cancel to b
       expect(await claim(b)).toBeNull();
-      expect((await ctx.mq.children(p, tree.id)).map((c) => c.state)).toEqual(["removed"]);
+      expect((await ctx.mq.children(p, tree.id)).map((c) => c.state)).toEqual([
+        "removed",
+      ]);
       expect((await claim(p))!.id).toBe(tree.id);
       for (const q of [p, a, b]) expect(await zcard(q, "outbox")).toBe(0);
     });
 
     test("past the depth limit, refused before the wire; a malformed subtree, refused by both twins", async () => {
       const [p, a] = spread(`nest-bad-${backend}`);
-      let kid: { queue: string; payload: P; children?: unknown[] } = { queue: a, payload: { n: 9 } };
-      for (let i = 0; i < 8; i++) kid = { queue: a, payload: { n: i }, children: [kid] };
-      const deep = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [kid as never] }).catch((e) => e);
+      let kid: { queue: string; payload: P; children?: unknown[] } = {
+        queue: a,
+        payload: { n: 9 },
+      };
+      for (let i = 0; i < 8; i++) {
+        kid = { queue: a, payload: { n: i }, children: [kid] };
+      }
+      const deep = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [kid as never],
+      }).catch((e) => e);
       expect(deep).toBeInstanceOf(EchoMQError);
       expect(String(deep)).toContain("at most 8 levels");
-      expect(await ctx.raw.command(["EXISTS", keyspace(p).meta], keyspace(p).meta)).toBe(0);
+      expect(
+        await ctx.raw.command(["EXISTS", keyspace(p).meta], keyspace(p).meta),
+      ).toBe(0);
       // eight levels are fine
-      const ok = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [kid.children![0] as never] });
+      const ok = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [kid.children![0] as never],
+      });
       expect(ok.children[0]!.children[0]!.children.length).toBe(1);
       const K = keyspace(p);
       const before = await digest(ctx.raw, K.meta);
@@ -189,14 +252,33 @@ for (const combo of COMBOS) {
       for (const body of bad) {
         for (const verb of ["FLOW", "ADOPT"] as const) {
           const args = verb === "FLOW" ? ["JOB00000000001", "p", "0", "0"] : [ok.id, "1"];
-          expect(await wire(ctx.raw, backend, verb, [K.meta], [...args, "JOB00000000002", a, "4", body])).toEqual({
+          expect(
+            await wire(ctx.raw, backend, verb, [K.meta], [
+              ...args,
+              "JOB00000000002",
+              a,
+              "4",
+              body,
+            ]),
+          ).toEqual({
             err: `ERR EMQ.${verb} malformed outbox entry`,
           });
         }
       }
       expect(await digest(ctx.raw, K.meta)).toBe(before);
       // the well-formed one is taken
-      expect(await wire(ctx.raw, backend, "FLOW", [K.meta], ["JOB00000000001", "p", "0", "0", "JOB00000000002", a, "4", good])).toEqual({
+      expect(
+        await wire(ctx.raw, backend, "FLOW", [K.meta], [
+          "JOB00000000001",
+          "p",
+          "0",
+          "0",
+          "JOB00000000002",
+          a,
+          "4",
+          good,
+        ]),
+      ).toEqual({
         ok: 0,
       });
     });
