@@ -12,6 +12,7 @@
  * window around its end, and no step runs inside one (the runner waits it out).
  */
 import { createHash } from "node:crypto";
+import { Decoder } from "@valkey/valkey-glide";
 import { type Connection } from "../../lib/client/connection.ts";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
 import type { Verb } from "../../lib/wire/mod.ts";
@@ -29,14 +30,7 @@ export type Snapshot = Record<string, { type: string; value: unknown }>;
 /** The keyspace of `queue`, read in three round trips: SCAN, TYPE of every key, their values. */
 export async function snapshot(raw: Connection, queue: string): Promise<Snapshot> {
   const route = `emq:{${queue}}:meta`;
-  const keys: string[] = [];
-  let cursor = "0";
-  do {
-    const reply = (await raw.command(["SCAN", cursor, "MATCH", `emq:{${queue}}:*`, "COUNT", "1000"], route)) as [unknown, unknown[]];
-    cursor = String(plain(reply[0]));
-    keys.push(...reply[1].map((k) => String(plain(k))));
-  } while (cursor !== "0");
-  keys.sort();
+  const keys = await queueKeys(raw, queue);
   if (keys.length === 0) return {};
   const types = (await raw.batch(keys.map((k) => ["TYPE", k]), route, false)).map((t) => String(plain(t)));
   const read = (key: string, type: string): string[] => {
@@ -63,6 +57,19 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
   return out;
 }
 
+/** The keys of `queue`, sorted. */
+async function queueKeys(raw: Connection, queue: string): Promise<string[]> {
+  const route = `emq:{${queue}}:meta`;
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const reply = (await raw.command(["SCAN", cursor, "MATCH", `emq:{${queue}}:*`, "COUNT", "1000"], route)) as [unknown, unknown[]];
+    cursor = String(plain(reply[0]));
+    keys.push(...reply[1].map((k) => String(plain(k))));
+  } while (cursor !== "0");
+  return keys.sort();
+}
+
 /**
  * A history's latency histogram (`metrics`' `run`, `wait`) as its job count: its buckets and sum
  * come from each twin's own tokens and clock (a millisecond apart), its count from the calls.
@@ -74,7 +81,7 @@ function latency(key: string, field: string, value: string): string {
 }
 
 /** `value` with the twin's queue name written `{Q}` in its strings too (a flow's rows and entries name their queue). */
-function named(value: unknown, queue: string): unknown {
+export function named(value: unknown, queue: string): unknown {
   if (typeof value === "string") return value.split(queue).join("{Q}");
   if (Array.isArray(value)) return value.map((v) => named(v, queue));
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, named(v, queue)]));
@@ -191,4 +198,27 @@ export async function loadScripts(raw: Connection, route: string): Promise<void>
 /** The scripts twin's call as EVALSHA (after {@link loadScripts}). */
 export function evalsha(verb: Verb, keys: string[], args: string[]): string[] {
   return ["EVALSHA", SHAS[verb]!, String(keys.length), ...keys, ...args];
+}
+
+/** A twin's keys as DUMP gave them, each with its absolute expiry (ms; 0: none): what a retried step starts from. */
+export type Saved = Array<{ key: string; dump: Uint8Array; at: number }>;
+
+/** The keys of `snap` (a snapshot of `queue`) dumped, so that {@link restore} can put them back. */
+export async function save(raw: Connection, queue: string, snap: Snapshot): Promise<Saved> {
+  const keys = Object.keys(snap).map((k) => k.replace("{Q}", `{${queue}}`));
+  if (keys.length === 0) return [];
+  const route = `emq:{${queue}}:meta`;
+  const r = await raw.batch(keys.flatMap((k) => [["DUMP", k], ["PEXPIRETIME", k]]), route, false, 0, Decoder.Bytes);
+  return keys.map((key, i) => ({ key, dump: r[2 * i] as Uint8Array, at: Math.max(0, Number(r[2 * i + 1])) }));
+}
+
+/** Puts `queue`'s keyspace back as {@link save} found it: every key of the queue deleted, the saved ones restored, in one transaction. */
+export async function restore(raw: Connection, queue: string, saved: Saved): Promise<void> {
+  const route = `emq:{${queue}}:meta`;
+  const now = await queueKeys(raw, queue);
+  const commands: Array<Array<string | Uint8Array>> = now.map((k) => ["DEL", k]);
+  for (const { key, dump, at } of saved) {
+    commands.push(at > 0 ? ["RESTORE", key, String(at), dump, "ABSTTL", "REPLACE"] : ["RESTORE", key, "0", dump, "REPLACE"]);
+  }
+  if (commands.length > 0) await raw.batch(commands as Array<Array<string | Buffer>>, route, true);
 }
