@@ -2,11 +2,11 @@
  * The divergences issue 42 named (§13, §14) as hand-made mutants of either twin, each run against
  * the differential test's random runs alone (`-t "identical replies and keyspaces, every step"`:
  * the known sequences left out), standalone, no shrinking: whether they kill it, and after how many
- * runs. A Lua mutant is made in a scratch copy of the checkout (.tmp/mutants-named/repo) and runs
+ * runs. A Lua mutant is made in a scratch copy of the checkout (.tmp/mutants-named-<twin>/repo) and runs
  * against the checkout's module; a module mutant is built in a scratch copy of native/
- * (.tmp/mutants-named/native). Results: .tmp/mutants-named/results.jsonl.
+ * (.tmp/mutants-named-<twin>/native). Results: results.jsonl there.
  *
- * Run: node_modules/.bin/bun tools/mutants_named.ts [--runs 100] [--only <substring of a name>] [--no-baseline]
+ * Run: node_modules/.bin/bun tools/mutants_named.ts [--runs 100] [--twin lua|module] [--only <substring of a name>] [--no-baseline]
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -72,8 +72,14 @@ const NAMED: Named[] = [
     to: "                .is_some_and(|t| t.bytes() == token.as_bytes() || args.job_number(j, OP) == 3);",
   },
   // ACK lets a job's deduplication key go
-  { twin: "lua", name: "ACK keeps the dedup key", file: "lib/lua/ack.ts", from: "    emq_let_go(going, now)\n", to: "\n" },
-  { twin: "module", name: "ACK (and BURY) keep the dedup key", file: "src/verbs/leases.rs", from: "    settle.let_go(now);\n", to: "\n" },
+  { twin: "lua", name: "ACK keeps the dedup key", file: "lib/lua/ack.ts", from: "    emq_let_go(going, now)\n", to: "    -- emq_let_go(going, now)\n" },
+  {
+    twin: "module",
+    name: "ACK (and BURY) keep the dedup key",
+    file: "src/verbs/leases.rs",
+    from: "    settle.let_go(now);\n",
+    to: "    // settle.let_go(now);\n",
+  },
   // issue 42 §13's survivors
   {
     twin: "lua",
@@ -91,10 +97,12 @@ const NAMED: Named[] = [
   },
 ];
 
-const SCRATCH = join(ROOT, ".tmp", "mutants-named");
-const REPO = join(SCRATCH, "repo");
 const only = arg("only", "");
-const chosen = NAMED.filter((m) => m.name.includes(only)).map((m) => ({ ...m, name: `${m.twin}: ${m.name}` }));
+const twin = arg("twin", "");
+// one scratch per twin: the two may run side by side
+const SCRATCH = join(ROOT, ".tmp", `mutants-named${twin ? `-${twin}` : ""}`);
+const REPO = join(SCRATCH, "repo");
+const chosen = NAMED.filter((m) => m.name.includes(only) && m.twin.startsWith(twin)).map((m) => ({ ...m, name: `${m.twin}: ${m.name}` }));
 repoScratch(REPO);
 const native = chosen.some((m) => m.twin === "module") ? nativeScratch(SCRATCH) : "";
 let so = join(ROOT, "native", "target", "release", "libemq.so");

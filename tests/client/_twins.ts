@@ -6,9 +6,11 @@
  * Time: the scripts read the server's TIME, the module its own clock, so the twins' `now` agree
  * exactly when the step's batch (`TIME`, scripts, module, `TIME`) runs inside one millisecond of
  * the server (both TIMEs equal): the runner sends each batch just after a millisecond starts, so
- * most do. A step that spans `d` ms may write times up to `d` ms apart: from then on the run
- * compares every time value (≥ 2001 as ms, tokens as ms × 1000) within the largest such span, and
- * sorted sets by member. Decisions never straddle an expiry: a short duration (30 ms) opens a
+ * most do, and a step whose batch spanned a millisecond is run again from the keyspaces before it
+ * ({@link save}, {@link restore}) until one does (a few tries): so times — deadlines, parks, a rate's
+ * next token, tokens — compare exactly, and a millisecond's rounding shows. Only a step that spanned
+ * `d` ms at every try may write times up to `d` ms apart: from then on that run compares every time
+ * value (≥ 2001 as ms, tokens as ms × 1000) within the largest such span, and sorted sets by member. Decisions never straddle an expiry: a short duration (30 ms) opens a
  * window around its end, and no step runs inside one (the runner waits it out).
  */
 import { createHash } from "node:crypto";

@@ -3,11 +3,15 @@
  * side by side, on twin queues of one server; every reply and the keyspaces after every step must
  * be identical, times included (tests/client/_twins.ts says how the twins see one clock).
  *
- * Most steps are valid calls over a populated queue, drawn from a model of what is live — the
- * jobs' states and their holders' tokens, read from the keyspace after each step: admissions with
- * lanes, priorities, delays and deduplication keys; limits and parks of the queue and its lanes;
- * schedulers and their ticks; claims and every settle (ACK, RETRY, BURY, RELEASE and SETTLE) with
- * the tokens actually handed out, a few stale. A minority are calls of every verb of the spec with
+ * Most steps are valid calls over a populated queue (each run opens with admissions, a flow, a
+ * limit or a scheduler), drawn from a model of what is live — the jobs' states and their holders'
+ * tokens, read from the keyspace after each step: admissions with lanes, priorities, delays and
+ * deduplication keys; limits and parks of the queue and its lanes; schedulers and their ticks;
+ * claims and every settle (ACK, RETRY, BURY, RELEASE and SETTLE) with the tokens actually handed
+ * out, a few stale; flows (FLOW, ADOPT and SEAL of open parents, OUTBOX leases, UNBOX with the
+ * tokens leased, APPLY of the outcomes of children elsewhere). Times compare exactly (a step that
+ * spanned a millisecond runs again: tests/client/_twins.ts); the random runs print what they
+ * reached, per verb. A minority are calls of every verb of the spec with
  * arguments drawn valid and malformed alike (built from `lib/wire`: a verb or argument added there
  * is drawn here without a line of this file changing). The events stream compares by its entries'
  * fields, in order, not by their ids. Runs only when libemq.so is built and registers its commands.
@@ -378,7 +382,7 @@ const KINDS: Record<string, number> = {
   RETRY: 2,
   BURY: 2,
   RELEASE: 2,
-  SETTLE: 5,
+  SETTLE: 7,
   EXTEND: 1,
   PROGRESS: 1,
   REMOVE: 1,
@@ -393,7 +397,7 @@ const KINDS: Record<string, number> = {
   PENALIZE: 1,
   RETAIN: 1,
   SCHEDULER: 1,
-  TICK: 2,
+  TICK: 3,
   UNSCHEDULE: 1,
   DROP: 1,
   SLEEP: 1,
@@ -425,17 +429,17 @@ const intent: fc.Arbitrary<Intent> = fc.oneof(
 );
 
 /** A token for a held job: its own (mostly), stale, or one never handed out. */
-function tokenFor(p: Pick, id: string): string {
-  return p.chance(0.9) ? `@${id}` : p.chance(0.5) ? `@~${id}` : "1";
+function tokenFor(p: Pick, id: string, stale = 0.12): string {
+  return p.chance(1 - stale - 0.08) ? `@${id}` : p.chance(0.6) ? `@~${id}` : "1";
 }
 
 /** The groups of a settle-like verb over 1–3 held jobs (sometimes one named twice). */
-function heldGroups(p: Pick, m: Live, extra: (id: string) => Record<string, string>): Record<string, string>[] | null {
+function heldGroups(p: Pick, m: Live, extra: (id: string) => Record<string, string>, stale?: number): Record<string, string>[] | null {
   const held = m.ids("active");
   if (held.length === 0) return null;
   const ids = p.some(held, 3);
   if (p.chance(0.05)) ids.push(ids[0]!);
-  return ids.map((id) => ({ id, token: tokenFor(p, id), ...extra(id) }));
+  return ids.map((id) => ({ id, token: tokenFor(p, id, stale), ...extra(id) }));
 }
 
 /** A flow's 1–3 children: mostly in its own queue, some in another; every policy. */
@@ -498,7 +502,8 @@ function resolve(i: Intent, m: Live): Step {
     case "PROGRESS":
       return settle(() => ({ value: p.one(["1", '{"p":50}']) }));
     case "SETTLE": {
-      const groups = heldGroups(p, m, () => ({ op: p.one(["0", "0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x" }));
+      // every op alike, a stale token more often than the single settles: each op checks its own
+      const groups = heldGroups(p, m, () => ({ op: p.one(["0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x" }), 0.2);
       if (!groups) return claim();
       return { verb, fixed: { lease_ms: p.one([LONG, LONG, SHORT]), want: p.one(["0", "1", "2", "3"]) }, groups };
     }
@@ -569,7 +574,8 @@ function resolve(i: Intent, m: Live): Step {
     case "TICK": {
       if (m.schedulers().length === 0 && p.chance(0.9)) return resolve({ kind: "SCHEDULER", r: i.r }, m);
       const [name, next] = m.schedulers().length ? p.one(m.schedulers()) : ["s", "1000"];
-      const expected = p.chance(0.85) ? next : String(Number(next) + 1);
+      // its next run (it fires), or one it no longer has: a run already fired, a millisecond off
+      const expected = p.chance(0.6) ? next : String(Number(next) - Number(p.one(["100", "200", "1", "-1"])));
       return {
         verb,
         fixed: { name, expected_ms: expected, next_ms: String(Number(expected) + Number(p.one(["100", "100", "1", "0"]))) },
