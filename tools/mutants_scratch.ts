@@ -88,5 +88,8 @@ export function suite(cwd: string, file: string, env: Record<string, string>, lo
   writeFileSync(log, `${file}\n${r.out}`);
   const failed = [...r.out.matchAll(/^\(fail\) (?:.* > )?(.*?)(?: \[[\d.]+ms\])?$/gm)].map((m) => m[1]!);
   const after = r.out.match(/Property failed after (\d+) tests?/);
-  return `${file.split("/").at(-1)}: ${failed.join("; ") || "did not finish"}${after ? ` (random run ${after[1]})` : ""}`;
+  const known = failed.filter((f) => f.startsWith("known sequence")).length;
+  const others = failed.filter((f) => !f.startsWith("known sequence"));
+  const what = [...(known ? [`${known} known sequence${known > 1 ? "s" : ""}`] : []), ...others].join("; ");
+  return `${file.split("/").at(-1)}: ${what || "did not finish"}${after ? ` (random run ${after[1]})` : ""}`;
 }
