@@ -453,7 +453,11 @@ function children(p: Pick, fresh: () => string): Record<string, string>[] {
 }
 
 const CLAIM_FIXED = (p: Pick) => ({ lease_ms: p.one([LONG, LONG, SHORT]), count: p.one(["1", "2", "3", "5"]), block_ms: "0" });
-const RATES: Array<[string, string, string]> = [["0", "1", "1"], ["1", "60000", "1"], ["2", "60000", "3"], ["7", "60000", "2"]];
+/**
+ * Rates (max, per ms, burst): none, whole ms between tokens, a burst, and 7 a minute (8,571.4 ms
+ * apart: a next token rounded up, below a burst and without one).
+ */
+const RATES: Array<[string, string, string]> = [["0", "1", "1"], ["1", "60000", "1"], ["2", "60000", "3"], ["7", "60000", "2"], ["7", "60000", "1"]];
 
 /** The step an intent makes on the live model: mostly a valid call. */
 function resolve(i: Intent, m: Live): Step {
