@@ -6,7 +6,7 @@
  * against the checkout's module; a module mutant is built in a scratch copy of native/
  * (.tmp/mutants-named-<twin>/native). Results: results.jsonl there.
  *
- * Run: node_modules/.bin/bun tools/mutants_named.ts [--runs 100] [--twin lua|module] [--only <substring of a name>] [--no-baseline]
+ * Run: node_modules/.bin/bun tools/mutants_named.ts [--runs 100] [--twin lua|module] [--only <substrings of names, |-separated>] [--no-baseline]
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -102,7 +102,7 @@ const twin = arg("twin", "");
 // one scratch per twin: the two may run side by side
 const SCRATCH = join(ROOT, ".tmp", `mutants-named${twin ? `-${twin}` : ""}`);
 const REPO = join(SCRATCH, "repo");
-const chosen = NAMED.filter((m) => m.name.includes(only) && m.twin.startsWith(twin)).map((m) => ({ ...m, name: `${m.twin}: ${m.name}` }));
+const chosen = NAMED.filter((m) => only.split("|").some((o) => m.name.includes(o)) && m.twin.startsWith(twin)).map((m) => ({ ...m, name: `${m.twin}: ${m.name}` }));
 repoScratch(REPO);
 const native = chosen.some((m) => m.twin === "module") ? nativeScratch(SCRATCH) : "";
 let so = join(ROOT, "native", "target", "release", "libemq.so");

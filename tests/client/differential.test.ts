@@ -202,7 +202,7 @@ function stepsOf(verb: Verb): fc.Arbitrary<Call> {
 }
 
 /** Random runs per topology (EMQ_DIFF_RUNS: more for a longer campaign). */
-const RUNS = Number(process.env.EMQ_DIFF_RUNS ?? 50);
+const RUNS = Number(process.env.EMQ_DIFF_RUNS ?? 40);
 
 const VERB_NAMES = Object.keys(VERBS) as Verb[];
 /** A call of any verb with arguments drawn valid and malformed alike: the drawn sequences' minority. */
@@ -647,7 +647,7 @@ function dues(c: Call): number[] {
  * How often a step that spanned a millisecond runs again from the keyspace before it (then every
  * compared step but the rare one spanning each time ran inside one millisecond: times exact).
  */
-const RETRIES = 5;
+const RETRIES = 3;
 
 /** How the twins' clocks went: steps compared, those run again, and those whose twins still read different ms. */
 const clocks = { steps: 0, retried: 0, spans: 0 };
