@@ -102,7 +102,10 @@ const twin = arg("twin", "");
 // one scratch per twin: the two may run side by side
 const SCRATCH = join(ROOT, ".tmp", `mutants-named${twin ? `-${twin}` : ""}`);
 const REPO = join(SCRATCH, "repo");
-const chosen = NAMED.filter((m) => only.split("|").some((o) => m.name.includes(o)) && m.twin.startsWith(twin)).map((m) => ({ ...m, name: `${m.twin}: ${m.name}` }));
+const chosen = NAMED.filter((m) => only.split("|").some((o) => m.name.includes(o)) && m.twin.startsWith(twin)).map((m) => ({
+  ...m,
+  name: `${m.twin}: ${m.name}`,
+}));
 repoScratch(REPO);
 const native = chosen.some((m) => m.twin === "module") ? nativeScratch(SCRATCH) : "";
 let so = join(ROOT, "native", "target", "release", "libemq.so");
