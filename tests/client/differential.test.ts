@@ -395,12 +395,12 @@ const KINDS: Record<string, number> = {
   RESUME: 1,
   LIMIT: 3,
   PENALIZE: 1,
-  RETAIN: 1,
+  RETAIN: 2,
   SCHEDULER: 1,
   TICK: 3,
   UNSCHEDULE: 1,
   DROP: 1,
-  SLEEP: 1,
+  SLEEP: 2,
   FLOW: 2,
   ADOPT: 1,
   SEAL: 1,
@@ -413,9 +413,16 @@ const KINDS: Record<string, number> = {
 /** An intent of `kind` with its random numbers. */
 const intentOf = (kind: string): fc.Arbitrary<Intent> => fc.record({ kind: fc.constant(kind), r: fc.array(fc.nat(), { minLength: 24, maxLength: 24 }) });
 
-/** A run's opening: a populated queue (admissions, a flow, a limit, a scheduler) before anything else. */
+/** A run's opening: a populated queue (admissions, a flow, a limit, a scheduler, retention) before anything else. */
 const opening: fc.Arbitrary<Intent[]> = fc.array(
-  fc.oneof({ arbitrary: intentOf("ENQUEUE"), weight: 6 }, intentOf("SCHEDULE"), intentOf("FLOW"), intentOf("LIMIT"), intentOf("SCHEDULER")),
+  fc.oneof(
+    { arbitrary: intentOf("ENQUEUE"), weight: 6 },
+    intentOf("SCHEDULE"),
+    intentOf("FLOW"),
+    intentOf("LIMIT"),
+    intentOf("SCHEDULER"),
+    intentOf("RETAIN"),
+  ),
   { minLength: 2, maxLength: 5 },
 );
 
@@ -555,7 +562,8 @@ function resolve(i: Intent, m: Live): Step {
         fixed: {
           dead_max: p.one(["0", "1", "2"]),
           dead_age_ms: p.one(["0", LONG]),
-          completed_max: p.one(["0", "1", "2", "1000"]),
+          // 1 kept (each ACK drops the one before), none, a few, the default
+          completed_max: p.one(["0", "1", "1", "2", "1000"]),
           completed_age_ms: p.one(["0", LONG]),
           events_max: p.one(["0", "1", "3", "10000"]),
           history_minutes: p.one(["0", "1", "1440", "1440"]),
@@ -924,6 +932,12 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000002", opts: "dedup=k\0debounce=1", payload: "b" }] },
       { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000003", opts: "dedup=j\0debounce=1", payload: "c" }] },
       { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000004", due_ms: "900000000000000", opts: "dedup=j\0debounce=1", payload: "d" }] },
+    ],
+    "a laned claim takes back expired leases": [
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("a", 1, 2), ...jobs("b", 3)] },
+      { verb: "CLAIM", fixed: { lease_ms: "030", count: "2", block_ms: "0" }, groups: [] },
+      { verb: "SLEEP" },
+      { verb: "CLAIM", fixed: { lease_ms: "60000", count: "3", block_ms: "0" }, groups: [] },
     ],
     "a laned claim meets a ready id whose row is gone": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
