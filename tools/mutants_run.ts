@@ -71,7 +71,9 @@ export function sampleOptions(scratch: string): Pick<Campaign, "n" | "seed" | "l
 
 /** Runs the sample `c` asks for, each mutant applied, tested and undone, one line of `c.results` each. */
 export async function campaign(c: Campaign): Promise<void> {
-  const chosen = c.ordered ? c.all : sample(c.all, c.n, c.seed);
+  // --only a|b: the mutants whose names hold one of these (a campaign's survivors again), not a sample
+  const only = arg("only", "");
+  const chosen = c.ordered ? c.all : only ? c.all.filter((m) => only.split("|").some((o) => m.name.includes(o))) : sample(c.all, c.n, c.seed);
   if (c.list) {
     for (const m of chosen) console.log(m.name);
     return;

@@ -13,7 +13,7 @@
  * The tests run in a copy of the checkout's tracked files (.tmp/mutants-verbs/repo/).
  *
  * Run: node_modules/.bin/bun tools/mutants_verbs.ts [--n 40] [--seed 1] [--files claim,settle,…] [--runs 20] [--list]
- * [--no-baseline] [--from k]
+ * [--no-baseline] [--from k] [--only <substrings of names, |-separated>]
  * Needs `cargo install cargo-mutants --locked`. Minutes per mutant: not part of the test command.
  */
 import { join } from "node:path";

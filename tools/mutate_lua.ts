@@ -12,7 +12,7 @@
  * Results: .tmp/mutants-lua/results.jsonl.
  *
  * Run: node_modules/.bin/bun tools/mutate_lua.ts [--n 40] [--seed 1] [--files claim,walk,…|all] [--runs 20] [--list]
- * [--no-baseline] [--from k]
+ * [--no-baseline] [--from k] [--only <substrings of names, |-separated>]
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -939,6 +939,20 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "SLEEP" },
       { verb: "CLAIM", fixed: { lease_ms: "60000", count: "3", block_ms: "0" }, groups: [] },
     ],
+    "an outbox child applied over a wake that is not a sorted set": [
+      { verb: "RAW", commands: [["SET", "emq:{Q}:wake", "x"]] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"]] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
+    ],
+    "an admission onto a hand-edited dedup entry": [
+      { verb: "RAW", commands: [["HSET", "emq:{Q}:dedup", "k", "garbage", "j", "JOB00000000009 99999999999999999"]] },
+      {
+        verb: "ENQUEUE",
+        fixed: {},
+        groups: [{ id: "JOB00000000001", opts: "dedup=k", payload: "p" }, { id: "JOB00000000002", opts: "dedup=j", payload: "p" }],
+      },
+    ],
     "a laned claim meets a ready id whose row is gone": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
       { verb: "RAW", commands: [["DEL", "emq:{Q}:job:JOB00000000001"]] },
