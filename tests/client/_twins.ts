@@ -27,7 +27,7 @@ const TOKEN_FLOOR = 1e15;
 const MARGIN_MS = 25;
 
 /** One twin's keyspace: each key (the queue's name as `{Q}`) with its type and value. */
-export type Snapshot = Record<string, { type: string; value: unknown }>;
+export type Snapshot = Record<string, { type: string; value: unknown; expires?: number }>;
 
 /** The keyspace of `queue`, read in three round trips: SCAN, TYPE of every key, their values. */
 export async function snapshot(raw: Connection, queue: string): Promise<Snapshot> {
@@ -42,11 +42,13 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
     if (type === "stream") return ["XRANGE", key, "-", "+"];
     return ["GET", key];
   };
-  const values = await raw.batch(keys.map((k, i) => read(k, types[i]!)), route, false);
+  // each key's value, then its expiry (a tombstone's: now + its life, a time like any other)
+  const values = await raw.batch(keys.flatMap((k, i) => [read(k, types[i]!), ["PEXPIRETIME", k]]), route, false);
   const out: Snapshot = {};
   keys.forEach((key, i) => {
     const type = types[i]!;
-    const v = values[i];
+    const v = values[2 * i];
+    const expires = Number(values[2 * i + 1]);
     let value: unknown;
     if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, x]) => [f, latency(key, f!, x!)]));
     else if (type === "list") value = (plain(v) as unknown[]).map(String);
@@ -54,7 +56,7 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
     // the events stream: its entries' fields in order, not their ids (the server's time)
     else if (type === "stream") value = streamEntries(v);
     else value = `<${type}> ${String(plain(v))}`;
-    out[key.split(`{${queue}}`).join("{Q}")] = { type, value: named(value, queue) };
+    out[key.split(`{${queue}}`).join("{Q}")] = { type, value: named(value, queue), ...(expires > 0 ? { expires } : {}) };
   });
   return out;
 }
@@ -131,7 +133,7 @@ export function loose(snap: Snapshot, tol: number): Snapshot {
   const out: Snapshot = {};
   for (const [k, v] of Object.entries(snap)) {
     const byMember = (a: [string, string], b: [string, string]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    out[k] = v.type === "zset" ? { type: v.type, value: [...(v.value as [string, string][])].sort(byMember) } : v;
+    out[k] = v.type === "zset" ? { ...v, value: [...(v.value as [string, string][])].sort(byMember) } : v;
   }
   return out;
 }

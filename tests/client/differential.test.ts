@@ -627,8 +627,10 @@ function resolve(i: Intent, m: Live): Step {
       }
       const made = m.id();
       entries.push(`child\0@self\0${made}\0other\0JOB00000000001\0${p.int(3)}\0b`);
+      // a cancel of a child made here, or of one whose creation has not come yet (a tombstone)
       const adopted = m.ids("pending").filter((id) => m.row(id)?.parent?.startsWith("other"));
-      if (adopted.length) entries.push(`cancel\0@self\0${p.one(adopted)}\0other\0JOB00000000001\0${p.int(3)}\0`);
+      const cancelled = adopted.length && p.chance(0.6) ? p.one(adopted) : m.id();
+      entries.push(`cancel\0@self\0${cancelled}\0other\0JOB00000000001\0${p.int(3)}\0`);
       return { verb, fixed: {}, groups: p.some(entries, 3).map((entry) => ({ entry })) };
     }
     case "LOG":
