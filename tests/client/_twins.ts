@@ -50,7 +50,7 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
     const v = values[2 * i];
     const expires = Number(values[2 * i + 1]);
     let value: unknown;
-    if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, x]) => [f, latency(key, f!, x!)]));
+    if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)));
     else if (type === "list") value = (plain(v) as unknown[]).map(String);
     else if (type === "zset") value = entries(v);
     // the events stream: its entries' fields in order, not their ids (the server's time)
@@ -76,7 +76,7 @@ async function queueKeys(raw: Connection, queue: string): Promise<string[]> {
 
 /**
  * A history's latency histogram (`metrics`' `run`, `wait`) as its job count: its buckets and sum
- * come from each twin's own tokens and clock (a millisecond apart), its count from the calls.
+ * come from each twin's tokens and clock, which differ once a step's twins read different ms.
  */
 function latency(key: string, field: string, value: string): string {
   if (!key.endsWith(":metrics") || (field !== "run" && field !== "wait")) return value;
@@ -127,13 +127,19 @@ export function near(m: unknown, s: unknown, tol: number): unknown {
   return m;
 }
 
-/** Past a step whose twins read different milliseconds, sorted sets compare by member (scores within tol). */
+/**
+ * Past a step whose twins read different milliseconds, sorted sets compare by member (scores within
+ * tol) and latency histograms by their counts of jobs; exact before.
+ */
 export function loose(snap: Snapshot, tol: number): Snapshot {
   if (tol === 0) return snap;
   const out: Snapshot = {};
   for (const [k, v] of Object.entries(snap)) {
     const byMember = (a: [string, string], b: [string, string]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    out[k] = v.type === "zset" ? { ...v, value: [...(v.value as [string, string][])].sort(byMember) } : v;
+    if (v.type === "zset") out[k] = { ...v, value: [...(v.value as [string, string][])].sort(byMember) };
+    else if (v.type === "hash") {
+      out[k] = { ...v, value: Object.fromEntries(Object.entries(v.value as Record<string, string>).map(([f, x]) => [f, latency(k, f, x)])) };
+    } else out[k] = v;
   }
   return out;
 }
