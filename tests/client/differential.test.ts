@@ -503,9 +503,9 @@ function resolve(i: Intent, m: Live): Step {
     case "ACK":
       return settle(() => ({ result: p.one(["", '{"n":1}']) }));
     case "RETRY":
-      return settle(() => ({ delay_ms: p.one(["0", SHORT, LONG]), reason: "boom" }));
+      return settle(() => ({ delay_ms: p.one(["0", SHORT, LONG]), reason: "boom", failure: "" }));
     case "BURY":
-      return settle(() => ({ reason: "dead" }));
+      return settle(() => ({ reason: "dead", failure: "" }));
     case "RELEASE":
       return settle(() => ({}));
     case "EXTEND":
@@ -514,7 +514,12 @@ function resolve(i: Intent, m: Live): Step {
       return settle(() => ({ value: p.one(["1", '{"p":50}']) }));
     case "SETTLE": {
       // every op alike, a stale token more often than the single settles: each op checks its own
-      const groups = heldGroups(p, m, () => ({ op: p.one(["0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x" }), 0.2);
+      const groups = heldGroups(
+        p,
+        m,
+        () => ({ op: p.one(["0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x", failure: "" }),
+        0.2,
+      );
       if (!groups) return claim();
       return { verb, fixed: { lease_ms: p.one([LONG, LONG, SHORT]), want: p.one(["0", "1", "2", "3"]) }, groups };
     }
@@ -750,6 +755,8 @@ async function twinRun(raw: Connection, stem: string, steps: Array<Step | Intent
       clocks.steps++;
       if (r.t1 !== r.t0) clocks.spans++;
       stats.count(s, r.scripts);
+      // EMQ_DIFF_TRACE=1: each step's call and the scripts twin's reply (with a replayed failure)
+      if (process.env.EMQ_DIFF_TRACE) console.log(label, JSON.stringify(sa).slice(0, 400), "→", JSON.stringify(named(r.scripts, queues.scripts)).slice(0, 300));
       tol = Math.max(tol, r.t1 - r.t0);
       if (short(s)) windows.push({ lo: r.t0 + 30, hi: r.t1 + 30 });
       for (const d of dues(s)) windows.push({ lo: d, hi: d });
@@ -1024,7 +1031,12 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
           }
         }),
         // no shrinking with EMQ_DIFF_SHRINK=0: a mutation campaign needs the verdict, not the smallest run
-        { numRuns: RUNS, endOnFailure: process.env.EMQ_DIFF_SHRINK === "0" },
+        // EMQ_DIFF_SEED and EMQ_DIFF_PATH replay a failure's run (fast-check prints both)
+        {
+          numRuns: RUNS,
+          endOnFailure: process.env.EMQ_DIFF_SHRINK === "0",
+          ...(process.env.EMQ_DIFF_SEED ? { seed: Number(process.env.EMQ_DIFF_SEED), path: process.env.EMQ_DIFF_PATH } : {}),
+        },
       );
       console.log(`differential ${topology}: ${clocks.steps} steps, ${clocks.retried} run again, ${clocks.spans} compared across a millisecond`);
       console.log(`differential ${topology}: ${stats.report()}`);
