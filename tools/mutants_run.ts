@@ -23,14 +23,16 @@ export interface Campaign {
   seed: number;
   list: boolean;
   results: string;
+  /** Every mutant of `all`, in order (the named ones), not a sample. */
+  ordered?: boolean;
   /** Applies (`undo`: removes) the mutant; false when it does not apply. */
   apply: (m: Mutant, undo: boolean) => boolean;
   /** Builds what the tests load; false when the mutant does not build (unviable). */
   build: () => boolean;
-  /** Whether the differential test passes. */
-  differential: () => boolean;
-  /** Whether the other suites pass. */
-  suites: () => boolean;
+  /** Whether the differential test passes (true), else what failed. */
+  differential: () => true | string;
+  /** Whether the other suites pass (true), else what failed. */
+  suites: () => true | string;
 }
 
 /** A seeded shuffle (mulberry32): the same seed draws the same sample. */
@@ -69,7 +71,9 @@ export function sampleOptions(scratch: string): Pick<Campaign, "n" | "seed" | "l
 
 /** Runs the sample `c` asks for, each mutant applied, tested and undone, one line of `c.results` each. */
 export async function campaign(c: Campaign): Promise<void> {
-  const chosen = sample(c.all, c.n, c.seed);
+  // --only a|b: the mutants whose names hold one of these (a campaign's survivors again), not a sample
+  const only = arg("only", "");
+  const chosen = c.ordered ? c.all : only ? c.all.filter((m) => only.split("|").some((o) => m.name.includes(o))) : sample(c.all, c.n, c.seed);
   if (c.list) {
     for (const m of chosen) console.log(m.name);
     return;
@@ -79,8 +83,9 @@ export async function campaign(c: Campaign): Promise<void> {
   if (from === 0) rmSync(c.results, { force: true });
   // the baseline: every suite passes unmutated (else a kill means nothing); --no-baseline when
   // a run on the same sources just showed it
-  if (!process.argv.includes("--no-baseline") && (!c.build() || !c.differential() || !c.suites())) {
-    throw new Error("the baseline fails: fix it before a campaign");
+  if (!process.argv.includes("--no-baseline")) {
+    const failed = !c.build() ? "the build" : [c.differential(), c.suites()].find((x) => x !== true);
+    if (failed !== undefined) throw new Error(`the baseline fails (${failed}): fix it before a campaign`);
   }
   const count: Record<Verdict, number> = { "unviable": 0, "killed-by-differential": 0, "killed-by-suites": 0, "survived": 0 };
   console.log(`${chosen.length} of ${c.all.length} mutants, seed ${c.seed}`);
@@ -91,15 +96,24 @@ export async function campaign(c: Campaign): Promise<void> {
       console.log(`skip (does not apply): ${m.name}`);
       continue;
     }
-    let verdict: Verdict;
+    let verdict: Verdict = "survived";
+    let by: string | undefined;
     try {
-      verdict = !c.build() ? "unviable" : !c.differential() ? "killed-by-differential" : !c.suites() ? "killed-by-suites" : "survived";
+      if (!c.build()) verdict = "unviable";
+      else {
+        const d = c.differential();
+        if (d !== true) [verdict, by] = ["killed-by-differential", d];
+        else {
+          const o = c.suites();
+          if (o !== true) [verdict, by] = ["killed-by-suites", o];
+        }
+      }
     } finally {
       if (!c.apply(m, true)) throw new Error(`cannot undo ${m.name}`);
     }
     count[verdict]++;
-    appendFileSync(c.results, JSON.stringify({ name: m.name, file: m.file, verdict, seconds: Math.round((Date.now() - started) / 1000) }) + "\n");
-    console.log(`${k + 1}/${chosen.length} ${verdict}: ${m.name}`);
+    appendFileSync(c.results, JSON.stringify({ name: m.name, file: m.file, verdict, by, seconds: Math.round((Date.now() - started) / 1000) }) + "\n");
+    console.log(`${k + 1}/${chosen.length} ${verdict}${by ? ` (${by})` : ""}: ${m.name}`);
   }
   const viable = chosen.length - count.unviable;
   const killed = count["killed-by-differential"] + count["killed-by-suites"];

@@ -11,14 +11,14 @@
  * module the differential compares against is the checkout's native/target/release/libemq.so.
  * Results: .tmp/mutants-lua/results.jsonl.
  *
- * Run: node_modules/.bin/bun tools/mutate_lua.ts [--n 40] [--seed 1] [--files claim,walk,…] [--list] [--no-baseline]
+ * Run: node_modules/.bin/bun tools/mutate_lua.ts [--n 40] [--seed 1] [--files claim,walk,…|all] [--runs 20] [--list]
+ * [--no-baseline] [--from k] [--only <substrings of names, |-separated>]
  */
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { arg, campaign, type Mutant, sampleOptions } from "./mutants_run.ts";
+import { repoScratch, ROOT, suite } from "./mutants_scratch.ts";
 
-const ROOT = resolve(import.meta.dir, "..");
 const SCRATCH = join(ROOT, ".tmp", "mutants-lua");
 const REPO = join(SCRATCH, "repo");
 const SUITES = [
@@ -27,6 +27,7 @@ const SUITES = [
   "tests/client/dedup.test.ts",
   "tests/client/lanes.test.ts",
   "tests/client/schedulers.test.ts",
+  "tests/client/flows.test.ts",
 ];
 /** Writing commands: a line that only calls one of these is a write a mutant may remove. */
 const WRITES = ["HSET", "HDEL", "HINCRBY", "ZADD", "ZREM", "ZINCRBY", "LPUSH", "RPUSH", "LREM", "RPOP", "DEL", "XADD", "XTRIM", "SET"];
@@ -72,42 +73,42 @@ function mutantsOf(file: string): LuaMutant[] {
   return out;
 }
 
-/** The scratch copy: the checkout's tracked files, node_modules and the Valkey build linked. */
-function prepare(): void {
-  rmSync(REPO, { recursive: true, force: true });
-  const tracked = spawnSync("git", ["ls-files"], { cwd: ROOT, encoding: "utf8" }).stdout.split("\n").filter(Boolean);
-  for (const f of tracked) {
-    if (f.startsWith("native/") || !existsSync(join(ROOT, f))) continue;
-    mkdirSync(dirname(join(REPO, f)), { recursive: true });
-    cpSync(join(ROOT, f), join(REPO, f));
-  }
-  symlinkSync(join(ROOT, "node_modules"), join(REPO, "node_modules"));
-  mkdirSync(join(REPO, ".tmp"), { recursive: true });
-  symlinkSync(join(ROOT, ".tmp", "valkey-9"), join(REPO, ".tmp", "valkey-9"));
-}
-
-/** Whether a suite passes in the scratch copy; a failure's output is kept in .tmp/mutants-lua/last-failure.log. */
-function bun(suite: string, env: Record<string, string>): boolean {
-  const r = spawnSync(join(ROOT, "node_modules", ".bin", "bun"), ["test", "--timeout", "180000", suite], {
-    cwd: REPO,
-    env: { ...process.env, EMQ_MODULE: join(ROOT, "native", "target", "release", "libemq.so"), EMQ_TOPOLOGIES: "standalone", ...env },
-    encoding: "utf8",
-    maxBuffer: 1 << 28,
-    timeout: 300_000,
-    killSignal: "SIGKILL",
-  });
-  if (r.status !== 0) writeFileSync(join(SCRATCH, "last-failure.log"), `${suite}\n${r.stdout ?? ""}${r.stderr ?? ""}`);
-  return r.status === 0;
-}
+/** A suite in the scratch copy, against the checkout's module; a failure's output in .tmp/mutants-lua/last-failure.log. */
+const run = (file: string, env: Record<string, string> = {}): true | string =>
+  suite(REPO, file, { EMQ_MODULE: join(ROOT, "native", "target", "release", "libemq.so"), ...env }, join(SCRATCH, "last-failure.log"));
 
 /** The twins' newest logic, as tools/mutants_verbs.ts samples the module's (`--files all`: every file). */
-const FILES = ["claim", "settle", "ack", "limit", "limits", "dedup", "lanes", "tick", "walk", "admit", "leases", "ready", "bury", "retry", "release"];
+const FILES = [
+  "claim",
+  "settle",
+  "ack",
+  "limit",
+  "limits",
+  "dedup",
+  "lanes",
+  "tick",
+  "walk",
+  "admit",
+  "leases",
+  "ready",
+  "bury",
+  "retry",
+  "release",
+  "flow",
+  "flows",
+  "adopt",
+  "seal",
+  "outbox",
+  "apply",
+  "unbox",
+  "cancel",
+];
 const chosen = arg("files", FILES.join(","));
 const files = chosen === "all"
   ? readdirSync(join(ROOT, "lib", "lua")).filter((f) => f.endsWith(".ts") && f !== "scripts.ts" && f !== "mod.ts")
   : chosen.split(",").map((f) => `${f}.ts`);
 const all = files.flatMap(mutantsOf);
-if (!process.argv.includes("--list")) prepare();
+if (!process.argv.includes("--list")) repoScratch(REPO);
 
 await campaign({
   all,
@@ -122,6 +123,12 @@ await campaign({
     return true;
   },
   build: () => true,
-  differential: () => bun("tests/client/differential.test.ts", { EMQ_DIFF_RUNS: "20", EMQ_DIFF_SHRINK: "0" }),
-  suites: () => SUITES.every((s) => bun(s, { EMQ_BACKENDS: "scripts" })),
+  differential: () => run("tests/client/differential.test.ts", { EMQ_DIFF_RUNS: arg("runs", "20"), EMQ_DIFF_SHRINK: "0" }),
+  suites: () => {
+    for (const s of SUITES) {
+      const r = run(s, { EMQ_BACKENDS: "scripts" });
+      if (r !== true) return r;
+    }
+    return true;
+  },
 });

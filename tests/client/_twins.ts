@@ -6,12 +6,15 @@
  * Time: the scripts read the server's TIME, the module its own clock, so the twins' `now` agree
  * exactly when the step's batch (`TIME`, scripts, module, `TIME`) runs inside one millisecond of
  * the server (both TIMEs equal): the runner sends each batch just after a millisecond starts, so
- * most do. A step that spans `d` ms may write times up to `d` ms apart: from then on the run
- * compares every time value (≥ 2001 as ms, tokens as ms × 1000) within the largest such span, and
- * sorted sets by member. Decisions never straddle an expiry: a short duration (30 ms) opens a
+ * most do, and a step whose batch spanned a millisecond is run again from the keyspaces before it
+ * ({@link save}, {@link restore}) until one does (a few tries): so times — deadlines, parks, a rate's
+ * next token, tokens — compare exactly, and a millisecond's rounding shows. Only a step that spanned
+ * `d` ms at every try may write times up to `d` ms apart: from then on that run compares every time
+ * value (≥ 2001 as ms, tokens as ms × 1000) within the largest such span, and sorted sets by member. Decisions never straddle an expiry: a short duration (30 ms) opens a
  * window around its end, and no step runs inside one (the runner waits it out).
  */
 import { createHash } from "node:crypto";
+import { Decoder } from "@valkey/valkey-glide";
 import { type Connection } from "../../lib/client/connection.ts";
 import { SCRIPTS } from "../../lib/lua/mod.ts";
 import type { Verb } from "../../lib/wire/mod.ts";
@@ -24,19 +27,12 @@ const TOKEN_FLOOR = 1e15;
 const MARGIN_MS = 25;
 
 /** One twin's keyspace: each key (the queue's name as `{Q}`) with its type and value. */
-export type Snapshot = Record<string, { type: string; value: unknown }>;
+export type Snapshot = Record<string, { type: string; value: unknown; expires?: number }>;
 
 /** The keyspace of `queue`, read in three round trips: SCAN, TYPE of every key, their values. */
 export async function snapshot(raw: Connection, queue: string): Promise<Snapshot> {
   const route = `emq:{${queue}}:meta`;
-  const keys: string[] = [];
-  let cursor = "0";
-  do {
-    const reply = (await raw.command(["SCAN", cursor, "MATCH", `emq:{${queue}}:*`, "COUNT", "1000"], route)) as [unknown, unknown[]];
-    cursor = String(plain(reply[0]));
-    keys.push(...reply[1].map((k) => String(plain(k))));
-  } while (cursor !== "0");
-  keys.sort();
+  const keys = await queueKeys(raw, queue);
   if (keys.length === 0) return {};
   const types = (await raw.batch(keys.map((k) => ["TYPE", k]), route, false)).map((t) => String(plain(t)));
   const read = (key: string, type: string): string[] => {
@@ -46,26 +42,41 @@ export async function snapshot(raw: Connection, queue: string): Promise<Snapshot
     if (type === "stream") return ["XRANGE", key, "-", "+"];
     return ["GET", key];
   };
-  const values = await raw.batch(keys.map((k, i) => read(k, types[i]!)), route, false);
+  // each key's value, then its expiry (a tombstone's: now + its life, a time like any other)
+  const values = await raw.batch(keys.flatMap((k, i) => [read(k, types[i]!), ["PEXPIRETIME", k]]), route, false);
   const out: Snapshot = {};
   keys.forEach((key, i) => {
     const type = types[i]!;
-    const v = values[i];
+    const v = values[2 * i];
+    const expires = Number(values[2 * i + 1]);
     let value: unknown;
-    if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([f, x]) => [f, latency(key, f!, x!)]));
+    if (type === "hash") value = Object.fromEntries(entries(v).sort((a, b) => (a[0] < b[0] ? -1 : 1)));
     else if (type === "list") value = (plain(v) as unknown[]).map(String);
     else if (type === "zset") value = entries(v);
     // the events stream: its entries' fields in order, not their ids (the server's time)
     else if (type === "stream") value = streamEntries(v);
     else value = `<${type}> ${String(plain(v))}`;
-    out[key.split(`{${queue}}`).join("{Q}")] = { type, value: named(value, queue) };
+    out[key.split(`{${queue}}`).join("{Q}")] = { type, value: named(value, queue), ...(expires > 0 ? { expires } : {}) };
   });
   return out;
 }
 
+/** The keys of `queue`, sorted. */
+async function queueKeys(raw: Connection, queue: string): Promise<string[]> {
+  const route = `emq:{${queue}}:meta`;
+  const keys: string[] = [];
+  let cursor = "0";
+  do {
+    const reply = (await raw.command(["SCAN", cursor, "MATCH", `emq:{${queue}}:*`, "COUNT", "1000"], route)) as [unknown, unknown[]];
+    cursor = String(plain(reply[0]));
+    keys.push(...reply[1].map((k) => String(plain(k))));
+  } while (cursor !== "0");
+  return keys.sort();
+}
+
 /**
  * A history's latency histogram (`metrics`' `run`, `wait`) as its job count: its buckets and sum
- * come from each twin's own tokens and clock (a millisecond apart), its count from the calls.
+ * come from each twin's tokens and clock, which differ once a step's twins read different ms.
  */
 function latency(key: string, field: string, value: string): string {
   if (!key.endsWith(":metrics") || (field !== "run" && field !== "wait")) return value;
@@ -74,7 +85,7 @@ function latency(key: string, field: string, value: string): string {
 }
 
 /** `value` with the twin's queue name written `{Q}` in its strings too (a flow's rows and entries name their queue). */
-function named(value: unknown, queue: string): unknown {
+export function named(value: unknown, queue: string): unknown {
   if (typeof value === "string") return value.split(queue).join("{Q}");
   if (Array.isArray(value)) return value.map((v) => named(v, queue));
   if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, named(v, queue)]));
@@ -116,13 +127,19 @@ export function near(m: unknown, s: unknown, tol: number): unknown {
   return m;
 }
 
-/** Past a step whose twins read different milliseconds, sorted sets compare by member (scores within tol). */
+/**
+ * Past a step whose twins read different milliseconds, sorted sets compare by member (scores within
+ * tol) and latency histograms by their counts of jobs; exact before.
+ */
 export function loose(snap: Snapshot, tol: number): Snapshot {
   if (tol === 0) return snap;
   const out: Snapshot = {};
   for (const [k, v] of Object.entries(snap)) {
     const byMember = (a: [string, string], b: [string, string]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
-    out[k] = v.type === "zset" ? { type: v.type, value: [...(v.value as [string, string][])].sort(byMember) } : v;
+    if (v.type === "zset") out[k] = { ...v, value: [...(v.value as [string, string][])].sort(byMember) };
+    else if (v.type === "hash") {
+      out[k] = { ...v, value: Object.fromEntries(Object.entries(v.value as Record<string, string>).map(([f, x]) => [f, latency(k, f, x)])) };
+    } else out[k] = v;
   }
   return out;
 }
@@ -191,4 +208,27 @@ export async function loadScripts(raw: Connection, route: string): Promise<void>
 /** The scripts twin's call as EVALSHA (after {@link loadScripts}). */
 export function evalsha(verb: Verb, keys: string[], args: string[]): string[] {
   return ["EVALSHA", SHAS[verb]!, String(keys.length), ...keys, ...args];
+}
+
+/** A twin's keys as DUMP gave them, each with its absolute expiry (ms; 0: none): what a retried step starts from. */
+export type Saved = Array<{ key: string; dump: Uint8Array; at: number }>;
+
+/** The keys of `snap` (a snapshot of `queue`) dumped, so that {@link restore} can put them back. */
+export async function save(raw: Connection, queue: string, snap: Snapshot): Promise<Saved> {
+  const keys = Object.keys(snap).map((k) => k.replace("{Q}", `{${queue}}`));
+  if (keys.length === 0) return [];
+  const route = `emq:{${queue}}:meta`;
+  const r = await raw.batch(keys.flatMap((k) => [["DUMP", k], ["PEXPIRETIME", k]]), route, false, 0, Decoder.Bytes);
+  return keys.map((key, i) => ({ key, dump: r[2 * i] as Uint8Array, at: Math.max(0, Number(r[2 * i + 1])) }));
+}
+
+/** Puts `queue`'s keyspace back as {@link save} found it: every key of the queue deleted, the saved ones restored, in one transaction. */
+export async function restore(raw: Connection, queue: string, saved: Saved): Promise<void> {
+  const route = `emq:{${queue}}:meta`;
+  const now = await queueKeys(raw, queue);
+  const commands: Array<Array<string | Uint8Array>> = now.map((k) => ["DEL", k]);
+  for (const { key, dump, at } of saved) {
+    commands.push(at > 0 ? ["RESTORE", key, String(at), dump, "ABSTTL", "REPLACE"] : ["RESTORE", key, "0", dump, "REPLACE"]);
+  }
+  if (commands.length > 0) await raw.batch(commands as Array<Array<string | Buffer>>, route, true);
 }

@@ -3,11 +3,15 @@
  * side by side, on twin queues of one server; every reply and the keyspaces after every step must
  * be identical, times included (tests/client/_twins.ts says how the twins see one clock).
  *
- * Most steps are valid calls over a populated queue, drawn from a model of what is live — the
- * jobs' states and their holders' tokens, read from the keyspace after each step: admissions with
- * lanes, priorities, delays and deduplication keys; limits and parks of the queue and its lanes;
- * schedulers and their ticks; claims and every settle (ACK, RETRY, BURY, RELEASE and SETTLE) with
- * the tokens actually handed out, a few stale. A minority are calls of every verb of the spec with
+ * Most steps are valid calls over a populated queue (each run opens with admissions, a flow, a
+ * limit or a scheduler), drawn from a model of what is live — the jobs' states and their holders'
+ * tokens, read from the keyspace after each step: admissions with lanes, priorities, delays and
+ * deduplication keys; limits and parks of the queue and its lanes; schedulers and their ticks;
+ * claims and every settle (ACK, RETRY, BURY, RELEASE and SETTLE) with the tokens actually handed
+ * out, a few stale; flows (FLOW, ADOPT and SEAL of open parents, OUTBOX leases, UNBOX with the
+ * tokens leased, APPLY of the outcomes of children elsewhere). Times compare exactly (a step that
+ * spanned a millisecond runs again: tests/client/_twins.ts); the random runs print what they
+ * reached, per verb. A minority are calls of every verb of the spec with
  * arguments drawn valid and malformed alike (built from `lib/wire`: a verb or argument added there
  * is drawn here without a line of this file changing). The events stream compares by its entries'
  * fields, in order, not by their ids. Runs only when libemq.so is built and registers its commands.
@@ -28,7 +32,7 @@ import {
   wireCall,
 } from "../../lib/wire/mod.ts";
 import { type BackendKind, MODULE_WORKS, type Outcome, sleep, TOPOLOGIES, useSites, wire, wireArgv } from "./_harness.ts";
-import { clear, evalsha, loadScripts, loose, near, type Snapshot, snapshot, twinBatch, type Window } from "./_twins.ts";
+import { clear, evalsha, loadScripts, loose, named, near, restore, save, type Saved, type Snapshot, snapshot, twinBatch, type Window } from "./_twins.ts";
 import { claimedTuple } from "../native/_native.ts";
 
 const IDS = ["JOB00000000001", "JOB00000000002", "JOB00000000003", "JOB00000000004", "XOB00000000001"];
@@ -200,7 +204,7 @@ function stepsOf(verb: Verb): fc.Arbitrary<Call> {
 }
 
 /** Random runs per topology (EMQ_DIFF_RUNS: more for a longer campaign). */
-const RUNS = Number(process.env.EMQ_DIFF_RUNS ?? 80);
+const RUNS = Number(process.env.EMQ_DIFF_RUNS ?? 40);
 
 const VERB_NAMES = Object.keys(VERBS) as Verb[];
 /** A call of any verb with arguments drawn valid and malformed alike: the drawn sequences' minority. */
@@ -210,6 +214,8 @@ const junk: fc.Arbitrary<Call> = fc.oneof(...VERB_NAMES.map((verb) => ({ arbitra
 interface Held {
   seen: number[];
   snap: Snapshot;
+  /** The keyspace dumped: a step whose twins read different ms runs again from it. */
+  saved: Saved;
 }
 
 /**
@@ -228,6 +234,14 @@ function token(choice: string, { seen, snap }: Held): string {
   const t = seen.at(k);
   if (t === undefined) return "1";
   return choice.endsWith("z") ? `0${t}` : String(t);
+}
+
+/** A deadline choice for a twin: `@box:<entry>` the entry's score in its outbox (the token OUTBOX handed it), else a literal. */
+function deadline(choice: string, { snap }: Held): string {
+  if (!choice.startsWith("@box:")) return choice;
+  const entry = choice.slice("@box:".length).replaceAll("@self", "{Q}");
+  const v = snap["emq:{Q}:outbox"]?.value as Array<[string, string]> | undefined;
+  return v?.find(([e]) => e === entry)?.[1] ?? "1";
 }
 
 /** Whether a reply's element is a claimed job: one bulk string opening with its header (not next_ms, SETTLE's statuses or an admission's ids). */
@@ -252,7 +266,11 @@ function tokensOf(o: Outcome): number[] {
 function call(queue: string, s: Call, held: Held): [Verb, string[], string[]] {
   const self = (args: Record<string, string>): Record<string, string> =>
     Object.fromEntries(Object.entries(args).map(([k, v]) => [k, v.replaceAll("@self", queue)]));
-  const resolve = (args: Record<string, string>): Record<string, string> => "token" in args ? { ...self(args), token: token(args.token!, held) } : self(args);
+  const resolve = (args: Record<string, string>): Record<string, string> => ({
+    ...self(args),
+    ...("token" in args ? { token: token(args.token!, held) } : {}),
+    ...("deadline" in args ? { deadline: deadline(args.deadline!, held) } : {}),
+  });
   const c = wireCall(s.verb, keyspace(queue), resolve(s.fixed) as FixedArgs<Verb>, s.groups.map(resolve) as GroupArgs<Verb>[]);
   return [c.verb, c.keys, c.args.map(String)];
 }
@@ -284,6 +302,27 @@ class Live {
     return Object.entries(this.snap)
       .filter(([k]) => k.startsWith("emq:{Q}:scheduler:"))
       .map(([k, { value }]) => [k.slice("emq:{Q}:scheduler:".length), (value as Record<string, string>).next_ms ?? "1"]);
+  }
+  /** The row of `id`, or undefined. */
+  row(id: string): Record<string, string> | undefined {
+    return this.snap[`emq:{Q}:job:${id}`]?.value as Record<string, string> | undefined;
+  }
+  /** The parents still waiting for children (`open`: only those that may adopt more), each with its count of children. */
+  parents(open = false): Array<[string, number]> {
+    return this.ids("waiting")
+      .filter((id) => this.row(id)?.children !== undefined && (!open || this.row(id)?.open === "1"))
+      .map((id) => [id, Number(this.row(id)!.children)]);
+  }
+  /** A waiting parent's children in another queue, each as [place, child id]. */
+  away(parent: string): Array<[string, string]> {
+    return Object.entries(this.row(parent) ?? {})
+      .filter(([f, v]) => f.startsWith("child:") && v.split("\0")[0] !== "{Q}")
+      .map(([f, v]) => [f.slice("child:".length), v.split("\0")[1]!]);
+  }
+  /** The outbox's entries (the queue's name as `@self`). */
+  outbox(): string[] {
+    const v = this.snap["emq:{Q}:outbox"]?.value as Array<[string, string]> | undefined;
+    return (v ?? []).map(([e]) => e.replaceAll("{Q}", "@self"));
   }
   /** A new job id (each run's ids count up). */
   id(): string {
@@ -345,7 +384,7 @@ const KINDS: Record<string, number> = {
   RETRY: 2,
   BURY: 2,
   RELEASE: 2,
-  SETTLE: 5,
+  SETTLE: 7,
   EXTEND: 1,
   PROGRESS: 1,
   REMOVE: 1,
@@ -358,17 +397,40 @@ const KINDS: Record<string, number> = {
   RESUME: 1,
   LIMIT: 3,
   PENALIZE: 1,
-  RETAIN: 1,
+  RETAIN: 2,
   SCHEDULER: 1,
-  TICK: 2,
+  TICK: 3,
   UNSCHEDULE: 1,
   DROP: 1,
-  SLEEP: 1,
+  SLEEP: 2,
+  FLOW: 2,
+  ADOPT: 1,
+  SEAL: 1,
+  OUTBOX: 1,
+  APPLY: 1,
+  UNBOX: 1,
+  LOG: 1,
 };
+
+/** An intent of `kind` with its random numbers. */
+const intentOf = (kind: string): fc.Arbitrary<Intent> => fc.record({ kind: fc.constant(kind), r: fc.array(fc.nat(), { minLength: 24, maxLength: 24 }) });
+
+/** A run's opening: a populated queue (admissions, a flow, a limit, a scheduler, retention) before anything else. */
+const opening: fc.Arbitrary<Intent[]> = fc.array(
+  fc.oneof(
+    { arbitrary: intentOf("ENQUEUE"), weight: 6 },
+    intentOf("SCHEDULE"),
+    intentOf("FLOW"),
+    intentOf("LIMIT"),
+    intentOf("SCHEDULER"),
+    intentOf("RETAIN"),
+  ),
+  { minLength: 2, maxLength: 5 },
+);
 
 const intent: fc.Arbitrary<Intent> = fc.oneof(
   ...Object.entries(KINDS).map(([kind, weight]) => ({
-    arbitrary: fc.record({ kind: fc.constant(kind), r: fc.array(fc.nat(), { minLength: 24, maxLength: 24 }) }),
+    arbitrary: intentOf(kind),
     weight,
   })),
   // the minority: any verb, arguments valid or malformed
@@ -376,21 +438,35 @@ const intent: fc.Arbitrary<Intent> = fc.oneof(
 );
 
 /** A token for a held job: its own (mostly), stale, or one never handed out. */
-function tokenFor(p: Pick, id: string): string {
-  return p.chance(0.9) ? `@${id}` : p.chance(0.5) ? `@~${id}` : "1";
+function tokenFor(p: Pick, id: string, stale = 0.12): string {
+  return p.chance(1 - stale - 0.08) ? `@${id}` : p.chance(0.6) ? `@~${id}` : "1";
 }
 
 /** The groups of a settle-like verb over 1–3 held jobs (sometimes one named twice). */
-function heldGroups(p: Pick, m: Live, extra: (id: string) => Record<string, string>): Record<string, string>[] | null {
+function heldGroups(p: Pick, m: Live, extra: (id: string) => Record<string, string>, stale?: number): Record<string, string>[] | null {
   const held = m.ids("active");
   if (held.length === 0) return null;
   const ids = p.some(held, 3);
   if (p.chance(0.05)) ids.push(ids[0]!);
-  return ids.map((id) => ({ id, token: tokenFor(p, id), ...extra(id) }));
+  return ids.map((id) => ({ id, token: tokenFor(p, id, stale), ...extra(id) }));
+}
+
+/** A flow's 1–3 children: mostly in its own queue, some in another; every policy. */
+function children(p: Pick, fresh: () => string): Record<string, string>[] {
+  return Array.from({ length: 1 + p.int(3) }, () => ({
+    id: fresh(),
+    queue: p.chance(0.7) ? "@self" : "other",
+    policy: p.one(["0", "1", "2", "3"]),
+    body: p.one(["b", "c"]),
+  }));
 }
 
 const CLAIM_FIXED = (p: Pick) => ({ lease_ms: p.one([LONG, LONG, SHORT]), count: p.one(["1", "2", "3", "5"]), block_ms: "0" });
-const RATES: Array<[string, string, string]> = [["0", "1", "1"], ["1", "60000", "1"], ["2", "60000", "3"], ["7", "60000", "2"]];
+/**
+ * Rates (max, per ms, burst): none, whole ms between tokens, a burst, and 7 a minute (8,571.4 ms
+ * apart: a next token rounded up, below a burst and without one).
+ */
+const RATES: Array<[string, string, string]> = [["0", "1", "1"], ["1", "60000", "1"], ["2", "60000", "3"], ["7", "60000", "2"], ["7", "60000", "1"]];
 
 /** The step an intent makes on the live model: mostly a valid call. */
 function resolve(i: Intent, m: Live): Step {
@@ -399,6 +475,11 @@ function resolve(i: Intent, m: Live): Step {
   const verb = i.kind as Verb;
   const fresh = (): string => (p.chance(0.03) && m.used > 0 ? m.ids()[0] ?? m.id() : m.id());
   const claim = (): Step => ({ verb: "CLAIM", fixed: CLAIM_FIXED(p), groups: [] });
+  const flow = (open: string): Step => ({
+    verb: "FLOW",
+    fixed: { parent: fresh(), payload: "p", open, within_ms: p.one(["0", "0", LONG, SHORT]) },
+    groups: children(p, fresh),
+  });
   const settle = (extra: (id: string) => Record<string, string>, fixed: Record<string, string> = {}): Step => {
     const groups = heldGroups(p, m, extra);
     return groups ? { verb, fixed, groups } : claim();
@@ -424,9 +505,9 @@ function resolve(i: Intent, m: Live): Step {
     case "ACK":
       return settle(() => ({ result: p.one(["", '{"n":1}']) }));
     case "RETRY":
-      return settle(() => ({ delay_ms: p.one(["0", SHORT, LONG]), reason: "boom" }));
+      return settle(() => ({ delay_ms: p.one(["0", SHORT, LONG]), reason: "boom", failure: "" }));
     case "BURY":
-      return settle(() => ({ reason: "dead" }));
+      return settle(() => ({ reason: "dead", failure: "" }));
     case "RELEASE":
       return settle(() => ({}));
     case "EXTEND":
@@ -434,7 +515,13 @@ function resolve(i: Intent, m: Live): Step {
     case "PROGRESS":
       return settle(() => ({ value: p.one(["1", '{"p":50}']) }));
     case "SETTLE": {
-      const groups = heldGroups(p, m, () => ({ op: p.one(["0", "0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x" }));
+      // every op alike, a stale token more often than the single settles: each op checks its own
+      const groups = heldGroups(
+        p,
+        m,
+        () => ({ op: p.one(["0", "1", "2", "3"]), delay_ms: p.one(["0", SHORT, LONG]), reason: "r", result: "x", failure: "" }),
+        0.2,
+      );
       if (!groups) return claim();
       return { verb, fixed: { lease_ms: p.one([LONG, LONG, SHORT]), want: p.one(["0", "1", "2", "3"]) }, groups };
     }
@@ -482,7 +569,8 @@ function resolve(i: Intent, m: Live): Step {
         fixed: {
           dead_max: p.one(["0", "1", "2"]),
           dead_age_ms: p.one(["0", LONG]),
-          completed_max: p.one(["0", "1", "2", "1000"]),
+          // 1 kept (each ACK drops the one before), none, a few, the default
+          completed_max: p.one(["0", "1", "1", "2", "1000"]),
           completed_age_ms: p.one(["0", LONG]),
           events_max: p.one(["0", "1", "3", "10000"]),
           history_minutes: p.one(["0", "1", "1440", "1440"]),
@@ -503,16 +591,57 @@ function resolve(i: Intent, m: Live): Step {
         groups: [],
       };
     case "TICK": {
+      if (m.schedulers().length === 0 && p.chance(0.9)) return resolve({ kind: "SCHEDULER", r: i.r }, m);
       const [name, next] = m.schedulers().length ? p.one(m.schedulers()) : ["s", "1000"];
-      const expected = p.chance(0.85) ? next : String(Number(next) + 1);
+      // its next run (it fires), or one it no longer has: a run already fired, a millisecond off
+      const expected = p.chance(0.6) ? next : String(Number(next) - Number(p.one(["100", "200", "1", "-1"])));
       return {
         verb,
         fixed: { name, expected_ms: expected, next_ms: String(Number(expected) + Number(p.one(["100", "100", "1", "0"]))) },
-        groups: Array.from({ length: p.int(3) }, () => ({ id: m.id(), tick_ms: expected })),
+        groups: Array.from({ length: p.chance(0.1) ? 0 : 1 + p.int(2) }, () => ({ id: m.id(), tick_ms: expected })),
       };
     }
     case "UNSCHEDULE":
       return { verb, fixed: { name: p.one(["s", "t"]) }, groups: [] };
+    case "FLOW":
+      return flow(p.one(["0", "0", "1"]));
+    case "ADOPT": {
+      const open = m.parents(true);
+      if (open.length === 0 || p.chance(0.05)) return flow(p.one(["0", "1", "1"]));
+      const [parent, n] = p.one(open);
+      return { verb, fixed: { parent, from: String(p.chance(0.9) ? n : n + 1) }, groups: children(p, fresh) };
+    }
+    case "SEAL": {
+      const open = m.parents(true);
+      if (open.length === 0 && p.chance(0.7)) return flow("1");
+      return { verb, fixed: { parent: open.length ? p.one(open)[0] : p.one([...m.ids(), m.id()]) }, groups: [] };
+    }
+    case "OUTBOX":
+      return { verb, fixed: { lease_ms: p.one([LONG, LONG, SHORT]), count: p.one(["1", "2", "100"]) }, groups: [] };
+    case "UNBOX": {
+      // entries OUTBOX leased, with their tokens (each twin's own), or a stale one
+      const box = m.outbox();
+      if (box.length === 0) return { verb: "OUTBOX", fixed: { lease_ms: LONG, count: "100" }, groups: [] };
+      return { verb, fixed: {}, groups: p.some(box, 2).map((entry) => ({ entry, deadline: p.chance(0.9) ? `@box:${entry}` : "1000" })) };
+    }
+    case "APPLY": {
+      // outcomes of a parent's children in another queue, children of a parent elsewhere, cancels of those
+      const entries: string[] = [];
+      for (const [parent] of m.parents()) {
+        for (const [place, child] of m.away(parent)) {
+          entries.push(`done\0@self\0${parent}\0${place}\0${child}\0${p.one(["completed\0r", "failed\0no"])}`);
+        }
+      }
+      const made = m.id();
+      entries.push(`child\0@self\0${made}\0other\0JOB00000000001\0${p.int(3)}\0b`);
+      // a cancel of a child made here, or of one whose creation has not come yet (a tombstone)
+      const adopted = m.ids("pending").filter((id) => m.row(id)?.parent?.startsWith("other"));
+      const cancelled = adopted.length && p.chance(0.6) ? p.one(adopted) : m.id();
+      entries.push(`cancel\0@self\0${cancelled}\0other\0JOB00000000001\0${p.int(3)}\0`);
+      return { verb, fixed: {}, groups: p.some(entries, 3).map((entry) => ({ entry })) };
+    }
+    case "LOG":
+      return settle(() => ({ line: p.one(["step 1", "héllo"]) }));
     case "DROP":
       return { verb, fixed: { limit: p.one(["1000", "2"]) }, groups: [] };
   }
@@ -523,7 +652,7 @@ function resolve(i: Intent, m: Live): Step {
 function short(c: Call): boolean {
   const args = [c.fixed, ...c.groups];
   return c.verb === "TICK" ||
-    args.some((a) => [a.lease_ms, a.delay_ms, a.penalty_ms].includes(SHORT) || a.opts?.includes(`dedup_ms=${SHORT}`));
+    args.some((a) => [a.lease_ms, a.delay_ms, a.penalty_ms, a.within_ms].includes(SHORT) || a.opts?.includes(`dedup_ms=${SHORT}`));
 }
 
 /** The due times a call sets that fall within a run (an expiry at that absolute time). */
@@ -531,8 +660,57 @@ function dues(c: Call): number[] {
   return c.groups.map((g) => Number(g.due_ms)).filter((d) => d > 1e12 && d < 9e14);
 }
 
-/** How the twins' clocks went in a run: steps run, and those whose twins read different ms. */
-const clocks = { steps: 0, spans: 0 };
+/**
+ * How often a step that spanned a millisecond runs again from the keyspace before it (then every
+ * compared step but the rare one spanning each time ran inside one millisecond: times exact).
+ */
+const RETRIES = 3;
+
+/** How the twins' clocks went: steps compared, those run again, and those whose twins still read different ms. */
+const clocks = { steps: 0, retried: 0, spans: 0 };
+
+/**
+ * What the random runs reached, per verb: calls, and those that did something (a job claimed, a
+ * settle held, a tick fired, an admission or a write not refused); refusals in all.
+ */
+class Reach {
+  private calls = new Map<string, [number, number]>();
+  private runs = 0;
+  reset(): void {
+    this.calls.clear();
+    this.runs = 0;
+    Object.assign(clocks, { steps: 0, retried: 0, spans: 0 });
+  }
+  begin(): void {
+    this.runs++;
+  }
+  count(c: Call, o: Outcome): void {
+    const ok = "ok" in o ? o.ok : undefined;
+    const did = ok === undefined
+      ? false
+      : c.verb === "CLAIM"
+      ? tokensOf(o).length > 0
+      : c.verb === "SETTLE"
+      ? Array.isArray(ok) && Array.isArray(ok[1]) && (ok[1] as unknown[]).map(Number).includes(1)
+      : ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROGRESS", "LOG", "FLOW", "ADOPT", "SEAL", "APPLY", "UNBOX"].includes(c.verb)
+      ? Number(ok) > 0
+      : c.verb === "TICK"
+      ? Number(ok) >= 0
+      : c.verb === "OUTBOX"
+      ? Array.isArray(ok) && ok.length > 0
+      : true;
+    const [n, d] = this.calls.get(c.verb) ?? [0, 0];
+    this.calls.set(c.verb, [n + 1, d + (did ? 1 : 0)]);
+  }
+  /** One line: steps per run, and per verb done/called. */
+  report(): string {
+    let steps = 0;
+    for (const [n] of this.calls.values()) steps += n;
+    const verbs = [...this.calls.entries()].sort((a, b) => b[1][0] - a[1][0]).map(([v, [n, d]]) => `${v} ${d}/${n}`);
+    return `${this.runs} runs, ${(steps / Math.max(1, this.runs)).toFixed(1)} calls a run; done/called: ${verbs.join(", ")}`;
+  }
+}
+const stats = new Reach();
 
 /**
  * Twin runs of `steps` on queues of `stem`: after every step, identical replies and keyspaces
@@ -542,12 +720,13 @@ const clocks = { steps: 0, spans: 0 };
 async function twinRun(raw: Connection, stem: string, steps: Array<Step | Intent>): Promise<void> {
   const queues = twins(stem);
   const route = keyspace(queues.module).meta;
-  const held: Record<BackendKind, Held> = { scripts: { seen: [], snap: {} }, module: { seen: [], snap: {} } };
+  const held: Record<BackendKind, Held> = { scripts: { seen: [], snap: {}, saved: [] }, module: { seen: [], snap: {}, saved: [] } };
   const windows: Window[] = [];
   // a settle's minute of history (now ÷ 60000) is the twins' own only away from a minute's edge
   const minute = Math.floor(Date.now() / 60_000);
   for (let k = 1; k <= 10; k++) windows.push({ lo: (minute + k) * 60_000, hi: (minute + k) * 60_000 });
   const model = new Live({}, 0);
+  stats.begin();
   let tol = 0;
   let m = model;
   await loadScripts(raw, route);
@@ -563,25 +742,40 @@ async function twinRun(raw: Connection, stem: string, steps: Array<Step | Intent
         for (const c of s.commands) await raw.command(c.map((a) => a.replaceAll("{Q}", `{${queues[backend]}}`)), route);
       }
     } else {
-      await clear(windows);
       const [sv, sk, sa] = call(queues.scripts, s, held.scripts);
       const [mv, mk, ma] = call(queues.module, s, held.module);
-      const r = await twinBatch(raw, route, evalsha(sv, sk, sa), wireArgv("module", mv, mk, ma));
+      let r: Awaited<ReturnType<typeof twinBatch>>;
+      for (let attempt = 0;; attempt++) {
+        await clear(windows);
+        r = await twinBatch(raw, route, evalsha(sv, sk, sa), wireArgv("module", mv, mk, ma));
+        if (r.t1 === r.t0 || attempt === RETRIES) break;
+        // the twins may have read different ms: both keyspaces put back as they were, the step again
+        clocks.retried++;
+        await restore(raw, queues.scripts, held.scripts.saved);
+        await restore(raw, queues.module, held.module.saved);
+      }
       clocks.steps++;
       if (r.t1 !== r.t0) clocks.spans++;
+      stats.count(s, r.scripts);
+      // EMQ_DIFF_TRACE=1: each step's call and the scripts twin's reply (with a replayed failure)
+      if (process.env.EMQ_DIFF_TRACE) console.log(label, JSON.stringify(sa).slice(0, 400), "→", JSON.stringify(named(r.scripts, queues.scripts)).slice(0, 300));
       tol = Math.max(tol, r.t1 - r.t0);
       if (short(s)) windows.push({ lo: r.t0 + 30, hi: r.t1 + 30 });
       for (const d of dues(s)) windows.push({ lo: d, hi: d });
       held.scripts.seen.push(...tokensOf(r.scripts));
       held.module.seen.push(...tokensOf(r.module));
-      expect({ step: label, call: sa.join(" ").slice(0, 300), module: near(r.module, r.scripts, tol) }).toEqual({
+      // replies name each twin's queue as {Q} (an outbox entry carries it)
+      const [rm, rs] = [named(r.module, queues.module), named(r.scripts, queues.scripts)];
+      expect({ step: label, call: sa.join(" ").slice(0, 300), module: near(rm, rs, tol) }).toEqual({
         step: label,
         call: sa.join(" ").slice(0, 300),
-        module: r.scripts,
+        module: rs,
       });
     }
     held.scripts.snap = await snapshot(raw, queues.scripts);
     held.module.snap = await snapshot(raw, queues.module);
+    held.scripts.saved = await save(raw, queues.scripts, held.scripts.snap);
+    held.module.saved = await save(raw, queues.module, held.module.snap);
     const [ms, ss] = [loose(held.module.snap, tol), loose(held.scripts.snap, tol)];
     expect({ after: label, keyspace: near(ms, ss, tol) }).toEqual({ after: label, keyspace: ss });
     m = new Live(held.scripts.snap, m.used);
@@ -796,6 +990,26 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "ENQUEUE", fixed: {}, groups: [{ id: "JOB00000000003", opts: "dedup=j\0debounce=1", payload: "c" }] },
       { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000004", due_ms: "900000000000000", opts: "dedup=j\0debounce=1", payload: "d" }] },
     ],
+    "a laned claim takes back expired leases": [
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("a", 1, 2), ...jobs("b", 3)] },
+      { verb: "CLAIM", fixed: { lease_ms: "030", count: "2", block_ms: "0" }, groups: [] },
+      { verb: "SLEEP" },
+      { verb: "CLAIM", fixed: { lease_ms: "60000", count: "3", block_ms: "0" }, groups: [] },
+    ],
+    "an outbox child applied over a wake that is not a sorted set": [
+      { verb: "RAW", commands: [["SET", "emq:{Q}:wake", "x"]] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"]] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
+    ],
+    "an admission onto a hand-edited dedup entry": [
+      { verb: "RAW", commands: [["HSET", "emq:{Q}:dedup", "k", "garbage", "j", "JOB00000000009 99999999999999999"]] },
+      {
+        verb: "ENQUEUE",
+        fixed: {},
+        groups: [{ id: "JOB00000000001", opts: "dedup=k", payload: "p" }, { id: "JOB00000000002", opts: "dedup=j", payload: "p" }],
+      },
+    ],
     "a laned claim meets a ready id whose row is gone": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
       { verb: "RAW", commands: [["DEL", "emq:{Q}:job:JOB00000000001"]] },
@@ -849,15 +1063,31 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     test(`${topology}: identical replies and keyspaces, every step`, async () => {
       const raw = raws.get(topology)!;
       let run = 0;
+      let failed = 0;
+      stats.reset();
       await fc.assert(
-        fc.asyncProperty(fc.array(intent, { minLength: 10, maxLength: 40 }), async (steps) => {
-          await twinRun(raw, `d${run++}`, steps);
+        fc.asyncProperty(opening, fc.array(intent, { minLength: 10, maxLength: 40 }), async (open, steps) => {
+          // shrinking stops 2 minutes after the first failure (every later candidate passes), with
+          // the smallest failing run found by then; the runs before a failure are never cut short
+          // (a time limit of fast-check's own would end a slow machine's runs as a failure)
+          if (failed > 0 && Date.now() - failed > 120_000) return;
+          try {
+            await twinRun(raw, `d${run++}`, [...open, ...steps]);
+          } catch (e) {
+            failed ||= Date.now();
+            throw e;
+          }
         }),
-        // shrinking stops after 2 minutes, with the smallest failing run found by then (none with
-        // EMQ_DIFF_SHRINK=0: a mutation campaign needs the verdict, not the smallest run)
-        { numRuns: RUNS, interruptAfterTimeLimit: 120_000, markInterruptAsFailure: true, endOnFailure: process.env.EMQ_DIFF_SHRINK === "0" },
+        // no shrinking with EMQ_DIFF_SHRINK=0: a mutation campaign needs the verdict, not the smallest run
+        // EMQ_DIFF_SEED and EMQ_DIFF_PATH replay a failure's run (fast-check prints both)
+        {
+          numRuns: RUNS,
+          endOnFailure: process.env.EMQ_DIFF_SHRINK === "0",
+          ...(process.env.EMQ_DIFF_SEED ? { seed: Number(process.env.EMQ_DIFF_SEED), path: process.env.EMQ_DIFF_PATH } : {}),
+        },
       );
-      console.log(`differential ${topology}: ${clocks.steps} steps, ${clocks.spans} of them across a millisecond`);
+      console.log(`differential ${topology}: ${clocks.steps} steps, ${clocks.retried} run again, ${clocks.spans} compared across a millisecond`);
+      console.log(`differential ${topology}: ${stats.report()}`);
     });
   }
 });
