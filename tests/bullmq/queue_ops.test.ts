@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { RefusedOperationError } from "../../bullmq.ts";
+import { emqIdOf } from "../../lib/bullmq/ids.ts";
 import { useBull } from "./_bull.ts";
 import { COMBOS, eventually, queueKeys, useSites } from "../client/_harness.ts";
 
@@ -44,6 +45,27 @@ for (const combo of COMBOS) {
       const cleaned = await q.clean(0, 2, "completed");
       expect(cleaned.length).toBe(2);
       expect((await q.getJobCounts("completed")).completed).toBe(1);
+    });
+
+    test("clean's grace is inclusive, as BullMQ's; retryJobs({ timestamp }) retries the jobs failed at or before it", async () => {
+      const name = fresh("bounds");
+      const q = queue(name);
+      const added = await q.add("w", {});
+      const row = await bull.mq.getJob(name, emqIdOf(added.id!));
+      // a job admitted in the very millisecond of the clean's timestamp is cleaned
+      expect(await q.getBackend().cleanJobsByState("wait", row!.createdAt, 0)).toEqual([added.id!]);
+      await q.addBulk([0, 1, 2, 3].map((i) => ({ name: "f", data: { i }, opts: { attempts: 1 } })));
+      const w = worker(name, async () => {
+        throw new Error("no");
+      });
+      await eventually(async () => (await q.getJobCounts("failed")).failed === 4);
+      await w.close();
+      const failed = await q.getFailed();
+      const at = failed.find((j) => j.data.i === 1)!.finishedOn!;
+      const expected = failed.filter((j) => j.finishedOn! <= at).map((j) => j.id).sort();
+      await q.retryJobs({ state: "failed", timestamp: at });
+      expect((await q.getWaiting()).map((j) => j.id).sort()).toEqual(expected);
+      expect((await q.getJobCounts("failed")).failed).toBe(4 - expected.length);
     });
 
     test("remove: a waiting job is gone; an active one is locked (EchoMQ refuses to take it from its worker)", async () => {
