@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { RefusedOperationError } from "../../bullmq.ts";
 import { emqIdOf } from "../../lib/bullmq/ids.ts";
 import { useBull } from "./_bull.ts";
-import { COMBOS, eventually, queueKeys, useSites } from "../client/_harness.ts";
+import { COMBOS, eventually, queueKeys, rejection, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
 let n = 0;
@@ -66,6 +66,20 @@ for (const combo of COMBOS) {
       await q.retryJobs({ state: "failed", timestamp: at });
       expect((await q.getWaiting()).map((j) => j.id).sort()).toEqual(expected);
       expect((await q.getJobCounts("failed")).failed).toBe(4 - expected.length);
+    });
+
+    test("a finishing command with BullMQ's token '0' skips the token check (as BullMQ's scripts); another token is a lock mismatch", async () => {
+      const name = fresh("token0");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {}, opts: { attempts: 1 } }, { name: "b", data: {}, opts: { attempts: 1 } }]);
+      const w = worker(name, null as never, { autorun: false });
+      const first = (await w.getNextJob("my-token"))!;
+      expect(String(await rejection(first.moveToCompleted("x", "other", false)))).toContain(`Lock mismatch for job ${first.id}`);
+      await first.moveToFailed(new Error("no"), "0", false);
+      expect(await first.getState()).toBe("failed");
+      const second = (await w.getNextJob("my-token"))!;
+      await second.moveToCompleted("done", "0", false);
+      expect(await second.getState()).toBe("completed");
     });
 
     test("remove: a waiting job is gone; an active one is locked (EchoMQ refuses to take it from its worker)", async () => {
