@@ -529,8 +529,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
 
   /** How long the queue stays parked by a worker's `rateLimit`. */
   getRateLimitTtl(maxJobs?: number): Promise<number> {
-    void maxJobs;
-    return reads.getRateLimitTtl(this.#s);
+    return reads.getRateLimitTtl(this.#s, maxJobs);
   }
 
   /** Counts by state, read atomically. */

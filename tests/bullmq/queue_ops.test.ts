@@ -134,6 +134,8 @@ for (const combo of COMBOS) {
       const name = fresh("park");
       const q = queue(name);
       const w = worker(name, async (): Promise<string> => "x", { autorun: false });
+      // not parked: BullMQ's answers (its limiter key's PTTL, -2 when absent; 0 with a max known)
+      expect([await q.getRateLimitTtl(), await q.getRateLimitTtl(5)]).toEqual([-2, 0]);
       await w.rateLimit(60_000);
       expect(await q.getRateLimitTtl()).toBeGreaterThan(50_000);
       await q.add("a", {});
