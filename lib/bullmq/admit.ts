@@ -37,6 +37,12 @@ function nameRule(name: string): boolean {
  * `meta`, it gets the first-use fields a verb would give it (`wire`, `created_ms`, server time).
  */
 export async function nextIds(s: Scope, n: number): Promise<string[]> {
+  const last = await bump(s, n);
+  return Array.from({ length: n }, (_, i) => String(last - n + 1 + i));
+}
+
+/** Adds `n` to the counter (with `meta`'s first-use fields); answers its new value. */
+async function bump(s: Scope, n: number): Promise<number> {
   const { c, ks } = await s.on();
   const time = (await c.conn.command(["TIME"], ks.meta)) as unknown[];
   const now = String(Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000));
@@ -46,8 +52,17 @@ export async function nextIds(s: Scope, n: number): Promise<string[]> {
     true,
   );
   for (const r of replies) if (r instanceof Error) throw r;
-  const last = Number(replies[2]);
-  return Array.from({ length: n }, (_, i) => String(last - n + 1 + i));
+  return Number(replies[2]);
+}
+
+/**
+ * Raises the queue's BullMQ counter to `to` when it is below (never lowers it): `emq import bullmq`
+ * carries the source's counter over, so the next `add` takes an id the source never gave.
+ */
+export async function raiseCounter(s: Scope, to: number): Promise<void> {
+  const { c, ks } = await s.on();
+  const now = Number((await c.conn.command(["HGET", ks.meta, COUNTER_FIELD], ks.meta)) ?? 0);
+  if (to > now) await bump(s, to - now);
 }
 
 /** The EchoMQ options of a BullMQ job (checked here: what EchoMQ cannot carry is refused before any write). */
@@ -90,22 +105,34 @@ export async function addJobs(s: Scope, entries: Array<{ job: JobJson; jobId: st
   return await Promise.all(entries.map((e, i) => admitAs(s, e.job, ids[i]!)));
 }
 
+/** What one admission did: admitted; the id's row held this very job already; or a held deduplication key. */
+export type Admission = { readonly kind: "admitted" } | { readonly kind: "present" } | { readonly kind: "deduplicated"; readonly holder: string };
+
 /** Admits `job` as BullMQ id `id`. */
 async function admitAs(s: Scope, job: JobJson, id: string): Promise<string> {
+  const delay = job.opts?.delay ?? job.delay ?? 0;
+  const due = delay > 0 ? (job.timestamp ?? Date.now()) + delay : undefined;
+  const a = await admitAt(s, job, id, due);
+  return a.kind === "deduplicated" ? a.holder : id;
+}
+
+/**
+ * Admits `job` as BullMQ id `id`, due at `due` (ms, server's epoch; undefined: now), and says what
+ * became of it: `emq import bullmq` gives a delayed job its due time as BullMQ's delayed set holds it.
+ */
+export async function admitAt(s: Scope, job: JobJson, id: string, due: number | undefined): Promise<Admission> {
   const { c, ks } = await s.on();
   const emqId = emqIdOf(id);
   const opts = optionsOf(job, emqId);
-  const delay = job.opts?.delay ?? job.delay ?? 0;
-  const due = delay > 0 ? (job.timestamp ?? Date.now()) + delay : undefined;
   try {
     const admitted = await admitOne(c, ks, envelopeOf(job, id), due, opts, due === undefined ? "addJob" : "addJob (delayed)");
-    if (admitted.outcome === "admitted") return id;
-    return (await bullIds(s, [admitted.id])).get(admitted.id) ?? admitted.id;
+    if (admitted.outcome === "admitted") return { kind: "admitted" };
+    return { kind: "deduplicated", holder: (await bullIds(s, [admitted.id])).get(admitted.id) ?? admitted.id };
   } catch (e) {
     if (!(e instanceof DuplicateIdError)) throw e;
     // the id's row exists: this job (BullMQ answers its id), or another that met it on one id
     const holder = (await bullIds(s, [emqId])).get(emqId);
-    if (holder === id) return id;
+    if (holder === id) return { kind: "present" };
     throw new IdCollisionError(emqId, holder ?? emqId, id);
   }
 }

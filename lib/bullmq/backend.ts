@@ -344,10 +344,9 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return ops.reapStalled(this.#s);
   }
 
-  /** REQUEUE of failed jobs (completed: refused). */
+  /** REQUEUE of failed jobs (with `timestamp`: failed at or before it; completed: refused). */
   retryFinishedJobs(state?: "completed" | "failed", count?: number, timestamp?: number): Promise<number> {
-    void timestamp;
-    return ops.retryFinishedMany(this.#s, state ?? "failed", count);
+    return ops.retryFinishedMany(this.#s, state ?? "failed", count, timestamp);
   }
 
   /** RUN of delayed jobs. */
@@ -530,8 +529,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
 
   /** How long the queue stays parked by a worker's `rateLimit`. */
   getRateLimitTtl(maxJobs?: number): Promise<number> {
-    void maxJobs;
-    return reads.getRateLimitTtl(this.#s);
+    return reads.getRateLimitTtl(this.#s, maxJobs);
   }
 
   /** Counts by state, read atomically. */

@@ -27,6 +27,11 @@ export function lockError(bullId: string, command: string, mismatch: boolean): E
   );
 }
 
+/** Whether `token` asks for no check: none given, or BullMQ's `'0'` (its scripts skip the lock check for it). */
+function unchecked(token: string | undefined): boolean {
+  return token === undefined || token === "" || token === "0";
+}
+
 /** The jobs one backend holds, by BullMQ id. */
 export class Locks {
   readonly #held: Map<string, Held> = new Map();
@@ -36,17 +41,17 @@ export class Locks {
     this.#held.set(bullId, held);
   }
 
-  /** The job held under `bullId`, when `token` (if given) is the worker's; else undefined. */
+  /** The job held under `bullId`, when `token` (if given, and not `'0'`) is the worker's; else undefined. */
   peek(bullId: string, token?: string): Held | undefined {
     const h = this.#held.get(bullId);
-    return h !== undefined && (token === undefined || token === "" || h.bullToken === token) ? h : undefined;
+    return h !== undefined && (unchecked(token) || h.bullToken === token) ? h : undefined;
   }
 
   /** The job held under `bullId` for `command`, taken out of the table (it is about to be settled), or BullMQ's lock error. */
   take(bullId: string, token: string | undefined, command: string): Held {
     const h = this.#held.get(bullId);
     if (h === undefined) throw lockError(bullId, command, false);
-    if (token !== undefined && token !== "" && h.bullToken !== token) throw lockError(bullId, command, true);
+    if (!unchecked(token) && h.bullToken !== token) throw lockError(bullId, command, true);
     this.#held.delete(bullId);
     return h;
   }

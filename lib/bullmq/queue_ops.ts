@@ -64,16 +64,16 @@ export async function drain(s: Scope, delayed: boolean): Promise<void> {
   }
 }
 
-/** BullMQ's `cleanJobsByState`: removes up to `most` jobs of `state` older than `before` (ms); their BullMQ ids. */
+/** BullMQ's `cleanJobsByState`: removes up to `most` jobs of `state` not newer than `before` (ms, inclusive as BullMQ's script); their BullMQ ids. */
 export async function clean(s: Scope, state: string, before: number, most = Infinity): Promise<string[]> {
   const type = normalType(state);
   const limitBy = most > 0 ? most : Infinity;
   const pick: Record<string, [JobState, (j: JobInfo<unknown>) => boolean]> = {
-    completed: ["completed", (j) => (j.finishedAt ?? j.createdAt) < before],
-    failed: ["dead", (j) => (j.buriedAt ?? j.createdAt) < before],
-    waiting: ["pending", (j) => !(j.priority! > 0) && j.createdAt < before],
-    prioritized: ["pending", (j) => j.priority! > 0 && j.createdAt < before],
-    delayed: ["scheduled", (j) => j.createdAt < before],
+    completed: ["completed", (j) => (j.finishedAt ?? j.createdAt) <= before],
+    failed: ["dead", (j) => (j.buriedAt ?? j.createdAt) <= before],
+    waiting: ["pending", (j) => !(j.priority! > 0) && j.createdAt <= before],
+    prioritized: ["pending", (j) => j.priority! > 0 && j.createdAt <= before],
+    delayed: ["scheduled", (j) => j.createdAt <= before],
   };
   if (type === "active") refuse("cleanJobsByState (active)", "EchoMQ refuses to remove an active job: its worker holds a fenced lease");
   const chosen = pick[type];
@@ -125,10 +125,20 @@ export async function retryFinished(s: Scope, bullId: string, state: "failed" | 
   await requeueDead(c, ks, { ids: [emqIdOf(bullId)] });
 }
 
-/** BullMQ's `retryFinishedJobs`: REQUEUE of up to `count` failed jobs; 0 (the cursor) when none is left. */
-export async function retryFinishedMany(s: Scope, state: string, count = PAGE): Promise<number> {
+/**
+ * BullMQ's `retryFinishedJobs`: REQUEUE of up to `count` failed jobs (with `timestamp`: those failed
+ * at or before it, as BullMQ's failed set is read by score); 0 (the cursor) when none is left.
+ */
+export async function retryFinishedMany(s: Scope, state: string, count = PAGE, timestamp?: number): Promise<number> {
   if (state === "completed") refuse("retryFinishedJobs (completed)", WHY.completedBack);
   const { c, ks } = await s.on();
+  if (timestamp !== undefined && timestamp > 0) {
+    // the oldest first, so they run in the order they failed (the dead set lists the newest first)
+    const all = await collect(s, "dead", (j) => (j.buriedAt ?? j.createdAt) <= timestamp, Infinity);
+    const due = all.sort((a, b) => (a.buriedAt ?? a.createdAt) - (b.buriedAt ?? b.createdAt)).slice(0, Math.max(1, count));
+    if (due.length > 0) await requeueDead(c, ks, { ids: due.map((j) => j.id) });
+    return due.length >= count ? 1 : 0;
+  }
   const moved = await requeueDead(c, ks, { limit: Math.max(1, count) });
   return moved >= count ? 1 : 0;
 }

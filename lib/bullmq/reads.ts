@@ -169,9 +169,14 @@ export async function isMaxed(s: Scope): Promise<boolean> {
   return Number.isSafeInteger(n) && n > 0 && Number(active) >= n;
 }
 
-/** BullMQ's `getRateLimitTtl`: how long the queue stays parked (a worker's `rateLimit`), 0 when it is not. */
-export async function getRateLimitTtl(s: Scope): Promise<number> {
+/** BullMQ's `getRateLimitTtl`: how long the queue stays parked (a worker's `rateLimit`); not parked: 0 with a max known, else -2 (BullMQ's PTTL of no key). */
+export async function getRateLimitTtl(s: Scope, maxJobs?: number): Promise<number> {
   const { c, ks } = await s.on();
-  const parked = Number(await c.conn.command(["HGET", ks.meta, META.parked], ks.meta) ?? 0);
-  return Number.isFinite(parked) ? Math.max(0, parked - Date.now()) : 0;
+  const [parkedText, max] = (await c.conn.command(["HMGET", ks.meta, META.parked, "bullmq:max"], ks.meta)) as unknown[];
+  const parked = Number(parkedText ?? 0);
+  const left = Number.isFinite(parked) ? parked - Date.now() : 0;
+  if (left > 0) return left;
+  // not parked: BullMQ answers 0 when a max is known (given, or the queue's), else its limiter
+  // key's PTTL — -2, the key being absent
+  return (maxJobs ?? 0) > 0 || (max !== null && max !== undefined) ? 0 : -2;
 }

@@ -84,6 +84,17 @@ export const PACKAGE_COMMANDS: CommandTable = {
                                   relays the queues' outboxes (flows' children and outcomes
                                   applied in their queues) until Ctrl-C; --once: one round,
                                   printing the entries done`,
+  import: `  emq import bullmq --from redis://host:port --queue <name> [--prefix bull] [--url …]
+         [--cluster] [--json]
+                                  copies a BullMQ queue's waiting, prioritized, delayed and
+                                  failed jobs and its job schedulers from the server holding
+                                  BullMQ's keys into EchoMQ (--url; default: the --from server),
+                                  as the BullMQ backend (echomq/bullmq) keeps them: same ids,
+                                  names, data, options. Run it again: nothing is copied twice.
+                                  Not copied, and said why: active jobs (stop or drain the
+                                  BullMQ workers first), completed jobs, flows, jobs with
+                                  options the backend refuses. Prints per state found, copied,
+                                  already there, not copied with reasons (--json: as JSON)`,
   drop: `  emq drop <queue> --url … --yes  delete every job and key of the queue`,
   ui: `  emq ui --url valkey://host:port [--cluster] [--port N] [--bind ADDR] [--token T]
          [--public-origin URL] [--read-only] [--queues a,b]

@@ -55,6 +55,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   events: async (rest) => (await import("./events.ts")).eventsCommand(rest),
   result: async (rest) => (await import("./events.ts")).resultCommand(rest),
   relay: async (rest) => (await import("./relay.ts")).relayCommand(rest),
+  import: async (rest) => (await import("./import.ts")).importCommand(rest),
   inspect: async (rest) => (await import("./inspect.ts")).inspect(rest),
   ui: async (rest, setting) => (await import("./ui.ts")).ui(rest, setting.ui),
   module: async (rest) => (await import("./module.ts")).moduleCommand(rest),

@@ -7,8 +7,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { RefusedOperationError } from "../../bullmq.ts";
+import { emqIdOf } from "../../lib/bullmq/ids.ts";
 import { useBull } from "./_bull.ts";
-import { COMBOS, eventually, queueKeys, useSites } from "../client/_harness.ts";
+import { COMBOS, eventually, queueKeys, rejection, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
 let n = 0;
@@ -44,6 +45,41 @@ for (const combo of COMBOS) {
       const cleaned = await q.clean(0, 2, "completed");
       expect(cleaned.length).toBe(2);
       expect((await q.getJobCounts("completed")).completed).toBe(1);
+    });
+
+    test("clean's grace is inclusive, as BullMQ's; retryJobs({ timestamp }) retries the jobs failed at or before it", async () => {
+      const name = fresh("bounds");
+      const q = queue(name);
+      const added = await q.add("w", {});
+      const row = await bull.mq.getJob(name, emqIdOf(added.id!));
+      // a job admitted in the very millisecond of the clean's timestamp is cleaned
+      expect(await q.getBackend().cleanJobsByState("wait", row!.createdAt, 0)).toEqual([added.id!]);
+      await q.addBulk([0, 1, 2, 3].map((i) => ({ name: "f", data: { i }, opts: { attempts: 1 } })));
+      const w = worker(name, async () => {
+        throw new Error("no");
+      });
+      await eventually(async () => (await q.getJobCounts("failed")).failed === 4);
+      await w.close();
+      const failed = await q.getFailed();
+      const at = failed.find((j) => j.data.i === 1)!.finishedOn!;
+      const expected = failed.filter((j) => j.finishedOn! <= at).map((j) => j.id).sort();
+      await q.retryJobs({ state: "failed", timestamp: at });
+      expect((await q.getWaiting()).map((j) => j.id).sort()).toEqual(expected);
+      expect((await q.getJobCounts("failed")).failed).toBe(4 - expected.length);
+    });
+
+    test("a finishing command with BullMQ's token '0' skips the token check (as BullMQ's scripts); another token is a lock mismatch", async () => {
+      const name = fresh("token0");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {}, opts: { attempts: 1 } }, { name: "b", data: {}, opts: { attempts: 1 } }]);
+      const w = worker(name, null as never, { autorun: false });
+      const first = (await w.getNextJob("my-token"))!;
+      expect(String(await rejection(first.moveToCompleted("x", "other", false)))).toContain(`Lock mismatch for job ${first.id}`);
+      await first.moveToFailed(new Error("no"), "0", false);
+      expect(await first.getState()).toBe("failed");
+      const second = (await w.getNextJob("my-token"))!;
+      await second.moveToCompleted("done", "0", false);
+      expect(await second.getState()).toBe("completed");
     });
 
     test("remove: a waiting job is gone; an active one is locked (EchoMQ refuses to take it from its worker)", async () => {
@@ -98,6 +134,8 @@ for (const combo of COMBOS) {
       const name = fresh("park");
       const q = queue(name);
       const w = worker(name, async (): Promise<string> => "x", { autorun: false });
+      // not parked: BullMQ's answers (its limiter key's PTTL, -2 when absent; 0 with a max known)
+      expect([await q.getRateLimitTtl(), await q.getRateLimitTtl(5)]).toEqual([-2, 0]);
       await w.rateLimit(60_000);
       expect(await q.getRateLimitTtl()).toBeGreaterThan(50_000);
       await q.add("a", {});

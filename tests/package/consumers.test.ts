@@ -304,6 +304,8 @@ test("Deno consumer: import map to the JSR upload, glide from npm, the documente
   const otel = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
     .devDependencies["@opentelemetry/api"];
   map["@opentelemetry/api"] = `npm:@opentelemetry/api@${otel}`;
+  // BullMQ, which docs/PACKAGE.md's "Coming from BullMQ" sample imports beside `./bullmq`
+  map["bullmq"] = denoJson().imports!["bullmq"]!;
   for (const [sub, file] of exportEntries()) {
     map[sub === "." ? "@echomq/echomq" : `@echomq/echomq/${sub.slice(2)}`] = join(jsr.unpacked, file);
   }
