@@ -200,7 +200,10 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   e = emq_probe(cluster, missing) if e then return nil, e end
   emq_meta_done()
 
-  -- Writes.
+  -- Writes. The expired jobs leave their lanes' active counts first, as the walk simulated it: a
+  -- lane at its limit that a due job and an expired one both reach goes in the ring with the due
+  -- ones, where the walk served it
+  emq_lower(expired.freeing)
   emq_move_due_apply(schedule, 'LPUSH', due)
   emq_move_due_apply(active, 'RPUSH', expired)
   if w and w.ops then emq_lane_writes(w) end

@@ -996,6 +996,16 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "SLEEP" },
       { verb: "CLAIM", fixed: { lease_ms: "60000", count: "3", block_ms: "0" }, groups: [] },
     ],
+    // (found by a random run: the Lua twin put the lane back in the ring only with the expired
+    // jobs, after the other lane, where its walk had served it with the due ones first)
+    "a laned claim meets a due job and an expired one of a lane at its limit": [
+      perLane("1", "0", "1"),
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("b", 1), ...jobs("", 2)] },
+      { verb: "CLAIM", fixed: { lease_ms: "030", count: "2", block_ms: "0" }, groups: [] },
+      { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000003", due_ms: "1000", opts: "", payload: "d" }] },
+      { verb: "SLEEP" },
+      claim1,
+    ],
     "an outbox child applied over a wake that is not a sorted set": [
       { verb: "RAW", commands: [["SET", "emq:{Q}:wake", "x"]] },
       { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
