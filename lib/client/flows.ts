@@ -173,7 +173,15 @@ const text = new TextEncoder();
 
 /** `parts` (text or bytes) as one byte string. */
 function concat(parts: ReadonlyArray<string | Uint8Array>): Uint8Array {
-  return Buffer.concat(parts.map((p) => (typeof p === "string" ? text.encode(p) : p)));
+  // (no Buffer: the package runs on Deno and in browsers' bundles too)
+  const bytes = parts.map((p) => (typeof p === "string" ? text.encode(p) : p));
+  const out = new Uint8Array(bytes.reduce((n, b) => n + b.length, 0));
+  let at = 0;
+  for (const b of bytes) {
+    out.set(b, at);
+    at += b.length;
+  }
+  return out;
 }
 
 /**
