@@ -93,3 +93,30 @@ export function suite(cwd: string, file: string, env: Record<string, string>, lo
   const what = [...(known ? [`${known} known sequence${known > 1 ? "s" : ""}`] : []), ...others].join("; ");
   return `${file.split("/").at(-1)}: ${what || "did not finish"}${after ? ` (random run ${after[1]})` : ""}`;
 }
+
+/** The twins' newest logic: the verb files a campaign samples by default, in either twin (`native/src/verbs/<f>.rs`, `lib/lua/<f>.ts`). */
+export const FILES = [
+  "claim",
+  "settle",
+  "ack",
+  "limit",
+  "limits",
+  "dedup",
+  "lanes",
+  "tick",
+  "walk",
+  "admit",
+  "leases",
+  "ready",
+  "bury",
+  "retry",
+  "release",
+  "flow",
+  "flows",
+  "adopt",
+  "seal",
+  "outbox",
+  "apply",
+  "unbox",
+  "cancel",
+];

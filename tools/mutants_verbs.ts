@@ -19,7 +19,7 @@
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { arg, campaign, type Mutant, sampleOptions } from "./mutants_run.ts";
-import { buildModule, nativeScratch, repoScratch, ROOT, sh, suite } from "./mutants_scratch.ts";
+import { buildModule, FILES, nativeScratch, repoScratch, ROOT, sh, suite } from "./mutants_scratch.ts";
 
 const SCRATCH = join(ROOT, ".tmp", "mutants-verbs");
 /** The suites a verb mutant should meet, after the differential (each a few seconds to a minute). */
@@ -31,32 +31,6 @@ const SUITES = [
   "tests/client/lanes.test.ts",
   "tests/client/schedulers.test.ts",
   "tests/client/flows.test.ts",
-];
-/** The verbs' newest logic: the files a sample is drawn from (by default). */
-const FILES = [
-  "claim",
-  "settle",
-  "ack",
-  "limit",
-  "limits",
-  "dedup",
-  "lanes",
-  "tick",
-  "walk",
-  "admit",
-  "leases",
-  "ready",
-  "bury",
-  "retry",
-  "release",
-  "flow",
-  "flows",
-  "adopt",
-  "seal",
-  "outbox",
-  "apply",
-  "unbox",
-  "cancel",
 ];
 
 const native = nativeScratch(SCRATCH);

@@ -17,7 +17,7 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { arg, campaign, type Mutant, sampleOptions } from "./mutants_run.ts";
-import { repoScratch, ROOT, suite } from "./mutants_scratch.ts";
+import { FILES, repoScratch, ROOT, suite } from "./mutants_scratch.ts";
 
 const SCRATCH = join(ROOT, ".tmp", "mutants-lua");
 const REPO = join(SCRATCH, "repo");
@@ -77,32 +77,6 @@ function mutantsOf(file: string): LuaMutant[] {
 const run = (file: string, env: Record<string, string> = {}): true | string =>
   suite(REPO, file, { EMQ_MODULE: join(ROOT, "native", "target", "release", "libemq.so"), ...env }, join(SCRATCH, "last-failure.log"));
 
-/** The twins' newest logic, as tools/mutants_verbs.ts samples the module's (`--files all`: every file). */
-const FILES = [
-  "claim",
-  "settle",
-  "ack",
-  "limit",
-  "limits",
-  "dedup",
-  "lanes",
-  "tick",
-  "walk",
-  "admit",
-  "leases",
-  "ready",
-  "bury",
-  "retry",
-  "release",
-  "flow",
-  "flows",
-  "adopt",
-  "seal",
-  "outbox",
-  "apply",
-  "unbox",
-  "cancel",
-];
 const chosen = arg("files", FILES.join(","));
 const files = chosen === "all"
   ? readdirSync(join(ROOT, "lib", "lua")).filter((f) => f.endsWith(".ts") && f !== "scripts.ts" && f !== "mod.ts")
