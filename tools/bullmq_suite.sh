@@ -7,17 +7,18 @@
 # this checkout. One valkey-server (the module loaded) on a free loopback port; one file at a time.
 #
 #   tools/bullmq_suite.sh [files…]
-#     BULLMQ_GIT   a git directory of taskforcesh/bullmq (default: /work/.mirror/taskforcesh+bullmq/repo)
+#     BULLMQ_GIT   a git directory of taskforcesh/bullmq (required: e.g. a bare clone of
+#                  https://github.com/taskforcesh/bullmq)
 #     BULLMQ_REF   the ref to unpack (default: v6.2.0, the newest tag there)
-#     SCRATCH      where (default: /work/scratch/bullmq-suite; must be outside this repository)
+#     SCRATCH      where (default: ${TMPDIR:-/tmp}/emq-bullmq-suite; must be outside this repository)
 #     EMQ_BACKEND  module | scripts (default: module)
 #   files: names under tests/ (default: the 22 shared files). Prints one line per file (passed,
 #   failed, skipped) and writes SCRATCH/results/<backend>/<file>.json (vitest's JSON report).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-BULLMQ_GIT="${BULLMQ_GIT:-/work/.mirror/taskforcesh+bullmq/repo}"
+BULLMQ_GIT="${BULLMQ_GIT:?set BULLMQ_GIT to a git directory of taskforcesh/bullmq (a clone)}"
 BULLMQ_REF="${BULLMQ_REF:-v6.2.0}"
-SCRATCH="${SCRATCH:-/work/scratch/bullmq-suite}"
+SCRATCH="${SCRATCH:-${TMPDIR:-/tmp}/emq-bullmq-suite}"
 BACKEND="${EMQ_BACKEND:-module}"
 case "$SCRATCH" in "$ROOT"/*) echo "SCRATCH must be outside the repository" >&2; exit 2 ;; esac
 SHARED=(bulk clean concurrency deduplication delay events flow getters job job_cancellation
