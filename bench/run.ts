@@ -20,11 +20,12 @@
  *   ÷ off, server CPU per job (module and scripts);
  * - bench/flows.ts — flows beside BullMQ's `FlowProducer`: a parent with 10, 100, 1,000 children
  *   (add latency, add → parent done, server CPU per child), a cross-slot against a same-slot edge,
- *   and a fan-in's parent side (`MEMORY USAGE`).
+ *   and a fan-in's parent side (`MEMORY USAGE`); bench/flows_cluster.ts — flows/s on a 3-primary
+ *   cluster, children in 12 queues, beside BullMQ's `FlowProducer` on one shared hashtag.
  *
  * Run: ./emq bench [--n 100000] [--rounds 5] [--samples 200] [--idle-ms 12000] [--cost-n 20000] [--cost-rounds 5]
  *      [--dash-queues 2000] [--dash-rows 1000000] [--lanes-n 20000] [--lanes-big 100000] [--events-n 20000] [--sandbox-n 20000]
- *      [--history-n 20000] [--history-rounds 5] [--flows-rounds 2] [--flows-edges 300] [--flows-fan 100000]
+ *      [--history-n 20000] [--history-rounds 5] [--flows-rounds 2] [--flows-edges 300] [--flows-fan 100000] [--flows-cluster 300]
  *      [--save reports.json] (keep every report) or [--render reports.json] (rewrite RESULTS.md from
  *      them without running anything)
  *      (or node_modules/.bin/bun bench/run.ts …; smaller numbers for a quick look)
@@ -55,6 +56,7 @@ const opt = cliOptions({
   "flows-rounds": "2",
   "flows-edges": "300",
   "flows-fan": "100000",
+  "flows-cluster": "300",
   rounds: "5",
   save: undefined,
   render: undefined,
@@ -139,7 +141,10 @@ function runAll(): Reports {
   const events = run("events.ts", "--n", opt["events-n"], "--rounds", "3");
   const sandbox = run("sandbox.ts", "--n", opt["sandbox-n"]);
   const history = run("history_cost.ts", opt["history-n"], opt["history-rounds"]) as HistoryReport;
-  const flows = run("flows.ts", "--rounds", opt["flows-rounds"], "--edges", opt["flows-edges"], "--fan", opt["flows-fan"]);
+  const flows = {
+    ...run("flows.ts", "--rounds", opt["flows-rounds"], "--edges", opt["flows-edges"], "--fan", opt["flows-fan"]),
+    f2: run("flows_cluster.ts", "--rounds", opt["flows-rounds"], "--flows", opt["flows-cluster"]),
+  };
   return {
     keys,
     cost,

@@ -1,0 +1,135 @@
+/**
+ * F2 of issue 36: flows on a local 3-primary cluster, EchoMQ beside BullMQ's `FlowProducer` in one
+ * run. `--flows` flows, each a parent in one queue and one child in each of 12 queues spread evenly
+ * over the primaries (EchoMQ: `emq:{<queue>}:…`, each queue in its own slot, every edge through the
+ * parent's outbox; BullMQ: every queue under one shared hashtag prefix `{f2}`, the only way its
+ * flows run on a cluster, so all of them live on one primary). Workers of concurrency 50 in all
+ * (shared over the 13 queues; EchoMQ's relay every `--relay-ms`), `--in-flight` adds at a time.
+ * Flows/s: flows ÷ (the first add → the last parent's handler done).
+ *
+ * Prints a JSON report on the last line (read by bench/run.ts).
+ *
+ * Run: node_modules/.bin/bun bench/flows_cluster.ts [--flows 300] [--rounds 2] [--relay-ms 20] [--in-flight 20]
+ */
+import { FlowProducer, Worker as BullWorker } from "bullmq";
+import { EchoMQ, type Worker } from "../client.ts";
+import { slot } from "../mod.ts";
+import { startCluster } from "../tools/embedded/mod.ts";
+import { bullConnection, cliOptions, PAYLOAD, phase, pool, report, until } from "./_util.ts";
+
+const opt = cliOptions({ flows: 300, rounds: 2, "relay-ms": 20, "in-flight": 20 });
+const QUEUES = 12;
+const CONCURRENCY = 50;
+const BULL_PREFIX = "{f2}";
+
+const cluster = await startCluster({ primaries: 3 });
+if (!cluster.primaries[0]!.server.module) throw new Error("the native module is not built: cargo build --release --manifest-path native/Cargo.toml");
+const addresses = [...cluster.addresses];
+const ports = cluster.primaries.map((p) => p.server.port);
+
+/** 12 child queue names with this stem, 4 on each primary, and a parent queue. */
+function names(stem: string): { parent: string; children: string[] } {
+  const per = QUEUES / cluster.primaries.length;
+  const load = new Map<number, number>();
+  const children: string[] = [];
+  for (let i = 0; children.length < QUEUES; i++) {
+    const name = `${stem}-c${i}`;
+    const port = cluster.primaryForSlot(slot(name)).server.port;
+    if ((load.get(port) ?? 0) >= per) continue;
+    load.set(port, (load.get(port) ?? 0) + 1);
+    children.push(name);
+  }
+  return { parent: `${stem}-p`, children };
+}
+
+/** Concurrency of each of the 13 workers, summing to CONCURRENCY. */
+const share = (i: number): number => Math.floor(CONCURRENCY / (QUEUES + 1)) + (i < CONCURRENCY % (QUEUES + 1) ? 1 : 0);
+
+/** One round's figures. */
+interface F2 {
+  readonly flowsPerSec: number;
+  readonly serverUsecPerFlow: number;
+}
+
+async function emq(mq: EchoMQ<unknown>, stem: string, flows: number): Promise<F2> {
+  const { parent, children } = names(stem);
+  let done = 0;
+  const relay = { intervalMs: opt["relay-ms"] };
+  const workers: Worker<unknown>[] = children.map((q, i) => mq.work(q, () => ({ ok: true }), { concurrency: share(i + 1), relay }));
+  workers.push(mq.work(parent, () => void done++, { concurrency: share(0), relay }));
+  const { ms, cost } = await phase(ports, async () => {
+    await pool(
+      opt.flows,
+      opt["in-flight"],
+      () => mq.flow({ queue: parent, payload: PAYLOAD, children: children.map((queue) => ({ queue, payload: PAYLOAD })) }),
+    );
+    await until(`${stem}'s parents`, () => done >= flows, 600_000, 2);
+  });
+  await Promise.all(workers.map((w) => w.stop()));
+  return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows };
+}
+
+async function bull(stem: string, flows: number): Promise<F2> {
+  const { parent, children } = names(stem);
+  const connection = bullConnection(addresses, true);
+  const producer = new FlowProducer({ connection, prefix: BULL_PREFIX });
+  let done = 0;
+  const workers: BullWorker[] = children.map((q, i) =>
+    new BullWorker(q, async () => ({ ok: true }), { connection, prefix: BULL_PREFIX, concurrency: share(i + 1) })
+  );
+  workers.push(new BullWorker(parent, async () => void done++, { connection, prefix: BULL_PREFIX, concurrency: share(0) }));
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  try {
+    const { ms, cost } = await phase(ports, async () => {
+      await pool(flows, opt["in-flight"], () =>
+        producer.add({
+          name: "parent",
+          queueName: parent,
+          data: PAYLOAD,
+          children: children.map((queueName) => ({ name: "child", queueName, data: PAYLOAD })),
+        }));
+      await until(`${stem}'s parents`, () => done >= flows, 600_000, 2);
+    });
+    return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows };
+  } finally {
+    await Promise.all([...workers.map((w) => w.close()), producer.close()]);
+    await connection.quit();
+  }
+}
+
+const clients = {
+  module: await EchoMQ.connect({ addresses, cluster: true, backend: "module" }),
+  scripts: await EchoMQ.connect({ addresses, cluster: true, backend: "scripts" }),
+};
+const systems = ["module", "scripts", "bullmq"] as const;
+const run1 = (s: (typeof systems)[number], stem: string, flows = opt.flows): Promise<F2> => s === "bullmq" ? bull(stem, flows) : emq(clients[s], stem, flows);
+// one short unmeasured pass each: JIT, scripts loaded, connections open
+for (const s of systems) await run1(s, `w-${s}`, 20);
+
+const seen: Record<string, F2[]> = { module: [], scripts: [], bullmq: [] };
+for (let r = 0; r < opt.rounds; r++) {
+  for (const s of systems) {
+    const m = await run1(s, `f2-${s}-${r}`);
+    seen[s]!.push(m);
+    console.error(`F2 round ${r} ${s.padEnd(8)} ${m.flowsPerSec.toFixed(1)} flows/s, server ${m.serverUsecPerFlow.toFixed(0)} µs/flow`);
+  }
+}
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const ratios = (s: "module" | "scripts"): number[] => seen[s]!.map((m, r) => m.flowsPerSec / seen.bullmq![r]!.flowsPerSec);
+
+await clients.module.close();
+await clients.scripts.close();
+await cluster.stop();
+report({
+  flows: opt.flows,
+  queues: QUEUES,
+  rounds: opt.rounds,
+  relayMs: opt["relay-ms"],
+  inFlight: opt["in-flight"],
+  perRound: seen,
+  moduleOverBullmq: { rounds: ratios("module"), median: median(ratios("module")) },
+  scriptsOverBullmq: { rounds: ratios("scripts"), median: median(ratios("scripts")) },
+});
