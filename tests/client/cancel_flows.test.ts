@@ -12,6 +12,7 @@ import { describe, expect, test } from "bun:test";
 import { keyspace, slot } from "../../mod.ts";
 import { type Job, LeaseLostError } from "../../client.ts";
 import { COMBOS, digest, rejection, useClient, useSites, wire } from "./_harness.ts";
+import { flowKit } from "./_flows.ts";
 
 const sites = useSites();
 type P = { n: number };
@@ -30,9 +31,7 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient<P>(sites, combo);
-    const state = async (q: string, id: string): Promise<string> => (await ctx.row(q, id, "state"))[0]!;
-    const zcard = async (q: string, type: "outbox" | "waiting"): Promise<number> =>
-      Number(await ctx.raw.command(["ZCARD", keyspace(q)[type]], keyspace(q).meta));
+    const { state, zcard } = flowKit(ctx);
     const buried = async (q: string): Promise<number> => Number(await ctx.raw.command(["HGET", keyspace(q).meta, "buried"], keyspace(q).meta));
     const claimOne = async (q: string): Promise<Job<P>> => (await ctx.mq.claim(q, { leaseMs: 60_000 }))! as Job<P>;
 

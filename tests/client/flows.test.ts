@@ -9,8 +9,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { childId, type ChildState, EchoMQError, type Job } from "../../client.ts";
+import { childId, type ChildState, EchoMQError } from "../../client.ts";
 import { COMBOS, digest, outcome, sleep, useClient, useSites, wire } from "./_harness.ts";
+import { flowKit } from "./_flows.ts";
 import { spread } from "./_spread.ts";
 
 const servers = useSites();
@@ -20,21 +21,7 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient<P>(servers, combo);
-    const state = async (q: string, id: string): Promise<string> => (await ctx.row(q, id, "state"))[0]!;
-    const zcard = async (
-      q: string,
-      type: "outbox" | "waiting",
-    ): Promise<number> =>
-      Number(
-        await ctx.raw.command(["ZCARD", keyspace(q)[type]], keyspace(q).meta),
-      );
-    /** Claims one job of `q` and acks it with its payload's n as the result. */
-    async function ackOne(q: string, result?: unknown): Promise<Job<P>> {
-      const job = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
-      expect(job).not.toBeNull();
-      await ctx.mq.ack(job, result ?? { n: job.payload.n });
-      return job;
-    }
+    const { state, zcard, ackOne } = flowKit(ctx);
 
     test("a parent with children here and in other queues runs once, after all of them", async () => {
       const [p, a, b] = spread(`flow-run-${backend}`);

@@ -7,8 +7,8 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import type { Job } from "../../client.ts";
 import { COMBOS, streamEntries, useClient, useSites } from "./_harness.ts";
+import { flowKit } from "./_flows.ts";
 import { spread } from "./_spread.ts";
 
 const servers = useSites();
@@ -18,7 +18,7 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient<P>(servers, combo);
-    const claim = (q: string): Promise<Job<P> | null> => ctx.mq.claim(q, { leaseMs: 60_000 });
+    const { claim } = flowKit(ctx);
     /** The events of `q` of the flow kinds (`ready`, `dead`), each as its fields after `type`. */
     const flowEvents = async (q: string): Promise<string[][]> => {
       const K = keyspace(q);

@@ -8,8 +8,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { childId, EchoMQError, type Job } from "../../client.ts";
+import { childId, EchoMQError } from "../../client.ts";
 import { COMBOS, digest, useClient, useSites, wire } from "./_harness.ts";
+import { flowKit } from "./_flows.ts";
 import { spread } from "./_spread.ts";
 
 const servers = useSites();
@@ -19,15 +20,7 @@ for (const combo of COMBOS) {
   const { backend } = combo;
   describe(combo.name, () => {
     const ctx = useClient<P>(servers, combo);
-    const state = async (q: string, id: string): Promise<string> => (await ctx.row(q, id, "state"))[0]!;
-    const zcard = async (
-      q: string,
-      type: "outbox" | "waiting",
-    ): Promise<number> =>
-      Number(
-        await ctx.raw.command(["ZCARD", keyspace(q)[type]], keyspace(q).meta),
-      );
-    const claim = (q: string): Promise<Job<P> | null> => ctx.mq.claim(q, { leaseMs: 60_000 });
+    const { state, zcard, claim, exists } = flowKit(ctx);
 
     test("a 3-level tree across primaries: each middle runs after its children, the root after the middles", async () => {
       const [p, a, b] = spread(`nest-run-${backend}`);
@@ -164,18 +157,8 @@ for (const combo of COMBOS) {
       await ctx.mq.relayOnce([b]);
       expect(await state(p, tree.id)).toBe("dead");
       await ctx.mq.relayOnce([p]); // the cancel reaches the middle: it and its child here go, a tombstone waits in b
-      expect(
-        await ctx.raw.command(
-          ["EXISTS", keyspace(a).job(mid.id)],
-          keyspace(a).meta,
-        ),
-      ).toBe(0);
-      expect(
-        await ctx.raw.command(
-          ["EXISTS", keyspace(a).job(mid.children[0]!.id)],
-          keyspace(a).meta,
-        ),
-      ).toBe(0);
+      expect(await exists(a, mid.id)).toBe(false);
+      expect(await exists(a, mid.children[0]!.id)).toBe(false);
       expect(await zcard(a, "waiting")).toBe(0);
       expect(await claim(a)).toBeNull();
       // the middle's child in b: its creation, then its cancel, both from a's outbox: nothing left to run
