@@ -1,7 +1,7 @@
 /**
  * The relay (docs/design/flows.md): it drains the outboxes of some queues — leases their entries
  * (OUTBOX), applies each in its destination queue (APPLY, grouped by destination: one command per
- * destination queue), then acknowledges them (UNBOX). Delivery is at least once; APPLY is
+ * destination queue, the destinations at once), then acknowledges them (UNBOX). Delivery is at least once; APPLY is
  * idempotent, so an entry applied twice (a relay that died between apply and acknowledge, whose
  * lease ran out) changes nothing the second time; an acknowledgement of a lease that ran out is
  * refused (`outbox-lost`) and the entry stays for the relay that holds it now.
@@ -47,29 +47,41 @@ const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) 
 
 /**
  * One round over `queues`: each queue's free entries leased, applied and acknowledged. Returns the
- * entries acknowledged.
+ * entries acknowledged. The queues go at once, and so do a queue's destinations (one APPLY each:
+ * entries for different queues are independent, and a destination's keep their order in its call);
+ * a queue's UNBOX waits for all its APPLYs. A failure ends the round once every queue is done with,
+ * and is thrown: what was applied and not acknowledged is leased again after `leaseMs` and applied
+ * again, which changes nothing.
  */
 export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Promise<number> {
   const leaseMs = wholeNumber("relay: leaseMs", "lease-ms", opts.leaseMs ?? 10_000, 1);
   const count = wholeNumber("relay: batch", "count", opts.batch ?? 100, 1);
-  let acked = 0;
-  for (const queue of queues) {
+  const one = async (queue: string): Promise<number> => {
     const ks = c.keyspace(queue);
     const reply = (await c.impl.call(wireCall("OUTBOX", ks, { lease_ms: leaseMs, count }), Decoder.Bytes)) as unknown[];
-    if (reply.length === 0) continue;
+    if (reply.length === 0) return 0;
     const leased: Array<{ token: number; entry: Buffer }> = [];
     for (let i = 0; i < reply.length; i += 2) leased.push({ token: Number(reply[i]), entry: bytes(reply[i + 1]) });
     const by = new Map<string, Buffer[]>();
     for (const { entry } of leased) {
       const dest = destination(entry);
-      by.set(dest, [...(by.get(dest) ?? []), entry]);
+      const list = by.get(dest);
+      if (list === undefined) by.set(dest, [entry]);
+      else list.push(entry);
     }
-    for (const [dest, entries] of by) {
-      await c.impl.call(wireCall("APPLY", c.keyspace(dest), {}, entries.map((entry) => ({ entry }))));
-    }
-    acked += Number(await c.impl.call(wireCall("UNBOX", ks, {}, leased.map(({ token, entry }) => ({ deadline: token, entry })))));
-  }
-  return acked;
+    await settledAll([...by].map(([dest, entries]) => c.impl.call(wireCall("APPLY", c.keyspace(dest), {}, entries.map((entry) => ({ entry }))))));
+    return Number(await c.impl.call(wireCall("UNBOX", ks, {}, leased.map(({ token, entry }) => ({ deadline: token, entry })))));
+  };
+  const acked = await settledAll(queues.map(one));
+  return acked.reduce((a, b) => a + b, 0);
+}
+
+/** The values of `all` once every one has settled; the first rejection's reason if any rejected. */
+async function settledAll<T>(all: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(all);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /** See `EchoMQ.relay`: rounds of {@link relayOnce} until stopped, waiting `intervalMs` after an idle one. */
