@@ -45,6 +45,9 @@ export function translate(entry: StreamEntry, now: number): BullEvent[] {
     }
     case "promoted":
       return each((jobId) => [{ event: "waiting", jobId, prev: "delayed" }]);
+    case "waiting":
+      // a flow's parent (FLOW's, or a nested middle node APPLY made): BullMQ's addParentJob writes both
+      return each((jobId) => [added(jobId), { event: "waiting-children", jobId }]);
     case "ready":
       return each((jobId) => [{ event: "waiting", jobId, prev: "waiting-children" }]);
     case "claimed":

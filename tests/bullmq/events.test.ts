@@ -2,7 +2,8 @@
  * BullMQ's events on EchoMQ (issue 41), for each backend × topology: the ones derived from EchoMQ's
  * events stream for `QueueEvents` — `added` (with the job's name) before `waiting`/`delayed`,
  * `deduplicated` (holder, deduplication id, the id not admitted), `drained` after the last job
- * finished, `waiting` of a flow's parent its children released — and the ones BullMQ's own classes
+ * finished, `waiting-children` of a flow's parent (the root, a nested middle node) and its `waiting`
+ * when its children released it — and the ones BullMQ's own classes
  * emit from what the backend answers: a `Worker`'s `drained`, a `Queue`'s `waiting` and `cleaned`.
  * Each test waits for its event: one not emitted fails it (a timeout).
  */
@@ -80,15 +81,35 @@ for (const combo of COMBOS) {
       expect(seen.find(([e]) => e === "drained")![1]).toMatch(/^\d+-\d+$/); // BullMQ's drained carries the event id only
     });
 
-    test("a flow's parent: waiting (prev waiting-children) when its children finished", async () => {
+    test("a flow's parent: added and waiting-children when made, waiting (prev waiting-children) when its children finished", async () => {
       const name = fresh("flow");
       const seen = await listen(name);
       const p = new FlowProducer<IQueueBackend, unknown>({ connection: {} }, bull.factory);
       bull.closing(() => p.close());
       const tree = await p.add({ name: "parent", queueName: name, data: {}, children: [{ name: "kid", queueName: name, data: {} }] });
+      await eventually(() => of(seen, "waiting-children").length === 1);
+      expect(of(seen, "waiting-children")).toEqual([{ jobId: tree.job.id }]);
+      expect(of(seen, "added")).toEqual([{ jobId: tree.job.id, name: "parent" }]);
       worker(name, async (job: Job) => job.name);
       await eventually(() => of(seen, "completed").length === 2);
       expect(of(seen, "waiting")).toContainEqual({ jobId: tree.job.id, prev: "waiting-children" });
+    });
+
+    test("a nested flow's middle node: waiting-children in its own queue once the root's relay made it", async () => {
+      const [top, mid] = [fresh("top"), fresh("mid")];
+      const seen = await listen(mid);
+      const p = new FlowProducer<IQueueBackend, unknown>({ connection: {} }, bull.factory);
+      bull.closing(() => p.close());
+      const tree = await p.add({
+        name: "root",
+        queueName: top,
+        data: {},
+        children: [{ name: "middle", queueName: mid, data: {}, children: [{ name: "leaf", queueName: mid, data: {} }] }],
+      });
+      worker(top, async (job: Job) => job.name); // relays the root's outbox, which makes the middle node
+      await eventually(() => of(seen, "waiting-children").length === 1, 30_000);
+      expect(of(seen, "waiting-children")).toEqual([{ jobId: tree.children![0]!.job.id }]);
+      expect(of(seen, "added")).toEqual([{ jobId: tree.children![0]!.job.id, name: "middle" }]);
     });
 
     test("a Queue's own events: waiting on add, cleaned with the ids and the type", async () => {
