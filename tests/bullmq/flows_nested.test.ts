@@ -28,7 +28,8 @@ for (const combo of COMBOS) {
     test("a 3-level tree across 3 queues runs leaves first, each middle after its children, the root last", async () => {
       const [top, mid, low] = [fresh("top"), fresh("mid"), fresh("low")];
       const [qt, qm, ql] = [queue(top), queue(mid), queue(low)];
-      const tree = await producer().add({
+      const flows = producer();
+      const tree = await flows.add({
         name: "root",
         queueName: top,
         data: {},
@@ -82,6 +83,20 @@ for (const combo of COMBOS) {
       expect((await middle.getDependencies()).processed).toEqual({ [`bull:${low}:${a}`]: 10, [`bull:${low}:${b}`]: 20 });
       expect((await ql.getJob(c))!.parentKey).toBe(`bull:${mid}:${m2}`);
       expect(await root.getDependenciesCount()).toEqual({ processed: 2, unprocessed: 0, ignored: 0, failed: 0 });
+
+      // BullMQ's getFlow walks the tree back through the dependency getters and parseNodeKey
+      const back = (await flows.getFlow({ id: rootId, queueName: top }))!;
+      const shape = (n: typeof back): unknown => ({
+        name: n.job.name,
+        children: (n.children ?? []).map(shape).sort((x, y) => JSON.stringify(x) < JSON.stringify(y) ? -1 : 1),
+      });
+      expect(shape(back)).toEqual({
+        name: "root",
+        children: [
+          { name: "m1", children: [{ name: "a", children: [] }, { name: "b", children: [] }] },
+          { name: "m2", children: [{ name: "c", children: [] }] },
+        ],
+      });
     });
 
     test("a middle node waits for its children: waiting-children with its unprocessed children until they run", async () => {
