@@ -78,6 +78,7 @@ function optionsOf(job: JobJson, emqId: string): EnqueueOptions {
   const d = o.deduplication;
   if (d?.id !== undefined) {
     if (d.extend) refuse("addJob (opts.deduplication.extend)", "EchoMQ's deduplication window starts at the admission and is not extended");
+    if ((d as { keepLastIfActive?: boolean }).keepLastIfActive) refuse("addJob (opts.deduplication.keepLastIfActive)", WHY.keepLast);
     out.dedup = { key: d.id, ...(d.ttl ? { ttlMs: d.ttl } : {}), ...(d.replace ? { mode: "debounce" as const } : {}) };
   }
   return out;

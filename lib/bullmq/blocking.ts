@@ -13,7 +13,8 @@ import { readEntries, streamEntries } from "../client/events.ts";
 import { workerClient } from "../client/worker/worker_client.ts";
 import type { ClaimLine } from "../client/worker/worker_client.ts";
 import { bullEvents } from "./events.ts";
-import { bullIds } from "./rows.ts";
+import { drainedAt } from "./reads.ts";
+import { jobRefs } from "./rows.ts";
 import type { Scope } from "./scope.ts";
 
 /** Entries one stream read returns at most. */
@@ -142,7 +143,11 @@ export class EventsWait {
     }
     const entries = readEntries(reply);
     if (entries.length === 0) return null;
-    return await bullEvents(this.#stream, entries, (ids) => bullIds(this.#s, ids), Date.now());
+    const reads = {
+      jobs: (ids: readonly string[], rows: ReadonlySet<string>) => jobRefs(this.#s, ids, rows),
+      drained: (lastId: string) => drainedAt(this.#s, lastId),
+    };
+    return await bullEvents(this.#stream, entries, reads, Date.now());
   }
 
   /** Closes the connection (a read waiting on it fails, which `QueueEvents` takes as its close). */

@@ -1,19 +1,19 @@
 /**
  * BullMQ's flows on EchoMQ's (docs/design/bullmq.md, "Flows"; docs/design/flows.md): a
- * `FlowProducer`'s tree of depth 1 — a parent and its leaf children, in any queues — is one FLOW on
- * the parent's queue; a child in another queue travels through the parent queue's outbox, which a
- * BullMQ `Worker`'s backend relays (`relay`), as do EchoMQ's workers with `relay` and `emq relay`.
- * The parent's envelope names its children by BullMQ's keys (`<prefix>:<queue>:<id>`) and policies,
- * so the dependency getters answer BullMQ's keys from the fan-in EchoMQ keeps on the parent's row.
- * Deeper trees, a flow under an existing parent, and per-job options FLOW cannot carry are refused
- * by name before any write.
+ * `FlowProducer`'s tree — to EchoMQ's nested depth of 8, in any queues — is one FLOW on the root's
+ * queue; a child in another queue, and every child with children, travels through an outbox, which
+ * a BullMQ `Worker`'s backend relays (`relay`), as do EchoMQ's workers with `relay` and `emq relay`.
+ * Each parent's envelope names its children by BullMQ's keys (`<prefix>:<queue>:<id>`) and policies,
+ * so the dependency getters answer BullMQ's keys from the fan-in EchoMQ keeps on the parent's row (a
+ * middle node's too). A flow under an existing parent, several trees at once, and per-job options
+ * FLOW cannot carry are refused by name before any write.
  *
  * @module
  */
 import type { JobJson, ParentKeyOpts } from "bullmq";
 import { encodePayload, toWire } from "../client/codec.ts";
-import { children } from "../client/flows.ts";
-import { wireCall } from "../wire/mod.ts";
+import { children, NESTED, subtreeBody, type SubtreeEdge } from "../client/flows.ts";
+import { MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, wireCall } from "../wire/mod.ts";
 import { envelopeIn, envelopeOf } from "./envelope.ts";
 import { emqIdOf } from "./ids.ts";
 import { refuse } from "./refused.ts";
@@ -37,14 +37,16 @@ export interface FlowEntry {
 /** A child as its parent's envelope names it: BullMQ's qualified queue name, its BullMQ id, its policy (FLOW's). */
 export type Kid = readonly [queue: string, id: string, policy: number];
 
-/** The most children one FLOW takes (EchoMQ's `MAX_FLOW_CHILDREN`). */
+/** The most children one FLOW takes, per parent (EchoMQ's `MAX_FLOW_CHILDREN`). */
 const MAX_CHILDREN = 1000;
 
 /** Why a flow is refused, by reason. */
 const WHY_FLOW = {
-  nested: "EchoMQ's flows are of depth 1 today (a parent and its leaf children); nested flows come with the FLOW verb's subtrees",
+  depth: `EchoMQ's nested flows are at most ${MAX_FLOW_DEPTH} levels of children under the root (MAX_FLOW_DEPTH)`,
   under: "EchoMQ's FLOW makes a new parent; adding a flow under an existing job (ADOPT) needs an open parent, which BullMQ does not make",
   plain: "FLOW admits a flow's jobs as plain pending jobs: no delay, priority, LIFO, deduplication or repeat on a flow's job",
+  bulk: "one EchoMQ FLOW makes one tree atomically; FlowProducer.addBulk's trees together (atomic, as BullMQ promises) have no verb " +
+    "(add each tree with FlowProducer.add)",
 } as const;
 
 /** FLOW's policy of a child's failure: BullMQ's option, or (none given) `fail`. */
@@ -65,10 +67,53 @@ function checkPlain(e: FlowEntry): void {
   }
 }
 
+/** A node of the tree BullMQ's entries describe: the entry and its children, in the entries' order. */
+interface Node {
+  readonly entry: FlowEntry;
+  readonly children: Node[];
+}
+
+/** BullMQ's key of an entry's job, `<prefix>:<queue>:<id>` (what its children's `parentKey` names). */
+const keyOf = (e: FlowEntry): string => `${e.prefix}:${e.queueName}:${e.jobId}`;
+
 /**
- * BullMQ's `addFlow` for a tree of depth 1 (roots first, as `FlowProducer` lists them): one FLOW on
- * the parent's queue (`queueOf` maps a BullMQ queue to EchoMQ's, `scopeOf` gives its scope); a lone
- * job is an `addJob` (`addOne`). Answers `[null, id]` per entry.
+ * The tree of `entries` (its root first, as `FlowProducer` lists them; the others in any order of
+ * levels, each naming its parent by `parentKey`), checked before any write: one root, a parent for
+ * every other entry, at most {@link MAX_FLOW_DEPTH} levels and {@link MAX_CHILDREN} children each,
+ * options FLOW carries.
+ */
+function treeOf(entries: readonly FlowEntry[]): Node {
+  const [first] = entries;
+  if (first!.parentKeyOpts?.parentKey) refuse("addFlow (opts.parent)", WHY_FLOW.under);
+  const nodes = new Map<string, Node>(entries.map((e) => [keyOf(e), { entry: e, children: [] }]));
+  for (const e of entries.slice(1)) {
+    const parentKey = e.parentKeyOpts?.parentKey;
+    if (!parentKey) refuse("addFlow (several roots)", WHY_FLOW.bulk);
+    const parent = nodes.get(parentKey);
+    if (parent === undefined) refuse("addFlow (opts.parent)", WHY_FLOW.under);
+    parent.children.push(nodes.get(keyOf(e))!);
+  }
+  const root = nodes.get(keyOf(first!))!;
+  const check = (n: Node, level: number): void => {
+    checkPlain(n.entry);
+    if (n.children.length === 0) return;
+    if (level + 1 > MAX_FLOW_DEPTH) refuse("addFlow (depth)", WHY_FLOW.depth);
+    if (n.children.length > MAX_CHILDREN) {
+      refuse("addFlow (children)", `one EchoMQ FLOW makes at most ${MAX_CHILDREN} children per parent, got ${n.children.length}`);
+    }
+    for (const k of n.children) check(k, level + 1);
+  };
+  check(root, 0);
+  return root;
+}
+
+/**
+ * BullMQ's `addFlow` (roots first, as `FlowProducer` lists them): a tree to {@link MAX_FLOW_DEPTH}
+ * levels is one FLOW on the root's queue, each child with children carrying its subtree (EchoMQ's
+ * nested flows: a middle node waits in its queue as its root does); `queueOf` maps a BullMQ queue to
+ * EchoMQ's, `scopeOf` gives its scope. A lone job is an `addJob` (`addOne`). Every node keeps
+ * BullMQ's id (the identity rule maps it: FLOW mints none), so the tree `FlowProducer` answers,
+ * `getJob` and the parent references agree. Answers `[null, id]` per entry.
  */
 export async function addFlow(
   entries: readonly FlowEntry[],
@@ -76,28 +121,30 @@ export async function addFlow(
   scopeOf: (queue: string) => Scope,
   addOne: (s: Scope, job: JobJson, id: string) => Promise<string>,
 ): Promise<Array<[Error | null, string]>> {
-  const [root, ...kids] = entries;
-  if (root === undefined) return [];
-  if (root.parentKeyOpts?.parentKey) refuse("addFlow (opts.parent)", WHY_FLOW.under);
-  if (kids.length === 0) return [[null, await addOne(scopeOf(queueOf(root.queueName, root.prefix)), root.jobData, root.jobId)]];
-  const rootKey = `${root.prefix}:${root.queueName}:${root.jobId}`;
-  for (const k of kids) {
-    if (k.parentKeyOpts?.addToWaitingChildren || k.parentKeyOpts?.parentKey !== rootKey) refuse("addFlow (nested)", WHY_FLOW.nested);
-  }
-  if (kids.length > MAX_CHILDREN) refuse("addFlow (children)", `one EchoMQ FLOW makes at most ${MAX_CHILDREN} children, got ${kids.length}`);
-  for (const e of entries) checkPlain(e);
-  const s = scopeOf(queueOf(root.queueName, root.prefix));
+  if (entries.length === 0) return [];
+  const root = treeOf(entries);
+  const s = scopeOf(queueOf(root.entry.queueName, root.entry.prefix));
+  if (root.children.length === 0) return [[null, await addOne(s, root.entry.jobData, root.entry.jobId)]];
   const { c, ks } = await s.on();
-  const named: Kid[] = kids.map((k) => [`${k.prefix}:${k.queueName}`, k.jobId, policyOf(k.jobData.opts)]);
-  const parent = { ...envelopeOf(root.jobData, root.jobId), kids: named };
-  const groups = kids.map((k, i) => ({
-    id: emqIdOf(k.jobId),
-    queue: c.keyspace(queueOf(k.queueName, k.prefix)).name,
-    policy: named[i]![2],
-    body: toWire(encodePayload(c.codec, envelopeOf(k.jobData, k.jobId), "addFlow")),
-  }));
-  const payload = toWire(encodePayload(c.codec, parent, "addFlow"));
-  await c.impl.call(wireCall("FLOW", ks, { parent: emqIdOf(root.jobId), payload, open: 0, within_ms: 0 }, groups));
+  // a node's payload: its envelope, a parent's with its children named (BullMQ's queue, id, policy)
+  const payloadOf = (n: Node): string | Uint8Array => {
+    const e = envelopeOf(n.entry.jobData, n.entry.jobId);
+    const kids: Kid[] = n.children.map((k) => [`${k.entry.prefix}:${k.entry.queueName}`, k.entry.jobId, policyOf(k.entry.jobData.opts)]);
+    return encodePayload(c.codec, n.children.length === 0 ? e : { ...e, kids }, "addFlow");
+  };
+  const edgeOf = (n: Node): SubtreeEdge => {
+    const policy = policyOf(n.entry.jobData.opts);
+    const queue = c.keyspace(queueOf(n.entry.queueName, n.entry.prefix)).name;
+    if (n.children.length === 0) return { id: emqIdOf(n.entry.jobId), queue, policy, body: payloadOf(n) };
+    const body = subtreeBody(payloadOf(n), n.children.map(edgeOf));
+    if (body.byteLength > MAX_PAYLOAD_BYTES) {
+      refuse("addFlow (subtree)", `a nested flow's subtree is at most ${MAX_PAYLOAD_BYTES} bytes (job ${n.entry.jobId}'s is ${body.byteLength})`);
+    }
+    return { id: emqIdOf(n.entry.jobId), queue, policy: policy + NESTED, body };
+  };
+  const groups = root.children.map(edgeOf).map((g) => ({ id: g.id, queue: g.queue, policy: g.policy, body: toWire(g.body) }));
+  const payload = toWire(payloadOf(root));
+  await c.impl.call(wireCall("FLOW", ks, { parent: emqIdOf(root.entry.jobId), payload, open: 0, within_ms: 0 }, groups));
   return entries.map((e) => [null, e.jobId]);
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { JobJson, JobState as BullJobState } from "bullmq";
+import { streamEntries } from "../client/events.ts";
 import { jobLogs } from "../client/logs.ts";
 import { META } from "../wire/mod.ts";
 import { emqIdOf } from "./ids.ts";
@@ -75,6 +76,21 @@ export async function getCounts(s: Scope, types: readonly string[], delayedBefor
     const n = Number(r ?? 0);
     return Number.isSafeInteger(n) && n > 0 ? n : 0;
   });
+}
+
+/**
+ * Whether the queue is drained as BullMQ's finishing script sees it (nothing waiting, prioritized or
+ * active) with `lastId` still the newest entry of its events stream: one atomic read. A later entry
+ * says more happened since: the read that holds it decides.
+ */
+export async function drainedAt(s: Scope, lastId: string): Promise<boolean> {
+  const { c, ks } = await s.on();
+  const types = ["waiting", "prioritized", "active"].map((t) => countCommand(t, ks)!);
+  const replies = await c.conn.batch([...types, ["XREVRANGE", ks.events, "+", "-", "COUNT", "1"]], ks.meta, true);
+  const last = replies[types.length];
+  if (replies.some((r) => r instanceof Error) || !Array.isArray(last)) return false;
+  const newest = streamEntries(last)[0]?.id;
+  return newest === lastId && replies.slice(0, types.length).every((r) => Number(r ?? 0) === 0);
 }
 
 /** BullMQ's `getCountsPerPriority`: the ready jobs of each priority (0: the ones without). */

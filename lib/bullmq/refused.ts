@@ -32,6 +32,10 @@ export const WHY = {
   lifo: "EchoMQ admits at the head of pending and claims from its tail; no verb admits at the tail (next: a `lifo` option)",
   events: "EchoMQ's events are written only by the transitions that cause them (no verb appends an event of the caller's)",
   dedupKeys: "no EchoMQ verb lets a deduplication key go before its job settles (next: a verb of its own)",
+  keepLast: "BullMQ's keepLastIfActive keeps the newest add aside while the job holding the key runs, and admits it " +
+    "when that job finishes (never beside it); no EchoMQ verb keeps a job aside to admit on another's settle, and " +
+    "EchoMQ's debounce (`deduplication.replace`) admits it at once, where it could run beside the active one " +
+    "(next: a deduplication option the settles honour)",
   completedBack: "no EchoMQ verb moves a completed job back to pending (REQUEUE takes dead jobs only)",
   active: "EchoMQ's DROP refuses while a job is active: its worker holds a fenced lease (wait for it, or let the lease run out)",
   paginate: "BullMQ's raw key pagination is of its own keys (dependencies, schedulers), which EchoMQ does not keep",

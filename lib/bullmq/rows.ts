@@ -8,6 +8,7 @@ import type { JobJson } from "bullmq";
 import { getJob } from "../client/inspect.ts";
 import type { JobInfo } from "../client/info.ts";
 import { type Envelope, envelopeIn, jobJson } from "./envelope.ts";
+import type { JobRef } from "./events.ts";
 import { counterIdOf, emqIdOf } from "./ids.ts";
 import type { Scope } from "./scope.ts";
 
@@ -37,17 +38,34 @@ export function foreign(id: string, name: string | undefined, payload: unknown, 
 
 /** The BullMQ ids of `emqIds` (decoded, or read from their rows; a row gone keeps its EchoMQ id). */
 export async function bullIds(s: Scope, emqIds: readonly string[]): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+  const refs = await jobRefs(s, emqIds, new Set());
+  return new Map([...refs].map(([id, ref]) => [id, ref.id]));
+}
+
+/**
+ * What events say of `emqIds`: each one's BullMQ id (a counter id decoded, any other read from its
+ * row), and for those in `rows` (their rows read) its name and the deduplication id it holds.
+ */
+export async function jobRefs(s: Scope, emqIds: readonly string[], rows: ReadonlySet<string>): Promise<Map<string, JobRef>> {
+  const out = new Map<string, JobRef>();
   const unread: string[] = [];
   for (const id of emqIds) {
     const n = counterIdOf(id);
-    if (n === null) unread.push(id);
-    else out.set(id, n);
+    if (n === null || rows.has(id)) unread.push(id);
+    else out.set(id, { id: n });
   }
   if (unread.length > 0) {
     const { c, ks } = await s.on();
-    const rows = await Promise.all(unread.map((id) => getJob(c, ks, id).catch(() => null)));
-    unread.forEach((id, i) => out.set(id, rows[i] ? bullIdIn(rows[i]!) : id));
+    const infos = await Promise.all(unread.map((id) => getJob(c, ks, id).catch(() => null)));
+    unread.forEach((id, i) => {
+      const info = infos[i];
+      // a row gone: a counter id still decodes
+      if (!info) return void out.set(id, { id: counterIdOf(id) ?? id, name: "", dedup: "" });
+      const e = envelopeIn(info.payload, info.id, info.createdAt);
+      const dedup = info.dedupKey ?? e?.opts.deduplication?.id ?? "";
+      // a counter id decodes: a debounced holder's envelope names the admission that replaced it
+      out.set(id, { id: counterIdOf(id) ?? bullIdIn(info), name: e?.name ?? info.name ?? "", dedup });
+    });
   }
   return out;
 }

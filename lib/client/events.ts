@@ -65,6 +65,8 @@ export interface EventFieldsOf {
   retried: "jobs" | "reason" | "until";
   /** BURY; also a flow's parent a child failed, or whose deadline passed (APPLY, OUTBOX, a settle in its queue). */
   dead: "jobs" | "reason";
+  /** A flow's parent made to wait for its children (`waiting-children`): FLOW's parent, a nested child APPLY makes. */
+  waiting: "jobs";
   /** A flow's parent made ready (`waiting-children` → pending): APPLY, SEAL, a settle or REMOVE in its queue. */
   ready: "jobs";
   /** RELEASE. */

@@ -143,7 +143,7 @@ interface Checked {
 }
 
 /** Added to a child's policy on the wire when its body is its subtree (it has children). */
-const NESTED = 4;
+export const NESTED = 4;
 
 /**
  * `kids` checked before any wire: 1 to {@link MAX_FLOW_CHILDREN}, each a valid child, its own
@@ -190,19 +190,43 @@ function concat(parts: ReadonlyArray<string | Uint8Array>): Uint8Array {
  * (docs/WIRE.md, "Flows"); and its node of the returned tree.
  */
 async function subtree(id: JobId, k: Checked & { children: readonly Checked[] }): Promise<[Uint8Array, FlowNode[]]> {
-  const payload = typeof k.payload === "string" ? text.encode(k.payload) : k.payload;
-  const parts: Array<string | Uint8Array> = [`${k.children.length}\0${payload.byteLength}\0`, payload];
+  const edges: SubtreeEdge[] = [];
   const nodes: FlowNode[] = [];
   for (const [i, g] of k.children.entries()) {
     const child = await childId(id, i);
-    const [body, kids] = g.children === undefined
-      ? [typeof g.payload === "string" ? text.encode(g.payload) : g.payload, []]
-      : await subtree(child, g as Checked & { children: readonly Checked[] });
+    const [body, kids] = g.children === undefined ? [g.payload, []] : await subtree(child, g as Checked & { children: readonly Checked[] });
     const policy = g.children === undefined ? g.policy : g.policy + NESTED;
-    parts.push(`${child}\0${g.queue}\0${policy}\0${body.byteLength}\0`, body);
+    edges.push({ id: child, queue: g.queue, policy, body });
     nodes.push({ id: child, queue: g.queue, children: kids });
   }
-  return [concat(parts), nodes];
+  return [subtreeBody(k.payload, edges), nodes];
+}
+
+/** One child in a subtree body: its id, its queue's EchoMQ name, its wire policy (+ 4 when `body` is its own subtree), its body. */
+export interface SubtreeEdge {
+  /** The child's id (given: the caller mints it). */
+  readonly id: string;
+  /** Its queue (EchoMQ's name). */
+  readonly queue: string;
+  /** Its policy on the wire: 0 to 3, plus 4 when `body` is its own subtree. */
+  readonly policy: number;
+  /** Its payload (a leaf) or its subtree ({@link subtreeBody}). */
+  readonly body: string | Uint8Array;
+}
+
+/**
+ * The body of a child with children (docs/WIRE.md, "Flows"): `<n>\0<payload length>\0<payload>`
+ * then per child `<id>\0<queue>\0<policy>\0<length>\0<body>`. Shared with BullMQ's nested flows,
+ * whose ids are BullMQ's (lib/bullmq/flows.ts).
+ */
+export function subtreeBody(payload: string | Uint8Array, edges: readonly SubtreeEdge[]): Uint8Array {
+  const bytes = typeof payload === "string" ? text.encode(payload) : payload;
+  const parts: Array<string | Uint8Array> = [`${edges.length}\0${bytes.byteLength}\0`, bytes];
+  for (const e of edges) {
+    const body = typeof e.body === "string" ? text.encode(e.body) : e.body;
+    parts.push(`${e.id}\0${e.queue}\0${e.policy}\0${body.byteLength}\0`, body);
+  }
+  return concat(parts);
 }
 
 /** The wire groups of `checked` children of `parent` at places from `from`, and their nodes. */

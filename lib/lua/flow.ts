@@ -2,12 +2,14 @@
  * `EMQ.FLOW` as Lua, steps 5–6: a parent waiting for its children (state `waiting`, in `waiting`,
  * its fan-in state on its row, `open` while more may come); each child in this queue made at once
  * (pending, naming its parent), each child in another queue a `child` entry of this queue's outbox
- * (docs/design/flows.md). Reply: the children made here. The twin of `native/src/verbs/flow.rs`.
+ * (docs/design/flows.md); a `waiting` event names the parent. Reply: the children made here. The
+ * twin of `native/src/verbs/flow.rs`.
  *
  * @module
  */
 import { META, ROW, STATE, WAITING_FOREVER, WIRE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 import { FLOWS_LUA } from "./flows.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -29,6 +31,7 @@ local s, e = emq_types({{waiting, 'zset'}, {base .. '${KEY.pending}', 'list'}, {
 if e then return e end
 for _, k in ipairs(s.missing) do missing[#missing + 1] = k end
 local plan, e = emq_flow_plan(base, here, id, missing) if e then return e end
+e = emq_events_open(base, missing) if e then return e end
 e = emq_probe(cluster, missing) if e then return e end
 
 local at = emq_int(emq_now())
@@ -38,7 +41,9 @@ redis.call('HSET', row, '${ROW.state}', '${STATE.waiting}', '${ROW.payload}', pa
 if open == 1 then redis.call('HSET', row, '${ROW.open}', '1') end
 -- scored by its flow deadline (none: after every time)
 redis.call('ZADD', waiting, within_ms > 0 and emq_int(emq_now() + within_ms) or '${WAITING_FOREVER}', parent)
-return emq_flow_write(base, row, parent, 0, n, id, queue, policy, body, here, rows, plan, 1)
+local made = emq_flow_write(base, row, parent, 0, n, id, queue, policy, body, here, rows, plan, 1)
+${luaEvent("waiting", { jobs: "parent" })}
+return made
 `,
   FLOWS_LUA,
 );

@@ -190,6 +190,8 @@ local function emq_flow_node(base, id, parent, payload, kids)
       redis.call('ZADD', outbox, now, table.concat({kind, k.queue, k.id, own, id, i - 1, k.body}, '\\0'))
     end
   end
+  -- no event when the stream is of another type (a hand-edited key): the node stands
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("waiting", { jobs: "id" })} end
   return true
 end
 

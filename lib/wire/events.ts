@@ -66,6 +66,12 @@ export const EVENTS = {
       "`child <queue> <id> failed: <reason>`) or whose deadline passed, written where it is buried (its queue: a " +
       "settle of its own queue, or APPLY of the child's outcome; OUTBOX for a deadline)",
   },
+  waiting: {
+    verbs: ["FLOW", "APPLY"],
+    fields: ["jobs"],
+    doc: "a flow's parent made to wait for its children (`waiting`, BullMQ's `waiting-children`): FLOW's parent, and a " +
+      "child with children APPLY makes from a `node` entry (one entry per parent), written in its queue after its writes",
+  },
   ready: {
     verbs: ["ACK", "BURY", "SETTLE", "APPLY", "SEAL", "REMOVE"],
     fields: ["jobs"],

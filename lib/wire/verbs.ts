@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 15;
+export const WIRE = 16;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -903,7 +903,7 @@ export const VERBS = {
   FLOW: {
     args: ["parent", "payload", "open", "within_ms"],
     group: ["id", "queue", "policy", "body"],
-    touches: ["pending", "wake", "rows", "waiting", "outbox"],
+    touches: ["pending", "wake", "rows", "waiting", "outbox", "events"],
     admits: true,
     reply: "integer: children created in this queue (the others travel through the outbox)",
     effect: 'a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): ' +
@@ -917,7 +917,7 @@ export const VERBS = {
       `waiting <now + within_ms, or ${WAITING_FOREVER} without a deadline> parent\`; per child here \`HSET row state ` +
       "pending payload <b> attempts 0 created_ms <now> parent " +
       "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
-      "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`",
+      "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`; its event `waiting` (the parent)",
     domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {
@@ -974,7 +974,8 @@ export const VERBS = {
       "pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started " +
       "(pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children " +
       "cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child " +
-      "with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's",
+      "with children unless its row exists: a waiting parent (as FLOW's, naming its parent, its event `waiting`), its " +
+      "children as FLOW's",
     writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
       "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +

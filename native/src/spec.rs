@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 15;
+pub const WIRE: i64 = 16;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -264,7 +264,7 @@ pub mod verb {
     pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.OUTBOX`: first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's.
+    /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child with children unless its row exists: a waiting parent (as FLOW's, naming its parent, its event `waiting`), its children as FLOW's.
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
@@ -356,7 +356,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`15`), written with `created_ms` on first use
+        /// the wire that made the queue (`16`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -498,6 +498,8 @@ names! {
         retried,
         /// one job buried (one entry per job), with its reason; also a flow's parent a child failed (policy `fail`: `child <queue> <id> failed: <reason>`) or whose deadline passed, written where it is buried (its queue: a settle of its own queue, or APPLY of the child's outcome; OUTBOX for a deadline)
         dead,
+        /// a flow's parent made to wait for its children (`waiting`, BullMQ's `waiting-children`): FLOW's parent, and a child with children APPLY makes from a `node` entry (one entry per parent), written in its queue after its writes
+        waiting,
         /// a flow's parent made ready (`waiting-children` → pending: its last child finished, or a child of policy `continue` failed; one entry per parent), written where it moves (its queue: a settle or REMOVE of a child of its own queue, APPLY of a child's outcome, SEAL)
         ready,
         /// jobs handed back without spending an attempt

@@ -3,10 +3,11 @@
  * depth 1 is one FLOW — the parent waits (`waiting-children`) until its children, run by BullMQ
  * `Worker`s, finish, then reads their values under BullMQ's keys; children in another queue (another
  * slot on a cluster) travel through the outbox the workers' backends relay; a child's failure acts
- * by its policy; deeper trees and options FLOW cannot carry are refused by name, writing nothing.
+ * by its policy; trees deeper than EchoMQ's 8 levels, several trees at once (`addBulk`) and options FLOW
+ * cannot carry are refused by name, writing nothing (nested trees: flows_nested.test.ts).
  */
 import { describe, expect, test } from "bun:test";
-import { FlowProducer, type IQueueBackend } from "bullmq";
+import { type FlowJob, FlowProducer, type IQueueBackend } from "bullmq";
 import { RefusedOperationError } from "../../bullmq.ts";
 import { queueDigest, useBull } from "./_bull.ts";
 import { COMBOS, eventually, useSites } from "../client/_harness.ts";
@@ -95,7 +96,7 @@ for (const combo of COMBOS) {
       expect((await q.getJob(tree.job.id!))!.failedReason).toContain("failed: no");
     });
 
-    test("a nested tree and a child's options FLOW cannot carry are refused by name, writing nothing", async () => {
+    test("a tree deeper than 8, several trees at once and a child's options FLOW cannot carry are refused by name, writing nothing", async () => {
       const name = fresh("refused");
       const q = queue(name);
       await q.add("x", {});
@@ -108,7 +109,12 @@ for (const combo of COMBOS) {
       };
       const p = producer();
       const leaf = { name: "leaf", queueName: name, data: {} };
-      expect(await refusal(p.add({ name: "a", queueName: name, children: [{ name: "b", queueName: name, children: [leaf] }] }))).toBe("addFlow (nested)");
+      // 9 levels of children under the root: one more than EchoMQ's nested flows (MAX_FLOW_DEPTH)
+      let deep: FlowJob = leaf;
+      for (let i = 0; i < 9; i++) deep = { name: `l${i}`, queueName: name, children: [deep] };
+      expect(await refusal(p.add({ name: "a", queueName: name, children: [deep] }))).toBe("addFlow (depth)");
+      expect(await refusal(p.addBulk([{ name: "a", queueName: name, children: [leaf] }, { name: "b", queueName: name, children: [leaf] }])))
+        .toBe("addFlow (several roots)");
       expect(await refusal(p.add({ name: "a", queueName: name, children: [{ ...leaf, opts: { delay: 1000 } }] }))).toBe("addFlow (opts.delay)");
       expect(await refusal(p.add({ name: "a", queueName: name, opts: { priority: 2 }, children: [leaf] }))).toBe("addFlow (opts.priority)");
       expect(await queueDigest(raw, name)).toBe(before);

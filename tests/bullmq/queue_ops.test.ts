@@ -1,6 +1,6 @@
 /**
  * BullMQ's queue operations on the EchoMQ backend (issue 41), for each backend × topology:
- * deduplication, drain, clean, remove (an active job is locked), obliterate (refused with a job
+ * deduplication (`keepLastIfActive` refused), drain, clean, remove (an active job is locked), obliterate (refused with a job
  * active, with and without `force`; then DROP leaves no key), the queue's global concurrency and
  * rate limit (LIMIT, which EchoMQ's own claims obey), a worker's `rateLimit` (PENALIZE), counts per
  * priority, an immediate retry, and `getRanges` order.
@@ -8,7 +8,7 @@
 import { describe, expect, test } from "bun:test";
 import { RefusedOperationError } from "../../bullmq.ts";
 import { emqIdOf } from "../../lib/bullmq/ids.ts";
-import { useBull } from "./_bull.ts";
+import { queueDigest, useBull } from "./_bull.ts";
 import { COMBOS, eventually, queueKeys, rejection, useSites } from "../client/_harness.ts";
 
 const sites = useSites();
@@ -28,6 +28,23 @@ for (const combo of COMBOS) {
       expect(second.id).toBe(first.id);
       expect((await q.getJobCounts("waiting")).waiting).toBe(1);
       expect(await q.getDeduplicationJobId("user-7")).toBe(first.id!);
+    });
+
+    test("deduplication's keepLastIfActive is refused by name (add and addBulk), writing nothing, the counter unmoved", async () => {
+      const name = fresh("keeplast");
+      const q = queue(name);
+      const held = await q.add("d", { v: 1 }, { deduplication: { id: "k" } });
+      const raw = sites.raws.get(combo.topology)!;
+      const before = await queueDigest(raw, name);
+      const opts = { deduplication: { id: "k", keepLastIfActive: true } };
+      for (const run of [q.add("d", { v: 2 }, opts), q.addBulk([{ name: "d", data: { v: 3 }, opts }])]) {
+        const e = await run.catch((x) => x);
+        expect(e).toBeInstanceOf(RefusedOperationError);
+        expect((e as RefusedOperationError).operation).toBe("addJob (opts.deduplication.keepLastIfActive)");
+        expect((e as Error).message).toContain("keepLastIfActive keeps the newest add aside");
+      }
+      expect(await queueDigest(raw, name)).toBe(before);
+      expect((await q.add("next", {})).id).toBe(String(Number(held.id) + 1));
     });
 
     test("drain removes waiting jobs (and delayed ones when asked); clean removes finished ones older than the grace", async () => {

@@ -1,5 +1,6 @@
 /**
- * Flow events (issue 36), for each backend × topology: a parent made ready writes `ready` in its
+ * Flow events (issue 36), for each backend × topology: a parent made to wait writes `waiting` (FLOW's
+ * parent, a nested middle by APPLY, issue 41's `waiting-children`); a parent made ready writes `ready` in its
  * queue's events stream — by APPLY of its last child's outcome, by the settle of a last child of its
  * own queue, by SEAL —, and a parent a child failed writes `dead` with the reason naming the child
  * (by APPLY, or by the child's BURY in its own queue); a nested middle failing its root writes both
@@ -27,6 +28,25 @@ for (const combo of COMBOS) {
       );
       return all.filter((f) => f[1] === "ready" || f[1] === "dead").map((f) => f.slice(1));
     };
+
+    test("a parent made to wait writes `waiting`: FLOW's parent in its queue, a nested middle by APPLY in its own", async () => {
+      const [p, a, b] = spread(`fev-waiting-${backend}`);
+      const waits = async (q: string): Promise<string[][]> => {
+        const K = keyspace(q);
+        const all = streamEntries(await ctx.raw.command(["XRANGE", K.events, "-", "+"], K.meta));
+        return all.filter((f) => f[1] === "waiting").map((f) => f.slice(1));
+      };
+      const root = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [{ queue: a, payload: { n: 1 }, children: [{ queue: b, payload: { n: 2 } }] }],
+      });
+      expect(await waits(p)).toEqual([["waiting", "jobs", root.id]]);
+      expect(await waits(a)).toEqual([]);
+      await ctx.mq.relayOnce([p]);
+      expect(await waits(a)).toEqual([["waiting", "jobs", root.children[0]!.id]]);
+      expect(await waits(b)).toEqual([]);
+    });
 
     test("a parent made ready writes `ready`: by APPLY, by a settle in its queue, by SEAL", async () => {
       const [p, a, b] = spread(`fev-ready-${backend}`);

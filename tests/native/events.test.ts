@@ -512,7 +512,11 @@ describe("the events stream", () => {
           continue;
         }
         await ok(["SET", q[type], "not-mine"]);
-        await refuses(wellFormed(verb, q, jobId(1)), refusal("wrongtype", verb, {}));
+        // FLOW: a parent and a child of two ids (wellFormed gives both one id, refused `repeated` first)
+        const call = verb === "FLOW"
+          ? argv("FLOW", q, { parent: jobId(2), payload: "p", open: 0, within_ms: 0 }, [{ id: jobId(1), queue: q.name, policy: 0, body: "c" }])
+          : wellFormed(verb, q, jobId(1));
+        await refuses(call, refusal("wrongtype", verb, {}));
       }
     }
     // EXTEND does not touch events

@@ -2,9 +2,10 @@
 //! parent that waits for its children (state `waiting`, in `waiting` scored by its flow deadline, its fan-in state on its row: `children`,
 //! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
 //! once (pending, naming its parent), each child in another queue is a `child` entry of this
-//! queue's outbox, which a relay applies there (docs/design/flows.md). Reply: the children made
-//! here. [`Children`] is the part ADOPT shares.
+//! queue's outbox, which a relay applies there (docs/design/flows.md); a `waiting` event names the
+//! parent. Reply: the children made here. [`Children`] is the part ADOPT shares.
 
+use super::events::Events;
 use super::flows::{join, subtree, CHILD, CHILD_FIELD, NESTED, NODE};
 use super::ready::{self, Plan};
 use super::scope::Scope;
@@ -32,6 +33,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let kids = Children::check(s, args)?;
     let waiting = s.structure(WAITING, Kind::Zset)?;
     let kids = kids.plan(s, args)?;
+    let events = Events::open(s, &kids.meta)?;
     s.probe()?;
 
     let at = ctx.int(s.now());
@@ -60,7 +62,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let score = ctx.int(until);
     waiting.zadd(until as f64, parent);
     ctx.replicate(c"ZADD", &[waiting.name(), score.as_str(), parent]);
-    Ok(Reply::Int(kids.write(s, args, &key, parent, 0, 1)))
+    let made_here = kids.write(s, args, &key, parent, 0, 1);
+    events.jobs(l.event.waiting, [parent.bytes()]);
+    Ok(Reply::Int(made_here))
 }
 
 /// The children of a FLOW or an ADOPT call, checked (step 5): which are in this queue, their rows

@@ -300,6 +300,10 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
         outbox.zadd(f.now() as f64, entry.as_str());
         ctx.replicate(c"ZADD", &[outbox.name(), now.as_str(), entry.as_str()]);
     }
+    // no event when the stream is of another type (a hand-edited key): the node stands
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.waiting, [id.as_str().bytes()]);
+    }
     true
 }
 
