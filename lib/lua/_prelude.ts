@@ -210,9 +210,21 @@ end
 -- and the refusal.
 local function emq_meta(...)
   emq_typed, emq_sizes = emq_typed or {}, emq_sizes or {}
+  local fields = {...}
+  -- (meta carried, a hash with every field known: emq_meta_carry)
+  if emq_typed[KEYS[1]] == 'hash' then
+    local all = true
+    for _, field in ipairs(fields) do
+      if emq_meta_known[field] == nil then
+        all = false
+        break
+      end
+    end
+    if all then return 'hash' end
+  end
   local f, e = emq_hash_fields(KEYS[1], ...) if e then return nil, e end
   local any = false
-  for i, field in ipairs({...}) do
+  for i, field in ipairs(fields) do
     emq_meta_known[field] = f[i]
     if f[i] then any = true end
   end
@@ -324,6 +336,14 @@ end
 -- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
 local function emq_fresh()
   emq_probing, emq_probed, emq_meta_known, emq_typed, emq_sizes = {}, {}, {}, nil, nil
+end
+
+-- After emq_fresh, meta's fields as a step 5 read them (known: emq_meta_known then, meta a hash)
+-- when the writes since touched none of them but written (forgotten: read again if asked): the
+-- next emq_meta does not read them again.
+local function emq_meta_carry(known, written)
+  known[written] = nil
+  emq_meta_known, emq_typed, emq_sizes = known, {[KEYS[1]] = 'hash'}, {}
 end
 
 -- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent, opts} as
