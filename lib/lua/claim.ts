@@ -277,8 +277,8 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       end
       local opts, payload = c.opts, c.payload
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
-      reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
-        (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
+      reply[j + 1] = string.format('%d %d %d %d %d\\n', attempts, token, #c.id, #opts, payload and #payload or -1) .. c.id .. opts ..
+        (payload or '')
       jobs[j], tries[j] = c.id, attempts
     end
     emq_zadd_all(active, deadline, jobs)

@@ -134,13 +134,15 @@ local kept = want > 0 and meta == 'hash' and #parts[2] + #parts[3] + #parts[4] =
 for _, j in ipairs(parts[1]) do
   if kept and emq_held_known[rows[j]][4] then kept = false end
 end
+-- (the events stream typed a stream by the parts stays one)
+local stream = kept and emq_typed[base .. '${KEY.events}'] == 'stream' and base .. '${KEY.events}'
 emq_meta_done()
 for _, write in ipairs(writes) do write() end
 -- the claim part: refused, it claims nothing and writes nothing (the settles stand)
 local claimed = {0}
 if want > 0 then
   emq_fresh()
-  if kept then emq_meta_carry(kept, '${META.acked}') end
+  if kept then emq_meta_carry(kept, '${META.acked}', stream) end
   local reply = emq_claim_part(base, cluster, lease_ms, want)
   if reply then claimed = reply end
 end
