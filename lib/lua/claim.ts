@@ -291,7 +291,16 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   -- (both markers' scores in one read: wake holds no other member)
   local marks, got = {}, redis.call('ZRANGE', wake, 0, -1, 'WITHSCORES')
   for k = 1, #got, 2 do marks[got[k]] = got[k + 1] end
-  if open and emq_ready_any(base) then
+  -- (pending's length known when nothing moved into it, in a queue without lanes: its size less
+  -- the ids popped from it; not empty, a claim may reach a ready job)
+  local left = nil
+  if not laned and #due.ids == 0 and #expired.ids == 0 then
+    left = size[pending]
+    for _, l in ipairs(pops) do
+      if l.list == pending then left = left - l.k end
+    end
+  end
+  if open and ((left and left > 0) or emq_ready_any(base, left)) then
     if marks['${WAKE.ready}'] ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
   elseif marks['${WAKE.ready}'] then
     redis.call('ZREM', wake, '${WAKE.ready}')
