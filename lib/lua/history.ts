@@ -88,6 +88,8 @@ local function emq_history_add(h, n)
   -- read after them)
   local got = redis.call('HMGET', key, field, '${HISTORY.last}', '${HISTORY.first}', '${HISTORY.run}', '${HISTORY.wait}')
   local v = got[1]
+  -- every field written by one HSET (in the order three HSETs wrote them)
+  local writes = {key}
   -- the minute's first settle: the minutes that left the window go (a minute already written
   -- skips this: one HMGET and one HSET a settle)
   local last = not v and emq_history_number(got[2])
@@ -104,7 +106,7 @@ local function emq_history_add(h, n)
       end
       first = math.max(first, m - h.keep + 1)
     end
-    redis.call('HSET', key, '${HISTORY.last}', emq_int(m), '${HISTORY.first}', emq_int(first))
+    writes = {key, '${HISTORY.last}', emq_int(m), '${HISTORY.first}', emq_int(first)}
   end
   local c = {0, 0, 0}
   if v then
@@ -112,14 +114,20 @@ local function emq_history_add(h, n)
     if a and #a <= 15 and #b <= 15 and #r <= 15 then c = {tonumber(a), tonumber(b), tonumber(r)} end
   end
   c[h.slot] = c[h.slot] + n
-  redis.call('HSET', key, field, string.format('%d %d %d', c[1], c[2], c[3]))
-  if not h.latency or #h.latency == 0 then return end
-  local run = emq_histogram(got[4] or nil)
-  local wait = emq_histogram(got[5] or nil)
-  for _, x in ipairs(h.latency) do
-    emq_observe(run, h.now - x[1])
-    if x[2] > 0 then emq_observe(wait, x[1] - x[2]) end
+  writes[#writes + 1] = field
+  writes[#writes + 1] = string.format('%d %d %d', c[1], c[2], c[3])
+  if h.latency and #h.latency > 0 then
+    local run = emq_histogram(got[4] or nil)
+    local wait = emq_histogram(got[5] or nil)
+    for _, x in ipairs(h.latency) do
+      emq_observe(run, h.now - x[1])
+      if x[2] > 0 then emq_observe(wait, x[1] - x[2]) end
+    end
+    writes[#writes + 1] = '${HISTORY.run}'
+    writes[#writes + 1] = emq_histogram_text(run)
+    writes[#writes + 1] = '${HISTORY.wait}'
+    writes[#writes + 1] = emq_histogram_text(wait)
   end
-  redis.call('HSET', key, '${HISTORY.run}', emq_histogram_text(run), '${HISTORY.wait}', emq_histogram_text(wait))
+  redis.call('HSET', unpack(writes))
 end
 `;
