@@ -5,7 +5,10 @@
  * (inclusive and self time, calls). The timing itself costs about 1 µs per timed call, so read
  * the self times as a ranking, not as figures. Not part of `./emq test`.
  *
- * Run: node_modules/.bin/bun tools/lua_profile.ts [jobs]   (one-job enqueues, then a drain at
+ * `--plain`: no timed copies, the FCALLs' real server µs per job (INFO commandstats) of drains at
+ * concurrency 50, 4 (about a cluster's SETTLE) and 1.
+ *
+ * Run: node_modules/.bin/bun tools/lua_profile.ts [jobs] [rows, default 30] [--plain]   (one-job enqueues, then a drain at
  * concurrency 50, then a drain of jobs / 10 at concurrency 1 (a call's fixed cost), scripts backend, on an
  * embedded server; prints the top functions per verb)
  *
@@ -106,7 +109,7 @@ async function dumpProfiles(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as 
     // every command by its count, the most frequent first (what a cut removes)
     const counted = rows.filter((r) => /^p?call /.test(r.name)).sort((a, b) => b.n - a.n);
     out.push(`  commands: ${counted.map((r) => `${r.name.replace(/^p?call /, (m) => m === "pcall " ? "p:" : "")} ${(r.n / per).toFixed(2)}`).join(", ")}`);
-    for (const r of rows.slice(0, 30)) {
+    for (const r of rows.slice(0, ROWS)) {
       out.push(
         `  ${r.name.padEnd(28)} ${(r.n / per).toFixed(2).padStart(6)}/${jobs ? "job" : "call"}  self ${(r.self / per).toFixed(2).padStart(6)} µs  incl ${
           (r.incl / per).toFixed(2).padStart(6)
@@ -117,27 +120,55 @@ async function dumpProfiles(send: Send, verbs: Verb[] = Object.keys(SCRIPTS) as 
   return out.join("\n");
 }
 
-const N = Number(process.argv[2] ?? 3000);
+const args = process.argv.slice(2).filter((a) => a !== "--plain");
+/** `--plain`: no timed copies; the real server time of the verbs' FCALLs (INFO commandstats) per job, by drain concurrency. */
+const PLAIN = process.argv.includes("--plain");
+const N = Number(args[0] ?? 3000);
+/** Functions listed per verb (the top by self time). */
+const ROWS = Number(args[1] ?? 30);
 const server = await startServer({ module: false });
 const send: Send = (a) => command(server.port, a);
 const mq = await EchoMQ.connect({ addresses: [{ host: server.host, port: server.port }], backend: "scripts" });
-await profileLibraries(send);
-for (let i = 0; i < N; i++) await mq.enqueue("q", { i });
-console.log(await dumpProfiles(send, ["ENQUEUE"]));
-let done = 0;
-const worker = mq.work("q", () => void done++, { concurrency: 50 });
-while (done < N) await new Promise((r) => setTimeout(r, 20));
-await worker.stop();
-console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], N));
-// one job per call (concurrency 1): a call's fixed cost, what a cluster's small settles pay
-const M = Math.max(1, Math.floor(N / 10));
-for (let i = 0; i < M; i++) await mq.enqueue("q1", { i });
-await dumpProfiles(send, ["ENQUEUE"]);
-done = 0;
-const single = mq.work("q1", () => void done++, { concurrency: 1 });
-while (done < M) await new Promise((r) => setTimeout(r, 20));
-await single.stop();
-console.log("-- concurrency 1 --");
-console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], M));
+
+/** Jobs enqueued one a call into `queue`, then drained at `concurrency`. */
+async function drain(queue: string, jobs: number, concurrency: number, before: () => Promise<unknown>): Promise<void> {
+  for (let i = 0; i < jobs; i++) await mq.enqueue(queue, { i });
+  await before();
+  let done = 0;
+  const worker = mq.work(queue, () => void done++, { concurrency });
+  while (done < jobs) await new Promise((r) => setTimeout(r, 20));
+  await worker.stop();
+}
+
+/** The FCALLs' calls and µs since the last reset (INFO commandstats). */
+async function fcalls(): Promise<{ calls: number; usec: number }> {
+  const info = String(await send(["INFO", "commandstats"]));
+  const m = /cmdstat_fcall:calls=(\d+),usec=(\d+)/.exec(info);
+  return { calls: Number(m?.[1] ?? 0), usec: Number(m?.[2] ?? 0) };
+}
+
+if (PLAIN) {
+  const reset = () => send(["CONFIG", "RESETSTAT"]);
+  await reset();
+  for (let i = 0; i < N; i++) await mq.enqueue("e", { i });
+  const e = await fcalls();
+  console.log(`ENQUEUE one a call: ${(e.usec / e.calls).toFixed(2)} µs per call`);
+  for (const [concurrency, jobs] of [[50, N], [4, Math.floor(N / 2)], [1, Math.floor(N / 10)]] as const) {
+    await drain(`q${concurrency}`, jobs, concurrency, reset);
+    const f = await fcalls();
+    console.log(`drain at ${concurrency}: ${(f.usec / jobs).toFixed(2)} µs per job, ${(f.usec / f.calls).toFixed(2)} µs per call (${f.calls} calls)`);
+  }
+} else {
+  await profileLibraries(send);
+  for (let i = 0; i < N; i++) await mq.enqueue("q", { i });
+  console.log(await dumpProfiles(send, ["ENQUEUE"]));
+  await drain("q", N, 50, async () => {});
+  console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], N));
+  // one job per call (concurrency 1): a call's fixed cost, what a cluster's small settles pay
+  const M = Math.max(1, Math.floor(N / 10));
+  await drain("q1", M, 1, () => dumpProfiles(send, ["ENQUEUE"]));
+  console.log("-- concurrency 1 --");
+  console.log(await dumpProfiles(send, ["CLAIM", "SETTLE", "ACK", "EXTEND"], M));
+}
 await mq.close();
 await server.stop();

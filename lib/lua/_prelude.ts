@@ -86,11 +86,20 @@ local function emq_split(key)
   return name, string.sub(key, close + 2)
 end
 
+-- The bases of the meta keys a library's calls named (KEYS[1] → base), at most 1000 (then
+-- forgotten): a pure function of the key, not computed again at every call.
+local emq_bases, emq_bases_count = {}, 0
+
 -- 2. layout: KEYS[1] is the queue's meta. Returns the base ('emq:{q}:'), or nil and the refusal.
 local function emq_layout()
+  local base = emq_bases[KEYS[1]]
+  if base then return base end
   local name, kind = emq_split(KEYS[1])
   if name == nil or kind ~= '${KEY.meta}' then return nil, emq_refuse['layout']({}) end
-  return 'emq:{' .. name .. '}:'
+  base = 'emq:{' .. name .. '}:'
+  if emq_bases_count >= 1000 then emq_bases, emq_bases_count = {}, 0 end
+  emq_bases[KEYS[1]], emq_bases_count = base, emq_bases_count + 1
+  return base
 end
 
 -- 3. fence: the standalone identity key. Returns whether the server looks like a cluster node
@@ -210,9 +219,21 @@ end
 -- and the refusal.
 local function emq_meta(...)
   emq_typed, emq_sizes = emq_typed or {}, emq_sizes or {}
+  local fields = {...}
+  -- (meta carried, a hash with every field known: emq_meta_carry)
+  if emq_typed[KEYS[1]] == 'hash' then
+    local all = true
+    for _, field in ipairs(fields) do
+      if emq_meta_known[field] == nil then
+        all = false
+        break
+      end
+    end
+    if all then return 'hash' end
+  end
   local f, e = emq_hash_fields(KEYS[1], ...) if e then return nil, e end
   local any = false
-  for i, field in ipairs({...}) do
+  for i, field in ipairs(fields) do
     emq_meta_known[field] = f[i]
     if f[i] then any = true end
   end
@@ -283,6 +304,8 @@ end
 -- Returns nil, or the refusal.
 local function emq_counter_text(count)
   if not count then return nil end
+  -- (the common form, digits without a leading zero, at once)
+  if #count <= ${MAX_COUNTER_DIGITS} and string.find(count, '^[1-9][0-9]*$') then return nil end
   local digits = string.gsub(count, '^%-', '', 1)
   if count == '-0' or digits == '' or #digits > ${MAX_COUNTER_DIGITS} or string.find(digits, '[^0-9]')
     or (digits ~= '0' and string.sub(digits, 1, 1) == '0') then
@@ -324,6 +347,16 @@ end
 -- A step that starts afresh (SETTLE's claim part, as the module's fresh Scope) forgets them.
 local function emq_fresh()
   emq_probing, emq_probed, emq_meta_known, emq_typed, emq_sizes = {}, {}, {}, nil, nil
+end
+
+-- After emq_fresh, meta's fields as a step 5 read them (known: emq_meta_known then, meta a hash)
+-- when the writes since touched none of them but written (forgotten: read again if asked): the
+-- next emq_meta does not read them again; stream, a key step 5 typed a stream (or nil).
+local function emq_meta_carry(known, written, stream)
+  known[written] = nil
+  emq_meta_known, emq_typed, emq_sizes = known, {[KEYS[1]] = 'hash'}, {}
+  -- (and a stream typed then: the writes since made no key of it another type)
+  if stream then emq_typed[stream] = 'stream' end
 end
 
 -- The rows a SETTLE found held (row key → {its token, created_ms, due_ms, parent, opts} as

@@ -25,6 +25,33 @@ import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RETENTION_LUA } from "./retention.ts";
 import { WALK_LUA } from "./walk.ts";
 
+/** The fields of `meta` the claim reads (in one read at its step 5; SETTLE reads them with its own). */
+export const CLAIM_META: readonly string[] = [
+  META.wire,
+  META.paused,
+  META.concurrency,
+  META.parked,
+  META.rate,
+  META.tat,
+  META.laned,
+  META.tokens,
+  META.claimed,
+  META.prioritized,
+  META.dedup,
+  META.dead_max,
+  META.dead_age_ms,
+  META.completed_max,
+  META.completed_age_ms,
+  META.events_max,
+  META.lane_concurrency,
+  META.lane_rate,
+];
+
+/** Fields as Lua string literals, comma-separated (an `emq_meta` call's arguments). */
+export function luaFields(fields: readonly string[]): string {
+  return fields.map((f) => `'${f}'`).join(", ");
+}
+
 /** The length of the member that makes a new `active` a skiplist (the module's `skiplist` literal). */
 const SKIPLIST_BYTES = 1024;
 
@@ -58,17 +85,14 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   local dead, completed = base .. '${KEY.dead}', base .. '${KEY.completed}'
   -- meta typed with the fields the claim reads of it; the lists and sorted sets typed by their
   -- sizes (what the walk, the limits, the moves and the retention read of them), then wake and events
-  local meta, e = emq_meta('${META.wire}', '${META.paused}', '${META.concurrency}', '${META.parked}', '${META.rate}', '${META.tat}',
-    '${META.laned}', '${META.tokens}', '${META.claimed}', '${META.prioritized}', '${META.dedup}', '${META.dead_max}',
-    '${META.dead_age_ms}', '${META.completed_max}', '${META.completed_age_ms}', '${META.events_max}',
-    '${META.lane_concurrency}', '${META.lane_rate}')
+  local meta, e = emq_meta(${luaFields(CLAIM_META)})
   if e then return nil, e end
-  local kinds, size, missing = {}, {}, {}
-  for _, k in ipairs({{pending, 'list'}, {active, 'zset'}, {schedule, 'zset'}, {dead, 'zset'}, {completed, 'zset'}}) do
-    local t, x = emq_sized(k[1], k[2])
+  local size, missing = {}, {}
+  for i, key in ipairs({pending, active, schedule, dead, completed}) do
+    local t, x = emq_sized(key, i == 1 and 'list' or 'zset')
     if not t then return nil, x end
-    kinds[k[1]], size[k[1]] = t, x
-    if t == 'none' then missing[#missing + 1] = k[1] end
+    size[key] = x
+    if t == 'none' then missing[#missing + 1] = key end
   end
   local _, e = emq_kinds({{wake, 'zset'}, {base .. '${KEY.events}', 'stream'}}, missing) if e then return nil, e end
   emq_events_max()
@@ -253,8 +277,8 @@ local function emq_claim_part(base, cluster, lease_ms, count)
       end
       local opts, payload = c.opts, c.payload
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
-      reply[j + 1] = emq_int(attempts) .. ' ' .. emq_int(token) .. ' ' .. #c.id .. ' ' .. #opts .. ' ' ..
-        (payload and #payload or -1) .. '\\n' .. c.id .. opts .. (payload or '')
+      reply[j + 1] = string.format('%d %d %d %d %d\\n', attempts, token, #c.id, #opts, payload and #payload or -1) .. c.id .. opts ..
+        (payload or '')
       jobs[j], tries[j] = c.id, attempts
     end
     emq_zadd_all(active, deadline, jobs)
@@ -267,7 +291,16 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   -- (both markers' scores in one read: wake holds no other member)
   local marks, got = {}, redis.call('ZRANGE', wake, 0, -1, 'WITHSCORES')
   for k = 1, #got, 2 do marks[got[k]] = got[k + 1] end
-  if open and emq_ready_any(base) then
+  -- (pending's length known when nothing moved into it, in a queue without lanes: its size less
+  -- the ids popped from it; not empty, a claim may reach a ready job)
+  local left = nil
+  if not laned and #due.ids == 0 and #expired.ids == 0 then
+    left = size[pending]
+    for _, l in ipairs(pops) do
+      if l.list == pending then left = left - l.k end
+    end
+  end
+  if open and ((left and left > 0) or emq_ready_any(base, left)) then
     if marks['${WAKE.ready}'] ~= '0' then redis.call('ZADD', wake, 0, '${WAKE.ready}') end
   elseif marks['${WAKE.ready}'] then
     redis.call('ZREM', wake, '${WAKE.ready}')
@@ -294,8 +327,9 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   end
   reply[1] = next_ms
   -- events, in the order of the steps: the due ids made ready, the expired leases, the claims
-  ${luaEvent("promoted", { jobs: "emq_list(due.ids)" })}
-  ${luaEvent("stalled", { jobs: "emq_list(expired.ids)" })}
+  -- (an event without jobs is no entry: not built)
+  if #due.ids > 0 then ${luaEvent("promoted", { jobs: "emq_list(due.ids)" })} end
+  if #expired.ids > 0 then ${luaEvent("stalled", { jobs: "emq_list(expired.ids)" })} end
   ${luaEvent("claimed", { jobs: "emq_list(jobs)", attempts: "emq_list(tries)" })}
   return reply
 end

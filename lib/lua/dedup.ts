@@ -64,7 +64,8 @@ local function emq_letting_go(base, jobs, missing)
     local known = emq_held_known[job[2]]
     local opts
     if known then opts = known[5] else opts = redis.call('HGET', job[2], '${ROW.opts}') end
-    if opts then
+    -- (options without the text 'dedup=' name no key: not parsed)
+    if opts and string.find(opts, 'dedup=', 1, true) then
       local o = emq_options(opts)
       if o and o['dedup'] then keys[#keys + 1] = {o['dedup'], job[1]} end
     end

@@ -10,6 +10,15 @@
 import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, LATENCY_BOUNDS_MS, MAX_HISTORY_MINUTES, META } from "../wire/mod.ts";
 import { KEY } from "./keys.ts";
 
+/** The numbers of a latency histogram: a count per bucket, one past the last bound, then the sum. */
+const BUCKETS = LATENCY_BOUNDS_MS.length + 2;
+/** A stored histogram's Lua pattern: a capture per number, single spaces between. */
+const HISTOGRAM_PATTERN = `^${Array(BUCKETS).fill("([0-9]+)").join(" ")}$`;
+/** A histogram's format as stored. */
+const HISTOGRAM_FORMAT = Array(BUCKETS).fill("%d").join(" ");
+/** An empty histogram, as a Lua table's items. */
+const ZEROS = Array(BUCKETS).fill("0").join(", ");
+
 /** `emq_digits`, `emq_history_open(base, meta, missing, slot)` and `emq_history_add(h, n)`. */
 export const HISTORY_LUA: string = `
 -- A stored number of 1 to 15 digits, else 0.
@@ -21,24 +30,18 @@ end
 -- The latency histograms' bucket bounds (ms): a count per bucket and one past them, then the sum.
 local emq_bounds = {${LATENCY_BOUNDS_MS.join(", ")}}
 
--- A stored histogram, its ${LATENCY_BOUNDS_MS.length + 2} numbers of 1 to 15 digits, space-separated (else zeros).
+-- A stored histogram, its ${BUCKETS} numbers of 1 to 15 digits, space-separated (else zeros): one
+-- match of the whole text (a pattern with a capture per number) in place of a split.
 local function emq_histogram(v)
-  local out = {}
-  local ok = v and not string.find(v, '^ ') and not string.find(v, ' $') and not string.find(v, '  ')
-  if ok then
-    local k = 0
-    for x in string.gmatch(v, '[^ ]+') do
-      k = k + 1
-      if k > ${LATENCY_BOUNDS_MS.length + 2} or #x > 15 or not string.find(x, '^[0-9]+$') then ok = false break end
-      out[k] = tonumber(x)
+  local out = v and {string.match(v, '${HISTOGRAM_PATTERN}')}
+  if out and out[${BUCKETS}] then
+    for i = 1, ${BUCKETS} do
+      if #out[i] > 15 then return {${ZEROS}} end
+      out[i] = tonumber(out[i])
     end
-    ok = ok and k == ${LATENCY_BOUNDS_MS.length + 2}
+    return out
   end
-  if not ok then
-    out = {}
-    for i = 1, ${LATENCY_BOUNDS_MS.length + 2} do out[i] = 0 end
-  end
-  return out
+  return {${ZEROS}}
 end
 
 -- One job's ms (0 when below) counted in its bucket and the sum.
@@ -52,11 +55,9 @@ local function emq_observe(h, ms)
   h[#emq_bounds + 2] = h[#emq_bounds + 2] + ms
 end
 
--- A histogram as stored: its numbers, space-separated.
+-- A histogram as stored: its numbers, space-separated (one format of them all).
 local function emq_histogram_text(h)
-  local parts = {}
-  for i = 1, #h do parts[i] = emq_int(h[i]) end
-  return table.concat(parts, ' ')
+  return string.format('${HISTOGRAM_FORMAT}', unpack(h, 1, ${BUCKETS}))
 end
 
 -- Step 5 of a settle that counts (slot: 1 acked, 2 buried, 3 retried): the queue's history when
@@ -71,6 +72,12 @@ local function emq_history_open(base, meta, missing, slot)
   return {key = key, keep = keep, slot = slot, now = emq_now()}
 end
 
+-- A stored number of 1 to 15 digits, else nil.
+local function emq_history_number(x)
+  if x and #x <= 15 and string.find(x, '^[0-9]+$') then return tonumber(x) end
+  return nil
+end
+
 -- Step 6: n added to the current minute's count, the minutes that left the window deleted first
 -- when the minute has no field yet and last is another minute.
 local function emq_history_add(h, n)
@@ -80,19 +87,16 @@ local function emq_history_add(h, n)
   -- the minute's count, last and first, the histograms: one read (the writes below touch no field
   -- read after them)
   local got = redis.call('HMGET', key, field, '${HISTORY.last}', '${HISTORY.first}', '${HISTORY.run}', '${HISTORY.wait}')
-  local function number(k)
-    local x = got[k]
-    if x and #x <= 15 and string.find(x, '^[0-9]+$') then return tonumber(x) end
-    return nil
-  end
   local v = got[1]
+  -- every field written by one HSET (in the order three HSETs wrote them)
+  local writes = {key}
   -- the minute's first settle: the minutes that left the window go (a minute already written
   -- skips this: one HMGET and one HSET a settle)
-  local last = not v and number(2)
+  local last = not v and emq_history_number(got[2])
   if not v and last ~= m then
     local first = m
     if last then
-      first = number(3) or last
+      first = emq_history_number(got[3]) or last
       local hi = math.min(m - h.keep, last)
       local lo = math.max(first, hi - ${MAX_HISTORY_MINUTES})
       if lo <= hi then
@@ -102,7 +106,7 @@ local function emq_history_add(h, n)
       end
       first = math.max(first, m - h.keep + 1)
     end
-    redis.call('HSET', key, '${HISTORY.last}', emq_int(m), '${HISTORY.first}', emq_int(first))
+    writes = {key, '${HISTORY.last}', emq_int(m), '${HISTORY.first}', emq_int(first)}
   end
   local c = {0, 0, 0}
   if v then
@@ -110,14 +114,20 @@ local function emq_history_add(h, n)
     if a and #a <= 15 and #b <= 15 and #r <= 15 then c = {tonumber(a), tonumber(b), tonumber(r)} end
   end
   c[h.slot] = c[h.slot] + n
-  redis.call('HSET', key, field, emq_int(c[1]) .. ' ' .. emq_int(c[2]) .. ' ' .. emq_int(c[3]))
-  if not h.latency or #h.latency == 0 then return end
-  local run = emq_histogram(got[4] or nil)
-  local wait = emq_histogram(got[5] or nil)
-  for _, x in ipairs(h.latency) do
-    emq_observe(run, h.now - x[1])
-    if x[2] > 0 then emq_observe(wait, x[1] - x[2]) end
+  writes[#writes + 1] = field
+  writes[#writes + 1] = string.format('%d %d %d', c[1], c[2], c[3])
+  if h.latency and #h.latency > 0 then
+    local run = emq_histogram(got[4] or nil)
+    local wait = emq_histogram(got[5] or nil)
+    for _, x in ipairs(h.latency) do
+      emq_observe(run, h.now - x[1])
+      if x[2] > 0 then emq_observe(wait, x[1] - x[2]) end
+    end
+    writes[#writes + 1] = '${HISTORY.run}'
+    writes[#writes + 1] = emq_histogram_text(run)
+    writes[#writes + 1] = '${HISTORY.wait}'
+    writes[#writes + 1] = emq_histogram_text(wait)
   end
-  redis.call('HSET', key, '${HISTORY.run}', emq_histogram_text(run), '${HISTORY.wait}', emq_histogram_text(wait))
+  redis.call('HSET', unpack(writes))
 end
 `;

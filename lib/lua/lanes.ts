@@ -147,10 +147,10 @@ export const FREED_LUA: string = `
 -- keys emq_lower and emq_freed write. Returns nil (nothing to do) or {base, wake, conc, lanes =
 -- {L...}, dec = {[L] = n}, now, d}, or nil and the refusal.
 local function emq_freeing(base, meta, missing, rows, stored)
-  local f = {base = base, wake = base .. '${KEY.wake}', lanes = {}, dec = {}}
   local laned = meta == 'hash' and emq_laned()
-  f.conc = emq_concurrency(meta) ~= nil
-  if not f.conc and not laned then return nil end
+  local conc = emq_concurrency(meta) ~= nil
+  if not conc and not laned then return nil end
+  local f = {base = base, wake = base .. '${KEY.wake}', lanes = {}, dec = {}, conc = conc}
   if f.conc then
     local _, e = emq_kinds({{base .. '${KEY.pending}', 'list'}, {f.wake, 'zset'}}, missing) if e then return nil, e end
   end

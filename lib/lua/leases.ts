@@ -37,6 +37,8 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
     rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     -- (a row SETTLE found held, in this call, before any write: read again, the same answers)
     local v = emq_held_known[rows[j]]
+    -- (SETTLE keeps only the rows it found held under the call's token: not compared again)
+    local known = v ~= nil
     if not v then
       local t, e = emq_type(rows[j], 'hash') if e then return nil, e end
       if t == 'none' then
@@ -47,7 +49,7 @@ local function emq_held(base, cluster, n, id, token, structures, total, leaves)
     end
     if v then
       stored[j] = v[1]
-      held[j] = stored[j] == emq_int(token[j])
+      held[j] = known or stored[j] == emq_int(token[j])
       if held[j] and slot then
         latency[#latency + 1] = {math.floor(token[j] / ${TOKENS_PER_MS}), math.max(emq_digits(v[2]), emq_digits(v[3]))}
       end

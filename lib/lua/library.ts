@@ -34,8 +34,20 @@ const PER_CALL: Readonly<Record<string, string>> = {
   emq_sizes: "nil",
   emq_clock: "nil",
 };
-/** Top-level values of the shared Lua no call changes (tables filled once, strings). */
-const CONSTANT: ReadonlySet<string> = new Set(["VERB", "emq_refuse", "emq_option_gate", "emq_retention", "EMQ_SKIPLIST", "emq_bounds"]);
+/**
+ * Top-level values of the shared Lua no call changes (tables filled once, strings), and memos
+ * (`emq_bases`: a pure function's results by argument, kept from call to call: no call's state).
+ */
+const CONSTANT: ReadonlySet<string> = new Set([
+  "VERB",
+  "emq_refuse",
+  "emq_option_gate",
+  "emq_retention",
+  "EMQ_SKIPLIST",
+  "emq_bounds",
+  "emq_bases",
+  "emq_bases_count",
+]);
 
 /** Where a script's own steps start (the generated steps 1–4; see `luaHead`). */
 const OWN = "-- steps 1-4 of ";

@@ -62,6 +62,8 @@ end
 -- The queue's limits (meta: its type), as emq_limits_parse.
 local function emq_limits_read(meta)
   if meta ~= 'hash' then return {} end
+  -- (none of the limit fields: no limits, the tat unread as emq_limits_parse leaves it without a rate)
+  if not (emq_meta_get('${META.concurrency}') or emq_meta_get('${META.parked}') or emq_meta_get('${META.rate}')) then return {} end
   return emq_limits_parse(emq_meta_get)
 end
 

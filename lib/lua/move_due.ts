@@ -25,6 +25,11 @@ local function emq_move_due_select(base, from, now, limit, missing, meta, size)
     ids, e = emq_read('ZRANGEBYSCORE', from, '-inf', emq_int(now), 'LIMIT', 0, limit)
     if e then return nil, e end
   end
+  -- nothing due in a queue without lanes: the empty plan, built without the plan's reads (the
+  -- same tables emq_rows and emq_plan_rows give for no ids)
+  if #ids == 0 and not emq_laned() then
+    return {ids = ids, rows = {}, exists = {}, plan = {base = base, groups = {}, prio = {}, lane = {}, laned = false}}
+  end
   local due, e = emq_rows(base, ids, missing) if e then return nil, e end
   due.ids = ids
   due.plan, e = emq_plan_rows(base, ids, due, missing) if e then return nil, e end

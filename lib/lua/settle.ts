@@ -21,7 +21,7 @@ import { META, ROW } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { ACK_PART_LUA } from "./ack.ts";
 import { BURY_PART_LUA } from "./bury.ts";
-import { CLAIM_PART_LUA } from "./claim.ts";
+import { CLAIM_META, CLAIM_PART_LUA, luaFields } from "./claim.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 import { FLOWS_LUA } from "./flows.ts";
 import { FAILURE_LUA } from "./ring.ts";
@@ -32,6 +32,28 @@ import { RETENTION_LUA } from "./retention.ts";
 import { RETRY_PART_LUA } from "./retry.ts";
 import { WALK_LUA } from "./walk.ts";
 
+/** The fields of `meta` SETTLE reads at its step 5: its parts', then the claim part's ({@link CLAIM_META}). */
+const META_READ: readonly string[] = [
+  ...new Set([
+    META.wire,
+    META.acked,
+    META.buried,
+    META.retried,
+    META.history_minutes,
+    META.completed_max,
+    META.completed_age_ms,
+    META.dead_max,
+    META.dead_age_ms,
+    META.concurrency,
+    META.laned,
+    META.prioritized,
+    META.events_max,
+    META.lane_concurrency,
+    META.lane_rate,
+    ...CLAIM_META,
+  ]),
+];
+
 /** The Lua twin of `EMQ.SETTLE`. */
 export const SETTLE_LUA: string = luaScript(
   "SETTLE",
@@ -39,9 +61,8 @@ export const SETTLE_LUA: string = luaScript(
 local active = base .. '${KEY.active}'
 -- meta typed with the fields the parts read of it, in one read (the parts' step 5 reads them and
 -- the types SETTLE read from what it remembers; nothing is written before every part's step 5)
-local _, e = emq_meta('${META.wire}', '${META.acked}', '${META.buried}', '${META.retried}', '${META.history_minutes}',
-  '${META.completed_max}', '${META.completed_age_ms}', '${META.dead_max}', '${META.dead_age_ms}', '${META.concurrency}',
-  '${META.laned}', '${META.prioritized}', '${META.events_max}', '${META.lane_concurrency}', '${META.lane_rate}')
+-- (with the fields the claim part reads: kept for it when the settles write none of them)
+local meta, e = emq_meta(${luaFields(META_READ)})
 if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
@@ -107,12 +128,21 @@ for o, js in ipairs(parts) do
 end
 e = emq_probe(cluster, {}) if e then return e end
 emq_events_max()
+-- meta as read, for the claim part, when the settles write no field of it but acked: acks only
+-- (no retry, bury or release), of jobs without a parent (a parent of this queue may be made ready)
+local kept = want > 0 and meta == 'hash' and #parts[2] + #parts[3] + #parts[4] == 0 and emq_meta_known
+for _, j in ipairs(parts[1]) do
+  if kept and emq_held_known[rows[j]][4] then kept = false end
+end
+-- (the events stream typed a stream by the parts stays one)
+local stream = kept and emq_typed[base .. '${KEY.events}'] == 'stream' and base .. '${KEY.events}'
 emq_meta_done()
 for _, write in ipairs(writes) do write() end
 -- the claim part: refused, it claims nothing and writes nothing (the settles stand)
 local claimed = {0}
 if want > 0 then
   emq_fresh()
+  if kept then emq_meta_carry(kept, '${META.acked}', stream) end
   local reply = emq_claim_part(base, cluster, lease_ms, want)
   if reply then claimed = reply end
 end
