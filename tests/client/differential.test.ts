@@ -821,6 +821,11 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     fixed: { scope: "2", lane: "", concurrency, rate_max, rate_per_ms, rate_burst: "1" },
     groups: [],
   });
+  // a queue laned by a job of lane b, gone
+  const laneB: Step[] = [
+    { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 9) },
+    { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000009" }] },
+  ];
   const ack0 = { verb: "ACK" as const, fixed: {}, groups: [{ id: "JOB00000000001", token: "#0", result: "" }] };
   const child = (n: number, policy: string) => ({ id: `JOB${String(n).padStart(11, "0")}`, queue: "@self", policy, body: `b${n}` });
   const settle1 = (verb: "ACK" | "BURY", n: number, token: string) => ({
@@ -1010,6 +1015,28 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "CLAIM", fixed: { lease_ms: "030", count: "2", block_ms: "0" }, groups: [] },
       { verb: "SCHEDULE", fixed: {}, groups: [{ id: "JOB00000000003", due_ms: "1000", opts: "", payload: "d" }] },
       { verb: "SLEEP" },
+      claim1,
+    ],
+    // (found by a random run, EMQ_DIFF_SEED=-75213300: the module's CANCEL took `ready` off `wake`
+    // through the handle it opened before `wake` existed, which the woken parent had since made, so
+    // the marker stayed; REMOVE the same)
+    "a cancelled child wakes its parent in a laned queue whose default lane is at its limit": [
+      perLane("1", "0", "1"),
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "3"), child(3, "3")] },
+      ...laneB,
+      { verb: "PAUSE", fixed: { lane: "b" }, groups: [] },
+      claim1,
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000003" }] },
+      claim1,
+    ],
+    "a removed child wakes its parent in a laned queue whose default lane is at its limit": [
+      perLane("1", "0", "1"),
+      ...laneB,
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 4) },
+      claim1,
+      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0")] },
+      claim1,
+      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000002" }] },
       claim1,
     ],
     "an outbox child applied over a wake that is not a sorted set": [
