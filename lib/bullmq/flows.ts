@@ -94,10 +94,11 @@ export async function addFlow(
     id: emqIdOf(k.jobId),
     queue: c.keyspace(queueOf(k.queueName, k.prefix)).name,
     policy: named[i]![2],
+    opts: "",
     body: toWire(encodePayload(c.codec, envelopeOf(k.jobData, k.jobId), "addFlow")),
   }));
   const payload = toWire(encodePayload(c.codec, parent, "addFlow"));
-  await c.impl.call(wireCall("FLOW", ks, { parent: emqIdOf(root.jobId), payload, open: 0, within_ms: 0 }, groups));
+  await c.impl.call(wireCall("FLOW", ks, { parent: emqIdOf(root.jobId), parent_opts: "", payload, open: 0, within_ms: 0 }, groups));
   return entries.map((e) => [null, e.jobId]);
 }
 

@@ -37,9 +37,9 @@ local applied = 0
 for j = 1, n do
   local p, done = parsed[j], false
   if p.kind == 'child' then
-    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.body)
+    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.opts, p.body)
   elseif p.kind == 'node' then
-    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_node(base, p.id, p.parent, p.payload, p.kids)
+    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_node(base, p.id, p.parent, p.opts, p.payload, p.kids)
   elseif p.kind == 'cancel' then
     done = emq_flow_cancel(base, p.id, p.parent, true)
   else

@@ -44,18 +44,19 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let mut applied = 0;
     for e in &entries {
         let done = match e {
-            Entry::Child { id, parent, body } => {
+            Entry::Child { id, parent, opts, body } => {
                 let row = s.row(id);
-                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_child(s, id, parent, body)
+                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_child(s, id, parent, opts, body)
             }
             Entry::Node {
                 id,
                 parent,
+                opts,
                 payload,
                 kids,
             } => {
                 let row = s.row(id);
-                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_node(s, id, parent, payload, kids)
+                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_node(s, id, parent, opts, payload, kids)
             }
             Entry::Cancel { id, parent } => flows::cancel(s, id, parent, true),
             Entry::Done {
