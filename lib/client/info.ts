@@ -99,6 +99,8 @@ export interface JobInfo<P, R = unknown, C = unknown> {
   readonly lane?: string;
   /** Its name (`enqueue`'s `name`), if it has one. */
   readonly name?: string;
+  /** The most attempts it gets (`enqueue`'s `attempts`, a flow step's `opts.attempts`), if it has its own. */
+  readonly maxAttempts?: number;
   /**
    * Its failed attempts whose worker sent the error (a worker's handler that threw; `retry` and
    * `bury` with `error`), oldest first: the newest 10, each with the error's name, message and
@@ -246,6 +248,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["priority", opts.priority === undefined || Number(opts.priority) === 0 ? undefined : Number(opts.priority)],
     ["lane", text(row, ROW.lane) || undefined],
     ["name", opts.name],
+    ["maxAttempts", opts.attempts === undefined ? undefined : Number(opts.attempts)],
     ["failures", failures.length === 0 ? undefined : failures],
     ["parent", parentOf(text(row, ROW.parent))],
   ];
