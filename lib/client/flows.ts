@@ -299,7 +299,9 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     parent = spec.id as JobId;
   }
   const [groups, nodes] = await placed(parent, 0, checked);
-  await c.impl.call(wireCall("FLOW", ks, { parent, parent_opts: parentOpts, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups));
+  await c.impl.call(
+    wireCall("FLOW", ks, { parent, parent_opts: parentOpts, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups),
+  );
   return { id: parent, queue: ks.name, children: nodes };
 }
 

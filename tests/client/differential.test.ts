@@ -1061,7 +1061,9 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       {
         verb: "APPLY",
         fixed: {},
-        groups: [{ entry: "node\0@self\0JOB00000000010\0other\0JOB00000000008\x001\x0010\0priority=21\x001\x00mJOB00000000011\0@self\x000\x006\0lane=d1\x00g" }],
+        groups: [{
+          entry: "node\0@self\0JOB00000000010\0other\0JOB00000000008\x001\x0010\0priority=21\x001\x00mJOB00000000011\0@self\x000\x006\0lane=d1\x00g",
+        }],
       },
       { verb: "APPLY", fixed: {}, groups: [{ entry: "cancel\0@self\0JOB00000000009\0other\0JOB00000000008\x000\0" }] },
       { ...claim1, fixed: { ...claim1.fixed, count: "2" } },

@@ -427,7 +427,10 @@ test("flows: FLOW, OUTBOX, APPLY (twice), UNBOX, and settles recording children'
   const [p, a] = [queue("flowp"), queue("flowa")];
   const [parent, here, there, failing] = [jobId(1), jobId(2), jobId(3), jobId(4)];
   const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, parent_opts: "", payload: "parent", open: 0, within_ms: 0 }, children);
-  expectOk(await run(flow(parent, [{ id: here, queue: p.name, policy: 0, opts: "", body: "h" }, { id: there, queue: a.name, policy: 1, opts: "", body: "t" }])), 1);
+  expectOk(
+    await run(flow(parent, [{ id: here, queue: p.name, policy: 0, opts: "", body: "h" }, { id: there, queue: a.name, policy: 1, opts: "", body: "t" }])),
+    1,
+  );
   expectOk(await run(flow(jobId(5), [{ id: failing, queue: a.name, policy: 0, opts: "", body: "f" }])), 0);
   const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
   const entries = leased.filter((_, i) => i % 2 === 1).map(String);

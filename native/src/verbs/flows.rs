@@ -252,7 +252,14 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], body: &[u8])
 /// job with a lane), the row (as FLOW's parent, with `parent`), in `waiting` (no deadline); each leaf child of this queue made at once ([`make_child`]), each other child an
 /// entry of this queue's outbox (`node` for a child with children, even to this queue). False
 /// (nothing written) when a key it needs is of another type.
-pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], payload: &[u8], kids: &[Kid]) -> bool {
+pub fn make_node(
+    s: &Scope,
+    id: &[u8],
+    parent: &[u8],
+    opts: &[u8],
+    payload: &[u8],
+    kids: &[Kid],
+) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
     let (Ok(meta), Ok(waiting), Ok(outbox)) = (
