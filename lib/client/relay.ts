@@ -1,7 +1,8 @@
 /**
  * The relay (docs/design/flows.md): it drains the outboxes of some queues — leases their entries
- * (OUTBOX), applies each in its destination queue (APPLY, grouped by destination: one command per
- * destination queue), then acknowledges them (UNBOX). Delivery is at least once; APPLY is
+ * (OUTBOX), applies each in its destination queue (grouped by destination: APPLY for the entries
+ * that make jobs, then TELL for outcomes and cancels, which a server at maxmemory still takes), then
+ * acknowledges those applied (UNBOX). Delivery is at least once; APPLY is
  * idempotent, so an entry applied twice (a relay that died between apply and acknowledge, whose
  * lease ran out) changes nothing the second time; an acknowledgement of a lease that ran out is
  * refused (`outbox-lost`) and the entry stays for the relay that holds it now.
@@ -43,6 +44,12 @@ function destination(entry: Uint8Array): string {
   return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
 }
 
+/** Whether `entry` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
+function creates(entry: Uint8Array): boolean {
+  const kind = new TextDecoder().decode(entry.subarray(0, Math.max(0, entry.indexOf(0))));
+  return kind === "child" || kind === "node";
+}
+
 const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) : Buffer.from(String(x)));
 
 /**
@@ -64,10 +71,25 @@ export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[
       const dest = destination(entry);
       by.set(dest, [...(by.get(dest) ?? []), entry]);
     }
+    // per destination its creations (APPLY, refused under maxmemory) first, then the outcomes and
+    // cancels (TELL, never refused so: a full server still wakes its parents); each call's entries
+    // are acknowledged once it landed, and the first failure is reported after them
+    const landed = new Set<Buffer>();
+    let failure: unknown;
     for (const [dest, entries] of by) {
-      await c.impl.call(wireCall("APPLY", c.keyspace(dest), {}, entries.map((entry) => ({ entry }))));
+      for (const [verb, part] of [["APPLY", entries.filter(creates)], ["TELL", entries.filter((e) => !creates(e))]] as const) {
+        if (part.length === 0) continue;
+        try {
+          await c.impl.call(wireCall(verb, c.keyspace(dest), {}, part.map((entry) => ({ entry }))));
+          for (const e of part) landed.add(e);
+        } catch (e) {
+          failure ??= e;
+        }
+      }
     }
-    acked += Number(await c.impl.call(wireCall("UNBOX", ks, {}, leased.map(({ token, entry }) => ({ deadline: token, entry })))));
+    const done = leased.filter(({ entry }) => landed.has(entry));
+    if (done.length > 0) acked += Number(await c.impl.call(wireCall("UNBOX", ks, {}, done.map(({ token, entry }) => ({ deadline: token, entry })))));
+    if (failure !== undefined) throw failure;
   }
   return acked;
 }

@@ -1002,6 +1002,19 @@ export const VERBS = {
       "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left",
     domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
+  TELL: {
+    args: [],
+    group: ["entry"],
+    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox", "events"],
+    admits: false,
+    reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
+    effect: "APPLY of `done` and `cancel` entries only (an entry of another kind refuses the call: entry-form), " +
+      "applied as APPLY applies them: a child's outcome reaching its parent, a cancel deleting a child. Not refused " +
+      "under maxmemory (no `deny-oom`; the script `allow-oom`): what it writes ends a wait or frees memory, so a full " +
+      "server still wakes the parents workers drain it towards. The relay sends these here, `child` and `node` to APPLY",
+    writes: "as APPLY's `done` and `cancel`",
+    domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
+  },
   UNBOX: {
     args: [],
     group: ["deadline", "entry"],

@@ -270,13 +270,15 @@ pub mod verb {
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child with children unless its row exists: a waiting parent (as FLOW's, naming its parent), its children as FLOW's.
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
+    /// `EMQ.TELL`: APPLY of `done` and `cancel` entries only (an entry of another kind refuses the call: entry-form), applied as APPLY applies them: a child's outcome reaching its parent, a cancel deleting a child. Not refused under maxmemory (no `deny-oom`; the script `allow-oom`): what it writes ends a wait or frees memory, so a full server still wakes the parents workers drain it towards. The relay sends these here, `child` and `node` to APPLY.
+    pub const TELL: Verb = Verb { name: "EMQ.TELL", command: "emq.tell", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: false };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
     /// `EMQ.LOG`: each held job's log gets its line (token-checked like a settle: a worker that lost the job logs nothing); the row keeps the newest 1000 lines, each written over the oldest, and goes with the row.
     pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 32] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &ADOPT, &SEAL, &OUTBOX, &APPLY, &UNBOX, &LOG];
+    pub const ALL: [&Verb; 33] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &ADOPT, &SEAL, &OUTBOX, &APPLY, &TELL, &UNBOX, &LOG];
 }
 
 names! {

@@ -415,6 +415,7 @@ const KINDS: Record<string, number> = {
   SEAL: 1,
   OUTBOX: 1,
   APPLY: 1,
+  TELL: 1,
   UNBOX: 1,
   LOG: 1,
 };
@@ -642,8 +643,10 @@ function resolve(i: Intent, m: Live): Step {
       if (box.length === 0) return { verb: "OUTBOX", fixed: { lease_ms: LONG, count: "100" }, groups: [] };
       return { verb, fixed: {}, groups: p.some(box, 2).map((entry) => ({ entry, deadline: p.chance(0.9) ? `@box:${entry}` : "1000" })) };
     }
-    case "APPLY": {
-      // outcomes of a parent's children in another queue, children of a parent elsewhere, cancels of those
+    case "APPLY":
+    case "TELL": {
+      // outcomes of a parent's children in another queue, children of a parent elsewhere (APPLY's
+      // only: TELL takes outcomes and cancels), cancels of those
       const entries: string[] = [];
       for (const [parent] of m.parents()) {
         for (const [place, child] of m.away(parent)) {
@@ -652,7 +655,7 @@ function resolve(i: Intent, m: Live): Step {
       }
       const made = m.id();
       const o = stepOptions(p);
-      entries.push(`child\0@self\0${made}\0other\0JOB00000000001\0${p.int(3)}\0${new TextEncoder().encode(o).length}\0${o}b`);
+      if (verb === "APPLY") entries.push(`child\0@self\0${made}\0other\0JOB00000000001\0${p.int(3)}\0${new TextEncoder().encode(o).length}\0${o}b`);
       // a cancel of a child made here, or of one whose creation has not come yet (a tombstone)
       const adopted = m.ids("pending").filter((id) => m.row(id)?.parent?.startsWith("other"));
       const cancelled = adopted.length && p.chance(0.6) ? p.one(adopted) : m.id();
@@ -711,7 +714,7 @@ class Reach {
       ? tokensOf(o).length > 0
       : c.verb === "SETTLE"
       ? Array.isArray(ok) && Array.isArray(ok[1]) && (ok[1] as unknown[]).map(Number).includes(1)
-      : ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROGRESS", "LOG", "FLOW", "ADOPT", "SEAL", "APPLY", "UNBOX"].includes(c.verb)
+      : ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROGRESS", "LOG", "FLOW", "ADOPT", "SEAL", "APPLY", "TELL", "UNBOX"].includes(c.verb)
       ? Number(ok) > 0
       : c.verb === "TICK"
       ? Number(ok) >= 0

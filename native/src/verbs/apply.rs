@@ -16,6 +16,11 @@ use crate::wire::Refusal;
 
 /// Runs APPLY's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    applied(s, args, true)
+}
+
+/// APPLY's steps 5–6 (`creations`: `child` and `node` entries taken; TELL's: refused, `entry-form`).
+pub fn applied<'a>(s: &mut Scope<'a>, args: &Args<'a>, creations: bool) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let queue = s.queue();
     let meta = s.meta()?;
@@ -27,7 +32,11 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(EVENTS, Kind::Stream)?;
     let mut entries = Vec::with_capacity(args.jobs());
     for j in 0..args.jobs() {
-        entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
+        let e = flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?;
+        if !creations && matches!(e, Entry::Child { .. } | Entry::Node { .. }) {
+            return Err(Refusal::EntryForm);
+        }
+        entries.push(e);
     }
     counter(&meta, l.meta.enqueued)?;
     counter(&meta, l.meta.buried)?;
