@@ -794,7 +794,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return inspect.scanQueues(this.#c, count);
   }
 
-  /** `queue`'s counts, paused state, totals (admitted, acked, retried, buried, claims) and retention, read atomically. */
+  /**
+   * `queue`'s counts (with its flow parents waiting for their children, `waitingChildren`), paused
+   * state, totals (admitted, acked, retried, buried, claims) and retention, read atomically.
+   */
   async stats<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueStats> {
     return await inspect.stats(this.#c, this.#c.keyspace(queue));
   }

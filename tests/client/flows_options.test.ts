@@ -73,6 +73,8 @@ for (const combo of COMBOS) {
         priority: 3,
         name: "monthly-report",
       });
+      // stats count the waiting parent with the queue's counts
+      expect((await ctx.mq.stats(p)).waitingChildren).toBe(1);
       const child = (await ctx.mq.claim(p, LEASE))!;
       expect([child.id, child.name]).toEqual([tree.children[0]!.id, "fetch"]);
       expect((await ctx.mq.getJob(p, child.id))!.name).toBe("fetch");
@@ -80,6 +82,7 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.claim(p, LEASE)).toBeNull();
       await ctx.mq.ack(child, { n: 1 });
       // two jobs of the parent's lane: the parent (3) runs after priority 1, before priority 5
+      expect((await ctx.mq.stats(p)).waitingChildren).toBe(0);
       const urgent = await ctx.mq.enqueue(p, { n: 2 }, { lane: "reports", priority: 1 });
       const late = await ctx.mq.enqueue(p, { n: 3 }, { lane: "reports", priority: 5 });
       const order = await claimAll(p);
