@@ -135,16 +135,16 @@ export async function addFlow(
   const edgeOf = (n: Node): SubtreeEdge => {
     const policy = policyOf(n.entry.jobData.opts);
     const queue = c.keyspace(queueOf(n.entry.queueName, n.entry.prefix)).name;
-    if (n.children.length === 0) return { id: emqIdOf(n.entry.jobId), queue, policy, body: payloadOf(n) };
+    if (n.children.length === 0) return { id: emqIdOf(n.entry.jobId), queue, policy, opts: "", body: payloadOf(n) };
     const body = subtreeBody(payloadOf(n), n.children.map(edgeOf));
     if (body.byteLength > MAX_PAYLOAD_BYTES) {
       refuse("addFlow (subtree)", `a nested flow's subtree is at most ${MAX_PAYLOAD_BYTES} bytes (job ${n.entry.jobId}'s is ${body.byteLength})`);
     }
-    return { id: emqIdOf(n.entry.jobId), queue, policy: policy + NESTED, body };
+    return { id: emqIdOf(n.entry.jobId), queue, policy: policy + NESTED, opts: "", body };
   };
-  const groups = root.children.map(edgeOf).map((g) => ({ id: g.id, queue: g.queue, policy: g.policy, body: toWire(g.body) }));
+  const groups = root.children.map(edgeOf).map((g) => ({ id: g.id, queue: g.queue, policy: g.policy, opts: g.opts, body: toWire(g.body) }));
   const payload = toWire(payloadOf(root));
-  await c.impl.call(wireCall("FLOW", ks, { parent: emqIdOf(root.entry.jobId), payload, open: 0, within_ms: 0 }, groups));
+  await c.impl.call(wireCall("FLOW", ks, { parent: emqIdOf(root.entry.jobId), parent_opts: "", payload, open: 0, within_ms: 0 }, groups));
   return entries.map((e) => [null, e.jobId]);
 }
 

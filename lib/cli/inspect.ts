@@ -32,7 +32,8 @@ export async function inspect(argv: string[]): Promise<number> {
     const s = await mq.stats(queue);
     const [oldest] = await mq.jobs(queue, "pending", { limit: 1 });
     console.log(`queue ${JSON.stringify(ks.name)}${s.paused ? " (PAUSED: claims hand out nothing)" : ""}`);
-    console.log(`  pending ${s.pending}, active ${s.active}, scheduled ${s.schedule}, dead ${s.dead}, completed ${s.completed}`);
+    const parents = s.waitingChildren > 0 ? `, waiting-children ${s.waitingChildren}` : "";
+    console.log(`  pending ${s.pending}, active ${s.active}, scheduled ${s.schedule}, dead ${s.dead}, completed ${s.completed}${parents}`);
     console.log(`  totals: enqueued ${s.enqueued}, acked ${s.acked}, retried ${s.retried}, buried ${s.buried}, claims ${s.claims}`);
     const completed = s.completedMax === 0
       ? "no completed kept"

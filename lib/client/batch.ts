@@ -462,6 +462,7 @@ export function claimed<P>(c: ClientContext<P>, ks: Keyspace, entry: GlideReturn
     if (o.priority !== undefined && Number(o.priority) !== 0) job.priority = Number(o.priority);
     if (o.lane !== undefined) job.lane = o.lane;
     if (o.name !== undefined) job.name = o.name;
+    if (o.attempts !== undefined) job.maxAttempts = Number(o.attempts);
   }
   try {
     job.payload = c.codec.decode(parts.payload ?? NO_BYTES);

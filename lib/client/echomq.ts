@@ -408,12 +408,14 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * finished, the children in any queue (on any primary of a cluster). A child's `onFailure` says
    * what its failure (buried) does: `"fail"` (default) buries the parent at once with a reason naming
    * the child and cancels its children not yet started, `"ignore"` counts it as finished, `"remove"`
-   * too without keeping its reason, `"continue"` lets the parent run at once. The whole tree is
-   * checked before any wire (an `EchoMQError` of rule `flow`, `payload` or a `KeyspaceError`);
-   * children's ids derive from the parent's id and their place. Children in other queues are made
-   * by a relay (a worker of the parent's queue, or {@link relay}). At most
-   * {@link flows.MAX_FLOW_CHILDREN} children per call; one level. With `open: true` more may come
-   * ({@link addChildren}) until {@link seal}.
+   * too without keeping its reason, `"continue"` lets the parent run at once. Each step (the
+   * parent, a child) may carry `opts`: its lane, priority, attempts, name and time limit, applied
+   * when the job is made (the parent's lane and priority once it becomes claimable). The whole tree
+   * is checked before any wire (an `EchoMQError` of rule `flow`, `options`, `payload` or a
+   * `KeyspaceError`); children's ids derive from the parent's id and their place. Children in other
+   * queues are made by a relay (a worker of the parent's queue, or {@link relay}). At most
+   * {@link flows.MAX_FLOW_CHILDREN} children per call and parent, 8 levels. With `open: true` more
+   * may come ({@link addChildren}) until {@link seal}.
    */
   async flow<const Q extends string>(spec: FlowSpec<P> & { queue: CheckQueue<Q> }): Promise<FlowNode> {
     return await flows.flow(this.#c, spec);
@@ -794,7 +796,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return inspect.scanQueues(this.#c, count);
   }
 
-  /** `queue`'s counts, paused state, totals (admitted, acked, retried, buried, claims) and retention, read atomically. */
+  /**
+   * `queue`'s counts (with its flow parents waiting for their children, `waitingChildren`), paused
+   * state, totals (admitted, acked, retried, buried, claims) and retention, read atomically.
+   */
   async stats<const Q extends string>(queue: CheckQueue<Q>): Promise<QueueStats> {
     return await inspect.stats(this.#c, this.#c.keyspace(queue));
   }

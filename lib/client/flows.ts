@@ -14,6 +14,7 @@ import { byteLength, encodePayload, toWire } from "./codec.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { fields, jsonOrText } from "./info.ts";
+import { jobOptions } from "./options.ts";
 
 /** Most children one `flow` call carries (one FLOW command). */
 export const MAX_FLOW_CHILDREN = 1000;
@@ -27,12 +28,41 @@ export const MAX_FLOW_CHILDREN = 1000;
  */
 export type OnFailure = "fail" | "ignore" | "remove" | "continue";
 
+/**
+ * A flow step's options (a child's, or the parent's): those of `enqueue` that make sense for a job
+ * made by a flow. Checked before any wire (an {@link EchoMQError} `options` naming the step, nothing
+ * written); the server applies them when it makes the job, as it would for `enqueue`.
+ */
+export interface FlowStepOptions {
+  /**
+   * Its lane (absent: the default lane; the name rule): it is ready in that lane, served
+   * round-robin with the queue's other lanes. The first job with a lane makes the queue laned.
+   */
+  readonly lane?: string;
+  /** Its priority, 0 (the default, the most urgent) to 2097151, inside its lane. */
+  readonly priority?: number;
+  /**
+   * The most attempts it gets (1 to 1000000): a worker buries it once that many failed, in place of
+   * the worker's own `maxAttempts` (a child's burial then acts on its parent under `onFailure`).
+   */
+  readonly attempts?: number;
+  /** Its name (the name rule): what the job is, shown by `getJob`, the dashboard, `job.name`. */
+  readonly name?: string;
+  /** Its handler's time limit in ms (1 to 86400000), as `enqueue`'s `timeoutMs`. */
+  readonly timeoutMs?: number;
+}
+
+/** The options a flow step takes (the others of `enqueue`, such as `dedup`, do not apply to one). */
+const STEP_OPTIONS: ReadonlySet<string> = new Set(["lane", "priority", "attempts", "name", "timeoutMs"]);
+
 /** One child of a flow. */
 export interface FlowChild {
   /** Its queue (any queue, on any primary of a cluster). */
   readonly queue: string;
   /** Its payload (encoded by the client's codec). */
   readonly payload: unknown;
+  /** Its options: lane, priority, attempts, name, time limit (default: none). */
+  readonly opts?: FlowStepOptions;
   /** What its failure (buried: attempts exhausted or unrecoverable) does to its parent. */
   readonly onFailure?: OnFailure;
   /**
@@ -49,6 +79,11 @@ export interface FlowSpec<P> {
   readonly queue: string;
   /** The parent's payload. */
   readonly payload: P;
+  /**
+   * The parent's options (default: none): its lane and priority apply once it becomes ready (its
+   * children finished), its attempts, name and time limit when it runs.
+   */
+  readonly opts?: FlowStepOptions;
   /** The parent's id (default: a new one). */
   readonly id?: string;
   /** Its children, 1 to {@link MAX_FLOW_CHILDREN}. */
@@ -134,10 +169,27 @@ export async function childId(parent: string, place: number): Promise<JobId> {
   return `JOB${out}` as JobId;
 }
 
+/**
+ * A flow step's options as the wire carries them (`enqueue`'s encoding): refused before any wire,
+ * with an {@link EchoMQError} (`options`) naming the step `what`, when not {@link FlowStepOptions}.
+ */
+function stepOptions(what: string, opts: FlowStepOptions | undefined): string {
+  if (opts === undefined) return "";
+  if (opts === null || typeof opts !== "object") throw new EchoMQError("options", `${what}: opts must be an object`);
+  for (const k of Object.keys(opts)) {
+    if (!STEP_OPTIONS.has(k)) {
+      throw new EchoMQError("options", `${what}: opts.${k} is not an option of a flow step (${[...STEP_OPTIONS].join(", ")})`);
+    }
+  }
+  return jobOptions(what, opts);
+}
+
 /** A child as the wire carries it, checked (its own children too). */
 interface Checked {
   readonly queue: string;
   readonly policy: number;
+  /** Its options text (empty: none). */
+  readonly opts: string;
   readonly payload: string | Uint8Array;
   readonly children?: readonly Checked[];
 }
@@ -155,8 +207,9 @@ function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[], level
   if (level > MAX_FLOW_DEPTH) throw refuse(`at most ${MAX_FLOW_DEPTH} levels of children under the root`);
   return kids.map((k: FlowChild, i) => {
     const at = path === "" ? `${i}` : `${path}.${i}`;
-    if (k === null || typeof k !== "object") throw refuse(`child ${at} must be { queue, payload, onFailure?, children? }`);
+    if (k === null || typeof k !== "object") throw refuse(`child ${at} must be { queue, payload, opts?, onFailure?, children? }`);
     const queue = c.keyspace(k.queue).name;
+    const opts = stepOptions(`flow: child ${at}`, k.opts);
     const onFailure = k.onFailure ?? "fail";
     if (!Object.hasOwn(POLICY, onFailure)) {
       throw refuse(`child ${at}: onFailure must be one of ${Object.keys(POLICY).join(", ")}, got ${JSON.stringify(onFailure)}`);
@@ -164,8 +217,8 @@ function checkChildren<P>(c: ClientContext<P>, kids: readonly FlowChild[], level
     const payload = encodePayload(c.codec as ClientContext<unknown>["codec"], k.payload, "flow");
     if (byteLength(payload) > MAX_PAYLOAD_BYTES) throw new EchoMQError("payload", `flow: child ${at}'s payload exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     const policy = POLICY[onFailure];
-    if (k.children === undefined) return { queue, policy, payload };
-    return { queue, policy, payload, children: checkChildren(c, k.children, level + 1, at) };
+    if (k.children === undefined) return { queue, policy, opts, payload };
+    return { queue, policy, opts, payload, children: checkChildren(c, k.children, level + 1, at) };
   });
 }
 
@@ -185,8 +238,9 @@ function concat(parts: ReadonlyArray<string | Uint8Array>): Uint8Array {
 }
 
 /**
- * The subtree of child `id` (its payload, then each child's id, queue, policy and body, nested):
- * `<n>\0<payload length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<length>\0<body>`
+ * The subtree of child `id` (its payload, then each child's id, queue, policy, options and body,
+ * nested): `<n>\0<payload length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<opts
+ * length>\0<opts><length>\0<body>` (lengths in bytes)
  * (docs/WIRE.md, "Flows"); and its node of the returned tree.
  */
 async function subtree(id: JobId, k: Checked & { children: readonly Checked[] }): Promise<[Uint8Array, FlowNode[]]> {
@@ -196,13 +250,16 @@ async function subtree(id: JobId, k: Checked & { children: readonly Checked[] })
     const child = await childId(id, i);
     const [body, kids] = g.children === undefined ? [g.payload, []] : await subtree(child, g as Checked & { children: readonly Checked[] });
     const policy = g.children === undefined ? g.policy : g.policy + NESTED;
-    edges.push({ id: child, queue: g.queue, policy, body });
+    edges.push({ id: child, queue: g.queue, policy, opts: g.opts, body });
     nodes.push({ id: child, queue: g.queue, children: kids });
   }
   return [subtreeBody(k.payload, edges), nodes];
 }
 
-/** One child in a subtree body: its id, its queue's EchoMQ name, its wire policy (+ 4 when `body` is its own subtree), its body. */
+/**
+ * One child in a subtree body: its id, its queue's EchoMQ name, its wire policy (+ 4 when `body` is
+ * its own subtree), its options (ENQUEUE's encoding), its body.
+ */
 export interface SubtreeEdge {
   /** The child's id (given: the caller mints it). */
   readonly id: string;
@@ -210,13 +267,15 @@ export interface SubtreeEdge {
   readonly queue: string;
   /** Its policy on the wire: 0 to 3, plus 4 when `body` is its own subtree. */
   readonly policy: number;
+  /** Its options as ENQUEUE's `opts` argument encodes them ("" for none). */
+  readonly opts: string;
   /** Its payload (a leaf) or its subtree ({@link subtreeBody}). */
   readonly body: string | Uint8Array;
 }
 
 /**
  * The body of a child with children (docs/WIRE.md, "Flows"): `<n>\0<payload length>\0<payload>`
- * then per child `<id>\0<queue>\0<policy>\0<length>\0<body>`. Shared with BullMQ's nested flows,
+ * then per child `<id>\0<queue>\0<policy>\0<opts length>\0<opts><length>\0<body>`. Shared with BullMQ's nested flows,
  * whose ids are BullMQ's (lib/bullmq/flows.ts).
  */
 export function subtreeBody(payload: string | Uint8Array, edges: readonly SubtreeEdge[]): Uint8Array {
@@ -224,7 +283,8 @@ export function subtreeBody(payload: string | Uint8Array, edges: readonly Subtre
   const parts: Array<string | Uint8Array> = [`${edges.length}\0${bytes.byteLength}\0`, bytes];
   for (const e of edges) {
     const body = typeof e.body === "string" ? text.encode(e.body) : e.body;
-    parts.push(`${e.id}\0${e.queue}\0${e.policy}\0${body.byteLength}\0`, body);
+    const opts = text.encode(e.opts);
+    parts.push(`${e.id}\0${e.queue}\0${e.policy}\0${opts.byteLength}\0`, opts, `${body.byteLength}\0`, body);
   }
   return concat(parts);
 }
@@ -236,7 +296,7 @@ async function placed(parent: JobId, from: number, checked: Checked[]): Promise<
   for (const [i, k] of checked.entries()) {
     const id = await childId(parent, from + i);
     if (k.children === undefined) {
-      groups.push({ id, queue: k.queue, policy: String(k.policy), body: toWire(k.payload) });
+      groups.push({ id, queue: k.queue, policy: String(k.policy), opts: k.opts, body: toWire(k.payload) });
       nodes.push({ id, queue: k.queue, children: [] });
       continue;
     }
@@ -244,7 +304,7 @@ async function placed(parent: JobId, from: number, checked: Checked[]): Promise<
     if (body.byteLength > MAX_PAYLOAD_BYTES) {
       throw new EchoMQError("payload", `flow: child ${from + i}'s subtree exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     }
-    groups.push({ id, queue: k.queue, policy: String(k.policy + NESTED), body: toWire(body) });
+    groups.push({ id, queue: k.queue, policy: String(k.policy + NESTED), opts: k.opts, body: toWire(body) });
     nodes.push({ id, queue: k.queue, children: kids });
   }
   return [groups, nodes];
@@ -255,6 +315,7 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
   if (spec === null || typeof spec !== "object") throw refuse("the flow must be { queue, payload, children }");
   const ks = c.keyspace(spec.queue);
   const checked = checkChildren(c, spec.children);
+  const parentOpts = stepOptions("flow: the parent", spec.opts);
   if (spec.open !== undefined && typeof spec.open !== "boolean") throw refuse("open must be a boolean");
   const within = spec.deadlineMs ?? 0;
   if (!Number.isSafeInteger(within) || within < 0) throw refuse(`deadlineMs must be a whole number of ms ≥ 0, got ${String(within)}`);
@@ -267,7 +328,9 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     parent = spec.id as JobId;
   }
   const [groups, nodes] = await placed(parent, 0, checked);
-  await c.impl.call(wireCall("FLOW", ks, { parent, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups));
+  await c.impl.call(
+    wireCall("FLOW", ks, { parent, parent_opts: parentOpts, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups),
+  );
   return { id: parent, queue: ks.name, children: nodes };
 }
 

@@ -99,6 +99,8 @@ export interface JobInfo<P, R = unknown, C = unknown> {
   readonly lane?: string;
   /** Its name (`enqueue`'s `name`), if it has one. */
   readonly name?: string;
+  /** The most attempts it gets (`enqueue`'s `attempts`, a flow step's `opts.attempts`), if it has its own. */
+  readonly maxAttempts?: number;
   /**
    * Its failed attempts whose worker sent the error (a worker's handler that threw; `retry` and
    * `bury` with `error`), oldest first: the newest 10, each with the error's name, message and
@@ -116,6 +118,11 @@ export interface JobInfo<P, R = unknown, C = unknown> {
 
 /** A queue's counts and the facts its `meta` keeps. */
 export interface QueueStats extends Counts {
+  /**
+   * Flow parents waiting for their children (its `waiting` set: `getJob`'s state
+   * `waiting-children`), read with the counts.
+   */
+  readonly waitingChildren: number;
   /** Whether claims are paused. */
   readonly paused: boolean;
   /** When the queue was first used (ms since the epoch; 0 if never). */
@@ -246,6 +253,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["priority", opts.priority === undefined || Number(opts.priority) === 0 ? undefined : Number(opts.priority)],
     ["lane", text(row, ROW.lane) || undefined],
     ["name", opts.name],
+    ["maxAttempts", opts.attempts === undefined ? undefined : Number(opts.attempts)],
     ["failures", failures.length === 0 ? undefined : failures],
     ["parent", parentOf(text(row, ROW.parent))],
   ];
@@ -263,10 +271,11 @@ export function parentOf(field: string | undefined): ParentRef | undefined {
 export function queueStats(
   counts: Counts,
   meta: Map<string, Uint8Array>,
-  defaults: { retention: Retention; limits: QueueLimits; lanes: number },
+  defaults: { retention: Retention; limits: QueueLimits; lanes: number; waitingChildren: number },
 ): QueueStats {
   return {
     ...counts,
+    waitingChildren: defaults.waitingChildren,
     paused: text(meta, META.paused) === "1",
     createdAt: num(meta, META.created_ms) ?? 0,
     enqueued: num(meta, META.enqueued) ?? 0,

@@ -57,12 +57,13 @@ export async function counts<P>(c: ClientContext<P>, ks: Keyspace): Promise<Coun
 
 /** See `EchoMQ.stats`. */
 export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<QueueStats> {
-  const [totals, [meta, lanes]] = await counted(c, ks, [["HGETALL", ks.meta], ["ZCARD", ks.lanes]]);
+  const [totals, [meta, lanes, waiting]] = await counted(c, ks, [["HGETALL", ks.meta], ["ZCARD", ks.lanes], ["ZCARD", ks.waiting]]);
   const values = fields(meta!);
   return queueStats(totals, values, {
     retention: retentionOf((field) => values.get(field)),
     limits: limitsOf(values, Date.now()),
     lanes: Number(lanes),
+    waitingChildren: Number(waiting),
   });
 }
 

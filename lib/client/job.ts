@@ -45,6 +45,11 @@ export interface Job<P> extends JobRef {
   readonly lane?: string;
   /** Its name (`enqueue`'s `name`), when it was admitted with one. */
   readonly name?: string;
+  /**
+   * The most attempts it gets (`enqueue`'s `attempts`, a flow step's `opts.attempts`), when it was
+   * admitted with it: a worker buries it once that many failed, in place of its own `maxAttempts`.
+   */
+  readonly maxAttempts?: number;
 }
 
 /**

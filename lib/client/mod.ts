@@ -39,7 +39,17 @@ export type { FindOptions, FindQuery, FoundJobs } from "./search.ts";
 export type { QueueScanPage } from "./inspect.ts";
 export type { FlowTree } from "./flow_tree.ts";
 export type { FlowStats } from "./flow_stats.ts";
-export { childId, type ChildState, type FlowChild, type FlowNode, type FlowParent, type FlowSpec, MAX_FLOW_CHILDREN, type OnFailure } from "./flows.ts";
+export {
+  childId,
+  type ChildState,
+  type FlowChild,
+  type FlowNode,
+  type FlowParent,
+  type FlowSpec,
+  type FlowStepOptions,
+  MAX_FLOW_CHILDREN,
+  type OnFailure,
+} from "./flows.ts";
 export type { Relay, RelayOptions } from "./relay.ts";
 export type { LaneInfo, LanePage } from "./lanes.ts";
 export type { LimitOptions, LimitTarget, QueueLimits, RateLimit } from "./limits.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { assertClientQueue, assertJobId, assertName, type CheckLane, type CheckName, type JobId, Keyspace } from "../keyspace/mod.ts";
-import { encodeOptions, type JobOptions, MAX_PRIORITY, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
+import { encodeOptions, type JobOptions, MAX_JOB_ATTEMPTS, MAX_PRIORITY, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
@@ -116,6 +116,12 @@ export interface EnqueueOptions<L extends string = string, D extends string = st
    */
   name?: string;
   /**
+   * The most attempts the job gets (1 to {@link MAX_JOB_ATTEMPTS}), as BullMQ's `attempts`: a
+   * worker buries it once that many have failed, in place of the worker's own `maxAttempts`. Kept
+   * on the job's row as one of its options.
+   */
+  attempts?: number;
+  /**
    * Resolve only once at least one replica (or `replicas`) acknowledged the write: the verb and
    * `WAIT <replicas> <timeoutMs>` go to the queue's primary in one ordered non-atomic batch, on
    * the one connection glide keeps to that node, so the `WAIT` covers the write. Fewer replicas
@@ -159,6 +165,7 @@ export function jobOptions<L extends string>(what: string, opts: EnqueueOptions<
   }
   if (opts.lane !== undefined) o.lane = laneName(what, opts.lane);
   if (opts.name !== undefined) o.name = jobName(what, opts.name);
+  if (opts.attempts !== undefined) o.attempts = integerIn(`${what}: attempts`, opts.attempts, 1, MAX_JOB_ATTEMPTS, refuse("options"));
   const d = opts.dedup;
   if (d !== undefined) {
     if (d === null || typeof d !== "object") throw new EchoMQError("options", `${what}: dedup must be { key, ttlMs?, mode? }`);

@@ -1,7 +1,8 @@
 /**
  * The relay (docs/design/flows.md): it drains the outboxes of some queues — leases their entries
- * (OUTBOX), applies each in its destination queue (APPLY, grouped by destination: one command per
- * destination queue, the destinations at once), then acknowledges them (UNBOX). Delivery is at least once; APPLY is
+ * (OUTBOX), applies each in its destination queue (grouped by destination, the destinations at once:
+ * APPLY for the entries that make jobs, then TELL for outcomes and cancels, which a server at
+ * maxmemory still takes), then acknowledges those applied (UNBOX). Delivery is at least once; APPLY is
  * idempotent, so an entry applied twice (a relay that died between apply and acknowledge, whose
  * lease ran out) changes nothing the second time; an acknowledgement of a lease that ran out is
  * refused (`outbox-lost`) and the entry stays for the relay that holds it now.
@@ -43,14 +44,22 @@ function destination(entry: Uint8Array): string {
   return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
 }
 
+/** Whether `entry` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
+function creates(entry: Uint8Array): boolean {
+  const kind = new TextDecoder().decode(entry.subarray(0, Math.max(0, entry.indexOf(0))));
+  return kind === "child" || kind === "node";
+}
+
 const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) : Buffer.from(String(x)));
 
 /**
  * One round over `queues`: each queue's free entries leased, applied and acknowledged. Returns the
- * entries acknowledged. The queues go at once, and so do a queue's destinations (one APPLY each:
- * entries for different queues are independent, and a destination's keep their order in its call);
- * a queue's UNBOX waits for all its APPLYs. A failure ends the round once every queue is done with,
- * and is thrown: what was applied and not acknowledged is leased again after `leaseMs` and applied
+ * entries acknowledged. The queues go at once, and so do a queue's destinations (entries for
+ * different queues are independent; a destination's keep their order in its calls). Per destination
+ * its creations go first (APPLY, refused under maxmemory), then its outcomes and cancels (TELL, never
+ * refused so: a full server still wakes its parents); the entries of each call that landed are
+ * acknowledged (UNBOX) once every call of the queue is done with, and the first failure is thrown
+ * after that: what was applied and not acknowledged is leased again after `leaseMs` and applied
  * again, which changes nothing.
  */
 export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Promise<number> {
@@ -69,19 +78,28 @@ export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[
       if (list === undefined) by.set(dest, [entry]);
       else list.push(entry);
     }
-    await settledAll([...by].map(([dest, entries]) => c.impl.call(wireCall("APPLY", c.keyspace(dest), {}, entries.map((entry) => ({ entry }))))));
-    return Number(await c.impl.call(wireCall("UNBOX", ks, {}, leased.map(({ token, entry }) => ({ deadline: token, entry })))));
+    const landed = new Set<Buffer>();
+    let failure: unknown;
+    await Promise.all([...by].map(async ([dest, entries]) => {
+      for (const [verb, part] of [["APPLY", entries.filter(creates)], ["TELL", entries.filter((e) => !creates(e))]] as const) {
+        if (part.length === 0) continue;
+        try {
+          await c.impl.call(wireCall(verb, c.keyspace(dest), {}, part.map((entry) => ({ entry }))));
+          for (const e of part) landed.add(e);
+        } catch (e) {
+          failure ??= e;
+        }
+      }
+    }));
+    const done = leased.filter(({ entry }) => landed.has(entry));
+    const acked = done.length === 0 ? 0 : Number(await c.impl.call(wireCall("UNBOX", ks, {}, done.map(({ token, entry }) => ({ deadline: token, entry })))));
+    if (failure !== undefined) throw failure;
+    return acked;
   };
-  const acked = await settledAll(queues.map(one));
-  return acked.reduce((a, b) => a + b, 0);
-}
-
-/** The values of `all` once every one has settled; the first rejection's reason if any rejected. */
-async function settledAll<T>(all: Promise<T>[]): Promise<T[]> {
-  const settled = await Promise.allSettled(all);
+  const settled = await Promise.allSettled(queues.map(one));
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
   if (failed !== undefined) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+  return settled.reduce((sum, s) => sum + (s as PromiseFulfilledResult<number>).value, 0);
 }
 
 /** See `EchoMQ.relay`: rounds of {@link relayOnce} until stopped, waiting `intervalMs` after an idle one. */

@@ -32,11 +32,12 @@ local here, rows, e = emq_flow_here(base, n, id, queue, policy, missing) if e th
 local s, e = emq_types({{base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.outbox}', 'zset'}})
 if e then return e end
 for _, k in ipairs(s.missing) do missing[#missing + 1] = k end
-local plan, e = emq_flow_plan(base, here, id, missing) if e then return e end
+local plan, laning, e = emq_flow_plan(base, here, id, opts, nil, missing) if e then return e end
 e = emq_probe(cluster, missing) if e then return e end
+if laning then emq_flow_laned(base, plan) end
 
 redis.call('HSET', row, '${ROW.children}', emq_int(count + n))
-return emq_flow_write(base, row, parent, from, n, id, queue, policy, body, here, rows, plan, 0)
+return emq_flow_write(base, row, parent, from, n, id, queue, policy, opts, body, here, rows, plan, 0)
 `,
   FLOWS_LUA,
 );

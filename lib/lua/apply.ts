@@ -11,10 +11,14 @@ import { luaScript } from "./_prelude.ts";
 import { FLOWS_LUA } from "./flows.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
-/** The Lua twin of `EMQ.APPLY`. */
-export const APPLY_LUA: string = luaScript(
-  "APPLY",
-  `
+/**
+ * APPLY's steps 5–6 as Lua (`creations`: `child` and `node` entries taken; TELL's: refused,
+ * `entry-form`), the body of verb `verb`.
+ */
+export function applyLua(verb: "APPLY" | "TELL", creations: boolean): string {
+  return luaScript(
+    verb,
+    `
 local s, e = emq_types({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.dead}', 'zset'}, {base .. '${KEY.events}', 'stream'}})
 if e then return e end
 local own = string.sub(base, 6, -3)
@@ -22,6 +26,7 @@ local parsed = {}
 for j = 1, n do
   parsed[j] = emq_flow_parse(entry[j], own)
   if not parsed[j] then return emq_refuse['entry-form']({}) end
+  ${creations ? "" : "if parsed[j].kind == 'child' or parsed[j].kind == 'node' then return emq_refuse['entry-form']({}) end"}
 end
 e = emq_counter(KEYS[1], '${META.enqueued}') if e then return e end
 e = emq_counter(KEYS[1], '${META.buried}') if e then return e end
@@ -37,9 +42,9 @@ local applied = 0
 for j = 1, n do
   local p, done = parsed[j], false
   if p.kind == 'child' then
-    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.body)
+    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_child(base, p.id, p.parent, p.opts, p.body)
   elseif p.kind == 'node' then
-    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_node(base, p.id, p.parent, p.payload, p.kids)
+    done = redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. p.id) == 0 and emq_flow_node(base, p.id, p.parent, p.opts, p.payload, p.kids)
   elseif p.kind == 'cancel' then
     done = emq_flow_cancel(base, p.id, p.parent, true)
   else
@@ -49,5 +54,9 @@ for j = 1, n do
 end
 return applied
 `,
-  FLOWS_LUA,
-);
+    FLOWS_LUA,
+  );
+}
+
+/** The Lua twin of `EMQ.APPLY`. */
+export const APPLY_LUA: string = applyLua("APPLY", true);

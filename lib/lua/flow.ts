@@ -30,18 +30,20 @@ local waiting = base .. '${KEY.waiting}'
 local s, e = emq_types({{waiting, 'zset'}, {base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {base .. '${KEY.outbox}', 'zset'}})
 if e then return e end
 for _, k in ipairs(s.missing) do missing[#missing + 1] = k end
-local plan, e = emq_flow_plan(base, here, id, missing) if e then return e end
+local plan, laning, e = emq_flow_plan(base, here, id, opts, (emq_flow_place(parent_opts)), missing) if e then return e end
 e = emq_events_open(base, missing) if e then return e end
 e = emq_probe(cluster, missing) if e then return e end
 
 local at = emq_int(emq_now())
 if s.meta == 'none' then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', at) end
+if laning then emq_flow_laned(base, plan) end
 redis.call('HSET', row, '${ROW.state}', '${STATE.waiting}', '${ROW.payload}', payload, '${ROW.attempts}', '0',
   '${ROW.created_ms}', at, '${ROW.children}', emq_int(n), '${ROW.finished}', '0')
 if open == 1 then redis.call('HSET', row, '${ROW.open}', '1') end
+emq_flow_row_opts(row, parent_opts)
 -- scored by its flow deadline (none: after every time)
 redis.call('ZADD', waiting, within_ms > 0 and emq_int(emq_now() + within_ms) or '${WAITING_FOREVER}', parent)
-local made = emq_flow_write(base, row, parent, 0, n, id, queue, policy, body, here, rows, plan, 1)
+local made = emq_flow_write(base, row, parent, 0, n, id, queue, policy, opts, body, here, rows, plan, 1)
 ${luaEvent("waiting", { jobs: "parent" })}
 return made
 `,

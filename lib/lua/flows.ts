@@ -13,6 +13,7 @@ import {
   MAX_BATCH,
   MAX_FAN_IN,
   MAX_FLOW_DEPTH,
+  MAX_OPTIONS_BYTES,
   MAX_REASON_BYTES,
   META,
   ROW,
@@ -80,8 +81,31 @@ local function emq_flow_decimal(s, at, most)
   return tonumber(d), z + 1
 end
 
--- A subtree ('<n>\\0<payload length>\\0<payload>' then per child '<id>\\0<queue>\\0<policy>\\0<body
--- length>\\0<body>') parsed: {payload, kids = {{id, queue, policy, body}...}}, each nested child
+-- A step's options as entries and subtrees carry them ('<opts length>\\0<opts>', then the rest) at
+-- at in s: the options (through the options gate) and the place after them, or nil.
+local function emq_flow_opts_at(s, at)
+  local len
+  len, at = emq_flow_decimal(s, at, 4)
+  if not len or len > ${MAX_OPTIONS_BYTES} or #s - at + 1 < len then return nil end
+  local o = string.sub(s, at, at + len - 1)
+  local _, e = emq_options(o)
+  if e then return nil end
+  return o, at + len
+end
+
+-- opts as entries and subtrees carry them: '<opts length>\\0<opts>'.
+local function emq_flow_prefixed(o)
+  return #o .. '\\0' .. o
+end
+
+-- The lane and priority options o (gated) give: the default lane at 0 when none.
+local function emq_flow_place(o)
+  local t = emq_options(o) or {}
+  return t['lane'] or '', t['priority'] or 0
+end
+
+-- A subtree ('<n>\\0<payload length>\\0<payload>' then per child '<id>\\0<queue>\\0<policy>\\0<opts
+-- length>\\0<opts><body length>\\0<body>') parsed: {payload, kids = {{id, queue, policy, opts, body}...}}, each nested child
 -- (policy >= 4) checked the same way with one level less; nil when malformed, or nested deeper than
 -- levels levels of children.
 local function emq_flow_subtree(s, levels)
@@ -99,8 +123,10 @@ local function emq_flow_subtree(s, levels)
     local z3 = z2 and string.find(s, '\\0', z2 + 1, true)
     if not z3 then return nil end
     local id, q, p = string.sub(s, at, z1 - 1), string.sub(s, z1 + 1, z2 - 1), string.sub(s, z2 + 1, z3 - 1)
-    local blen
-    blen, at = emq_flow_decimal(s, z3 + 1, 7)
+    local o, blen
+    o, at = emq_flow_opts_at(s, z3 + 1)
+    if not o then return nil end
+    blen, at = emq_flow_decimal(s, at, 7)
     if not blen or not emq_flow_job(id) or not emq_flow_name(q) or not string.find(p, '^[0-7]$') or #s - at + 1 < blen then
       return nil
     end
@@ -108,14 +134,14 @@ local function emq_flow_subtree(s, levels)
     at = at + blen
     p = tonumber(p)
     if p >= 4 and not emq_flow_subtree(body, levels - 1) then return nil end
-    kids[k] = {id = id, queue = q, policy = p, body = body}
+    kids[k] = {id = id, queue = q, policy = p, opts = o, body = body}
   end
   if at ~= #s + 1 then return nil end
   return {payload = payload, kids = kids}
 end
 
--- An entry an outbox holds for queue own, parsed ({kind = 'child' or 'cancel', id, parent, body},
--- {kind = 'node', id, parent, payload, kids} or {kind = 'done', parent, index, child, state,
+-- An entry an outbox holds for queue own, parsed ({kind = 'cancel', id, parent}, {kind = 'child', id,
+-- parent, opts, body}, {kind = 'node', id, parent, opts, payload, kids} or {kind = 'done', parent, index, child, state,
 -- detail}), or nil.
 local function emq_flow_parse(entry, own)
   local f = emq_flow_fields(entry, 7)
@@ -123,33 +149,80 @@ local function emq_flow_parse(entry, own)
   if f[1] == 'child' or f[1] == 'cancel' or f[1] == 'node' then
     local q = f[4]
     if not (emq_flow_job(f[3]) and emq_flow_name(q) and emq_flow_job(f[5]) and emq_flow_index(f[6])) then return nil end
-    if f[1] == 'cancel' and f[7] ~= '' then return nil end
     local parent = q .. '\\0' .. f[5] .. '\\0' .. f[6]
-    if f[1] == 'node' then
-      local t = emq_flow_subtree(f[7], ${MAX_FLOW_DEPTH} - 1)
-      if not t then return nil end
-      return {kind = 'node', id = f[3], parent = parent, payload = t.payload, kids = t.kids}
+    if f[1] == 'cancel' then
+      if f[7] ~= '' then return nil end
+      return {kind = 'cancel', id = f[3], parent = parent}
     end
-    return {kind = f[1], id = f[3], parent = parent, body = f[7]}
+    local o, at = emq_flow_opts_at(f[7], 1)
+    if not o then return nil end
+    local body = string.sub(f[7], at)
+    if f[1] == 'node' then
+      local t = emq_flow_subtree(body, ${MAX_FLOW_DEPTH} - 1)
+      if not t then return nil end
+      return {kind = 'node', id = f[3], parent = parent, opts = o, payload = t.payload, kids = t.kids}
+    end
+    return {kind = 'child', id = f[3], parent = parent, opts = o, body = body}
   end
   if f[1] ~= 'done' or not (emq_flow_job(f[3]) and emq_flow_index(f[4]) and emq_flow_job(f[5])
     and (f[6] == 'completed' or f[6] == 'failed' or f[6] == 'removed')) then return nil end
   return {kind = 'done', parent = f[3], index = f[4], child = f[5], state = f[6], detail = f[7]}
 end
 
--- Step 6: child id made in this queue, pending, naming parent (its row missing): enqueued + 1, the
--- row, pushed on the head of the default lane's ready list; 'ready' on wake when the queue had
--- none. False (nothing written) when a key it needs is of another type.
-local function emq_flow_child(base, id, parent, body)
+-- Step 5 of making flow steps at places (lanes, prios: by place; extra: a lane more, the parent's, or
+-- nil): whether they make the queue laned (one has a lane, the queue is not laned), then the keys
+-- that needs typed, as ENQUEUE's (pending, prioritized, the default lane's); the ready plan of the
+-- ids (or false when none). Returns the plan and whether it lanes, or nil, nil and the refusal.
+local function emq_flow_places(base, ids, lanes, prios, extra, missing)
+  local laning = extra ~= nil and extra ~= ''
+  for _, L in ipairs(lanes) do laning = laning or L ~= '' end
+  laning = laning and emq_laned() == nil
+  if laning then
+    local _, e = emq_kinds({{base .. '${KEY.pending}', 'list'}}, missing) if e then return nil, nil, e end
+    e = emq_counter(KEYS[1], '${META.prioritized}') if e then return nil, nil, e end
+    e = emq_lane_kinds(base, {''}, missing) if e then return nil, nil, e end
+  end
+  if #ids == 0 then return false, laning end
+  local plan, e = emq_ready_plan(base, ids, {}, missing, prios, lanes) if e then return nil, nil, e end
+  return plan, laning
+end
+
+-- Step 6, first, when emq_flow_places found it lanes: the queue made laned (as ENQUEUE's first
+-- laned job), the plan's pushes then those of a laned queue.
+local function emq_flow_laned(base, plan)
+  local now, d = emq_now(), emq_lane_defaults()
+  emq_laning(base, now, d)
+  emq_meta_done()
+  if plan then plan.laned, plan.begins, plan.now, plan.d = true, nil, now, d end
+end
+
+-- Step 6: a step's row given its options o (when any) and its place's priority and lane.
+local function emq_flow_row_opts(row, o)
+  if o == '' then return end
+  redis.call('HSET', row, '${ROW.opts}', o)
+  local L, p = emq_flow_place(o)
+  if p > 0 then redis.call('HSET', row, '${ROW.priority}', emq_int(p)) end
+  if L ~= '' then redis.call('HSET', row, '${ROW.lane}', L) end
+end
+
+-- Step 6: child id made in this queue, pending, naming parent (its row missing), with options o:
+-- enqueued + 1 (the queue laned first when it is the first job with a lane), the row, pushed on
+-- the head of its lane's ready list at its priority; 'ready' on wake when the queue had none. False
+-- (nothing written) when a key it needs is of another type.
+local function emq_flow_child(base, id, parent, o, body)
   if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}})
     or emq_counter(KEYS[1], '${META.enqueued}') then return false end
-  local plan, e = emq_ready_plan(base, {id}, {false}, {}, {0}, {''}) if e then return false end
+  local L, p = emq_flow_place(o)
+  local plan, laning, e = emq_flow_places(base, {id}, {L}, {p}, nil, {}) if e then return false end
   local now = emq_int(emq_now())
   if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
+  if laning then emq_flow_laned(base, plan) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', 1)
   local was_empty = not emq_ready_any(base)
-  redis.call('HSET', base .. '${KEY_PREFIX.job}' .. id, '${ROW.state}', '${STATE.pending}', '${ROW.payload}', body,
+  local row = base .. '${KEY_PREFIX.job}' .. id
+  redis.call('HSET', row, '${ROW.state}', '${STATE.pending}', '${ROW.payload}', body,
     '${ROW.attempts}', '0', '${ROW.created_ms}', now, '${ROW.parent}', parent)
+  emq_flow_row_opts(row, o)
   emq_ready_push(plan, 'LPUSH')
   if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
   return true
@@ -160,15 +233,18 @@ end
 -- leaf child of this queue made at once (emq_flow_child), each other child an entry of this
 -- queue's outbox ('node' for a child with children, even to this queue). False (nothing written)
 -- when a key it needs is of another type.
-local function emq_flow_node(base, id, parent, payload, kids)
+local function emq_flow_node(base, id, parent, o, payload, kids)
   local waiting, outbox = base .. '${KEY.waiting}', base .. '${KEY.outbox}'
   if not emq_flow_kinds({{waiting, 'zset'}, {outbox, 'zset'}}) or emq_counter(KEYS[1], '${META.enqueued}') then return false end
+  local _, laning, e = emq_flow_places(base, {}, {}, {}, (emq_flow_place(o)), {}) if e then return false end
   local own, now = string.sub(base, 6, -3), emq_int(emq_now())
   if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], '${META.wire}', '${WIRE}', '${META.created_ms}', now) end
+  if laning then emq_flow_laned(base, nil) end
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', 1)
   local row = base .. '${KEY_PREFIX.job}' .. id
   redis.call('HSET', row, '${ROW.state}', '${STATE.waiting}', '${ROW.payload}', payload, '${ROW.attempts}', '0',
     '${ROW.created_ms}', now, '${ROW.children}', emq_int(#kids), '${ROW.finished}', '0', '${ROW.parent}', parent)
+  emq_flow_row_opts(row, o)
   -- the edges in runs that stay under Lua's stack limit
   for first = 1, #kids, 1000 do
     local f = {}
@@ -183,11 +259,11 @@ local function emq_flow_node(base, id, parent, payload, kids)
   for i, k in ipairs(kids) do
     if k.policy < 4 and k.queue == own then
       if redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. k.id) == 0 then
-        emq_flow_child(base, k.id, own .. '\\0' .. id .. '\\0' .. (i - 1), k.body)
+        emq_flow_child(base, k.id, own .. '\\0' .. id .. '\\0' .. (i - 1), k.opts, k.body)
       end
     else
       local kind = k.policy >= 4 and 'node' or 'child'
-      redis.call('ZADD', outbox, now, table.concat({kind, k.queue, k.id, own, id, i - 1, k.body}, '\\0'))
+      redis.call('ZADD', outbox, now, table.concat({kind, k.queue, k.id, own, id, i - 1, emq_flow_prefixed(k.opts) .. k.body}, '\\0'))
     end
   end
   -- no event when the stream is of another type (a hand-edited key): the node stands
@@ -251,17 +327,24 @@ local function emq_flow_cancel(base, id, parent, tombstone)
       end
     elseif f[1] == '${STATE.pending}' and f[2] == '0' and f[3] == w[2] and emq_flow_kinds({{pending, 'list'}, {wake, 'zset'}})
       and emq_flow_kinds({{KEYS[1], 'hash'}}) then
-      local plan, e = emq_ready_plan(base, {w[1]}, {false}, {}, {0}, {''})
+      -- in its lane at its priority
+      local plan, e = emq_ready_plan(base, {w[1]}, {row}, {}, nil, nil)
       if not e then
-        local took = redis.call('LREM', pending, 0, w[1]) > 0
+        local g = plan.groups[1]
+        local took = redis.call('LREM', g.list, 0, w[1]) > 0
+        if took and g.list ~= pending then
+          redis.call('HINCRBY', KEYS[1], '${META.prioritized}', -1)
+          if g.p > 0 and redis.call('LLEN', g.list) == 0 then redis.call('ZREM', base .. '${KEY_PREFIX.levels}' .. g.lane, emq_int(g.p)) end
+        end
         if took and plan.laned then
-          emq_add_ready(base, '', -1)
-          local key = base .. '${KEY_PREFIX.lane}'
-          if emq_backlog(base, '') <= 0 and redis.call('HGET', key, '${LANE.ring}') == '1' then
-            redis.call('LREM', base .. '${KEY.ring}', 0, '')
+          local L = g.lane
+          emq_add_ready(base, L, -1)
+          local key = base .. '${KEY_PREFIX.lane}' .. L
+          if emq_backlog(base, L) <= 0 and redis.call('HGET', key, '${LANE.ring}') == '1' then
+            redis.call('LREM', base .. '${KEY.ring}', 0, L)
             redis.call('HDEL', key, '${LANE.ring}')
           end
-          emq_lane_idle(base, '', emq_now(), emq_lane_defaults())
+          emq_lane_idle(base, L, emq_now(), emq_lane_defaults())
         end
         redis.call('DEL', row)
         if took and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
@@ -308,14 +391,18 @@ local function emq_flow_here(base, n, id, queue, policy, missing)
   return here, rows
 end
 
--- Step 5 of FLOW and ADOPT, after the keys' types: enqueued a counter, then the ready plan of the
--- children here (false when none). Returns the plan, or nil and the refusal.
-local function emq_flow_plan(base, here, id, missing)
-  local e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, e end
-  if #here == 0 then return false end
-  local ids, zeros, blanks = {}, {}, {}
-  for k, j in ipairs(here) do ids[k], zeros[k], blanks[k] = id[j], 0, '' end
-  return emq_ready_plan(base, ids, {}, missing, zeros, blanks)
+-- Step 5 of FLOW and ADOPT, after the keys' types: enqueued a counter, the laning when the parent
+-- (extra: its lane, FLOW's) or a child here is the first job with a lane, then the ready plan of the
+-- children here (false when none), each in its lane at its priority (its options, o). Returns the
+-- plan and whether it lanes, or nil, nil and the refusal.
+local function emq_flow_plan(base, here, id, o, extra, missing)
+  local e = emq_counter(KEYS[1], '${META.enqueued}') if e then return nil, nil, e end
+  local ids, prios, lanes = {}, {}, {}
+  for k, j in ipairs(here) do
+    ids[k] = id[j]
+    lanes[k], prios[k] = emq_flow_place(o[j])
+  end
+  return emq_flow_places(base, ids, lanes, prios, extra, missing)
 end
 
 -- Step 6 of FLOW and ADOPT: the children of parent (its row row) at places from, from + 1, ...:
@@ -323,7 +410,7 @@ end
 -- the parent's row, each child here made (pending, naming its parent: the head of the default
 -- lane's ready list), each child elsewhere a 'child' entry of the outbox (a child with children: a
 -- 'node' entry, even to this queue). The children made here.
-local function emq_flow_write(base, row, parent, from, n, id, queue, policy, body, here, rows, plan, extra)
+local function emq_flow_write(base, row, parent, from, n, id, queue, policy, o, body, here, rows, plan, extra)
   local own, at = string.sub(base, 6, -3), emq_int(emq_now())
   redis.call('HINCRBY', KEYS[1], '${META.enqueued}', extra + #here)
   -- the edges in runs that stay under Lua's stack limit
@@ -340,6 +427,7 @@ local function emq_flow_write(base, row, parent, from, n, id, queue, policy, bod
     for k, j in ipairs(here) do
       redis.call('HSET', rows[k], '${ROW.state}', '${STATE.pending}', '${ROW.payload}', body[j], '${ROW.attempts}', '0',
         '${ROW.created_ms}', at, '${ROW.parent}', own .. '\\0' .. parent .. '\\0' .. (from + j - 1))
+      emq_flow_row_opts(rows[k], o[j])
     end
     emq_ready_push(plan, 'LPUSH')
     if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
@@ -348,7 +436,7 @@ local function emq_flow_write(base, row, parent, from, n, id, queue, policy, bod
   for j = 1, n do
     if queue[j] ~= own or policy[j] >= 4 then
       local kind = policy[j] >= 4 and 'node' or 'child'
-      redis.call('ZADD', outbox, at, table.concat({kind, queue[j], id[j], own, parent, from + j - 1, body[j]}, '\\0'))
+      redis.call('ZADD', outbox, at, table.concat({kind, queue[j], id[j], own, parent, from + j - 1, emq_flow_prefixed(o[j]) .. body[j]}, '\\0'))
     end
   end
   return #here
@@ -359,7 +447,8 @@ end
 local function emq_flow_wake(base, row, parent)
   local waiting = base .. '${KEY.waiting}'
   if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}, {waiting, 'zset'}}) then return end
-  local plan, e = emq_ready_plan(base, {parent}, {false}, {}, {0}, {''}) if e then return end
+  -- in its lane at its priority (FLOW's parent_opts, a node's options)
+  local plan, e = emq_ready_plan(base, {parent}, {row}, {}, nil, nil) if e then return end
   local was_empty = not emq_ready_any(base)
   redis.call('ZREM', waiting, parent)
   emq_ready_push(plan, 'LPUSH')

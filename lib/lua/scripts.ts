@@ -35,6 +35,7 @@ import { SCHEDULE_LUA } from "./schedule.ts";
 import { SCHEDULER_LUA } from "./scheduler.ts";
 import { SEAL_LUA } from "./seal.ts";
 import { SETTLE_LUA } from "./settle.ts";
+import { TELL_LUA } from "./tell.ts";
 import { TICK_LUA } from "./tick.ts";
 import { UNBOX_LUA } from "./unbox.ts";
 import { UNSCHEDULE_LUA } from "./unschedule.ts";
@@ -71,6 +72,7 @@ export const SCRIPTS: Readonly<Record<Verb, string>> = Object.freeze({
   SEAL: SEAL_LUA,
   OUTBOX: OUTBOX_LUA,
   APPLY: APPLY_LUA,
+  TELL: TELL_LUA,
   UNBOX: UNBOX_LUA,
   LOG: LOG_LUA,
 });

@@ -142,6 +142,9 @@ export const MAX_OPTIONS_BYTES = 4096;
 /** The least urgent priority a job may have (0, the default, is the most urgent): BullMQ's range. */
 export const MAX_PRIORITY = 2_097_151;
 
+/** The most attempts a job's `attempts` option may give it. */
+export const MAX_JOB_ATTEMPTS = 1_000_000;
+
 /** The byte that joins a job's option items (the grammar keeps NUL out of names so that it can). */
 export const OPTION_JOIN = "\0";
 
@@ -203,6 +206,12 @@ export const OPTIONS = {
     sample: "send-invoice",
     doc: "the job's name (the name rule: 1 to 1024 bytes without `{`, `}` or NUL), what the job is, as BullMQ's " +
       "job names: the server keeps it for the worker, the dashboard and `getJob`",
+  },
+  attempts: {
+    gate: { kind: "number", min: 1, max: MAX_JOB_ATTEMPTS },
+    sample: "3",
+    doc: "the most attempts the job gets (1 to 1000000): a worker buries it once it failed that many, whatever its own " +
+      "`maxAttempts` (the server keeps it for the worker)",
   },
 } as const satisfies Record<string, { gate: OptionGate; needs?: string; sample: string; doc: string }>;
 
@@ -377,6 +386,11 @@ export const ARGS = {
     doc: "the most jobs to claim once the settlements are written (0: none)",
   },
   parent: { gate: { kind: "job-id" }, sample: "JOB00000000001", doc: "the parent's id (a `JOB` id)" },
+  parent_opts: {
+    gate: { kind: "options" },
+    sample: "",
+    doc: "the parent's options, as a job's `opts` (empty: none): its lane and priority apply once it is ready",
+  },
   open: {
     gate: { kind: "number", min: 0, max: 1, digits: 1 },
     sample: "0",
@@ -901,8 +915,8 @@ export const VERBS = {
     domain: ["noperm", "wrongtype", "counter", "migrating"],
   },
   FLOW: {
-    args: ["parent", "payload", "open", "within_ms"],
-    group: ["id", "queue", "policy", "body"],
+    args: ["parent", "parent_opts", "payload", "open", "within_ms"],
+    group: ["id", "queue", "policy", "opts", "body"],
     touches: ["pending", "wake", "rows", "waiting", "outbox", "events"],
     admits: true,
     reply: "integer: children created in this queue (the others travel through the outbox)",
@@ -911,18 +925,20 @@ export const VERBS = {
       "queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when " +
       "its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, " +
       "or moves at once when a child of policy 3 fails",
-    writes: "`meta` made if missing, `HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
-      "attempts 0 created_ms <now> children <n> finished 0` (and `open 1` when open) and per child `child:<i> " +
-      "<queue>\\0<id>\\0<policy>`; `ZADD " +
+    writes: "`meta` made if missing (laned, as ENQUEUE's, when the parent or a child here is the first job with a lane), " +
+      "`HINCRBY meta enqueued <1 + children here>`; `HSET <parent row> state waiting payload <p> " +
+      "attempts 0 created_ms <now> children <n> finished 0` (and `open 1` when open; `opts <o> priority <p> lane <l>` " +
+      "as ENQUEUE's from parent_opts) and per child `child:<i> <queue>\\0<id>\\0<policy>`; `ZADD " +
       `waiting <now + within_ms, or ${WAITING_FOREVER} without a deadline> parent\`; per child here \`HSET row state ` +
-      "pending payload <b> attempts 0 created_ms <now> parent " +
-      "<queue>\\0<parent>\\0<i>`, `LPUSH pending id`; `ZADD wake 0 ready` when pending was empty; per child elsewhere " +
-      "`ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>\\0<i>\\0<b>`; its event `waiting` (the parent)",
+      "pending payload <b> attempts 0 created_ms <now> parent <queue>\\0<parent>\\0<i>` (and its `opts`, `priority`, " +
+      "`lane` as ENQUEUE's), pushed on the ready list of its lane and priority as ENQUEUE's; `ZADD wake 0 ready` when the " +
+      "queue had no ready job; per child elsewhere `ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>" +
+      "\\0<i>\\0<opts length>\\0<opts><b>`; its event `waiting` (the parent)",
     domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {
     args: ["parent", "from"],
-    group: ["id", "queue", "policy", "body"],
+    group: ["id", "queue", "policy", "opts", "body"],
     touches: ["pending", "wake", "rows", "waiting", "outbox"],
     admits: true,
     reply: "integer: children created in this queue (the others travel through the outbox)",
@@ -976,14 +992,28 @@ export const VERBS = {
       "cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child " +
       "with children unless its row exists: a waiting parent (as FLOW's, naming its parent, its event `waiting`), its " +
       "children as FLOW's",
-    writes: "`child`: `meta` made if missing, `HINCRBY meta enqueued 1`, `HSET row state pending payload <b> attempts 0 " +
-      "created_ms <now> parent <…>`, `LPUSH pending id`, `ZADD wake 0 ready` when pending was empty; `done`: `HSET " +
+    writes: "`child`: `meta` made if missing (laned as ENQUEUE's for the first job with a lane), `HINCRBY meta enqueued 1`, " +
+      "`HSET row state pending payload <b> attempts 0 created_ms <now> parent <…>` (and its `opts`, `priority`, `lane` as " +
+      "ENQUEUE's), pushed on the ready list of its lane and priority, `ZADD wake 0 ready` when the queue had no ready job; `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +
       "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
       "<now>`, `HINCRBY meta buried 1`, then per unfinished child " + CANCEL_WRITES + "; `cancel`: a missing row " +
       "`HSET row state cancelled parent <…>`, `PEXPIRE row " + TOMBSTONE_MS + "`; a pending row never claimed naming " +
       "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left",
+    domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
+  },
+  TELL: {
+    args: [],
+    group: ["entry"],
+    touches: ["pending", "dead", "wake", "rows", "waiting", "outbox", "events"],
+    admits: false,
+    reply: "integer: entries applied (0 for one already applied, or whose parent is gone)",
+    effect: "APPLY of `done` and `cancel` entries only (an entry of another kind refuses the call: entry-form), " +
+      "applied as APPLY applies them: a child's outcome reaching its parent, a cancel deleting a child. Not refused " +
+      "under maxmemory (no `deny-oom`; the script `allow-oom`): what it writes ends a wait or frees memory, so a full " +
+      "server still wakes the parents workers drain it towards. The relay sends these here, `child` and `node` to APPLY",
+    writes: "as APPLY's `done` and `cancel`",
     domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
   UNBOX: {

@@ -161,6 +161,8 @@ pub mod arg {
     pub const WANT: Arg = Arg { name: "want", gate: Gate::Number { min: 0, max: Some(10000), digits: 15 } };
     /// the parent's id (a `JOB` id)
     pub const PARENT: Arg = Arg { name: "parent", gate: Gate::JobId };
+    /// the parent's options, as a job's `opts` (empty: none): its lane and priority apply once it is ready
+    pub const PARENT_OPTS: Arg = Arg { name: "parent_opts", gate: Gate::Options };
     /// 1: the parent is open, more children may come (ADOPT) until SEAL; 0: sealed, these are all
     pub const OPEN: Arg = Arg { name: "open", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
     /// the flow's deadline, in ms from now: a parent still waiting then is buried (by its queue's OUTBOX); 0: none
@@ -182,7 +184,7 @@ pub mod arg {
 }
 
 /// Every option a job may carry (an options argument's keys), in spec order, with its gate.
-pub static OPTIONS: [Opt; 8] = [
+pub static OPTIONS: [Opt; 9] = [
     // the handler's time limit, in ms: the worker aborts the job's signal past it (the server keeps it for the worker)
     Opt { name: "timeout_ms", gate: Gate::Number { min: 1, max: None, digits: 15 }, needs: None },
     // the deduplication key: while a job admitted under it is pending, scheduled or active (or its window lasts), an admission under it admits nothing and is answered with that job's id
@@ -199,6 +201,8 @@ pub static OPTIONS: [Opt; 8] = [
     Opt { name: "traceparent", gate: Gate::Name, needs: None },
     // the job's name (the name rule: 1 to 1024 bytes without {, } or NUL), what the job is, as BullMQ's job names: the server keeps it for the worker, the dashboard and getJob
     Opt { name: "name", gate: Gate::Name, needs: None },
+    // the most attempts the job gets (1 to 1000000): a worker buries it once it failed that many, whatever its own maxAttempts (the server keeps it for the worker)
+    Opt { name: "attempts", gate: Gate::Number { min: 1, max: Some(1000000), digits: 15 }, needs: None },
 ];
 
 /// Every verb's call shape, in wire order.
@@ -257,22 +261,24 @@ pub mod verb {
     /// `EMQ.SETTLE`: a worker's round trip: its finished jobs settled and the slots they free claimed again, in one call. The settlements whose job is held are applied as ACK, RETRY, BURY and RELEASE apply theirs — first every ack, then every retry, every bury, every release, each op's in argument order, as one call of that verb (its checks all run before any write of any op); a settlement not held or repeated changes nothing (a status, never a refusal). Then a CLAIM of up to want jobs with block_ms 0 (none when want is 0); when that claim would be refused (a row taken by a slot migration, a hand-edited key), the settlements stand and the claim part claims nothing (next_ms 0): the worker's next CLAIM meets the refusal.
     pub const SETTLE: Verb = Verb { name: "EMQ.SETTLE", command: "emq.settle", args: &[arg::LEASE_MS, arg::WANT], group: &[arg::OP, arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::RESULT, arg::FAILURE], min_groups: 1, admits: false };
     /// `EMQ.FLOW`: a parent (state `waiting`, in `waiting`) that waits for its children, one per group (docs/WIRE.md, "Flows"): a child in this queue is created at once (as ENQUEUE admits it, its row naming its parent); a child in another queue is an entry of this queue's outbox, which a relay applies there (APPLY). The parent moves to pending when its last child finishes (an open parent: once sealed, SEAL), or is buried at once when a child of policy 0 fails, or moves at once when a child of policy 3 fails.
-    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PAYLOAD, arg::OPEN, arg::WITHIN_MS], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    pub const FLOW: Verb = Verb { name: "EMQ.FLOW", command: "emq.flow", args: &[arg::PARENT, arg::PARENT_OPTS, arg::PAYLOAD, arg::OPEN, arg::WITHIN_MS], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::OPTS, arg::BODY], min_groups: 1, admits: true };
     /// `EMQ.ADOPT`: an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places from, from + 1, …: from must be its count of children so far, and the total at most 100000. Each child as FLOW makes it (here at once, elsewhere through the outbox).
-    pub const ADOPT: Verb = Verb { name: "EMQ.ADOPT", command: "emq.adopt", args: &[arg::PARENT, arg::FROM], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::BODY], min_groups: 1, admits: true };
+    pub const ADOPT: Verb = Verb { name: "EMQ.ADOPT", command: "emq.adopt", args: &[arg::PARENT, arg::FROM], group: &[arg::ID, arg::QUEUE, arg::POLICY, arg::OPTS, arg::BODY], min_groups: 1, admits: true };
     /// `EMQ.SEAL`: an open parent is sealed: no more children come; a parent still waiting whose children have all finished moves to pending at once.
     pub const SEAL: Verb = Verb { name: "EMQ.SEAL", command: "emq.seal", args: &[arg::PARENT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.OUTBOX`: first, up to count parents of the queue whose flow deadline passed (`waiting` score ≤ now) are buried when they still wait, with the reason `flow deadline passed: <finished> of <children> children finished`, and their unfinished children cancelled (a member that no longer waits just leaves `waiting`); then leases up to count entries of the queue's outbox that are free (score ≤ now: new, or their lease ran out, or cancels just written), oldest first, until now + lease_ms; that deadline is the entry's token, greater than any earlier token of the entry.
     pub const OUTBOX: Verb = Verb { name: "EMQ.OUTBOX", command: "emq.outbox", args: &[arg::LEASE_MS, arg::COUNT], group: &[], min_groups: 1, admits: false };
     /// `EMQ.APPLY`: applies outbox entries of other queues in this one (each entry's second field must name this queue), idempotently: `child` creates the child (pending, naming its parent) unless its row exists; `done` records a child's outcome on its parent unless recorded (a failure of policy 2 as `removed`, without its reason): while the parent waits, it is buried when a child of policy 0 failed (its unfinished children cancelled), else moves to pending when a child of policy 3 failed or when it was the last; `cancel` cancels a child that has not started (pending, never claimed: deleted; a waiting child parent, never claimed: deleted and its own unfinished children cancelled), or leaves a tombstone when its row is missing (its creation still in flight); `node` creates a child with children unless its row exists: a waiting parent (as FLOW's, naming its parent, its event `waiting`), its children as FLOW's.
     pub const APPLY: Verb = Verb { name: "EMQ.APPLY", command: "emq.apply", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: true };
+    /// `EMQ.TELL`: APPLY of `done` and `cancel` entries only (an entry of another kind refuses the call: entry-form), applied as APPLY applies them: a child's outcome reaching its parent, a cancel deleting a child. Not refused under maxmemory (no `deny-oom`; the script `allow-oom`): what it writes ends a wait or frees memory, so a full server still wakes the parents workers drain it towards. The relay sends these here, `child` and `node` to APPLY.
+    pub const TELL: Verb = Verb { name: "EMQ.TELL", command: "emq.tell", args: &[], group: &[arg::ENTRY], min_groups: 1, admits: false };
     /// `EMQ.UNBOX`: acknowledges applied entries: each entry whose score is its token leaves the outbox; an entry held under another token (its lease ran out and another relay leased it) refuses the call.
     pub const UNBOX: Verb = Verb { name: "EMQ.UNBOX", command: "emq.unbox", args: &[], group: &[arg::DEADLINE, arg::ENTRY], min_groups: 1, admits: false };
     /// `EMQ.LOG`: each held job's log gets its line (token-checked like a settle: a worker that lost the job logs nothing); the row keeps the newest 1000 lines, each written over the oldest, and goes with the row.
     pub const LOG: Verb = Verb { name: "EMQ.LOG", command: "emq.log", args: &[], group: &[arg::ID, arg::TOKEN, arg::LINE], min_groups: 1, admits: true };
 
     /// Every verb, in wire order (the order of the verb table, `table::VERBS`).
-    pub const ALL: [&Verb; 32] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &ADOPT, &SEAL, &OUTBOX, &APPLY, &UNBOX, &LOG];
+    pub const ALL: [&Verb; 33] = [&ENQUEUE, &SCHEDULE, &CLAIM, &ACK, &RETRY, &BURY, &RELEASE, &EXTEND, &PROGRESS, &REMOVE, &CANCEL, &REQUEUE, &RUN, &PAUSE, &RESUME, &LIMIT, &PENALIZE, &RETAIN, &DROP, &PROMOTE, &REAP, &SCHEDULER, &UNSCHEDULE, &TICK, &SETTLE, &FLOW, &ADOPT, &SEAL, &OUTBOX, &APPLY, &TELL, &UNBOX, &LOG];
 }
 
 names! {

@@ -15,7 +15,7 @@ use crate::spec::verb;
 use crate::verbs;
 
 /// Every verb in wire order (`spec::verb::ALL`'s), with its handler and its C entry point.
-pub static VERBS: [Command; 32] = [
+pub static VERBS: [Command; 33] = [
     Command { verb: verb::ENQUEUE, run: verbs::enqueue::run, entry: entry::<Dispatcher, 0> },
     Command { verb: verb::SCHEDULE, run: verbs::schedule::run, entry: entry::<Dispatcher, 1> },
     Command { verb: verb::CLAIM, run: verbs::claim::run, entry: entry::<Dispatcher, 2> },
@@ -46,6 +46,7 @@ pub static VERBS: [Command; 32] = [
     Command { verb: verb::SEAL, run: verbs::seal::run, entry: entry::<Dispatcher, 27> },
     Command { verb: verb::OUTBOX, run: verbs::outbox::run, entry: entry::<Dispatcher, 28> },
     Command { verb: verb::APPLY, run: verbs::apply::run, entry: entry::<Dispatcher, 29> },
-    Command { verb: verb::UNBOX, run: verbs::unbox::run, entry: entry::<Dispatcher, 30> },
-    Command { verb: verb::LOG, run: verbs::log::run, entry: entry::<Dispatcher, 31> },
+    Command { verb: verb::TELL, run: verbs::tell::run, entry: entry::<Dispatcher, 30> },
+    Command { verb: verb::UNBOX, run: verbs::unbox::run, entry: entry::<Dispatcher, 31> },
+    Command { verb: verb::LOG, run: verbs::log::run, entry: entry::<Dispatcher, 32> },
 ];

@@ -185,6 +185,18 @@ function byOption(mq: Loose): Record<string, () => unknown> {
     "work: concurrency 0": () => mq.work(Q, () => {}, { concurrency: 0 }),
     "relay: queues not an array": () => mq.relay("q"),
     "flow: a child without a queue": () => mq.flow({ queue: Q, payload: 1, children: [{ payload: 2 }] }),
+    "flow: a child's opts not an object": () => mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, opts: "lane=a" }] }),
+    "flow: a child's lane with a brace": () => mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, opts: { lane: "a{b" } }] }),
+    "flow: a child's priority past the last": () => mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, opts: { priority: 2_097_152 } }] }),
+    "flow: a child's attempts 0": () => mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, opts: { attempts: 0 } }] }),
+    "flow: a child's empty name": () => mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, opts: { name: "" } }] }),
+    "flow: a child's dedup (no option of a flow step)": () =>
+      mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, opts: { dedup: { key: "k" } } }] }),
+    "flow: a grandchild's bad priority": () =>
+      mq.flow({ queue: Q, payload: 1, children: [{ queue: Q, payload: 2, children: [{ queue: Q, payload: 3, opts: { priority: -1 } }] }] }),
+    "flow: the parent's timeoutMs 0": () => mq.flow({ queue: Q, payload: 1, opts: { timeoutMs: 0 }, children: [{ queue: Q, payload: 2 }] }),
+    "flow: the parent's opts null": () => mq.flow({ queue: Q, payload: 1, opts: null, children: [{ queue: Q, payload: 2 }] }),
+    "addChildren: a child's lane with a brace": () => mq.addChildren({ queue: Q, id: ID }, [{ queue: Q, payload: 1, opts: { lane: "}" } }]),
     "addChildren: a parent with a bad id": () => mq.addChildren({ queue: Q, id: "nope" }, [{ queue: Q, payload: 1 }]),
     "seal: a parent with a bad id": () => mq.seal({ queue: Q, id: "nope" }),
     "queue(): a number": () => mq.queue(7),

@@ -157,19 +157,20 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   // flows: `@self` is the twin's own queue (its children made at once, its outbox's entries applied
   // in it); entries for it and for another queue, malformed ones
   parent: IDS,
+  parent_opts: OPTS,
   queue: ["@self", "@self", "other", "x{y", ""],
   policy: ["0", "1", "2", "3", "4", "x"],
   open: ["0", "1", "1", "2"],
   within_ms: ["0", "0", "1", "60000", "x"],
   from: ["0", "1", "2", "3", "100000", "x"],
   // a subtree (a child with one child of its own in this queue): a leaf's body too
-  body: [...TEXTS, "1\x001\x00mJOB00000000008\0@self\x000\x001\x00g"],
+  body: [...TEXTS, "1\x001\x00mJOB00000000008\0@self\x000\x000\x001\x00g"],
   entry: [
-    "node\0@self\0JOB00000000007\0other\0JOB00000000001\x000\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g",
+    "node\0@self\0JOB00000000007\0other\0JOB00000000001\x000\x000\x001\x001\x00mJOB00000000008\0@self\x000\x000\x001\x00g",
     "done\0@self\0JOB00000000001\x000\0JOB00000000002\0completed\0r",
     "done\0@self\0JOB00000000001\x001\0JOB00000000003\0failed\0no",
-    "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0p",
-    "child\0other\0JOB00000000001\0q\0JOB00000000002\x000\0p",
+    "child\0@self\0JOB00000000004\0other\0JOB00000000001\x000\x000\0p",
+    "child\0other\0JOB00000000001\0q\0JOB00000000002\x000\x000\0p",
     "cancel\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0",
     "cancel\0@self\0JOB00000000009\0other\0JOB00000000001\x001\0",
     "cancel\0@self\0JOB00000000004\0other\0JOB00000000001\x000\0x",
@@ -414,6 +415,7 @@ const KINDS: Record<string, number> = {
   SEAL: 1,
   OUTBOX: 1,
   APPLY: 1,
+  TELL: 1,
   UNBOX: 1,
   LOG: 1,
 };
@@ -457,12 +459,23 @@ function heldGroups(p: Pick, m: Live, extra: (id: string) => Record<string, stri
   return ids.map((id) => ({ id, token: tokenFor(p, id, stale), ...extra(id) }));
 }
 
-/** A flow's 1–3 children: mostly in its own queue, some in another; every policy. */
+/** A flow step's options: mostly none, else a lane, a priority, a name, attempts (wire 16). */
+function stepOptions(p: Pick): string {
+  const items: string[] = [];
+  if (p.chance(0.3)) items.push(`lane=${p.one(LANES)}`);
+  if (p.chance(0.3)) items.push(`priority=${p.one(["1", "3"])}`);
+  if (p.chance(0.1)) items.push("name=n");
+  if (p.chance(0.1)) items.push("attempts=2");
+  return items.join("\0");
+}
+
+/** A flow's 1–3 children: mostly in its own queue, some in another; every policy; some with options. */
 function children(p: Pick, fresh: () => string): Record<string, string>[] {
   return Array.from({ length: 1 + p.int(3) }, () => ({
     id: fresh(),
     queue: p.chance(0.7) ? "@self" : "other",
     policy: p.one(["0", "1", "2", "3"]),
+    opts: stepOptions(p),
     body: p.one(["b", "c"]),
   }));
 }
@@ -483,7 +496,7 @@ function resolve(i: Intent, m: Live): Step {
   const claim = (): Step => ({ verb: "CLAIM", fixed: CLAIM_FIXED(p), groups: [] });
   const flow = (open: string): Step => ({
     verb: "FLOW",
-    fixed: { parent: fresh(), payload: "p", open, within_ms: p.one(["0", "0", LONG, SHORT]) },
+    fixed: { parent: fresh(), parent_opts: stepOptions(p), payload: "p", open, within_ms: p.one(["0", "0", LONG, SHORT]) },
     groups: children(p, fresh),
   });
   const settle = (extra: (id: string) => Record<string, string>, fixed: Record<string, string> = {}): Step => {
@@ -630,8 +643,10 @@ function resolve(i: Intent, m: Live): Step {
       if (box.length === 0) return { verb: "OUTBOX", fixed: { lease_ms: LONG, count: "100" }, groups: [] };
       return { verb, fixed: {}, groups: p.some(box, 2).map((entry) => ({ entry, deadline: p.chance(0.9) ? `@box:${entry}` : "1000" })) };
     }
-    case "APPLY": {
-      // outcomes of a parent's children in another queue, children of a parent elsewhere, cancels of those
+    case "APPLY":
+    case "TELL": {
+      // outcomes of a parent's children in another queue, children of a parent elsewhere (APPLY's
+      // only: TELL takes outcomes and cancels), cancels of those
       const entries: string[] = [];
       for (const [parent] of m.parents()) {
         for (const [place, child] of m.away(parent)) {
@@ -639,7 +654,8 @@ function resolve(i: Intent, m: Live): Step {
         }
       }
       const made = m.id();
-      entries.push(`child\0@self\0${made}\0other\0JOB00000000001\0${p.int(3)}\0b`);
+      const o = stepOptions(p);
+      if (verb === "APPLY") entries.push(`child\0@self\0${made}\0other\0JOB00000000001\0${p.int(3)}\0${new TextEncoder().encode(o).length}\0${o}b`);
       // a cancel of a child made here, or of one whose creation has not come yet (a tombstone)
       const adopted = m.ids("pending").filter((id) => m.row(id)?.parent?.startsWith("other"));
       const cancelled = adopted.length && p.chance(0.6) ? p.one(adopted) : m.id();
@@ -698,7 +714,7 @@ class Reach {
       ? tokensOf(o).length > 0
       : c.verb === "SETTLE"
       ? Array.isArray(ok) && Array.isArray(ok[1]) && (ok[1] as unknown[]).map(Number).includes(1)
-      : ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROGRESS", "LOG", "FLOW", "ADOPT", "SEAL", "APPLY", "UNBOX"].includes(c.verb)
+      : ["ACK", "RETRY", "BURY", "RELEASE", "EXTEND", "PROGRESS", "LOG", "FLOW", "ADOPT", "SEAL", "APPLY", "TELL", "UNBOX"].includes(c.verb)
       ? Number(ok) > 0
       : c.verb === "TICK"
       ? Number(ok) >= 0
@@ -821,8 +837,13 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     fixed: { scope: "2", lane: "", concurrency, rate_max, rate_per_ms, rate_burst: "1" },
     groups: [],
   });
+  // a queue laned by a job of lane b, gone
+  const laneB: Step[] = [
+    { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 9) },
+    { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000009" }] },
+  ];
   const ack0 = { verb: "ACK" as const, fixed: {}, groups: [{ id: "JOB00000000001", token: "#0", result: "" }] };
-  const child = (n: number, policy: string) => ({ id: `JOB${String(n).padStart(11, "0")}`, queue: "@self", policy, body: `b${n}` });
+  const child = (n: number, policy: string) => ({ id: `JOB${String(n).padStart(11, "0")}`, queue: "@self", policy, opts: "", body: `b${n}` });
   const settle1 = (verb: "ACK" | "BURY", n: number, token: string) => ({
     verb,
     fixed: {},
@@ -830,10 +851,10 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
   });
   const KNOWN: Record<string, Step[]> = {
     "a flow in its own queue: ignore, then fail": [
-      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0"), child(3, "1")] },
+      { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0"), child(3, "1")] },
       {
         verb: "FLOW",
-        fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
+        fixed: { parent_opts: "", parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
         groups: [child(6, "0"), { ...child(7, "0"), queue: "other" }],
       },
       { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
@@ -845,32 +866,32 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     "a nested flow: a node applied here, its child fails it, which fails its parent; a waiting node cancelled": [
       {
         verb: "FLOW",
-        fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
-        groups: [{ id: "JOB00000000002", queue: "@self", policy: "4", body: "1\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }],
+        fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
+        groups: [{ id: "JOB00000000002", queue: "@self", policy: "4", opts: "", body: "1\x001\x00mJOB00000000003\0@self\x000\x000\x001\x00g" }],
       },
       {
         verb: "APPLY",
         fixed: {},
-        groups: [{ entry: "node\0@self\0JOB00000000002\0@self\0JOB00000000001\x000\x001\x001\x00mJOB00000000003\0@self\x000\x001\x00g" }],
+        groups: [{ entry: "node\0@self\0JOB00000000002\0@self\0JOB00000000001\x000\x000\x001\x001\x00mJOB00000000003\0@self\x000\x000\x001\x00g" }],
       },
       claim1,
       settle1("BURY", 3, "@JOB00000000003"),
       {
         verb: "FLOW",
-        fixed: { parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
-        groups: [child(6, "0"), { id: "JOB00000000007", queue: "@self", policy: "4", body: "1\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }],
+        fixed: { parent_opts: "", parent: "JOB00000000005", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(6, "0"), { id: "JOB00000000007", queue: "@self", policy: "4", opts: "", body: "1\x001\x00mJOB00000000008\0@self\x000\x000\x001\x00g" }],
       },
       {
         verb: "APPLY",
         fixed: {},
-        groups: [{ entry: "node\0@self\0JOB00000000007\0@self\0JOB00000000005\x001\x001\x001\x00mJOB00000000008\0@self\x000\x001\x00g" }],
+        groups: [{ entry: "node\0@self\0JOB00000000007\0@self\0JOB00000000005\x001\x000\x001\x001\x00mJOB00000000008\0@self\x000\x000\x001\x00g" }],
       },
       { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
       settle1("BURY", 6, "@JOB00000000006"),
       claim1,
     ],
     "an open fan-in: adopt, finish, seal; a removed parent cancels its unstarted child": [
-      { verb: "FLOW", fixed: { parent: "JOB00000000001", payload: "p", open: "1", within_ms: "0" }, groups: [child(2, "3")] },
+      { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "1", within_ms: "0" }, groups: [child(2, "3")] },
       { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(3, "1"), { ...child(4, "0"), queue: "other" }] },
       { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "1" }, groups: [child(5, "1")] },
       { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
@@ -880,7 +901,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "ADOPT", fixed: { parent: "JOB00000000001", from: "3" }, groups: [child(5, "1")] },
       {
         verb: "FLOW",
-        fixed: { parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
+        fixed: { parent_opts: "", parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
         groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }],
       },
       { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000006" }] },
@@ -889,19 +910,19 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     "cancel and flows: a cancelled child tells its parent under its policy; a waiting parent cancelled cancels its children": [
       {
         verb: "FLOW",
-        fixed: { parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
+        fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
         groups: [child(2, "1"), child(3, "3"), { ...child(4, "0"), queue: "other" }],
       },
       claim1,
       { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000002" }, { id: "JOB00000000003" }] },
       {
         verb: "FLOW",
-        fixed: { parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
+        fixed: { parent_opts: "", parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
         groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }, child(9, "2")],
       },
       { verb: "CANCEL", fixed: { reason: "cancelled: x" }, groups: [{ id: "JOB00000000009" }] },
       { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000006" }] },
-      { verb: "FLOW", fixed: { parent: "JOB00000000010", payload: "p", open: "0", within_ms: "0" }, groups: [child(11, "0"), child(12, "0")] },
+      { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000010", payload: "p", open: "0", within_ms: "0" }, groups: [child(11, "0"), child(12, "0")] },
       { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000011" }, { id: "JOB00000000010" }] },
       claim1,
     ],
@@ -1012,11 +1033,75 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "SLEEP" },
       claim1,
     ],
+    // flow steps with options (wire 16): the queue laned by a parent's lane alone; children laned and
+    // prioritized here, elsewhere, in entries and subtrees; a laned child removed, one cancelled; the
+    // parent woken into its lane at its priority
+    "a flow whose parent alone has a lane": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 7) },
+      {
+        verb: "FLOW",
+        fixed: { parent_opts: "lane=b\0priority=2", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
+        groups: [child(2, "1"), child(3, "1")],
+      },
+      { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
+      settle1("ACK", 2, "@JOB00000000002"),
+      settle1("ACK", 3, "@JOB00000000003"),
+      claim1,
+    ],
+    "a flow of steps with lanes and priorities": [
+      {
+        verb: "FLOW",
+        fixed: { parent_opts: "lane=b\0priority=2\0name=p", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" },
+        groups: [
+          { ...child(2, "1"), opts: "lane=a" },
+          { ...child(3, "1"), opts: "priority=3\0attempts=2" },
+          { ...child(4, "3"), opts: "lane=a\0priority=1" },
+          { ...child(5, "1"), queue: "other", opts: "lane=a" },
+        ],
+      },
+      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000004" }] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000009\0other\0JOB00000000008\x000\x006\0lane=cb" }] },
+      {
+        verb: "APPLY",
+        fixed: {},
+        groups: [{
+          entry: "node\0@self\0JOB00000000010\0other\0JOB00000000008\x001\x0010\0priority=21\x001\x00mJOB00000000011\0@self\x000\x006\0lane=d1\x00g",
+        }],
+      },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "cancel\0@self\0JOB00000000009\0other\0JOB00000000008\x000\0" }] },
+      { ...claim1, fixed: { ...claim1.fixed, count: "2" } },
+      settle1("ACK", 2, "@JOB00000000002"),
+      settle1("ACK", 3, "@JOB00000000003"),
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "done\0@self\0JOB00000000001\x003\0JOB00000000005\0completed\0r" }] },
+      { ...claim1, fixed: { ...claim1.fixed, count: "3" } },
+    ],
+    // (found by a random run, EMQ_DIFF_SEED=-75213300: the module's CANCEL took `ready` off `wake`
+    // through the handle it opened before `wake` existed, which the woken parent had since made, so
+    // the marker stayed; REMOVE the same)
+    "a cancelled child wakes its parent in a laned queue whose default lane is at its limit": [
+      perLane("1", "0", "1"),
+      { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "3"), child(3, "3")] },
+      ...laneB,
+      { verb: "PAUSE", fixed: { lane: "b" }, groups: [] },
+      claim1,
+      { verb: "CANCEL", fixed: { reason: "cancelled" }, groups: [{ id: "JOB00000000003" }] },
+      claim1,
+    ],
+    "a removed child wakes its parent in a laned queue whose default lane is at its limit": [
+      perLane("1", "0", "1"),
+      ...laneB,
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 4) },
+      claim1,
+      { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0")] },
+      claim1,
+      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000002" }] },
+      claim1,
+    ],
     "an outbox child applied over a wake that is not a sorted set": [
       { verb: "RAW", commands: [["SET", "emq:{Q}:wake", "x"]] },
-      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\x000\0b" }] },
       { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"]] },
-      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\0b" }] },
+      { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000001\0other\0JOB00000000009\x000\x000\0b" }] },
     ],
     "an admission onto a hand-edited dedup entry": [
       { verb: "RAW", commands: [["HSET", "emq:{Q}:dedup", "k", "garbage", "j", "JOB00000000009 99999999999999999"]] },

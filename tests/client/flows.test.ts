@@ -529,7 +529,7 @@ for (const combo of COMBOS) {
       }]).catch((e) => e);
       expect(sealed).toBeInstanceOf(EchoMQError);
       expect((sealed as EchoMQError).rule).toBe("not-open");
-      const kid = ["JOB00000000002", a, "0", "x"];
+      const kid = ["JOB00000000002", a, "0", "", "x"];
       const cases: Array<[string[], string]> = [
         [
           [shut.id, "1", ...kid],
@@ -557,14 +557,16 @@ for (const combo of COMBOS) {
           "JOB00000000002",
           a,
           "0",
+          "",
           "x",
           "JOB00000000002",
           a,
           "0",
+          "",
           "y",
         ], "ERR EMQ.ADOPT id JOB00000000002 appears twice"],
         [
-          [open.id, "1", open.id, a, "0", "x"],
+          [open.id, "1", open.id, a, "0", "", "x"],
           `ERR EMQ.ADOPT id ${open.id} appears twice`,
         ],
       ];
@@ -588,6 +590,7 @@ for (const combo of COMBOS) {
           "JOB00000000003",
           a,
           "0",
+          "",
           "y",
         ]),
       ).toEqual({
@@ -988,27 +991,27 @@ for (const combo of COMBOS) {
       const cases: Array<[Parameters<typeof wire>[2], string[], string]> = [
         [
           "FLOW",
-          [parent, "x", "0", "0"],
+          [parent, "", "x", "0", "0"],
           "ERR wrong number of arguments for 'EMQ.FLOW' command",
         ],
         [
           "FLOW",
-          [parent, "x", "0", "0", "JOB00000000002", "a{b", "0", "y"],
+          [parent, "", "x", "0", "0", "JOB00000000002", "a{b", "0", "", "y"],
           "ERR EMQ.FLOW queue must be a name of 1 to 1024 bytes without braces or NUL",
         ],
         [
           "FLOW",
-          [parent, "x", "0", "0", "JOB00000000002", a, "8", "y"],
+          [parent, "", "x", "0", "0", "JOB00000000002", a, "8", "", "y"],
           "ERR EMQ.FLOW policy must be at most 7",
         ],
         [
           "FLOW",
-          [parent, "x", "0", "0", "JOB00000000002", a, "4", "y"],
+          [parent, "", "x", "0", "0", "JOB00000000002", a, "4", "", "y"],
           "ERR EMQ.FLOW malformed outbox entry",
         ],
         [
           "FLOW",
-          [parent, "x", "0", "0", parent, a, "0", "y"],
+          [parent, "", "x", "0", "0", parent, a, "0", "", "y"],
           `ERR EMQ.FLOW id ${parent} appears twice`,
         ],
         ["APPLY", ["done"], "ERR EMQ.APPLY malformed outbox entry"],
@@ -1019,7 +1022,7 @@ for (const combo of COMBOS) {
         ],
         [
           "APPLY",
-          [`child\0${p}\0JOB00000000002\0${a}\0${parent}\x0001\0x`],
+          [`child\0${p}\0JOB00000000002\0${a}\0${parent}\x0001\x000\0x`],
           "ERR EMQ.APPLY malformed outbox entry",
         ],
         [
@@ -1029,12 +1032,12 @@ for (const combo of COMBOS) {
         ],
         [
           "FLOW",
-          [parent, "x", "2", "0", "JOB00000000002", a, "0", "y"],
+          [parent, "", "x", "2", "0", "JOB00000000002", a, "0", "", "y"],
           "ERR EMQ.FLOW open must be at most 1",
         ],
         [
           "FLOW",
-          [parent, "x", "0", "-1", "JOB00000000002", a, "0", "y"],
+          [parent, "", "x", "0", "-1", "JOB00000000002", a, "0", "", "y"],
           "ERR EMQ.FLOW within_ms must be a non-negative integer",
         ],
         [

@@ -223,24 +223,28 @@ for (const combo of COMBOS) {
       expect(ok.children[0]!.children[0]!.children.length).toBe(1);
       const K = keyspace(p);
       const before = await digest(ctx.raw, K.meta);
-      const good = `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x001\x00y`;
+      const good = `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x000\x001\x00y`;
       const bad = [
         "x",
         "0\x001\x00x", // no children
-        `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x002\x00y`, // a body shorter than its length
+        `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x000\x002\x00y`, // a body shorter than its length
+        `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x009\x00lane=a{b1\x00y`, // options the gate refuses
+        `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x009\x00lane=a1\x00y`, // options shorter than their length
         `${good}z`, // bytes after the last child
-        `1\x001\x00x${"JOB00000000003"}\x00${a}\x008\x001\x00y`, // policy 8
-        `1\x001\x00xNOTAJOB\x00${a}\x000\x001\x00y`,
+        `1\x001\x00x${"JOB00000000003"}\x00${a}\x008\x000\x001\x00y`, // policy 8
+        `1\x001\x00xNOTAJOB\x00${a}\x000\x000\x001\x00y`,
+        `1\x001\x00x${"JOB00000000003"}\x00${a}\x000\x001\x00y`, // no options length (wire 15's form)
       ];
       for (const body of bad) {
         for (const verb of ["FLOW", "ADOPT"] as const) {
-          const args = verb === "FLOW" ? ["JOB00000000001", "p", "0", "0"] : [ok.id, "1"];
+          const args = verb === "FLOW" ? ["JOB00000000001", "", "p", "0", "0"] : [ok.id, "1"];
           expect(
             await wire(ctx.raw, backend, verb, [K.meta], [
               ...args,
               "JOB00000000002",
               a,
               "4",
+              "",
               body,
             ]),
           ).toEqual({
@@ -253,12 +257,14 @@ for (const combo of COMBOS) {
       expect(
         await wire(ctx.raw, backend, "FLOW", [K.meta], [
           "JOB00000000001",
+          "",
           "p",
           "0",
           "0",
           "JOB00000000002",
           a,
           "4",
+          "",
           good,
         ]),
       ).toEqual({

@@ -426,9 +426,12 @@ test("wire 10: completed jobs with results, their retention, and the events stre
 test("flows: FLOW, OUTBOX, APPLY (twice), UNBOX, and settles recording children's outcomes replicate as effects", async () => {
   const [p, a] = [queue("flowp"), queue("flowa")];
   const [parent, here, there, failing] = [jobId(1), jobId(2), jobId(3), jobId(4)];
-  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, payload: "parent", open: 0, within_ms: 0 }, children);
-  expectOk(await run(flow(parent, [{ id: here, queue: p.name, policy: 0, body: "h" }, { id: there, queue: a.name, policy: 1, body: "t" }])), 1);
-  expectOk(await run(flow(jobId(5), [{ id: failing, queue: a.name, policy: 0, body: "f" }])), 0);
+  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, parent_opts: "", payload: "parent", open: 0, within_ms: 0 }, children);
+  expectOk(
+    await run(flow(parent, [{ id: here, queue: p.name, policy: 0, opts: "", body: "h" }, { id: there, queue: a.name, policy: 1, opts: "", body: "t" }])),
+    1,
+  );
+  expectOk(await run(flow(jobId(5), [{ id: failing, queue: a.name, policy: 0, opts: "", body: "f" }])), 0);
   const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
   const entries = leased.filter((_, i) => i % 2 === 1).map(String);
   expectOk(await run(argv("APPLY", a, {}, entries.map((entry) => ({ entry })))), 2);
@@ -450,15 +453,16 @@ test("flows: FLOW, OUTBOX, APPLY (twice), UNBOX, and settles recording children'
 test("flows: ADOPT, SEAL, cancels, tombstones (PEXPIRE) and deadlines (OUTBOX) replicate as effects", async () => {
   const [p, a] = [queue("flowq"), queue("flowb")];
   const flow = (id: string, open: number, within_ms: number, children: Values[]) =>
-    argv("FLOW", p, { parent: id, payload: "parent", open, within_ms }, children);
+    argv("FLOW", p, { parent: id, parent_opts: "", payload: "parent", open, within_ms }, children);
   // an open parent adopts a child here and one elsewhere, then is sealed
-  expectOk(await run(flow(jobId(1), 1, 0, [{ id: jobId(2), queue: p.name, policy: 0, body: "a" }])), 1);
+  expectOk(await run(flow(jobId(1), 1, 0, [{ id: jobId(2), queue: p.name, policy: 0, opts: "", body: "a" }])), 1);
   expectOk(
     await run(
-      argv("ADOPT", p, { parent: jobId(1), from: 1 }, [{ id: jobId(3), queue: a.name, policy: 0, body: "b" }, {
+      argv("ADOPT", p, { parent: jobId(1), from: 1 }, [{ id: jobId(3), queue: a.name, policy: 0, opts: "", body: "b" }, {
         id: jobId(4),
         queue: p.name,
         policy: 1,
+        opts: "",
         body: "c",
       }]),
     ),
@@ -474,7 +478,7 @@ test("flows: ADOPT, SEAL, cancels, tombstones (PEXPIRE) and deadlines (OUTBOX) r
   const ordered = [...entries.filter((e) => e.startsWith("cancel")), ...entries.filter((e) => e.startsWith("child"))];
   expectOk(await run(argv("APPLY", a, {}, ordered.map((entry) => ({ entry })))), 1);
   // a deadline that passes: OUTBOX buries the parent
-  expectOk(await run(flow(jobId(6), 0, 1, [{ id: jobId(7), queue: p.name, policy: 0, body: "d" }])), 1);
+  expectOk(await run(flow(jobId(6), 0, 1, [{ id: jobId(7), queue: p.name, policy: 0, opts: "", body: "d" }])), 1);
   // (its deadline is 1 ms away: OUTBOX until it has passed)
   while ((await command(pair.primary.port, ["HGET", p.row(jobId(6)), "state"])) !== "dead") {
     expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 })));
@@ -485,15 +489,15 @@ test("flows: ADOPT, SEAL, cancels, tombstones (PEXPIRE) and deadlines (OUTBOX) r
 
 test("nested flows: APPLY of a node, a buried child parent telling its own, a cancelled waiting child parent replicate as effects", async () => {
   const [p, a] = [queue("nestp"), queue("nesta")];
-  /** A subtree: n children, the payload, then each child's id, queue, policy, length and body. */
+  /** A subtree: n children, the payload, then each child's id, queue, policy, options (none) and body. */
   const subtree = (payload: string, kids: Array<[string, string, number, string]>) =>
-    [`${kids.length}\0${payload.length}\0${payload}`, ...kids.map(([id, q, pol, body]) => `${id}\0${q}\0${pol}\0${body.length}\0${body}`)]
+    [`${kids.length}\0${payload.length}\0${payload}`, ...kids.map(([id, q, pol, body]) => `${id}\0${q}\0${pol}\x000\0${body.length}\0${body}`)]
       .join("");
-  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, payload: "root", open: 0, within_ms: 0 }, children);
+  const flow = (id: string, children: Values[]) => argv("FLOW", p, { parent: id, parent_opts: "", payload: "root", open: 0, within_ms: 0 }, children);
   // root 1 → middle 2 (in a, policy fail) → 3 here in a, 4 in p; root 5 → middle 6 (in a) → 7 in a, and 8 in p that fails it
-  const mid = (id: number, kids: Array<[string, string, number, string]>) => ({ id: jobId(id), queue: a.name, policy: 4, body: subtree("m", kids) });
+  const mid = (id: number, kids: Array<[string, string, number, string]>) => ({ id: jobId(id), queue: a.name, policy: 4, opts: "", body: subtree("m", kids) });
   expectOk(await run(flow(jobId(1), [mid(2, [[jobId(3), a.name, 0, "g"], [jobId(4), p.name, 0, "h"]])])), 0);
-  expectOk(await run(flow(jobId(5), [{ id: jobId(8), queue: p.name, policy: 0, body: "f" }, mid(6, [[jobId(7), a.name, 0, "k"]])])), 1);
+  expectOk(await run(flow(jobId(5), [{ id: jobId(8), queue: p.name, policy: 0, opts: "", body: "f" }, mid(6, [[jobId(7), a.name, 0, "k"]])])), 1);
   const leased = expectOk(await run(argv("OUTBOX", p, { lease_ms: 60_000, count: 10 }))) as Array<number | string>;
   const entries = leased.filter((_, i) => i % 2 === 1).map(String);
   expectOk(await run(argv("APPLY", a, {}, entries.map((entry) => ({ entry })))), 2);

@@ -21,6 +21,7 @@ const stats = (acked: number): QueueStats => ({
   schedule: 0,
   dead: 0,
   completed: 0,
+  waitingChildren: 0,
   paused: false,
   createdAt: 1,
   enqueued: 0,

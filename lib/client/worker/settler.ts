@@ -132,7 +132,8 @@ export class Settler<P> {
     this.#crew.slots.settling(held, why);
     const reason = truncateUtf8(failure instanceof JobTimeoutError ? failure.message : describe(failure), MAX_REASON_BYTES);
     const config = this.#crew.config;
-    if (failure instanceof UnrecoverableError || job.attempts >= config.maxAttempts) {
+    // the job's own attempts (admitted with `attempts`) in place of the worker's
+    if (failure instanceof UnrecoverableError || job.attempts >= (job.maxAttempts ?? config.maxAttempts)) {
       this.queue({ settlement: { kind: "bury", job, reason, error: failure }, why: "failed", held }, held.span);
       return;
     }

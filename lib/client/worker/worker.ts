@@ -89,7 +89,10 @@ export interface WorkerOptions {
   leaseMs?: number;
   /** How often running jobs' leases are extended, in ms (default `leaseMs / 3`; below `leaseMs`). */
   heartbeatMs?: number;
-  /** Attempts before a failing job is buried (1 to 1000000, default 3). */
+  /**
+   * Attempts before a failing job is buried (1 to 1000000, default 3); a job admitted with its own
+   * `attempts` (`enqueue`'s, a flow step's `opts`) gets that many instead.
+   */
   maxAttempts?: number;
   /**
    * Retry delay in ms: a constant or a function of (attempts, error) (default

@@ -301,7 +301,7 @@ fn finish<'a>(
 /// Step 6 of the admission that makes the queue laned, before its pushes (§10.1): `meta`'s `laned`
 /// is its `tokens` (0 when absent), and the ready jobs it had, all of the default lane, are that
 /// lane's score, with its insert check.
-fn laning(s: &Scope, meta: &Key, wake: &Key) {
+pub fn laning(s: &Scope, meta: &Key, wake: &Key) {
     let l = lit();
     let tokens = meta.hget(l.meta.tokens);
     meta.hset(&[(l.meta.laned, tokens.as_ref().map_or(l.zero, |t| t.as_str()))]);

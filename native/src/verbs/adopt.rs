@@ -1,4 +1,4 @@
-//! `EMQ.ADOPT 1 <meta> <parent> <from> (<id> <queue> <policy> <body>)…`: an open parent (FLOW with
+//! `EMQ.ADOPT 1 <meta> <parent> <from> (<id> <queue> <policy> <opts> <body>)…`: an open parent (FLOW with
 //! open 1, not sealed) still waiting adopts more children at places from, from + 1, … (`from` must
 //! be its count of children so far: the client derives the ids from the places), each made as FLOW
 //! makes its children (docs/design/flows.md, "Open fan-in"). Reply: the children made here.
@@ -39,9 +39,10 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     let kids = Children::check(s, args)?;
     s.structure(WAITING, Kind::Zset)?;
-    let kids = kids.plan(s, args)?;
+    let kids = kids.plan(s, args, None)?;
     s.probe()?;
 
+    kids.laned(s);
     add(&key, l.row.children, count, args.jobs() as i64);
     Ok(Reply::Int(kids.write(s, args, &key, parent, from as usize, 0)))
 }

@@ -16,6 +16,11 @@ use crate::wire::Refusal;
 
 /// Runs APPLY's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
+    applied(s, args, true)
+}
+
+/// APPLY's steps 5–6 (`creations`: `child` and `node` entries taken; TELL's: refused, `entry-form`).
+pub fn applied<'a>(s: &mut Scope<'a>, args: &Args<'a>, creations: bool) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
     let queue = s.queue();
     let meta = s.meta()?;
@@ -27,7 +32,11 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.structure(EVENTS, Kind::Stream)?;
     let mut entries = Vec::with_capacity(args.jobs());
     for j in 0..args.jobs() {
-        entries.push(flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?);
+        let e = flows::parse(args.job_bytes(j, 0).bytes(), queue).ok_or(Refusal::EntryForm)?;
+        if !creations && matches!(e, Entry::Child { .. } | Entry::Node { .. }) {
+            return Err(Refusal::EntryForm);
+        }
+        entries.push(e);
     }
     counter(&meta, l.meta.enqueued)?;
     counter(&meta, l.meta.buried)?;
@@ -44,18 +53,19 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let mut applied = 0;
     for e in &entries {
         let done = match e {
-            Entry::Child { id, parent, body } => {
+            Entry::Child { id, parent, opts, body } => {
                 let row = s.row(id);
-                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_child(s, id, parent, body)
+                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_child(s, id, parent, opts, body)
             }
             Entry::Node {
                 id,
                 parent,
+                opts,
                 payload,
                 kids,
             } => {
                 let row = s.row(id);
-                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_node(s, id, parent, payload, kids)
+                ctx.open(row.as_str()).kind() == Kind::Empty && flows::make_node(s, id, parent, opts, payload, kids)
             }
             Entry::Cancel { id, parent } => flows::cancel(s, id, parent, true),
             Entry::Done {

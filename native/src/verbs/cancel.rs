@@ -40,7 +40,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dead = s.structure(DEAD, Kind::Zset)?;
     let completed = s.structure(COMPLETED, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
-    let wake = s.structure(WAKE, Kind::Zset)?;
+    s.structure(WAKE, Kind::Zset)?;
     let events = super::events::Events::open(s, &meta)?;
     let waiting = s.structure(WAITING, Kind::Zset)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
@@ -129,8 +129,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let told: Vec<_> = gone.iter().map(|id| s.row_of(id.bytes())).collect();
     flows::settled(s, &told, flows::FAILED, |_| args.bytes(0));
     // the last ready job a claim could reach gone: no `ready` marker left for workers to wake on
+    // (a fresh handle: a parent woken above may have made `wake` since step 5 opened it missing)
     if took && !ready::any(s, &meta) {
-        unmark_ready(&wake);
+        unmark_ready(&ctx.open_named(s.name(WAKE)));
     }
     if lanes::recheck(s, &meta, &counted) {
         super::mark_ready(&ctx.open_named(s.name(WAKE)));

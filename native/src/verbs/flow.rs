@@ -1,4 +1,4 @@
-//! `EMQ.FLOW 1 <meta> <parent> <payload> <open> <within_ms> (<id> <queue> <policy> <body>)…`: a
+//! `EMQ.FLOW 1 <meta> <parent> <parent_opts> <payload> <open> <within_ms> (<id> <queue> <policy> <opts> <body>)…`: a
 //! parent that waits for its children (state `waiting`, in `waiting` scored by its flow deadline, its fan-in state on its row: `children`,
 //! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
 //! once (pending, naming its parent), each child in another queue is a `child` entry of this
@@ -6,6 +6,7 @@
 //! parent. Reply: the children made here. [`Children`] is the part ADOPT shares.
 
 use super::events::Events;
+use super::flow_opts;
 use super::flows::{join, subtree, CHILD, CHILD_FIELD, NESTED, NODE};
 use super::ready::{self, Plan};
 use super::scope::Scope;
@@ -16,11 +17,16 @@ use crate::keyspace::{OUTBOX, PENDING, WAITING, WAKE};
 use crate::literals::lit;
 use crate::wire::Refusal;
 
+/// A child's options in its group.
+const OPTS: usize = 3;
+/// A child's body in its group.
+const BODY: usize = 4;
+
 /// Runs FLOW's steps 5–6.
 pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal> {
     let (ctx, l) = (s.ctx, lit());
-    let (parent, payload, open) = (args.bytes(0), args.bytes(1), args.number(2) == 1);
-    let within_ms = args.number(3);
+    let (parent, opts, payload) = (args.bytes(0), args.bytes(1), args.bytes(2));
+    let (open, within_ms) = (args.number(3) == 1, args.number(4));
     let mut all = vec![parent];
     all.extend_from_slice(&args.ids());
     once(&all)?;
@@ -32,12 +38,13 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     s.absent(row.as_str());
     let kids = Children::check(s, args)?;
     let waiting = s.structure(WAITING, Kind::Zset)?;
-    let kids = kids.plan(s, args)?;
+    let kids = kids.plan(s, args, Some(opts.bytes()))?;
     let events = Events::open(s, &kids.meta)?;
     s.probe()?;
 
     let at = ctx.int(s.now());
     made(&kids.meta, at.as_str());
+    kids.laned(s);
     let count = ctx.int(args.jobs() as i64);
     let mut pairs = vec![
         (l.row.state, l.state.waiting),
@@ -53,6 +60,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     }
     let key = ctx.open(row.as_str());
     key.hset(&pairs);
+    flow_opts::write(s, &key, opts.bytes());
     // scored by its flow deadline (none: after every time)
     let until = if within_ms > 0 {
         s.now() + within_ms
@@ -76,11 +84,12 @@ pub struct Children<'a> {
 
 /// [`Children`] with the keys and the plan step 6 writes with.
 pub struct Planned<'a> {
+    /// Whether these writes make the queue laned (the parent or a child here the first with a lane).
+    laning: bool,
     here: Vec<usize>,
     rows: Vec<Owned<'a>>,
     meta: Key<'a, 'a>,
     pending: Key<'a, 'a>,
-    wake: Key<'a, 'a>,
     outbox: Key<'a, 'a>,
     enqueued: i64,
     plan: Plan<'a>,
@@ -93,7 +102,7 @@ impl<'a> Children<'a> {
     pub fn forms(args: &Args<'a>) -> Result<(), Refusal> {
         let depth = crate::spec::MAX_FLOW_DEPTH - 1;
         let bad = (0..args.jobs())
-            .any(|j| args.job_number(j, 2) >= NESTED && subtree(args.job_bytes(j, 3).bytes(), depth).is_none());
+            .any(|j| args.job_number(j, 2) >= NESTED && subtree(args.job_bytes(j, BODY).bytes(), depth).is_none());
         if bad {
             return Err(Refusal::EntryForm);
         }
@@ -121,21 +130,35 @@ impl<'a> Children<'a> {
     }
 
     /// Step 5: the queue's keys the children's writes need (`pending`, `wake`, `outbox`, after
-    /// `waiting`, which the caller opened), `enqueued`, and the ready plan of the children here.
-    pub fn plan(self, s: &mut Scope<'a>, args: &Args<'a>) -> Result<Planned<'a>, Refusal> {
+    /// `waiting`, which the caller opened), `enqueued`, the laning when the parent (`parent`: its
+    /// options, FLOW's) or a child here is the first job with a lane, and the ready plan of the
+    /// children here, each in its lane at its priority.
+    pub fn plan(self, s: &mut Scope<'a>, args: &Args<'a>, parent: Option<&[u8]>) -> Result<Planned<'a>, Refusal> {
         let ids: Vec<Str> = self.here.iter().map(|&j| args.job_bytes(j, 0)).collect();
         let meta = s.meta()?;
         let pending = s.structure(PENDING, Kind::List)?;
-        let wake = s.structure(WAKE, Kind::Zset)?;
+        s.structure(WAKE, Kind::Zset)?;
         let outbox = s.structure(OUTBOX, Kind::Zset)?;
         let enqueued = counter(&meta, lit().meta.enqueued)?;
-        let plan = ready::plan(s, &meta, &ids, |_| (Vec::new(), 0))?;
+        let places: Vec<_> = self
+            .here
+            .iter()
+            .map(|&j| flow_opts::place(args.job_bytes(j, OPTS).bytes()))
+            .chain(parent.map(flow_opts::place))
+            .collect();
+        let laning = flow_opts::laning(&meta, places.iter());
+        if laning {
+            flow_opts::check_laning(s, &meta)?;
+        }
+        let mut plan = ready::plan(s, &meta, &ids, |k| places[k].clone())?;
+        // the parent's lane alone lanes the queue: the children's pushes are then a laned queue's
+        plan.laned |= laning;
         Ok(Planned {
+            laning,
             here: self.here,
             rows: self.rows,
             meta,
             pending,
-            wake,
             outbox,
             enqueued,
             plan,
@@ -144,6 +167,13 @@ impl<'a> Children<'a> {
 }
 
 impl Planned<'_> {
+    /// Step 6, first: the queue made laned when [`Children::plan`] found it must be.
+    pub fn laned(&self, s: &Scope) {
+        if self.laning {
+            flow_opts::laned(s, &self.meta);
+        }
+    }
+
     /// Step 6: the children of parent `parent` (its row `key`) at places `from`, `from + 1`, …:
     /// `enqueued` + the children here (and `extra`: the parent, for FLOW), each one's `child:<i>`
     /// field on the parent's row, each child here made (pending, naming its parent: the head of the
@@ -172,17 +202,20 @@ impl Planned<'_> {
             for (k, &j) in self.here.iter().enumerate() {
                 let named = join(&[queue, parent.bytes(), (from + j).to_string().as_bytes()]);
                 let named = ctx.string(&named);
-                ctx.open(self.rows[k].as_str()).hset(&[
+                let row = ctx.open(self.rows[k].as_str());
+                row.hset(&[
                     (l.row.state, l.state.pending),
-                    (l.row.payload, args.job_bytes(j, 3)),
+                    (l.row.payload, args.job_bytes(j, BODY)),
                     (l.row.attempts, l.zero),
                     (l.row.created_ms, at.as_str()),
                     (l.row.parent, named.as_str()),
                 ]);
+                flow_opts::write(s, &row, args.job_bytes(j, OPTS).bytes());
             }
             ready::push(s, &self.meta, &self.pending, &self.plan, false);
             if was_empty {
-                mark_ready(&self.wake);
+                // (a fresh handle: the laning may have made `wake` since step 5 opened it)
+                mark_ready(&ctx.open_named(s.name(WAKE)));
             }
             ctx.signal_ready(self.pending.name());
         }
@@ -195,7 +228,7 @@ impl Planned<'_> {
                 queue,
                 parent.bytes(),
                 (from + j).to_string().as_bytes(),
-                args.job_bytes(j, 3).bytes(),
+                &[&flow_opts::prefixed(args.job_bytes(j, OPTS).bytes())[..], args.job_bytes(j, BODY).bytes()].concat(),
             ]);
             let entry = ctx.string(&entry);
             self.outbox.zadd(s.now() as f64, entry.as_str());

@@ -5,6 +5,7 @@
 //! outcome on a parent in this queue, or write a `done` entry in this queue's outbox).
 
 use super::events::{blank, Events, Fields};
+use super::flow_opts;
 use super::scope::Scope;
 use super::{add, mark_ready, ready, unmark_ready};
 use crate::ffi::{Key, Kind, Owned, Str};
@@ -65,23 +66,25 @@ fn index(b: &[u8]) -> bool {
         .is_some_and(|n| (n as i64) < crate::spec::MAX_FAN_IN && n.to_string().as_bytes() == b)
 }
 
-/// A child in a subtree: its id, queue, policy (0–7: ≥ [`NESTED`] when `body` is its own subtree).
+/// A child in a subtree: its id, queue, policy (0–7: ≥ [`NESTED`] when `body` is its own
+/// subtree) and options (gated: `flow_opts`).
 pub struct Kid<'e> {
     pub id: &'e [u8],
     pub queue: &'e [u8],
     pub policy: i64,
+    pub opts: &'e [u8],
     pub body: &'e [u8],
 }
 
 /// A decimal of at most `most` digits, no leading zero, and the rest after its NUL.
-fn number_then(b: &[u8], most: usize) -> Option<(usize, &[u8])> {
+pub fn number_then(b: &[u8], most: usize) -> Option<(usize, &[u8])> {
     let at = b.iter().position(|&c| c == 0)?;
     let n = gates::digits_up_to(&b[..at], most)?;
     (n.to_string().as_bytes() == &b[..at]).then_some((n as usize, &b[at + 1..]))
 }
 
-/// A subtree (`<n>\0<payload length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<body
-/// length>\0<body>`) parsed: its payload and its children, each nested one checked the same way
+/// A subtree (`<n>\0<payload length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<opts
+/// length>\0<opts><body length>\0<body>`) parsed: its payload and its children, each nested one checked the same way
 /// with one level less; None when malformed, or nested deeper than `levels` levels of children.
 pub fn subtree(body: &[u8], levels: i64) -> Option<(&[u8], Vec<Kid<'_>>)> {
     if levels < 1 {
@@ -98,7 +101,8 @@ pub fn subtree(body: &[u8], levels: i64) -> Option<(&[u8], Vec<Kid<'_>>)> {
         let f = split(rest, 4)?;
         let (id, queue) = (f[0], f[1]);
         let policy = gates::digits_up_to(f[2], 1)? as i64;
-        let (len, tail) = number_then(f[3], 7)?;
+        let (opts, tail) = flow_opts::split(f[3])?;
+        let (len, tail) = number_then(tail, 7)?;
         if !gates::job_id(id) || !valid_name(queue) || policy > 7 || tail.len() < len {
             return None;
         }
@@ -110,6 +114,7 @@ pub fn subtree(body: &[u8], levels: i64) -> Option<(&[u8], Vec<Kid<'_>>)> {
             id,
             queue,
             policy,
+            opts,
             body,
         });
         rest = tail;
@@ -119,16 +124,18 @@ pub fn subtree(body: &[u8], levels: i64) -> Option<(&[u8], Vec<Kid<'_>>)> {
 
 /// An entry APPLY takes, parsed.
 pub enum Entry<'e> {
-    /// Create child `id` (its row's `parent`: `parent`) with payload `body`.
+    /// Create child `id` (its row's `parent`: `parent`) with options `opts` and payload `body`.
     Child {
         id: &'e [u8],
         parent: Vec<u8>,
+        opts: &'e [u8],
         body: &'e [u8],
     },
-    /// Create child `id` (its row's `parent`: `parent`) as a parent waiting for `kids`.
+    /// Create child `id` (its row's `parent`: `parent`, its options `opts`) as a parent waiting for `kids`.
     Node {
         id: &'e [u8],
         parent: Vec<u8>,
+        opts: &'e [u8],
         payload: &'e [u8],
         kids: Vec<Kid<'e>>,
     },
@@ -156,11 +163,13 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
         if f[0] == CANCEL {
             return (ok && f[6].is_empty()).then_some(Entry::Cancel { id: f[2], parent });
         }
+        let (opts, body) = flow_opts::split(f[6])?;
         if f[0] == NODE {
-            let (payload, kids) = subtree(f[6], crate::spec::MAX_FLOW_DEPTH - 1).filter(|_| ok)?;
+            let (payload, kids) = subtree(body, crate::spec::MAX_FLOW_DEPTH - 1).filter(|_| ok)?;
             return Some(Entry::Node {
                 id: f[2],
                 parent,
+                opts,
                 payload,
                 kids,
             });
@@ -168,7 +177,8 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
         return ok.then_some(Entry::Child {
             id: f[2],
             parent,
-            body: f[6],
+            opts,
+            body,
         });
     }
     let ok = f[0] == DONE
@@ -185,14 +195,15 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
     })
 }
 
-/// Step 6: child `id` made in this queue, pending, naming `parent` (its row must be missing):
-/// `enqueued` + 1, the row, pushed on the head of the default lane's ready list; `ready` on wake
-/// when the queue had none. False (nothing written) when a key it needs is of another type.
-pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
+/// Step 6: child `id` made in this queue, pending, naming `parent` (its row must be missing), with
+/// options `opts`: `enqueued` + 1 (the queue laned first when it is the first job with a lane), the
+/// row, pushed on the head of its lane's ready list at its priority; `ready` on wake when the queue
+/// had none. False (nothing written) when a key it needs is of another type.
+pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], body: &[u8]) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
     let Ok(meta) = f.meta() else { return false };
-    let (Ok(pending), Ok(wake)) = (
+    let (Ok(pending), Ok(_)) = (
         f.structure(PENDING, Kind::List),
         f.structure(WAKE, Kind::Zset),
     ) else {
@@ -203,11 +214,19 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
     };
     let id = ctx.string(id);
     let ids = [id.as_str()];
-    let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+    let place = flow_opts::place(opts);
+    let laning = flow_opts::laning(&meta, std::iter::once(&place));
+    if laning && flow_opts::check_laning(&mut f, &meta).is_err() {
+        return false;
+    }
+    let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| place.clone()) else {
         return false;
     };
     let now = ctx.int(f.now());
     super::made(&meta, now.as_str());
+    if laning {
+        flow_opts::laned(&f, &meta);
+    }
     add(&meta, l.meta.enqueued, enqueued, 1);
     let was_empty = !ready::any(&f, &meta);
     let row = ctx.open_named(f.row(id.bytes()));
@@ -219,20 +238,28 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], body: &[u8]) -> bool {
         (l.row.created_ms, now.as_str()),
         (l.row.parent, parent.as_str()),
     ]);
+    flow_opts::write(&f, &row, opts);
     ready::push(&f, &meta, &pending, &plan, false);
     if was_empty {
-        mark_ready(&wake);
+        mark_ready(&ctx.open_named(f.name(WAKE)));
     }
     ctx.signal_ready(pending.name());
     true
 }
 
 /// Step 6: child `id` made in this queue as a parent waiting for `kids` (its row must be missing),
-/// naming `parent`: `enqueued` + 1, the row (as FLOW's parent, with `parent`), in `waiting` (no
-/// deadline); each leaf child of this queue made at once ([`make_child`]), each other child an
+/// naming `parent`, with options `opts`: `enqueued` + 1 (the queue laned first when it is the first
+/// job with a lane), the row (as FLOW's parent, with `parent`), in `waiting` (no deadline); each leaf child of this queue made at once ([`make_child`]), each other child an
 /// entry of this queue's outbox (`node` for a child with children, even to this queue). False
 /// (nothing written) when a key it needs is of another type.
-pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Kid]) -> bool {
+pub fn make_node(
+    s: &Scope,
+    id: &[u8],
+    parent: &[u8],
+    opts: &[u8],
+    payload: &[u8],
+    kids: &[Kid],
+) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
     let (Ok(meta), Ok(waiting), Ok(outbox)) = (
@@ -245,8 +272,15 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
     let Ok(enqueued) = super::counter(&meta, l.meta.enqueued) else {
         return false;
     };
+    let laning = flow_opts::laning(&meta, std::iter::once(&flow_opts::place(opts)));
+    if laning && flow_opts::check_laning(&mut f, &meta).is_err() {
+        return false;
+    }
     let (queue, now) = (s.queue(), ctx.int(f.now()));
     super::made(&meta, now.as_str());
+    if laning {
+        flow_opts::laned(&f, &meta);
+    }
     add(&meta, l.meta.enqueued, enqueued, 1);
     let row = ctx.open_named(f.row(id));
     let (count, parent, payload) = (
@@ -273,6 +307,7 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
     ];
     pairs.extend(fields.iter().map(|(f, v)| (f.as_str(), v.as_str())));
     row.hset(&pairs);
+    flow_opts::write(&f, &row, opts);
     let id = ctx.string(id);
     let forever = ctx.int(crate::spec::WAITING_FOREVER);
     waiting.zadd(crate::spec::WAITING_FOREVER as f64, id.as_str());
@@ -282,7 +317,7 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
         if k.policy < NESTED && k.queue == queue {
             let named = join(&[queue, id.bytes(), place.as_bytes()]);
             if ctx.open_named(f.row(k.id)).kind() == Kind::Empty {
-                make_child(s, k.id, &named, k.body);
+                make_child(s, k.id, &named, k.opts, k.body);
             }
             continue;
         }
@@ -294,7 +329,7 @@ pub fn make_node(s: &Scope, id: &[u8], parent: &[u8], payload: &[u8], kids: &[Ki
             queue,
             id.bytes(),
             place.as_bytes(),
-            k.body,
+            &[&flow_opts::prefixed(k.opts)[..], k.body].concat(),
         ]);
         let entry = ctx.string(&entry);
         outbox.zadd(f.now() as f64, entry.as_str());
@@ -463,7 +498,9 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
             };
             let id = ctx.string(id);
             let ids = [id.as_str()];
-            let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+            // in its lane at its priority
+            let place = ready::place_of(ctx, row.name());
+            let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| place.clone()) else {
                 return false;
             };
             let took = ready::remove(&f, &meta, &plan, plan.group_of(0), id.as_str());
@@ -543,7 +580,9 @@ fn wake(s: &Scope, row: &Key, id: Str) {
         return;
     };
     let ids = [id];
-    let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| (Vec::new(), 0)) else {
+    // in its lane at its priority (FLOW's `parent_opts`, a node's options)
+    let place = ready::place_of(ctx, row.name());
+    let Ok(plan) = ready::plan(&mut f, &meta, &ids, |_| place.clone()) else {
         return;
     };
     let was_empty = !ready::any(&f, &meta);

@@ -31,6 +31,7 @@ pub mod schedule;
 pub mod scheduler;
 pub mod seal;
 pub mod settle;
+pub mod tell;
 pub mod tick;
 pub mod unbox;
 pub mod unschedule;

@@ -16,6 +16,7 @@ include!("handlers.rs");
 pub mod admit;
 pub mod dedup;
 pub mod events;
+pub mod flow_opts;
 pub mod flows;
 pub mod history;
 pub mod lanes;

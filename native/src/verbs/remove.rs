@@ -28,7 +28,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let dead = s.structure(DEAD, Kind::Zset)?;
     let completed = s.structure(COMPLETED, Kind::Zset)?;
     let active = s.structure(ACTIVE, Kind::Zset)?;
-    let wake = s.structure(WAKE, Kind::Zset)?;
+    s.structure(WAKE, Kind::Zset)?;
     let events = Events::open(s, &meta)?;
     let waiting = s.structure(WAITING, Kind::Zset)?;
     let (rows, exists) = s.rows(ids.iter().map(|id| id.bytes()))?;
@@ -81,8 +81,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         ctx.replicate(c"DEL", &[row.as_str()]);
     }
     // the last ready job a claim could reach gone: no `ready` marker left for workers to wake on
+    // (a fresh handle: a parent woken above may have made `wake` since step 5 opened it missing)
     if took && !ready::any(s, &meta) {
-        unmark_ready(&wake);
+        unmark_ready(&ctx.open_named(s.name(WAKE)));
     }
     let gone = ids.iter().zip(&exists).filter(|(_, &e)| e);
     events.jobs(lit().event.removed, gone.map(|(id, _)| id.bytes()));
