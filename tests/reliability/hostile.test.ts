@@ -4,7 +4,9 @@
  * inserted / deleted bytes, the meta key moved to another queue or type, ids or tokens swapped
  * between groups, groups duplicated or dropped, bad tokens, braces and NUL in names, empty
  * elements, wrong numkeys, bad numbers, bad ids, dropped / extra arguments and partial groups,
- * wrong verbs, garbage keys, a few payloads over 1 MiB, a few batches of 10000 and 10001 groups) go
+ * wrong verbs, garbage keys, a few payloads over 1 MiB, a few batches of 10000 and 10001 groups;
+ * FLOW's and ADOPT's children of policy ≥ 4 mostly carry well-formed subtrees, 1 to 7 levels deep
+ * and now and then 8, one level too many, before the mutations) go
  * through the host's keyspace checks (`splitQueueKey`, `Keyspace.fromKey`, `validQueue`) and as
  * raw `EMQ.*` calls to a standalone server with the module. For every call the host predicts the
  * module's verdict from the spec (lib/wire): an unknown command; shape (numkeys must be `1`, the
@@ -12,7 +14,8 @@
  * `batch` refusal beyond); layout (the one key is the meta of a valid, non-empty queue name); a
  * gate with its exact text (the fixed arguments, then each group, in argument order); or "runs",
  * where the reply is a success or one of the verb's domain refusals with the call's own ids — and
- * exactly `repeated` when the call names a job twice. Calls go in non-atomic batches with
+ * exactly `repeated` when the call names a job twice, exactly `entry-form` when a subtree is
+ * malformed (a host twin of the module's parser decides) and never when each is well formed. Calls go in non-atomic batches with
  * `DEBUG DIGEST` between every two, and every refusal leaves the digest unchanged. The server
  * survives.
  *
@@ -34,6 +37,7 @@ import {
   gateDigits,
   MAX_BATCH,
   MAX_ERROR_BYTES,
+  MAX_FLOW_DEPTH,
   MAX_LOG_LINE_BYTES,
   MAX_OPTIONS_BYTES,
   MAX_PAYLOAD_BYTES,
@@ -107,7 +111,14 @@ type Prediction =
   | { kind: "batch"; text: string }
   | { kind: "layout"; text: string }
   | { kind: "gate"; text: string }
-  | { kind: "runs"; verb: Verb; ids: Bin[]; repeated: Bin | null };
+  | { kind: "runs"; verb: Verb; ids: Bin[]; repeated: Bin | null; forms: Forms };
+
+/**
+ * FLOW's and ADOPT's subtrees (a child of policy ≥ 4 carries one as its body): null for a verb
+ * without them or a call without such a child, else whether every one is well formed — "bad" must
+ * be refused `entry-form` (step 5's first check after `repeated`), "ok" never is.
+ */
+type Forms = "ok" | "bad" | null;
 
 const ASCII_UPPER = (s: string): string => s.replace(/[a-z]/g, (c) => c.toUpperCase());
 const digits = (s: Bin, most: number): number | null => (new RegExp(`^[0-9]{1,${most}}$`).test(s) ? Number(s) : null);
@@ -174,6 +185,62 @@ function gated(V: string, name: string, gate: Gate, a: Bin): string | null {
   }
 }
 
+/** `<decimal>\0<rest>`: at most `most` digits, no leading zero; null when not. */
+function numberThen(b: Bin, most: number): [number, Bin] | null {
+  const at = b.indexOf("\0");
+  if (at < 0) return null;
+  const n = digits(b.slice(0, at), most);
+  return n !== null && String(n) === b.slice(0, at) ? [n, b.slice(at + 1)] : null;
+}
+
+/**
+ * Whether `body` is a well-formed subtree of at most `levels` levels of children, as
+ * `native/src/verbs/flows.rs` `subtree` parses it (docs/WIRE.md, "Flows"): `<n>\0<payload
+ * length>\0<payload>` then per child `<id>\0<queue>\0<policy>\0<opts length>\0<opts><body
+ * length>\0<body>`, 1 ≤ n ≤ MAX_BATCH, ids `JOB…`, queues by the name rule, options through their
+ * gate, policies 0–7 (≥ 4: the body a subtree one level less), nothing left over.
+ */
+function subtreeOk(body: Bin, levels: number): boolean {
+  if (levels < 1) return false;
+  const head = numberThen(body, 5);
+  const size = head && numberThen(head[1], 7);
+  if (!head || !size || head[0] === 0 || head[0] > MAX_BATCH || size[1].length < size[0]) return false;
+  let rest = size[1].slice(size[0]);
+  for (let i = 0; i < head[0]; i++) {
+    const f: Bin[] = [];
+    for (let k = 0; k < 3; k++) {
+      const at = rest.indexOf("\0");
+      if (at < 0) return false;
+      f.push(rest.slice(0, at));
+      rest = rest.slice(at + 1);
+    }
+    const [id, queue, policyText] = f as [Bin, Bin, Bin];
+    const policy = digits(policyText, 1);
+    const o = numberThen(rest, 4);
+    if (policy === null || !o || o[0] > MAX_OPTIONS_BYTES || o[1].length < o[0]) return false;
+    if (optionsText("EMQ.FLOW", o[1].slice(0, o[0])) !== null) return false;
+    const b = numberThen(o[1].slice(o[0]), 7);
+    if (!b || !id.startsWith("JOB") || gated("", "queue", { kind: "name" }, queue) !== null || policy > 7 || b[1].length < b[0]) return false;
+    if (policy >= 4 && !subtreeOk(b[1].slice(0, b[0]), levels - 1)) return false;
+    rest = b[1].slice(b[0]);
+  }
+  return rest === "";
+}
+
+/** {@link Forms} of a call that passed its gates, from its groups' policies and bodies. */
+function formsOf(s: VerbSpec, values: Bin[], k: number): Forms {
+  const [at, body] = [s.group.indexOf("policy"), s.group.indexOf("body")];
+  if (at < 0 || body < 0) return null;
+  let forms: Forms = null;
+  for (let j = 0; j < k; j++) {
+    const g = s.args.length + j * s.group.length;
+    if (Number(values[g + at]) < 4) continue;
+    if (!subtreeOk(values[g + body]!, MAX_FLOW_DEPTH - 1)) return "bad";
+    forms = "ok";
+  }
+  return forms;
+}
+
 function predict(argv: Bin[]): Prediction {
   const verb = verbOf(argv);
   if (verb === null) return { kind: "unknown" };
@@ -215,7 +282,7 @@ function predict(argv: Bin[]): Prediction {
     seen.add(id);
   }
   if (s.domain[0] !== "repeated") repeated = null;
-  return { kind: "runs", verb, ids, repeated };
+  return { kind: "runs", verb, ids, repeated, forms: repeated === null ? formsOf(s, values, k) : null };
 }
 
 /** Refusals a call that passed every gate may still get on a standalone server as the default user. */
@@ -241,6 +308,9 @@ function subsequence(text: string, ids: Bin[]): boolean {
 function domainAgrees(p: Extract<Prediction, { kind: "runs" }>, err: string): boolean {
   const V = `EMQ.${p.verb}`;
   if (p.repeated !== null) return err === renderRefusal("repeated", V, { id: oneLine(p.repeated) });
+  const malformed = renderRefusal("entry-form", V, {});
+  if (p.forms === "bad") return err === malformed;
+  if (p.forms === "ok" && err === malformed) return false;
   // an id with CR, LF or NUL is named with spaces, which the parser cannot tell from the text's own
   if (domainRefusals(p.verb).includes("duplicate") && p.ids.some((id) => err === renderRefusal("duplicate", V, { id: oneLine(id) }))) {
     return true;
@@ -327,9 +397,12 @@ function valueOf(name: ArgName, ids: Bin[]): Bin {
     case "block_ms":
       return random() < 0.9 ? "0" : String(1 + int(10));
     case "opts":
+    case "parent_opts":
       return pick(OPTS);
     case "result": // one in a thousand past the limit (about ten of a run: a MiB each)
       return random() < 0.001 ? "v".repeat(MAX_PAYLOAD_BYTES + int(2)) : random() < 0.3 ? "" : bytes(int(48));
+    case "policy": // FLOW, ADOPT: 0–3, or 4–7 with a subtree as the body (withSubtrees)
+      return String(int(8));
     case "op": // SETTLE: ack, retry, bury, release
       return String(int(4));
     case "want": // SETTLE: often no claim at all
@@ -396,8 +469,42 @@ const OPTS: readonly Bin[] = [
   "dedup=k1\0priority=3",
 ];
 
+/** Valid options of a flow step (a subtree's child carries its own). */
+const STEP_OPTS: readonly Bin[] = ["", "", "priority=3", "lane=x", "name=n", "lane=x\0priority=1", "timeout_ms=5000"];
+let subtreeIds = 0;
+
+/**
+ * A well-formed subtree (docs/WIRE.md, "Flows") with `levels` levels of children below its payload:
+ * 1 to 3 children, ids of their own, valid queues, options and policies; one child of each level
+ * but the last carries the next level.
+ */
+function subtreeOf(levels: number): Bin {
+  const n = 1 + int(3);
+  const payload = bytes(int(12));
+  let out = `${n}\0${payload.length}\0${payload}`;
+  for (let i = 0; i < n; i++) {
+    const nested = levels > 1 && i === 0;
+    const body = nested ? subtreeOf(levels - 1) : bytes(int(12));
+    const opts = pick(STEP_OPTS);
+    const id = `JOB${String(++subtreeIds).padStart(11, "0")}`;
+    out += `${id}\0${pick(NAMES.filter((q) => q.length <= MAX_NAME_BYTES))}\0${int(4) + (nested ? 4 : 0)}\0${opts.length}\0${opts}${body.length}\0${body}`;
+  }
+  return out;
+}
+
+/** FLOW and ADOPT: most children of policy ≥ 4 get a well-formed subtree, now and then one level too deep. */
+function withSubtrees(argv: Bin[]): void {
+  const shape = layoutOf(argv);
+  if (shape === null || !shape.s.group.includes("body") || !shape.s.group.includes("policy")) return;
+  for (const g of shape.groups) {
+    const policy = Number(argv[shape.at(g, "policy")]);
+    if (policy < 4 || random() < 0.2) continue;
+    argv[shape.at(g, "body")] = subtreeOf(random() < 0.05 ? MAX_FLOW_DEPTH : 1 + int(MAX_FLOW_DEPTH - 1));
+  }
+}
+
 function validCall(): Bin[] {
-  const verb = pick(VERBS);
+  const verb = random() < 0.05 ? pick(["FLOW", "ADOPT"] as const) : pick(VERBS); // subtrees are seldom whole otherwise
   const s = spec(verb);
   const ks = new Keyspace(pick(NAMES));
   const argv = [random() < 0.8 ? `EMQ.${verb}` : pick(CASINGS(verb)), "1", ks.meta];
@@ -407,6 +514,7 @@ function validCall(): Bin[] {
     const k = random() < 0.6 ? Math.max(1, minGroups(verb)) : minGroups(verb) + int(5);
     for (let j = 0; j < k; j++) for (const a of s.group) argv.push(valueOf(a, ids));
   }
+  withSubtrees(argv);
   return argv;
 }
 
@@ -642,7 +750,7 @@ function plainError(r: GlideReturnType | Error): string | null {
 
 test(`${CASES} hostile calls: host and module agree on every verdict; refusals change nothing`, async () => {
   const pid = site.server.pid;
-  const tally = { unknown: 0, shape: 0, batch: 0, layout: 0, gate: 0, domain: 0, repeated: 0, ok: 0, utf8Checked: 0 };
+  const tally = { unknown: 0, shape: 0, batch: 0, layout: 0, gate: 0, domain: 0, repeated: 0, ok: 0, utf8Checked: 0, subtreesOk: 0, subtreesBad: 0 };
   const mismatches: string[] = [];
   const note = (what: string): void => {
     if (mismatches.length < 20) mismatches.push(what);
@@ -695,9 +803,10 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
       if (before.length !== 40 || after.length !== 40) note(`DEBUG DIGEST failed around ${show(calls[i]!)}`);
       const p = predictions[i]!;
       const err = plainError(reply);
+      if (p.kind === "runs" && p.forms !== null) tally[p.forms === "ok" ? "subtreesOk" : "subtreesBad"]++;
       if (err === null) {
         tally.ok++;
-        if (p.kind !== "runs" || p.repeated !== null) note(`host predicted ${JSON.stringify(p)}, module ran ${show(calls[i]!)}`);
+        if (p.kind !== "runs" || p.repeated !== null || p.forms === "bad") note(`host predicted ${JSON.stringify(p)}, module ran ${show(calls[i]!)}`);
         else if (p.verb === "SETTLE") {
           // `[next_ms, [status…], job…]`: one status (0, 1 or 2) per settlement
           const k = p.ids.length;
@@ -751,7 +860,8 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
   console.log(
     `[hostile] ${CASES} calls: unknown verb ${tally.unknown}, shape ${tally.shape}, batch ${tally.batch}, ` +
       `layout ${tally.layout}, gate ${tally.gate}, repeated ${tally.repeated}, domain ${tally.domain} refusals, ` +
-      `${tally.ok} ran; ${tally.utf8Checked} keys also checked as UTF-8 text; disagreements ${mismatches.length}`,
+      `${tally.ok} ran; ${tally.utf8Checked} keys also checked as UTF-8 text; FLOW/ADOPT with subtrees: ` +
+      `${tally.subtreesOk} well formed, ${tally.subtreesBad} malformed; disagreements ${mismatches.length}`,
   );
   expect(mismatches).toEqual([]);
   expect(tally.layout).toBeGreaterThan(CASES / 20);
@@ -761,6 +871,8 @@ test(`${CASES} hostile calls: host and module agree on every verdict; refusals c
   expect(tally.repeated).toBeGreaterThan(CASES / 200);
   if (CASES > 4_321) expect(tally.batch).toBeGreaterThan(0);
   expect(tally.ok).toBeGreaterThan(CASES / 20);
+  expect(tally.subtreesOk).toBeGreaterThan(CASES / 4000);
+  expect(tally.subtreesBad).toBeGreaterThan(CASES / 4000);
 }, 900_000);
 
 test("clear error texts: oversized payloads and batches, bad numbers, huge numkeys, zero leases, delays and tokens", async () => {
