@@ -62,5 +62,5 @@ for (const queue of config.queues) {
 say("ready");
 for await (const line of createInterface({ input: process.stdin })) {
   const [word, n] = line.split(" ");
-  if (word === "go") for (const open of gates.splice(0, Number(n))) open();
+  if (word === "go") { for (const open of gates.splice(0, Number(n))) open(); }
 }

@@ -9,13 +9,16 @@
  *
  * Run by tools/flows_chaos.ts (`--trials 500`) and tests/reliability/flows_chaos.test.ts (a few).
  *
- * A round: the three processes are spawned (two stepped relays, one gated worker of every queue);
- * 4 to 10 flows are made (1 to 5 children each, queues and policies drawn, some children planned
- * to fail when their policy is not `fail`); relay 1 steps through the outboxes (the children's
- * creations) and is killed at its drawn point; this process relays what is left; the worker
- * process holds every ready child and is killed at its drawn point; relay 2 steps through the
- * outboxes (the outcomes the landed settles wrote) and is killed at its point; then workers here
- * (which relay) finish every flow. A seeded PRNG draws everything: one seed, one run.
+ * Queues: four that keep completed jobs, spread over the primaries (parents and children), and
+ * one of children only that keeps none (an ack deletes the row there). A round: the three
+ * processes are spawned (two stepped relays, one gated worker of every queue); 4 to 10 flows are
+ * made (1 to 5 children each, queues and policies drawn, some children planned to fail when their
+ * policy is not `fail`); relay 1 steps through the outboxes (the children's creations) and is
+ * killed at its drawn point, its entries leased for 4 s; the worker process holds every ready
+ * child and is killed at its drawn point (a child it settled may be gone before relay 1's
+ * entries come again: a second delivery of a creation after the child finished); relay 2 steps
+ * through the outboxes (the outcomes the landed settles wrote) and is killed at its point; then
+ * workers here (which relay) finish every flow. A seeded PRNG draws everything: one seed, one run.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
@@ -131,8 +134,10 @@ const POLICIES = ["fail", "ignore", "remove", "continue"] as const;
 type Policy = (typeof POLICIES)[number];
 const RELAY_KILLS = ["after-apply", "after-apply", "after-apply", "after-lease", "inflight-apply", "inflight-unbox", "none"] as const;
 const WORKER_KILLS = ["held", "partial", "inflight", "settled"] as const;
-/** The lease of the killed relays' entries and of the killed worker's jobs (ms): how long a takeover waits. */
+/** The lease of the killed worker's jobs and relay 2's entries (ms): how long a takeover waits. */
 const LEASE_MS = 1000;
+/** Relay 1's lease (ms): longer than the worker's phase, so that its entries come again after it. */
+const FIRST_LEASE_MS = 4000;
 
 interface Kid {
   readonly queue: string;
@@ -162,7 +167,11 @@ export async function runChaos(
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const stem = `chaos-${backend}-${seed}`;
-  const queues = [...spread(`${stem}-a`), spread(`${stem}-b`)[0]];
+  // four queues that keep completed jobs (parents and children), spread over the primaries, and
+  // one of children only that keeps none: an ack deletes the row there
+  const mixed = [...spread(`${stem}-a`), spread(`${stem}-b`)[0]];
+  const none = spread(`${stem}-none`)[0];
+  const queues = [...mixed, none];
   const f: ChaosFigures = {
     trials: 0,
     rounds: 0,
@@ -190,9 +199,13 @@ export async function runChaos(
   const conn = await Connection.open({ addresses: [...where.addresses], cluster: where.cluster, requestTimeout: 10_000 });
   const raw = (q: string, args: string[]): Promise<unknown> => conn.command(args, keyspace(q).meta);
   try {
+    await mq.retain(none, { completedMax: 0 });
     while (f.trials < trials) {
       f.rounds++;
-      const relays = [new Proc("_flow_relay_child.ts", { ...base, leaseMs: LEASE_MS }), new Proc("_flow_relay_child.ts", { ...base, leaseMs: LEASE_MS })];
+      const relays = [
+        new Proc("_flow_relay_child.ts", { ...base, leaseMs: FIRST_LEASE_MS }),
+        new Proc("_flow_relay_child.ts", { ...base, leaseMs: LEASE_MS }),
+      ];
       const worker = new Proc("_flow_worker_child.ts", { ...base, leaseMs: LEASE_MS, gated: true, relay: false, concurrency: 64 });
       try {
         for (const p of [...relays, worker]) if ((await p.next(60_000)) !== "ready") throw new Error("a child did not start");
@@ -205,7 +218,7 @@ export async function runChaos(
             return { queue: pick(queues), policy, fail: policy !== "fail" && rand() < 0.3 };
           });
           const node = await mq.flow({
-            queue: pick(queues),
+            queue: pick(mixed),
             payload: { parent: true },
             children: shape.map((k) => ({ queue: k.queue, payload: { fail: k.fail }, onFailure: k.policy })),
           });
@@ -219,12 +232,9 @@ export async function runChaos(
 
         const k1 = await stepRelay(relays[0]!, pick(RELAY_KILLS), rand() < 0.7 ? 0 : 1);
         f.relayKills[k1] = (f.relayKills[k1] ?? 0) + 1;
-        // what relay 1 left: relayed here once its lease has run out
-        await until("the outboxes to drain", async () => {
-          await mq.relayOnce(queues, { leaseMs: 10_000 });
-          return (await outboxes(queues, raw)) === 0;
-        });
-        // the worker process holds every ready child (none is ready in a queue it does not hold)
+        // the worker process holds every ready child (none is ready in a queue it does not hold);
+        // what relay 1 left leased stays so until after the worker's kill: a child it applied may
+        // have finished (and gone, in the queue that keeps none) before the creation comes again
         await until("the worker process to hold every ready job", async () => {
           let pending = 0;
           let active = 0;
