@@ -2,13 +2,13 @@
  * Workers of flows' queues in a process of their own, for the flow proofs that kill a worker
  * process (flows_chaos, flows_failover):
  *
- *   bun tests/reliability/_flow_worker_child.ts <json: { addresses, cluster, backend, queues, leaseMs, gated, relay, concurrency }>
+ *   bun tests/reliability/_flow_worker_child.ts <json: { addresses, cluster, backend, queues, leaseMs, gated, relay, concurrency, workMs? }>
  *
  * One worker per queue (`concurrency` each). Each handler prints `start <queue> <id> <attempts>
  * <ms>`; a parent's (a job with children) first reads its children and prints `kids <id>
  * <unfinished>`, the children not finished yet. `gated`: every handler then waits until a line
  * `go <n>` on stdin releases the n longest waiting (the parent SIGKILLs the process around it: a
- * settle held, in flight or landed). A job whose payload says `fail` throws an
+ * settle held, in flight or landed); `workMs`: every handler then takes that long. A job whose payload says `fail` throws an
  * `UnrecoverableError` (buried at once); the others return `r<id>`. Each handler prints `end
  * <queue> <id> <attempts> <ms>` as it returns (its settle goes out after). `relay`: the workers
  * relay their queues too. Prints `ready` once every worker started.
@@ -26,6 +26,7 @@ const config = JSON.parse(process.argv[2]!) as {
   gated: boolean;
   relay: boolean;
   concurrency: number;
+  workMs?: number;
 };
 const say = (line: string): void => void writeSync(1, `${line}\n`);
 Logger.setLoggerConfig("off");
@@ -47,6 +48,7 @@ for (const queue of config.queues) {
       say(`kids ${job.id} ${kids.filter((k) => k.state === "unfinished").length}`);
     }
     if (config.gated) await new Promise<void>((open) => gates.push(open));
+    if (config.workMs !== undefined) await new Promise((r) => setTimeout(r, config.workMs));
     say(`end ${queue} ${job.id} ${job.attempts} ${Date.now()}`);
     if (job.payload.fail === true) throw new UnrecoverableError("planned failure");
     return `r${job.id}`;
