@@ -4,7 +4,8 @@
  * a `child` entry and dies before its UNBOX; the child runs and is acked in a queue that keeps no
  * completed job (its row deleted); once the lease runs out another relay applies the entry
  * again. The ack left a tombstone (state `cancelled`, its `parent`, expiring after an hour), so
- * the second delivery makes nothing: the child is made once, and `getJob` still answers null.
+ * the second delivery makes nothing: the child is made once, and `getJob` still answers null. The
+ * same when the child's row goes by its queue's retention (a trim of `completed`).
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
@@ -48,6 +49,31 @@ for (const combo of COMBOS) {
       expect(parent.id).toBe(tree.id);
       expect((await ctx.mq.children(p, tree.id)).map((c) => [c.state, c.result])).toEqual([["completed", "one"]]);
       await ctx.mq.ack(parent);
+    });
+
+    test("a child trimmed by its queue's retention leaves a tombstone: a second delivery of its creation makes nothing", async () => {
+      const [p, b] = spread(`flow-trim-${backend}`);
+      const K = { p: keyspace(p), b: keyspace(b) };
+      await ctx.mq.retain(b, { completedMax: 1 });
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: b, payload: { n: 1 } }] });
+      const kid = tree.children[0]!.id;
+      const leased = (await wire(ctx.raw, backend, "OUTBOX", [K.p.meta], ["1", "10"])) as { ok: Array<number | string> };
+      const create = leased.ok.find((x): x is string => typeof x === "string" && x.startsWith("child\0"))!;
+      expect(await wire(ctx.raw, backend, "APPLY", [K.b.meta], [create])).toEqual({ ok: 1 });
+      await ctx.mq.ack((await ctx.mq.claim(b, { leaseMs: 60_000 }))!, "one");
+      expect(await ctx.row(b, kid, "state")).toEqual(["completed"]);
+      // another job's ack trims the child out of completed (the queue keeps one)
+      const other = await ctx.mq.enqueue(b, { n: 2 });
+      await ctx.mq.ack((await ctx.mq.claim(b, { leaseMs: 60_000 }))!);
+      expect(await ctx.row(b, other, "state")).toEqual(["completed"]);
+      expect(await ctx.row(b, kid, "state", "parent", "result")).toEqual(["cancelled", `${p}\0${tree.id}\x000`, "null"]);
+      expect(Number(await ctx.raw.command(["PTTL", K.b.job(kid)], K.b.meta))).toBeGreaterThan(3_500_000);
+      expect(await ctx.mq.getJob(b, kid)).toBeNull();
+      expect(await ctx.mq.counts(b)).toMatchObject({ completed: 1 });
+      expect(await ctx.mq.relayOnce([p])).toBe(1);
+      expect(await ctx.mq.claim(b, { leaseMs: 60_000 })).toBeNull();
+      expect(await ctx.mq.relayOnce([b])).toBe(1);
+      expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(tree.id);
     });
 
     test("a job of no flow acked in a queue that keeps none leaves no row", async () => {
