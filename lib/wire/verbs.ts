@@ -573,7 +573,8 @@ export const VERBS = {
       "delivery of its creation makes nothing); their deduplication keys are let go",
     writes: "`ZREM active <ids…>`; keeping: per job `HSET row state completed finished_ms <now>` (and `result <r>` when " +
       "not empty), `HDEL row deadline_ms token`, `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
-      "; else `DEL <rows…>` (a flow child's row then a tombstone, as above); `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE + "; " + FREED + "; " +
+      "; else `DEL <rows…>` (a flow child's row then a tombstone, as above); `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE +
+      "; " + FREED + "; " +
       EVENT + " (`completed`)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },

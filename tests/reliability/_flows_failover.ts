@@ -32,6 +32,8 @@ export interface FailoverFigures {
   /** Parents whose handler ended other than once / children and grandchildren likewise. */
   parentsNotOnce: number;
   childrenNotOnce: number;
+  /** Parents claimed at their first attempt other than once (woken twice, or a claim lost with the primary). */
+  parentsWokenNotOnce: number;
   /** Handler runs past the first, and those with the same attempt (a claim lost with the primary). */
   reruns: number;
   rerunsSameAttempt: number;
@@ -130,6 +132,7 @@ async function run(
     promotionMs: 0,
     parentsNotOnce: 0,
     childrenNotOnce: 0,
+    parentsWokenNotOnce: 0,
     reruns: 0,
     rerunsSameAttempt: 0,
     early: 0,
@@ -268,6 +271,7 @@ async function run(
       // landed), or one the failover made run again
       const once = (id: string): boolean => (ends.get(id) ?? 0) === 1 || ((ends.get(id) ?? 0) === 2 && killedEnds.has(id));
       if (!once(t.parent)) f.parentsNotOnce++;
+      if ((starts.get(t.parent) ?? []).filter((r) => r.attempts === 1).length !== 1) f.parentsWokenNotOnce++;
       for (const id of [...t.kids, t.grand]) if (!once(id)) f.childrenNotOnce++;
     }
     for (const q of queues) {
