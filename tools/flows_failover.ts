@@ -25,7 +25,7 @@ for (const backend of backends) {
   console.log(
     `[flows_failover ${backend}] ${f.flows} flows (${f.jobs} jobs) in ${Math.round(f.runMs / 1000)} s, ${f.flowRetries} flow calls sent again, ` +
       `promotion after ${f.promotionMs} ms | handlers run again ${f.reruns} (${f.rerunsSameAttempt} at the same attempt: a claim lost ` +
-      `with the primary) | parents not run once ${f.parentsNotOnce} (claimed at attempt 1 other than once ${f.parentsWokenNotOnce}), children not run once ${f.childrenNotOnce} | run early ${f.early}, ` +
+      `with the primary) | parents not run once ${f.parentsNotOnce} (run at attempt 1 more than once ${f.parentsWokenNotOnce}), children not run once ${f.childrenNotOnce} | run early ${f.early}, ` +
       `stuck ${f.stuck}, left ${f.left}, unbalanced ${f.unbalanced.length === 0 ? "none" : f.unbalanced.join("; ")}`,
   );
   for (const p of f.problems) console.log(`  ${p}`);

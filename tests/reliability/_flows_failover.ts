@@ -32,7 +32,7 @@ export interface FailoverFigures {
   /** Parents whose handler ended other than once / children and grandchildren likewise. */
   parentsNotOnce: number;
   childrenNotOnce: number;
-  /** Parents claimed at their first attempt other than once (woken twice, or a claim lost with the primary). */
+  /** Parents run at their first attempt more than once (woken twice, or a claim lost with the primary). */
   parentsWokenNotOnce: number;
   /** Handler runs past the first, and those with the same attempt (a claim lost with the primary). */
   reruns: number;
@@ -65,7 +65,7 @@ function workerProcess(arg: unknown): { proc: ChildProcess; lines: string[]; exi
     buffer = parts.pop()!;
     lines.push(...parts);
   });
-  return { proc, lines, exited: new Promise((done) => proc.once("exit", () => done())) };
+  return { proc, lines, exited: new Promise((done) => proc.once("close", () => done())) };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -271,7 +271,8 @@ async function run(
       // landed), or one the failover made run again
       const once = (id: string): boolean => (ends.get(id) ?? 0) === 1 || ((ends.get(id) ?? 0) === 2 && killedEnds.has(id));
       if (!once(t.parent)) f.parentsNotOnce++;
-      if ((starts.get(t.parent) ?? []).filter((r) => r.attempts === 1).length !== 1) f.parentsWokenNotOnce++;
+      // (none seen: the killed worker claimed it and died before its handler started)
+      if ((starts.get(t.parent) ?? []).filter((r) => r.attempts === 1).length > 1) f.parentsWokenNotOnce++;
       for (const id of [...t.kids, t.grand]) if (!once(id)) f.childrenNotOnce++;
     }
     for (const q of queues) {
