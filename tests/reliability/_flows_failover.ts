@@ -5,7 +5,8 @@
  * 2 processes (which relay) run them; one worker process is SIGKILLed mid-run, then the parent's
  * primary is SIGKILLed and its replica promoted. At the end every parent ran after all its
  * descendants; the counts say how often a handler ran again (a killed worker's jobs, or writes the
- * dead primary took with it), what is stuck, and whether every queue's counters balance.
+ * dead primary took with it), what is stuck, which flows the dead primary took whole (a FLOW
+ * acknowledged before a replica had it), and whether every queue's counters balance.
  *
  * Run by tools/flows_failover.ts (`--flows 500`) and tests/reliability/flows_failover.test.ts.
  */
@@ -39,8 +40,13 @@ export interface FailoverFigures {
   rerunsSameAttempt: number;
   /** Parents (and the middle children) that started while a child had not finished. */
   early: number;
-  /** Parents not completed at the end (after the cap). */
+  /** Parents not completed at the end (after the cap), their flow's writes still there. */
   stuck: number;
+  /**
+   * Flows acknowledged whose every row is missing at the end: the FLOW write went with the dead
+   * primary before a replica had it (replication is asynchronous, and `flow` has no `durable`).
+   */
+  lostWithPrimary: number;
   /** Outbox entries and waiting parents left, over every queue. */
   left: number;
   /** Queues whose counters do not balance (enqueued ≠ acked + buried, or completed ≠ its jobs). */
@@ -137,6 +143,7 @@ async function run(
     rerunsSameAttempt: 0,
     early: 0,
     stuck: 0,
+    lostWithPrimary: 0,
     left: 0,
     unbalanced: [],
     runMs: 0,
@@ -222,7 +229,19 @@ async function run(
       for (const p of procs) for (const l of p.lines) if (l.startsWith(`end ${parentQ} `)) s.add(l.split(" ")[2]!);
       return s;
     };
-    await waitUntil("every parent to run", () => trees.every((t) => doneParents().has(t.parent)), 240_000, 100).catch(() => {});
+    // every parent ran, or nothing ended for 30 s (a flow the dead primary took whole never will)
+    let ended = -1;
+    let since = Date.now();
+    await waitUntil(
+      "every parent to run",
+      () => {
+        const now = procs.reduce((n, p) => n + p.lines.length, 0);
+        if (now !== ended) [ended, since] = [now, Date.now()];
+        return trees.every((t) => doneParents().has(t.parent)) || Date.now() - since > 30_000;
+      },
+      240_000,
+      100,
+    ).catch(() => {});
     await waitUntil(
       "every queue to be idle, every outbox empty",
       async () => {
@@ -264,8 +283,12 @@ async function run(
       }
       const state = await raw(parentQ, ["HGET", keyspace(parentQ).job(t.parent as never), "state"]);
       if (state !== "completed") {
-        f.stuck++;
-        problem(`parent ${t.parent}: ${String(state)}`);
+        const rows = [[parentQ, t.parent], ...kidQs.map((q, i) => [q, t.kids[i]!]), [grandQ, t.grand]] as Array<[string, string]>;
+        let any = 0;
+        for (const [q, id] of rows) any += Number(await raw(q, ["EXISTS", keyspace(q).job(id as never)]));
+        if (any === 0 && !starts.has(t.parent)) f.lostWithPrimary++;
+        else f.stuck++;
+        problem(`parent ${t.parent}: ${String(state)}, ${any} of its flow's 6 rows left`);
       }
       // a handler that ended twice: a run after the killed worker's (its settle may not have
       // landed), or one the failover made run again
@@ -277,7 +300,7 @@ async function run(
     }
     for (const q of queues) {
       const s = await settled(() => mq.stats(q));
-      const jobs = flows; // each queue holds one job of each flow
+      const jobs = flows - f.lostWithPrimary; // each queue holds one job of each flow
       const left = Number(await raw(q, ["ZCARD", keyspace(q).outbox])) + Number(await raw(q, ["ZCARD", keyspace(q).waiting]));
       f.left += left;
       if (s.enqueued !== s.acked + s.buried || s.completed !== jobs || s.dead !== 0 || s.pending + s.active + s.schedule !== 0) {
