@@ -3,7 +3,7 @@
  * (`meta`'s `completed_max`, absent: {@link COMPLETED_MAX_DEFAULT}; 0: none) each row stays, state
  * `completed`, with its finish time and the result (when not empty), its id in `completed`, and
  * the completed set is trimmed to the queue's retention (`retention.ts`); else the rows are
- * deleted. Their deduplication keys are let go; one `completed` event. Reply: the count.
+ * deleted (a flow child's becomes a tombstone: a second delivery of its creation makes nothing). Their deduplication keys are let go; one `completed` event. Reply: the count.
  *
  * The steps are one function, `emq_ack_part` ({@link ACK_PART_LUA}), which runs step 5 and hands
  * back step 6 as a closure: ACK's script runs it at once, SETTLE (`settle.ts`) after every part's
@@ -60,7 +60,14 @@ local function emq_ack_part(base, cluster, n, id, token, result)
         redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
       end)
     else
+      -- a flow's child leaves a tombstone: a second delivery of its creation (its relay died
+      -- between APPLY and UNBOX) must not make it again
+      local parents = {}
+      for j = 1, n do parents[j] = redis.call('HGET', rows[j], '${ROW.parent}') end
       emq_each('DEL', nil, rows)
+      for j = 1, n do
+        if parents[j] then emq_flow_tombstone(rows[j], parents[j]) end
+      end
     end
     redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
     emq_history_add(hist, n)

@@ -296,6 +296,13 @@ local function emq_flow_unfinished(base, row, parent)
   return here
 end
 
+-- Step 6: a tombstone at row (a child of parent): state cancelled, expiring after TOMBSTONE_MS, so
+-- that a late creation of the child (a second delivery of its entry) finds a row and makes nothing.
+local function emq_flow_tombstone(row, parent)
+  redis.call('HSET', row, '${ROW.state}', '${STATE.cancelled}', '${ROW.parent}', parent)
+  redis.call('PEXPIRE', row, ${TOMBSTONE_MS})
+end
+
 -- Step 6: child id of this queue, naming parent, cancelled unless it started: a pending job never
 -- claimed (attempts 0) leaves its ready list and its row is deleted ('ready' leaves wake when no
 -- ready job is left); a child parent that waits (never claimed) leaves waiting, its own unfinished
@@ -314,8 +321,7 @@ local function emq_flow_cancel(base, id, parent, tombstone)
     local pending, wake, waiting = base .. '${KEY.pending}', base .. '${KEY.wake}', base .. '${KEY.waiting}'
     if t == 'none' then
       if w[3] then
-        redis.call('HSET', row, '${ROW.state}', '${STATE.cancelled}', '${ROW.parent}', w[2])
-        redis.call('PEXPIRE', row, ${TOMBSTONE_MS})
+        emq_flow_tombstone(row, w[2])
         wrote = true
       end
     elseif f[1] == '${STATE.waiting}' and f[2] == '0' and f[3] == w[2] then

@@ -13,7 +13,17 @@
  * @module
  */
 import type { QueueType } from "../keyspace/mod.ts";
-import { COMPLETED_AGE_DEFAULT_MS, COMPLETED_MAX_DEFAULT, DEAD_AGE_DEFAULT_MS, DEAD_MAX_DEFAULT, META, TRIM_LIMIT } from "../wire/mod.ts";
+import {
+  COMPLETED_AGE_DEFAULT_MS,
+  COMPLETED_MAX_DEFAULT,
+  DEAD_AGE_DEFAULT_MS,
+  DEAD_MAX_DEFAULT,
+  META,
+  ROW,
+  STATE,
+  TOMBSTONE_MS,
+  TRIM_LIMIT,
+} from "../wire/mod.ts";
 import { KEY_PREFIX } from "./keys.ts";
 
 /** Each set of finished jobs and its limits: `meta`'s fields, their defaults, and what a count limit of 0 means. */
@@ -87,10 +97,21 @@ local function emq_retention_select(base, set, now, adding, card)
   return emq_retention_pick(base, set, now, adding, max, age, card)
 end
 
+-- The victims leave set and their rows go; a flow child's becomes a tombstone (state cancelled,
+-- its parent, expiring after TOMBSTONE_MS): a second delivery of its creation (its relay died
+-- between APPLY and UNBOX) finds a row and makes nothing.
 local function emq_retention_apply(base, set, victims)
   if #victims.ids == 0 then return end
+  local parents = {}
+  for i, row in ipairs(victims.rows) do parents[i] = redis.call('HGET', row, '${ROW.parent}') end
   emq_each('ZREM', base .. set, victims.ids)
   emq_each('DEL', nil, victims.rows)
+  for i, row in ipairs(victims.rows) do
+    if parents[i] then
+      redis.call('HSET', row, '${ROW.state}', '${STATE.cancelled}', '${ROW.parent}', parents[i])
+      redis.call('PEXPIRE', row, ${TOMBSTONE_MS})
+    end
+  end
 end
 
 -- Settled jobs (n ids) go into set (ACK's completed, BURY's dead) scored now, each row written by

@@ -52,8 +52,9 @@ export const MAX_ENTRY_BYTES = MAX_PAYLOAD_BYTES + 8192;
 /**
  * How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of
  * a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its
- * entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One
- * hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
+ * entry leased by a relay that died: it comes back once that lease runs out) makes nothing; so does
+ * a finished child whose row an ACK or a retention trim deletes. One hour: far above any relay lease
+ * (the client's relay leases for 10 s by default, at most 10 min).
  */
 export const TOMBSTONE_MS = 3_600_000;
 /** What cancelling a flow's unfinished child writes (a failed parent's, a removed parent's). */
@@ -516,7 +517,8 @@ const EVENT = `when \`meta\`'s \`events_max\` (absent: ${EVENTS_MAX_DEFAULT}) is
   'MAXLEN ~ <events_max> * type <type> …` (docs/WIRE.md, "Events")';
 /** What ACK and CLAIM write to keep completed jobs within the queue's retention. */
 const COMPLETED_RETENTION = "retention of completed jobs: `ZREM completed` and `DEL` of the oldest rows past " +
-  "`completed_max` or older than `completed_age_ms`, at most 1000";
+  "`completed_max` or older than `completed_age_ms`, at most 1000 (" + "a flow child's row then a tombstone: " +
+  "`HSET row state cancelled parent <its parent>`, `PEXPIRE row <TOMBSTONE_MS>`)";
 
 /** The wire's verbs, in wire order. */
 export const VERBS = {
@@ -581,10 +583,12 @@ export const VERBS = {
     reply: "integer: jobs settled",
     effect: "ids leave active; when the queue keeps completed jobs (`completed_max`, absent: " +
       `${COMPLETED_MAX_DEFAULT}) their rows stay, state \`completed\`, with the result, and the completed set is ` +
-      "trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go",
+      "trimmed to the queue's retention; else their rows are deleted (a flow child's becomes a tombstone: a second " +
+      "delivery of its creation makes nothing); their deduplication keys are let go",
     writes: "`ZREM active <ids…>`; keeping: per job `HSET row state completed finished_ms <now>` (and `result <r>` when " +
       "not empty), `HDEL row deadline_ms token`, `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
-      "; else `DEL <rows…>`; `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE + "; " + FREED + "; " +
+      "; else `DEL <rows…>` (a flow child's row then a tombstone, as above); `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE +
+      "; " + FREED + "; " +
       EVENT + " (`completed`)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },
@@ -614,7 +618,7 @@ export const VERBS = {
     writes: "per job `ZREM active id`, `ZADD dead <now> id`, `HSET row state dead reason <r> buried_ms <now>`; " +
       FAILURE + "; " +
       "`HINCRBY meta buried <n>`; " + HISTORY("n to `buried`") + "; retention (docs/WIRE.md): `ZREM dead` and `DEL` of the oldest rows past " +
-      "`dead_max` or older than `dead_age_ms`, at most 1000; " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT +
+      "`dead_max` or older than `dead_age_ms`, at most 1000 (a flow child's row then a tombstone, as ACK's); " + DEDUP_RELEASE + "; " + FREED + "; " + EVENT +
       " (`dead`, one per job)",
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating", "lease-lost"],
   },

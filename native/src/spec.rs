@@ -31,7 +31,7 @@ pub const MAX_FLOW_DEPTH: i64 = 8;
 pub const CHILD_RESULT_KEPT_BYTES: i64 = 65536;
 /// The `waiting` score of a parent without a flow deadline: after every time (2^53 − 1, exact as a double).
 pub const WAITING_FOREVER: i64 = 9007199254740991;
-/// How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its entry leased by a relay that died: it comes back once that lease runs out) makes nothing. One hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
+/// How long a tombstone lives (ms): a child cancelled before its creation reached its queue (APPLY of a `cancel` entry) leaves its row in state `cancelled` this long, so that the late creation (its entry leased by a relay that died: it comes back once that lease runs out) makes nothing; so does a finished child whose row an ACK or a retention trim deletes. One hour: far above any relay lease (the client's relay leases for 10 s by default, at most 10 min).
 pub const TOMBSTONE_MS: i64 = 3600000;
 /// Failed attempts' errors a job's row keeps: the newest, in the fields `failure:0` to `failure:9` (docs/WIRE.md).
 pub const FAILURES_KEPT: i64 = 10;
@@ -216,7 +216,7 @@ pub mod verb {
     pub const SCHEDULE: Verb = Verb { name: "EMQ.SCHEDULE", command: "emq.schedule", args: &[], group: &[arg::ID, arg::DUE_MS, arg::OPTS, arg::PAYLOAD], min_groups: 1, admits: true };
     /// `EMQ.CLAIM`: moves due ids schedule → pending and expired leases active → pending (at most 1000 each), then, unless the queue is paused or parked (PENALIZE), pops up to count ids — fewer when the queue's concurrency limit or rate limit (LIMIT) allows fewer — from the tail of pending into active at now+lease_ms, each with attempts+1 and a new token; with block_ms > 0 and nothing claimed, the module waits on pending (the scripts answer at once: the client waits on wake).
     pub const CLAIM: Verb = Verb { name: "EMQ.CLAIM", command: "emq.claim", args: &[arg::LEASE_MS, arg::COUNT, arg::BLOCK_MS], group: &[], min_groups: 1, admits: false };
-    /// `EMQ.ACK`: ids leave active; when the queue keeps completed jobs (`completed_max`, absent: 1000) their rows stay, state `completed`, with the result, and the completed set is trimmed to the queue's retention; else their rows are deleted; their deduplication keys are let go.
+    /// `EMQ.ACK`: ids leave active; when the queue keeps completed jobs (`completed_max`, absent: 1000) their rows stay, state `completed`, with the result, and the completed set is trimmed to the queue's retention; else their rows are deleted (a flow child's becomes a tombstone: a second delivery of its creation makes nothing); their deduplication keys are let go.
     pub const ACK: Verb = Verb { name: "EMQ.ACK", command: "emq.ack", args: &[], group: &[arg::ID, arg::TOKEN, arg::RESULT], min_groups: 1, admits: false };
     /// `EMQ.RETRY`: active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending (ready now, as a promotion would put it); reason kept.
     pub const RETRY: Verb = Verb { name: "EMQ.RETRY", command: "emq.retry", args: &[], group: &[arg::ID, arg::TOKEN, arg::DELAY_MS, arg::REASON, arg::FAILURE], min_groups: 1, admits: false };

@@ -2,7 +2,7 @@
 //! completed jobs (`meta`'s `completed_max`, absent: 1000) their rows stay, state `completed` with
 //! `finished_ms` and the result (when not empty), in `completed` scored by now, and the completed
 //! set is trimmed to the queue's retention (`retention`); with `completed_max` 0 their rows are
-//! deleted. Their deduplication keys are let go; one `completed` event names them, with their
+//! deleted (a flow child's becomes a tombstone: a second delivery of its creation makes nothing). Their deduplication keys are let go; one `completed` event names them, with their
 //! results (each up to `EVENT_RESULT_MAX_BYTES`; a longer one flagged `-1:`). Reply: the count.
 
 use super::flows;
@@ -74,11 +74,23 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
             },
         ),
         None => {
+            // a flow's child leaves a tombstone: a second delivery of its creation (its relay
+            // died between APPLY and UNBOX) must not make it again
+            let parents: Vec<Option<Owned>> = settle
+                .rows
+                .iter()
+                .map(|row| ctx.open(row.as_str()).hget(l.row.parent))
+                .collect();
             for row in &settle.rows {
                 ctx.open(row.as_str()).delete();
             }
             let del: Vec<Str> = settle.rows.iter().map(Owned::as_str).collect();
             ctx.replicate(c"DEL", &del);
+            for (row, parent) in settle.rows.iter().zip(&parents) {
+                if let Some(parent) = parent {
+                    flows::leave_tombstone(s, &ctx.open(row.as_str()), parent.as_str());
+                }
+            }
         }
     }
     settle.freed(s);

@@ -457,6 +457,15 @@ pub fn cancel_unfinished(s: &Scope, row: &Key, parent: &[u8], here: bool) {
     }
 }
 
+/// Step 6: a tombstone at `row` (a child of `parent`): state `cancelled`, expiring after
+/// `TOMBSTONE_MS`, so that a late creation of the child (a second delivery of its entry) finds a
+/// row and makes nothing.
+pub fn leave_tombstone(s: &Scope, row: &Key, parent: Str) {
+    let l = lit();
+    row.hset(&[(l.row.state, l.state.cancelled), (l.row.parent, parent)]);
+    row.pexpire_at(s.now() + crate::spec::TOMBSTONE_MS);
+}
+
 /// Step 6: child `id` of this queue, naming `parent`, cancelled unless it started: a pending job
 /// never claimed (attempts 0) leaves its ready list and its row is deleted (the `ready` marker
 /// leaves `wake` when no ready job is left); a missing row becomes a tombstone when `tombstone`
@@ -466,12 +475,7 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
     let row = ctx.open_named(s.row(id));
     match row.kind() {
         Kind::Empty if tombstone => {
-            let parent = ctx.string(parent);
-            row.hset(&[
-                (l.row.state, l.state.cancelled),
-                (l.row.parent, parent.as_str()),
-            ]);
-            row.pexpire_at(s.now() + crate::spec::TOMBSTONE_MS);
+            leave_tombstone(s, &row, ctx.string(parent).as_str());
             true
         }
         Kind::Hash => {

@@ -6,6 +6,7 @@
 //! The one difference between the two: `dead_max` 0 is no limit, `completed_max` 0 keeps none (an
 //! age of 0 is no limit for both).
 
+use super::flows;
 use super::scope::Scope;
 use crate::ffi::{Key, Kind, Owned, Str};
 use crate::gates;
@@ -135,12 +136,19 @@ impl Victims<'_> {
     }
 }
 
-/// Deletes `victims` from their set and their rows; replicated.
+/// Deletes `victims` from their set and their rows; replicated. A flow child's row becomes a
+/// tombstone ([`flows::leave_tombstone`]): a second delivery of its creation (its relay died
+/// between APPLY and UNBOX) finds a row and makes nothing.
 pub fn apply(s: &Scope, set: &Key, victims: &Victims) {
     if victims.ids.is_empty() {
         return;
     }
     let ctx = s.ctx;
+    let parents: Vec<Option<Owned>> = victims
+        .rows
+        .iter()
+        .map(|row| ctx.open(row.as_str()).hget(lit().row.parent))
+        .collect();
     for (id, row) in victims.ids.iter().zip(&victims.rows) {
         set.zrem(id.as_str());
         ctx.open(row.as_str()).delete();
@@ -150,6 +158,11 @@ pub fn apply(s: &Scope, set: &Key, victims: &Victims) {
     ctx.replicate(c"ZREM", &zrem);
     let del: Vec<Str> = victims.rows.iter().map(Owned::as_str).collect();
     ctx.replicate(c"DEL", &del);
+    for (row, parent) in victims.rows.iter().zip(&parents) {
+        if let Some(parent) = parent {
+            flows::leave_tombstone(s, &ctx.open(row.as_str()), parent.as_str());
+        }
+    }
 }
 
 /// Settled jobs (`ids`, their `rows`) go into `set` (ACK's `completed`, BURY's `dead`) scored
