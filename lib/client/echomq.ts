@@ -19,7 +19,7 @@ import type { QueueEventItem } from "./events.ts";
 import { JOB_EVENTS_SCAN, type JobEvents, jobEvents, MAX_JOB_EVENTS_SCAN, recentEvents } from "./recent_events.ts";
 import { enqueueAndWait, type EnqueueReply, type EnqueueWait, type EnqueueWaitOptions, type WaitOption, waits } from "./enqueue_wait.ts";
 import * as flows from "./flows.ts";
-import type { ChildState, FlowChild, FlowNode, FlowParent, FlowSpec } from "./flows.ts";
+import type { AddChildrenOptions, ChildState, FlowChild, FlowNode, FlowParent, FlowSpec } from "./flows.ts";
 import { flowOf, type FlowTree } from "./flow_tree.ts";
 import { type FlowStats, flowStats } from "./flow_stats.ts";
 import * as inspect from "./inspect.ts";
@@ -427,10 +427,11 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
    * 100,000 per parent; their ids derive from the parent's id and their places, which follow its
    * children so far (read first). Refused (`WireError`, rule `not-open`) when the parent is sealed,
    * gone or no longer waiting; `flow-place` when another call added children between the read and
-   * this one (call again); `fan-in` past 100,000. Returns the children's ids.
+   * this one (call again); `fan-in` past 100,000. Returns the children's ids. With `durable`, resolves
+   * only once a replica has them (as `flow`'s `durable`).
    */
-  async addChildren(parent: FlowParent, children: readonly FlowChild[]): Promise<FlowNode[]> {
-    return await flows.addChildren(this.#c, parent, children);
+  async addChildren(parent: FlowParent, children: readonly FlowChild[], opts?: AddChildrenOptions): Promise<FlowNode[]> {
+    return await flows.addChildren(this.#c, parent, children, opts);
   }
 
   /**

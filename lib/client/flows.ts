@@ -9,10 +9,12 @@
  */
 import { Decoder } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { type GroupArgs, MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, ROW, type WireCall, wireCall } from "../wire/mod.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
+import type { WaitFor } from "./backend.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
+import { checkWait, type DurableOptions, waitFor } from "./options.ts";
 import { fields, jsonOrText } from "./info.ts";
 import { jobOptions } from "./options.ts";
 
@@ -100,6 +102,20 @@ export interface FlowSpec<P> {
    * `relay`), within one relay interval. Default: none.
    */
   readonly deadlineMs?: number;
+  /**
+   * Resolve only once a replica (or `replicas`) has the flow: FLOW is followed by `WAIT` on the
+   * parent's primary, as for `EnqueueOptions.durable` (a shortfall rejects with `DurabilityError`
+   * naming the parent: the flow was written on the primary and may be lost with it; send it again
+   * with the same `id`, which is refused as a duplicate if it landed). Children in other queues are
+   * made by a relay: give the relay `durable` too.
+   */
+  readonly durable?: boolean | DurableOptions;
+}
+
+/** Options of `addChildren`. */
+export interface AddChildrenOptions {
+  /** Resolve only once a replica has the children (ADOPT then `WAIT`): as {@link FlowSpec.durable}. */
+  readonly durable?: boolean | DurableOptions;
 }
 
 /** A flow's parent, as `addChildren` and `seal` name it (a {@link FlowNode} does). */
@@ -327,10 +343,10 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
     assertJobId(spec.id);
     parent = spec.id as JobId;
   }
+  const wait = waitFor("flow", spec.durable);
   const [groups, nodes] = await placed(parent, 0, checked);
-  await c.impl.call(
-    wireCall("FLOW", ks, { parent, parent_opts: parentOpts, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups),
-  );
+  const call = wireCall("FLOW", ks, { parent, parent_opts: parentOpts, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups);
+  await durably(c, "flow", ks, call, [parent], wait);
   return { id: parent, queue: ks.name, children: nodes };
 }
 
@@ -338,17 +354,37 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
  * See `EchoMQ.addChildren`: the children checked before any wire, the parent's count of children
  * read (their places start there: ids derive from places), then one ADOPT on its queue.
  */
-export async function addChildren<P>(c: ClientContext<P>, parent: FlowParent, kids: readonly FlowChild[]): Promise<FlowNode[]> {
+export async function addChildren<P>(
+  c: ClientContext<P>,
+  parent: FlowParent,
+  kids: readonly FlowChild[],
+  opts: AddChildrenOptions = {},
+): Promise<FlowNode[]> {
   if (parent === null || typeof parent !== "object") throw refuse("the parent must be { queue, id }");
   const ks = c.keyspace(parent.queue);
   assertJobId(parent.id);
   const checked = checkChildren(c, kids);
+  const wait = waitFor("addChildren", opts?.durable);
   const count = await c.conn.command(["HGET", ks.job(parent.id), ROW.children], ks.meta);
   const read = count === null ? 0 : Number(String(count));
   const from = Number.isSafeInteger(read) && read >= 0 ? read : 0;
   const [groups, nodes] = await placed(parent.id as JobId, from, checked);
-  await c.impl.call(wireCall<"ADOPT">("ADOPT", ks, { parent: parent.id, from }, groups));
+  await durably(c, "addChildren", ks, wireCall<"ADOPT">("ADOPT", ks, { parent: parent.id, from }, groups), nodes.map((n) => n.id), wait);
   return nodes;
+}
+
+/**
+ * Sends `call`; with `wait`, followed by `WAIT` on the queue's primary in one batch (a refusal is
+ * thrown as `call` alone throws it; too few replicas: `DurabilityError` naming `ids`).
+ */
+async function durably<P>(c: ClientContext<P>, what: string, ks: Keyspace, call: WireCall, ids: readonly string[], wait: WaitFor | undefined): Promise<void> {
+  if (wait === undefined) {
+    await c.impl.call(call);
+    return;
+  }
+  const [reply, waited] = await c.impl.callMany([call], wait);
+  if (reply instanceof Error) throw reply;
+  checkWait(what, ks.name, ids, waited, wait);
 }
 
 /** See `EchoMQ.seal`: one SEAL on the parent's queue. */

@@ -40,6 +40,7 @@ export type { QueueScanPage } from "./inspect.ts";
 export type { FlowTree } from "./flow_tree.ts";
 export type { FlowStats } from "./flow_stats.ts";
 export {
+  type AddChildrenOptions,
   childId,
   type ChildState,
   type FlowChild,

@@ -17,7 +17,7 @@ import { Decoder } from "@valkey/valkey-glide";
 import { wireCall } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { wholeNumber } from "./options.ts";
+import { checkWait, type DurableOptions, waitFor, wholeNumber } from "./options.ts";
 
 /** How a relay runs. */
 export interface RelayOptions {
@@ -27,6 +27,13 @@ export interface RelayOptions {
   readonly batch?: number;
   /** How long an idle relay waits before it looks again (ms; default 250): the consistency window's main term. */
   readonly intervalMs?: number;
+  /**
+   * Acknowledge an entry only once a replica (or `replicas`) of its destination has what it applied:
+   * each APPLY and TELL is followed by `WAIT` on the destination's primary. An entry a replica has not
+   * acknowledged in time stays leased, and is applied again (changing nothing) once its lease runs
+   * out: a failover cannot lose an acknowledged entry's effect. Default: no `WAIT`.
+   */
+  readonly durable?: boolean | DurableOptions;
   /** Errors of a round (the relay goes on); default `console.error`. */
   readonly onError?: (e: unknown) => void;
 }
@@ -40,6 +47,13 @@ export interface Relay {
 /** The destination queue of an entry: its second NUL-separated field. */
 function destination(entry: Uint8Array): string {
   const a = entry.indexOf(0);
+  const b = entry.indexOf(0, a + 1);
+  return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
+}
+
+/** The job an entry is about (its third field: the child made, cancelled or told of, or the parent told). */
+function subject(entry: Uint8Array): string {
+  const a = entry.indexOf(0, entry.indexOf(0) + 1);
   const b = entry.indexOf(0, a + 1);
   return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
 }
@@ -65,6 +79,7 @@ const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) 
 export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Promise<number> {
   const leaseMs = wholeNumber("relay: leaseMs", "lease-ms", opts.leaseMs ?? 10_000, 1);
   const count = wholeNumber("relay: batch", "count", opts.batch ?? 100, 1);
+  const wait = waitFor("relay", opts.durable);
   const one = async (queue: string): Promise<number> => {
     const ks = c.keyspace(queue);
     const reply = (await c.impl.call(wireCall("OUTBOX", ks, { lease_ms: leaseMs, count }), Decoder.Bytes)) as unknown[];
@@ -84,7 +99,13 @@ export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[
       for (const [verb, part] of [["APPLY", entries.filter(creates)], ["TELL", entries.filter((e) => !creates(e))]] as const) {
         if (part.length === 0) continue;
         try {
-          await c.impl.call(wireCall(verb, c.keyspace(dest), {}, part.map((entry) => ({ entry }))));
+          const call = wireCall(verb, c.keyspace(dest), {}, part.map((entry) => ({ entry })));
+          if (wait === undefined) await c.impl.call(call);
+          else {
+            const [reply, waited] = await c.impl.callMany([call], wait);
+            if (reply instanceof Error) throw reply;
+            checkWait(`relay (${verb})`, dest, part.map(subject), waited, wait);
+          }
           for (const e of part) landed.add(e);
         } catch (e) {
           failure ??= e;

@@ -5,7 +5,7 @@
  * WAIT runs on the queue's own primary.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { BatchError, DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
+import { BatchError, childId, DurabilityError, EchoMQ, EchoMQError } from "../../client.ts";
 import { jobKey, keyspace, slot } from "../../mod.ts";
 import {
   command,
@@ -133,6 +133,50 @@ for (const backend of ["module", "scripts"] as const) {
       }
     }, 60_000);
   });
+}
+
+// Flows (issue 36's failover gap): `flow` and `addChildren` with `durable` wait for a replica of
+// the parent's primary; a relay with `durable` acknowledges an entry only once a replica of its
+// destination has what it applied, so an entry whose effect a failover could lose stays leased.
+for (const backend of ["module", "scripts"] as const) {
+  test(`flows durable (${backend}): flow, addChildren and a relay wait for a replica; without one they fall short and keep the entries`, async () => {
+    const withReplica = await connect(pair.primary.port, backend);
+    const alone = await connect(lone.port, backend);
+    const outbox = (port: number, q: string): Promise<unknown> => command(port, ["ZCARD", keyspace(q).outbox]);
+    try {
+      const [p, c] = [`fd-p-${backend}`, `fd-c-${backend}`];
+      const tree = await withReplica.flow({ queue: p, payload: { n: 0 }, open: true, children: [{ queue: c, payload: { n: 1 } }], durable: true });
+      // read at once on the replica: WAIT proved it has the parent and its outbox entry
+      expect(await command(pair.replica.port, ["HGET", jobKey(p, tree.id), "state"])).toBe("waiting");
+      expect(await outbox(pair.replica.port, p)).toBe(1);
+      const [more] = await withReplica.addChildren(tree, [{ queue: c, payload: { n: 2 } }], { durable: { timeoutMs: 5_000 } });
+      expect(await outbox(pair.replica.port, p)).toBe(2);
+      expect(await withReplica.relayOnce([p], { durable: true })).toBe(2);
+      expect(await command(pair.replica.port, ["HGET", jobKey(c, more!.id), "state"])).toBe("pending");
+
+      // no replica: the flow is on the primary, and the call says it may be lost
+      const err = await alone.flow({ queue: p, payload: { n: 0 }, children: [{ queue: c, payload: { n: 1 } }], durable: { timeoutMs: 100 } })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(DurabilityError);
+      const d = err as DurabilityError;
+      expect([d.rule, d.queue, d.acknowledged, d.ids.length]).toEqual(["durable", p, 0, 1]);
+      expect(d.message).toStartWith(`flow: ${d.ids[0]} on queue "${p}" was written on the primary, but 0 of 1 replica(s)`);
+      expect(await command(lone.port, ["HGET", jobKey(p, d.ids[0]!), "state"])).toBe("waiting");
+      // a durable relay applies (the child is made) but acknowledges nothing: the entry stays for a later round
+      const relayed = await alone.relayOnce([p], { durable: { timeoutMs: 100 }, leaseMs: 1 }).catch((e: unknown) => e);
+      expect(relayed).toBeInstanceOf(DurabilityError);
+      expect((relayed as DurabilityError).message).toStartWith(`relay (APPLY): `);
+      expect(await outbox(lone.port, p)).toBe(1);
+      const child = childId(d.ids[0]!, 0);
+      expect(await command(lone.port, ["HGET", jobKey(c, await child), "state"])).toBe("pending");
+      // a relay without durable takes it once its lease ran out, applies it again (nothing changes), and acknowledges it
+      expect(await alone.relayOnce([p])).toBe(1);
+      expect(await outbox(lone.port, p)).toBe(0);
+      expect(await command(lone.port, ["LLEN", keyspace(c).pending])).toBe(1);
+    } finally {
+      await Promise.all([withReplica.close(), alone.close()]);
+    }
+  }, 60_000);
 }
 
 // BatchError's contract: `landed` ids are on the server (skip them when retrying), `unsent` ids are
