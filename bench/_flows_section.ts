@@ -17,18 +17,21 @@ function f2Text(r: Record<string, any> | undefined): string {
   if (r === undefined) return "F2 (a 3-primary cluster, children in 12 queues) not in this run (`bun bench/flows_cluster.ts`).\n";
   const each = (s: string): string => r.perRound[s].map((m: { flowsPerSec: number }) => f1(m.flowsPerSec)).join(", ");
   const us = (s: string): string => r.perRound[s].map((m: { serverUsecPerFlow: number }) => f0(m.serverUsecPerFlow)).join(", ");
+  const cl = (s: string): string =>
+    r.perRound[s].map((m: { clientUsecPerFlow?: number }) => (m.clientUsecPerFlow === undefined ? "—" : f0(m.clientUsecPerFlow))).join(", ");
   const ratio = r.moduleOverBullmq.median as number;
   return `
 **F2** — a local 3-primary cluster: ${f0(r.flows)} flows, each a parent and one child in each of ${r.queues} queues spread 4 to a primary
 (EchoMQ: every queue its own slot, every edge through the parent's outbox, relays every ${r.relayMs} ms; BullMQ: every
 queue under one shared hashtag, \`{f2}\`, the only way its flows run on a cluster), ${r.inFlight} adds in flight, workers of
-concurrency 50 in all. Flows/s per round (first add → last parent done), server µs per flow (all primaries):
+concurrency 50 in all, all in one client process. Flows/s per round (first add → last parent done), server µs per
+flow (all primaries), client µs per flow (the one process: producer, workers, relays, the connections' threads):
 
-| system | flows/s | server µs per flow |
-| --- | --- | --- |
-| EchoMQ module | ${each("module")} | ${us("module")} |
-| EchoMQ scripts | ${each("scripts")} | ${us("scripts")} |
-| BullMQ FlowProducer | ${each("bullmq")} | ${us("bullmq")} |
+| system | flows/s | server µs per flow | client µs per flow |
+| --- | --- | --- | --- |
+| EchoMQ module | ${each("module")} | ${us("module")} | ${cl("module")} |
+| EchoMQ scripts | ${each("scripts")} | ${us("scripts")} | ${cl("scripts")} |
+| BullMQ FlowProducer | ${each("bullmq")} | ${us("bullmq")} | ${cl("bullmq")} |
 
 | target | measured | verdict |
 | --- | ---: | --- |

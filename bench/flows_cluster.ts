@@ -49,7 +49,15 @@ const share = (i: number): number => Math.floor(CONCURRENCY / (QUEUES + 1)) + (i
 interface F2 {
   readonly flowsPerSec: number;
   readonly serverUsecPerFlow: number;
+  /** This process's CPU (user + system, every thread: workers, relays, producer, glide) per flow. */
+  readonly clientUsecPerFlow: number;
 }
+
+/** This process's CPU in µs since `from` (`process.cpuUsage`). */
+const clientUsec = (from: NodeJS.CpuUsage): number => {
+  const u = process.cpuUsage(from);
+  return u.user + u.system;
+};
 
 async function emq(mq: EchoMQ<unknown>, stem: string, flows: number): Promise<F2> {
   const { parent, children } = names(stem);
@@ -57,6 +65,7 @@ async function emq(mq: EchoMQ<unknown>, stem: string, flows: number): Promise<F2
   const relay = { intervalMs: opt["relay-ms"] };
   const workers: Worker<unknown>[] = children.map((q, i) => mq.work(q, () => ({ ok: true }), { concurrency: share(i + 1), relay }));
   workers.push(mq.work(parent, () => void done++, { concurrency: share(0), relay }));
+  const cpu0 = process.cpuUsage();
   const { ms, cost } = await phase(ports, async () => {
     await pool(
       opt.flows,
@@ -65,8 +74,9 @@ async function emq(mq: EchoMQ<unknown>, stem: string, flows: number): Promise<F2
     );
     await until(`${stem}'s parents`, () => done >= flows, 600_000, 2);
   });
+  const client = clientUsec(cpu0);
   await Promise.all(workers.map((w) => w.stop()));
-  return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows };
+  return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows, clientUsecPerFlow: client / flows };
 }
 
 async function bull(stem: string, flows: number): Promise<F2> {
@@ -80,6 +90,7 @@ async function bull(stem: string, flows: number): Promise<F2> {
   workers.push(new BullWorker(parent, async () => void done++, { connection, prefix: BULL_PREFIX, concurrency: share(0) }));
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   try {
+    const cpu0 = process.cpuUsage();
     const { ms, cost } = await phase(ports, async () => {
       await pool(flows, opt["in-flight"], () =>
         producer.add({
@@ -90,7 +101,7 @@ async function bull(stem: string, flows: number): Promise<F2> {
         }));
       await until(`${stem}'s parents`, () => done >= flows, 600_000, 2);
     });
-    return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows };
+    return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows, clientUsecPerFlow: clientUsec(cpu0) / flows };
   } finally {
     await Promise.all([...workers.map((w) => w.close()), producer.close()]);
     await connection.quit();
@@ -111,7 +122,10 @@ for (let r = 0; r < opt.rounds; r++) {
   for (const s of systems) {
     const m = await run1(s, `f2-${s}-${r}`);
     seen[s]!.push(m);
-    console.error(`F2 round ${r} ${s.padEnd(8)} ${m.flowsPerSec.toFixed(1)} flows/s, server ${m.serverUsecPerFlow.toFixed(0)} µs/flow`);
+    console.error(
+      `F2 round ${r} ${s.padEnd(8)} ${m.flowsPerSec.toFixed(1)} flows/s, server ${m.serverUsecPerFlow.toFixed(0)} µs/flow, ` +
+        `client ${m.clientUsecPerFlow.toFixed(0)} µs/flow`,
+    );
   }
 }
 const median = (xs: number[]): number => {
