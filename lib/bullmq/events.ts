@@ -63,7 +63,7 @@ export function translate(entry: StreamEntry, now: number): BullEvent[] {
     case "retried": {
       const until = Number(f.get("until") ?? 0);
       return each((jobId): BullEvent[] => [
-        until > now ? { event: "delayed", jobId, delay: String(until) } : { event: "waiting", jobId, prev: "failed" },
+        until > now ? { event: "delayed", jobId, delay: String(until) } : { event: "waiting", jobId, prev: "active" },
       ]);
     }
     case "dead":

@@ -112,6 +112,27 @@ for (const combo of COMBOS) {
       expect(of(seen, "added")).toEqual([{ jobId: tree.children![0]!.job.id, name: "middle" }]);
     });
 
+    test("a retry without backoff while paused: waiting (prev active), the job counted in wait", async () => {
+      const name = fresh("retry0");
+      const q = queue(name);
+      const seen = await listen(name);
+      await q.add("again", {}, { attempts: 2, backoff: 0 });
+      let done = false;
+      worker(name, async (job: Job) => {
+        if (job.attemptsMade === 0) {
+          await q.pause();
+          throw new Error("not yet");
+        }
+        done = true;
+      });
+      await eventually(() => of(seen, "waiting").some((a) => (a as { prev?: string }).prev !== undefined));
+      // BullMQ's retryJob writes waiting with prev active (the job leaves active, not failed)
+      expect(of(seen, "waiting").filter((a) => (a as { prev?: string }).prev !== undefined)).toEqual([{ jobId: "1", prev: "active" }]);
+      expect(await q.getJobCountByTypes("wait")).toBe(1);
+      await q.resume();
+      await eventually(() => done);
+    });
+
     test("a Queue's own events: waiting on add, cleaned with the ids and the type", async () => {
       const name = fresh("clean");
       const q = queue(name);
