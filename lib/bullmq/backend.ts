@@ -498,7 +498,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
 
   /** 1 completed, 2 failed, 0 not finished, -1 no such job (with the result or reason when asked). */
   isFinished(jobId: string, returnValue?: boolean): Promise<number | [number, string]> {
-    return reads.isFinished(this.#s, jobId, returnValue);
+    return reads.isFinished(this.#s, jobId, returnValue, this.toKey(jobId));
   }
 
   /** Whether the queue's concurrency limit is reached. */

@@ -218,6 +218,22 @@ for (const combo of COMBOS) {
       expect(failed).toEqual([{ jobId: bad.id!, failedReason: "bad input" }]);
     });
 
+    test("waitUntilFinished of a job already removed on completion rejects with BullMQ's missing-key text", async () => {
+      const name = fresh("gone");
+      const q = queue(name);
+      const events = new QueueEvents(name, { connection: {} }, bull.factory);
+      bull.closing(() => events.close());
+      await events.waitUntilReady();
+      const w = worker(name, async () => "qux");
+      const done = new Promise((resolve) => w.once("completed", resolve));
+      const job = await q.add("once", {}, { removeOnComplete: true });
+      await done;
+      await eventually(async () => (await q.getJob(job.id!)) === undefined);
+      const e = await job.waitUntilFinished(events, 20_000).catch((x) => x);
+      expect(e).toBeInstanceOf(Error);
+      expect((e as Error).message).toBe(`Missing key for job ${q.toKey(job.id!)}. isFinished`);
+    });
+
     test("a lease that ran out (a stalled job) goes to another worker; the first is fenced off", async () => {
       const name = fresh("stall");
       const q = queue(name);
