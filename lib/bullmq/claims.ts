@@ -29,7 +29,9 @@ export function held(s: Scope, job: Job<unknown>, token: string): JobJson {
   const now = Date.now();
   const e = envelopeIn(job.payload, job.id, now) ?? foreign(job.id, job.name, job.payload, now);
   s.locks.hold(e.id, { ref: { id: job.id, queue: job.queue, token: job.token }, bullToken: token, at: now });
-  return jobJson(e, { state: "active", attempts: job.attempts, priority: job.priority, createdAt: e.ts }, now);
+  const json = jobJson(e, { state: "active", attempts: job.attempts, priority: job.priority, createdAt: e.ts }, now);
+  if (s.workerName !== undefined) json.processedBy = s.workerName;
+  return json;
 }
 
 /**

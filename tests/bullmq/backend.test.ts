@@ -218,6 +218,16 @@ for (const combo of COMBOS) {
       expect(failed).toEqual([{ jobId: bad.id!, failedReason: "bad input" }]);
     });
 
+    test("a named Worker's jobs carry its name as processedBy (the first claim and the ones fetched after a settle)", async () => {
+      const name = fresh("named");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {} }, { name: "b", data: {} }]);
+      const seen: Array<string | undefined> = [];
+      worker(name, async (job) => void seen.push(job.processedBy), { name: "mailer-1" });
+      await eventually(() => seen.length === 2);
+      expect(seen).toEqual(["mailer-1", "mailer-1"]);
+    });
+
     test("waitUntilFinished of a job already removed on completion rejects with BullMQ's missing-key text", async () => {
       const name = fresh("gone");
       const q = queue(name);
