@@ -99,6 +99,20 @@ for (const combo of COMBOS) {
       expect(await second.getState()).toBe("completed");
     });
 
+    test("retry of a job not failed, or gone, is refused with BullMQ's reprocessJob texts, writing nothing", async () => {
+      const name = fresh("reprocess");
+      const q = queue(name);
+      const waiting = await q.add("w", {});
+      const gone = await q.add("g", {});
+      await gone.remove();
+      const raw = sites.raws.get(combo.topology)!;
+      const before = await queueDigest(raw, name);
+      expect(String(await rejection(waiting.retry()))).toContain(`Job ${waiting.id} is not in the failed state. reprocessJob`);
+      expect(String(await rejection(gone.retry()))).toContain(`Missing key for job ${gone.id}. reprocessJob`);
+      expect(await queueDigest(raw, name)).toBe(before);
+      expect(await waiting.getState()).toBe("waiting");
+    });
+
     test("remove: a waiting job is gone; an active one is locked (EchoMQ refuses to take it from its worker)", async () => {
       const name = fresh("remove");
       const q = queue(name);
