@@ -218,6 +218,19 @@ for (const combo of COMBOS) {
       expect(failed).toEqual([{ jobId: bad.id!, failedReason: "bad input" }]);
     });
 
+    test("a job's delay reads 0 when it was added without one (BullMQ's hash always has it), its delay when it was", async () => {
+      const name = fresh("delay0");
+      const q = queue(name);
+      const plain = await q.add("plain", {});
+      const later = await q.add("later", {}, { delay: 60_000 });
+      expect((await q.getJob(plain.id!))!.delay).toBe(0);
+      expect((await q.getJob(later.id!))!.delay).toBe(60_000);
+      const seen: unknown[] = [];
+      worker(name, async (job) => void seen.push(job.delay));
+      await eventually(() => seen.length === 1);
+      expect(seen).toEqual([0]);
+    });
+
     test("a named Worker's jobs carry its name as processedBy (the first claim and the ones fetched after a settle)", async () => {
       const name = fresh("named");
       const q = queue(name);
