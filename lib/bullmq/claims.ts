@@ -143,7 +143,7 @@ export async function moveToDelayed(
   delay: number,
   token: string | undefined,
   opts: { fieldsToUpdate?: Record<string, unknown>; fetchNext?: boolean } | undefined,
-): Promise<void | NextJob> {
+): Promise<NextJob | []> {
   if (s.locks.peek(bullId) === undefined && !token) refuse("moveToDelayed (a job not held)", WHY.noVerb);
   const h = s.locks.take(bullId, token, "moveToDelayed");
   const reason = String(opts?.fieldsToUpdate?.failedReason ?? "");
@@ -154,6 +154,7 @@ export async function moveToDelayed(
     const next = await moveToActive(s, token);
     if (next[0] !== null) return next;
   }
+  return []; // BullMQ's answer when no job is fetched (its Worker then looks whether it drained)
 }
 
 /** BullMQ's `retryJob` of a held job: RETRY with no delay (ready now: the head of pending). */

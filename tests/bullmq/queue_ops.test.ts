@@ -99,6 +99,18 @@ for (const combo of COMBOS) {
       expect(await second.getState()).toBe("completed");
     });
 
+    test("a failure retried after a backoff answers [] when no next job is fetched (fetchNext or not), as BullMQ's moveToDelayed", async () => {
+      const name = fresh("delayed-next");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {}, opts: { attempts: 3, backoff: 60_000 } }, { name: "b", data: {}, opts: { attempts: 3, backoff: 60_000 } }]);
+      const w = worker(name, null as never, { autorun: false });
+      const first = (await w.getNextJob("my-token"))!;
+      expect(await first.moveToFailed(new Error("later"), "my-token", false)).toEqual([]);
+      const second = (await w.getNextJob("my-token"))!;
+      expect(await second.moveToFailed(new Error("later"), "my-token", true)).toEqual([]);
+      expect([await first.getState(), await second.getState()]).toEqual(["delayed", "delayed"]);
+    });
+
     test("retry of a job not failed, or gone, is refused with BullMQ's reprocessJob texts, writing nothing", async () => {
       const name = fresh("reprocess");
       const q = queue(name);
