@@ -111,6 +111,19 @@ for (const combo of COMBOS) {
       expect([await first.getState(), await second.getState()]).toEqual(["delayed", "delayed"]);
     });
 
+    test("failing a job not active answers BullMQ's 'not in the active state', a job gone its 'Missing key', writing nothing", async () => {
+      const name = fresh("not-active");
+      const q = queue(name);
+      const waiting = await q.add("w", {}, { attempts: 3 });
+      const gone = await q.add("g", {}, { attempts: 1 });
+      await gone.remove();
+      const raw = sites.raws.get(combo.topology)!;
+      const before = await queueDigest(raw, name);
+      expect(String(await rejection(waiting.moveToFailed(new Error("x"), "0", true)))).toContain(`Job ${waiting.id} is not in the active state. retryJob`);
+      expect(String(await rejection(gone.moveToFailed(new Error("x"), "0", true)))).toContain(`Missing key for job ${gone.id}. moveToFinished`);
+      expect(await queueDigest(raw, name)).toBe(before);
+    });
+
     test("retry of a job not failed, or gone, is refused with BullMQ's reprocessJob texts, writing nothing", async () => {
       const name = fresh("reprocess");
       const q = queue(name);
