@@ -33,7 +33,7 @@ if [ ! -f "$SCRATCH/.unpacked-$BULLMQ_REF" ]; then
   # only what the shared suite needs: BullMQ's own dependencies, vitest and the tests' helpers
   (cd "$SCRATCH" && node -e '
     const p = require("./package.json");
-    const keep = ["vitest", "sinon", "ioredis", "moment", "rrule", "test-console", "progress", "minimatch", "fast-glob"];
+    const keep = ["vitest", "sinon", "ioredis", "moment", "rrule", "test-console", "progress", "minimatch", "fast-glob", "tsx"];
     p.devDependencies.tsx = "4";
     p.devDependencies = Object.fromEntries(Object.entries(p.devDependencies).filter(([k]) => keep.includes(k)));
     delete p.scripts;

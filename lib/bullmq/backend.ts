@@ -274,7 +274,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
 
   /** CLAIM of one job for `lockDuration`, held under `token` (a job a wait claimed first). */
   async moveToActive(token: string, name?: string): Promise<any[]> {
-    void name;
+    if (name) this.#s.workerName = name; // the fetches after a settle (fetchNext) claim for it too
     if (this.#closing === undefined) this.#serve();
     if (this.#p.limiter !== undefined) await (this.#limited ??= ops.setLimiter(this.#s, this.#p.limiter));
     const kept = this.#wait.kept;
@@ -498,7 +498,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
 
   /** 1 completed, 2 failed, 0 not finished, -1 no such job (with the result or reason when asked). */
   isFinished(jobId: string, returnValue?: boolean): Promise<number | [number, string]> {
-    return reads.isFinished(this.#s, jobId, returnValue);
+    return reads.isFinished(this.#s, jobId, returnValue, this.toKey(jobId));
   }
 
   /** Whether the queue's concurrency limit is reached. */

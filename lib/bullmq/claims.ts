@@ -16,9 +16,9 @@ import { extend, progress } from "../client/leases.ts";
 import { appendLog, jobLogs } from "../client/logs.ts";
 import { remove } from "../client/operations.ts";
 import { envelopeIn, jobJson } from "./envelope.ts";
-import { lockError } from "./locks.ts";
+import { type Held, lockError } from "./locks.ts";
 import { refuse, WHY } from "./refused.ts";
-import { foreign } from "./rows.ts";
+import { foreign, rowOf } from "./rows.ts";
 import type { Scope } from "./scope.ts";
 
 /** BullMQ's reply to a fetch: `[jobData, id, rateLimitDelay, delayUntil]`. */
@@ -29,7 +29,9 @@ export function held(s: Scope, job: Job<unknown>, token: string): JobJson {
   const now = Date.now();
   const e = envelopeIn(job.payload, job.id, now) ?? foreign(job.id, job.name, job.payload, now);
   s.locks.hold(e.id, { ref: { id: job.id, queue: job.queue, token: job.token }, bullToken: token, at: now });
-  return jobJson(e, { state: "active", attempts: job.attempts, priority: job.priority, createdAt: e.ts }, now);
+  const json = jobJson(e, { state: "active", attempts: job.attempts, priority: job.priority, createdAt: e.ts }, now);
+  if (s.workerName !== undefined) json.processedBy = s.workerName;
+  return json;
 }
 
 /**
@@ -53,6 +55,23 @@ export async function nextOf(s: Scope, claim: Claim<unknown>, token: string): Pr
 export async function moveToActive(s: Scope, token: string): Promise<NextJob> {
   const { c, ks } = await s.on();
   return await nextOf(s, await claimOnce(c, c.impl, ks, 1, s.lockMs, 0), token);
+}
+
+/**
+ * The held job of `bullId` for `command`, taken out of the table; one this backend does not hold is
+ * BullMQ's error for it: gone (`Missing key`), not active (`not in the active state`), or held
+ * elsewhere (`Missing lock`).
+ */
+async function holding(s: Scope, bullId: string, token: string | undefined, command: string): Promise<Held> {
+  try {
+    return s.locks.take(bullId, token, command);
+  } catch (e) {
+    if (s.locks.peek(bullId) !== undefined) throw e; // held here under another token: BullMQ's lock mismatch
+    const info = await rowOf(s, bullId);
+    if (info === null) throw new Error(`Missing key for job ${bullId}. ${command}`);
+    if (info.state !== "active") throw new Error(`Job ${bullId} is not in the active state. ${command}`);
+    throw e;
+  }
 }
 
 /** Sends one settle of a held job; a lease lost (the server refused the token) is BullMQ's "Missing lock". */
@@ -92,7 +111,7 @@ async function finish(
   keep: unknown,
   fetchNext: boolean,
 ): Promise<{ result: void | NextJob; finishedOn: number }> {
-  const h = s.locks.take(bullId, token, "moveToFinished");
+  const h = await holding(s, bullId, token, "moveToFinished");
   await settle(s, bullId, settlement(h.ref), "moveToFinished");
   const finishedOn = Date.now();
   if (keep === true) {
@@ -141,9 +160,9 @@ export async function moveToDelayed(
   delay: number,
   token: string | undefined,
   opts: { fieldsToUpdate?: Record<string, unknown>; fetchNext?: boolean } | undefined,
-): Promise<void | NextJob> {
+): Promise<NextJob | []> {
   if (s.locks.peek(bullId) === undefined && !token) refuse("moveToDelayed (a job not held)", WHY.noVerb);
-  const h = s.locks.take(bullId, token, "moveToDelayed");
+  const h = await holding(s, bullId, token, "moveToDelayed");
   const reason = String(opts?.fieldsToUpdate?.failedReason ?? "");
   const delayMs = Math.max(0, Math.round(timestamp + delay - Date.now()));
   const failure = reason === "" ? {} : { error: failureOf(reason, opts?.fieldsToUpdate?.stacktrace) };
@@ -152,12 +171,13 @@ export async function moveToDelayed(
     const next = await moveToActive(s, token);
     if (next[0] !== null) return next;
   }
+  return []; // BullMQ's answer when no job is fetched (its Worker then looks whether it drained)
 }
 
 /** BullMQ's `retryJob` of a held job: RETRY with no delay (ready now: the head of pending). */
 export async function retryJob(s: Scope, bullId: string, token: string | undefined, fields?: Record<string, unknown>): Promise<void> {
   if (s.locks.peek(bullId) === undefined && !token) refuse("retryJob (a job not held)", WHY.noVerb);
-  const h = s.locks.take(bullId, token, "retryJob");
+  const h = await holding(s, bullId, token, "retryJob");
   const reason = String(fields?.failedReason ?? "");
   const failure = reason === "" ? {} : { error: failureOf(reason, fields?.stacktrace) };
   await settle(s, bullId, { kind: "retry", job: h.ref, delayMs: 0, reason, ...failure }, "retryJob");

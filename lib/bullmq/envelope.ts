@@ -76,7 +76,7 @@ export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJs
   const finished = row.finishedAt ?? row.buriedAt;
   if (finished !== undefined) json.finishedOn = finished;
   if (processedOn !== undefined) json.processedOn = processedOn;
-  if (e.opts.delay !== undefined) json.delay = e.opts.delay;
+  json.delay = e.opts.delay ?? 0; // BullMQ's hash always has it (0 for a job added without one)
   json.priority = row.priority ?? e.opts.priority ?? 0;
   if (e.opts.deduplication?.id !== undefined) json.deduplicationId = e.opts.deduplication.id;
   if (e.opts.repeatJobKey !== undefined) json.repeatJobKey = e.opts.repeatJobKey;

@@ -13,10 +13,11 @@ type BullEvent = Record<string, string>;
 
 /**
  * Fields of an event read from a job's row by {@link bullEvents}: `name` ← the job's name (`added`),
- * `deduplicationId` ← its deduplication id (`deduplicated`, from the holder's row). Keyed by this
- * marker, the value the EchoMQ id whose row answers.
+ * `deduplicationId` ← its deduplication id (`deduplicated`, from the holder's row), `attemptsMade` ←
+ * its attempts (`retries-exhausted`, kept only when they reached the job's `attempts`). Keyed by
+ * this marker, the value the EchoMQ id whose row answers.
  */
-const FROM_ROW = { name: "\0name", deduplicationId: "\0dedup" } as const;
+const FROM_ROW = { name: "\0name", deduplicationId: "\0dedup", attemptsMade: "\0attempts" } as const;
 
 /** Entry types after which BullMQ's finishing scripts look whether the queue drained. */
 const FINISHING = new Set(["completed", "dead"]);
@@ -63,11 +64,15 @@ export function translate(entry: StreamEntry, now: number): BullEvent[] {
     case "retried": {
       const until = Number(f.get("until") ?? 0);
       return each((jobId): BullEvent[] => [
-        until > now ? { event: "delayed", jobId, delay: String(until) } : { event: "waiting", jobId, prev: "failed" },
+        until > now ? { event: "delayed", jobId, delay: String(until) } : { event: "waiting", jobId, prev: "active" },
       ]);
     }
     case "dead":
-      return each((jobId) => [{ event: "failed", jobId, failedReason: f.get("reason") ?? "", prev: "active" }]);
+      // BullMQ's moveToFinished writes retries-exhausted after failed when the attempts are spent
+      return each((jobId): BullEvent[] => [
+        { event: "failed", jobId, failedReason: f.get("reason") ?? "", prev: "active" },
+        { event: "retries-exhausted", jobId, [FROM_ROW.attemptsMade]: jobId },
+      ]);
     case "stalled":
       return each((jobId): BullEvent[] => [{ event: "stalled", jobId }, { event: "waiting", jobId, prev: "active" }]);
     case "released":
@@ -92,6 +97,8 @@ export interface JobRef {
   readonly name?: string;
   /** The deduplication id it holds (`""` when none or its row is gone). */
   readonly dedup?: string;
+  /** Its attempts so far and the attempts BullMQ gives it (`opts.attempts`, 1 when none), when its row was read. */
+  readonly attempts?: { readonly made: number; readonly max: number };
 }
 
 /** How {@link bullEvents} reads the jobs and the queue. */
@@ -117,15 +124,25 @@ export async function bullEvents(stream: string, entries: readonly StreamEntry[]
   if (lastFinish >= 0 && (await reads.drained(entries[entries.length - 1]!.id))) events[lastFinish]!.list.push({ event: "drained" });
   const all = events.flatMap((e) => e.list);
   const ids = [...new Set(all.flatMap((ev) => [ev.jobId, ev.deduplicatedJobId].filter((j): j is string => j !== undefined && j !== "")))];
-  const rows = new Set(all.flatMap((ev) => [ev[FROM_ROW.name], ev[FROM_ROW.deduplicationId]].filter((j): j is string => j !== undefined)));
+  const rows = new Set(
+    all.flatMap((ev) => [ev[FROM_ROW.name], ev[FROM_ROW.deduplicationId], ev[FROM_ROW.attemptsMade]].filter((j): j is string => j !== undefined)),
+  );
   const refs = ids.length === 0 ? new Map<string, JobRef>() : await reads.jobs(ids, rows);
   const raw: Array<[string, string[]]> = [];
   for (const { id, list } of events) {
     for (const ev of list) {
       const name = ev[FROM_ROW.name];
       const dedup = ev[FROM_ROW.deduplicationId];
+      const exhausted = ev[FROM_ROW.attemptsMade];
       delete ev[FROM_ROW.name];
       delete ev[FROM_ROW.deduplicationId];
+      delete ev[FROM_ROW.attemptsMade];
+      if (exhausted !== undefined) {
+        // a failure before the attempts were spent (an unrecoverable error), or a row gone: none
+        const a = refs.get(exhausted)?.attempts;
+        if (a === undefined || a.made < a.max) continue;
+        ev.attemptsMade = String(a.made);
+      }
       if (name !== undefined) ev.name = refs.get(name)?.name ?? "";
       if (dedup !== undefined) ev.deduplicationId = refs.get(dedup)?.dedup ?? "";
       if (ev.jobId !== undefined) ev.jobId = refs.get(ev.jobId)?.id ?? ev.jobId;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { JobActiveError, JobNotScheduledError } from "../client/errors.ts";
+import { JobActiveError, JobNotDeadError, JobNotScheduledError } from "../client/errors.ts";
 import { jobs } from "../client/inspect.ts";
 import { fields, type JobInfo, type JobState } from "../client/info.ts";
 import { limit, penalize } from "../client/limits.ts";
@@ -122,7 +122,14 @@ export async function promoteJobs(s: Scope, count = PAGE): Promise<number> {
 export async function retryFinished(s: Scope, bullId: string, state: "failed" | "completed"): Promise<void> {
   if (state === "completed") refuse("retryFinishedJob (completed)", WHY.completedBack);
   const { c, ks } = await s.on();
-  await requeueDead(c, ks, { ids: [emqIdOf(bullId)] });
+  try {
+    await requeueDead(c, ks, { ids: [emqIdOf(bullId)] });
+  } catch (e) {
+    // REQUEUE refuses a job not dead, or gone, alike (writing nothing): BullMQ's reprocessJob texts tell them apart
+    if (!(e instanceof JobNotDeadError)) throw e;
+    if ((await rowOf(s, bullId)) === null) throw new Error(`Missing key for job ${bullId}. reprocessJob`);
+    throw new Error(`Job ${bullId} is not in the failed state. reprocessJob`);
+  }
 }
 
 /**

@@ -31,12 +31,22 @@ export async function getState(s: Scope, bullId: string): Promise<BullJobState |
   return bullState(info.state, info.priority) as BullJobState;
 }
 
-/** BullMQ's `isFinished`: 1 completed, 2 failed, 0 not finished, -1 no such job; with the value (result or reason) when asked. */
-export async function isFinished(s: Scope, bullId: string, withValue?: boolean): Promise<number | [number, string]> {
+/**
+ * BullMQ's `isFinished`: 1 completed, 2 failed, 0 not finished, -1 no such job; with the value
+ * (result or reason) when asked — for no such job BullMQ's text naming `key` (`Job.waitUntilFinished`
+ * rejects with it).
+ */
+export async function isFinished(s: Scope, bullId: string, withValue: boolean | undefined, key: string): Promise<number | [number, string]> {
   const info = await rowOf(s, bullId);
   const status = info === null ? -1 : info.state === "completed" ? 1 : info.state === "dead" ? 2 : 0;
   if (!withValue) return status;
-  const value = info === null ? "" : status === 1 ? JSON.stringify(info.result ?? null) : status === 2 ? (info.reason ?? "") : "";
+  const value = info === null
+    ? `Missing key for job ${key}. isFinished`
+    : status === 1
+    ? JSON.stringify(info.result ?? null)
+    : status === 2
+    ? (info.reason ?? "")
+    : "";
   return [status, value];
 }
 

@@ -44,7 +44,7 @@ export async function bullIds(s: Scope, emqIds: readonly string[]): Promise<Map<
 
 /**
  * What events say of `emqIds`: each one's BullMQ id (a counter id decoded, any other read from its
- * row), and for those in `rows` (their rows read) its name and the deduplication id it holds.
+ * row), and for those in `rows` (their rows read) its name, the deduplication id it holds and its attempts.
  */
 export async function jobRefs(s: Scope, emqIds: readonly string[], rows: ReadonlySet<string>): Promise<Map<string, JobRef>> {
   const out = new Map<string, JobRef>();
@@ -64,7 +64,9 @@ export async function jobRefs(s: Scope, emqIds: readonly string[], rows: Readonl
       const e = envelopeIn(info.payload, info.id, info.createdAt);
       const dedup = info.dedupKey ?? e?.opts.deduplication?.id ?? "";
       // a counter id decodes: a debounced holder's envelope names the admission that replaced it
-      out.set(id, { id: counterIdOf(id) ?? bullIdIn(info), name: e?.name ?? info.name ?? "", dedup });
+      const max = Number(e?.opts.attempts ?? 1);
+      const attempts = { made: info.attempts, max: Number.isSafeInteger(max) && max > 0 ? max : 1 };
+      out.set(id, { id: counterIdOf(id) ?? bullIdIn(info), name: e?.name ?? info.name ?? "", dedup, attempts });
     });
   }
   return out;

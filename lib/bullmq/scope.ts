@@ -22,4 +22,6 @@ export interface Scope {
   readonly locks: Locks;
   /** The lease of a claim: BullMQ's `lockDuration`. */
   readonly lockMs: number;
+  /** The worker's name its `moveToActive` gave (BullMQ's `processedBy` of the jobs it claims), if any. */
+  workerName?: string;
 }

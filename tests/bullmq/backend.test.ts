@@ -218,6 +218,45 @@ for (const combo of COMBOS) {
       expect(failed).toEqual([{ jobId: bad.id!, failedReason: "bad input" }]);
     });
 
+    test("a job's delay reads 0 when it was added without one (BullMQ's hash always has it), its delay when it was", async () => {
+      const name = fresh("delay0");
+      const q = queue(name);
+      const plain = await q.add("plain", {});
+      const later = await q.add("later", {}, { delay: 60_000 });
+      expect((await q.getJob(plain.id!))!.delay).toBe(0);
+      expect((await q.getJob(later.id!))!.delay).toBe(60_000);
+      const seen: unknown[] = [];
+      worker(name, async (job) => void seen.push(job.delay));
+      await eventually(() => seen.length === 1);
+      expect(seen).toEqual([0]);
+    });
+
+    test("a named Worker's jobs carry its name as processedBy (the first claim and the ones fetched after a settle)", async () => {
+      const name = fresh("named");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {} }, { name: "b", data: {} }]);
+      const seen: Array<string | undefined> = [];
+      worker(name, async (job) => void seen.push(job.processedBy), { name: "mailer-1" });
+      await eventually(() => seen.length === 2);
+      expect(seen).toEqual(["mailer-1", "mailer-1"]);
+    });
+
+    test("waitUntilFinished of a job already removed on completion rejects with BullMQ's missing-key text", async () => {
+      const name = fresh("gone");
+      const q = queue(name);
+      const events = new QueueEvents(name, { connection: {} }, bull.factory);
+      bull.closing(() => events.close());
+      await events.waitUntilReady();
+      const w = worker(name, async () => "qux");
+      const done = new Promise((resolve) => w.once("completed", resolve));
+      const job = await q.add("once", {}, { removeOnComplete: true });
+      await done;
+      await eventually(async () => (await q.getJob(job.id!)) === undefined);
+      const e = await job.waitUntilFinished(events, 20_000).catch((x) => x);
+      expect(e).toBeInstanceOf(Error);
+      expect((e as Error).message).toBe(`Missing key for job ${q.toKey(job.id!)}. isFinished`);
+    });
+
     test("a lease that ran out (a stalled job) goes to another worker; the first is fenced off", async () => {
       const name = fresh("stall");
       const q = queue(name);

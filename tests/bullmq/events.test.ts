@@ -8,7 +8,7 @@
  * Each test waits for its event: one not emitted fails it (a timeout).
  */
 import { describe, expect, test } from "bun:test";
-import { FlowProducer, type IQueueBackend, type Job, QueueEvents } from "bullmq";
+import { FlowProducer, type IQueueBackend, type Job, QueueEvents, UnrecoverableError } from "bullmq";
 import { useBull } from "./_bull.ts";
 import { COMBOS, eventually, useSites } from "../client/_harness.ts";
 
@@ -110,6 +110,45 @@ for (const combo of COMBOS) {
       await eventually(() => of(seen, "waiting-children").length === 1, 30_000);
       expect(of(seen, "waiting-children")).toEqual([{ jobId: tree.children![0]!.job.id }]);
       expect(of(seen, "added")).toEqual([{ jobId: tree.children![0]!.job.id, name: "middle" }]);
+    });
+
+    test("retries-exhausted after failed when the attempts are spent, not for a failure before them", async () => {
+      const name = fresh("exhausted");
+      const q = queue(name);
+      const seen = await listen(name);
+      const spent = await q.add("spent", {}, { attempts: 2 });
+      const early = await q.add("early", {}, { attempts: 5 });
+      worker(name, async (job: Job) => {
+        if (job.name === "early") throw new UnrecoverableError("give up");
+        throw new Error("again");
+      });
+      await eventually(() => of(seen, "failed").length === 2);
+      await eventually(() => of(seen, "retries-exhausted").length === 1);
+      expect(of(seen, "retries-exhausted")).toEqual([{ jobId: spent.id, attemptsMade: "2" }]);
+      const order = seen.filter(([, a]) => (a as { jobId?: string }).jobId === spent.id).map(([e]) => e);
+      expect(order.slice(-2)).toEqual(["failed", "retries-exhausted"]);
+      expect(of(seen, "failed").map((a) => (a as { jobId: string }).jobId)).toContain(early.id!);
+    });
+
+    test("a retry without backoff while paused: waiting (prev active), the job counted in wait", async () => {
+      const name = fresh("retry0");
+      const q = queue(name);
+      const seen = await listen(name);
+      await q.add("again", {}, { attempts: 2, backoff: 0 });
+      let done = false;
+      worker(name, async (job: Job) => {
+        if (job.attemptsMade === 0) {
+          await q.pause();
+          throw new Error("not yet");
+        }
+        done = true;
+      });
+      await eventually(() => of(seen, "waiting").some((a) => (a as { prev?: string }).prev !== undefined));
+      // BullMQ's retryJob writes waiting with prev active (the job leaves active, not failed)
+      expect(of(seen, "waiting").filter((a) => (a as { prev?: string }).prev !== undefined)).toEqual([{ jobId: "1", prev: "active" }]);
+      expect(await q.getJobCountByTypes("wait")).toBe(1);
+      await q.resume();
+      await eventually(() => done);
     });
 
     test("a Queue's own events: waiting on add, cleaned with the ids and the type", async () => {

@@ -99,6 +99,45 @@ for (const combo of COMBOS) {
       expect(await second.getState()).toBe("completed");
     });
 
+    test("a failure retried after a backoff answers [] when no next job is fetched (fetchNext or not), as BullMQ's moveToDelayed", async () => {
+      const name = fresh("delayed-next");
+      const q = queue(name);
+      await q.addBulk([{ name: "a", data: {}, opts: { attempts: 3, backoff: 60_000 } }, { name: "b", data: {}, opts: { attempts: 3, backoff: 60_000 } }]);
+      const w = worker(name, null as never, { autorun: false });
+      const first = (await w.getNextJob("my-token"))!;
+      expect(await first.moveToFailed(new Error("later"), "my-token", false)).toEqual([]);
+      const second = (await w.getNextJob("my-token"))!;
+      expect(await second.moveToFailed(new Error("later"), "my-token", true)).toEqual([]);
+      expect([await first.getState(), await second.getState()]).toEqual(["delayed", "delayed"]);
+    });
+
+    test("failing a job not active answers BullMQ's 'not in the active state', a job gone its 'Missing key', writing nothing", async () => {
+      const name = fresh("not-active");
+      const q = queue(name);
+      const waiting = await q.add("w", {}, { attempts: 3 });
+      const gone = await q.add("g", {}, { attempts: 1 });
+      await gone.remove();
+      const raw = sites.raws.get(combo.topology)!;
+      const before = await queueDigest(raw, name);
+      expect(String(await rejection(waiting.moveToFailed(new Error("x"), "0", true)))).toContain(`Job ${waiting.id} is not in the active state. retryJob`);
+      expect(String(await rejection(gone.moveToFailed(new Error("x"), "0", true)))).toContain(`Missing key for job ${gone.id}. moveToFinished`);
+      expect(await queueDigest(raw, name)).toBe(before);
+    });
+
+    test("retry of a job not failed, or gone, is refused with BullMQ's reprocessJob texts, writing nothing", async () => {
+      const name = fresh("reprocess");
+      const q = queue(name);
+      const waiting = await q.add("w", {});
+      const gone = await q.add("g", {});
+      await gone.remove();
+      const raw = sites.raws.get(combo.topology)!;
+      const before = await queueDigest(raw, name);
+      expect(String(await rejection(waiting.retry()))).toContain(`Job ${waiting.id} is not in the failed state. reprocessJob`);
+      expect(String(await rejection(gone.retry()))).toContain(`Missing key for job ${gone.id}. reprocessJob`);
+      expect(await queueDigest(raw, name)).toBe(before);
+      expect(await waiting.getState()).toBe("waiting");
+    });
+
     test("remove: a waiting job is gone; an active one is locked (EchoMQ refuses to take it from its worker)", async () => {
       const name = fresh("remove");
       const q = queue(name);
