@@ -6,6 +6,7 @@
  */
 import { appendFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { prng } from "./prng.ts";
 
 /** One mutant: a name and what applies it (a diff, or a search-and-replace). */
 export interface Mutant {
@@ -37,14 +38,7 @@ export interface Campaign {
 
 /** A seeded shuffle (mulberry32): the same seed draws the same sample. */
 function sample<T>(xs: readonly T[], n: number, seed: number): T[] {
-  let a = seed >>> 0;
-  const rand = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = prng(seed);
   const pool = [...xs];
   for (let i = pool.length - 1; i > 0; i--) {
     const j = Math.floor(rand() * (i + 1));

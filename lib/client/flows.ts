@@ -9,12 +9,11 @@
  */
 import { Decoder } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
-import { type GroupArgs, MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, ROW, type WireCall, wireCall } from "../wire/mod.ts";
+import { type GroupArgs, MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
 import { byteLength, encodePayload, toWire } from "./codec.ts";
-import type { WaitFor } from "./backend.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { checkWait, type DurableOptions, waitFor } from "./options.ts";
+import { callWaited, type DurableOptions, waitFor } from "./options.ts";
 import { fields, jsonOrText } from "./info.ts";
 import { jobOptions } from "./options.ts";
 
@@ -346,7 +345,7 @@ export async function flow<P>(c: ClientContext<P>, spec: FlowSpec<P>): Promise<F
   const wait = waitFor("flow", spec.durable);
   const [groups, nodes] = await placed(parent, 0, checked);
   const call = wireCall("FLOW", ks, { parent, parent_opts: parentOpts, payload: toWire(payload), open: spec.open === true ? 1 : 0, within_ms: within }, groups);
-  await durably(c, "flow", ks, call, [parent], wait);
+  await callWaited(c.impl, call, wait, "flow", ks.name, [parent]);
   return { id: parent, queue: ks.name, children: nodes };
 }
 
@@ -369,22 +368,8 @@ export async function addChildren<P>(
   const read = count === null ? 0 : Number(String(count));
   const from = Number.isSafeInteger(read) && read >= 0 ? read : 0;
   const [groups, nodes] = await placed(parent.id as JobId, from, checked);
-  await durably(c, "addChildren", ks, wireCall<"ADOPT">("ADOPT", ks, { parent: parent.id, from }, groups), nodes.map((n) => n.id), wait);
+  await callWaited(c.impl, wireCall<"ADOPT">("ADOPT", ks, { parent: parent.id, from }, groups), wait, "addChildren", ks.name, nodes.map((n) => n.id));
   return nodes;
-}
-
-/**
- * Sends `call`; with `wait`, followed by `WAIT` on the queue's primary in one batch (a refusal is
- * thrown as `call` alone throws it; too few replicas: `DurabilityError` naming `ids`).
- */
-async function durably<P>(c: ClientContext<P>, what: string, ks: Keyspace, call: WireCall, ids: readonly string[], wait: WaitFor | undefined): Promise<void> {
-  if (wait === undefined) {
-    await c.impl.call(call);
-    return;
-  }
-  const [reply, waited] = await c.impl.callMany([call], wait);
-  if (reply instanceof Error) throw reply;
-  checkWait(what, ks.name, ids, waited, wait);
 }
 
 /** See `EchoMQ.seal`: one SEAL on the parent's queue. */

@@ -6,7 +6,8 @@
  */
 import { assertClientQueue, assertJobId, assertName, type CheckLane, type CheckName, type JobId, Keyspace } from "../keyspace/mod.ts";
 import { encodeOptions, type JobOptions, MAX_JOB_ATTEMPTS, MAX_PRIORITY, MAX_REASON_BYTES, MAX_TOKEN, MAX_WIRE_NUMBER } from "../wire/mod.ts";
-import type { WaitFor } from "./backend.ts";
+import type { Backend, WaitFor } from "./backend.ts";
+import type { WireCall } from "../wire/mod.ts";
 import { byteLength, type Codec } from "./codec.ts";
 import type { ConnectionOptions } from "./connection.ts";
 import { type ClientRule, DurabilityError, EchoMQError } from "./errors.ts";
@@ -341,6 +342,25 @@ export function checkWait(what: string, queue: string, ids: readonly string[], r
     throw new DurabilityError(what, queue, ids, 0, wait, new Error(`unexpected WAIT reply ${String(reply)}`));
   }
   if (acknowledged < wait.replicas) throw new DurabilityError(what, queue, ids, acknowledged, wait);
+}
+
+/**
+ * Sends `call`; with `wait`, followed by `WAIT` on its queue's primary in one batch: a refusal is
+ * thrown as `call` alone throws it, too few replicas as {@link DurabilityError} naming `ids`.
+ */
+export async function callWaited(
+  impl: Backend,
+  call: WireCall,
+  wait: WaitFor | undefined,
+  what: string,
+  queue: string,
+  ids: readonly string[],
+): Promise<unknown> {
+  if (wait === undefined) return await impl.call(call);
+  const [reply, waited] = await impl.callMany([call], wait);
+  if (reply instanceof Error) throw reply;
+  checkWait(what, queue, ids, waited, wait);
+  return reply;
 }
 
 /** `reason` as sent: a string of at most {@link MAX_REASON_BYTES} UTF-8 bytes. */

@@ -17,7 +17,7 @@ import { Decoder } from "@valkey/valkey-glide";
 import { wireCall } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { checkWait, type DurableOptions, waitFor, wholeNumber } from "./options.ts";
+import { callWaited, type DurableOptions, waitFor, wholeNumber } from "./options.ts";
 
 /** How a relay runs. */
 export interface RelayOptions {
@@ -44,23 +44,17 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-/** The destination queue of an entry: its second NUL-separated field. */
-function destination(entry: Uint8Array): string {
-  const a = entry.indexOf(0);
-  const b = entry.indexOf(0, a + 1);
-  return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
-}
-
-/** The job an entry is about (its third field: the child made, cancelled or told of, or the parent told). */
-function subject(entry: Uint8Array): string {
-  const a = entry.indexOf(0, entry.indexOf(0) + 1);
-  const b = entry.indexOf(0, a + 1);
-  return new TextDecoder().decode(entry.subarray(a + 1, b < 0 ? entry.length : b));
+/** Field `n` (0-based) of a NUL-joined entry: the kind 0, the destination queue 1, the job it is about 2. */
+function field(entry: Uint8Array, n: number): string {
+  let from = 0;
+  for (let i = 0; i < n; i++) from = entry.indexOf(0, from) + 1;
+  const to = entry.indexOf(0, from);
+  return new TextDecoder().decode(entry.subarray(from, to < 0 ? entry.length : to));
 }
 
 /** Whether `entry` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
 function creates(entry: Uint8Array): boolean {
-  const kind = new TextDecoder().decode(entry.subarray(0, Math.max(0, entry.indexOf(0))));
+  const kind = field(entry, 0);
   return kind === "child" || kind === "node";
 }
 
@@ -88,7 +82,7 @@ export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[
     for (let i = 0; i < reply.length; i += 2) leased.push({ token: Number(reply[i]), entry: bytes(reply[i + 1]) });
     const by = new Map<string, Buffer[]>();
     for (const { entry } of leased) {
-      const dest = destination(entry);
+      const dest = field(entry, 1);
       const list = by.get(dest);
       if (list === undefined) by.set(dest, [entry]);
       else list.push(entry);
@@ -100,12 +94,7 @@ export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[
         if (part.length === 0) continue;
         try {
           const call = wireCall(verb, c.keyspace(dest), {}, part.map((entry) => ({ entry })));
-          if (wait === undefined) await c.impl.call(call);
-          else {
-            const [reply, waited] = await c.impl.callMany([call], wait);
-            if (reply instanceof Error) throw reply;
-            checkWait(`relay (${verb})`, dest, part.map(subject), waited, wait);
-          }
+          await callWaited(c.impl, call, wait, `relay (${verb})`, dest, wait === undefined ? [] : part.map((e) => field(e, 2)));
           for (const e of part) landed.add(e);
         } catch (e) {
           failure ??= e;

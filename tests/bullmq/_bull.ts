@@ -4,7 +4,7 @@
  * and closed after the suite (newest first).
  */
 import { afterAll, beforeAll } from "bun:test";
-import { type Job as BullJob, Queue, Worker } from "bullmq";
+import { FlowProducer, type IQueueBackend, type Job as BullJob, Queue, Worker } from "bullmq";
 import type { EchoMQ } from "../../client.ts";
 import { createEchoMQBackend } from "../../bullmq.ts";
 import { keyspace } from "../../mod.ts";
@@ -22,8 +22,8 @@ export async function queueDigest(raw: Connection, name: string): Promise<string
 export const settled = (q: object): Promise<unknown> => (q as { queueMetaInitialized: Promise<unknown> }).queueMetaInitialized;
 
 /**
- * Registers the suite's setup and teardown (call it inside the combo's `describe`): `queue` and
- * `worker` make BullMQ's on the EchoMQ backend, `closing` adds anything else to close, `factory`
+ * Registers the suite's setup and teardown (call it inside the combo's `describe`): `queue`,
+ * `worker` and `producer` (a `FlowProducer`) make BullMQ's on the EchoMQ backend, `closing` adds anything else to close, `factory`
  * and `mq` are the backend factory and an EchoMQ client of the same site once the suite started.
  */
 // deno-lint-ignore explicit-function-return-type
@@ -50,6 +50,11 @@ export function useBull(sites: Sites, combo: Combo) {
       const w = new Worker(name, fn, { connection: {}, drainDelay: 1, ...opts }, factory);
       closers.push(() => w.close());
       return w;
+    },
+    producer(): FlowProducer<IQueueBackend, unknown> {
+      const p = new FlowProducer<IQueueBackend, unknown>({ connection: {} }, factory);
+      closers.push(() => p.close());
+      return p;
     },
     closing(close: () => Promise<unknown>): void {
       closers.push(close);

@@ -8,7 +8,7 @@
  * Each test waits for its event: one not emitted fails it (a timeout).
  */
 import { describe, expect, test } from "bun:test";
-import { FlowProducer, type IQueueBackend, type Job, QueueEvents, UnrecoverableError } from "bullmq";
+import { type Job, QueueEvents, UnrecoverableError } from "bullmq";
 import { useBull } from "./_bull.ts";
 import { COMBOS, eventually, useSites } from "../client/_harness.ts";
 
@@ -84,8 +84,7 @@ for (const combo of COMBOS) {
     test("a flow's parent: added and waiting-children when made, waiting (prev waiting-children) when its children finished", async () => {
       const name = fresh("flow");
       const seen = await listen(name);
-      const p = new FlowProducer<IQueueBackend, unknown>({ connection: {} }, bull.factory);
-      bull.closing(() => p.close());
+      const p = bull.producer();
       const tree = await p.add({ name: "parent", queueName: name, data: {}, children: [{ name: "kid", queueName: name, data: {} }] });
       await eventually(() => of(seen, "waiting-children").length === 1);
       expect(of(seen, "waiting-children")).toEqual([{ jobId: tree.job.id }]);
@@ -98,8 +97,7 @@ for (const combo of COMBOS) {
     test("a nested flow's middle node: waiting-children in its own queue once the root's relay made it", async () => {
       const [top, mid] = [fresh("top"), fresh("mid")];
       const seen = await listen(mid);
-      const p = new FlowProducer<IQueueBackend, unknown>({ connection: {} }, bull.factory);
-      bull.closing(() => p.close());
+      const p = bull.producer();
       const tree = await p.add({
         name: "root",
         queueName: top,

@@ -7,7 +7,7 @@
  * cannot carry are refused by name, writing nothing (nested trees: flows_nested.test.ts).
  */
 import { describe, expect, test } from "bun:test";
-import { type FlowJob, FlowProducer, type IQueueBackend } from "bullmq";
+import type { FlowJob } from "bullmq";
 import { RefusedOperationError } from "../../bullmq.ts";
 import { queueDigest, useBull } from "./_bull.ts";
 import { COMBOS, eventually, useSites } from "../client/_harness.ts";
@@ -19,12 +19,7 @@ const fresh = (what: string): string => `bqf-${what}-${++n}`;
 for (const combo of COMBOS) {
   describe(combo.name, () => {
     const bull = useBull(sites, combo);
-    const { queue, worker } = bull;
-    const producer = (): FlowProducer<IQueueBackend, unknown> => {
-      const p = new FlowProducer({ connection: {} }, bull.factory);
-      bull.closing(() => p.close());
-      return p;
-    };
+    const { queue, worker, producer } = bull;
 
     test("a parent waits for its children (same queue), then reads their values under BullMQ's keys", async () => {
       const name = fresh("one");

@@ -7,7 +7,7 @@
  * `ignoreDependencyOnFailure` lets the root run).
  */
 import { describe, expect, test } from "bun:test";
-import { FlowProducer, type IQueueBackend, type Job } from "bullmq";
+import type { Job } from "bullmq";
 import { useBull } from "./_bull.ts";
 import { COMBOS, eventually, useSites } from "../client/_harness.ts";
 
@@ -18,12 +18,7 @@ const fresh = (what: string): string => `bqn-${what}-${++n}`;
 for (const combo of COMBOS) {
   describe(combo.name, () => {
     const bull = useBull(sites, combo);
-    const { queue, worker } = bull;
-    const producer = (): FlowProducer<IQueueBackend, unknown> => {
-      const p = new FlowProducer({ connection: {} }, bull.factory);
-      bull.closing(() => p.close());
-      return p;
-    };
+    const { queue, worker, producer } = bull;
 
     test("a 3-level tree across 3 queues runs leaves first, each middle after its children, the root last", async () => {
       const [top, mid, low] = [fresh("top"), fresh("mid"), fresh("low")];

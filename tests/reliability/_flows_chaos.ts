@@ -26,19 +26,8 @@ import { EchoMQ, UnrecoverableError, type Worker } from "../../client.ts";
 import { Connection } from "../../lib/client/connection.ts";
 import { keyspace } from "../../mod.ts";
 import { repoRoot } from "../../tools/embedded/mod.ts";
+import { prng } from "../../tools/prng.ts";
 import { spread } from "../client/_spread.ts";
-
-/** A seeded PRNG (mulberry32): the same seed draws the same trials. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Where servers run: addresses, and whether they form a cluster. */
 export interface Where {

@@ -28,6 +28,7 @@ import { Batch, Decoder, type GlideReturnType } from "@valkey/valkey-glide";
 import { Buffer } from "node:buffer";
 import { EchoMQ, EchoMQError, WireError } from "../../client.ts";
 import { serverText } from "../../lib/client/errors.ts";
+import { prng } from "../../tools/prng.ts";
 import { Keyspace, MAX_NAME_BYTES, splitQueueKey, validQueue } from "../../mod.ts";
 import { argv as wireArgv, call, digest, expectOk, expectRefused, jobId, refusal, registeredVerbs, useModuleServer } from "../native/_native.ts";
 import {
@@ -78,18 +79,7 @@ const wire = (b: Bin): Buffer => Buffer.from(b, "latin1");
 /** Whether binary string `b` is valid UTF-8. */
 const utf8 = (b: Bin): boolean => bin(Buffer.from(b, "latin1").toString("utf8")) === b;
 
-/** mulberry32: small, fast, seeded. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = rng(SEED);
+const random = prng(SEED);
 const int = (n: number): number => Math.floor(random() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
 const bytes = (n: number): Bin => {

@@ -1,0 +1,18 @@
+/**
+ * A seeded PRNG (mulberry32: small, fast): the same seed draws the same numbers, so a randomized
+ * run (the hostile suite, the flows chaos, a mutation sample) can be replayed from its seed.
+ *
+ * @module
+ */
+
+/** Numbers in [0, 1) drawn from `seed`. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
