@@ -171,6 +171,7 @@ local function emq_settle_lean(base, cluster, n, meta, op, id, token, result, wa
     rows[j] = base .. '${KEY_PREFIX.job}' .. id[j]
     local v = redis.pcall('HMGET', rows[j], '${ROW.token}', '${ROW.created_ms}', '${ROW.due_ms}', '${ROW.parent}', '${ROW.opts}')
     if v.err or v[1] ~= emq_int(token[j]) or v[4] or (v[5] and string.find(v[5], 'dedup=', 1, true)) then return nil end
+    -- (ZSCORE, not one ZMSCORE: the commands a scripts user is granted are docs/PACKAGE.md's list)
     if not redis.call('ZSCORE', active, id[j]) then return nil end
     latency[j] = {math.floor(token[j] / ${TOKENS_PER_MS}), math.max(emq_digits(v[2]), emq_digits(v[3]))}
   end
