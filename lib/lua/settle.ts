@@ -15,6 +15,11 @@
  *
  * Reply `[next_ms, [status…], job…]`, each job as CLAIM's.
  *
+ * The common case — acks of held jobs of a plain queue, then a claim from pending — runs as
+ * `emq_settle_lean` (`settle_lean.ts`) right after meta's read and active's type: the same writes
+ * with far fewer checks around them. It gives any other call back before its first write, and
+ * this path runs it from there.
+ *
  * @module
  */
 import { META, ROW } from "../wire/mod.ts";
