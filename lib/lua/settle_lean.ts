@@ -19,12 +19,13 @@
  * probe, the history's TYPE (its HMGET, read before the writes, types it: the acks write no field
  * of it), the parents of rows it knows have none, the claim's sizes of active (the acks' ZREM of
  * held ids) and completed, the completed set's retention read again (nothing left to trim when the
- * acks' trim was not capped), wake typed apart from its read, and meta's fields read again for the
- * wake check.
+ * acks' trim was not capped), wake typed apart from its read, meta's fields read again for the
+ * wake check, and the heads of schedule and active read twice (once for what is due or expired,
+ * once for next_ms: here once).
  *
  * @module
  */
-import { CLAIM_MOVE_LIMIT, HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, META, ROW, STATE, TOKENS_PER_MS, TRIM_LIMIT, WAKE } from "../wire/mod.ts";
+import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, META, ROW, STATE, TOKENS_PER_MS, TRIM_LIMIT, WAKE } from "../wire/mod.ts";
 import { luaEvent } from "./events.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -47,17 +48,18 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
   local got = redis.pcall('ZRANGE', wake, 0, -1, 'WITHSCORES')
   if got.err then return nil end
   local now = emq_now()
-  -- nothing due, no lease expired
+  -- nothing due, no lease expired: the heads of schedule and active, each one read (kept for next_ms)
+  local shead, ahead = {}, {}
   if ssize > 0 then
-    local r = redis.pcall('ZRANGEBYSCORE', schedule, '-inf', emq_int(now), 'LIMIT', 0, ${CLAIM_MOVE_LIMIT})
-    if r.err or #r > 0 then return nil end
+    shead = redis.pcall('ZRANGE', schedule, 0, 0, 'WITHSCORES')
+    if shead.err or (shead[2] and tonumber(shead[2]) <= now) then return nil end
   end
   if asize > 0 then
-    local r = redis.pcall('ZRANGEBYSCORE', active, '-inf', emq_int(now), 'LIMIT', 0, ${CLAIM_MOVE_LIMIT})
-    if r.err or #r > 0 then return nil end
+    ahead = redis.pcall('ZRANGE', active, 0, 0, 'WITHSCORES')
+    if ahead.err or (ahead[2] and tonumber(ahead[2]) <= now) then return nil end
   end
   -- the walk: pending's tail, each row a hash with some of the fields read, attempts a counter
-  local claimed = {}
+  local claimed, taken = {}, {}
   local k = math.min(want, plen)
   if k > 0 then
     local ids = redis.call('LRANGE', pending, -k, -1)
@@ -66,6 +68,7 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
       local f = redis.pcall('HMGET', row, '${ROW.attempts}', '${ROW.opts}', '${ROW.payload}', '${ROW.state}')
       if f.err or not (f[1] or f[2] or f[3] or f[4]) or emq_counter_text(f[1] or nil) then return nil end
       claimed[#claimed + 1] = {id = ids[x], row = row, attempts = f[1] or nil, opts = f[2] or '', payload = f[3] or nil}
+      taken[ids[x]] = true
     end
   end
   -- short of want: no priority level waits
@@ -143,10 +146,20 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
   end
   local spent = marks['${WAKE.due}']
   if spent and tonumber(spent) <= now then redis.call('ZREM', wake, '${WAKE.due}') end
+  -- next_ms: schedule's head (the claim writes none), active's as the claims left it — its head
+  -- before them and their deadline, unless a claimed id was that head (a hand-edited keyspace:
+  -- read again)
+  local times = {}
+  if shead[2] then times[#times + 1] = tonumber(shead[2]) end
+  if ahead[1] and taken[ahead[1]] then
+    ahead = redis.call('ZRANGE', active, 0, 0, 'WITHSCORES')
+  elseif #claimed > 0 then
+    times[#times + 1] = now + lease_ms
+  end
+  if ahead[2] then times[#times + 1] = tonumber(ahead[2]) end
   local next_ms = 0
-  for _, key in ipairs({schedule, active}) do
-    local head = (key == active or ssize > 0) and redis.call('ZRANGE', key, 0, 0, 'WITHSCORES') or {}
-    if head[2] and (next_ms == 0 or tonumber(head[2]) < next_ms) then next_ms = tonumber(head[2]) end
+  for _, at in ipairs(times) do
+    if next_ms == 0 or at < next_ms then next_ms = at end
   end
   reply[1] = next_ms
   ${luaEvent("claimed", { jobs: "emq_list(jobs)", attempts: "emq_list(tries)" })}

@@ -914,6 +914,24 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"], ["DEL", "emq:{Q}:job:JOB00000000004"]] },
       acks("2", 2),
     ],
+    "SETTLE's common case beside a job scheduled later, its next_ms from the heads it read": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4) },
+      count("2"),
+      {
+        verb: "SETTLE",
+        fixed: { lease_ms: "60000", want: "0" },
+        groups: [{ op: "1", id: J(1), token: `@${J(1)}`, delay_ms: "60000", reason: "r", result: "", failure: "" }],
+      },
+      acks("1", 2),
+      acks("0", 3),
+    ],
+    "SETTLE's common case claims an id that is also active's head (a hand-edited keyspace)": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3) },
+      { ...claim1, fixed: { ...claim1.fixed, lease_ms: "999999999999999" } },
+      { verb: "RAW", commands: [["ZADD", "emq:{Q}:active", "4102444800000", J(3)]] },
+      // (its lease ends after the head's old score: active's head after the claim is the deadline)
+      { ...acks("2", 1), fixed: { lease_ms: "999999999999999", want: "2" } },
+    ],
     "SETTLE's common case gives way to priorities and a paused queue": [
       { verb: "ENQUEUE", fixed: {}, groups: [...jobs("", 1, 2), { id: J(3), opts: "priority=2", payload: "p" }] },
       count("1"),
