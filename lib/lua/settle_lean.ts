@@ -131,7 +131,8 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
       local opts, payload = c.opts, c.payload
       reply[j + 1] = string.format('%d %d %d %d %d\\n', attempts, token, #c.id, #opts, payload and #payload or -1) .. c.id .. opts ..
         (payload or '')
-      jobs[j], tries[j] = c.id, attempts
+      -- (the event's lists joined as emq_list joins them: ids, and numbers as emq_int writes them)
+      jobs[j], tries[j] = c.id, emq_int(attempts)
     end
     emq_zadd_all(active, deadline, jobs)
     if fresh then redis.call('ZREM', active, EMQ_SKIPLIST) end
@@ -162,7 +163,7 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
     if next_ms == 0 or at < next_ms then next_ms = at end
   end
   reply[1] = next_ms
-  ${luaEvent("claimed", { jobs: "emq_list(jobs)", attempts: "emq_list(tries)" })}
+  ${luaEvent("claimed", { jobs: "table.concat(jobs, ' ')", attempts: "table.concat(tries, ' ')" })}
   return reply
 end
 
@@ -239,7 +240,7 @@ local function emq_settle_lean(base, cluster, n, meta, op, id, token, result, wa
   end
   redis.call('HINCRBY', KEYS[1], '${META.acked}', n)
   emq_history_add(hist, n)
-  ${luaEvent("completed", { jobs: "emq_list(id)", results: "emq_results(result)" })}
+  ${luaEvent("completed", { jobs: "table.concat(id, ' ')", results: "emq_results(result)" })}
 
   -- the claim part, on meta as read (the acks wrote acked only) and events as typed
   local claimed = {0}
