@@ -86,7 +86,8 @@ local function emq_history_add(h, n)
   local field = emq_int(m)
   -- the minute's count, last and first, the histograms: one read (the writes below touch no field
   -- read after them)
-  local got = redis.call('HMGET', key, field, '${HISTORY.last}', '${HISTORY.first}', '${HISTORY.run}', '${HISTORY.wait}')
+  -- (h.got: the same read, made by SETTLE's common case before the writes, which touch none of them)
+  local got = h.got or redis.call('HMGET', key, field, '${HISTORY.last}', '${HISTORY.first}', '${HISTORY.run}', '${HISTORY.wait}')
   local v = got[1]
   -- every field written by one HSET (in the order three HSETs wrote them)
   local writes = {key}

@@ -15,6 +15,11 @@
  *
  * Reply `[next_ms, [status…], job…]`, each job as CLAIM's.
  *
+ * The common case — acks of held jobs of a plain queue, then a claim from pending — runs as
+ * `emq_settle_lean` (`settle_lean.ts`) right after meta's read and active's type: the same writes
+ * with far fewer checks around them. It gives any other call back before its first write, and
+ * this path runs it from there.
+ *
  * @module
  */
 import { META, ROW } from "../wire/mod.ts";
@@ -30,6 +35,7 @@ import { MOVE_DUE_LUA } from "./move_due.ts";
 import { RELEASE_PART_LUA } from "./release.ts";
 import { RETENTION_LUA } from "./retention.ts";
 import { RETRY_PART_LUA } from "./retry.ts";
+import { SETTLE_LEAN_LUA } from "./settle_lean.ts";
 import { WALK_LUA } from "./walk.ts";
 
 /** The fields of `meta` SETTLE reads at its step 5: its parts', then the claim part's ({@link CLAIM_META}). */
@@ -66,6 +72,9 @@ local meta, e = emq_meta(${luaFields(META_READ)})
 if e then return e end
 local missing = {}
 local _, e = emq_kinds({{active, 'zset'}}, missing) if e then return e end
+-- the common case (settle_lean.ts): its reply, or nil with nothing written
+local lean = emq_settle_lean(base, cluster, n, meta, op, id, token, result, want, lease_ms)
+if lean then return lean end
 -- each settlement's row: the caller's ACL, a missing one remembered (another type is a settlement
 -- not held), read once for what the statuses and the parts need: its token, the latency
 -- histograms' times, a flow child's parent, the options that name a deduplication key (a row
@@ -151,5 +160,5 @@ for k = 2, #claimed do reply[k + 1] = claimed[k] end
 return reply
 `,
   LEASES_LUA + RETENTION_LUA + FAILURE_LUA + MOVE_DUE_LUA + WALK_LUA + FLOWS_LUA + ACK_PART_LUA + RETRY_PART_LUA + BURY_PART_LUA +
-    RELEASE_PART_LUA + CLAIM_PART_LUA,
+    RELEASE_PART_LUA + CLAIM_PART_LUA + SETTLE_LEAN_LUA,
 );

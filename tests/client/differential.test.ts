@@ -849,6 +849,97 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     fixed: {},
     groups: [{ id: `JOB${String(n).padStart(11, "0")}`, token, ...(verb === "ACK" ? { result: "r" } : { reason: "no", failure: "" }) }],
   });
+  // SETTLE's common case (lib/lua/settle_lean.ts): acks of held jobs, each its row's token, and a claim
+  const J = (n: number): string => `JOB${String(n).padStart(11, "0")}`;
+  const acks = (want: string, ...ns: number[]) => ({
+    verb: "SETTLE" as const,
+    fixed: { lease_ms: "60000", want },
+    groups: ns.map((n, i) => ({ op: "0", id: J(n), token: `@${J(n)}`, delay_ms: "0", reason: "", result: i % 2 ? "r" : "", failure: "" })),
+  });
+  const retain = (completed_max: string, events_max: string, history_minutes: string) => ({
+    verb: "RETAIN" as const,
+    fixed: { dead_max: "1", dead_age_ms: "60000", completed_max, completed_age_ms: "60000", events_max, history_minutes },
+    groups: [],
+  });
+  const count = (n: string) => ({ ...claim1, fixed: { ...claim1.fixed, count: n } });
+  const LEAN: Record<string, Step[]> = {
+    "SETTLE's common case: acks and claims on a plain queue until it is empty": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4, 5, 6) },
+      count("2"),
+      acks("3", 1, 2),
+      acks("3", 3, 4, 5),
+      acks("2", 6),
+    ],
+    "SETTLE's common case under a small retention, without events or history": [
+      retain("2", "0", "0"),
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4, 5, 6, 7, 8, 9) },
+      count("3"),
+      acks("3", 1, 2, 3),
+      acks("1", 4, 5, 6),
+      acks("3", 7),
+      settle1("BURY", 8, "@JOB00000000008"),
+      acks("3", 9),
+    ],
+    "SETTLE's common case on a queue that keeps no completed job": [
+      retain("0", "3", "5"),
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4) },
+      count("2"),
+      acks("2", 1, 2),
+      acks("0", 3, 4),
+    ],
+    "SETTLE's common case gives way: a stale token, a repeated id, a retry": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4, 5) },
+      count("3"),
+      { ...acks("1", 1, 2), groups: [acks("1", 1).groups[0]!, { ...acks("1", 2).groups[0]!, token: "@~JOB00000000002" }] },
+      { ...acks("1", 1, 1), groups: [acks("1", 1).groups[0]!, acks("1", 1).groups[0]!] },
+      { ...acks("1", 2, 3), groups: [acks("1", 2).groups[0]!, { ...acks("1", 3).groups[0]!, op: "1" }] },
+    ],
+    "SETTLE's common case acks, then its claim gives way: a due job, an expired lease": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4) },
+      count("2"),
+      {
+        verb: "SETTLE",
+        fixed: { lease_ms: "60000", want: "0" },
+        groups: [{ op: "1", id: J(1), token: `@${J(1)}`, delay_ms: "030", reason: "r", result: "", failure: "" }],
+      },
+      { verb: "CLAIM", fixed: { lease_ms: "030", count: "1", block_ms: "0" }, groups: [] },
+      { verb: "SLEEP" },
+      acks("3", 2),
+    ],
+    "SETTLE's common case acks, then its claim gives way: a hand-edited wake, a ready row gone": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4, 5) },
+      count("2"),
+      { verb: "RAW", commands: [["SET", "emq:{Q}:wake", "x"]] },
+      acks("1", 1),
+      { verb: "RAW", commands: [["DEL", "emq:{Q}:wake"], ["DEL", "emq:{Q}:job:JOB00000000004"]] },
+      acks("2", 2),
+    ],
+    "SETTLE's common case beside a job scheduled later, its next_ms from the heads it read": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3, 4) },
+      count("2"),
+      {
+        verb: "SETTLE",
+        fixed: { lease_ms: "60000", want: "0" },
+        groups: [{ op: "1", id: J(1), token: `@${J(1)}`, delay_ms: "60000", reason: "r", result: "", failure: "" }],
+      },
+      acks("1", 2),
+      acks("0", 3),
+    ],
+    "SETTLE's common case claims an id that is also active's head (a hand-edited keyspace)": [
+      { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3) },
+      { ...claim1, fixed: { ...claim1.fixed, lease_ms: "999999999999999" } },
+      { verb: "RAW", commands: [["ZADD", "emq:{Q}:active", "4102444800000", J(3)]] },
+      // (its lease ends after the head's old score: active's head after the claim is the deadline)
+      { ...acks("2", 1), fixed: { lease_ms: "999999999999999", want: "2" } },
+    ],
+    "SETTLE's common case gives way to priorities and a paused queue": [
+      { verb: "ENQUEUE", fixed: {}, groups: [...jobs("", 1, 2), { id: J(3), opts: "priority=2", payload: "p" }] },
+      count("1"),
+      acks("3", 1),
+      { verb: "PAUSE", fixed: { lane: "" }, groups: [] },
+      acks("1", 2),
+    ],
+  };
   const KNOWN: Record<string, Step[]> = {
     "a flow in its own queue: ignore, then fail": [
       { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0"), child(3, "1")] },
@@ -1154,7 +1245,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     ]);
   });
 
-  for (const [name, steps] of Object.entries(KNOWN)) {
+  for (const [name, steps] of Object.entries({ ...KNOWN, ...LEAN })) {
     test(`known sequence, ${name}: identical replies and keyspaces`, async () => {
       for (const topology of TOPOLOGIES) await twinRun(raws.get(topology)!, `k-${name.replaceAll(" ", "-").replaceAll("'", "")}`, steps);
     });
