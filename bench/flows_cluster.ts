@@ -9,15 +9,18 @@
  *
  * Prints a JSON report on the last line (read by bench/run.ts).
  *
- * Run: node_modules/.bin/bun bench/flows_cluster.ts [--flows 300] [--rounds 2] [--relay-ms 20] [--in-flight 20]
+ * `--systems module` runs one system alone (e.g. under `bun --cpu-prof`); `--profile` prints, per round, the
+ * server commands per flow and the client's CPU per flow by thread (JavaScript, glide, GC, JIT).
+ *
+ * Run: node_modules/.bin/bun bench/flows_cluster.ts [--flows 300] [--rounds 2] [--relay-ms 20] [--in-flight 20] [--systems module,bullmq] [--profile]
  */
 import { FlowProducer, Worker as BullWorker } from "bullmq";
 import { EchoMQ, type Worker } from "../client.ts";
 import { slot } from "../mod.ts";
 import { startCluster } from "../tools/embedded/mod.ts";
-import { bullConnection, cliOptions, PAYLOAD, phase, pool, report, until } from "./_util.ts";
+import { bullConnection, cliOptions, PAYLOAD, phase, type PhaseCost, pool, report, threadCpu, until } from "./_util.ts";
 
-const opt = cliOptions({ flows: 300, rounds: 2, "relay-ms": 20, "in-flight": 20 });
+const opt = cliOptions({ flows: 300, rounds: 2, "relay-ms": 20, "in-flight": 20, systems: "module,scripts,bullmq", profile: false });
 const QUEUES = 12;
 const CONCURRENCY = 50;
 const BULL_PREFIX = "{f2}";
@@ -53,6 +56,16 @@ interface F2 {
   readonly clientUsecPerFlow: number;
 }
 
+/** With `--profile`: the server's commands per flow and this process's CPU per flow by thread. */
+function profile(what: string, cost: PhaseCost, threads0: Record<string, number>, flows: number): void {
+  if (!opt.profile) return;
+  const threads1 = threadCpu();
+  const calls = Object.entries(cost.commands).sort((a, b) => b[1].calls - a[1].calls)
+    .map(([n, v]) => `${n} ${(v.calls / flows).toFixed(2)}`);
+  const cpu = Object.keys(threads1).map((k) => `${k} ${((threads1[k]! - (threads0[k] ?? 0)) / flows).toFixed(0)}`);
+  console.error(`  ${what}: commands per flow: ${calls.join(", ")}\n  ${what}: client µs per flow by thread: ${cpu.join(", ")}`);
+}
+
 /** This process's CPU in µs since `from` (`process.cpuUsage`). */
 const clientUsec = (from: NodeJS.CpuUsage): number => {
   const u = process.cpuUsage(from);
@@ -66,15 +79,17 @@ async function emq(mq: EchoMQ<unknown>, stem: string, flows: number): Promise<F2
   const workers: Worker<unknown>[] = children.map((q, i) => mq.work(q, () => ({ ok: true }), { concurrency: share(i + 1), relay }));
   workers.push(mq.work(parent, () => void done++, { concurrency: share(0), relay }));
   const cpu0 = process.cpuUsage();
+  const threads0 = threadCpu();
   const { ms, cost } = await phase(ports, async () => {
     await pool(
-      opt.flows,
+      flows,
       opt["in-flight"],
       () => mq.flow({ queue: parent, payload: PAYLOAD, children: children.map((queue) => ({ queue, payload: PAYLOAD })) }),
     );
     await until(`${stem}'s parents`, () => done >= flows, 600_000, 2);
   });
   const client = clientUsec(cpu0);
+  profile(stem, cost, threads0, flows);
   await Promise.all(workers.map((w) => w.stop()));
   return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows, clientUsecPerFlow: client / flows };
 }
@@ -91,6 +106,7 @@ async function bull(stem: string, flows: number): Promise<F2> {
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   try {
     const cpu0 = process.cpuUsage();
+    const threads0 = threadCpu();
     const { ms, cost } = await phase(ports, async () => {
       await pool(flows, opt["in-flight"], () =>
         producer.add({
@@ -101,7 +117,9 @@ async function bull(stem: string, flows: number): Promise<F2> {
         }));
       await until(`${stem}'s parents`, () => done >= flows, 600_000, 2);
     });
-    return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows, clientUsecPerFlow: clientUsec(cpu0) / flows };
+    const client = clientUsec(cpu0);
+    profile(stem, cost, threads0, flows);
+    return { flowsPerSec: flows / (ms / 1000), serverUsecPerFlow: cost.processUsec / flows, clientUsecPerFlow: client / flows };
   } finally {
     await Promise.all([...workers.map((w) => w.close()), producer.close()]);
     await connection.quit();
@@ -112,8 +130,9 @@ const clients = {
   module: await EchoMQ.connect({ addresses, cluster: true, backend: "module" }),
   scripts: await EchoMQ.connect({ addresses, cluster: true, backend: "scripts" }),
 };
-const systems = ["module", "scripts", "bullmq"] as const;
-const run1 = (s: (typeof systems)[number], stem: string, flows = opt.flows): Promise<F2> => s === "bullmq" ? bull(stem, flows) : emq(clients[s], stem, flows);
+const ALL = ["module", "scripts", "bullmq"] as const;
+const systems = ALL.filter((s) => opt.systems.split(",").includes(s));
+const run1 = (s: (typeof ALL)[number], stem: string, flows = opt.flows): Promise<F2> => s === "bullmq" ? bull(stem, flows) : emq(clients[s], stem, flows);
 // one short unmeasured pass each: JIT, scripts loaded, connections open
 for (const s of systems) await run1(s, `w-${s}`, 20);
 
@@ -132,7 +151,7 @@ const median = (xs: number[]): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
-const ratios = (s: "module" | "scripts"): number[] => seen[s]!.map((m, r) => m.flowsPerSec / seen.bullmq![r]!.flowsPerSec);
+const ratios = (s: "module" | "scripts"): number[] => seen[s]!.map((m, r) => m.flowsPerSec / (seen.bullmq![r]?.flowsPerSec ?? NaN));
 
 await clients.module.close();
 await clients.scripts.close();

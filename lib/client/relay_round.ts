@@ -1,0 +1,121 @@
+/**
+ * One relay round (docs/design/flows.md, "Relaying"): the outboxes of some queues leased (OUTBOX),
+ * their entries applied in their destination queues — grouped by destination across all the
+ * queues of the round, so that twelve child queues' outcomes for one parent queue are one TELL,
+ * not twelve — then acknowledged per source queue (UNBOX).
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { Decoder } from "@valkey/valkey-glide";
+import { wireCall } from "../wire/mod.ts";
+import type { WaitFor } from "./backend.ts";
+import type { ClientContext } from "./context.ts";
+import { callWaited } from "./options.ts";
+
+/** Field `n` (0-based) of a NUL-joined entry: the kind 0, the destination queue 1, the job it is about 2. */
+function field(entry: Uint8Array, n: number): string {
+  let from = 0;
+  for (let i = 0; i < n; i++) from = entry.indexOf(0, from) + 1;
+  const to = entry.indexOf(0, from);
+  return new TextDecoder().decode(entry.subarray(from, to < 0 ? entry.length : to));
+}
+
+/** Whether `entry` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
+function creates(entry: Uint8Array): boolean {
+  const kind = field(entry, 0);
+  return kind === "child" || kind === "node";
+}
+
+const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) : Buffer.from(String(x)));
+
+/** How a round runs: the options of `RelayOptions`, checked. */
+export interface RoundOptions {
+  /** How long an entry stays leased (ms). */
+  readonly leaseMs: number;
+  /** Most entries leased per queue. */
+  readonly count: number;
+  /** The replicas each APPLY and TELL waits for, or none. */
+  readonly wait: WaitFor | undefined;
+}
+
+/** What a round did in one source queue. */
+export interface QueueRound {
+  /** The source queue. */
+  readonly queue: string;
+  /** Entries it leased. */
+  readonly leased: number;
+  /** Entries it acknowledged. */
+  readonly acked: number;
+  /** The first failure of a call that carried its entries (they stay leased, applied again later), if any. */
+  readonly error?: unknown;
+}
+
+/** One leased entry and the queue it came from. */
+interface Leased {
+  readonly queue: number;
+  readonly token: number;
+  readonly entry: Buffer;
+}
+
+/**
+ * One round over `queues`. The queues are leased at once; then every destination at once (entries
+ * for different queues are independent; a destination's keep, per source queue, their order in its
+ * calls): its creations first (APPLY, refused under maxmemory), then its outcomes and cancels (TELL,
+ * never refused so: a full server still wakes its parents). Once every call is done with, each
+ * source queue's entries that landed are acknowledged (UNBOX). Never throws: each queue's first
+ * failure is in its {@link QueueRound}; what was applied and not acknowledged is leased again after
+ * `leaseMs` and applied again, which changes nothing.
+ */
+export async function relayRound<P>(c: ClientContext<P>, queues: readonly string[], o: RoundOptions): Promise<QueueRound[]> {
+  const errors: unknown[] = queues.map(() => undefined);
+  const fail = (i: number, e: unknown): void => {
+    errors[i] ??= e;
+  };
+  const leased: Leased[][] = await Promise.all(queues.map(async (queue, i) => {
+    try {
+      const reply = (await c.impl.call(wireCall("OUTBOX", c.keyspace(queue), { lease_ms: o.leaseMs, count: o.count }), Decoder.Bytes)) as unknown[];
+      const out: Leased[] = [];
+      for (let k = 0; k < reply.length; k += 2) out.push({ queue: i, token: Number(reply[k]), entry: bytes(reply[k + 1]) });
+      return out;
+    } catch (e) {
+      fail(i, e);
+      return [];
+    }
+  }));
+  const by = new Map<string, Leased[]>();
+  for (const list of leased) {
+    for (const l of list) {
+      const dest = field(l.entry, 1);
+      const group = by.get(dest);
+      if (group === undefined) by.set(dest, [l]);
+      else group.push(l);
+    }
+  }
+  const landed = new Set<Leased>();
+  await Promise.all([...by].map(async ([dest, entries]) => {
+    for (const [verb, part] of [["APPLY", entries.filter((l) => creates(l.entry))], ["TELL", entries.filter((l) => !creates(l.entry))]] as const) {
+      if (part.length === 0) continue;
+      try {
+        const call = wireCall(verb, c.keyspace(dest), {}, part.map((l) => ({ entry: l.entry })));
+        await callWaited(c.impl, call, o.wait, `relay (${verb})`, dest, o.wait === undefined ? [] : part.map((l) => field(l.entry, 2)));
+        for (const l of part) landed.add(l);
+      } catch (e) {
+        for (const l of part) fail(l.queue, e);
+      }
+    }
+  }));
+  return await Promise.all(queues.map(async (queue, i): Promise<QueueRound> => {
+    const done = leased[i]!.filter((l) => landed.has(l));
+    let acked = 0;
+    if (done.length > 0) {
+      try {
+        acked = Number(await c.impl.call(wireCall("UNBOX", c.keyspace(queue), {}, done.map(({ token, entry }) => ({ deadline: token, entry })))));
+      } catch (e) {
+        fail(i, e);
+      }
+    }
+    const error = errors[i];
+    return error === undefined ? { queue, leased: leased[i]!.length, acked } : { queue, leased: leased[i]!.length, acked, error };
+  }));
+}
