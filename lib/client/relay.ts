@@ -18,7 +18,7 @@
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
 import { type DurableOptions, waitFor, wholeNumber } from "./options.ts";
-import { relayRound, type RoundOptions } from "./relay_round.ts";
+import { flushUnacked, relayRound, type RoundOptions, type Unacked } from "./relay_round.ts";
 
 /** How a relay runs. */
 export interface RelayOptions {
@@ -87,6 +87,11 @@ class RelayLoop<P> {
   #wake: (() => void) | null = null;
   /** The round in flight (a member stopping waits for it). */
   #round: Promise<unknown> = Promise.resolve();
+  /**
+   * Entries applied whose UNBOX goes with their queue's next lease (one request, not two) — unless
+   * a round's wait comes near a lease: then each round acknowledges its own.
+   */
+  readonly #unacked: Unacked | undefined;
   /** Resolves once the loop ended: no member left, or the client closed. */
   done: Promise<void> = Promise.resolve();
   #started = false;
@@ -98,6 +103,7 @@ class RelayLoop<P> {
     this.#o = o;
     this.#interval = interval;
     this.#onEnd = onEnd;
+    this.#unacked = interval * 4 <= o.leaseMs ? new Map() : undefined;
   }
 
   /**
@@ -118,6 +124,12 @@ class RelayLoop<P> {
         this.#members.delete(member);
         if (this.#members.size === 0) this.#wake?.();
         await this.#round.catch(() => {});
+        // what the last rounds applied in the queues no round relays now is acknowledged here
+        const relayed = new Set([...this.#members].flatMap((m) => m.queues));
+        const left = member.queues.filter((q) => !relayed.has(q));
+        if (this.#unacked !== undefined && left.length > 0 && !this.#c.closed) {
+          await flushUnacked(this.#c, left, this.#unacked).catch((e: unknown) => member.onError(e));
+        }
       },
     };
   }
@@ -126,7 +138,7 @@ class RelayLoop<P> {
     while (this.#members.size > 0 && !this.#c.closed) {
       const started = performance.now();
       const queues = [...new Set([...this.#members].flatMap((m) => m.queues))];
-      const round = relayRound(this.#c, queues, this.#o);
+      const round = relayRound(this.#c, queues, this.#o, this.#unacked);
       this.#round = round;
       let full = false;
       // (a round never throws; were it to, its queues hear of it and the loop goes on)

@@ -2,13 +2,15 @@
  * One relay round (docs/design/flows.md, "Relaying"): the outboxes of some queues leased (OUTBOX),
  * their entries applied in their destination queues — grouped by destination across all the
  * queues of the round, so that twelve child queues' outcomes for one parent queue are one TELL,
- * not twelve — then acknowledged per source queue (UNBOX).
+ * not twelve — then acknowledged per source queue (UNBOX): in the round itself, or (a running
+ * relay) in one request with the queue's next lease, so that a busy queue costs two requests a
+ * round, not three.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import { Decoder } from "@valkey/valkey-glide";
-import { wireCall } from "../wire/mod.ts";
+import { type WireCall, wireCall } from "../wire/mod.ts";
 import type { WaitFor } from "./backend.ts";
 import type { ClientContext } from "./context.ts";
 import { callWaited } from "./options.ts";
@@ -58,23 +60,57 @@ interface Leased {
   readonly entry: Buffer;
 }
 
+/** Leased entries applied, to acknowledge: each with its lease's token. */
+type Applied = ReadonlyArray<{ readonly token: number; readonly entry: Buffer }>;
+
+/** Entries applied and not yet acknowledged, by source queue: their UNBOX goes with the queue's next OUTBOX. */
+export type Unacked = Map<string, Applied>;
+
+/** UNBOX of `entries` in `queue`. */
+const unbox = <P>(c: ClientContext<P>, queue: string, entries: Applied): WireCall =>
+  wireCall("UNBOX", c.keyspace(queue), {}, entries.map(({ token, entry }) => ({ deadline: token, entry })));
+
+/** Acknowledges `unacked`'s entries of `queues` now (a relay that stops relaying them); their count. */
+export async function flushUnacked<P>(c: ClientContext<P>, queues: readonly string[], unacked: Unacked): Promise<number> {
+  const counts = await Promise.all(queues.map(async (queue) => {
+    const entries = unacked.get(queue);
+    unacked.delete(queue);
+    return entries === undefined || entries.length === 0 ? 0 : Number(await c.impl.call(unbox(c, queue, entries)));
+  }));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 /**
  * One round over `queues`. The queues are leased at once; then every destination at once (entries
  * for different queues are independent; a destination's keep, per source queue, their order in its
  * calls): its creations first (APPLY, refused under maxmemory), then its outcomes and cancels (TELL,
  * never refused so: a full server still wakes its parents). Once every call is done with, each
- * source queue's entries that landed are acknowledged (UNBOX). Never throws: each queue's first
+ * source queue's entries that landed are acknowledged (UNBOX) — or, given `unacked`, left there for
+ * the next round, whose lease of the queue carries them (`acked` counts those it carried). Never throws: each queue's first
  * failure is in its {@link QueueRound}; what was applied and not acknowledged is leased again after
  * `leaseMs` and applied again, which changes nothing.
  */
-export async function relayRound<P>(c: ClientContext<P>, queues: readonly string[], o: RoundOptions): Promise<QueueRound[]> {
+export async function relayRound<P>(c: ClientContext<P>, queues: readonly string[], o: RoundOptions, unacked?: Unacked): Promise<QueueRound[]> {
   const errors: unknown[] = queues.map(() => undefined);
+  const acked: number[] = queues.map(() => 0);
   const fail = (i: number, e: unknown): void => {
     errors[i] ??= e;
   };
   const leased: Leased[][] = await Promise.all(queues.map(async (queue, i) => {
     try {
-      const reply = (await c.impl.call(wireCall("OUTBOX", c.keyspace(queue), { lease_ms: o.leaseMs, count: o.count }), Decoder.Bytes)) as unknown[];
+      const lease = wireCall("OUTBOX", c.keyspace(queue), { lease_ms: o.leaseMs, count: o.count });
+      const last = unacked?.get(queue);
+      unacked?.delete(queue);
+      let reply: unknown[];
+      if (last === undefined || last.length === 0) reply = (await c.impl.call(lease, Decoder.Bytes)) as unknown[];
+      else {
+        // the last round's acknowledgement, then this round's lease: one request
+        const [ack, out] = await c.impl.callMany([unbox(c, queue, last), lease], undefined, Decoder.Bytes);
+        if (ack instanceof Error) fail(i, ack);
+        else acked[i] = Number(ack);
+        if (out instanceof Error) throw out;
+        reply = out as unknown[];
+      }
       const out: Leased[] = [];
       for (let k = 0; k < reply.length; k += 2) out.push({ queue: i, token: Number(reply[k]), entry: bytes(reply[k + 1]) });
       return out;
@@ -107,15 +143,16 @@ export async function relayRound<P>(c: ClientContext<P>, queues: readonly string
   }));
   return await Promise.all(queues.map(async (queue, i): Promise<QueueRound> => {
     const done = leased[i]!.filter((l) => landed.has(l));
-    let acked = 0;
-    if (done.length > 0) {
+    if (done.length > 0 && unacked !== undefined) unacked.set(queue, done);
+    else if (done.length > 0) {
       try {
-        acked = Number(await c.impl.call(wireCall("UNBOX", c.keyspace(queue), {}, done.map(({ token, entry }) => ({ deadline: token, entry })))));
+        acked[i] = Number(await c.impl.call(unbox(c, queue, done)));
       } catch (e) {
         fail(i, e);
       }
     }
     const error = errors[i];
-    return error === undefined ? { queue, leased: leased[i]!.length, acked } : { queue, leased: leased[i]!.length, acked, error };
+    const round = { queue, leased: leased[i]!.length, acked: acked[i]! };
+    return error === undefined ? round : { ...round, error };
   }));
 }
