@@ -15,19 +15,18 @@ import type { WaitFor } from "./backend.ts";
 import type { ClientContext } from "./context.ts";
 import { callWaited } from "./options.ts";
 
+const text = new TextDecoder();
+
 /** Field `n` (0-based) of a NUL-joined entry: the kind 0, the destination queue 1, the job it is about 2. */
 function field(entry: Uint8Array, n: number): string {
   let from = 0;
   for (let i = 0; i < n; i++) from = entry.indexOf(0, from) + 1;
   const to = entry.indexOf(0, from);
-  return new TextDecoder().decode(entry.subarray(from, to < 0 ? entry.length : to));
+  return text.decode(entry.subarray(from, to < 0 ? entry.length : to));
 }
 
-/** Whether `entry` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
-function creates(entry: Uint8Array): boolean {
-  const kind = field(entry, 0);
-  return kind === "child" || kind === "node";
-}
+/** Whether an entry of `kind` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
+const creates = (kind: string): boolean => kind === "child" || kind === "node";
 
 const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) : Buffer.from(String(x)));
 
@@ -53,11 +52,12 @@ export interface QueueRound {
   readonly error?: unknown;
 }
 
-/** One leased entry and the queue it came from. */
+/** One leased entry, the queue it came from, and whether it makes a job (APPLY) or tells one (TELL). */
 interface Leased {
   readonly queue: number;
   readonly token: number;
   readonly entry: Buffer;
+  readonly creates: boolean;
 }
 
 /** Leased entries applied, to acknowledge: each with its lease's token. */
@@ -112,7 +112,10 @@ export async function relayRound<P>(c: ClientContext<P>, queues: readonly string
         reply = out as unknown[];
       }
       const out: Leased[] = [];
-      for (let k = 0; k < reply.length; k += 2) out.push({ queue: i, token: Number(reply[k]), entry: bytes(reply[k + 1]) });
+      for (let k = 0; k < reply.length; k += 2) {
+        const entry = bytes(reply[k + 1]);
+        out.push({ queue: i, token: Number(reply[k]), entry, creates: creates(field(entry, 0)) });
+      }
       return out;
     } catch (e) {
       fail(i, e);
@@ -130,7 +133,7 @@ export async function relayRound<P>(c: ClientContext<P>, queues: readonly string
   }
   const landed = new Set<Leased>();
   await Promise.all([...by].map(async ([dest, entries]) => {
-    for (const [verb, part] of [["APPLY", entries.filter((l) => creates(l.entry))], ["TELL", entries.filter((l) => !creates(l.entry))]] as const) {
+    for (const [verb, part] of [["APPLY", entries.filter((l) => l.creates)], ["TELL", entries.filter((l) => !l.creates)]] as const) {
       if (part.length === 0) continue;
       try {
         const call = wireCall(verb, c.keyspace(dest), {}, part.map((l) => ({ entry: l.entry })));
