@@ -20,7 +20,7 @@ import { FlowProducer, Worker as BullWorker } from "bullmq";
 import { EchoMQ, type Worker } from "../client.ts";
 import { slot } from "../mod.ts";
 import { startCluster } from "../tools/embedded/mod.ts";
-import { bullConnection, cliOptions, PAYLOAD, phase, type PhaseCost, pool, report, threadCpu, until } from "./_util.ts";
+import { bullConnection, cliOptions, PAYLOAD, phase, type PhaseCost, pool, report, sleep, threadCpu, until } from "./_util.ts";
 
 const opt = cliOptions({ flows: 300, rounds: 2, "relay-ms": 20, "in-flight": 20, systems: "module,scripts,bullmq", profile: false, concurrency: 50 });
 const QUEUES = 12;
@@ -97,6 +97,14 @@ async function emq(mq: EchoMQ<unknown>, stem: string, flows: number): Promise<F2
   const relay = { intervalMs: opt["relay-ms"] };
   const workers: Worker<unknown>[] = children.map((q, i) => mq.work(q, () => ({ ok: true }), { concurrency: share(i + 1), relay }));
   workers.push(mq.work(parent, () => void done++, { concurrency: share(0), relay }));
+  // the clock starts once every worker's own connection is open, as BullMQ's workers are awaited
+  // ready (waitUntilReady) before theirs: making 13 connections is no part of a flow's cost
+  const queues = new Set([parent, ...children]);
+  const connecting = performance.now();
+  while (new Set((await mq.workers()).filter((w) => queues.has(w.queue)).map((w) => w.queue)).size < queues.size) {
+    if (performance.now() - connecting > 30_000) throw new Error(`${stem}'s workers did not connect`);
+    await sleep(5);
+  }
   const cpu0 = process.cpuUsage();
   const threads0 = threadCpu();
   const requests0 = requests;
