@@ -29,7 +29,7 @@ import type {
   StreamReadRaw,
 } from "bullmq";
 import { settleMany } from "../client/batch.ts";
-import { type Relay, relay } from "../client/relay.ts";
+import { joinRelay, type Relay } from "../client/relay.ts";
 import type { ClientContext } from "../client/context.ts";
 import type { Keyspace } from "../keyspace/mod.ts";
 import * as admit from "./admit.ts";
@@ -164,7 +164,7 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
    */
   #serve(): void {
     this.#firer.start();
-    this.#relay ??= this.#s.on().then(({ c }) => relay(c, [this.#p.queue], { onError: (e) => this.#report(e) }));
+    this.#relay ??= this.#s.on().then(({ c }) => joinRelay(c, this.#p.queue, { onError: (e) => this.#report(e) }));
   }
 
   /** A background failure, to the `Worker`'s `error` event when it listens. */

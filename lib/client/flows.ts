@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { Decoder } from "@valkey/valkey-glide";
 import { assertJobId, type JobId, type Keyspace } from "../keyspace/mod.ts";
 import { type GroupArgs, MAX_FLOW_DEPTH, MAX_PAYLOAD_BYTES, ROW, wireCall } from "../wire/mod.ts";
@@ -173,13 +174,17 @@ function refuse(message: string): EchoMQError {
  * sent again, or an outbox entry applied twice, makes nothing twice.
  */
 export async function childId(parent: string, place: number): Promise<JobId> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(`${parent}/${place}`)));
-  let n = 0n;
-  for (const b of digest.subarray(0, 8)) n = (n << 8n) | BigInt(b);
+  // (node:crypto's hash: synchronous, where WebCrypto's digest is a promise each — 12 a flow of 12 children)
+  const digest = createHash("sha256").update(`${parent}/${place}`).digest();
+  // the 64 bits as two 32-bit halves, divided by 62 digit by digit (every step below 2^53: exact)
+  let hi = digest.readUInt32BE(0);
+  let lo = digest.readUInt32BE(4);
   let out = "";
   for (let i = 0; i < 11; i++) {
-    out = BASE62[Number(n % 62n)]! + out;
-    n /= 62n;
+    const x = (hi % 62) * 0x1_0000_0000 + lo;
+    hi = Math.floor(hi / 62);
+    lo = Math.floor(x / 62);
+    out = BASE62[x % 62]! + out;
   }
   return `JOB${out}` as JobId;
 }

@@ -1,23 +1,24 @@
 /**
- * The relay (docs/design/flows.md): it drains the outboxes of some queues — leases their entries
- * (OUTBOX), applies each in its destination queue (grouped by destination, the destinations at once:
- * APPLY for the entries that make jobs, then TELL for outcomes and cancels, which a server at
- * maxmemory still takes), then acknowledges those applied (UNBOX). Delivery is at least once; APPLY is
- * idempotent, so an entry applied twice (a relay that died between apply and acknowledge, whose
- * lease ran out) changes nothing the second time; an acknowledgement of a lease that ran out is
- * refused (`outbox-lost`) and the entry stays for the relay that holds it now.
+ * The relay (docs/design/flows.md): it drains the outboxes of some queues in rounds
+ * (relay_round.ts) — leases their entries (OUTBOX), applies each in its destination queue (grouped
+ * by destination, the destinations at once: APPLY for the entries that make jobs, then TELL for
+ * outcomes and cancels, which a server at maxmemory still takes), then acknowledges those applied
+ * (UNBOX). Delivery is at least once; APPLY is idempotent, so an entry applied twice (a relay that
+ * died between apply and acknowledge, whose lease ran out) changes nothing the second time; an
+ * acknowledgement of a lease that ran out is refused (`outbox-lost`) and the entry stays for the
+ * relay that holds it now.
  *
- * Workers relay the queues they serve; `EchoMQ.relay(queues)` (and `emq relay`) drains queues
- * nobody works.
+ * A round starts every `intervalMs` (at once after one that leased a full batch of a queue). The
+ * workers of one client with the same relay options share one relay over all their queues: a
+ * round's calls go out together, and a destination's entries from all of them are one call.
+ * `EchoMQ.relay(queues)` (and `emq relay`) drains queues nobody works.
  *
  * @module
  */
-import { Buffer } from "node:buffer";
-import { Decoder } from "@valkey/valkey-glide";
-import { wireCall } from "../wire/mod.ts";
 import type { ClientContext } from "./context.ts";
 import { EchoMQError } from "./errors.ts";
-import { callWaited, type DurableOptions, waitFor, wholeNumber } from "./options.ts";
+import { type DurableOptions, waitFor, wholeNumber } from "./options.ts";
+import { flushUnacked, relayRound, type RoundOptions, type Unacked } from "./relay_round.ts";
 
 /** How a relay runs. */
 export interface RelayOptions {
@@ -25,7 +26,10 @@ export interface RelayOptions {
   readonly leaseMs?: number;
   /** Most entries leased per queue per round (default 100). */
   readonly batch?: number;
-  /** How long an idle relay waits before it looks again (ms; default 250): the consistency window's main term. */
+  /**
+   * How often a round starts (ms; default 250): the consistency window's main term. A round that
+   * leased a full batch of a queue is followed at once.
+   */
   readonly intervalMs?: number;
   /**
    * Acknowledge an entry only once a replica (or `replicas`) of its destination has what it applied:
@@ -44,107 +48,168 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
-/** Field `n` (0-based) of a NUL-joined entry: the kind 0, the destination queue 1, the job it is about 2. */
-function field(entry: Uint8Array, n: number): string {
-  let from = 0;
-  for (let i = 0; i < n; i++) from = entry.indexOf(0, from) + 1;
-  const to = entry.indexOf(0, from);
-  return new TextDecoder().decode(entry.subarray(from, to < 0 ? entry.length : to));
+/** The options of a round, checked. */
+function roundOptions(opts: RelayOptions): RoundOptions {
+  return {
+    leaseMs: wholeNumber("relay: leaseMs", "lease-ms", opts.leaseMs ?? 10_000, 1),
+    count: wholeNumber("relay: batch", "count", opts.batch ?? 100, 1),
+    wait: waitFor("relay", opts.durable),
+  };
 }
-
-/** Whether `entry` makes a job (`child`, `node`: APPLY's) rather than telling one (`done`, `cancel`: TELL's). */
-function creates(entry: Uint8Array): boolean {
-  const kind = field(entry, 0);
-  return kind === "child" || kind === "node";
-}
-
-const bytes = (x: unknown): Buffer => (x instanceof Uint8Array ? Buffer.from(x) : Buffer.from(String(x)));
 
 /**
- * One round over `queues`: each queue's free entries leased, applied and acknowledged. Returns the
- * entries acknowledged. The queues go at once, and so do a queue's destinations (entries for
- * different queues are independent; a destination's keep their order in its calls). Per destination
- * its creations go first (APPLY, refused under maxmemory), then its outcomes and cancels (TELL, never
- * refused so: a full server still wakes its parents); the entries of each call that landed are
- * acknowledged (UNBOX) once every call of the queue is done with, and the first failure is thrown
- * after that: what was applied and not acknowledged is leased again after `leaseMs` and applied
- * again, which changes nothing.
+ * One round over `queues` (relay_round.ts): each queue's free entries leased, applied and
+ * acknowledged. Returns the entries acknowledged; throws the first failure once the round is done
+ * (what was applied and not acknowledged is leased again after `leaseMs`, and applied again, which
+ * changes nothing).
  */
 export async function relayOnce<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Promise<number> {
-  const leaseMs = wholeNumber("relay: leaseMs", "lease-ms", opts.leaseMs ?? 10_000, 1);
-  const count = wholeNumber("relay: batch", "count", opts.batch ?? 100, 1);
-  const wait = waitFor("relay", opts.durable);
-  const one = async (queue: string): Promise<number> => {
-    const ks = c.keyspace(queue);
-    const reply = (await c.impl.call(wireCall("OUTBOX", ks, { lease_ms: leaseMs, count }), Decoder.Bytes)) as unknown[];
-    if (reply.length === 0) return 0;
-    const leased: Array<{ token: number; entry: Buffer }> = [];
-    for (let i = 0; i < reply.length; i += 2) leased.push({ token: Number(reply[i]), entry: bytes(reply[i + 1]) });
-    const by = new Map<string, Buffer[]>();
-    for (const { entry } of leased) {
-      const dest = field(entry, 1);
-      const list = by.get(dest);
-      if (list === undefined) by.set(dest, [entry]);
-      else list.push(entry);
-    }
-    const landed = new Set<Buffer>();
-    let failure: unknown;
-    await Promise.all([...by].map(async ([dest, entries]) => {
-      for (const [verb, part] of [["APPLY", entries.filter(creates)], ["TELL", entries.filter((e) => !creates(e))]] as const) {
-        if (part.length === 0) continue;
-        try {
-          const call = wireCall(verb, c.keyspace(dest), {}, part.map((entry) => ({ entry })));
-          await callWaited(c.impl, call, wait, `relay (${verb})`, dest, wait === undefined ? [] : part.map((e) => field(e, 2)));
-          for (const e of part) landed.add(e);
-        } catch (e) {
-          failure ??= e;
-        }
-      }
-    }));
-    const done = leased.filter(({ entry }) => landed.has(entry));
-    const acked = done.length === 0 ? 0 : Number(await c.impl.call(wireCall("UNBOX", ks, {}, done.map(({ token, entry }) => ({ deadline: token, entry })))));
-    if (failure !== undefined) throw failure;
-    return acked;
-  };
-  const settled = await Promise.allSettled(queues.map(one));
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
-  if (failed !== undefined) throw failed.reason;
-  return settled.reduce((sum, s) => sum + (s as PromiseFulfilledResult<number>).value, 0);
+  const rounds = await relayRound(c, queues, roundOptions(opts));
+  const failed = rounds.find((r) => r.error !== undefined);
+  if (failed !== undefined) throw failed.error;
+  return rounds.reduce((sum, r) => sum + r.acked, 0);
 }
 
-/** See `EchoMQ.relay`: rounds of {@link relayOnce} until stopped, waiting `intervalMs` after an idle one. */
-export function relay<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Relay {
+/** Who relays some queues through a {@link RelayLoop}: its queues' failures go to its `onError`. */
+interface Member {
+  readonly queues: readonly string[];
+  readonly onError: (e: unknown) => void;
+}
+
+/** Rounds of {@link relayRound} over its members' queues, one every `interval` ms, until it has none. */
+class RelayLoop<P> {
+  readonly #c: ClientContext<P>;
+  readonly #o: RoundOptions;
+  readonly #interval: number;
+  readonly #onEnd: () => void;
+  readonly #members = new Set<Member>();
+  /** Ends the wait between rounds. */
+  #wake: (() => void) | null = null;
+  /** The round in flight (a member stopping waits for it). */
+  #round: Promise<unknown> = Promise.resolve();
+  /**
+   * Entries applied whose UNBOX goes with their queue's next lease (one request, not two) — unless
+   * a round's wait comes near a lease: then each round acknowledges its own.
+   */
+  readonly #unacked: Unacked | undefined;
+  /** Resolves once the loop ended: no member left, or the client closed. */
+  done: Promise<void> = Promise.resolve();
+  #started = false;
+  /** The loop ended (a member joins a new one). */
+  ended = false;
+
+  constructor(c: ClientContext<P>, o: RoundOptions, interval: number, onEnd: () => void) {
+    this.#c = c;
+    this.#o = o;
+    this.#interval = interval;
+    this.#onEnd = onEnd;
+    this.#unacked = interval * 4 <= o.leaseMs ? new Map() : undefined;
+  }
+
+  /**
+   * Adds `member` (the first starts the loop); its handle stops it: the round in flight finishes,
+   * then none relays its queues for it.
+   */
+  join(member: Member): Relay {
+    this.#members.add(member);
+    if (!this.#started) {
+      this.#started = true;
+      this.done = this.#run().finally(() => {
+        this.ended = true;
+        this.#onEnd();
+      });
+    }
+    return {
+      stop: async (): Promise<void> => {
+        this.#members.delete(member);
+        if (this.#members.size === 0) this.#wake?.();
+        await this.#round.catch(() => {});
+        // what the last rounds applied in the queues no round relays now is acknowledged here
+        const relayed = new Set([...this.#members].flatMap((m) => m.queues));
+        const left = member.queues.filter((q) => !relayed.has(q));
+        if (this.#unacked !== undefined && left.length > 0 && !this.#c.closed) {
+          await flushUnacked(this.#c, left, this.#unacked).catch((e: unknown) => member.onError(e));
+        }
+      },
+    };
+  }
+
+  async #run(): Promise<void> {
+    while (this.#members.size > 0 && !this.#c.closed) {
+      const started = performance.now();
+      const queues = [...new Set([...this.#members].flatMap((m) => m.queues))];
+      const round = relayRound(this.#c, queues, this.#o, this.#unacked);
+      this.#round = round;
+      let full = false;
+      // (a round never throws; were it to, its queues hear of it and the loop goes on)
+      const results = await round.catch((e: unknown) => queues.map((queue) => ({ queue, leased: 0, acked: 0, error: e })));
+      for (const r of results) {
+        if (r.leased >= this.#o.count) full = true;
+        if (r.error === undefined || this.#c.closed) continue;
+        // the first member that relays the queue hears of it (none: it stopped meanwhile)
+        for (const m of this.#members) {
+          if (!m.queues.includes(r.queue)) continue;
+          m.onError(r.error);
+          break;
+        }
+      }
+      const rest = this.#interval - (performance.now() - started);
+      if (full || rest <= 0 || this.#members.size === 0) continue;
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, rest);
+        this.#wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.#wake = null;
+    }
+  }
+}
+
+/** Checks a relay's queues and options: the round's options and the interval. */
+function checked<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions): { o: RoundOptions; interval: number } {
   if (!Array.isArray(queues) || queues.length === 0) throw new EchoMQError("flow", "relay: name at least one queue");
   for (const q of queues) c.keyspace(q);
   const interval = wholeNumber("relay: intervalMs", "options", opts.intervalMs ?? 250, 1);
-  const onError = opts.onError ?? ((e: unknown) => console.error("relay:", e));
-  let stopped = false;
-  let wake: (() => void) | null = null;
-  const loop = (async () => {
-    while (!stopped && !c.closed) {
-      let n = 0;
-      try {
-        n = await relayOnce(c, queues, opts);
-      } catch (e) {
-        if (!stopped && !c.closed) onError(e);
-      }
-      if (n === 0 && !stopped) {
-        await new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, interval);
-          wake = () => {
-            clearTimeout(t);
-            resolve();
-          };
-        });
-        wake = null;
-      }
-    }
-  })();
+  return { o: roundOptions(opts), interval };
+}
+
+const defaultOnError = (e: unknown): void => console.error("relay:", e);
+
+/** See `EchoMQ.relay`: rounds of {@link relayRound} over `queues` until stopped, one every `intervalMs`. */
+export function relay<P>(c: ClientContext<P>, queues: readonly string[], opts: RelayOptions = {}): Relay {
+  const { o, interval } = checked(c, queues, opts);
+  const loop = new RelayLoop(c, o, interval, () => {});
+  const member = loop.join({ queues: [...queues], onError: opts.onError ?? defaultOnError });
   return {
     async stop(): Promise<void> {
-      stopped = true;
-      (wake as (() => void) | null)?.();
-      await loop;
+      await member.stop();
+      await loop.done;
     },
   };
+}
+
+/** Each client's shared relays (see {@link joinRelay}), by their options. */
+const shared = new WeakMap<object, Map<string, RelayLoop<unknown>>>();
+
+/**
+ * Relays `queue` in the client's shared relay of these options (a worker's `relay` option): one
+ * loop for all the queues of the workers of one client, so that a round's calls go out together and
+ * a destination's entries from all of them are one call. `onError` hears of `queue`'s failures.
+ */
+export function joinRelay<P>(c: ClientContext<P>, queue: string, opts: RelayOptions = {}): Relay {
+  const { o, interval } = checked(c, [queue], opts);
+  let loops = shared.get(c);
+  if (loops === undefined) shared.set(c, loops = new Map());
+  const key = JSON.stringify([o.leaseMs, o.count, o.wait ?? null, interval]);
+  let loop = loops.get(key) as RelayLoop<P> | undefined;
+  if (loop === undefined || loop.ended) {
+    const fresh: RelayLoop<P> = new RelayLoop(c, o, interval, () => {
+      if (loops.get(key) === fresh) loops.delete(key);
+    });
+    loops.set(key, fresh as RelayLoop<unknown>);
+    loop = fresh;
+  }
+  return loop.join({ queues: [queue], onError: opts.onError ?? defaultOnError });
 }

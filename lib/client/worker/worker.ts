@@ -151,7 +151,9 @@ export interface WorkerOptions {
    * Relay the queue's outbox from this worker (`mq.relay`: a flow's entries for parents and
    * children in other queues; default false). On, the worker looks at the outbox every
    * `intervalMs` (default 250): a parent in another queue runs within about that much after its
-   * last child. Off, run `mq.relay(queues)` or `emq relay` somewhere (a same-queue flow needs none).
+   * last child. The workers of one client with the same relay options share one relay (one round
+   * over all their queues). Off, run `mq.relay(queues)` or `emq relay` somewhere (a same-queue flow
+   * needs none).
    */
   relay?: boolean | RelayOptions;
   /**

@@ -27,7 +27,7 @@ import type { JobRef, Settlement } from "../job.ts";
 import { penalize } from "../limits.ts";
 import { appendLog } from "../logs.ts";
 import { children, type ChildState } from "../flows.ts";
-import { relay, type RelayOptions } from "../relay.ts";
+import { joinRelay, type RelayOptions } from "../relay.ts";
 import type { Tracing } from "../tracing.ts";
 import { type WorkerIdentity, workerName } from "./worker_name.ts";
 
@@ -254,7 +254,7 @@ export function workerClient<P>(c: ClientContext<P>, calls: WorkerCalls<P>): Wor
     penalize: (queue, ms, lane) => penalize(c, c.keyspace(queue), ms, lane),
     fireSchedulers: (queue, idleMs) => fireDue(c, c.keyspace(queue), idleMs),
     log: (job, line) => appendLog(c, job, line),
-    relay: (queue, opts) => relay(c, [queue], opts),
+    relay: (queue, opts) => joinRelay(c, queue, opts),
     children: (queue, id) => children(c, c.keyspace(queue), id),
     tracing: c.tracing,
   };
