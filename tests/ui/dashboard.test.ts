@@ -380,7 +380,7 @@ for (const backend of BACKENDS) {
       expect((await readJobs(page, "Dead jobs"))[0]!.cells[2]).toBe("ünïcödé reason");
       await page.getByRole("button", { name: "Pause", exact: true }).click();
       await until("ü paused", () => mq.isPaused(UMLAUT));
-      // the page is done with that action (a click while it refreshes is dropped: one action at a time)
+      // the page is done with that action (aria-busy while it is sent and the page refreshes)
       await page.waitForFunction(() => !document.body.hasAttribute("aria-busy"));
       await page.getByRole("button", { name: "Resume", exact: true }).click();
       await until("ü resumed", () => mq.isPaused(UMLAUT), (p) => !p);

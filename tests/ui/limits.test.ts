@@ -211,5 +211,36 @@ for (const backend of BACKENDS) {
       expect(await rig.mq.limits(q)).toEqual({ concurrency: null, rate: null, parkedUntil: null });
       await until("the line", line, (t) => t === "Limits: none");
     }, 30_000);
+
+    test("a second Set while the page still refreshes after the first is sent, not dropped", async () => {
+      const q = `again-${backend}`;
+      await rig.mq.enqueue(q, { n: 1 });
+      await rig.page.goto(new URL(queueHref(q), rig.ui.url).href);
+      await until("no limits", line, (t) => t === "Limits: none");
+      // the page's reads of the queue held until released: the first action's refresh cannot end
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => release = resolve);
+      let holding = true;
+      await rig.page.route("**/api/queue?*", async (route) => {
+        if (holding) await held;
+        await route.continue();
+      });
+      try {
+        await rig.page.getByLabel("At most active at once").fill("3");
+        await rig.page.getByRole("button", { name: "Set limits" }).click();
+        await rig.page.getByText("Limits set. Limits: at most 3 active.").waitFor();
+        expect(await rig.page.evaluate(() => document.body.getAttribute("aria-busy"))).toBe("true"); // still refreshing
+        await rig.page.getByLabel("At most active at once").fill("4");
+        await rig.page.getByRole("button", { name: "Set limits" }).click();
+        await rig.page.getByText("Limits set. Limits: at most 4 active.").waitFor({ timeout: 10_000 });
+        expect(await rig.mq.limits(q)).toEqual({ concurrency: 4, rate: null, parkedUntil: null });
+      } finally {
+        holding = false;
+        release();
+      }
+      await until("the page idle", () => rig.page.evaluate(() => !document.body.hasAttribute("aria-busy")));
+      await rig.page.unroute("**/api/queue?*");
+      await until("the line", line, (t) => t === "Limits: at most 4 active");
+    }, 30_000);
   });
 }
