@@ -231,6 +231,67 @@ for (const combo of COMBOS) {
       expect(seen).toEqual([0]);
     });
 
+    test("a finished job's processedOn is its claim time, read back from the row (wire 17) by getJob and getJobs", async () => {
+      const name = fresh("processed");
+      const q = queue(name);
+      const before = Date.now() - 1000; // the server's clock may be a little behind ours
+      await q.add("ok", {});
+      await q.add("bad", {}, { attempts: 1 });
+      const w = worker(name, async (job: BullJob) => {
+        if (job.name === "bad") throw new Error("no");
+        return 1;
+      });
+      await eventually(async () => {
+        const c = await q.getJobCounts("completed", "failed");
+        return c.completed === 1 && c.failed === 1;
+      });
+      await w.close();
+      const done = [...(await q.getJobs("completed")), ...(await q.getJobs("failed"))];
+      expect(done.length).toBe(2);
+      for (const job of [...done, (await q.getJob(done[0]!.id!))!]) {
+        expect(job.processedOn).toBeGreaterThanOrEqual(before);
+        expect(job.processedOn).toBeLessThanOrEqual(job.finishedOn!);
+      }
+    });
+
+    test("job.delay after a retry with backoff is the backoff (BullMQ's moveToDelayed writes it), from getJob too", async () => {
+      const name = fresh("backoff-delay");
+      const q = queue(name);
+      const failed: number[] = [];
+      const w = worker(name, async () => {
+        throw new Error("again");
+      });
+      w.on("failed", (job) => void failed.push(job!.delay));
+      const job = await q.add("retried", {}, { attempts: 3, backoff: 60_000 });
+      await eventually(async () => (await q.getJobCounts("delayed")).delayed === 1);
+      expect(failed).toEqual([60_000]);
+      expect((await q.getJob(job.id!))!.delay).toBe(60_000);
+    });
+
+    test("job.retry() of a failed job keeps its attempts (attemptsStarted counts on); with the resets it starts again", async () => {
+      const name = fresh("retry-keeps");
+      const q = queue(name);
+      const seen: Array<[string, number, number]> = [];
+      let failing = true;
+      const w = worker(name, async (job: BullJob) => {
+        seen.push([job.name, job.attemptsStarted, job.attemptsMade]);
+        if (failing) throw new Error("not yet");
+        return job.name;
+      });
+      const kept = await q.add("kept", {});
+      const reset = await q.add("reset", {});
+      await eventually(async () => (await q.getJobCounts("failed")).failed === 2);
+      failing = false;
+      await (await q.getJob(kept.id!))!.retry("failed");
+      await (await q.getJob(reset.id!))!.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      await eventually(async () => (await q.getJobCounts("completed")).completed === 2);
+      await w.close();
+      expect(seen.filter(([n]) => n === "kept")).toEqual([["kept", 1, 0], ["kept", 2, 1]]);
+      expect(seen.filter(([n]) => n === "reset")).toEqual([["reset", 1, 0], ["reset", 1, 0]]);
+      const done = (await q.getJob(kept.id!))!;
+      expect([done.attemptsStarted, done.attemptsMade]).toEqual([2, 2]);
+    });
+
     test("a named Worker's jobs carry its name as processedBy (the first claim and the ones fetched after a settle)", async () => {
       const name = fresh("named");
       const q = queue(name);
