@@ -63,6 +63,7 @@ export type RowFacts = Pick<
   | "createdAt"
   | "claimedAt"
   | "retryDelayMs"
+  | "stalls"
 >;
 
 /**
@@ -85,7 +86,7 @@ export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJs
     failedReason: row.reason ?? "",
     stacktrace: JSON.stringify(stacks),
     returnvalue: row.result === undefined ? "null" : JSON.stringify(row.result),
-    stalledCounter: 0,
+    stalledCounter: row.stalls ?? 0, // leases that ran out (wire 17)
   };
   const finished = row.finishedAt ?? row.buriedAt;
   if (finished !== undefined) json.finishedOn = finished;

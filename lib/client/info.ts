@@ -77,6 +77,8 @@ export interface JobInfo<P, R = unknown, C = unknown> {
   readonly claimedAt?: number;
   /** The delay of its last retry, ms (wire 17; absent when never retried). */
   readonly retryDelayMs?: number;
+  /** How many of its leases ran out and were taken back to pending (wire 17; absent: none). */
+  readonly stalls?: number;
   /** The last failure's reason (retried or dead). */
   readonly reason?: string;
   /** When it was buried (dead). */
@@ -249,6 +251,7 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["token", num(row, ROW.token)],
     ["claimedAt", claimedAt(num(row, ROW.token))],
     ["retryDelayMs", num(row, ROW.delay_ms)],
+    ["stalls", num(row, ROW.stalls)],
     ["reason", text(row, ROW.reason)],
     ["buriedAt", state === STATE.dead ? num(row, ROW.buried_ms) : undefined],
     ["finishedAt", state === STATE.completed ? num(row, ROW.finished_ms) : undefined],

@@ -865,7 +865,8 @@ export const VERBS = {
     reply: "integer: ids moved",
     effect: "up to limit ids whose lease expired go back to pending (the tail: claimed next)",
     writes: "ids of active with score ≤ now, ascending, at most limit: each `ZREM active id`, `RPUSH pending id`, " +
-      "and `HSET row state pending` when the row exists; `ZADD wake 0 ready` when any moved; " + EVENT + " (`stalled`)",
+      "and `HSET row state pending stalls <stalls + 1>` when the row exists (a malformed `stalls` counts as 0; wire 17); " +
+      "`ZADD wake 0 ready` when any moved; " + EVENT + " (`stalled`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   SCHEDULER: {

@@ -304,6 +304,8 @@ names! {
         token,
         /// the delay of its last retry, in ms (RETRY's `delay_ms`, wire 17; BullMQ's `delay` after a backoff)
         delay_ms,
+        /// leases of it that ran out and were taken back to pending (CLAIM, REAP: one more each; wire 17; never reset; a stored value that is not 1 to 15 digits without a leading zero counts as 0): BullMQ's `stalledCounter`
+        stalls,
         /// the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)
         reason,
         /// when it was buried (BURY; REQUEUE deletes it)

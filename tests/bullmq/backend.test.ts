@@ -331,7 +331,9 @@ for (const combo of COMBOS) {
       await eventually(() => ran.length === 1);
       expect(ran).toEqual(["1:2"]);
       await expect(taken.moveToCompleted("late", "tok-1", false)).rejects.toThrow("Missing lock for job 1");
-      expect((await q.getJob("1"))!.returnvalue).toBeNull();
+      const job = (await q.getJob("1"))!;
+      expect(job.returnvalue).toBeNull();
+      expect(job.stalledCounter).toBe(1); // the lease that ran out, counted on the row (wire 17)
     });
 
     test("a SIGKILLed worker's job: its lease runs out and another worker runs it (its next attempt)", async () => {

@@ -1,12 +1,13 @@
 /**
  * What a row keeps since wire 17, for each backend × topology: the claim time after the settle
  * (`claimedAt`, from the token ACK now keeps), a retry's delay (`retryDelayMs`), REQUEUE keeping the
- * attempts (`requeueDead({ keepAttempts })`), and a clean's one `cleaned` event (`removeMany(ids,
- * { clean })`). The keyspaces the twins leave are identical.
+ * attempts (`requeueDead({ keepAttempts })`), a clean's one `cleaned` event (`removeMany(ids,
+ * { clean })`), and the stalls a job's expired leases count (`stalls`). The keyspaces the twins
+ * leave are identical.
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
-import { BACKENDS, comboName, COMBOS, counterIds, dump, streamEntries, TOPOLOGIES, useClient, useSites } from "./_harness.ts";
+import { BACKENDS, comboName, COMBOS, counterIds, dump, eventually, streamEntries, TOPOLOGIES, useClient, useSites } from "./_harness.ts";
 
 const servers = useSites();
 const dumps = new Map<string, unknown>();
@@ -89,6 +90,23 @@ for (const combo of COMBOS) {
       dumps.set(comboName(backend, combo.topology) + ":keep", await dump(ctx.raw, q));
     });
 
+    test("a lease that ran out counts a stall on the row: by CLAIM and by REAP", async () => {
+      const q = `facts-stalls-${backend}`;
+      const a = await ctx.mq.enqueue(q, { n: 1 });
+      expect((await ctx.mq.getJob(q, a))!.stalls).toBeUndefined();
+      const lost = (await ctx.mq.claim(q, { leaseMs: 1 }))!;
+      await eventually(async () => (await ctx.mq.reap(q)) === 1);
+      expect((await ctx.mq.getJob(q, a))!).toMatchObject({ state: "pending", stalls: 1 });
+      // a claim takes back the expired lease itself (and claims the job again)
+      expect((await ctx.mq.claim(q, { leaseMs: 1 }))!.token).toBeGreaterThan(lost.token);
+      let again: Awaited<ReturnType<typeof ctx.mq.claim>> = null;
+      await eventually(async () => (again = await ctx.mq.claim(q, { leaseMs: 60_000 })) !== null);
+      expect((await ctx.mq.getJob(q, a))!).toMatchObject({ state: "active", stalls: 2 });
+      await ctx.mq.ack(again!);
+      expect((await ctx.mq.getJob(q, a))!.stalls).toBe(2);
+      dumps.set(comboName(backend, combo.topology) + ":stalls", await dump(ctx.raw, q));
+    });
+
     test("removeMany with clean writes one `cleaned` entry of the ids removed, in place of `removed`", async () => {
       const q = `facts-clean-${backend}`;
       const ids = await ctx.mq.enqueueMany(q, [{ n: 1 }, { n: 2 }, { n: 3 }, { n: 4 }]);
@@ -106,7 +124,7 @@ for (const combo of COMBOS) {
 // the twins leave the same keyspaces
 if (BACKENDS.length === 2) {
   for (const topology of TOPOLOGIES) {
-    for (const what of ["claimed", "delay", "keep", "clean"]) {
+    for (const what of ["claimed", "delay", "keep", "clean", "stalls"]) {
       test(`${topology} ${what}: module and scripts leave identical keyspaces`, () => {
         const a = dumps.get(comboName("scripts", topology) + `:${what}`);
         const b = dumps.get(comboName("module", topology) + `:${what}`);
