@@ -86,7 +86,10 @@ pub fn apply(s: &Scope, meta: &Key, from: &Key, pending: &Key, tail: bool, due: 
             // an expired lease: its row counts the stall (a malformed count starts again from 0)
             let n = key.hget(l.row.stalls).map_or(0, |v| stalls(v.bytes()));
             let next = s.ctx.int(n + 1);
-            key.hset(&[(l.row.state, l.state.pending), (l.row.stalls, next.as_str())]);
+            key.hset(&[
+                (l.row.state, l.state.pending),
+                (l.row.stalls, next.as_str()),
+            ]);
         } else {
             key.hset(&[(l.row.state, l.state.pending)]);
         }
@@ -100,7 +103,10 @@ fn stalls(v: &[u8]) -> i64 {
     if !digits || (v.len() > 1 && v[0] == b'0') {
         return 0;
     }
-    std::str::from_utf8(v).ok().and_then(|t| t.parse().ok()).unwrap_or(0)
+    std::str::from_utf8(v)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0)
 }
 
 /// PROMOTE and REAP, whole: up to `limit` due ids of the sorted set of type `from` move onto
