@@ -68,7 +68,8 @@ export type RowFacts = Pick<
 
 /**
  * BullMQ's `JobJson` of a job: its envelope and what its row says. `processedOn` is the claim time
- * the claiming backend saw; else the row's (its token's, kept after the settle: wire 17).
+ * the claiming backend saw; else, for a finished or scheduled job, the row's (its token's, kept
+ * after the settle: wire 17).
  */
 export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJson {
   // EchoMQ counts claims; BullMQ counts attempts made (finished) and started
@@ -90,7 +91,9 @@ export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJs
   };
   const finished = row.finishedAt ?? row.buriedAt;
   if (finished !== undefined) json.finishedOn = finished;
-  const claimed = processedOn ?? row.claimedAt;
+  // the row's claim time once the job left its claim (finished, or a retry waiting on its backoff);
+  // a held job's is its holder's (a paused Worker's waiting claim may hold a job BullMQ would call waiting)
+  const claimed = processedOn ?? (row.state === "active" || row.state === "pending" ? undefined : row.claimedAt);
   if (claimed !== undefined) json.processedOn = claimed;
   // BullMQ's hash always has it (0 for a job added without one); a retry waiting on its backoff:
   // the backoff, as BullMQ's moveToDelayed writes it (the row's delay_ms, wire 17)

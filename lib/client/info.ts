@@ -72,7 +72,7 @@ export interface JobInfo<P, R = unknown, C = unknown> {
   readonly token?: number;
   /**
    * When its current or last claim took it, ms (its token ÷ 1000, rounded down: kept after its
-   * settle, wire 17); absent when never claimed.
+   * settle, wire 17); absent when never claimed, or not since `requeueDead`.
    */
   readonly claimedAt?: number;
   /** The delay of its last retry, ms (wire 17; absent when never retried). */

@@ -28,7 +28,8 @@ if n == 0 then ids = redis.call('ZRANGE', dead, 0, limit - 1) end`,
     else
       redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.attempts}', '0')
     end
-    redis.call('HDEL', rows[j], '${ROW.reason}', '${ROW.buried_ms}', '${ROW.cancelled_ms}')
+    -- the token too: no claim time until the next claim (BullMQ's reprocessJob deletes processedOn)
+    redis.call('HDEL', rows[j], '${ROW.reason}', '${ROW.buried_ms}', '${ROW.cancelled_ms}', '${ROW.token}')
   end
 end`,
     event: luaEvent("requeued", { jobs: "emq_list(ids)" }),

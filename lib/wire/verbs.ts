@@ -722,7 +722,8 @@ export const VERBS = {
       "next claim counting on): the ids given (each must be dead), or without ids up to limit, oldest first",
     writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0` (keep_attempts 1: " +
       "`HSET row state pending`), `HDEL row reason " +
-      "buried_ms cancelled_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
+      "buried_ms cancelled_ms token` (wire 17: the token too, so that a requeued job has no claim time until its " +
+      "next claim, as BullMQ's reprocessJob deletes `processedOn`); `ZADD wake 0 ready` when pending was empty; " +
       EVENT + " (`requeued`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },

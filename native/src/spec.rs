@@ -300,7 +300,7 @@ names! {
         due_ms,
         /// when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`
         deadline_ms,
-        /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents; kept after its settle (wire 17: ACK's too), so that token ÷ `TOKENS_PER_MS`, rounded down, is when its last claim took it, as the history's run times read it (BullMQ's `processedOn`)
+        /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents; kept after its settle (wire 17: ACK's too; REQUEUE deletes it), so that token ÷ `TOKENS_PER_MS`, rounded down, is when its last claim took it, as the history's run times read it (BullMQ's `processedOn`)
         token,
         /// the delay of its last retry, in ms (RETRY's `delay_ms`, wire 17; BullMQ's `delay` after a backoff)
         delay_ms,

@@ -263,7 +263,7 @@ for (const combo of COMBOS) {
       });
       w.on("failed", (job) => void failed.push(job!.delay));
       const job = await q.add("retried", {}, { attempts: 3, backoff: 60_000 });
-      await eventually(async () => (await q.getJobCounts("delayed")).delayed === 1);
+      await eventually(async () => failed.length === 1 && (await q.getJobCounts("delayed")).delayed === 1);
       expect(failed).toEqual([60_000]);
       expect((await q.getJob(job.id!))!.delay).toBe(60_000);
     });
@@ -282,8 +282,14 @@ for (const combo of COMBOS) {
       const reset = await q.add("reset", {});
       await eventually(async () => (await q.getJobCounts("failed")).failed === 2);
       failing = false;
-      await (await q.getJob(kept.id!))!.retry("failed");
+      await w.pause(true);
+      const again = (await q.getJob(kept.id!))!;
+      expect(again.processedOn).toBeGreaterThan(0);
+      await again.retry("failed");
+      // no processedOn until its next claim, as BullMQ's reprocessJob deletes it
+      expect((await q.getJob(kept.id!))!.processedOn).toBeUndefined();
       await (await q.getJob(reset.id!))!.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      w.resume();
       await eventually(async () => (await q.getJobCounts("completed")).completed === 2);
       await w.close();
       expect(seen.filter(([n]) => n === "kept")).toEqual([["kept", 1, 0], ["kept", 2, 1]]);

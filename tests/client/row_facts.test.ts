@@ -76,6 +76,9 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.requeueDead(q, { ids: [b!] })).toBe(1);
       expect((await ctx.mq.getJob(q, a!))!).toMatchObject({ state: "pending", attempts: 1 });
       expect((await ctx.mq.getJob(q, b!))!).toMatchObject({ state: "pending", attempts: 0 });
+      // no claim time until the next claim (REQUEUE deletes the token)
+      expect((await ctx.mq.getJob(q, a!))!.claimedAt).toBeUndefined();
+      expect((await ctx.mq.getJob(q, b!))!.claimedAt).toBeUndefined();
       const first = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
       const second = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
       const byId = new Map([[first.id, first.attempts], [second.id, second.attempts]]);

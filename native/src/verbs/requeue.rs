@@ -54,7 +54,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
             } else {
                 key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
             }
-            key.hdel(&[l.row.reason, l.row.buried_ms, l.row.cancelled_ms]);
+            // the token too: no claim time until the next claim (BullMQ's reprocessJob deletes
+            // processedOn)
+            key.hdel(&[l.row.reason, l.row.buried_ms, l.row.cancelled_ms, l.row.token]);
         }
     }
     events.jobs(l.event.requeued, ids.iter().map(|id| id.bytes()));
