@@ -328,10 +328,9 @@ export class EchoMQQueueBackend extends EventEmitter implements IQueueBackend {
     return claims.retryJob(this.#s, jobId, token, (opts as { fieldsToUpdate?: Record<string, unknown> } | undefined)?.fieldsToUpdate);
   }
 
-  /** REQUEUE of a failed job; a completed one is refused. */
+  /** REQUEUE of a failed job, its attempts kept unless `opts` resets them; a completed one is refused. */
   retryFinishedJob<T = any, R = any, N extends string = string>(job: MinimalJob<T, R, N>, state: "failed" | "completed", opts?: RetryOptions): Promise<void> {
-    void opts;
-    return ops.retryFinished(this.#s, job.id!, state);
+    return ops.retryFinished(this.#s, job.id!, state, opts?.resetAttemptsMade === true || opts?.resetAttemptsStarted === true);
   }
 
   /** RUN of one delayed job. */

@@ -51,10 +51,26 @@ export function envelopeIn(payload: unknown, emqId: string, ts: number): Envelop
 /** What a row adds to its envelope: the facts `JobInfo` reads. */
 export type RowFacts = Pick<
   JobInfo<unknown>,
-  "state" | "attempts" | "progress" | "reason" | "failures" | "finishedAt" | "buriedAt" | "result" | "priority" | "createdAt"
+  | "state"
+  | "attempts"
+  | "progress"
+  | "reason"
+  | "failures"
+  | "finishedAt"
+  | "buriedAt"
+  | "result"
+  | "priority"
+  | "createdAt"
+  | "claimedAt"
+  | "retryDelayMs"
+  | "stalls"
 >;
 
-/** BullMQ's `JobJson` of a job: its envelope and what its row says. */
+/**
+ * BullMQ's `JobJson` of a job: its envelope and what its row says. `processedOn` is the claim time
+ * the claiming backend saw; else, for a finished or scheduled job, the row's (its token's, kept
+ * after the settle: wire 17).
+ */
 export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJson {
   // EchoMQ counts claims; BullMQ counts attempts made (finished) and started
   const made = row.state === "active" ? Math.max(0, row.attempts - 1) : row.attempts;
@@ -71,12 +87,17 @@ export function jobJson(e: Envelope, row: RowFacts, processedOn?: number): JobJs
     failedReason: row.reason ?? "",
     stacktrace: JSON.stringify(stacks),
     returnvalue: row.result === undefined ? "null" : JSON.stringify(row.result),
-    stalledCounter: 0,
+    stalledCounter: row.stalls ?? 0, // leases that ran out (wire 17)
   };
   const finished = row.finishedAt ?? row.buriedAt;
   if (finished !== undefined) json.finishedOn = finished;
-  if (processedOn !== undefined) json.processedOn = processedOn;
-  json.delay = e.opts.delay ?? 0; // BullMQ's hash always has it (0 for a job added without one)
+  // the row's claim time once the job left its claim (finished, or a retry waiting on its backoff);
+  // a held job's is its holder's (a paused Worker's waiting claim may hold a job BullMQ would call waiting)
+  const claimed = processedOn ?? (row.state === "active" || row.state === "pending" ? undefined : row.claimedAt);
+  if (claimed !== undefined) json.processedOn = claimed;
+  // BullMQ's hash always has it (0 for a job added without one); a retry waiting on its backoff:
+  // the backoff, as BullMQ's moveToDelayed writes it (the row's delay_ms, wire 17)
+  json.delay = row.state === "scheduled" && row.retryDelayMs !== undefined ? row.retryDelayMs : e.opts.delay ?? 0;
   json.priority = row.priority ?? e.opts.priority ?? 0;
   if (e.opts.deduplication?.id !== undefined) json.deduplicationId = e.opts.deduplication.id;
   if (e.opts.repeatJobKey !== undefined) json.repeatJobKey = e.opts.repeatJobKey;

@@ -81,6 +81,9 @@ export function translate(entry: StreamEntry, now: number): BullEvent[] {
       return each((jobId) => [{ event: "waiting", jobId, prev: "failed" }]);
     case "removed":
       return each((jobId) => [{ event: "removed", jobId, prev: "" }]);
+    case "cleaned":
+      // a clean's ids, one entry: BullMQ's cleanJobsInSet writes one `cleaned` with the count
+      return [{ event: "cleaned", count: String(jobs.length) }];
     case "paused":
     case "resumed":
       return f.get("lane") === undefined ? [{ event: type }] : [];

@@ -81,7 +81,8 @@ export async function clean(s: Scope, state: string, before: number, most = Infi
   const found = await collect(s, chosen[0], chosen[1], limitBy);
   if (found.length === 0) return [];
   const { c, ks } = await s.on();
-  await removeMany(c, ks, found.map((j) => j.id));
+  // a clean: one `cleaned` entry (BullMQ's QueueEvents `cleaned`, its count) in place of `removed`
+  await removeMany(c, ks, found.map((j) => j.id), { clean: true });
   return found.map(bullIdIn);
 }
 
@@ -118,12 +119,16 @@ export async function promoteJobs(s: Scope, count = PAGE): Promise<number> {
   return 0;
 }
 
-/** BullMQ's `retryFinishedJob` of a failed job: REQUEUE (back to pending, a fresh attempt budget). */
-export async function retryFinished(s: Scope, bullId: string, state: "failed" | "completed"): Promise<void> {
+/**
+ * BullMQ's `retryFinishedJob` of a failed job: REQUEUE back to pending, its attempts kept (BullMQ's
+ * `attemptsStarted` and `attemptsMade` count on), or reset with `resetAttemptsMade` or
+ * `resetAttemptsStarted` (EchoMQ counts one: claims).
+ */
+export async function retryFinished(s: Scope, bullId: string, state: "failed" | "completed", reset = false): Promise<void> {
   if (state === "completed") refuse("retryFinishedJob (completed)", WHY.completedBack);
   const { c, ks } = await s.on();
   try {
-    await requeueDead(c, ks, { ids: [emqIdOf(bullId)] });
+    await requeueDead(c, ks, { ids: [emqIdOf(bullId)], keepAttempts: !reset });
   } catch (e) {
     // REQUEUE refuses a job not dead, or gone, alike (writing nothing): BullMQ's reprocessJob texts tell them apart
     if (!(e instanceof JobNotDeadError)) throw e;

@@ -38,7 +38,7 @@ import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
 import { cancel as cancelJob, type CancelOptions, type CancelOutcome } from "./cancel.ts";
 import { metrics as readMetrics, type MetricsOptions, type QueueMetrics } from "./metrics.ts";
 import * as operations from "./operations.ts";
-import type { Retention } from "./operations.ts";
+import type { RemoveOptions, RequeueOptions, Retention } from "./operations.ts";
 import {
   BATCH_COMMANDS,
   type ClaimManyOptions,
@@ -534,10 +534,15 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /**
    * Deletes pending, scheduled, dead or completed jobs, all of `ids` in one atomic command per thousand;
    * returns how many were removed (an id with no job counts 0). An active job is refused with
-   * `JobActiveError`, and then none of its command's jobs is removed.
+   * `JobActiveError`, and then none of its command's jobs is removed. With `{ clean: true }` each
+   * command's event is one `cleaned` entry in place of `removed` (wire 17).
    */
-  async removeMany<const Q extends string>(queue: CheckQueue<Q>, ids: readonly string[]): Promise<number> {
-    return await operations.removeMany(this.#c, this.#c.keyspace(queue), ids);
+  async removeMany<const Q extends string>(
+    queue: CheckQueue<Q>,
+    ids: readonly string[],
+    opts: RemoveOptions = {},
+  ): Promise<number> {
+    return await operations.removeMany(this.#c, this.#c.keyspace(queue), ids, opts);
   }
 
   /**
@@ -553,11 +558,12 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
   /**
    * Moves dead jobs back to pending, each with a fresh attempt budget (lease tokens stay
    * monotonic): the `ids` given (each must be dead, else `JobNotDeadError` and none moves), or all
-   * of them — at most `limit` — oldest first, a thousand per command. Returns how many moved.
+   * of them — at most `limit` — oldest first, a thousand per command. With `keepAttempts` each keeps
+   * its attempts, which its next claim counts on (wire 17). Returns how many moved.
    */
   async requeueDead<const Q extends string>(
     queue: CheckQueue<Q>,
-    opts: { ids?: readonly string[]; limit?: number } = {},
+    opts: RequeueOptions = {},
   ): Promise<number> {
     return await operations.requeueDead(this.#c, this.#c.keyspace(queue), opts);
   }

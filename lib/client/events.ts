@@ -73,6 +73,8 @@ export interface EventFieldsOf {
   released: "jobs";
   /** REMOVE. */
   removed: "jobs";
+  /** REMOVE of a clean (`removeMany` with `clean`; wire 17), in place of `removed`. */
+  cleaned: "jobs";
   /** CANCEL. */
   cancelled: "jobs" | "reason";
   /** REQUEUE. */

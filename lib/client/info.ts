@@ -7,7 +7,7 @@
  */
 import type { GlideReturnType } from "@valkey/valkey-glide";
 import type { JobId } from "../keyspace/mod.ts";
-import { decodeOptions, META, ROW, STATE } from "../wire/mod.ts";
+import { decodeOptions, META, ROW, STATE, TOKENS_PER_MS } from "../wire/mod.ts";
 import type { Codec } from "./codec.ts";
 import { type FailedAttempt, failuresOf } from "./failure.ts";
 import type { ChildState } from "./flows.ts";
@@ -70,6 +70,15 @@ export interface JobInfo<P, R = unknown, C = unknown> {
   readonly leaseUntil?: number;
   /** The lease token of its current or last claim. */
   readonly token?: number;
+  /**
+   * When its current or last claim took it, ms (its token ÷ 1000, rounded down: kept after its
+   * settle, wire 17); absent when never claimed, or not since `requeueDead`.
+   */
+  readonly claimedAt?: number;
+  /** The delay of its last retry, ms (wire 17; absent when never retried). */
+  readonly retryDelayMs?: number;
+  /** How many of its leases ran out and were taken back to pending (wire 17; absent: none). */
+  readonly stalls?: number;
   /** The last failure's reason (retried or dead). */
   readonly reason?: string;
   /** When it was buried (dead). */
@@ -240,6 +249,9 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
     ["dueAt", state === STATE.scheduled ? num(row, ROW.due_ms) : undefined],
     ["leaseUntil", state === STATE.active ? num(row, ROW.deadline_ms) : undefined],
     ["token", num(row, ROW.token)],
+    ["claimedAt", claimedAt(num(row, ROW.token))],
+    ["retryDelayMs", num(row, ROW.delay_ms)],
+    ["stalls", num(row, ROW.stalls)],
     ["reason", text(row, ROW.reason)],
     ["buriedAt", state === STATE.dead ? num(row, ROW.buried_ms) : undefined],
     ["finishedAt", state === STATE.completed ? num(row, ROW.finished_ms) : undefined],
@@ -259,6 +271,11 @@ export function jobInfo<P>(queue: string, id: JobId, row: Map<string, Uint8Array
   ];
   for (const [k, v] of optional) if (v !== undefined) info[k] = v;
   return info as unknown as JobInfo<P>;
+}
+
+/** When the claim that handed out `token` took its job (ms): token ÷ {@link TOKENS_PER_MS}, rounded down. */
+export function claimedAt(token: number | undefined): number | undefined {
+  return token === undefined ? undefined : Math.floor(token / TOKENS_PER_MS);
 }
 
 /** A child's row's `parent` (`<queue>\0<id>\0<i>`) as a {@link ParentRef}; undefined when none. */

@@ -63,7 +63,7 @@ export {
   MAX_PAYLOAD_BYTES,
   MAX_WIRE_NUMBER,
 } from "../wire/mod.ts";
-export type { Retention } from "./operations.ts";
+export type { RemoveOptions, RequeueOptions, Retention } from "./operations.ts";
 export {
   type Backoff,
   type ClaimLine,

@@ -26,27 +26,38 @@ export async function moveDue<P>(c: ClientContext<P>, verb: "PROMOTE" | "REAP", 
 /** See `EchoMQ.remove`. */
 export async function remove<P>(c: ClientContext<P>, ks: Keyspace, id: string): Promise<boolean> {
   assertJobId(id);
-  return (await c.impl.call(wireCall("REMOVE", ks, {}, [{ id }]))) === 1;
+  return (await c.impl.call(wireCall("REMOVE", ks, { cleaned: 0 }, [{ id }]))) === 1;
 }
 
 /**
  * `verb` on the jobs `ids` (every id checked first), one command per thousand — each command
- * atomic, all of its jobs or none — and the sum of their replies.
+ * atomic, all of its jobs or none — and the sum of their replies; `flag` is REMOVE's `cleaned` and
+ * REQUEUE's `keep_attempts` (0 or 1).
  */
-async function perThousand<P>(c: ClientContext<P>, verb: "REMOVE" | "RUN" | "REQUEUE", ks: Keyspace, ids: readonly string[]): Promise<number> {
+async function perThousand<P>(
+  c: ClientContext<P>,
+  verb: "REMOVE" | "RUN" | "REQUEUE",
+  ks: Keyspace,
+  ids: readonly string[],
+  flag: 0 | 1 = 0,
+): Promise<number> {
   for (const id of ids) assertJobId(id);
   let n = 0;
   for (const run of chunk(ids, BATCH_COMMANDS)) {
     const groups = run.map((id) => ({ id }));
-    const call = verb === "REQUEUE" ? wireCall(verb, ks, { limit: run.length }, groups) : wireCall(verb, ks, {}, groups);
+    const call = verb === "REQUEUE"
+      ? wireCall(verb, ks, { limit: run.length, keep_attempts: flag }, groups)
+      : verb === "REMOVE"
+      ? wireCall(verb, ks, { cleaned: flag }, groups)
+      : wireCall(verb, ks, {}, groups);
     n += Number(await c.impl.call(call));
   }
   return n;
 }
 
 /** See `EchoMQ.removeMany`. */
-export function removeMany<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly string[]): Promise<number> {
-  return perThousand(c, "REMOVE", ks, ids);
+export function removeMany<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly string[], opts: RemoveOptions = {}): Promise<number> {
+  return perThousand(c, "REMOVE", ks, ids, opts.clean === true ? 1 : 0);
 }
 
 /** See `EchoMQ.runNow`. */
@@ -54,21 +65,44 @@ export function runNow<P>(c: ClientContext<P>, ks: Keyspace, ids: readonly strin
   return perThousand(c, "RUN", ks, ids);
 }
 
+/** How `removeMany` removes. */
+export interface RemoveOptions {
+  /**
+   * A clean: each command writes one `cleaned` event (the ids it removed) in place of `removed`
+   * (wire 17; BullMQ's QueueEvents `cleaned`, its count the ids').
+   */
+  readonly clean?: boolean;
+}
+
+/** Which dead jobs `requeueDead` moves back to pending, and how. */
+export interface RequeueOptions {
+  /** The dead jobs to requeue (each must be dead); absent: every dead job, oldest first, up to `limit`. */
+  readonly ids?: readonly string[];
+  /** The most jobs to requeue when no `ids` are given. */
+  readonly limit?: number;
+  /**
+   * Keep each job's attempts, which its next claim counts on (wire 17; BullMQ's `job.retry()`);
+   * absent or false: a fresh attempt budget (attempts 0).
+   */
+  readonly keepAttempts?: boolean;
+}
+
 /** See `EchoMQ.requeueDead`. */
 export async function requeueDead<P>(
   c: ClientContext<P>,
   ks: Keyspace,
-  opts: { ids?: readonly string[]; limit?: number },
+  opts: RequeueOptions,
 ): Promise<number> {
   // an array here (ids given without `{ ids }`, from untyped code) would requeue every dead job
   if (opts === null || typeof opts !== "object" || Array.isArray(opts)) {
     throw new EchoMQError("options", "requeueDead: options must be { ids?, limit? } (ids as { ids: [...] })");
   }
-  if (opts.ids !== undefined) return await perThousand(c, "REQUEUE", ks, opts.ids);
+  const keep = opts.keepAttempts === true ? 1 : 0;
+  if (opts.ids !== undefined) return await perThousand(c, "REQUEUE", ks, opts.ids, keep);
   let left = opts.limit === undefined ? Infinity : wholeNumber("requeueDead: limit", "limit", opts.limit, 1);
   let moved = 0;
   while (left > 0) {
-    const n = Number(await c.impl.call(wireCall("REQUEUE", ks, { limit: Math.min(left, BATCH_COMMANDS) })));
+    const n = Number(await c.impl.call(wireCall("REQUEUE", ks, { limit: Math.min(left, BATCH_COMMANDS), keep_attempts: keep })));
     moved += n;
     left -= n;
     if (n < Math.min(left + n, BATCH_COMMANDS)) break;

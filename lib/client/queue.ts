@@ -43,7 +43,7 @@ import type { JobInfo, JobState, QueueStats } from "./info.ts";
 import type { Counts, Job } from "./job.ts";
 import type { LanePage } from "./lanes.ts";
 import type { LimitOptions, LimitTarget, QueueLimits } from "./limits.ts";
-import type { Retention } from "./operations.ts";
+import type { RemoveOptions, RequeueOptions, Retention } from "./operations.ts";
 import type { ClaimManyOptions, ClaimOptions, EnqueueManyOptions, EnqueueOptions, When } from "./options.ts";
 import type { Decoded, DecodedResult, JsonPayload, JsonResult, Payload, PayloadKind } from "./payload.ts";
 import type { Handler, Worker, WorkerOptions } from "./worker/worker.ts";
@@ -157,8 +157,8 @@ export class Queue<P, K extends PayloadKind = "json", R = unknown, C = unknown> 
   }
 
   /** See `EchoMQ.removeMany`. */
-  removeMany(ids: readonly string[]): Promise<number> {
-    return this.#mq.removeMany(this.name, ids);
+  removeMany(ids: readonly string[], opts?: RemoveOptions): Promise<number> {
+    return this.#mq.removeMany(this.name, ids, opts);
   }
 
   /** See `EchoMQ.runNow`. */
@@ -167,7 +167,7 @@ export class Queue<P, K extends PayloadKind = "json", R = unknown, C = unknown> 
   }
 
   /** See `EchoMQ.requeueDead`. */
-  requeueDead(opts?: { ids?: readonly string[]; limit?: number }): Promise<number> {
+  requeueDead(opts?: RequeueOptions): Promise<number> {
     return this.#mq.requeueDead(this.name, opts);
   }
 

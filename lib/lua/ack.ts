@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { COMPLETED_MAX_DEFAULT, EVENT_RESULT_MAX_BYTES, META, ROW, STATE, type Verb } from "../wire/mod.ts";
+import { COMPLETED_MAX_DEFAULT, EVENT_RESULT_MAX_BYTES, META, ROW, STATE, TOKENS_PER_MS, type Verb } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
 import { luaEvent } from "./events.ts";
 import { KEY } from "./keys.ts";
@@ -57,7 +57,8 @@ local function emq_ack_part(base, cluster, n, id, token, result)
         else
           redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
         end
-        redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
+        -- the token stays: the claim's time (token / ${TOKENS_PER_MS}) after the settle
+        redis.call('HDEL', rows[j], '${ROW.deadline_ms}')
       end)
     else
       -- a flow's child leaves a tombstone: a second delivery of its creation (its relay died

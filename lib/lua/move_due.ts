@@ -41,14 +41,25 @@ local function emq_move_due_select(base, from, now, limit, missing, meta, size)
   return due
 end
 
--- push is 'LPUSH' (the head: PROMOTE) or 'RPUSH' (the tail, claimed next: REAP). Returns the count.
+-- push is 'LPUSH' (the head: PROMOTE) or 'RPUSH' (the tail, claimed next: REAP, expired leases,
+-- whose rows count the stall). Returns the count.
 local function emq_move_due_apply(from, push, due)
   if #due.ids == 0 then return 0 end
   emq_each('ZREM', from, due.ids)
   emq_lower(due.freeing)
   emq_ready_push(due.plan, push)
   for i = 1, #due.ids do
-    if due.exists[i] then redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}') end
+    if due.exists[i] then
+      if push == 'RPUSH' then
+        -- an expired lease: its row counts the stall (a malformed count starts again from 0)
+        local v = redis.call('HGET', due.rows[i], '${ROW.stalls}')
+        local n = 0
+        if v and #v <= 15 and (v == '0' or string.find(v, '^[1-9][0-9]*$')) then n = tonumber(v) end
+        redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}', '${ROW.stalls}', emq_int(n + 1))
+      else
+        redis.call('HSET', due.rows[i], '${ROW.state}', '${STATE.pending}')
+      end
+    end
   end
   return #due.ids
 end

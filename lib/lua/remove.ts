@@ -1,7 +1,7 @@
 /**
  * `EMQ.REMOVE` as Lua, steps 5–6: pending, scheduled, dead and completed jobs are deleted, wherever
  * they are; an active job refuses the call (its worker holds it). Their deduplication keys are let
- * go; one `removed` event of the ids that had a row. A lane left without ready jobs leaves the ring
+ * go; one `removed` event of the ids that had a row (`cleaned` with cleaned 1: a clean). A lane left without ready jobs leaves the ring
  * (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. A
  * flow's parent has its unfinished children cancelled. Reply: how many were removed (an id without
  * a row counts 0).
@@ -103,7 +103,11 @@ end
 emq_unready_lanes(base, plan, left)
 -- the last ready job a claim could reach gone: no 'ready' marker left for workers to wake on
 if #left > 0 and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
-${luaEvent("removed", { jobs: "emq_list(gone)" })}
+if cleaned == 1 then
+  ${luaEvent("cleaned", { jobs: "emq_list(gone)" })}
+else
+  ${luaEvent("removed", { jobs: "emq_list(gone)" })}
+end
 return removed
 `,
   DEDUP_LUA + UNREADY_LUA + FLOWS_LUA,

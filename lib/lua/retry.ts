@@ -49,11 +49,11 @@ local function emq_retry_part(base, cluster, n, id, token, delay_ms, reason, fai
     for j = 1, n do
       local due = now + delay_ms[j]
       if delay_ms[j] == 0 then
-        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.pending}', '${ROW.due_ms}', emq_int(due), '${ROW.delay_ms}', emq_int(delay_ms[j]), '${ROW.reason}', reason[j])
       else
         if not earliest or due < earliest then earliest = due end
         redis.call('ZADD', schedule, emq_int(due), id[j])
-        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.reason}', reason[j])
+        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.scheduled}', '${ROW.due_ms}', emq_int(due), '${ROW.delay_ms}', emq_int(delay_ms[j]), '${ROW.reason}', reason[j])
       end
       emq_failure(rows[j], failure[j])
     end

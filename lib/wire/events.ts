@@ -81,6 +81,12 @@ export const EVENTS = {
   },
   released: { verbs: ["RELEASE", "SETTLE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
   removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
+  cleaned: {
+    verbs: ["REMOVE"],
+    fields: ["jobs"],
+    doc: "jobs deleted by a clean (REMOVE with `cleaned` 1, in place of `removed`; wire 17): the ids that had a row, " +
+      "whose number is BullMQ's `cleaned` count",
+  },
   cancelled: {
     verbs: ["CANCEL"],
     fields: ["jobs", "reason"],

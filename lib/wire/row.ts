@@ -30,7 +30,12 @@ export const ROW_FIELDS = {
   created_ms: "when the job was admitted",
   due_ms: "when it falls due: SCHEDULE's `due_ms`, RETRY's now + `delay_ms`, RUN's now",
   deadline_ms: "when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`",
-  token: "the lease token of its last claim, which every settle, EXTEND and PROGRESS presents",
+  token: "the lease token of its last claim, which every settle, EXTEND and PROGRESS presents; kept after its settle " +
+    "(wire 17: ACK's too; REQUEUE deletes it), so that token ÷ `TOKENS_PER_MS`, rounded down, is when its last claim took it, as the " +
+    "history's run times read it (BullMQ's `processedOn`)",
+  delay_ms: "the delay of its last retry, in ms (RETRY's `delay_ms`, wire 17; BullMQ's `delay` after a backoff)",
+  stalls: "leases of it that ran out and were taken back to pending (CLAIM, REAP: one more each; wire 17; never " +
+    "reset; a stored value that is not 1 to 15 digits without a leading zero counts as 0): BullMQ's `stalledCounter`",
   reason: "the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)",
   buried_ms: "when it was buried (BURY; REQUEUE deletes it)",
   cancelled_ms: "when CANCEL buried it (REQUEUE deletes it): with its `token`, what tells its worker's EXTEND that the " +

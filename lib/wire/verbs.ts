@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 16;
+export const WIRE = 17;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -266,6 +266,18 @@ export const ARGS = {
     doc: "the delay before the job is due again, in ms (0: ready now, back in pending)",
   },
   limit: { gate: { kind: "number", min: 1 }, sample: "10", doc: "the most ids to move" },
+  keep_attempts: {
+    gate: { kind: "number", min: 0, max: 1, digits: 1 },
+    sample: "0",
+    doc: "1: the jobs keep their attempts, which their next claim counts on (BullMQ's `job.retry()`); 0: a fresh " +
+      "attempt budget (attempts 0)",
+  },
+  cleaned: {
+    gate: { kind: "number", min: 0, max: 1, digits: 1 },
+    sample: "0",
+    doc: "1: a clean — the event is one `cleaned` entry in place of `removed` (BullMQ's `cleaned`, its count the ids " +
+      "named); 0: `removed`",
+  },
   reason: {
     gate: { kind: "bytes", refusal: "reason", limit: MAX_REASON_BYTES },
     sample: "reason",
@@ -586,7 +598,7 @@ export const VERBS = {
       "trimmed to the queue's retention; else their rows are deleted (a flow child's becomes a tombstone: a second " +
       "delivery of its creation makes nothing); their deduplication keys are let go",
     writes: "`ZREM active <ids…>`; keeping: per job `HSET row state completed finished_ms <now>` (and `result <r>` when " +
-      "not empty), `HDEL row deadline_ms token`, `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
+      "not empty), `HDEL row deadline_ms` (its `token` stays: the claim's time, token ÷ 1000), `ZADD completed <now> id`, then " + COMPLETED_RETENTION +
       "; else `DEL <rows…>` (a flow child's row then a tombstone, as above); `HINCRBY meta acked <n>`; " + HISTORY("n to `acked`") + "; " + DEDUP_RELEASE +
       "; " + FREED + "; " +
       EVENT + " (`completed`)",
@@ -601,8 +613,8 @@ export const VERBS = {
     effect: "active → schedule at now+delay_ms, or with delay_ms 0 straight back to the head of pending " +
       "(ready now, as a promotion would put it); reason kept",
     writes: "`ZREM active <ids…>`; per job with delay_ms > 0 `ZADD schedule <now+delay_ms> id`, `HSET row state " +
-      "scheduled due_ms <now+delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row state pending " +
-      "due_ms <now> reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; " + HISTORY("n to `retried`") +
+      "scheduled due_ms <now+delay_ms> delay_ms <delay_ms> reason <r>`, with delay_ms 0 `LPUSH pending id`, `HSET row " +
+      "state pending due_ms <now> delay_ms 0 reason <r>` (argument order); " + FAILURE + "; `HINCRBY meta retried <n>`; " + HISTORY("n to `retried`") +
       "; `ZADD wake LT <earliest due> due` " +
       "when any was scheduled; `ZADD wake 0 ready` when any went to an empty pending; " + FREED + "; " + EVENT +
       " (`retried`, one per job)",
@@ -657,7 +669,7 @@ export const VERBS = {
     domain: ["repeated", "noperm", "wrongtype", "migrating", "lease-lost"],
   },
   REMOVE: {
-    args: [],
+    args: ["cleaned"],
     group: ["id"],
     touches: ["pending", "schedule", "dead", "completed", "active", "wake", "rows", "dedup", "dedup_ttl", "events", "waiting", "outbox"],
     admits: false,
@@ -670,7 +682,7 @@ export const VERBS = {
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
       "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
-      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`); " +
+      "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`; with cleaned 1 `cleaned`); " +
       "per unfinished child of a removed parent: " + CANCEL_WRITES + "; per removed unfinished child of a flow: " +
       "as ACK's settle hook with state `removed`",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "active"],
@@ -700,16 +712,18 @@ export const VERBS = {
     domain: ["repeated", "noperm", "wrongtype", "counter", "migrating"],
   },
   REQUEUE: {
-    args: ["limit"],
+    args: ["limit", "keep_attempts"],
     group: ["id"],
     minGroups: 0,
     touches: ["dead", "pending", "wake", "rows", "events"],
     admits: false,
     reply: "integer: jobs moved",
-    effect: "dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or " +
-      "without ids up to limit, oldest first",
-    writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0`, `HDEL row reason " +
-      "buried_ms cancelled_ms`; `ZADD wake 0 ready` when pending was empty; the token stays (the next claim takes a new one); " +
+    effect: "dead jobs back to pending with a fresh attempt budget (with keep_attempts 1: their attempts kept, the " +
+      "next claim counting on): the ids given (each must be dead), or without ids up to limit, oldest first",
+    writes: "per job `ZREM dead id`, `LPUSH pending id`, `HSET row state pending attempts 0` (keep_attempts 1: " +
+      "`HSET row state pending`), `HDEL row reason " +
+      "buried_ms cancelled_ms token` (wire 17: the token too, so that a requeued job has no claim time until its " +
+      "next claim, as BullMQ's reprocessJob deletes `processedOn`); `ZADD wake 0 ready` when pending was empty; " +
       EVENT + " (`requeued`)",
     domain: ["repeated", "noperm", "wrongtype", "migrating", "not-dead"],
   },
@@ -852,7 +866,8 @@ export const VERBS = {
     reply: "integer: ids moved",
     effect: "up to limit ids whose lease expired go back to pending (the tail: claimed next)",
     writes: "ids of active with score ≤ now, ascending, at most limit: each `ZREM active id`, `RPUSH pending id`, " +
-      "and `HSET row state pending` when the row exists; `ZADD wake 0 ready` when any moved; " + EVENT + " (`stalled`)",
+      "and `HSET row state pending stalls <stalls + 1>` when the row exists (a malformed `stalls` counts as 0; wire 17); " +
+      "`ZADD wake 0 ready` when any moved; " + EVENT + " (`stalled`)",
     domain: ["noperm", "wrongtype", "migrating"],
   },
   SCHEDULER: {

@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 16;
+pub const WIRE: i64 = 17;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -109,6 +109,10 @@ pub mod arg {
     pub const DELAY_MS: Arg = Arg { name: "delay_ms", gate: Gate::Number { min: 0, max: None, digits: 15 } };
     /// the most ids to move
     pub const LIMIT: Arg = Arg { name: "limit", gate: Gate::Number { min: 1, max: None, digits: 15 } };
+    /// 1: the jobs keep their attempts, which their next claim counts on (BullMQ's `job.retry()`); 0: a fresh attempt budget (attempts 0)
+    pub const KEEP_ATTEMPTS: Arg = Arg { name: "keep_attempts", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
+    /// 1: a clean — the event is one `cleaned` entry in place of `removed` (BullMQ's `cleaned`, its count the ids named); 0: `removed`
+    pub const CLEANED: Arg = Arg { name: "cleaned", gate: Gate::Number { min: 0, max: Some(1), digits: 1 } };
     /// why the job failed, kept on its row
     pub const REASON: Arg = Arg { name: "reason", gate: Gate::Bytes { refusal: Refusal::Reason, limit: Limit::Fixed(4096) } };
     /// the failed attempt's error as the client encodes it (its name, message and stack; empty: none), kept on its row among the newest 10
@@ -229,11 +233,11 @@ pub mod verb {
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
     /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry).
-    pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
+    pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[arg::CLEANED], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); a flow's waiting parent leaves `waiting` and is buried so, its unfinished children cancelled as REMOVE's; an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. A flow's child cancelled tells its parent as a failure with the reason, under its policy (as BURY's settle hook: on a parent here at once, else by a `done` entry). Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
     pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
-    /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget: the ids given (each must be dead), or without ids up to limit, oldest first.
-    pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT], group: &[arg::ID], min_groups: 0, admits: false };
+    /// `EMQ.REQUEUE`: dead jobs back to pending with a fresh attempt budget (with keep_attempts 1: their attempts kept, the next claim counting on): the ids given (each must be dead), or without ids up to limit, oldest first.
+    pub const REQUEUE: Verb = Verb { name: "EMQ.REQUEUE", command: "emq.requeue", args: &[arg::LIMIT, arg::KEEP_ATTEMPTS], group: &[arg::ID], min_groups: 0, admits: false };
     /// `EMQ.RUN`: scheduled jobs run now: each id (each must be in schedule) moves to the head of pending, due now, as a promotion puts a due job; its attempts and reason stay (a retry waiting on its backoff is retried now).
     pub const RUN: Verb = Verb { name: "EMQ.RUN", command: "emq.run", args: &[], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.PAUSE`: claims hand out nothing of the queue (lane empty) or of the lane (waiting claims keep waiting); the queue still admits.
@@ -296,8 +300,12 @@ names! {
         due_ms,
         /// when its lease runs out: CLAIM's and EXTEND's now + `lease_ms`
         deadline_ms,
-        /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents
+        /// the lease token of its last claim, which every settle, EXTEND and PROGRESS presents; kept after its settle (wire 17: ACK's too; REQUEUE deletes it), so that token ÷ `TOKENS_PER_MS`, rounded down, is when its last claim took it, as the history's run times read it (BullMQ's `processedOn`)
         token,
+        /// the delay of its last retry, in ms (RETRY's `delay_ms`, wire 17; BullMQ's `delay` after a backoff)
+        delay_ms,
+        /// leases of it that ran out and were taken back to pending (CLAIM, REAP: one more each; wire 17; never reset; a stored value that is not 1 to 15 digits without a leading zero counts as 0): BullMQ's `stalledCounter`
+        stalls,
         /// the last failure's reason (RETRY, BURY, CANCEL; REQUEUE deletes it)
         reason,
         /// when it was buried (BURY; REQUEUE deletes it)
@@ -362,7 +370,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`16`), written with `created_ms` on first use
+        /// the wire that made the queue (`17`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -512,6 +520,8 @@ names! {
         released,
         /// jobs deleted (the ids that had a row)
         removed,
+        /// jobs deleted by a clean (REMOVE with `cleaned` 1, in place of `removed`; wire 17): the ids that had a row, whose number is BullMQ's `cleaned` count
+        cleaned,
         /// jobs cancelled (buried: the ids that waited or ran), with the cancel's reason
         cancelled,
         /// dead jobs back in pending

@@ -231,6 +231,73 @@ for (const combo of COMBOS) {
       expect(seen).toEqual([0]);
     });
 
+    test("a finished job's processedOn is its claim time, read back from the row (wire 17) by getJob and getJobs", async () => {
+      const name = fresh("processed");
+      const q = queue(name);
+      const before = Date.now() - 1000; // the server's clock may be a little behind ours
+      await q.add("ok", {});
+      await q.add("bad", {}, { attempts: 1 });
+      const w = worker(name, async (job: BullJob) => {
+        if (job.name === "bad") throw new Error("no");
+        return 1;
+      });
+      await eventually(async () => {
+        const c = await q.getJobCounts("completed", "failed");
+        return c.completed === 1 && c.failed === 1;
+      });
+      await w.close();
+      const done = [...(await q.getJobs("completed")), ...(await q.getJobs("failed"))];
+      expect(done.length).toBe(2);
+      for (const job of [...done, (await q.getJob(done[0]!.id!))!]) {
+        expect(job.processedOn).toBeGreaterThanOrEqual(before);
+        expect(job.processedOn).toBeLessThanOrEqual(job.finishedOn!);
+      }
+    });
+
+    test("job.delay after a retry with backoff is the backoff (BullMQ's moveToDelayed writes it), from getJob too", async () => {
+      const name = fresh("backoff-delay");
+      const q = queue(name);
+      const failed: number[] = [];
+      const w = worker(name, async () => {
+        throw new Error("again");
+      });
+      w.on("failed", (job) => void failed.push(job!.delay));
+      const job = await q.add("retried", {}, { attempts: 3, backoff: 60_000 });
+      await eventually(async () => failed.length === 1 && (await q.getJobCounts("delayed")).delayed === 1);
+      expect(failed).toEqual([60_000]);
+      expect((await q.getJob(job.id!))!.delay).toBe(60_000);
+    });
+
+    test("job.retry() of a failed job keeps its attempts (attemptsStarted counts on); with the resets it starts again", async () => {
+      const name = fresh("retry-keeps");
+      const q = queue(name);
+      const seen: Array<[string, number, number]> = [];
+      let failing = true;
+      const w = worker(name, async (job: BullJob) => {
+        seen.push([job.name, job.attemptsStarted, job.attemptsMade]);
+        if (failing) throw new Error("not yet");
+        return job.name;
+      });
+      const kept = await q.add("kept", {});
+      const reset = await q.add("reset", {});
+      await eventually(async () => (await q.getJobCounts("failed")).failed === 2);
+      failing = false;
+      await w.pause(true);
+      const again = (await q.getJob(kept.id!))!;
+      expect(again.processedOn).toBeGreaterThan(0);
+      await again.retry("failed");
+      // no processedOn until its next claim, as BullMQ's reprocessJob deletes it
+      expect((await q.getJob(kept.id!))!.processedOn).toBeUndefined();
+      await (await q.getJob(reset.id!))!.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
+      w.resume();
+      await eventually(async () => (await q.getJobCounts("completed")).completed === 2);
+      await w.close();
+      expect(seen.filter(([n]) => n === "kept")).toEqual([["kept", 1, 0], ["kept", 2, 1]]);
+      expect(seen.filter(([n]) => n === "reset")).toEqual([["reset", 1, 0], ["reset", 1, 0]]);
+      const done = (await q.getJob(kept.id!))!;
+      expect([done.attemptsStarted, done.attemptsMade]).toEqual([2, 2]);
+    });
+
     test("a named Worker's jobs carry its name as processedBy (the first claim and the ones fetched after a settle)", async () => {
       const name = fresh("named");
       const q = queue(name);
@@ -270,7 +337,9 @@ for (const combo of COMBOS) {
       await eventually(() => ran.length === 1);
       expect(ran).toEqual(["1:2"]);
       await expect(taken.moveToCompleted("late", "tok-1", false)).rejects.toThrow("Missing lock for job 1");
-      expect((await q.getJob("1"))!.returnvalue).toBeNull();
+      const job = (await q.getJob("1"))!;
+      expect(job.returnvalue).toBeNull();
+      expect(job.stalledCounter).toBe(1); // the lease that ran out, counted on the row (wire 17)
     });
 
     test("a SIGKILLed worker's job: its lease runs out and another worker runs it (its next attempt)", async () => {

@@ -149,6 +149,18 @@ for (const combo of COMBOS) {
       await eventually(() => done);
     });
 
+    test("QueueEvents' cleaned: one event with the count of the jobs a clean removed (wire 17), no removed", async () => {
+      const name = fresh("qe-clean");
+      const q = queue(name);
+      const seen = await listen(name);
+      await q.addBulk([{ name: "a", data: {} }, { name: "b", data: {} }, { name: "c", data: {} }]);
+      await eventually(() => of(seen, "waiting").length === 3);
+      expect((await q.clean(0, 10, "wait")).length).toBe(3);
+      await eventually(() => of(seen, "cleaned").length === 1);
+      expect(of(seen, "cleaned")).toEqual([{ count: "3" }]);
+      expect(of(seen, "removed")).toEqual([]);
+    });
+
     test("a Queue's own events: waiting on add, cleaned with the ids and the type", async () => {
       const name = fresh("clean");
       const q = queue(name);

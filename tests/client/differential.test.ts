@@ -161,6 +161,9 @@ const VALUES: { readonly [A in ArgName]: readonly string[] } = {
   queue: ["@self", "@self", "other", "x{y", ""],
   policy: ["0", "1", "2", "3", "4", "x"],
   open: ["0", "1", "1", "2"],
+  // REQUEUE's and REMOVE's flags (wire 17)
+  keep_attempts: ["0", "1", "1", "2"],
+  cleaned: ["0", "1", "1", "2"],
   within_ms: ["0", "0", "1", "60000", "x"],
   from: ["0", "1", "2", "3", "100000", "x"],
   // a subtree (a child with one child of its own in this queue): a leaf's body too
@@ -546,7 +549,7 @@ function resolve(i: Intent, m: Live): Step {
     }
     case "REMOVE": {
       const ids = m.ids();
-      return { verb, fixed: {}, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
+      return { verb, fixed: { cleaned: p.one(["0", "1"]) }, groups: (ids.length ? p.some(ids, 2) : [m.id()]).map((id) => ({ id })) };
     }
     case "CANCEL": {
       // any job (waiting, active, finished) or one never seen; sometimes two
@@ -556,7 +559,7 @@ function resolve(i: Intent, m: Live): Step {
     case "REQUEUE": {
       const dead = m.ids("dead");
       const ids = dead.length && p.chance(0.6) ? p.some(dead, 2) : [];
-      return { verb, fixed: { limit: p.one(["1", "2", "1000"]) }, groups: ids.map((id) => ({ id })) };
+      return { verb, fixed: { limit: p.one(["1", "2", "1000"]), keep_attempts: p.one(["0", "1"]) }, groups: ids.map((id) => ({ id })) };
     }
     case "RUN": {
       const due = m.ids("scheduled");
@@ -840,7 +843,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
   // a queue laned by a job of lane b, gone
   const laneB: Step[] = [
     { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 9) },
-    { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000009" }] },
+    { verb: "REMOVE", fixed: { cleaned: "0" }, groups: [{ id: "JOB00000000009" }] },
   ];
   const ack0 = { verb: "ACK" as const, fixed: {}, groups: [{ id: "JOB00000000001", token: "#0", result: "" }] };
   const child = (n: number, policy: string) => ({ id: `JOB${String(n).padStart(11, "0")}`, queue: "@self", policy, opts: "", body: `b${n}` });
@@ -995,7 +998,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
         fixed: { parent_opts: "", parent: "JOB00000000006", payload: "p", open: "0", within_ms: "0" },
         groups: [child(7, "0"), { ...child(8, "0"), queue: "other" }],
       },
-      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000006" }] },
+      { verb: "REMOVE", fixed: { cleaned: "0" }, groups: [{ id: "JOB00000000006" }] },
       { verb: "SEAL", fixed: { parent: "JOB00000000006" }, groups: [] },
     ],
     "cancel and flows: a cancelled child tells its parent under its policy; a waiting parent cancelled cancels its children": [
@@ -1020,8 +1023,8 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     "remove a lane's last jobs": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("a", 1, 2) },
       { verb: "ENQUEUE", fixed: {}, groups: jobs("b", 3) },
-      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000001" }, { id: "JOB00000000002" }] },
-      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000003" }] },
+      { verb: "REMOVE", fixed: { cleaned: "0" }, groups: [{ id: "JOB00000000001" }, { id: "JOB00000000002" }] },
+      { verb: "REMOVE", fixed: { cleaned: "0" }, groups: [{ id: "JOB00000000003" }] },
     ],
     "cancel a lane's jobs, waiting and running, at its concurrency": [
       perLane("1", "0", "1"),
@@ -1150,7 +1153,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
           { ...child(5, "1"), queue: "other", opts: "lane=a" },
         ],
       },
-      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000004" }] },
+      { verb: "REMOVE", fixed: { cleaned: "0" }, groups: [{ id: "JOB00000000004" }] },
       { verb: "APPLY", fixed: {}, groups: [{ entry: "child\0@self\0JOB00000000009\0other\0JOB00000000008\x000\x006\0lane=cb" }] },
       {
         verb: "APPLY",
@@ -1185,7 +1188,7 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
       claim1,
       { verb: "FLOW", fixed: { parent_opts: "", parent: "JOB00000000001", payload: "p", open: "0", within_ms: "0" }, groups: [child(2, "0")] },
       claim1,
-      { verb: "REMOVE", fixed: {}, groups: [{ id: "JOB00000000002" }] },
+      { verb: "REMOVE", fixed: { cleaned: "0" }, groups: [{ id: "JOB00000000002" }] },
       claim1,
     ],
     "an outbox child applied over a wake that is not a sorted set": [

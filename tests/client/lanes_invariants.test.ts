@@ -187,7 +187,7 @@ for (const combo of COMBOS) {
             } else if (s.kind === "penalize") await call("PENALIZE", [s.lane, "4"]);
             else if (s.kind === "remove" && ids.length > 0) {
               const id = ids[s.pick % ids.length]!;
-              if (!held.has(id) && (await r(["ZSCORE", ks.active, id])) === null) await call("REMOVE", [id]);
+              if (!held.has(id) && (await r(["ZSCORE", ks.active, id])) === null) await call("REMOVE", ["0", id]);
             } else if (s.kind === "sleep") await new Promise((res) => setTimeout(res, 6));
             // a lease of 1 ms may run out between the call and the reads: drop those from the held
             for (const [id] of held) if (Number(await r(["ZSCORE", ks.active, id])) <= Date.now() + 50) held.delete(id);

@@ -247,7 +247,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(r1.state).toBe("completed");
     expect(r1.result).toBe('{"n":1}');
     expect(Number(r1.finished_ms)).toBeGreaterThanOrEqual(before - 1000);
-    expect(r1.token).toBeUndefined();
+    expect(r1.token).toBe(String(c.find((j) => j[0] === J(1))![2])); // kept (wire 17): the claim's time
     expect(r1.deadline_ms).toBeUndefined();
     expect(r1.payload).toBe("p");
     const r2 = await row(K, J(2));
@@ -343,7 +343,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     await enqueue(K, [J(1), J(2), J(3)]);
     const c = await claim(K);
     for (const [id, , token] of c) expect(await ack(K, [[id, token]], "r")).toEqual({ ok: 1 });
-    expect(await run(K, "REMOVE", {}, [{ id: J(1) }])).toEqual({ ok: 1 });
+    expect(await run(K, "REMOVE", { cleaned: 0 }, [{ id: J(1) }])).toEqual({ ok: 1 });
     expect(await cmd(["EXISTS", K.job(J(1) as never)], K)).toBe(0);
     expect((await zset(K, K.completed)).sort()).toEqual([J(2), J(3)]);
     expect((await newEvents(K)).at(-1)).toEqual(["type", "removed", "jobs", J(1)]);
@@ -412,7 +412,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await events()).toEqual([["type", "claimed", "jobs", J(2), "attempts", "2"]]);
     expect(await run(K, "BURY", {}, [{ id: J(2), token: token!, reason: "bad", failure: "" }])).toEqual({ ok: 1 });
     expect(await events()).toEqual([["type", "dead", "jobs", J(2), "reason", "bad"]]);
-    expect(await run(K, "REQUEUE", { limit: 10 }, [{ id: J(2) }])).toEqual({ ok: 1 });
+    expect(await run(K, "REQUEUE", { limit: 10, keep_attempts: 0 }, [{ id: J(2) }])).toEqual({ ok: 1 });
     expect(await events()).toEqual([["type", "requeued", "jobs", J(2)]]);
     [[id, attempts, token]] = await claim(K, 1);
     expect([id, attempts]).toEqual([J(2), 1]);
@@ -437,10 +437,15 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       ["type", "stalled", "jobs", short.map((j) => j[0]).join(" ")],
     ]);
     // REMOVE: the ids that had a row (J3 never did: no entry for it), a completed one included
-    expect(await run(K, "REMOVE", {}, [{ id: J(3) }])).toEqual({ ok: 0 });
+    expect(await run(K, "REMOVE", { cleaned: 0 }, [{ id: J(3) }])).toEqual({ ok: 0 });
     expect(await events()).toEqual([]);
-    expect(await run(K, "REMOVE", {}, [{ id: J(3) }, { id: J(1) }, { id: J(6) }])).toEqual({ ok: 2 });
+    expect(await run(K, "REMOVE", { cleaned: 0 }, [{ id: J(3) }, { id: J(1) }, { id: J(6) }])).toEqual({ ok: 2 });
     expect(await events()).toEqual([["type", "removed", "jobs", `${J(1)} ${J(6)}`]]);
+    // REMOVE with cleaned 1 (a clean, wire 17): one `cleaned` entry in place of `removed`
+    expect(await run(K, "ENQUEUE", {}, [{ id: J(21), opts: "", payload: "p" }, { id: J(22), opts: "", payload: "p" }])).toEqual({ ok: 2 });
+    await events();
+    expect(await run(K, "REMOVE", { cleaned: 1 }, [{ id: J(21) }, { id: J(3) }, { id: J(22) }])).toEqual({ ok: 2 });
+    expect(await events()).toEqual([["type", "cleaned", "jobs", `${J(21)} ${J(22)}`]]);
     // CANCEL: the ids it buried (J3 has no row: none for it), with the reason
     expect(await run(K, "ENQUEUE", {}, [{ id: J(20), opts: "", payload: "p" }])).toEqual({ ok: 1 });
     expect(await run(K, "CANCEL", { reason: "cancelled: why" }, [{ id: J(20) }, { id: J(3) }])).toEqual({ ok: [1, 0] });
@@ -576,8 +581,8 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await run(K, "ENQUEUE", {}, [{ id: J(1), opts: "", payload: "dup" }])).toEqual({
       err: renderRefusal("duplicate", "EMQ.ENQUEUE", { id: J(1) }),
     });
-    expect(await run(K, "REMOVE", {}, [{ id: J(1) }])).toHaveProperty("err");
-    expect(await run(K, "REQUEUE", { limit: 1 }, [{ id: J(1) }])).toHaveProperty("err");
+    expect(await run(K, "REMOVE", { cleaned: 0 }, [{ id: J(1) }])).toHaveProperty("err");
+    expect(await run(K, "REQUEUE", { limit: 1, keep_attempts: 0 }, [{ id: J(1) }])).toHaveProperty("err");
     expect(await run(K, "RUN", {}, [{ id: J(1) }])).toHaveProperty("err");
     expect(await digest(raw, K.meta)).toBe(before);
     expect(await stream(K)).toEqual(entries);
@@ -594,8 +599,8 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
       ["PENALIZE", await run(W, "PENALIZE", { lane: "", penalty_ms: 10 })],
       ["PROMOTE", await run(W, "PROMOTE", { limit: 1 })],
       ["REAP", await run(W, "REAP", { limit: 1 })],
-      ["REMOVE", await run(W, "REMOVE", {}, [{ id: J(1) }])],
-      ["REQUEUE", await run(W, "REQUEUE", { limit: 1 })],
+      ["REMOVE", await run(W, "REMOVE", { cleaned: 0 }, [{ id: J(1) }])],
+      ["REQUEUE", await run(W, "REQUEUE", { limit: 1, keep_attempts: 0 })],
       ["RETAIN", await run(W, "RETAIN", { dead_max: 0, dead_age_ms: 0, completed_max: 0, completed_age_ms: 0, events_max: 5, history_minutes: 1440 })],
       ["DROP", await run(W, "DROP", { limit: 1 })],
     ];

@@ -96,7 +96,7 @@ describe("completed jobs (ACK)", () => {
   const q = queue("done");
   const [a, b, c] = [jobId(1), jobId(2), jobId(3)];
 
-  test("ACK keeps the row: state completed, finished_ms, the result (none when empty), no lease; in completed at finished_ms", async () => {
+  test("ACK keeps the row: state completed, finished_ms, the result (none when empty), the token (wire 17), no lease; in completed at finished_ms", async () => {
     await enqueue(q, [a, b]);
     const jobs = await claim(q, 2);
     const t0 = Date.now();
@@ -108,11 +108,12 @@ describe("completed jobs (ACK)", () => {
       2,
     );
     const ra = await row(site.db, q.row(jobs[0]!.id));
-    expect(Object.keys(ra).sort()).toEqual(["attempts", "created_ms", "finished_ms", "payload", "result", "state"]);
+    // the token stays (wire 17): the claim's time after the settle
+    expect(Object.keys(ra).sort()).toEqual(["attempts", "created_ms", "finished_ms", "payload", "result", "state", "token"]);
     expect(ra).toMatchObject({ state: "completed", result: '{"n":1}', attempts: "1", payload: `p-${jobs[0]!.id}` });
     expect(Math.abs(Number(ra.finished_ms) - t0)).toBeLessThan(5000);
     const rb = await row(site.db, q.row(jobs[1]!.id));
-    expect(Object.keys(rb).sort()).toEqual(["attempts", "created_ms", "finished_ms", "payload", "state"]);
+    expect(Object.keys(rb).sort()).toEqual(["attempts", "created_ms", "finished_ms", "payload", "state", "token"]);
     expect(rb.state).toBe("completed");
     const scores = (await ok(["ZRANGE", q.completed, "0", "-1", "WITHSCORES"])) as Array<{ key: string; value: number }>;
     expect(scores.map((e) => [String(e.key), Number(e.value)]).sort()).toEqual(
@@ -121,7 +122,7 @@ describe("completed jobs (ACK)", () => {
     expect(await exists(q.active)).toBe(0);
     expect((await row(site.db, q.meta)).acked).toBe("2");
     // a completed job is not requeued, nor acked again
-    await refuses(argv("REQUEUE", q, { limit: 10 }, [{ id: a }]), refusal("not-dead", "REQUEUE", { ids: a }));
+    await refuses(argv("REQUEUE", q, { limit: 10, keep_attempts: 0 }, [{ id: a }]), refusal("not-dead", "REQUEUE", { ids: a }));
     await refuses(argv("ACK", q, {}, held(jobs.slice(0, 1))), refusal("lease-lost", "ACK", { ids: jobs[0]!.id }));
   });
 
@@ -242,7 +243,7 @@ describe("completed jobs (ACK)", () => {
     const jobs = await claim(q, 3);
     await ok(argv("ACK", q, {}, held(jobs)), 3);
     const seen = await xlen(q);
-    await ok(argv("REMOVE", q, {}, [{ id: a }, { id: jobId(99) }]), 1);
+    await ok(argv("REMOVE", q, { cleaned: 0 }, [{ id: a }, { id: jobId(99) }]), 1);
     expect(await exists(q.row(a))).toBe(0);
     expect((await zrange(q.completed)).sort()).toEqual([b, c]);
     expect(await since(q, seen)).toEqual([["type", "removed", "jobs", a]]);
@@ -311,11 +312,11 @@ describe("the events stream", () => {
     expect(await next()).toEqual([]);
     await ok(argv("RELEASE", q, {}, held([jb3!])), 1);
     await next();
-    await ok(argv("REMOVE", q, {}, [{ id: b }, { id: jobId(90) }]), 1);
+    await ok(argv("REMOVE", q, { cleaned: 0 }, [{ id: b }, { id: jobId(90) }]), 1);
     expect(await next()).toEqual([["type", "removed", "jobs", b]]);
-    await ok(argv("REMOVE", q, {}, [{ id: jobId(91) }]), 0);
+    await ok(argv("REMOVE", q, { cleaned: 0 }, [{ id: jobId(91) }]), 0);
     expect(await next()).toEqual([]);
-    await ok(argv("REQUEUE", q, { limit: 10 }, [{ id: c }]), 1);
+    await ok(argv("REQUEUE", q, { limit: 10, keep_attempts: 0 }, [{ id: c }]), 1);
     expect(await next()).toEqual([["type", "requeued", "jobs", c]]);
     await ok(argv("RUN", q, {}, [{ id: d }]), 1);
     expect(await next()).toEqual([["type", "promoted", "jobs", d]]);
@@ -478,7 +479,7 @@ describe("the events stream", () => {
     await refuses(argv("ACK", q, {}, [{ id: a, token: jobs[0]!.token, result: big }]), `ERR EMQ.ACK result exceeds ${MAX_PAYLOAD_BYTES} bytes`);
     await refuses(argv("ENQUEUE", q, {}, [{ id: a }]), refusal("duplicate", "ENQUEUE", { id: a }));
     await refuses(argv("RUN", q, {}, [{ id: a }]), refusal("not-scheduled", "RUN", { ids: a }));
-    await refuses(argv("REMOVE", q, {}, [{ id: a }]), refusal("active", "REMOVE", { ids: a }));
+    await refuses(argv("REMOVE", q, { cleaned: 0 }, [{ id: a }]), refusal("active", "REMOVE", { ids: a }));
     expect(await xlen(q)).toBe(n);
     expect((await entries(q)).at(-1)!.id).toBe(last);
     // a result at the limit is kept whole

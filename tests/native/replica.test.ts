@@ -142,7 +142,7 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
           { id: d[4]!, due_ms: Date.now() + 90_000, opts: "dedup=s\0debounce=1", payload: "d4" },
         ])),
       );
-      expectOk(await run(argv("REMOVE", q, {}, [{ id: d[3]! }])), 1);
+      expectOk(await run(argv("REMOVE", q, { cleaned: 0 }, [{ id: d[3]! }])), 1);
       const dj = claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 100, block_ms: 0 })))).jobs;
       const withKey = dj.filter((j) => j.opts.startsWith("dedup="));
       expectOk(await run(argv("ACK", q, {}, held(withKey))), withKey.length);
@@ -156,7 +156,7 @@ test("a mixed workload (batches, EXTEND, orphans, refusals) leaves primary and r
       expect(mine.length).toBe(4);
       expectOk(await run(argv("RELEASE", q, {}, held(mine.slice(0, 1)))), 1);
       expectOk(await run(argv("RETRY", q, {}, held(mine.slice(1, 2), { delay_ms: 0, reason: "p" }))), 1);
-      expectOk(await run(argv("REMOVE", q, {}, [{ id: mine[0]!.id }])), 1);
+      expectOk(await run(argv("REMOVE", q, { cleaned: 0 }, [{ id: mine[0]!.id }])), 1);
       // wire 8: limits (a rate whose state CLAIM writes, a concurrency a settle frees, a park)
       const lim = Array.from({ length: 6 }, () => jobId(++n));
       expectOk(await run(argv("ENQUEUE", q, {}, lim.map((id) => ({ id, payload: "l" })))), lim.length);
@@ -306,7 +306,7 @@ test("lanes: REMOVE of a lane's last jobs and a changed per-lane default replica
   const claim = async () => claimed(expectOk(await run(argv("CLAIM", q, { lease_ms: 60_000, count: 3, block_ms: 0 })))).jobs;
   // a lane's last jobs removed: it leaves the ring (LREM ring) and goes idle, the wake marker with it
   await enqueue("r", 1);
-  expectOk(await run(argv("REMOVE", q, {}, [{ id: jobId(1) }, { id: jobId(2) }])), 2);
+  expectOk(await run(argv("REMOVE", q, { cleaned: 0 }, [{ id: jobId(1) }, { id: jobId(2) }])), 2);
   // lanes parked at the per-lane default rate, then let go when it changes (ZREM parked, HDEL tat
   // parked, LPUSH ring); then evicted at the default concurrency, put back when it is raised
   expectOk(await run(argv("LIMIT", q, { scope: 2, lane: "", concurrency: 0, rate_max: 1, rate_per_ms: 60_000, rate_burst: 1 })), 1);
@@ -392,8 +392,8 @@ test("wire 10: completed jobs with results, their retention, and the events stre
   expectOk(await run(argv("PAUSE", q, { lane: "" })), 1);
   expectOk(await run(argv("RESUME", q, { lane: "" })), 1);
   expectOk(await run(argv("PENALIZE", q, { lane: "x", penalty_ms: 1 })));
-  expectOk(await run(argv("REMOVE", q, {}, [{ id: jobs[4]!.id }])), 1);
-  expectOk(await run(argv("REQUEUE", q, { limit: 1 })), 1);
+  expectOk(await run(argv("REMOVE", q, { cleaned: 0 }, [{ id: jobs[4]!.id }])), 1);
+  expectOk(await run(argv("REQUEUE", q, { limit: 1, keep_attempts: 0 })), 1);
   // a refused call between: nothing replicated
   expect(await run(argv("ACK", q, {}, held(jobs.slice(0, 1))))).toEqual({ err: refusal("lease-lost", "ACK", { ids: jobs[0]!.id }) });
   await sameDigest();

@@ -246,7 +246,7 @@ describe("happy paths", () => {
     const j4 = await take();
     expect([j4.id, j4.attempts]).toEqual([a, 4]);
     await ok(argv("ACK", q, {}, held([j4])), 1);
-    await ok(argv("REMOVE", q, {}, [{ id: a }]), 1); // its completed row
+    await ok(argv("REMOVE", q, { cleaned: 0 }, [{ id: a }]), 1); // its completed row
     await enqueue(q, [a]);
     const j5 = await take();
     expect([j5.id, j5.attempts]).toEqual([a, 1]);
@@ -429,7 +429,7 @@ describe("happy paths", () => {
     });
     // a hand-edited count that is not a number counts as 0
     await ok(["HSET", q.row(a), "failures", "x"]);
-    await ok(argv("REQUEUE", q, { limit: 1 }, [{ id: a }]), 1);
+    await ok(argv("REQUEUE", q, { limit: 1, keep_attempts: 0 }, [{ id: a }]), 1);
     await next();
     await ok(argv("RETRY", q, {}, [{ id: a, token, delay_ms: 0, reason: "r", failure: "again" }]), 1);
     expect(await row(site.db, q.row(a))).toMatchObject({ failures: "1", "failure:0": "again" });
@@ -456,7 +456,7 @@ describe("happy paths", () => {
     await ok(argv("LOG", q, {}, [{ id: a, token: jobs[0]!.token, line: "1001st" }]), 1);
     expect(await row(site.db, q.row(a))).toMatchObject({ logs: "1001", "log:0": "1001st" });
     await ok(argv("ACK", q, {}, held(jobs)), 2);
-    await ok(argv("REMOVE", q, {}, [{ id: a }, { id: b }]), 2);
+    await ok(argv("REMOVE", q, { cleaned: 0 }, [{ id: a }, { id: b }]), 2);
     expect(await exists(q.row(a), q.row(b))).toBe(0);
   });
 

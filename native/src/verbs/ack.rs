@@ -70,7 +70,8 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
                     fields.push((l.row.result, result));
                 }
                 row.hset(&fields);
-                row.hdel(&[l.row.deadline_ms, l.row.token]);
+                // the token stays: the claim's time (token / TOKENS_PER_MS) after the settle
+                row.hdel(&[l.row.deadline_ms]);
             },
         ),
         None => {

@@ -61,8 +61,9 @@ pub fn select<'a>(
     })
 }
 
-/// Moves `due` from `from` onto the ready lists (`tail`: RPUSH, the next claimed of its level; else
-/// LPUSH) and marks the rows that exist `pending`; replicated. Returns how many moved.
+/// Moves `due` from `from` onto the ready lists (`tail`: RPUSH, the next claimed of its level — expired
+/// leases, whose rows count the stall in `stalls`; else LPUSH) and marks the rows that exist
+/// `pending`; replicated. Returns how many moved.
 pub fn apply(s: &Scope, meta: &Key, from: &Key, pending: &Key, tail: bool, due: &Due) -> usize {
     if due.is_empty() {
         return 0;
@@ -77,13 +78,35 @@ pub fn apply(s: &Scope, meta: &Key, from: &Key, pending: &Key, tail: bool, due: 
     s.ctx.replicate(c"ZREM", &args);
     ready::push(s, meta, pending, &due.plan, tail);
     for (i, row) in due.rows.iter().enumerate() {
-        if due.exists[i] {
-            s.ctx
-                .open(row.as_str())
-                .hset(&[(l.row.state, l.state.pending)]);
+        if !due.exists[i] {
+            continue;
+        }
+        let key = s.ctx.open(row.as_str());
+        if tail {
+            // an expired lease: its row counts the stall (a malformed count starts again from 0)
+            let n = key.hget(l.row.stalls).map_or(0, |v| stalls(v.bytes()));
+            let next = s.ctx.int(n + 1);
+            key.hset(&[
+                (l.row.state, l.state.pending),
+                (l.row.stalls, next.as_str()),
+            ]);
+        } else {
+            key.hset(&[(l.row.state, l.state.pending)]);
         }
     }
     due.len()
+}
+
+/// A row's stored `stalls`: 1 to 15 digits without a leading zero (or `0`), else 0.
+fn stalls(v: &[u8]) -> i64 {
+    let digits = !v.is_empty() && v.len() <= 15 && v.iter().all(u8::is_ascii_digit);
+    if !digits || (v.len() > 1 && v[0] == b'0') {
+        return 0;
+    }
+    std::str::from_utf8(v)
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(0)
 }
 
 /// PROMOTE and REAP, whole: up to `limit` due ids of the sorted set of type `from` move onto

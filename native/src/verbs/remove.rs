@@ -1,7 +1,7 @@
-//! `EMQ.REMOVE 1 <meta> (<id>)…`: pending, scheduled, dead and completed jobs are deleted wherever
+//! `EMQ.REMOVE 1 <meta> <cleaned> (<id>)…`: pending, scheduled, dead and completed jobs are deleted wherever
 //! they are; an active job refuses the call (its worker holds it), naming every such id. Reply:
 //! how many were removed (an id without a row counts 0). Their deduplication keys are let go; one
-//! `removed` event names the ids that had a row. A lane left without ready jobs leaves the ring
+//! `removed` event (with cleaned 1: `cleaned`, a clean's) names the ids that had a row. A lane left without ready jobs leaves the ring
 //! (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. A
 //! flow's parent has its unfinished children cancelled (`flows::cancel_unfinished`).
 
@@ -86,6 +86,12 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         unmark_ready(&ctx.open_named(s.name(WAKE)));
     }
     let gone = ids.iter().zip(&exists).filter(|(_, &e)| e);
-    events.jobs(lit().event.removed, gone.map(|(id, _)| id.bytes()));
+    // a clean (BullMQ's `cleaned`) names its ids under another type
+    let kind = if args.number(0) == 1 {
+        lit().event.cleaned
+    } else {
+        lit().event.removed
+    };
+    events.jobs(kind, gone.map(|(id, _)| id.bytes()));
     Ok(Reply::Int(removed))
 }

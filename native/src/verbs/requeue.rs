@@ -1,5 +1,5 @@
-//! `EMQ.REQUEUE 1 <meta> <limit> [<id>…]`: dead jobs go back to the head of pending with a fresh
-//! attempt budget — the ids given (each must be dead: else every stray id is named), or without ids
+//! `EMQ.REQUEUE 1 <meta> <limit> <keep_attempts> [<id>…]`: dead jobs go back to the head of pending
+//! with a fresh attempt budget (keep_attempts 1: their attempts kept) — the ids given (each must be dead: else every stray id is named), or without ids
 //! up to limit, oldest first; a `ready` marker on wake when pending was empty; one `requeued` event
 //! names them. Reply: how many moved.
 
@@ -49,8 +49,14 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     for (row, &exists) in rows.iter().zip(&exists) {
         if exists {
             let key = ctx.open(row.as_str());
-            key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
-            key.hdel(&[l.row.reason, l.row.buried_ms, l.row.cancelled_ms]);
+            if args.number(1) == 1 {
+                key.hset(&[(l.row.state, l.state.pending)]);
+            } else {
+                key.hset(&[(l.row.state, l.state.pending), (l.row.attempts, l.zero)]);
+            }
+            // the token too: no claim time until the next claim (BullMQ's reprocessJob deletes
+            // processedOn)
+            key.hdel(&[l.row.reason, l.row.buried_ms, l.row.cancelled_ms, l.row.token]);
         }
     }
     events.jobs(l.event.requeued, ids.iter().map(|id| id.bytes()));

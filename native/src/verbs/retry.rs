@@ -96,9 +96,11 @@ pub fn write<'a>(s: &Scope<'a>, args: &Args<'a>, checked: Checked<'a>) -> Reply<
             l.state.scheduled
         };
         let row = ctx.open(settle.rows[j].as_str());
+        let delay = ctx.int(args.job_number(j, 2));
         row.hset(&[
             (l.row.state, state),
             (l.row.due_ms, due_strs[j].as_str()),
+            (l.row.delay_ms, delay.as_str()),
             (l.row.reason, args.job_bytes(j, 3)),
         ]);
         ring::push(&row, (l.row.failures, l.row.failure, FAILURES_KEPT), args.job_bytes(j, 4));
