@@ -666,9 +666,11 @@ export const VERBS = {
       "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
       "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child " +
       "not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records " +
-      "its outcome: on a parent here at once, else by a `done` entry)",
+      "its outcome: on a parent here at once, else by a `done` entry); a flow's child, finished or not, leaves a tombstone " +
+      "in place of its row (a second delivery of its creation makes nothing)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
-      "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
+      "it is), `DEL row` (a flow child's row then a tombstone: `HSET row state cancelled parent <its parent>`, " +
+      "`PEXPIRE row <TOMBSTONE_MS>`); a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
       "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`); " +
       "per unfinished child of a removed parent: " + CANCEL_WRITES + "; per removed unfinished child of a flow: " +
