@@ -207,8 +207,8 @@ end
 
 -- Step 6: child id made in this queue, pending, naming parent (its row missing), with options o:
 -- enqueued + 1 (the queue laned first when it is the first job with a lane), the row, pushed on
--- the head of its lane's ready list at its priority; 'ready' on wake when the queue had none. False
--- (nothing written) when a key it needs is of another type.
+-- the head of its lane's ready list at its priority; 'ready' on wake when the queue had none; an
+-- 'enqueued' event names it. False (nothing written) when a key it needs is of another type.
 local function emq_flow_child(base, id, parent, o, body)
   if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}})
     or emq_counter(KEYS[1], '${META.enqueued}') then return false end
@@ -225,6 +225,8 @@ local function emq_flow_child(base, id, parent, o, body)
   emq_flow_row_opts(row, o)
   emq_ready_push(plan, 'LPUSH')
   if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  -- no event when the stream is of another type (a hand-edited key): the child stands
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("enqueued", { jobs: "id" })} end
   return true
 end
 
@@ -378,6 +380,13 @@ local function emq_flow_forms(n, policy, body)
   for j = 1, n do
     if policy[j] >= 4 and not emq_flow_subtree(body[j], ${MAX_FLOW_DEPTH} - 1) then return emq_refuse['entry-form']({}) end
   end
+end
+
+-- The ids of the children FLOW and ADOPT made here (here: their places in the call), as an event's list.
+local function emq_flow_made(id, here)
+  local ids = {}
+  for k, j in ipairs(here) do ids[k] = id[j] end
+  return emq_list(ids)
 end
 
 -- Step 5 of FLOW and ADOPT: the places of the children of this queue without children (here) and

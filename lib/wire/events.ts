@@ -22,7 +22,13 @@ import { EVENT_RESULT_MAX_BYTES } from "./verbs.ts";
 
 /** Each kind of event: the verbs that write it, and what it says. */
 export const EVENTS = {
-  enqueued: { verbs: ["ENQUEUE"], fields: ["jobs"], doc: "jobs admitted ready (pending)" },
+  enqueued: {
+    verbs: ["ENQUEUE", "FLOW", "ADOPT", "APPLY"],
+    fields: ["jobs"],
+    doc: "jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's " +
+      "children here (one entry per call, before FLOW's `waiting`), and each child APPLY makes (one entry per child: " +
+      "a `child` entry's, a `node` entry's children here, before the node's `waiting`)",
+  },
   scheduled: { verbs: ["SCHEDULE"], fields: ["jobs"], doc: "jobs admitted for later (scheduled)" },
   scheduler: {
     verbs: ["TICK"],

@@ -17,7 +17,7 @@ import { MAX_NAME_BYTES, type QueueType } from "../keyspace/mod.ts";
 import type { Refusal } from "./refusals.ts";
 
 /** The wire these verbs are. */
-export const WIRE = 16;
+export const WIRE = 17;
 
 /**
  * How an argument is checked at step 4: a `JOB` id; a number of 1 to `digits` digits (default
@@ -939,20 +939,21 @@ export const VERBS = {
       "pending payload <b> attempts 0 created_ms <now> parent <queue>\\0<parent>\\0<i>` (and its `opts`, `priority`, " +
       "`lane` as ENQUEUE's), pushed on the ready list of its lane and priority as ENQUEUE's; `ZADD wake 0 ready` when the " +
       "queue had no ready job; per child elsewhere `ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>" +
-      "\\0<i>\\0<opts length>\\0<opts><b>`; its event `waiting` (the parent)",
+      "\\0<i>\\0<opts length>\\0<opts><b>`; its events `enqueued` (the children here, when any), then `waiting` (the parent)",
     domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {
     args: ["parent", "from"],
     group: ["id", "queue", "policy", "opts", "body"],
-    touches: ["pending", "wake", "rows", "waiting", "outbox"],
+    touches: ["pending", "wake", "rows", "waiting", "outbox", "events"],
     admits: true,
     reply: "integer: children created in this queue (the others travel through the outbox)",
     effect: "an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places " +
       `from, from + 1, …: from must be its count of children so far, and the total at most ${MAX_FAN_IN}. Each child as ` +
       "FLOW makes it (here at once, elsewhere through the outbox)",
     writes: "`HINCRBY meta enqueued <children here>`; `HSET <parent row> children <from + n>` and per child " +
-      "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's",
+      "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's; its event `enqueued` (the " +
+      "children here, when any)",
     domain: ["repeated", "entry-form", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SEAL: {
@@ -1000,7 +1001,8 @@ export const VERBS = {
       "children as FLOW's",
     writes: "`child`: `meta` made if missing (laned as ENQUEUE's for the first job with a lane), `HINCRBY meta enqueued 1`, " +
       "`HSET row state pending payload <b> attempts 0 created_ms <now> parent <…>` (and its `opts`, `priority`, `lane` as " +
-      "ENQUEUE's), pushed on the ready list of its lane and priority, `ZADD wake 0 ready` when the queue had no ready job; `done`: `HSET " +
+      "ENQUEUE's), pushed on the ready list of its lane and priority, `ZADD wake 0 ready` when the queue had no ready job, " +
+      "its event `enqueued` (the child; one entry per child made, a `node`'s children here included); `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +
       "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +

@@ -143,8 +143,8 @@ impl Refusal {
         let mut t = Text::default();
         match self {
             Refusal::Arity => { t.text("ERR wrong number of arguments for '"); t.text(verb.name); t.text("' command"); }
-            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-16 layout"); }
-            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 16"); }
+            Refusal::Layout => { t.text("ERR "); t.text(verb.name); t.text(" keys do not match the wire-17 layout"); }
+            Refusal::Fenced(found) => { t.text("ERR "); t.text(verb.name); t.text(" fenced: this server speaks wire "); t.text(found); t.text(", not wire 17"); }
             Refusal::Batch(max) => { t.text("ERR "); t.text(verb.name); t.text(" at most "); t.number(max); t.text(" jobs per call"); }
             Refusal::JobId => { t.text("ERR "); t.text(verb.name); t.text(" id must be a JOB id"); }
             Refusal::Positive(arg) => { t.text("ERR "); t.text(verb.name); t.text(" "); t.text(arg); t.text(" must be a positive integer"); }

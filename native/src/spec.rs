@@ -12,7 +12,7 @@
 use crate::wire::{names, Gate, Opt};
 
 /// The wire these verbs are.
-pub const WIRE: i64 = 16;
+pub const WIRE: i64 = 17;
 /// The standalone server's wire identity: a string key, absent (unfenced) or the wire's number.
 pub const FENCE_KEY: &str = "{emq}:version";
 /// The first field of every entry of a queue's `events` stream: the kind of event (lib/wire/events.ts).
@@ -362,7 +362,7 @@ names! {
 names! {
     /// The fields of the queue's `meta` hash.
     Meta META {
-        /// the wire that made the queue (`16`), written with `created_ms` on first use
+        /// the wire that made the queue (`17`), written with `created_ms` on first use
         wire,
         /// when the queue was first used
         created_ms,
@@ -482,7 +482,7 @@ names! {
 names! {
     /// The kinds of event an entry of `events` has (its `type`).
     Events EVENT {
-        /// jobs admitted ready (pending)
+        /// jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's children here (one entry per call, before FLOW's `waiting`), and each child APPLY makes (one entry per child: a `child` entry's, a `node` entry's children here, before the node's `waiting`)
         enqueued,
         /// jobs admitted for later (scheduled)
         scheduled,

@@ -4,7 +4,7 @@
  * queue's events stream — by APPLY of its last child's outcome, by the settle of a last child of its
  * own queue, by SEAL —, and a parent a child failed writes `dead` with the reason naming the child
  * (by APPLY, or by the child's BURY in its own queue); a nested middle failing its root writes both
- * parents' `dead`.
+ * parents' `dead`. A flow's children made pending write `enqueued` where they are made (wire 17).
  */
 import { describe, expect, test } from "bun:test";
 import { keyspace } from "../../mod.ts";
@@ -46,6 +46,47 @@ for (const combo of COMBOS) {
       await ctx.mq.relayOnce([p]);
       expect(await waits(a)).toEqual([["waiting", "jobs", root.children[0]!.id]]);
       expect(await waits(b)).toEqual([]);
+    });
+
+    test("a flow's children made pending write `enqueued` where they are made: FLOW's and ADOPT's here, APPLY's elsewhere (wire 17)", async () => {
+      const [p, a, b] = spread(`fev-enq-${backend}`);
+      const kinds = async (q: string): Promise<string[][]> => {
+        const K = keyspace(q);
+        const all = streamEntries(await ctx.raw.command(["XRANGE", K.events, "-", "+"], K.meta));
+        return all.filter((f) => f[1] === "enqueued" || f[1] === "waiting").map((f) => f.slice(1));
+      };
+      const root = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        open: true,
+        children: [
+          { queue: p, payload: { n: 1 } },
+          { queue: p, payload: { n: 2 } },
+          { queue: a, payload: { n: 3 } },
+          { queue: b, payload: { n: 4 }, children: [{ queue: b, payload: { n: 5 } }, { queue: a, payload: { n: 6 } }] },
+        ],
+      });
+      const [c1, c2, c3, mid] = root.children as [typeof root, typeof root, typeof root, typeof root];
+      const [leaf, far] = mid.children as [typeof root, typeof root];
+      // FLOW: one entry of the children here, then the parent's `waiting`
+      expect(await kinds(p)).toEqual([["enqueued", "jobs", `${c1.id} ${c2.id}`], ["waiting", "jobs", root.id]]);
+      expect(await kinds(a)).toEqual([]);
+      // APPLY: each child it makes; a node's children here before the node's `waiting`
+      await ctx.mq.relayOnce([p]);
+      expect(await kinds(a)).toEqual([["enqueued", "jobs", c3.id]]);
+      expect(await kinds(b)).toEqual([["enqueued", "jobs", leaf.id], ["waiting", "jobs", mid.id]]);
+      await ctx.mq.relayOnce([b]);
+      expect(await kinds(a)).toEqual([["enqueued", "jobs", c3.id], ["enqueued", "jobs", far.id]]);
+      // ADOPT: one entry of the children here (none when every child is elsewhere)
+      const more = await ctx.mq.addChildren(root, [{ queue: p, payload: { n: 7 } }, { queue: a, payload: { n: 8 } }]);
+      const extra = await ctx.mq.addChildren(root, [{ queue: a, payload: { n: 9 } }]);
+      expect(await kinds(p)).toEqual([
+        ["enqueued", "jobs", `${c1.id} ${c2.id}`],
+        ["waiting", "jobs", root.id],
+        ["enqueued", "jobs", more[0]!.id],
+      ]);
+      await ctx.mq.relayOnce([p]);
+      expect((await kinds(a)).slice(2).map((e) => e[2]).sort()).toEqual([more[1]!.id, extra[0]!.id].sort());
     });
 
     test("a parent made ready writes `ready`: by APPLY, by a settle in its queue, by SEAL", async () => {

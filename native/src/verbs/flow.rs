@@ -2,8 +2,8 @@
 //! parent that waits for its children (state `waiting`, in `waiting` scored by its flow deadline, its fan-in state on its row: `children`,
 //! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
 //! once (pending, naming its parent), each child in another queue is a `child` entry of this
-//! queue's outbox, which a relay applies there (docs/design/flows.md); a `waiting` event names the
-//! parent. Reply: the children made here. [`Children`] is the part ADOPT shares.
+//! queue's outbox, which a relay applies there (docs/design/flows.md); an `enqueued` event names the
+//! children made here, then a `waiting` event the parent. Reply: the children made here. [`Children`] is the part ADOPT shares.
 
 use super::events::Events;
 use super::flow_opts;
@@ -71,6 +71,7 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     waiting.zadd(until as f64, parent);
     ctx.replicate(c"ZADD", &[waiting.name(), score.as_str(), parent]);
     let made_here = kids.write(s, args, &key, parent, 0, 1);
+    events.jobs(l.event.enqueued, kids.made(args));
     events.jobs(l.event.waiting, [parent.bytes()]);
     Ok(Reply::Int(made_here))
 }
@@ -167,6 +168,11 @@ impl<'a> Children<'a> {
 }
 
 impl Planned<'_> {
+    /// The ids of the children made here (their `enqueued` event).
+    pub fn made<'b>(&self, args: &Args<'b>) -> Vec<&'b [u8]> {
+        self.here.iter().map(|&j| args.job_bytes(j, 0).bytes()).collect()
+    }
+
     /// Step 6, first: the queue made laned when [`Children::plan`] found it must be.
     pub fn laned(&self, s: &Scope) {
         if self.laning {

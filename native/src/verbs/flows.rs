@@ -198,7 +198,7 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
 /// Step 6: child `id` made in this queue, pending, naming `parent` (its row must be missing), with
 /// options `opts`: `enqueued` + 1 (the queue laned first when it is the first job with a lane), the
 /// row, pushed on the head of its lane's ready list at its priority; `ready` on wake when the queue
-/// had none. False (nothing written) when a key it needs is of another type.
+/// had none; an `enqueued` event names it. False (nothing written) when a key it needs is of another type.
 pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], body: &[u8]) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
@@ -244,6 +244,10 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], body: &[u8])
         mark_ready(&ctx.open_named(f.name(WAKE)));
     }
     ctx.signal_ready(pending.name());
+    // no event when the stream is of another type (a hand-edited key): the child stands
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.enqueued, [id.as_str().bytes()]);
+    }
     true
 }
 
