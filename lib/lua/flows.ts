@@ -309,10 +309,10 @@ end
 -- claimed (attempts 0) leaves its ready list and its row is deleted ('ready' leaves wake when no
 -- ready job is left); a child parent that waits (never claimed) leaves waiting, its own unfinished
 -- children are cancelled the same way (a work list: Lua locals cannot recurse through each other)
--- and its row is deleted; a missing row becomes a tombstone when tombstone (state cancelled,
+-- and its row is deleted; each child deleted writes a 'removed' event; a missing row becomes a tombstone when tombstone (state cancelled,
 -- expiring after TOMBSTONE_MS), which a late creation finds. Whether it wrote (the first child).
 local function emq_flow_cancel(base, id, parent, tombstone)
-  local work, first = {{id, parent, tombstone}}, nil
+  local work, first, gone = {{id, parent, tombstone}}, nil, {}
   while #work > 0 do
     local w = table.remove(work)
     local wrote = false
@@ -331,6 +331,7 @@ local function emq_flow_cancel(base, id, parent, tombstone)
         redis.call('ZREM', waiting, w[1])
         for _, k in ipairs(emq_flow_unfinished(base, row, w[1])) do work[#work + 1] = {k[1], k[2], true} end
         redis.call('DEL', row)
+        gone[#gone + 1] = w[1]
         wrote = true
       end
     elseif f[1] == '${STATE.pending}' and f[2] == '0' and f[3] == w[2] and emq_flow_kinds({{pending, 'list'}, {wake, 'zset'}})
@@ -356,10 +357,19 @@ local function emq_flow_cancel(base, id, parent, tombstone)
         end
         redis.call('DEL', row)
         if took and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
+        gone[#gone + 1] = w[1]
         wrote = true
       end
     end
     if first == nil then first = wrote end
+  end
+  -- a 'removed' event per child deleted, children before their parent: the work list deleted them
+  -- in the reverse of the module's recursion (no event when meta or the stream is of another type)
+  if #gone > 0 and emq_flow_kinds({{KEYS[1], 'hash'}, {base .. '${KEY.events}', 'stream'}}) then
+    for i = #gone, 1, -1 do
+      local x = gone[i]
+      ${luaEvent("removed", { jobs: "x" })}
+    end
   end
   return first
 end

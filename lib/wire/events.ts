@@ -86,7 +86,14 @@ export const EVENTS = {
       "of its own queue, APPLY of a child's outcome, SEAL)",
   },
   released: { verbs: ["RELEASE", "SETTLE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
-  removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
+  removed: {
+    verbs: ["REMOVE", "CANCEL", "BURY", "SETTLE", "APPLY", "TELL", "OUTBOX"],
+    fields: ["jobs"],
+    doc: "jobs deleted (REMOVE: the ids that had a row, one entry); also a flow's child cancelled, deleted because " +
+      "it had not started, when its parent failed or was removed or cancelled (one entry per child, written in its " +
+      "queue where it is deleted: the same command for a child of the parent's queue, else APPLY or TELL of the " +
+      "`cancel` entry; a child parent's own children's entries before its own)",
+  },
   cancelled: {
     verbs: ["CANCEL"],
     fields: ["jobs", "reason"],

@@ -1008,7 +1008,8 @@ export const VERBS = {
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
       "<now>`, `HINCRBY meta buried 1`, then per unfinished child " + CANCEL_WRITES + "; `cancel`: a missing row " +
       "`HSET row state cancelled parent <…>`, `PEXPIRE row " + TOMBSTONE_MS + "`; a pending row never claimed naming " +
-      "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left",
+      "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left, " +
+      "its event `removed` (the child)",
     domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
   TELL: {

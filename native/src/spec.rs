@@ -510,7 +510,7 @@ names! {
         ready,
         /// jobs handed back without spending an attempt
         released,
-        /// jobs deleted (the ids that had a row)
+        /// jobs deleted (REMOVE: the ids that had a row, one entry); also a flow's child cancelled, deleted because it had not started, when its parent failed or was removed or cancelled (one entry per child, written in its queue where it is deleted: the same command for a child of the parent's queue, else APPLY or TELL of the `cancel` entry; a child parent's own children's entries before its own)
         removed,
         /// jobs cancelled (buried: the ids that waited or ran), with the cancel's reason
         cancelled,

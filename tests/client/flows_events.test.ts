@@ -89,6 +89,42 @@ for (const combo of COMBOS) {
       expect((await kinds(a)).slice(2).map((e) => e[2]).sort()).toEqual([more[1]!.id, extra[0]!.id].sort());
     });
 
+    test("a flow's child cancelled unstarted writes `removed` where it is deleted, a child parent's children first (wire 17)", async () => {
+      const [p, a, b] = spread(`fev-rm-${backend}`);
+      const removed = async (q: string): Promise<string[]> => {
+        const K = keyspace(q);
+        const all = streamEntries(await ctx.raw.command(["XRANGE", K.events, "-", "+"], K.meta));
+        return all.filter((f) => f[1] === "removed").map((f) => f.slice(2).join(" "));
+      };
+      const root = await ctx.mq.flow({
+        queue: p,
+        payload: { n: 0 },
+        children: [
+          { queue: b, payload: { n: 1 }, onFailure: "fail" },
+          { queue: p, payload: { n: 2 } },
+          { queue: a, payload: { n: 3 } },
+          { queue: p, payload: { n: 4 }, children: [{ queue: p, payload: { n: 5 } }] },
+        ],
+      });
+      const [, here, there, mid] = root.children as [typeof root, typeof root, typeof root, typeof root];
+      const leaf = mid.children[0]!;
+      await ctx.mq.relayOnce([p]);
+      await ctx.mq.bury((await claim(b))!, "boom");
+      expect(await removed(p)).toEqual([]);
+      // APPLY of the failure buries the parent and cancels its unstarted children: here at once
+      // (the nested middle's own child before it), elsewhere by a `cancel` entry
+      await ctx.mq.relayOnce([b]);
+      expect(await removed(p)).toEqual([`jobs ${here.id}`, `jobs ${leaf.id}`, `jobs ${mid.id}`]);
+      expect(await removed(a)).toEqual([]);
+      await ctx.mq.relayOnce([p]);
+      expect(await removed(a)).toEqual([`jobs ${there.id}`]);
+
+      // REMOVE of a parent: its unstarted child here first, then REMOVE's own entry
+      const other = await ctx.mq.flow({ queue: a, payload: { n: 6 }, children: [{ queue: a, payload: { n: 7 } }] });
+      expect(await ctx.mq.remove(a, other.id)).toBe(true);
+      expect((await removed(a)).slice(1)).toEqual([`jobs ${other.children[0]!.id}`, `jobs ${other.id}`]);
+    });
+
     test("a parent made ready writes `ready`: by APPLY, by a settle in its queue, by SEAL", async () => {
       const [p, a, b] = spread(`fev-ready-${backend}`);
       const far = await ctx.mq.flow({

@@ -472,8 +472,9 @@ pub fn leave_tombstone(s: &Scope, row: &Key, parent: Str) {
 
 /// Step 6: child `id` of this queue, naming `parent`, cancelled unless it started: a pending job
 /// never claimed (attempts 0) leaves its ready list and its row is deleted (the `ready` marker
-/// leaves `wake` when no ready job is left); a missing row becomes a tombstone when `tombstone`
-/// (state `cancelled`, expiring after `TOMBSTONE_MS`), which a late creation finds. Whether it wrote.
+/// leaves `wake` when no ready job is left), a `removed` event naming it; a missing row becomes a
+/// tombstone when `tombstone` (state `cancelled`, expiring after `TOMBSTONE_MS`), which a late
+/// creation finds. Whether it wrote.
 pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let row = ctx.open_named(s.row(id));
@@ -517,6 +518,7 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
             if took && !ready::any(&f, &meta) {
                 unmark_ready(&wake);
             }
+            removed(s, id.as_str().bytes());
             true
         }
         _ => false,
@@ -539,7 +541,19 @@ fn cancel_parent(s: &Scope, row: &Key, id: &[u8]) -> bool {
     cancel_unfinished(s, row, id, true);
     row.delete();
     ctx.replicate(c"DEL", &[row.name()]);
+    removed(s, id);
     true
+}
+
+/// Step 6: a `removed` event naming child `id`, whose row a cancel deleted (one entry per child,
+/// after its own children's: the Lua twin writes the same entries from its work list, reversed).
+/// None when `meta` or the stream is of another type (a hand-edited key): the cancel stands.
+fn removed(s: &Scope, id: &[u8]) {
+    let mut f = s.fresh();
+    let Ok(meta) = f.meta() else { return };
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(lit().event.removed, [id]);
+    }
 }
 
 /// Step 6 of SEAL: parent `id` (its row `row`), when it waits, is sealed and its children have all
