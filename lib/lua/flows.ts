@@ -258,6 +258,9 @@ local function emq_flow_node(base, id, parent, o, payload, kids)
     redis.call('HSET', row, unpack(f))
   end
   redis.call('ZADD', waiting, '${WAITING_FOREVER}', id)
+  -- its event before its children's (no event when the stream is of another type, a hand-edited
+  -- key: the node stands)
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("waiting", { jobs: "id" })} end
   for i, k in ipairs(kids) do
     if k.policy < 4 and k.queue == own then
       if redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. k.id) == 0 then
@@ -268,8 +271,6 @@ local function emq_flow_node(base, id, parent, o, payload, kids)
       redis.call('ZADD', outbox, now, table.concat({kind, k.queue, k.id, own, id, i - 1, emq_flow_prefixed(k.opts) .. k.body}, '\\0'))
     end
   end
-  -- no event when the stream is of another type (a hand-edited key): the node stands
-  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("waiting", { jobs: "id" })} end
   return true
 end
 

@@ -26,8 +26,8 @@ export const EVENTS = {
     verbs: ["ENQUEUE", "FLOW", "ADOPT", "APPLY"],
     fields: ["jobs"],
     doc: "jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's " +
-      "children here (one entry per call, before FLOW's `waiting`), and each child APPLY makes (one entry per child: " +
-      "a `child` entry's, a `node` entry's children here, before the node's `waiting`)",
+      "children here (one entry per call, after FLOW's `waiting`: BullMQ's order, the parent first), and each child " +
+      "APPLY makes (one entry per child: a `child` entry's, a `node` entry's children here, after the node's `waiting`)",
   },
   scheduled: { verbs: ["SCHEDULE"], fields: ["jobs"], doc: "jobs admitted for later (scheduled)" },
   scheduler: {

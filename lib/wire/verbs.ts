@@ -939,7 +939,7 @@ export const VERBS = {
       "pending payload <b> attempts 0 created_ms <now> parent <queue>\\0<parent>\\0<i>` (and its `opts`, `priority`, " +
       "`lane` as ENQUEUE's), pushed on the ready list of its lane and priority as ENQUEUE's; `ZADD wake 0 ready` when the " +
       "queue had no ready job; per child elsewhere `ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>" +
-      "\\0<i>\\0<opts length>\\0<opts><b>`; its events `enqueued` (the children here, when any), then `waiting` (the parent)",
+      "\\0<i>\\0<opts length>\\0<opts><b>`; its events `waiting` (the parent), then `enqueued` (the children here, when any)",
     domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {

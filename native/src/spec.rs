@@ -482,7 +482,7 @@ names! {
 names! {
     /// The kinds of event an entry of `events` has (its `type`).
     Events EVENT {
-        /// jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's children here (one entry per call, before FLOW's `waiting`), and each child APPLY makes (one entry per child: a `child` entry's, a `node` entry's children here, before the node's `waiting`)
+        /// jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's children here (one entry per call, after FLOW's `waiting`: BullMQ's order, the parent first), and each child APPLY makes (one entry per child: a `child` entry's, a `node` entry's children here, after the node's `waiting`)
         enqueued,
         /// jobs admitted for later (scheduled)
         scheduled,

@@ -68,21 +68,21 @@ for (const combo of COMBOS) {
       });
       const [c1, c2, c3, mid] = root.children as [typeof root, typeof root, typeof root, typeof root];
       const [leaf, far] = mid.children as [typeof root, typeof root];
-      // FLOW: one entry of the children here, then the parent's `waiting`
-      expect(await kinds(p)).toEqual([["enqueued", "jobs", `${c1.id} ${c2.id}`], ["waiting", "jobs", root.id]]);
+      // FLOW: the parent's `waiting`, then one entry of the children here
+      expect(await kinds(p)).toEqual([["waiting", "jobs", root.id], ["enqueued", "jobs", `${c1.id} ${c2.id}`]]);
       expect(await kinds(a)).toEqual([]);
-      // APPLY: each child it makes; a node's children here before the node's `waiting`
+      // APPLY: each child it makes; a node's `waiting`, then its children here
       await ctx.mq.relayOnce([p]);
       expect(await kinds(a)).toEqual([["enqueued", "jobs", c3.id]]);
-      expect(await kinds(b)).toEqual([["enqueued", "jobs", leaf.id], ["waiting", "jobs", mid.id]]);
+      expect(await kinds(b)).toEqual([["waiting", "jobs", mid.id], ["enqueued", "jobs", leaf.id]]);
       await ctx.mq.relayOnce([b]);
       expect(await kinds(a)).toEqual([["enqueued", "jobs", c3.id], ["enqueued", "jobs", far.id]]);
       // ADOPT: one entry of the children here (none when every child is elsewhere)
       const more = await ctx.mq.addChildren(root, [{ queue: p, payload: { n: 7 } }, { queue: a, payload: { n: 8 } }]);
       const extra = await ctx.mq.addChildren(root, [{ queue: a, payload: { n: 9 } }]);
       expect(await kinds(p)).toEqual([
-        ["enqueued", "jobs", `${c1.id} ${c2.id}`],
         ["waiting", "jobs", root.id],
+        ["enqueued", "jobs", `${c1.id} ${c2.id}`],
         ["enqueued", "jobs", more[0]!.id],
       ]);
       await ctx.mq.relayOnce([p]);

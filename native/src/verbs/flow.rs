@@ -2,8 +2,8 @@
 //! parent that waits for its children (state `waiting`, in `waiting` scored by its flow deadline, its fan-in state on its row: `children`,
 //! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
 //! once (pending, naming its parent), each child in another queue is a `child` entry of this
-//! queue's outbox, which a relay applies there (docs/design/flows.md); an `enqueued` event names the
-//! children made here, then a `waiting` event the parent. Reply: the children made here. [`Children`] is the part ADOPT shares.
+//! queue's outbox, which a relay applies there (docs/design/flows.md); a `waiting` event names the
+//! parent, then an `enqueued` event the children made here. Reply: the children made here. [`Children`] is the part ADOPT shares.
 
 use super::events::Events;
 use super::flow_opts;
@@ -71,8 +71,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     waiting.zadd(until as f64, parent);
     ctx.replicate(c"ZADD", &[waiting.name(), score.as_str(), parent]);
     let made_here = kids.write(s, args, &key, parent, 0, 1);
-    events.jobs(l.event.enqueued, kids.made(args));
+    // the parent first, then its children (BullMQ's order: a flow's parent is added first)
     events.jobs(l.event.waiting, [parent.bytes()]);
+    events.jobs(l.event.enqueued, kids.made(args));
     Ok(Reply::Int(made_here))
 }
 

@@ -316,6 +316,11 @@ pub fn make_node(
     let forever = ctx.int(crate::spec::WAITING_FOREVER);
     waiting.zadd(crate::spec::WAITING_FOREVER as f64, id.as_str());
     ctx.replicate(c"ZADD", &[waiting.name(), forever.as_str(), id.as_str()]);
+    // its event before its children's (no event when the stream is of another type, a
+    // hand-edited key: the node stands)
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.waiting, [id.as_str().bytes()]);
+    }
     for (i, k) in kids.iter().enumerate() {
         let place = i.to_string();
         if k.policy < NESTED && k.queue == queue {
@@ -338,10 +343,6 @@ pub fn make_node(
         let entry = ctx.string(&entry);
         outbox.zadd(f.now() as f64, entry.as_str());
         ctx.replicate(c"ZADD", &[outbox.name(), now.as_str(), entry.as_str()]);
-    }
-    // no event when the stream is of another type (a hand-edited key): the node stands
-    if let Ok(events) = Events::open(&mut f, &meta) {
-        events.jobs(l.event.waiting, [id.as_str().bytes()]);
     }
     true
 }
