@@ -516,7 +516,10 @@ describe("the events stream", () => {
           await ok(argv("FLOW", q, { parent: jobId(2), payload: "p", open: 1, within_ms: 0 }, [{ id: jobId(1), queue: q.name, policy: 0, body: "c" }]));
           await ok(["DEL", q[type]]);
           await ok(["SET", q[type], "not-mine"]);
-          await refuses(argv("ADOPT", q, { parent: jobId(2), from: 1 }, [{ id: jobId(3), queue: q.name, policy: 0, body: "c" }]), refusal("wrongtype", verb, {}));
+          await refuses(
+            argv("ADOPT", q, { parent: jobId(2), from: 1 }, [{ id: jobId(3), queue: q.name, policy: 0, body: "c" }]),
+            refusal("wrongtype", verb, {}),
+          );
           continue;
         }
         await ok(["SET", q[type], "not-mine"]);
