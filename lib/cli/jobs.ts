@@ -75,11 +75,14 @@ export async function jobsCommand(argv: string[]): Promise<number> {
     const { mq } = target;
     if (!(await queueExists(mq, queue!))) throw new NoSuchQueueError(queue!, target.description);
     const counts = await mq.counts(queue!);
-    // counts keep no total of waiting parents: that line names none
-    const total = ({ pending: counts.pending, active: counts.active, scheduled: counts.schedule, dead: counts.dead, completed: counts.completed } as Record<
-      string,
-      number
-    >)[state!] ?? "some";
+    const total = ({
+      pending: counts.pending,
+      active: counts.active,
+      scheduled: counts.schedule,
+      dead: counts.dead,
+      completed: counts.completed,
+      "waiting-children": counts.waitingChildren,
+    } satisfies Record<JobState, number>)[state as JobState];
     const page = await mq.jobs(queue!, state as JobState, { offset, limit });
     const order = state === "dead" || state === "completed" ? ", most recent first" : "";
     const shown = page.length === 0 ? "none shown" : `${offset + 1}–${offset + page.length} shown${order}`;

@@ -378,7 +378,10 @@ export class EchoMQ<P = unknown, K extends PayloadKind = "json"> {
     return await operations.moveDue(this.#c, "REAP", this.#c.keyspace(queue), limit);
   }
 
-  /** The sizes of `queue`'s pending, active, schedule, dead and completed sets, read atomically. */
+  /**
+   * The sizes of `queue`'s pending, active, schedule, dead and completed sets and of its flow
+   * parents waiting for their children (`waitingChildren`), read atomically.
+   */
   async counts<const Q extends string>(queue: CheckQueue<Q>): Promise<Counts> {
     return await inspect.counts(this.#c, this.#c.keyspace(queue));
   }

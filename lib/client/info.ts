@@ -127,11 +127,6 @@ export interface JobInfo<P, R = unknown, C = unknown> {
 
 /** A queue's counts and the facts its `meta` keeps. */
 export interface QueueStats extends Counts {
-  /**
-   * Flow parents waiting for their children (its `waiting` set: `getJob`'s state
-   * `waiting-children`), read with the counts.
-   */
-  readonly waitingChildren: number;
   /** Whether claims are paused. */
   readonly paused: boolean;
   /** When the queue was first used (ms since the epoch; 0 if never). */
@@ -288,11 +283,10 @@ export function parentOf(field: string | undefined): ParentRef | undefined {
 export function queueStats(
   counts: Counts,
   meta: Map<string, Uint8Array>,
-  defaults: { retention: Retention; limits: QueueLimits; lanes: number; waitingChildren: number },
+  defaults: { retention: Retention; limits: QueueLimits; lanes: number },
 ): QueueStats {
   return {
     ...counts,
-    waitingChildren: defaults.waitingChildren,
     paused: text(meta, META.paused) === "1",
     createdAt: num(meta, META.created_ms) ?? 0,
     enqueued: num(meta, META.enqueued) ?? 0,

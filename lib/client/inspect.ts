@@ -31,6 +31,7 @@ async function counted<P>(c: ClientContext<P>, ks: Keyspace, extra: string[][] =
       ["ZCARD", ks.dead],
       ["HGET", ks.meta, META.prioritized],
       ["ZCARD", ks.completed],
+      ["ZCARD", ks.waiting],
       ...extra,
     ],
     ks.meta,
@@ -38,7 +39,8 @@ async function counted<P>(c: ClientContext<P>, ks: Keyspace, extra: string[][] =
   );
   for (const r of replies) if (r instanceof Error) throw r;
   // pending counts the ready jobs of every priority: pending's own, and meta's prioritized
-  const [ready, active, schedule, dead, prioritized, completed] = replies.slice(0, 6).map(Number) as [
+  const [ready, active, schedule, dead, prioritized, completed, waitingChildren] = replies.slice(0, 7).map(Number) as [
+    number,
     number,
     number,
     number,
@@ -47,7 +49,7 @@ async function counted<P>(c: ClientContext<P>, ks: Keyspace, extra: string[][] =
     number,
   ];
   const pending = ready + (Number.isSafeInteger(prioritized) && prioritized > 0 ? prioritized : 0);
-  return [{ pending, active, schedule, dead, completed }, replies.slice(6) as GlideReturnType[]];
+  return [{ pending, active, schedule, dead, completed, waitingChildren }, replies.slice(7) as GlideReturnType[]];
 }
 
 /** See `EchoMQ.counts`. */
@@ -57,13 +59,12 @@ export async function counts<P>(c: ClientContext<P>, ks: Keyspace): Promise<Coun
 
 /** See `EchoMQ.stats`. */
 export async function stats<P>(c: ClientContext<P>, ks: Keyspace): Promise<QueueStats> {
-  const [totals, [meta, lanes, waiting]] = await counted(c, ks, [["HGETALL", ks.meta], ["ZCARD", ks.lanes], ["ZCARD", ks.waiting]]);
+  const [totals, [meta, lanes]] = await counted(c, ks, [["HGETALL", ks.meta], ["ZCARD", ks.lanes]]);
   const values = fields(meta!);
   return queueStats(totals, values, {
     retention: retentionOf((field) => values.get(field)),
     limits: limitsOf(values, Date.now()),
     lanes: Number(lanes),
-    waitingChildren: Number(waiting),
   });
 }
 

@@ -96,6 +96,11 @@ export interface Counts {
   readonly dead: number;
   /** Completed and kept with their results (the queue's retention: `retain`'s `completedMax`, `completedAgeMs`). */
   readonly completed: number;
+  /**
+   * Flow parents waiting for their children (the queue's `waiting` set: `getJob`'s state
+   * `waiting-children`, BullMQ's `waiting-children` count).
+   */
+  readonly waitingChildren: number;
 }
 
 /**

@@ -1,13 +1,14 @@
 /**
  * `EMQ.ADOPT` as Lua, steps 5–6: an open parent still waiting adopts more children at places from,
  * from + 1, … (`from` must be its count of children so far), each made as FLOW makes its children
- * (docs/design/flows.md, "Open fan-in"). Reply: the children made here. The twin of
+ * (docs/design/flows.md, "Open fan-in"); an `enqueued` event names the children made here. Reply: the children made here. The twin of
  * `native/src/verbs/adopt.rs`.
  *
  * @module
  */
 import { MAX_FAN_IN, ROW, STATE } from "../wire/mod.ts";
 import { luaScript } from "./_prelude.ts";
+import { luaEvent } from "./events.ts";
 import { FLOWS_LUA } from "./flows.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -33,11 +34,14 @@ local s, e = emq_types({{base .. '${KEY.waiting}', 'zset'}, {base .. '${KEY.pend
 if e then return e end
 for _, k in ipairs(s.missing) do missing[#missing + 1] = k end
 local plan, laning, e = emq_flow_plan(base, here, id, opts, nil, missing) if e then return e end
+e = emq_events_open(base, missing) if e then return e end
 e = emq_probe(cluster, missing) if e then return e end
 if laning then emq_flow_laned(base, plan) end
 
 redis.call('HSET', row, '${ROW.children}', emq_int(count + n))
-return emq_flow_write(base, row, parent, from, n, id, queue, policy, opts, body, here, rows, plan, 0)
+local made = emq_flow_write(base, row, parent, from, n, id, queue, policy, opts, body, here, rows, plan, 0)
+${luaEvent("enqueued", { jobs: "emq_flow_made(id, here)" })}
+return made
 `,
   FLOWS_LUA,
 );

@@ -2,7 +2,8 @@
  * `EMQ.FLOW` as Lua, steps 5–6: a parent waiting for its children (state `waiting`, in `waiting`,
  * its fan-in state on its row, `open` while more may come); each child in this queue made at once
  * (pending, naming its parent), each child in another queue a `child` entry of this queue's outbox
- * (docs/design/flows.md); a `waiting` event names the parent. Reply: the children made here. The
+ * (docs/design/flows.md); a `waiting` event names the parent, then an `enqueued` event the
+ * children made here. Reply: the children made here. The
  * twin of `native/src/verbs/flow.rs`.
  *
  * @module
@@ -44,7 +45,9 @@ emq_flow_row_opts(row, parent_opts)
 -- scored by its flow deadline (none: after every time)
 redis.call('ZADD', waiting, within_ms > 0 and emq_int(emq_now() + within_ms) or '${WAITING_FOREVER}', parent)
 local made = emq_flow_write(base, row, parent, 0, n, id, queue, policy, opts, body, here, rows, plan, 1)
+-- the parent first, then its children (BullMQ's order: a flow's parent is added first)
 ${luaEvent("waiting", { jobs: "parent" })}
+${luaEvent("enqueued", { jobs: "emq_flow_made(id, here)" })}
 return made
 `,
   FLOWS_LUA,

@@ -207,8 +207,8 @@ end
 
 -- Step 6: child id made in this queue, pending, naming parent (its row missing), with options o:
 -- enqueued + 1 (the queue laned first when it is the first job with a lane), the row, pushed on
--- the head of its lane's ready list at its priority; 'ready' on wake when the queue had none. False
--- (nothing written) when a key it needs is of another type.
+-- the head of its lane's ready list at its priority; 'ready' on wake when the queue had none; an
+-- 'enqueued' event names it. False (nothing written) when a key it needs is of another type.
 local function emq_flow_child(base, id, parent, o, body)
   if not emq_flow_kinds({{base .. '${KEY.pending}', 'list'}, {base .. '${KEY.wake}', 'zset'}})
     or emq_counter(KEYS[1], '${META.enqueued}') then return false end
@@ -225,6 +225,8 @@ local function emq_flow_child(base, id, parent, o, body)
   emq_flow_row_opts(row, o)
   emq_ready_push(plan, 'LPUSH')
   if was_empty then redis.call('ZADD', base .. '${KEY.wake}', 0, '${WAKE.ready}') end
+  -- no event when the stream is of another type (a hand-edited key): the child stands
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("enqueued", { jobs: "id" })} end
   return true
 end
 
@@ -256,6 +258,9 @@ local function emq_flow_node(base, id, parent, o, payload, kids)
     redis.call('HSET', row, unpack(f))
   end
   redis.call('ZADD', waiting, '${WAITING_FOREVER}', id)
+  -- its event before its children's (no event when the stream is of another type, a hand-edited
+  -- key: the node stands)
+  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("waiting", { jobs: "id" })} end
   for i, k in ipairs(kids) do
     if k.policy < 4 and k.queue == own then
       if redis.call('EXISTS', base .. '${KEY_PREFIX.job}' .. k.id) == 0 then
@@ -266,8 +271,6 @@ local function emq_flow_node(base, id, parent, o, payload, kids)
       redis.call('ZADD', outbox, now, table.concat({kind, k.queue, k.id, own, id, i - 1, emq_flow_prefixed(k.opts) .. k.body}, '\\0'))
     end
   end
-  -- no event when the stream is of another type (a hand-edited key): the node stands
-  if emq_flow_kinds({{base .. '${KEY.events}', 'stream'}}) then ${luaEvent("waiting", { jobs: "id" })} end
   return true
 end
 
@@ -307,10 +310,10 @@ end
 -- claimed (attempts 0) leaves its ready list and its row is deleted ('ready' leaves wake when no
 -- ready job is left); a child parent that waits (never claimed) leaves waiting, its own unfinished
 -- children are cancelled the same way (a work list: Lua locals cannot recurse through each other)
--- and its row is deleted; a missing row becomes a tombstone when tombstone (state cancelled,
+-- and its row is deleted; each child deleted writes a 'removed' event; a missing row becomes a tombstone when tombstone (state cancelled,
 -- expiring after TOMBSTONE_MS), which a late creation finds. Whether it wrote (the first child).
 local function emq_flow_cancel(base, id, parent, tombstone)
-  local work, first = {{id, parent, tombstone}}, nil
+  local work, first, gone = {{id, parent, tombstone}}, nil, {}
   while #work > 0 do
     local w = table.remove(work)
     local wrote = false
@@ -329,6 +332,7 @@ local function emq_flow_cancel(base, id, parent, tombstone)
         redis.call('ZREM', waiting, w[1])
         for _, k in ipairs(emq_flow_unfinished(base, row, w[1])) do work[#work + 1] = {k[1], k[2], true} end
         redis.call('DEL', row)
+        gone[#gone + 1] = w[1]
         wrote = true
       end
     elseif f[1] == '${STATE.pending}' and f[2] == '0' and f[3] == w[2] and emq_flow_kinds({{pending, 'list'}, {wake, 'zset'}})
@@ -354,10 +358,19 @@ local function emq_flow_cancel(base, id, parent, tombstone)
         end
         redis.call('DEL', row)
         if took and not emq_ready_any(base) then redis.call('ZREM', wake, '${WAKE.ready}') end
+        gone[#gone + 1] = w[1]
         wrote = true
       end
     end
     if first == nil then first = wrote end
+  end
+  -- a 'removed' event per child deleted, children before their parent: the work list deleted them
+  -- in the reverse of the module's recursion (no event when meta or the stream is of another type)
+  if #gone > 0 and emq_flow_kinds({{KEYS[1], 'hash'}, {base .. '${KEY.events}', 'stream'}}) then
+    for i = #gone, 1, -1 do
+      local x = gone[i]
+      ${luaEvent("removed", { jobs: "x" })}
+    end
   end
   return first
 end
@@ -378,6 +391,13 @@ local function emq_flow_forms(n, policy, body)
   for j = 1, n do
     if policy[j] >= 4 and not emq_flow_subtree(body[j], ${MAX_FLOW_DEPTH} - 1) then return emq_refuse['entry-form']({}) end
   end
+end
+
+-- The ids of the children FLOW and ADOPT made here (here: their places in the call), as an event's list.
+local function emq_flow_made(id, here)
+  local ids = {}
+  for k, j in ipairs(here) do ids[k] = id[j] end
+  return emq_list(ids)
 end
 
 -- Step 5 of FLOW and ADOPT: the places of the children of this queue without children (here) and

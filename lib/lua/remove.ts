@@ -3,8 +3,8 @@
  * they are; an active job refuses the call (its worker holds it). Their deduplication keys are let
  * go; one `removed` event of the ids that had a row (`cleaned` with cleaned 1: a clean). A lane left without ready jobs leaves the ring
  * (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. A
- * flow's parent has its unfinished children cancelled. Reply: how many were removed (an id without
- * a row counts 0).
+ * flow's parent has its unfinished children cancelled; a flow's child leaves a tombstone in place of
+ * its row. Reply: how many were removed (an id without a row counts 0).
  *
  * @module
  */
@@ -89,13 +89,16 @@ for j = 1, n do
     if sets.completed then redis.call('ZREM', sets.completed, id[j]) end
     if s.kinds[waiting] == 'zset' then redis.call('ZREM', waiting, id[j]) end
     -- a flow's child not finished yet (a child parent still waiting too): its parent counts it as finished, 'removed'
-    local st = redis.call('HGET', rows[j], '${ROW.state}')
-    if (st == '${STATE.pending}' or st == '${STATE.scheduled}' or st == '${STATE.waiting}') and redis.call('HGET', rows[j], '${ROW.parent}') then
+    local st, parent = redis.call('HGET', rows[j], '${ROW.state}'), redis.call('HGET', rows[j], '${ROW.parent}')
+    if (st == '${STATE.pending}' or st == '${STATE.scheduled}' or st == '${STATE.waiting}') and parent then
       emq_flow_settled(base, 1, {id[j]}, {rows[j]}, 'removed', {''})
     end
     -- a flow's parent: its unfinished children are cancelled
     if redis.call('HGET', rows[j], '${ROW.children}') then emq_flow_cancel_unfinished(base, rows[j], id[j], true) end
     redis.call('DEL', rows[j])
+    -- a flow's child, finished or not, leaves a tombstone: a second delivery of its creation (its
+    -- relay died between APPLY and UNBOX) must not make it again
+    if parent then emq_flow_tombstone(rows[j], parent) end
     removed = removed + 1
     gone[removed] = id[j]
   end

@@ -49,10 +49,11 @@ export const FAMILIES: readonly Family[] = [
   {
     name: "echomq_jobs",
     type: "gauge",
-    help: "Jobs in each state of a queue (pending, active, scheduled, dead, completed: those kept with their results).",
+    help: "Jobs in each state of a queue (pending, active, scheduled, dead, completed: those kept with their results; " +
+      "waiting-children: flow parents waiting for their children).",
     samples: (s) => {
       const counts = countsView(s);
-      return COUNTED_STATES.map((state) => [`,state="${state}"`, counts[state]]);
+      return [...COUNTED_STATES.map((state): [string, number] => [`,state="${state}"`, counts[state]]), [`,state="waiting-children"`, s.waitingChildren]];
     },
   },
   {

@@ -22,7 +22,13 @@ import { EVENT_RESULT_MAX_BYTES } from "./verbs.ts";
 
 /** Each kind of event: the verbs that write it, and what it says. */
 export const EVENTS = {
-  enqueued: { verbs: ["ENQUEUE"], fields: ["jobs"], doc: "jobs admitted ready (pending)" },
+  enqueued: {
+    verbs: ["ENQUEUE", "FLOW", "ADOPT", "APPLY"],
+    fields: ["jobs"],
+    doc: "jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's " +
+      "children here (one entry per call, after FLOW's `waiting`: BullMQ's order, the parent first), and each child " +
+      "APPLY makes (one entry per child: a `child` entry's, a `node` entry's children here, after the node's `waiting`)",
+  },
   scheduled: { verbs: ["SCHEDULE"], fields: ["jobs"], doc: "jobs admitted for later (scheduled)" },
   scheduler: {
     verbs: ["TICK"],
@@ -80,7 +86,14 @@ export const EVENTS = {
       "of its own queue, APPLY of a child's outcome, SEAL)",
   },
   released: { verbs: ["RELEASE", "SETTLE"], fields: ["jobs"], doc: "jobs handed back without spending an attempt" },
-  removed: { verbs: ["REMOVE"], fields: ["jobs"], doc: "jobs deleted (the ids that had a row)" },
+  removed: {
+    verbs: ["REMOVE", "CANCEL", "BURY", "SETTLE", "APPLY", "TELL", "OUTBOX"],
+    fields: ["jobs"],
+    doc: "jobs deleted (REMOVE: the ids that had a row, one entry); also a flow's child cancelled, deleted because " +
+      "it had not started, when its parent failed or was removed or cancelled (one entry per child, written in its " +
+      "queue where it is deleted: the same command for a child of the parent's queue, else APPLY or TELL of the " +
+      "`cancel` entry; a child parent's own children's entries before its own)",
+  },
   cleaned: {
     verbs: ["REMOVE"],
     fields: ["jobs"],

@@ -678,9 +678,11 @@ export const VERBS = {
       "is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once " +
       "(when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child " +
       "not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records " +
-      "its outcome: on a parent here at once, else by a `done` entry)",
+      "its outcome: on a parent here at once, else by a `done` entry); a flow's child, finished or not, leaves a tombstone " +
+      "in place of its row (a second delivery of its creation makes nothing)",
     writes: "per job with a row: `LREM pending 0 id`, `ZREM schedule id`, `ZREM dead id`, `ZREM completed id`, `ZREM waiting id` (where " +
-      "it is), `DEL row`; a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
+      "it is), `DEL row` (a flow child's row then a tombstone: `HSET row state cancelled parent <its parent>`, " +
+      "`PEXPIRE row <TOMBSTONE_MS>`); a ready job of a laned queue: `ZINCRBY lanes -1 <lane>`, and when that was the lane's last " +
       "ready job `LREM ring 0 <lane>`, `HDEL lane:<lane> ring` (O(ring length): an operator's verb), then its idle " +
       "check; `ZREM wake ready` when no ready job is left for a claim; " + DEDUP_RELEASE + "; " + EVENT + " (`removed`; with cleaned 1 `cleaned`); " +
       "per unfinished child of a removed parent: " + CANCEL_WRITES + "; per removed unfinished child of a flow: " +
@@ -952,20 +954,21 @@ export const VERBS = {
       "pending payload <b> attempts 0 created_ms <now> parent <queue>\\0<parent>\\0<i>` (and its `opts`, `priority`, " +
       "`lane` as ENQUEUE's), pushed on the ready list of its lane and priority as ENQUEUE's; `ZADD wake 0 ready` when the " +
       "queue had no ready job; per child elsewhere `ZADD outbox <now> child\\0<its queue>\\0<id>\\0<queue>\\0<parent>" +
-      "\\0<i>\\0<opts length>\\0<opts><b>`; its event `waiting` (the parent)",
+      "\\0<i>\\0<opts length>\\0<opts><b>`; its events `waiting` (the parent), then `enqueued` (the children here, when any)",
     domain: ["repeated", "entry-form", "noperm", "duplicate", "wrongtype", "counter", "migrating"],
   },
   ADOPT: {
     args: ["parent", "from"],
     group: ["id", "queue", "policy", "opts", "body"],
-    touches: ["pending", "wake", "rows", "waiting", "outbox"],
+    touches: ["pending", "wake", "rows", "waiting", "outbox", "events"],
     admits: true,
     reply: "integer: children created in this queue (the others travel through the outbox)",
     effect: "an open parent (FLOW with open 1, not sealed) still waiting adopts more children, one per group, at places " +
       `from, from + 1, …: from must be its count of children so far, and the total at most ${MAX_FAN_IN}. Each child as ` +
       "FLOW makes it (here at once, elsewhere through the outbox)",
     writes: "`HINCRBY meta enqueued <children here>`; `HSET <parent row> children <from + n>` and per child " +
-      "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's",
+      "`child:<from + j> <queue>\\0<id>\\0<policy>`; per child here and elsewhere as FLOW's; its event `enqueued` (the " +
+      "children here, when any)",
     domain: ["repeated", "entry-form", "noperm", "not-open", "flow-place", "fan-in", "duplicate", "wrongtype", "counter", "migrating"],
   },
   SEAL: {
@@ -1013,13 +1016,15 @@ export const VERBS = {
       "children as FLOW's",
     writes: "`child`: `meta` made if missing (laned as ENQUEUE's for the first job with a lane), `HINCRBY meta enqueued 1`, " +
       "`HSET row state pending payload <b> attempts 0 created_ms <now> parent <…>` (and its `opts`, `priority`, `lane` as " +
-      "ENQUEUE's), pushed on the ready list of its lane and priority, `ZADD wake 0 ready` when the queue had no ready job; `done`: `HSET " +
+      "ENQUEUE's), pushed on the ready list of its lane and priority, `ZADD wake 0 ready` when the queue had no ready job, " +
+      "its event `enqueued` (the child; one entry per child made, a `node`'s children here included); `done`: `HSET " +
       "<parent row> done:<i> <state>\\0<detail>`, `HINCRBY <parent row> finished 1`; the last: `ZREM waiting parent`, " +
       "`LPUSH pending parent`, `HSET <parent row> state pending`, `ZADD wake 0 ready` when pending was empty; a failure " +
       "of policy 0: `ZREM waiting parent`, `ZADD dead <now> parent`, `HSET <parent row> state dead reason <…> buried_ms " +
       "<now>`, `HINCRBY meta buried 1`, then per unfinished child " + CANCEL_WRITES + "; `cancel`: a missing row " +
       "`HSET row state cancelled parent <…>`, `PEXPIRE row " + TOMBSTONE_MS + "`; a pending row never claimed naming " +
-      "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left",
+      "that parent `LREM pending 0 id` (a laned queue: as REMOVE's), `DEL row`, `ZREM wake ready` when no ready job is left, " +
+      "its event `removed` (the child)",
     domain: ["noperm", "wrongtype", "entry-form", "counter", "migrating"],
   },
   TELL: {

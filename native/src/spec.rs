@@ -232,7 +232,7 @@ pub mod verb {
     pub const EXTEND: Verb = Verb { name: "EMQ.EXTEND", command: "emq.extend", args: &[arg::LEASE_MS], group: &[arg::ID, arg::TOKEN], min_groups: 1, admits: false };
     /// `EMQ.PROGRESS`: each held job's progress is set (token-checked like a settle).
     pub const PROGRESS: Verb = Verb { name: "EMQ.PROGRESS", command: "emq.progress", args: &[], group: &[arg::ID, arg::TOKEN, arg::VALUE], min_groups: 1, admits: true };
-    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry).
+    /// `EMQ.REMOVE`: pending, scheduled, dead, completed or waiting jobs are deleted (their deduplication keys let go); an active job is refused (its worker holds it). A flow's parent has its unfinished children cancelled: one of this queue at once (when pending and never claimed), one of another queue by a `cancel` entry of this queue's outbox. A flow's child not finished (pending, scheduled, or a child parent still waiting) counts as finished for its parent, recorded `removed` (as a settle records its outcome: on a parent here at once, else by a `done` entry); a flow's child, finished or not, leaves a tombstone in place of its row (a second delivery of its creation makes nothing).
     pub const REMOVE: Verb = Verb { name: "EMQ.REMOVE", command: "emq.remove", args: &[arg::CLEANED], group: &[arg::ID], min_groups: 1, admits: false };
     /// `EMQ.CANCEL`: cancels jobs from anywhere: a pending or scheduled job leaves its list or the schedule and is buried with the reason (kept, as a failure, where an operator looks: requeue undoes it); a flow's waiting parent leaves `waiting` and is buried so, its unfinished children cancelled as REMOVE's; an active job leaves active and is buried at once, its token kept, so its worker's settle is refused as for a lost lease (SETTLE: not held) and its next EXTEND is refused `cancelled`, whose handler the worker aborts; never retried. A flow's child cancelled tells its parent as a failure with the reason, under its policy (as BURY's settle hook: on a parent here at once, else by a `done` entry). Their deduplication keys are let go. Retention of the dead set runs at the next BURY or CLAIM.
     pub const CANCEL: Verb = Verb { name: "EMQ.CANCEL", command: "emq.cancel", args: &[arg::REASON], group: &[arg::ID], min_groups: 1, admits: false };
@@ -490,7 +490,7 @@ names! {
 names! {
     /// The kinds of event an entry of `events` has (its `type`).
     Events EVENT {
-        /// jobs admitted ready (pending)
+        /// jobs admitted ready (pending); also a flow's children made pending in this queue: FLOW's and ADOPT's children here (one entry per call, after FLOW's `waiting`: BullMQ's order, the parent first), and each child APPLY makes (one entry per child: a `child` entry's, a `node` entry's children here, after the node's `waiting`)
         enqueued,
         /// jobs admitted for later (scheduled)
         scheduled,
@@ -518,7 +518,7 @@ names! {
         ready,
         /// jobs handed back without spending an attempt
         released,
-        /// jobs deleted (the ids that had a row)
+        /// jobs deleted (REMOVE: the ids that had a row, one entry); also a flow's child cancelled, deleted because it had not started, when its parent failed or was removed or cancelled (one entry per child, written in its queue where it is deleted: the same command for a child of the parent's queue, else APPLY or TELL of the `cancel` entry; a child parent's own children's entries before its own)
         removed,
         /// jobs deleted by a clean (REMOVE with `cleaned` 1, in place of `removed`; wire 17): the ids that had a row, whose number is BullMQ's `cleaned` count
         cleaned,

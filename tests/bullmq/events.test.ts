@@ -86,9 +86,10 @@ for (const combo of COMBOS) {
       const seen = await listen(name);
       const p = bull.producer();
       const tree = await p.add({ name: "parent", queueName: name, data: {}, children: [{ name: "kid", queueName: name, data: {} }] });
-      await eventually(() => of(seen, "waiting-children").length === 1);
+      await eventually(() => of(seen, "waiting-children").length === 1 && of(seen, "added").length === 2);
       expect(of(seen, "waiting-children")).toEqual([{ jobId: tree.job.id }]);
-      expect(of(seen, "added")).toEqual([{ jobId: tree.job.id, name: "parent" }]);
+      // the parent first, then its child (wire 17: a flow's children write `enqueued`), as BullMQ adds a flow
+      expect(of(seen, "added")).toEqual([{ jobId: tree.job.id, name: "parent" }, { jobId: tree.children![0]!.job.id, name: "kid" }]);
       worker(name, async (job: Job) => job.name);
       await eventually(() => of(seen, "completed").length === 2);
       expect(of(seen, "waiting")).toContainEqual({ jobId: tree.job.id, prev: "waiting-children" });
@@ -105,9 +106,10 @@ for (const combo of COMBOS) {
         children: [{ name: "middle", queueName: mid, data: {}, children: [{ name: "leaf", queueName: mid, data: {} }] }],
       });
       worker(top, async (job: Job) => job.name); // relays the root's outbox, which makes the middle node
-      await eventually(() => of(seen, "waiting-children").length === 1, 30_000);
+      await eventually(() => of(seen, "waiting-children").length === 1 && of(seen, "added").length === 2, 30_000);
       expect(of(seen, "waiting-children")).toEqual([{ jobId: tree.children![0]!.job.id }]);
-      expect(of(seen, "added")).toEqual([{ jobId: tree.children![0]!.job.id, name: "middle" }]);
+      const middle = tree.children![0]!;
+      expect(of(seen, "added")).toEqual([{ jobId: middle.job.id, name: "middle" }, { jobId: middle.children![0]!.job.id, name: "leaf" }]);
     });
 
     test("retries-exhausted after failed when the attempts are spent, not for a failure before them", async () => {

@@ -46,6 +46,7 @@ describe("emq relay", () => {
     for (const [q, id] of [["cli-f", tree.id], ["cli-f", here.id]]) {
       expect(await emqAsync("flow", q!, id!, "--url", url)).toMatchObject({ code: 0, out: `${lines}\n` });
     }
+    expect((await emqAsync("jobs", "cli-f", "waiting-children", "--url", url)).out).toStartWith(`"cli-f": 1 waiting-children job(s), 1–1 shown\n`);
     const job = await emqAsync("job", "cli-f", tree.id, "--url", url);
     expect(job.out).toContain("  children    2: 1 completed, 1 unfinished\n");
     expect((await emqAsync("job", "cli-f", here.id, "--url", url)).out).toContain(`  parent      "cli-f" ${tree.id}\n`);

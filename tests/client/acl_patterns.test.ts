@@ -131,7 +131,7 @@ for (const backend of BACKENDS) {
         const job = await mq.claim("t*", { leaseMs: 60_000 });
         expect(job?.payload).toBe("mine");
         await mq.ack(job!);
-        expect(await mq.counts("t*")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: kept + 1 });
+        expect(await mq.counts("t*")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: kept + 1, waitingChildren: 0 });
         for (const run of [() => mq.claim("t2", { leaseMs: 60_000 }), () => mq.enqueue("t2", "x"), () => mq.counts("t2")]) {
           const e = await run().catch((x: unknown) => x);
           expect(e).toBeInstanceOf(WireError);

@@ -327,7 +327,7 @@ for (const combo of COMBOS) {
         });
       }
       // The job is still active and intact after all of that.
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
       await ctx.mq.ack(held);
     });
 

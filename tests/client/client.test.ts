@@ -26,7 +26,7 @@ for (const combo of COMBOS) {
         expect(new Set(ids).size).toBe(5000);
         const more = await Promise.all(Array.from({ length: 300 }, (_, n) => mq.enqueue(q, { n: 5000 + n })));
         expect(new Set(more).size).toBe(300);
-        expect(await mq.counts(q)).toEqual({ pending: 5300, active: 0, schedule: 0, dead: 0, completed: 0 });
+        expect(await mq.counts(q)).toEqual({ pending: 5300, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
         const claimed = await Promise.all(Array.from({ length: 50 }, () => mq.claim(q, { leaseMs: 60_000 })));
         // FIFO: the first 50 enqueued come out first (in some interleaving).
         expect(claimed.map((j) => j!.payload.n).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n));

@@ -157,7 +157,7 @@ for (const combo of COMBOS) {
         const results = await mq.settleMany([{ kind: "ack", job: stale }, { kind: "ack", job: current }]);
         expect(results[0]).toBeInstanceOf(LeaseLostError);
         expect(results[1]).toBeNull();
-        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
       });
     });
   });

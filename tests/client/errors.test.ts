@@ -213,7 +213,7 @@ for (const backend of BACKENDS) {
         backend,
       });
       try {
-        expect(await mq.counts("t1")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0 });
+        expect(await mq.counts("t1")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
         const id = "JOB00000000001" as JobId;
         const calls: Record<string, () => Promise<unknown>> = {
           stats: () => mq.stats("t2"),

@@ -319,6 +319,8 @@ for (const combo of COMBOS) {
       }, { queue: p, id: near.id, state: "unfinished" }]);
       expect((await ctx.mq.jobs(p, "waiting-children")).map((j) => j.id))
         .toEqual([tree.id]);
+      // counts name the waiting parent beside the five sets (the child here is pending)
+      expect(await ctx.mq.counts(p)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 1 });
       expect((await ctx.mq.getJob(p, near.id))!.parent).toEqual({
         queue: p,
         id: tree.id,

@@ -76,6 +76,37 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.claim(p, { leaseMs: 60_000 }))!.id).toBe(tree.id);
     });
 
+    test("a child removed by hand, finished or not, leaves a tombstone: a second delivery of its creation makes nothing", async () => {
+      const [p, b] = spread(`flow-rm-${backend}`);
+      const K = { p: keyspace(p), b: keyspace(b) };
+      const tree = await ctx.mq.flow({ queue: p, payload: { n: 0 }, children: [{ queue: b, payload: { n: 1 } }, { queue: b, payload: { n: 2 } }] });
+      // a relay applies both creations, then dies before its UNBOX
+      const leased = (await wire(ctx.raw, backend, "OUTBOX", [K.p.meta], ["1", "10"])) as { ok: Array<number | string> };
+      const creates = leased.ok.filter((x): x is string => typeof x === "string" && x.startsWith("child\0"));
+      expect(creates.length).toBe(2);
+      for (const create of creates) expect(await wire(ctx.raw, backend, "APPLY", [K.b.meta], [create])).toEqual({ ok: 1 });
+      // the first child runs and completes (its row kept), then is removed; the second is removed before it runs
+      const job = (await ctx.mq.claim(b, { leaseMs: 60_000 }))!;
+      const [done, early] = job.id === tree.children[0]!.id ? [0, 1] : [1, 0];
+      const kids = [tree.children[done]!.id, tree.children[early]!.id] as const;
+      await ctx.mq.ack(job, "one");
+      for (const kid of kids) expect(await ctx.mq.remove(b, kid)).toBe(true);
+      for (const [k, kid] of kids.entries()) {
+        expect(await ctx.row(b, kid, "state", "parent", "result", "payload")).toEqual(["cancelled", `${p}\0${tree.id}\0${[done, early][k]}`, "null", "null"]);
+        expect(Number(await ctx.raw.command(["PTTL", K.b.job(kid)], K.b.meta))).toBeGreaterThan(3_500_000);
+        expect(await ctx.mq.getJob(b, kid)).toBeNull();
+      }
+      // the leases have run out (1 ms): another relay delivers both creations again — nothing made
+      expect(await ctx.mq.relayOnce([p])).toBe(2);
+      expect(await ctx.mq.claim(b, { leaseMs: 60_000 })).toBeNull();
+      expect(await ctx.mq.counts(b)).toMatchObject({ pending: 0, active: 0, completed: 0 });
+      // the parent heard each child once (completed, then removed) and runs
+      expect(await ctx.mq.relayOnce([b])).toBe(2);
+      const parent = (await ctx.mq.claim(p, { leaseMs: 60_000 }))!;
+      expect(parent.id).toBe(tree.id);
+      expect((await ctx.mq.children(p, tree.id)).map((c) => c.state)).toEqual(done === 0 ? ["completed", "removed"] : ["removed", "completed"]);
+    });
+
     test("a job of no flow acked in a queue that keeps none leaves no row", async () => {
       const [q] = spread(`flow-again-plain-${backend}`);
       await ctx.mq.retain(q, { completedMax: 0 });

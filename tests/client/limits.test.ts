@@ -116,7 +116,7 @@ for (const combo of COMBOS) {
       expect(parkedUntil).not.toBeNull();
       // the hand-back came after the park ended: no claim in between (server and client share a clock here)
       expect(runs[1]!.at - runs[0]!.at).toBeGreaterThanOrEqual(690);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
       expect((await ctx.mq.stats(q)).retried).toBe(0);
     });
 

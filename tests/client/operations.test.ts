@@ -76,7 +76,7 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.remove(q, held!)).toBe(true); // pending, not at the tail
       expect(await ctx.mq.remove(q, p!)).toBe(false);
       expect(await ctx.mq.remove(q, "JOB00000009999")).toBe(false);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
       const busy = (await ctx.mq.claim(q, { leaseMs: 60_000 }))!;
       const e = await refused(q, () => ctx.mq.remove(q, busy.id), "JobActiveError");
       expect((e as JobActiveError).ids).toEqual([busy.id]);
@@ -101,7 +101,7 @@ for (const combo of COMBOS) {
       await expect(ctx.mq.ack(jobs[0]!)).rejects.toBeInstanceOf(LeaseLostError); // the old claim's token
       await ctx.mq.ack(again);
       expect(await ctx.mq.requeueDead(q)).toBe(3);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 3, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 3, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
       expect((await ctx.mq.getJob(q, jobs[1]!.id))!).toMatchObject({ state: "pending", attempts: 0 });
       expect((await ctx.mq.getJob(q, jobs[1]!.id))!.reason).toBeUndefined();
       expect(await ctx.mq.requeueDead(q)).toBe(0);
@@ -126,7 +126,7 @@ for (const combo of COMBOS) {
       expect(await mq.runNow(q, [])).toBe(0);
       const t0 = Date.now();
       expect(await mq.runNow(q, [s2!, p!])).toBe(2);
-      expect(await mq.counts(q)).toEqual({ pending: 2, active: 0, schedule: 2, dead: 0, completed: 0 });
+      expect(await mq.counts(q)).toEqual({ pending: 2, active: 0, schedule: 2, dead: 0, completed: 0, waitingChildren: 0 });
       const ran = (await mq.getJob(q, s2!))!;
       expect(ran).toMatchObject({ state: "pending", attempts: 0 });
       const row = keyspace(q).job(s2! as never);
@@ -144,7 +144,7 @@ for (const combo of COMBOS) {
       const held = await refused(q, () => mq.removeMany(q, [s1!, s3!]), "JobActiveError");
       expect((held as JobActiveError).ids).toEqual([s3!]);
       expect(await mq.queue(q).removeMany([s1!, "JOB00000009999"])).toBe(1);
-      expect(await mq.counts(q)).toEqual({ pending: 0, active: 3, schedule: 0, dead: 0, completed: 0 });
+      expect(await mq.counts(q)).toEqual({ pending: 0, active: 3, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
     });
 
     test("pause and resume live on the server: admits while paused, claims nothing, waiting workers keep waiting; resume wakes them", async () => {
@@ -202,7 +202,7 @@ for (const combo of COMBOS) {
       await ctx.mq.retain(q, { deadMax: 0, deadAgeMs: 50 });
       await sleep(80);
       expect(await ctx.mq.claim(q, { leaseMs: 1000 })).toBeNull(); // a claim applies the retention
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
       const stats = await ctx.mq.stats(q);
       expect([stats.deadMax, stats.deadAgeMs]).toEqual([0, 50]);
       await expect(ctx.mq.retain(q, { deadMax: -1 })).rejects.toBeInstanceOf(EchoMQError);

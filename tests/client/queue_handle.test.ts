@@ -25,7 +25,7 @@ for (const combo of COMBOS) {
       const [b1] = await bills.enqueueMany([{ amount: 12, at }, { amount: 30, at }]);
       const m1 = await mail.enqueue({ to: "ada@example.com" });
       const later = await mail.schedule({ to: "later@example.com" }, { delayMs: 600_000 });
-      expect(await mail.counts()).toEqual({ pending: 1, active: 0, schedule: 1, dead: 0, completed: 0 });
+      expect(await mail.counts()).toEqual({ pending: 1, active: 0, schedule: 1, dead: 0, completed: 0, waitingChildren: 0 });
       expect((await bills.getJob(b1!))?.payload).toEqual({ amount: 12, at: "2026-12-01T10:00:00.000Z" });
       expect((await mail.jobs("pending")).map((j) => j.payload?.to)).toEqual(["ada@example.com"]);
       expect(await mail.remove(later)).toBe(true);

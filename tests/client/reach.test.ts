@@ -86,7 +86,7 @@ describe.each(BACKENDS)("connect({ url }) (%s)", (backend) => {
 
   test.skipIf(!TLS)("valkeys:// and tls: { insecure: true } (no check) connects", async () => {
     const mq = await EchoMQ.connect({ url: `valkeys://127.0.0.1:${tlsPort}`, tls: { insecure: true }, backend });
-    expect(await mq.counts("tls-insecure")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0 });
+    expect(await mq.counts("tls-insecure")).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
     await mq.close();
   });
 });

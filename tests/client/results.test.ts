@@ -104,7 +104,7 @@ for (const combo of COMBOS) {
       const page = await ctx.mq.jobs(q, "completed");
       expect(page.map((j) => j.id).sort()).toEqual([a, b, c, d].sort());
       expect(page.every((j) => j.state === "completed" && typeof j.finishedAt === "number")).toBe(true);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 4 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 4, waitingChildren: 0 });
       const stats = await ctx.mq.stats(q);
       expect(stats).toMatchObject({ completed: 4, acked: 4, completedMax: COMPLETED_MAX_DEFAULT, completedAgeMs: COMPLETED_AGE_DEFAULT_MS });
     });
@@ -170,7 +170,7 @@ for (const combo of COMBOS) {
       expect(dead.reason).toStartWith(`ResultTooLargeError: result of ${big}: ${MAX_PAYLOAD_BYTES + 2} bytes of JSON`);
       expect(await ctx.mq.getJob(q, ok1!)).toMatchObject({ state: "completed", result: { ok: 2 } });
       expect(await ctx.mq.getJob(q, ok2!)).toMatchObject({ state: "completed", result: { ok: 3 } });
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 1, completed: 2 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 1, completed: 2, waitingChildren: 0 });
 
       // ack and settleMany: refused before the wire, the job still held; the others settle
       await ctx.mq.enqueueMany(q, [4, 5].map((n) => ({ n })));
@@ -200,7 +200,7 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.getJob(q, a!)).toBeNull();
       expect(await exists(q, a!)).toBe(0);
       expect(await zcard(q)).toBe(0);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
       expect((await ctx.mq.stats(q)).acked).toBe(1);
       // kept ones are deleted when the setting drops to 0
       await ctx.mq.retain(q, { completedMax: 10 });
@@ -239,7 +239,7 @@ for (const combo of COMBOS) {
       expect((await ctx.mq.jobs(q, "completed")).map((j) => j.id)).toEqual([newest!.id]);
       expect(await ctx.row(q, newest!.id, "state", "result")).toEqual(["completed", '{"n":2}']);
       expect(await exists(q, older!.id)).toBe(0);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
     });
 
     test("retention by age: jobs older than completedAgeMs go (at a claim, an ack or RETAIN)", async () => {
@@ -318,7 +318,7 @@ for (const combo of COMBOS) {
       expect(await ctx.mq.drop(q)).toBe(2);
       expect(await exists(q, c!.id)).toBe(0);
       expect(await ctx.raw.command(["EXISTS", K.completed, K.meta], K.meta)).toBe(0);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
     });
   });
 }

@@ -41,7 +41,7 @@ for (const combo of COMBOS) {
       const oldest = ((await ctx.raw.command(["ZRANGE", K.dead, "0", "0"], K.meta)) as unknown[]).map(String)[0]!;
       const kept = ((await ctx.raw.command(["ZRANGE", K.dead, "-100", "-1"], K.meta)) as unknown[]).map(String);
       expect(await ctx.mq.retain(q, { deadMax: 100 })).toBe(DEAD - 100);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 100, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 100, completed: 0, waitingChildren: 0 });
       expect(((await ctx.raw.command(["ZRANGE", K.dead, "0", "-1"], K.meta)) as unknown[]).map(String)).toEqual(kept);
       expect(await ctx.mq.getJob(q, oldest as never)).toBeNull();
       expect(await ctx.raw.command(["EXISTS", K.job(oldest as never)], K.meta)).toBe(0);

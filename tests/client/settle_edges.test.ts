@@ -40,7 +40,7 @@ for (const combo of COMBOS) {
       expect(await ctx.row(q, b!.id, "state", "reason")).toEqual(["scheduled", "later"]);
       const pending = ((await ctx.raw.command(["LRANGE", K.pending, "0", "-1"], K.meta)) as unknown[]).map(String);
       expect(pending.slice(0, 2)).toEqual([c!.id, a!.id]);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 3, active: 0, schedule: 1, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 3, active: 0, schedule: 1, dead: 0, completed: 0, waitingChildren: 0 });
       expect((await ctx.mq.stats(q)).retried).toBe(3);
       dumps.set(`ready ${combo.name}`, await dump(ctx.raw, q));
       // ready now: the next claims hand them out (the oldest pending first, then a, then c)
@@ -65,7 +65,7 @@ for (const combo of COMBOS) {
       await expect(ctx.mq.retry(job, { delayMs: -1 })).rejects.toBeInstanceOf(EchoMQError);
       expect(await wire(ctx.raw, backend, "RETRY", [K.meta], [job.id, String(job.token), "0", "r", ""])).toEqual({ ok: 1 });
       expect(await ctx.raw.command(["ZSCORE", K.wake, "ready"], K.meta)).toBe(0);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 1, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
     });
 
     test("release: back to the tail of pending with the attempt given back; a stale token refused, nothing written", async () => {
@@ -89,7 +89,7 @@ for (const combo of COMBOS) {
       const pending = ((await ctx.raw.command(["LRANGE", K.pending, "0", "-1"], K.meta)) as unknown[]).map(String);
       expect(pending).toEqual([a!.id, b!.id]); // the tail: b is claimed first, then a
       expect(await ctx.raw.command(["ZSCORE", K.wake, "ready"], K.meta)).toBe(0);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 2, active: 1, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 2, active: 1, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
       expect((await ctx.mq.stats(q)).retried).toBe(0);
       await expect(ctx.mq.release(a!)).rejects.toMatchObject({ name: "LeaseLostError" });
       dumps.set(`release ${combo.name}`, await dump(ctx.raw, q));
@@ -110,7 +110,7 @@ for (const combo of COMBOS) {
       await eventually(async () => (await ctx.mq.counts(q)).active === 0);
       await worker.stop();
       expect(seen).toEqual([1, 2, 3]);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
       expect((await ctx.mq.stats(q)).retried).toBe(2);
     });
   });

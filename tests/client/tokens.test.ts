@@ -57,7 +57,7 @@ for (const combo of COMBOS) {
       }
       expect(await digest(ctx.raw, K.meta)).toBe(d0);
       await ctx.mq.ack(job);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
     }, 60_000);
   });
 }

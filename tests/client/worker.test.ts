@@ -179,7 +179,7 @@ for (const combo of COMBOS) {
       await eventually(() => done.length === 2);
       await worker.stop();
       expect(done.sort()).toEqual([7, 8]);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 2 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 2, waitingChildren: 0 });
     });
 
     test("stop() lets in-flight jobs finish and claims nothing more", async () => {
@@ -203,7 +203,7 @@ for (const combo of COMBOS) {
       expect(finished).toBe(2);
       expect(started).toHaveLength(2);
       expect(worker.completed).toBe(2);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 4, active: 0, schedule: 0, dead: 0, completed: 2 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 4, active: 0, schedule: 0, dead: 0, completed: 2, waitingChildren: 0 });
       expect(await worker.stop()).toBeUndefined(); // idempotent
     });
 
@@ -219,7 +219,7 @@ for (const combo of COMBOS) {
       await eventually(() => stoppedInside, 5000);
       await worker.stop();
       expect(worker.completed).toBe(1);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
     });
 
     test("close() from inside a handler completes; the job settles before the connection closes", async () => {
@@ -235,7 +235,7 @@ for (const combo of COMBOS) {
       // the worker counts its ack when the reply reaches it, which may come after another client
       // already sees the job settled: wait for the count itself
       await eventually(() => worker.completed === 1, 5000);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
       await expect(other.enqueue(q, 2)).rejects.toMatchObject({ rule: "closed" });
     });
 
@@ -307,7 +307,7 @@ for (const combo of COMBOS) {
       await worker.stop();
       expect(worker.completed).toBe(0);
       expect(errors.some((e) => e instanceof LeaseLostError)).toBe(true);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
     });
 
     test("an undecodable payload is a failed attempt: retried, then buried (no stuck lease)", async () => {
@@ -339,7 +339,7 @@ for (const combo of COMBOS) {
       const rest = await ctx.mq.claimMany(q, 10, { leaseMs: 60_000 });
       expect(rest.map((j) => (j as Job<{ n: number }>).id)).toEqual(ids.slice(3));
       expect(await ctx.mq.claimMany(q, 4, { leaseMs: 60_000 })).toEqual([]);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 5, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 5, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
       await expect(ctx.mq.claimMany(q, 0, { leaseMs: 1000 })).rejects.toMatchObject({ rule: "count" });
       await expect(ctx.mq.claimMany(q, 2, { leaseMs: 0 })).rejects.toMatchObject({ rule: "lease-ms" });
       // an undecodable payload between two good ones: claimed, returned as the error naming it
@@ -353,7 +353,7 @@ for (const combo of COMBOS) {
       expect(mixed[1]).toBeInstanceOf(PayloadDecodeError);
       expect((mixed[1] as PayloadDecodeError).job).toMatchObject({ id: bad, queue: q, attempts: 1 });
       expect((mixed[2] as Job<{ n: number }>).payload.n).toBe(6);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 8, schedule: 0, dead: 0, completed: 0 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 8, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
     });
 
     test("settleMany: one reply per settlement, a refusal does not affect the others", async () => {
@@ -374,7 +374,7 @@ for (const combo of COMBOS) {
       expect(results[3]).toBeInstanceOf(EchoMQError);
       expect(results[3]).toMatchObject({ rule: "delay-ms" });
       expect(results[4]).toBeNull();
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 1, dead: 1, completed: 2 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 1, dead: 1, completed: 2, waitingChildren: 0 });
       expect(await ctx.mq.settleMany([])).toEqual([]);
     });
 
@@ -408,7 +408,7 @@ for (const combo of COMBOS) {
       expect(errors).toEqual([]);
       expect(Math.max(...settleSizes)).toBeGreaterThan(1); // so did settles
       expect(worker.failed).toBe(JOBS / 50);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS, waitingChildren: 0 });
     });
 
     test("settle and claim in one SETTLE per batch: its settlements applied, its claims run, the bounds kept", async () => {
@@ -446,7 +446,7 @@ for (const combo of COMBOS) {
       expect(settles.reduce((n, s) => n + s.claimed, 0)).toBeGreaterThan(JOBS / 2); // the claims rode along
       expect(settles.some((s) => s.kinds.includes("retry"))).toBe(true); // retried at delay 0 in a SETTLE
       expect(worker.failed).toBe(JOBS / 50);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS, waitingChildren: 0 });
     });
 
     test("a worker of 40 slots keeps two calls in flight, of at most 20 slots when beside another: every settlement once, the bound kept; a stop then leaves none active", async () => {
@@ -480,7 +480,7 @@ for (const combo of COMBOS) {
       expect(maxInFlight).toBe(2);
       expect(maxWantBeside).toBeLessThanOrEqual(20);
       expect(worker.failed).toBe(JOBS / 50);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS, waitingChildren: 0 });
 
       // stopped while two calls are in flight (their replies held 100 ms): the jobs they claimed run, none stays active
       const q2 = `wk-pipe-stop-${backend}`;
@@ -528,7 +528,7 @@ for (const combo of COMBOS) {
         const again = await line.settle!(q, [{ kind: "ack", job: next }, { kind: "ack", job: next }], 0, 60_000);
         expect(again.results[0]).toBeNull();
         expect(again.results[1]).toBeInstanceOf(DuplicateIdError);
-        expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 2 });
+        expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 2, waitingChildren: 0 });
       } finally {
         line.close();
       }
@@ -574,7 +574,7 @@ for (const combo of COMBOS) {
       expect([...runs].filter(([, k]) => k > 1).map(([n]) => n).sort()).toEqual([...again].sort());
       expect(again.every((n) => runs.get(n) === 2)).toBe(true);
       expect(worker.completed).toBe(12); // the lost settles were not counted; their second runs were
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 12 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 12, waitingChildren: 0 });
     });
 
     test("a lost lease on one ack of a batch: reported and counted, the other acks applied", async () => {
@@ -609,7 +609,7 @@ for (const combo of COMBOS) {
       expect(worker.lost).toBe(1);
       expect(errors).toHaveLength(1);
       expect(errors[0]).toBeInstanceOf(LeaseLostError);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 5 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 5, waitingChildren: 0 });
     });
 
     test("idle: it waits on the server — at most one command a second — and a lone job starts at once", async () => {
@@ -680,7 +680,7 @@ for (const combo of COMBOS) {
       await eventually(async () => (await ctx.mq.counts(q)).active === 1);
       await other.close();
       expect(finished).toBe(1);
-      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+      expect(await ctx.mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
     });
   });
 }

@@ -512,6 +512,17 @@ describe("the events stream", () => {
           await refuses(argv("SETTLE", q, { want: 1 }, [{ op: 0, id: job!.id, token: job!.token }]), refusal("wrongtype", verb, {}));
           continue;
         }
+        if (verb === "ADOPT") {
+          // ADOPT checks its parent first (open and waiting): one made by FLOW before the key goes bad
+          await ok(argv("FLOW", q, { parent: jobId(2), payload: "p", open: 1, within_ms: 0 }, [{ id: jobId(1), queue: q.name, policy: 0, body: "c" }]));
+          await ok(["DEL", q[type]]);
+          await ok(["SET", q[type], "not-mine"]);
+          await refuses(
+            argv("ADOPT", q, { parent: jobId(2), from: 1 }, [{ id: jobId(3), queue: q.name, policy: 0, body: "c" }]),
+            refusal("wrongtype", verb, {}),
+          );
+          continue;
+        }
         await ok(["SET", q[type], "not-mine"]);
         // FLOW: a parent and a child of two ids (wellFormed gives both one id, refused `repeated` first)
         const call = verb === "FLOW"

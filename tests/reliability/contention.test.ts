@@ -134,7 +134,14 @@ for (const backend of BACKENDS) {
           expect(dead.length).toBe(expectedDead);
           expect(buried).toBe(expectedDead);
           expect(new Set([...c.acked, ...dead])).toEqual(new Set(ids));
-          expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: expectedDead, completed: Math.min(COMPLETED_MAX_DEFAULT, JOBS - expectedDead) });
+          expect(counts).toEqual({
+            pending: 0,
+            active: 0,
+            schedule: 0,
+            dead: expectedDead,
+            completed: Math.min(COMPLETED_MAX_DEFAULT, JOBS - expectedDead),
+            waitingChildren: 0,
+          });
           // the dead keep their rows, and the newest COMPLETED_MAX_DEFAULT completed jobs (the default retention)
           expect(rows).toBe(expectedDead + Math.min(COMPLETED_MAX_DEFAULT, JOBS - expectedDead));
           expect(completed).toBe(c.acked.size);

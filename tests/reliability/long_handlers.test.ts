@@ -71,7 +71,7 @@ for (const backend of BACKENDS) {
         expect(completed).toBe(JOBS);
         expect(lost).toBe(0);
         expect(aborted).toEqual([]);
-        expect(await producer.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS });
+        expect(await producer.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: JOBS, waitingChildren: 0 });
       } finally {
         await Promise.all(workers.map((w) => w.stop().catch(() => {})));
         await Promise.all(clients.map((c) => c.close()));

@@ -224,7 +224,7 @@ for (const backend of BACKENDS) {
           expect(c.staleAccepted.slice(0, 5)).toEqual([]);
           expect(c.ackedTwice).toEqual([]);
           expect(accepted.size).toBeGreaterThan(0);
-          expect(backlog).toEqual({ pending: BACKLOG, active: 0, schedule: 0, dead: 0, completed: 0 });
+          expect(backlog).toEqual({ pending: BACKLOG, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
         } finally {
           await Promise.all(workers.map((w) => w.stop().catch(() => {})));
           recorder.close();

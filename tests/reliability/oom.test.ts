@@ -137,7 +137,7 @@ for (const backend of BACKENDS) {
         expect(many).toBeInstanceOf(BatchError);
         expect(describeError((many as BatchError).cause)).toMatch(/\bOOM\b/);
         expect(drained).toBe(true);
-        expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: failing, completed: Math.min(COMPLETED_MAX_DEFAULT, acked) });
+        expect(counts).toEqual({ pending: 0, active: 0, schedule: 0, dead: failing, completed: Math.min(COMPLETED_MAX_DEFAULT, acked), waitingChildren: 0 });
         expect(acked).toBe(total - failing);
         expect(retried).toBe(failing);
         expect(buried).toBe(failing);

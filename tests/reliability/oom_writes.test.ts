@@ -41,7 +41,7 @@ for (const backend of BACKENDS) {
         // what a settle keeps is bounded by the reason gate (tests/client/behaviour.test.ts: a longer one is refused)
         await mq.retry(a!, { delayMs: 60_000, reason: "r".repeat(MAX_REASON_BYTES) });
         await mq.bury(b!, "b".repeat(MAX_REASON_BYTES));
-        expect(await mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 1, dead: 1, completed: 0 });
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 1, schedule: 1, dead: 1, completed: 0, waitingChildren: 0 });
       } finally {
         await command(port, ["CONFIG", "SET", "maxmemory", "0"]);
         await mq.close();

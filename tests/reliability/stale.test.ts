@@ -133,10 +133,10 @@ for (const backend of BACKENDS) {
         expect(valid.every((v) => v === null)).toBe(true);
         const expected = {
           // the valid acks complete their jobs, kept (STALE ≤ the default of COMPLETED_MAX_DEFAULT kept)
-          ack: { pending: 0, active: 0, schedule: 0, dead: 0, completed: Math.min(STALE, COMPLETED_MAX_DEFAULT) },
-          retry: { pending: 0, active: 0, schedule: STALE, dead: 0, completed: 0 },
-          bury: { pending: 0, active: 0, schedule: 0, dead: STALE, completed: 0 },
-          extend: { pending: 0, active: STALE, schedule: 0, dead: 0, completed: 0 },
+          ack: { pending: 0, active: 0, schedule: 0, dead: 0, completed: Math.min(STALE, COMPLETED_MAX_DEFAULT), waitingChildren: 0 },
+          retry: { pending: 0, active: 0, schedule: STALE, dead: 0, completed: 0, waitingChildren: 0 },
+          bury: { pending: 0, active: 0, schedule: 0, dead: STALE, completed: 0, waitingChildren: 0 },
+          extend: { pending: 0, active: STALE, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 },
         }[verb];
         expect(counts).toEqual(expected);
       }, 120_000);

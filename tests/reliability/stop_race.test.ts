@@ -55,7 +55,7 @@ test.skipIf(moduleIfBuilt() === undefined)("a job enqueued after stop() resolved
     await closed.promise;
     // the stopped worker's line is gone: nothing took the job, or the worker ran it before stop() resolved
     const counts = await mq.counts(q);
-    expect({ counts, handled }).toEqual({ counts: { pending: 1, active: 0, schedule: 0, dead: 0, completed: 0 }, handled: [] });
+    expect({ counts, handled }).toEqual({ counts: { pending: 1, active: 0, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 }, handled: [] });
     const next = await mq.claim(q, { leaseMs: 60_000 });
     expect(next?.id).toBe(id);
   } finally {

@@ -138,7 +138,7 @@ for (const { user, backend } of combos) {
       for (const e of errors) expect(String(textOf(e))).toContain(NOPERM);
       expect(await digest(admin)).toBe(before);
       // the owner still sees t2 as prepared, and its tokens still hold
-      expect(await owner.counts(t2)).toEqual({ pending: 4, active: 4, schedule: 1, dead: 0, completed: 0 });
+      expect(await owner.counts(t2)).toEqual({ pending: 4, active: 4, schedule: 1, dead: 0, completed: 0, waitingChildren: 0 });
       await owner.extend([a!, b!, c!], 600_000);
     }, 60_000);
 
@@ -172,7 +172,7 @@ for (const { user, backend } of combos) {
       await w.stop();
       expect(handled.sort()).toEqual([2, 5]);
       await mq.ack(got[3]!);
-      expect(await mq.counts(t1)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 1, completed: 4 });
+      expect(await mq.counts(t1)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 1, completed: 4, waitingChildren: 0 });
       // t1 is shared by the combos: leave it empty — the dead job, and the four completed ones the
       // default retention kept (with the events their calls wrote)
       expectOk(await call(admin, ["DEL", "emq:{t1}:dead"]));

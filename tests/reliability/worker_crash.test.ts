@@ -50,7 +50,7 @@ for (const backend of BACKENDS) {
         const deadToken = Number(token);
         expect(deadToken).toBeGreaterThan(0);
         const counts = await mq.counts(q);
-        expect(counts).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0 });
+        expect(counts).toEqual({ pending: 0, active: 1, schedule: 0, dead: 0, completed: 0, waitingChildren: 0 });
         // the dead worker's lease, as the server wrote it on the row (same host clock as ours)
         const leaseEnd = Number(await command(site.server.port, ["HGET", jobKey(q, id), "deadline_ms"]));
         expect(leaseEnd).toBeGreaterThan(0);
@@ -79,7 +79,7 @@ for (const backend of BACKENDS) {
         expect(seen[0]!.at).toBeGreaterThanOrEqual(leaseEnd);
         expect(seen[0]!.at).toBeGreaterThanOrEqual(killedAt);
         expect(worker.completed).toBe(1);
-        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1 });
+        expect(await mq.counts(q)).toEqual({ pending: 0, active: 0, schedule: 0, dead: 0, completed: 1, waitingChildren: 0 });
         // completed once, kept (the default retention of completed jobs)
         expect(await command(site.server.port, ["HGET", jobKey(q, id), "state"])).toBe("completed");
         // the dead worker's claim, settled late: refused, nothing written

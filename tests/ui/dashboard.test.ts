@@ -557,6 +557,7 @@ for (const backend of BACKENDS) {
         expect(of("echomq_jobs", "scheduled")).toEqual([s.schedule]);
         expect(of("echomq_jobs", "dead")).toEqual([s.dead]);
         expect(of("echomq_jobs", "completed")).toEqual([s.completed]);
+        expect(of("echomq_jobs", "waiting-children")).toEqual([s.waitingChildren]);
         expect(of("echomq_paused")).toEqual([s.paused ? 1 : 0]);
         expect(of("echomq_enqueued_total")).toEqual([s.enqueued]);
         expect(of("echomq_acked_total")).toEqual([s.acked]);
@@ -576,7 +577,7 @@ for (const backend of BACKENDS) {
       const ofSch = (name: string) => samples.filter((x) => x.name === name && x.labels.scheduler === "hourly").map((x) => x.value);
       expect(ofSch("echomq_scheduler_next_run_timestamp_seconds")).toEqual([sch!.nextRun.getTime() / 1000]);
       expect(ofSch("echomq_scheduler_runs_total")).toEqual([0]);
-      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * (17 + 2 * 18)); // no limits set: echomq_parked and echomq_lanes only; 3 flow gauges; 2 histograms of 16 buckets, a sum and a count
+      expect(samples.filter((x) => x.labels.queue !== undefined && x.labels.scheduler === undefined).length).toBe(names.length * (18 + 2 * 18)); // six states of echomq_jobs; no limits set: echomq_parked and echomq_lanes only; 3 flow gauges; 2 histograms of 16 buckets, a sum and a count
       expect(samples.filter((x) => x.name === "echomq_snapshot_age_seconds").length).toBe(1);
       // the oldest pending job's wait: 0 for a queue with none pending, else since its admission
       for (const q of names) {

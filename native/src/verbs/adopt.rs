@@ -1,8 +1,10 @@
 //! `EMQ.ADOPT 1 <meta> <parent> <from> (<id> <queue> <policy> <opts> <body>)…`: an open parent (FLOW with
 //! open 1, not sealed) still waiting adopts more children at places from, from + 1, … (`from` must
 //! be its count of children so far: the client derives the ids from the places), each made as FLOW
-//! makes its children (docs/design/flows.md, "Open fan-in"). Reply: the children made here.
+//! makes its children (docs/design/flows.md, "Open fan-in"); an `enqueued` event names the children
+//! made here. Reply: the children made here.
 
+use super::events::Events;
 use super::flow::Children;
 use super::scope::Scope;
 use super::{add, once};
@@ -40,9 +42,13 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     let kids = Children::check(s, args)?;
     s.structure(WAITING, Kind::Zset)?;
     let kids = kids.plan(s, args, None)?;
+    let meta = s.meta()?;
+    let events = Events::open(s, &meta)?;
     s.probe()?;
 
     kids.laned(s);
     add(&key, l.row.children, count, args.jobs() as i64);
-    Ok(Reply::Int(kids.write(s, args, &key, parent, from as usize, 0)))
+    let made = kids.write(s, args, &key, parent, from as usize, 0);
+    events.jobs(l.event.enqueued, kids.made(args));
+    Ok(Reply::Int(made))
 }

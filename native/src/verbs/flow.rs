@@ -3,7 +3,7 @@
 //! `finished`, `child:<i>`, and `open` while more may come); each child in this queue is made at
 //! once (pending, naming its parent), each child in another queue is a `child` entry of this
 //! queue's outbox, which a relay applies there (docs/design/flows.md); a `waiting` event names the
-//! parent. Reply: the children made here. [`Children`] is the part ADOPT shares.
+//! parent, then an `enqueued` event the children made here. Reply: the children made here. [`Children`] is the part ADOPT shares.
 
 use super::events::Events;
 use super::flow_opts;
@@ -71,7 +71,9 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
     waiting.zadd(until as f64, parent);
     ctx.replicate(c"ZADD", &[waiting.name(), score.as_str(), parent]);
     let made_here = kids.write(s, args, &key, parent, 0, 1);
+    // the parent first, then its children (BullMQ's order: a flow's parent is added first)
     events.jobs(l.event.waiting, [parent.bytes()]);
+    events.jobs(l.event.enqueued, kids.made(args));
     Ok(Reply::Int(made_here))
 }
 
@@ -167,6 +169,11 @@ impl<'a> Children<'a> {
 }
 
 impl Planned<'_> {
+    /// The ids of the children made here (their `enqueued` event).
+    pub fn made<'b>(&self, args: &Args<'b>) -> Vec<&'b [u8]> {
+        self.here.iter().map(|&j| args.job_bytes(j, 0).bytes()).collect()
+    }
+
     /// Step 6, first: the queue made laned when [`Children::plan`] found it must be.
     pub fn laned(&self, s: &Scope) {
         if self.laning {

@@ -198,7 +198,7 @@ pub fn parse<'e>(entry: &'e [u8], queue: &[u8]) -> Option<Entry<'e>> {
 /// Step 6: child `id` made in this queue, pending, naming `parent` (its row must be missing), with
 /// options `opts`: `enqueued` + 1 (the queue laned first when it is the first job with a lane), the
 /// row, pushed on the head of its lane's ready list at its priority; `ready` on wake when the queue
-/// had none. False (nothing written) when a key it needs is of another type.
+/// had none; an `enqueued` event names it. False (nothing written) when a key it needs is of another type.
 pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], body: &[u8]) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let mut f = s.fresh();
@@ -244,6 +244,10 @@ pub fn make_child(s: &Scope, id: &[u8], parent: &[u8], opts: &[u8], body: &[u8])
         mark_ready(&ctx.open_named(f.name(WAKE)));
     }
     ctx.signal_ready(pending.name());
+    // no event when the stream is of another type (a hand-edited key): the child stands
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.enqueued, [id.as_str().bytes()]);
+    }
     true
 }
 
@@ -312,6 +316,11 @@ pub fn make_node(
     let forever = ctx.int(crate::spec::WAITING_FOREVER);
     waiting.zadd(crate::spec::WAITING_FOREVER as f64, id.as_str());
     ctx.replicate(c"ZADD", &[waiting.name(), forever.as_str(), id.as_str()]);
+    // its event before its children's (no event when the stream is of another type, a
+    // hand-edited key: the node stands)
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(l.event.waiting, [id.as_str().bytes()]);
+    }
     for (i, k) in kids.iter().enumerate() {
         let place = i.to_string();
         if k.policy < NESTED && k.queue == queue {
@@ -334,10 +343,6 @@ pub fn make_node(
         let entry = ctx.string(&entry);
         outbox.zadd(f.now() as f64, entry.as_str());
         ctx.replicate(c"ZADD", &[outbox.name(), now.as_str(), entry.as_str()]);
-    }
-    // no event when the stream is of another type (a hand-edited key): the node stands
-    if let Ok(events) = Events::open(&mut f, &meta) {
-        events.jobs(l.event.waiting, [id.as_str().bytes()]);
     }
     true
 }
@@ -468,8 +473,9 @@ pub fn leave_tombstone(s: &Scope, row: &Key, parent: Str) {
 
 /// Step 6: child `id` of this queue, naming `parent`, cancelled unless it started: a pending job
 /// never claimed (attempts 0) leaves its ready list and its row is deleted (the `ready` marker
-/// leaves `wake` when no ready job is left); a missing row becomes a tombstone when `tombstone`
-/// (state `cancelled`, expiring after `TOMBSTONE_MS`), which a late creation finds. Whether it wrote.
+/// leaves `wake` when no ready job is left), a `removed` event naming it; a missing row becomes a
+/// tombstone when `tombstone` (state `cancelled`, expiring after `TOMBSTONE_MS`), which a late
+/// creation finds. Whether it wrote.
 pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
     let (ctx, l) = (s.ctx, lit());
     let row = ctx.open_named(s.row(id));
@@ -513,6 +519,7 @@ pub fn cancel(s: &Scope, id: &[u8], parent: &[u8], tombstone: bool) -> bool {
             if took && !ready::any(&f, &meta) {
                 unmark_ready(&wake);
             }
+            removed(s, id.as_str().bytes());
             true
         }
         _ => false,
@@ -535,7 +542,19 @@ fn cancel_parent(s: &Scope, row: &Key, id: &[u8]) -> bool {
     cancel_unfinished(s, row, id, true);
     row.delete();
     ctx.replicate(c"DEL", &[row.name()]);
+    removed(s, id);
     true
+}
+
+/// Step 6: a `removed` event naming child `id`, whose row a cancel deleted (one entry per child,
+/// after its own children's: the Lua twin writes the same entries from its work list, reversed).
+/// None when `meta` or the stream is of another type (a hand-edited key): the cancel stands.
+fn removed(s: &Scope, id: &[u8]) {
+    let mut f = s.fresh();
+    let Ok(meta) = f.meta() else { return };
+    if let Ok(events) = Events::open(&mut f, &meta) {
+        events.jobs(lit().event.removed, [id]);
+    }
 }
 
 /// Step 6 of SEAL: parent `id` (its row `row`), when it waits, is sealed and its children have all

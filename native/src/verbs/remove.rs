@@ -3,7 +3,8 @@
 //! how many were removed (an id without a row counts 0). Their deduplication keys are let go; one
 //! `removed` event (with cleaned 1: `cleaned`, a clean's) names the ids that had a row. A lane left without ready jobs leaves the ring
 //! (and goes idle); once no ready job is left for a claim, the `ready` marker leaves `wake`. A
-//! flow's parent has its unfinished children cancelled (`flows::cancel_unfinished`).
+//! flow's parent has its unfinished children cancelled (`flows::cancel_unfinished`); a flow's
+//! child leaves a tombstone in place of its row (`flows::leave_tombstone`).
 
 use super::dedup;
 use super::flows;
@@ -65,12 +66,12 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         let key = ctx.open(row.as_str());
         // a flow's child not finished yet: its parent counts it as finished, `removed`
-        let (l, state) = (lit(), key.hget(lit().row.state));
+        let (l, state, parent) = (lit(), key.hget(lit().row.state), key.hget(lit().row.parent));
         // a child parent still waiting has not finished either (a nested flow's middle)
         let unfinished = state.is_some_and(|v| {
             v.bytes() == l.state.pending.bytes() || v.bytes() == l.state.scheduled.bytes() || v.bytes() == l.state.waiting.bytes()
         });
-        if unfinished && key.hget(l.row.parent).is_some() {
+        if unfinished && parent.is_some() {
             flows::settled(s, std::slice::from_ref(row), flows::REMOVED, |_| l.empty);
         }
         // a flow's parent: its unfinished children are cancelled
@@ -79,6 +80,11 @@ pub fn run<'a>(s: &mut Scope<'a>, args: &Args<'a>) -> Result<Reply<'a>, Refusal>
         }
         key.delete();
         ctx.replicate(c"DEL", &[row.as_str()]);
+        // a flow's child, finished or not, leaves a tombstone: a second delivery of its creation
+        // (its relay died between APPLY and UNBOX) must not make it again
+        if let Some(parent) = parent {
+            flows::leave_tombstone(s, &ctx.open(row.as_str()), parent.as_str());
+        }
     }
     // the last ready job a claim could reach gone: no `ready` marker left for workers to wake on
     // (a fresh handle: a parent woken above may have made `wake` since step 5 opened it missing)
