@@ -233,7 +233,8 @@ local function emq_settle_lean(base, cluster, n, meta, op, id, token, result, wa
       else
         redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
       end
-      redis.call('HDEL', rows[j], '${ROW.deadline_ms}', '${ROW.token}')
+      -- the token stays: the claim's time (token / ${TOKENS_PER_MS}) after the settle
+      redis.call('HDEL', rows[j], '${ROW.deadline_ms}')
     end)
   else
     emq_each('DEL', nil, rows)
