@@ -37,6 +37,18 @@ local function emq_results(result)
   return table.concat(out)
 end
 
+-- A kept acked job's row: completed at \`at\` with its result (none when empty), its lease gone; the
+-- token stays: the claim's time (token / ${TOKENS_PER_MS}) after the settle. (ACK's and SETTLE's
+-- common case alike.)
+local function emq_completed_row(row, at, result)
+  if result == '' then
+    redis.call('HSET', row, '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
+  else
+    redis.call('HSET', row, '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result)
+  end
+  redis.call('HDEL', row, '${ROW.deadline_ms}')
+end
+
 local function emq_ack_part(base, cluster, n, id, token, result)
   local rows, e, going, freeing, hist = emq_held_for_good(base, cluster, n, id, token, '${KEY.completed}', '${META.acked}')
   if e then return nil, e end
@@ -51,15 +63,7 @@ local function emq_ack_part(base, cluster, n, id, token, result)
     emq_each('ZREM', base .. '${KEY.active}', id)
     emq_flow_settled(base, n, id, rows, 'completed', result)
     if keep then
-      emq_keep_in(base, '${KEY.completed}', now, n, id, victims, function(j, at)
-        if result[j] == '' then
-          redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
-        else
-          redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
-        end
-        -- the token stays: the claim's time (token / ${TOKENS_PER_MS}) after the settle
-        redis.call('HDEL', rows[j], '${ROW.deadline_ms}')
-      end)
+      emq_keep_in(base, '${KEY.completed}', now, n, id, victims, function(j, at) emq_completed_row(rows[j], at, result[j]) end)
     else
       -- a flow's child leaves a tombstone: a second delivery of its creation (its relay died
       -- between APPLY and UNBOX) must not make it again

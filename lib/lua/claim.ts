@@ -67,6 +67,20 @@ export const CLAIM_PART_LUA: string = `
 -- function library's top level cannot call string.rep)
 local EMQ_SKIPLIST = '\\0emq:skiplist${"\\0".repeat(SKIPLIST_BYTES - 13)}'
 
+-- A claimed job's row made active under its token until deadline; its attempts, one more. The
+-- attempts + 1 in the row's one HSET when Lua's number holds it exactly (the stored text read and
+-- gated as HINCRBY's), else by HINCRBY. (CLAIM's and SETTLE's common case alike.)
+local function emq_claimed_row(c, token, deadline)
+  if not c.attempts or #c.attempts <= 15 then
+    local attempts = tonumber(c.attempts or '0') + 1
+    redis.call('HSET', c.row, '${ROW.attempts}', emq_int(attempts), '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+    return attempts
+  end
+  local attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
+  redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
+  return attempts
+end
+
 -- The ids of a list of len ids from its tail: tail(x, want) is the x-th (1: the tail), read with
 -- the next want - 1 in one LRANGE when not read yet (in place of an LINDEX per id).
 local function emq_tail(list, len)
@@ -265,16 +279,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
     if fresh then redis.call('ZADD', active, 0, EMQ_SKIPLIST) end
     for j, c in ipairs(claimed) do
       local token = last - #claimed + j
-      -- attempts + 1 in the row's one HSET when Lua's number holds it exactly (the stored text read
-      -- and gated as HINCRBY's), else by HINCRBY
-      local attempts
-      if not c.attempts or #c.attempts <= 15 then
-        attempts = tonumber(c.attempts or '0') + 1
-        redis.call('HSET', c.row, '${ROW.attempts}', emq_int(attempts), '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-      else
-        attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
-        redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-      end
+      local attempts = emq_claimed_row(c, token, deadline)
       local opts, payload = c.opts, c.payload
       -- one bulk string per job (wire 12): header, newline, id, opts, payload
       reply[j + 1] = string.format('%d %d %d %d %d\\n', attempts, token, #c.id, #opts, payload and #payload or -1) .. c.id .. opts ..

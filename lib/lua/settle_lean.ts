@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, META, ROW, STATE, TOKENS_PER_MS, TRIM_LIMIT, WAKE } from "../wire/mod.ts";
+import { HISTORY, HISTORY_MINUTE_MS, HISTORY_MINUTES_DEFAULT, META, ROW, TOKENS_PER_MS, TRIM_LIMIT, WAKE } from "../wire/mod.ts";
 import { luaEvent } from "./events.ts";
 import { KEY, KEY_PREFIX } from "./keys.ts";
 
@@ -120,14 +120,7 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
     if fresh then redis.call('ZADD', active, 0, EMQ_SKIPLIST) end
     for j, c in ipairs(claimed) do
       local token = last - #claimed + j
-      local attempts
-      if not c.attempts or #c.attempts <= 15 then
-        attempts = tonumber(c.attempts or '0') + 1
-        redis.call('HSET', c.row, '${ROW.attempts}', emq_int(attempts), '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-      else
-        attempts = redis.call('HINCRBY', c.row, '${ROW.attempts}', 1)
-        redis.call('HSET', c.row, '${ROW.state}', '${STATE.active}', '${ROW.deadline_ms}', deadline, '${ROW.token}', emq_int(token))
-      end
+      local attempts = emq_claimed_row(c, token, deadline)
       local opts, payload = c.opts, c.payload
       reply[j + 1] = string.format('%d %d %d %d %d\\n', attempts, token, #c.id, #opts, payload and #payload or -1) .. c.id .. opts ..
         (payload or '')
@@ -227,15 +220,7 @@ local function emq_settle_lean(base, cluster, n, meta, op, id, token, result, wa
   -- the ack part's writes, as ACK's
   emq_each('ZREM', active, id)
   if keep then
-    emq_keep_in(base, '${KEY.completed}', now, n, id, victims, function(j, at)
-      if result[j] == '' then
-        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at)
-      else
-        redis.call('HSET', rows[j], '${ROW.state}', '${STATE.completed}', '${ROW.finished_ms}', at, '${ROW.result}', result[j])
-      end
-      -- the token stays: the claim's time (token / ${TOKENS_PER_MS}) after the settle
-      redis.call('HDEL', rows[j], '${ROW.deadline_ms}')
-    end)
+    emq_keep_in(base, '${KEY.completed}', now, n, id, victims, function(j, at) emq_completed_row(rows[j], at, result[j]) end)
   else
     emq_each('DEL', nil, rows)
   end

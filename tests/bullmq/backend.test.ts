@@ -273,23 +273,26 @@ for (const combo of COMBOS) {
       const q = queue(name);
       const seen: Array<[string, number, number]> = [];
       let failing = true;
-      const w = worker(name, async (job: BullJob) => {
+      const handler = async (job: BullJob): Promise<string> => {
         seen.push([job.name, job.attemptsStarted, job.attemptsMade]);
         if (failing) throw new Error("not yet");
         return job.name;
-      });
+      };
+      const first = worker(name, handler);
       const kept = await q.add("kept", {});
       const reset = await q.add("reset", {});
       await eventually(async () => (await q.getJobCounts("failed")).failed === 2);
       failing = false;
-      await w.pause(true);
+      // no worker while the jobs are retried (a paused Worker's claim already waiting on the
+      // module's blocking CLAIM could take one at once: docs/design/bullmq.md "Next")
+      await first.close();
       const again = (await q.getJob(kept.id!))!;
       expect(again.processedOn).toBeGreaterThan(0);
       await again.retry("failed");
       // no processedOn until its next claim, as BullMQ's reprocessJob deletes it
       expect((await q.getJob(kept.id!))!.processedOn).toBeUndefined();
       await (await q.getJob(reset.id!))!.retry("failed", { resetAttemptsMade: true, resetAttemptsStarted: true });
-      w.resume();
+      const w = worker(name, handler);
       await eventually(async () => (await q.getJobCounts("completed")).completed === 2);
       await w.close();
       expect(seen.filter(([n]) => n === "kept")).toEqual([["kept", 1, 0], ["kept", 2, 1]]);

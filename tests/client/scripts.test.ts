@@ -450,7 +450,7 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
     expect(await run(K, "ENQUEUE", {}, [{ id: J(20), opts: "", payload: "p" }])).toEqual({ ok: 1 });
     expect(await run(K, "CANCEL", { reason: "cancelled: why" }, [{ id: J(20) }, { id: J(3) }])).toEqual({ ok: [1, 0] });
     expect(await events()).toEqual([["type", "enqueued", "jobs", J(20)], ["type", "cancelled", "jobs", J(20), "reason", "cancelled: why"]]);
-    // a flow's parent made to wait by FLOW (waiting), then ready by its last child's ACK in its own queue: its ready, then the child's completed
+    // a flow's parent made to wait by FLOW (waiting, its child enqueued), then ready by its last child's ACK in its own queue: its ready, then the child's completed
     expect(
       await ok(K, "FLOW", { parent: J(30), parent_opts: "", payload: "p", open: 0, within_ms: 0 }, [{
         id: J(31),
@@ -460,7 +460,8 @@ describe("the Lua twin, wire 10 (raw calls, standalone)", () => {
         body: "c",
       }]),
     ).toBe(1);
-    expect(await events()).toEqual([["type", "waiting", "jobs", J(30)]]);
+    // (wire 17: its child of this queue made pending, `enqueued`, after the parent's `waiting`)
+    expect(await events()).toEqual([["type", "waiting", "jobs", J(30)], ["type", "enqueued", "jobs", J(31)]]);
     const kid = (await claim(K, 100)).find(([j]) => j === J(31))!;
     await events();
     expect(await ack(K, [[J(31), kid[2]]], "")).toEqual({ ok: 1 });
