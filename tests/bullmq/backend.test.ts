@@ -319,8 +319,11 @@ for (const combo of COMBOS) {
       await events.waitUntilReady();
       const w = worker(name, async () => "qux");
       const done = new Promise((resolve) => w.once("completed", resolve));
+      // the QueueEvents reader past the job's `completed` too: a reader lagging under load would hand
+      // it to waitUntilFinished's listener (resolving with the result) before the missing-key check
+      const heard = new Promise((resolve) => events.once("completed", resolve));
       const job = await q.add("once", {}, { removeOnComplete: true });
-      await done;
+      await Promise.all([done, heard]);
       await eventually(async () => (await q.getJob(job.id!)) === undefined);
       const e = await job.waitUntilFinished(events, 20_000).catch((x) => x);
       expect(e).toBeInstanceOf(Error);
