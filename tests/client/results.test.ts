@@ -90,10 +90,12 @@ for (const combo of COMBOS) {
       expect(first).toMatchObject({ id: a, queue: q, state: "completed", attempts: 1, payload: { n: 1 }, result: { doubled: 2, at: [1] } });
       expect(first.finishedAt).toBeGreaterThanOrEqual(t0 - 1000);
       expect(first.finishedAt).toBeLessThanOrEqual(t1 + 1000);
-      // a completed row keeps no lease
+      // a completed row keeps no lease, but its last claim's token (wire 17): when that claim took it
       expect(first).not.toHaveProperty("leaseUntil");
-      expect(first).not.toHaveProperty("token");
-      expect(await ctx.row(q, a!, "state", "result", "deadline_ms", "token")).toEqual(["completed", '{"doubled":2,"at":[1]}', "null", "null"]);
+      expect(first.claimedAt).toBeGreaterThanOrEqual(t0 - 1000);
+      expect(first.claimedAt).toBeLessThanOrEqual(first.finishedAt!);
+      expect(first.claimedAt).toBe(Math.floor(first.token! / 1000));
+      expect(await ctx.row(q, a!, "state", "result", "deadline_ms", "token")).toEqual(["completed", '{"doubled":2,"at":[1]}', "null", String(first.token)]);
       const none = (await ctx.mq.getJob(q, b!))!;
       expect(none).toMatchObject({ state: "completed", attempts: 1 });
       expect(none).not.toHaveProperty("result");
