@@ -26,7 +26,7 @@ for (const backend of backends) {
     `[flows_failover ${backend}] ${f.flows} flows (${f.jobs} jobs) in ${Math.round(f.runMs / 1000)} s, ${f.flowRetries} flow calls sent again, ` +
       `promotion after ${f.promotionMs} ms | handlers run again ${f.reruns} (${f.rerunsSameAttempt} at the same attempt: a claim lost ` +
       `with the primary) | parents not run once ${f.parentsNotOnce} (run at attempt 1 more than once ${f.parentsWokenNotOnce}), children not run once ${f.childrenNotOnce} | run early ${f.early}, ` +
-      `stuck ${f.stuck}, flows lost whole with the primary ${f.lostWithPrimary}, left ${f.left}, unbalanced ${
+      `stuck ${f.stuck}, flows lost whole with the primary ${f.lostWithPrimary}, partly ${f.lostPartly}, left ${f.left}, unbalanced ${
         f.unbalanced.length === 0 ? "none" : f.unbalanced.join("; ")
       }`,
   );

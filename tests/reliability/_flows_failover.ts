@@ -47,6 +47,12 @@ export interface FailoverFigures {
    * primary before a replica had it (replication is asynchronous, and `flow` has no `durable`).
    */
   lostWithPrimary: number;
+  /**
+   * Flows whose FLOW the dead primary took with it after the relay had delivered their children
+   * elsewhere: the parent never ran, its row and its queue-mate child's are gone, and every row
+   * left is a completed job (asynchronous replication; durable flows are the cure).
+   */
+  lostPartly: number;
   /** Outbox entries and waiting parents left, over every queue. */
   left: number;
   /** Queues whose counters do not balance (enqueued ≠ acked + buried, or completed ≠ its jobs). */
@@ -127,6 +133,8 @@ async function run(
   const kidQs = [queueOn(`${stem}-k0`, 0), queueOn(`${stem}-k1`, 1), queueOn(`${stem}-k2`, 2), queueOn(`${stem}-k3`, 1)];
   const grandQ = queueOn(`${stem}-g`, 2);
   const queues = [parentQ, ...kidQs, grandQ];
+  const deadQs = new Set([parentQ, kidQs[0]!]); // the queues of the primary that dies (queueOn(…, 0))
+  const lostIn = new Map<string, number>(); // rows of partly lost flows, by queue
   const options = { addresses: [...c.addresses], cluster: true, backend, requestTimeout: 5000 };
   const mq = await EchoMQ.connect<P>(options);
   const conn = await Connection.open({ addresses: [...c.addresses], cluster: true, requestTimeout: 5000 });
@@ -144,6 +152,7 @@ async function run(
     early: 0,
     stuck: 0,
     lostWithPrimary: 0,
+    lostPartly: 0,
     left: 0,
     unbalanced: [],
     runMs: 0,
@@ -285,9 +294,21 @@ async function run(
       if (state !== "completed") {
         const rows = [[parentQ, t.parent], ...kidQs.map((q, i) => [q, t.kids[i]!]), [grandQ, t.grand]] as Array<[string, string]>;
         let any = 0;
-        for (const [q, id] of rows) any += Number(await raw(q, ["EXISTS", keyspace(q).job(id as never)]));
+        const gone: string[] = [];
+        let othersDone = true;
+        for (const [q, id] of rows) {
+          const st = await raw(q, ["HGET", keyspace(q).job(id as never), "state"]);
+          if (st === null) gone.push(q);
+          else {
+            any++;
+            if (st !== "completed") othersDone = false;
+          }
+        }
         if (any === 0 && !starts.has(t.parent)) f.lostWithPrimary++; // counted, not a problem: see the module doc
-        else {
+        else if (!starts.has(t.parent) && gone.includes(parentQ) && othersDone && gone.every((q) => deadQs.has(q))) {
+          f.lostPartly++;
+          for (const q of gone) lostIn.set(q, (lostIn.get(q) ?? 0) + 1);
+        } else {
           f.stuck++;
           problem(`parent ${t.parent}: ${String(state)}, ${any} of its flow's 6 rows left`);
         }
@@ -302,7 +323,7 @@ async function run(
     }
     for (const q of queues) {
       const s = await settled(() => mq.stats(q));
-      const jobs = flows - f.lostWithPrimary; // each queue holds one job of each flow
+      const jobs = flows - f.lostWithPrimary - (lostIn.get(q) ?? 0); // each queue holds one job of each flow
       const left = Number(await raw(q, ["ZCARD", keyspace(q).outbox])) + Number(await raw(q, ["ZCARD", keyspace(q).waiting]));
       f.left += left;
       if (s.enqueued !== s.acked + s.buried || s.completed !== jobs || s.dead !== 0 || s.pending + s.active + s.schedule !== 0) {

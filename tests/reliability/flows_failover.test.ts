@@ -20,7 +20,7 @@ for (const backend of BACKENDS) {
     console.log(
       `[flows_failover ${backend}] ${f.flows} flows in ${f.runMs} ms, promotion ${f.promotionMs} ms, flow calls sent again ` +
         `${f.flowRetries}, handlers run again ${f.reruns} (${f.rerunsSameAttempt} same attempt), not once: ${f.parentsNotOnce} parents, ` +
-        `${f.childrenNotOnce} children; flows lost whole with the primary ${f.lostWithPrimary}`,
+        `${f.childrenNotOnce} children; flows lost whole with the primary ${f.lostWithPrimary}, partly ${f.lostPartly}`,
     );
     expect(f.problems).toEqual([]);
     expect([f.early, f.stuck, f.left]).toEqual([0, 0, 0]);
