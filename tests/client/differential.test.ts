@@ -930,10 +930,11 @@ describe.skipIf(!MODULE_WORKS)("differential: scripts vs module on random call s
     ],
     "SETTLE's common case claims an id that is also active's head (a hand-edited keyspace)": [
       { verb: "ENQUEUE", fixed: {}, groups: jobs("", 1, 2, 3) },
-      { ...claim1, fixed: { ...claim1.fixed, lease_ms: "999999999999999" } },
+      { ...claim1, fixed: { ...claim1.fixed, lease_ms: "9999999999999" } },
       { verb: "RAW", commands: [["ZADD", "emq:{Q}:active", "4102444800000", J(3)]] },
-      // (its lease ends after the head's old score: active's head after the claim is the deadline)
-      { ...acks("2", 1), fixed: { lease_ms: "999999999999999", want: "2" } },
+      // (its lease ends after the head's old score: active's head after the claim is the deadline; under 10^15 ms, so that
+      // a step that spanned a millisecond at every try compares its deadlines as ms, not as tokens)
+      { ...acks("2", 1), fixed: { lease_ms: "9999999999999", want: "2" } },
     ],
     "SETTLE's common case gives way to priorities and a paused queue": [
       { verb: "ENQUEUE", fixed: {}, groups: [...jobs("", 1, 2), { id: J(3), opts: "priority=2", payload: "p" }] },

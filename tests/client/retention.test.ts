@@ -48,6 +48,9 @@ for (const combo of COMBOS) {
       const stats = await ctx.mq.stats(q);
       expect(stats.deadMax).toBe(100);
       expect(await ctx.mq.retain(q, { deadMax: 100 })).toBe(0);
+      // the history's minutes split where a minute turned during the burials (a time, not a rule of
+      // RETAIN's): compared without them (tests/client/history.test.ts compares those)
+      await ctx.raw.command(["DEL", K.metrics], K.meta);
       dumps.set(combo.name, await dump(ctx.raw, q));
     }, 120_000);
 
