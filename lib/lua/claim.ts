@@ -67,6 +67,19 @@ export const CLAIM_PART_LUA: string = `
 -- function library's top level cannot call string.rep)
 local EMQ_SKIPLIST = '\\0emq:skiplist${"\\0".repeat(SKIPLIST_BYTES - 13)}'
 
+-- The last of k new tokens, counted in meta with the k claims: tokens above now x ${TOKENS_PER_MS} (a
+-- queue made again never repeats a token of an earlier life): the counter goes to max(tokens, floor)
+-- + k, by HINCRBY (exact for any counter emq_counter admits). (CLAIM's and SETTLE's common case alike.)
+local function emq_claim_tokens(tokens, now, k)
+  local old = tonumber(tokens or '0')
+  local floor = now * ${TOKENS_PER_MS}
+  local by = k
+  if old < floor then by = floor - old + k end
+  local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
+  redis.call('HINCRBY', KEYS[1], '${META.claimed}', k)
+  return last
+end
+
 -- A claimed job's row made active under its token until deadline; its attempts, one more. The
 -- attempts + 1 in the row's one HSET when Lua's number holds it exactly (the stored text read and
 -- gated as HINCRBY's), else by HINCRBY. (CLAIM's and SETTLE's common case alike.)
@@ -259,14 +272,7 @@ local function emq_claim_part(base, cluster, lease_ms, count)
   emq_drop_expired(windows)
   local reply, jobs, tries = {0}, {}, {}
   if #claimed > 0 then
-    -- tokens above now x ${TOKENS_PER_MS} (a queue made again never repeats a token of an earlier life):
-    -- the counter goes to max(tokens, floor) + k, by HINCRBY (exact for any counter emq_counter admits)
-    local old = tonumber(tokens or '0')
-    local floor = now * ${TOKENS_PER_MS}
-    local by = #claimed
-    if old < floor then by = floor - old + #claimed end
-    local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
-    redis.call('HINCRBY', KEYS[1], '${META.claimed}', #claimed)
+    local last = emq_claim_tokens(tokens, now, #claimed)
     if lim.rate then
       q, r = emq_take(lim.rate, q, r, #claimed)
       redis.call('HSET', KEYS[1], '${META.tat}', emq_int(q) .. ' ' .. emq_int(r))

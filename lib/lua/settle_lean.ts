@@ -109,12 +109,7 @@ local function emq_claim_lean(base, cluster, lease_ms, want, asize, csize, trimm
   emq_retention_apply(base, '${KEY.completed}', finished)
   local reply, jobs, tries = {0}, {}, {}
   if #claimed > 0 then
-    local old = tonumber(tokens or '0')
-    local floor = now * ${TOKENS_PER_MS}
-    local by = #claimed
-    if old < floor then by = floor - old + #claimed end
-    local last = redis.call('HINCRBY', KEYS[1], '${META.tokens}', emq_int(by))
-    redis.call('HINCRBY', KEYS[1], '${META.claimed}', #claimed)
+    local last = emq_claim_tokens(tokens, now, #claimed)
     local deadline = emq_int(now + lease_ms)
     local fresh = asize == 0
     if fresh then redis.call('ZADD', active, 0, EMQ_SKIPLIST) end
